@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto'
+import { BosunError, ErrorCodes, invalidArgument } from './errors.js'
+import { createHooks } from './hooks.js'
+import { Inbox } from './inbox/inbox.js'
+import { Agent } from './loop/agent.js'
+import type { SystemPrompt } from './loop/runtime.js'
+import type { ModelAdapter } from './model.js'
+import { resolvePluginEntry, setupPlugins, type PluginEntry } from './plugin.js'
+import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
+import { Session } from './session/session.js'
+import { Surface } from './session/surface.js'
+import { memoryStore } from './store/memory.js'
+import { assertSessionId } from './store/session-id.js'
+import type { Store } from './store/types.js'
+import { ToolRegistry } from './tools/registry.js'
+import type { Tool } from './tools/types.js'
+
+export interface CreateAgentOptions {
+  /** The model adapter, e.g. `scripted({...})` or an adapter made from a config file. */
+  model: ModelAdapter
+  /** Where the session is kept. Default: a new in-memory store. */
+  store?: Store
+  /** Resume this session if the store has it, else create it. Default: a new UUID. */
+  sessionId?: string
+  /** Plugins in order, each `plugin` or `[plugin, options]`. Options are validated before any setup runs. */
+  plugins?: readonly PluginEntry[]
+  /** The system prompt, or a function that assembles it for each step. Default: empty. */
+  system?: SystemPrompt
+  tools?: readonly Tool[]
+  /** Upper bound of tool calls running at once within a step. Default 8. */
+  maxParallelTools?: number
+  /** Clock for event times. Default `Date.now`. */
+  now?: () => number
+}
+
+/**
+ * Builds an agent: validates plugins and tools, opens (resuming) or creates the session, rebuilds
+ * the inbox, surface and turn counter from the log, and runs plugin setups in order. Resuming
+ * starts nothing by itself: pending input runs at the next wake.
+ *
+ * @example
+ * const agent = await createAgent({ model: scripted({ responses: [{ text: 'hi' }] }) })
+ * agent.followup('hello')
+ * await agent.whenIdle()
+ */
+export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
+  if (typeof options !== 'object' || options === null) throw invalidArgument('createAgent(options): options must be an object.')
+  const { model, store = memoryStore(), plugins = [], system = '', tools = [], maxParallelTools = 8 } = options
+  if (typeof model?.stream !== 'function' || typeof model.name !== 'string') {
+    throw invalidArgument('createAgent(): "model" must be a model adapter with a name and a stream(request, options) method.')
+  }
+  if (typeof store?.open !== 'function' || typeof store.create !== 'function') {
+    throw invalidArgument('createAgent(): "store" must be a Store (memoryStore(), or a store plugin).')
+  }
+  if (!Array.isArray(plugins)) throw invalidArgument('createAgent(): "plugins" must be an array of plugins or [plugin, options] pairs.')
+  if (typeof system !== 'string' && typeof system !== 'function') {
+    throw invalidArgument('createAgent(): "system" must be a string or a function returning one.')
+  }
+  if (!Number.isSafeInteger(maxParallelTools) || maxParallelTools < 1) {
+    throw invalidArgument(`createAgent(): "maxParallelTools" must be a positive integer, got ${String(maxParallelTools)}.`)
+  }
+  if (options.now !== undefined && typeof options.now !== 'function') throw invalidArgument('createAgent(): "now" must be a function.')
+  // Everything that can be checked without the store is checked first: a bad config creates no session.
+  plugins.forEach((entry, index) => resolvePluginEntry(entry, index))
+  const registry = new ToolRegistry(tools)
+  const sessionId = options.sessionId ?? randomUUID()
+  assertSessionId(sessionId)
+
+  const hooks = createHooks()
+  const stored =
+    (await store.open(sessionId)) ??
+    (await store.create({ id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() } satisfies SessionHeader))
+  const session = new Session(stored.header, stored.events, {
+    writer: stored.writer,
+    ...(options.now ? { now: options.now } : {}),
+    reportError: (error, context) => {
+      if (hooks.error.isUsed()) hooks.error.call(error, context)
+      else console.error(`[bosun] ${context} threw:`, error)
+    },
+  })
+  session.subscribe((event) => hooks.event.call(event))
+  let inbox: Inbox
+  try {
+    inbox = new Inbox(session, {
+      inserted: (message, target) => hooks.inboxInserted.call(message, target),
+      discarded: (message, target) => hooks.inboxDiscarded.call(message, target),
+      claimed: (message, turn) => hooks.inboxClaimed.call(message, turn),
+    })
+  } catch (error) {
+    await stored.writer.close().catch(() => {})
+    throw error
+  }
+  const surface = Surface.attach(session)
+  const agent = new Agent({ session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools })
+  await setupPlugins(plugins, { hooks, session, inbox, agent })
+  return agent
+}
+
+

@@ -1,0 +1,125 @@
+/**
+ * Every error Bosun throws on a public path is a {@link BosunError} with a stable `code`.
+ * Codes are listed once, here, so that docs and callers can rely on them.
+ */
+export const ErrorCodes = {
+  /** An argument of a public function has the wrong type or is out of range. */
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  /** An event's `data` (or a message) is not plain JSON. */
+  NOT_JSON: 'NOT_JSON',
+  /** An event type is not a `noun/phase` name. */
+  INVALID_EVENT_TYPE: 'INVALID_EVENT_TYPE',
+  /** A UserMessage or content block does not have the documented shape. */
+  INVALID_MESSAGE: 'INVALID_MESSAGE',
+  /** A splice's coordinates are out of bounds (only reachable through replay or bad input). */
+  INVALID_SPLICE: 'INVALID_SPLICE',
+  /** A message id is already pending in one of the two inbox queues. */
+  DUPLICATE_MESSAGE_ID: 'DUPLICATE_MESSAGE_ID',
+  /** Edit or removal by id of a message that is no longer pending (a claim won the race). */
+  MESSAGE_NOT_PENDING: 'MESSAGE_NOT_PENDING',
+  /** A persisted `agent/inbox/spliced` event cannot be replayed. */
+  INVALID_PERSISTED_SPLICE: 'INVALID_PERSISTED_SPLICE',
+  /** A plugin definition is malformed. */
+  INVALID_PLUGIN: 'INVALID_PLUGIN',
+  /** A plugin's options do not match its JSON Schema. */
+  PLUGIN_OPTIONS_INVALID: 'PLUGIN_OPTIONS_INVALID',
+  /** A plugin's `setup` threw. */
+  PLUGIN_SETUP_FAILED: 'PLUGIN_SETUP_FAILED',
+  /** A hook tap threw; the error names the plugin (tap) and the hook, and keeps the cause. */
+  PLUGIN_HOOK_FAILED: 'PLUGIN_HOOK_FAILED',
+  /** A hook returned a value of the wrong shape. */
+  INVALID_HOOK_RESULT: 'INVALID_HOOK_RESULT',
+  /** A tool definition is malformed (name, parameters schema, execute). */
+  INVALID_TOOL: 'INVALID_TOOL',
+  /** The agent was closed; it accepts no more input. */
+  AGENT_CLOSED: 'AGENT_CLOSED',
+  /** A store operation failed (I/O, unknown session, version). */
+  STORE: 'STORE',
+  /** A session id is not acceptable (empty, separators, traversal, too long). */
+  INVALID_SESSION_ID: 'INVALID_SESSION_ID',
+  /** The session already exists where a new one was requested. */
+  SESSION_EXISTS: 'SESSION_EXISTS',
+  /** A model adapter emitted a chunk of an unknown shape. */
+  MALFORMED_CHUNK: 'MALFORMED_CHUNK',
+} as const
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes]
+
+export interface BosunErrorOptions {
+  cause?: unknown
+  /** Structured context (plugin, hook, path, seq…) shown by tools and kept on the error. */
+  details?: Record<string, unknown>
+}
+
+const BRAND = Symbol.for('bosun.error')
+
+/**
+ * The base class of every Bosun error. `code` is stable across versions; `message` says what
+ * to do. Use {@link BosunError.is} instead of `instanceof` so that errors from a duplicate
+ * install of `@bosun/core` are still recognised.
+ */
+export class BosunError extends Error {
+  readonly code: string
+  readonly details: Record<string, unknown>
+
+  constructor(code: string, message: string, options: BosunErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'BosunError'
+    this.code = code
+    this.details = options.details ?? {}
+    Object.defineProperty(this, BRAND, { value: true })
+  }
+
+  /** True for any Bosun error (optionally with the given code), across duplicate installs. */
+  static is(value: unknown, code?: string): value is BosunError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BRAND] === true &&
+      (code === undefined || (value as BosunError).code === code)
+    )
+  }
+}
+
+/** Shorthand for an {@link ErrorCodes.INVALID_ARGUMENT} error. */
+export function invalidArgument(message: string, details?: Record<string, unknown>): BosunError {
+  return new BosunError(ErrorCodes.INVALID_ARGUMENT, message, details ? { details } : {})
+}
+
+/** A JSON-safe description of any thrown value, for `turn/end {kind: 'error'}` and tool results. */
+export interface SerializedError {
+  code: string
+  message: string
+  status?: number
+  retryable?: boolean
+  retryAfterMs?: number
+  details?: Record<string, unknown>
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (BosunError.is(error)) {
+    const out: SerializedError = { code: error.code, message: error.message }
+    const e = error as BosunError & { status?: number; retryable?: boolean; retryAfterMs?: number }
+    if (typeof e.status === 'number') out.status = e.status
+    if (typeof e.retryable === 'boolean') out.retryable = e.retryable
+    if (typeof e.retryAfterMs === 'number') out.retryAfterMs = e.retryAfterMs
+    const details = jsonSafeDetails(error.details)
+    if (details) out.details = details
+    return out
+  }
+  if (error instanceof Error) return { code: 'UNEXPECTED', message: error.message }
+  return { code: 'UNEXPECTED', message: String(error) }
+}
+
+function jsonSafeDetails(details: Record<string, unknown>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {}
+  let any = false
+  for (const [key, value] of Object.entries(details)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) continue
+      out[key] = value
+      any = true
+    }
+  }
+  return any ? out : undefined
+}

@@ -1,0 +1,161 @@
+import { AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
+import { BosunError, ErrorCodes } from './errors.js'
+import type { JsonValue } from './json.js'
+import type { ModelAdapter, ModelChunk, ModelRequest } from './model.js'
+import type { Inbox } from './inbox/inbox.js'
+import type { InboxTarget } from './inbox/types.js'
+import type { SessionEvent } from './session/events.js'
+import type { UserMessage } from './session/messages.js'
+import type { Session } from './session/session.js'
+import type { ToolResult } from './tools/types.js'
+
+/** The value of the `agent/pre-step` waterfall: admit (possibly rewritten) messages, or reject the step. */
+export type PreStepDecision =
+  | { kind: 'enter'; messages: readonly UserMessage[] }
+  /** `by` defaults to the name of the tap that returned the reject. */
+  | { kind: 'reject'; metadata?: JsonValue; by?: string }
+
+/** Shared by every hook context: where we are and how to stop. */
+export interface TurnContext {
+  turn: number
+  step: number
+  /** Aborted when the turn is aborted. */
+  signal: AbortSignal
+  session: Session
+  inbox: Inbox
+}
+
+export interface PreStepContext extends TurnContext {
+  /** What the step claimed from the inbox (next-step messages first, then the next-turn head). */
+  claimed: readonly UserMessage[]
+  /** The assembled system prompt of this step. */
+  system: string
+}
+
+export interface PrepareCallContext extends TurnContext {
+  /** The adapter that will be called; a tap may replace it (e.g. route to a cheaper model). Locked after the waterfall. */
+  adapter: ModelAdapter
+}
+
+export interface StreamContext extends TurnContext {
+  request: ModelRequest
+  adapter: ModelAdapter
+  /** Sends the same request again and returns a fresh stream (for retry wrappers). */
+  open(): AsyncIterable<ModelChunk>
+}
+
+export interface ToolResultContext extends TurnContext {
+  call: { callId: string; name: string; arguments: string }
+}
+
+export type AgentStatus = 'idle' | 'running'
+
+/**
+ * Tap stages. Taps run in ascending stage; equal stages run in registration (config) order.
+ *
+ * @example
+ * hooks.preStep.tapPromise({ name: 'auth', stage: Stage.early }, async (decision) => decision)
+ */
+export const Stage = { first: -1000, early: -100, normal: 0, late: 100, last: 1000 } as const
+
+/**
+ * Every hook of the runtime, declared once. Waterfalls (`AsyncSeriesWaterfallHook`) transform a
+ * value through the taps in order; observers (`SyncHook`) are notifications that must not throw.
+ */
+export interface AgentHooks {
+  /** `agent/pre-step`: admit, rewrite or reject a step. The first reject ends the chain. */
+  preStep: AsyncSeriesWaterfallHook<[PreStepDecision, PreStepContext]>
+  /** `prepareCall`: fix the request (model, params, messages) before the adapter is locked. */
+  prepareCall: AsyncSeriesWaterfallHook<[ModelRequest, PrepareCallContext]>
+  /** `llm/stream`: wrap or transform the adapter's chunk stream (retry, output filtering). */
+  llmStream: AsyncSeriesWaterfallHook<[AsyncIterable<ModelChunk>, StreamContext]>
+  /** `tool/result`: redact or enrich a tool result, add contexts, before it is committed. */
+  toolResult: AsyncSeriesWaterfallHook<[ToolResult, ToolResultContext]>
+  /** `session/event`: every appended event (before projections apply it). */
+  event: SyncHook<[SessionEvent]>
+  /** `agent/status`: the public status changed. */
+  status: SyncHook<[AgentStatus]>
+  /** `agent/inbox/inserted`, `…/discarded`, `…/claimed`: live inbox notifications (never on replay). */
+  inboxInserted: SyncHook<[UserMessage, InboxTarget]>
+  inboxDiscarded: SyncHook<[UserMessage, InboxTarget]>
+  inboxClaimed: SyncHook<[UserMessage, number]>
+  /** `agent/error`: an error that was contained (a throwing observer, a failed flush in a finally). */
+  error: SyncHook<[unknown, string]>
+}
+
+/** Creates the hook registry of one agent. */
+export function createHooks(): AgentHooks {
+  const hooks: AgentHooks = {
+    preStep: new AsyncSeriesWaterfallHook(['decision', 'context'], 'agent/pre-step'),
+    prepareCall: new AsyncSeriesWaterfallHook(['request', 'context'], 'prepareCall'),
+    llmStream: new AsyncSeriesWaterfallHook(['stream', 'context'], 'llm/stream'),
+    toolResult: new AsyncSeriesWaterfallHook(['result', 'context'], 'tool/result'),
+    event: new SyncHook(['event'], 'session/event'),
+    status: new SyncHook(['status'], 'agent/status'),
+    inboxInserted: new SyncHook(['message', 'target'], 'agent/inbox/inserted'),
+    inboxDiscarded: new SyncHook(['message', 'target'], 'agent/inbox/discarded'),
+    inboxClaimed: new SyncHook(['message', 'turn'], 'agent/inbox/claimed'),
+    error: new SyncHook(['error', 'context'], 'agent/error'),
+  }
+  for (const hook of Object.values(hooks) as { name?: string; intercept: AsyncSeriesWaterfallHook<[unknown]>['intercept'] }[]) {
+    const hookName = hook.name ?? 'unknown'
+    hook.intercept({
+      register: (tap) => ({ ...tap, fn: wrapTap(hookName, tap.name, tap.type, tap.fn) }),
+    })
+  }
+  return hooks
+}
+
+/**
+ * Wraps a tap so that its failure names the plugin (tap) and the hook and keeps the cause, and —
+ * for `agent/pre-step` — so that a reject passes through the remaining taps untouched and is
+ * attributed to the tap that made it.
+ */
+function wrapTap(hook: string, plugin: string, type: string, fn: Function): Function {
+  const isPreStep = hook === 'agent/pre-step'
+  const wrapError = (error: unknown) =>
+    BosunError.is(error, ErrorCodes.PLUGIN_HOOK_FAILED)
+      ? error
+      : new BosunError(
+          ErrorCodes.PLUGIN_HOOK_FAILED,
+          `Plugin "${plugin}" failed in hook "${hook}": ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error, details: { plugin, hook } },
+        )
+  const attribute = (result: unknown) => {
+    if (!isPreStep) return result
+    const decision = result as PreStepDecision | undefined
+    if (decision?.kind === 'reject' && decision.by === undefined) return { ...decision, by: plugin }
+    return result
+  }
+  if (type === 'async') {
+    return (...args: unknown[]) => {
+      const callback = args.pop() as (error: unknown, result?: unknown) => void
+      if (isPreStep && (args[0] as PreStepDecision).kind === 'reject') return callback(null, args[0])
+      try {
+        fn(...args, (error: unknown, result?: unknown) => (error ? callback(wrapError(error)) : callback(null, attribute(result))))
+      } catch (error) {
+        callback(wrapError(error))
+      }
+    }
+  }
+  if (type === 'promise') {
+    return (...args: unknown[]) => {
+      if (isPreStep && (args[0] as PreStepDecision).kind === 'reject') return Promise.resolve(args[0])
+      try {
+        return Promise.resolve(fn(...args)).then(attribute, (error: unknown) => {
+          throw wrapError(error)
+        })
+      } catch (error) {
+        return Promise.reject(wrapError(error))
+      }
+    }
+  }
+  return (...args: unknown[]) => {
+    if (isPreStep && (args[0] as PreStepDecision).kind === 'reject') return args[0]
+    try {
+      return attribute(fn(...args))
+    } catch (error) {
+      throw wrapError(error)
+    }
+  }
+}

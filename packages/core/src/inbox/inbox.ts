@@ -1,0 +1,210 @@
+import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
+import type { Session } from '../session/session.js'
+import { toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
+import { INBOX_TARGETS, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
+
+const silent: InboxNotifications = { inserted() {}, discarded() {}, claimed() {} }
+
+/**
+ * The agent's durable pending work: a replay-once projection of the `agent/inbox/spliced`
+ * events of its session. Every change goes through one write path that appends the splice
+ * first and mutates memory second, so a synchronous session observer sees the pre-state.
+ */
+export class Inbox {
+  readonly #state: Record<InboxTarget, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  /** Which queue holds each pending id: O(1) duplicate checks and lookups by id. */
+  readonly #where = new Map<string, InboxTarget>()
+
+  constructor(
+    private readonly session: Session,
+    private readonly notifications: InboxNotifications = silent,
+  ) {
+    const events = session.events
+    for (let i = session.header.seedLength ?? 0; i < events.length; i++) {
+      const event = events[i]!
+      if (event.type !== 'agent/inbox/spliced') continue
+      try {
+        const data = event.data as InboxSplice
+        if (!Array.isArray(data.inserted)) throw new Error('"inserted" is not an array')
+        const splice = { ...data, inserted: data.inserted.map((m, i) => toUserMessage(m, `inserted[${i}]`)) }
+        this.#validate(splice)
+        this.#apply(splice)
+      } catch (error) {
+        throw new BosunError(
+          ErrorCodes.INVALID_PERSISTED_SPLICE,
+          `Invalid persisted inbox splice at session seq ${event.seq} of session "${session.header.id}": ${(error as Error).message}`,
+          { cause: error, details: { seq: event.seq, sessionId: session.header.id } },
+        )
+      }
+    }
+  }
+
+  /** Messages waiting for their own turn, oldest first. Read-only. */
+  get nextTurn(): readonly UserMessage[] {
+    return this.#state['next-turn']
+  }
+
+  /** Messages waiting for the next step boundary, oldest first. Read-only. */
+  get nextStep(): readonly UserMessage[] {
+    return this.#state['next-step']
+  }
+
+  get hasPending(): boolean {
+    return this.#where.size > 0
+  }
+
+  /** The queue holding message `id`, if it is pending. */
+  find(id: string): { target: InboxTarget; index: number; message: UserMessage } | undefined {
+    const target = this.#where.get(id)
+    if (target === undefined) return undefined
+    const index = this.#state[target].findIndex((message) => message.id === id)
+    return { target, index, message: this.#state[target][index]! }
+  }
+
+  /**
+   * The one public write path. Coordinates are normalised exactly like `Array.prototype.splice`
+   * (truncated, NaN → 0, negative from the end, clamped). Removed messages are recorded as
+   * `outcome: 'canceled'`. A no-op writes nothing and returns `[]`.
+   */
+  splice(target: InboxTarget, start: number, deleteCount: number, inserted: readonly MessageInput[] = []): UserMessage[] {
+    if (!INBOX_TARGETS.includes(target)) {
+      throw invalidArgument(`Inbox target must be "next-turn" or "next-step", got ${JSON.stringify(target)}.`)
+    }
+    if (typeof start !== 'number') throw invalidArgument(`Inbox splice "start" must be a number, got ${typeof start}.`)
+    if (typeof deleteCount !== 'number') {
+      throw invalidArgument(`Inbox splice "deleteCount" must be a number, got ${typeof deleteCount}.`)
+    }
+    if (!Array.isArray(inserted)) throw invalidArgument('Inbox splice "inserted" must be an array of messages.')
+    const messages = inserted.map((input, i) => toUserMessage(input, `inserted[${i}]`))
+    return this.#mutate(target, start, deleteCount, messages, true)
+  }
+
+  /**
+   * Takes the work of one step: all of `next-step`, then — only for `next-turn` — the head of
+   * `next-turn`. Records pure deletions (no outcome) and notifies `claimed` for each message.
+   */
+  claim(target: InboxTarget, turn: number): UserMessage[] {
+    if (!INBOX_TARGETS.includes(target)) {
+      throw invalidArgument(`Inbox claim target must be "next-turn" or "next-step", got ${JSON.stringify(target)}.`)
+    }
+    const claimed = this.#mutate('next-step', 0, this.nextStep.length, [], false)
+    if (target === 'next-turn') claimed.push(...this.#mutate('next-turn', 0, 1, [], false))
+    for (const message of claimed) this.#notify(() => this.notifications.claimed(message, turn))
+    return claimed
+  }
+
+  /** Cancels everything pending: `next-step` first, then `next-turn`, each its own splice. */
+  clear(): UserMessage[] {
+    return [
+      ...this.#mutate('next-step', 0, this.nextStep.length, [], true),
+      ...this.#mutate('next-turn', 0, this.nextTurn.length, [], true),
+    ]
+  }
+
+  /**
+   * Replaces a pending message in place (an edit). The replacement keeps the position; it may keep
+   * the id. Fails with MESSAGE_NOT_PENDING if a claim already took the message.
+   */
+  replace(id: string, input: MessageInput): UserMessage {
+    const found = this.#require(id, 'edit')
+    const message = toUserMessage(input, 'replacement')
+    this.#mutate(found.target, found.index, 1, [message], true)
+    return message
+  }
+
+  /** Removes (cancels) a pending message. Fails with MESSAGE_NOT_PENDING if it is gone. */
+  remove(id: string): UserMessage {
+    const found = this.#require(id, 'remove')
+    this.#mutate(found.target, found.index, 1, [], true)
+    return found.message
+  }
+
+  #require(id: string, action: string) {
+    if (typeof id !== 'string') throw invalidArgument(`Message id must be a string, got ${typeof id}.`)
+    const found = this.find(id)
+    if (!found) {
+      throw new BosunError(
+        ErrorCodes.MESSAGE_NOT_PENDING,
+        `Cannot ${action} message "${id}": it is not pending (already claimed, canceled or never queued).`,
+        { details: { id } },
+      )
+    }
+    return found
+  }
+
+  #mutate(
+    target: InboxTarget,
+    start: number,
+    deleteCount: number,
+    inserted: readonly UserMessage[],
+    discardRemoved: boolean,
+  ): UserMessage[] {
+    const queue = this.#state[target]
+    const truncatedStart = Math.trunc(start)
+    const offset = Number.isNaN(truncatedStart) ? 0 : truncatedStart
+    const actualStart = offset < 0 ? Math.max(queue.length + offset, 0) : Math.min(offset, queue.length)
+    const truncatedCount = Math.trunc(deleteCount)
+    const actualCount = Math.min(Math.max(Number.isNaN(truncatedCount) ? 0 : truncatedCount, 0), queue.length - actualStart)
+    if (actualCount === 0 && inserted.length === 0) return []
+    const splice: InboxSplice = {
+      target,
+      start: actualStart,
+      ...(actualCount === 0 ? {} : { removedCount: actualCount }),
+      inserted,
+      ...(discardRemoved && actualCount > 0 ? { outcome: 'canceled' as const } : {}),
+    }
+    this.#validate(splice)
+    const event = this.session.append('agent/inbox/spliced', splice)
+    const removed = this.#apply(event.data as InboxSplice)
+    if (discardRemoved) for (const message of removed) this.#notify(() => this.notifications.discarded(message, target))
+    for (const message of (event.data as InboxSplice).inserted) {
+      this.#notify(() => this.notifications.inserted(message, target))
+    }
+    return removed
+  }
+
+  #apply(splice: InboxSplice): UserMessage[] {
+    const removed = this.#state[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    for (const message of removed) this.#where.delete(message.id)
+    for (const message of splice.inserted) this.#where.set(message.id, splice.target)
+    return removed
+  }
+
+  /** Bounds, then: after the change no id appears twice across both queues. */
+  #validate(splice: InboxSplice): void {
+    if (!INBOX_TARGETS.includes(splice.target)) {
+      throw new BosunError(ErrorCodes.INVALID_SPLICE, `Unknown inbox target ${JSON.stringify(splice.target)}.`)
+    }
+    const queue = this.#state[splice.target]
+    const removedCount = splice.removedCount ?? 0
+    if (
+      !Number.isSafeInteger(splice.start) || splice.start < 0 || splice.start > queue.length ||
+      !Number.isSafeInteger(removedCount) || removedCount < 0 || splice.start + removedCount > queue.length ||
+      !Array.isArray(splice.inserted)
+    ) {
+      throw new BosunError(
+        ErrorCodes.INVALID_SPLICE,
+        `Invalid inbox splice: start ${splice.start}, removedCount ${removedCount} on a ${splice.target} queue of ${queue.length}.`,
+      )
+    }
+    const leaving = new Set<string>()
+    for (let i = splice.start; i < splice.start + removedCount; i++) leaving.add(queue[i]!.id)
+    const seen = new Set<string>()
+    for (const message of splice.inserted) {
+      const id = (message as UserMessage | undefined)?.id
+      if (typeof id !== 'string') throw new BosunError(ErrorCodes.INVALID_SPLICE, 'Inserted item is not a message.')
+      if (seen.has(id) || (this.#where.has(id) && !leaving.has(id))) {
+        throw new BosunError(ErrorCodes.DUPLICATE_MESSAGE_ID, `Message "${id}" is already pending.`, { details: { id } })
+      }
+      seen.add(id)
+    }
+  }
+
+  #notify(notify: () => void): void {
+    try {
+      notify()
+    } catch (error) {
+      this.session.reportError(error, 'inbox notification')
+    }
+  }
+}

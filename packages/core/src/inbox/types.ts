@@ -1,0 +1,26 @@
+import type { UserMessage } from '../session/messages.js'
+
+/** The two FIFO queues: `next-turn` waits for its own turn, `next-step` for the next step boundary. */
+export type InboxTarget = 'next-turn' | 'next-step'
+
+export const INBOX_TARGETS: readonly InboxTarget[] = ['next-turn', 'next-step']
+
+/**
+ * The data of `agent/inbox/spliced`: normalised coordinates, never the caller's raw input, so
+ * that replay is mechanical. No `removedCount` means a pure insertion; `outcome: 'canceled'`
+ * marks a public removal (a claim's pure deletion has no outcome).
+ */
+export interface InboxSplice {
+  target: InboxTarget
+  start: number
+  removedCount?: number
+  inserted: readonly UserMessage[]
+  outcome?: 'canceled'
+}
+
+/** Live notifications; replay sends none. They must not throw (a throw is contained and reported). */
+export interface InboxNotifications {
+  inserted(message: UserMessage, target: InboxTarget): void
+  discarded(message: UserMessage, target: InboxTarget): void
+  claimed(message: UserMessage, turn: number): void
+}

@@ -1,0 +1,58 @@
+/**
+ * @bosun/core — the event-sourced session log, the durable two-queue inbox, the turn/step loop
+ * and its hooks. The config loader is a separate entry (`@bosun/core/config`).
+ */
+export { BosunError, ErrorCodes, invalidArgument, serializeError } from './errors.js'
+export type { BosunErrorOptions, ErrorCode, SerializedError } from './errors.js'
+export { isFrozenJson, toFrozenJson } from './json.js'
+export type { JsonValue } from './json.js'
+export type { JsonSchema } from './schema.js'
+
+export { createUserMessage, messageText, toUserMessage } from './session/messages.js'
+export type {
+  AssistantBlock, AssistantMessage, ContentBlock, CreateUserMessageOptions, ImageBlock, MessageInput,
+  MessageSource, ReasoningBlock, TextBlock, ToolCallBlock, UserMessage,
+} from './session/messages.js'
+export { LOG_FORMAT_VERSION, isEvent } from './session/events.js'
+export type {
+  BosunEventMap, EventType, KnownEvent, RequestHeader, SessionEvent, SessionHeader, TurnEndReason,
+} from './session/events.js'
+export { Session } from './session/session.js'
+export type { SessionObserver, SessionOptions } from './session/session.js'
+export { Surface } from './session/surface.js'
+
+export { Inbox } from './inbox/inbox.js'
+export { INBOX_TARGETS } from './inbox/types.js'
+export type { InboxNotifications, InboxSplice, InboxTarget } from './inbox/types.js'
+export { foldConsumedWork } from './inbox/consumed-work.js'
+export type { ConsumedWork, TurnWork } from './inbox/consumed-work.js'
+
+export { ModelError, ModelErrorCodes } from './model.js'
+export type {
+  ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelFinishReason,
+  ModelMessage, ModelRequest, ModelUsage, StepFinish, ToolSpec,
+} from './model.js'
+export { createAdapter, defineAdapter } from './adapter.js'
+export type { AdapterDefinition } from './adapter.js'
+
+export { Stage, createHooks } from './hooks.js'
+export type {
+  AgentHooks, AgentStatus, PrepareCallContext, PreStepContext, PreStepDecision, StreamContext,
+  ToolResultContext, TurnContext,
+} from './hooks.js'
+export { definePlugin } from './plugin.js'
+export type { Plugin, PluginAgentApi, PluginContext, PluginEntry } from './plugin.js'
+
+export type { Tool, ToolContext, ToolResult, ToolResultObject, ToolReturn } from './tools/types.js'
+
+export { Agent } from './loop/agent.js'
+export type { CancelOptions, MaintenanceContext } from './loop/agent.js'
+export type { SystemPrompt } from './loop/runtime.js'
+export { createAgent } from './create-agent.js'
+export type { CreateAgentOptions } from './create-agent.js'
+
+export { memoryStore } from './store/memory.js'
+export { assertSessionId } from './store/session-id.js'
+export type { SessionSummary, SessionWriter, Store, StoredSession } from './store/types.js'
+export { formatEvent, formatTimeline } from './session/timeline.js'
+export type { TimelineOptions } from './session/timeline.js'

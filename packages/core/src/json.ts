@@ -1,0 +1,78 @@
+import { BosunError, ErrorCodes } from './errors.js'
+
+/** A JSON value, as stored in the event log. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * Values that have already been checked and deep-frozen by {@link toFrozenJson}. Reusing them
+ * keeps appends cheap when the same message travels through several events (splice, user/message).
+ */
+const checked = new WeakSet<object>()
+
+/**
+ * Validates that `value` is plain JSON and returns a deep-frozen copy of it (or `value` itself
+ * when it was produced by this function before). Properties whose value is `undefined` are
+ * dropped, exactly as `JSON.stringify` does; everything else that JSON cannot represent
+ * (functions, symbols, bigints, non-finite numbers, cycles, class instances, sparse arrays) is
+ * refused with a {@link ErrorCodes.NOT_JSON} error naming `what` and the path of the bad value.
+ *
+ * Cost is proportional to the size of `value`, never to the size of the log.
+ */
+export function toFrozenJson<T>(value: T, what: string): T {
+  return copy(value, what, '$', new Set()) as T
+}
+
+/** True if `value` came out of {@link toFrozenJson} (and is therefore deep-frozen JSON). */
+export function isFrozenJson(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && checked.has(value)
+}
+
+function copy(value: unknown, what: string, path: string, ancestors: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      if (!Number.isFinite(value)) fail(what, path, `${value} is not a finite number`)
+      return value
+    case 'object':
+      break
+    default:
+      fail(what, path, `a ${typeof value} is not JSON`)
+  }
+  if (value === null) return null
+  if (checked.has(value)) return value
+  if (ancestors.has(value)) fail(what, path, 'the value contains a cycle')
+  ancestors.add(value)
+  let out: unknown
+  if (Array.isArray(value)) {
+    const array: unknown[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) fail(what, `${path}[${i}]`, 'sparse arrays are not JSON')
+      array[i] = copy(value[i], what, `${path}[${i}]`, ancestors)
+    }
+    out = array
+  } else {
+    const proto = Object.getPrototypeOf(value)
+    if (proto !== Object.prototype && proto !== null) {
+      fail(what, path, `a ${proto?.constructor?.name ?? 'non-plain'} object is not JSON (use a plain object)`)
+    }
+    const object: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key]
+      if (item === undefined) continue
+      object[key] = copy(item, what, `${path}.${key}`, ancestors)
+    }
+    out = object
+  }
+  ancestors.delete(value)
+  Object.freeze(out)
+  checked.add(out as object)
+  return out
+}
+
+function fail(what: string, path: string, problem: string): never {
+  throw new BosunError(ErrorCodes.NOT_JSON, `${what} is not JSON: at ${path}, ${problem}.`, {
+    details: { what, path },
+  })
+}

@@ -1,0 +1,28 @@
+/**
+ * Iterates `source`, but stops as soon as `signal` aborts even if the source is stuck waiting
+ * (an adapter that ignores the signal cannot hang the turn). On abort the source's iterator is
+ * asked to `return()`, without waiting for it.
+ */
+export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  if (signal.aborted) return
+  const iterator = source[Symbol.asyncIterator]()
+  let onAbort: () => void = () => {}
+  const aborted = new Promise<{ done: true; value: undefined }>((resolve) => {
+    onAbort = () => resolve({ done: true, value: undefined })
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  let finished = false
+  try {
+    while (true) {
+      const next = await Promise.race([iterator.next(), aborted])
+      if (next.done) {
+        finished = !signal.aborted
+        return
+      }
+      yield next.value
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {})
+  }
+}

@@ -1,0 +1,228 @@
+import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
+import type { AgentHooks, AgentStatus } from '../hooks.js'
+import type { Inbox } from '../inbox/inbox.js'
+import type { InboxTarget } from '../inbox/types.js'
+import { toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
+import type { Session } from '../session/session.js'
+import type { Surface } from '../session/surface.js'
+import type { AgentRuntime } from './runtime.js'
+import { runTurn } from './turn.js'
+
+type Phase = 'idle' | 'running' | 'maintenance'
+
+/** What a maintenance task receives. */
+export interface MaintenanceContext {
+  signal: AbortSignal
+  session: Session
+  inbox: Inbox
+  surface: Surface
+  hooks: AgentHooks
+}
+
+export interface CancelOptions {
+  /** Keep pending input (parked until the next wake) instead of canceling it. Default false. */
+  keepInbox?: boolean
+}
+
+/**
+ * The agent: a driver that turns inbox messages into turns, one at a time.
+ *
+ * Phases: `idle` (no driver), `running` (a driver owns the loop; one turn per follow-up, FIFO,
+ * with a fresh AbortController per turn) and `maintenance` (non-turn work; shown as idle).
+ * Concurrent wakes never create two drivers: a wake while running is a no-op (the driver checks
+ * for pending work after each turn), and a waking send that arrives after an abort is latched
+ * and honoured when the aborted driver retires.
+ */
+export class Agent {
+  #phase: Phase = 'idle'
+  #status: AgentStatus = 'idle'
+  #turnController: AbortController | undefined
+  #maintenanceController: AbortController | undefined
+  /** A waking send arrived while the active turn was aborted (or during maintenance). */
+  #wakeRequested = false
+  #closed = false
+  #lastTurn: number
+  #idleWaiters: (() => void)[] = []
+
+  constructor(private readonly rt: AgentRuntime) {
+    this.#lastTurn = lastTurnNumber(rt.session)
+  }
+
+  get session(): Session {
+    return this.rt.session
+  }
+
+  get inbox(): Inbox {
+    return this.rt.inbox
+  }
+
+  get hooks(): AgentHooks {
+    return this.rt.hooks
+  }
+
+  /** The model-visible history, maintained incrementally from the log. */
+  get surface(): Surface {
+    return this.rt.surface
+  }
+
+  /** `running` while a driver owns the loop (across consecutive turns); `idle` otherwise, maintenance included. */
+  get status(): AgentStatus {
+    return this.#status
+  }
+
+  /** Number of the last turn started (0 before the first). */
+  get turn(): number {
+    return this.#lastTurn
+  }
+
+  /** Queues input for its own turn (FIFO) and wakes the agent. Returns the message; its id is the receipt. */
+  followup(input: MessageInput): UserMessage {
+    return this.#send(input, 'next-turn', true)
+  }
+
+  /** Queues input for the next step of the running turn (or opens a turn when idle) and wakes the agent. */
+  steer(input: MessageInput): UserMessage {
+    return this.#send(input, 'next-step', true)
+  }
+
+  /** Queues input for the next step without waking: it rides the next turn or step that happens. */
+  inject(input: MessageInput): UserMessage {
+    return this.#send(input, 'next-step', false)
+  }
+
+  /** Aborts the active turn (or maintenance task). Pending input survives, parked until the next wake. */
+  abort(reason?: string): void {
+    if (reason !== undefined && typeof reason !== 'string') throw invalidArgument('abort(reason): reason must be a string.')
+    this.#turnController?.abort(reason)
+    this.#maintenanceController?.abort(reason)
+  }
+
+  /** Aborts, and — unless `keepInbox` — cancels all pending input (durably, next-step first). */
+  cancel(options: CancelOptions = {}): void {
+    if (typeof options !== 'object' || options === null) throw invalidArgument('cancel(options): options must be an object.')
+    this.abort('canceled')
+    if (options.keepInbox === true) return
+    this.#wakeRequested = false
+    this.rt.inbox.clear()
+  }
+
+  /** Resolves when no driver or maintenance task is active. */
+  whenIdle(): Promise<void> {
+    if (this.#phase === 'idle') return Promise.resolve()
+    return new Promise((resolve) => this.#idleWaiters.push(resolve))
+  }
+
+  /**
+   * Runs non-turn work (e.g. compaction) from idle: waits for the running driver to finish,
+   * holds off new turns while `task` runs, then honours any wake that arrived meanwhile.
+   */
+  async runMaintenance<T>(task: (context: MaintenanceContext) => T | Promise<T>): Promise<T> {
+    if (typeof task !== 'function') throw invalidArgument('runMaintenance(task): task must be a function.')
+    this.#assertOpen()
+    while (this.#phase !== 'idle') await this.whenIdle()
+    this.#phase = 'maintenance'
+    const controller = new AbortController()
+    this.#maintenanceController = controller
+    try {
+      const { session, inbox, surface, hooks } = this.rt
+      return await task({ signal: controller.signal, session, inbox, surface, hooks })
+    } finally {
+      this.#maintenanceController = undefined
+      this.#phase = 'idle'
+      if (this.#wakeRequested && this.rt.inbox.hasPending && !this.#closed) this.#startDriver()
+      else this.#settleIdle()
+    }
+  }
+
+  /** Stops accepting input, aborts the active turn, waits for idle and flushes. Pending input stays stored. */
+  async close(): Promise<void> {
+    this.#closed = true
+    this.abort('closed')
+    await this.whenIdle()
+    await this.rt.session.flush()
+  }
+
+  #send(input: MessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
+    this.#assertOpen()
+    const message = toUserMessage(input)
+    // Decided before the splice, so that an observer that cancels during it cannot reclassify it.
+    const wakingAfterAbort = wakeup && this.#turnController?.signal.aborted === true
+    const queue = wakingAfterAbort ? 'next-turn' : target
+    const latch = this.#wakeRequested
+    if (wakingAfterAbort || (wakeup && this.#phase === 'maintenance')) this.#wakeRequested = true
+    try {
+      this.rt.inbox.splice(queue, Infinity, 0, [message])
+    } catch (error) {
+      this.#wakeRequested = latch
+      throw error
+    }
+    if (wakeup && this.#phase === 'idle' && !this.#closed && this.rt.inbox.hasPending) this.#startDriver()
+    return message
+  }
+
+  #startDriver(): void {
+    this.#phase = 'running'
+    this.#setStatus('running')
+    // The phase is reserved synchronously; the driver starts on a microtask, so no hook runs
+    // inside the caller's followup()/steer() and a burst of sends is queued before the first claim.
+    queueMicrotask(() => void this.#drive())
+  }
+
+  async #drive(): Promise<void> {
+    try {
+      while (true) {
+        this.#wakeRequested = false
+        const controller = new AbortController()
+        this.#turnController = controller
+        const turn = ++this.#lastTurn
+        const outcome = await runTurn(this.rt, turn, controller.signal)
+        if (this.#closed) break
+        if (controller.signal.aborted || outcome.crashed) {
+          // Input queued before the abort is parked; only a wake after it continues.
+          if (this.#wakeRequested && this.rt.inbox.hasPending) continue
+          break
+        }
+        if (!this.rt.inbox.hasPending) break
+      }
+    } catch (error) {
+      this.rt.session.reportError(error, 'agent driver')
+    } finally {
+      this.#turnController = undefined
+      this.#wakeRequested = false
+      this.#phase = 'idle'
+      this.#setStatus('idle')
+      this.#settleIdle()
+    }
+  }
+
+  #settleIdle(): void {
+    if (this.#phase !== 'idle') return
+    const waiters = this.#idleWaiters
+    this.#idleWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+
+  #setStatus(status: AgentStatus): void {
+    if (this.#status === status) return
+    this.#status = status
+    try {
+      this.rt.hooks.status.call(status)
+    } catch (error) {
+      this.rt.session.reportError(error, 'status observer')
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new BosunError(ErrorCodes.AGENT_CLOSED, 'The agent is closed; create a new agent to resume this session.')
+  }
+}
+
+/** The last `turn/start` number in the log: resume continues the turn counter. */
+function lastTurnNumber(session: Session): number {
+  const events = session.events
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'turn/start') return (event.data as { turn: number }).turn
+  }
+  return 0
+}

@@ -1,0 +1,107 @@
+import { BosunError, ErrorCodes } from '../errors.js'
+import type { ModelChunk, ModelFinishReason, ModelUsage } from '../model.js'
+import type { AssistantBlock, AssistantMessage, ToolCallBlock } from '../session/messages.js'
+
+const FINISH: readonly string[] = ['stop', 'tool-calls', 'max-tokens', 'content-filter']
+
+/**
+ * Assembles stream chunks into one assistant message: consecutive text (or reasoning) deltas
+ * join one block; tool-call deltas are joined by `index` in order of first appearance.
+ */
+export class BlockAssembler {
+  readonly #blocks: AssistantBlock[] = []
+  readonly #calls = new Map<number, { -readonly [K in keyof ToolCallBlock]: ToolCallBlock[K] }>()
+  #usage: ModelUsage | undefined
+  #finish: ModelFinishReason | undefined
+
+  constructor(private readonly idPrefix: string) {}
+
+  /** Checks the chunk's shape (MALFORMED_CHUNK) and folds it in. */
+  push(chunk: ModelChunk): void {
+    switch (chunk?.type) {
+      case 'text-delta': {
+        requireString(chunk.text, 'text-delta.text')
+        const last = this.#blocks[this.#blocks.length - 1]
+        if (last?.type === 'text') (last as { text: string }).text += chunk.text
+        else this.#blocks.push({ type: 'text', text: chunk.text })
+        return
+      }
+      case 'reasoning-delta': {
+        requireString(chunk.text, 'reasoning-delta.text')
+        let last = this.#blocks[this.#blocks.length - 1]
+        if (last?.type !== 'reasoning') {
+          last = { type: 'reasoning', text: '' }
+          this.#blocks.push(last)
+        }
+        const block = last as { text: string; signature?: string; provider?: string }
+        block.text += chunk.text
+        if (chunk.signature !== undefined) block.signature = (block.signature ?? '') + chunk.signature
+        if (chunk.provider !== undefined) block.provider = chunk.provider
+        return
+      }
+      case 'tool-call-delta': {
+        if (!Number.isSafeInteger(chunk.index) || chunk.index < 0) malformed('tool-call-delta.index must be a non-negative integer')
+        let call = this.#calls.get(chunk.index)
+        if (!call) {
+          call = { type: 'tool-call', id: '', name: '', arguments: '' }
+          this.#calls.set(chunk.index, call)
+          this.#blocks.push(call)
+        }
+        if (chunk.id !== undefined) call.id = requireString(chunk.id, 'tool-call-delta.id')
+        if (chunk.name !== undefined) call.name += requireString(chunk.name, 'tool-call-delta.name')
+        if (chunk.argumentsDelta !== undefined) call.arguments += requireString(chunk.argumentsDelta, 'tool-call-delta.argumentsDelta')
+        return
+      }
+      case 'usage':
+        if (typeof chunk.usage !== 'object' || chunk.usage === null) malformed('usage.usage must be an object')
+        this.#usage = { ...this.#usage, ...chunk.usage }
+        return
+      case 'finish':
+        if (!FINISH.includes(chunk.reason)) malformed(`finish.reason must be one of ${FINISH.join(', ')}`)
+        this.#finish = chunk.reason
+        return
+      default:
+        malformed(`unknown chunk type ${JSON.stringify((chunk as { type?: unknown } | undefined)?.type)}`)
+    }
+  }
+
+  get hasContent(): boolean {
+    return this.#blocks.length > 0
+  }
+
+  get usage(): ModelUsage | undefined {
+    return this.#usage
+  }
+
+  get finish(): ModelFinishReason | undefined {
+    return this.#finish
+  }
+
+  /** Tool calls in the order the model gave them, with ids filled in where the model gave none. */
+  get toolCalls(): ToolCallBlock[] {
+    return this.#blocks.filter((block): block is ToolCallBlock => block.type === 'tool-call')
+  }
+
+  /**
+   * The assembled message. An interrupted message keeps text and reasoning only: a tool call
+   * cut off mid-stream was never complete enough to run.
+   */
+  message(interrupted: boolean): AssistantMessage {
+    let n = 0
+    for (const block of this.#blocks) {
+      if (block.type === 'tool-call' && block.id === '') (block as { id: string }).id = `${this.idPrefix}_${n}`
+      if (block.type === 'tool-call') n++
+    }
+    const content = interrupted ? this.#blocks.filter((block) => block.type !== 'tool-call') : this.#blocks
+    return { role: 'assistant', content: content.map((block) => ({ ...block })) }
+  }
+}
+
+function requireString(value: unknown, what: string): string {
+  if (typeof value !== 'string') malformed(`${what} must be a string`)
+  return value as string
+}
+
+function malformed(problem: string): never {
+  throw new BosunError(ErrorCodes.MALFORMED_CHUNK, `The model adapter sent a malformed chunk: ${problem}.`)
+}

@@ -1,0 +1,98 @@
+import { BosunError, ErrorCodes, serializeError, type SerializedError } from '../errors.js'
+import { ModelError, type ModelChunk, type ModelRequest, type StepFinish } from '../model.js'
+import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
+import { abortable } from './abortable.js'
+import { BlockAssembler } from './assembler.js'
+import type { AgentRuntime, StepScope } from './runtime.js'
+
+export interface ModelCallOutcome {
+  finish: StepFinish
+  message?: AssistantMessage
+  toolCalls: ToolCallBlock[]
+  error?: SerializedError
+}
+
+/**
+ * One model request of a step: `prepareCall` fixes the request and the adapter, `request/header`
+ * is logged and the log flushed (the durable point before anything leaves the process), the
+ * `llm/stream` waterfall wraps the adapter's stream, and every chunk is logged as
+ * `assistant/chunk` and assembled into one `assistant/message`.
+ *
+ * Model failures are outcomes (`finish: 'error'`), not exceptions; a hook that throws is.
+ */
+export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
+  const { turn, step, signal } = scope
+  const base = { turn, step, signal, session: rt.session, inbox: rt.inbox }
+  const callContext = { ...base, adapter: rt.adapter }
+  const request = await rt.hooks.prepareCall.promise(
+    { system, messages: rt.surface.messages, tools: rt.tools.specs, params: {} },
+    callContext,
+  )
+  checkRequest(request)
+  const adapter = callContext.adapter
+  rt.session.append('request/header', {
+    turn, step, adapter: adapter.name,
+    ...(request.model ?? adapter.model ? { model: (request.model ?? adapter.model)! } : {}),
+    messageCount: request.messages.length,
+    tools: request.tools.map((tool) => tool.name),
+    ...(Object.keys(request.params).length > 0 ? { params: request.params } : {}),
+  })
+  await rt.session.flush()
+  if (signal.aborted) return { finish: 'aborted', toolCalls: [] }
+
+  // Lazy: the adapter is called when the (possibly wrapped) stream is first iterated.
+  const open = (): AsyncIterable<ModelChunk> => ({
+    [Symbol.asyncIterator]: () => adapter.stream(request, { signal })[Symbol.asyncIterator](),
+  })
+  const stream = await rt.hooks.llmStream.promise(open(), { ...base, request, adapter, open })
+  if (typeof stream?.[Symbol.asyncIterator] !== 'function') {
+    throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The "llm/stream" hook must return an async iterable of chunks.')
+  }
+
+  const assembler = new BlockAssembler(`call_${turn}_${step}`)
+  let failure: unknown
+  try {
+    for await (const chunk of abortable(stream, signal)) {
+      assembler.push(chunk)
+      rt.session.append('assistant/chunk', { turn, step, chunk })
+    }
+  } catch (error) {
+    failure = error
+  }
+
+  if (signal.aborted) return finalise(rt, scope, assembler, 'aborted')
+  if (failure === undefined && !assembler.hasContent && assembler.finish === undefined) {
+    failure = new ModelError('EMPTY_RESPONSE', `The model (${adapter.name}) ended the stream without any content or finish reason.`)
+  }
+  if (failure !== undefined) return { ...finalise(rt, scope, assembler, 'error'), error: serializeError(failure) }
+  const calls = assembler.toolCalls
+  const finish = calls.length > 0 ? 'tool-calls' : assembler.finish === 'tool-calls' ? 'stop' : assembler.finish ?? 'stop'
+  return finalise(rt, scope, assembler, finish)
+}
+
+/** Logs the assistant message (the delivered prefix, marked interrupted, when the call did not finish). */
+function finalise(rt: AgentRuntime, scope: StepScope, assembler: BlockAssembler, finish: StepFinish): ModelCallOutcome {
+  const interrupted = finish === 'aborted' || finish === 'error'
+  if (interrupted && !assembler.hasContent) return { finish, toolCalls: [] }
+  const message = assembler.message(interrupted)
+  const usage = assembler.usage
+  rt.session.append('assistant/message', {
+    turn: scope.turn, step: scope.step, message,
+    ...(usage ? { usage } : {}),
+    ...(interrupted ? { interrupted: true } : {}),
+  })
+  return { finish, message, toolCalls: interrupted ? [] : assembler.toolCalls }
+}
+
+function checkRequest(request: ModelRequest): void {
+  if (
+    typeof request !== 'object' || request === null || typeof request.system !== 'string' ||
+    !Array.isArray(request.messages) || !Array.isArray(request.tools) ||
+    typeof request.params !== 'object' || request.params === null
+  ) {
+    throw new BosunError(
+      ErrorCodes.INVALID_HOOK_RESULT,
+      'The "prepareCall" hook must return a request { system: string, messages: [], tools: [], params: {} }.',
+    )
+  }
+}

@@ -1,0 +1,28 @@
+import type { AgentHooks } from '../hooks.js'
+import type { Inbox } from '../inbox/inbox.js'
+import type { ModelAdapter } from '../model.js'
+import type { Session } from '../session/session.js'
+import type { Surface } from '../session/surface.js'
+import type { ToolRegistry } from '../tools/registry.js'
+
+/** How the system prompt is produced for each step. */
+export type SystemPrompt = string | ((context: { turn: number; step: number; session: Session }) => string | Promise<string>)
+
+/** Everything a turn needs, owned by one agent. */
+export interface AgentRuntime {
+  session: Session
+  inbox: Inbox
+  surface: Surface
+  hooks: AgentHooks
+  adapter: ModelAdapter
+  tools: ToolRegistry
+  system: SystemPrompt
+  maxParallelTools: number
+}
+
+/** Where the loop is, passed down through one step. */
+export interface StepScope {
+  turn: number
+  step: number
+  signal: AbortSignal
+}

@@ -1,0 +1,125 @@
+import { BosunError, ErrorCodes, serializeError } from '../errors.js'
+import type { PreStepDecision } from '../hooks.js'
+import { toFrozenJson, type JsonValue } from '../json.js'
+import type { TurnEndReason } from '../session/events.js'
+import { toUserMessage, type UserMessage } from '../session/messages.js'
+import { runToolCalls } from '../tools/runner.js'
+import { callModel } from './model-call.js'
+import type { AgentRuntime, StepScope } from './runtime.js'
+
+/** How a turn ended, plus whether an exception (not a model outcome) ended it. */
+export interface TurnOutcome {
+  reason: TurnEndReason
+  /** A hook, the system prompt or the store threw: the driver stops and leaves pending work parked. */
+  crashed: boolean
+}
+
+/**
+ * One turn: `turn/start`, steps until the turn ends, `turn/end` — the last appended in a
+ * `finally` that nothing can throw past, so the two are always paired.
+ */
+export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<TurnOutcome> {
+  rt.session.append('turn/start', { turn })
+  let outcome: TurnOutcome = { reason: { kind: 'error', error: { code: 'UNEXPECTED', message: 'The turn ended unexpectedly.' } }, crashed: true }
+  const open = { step: 0 }
+  try {
+    outcome = { reason: await runSteps(rt, turn, signal, open), crashed: false }
+  } catch (error) {
+    outcome = signal.aborted
+      ? { reason: abortedReason(signal), crashed: false }
+      : { reason: { kind: 'error', error: serializeError(error) }, crashed: true }
+  } finally {
+    try {
+      if (open.step > 0) {
+        rt.session.append('step/end', { turn, step: open.step, finish: outcome.reason.kind === 'aborted' ? 'aborted' : 'error' })
+      }
+    } catch (error) {
+      rt.session.reportError(error, 'closing an open step')
+    }
+    try {
+      rt.session.append('turn/end', { turn, reason: outcome.reason })
+    } catch (error) {
+      // Only a non-JSON reason could get here; record the turn's end without it rather than not at all.
+      rt.session.reportError(error, 'appending turn/end')
+      rt.session.append('turn/end', { turn, reason: { kind: 'error', error: serializeError(error) } })
+    }
+  }
+  return outcome
+}
+
+/** The step loop. `open.step` is the step that has a `step/start` but no `step/end` yet (0: none). */
+async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, open: { step: number }): Promise<TurnEndReason> {
+  for (let step = 1; ; step++) {
+    const scope: StepScope = { turn, step, signal }
+    const claimed = rt.inbox.claim(step === 1 ? 'next-turn' : 'next-step', turn)
+    if (step === 1 && claimed.length === 0) return { kind: 'completed' } // a listener emptied the inbox
+    const system = typeof rt.system === 'function' ? await rt.system({ turn, step, session: rt.session }) : rt.system
+    if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
+    const decision = checkDecision(
+      await rt.hooks.preStep.promise(
+        { kind: 'enter', messages: claimed },
+        { turn, step, signal, session: rt.session, inbox: rt.inbox, claimed, system },
+      ),
+    )
+    if (decision.kind === 'reject') {
+      const by = decision.by ?? 'unknown'
+      const metadata = toFrozenJson(decision.metadata ?? null, `The pre-step reject metadata of "${by}"`)
+      rt.session.append('agent/pre-step/rejected', { turn, by, metadata })
+      return { kind: 'blocked', by, metadata }
+    }
+    if (signal.aborted) return abortedReason(signal)
+
+    rt.session.append('step/start', { turn, step })
+    open.step = step
+    for (const message of decision.messages) rt.session.append('user/message', message)
+    const call = await callModel(rt, scope, system)
+
+    if (call.finish === 'tool-calls') {
+      const tools = await runToolCalls(call.toolCalls, {
+        turn, step, signal, session: rt.session, inbox: rt.inbox, hooks: rt.hooks, registry: rt.tools,
+        maxParallel: rt.maxParallelTools,
+      })
+      for (const result of tools.results) {
+        if (result.additionalContexts.length > 0) rt.inbox.splice('next-step', Infinity, 0, result.additionalContexts)
+      }
+      const finish = signal.aborted ? 'aborted' : 'tool-calls'
+      rt.session.append('step/end', { turn, step, finish })
+      open.step = 0
+      if (signal.aborted) return abortedReason(signal)
+      if (tools.concludes && rt.inbox.nextStep.length === 0) return { kind: 'completed' }
+      continue
+    }
+
+    rt.session.append('step/end', { turn, step, finish: call.finish })
+    open.step = 0
+    switch (call.finish) {
+      case 'aborted':
+        return abortedReason(signal)
+      case 'error':
+        return { kind: 'error', error: call.error ?? { code: 'UNEXPECTED', message: 'The model call failed.' } }
+      case 'max-tokens':
+        return { kind: 'max-tokens' }
+      default:
+        return { kind: 'completed' }
+    }
+  }
+}
+
+function abortedReason(signal: AbortSignal): TurnEndReason {
+  const reason = signal.reason
+  return typeof reason === 'string' ? { kind: 'aborted', reason } : { kind: 'aborted' }
+}
+
+function checkDecision(value: unknown): PreStepDecision & { messages?: readonly UserMessage[] } {
+  const decision = value as PreStepDecision | undefined
+  if (decision?.kind === 'reject') return decision
+  if (decision?.kind === 'enter' && Array.isArray(decision.messages)) {
+    return { kind: 'enter', messages: decision.messages.map((m, i) => toUserMessage(m, `pre-step messages[${i}]`)) }
+  }
+  throw new BosunError(
+    ErrorCodes.INVALID_HOOK_RESULT,
+    `The "agent/pre-step" hook must return { kind: 'enter', messages } or { kind: 'reject', metadata }, got ${JSON.stringify(value)?.slice(0, 120)}.`,
+  )
+}
+
+export type { JsonValue }

@@ -1,0 +1,111 @@
+import { BosunError, ErrorCodes } from './errors.js'
+import type { AgentHooks } from './hooks.js'
+import type { Inbox } from './inbox/inbox.js'
+import { compileOptionsValidator, type JsonSchema } from './schema.js'
+import type { MessageInput, UserMessage } from './session/messages.js'
+import type { Session } from './session/session.js'
+
+/** The agent API a plugin may use from its hooks (e.g. to re-queue a rejected message later). */
+export interface PluginAgentApi {
+  followup(input: MessageInput): UserMessage
+  steer(input: MessageInput): UserMessage
+  inject(input: MessageInput): UserMessage
+  abort(reason?: string): void
+  readonly status: 'idle' | 'running'
+}
+
+/** What `setup` receives. */
+export interface PluginContext {
+  hooks: AgentHooks
+  session: Session
+  inbox: Inbox
+  agent: PluginAgentApi
+  /** The plugin's name, for tap names and namespaced event types. */
+  name: string
+}
+
+/** A plugin: a name, a JSON Schema of its options and a `setup` that taps hooks. */
+export interface Plugin<Options = any> {
+  readonly kind: 'bosun-plugin'
+  readonly name: string
+  readonly schema?: JsonSchema
+  setup(context: PluginContext, options: Options): void | Promise<void>
+}
+
+/** A plugin with or without options, as `createAgent({plugins})` and a config file take it. */
+export type PluginEntry = Plugin | readonly [Plugin, unknown]
+
+const PLUGIN_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/
+
+/**
+ * Declares a plugin. A plugin package default-exports the result.
+ *
+ * @example
+ * export default definePlugin({
+ *   name: 'max-length',
+ *   schema: { type: 'object', properties: { max: { type: 'integer', minimum: 1 } }, additionalProperties: false },
+ *   setup({ hooks }, { max = 4000 }: { max?: number }) {
+ *     hooks.preStep.tapPromise('max-length', async (decision) =>
+ *       decision.kind === 'enter' && decision.messages.some((m) => messageText(m).length > max)
+ *         ? { kind: 'reject', metadata: { max } }
+ *         : decision)
+ *   },
+ * })
+ */
+export function definePlugin<Options = Record<string, never>>(
+  definition: Omit<Plugin<Options>, 'kind'>,
+): Plugin<Options> {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, 'definePlugin() takes an object { name, schema?, setup }.')
+  }
+  if (typeof definition.name !== 'string' || !PLUGIN_NAME.test(definition.name)) {
+    throw new BosunError(
+      ErrorCodes.INVALID_PLUGIN,
+      `definePlugin(): "name" must be a lower-case package-like name such as "rate-limit", got ${JSON.stringify(definition.name)}.`,
+    )
+  }
+  if (typeof definition.setup !== 'function') {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Plugin "${definition.name}" needs a "setup(context, options)" function.`)
+  }
+  if (definition.schema !== undefined && (typeof definition.schema !== 'object' || definition.schema === null)) {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Plugin "${definition.name}": "schema" must be a JSON Schema object.`)
+  }
+  const plugin: Plugin<Options> = Object.freeze({ ...definition, kind: 'bosun-plugin' as const })
+  if (plugin.schema) compileOptionsValidator(plugin, plugin.schema) // a broken schema fails here, at definition
+  return plugin
+}
+
+/** Splits an entry into plugin and options, validating both. */
+export function resolvePluginEntry(entry: unknown, index: number): { plugin: Plugin; options: unknown } {
+  const [plugin, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined]
+  if (Array.isArray(entry) && entry.length > 2) {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `plugins[${index}] must be a plugin or [plugin, options], got an array of ${entry.length}.`)
+  }
+  if (typeof plugin !== 'object' || plugin === null || (plugin as Plugin).kind !== 'bosun-plugin') {
+    throw new BosunError(
+      ErrorCodes.INVALID_PLUGIN,
+      `plugins[${index}] is not a plugin made by definePlugin() (got ${plugin === null ? 'null' : typeof plugin}).`,
+      { details: { index } },
+    )
+  }
+  const typed = plugin as Plugin
+  const value = options ?? {}
+  if (typed.schema) compileOptionsValidator(typed, typed.schema)(value, `plugin "${typed.name}" (plugins[${index}])`)
+  return { plugin: typed, options: value }
+}
+
+/** Validates every entry first (so a bad option fails before any setup runs), then sets them up in order. */
+export async function setupPlugins(entries: readonly unknown[], context: Omit<PluginContext, 'name'>): Promise<void> {
+  const resolved = entries.map((entry, index) => resolvePluginEntry(entry, index))
+  for (const { plugin, options } of resolved) {
+    try {
+      await plugin.setup({ ...context, name: plugin.name }, options)
+    } catch (error) {
+      throw new BosunError(
+        ErrorCodes.PLUGIN_SETUP_FAILED,
+        `Plugin "${plugin.name}" failed in setup: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error, details: { plugin: plugin.name } },
+      )
+    }
+  }
+}

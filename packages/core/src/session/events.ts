@@ -1,0 +1,94 @@
+import type { SerializedError } from '../errors.js'
+import type { JsonValue } from '../json.js'
+import type { AssistantMessage, ContentBlock, UserMessage } from './messages.js'
+import type { ModelChunk, ModelUsage, StepFinish } from '../model.js'
+import type { InboxSplice } from '../inbox/types.js'
+
+/** Why a turn ended. Exactly one `turn/end` per `turn/start`. */
+export type TurnEndReason =
+  | { kind: 'completed' }
+  | { kind: 'blocked'; by: string; metadata: JsonValue }
+  | { kind: 'aborted'; reason?: string }
+  | { kind: 'error'; error: SerializedError }
+  | { kind: 'max-tokens' }
+  /** Written only by crash recovery for a turn that a crash left open. */
+  | { kind: 'interrupted' }
+
+/**
+ * The data of every event type the core writes. Plugins add their own namespaced types by
+ * declaration merging:
+ *
+ * @example
+ * declare module '@bosun/core' {
+ *   interface BosunEventMap { 'rate-limit/hit': { key: string; retryAfterMs: number } }
+ * }
+ */
+export interface BosunEventMap {
+  'turn/start': { turn: number }
+  'turn/end': { turn: number; reason: TurnEndReason }
+  'step/start': { turn: number; step: number }
+  'step/end': { turn: number; step: number; finish: StepFinish }
+  'user/message': UserMessage
+  'assistant/chunk': { turn: number; step: number; chunk: ModelChunk }
+  'assistant/message': {
+    turn: number
+    step: number
+    message: AssistantMessage
+    usage?: ModelUsage
+    interrupted?: boolean
+  }
+  'tool/call': { turn: number; step: number; callId: string; name: string; arguments: string }
+  'tool/result': { turn: number; step: number; callId: string; name: string; content: ContentBlock[]; isError?: boolean }
+  'agent/inbox/spliced': InboxSplice
+  'agent/pre-step/rejected': { turn: number; by: string; metadata: JsonValue }
+  'request/header': RequestHeader
+  'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: SerializedError }
+  'compaction/start': { reason: string; [key: string]: JsonValue }
+  'compaction/summary': { summary: string; [key: string]: JsonValue }
+  'compaction/end': { [key: string]: JsonValue }
+  'session/end-seed': Record<string, never>
+}
+
+/** What was sent to the model, minus the history itself and minus any secret. */
+export interface RequestHeader {
+  turn: number
+  step: number
+  adapter: string
+  model?: string
+  messageCount: number
+  tools: string[]
+  params?: { [key: string]: JsonValue }
+}
+
+export type EventType = keyof BosunEventMap
+
+/** The envelope of every logged event. `seq` is contiguous from 0; `time` is epoch ms. */
+export interface SessionEvent<T extends string = string> {
+  readonly seq: number
+  readonly time: number
+  readonly type: T
+  readonly data: T extends EventType ? Readonly<BosunEventMap[T]> : unknown
+}
+
+/** Any event of the core map, discriminated by `type`. */
+export type KnownEvent = { [T in EventType]: SessionEvent<T> }[EventType]
+
+/** The first record of a stored session. */
+export interface SessionHeader {
+  readonly id: string
+  /** The log format version; a store refuses a log written by a newer version. */
+  readonly version: number
+  readonly createdAt: number
+  /** The session this one was forked from. */
+  readonly parent?: string
+  /** Number of leading events copied from the parent; the child's own history starts here. */
+  readonly seedLength?: number
+}
+
+/** The event-log format version this build writes. */
+export const LOG_FORMAT_VERSION = 1
+
+/** Narrows an event to a type of the core map. */
+export function isEvent<T extends EventType>(event: SessionEvent, type: T): event is SessionEvent<T> {
+  return event.type === type
+}

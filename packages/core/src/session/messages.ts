@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto'
+import { BosunError, ErrorCodes } from '../errors.js'
+import { isFrozenJson, toFrozenJson, type JsonValue } from '../json.js'
+
+export interface TextBlock {
+  type: 'text'
+  text: string
+}
+
+/** An image given inline as base64 data. */
+export interface ImageBlock {
+  type: 'image'
+  mediaType: string
+  data: string
+}
+
+/** Model reasoning. `signature` and `provider` let an adapter pass it back unchanged. */
+export interface ReasoningBlock {
+  type: 'reasoning'
+  text: string
+  signature?: string
+  provider?: string
+}
+
+/** A tool call as the model produced it; `arguments` is the raw JSON string. */
+export interface ToolCallBlock {
+  type: 'tool-call'
+  id: string
+  name: string
+  arguments: string
+}
+
+/** Content a user, a plugin or a tool can put in front of the model. */
+export type ContentBlock = TextBlock | ImageBlock
+
+/** Content of an assistant message. */
+export type AssistantBlock = TextBlock | ReasoningBlock | ToolCallBlock
+
+/**
+ * Where a message came from. `kind: 'user'` is a person; any other kind (a plugin, a tool, a
+ * parent agent) is context. Extra JSON fields are allowed (a user id for per-user rate limits).
+ */
+export interface MessageSource {
+  kind: string
+  [key: string]: JsonValue | undefined
+}
+
+/** The one immutable input type of the inbox. Deep-frozen; `id` is its stable receipt. */
+export interface UserMessage {
+  readonly id: string
+  readonly role: 'user'
+  readonly content: readonly ContentBlock[]
+  readonly source: MessageSource
+}
+
+export interface AssistantMessage {
+  readonly role: 'assistant'
+  readonly content: readonly AssistantBlock[]
+}
+
+/** What public API calls accept wherever they take an input. */
+export type MessageInput = string | UserMessage
+
+export interface CreateUserMessageOptions {
+  /** Defaults to a fresh UUID. */
+  id?: string
+  /** Defaults to `{ kind: 'user' }`. */
+  source?: MessageSource
+}
+
+/**
+ * Makes a deep-frozen UserMessage from a string or content blocks.
+ *
+ * @example
+ * const message = createUserMessage('summarise a.txt', { source: { kind: 'user', userId: 'ada' } })
+ */
+export function createUserMessage(
+  content: string | readonly ContentBlock[],
+  options: CreateUserMessageOptions = {},
+): UserMessage {
+  const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content
+  return toUserMessage({
+    id: options.id ?? randomUUID(),
+    role: 'user',
+    content: blocks,
+    source: options.source ?? { kind: 'user' },
+  } as UserMessage)
+}
+
+/**
+ * Accepts a string (made into a user-sourced message) or a UserMessage-shaped object, validates
+ * it and returns a deep-frozen UserMessage. Already validated messages are returned as they are.
+ */
+export function toUserMessage(input: unknown, what = 'message'): UserMessage {
+  if (typeof input === 'string') return createUserMessage(input)
+  if (isFrozenJson(input)) return input as UserMessage
+  const problem = describeMessageProblem(input)
+  if (problem !== undefined) {
+    throw new BosunError(
+      ErrorCodes.INVALID_MESSAGE,
+      `Invalid ${what}: ${problem}. Pass a string or a message made by createUserMessage().`,
+      { details: { what } },
+    )
+  }
+  return toFrozenJson(input as UserMessage, what)
+}
+
+function describeMessageProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return `expected a string or an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`
+  }
+  const message = value as Record<string, unknown>
+  if (typeof message.id !== 'string' || message.id.length === 0) return '"id" must be a non-empty string'
+  if (message.role !== 'user') return '"role" must be "user"'
+  if (!Array.isArray(message.content) || message.content.length === 0) {
+    return '"content" must be a non-empty array of content blocks'
+  }
+  for (let i = 0; i < message.content.length; i++) {
+    const problem = describeBlockProblem(message.content[i])
+    if (problem !== undefined) return `content[${i}] ${problem}`
+  }
+  const source = message.source
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) return '"source" must be an object'
+  if (typeof (source as Record<string, unknown>).kind !== 'string') return '"source.kind" must be a string'
+  const extra = Object.keys(message).filter((key) => !['id', 'role', 'content', 'source'].includes(key))
+  if (extra.length > 0) return `unknown field "${extra[0]}"`
+  return undefined
+}
+
+function describeBlockProblem(block: unknown): string | undefined {
+  if (typeof block !== 'object' || block === null) return 'must be an object'
+  const b = block as Record<string, unknown>
+  if (b.type === 'text') return typeof b.text === 'string' ? undefined : 'is a text block without a string "text"'
+  if (b.type === 'image') {
+    return typeof b.mediaType === 'string' && typeof b.data === 'string'
+      ? undefined
+      : 'is an image block without string "mediaType" and "data"'
+  }
+  return `has unknown type ${JSON.stringify(b.type)} (expected "text" or "image")`
+}
+
+/** The concatenated text of a message's text blocks. */
+export function messageText(message: { readonly content: readonly { type: string }[] }): string {
+  let text = ''
+  for (const block of message.content) if (block.type === 'text') text += (block as TextBlock).text
+  return text
+}

@@ -1,0 +1,128 @@
+import { BosunError, ErrorCodes } from '../errors.js'
+import { toFrozenJson } from '../json.js'
+import type { SessionWriter } from '../store/types.js'
+import type { BosunEventMap, EventType, SessionEvent, SessionHeader } from './events.js'
+
+/** A synchronous observer of appended events. It must not throw; a throw is contained and reported. */
+export type SessionObserver = (event: SessionEvent) => void
+
+export interface SessionOptions {
+  /** Where appended events are written behind (the store). Absent: memory only. */
+  writer?: SessionWriter
+  /** Clock for `time`; defaults to `Date.now`. */
+  now?: () => number
+  /** Receives errors thrown by observers and projections; defaults to `console.error`. */
+  reportError?: (error: unknown, context: string) => void
+}
+
+const EVENT_TYPE = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)+$/
+
+/**
+ * An append-only event log. `append` is synchronous: it assigns the next `seq`, freezes the
+ * data, hands the event to the store's writer, notifies observers (who therefore see every
+ * projection's pre-state) and then the projections, and returns the event. Durability is
+ * separate: `await flush()` is the receipt for everything appended before it.
+ */
+export class Session {
+  readonly header: SessionHeader
+  readonly #events: SessionEvent[]
+  readonly #observers = new Set<SessionObserver>()
+  readonly #projections: SessionObserver[] = []
+  readonly #writer: SessionWriter | undefined
+  readonly #now: () => number
+  readonly #reportError: (error: unknown, context: string) => void
+
+  /**
+   * @param events the stored log (already validated by the store); owned by the session from now on.
+   */
+  constructor(header: SessionHeader, events: SessionEvent[] = [], options: SessionOptions = {}) {
+    this.header = Object.freeze({ ...header })
+    this.#events = events
+    this.#writer = options.writer
+    this.#now = options.now ?? Date.now
+    this.#reportError = options.reportError ?? ((error, context) => console.error(`[bosun] ${context} threw:`, error))
+  }
+
+  get id(): string {
+    return this.header.id
+  }
+
+  /** The whole log, read-only. Index `i` holds the event with `seq === i`. */
+  get events(): readonly SessionEvent[] {
+    return this.#events
+  }
+
+  get length(): number {
+    return this.#events.length
+  }
+
+  /** The last event, if any. */
+  get last(): SessionEvent | undefined {
+    return this.#events[this.#events.length - 1]
+  }
+
+  /**
+   * Appends one event. Refuses a type that is not `noun/phase` and data that is not JSON, with
+   * the log unchanged.
+   */
+  append<T extends EventType>(type: T, data: BosunEventMap[T]): SessionEvent<T>
+  append(type: string, data: unknown): SessionEvent
+  append(type: string, data: unknown): SessionEvent {
+    if (typeof type !== 'string' || !EVENT_TYPE.test(type)) {
+      throw new BosunError(
+        ErrorCodes.INVALID_EVENT_TYPE,
+        `Event type ${JSON.stringify(type)} is not a "noun/phase" name (lower-case words separated by "/", e.g. "rate-limit/hit").`,
+      )
+    }
+    const frozen = toFrozenJson(data, `Event "${type}" data`)
+    if (frozen === null || typeof frozen !== 'object' || Array.isArray(frozen)) {
+      throw new BosunError(ErrorCodes.NOT_JSON, `Event "${type}" data must be a JSON object.`)
+    }
+    const event: SessionEvent = Object.freeze({ seq: this.#events.length, time: this.#now(), type, data: frozen as never })
+    this.#events.push(event)
+    this.#writer?.append(event)
+    for (const observer of this.#observers) {
+      try {
+        observer(event)
+      } catch (error) {
+        this.#reportError(error, `session observer (on "${type}")`)
+      }
+    }
+    for (const projection of this.#projections) {
+      try {
+        projection(event)
+      } catch (error) {
+        this.#reportError(error, `session projection (on "${type}")`)
+      }
+    }
+    return event
+  }
+
+  /** Adds a synchronous observer; returns the function that removes it. */
+  subscribe(observer: SessionObserver): () => void {
+    this.#observers.add(observer)
+    return () => this.#observers.delete(observer)
+  }
+
+  /**
+   * Registers a projection: applied after every observer, in registration order. Projections
+   * are the session's derived state (surface, counters); observers see their pre-state.
+   */
+  project(projection: SessionObserver): void {
+    this.#projections.push(projection)
+  }
+
+  /** Resolves when every event appended so far is durable in the store; rejects with the write error. */
+  flush(): Promise<void> {
+    return this.#writer ? this.#writer.flush() : Promise.resolve()
+  }
+
+  /** Reports an error from code that must not throw (observers, notifications). */
+  reportError(error: unknown, context: string): void {
+    try {
+      this.#reportError(error, context)
+    } catch {
+      // A reporter that throws has nowhere left to report to.
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import { serializeError } from '../errors.js'
+import type { AgentHooks } from '../hooks.js'
+import type { Inbox } from '../inbox/inbox.js'
+import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
+import type { Session } from '../session/session.js'
+import type { ToolRegistry } from './registry.js'
+import type { ToolResult, ToolReturn } from './types.js'
+
+export interface ToolRunContext {
+  turn: number
+  step: number
+  signal: AbortSignal
+  session: Session
+  inbox: Inbox
+  hooks: AgentHooks
+  registry: ToolRegistry
+  /** Upper bound of calls running at once. */
+  maxParallel: number
+}
+
+export interface ToolRunOutcome {
+  results: ToolResult[]
+  /** Every call asked to conclude the turn. */
+  concludes: boolean
+}
+
+const NOT_STARTED = 'The tool call was not started because the turn was aborted.'
+const ABANDONED = 'The turn was aborted while this tool was running; it may or may not have taken effect. Verify before repeating it.'
+
+/**
+ * Runs the calls of one step. Calls start in the model's order, at most `maxParallel` at once;
+ * a tool with `parallel: false` runs alone. Each start appends `tool/call` and flushes (the
+ * durable record that a side effect may have happened). Results are committed — `tool/result`
+ * hook, then `tool/result` event — strictly in call order, even when a later call settles first.
+ * After an abort no call starts; calls that never started get a synthetic error result.
+ */
+export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRunContext): Promise<ToolRunOutcome> {
+  const settled: (ToolResult | undefined)[] = new Array(calls.length)
+  const running = new Set<Promise<void>>()
+  let committed = 0
+  const results: ToolResult[] = []
+
+  const commitReady = async () => {
+    while (committed < calls.length && settled[committed] !== undefined) {
+      const call = calls[committed]!
+      let result = settled[committed]!
+      committed++
+      try {
+        result = await ctx.hooks.toolResult.promise(result, {
+          turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox,
+          call: { callId: call.id, name: call.name, arguments: call.arguments },
+        })
+      } catch (error) {
+        result = errorResult(call, `A tool/result hook failed: ${serializeError(error).message}`)
+      }
+      ctx.session.append('tool/result', {
+        turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content: result.content,
+        ...(result.isError ? { isError: true } : {}),
+      })
+      results.push(result)
+    }
+  }
+
+  let commitChain = Promise.resolve()
+  const settle = (index: number, result: ToolResult) => {
+    if (settled[index] !== undefined) return // an abandoned call that settled late
+    settled[index] = result
+    commitChain = commitChain.then(commitReady)
+  }
+
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!
+    const entry = ctx.registry.get(call.name)
+    const exclusive = entry?.tool.parallel === false
+    while (running.size > 0 && (exclusive || running.size >= ctx.maxParallel) && !ctx.signal.aborted) {
+      await Promise.race([...running, abortion(ctx.signal)])
+    }
+    if (ctx.signal.aborted) {
+      for (let rest = index; rest < calls.length; rest++) settle(rest, errorResult(calls[rest]!, NOT_STARTED))
+      break
+    }
+    const task = startCall(call, ctx).then((result) => settle(index, result))
+    running.add(task)
+    void task.finally(() => running.delete(task))
+    if (exclusive) await Promise.race([task, abortion(ctx.signal)])
+  }
+  // Wait for every call — but not for a call that ignores the abort signal: it is recorded as abandoned.
+  await Promise.race([Promise.all(running), abortion(ctx.signal)])
+  for (let index = 0; index < calls.length; index++) {
+    if (settled[index] === undefined) settle(index, errorResult(calls[index]!, ABANDONED))
+  }
+  await commitChain
+  return { results, concludes: results.length > 0 && results.every((result) => result.concludesTurn) }
+}
+
+async function startCall(call: ToolCallBlock, ctx: ToolRunContext): Promise<ToolResult> {
+  try {
+    ctx.session.append('tool/call', { turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, arguments: call.arguments })
+    const entry = ctx.registry.get(call.name)
+    if (!entry) {
+      const known = ctx.registry.names
+      return errorResult(call, `There is no tool named "${call.name}".${known.length ? ` Available tools: ${known.join(', ')}.` : ''}`)
+    }
+    const parsed = ctx.registry.parseArguments(entry, call.arguments)
+    if (!parsed.ok) return errorResult(call, parsed.message)
+    await ctx.session.flush()
+    if (ctx.signal.aborted) return errorResult(call, NOT_STARTED)
+    const value = await entry.tool.execute(parsed.args, { signal: ctx.signal, callId: call.id, turn: ctx.turn, step: ctx.step })
+    return normalise(call, value, entry.tool.concludesTurn === true)
+  } catch (error) {
+    return errorResult(call, `The tool "${call.name}" failed: ${serializeError(error).message}`)
+  }
+}
+
+function normalise(call: ToolCallBlock, value: ToolReturn, concludes: boolean): ToolResult {
+  if (typeof value === 'string') return result(call, [{ type: 'text', text: value }], false, [], concludes)
+  if (Array.isArray(value)) return result(call, value, false, [], concludes)
+  if (typeof value === 'object' && value !== null && 'content' in value) {
+    const content = typeof value.content === 'string' ? [{ type: 'text' as const, text: value.content }] : value.content
+    return result(call, content, value.isError === true, value.additionalContexts ?? [], value.concludesTurn ?? concludes)
+  }
+  return errorResult(call, `The tool "${call.name}" returned ${value === undefined ? 'nothing' : typeof value}; a tool must return a string, content blocks or { content }.`)
+}
+
+function result(call: ToolCallBlock, content: ContentBlock[], isError: boolean, additionalContexts: ToolResult['additionalContexts'], concludesTurn: boolean): ToolResult {
+  return { callId: call.id, name: call.name, content, isError, additionalContexts, concludesTurn }
+}
+
+function errorResult(call: ToolCallBlock, message: string): ToolResult {
+  return result(call, [{ type: 'text', text: message }], true, [], false)
+}
+
+function abortion(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve()
+    else signal.addEventListener('abort', () => resolve(), { once: true })
+  })
+}
