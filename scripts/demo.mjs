@@ -1,0 +1,36 @@
+// The offline demo: a Bosun agent on the scripted model with the in-memory store, showing a
+// follow-up queue, a tool call, a steer and the event log. Run with `npm run quickstart`.
+import { createAgent, formatTimeline } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+
+const clock = {
+  name: 'clock',
+  description: 'Tells the current time in ISO 8601.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  execute: () => new Date().toISOString(),
+}
+
+const model = scripted({
+  responses: [
+    { text: 'Hello! I am running offline on the scripted model.', chunkSize: 6, delayMs: 15 },
+    { toolCalls: [{ name: 'clock', args: {} }] },
+    { text: 'I looked at the clock for you.', chunkSize: 6, delayMs: 15 },
+  ],
+})
+
+const agent = await createAgent({ model, system: 'You are a demo.', tools: [clock] })
+agent.hooks.event.tap('demo', (event) => {
+  if (event.type === 'assistant/chunk' && event.data.chunk.type === 'text-delta') process.stdout.write(event.data.chunk.text)
+  if (event.type === 'assistant/message') process.stdout.write('\n')
+  if (event.type === 'tool/call') console.log(`  [tool] ${event.data.name}(${event.data.arguments})`)
+  if (event.type === 'turn/start') console.log(`\n── turn ${event.data.turn}`)
+})
+
+agent.followup('Hi there!')
+agent.followup('What time is it?') // queued: runs as its own turn, after the first
+agent.followup('And one more thing.') // no scripted response left: the model echoes
+await agent.whenIdle()
+
+console.log('\n── the event log (bosun log style)\n')
+console.log(formatTimeline(agent.session.events, { requests: false }))
+await agent.close()
