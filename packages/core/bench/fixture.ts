@@ -1,7 +1,8 @@
-// Fixture of the per-step overhead benchmarks: the core's own cost per step, with the scripted model (no delays) and the memory store, at a
-// short and a long history. A history that drifted far from its nominal length would blur the
+// Fixture of the per-step overhead benchmarks: the core's own cost per step, with the scripted
+// model (no delays) and the memory store, at a short and a long history. A history that drifted far from its nominal length would blur the
 // comparison, so the agent is rebuilt (untimed, in beforeEach) from a prebuilt log once it has
 // grown by 5% (plus two turns). Run: `pnpm bench`.
+import type { BenchOptions } from 'vitest'
 import { scripted, type ScriptedAdapter } from '@bosun/adapter-scripted'
 import { createAgent, memoryStore, type Agent, type SessionEvent, type Tool } from '../src/index.js'
 
@@ -57,3 +58,11 @@ export function fixture(length: number, withTool: boolean) {
   }
 }
 
+
+/**
+ * Bench options with an untimed `beforeEach` (tinybench runs it outside the timed region; vitest
+ * passes it through but its `BenchOptions` type does not list it).
+ */
+export function benchOptions(beforeEach: () => Promise<void>): BenchOptions {
+  return { time: 3000, warmupTime: 1000, beforeEach } as BenchOptions
+}

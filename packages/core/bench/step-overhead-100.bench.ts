@@ -2,14 +2,13 @@
 // that vitest runs it in a fresh worker: figures measured late in a long-lived worker carry the
 // garbage of earlier fixtures. Run all with `pnpm bench`.
 import { bench, describe } from 'vitest'
-import { fixture } from './fixture.js'
+import { benchOptions, fixture } from './fixture.js'
 
 describe('core overhead per turn at 100 events of history (scripted model, memory store)', async () => {
   const plain = fixture(100, false)
   const tool = fixture(100, true)
   await plain.setup()
   await tool.setup()
-  const options = { time: 3000, warmupTime: 1000 }
-  bench('one-step turn, 100 events', plain.turn, { ...options, beforeEach: plain.beforeEach })
-  bench('tool turn (2 steps), 100 events', tool.turn, { ...options, beforeEach: tool.beforeEach })
+  bench('one-step turn, 100 events', plain.turn, benchOptions(plain.beforeEach))
+  bench('tool turn (2 steps), 100 events', tool.turn, benchOptions(tool.beforeEach))
 })

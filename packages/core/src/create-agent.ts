@@ -10,6 +10,7 @@ import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
 import { Session } from './session/session.js'
 import { Surface } from './session/surface.js'
 import { memoryStore } from './store/memory.js'
+import { closeOpenTurn } from './store/repair.js'
 import { assertSessionId } from './store/session-id.js'
 import type { Store } from './store/types.js'
 import { ToolRegistry } from './tools/registry.js'
@@ -91,7 +92,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     throw error
   }
   const surface = Surface.attach(session)
-  const agent = new Agent({ session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools })
+  // A turn that a crash left open is closed before anything else happens (persistence §8).
+  const recovery = closeOpenTurn(session, inbox)
+  const agent = new Agent({ session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools }, recovery)
   await setupPlugins(plugins, { hooks, session, inbox, agent })
   return agent
 }

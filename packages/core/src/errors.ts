@@ -37,6 +37,12 @@ export const ErrorCodes = {
   STORE: 'STORE',
   /** A session id is not acceptable (empty, separators, traversal, too long). */
   INVALID_SESSION_ID: 'INVALID_SESSION_ID',
+  /** A stored log is damaged before its last committed turn (not just a torn tail); names the file and line. */
+  CORRUPT_LOG: 'CORRUPT_LOG',
+  /** A stored log was written by a newer format version than this build reads. */
+  UNSUPPORTED_LOG_VERSION: 'UNSUPPORTED_LOG_VERSION',
+  /** A second writer appended to the same session: this writer's view is stale. */
+  STALE_WRITER: 'STALE_WRITER',
   /** The session already exists where a new one was requested. */
   SESSION_EXISTS: 'SESSION_EXISTS',
   /** A model adapter emitted a chunk of an unknown shape. */

@@ -5,6 +5,7 @@ import type { InboxTarget } from '../inbox/types.js'
 import { toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
+import type { RepairReport } from '../store/repair.js'
 import type { AgentRuntime } from './runtime.js'
 import { runTurn } from './turn.js'
 
@@ -44,7 +45,13 @@ export class Agent {
   #lastTurn: number
   #idleWaiters: (() => void)[] = []
 
-  constructor(private readonly rt: AgentRuntime) {
+  /**
+   * @param recovery what opening the session repaired (a turn a crash left open), if anything.
+   */
+  constructor(
+    private readonly rt: AgentRuntime,
+    readonly recovery: RepairReport = { notStarted: [], outcomeUnknown: [], requeued: [] },
+  ) {
     this.#lastTurn = lastTurnNumber(rt.session)
   }
 

@@ -1,0 +1,181 @@
+/**
+ * The contract every {@link Store} must pass — memory, JSONL, SQLite, and third-party stores.
+ *
+ * @example
+ * // my-store.test.ts
+ * import { storeContract } from '@bosun/core/store-contract'
+ * storeContract('my store', async () => {
+ *   const dir = await mkdtemp(join(tmpdir(), 'store-'))
+ *   return { store: myStore({ dir }), reopen: () => myStore({ dir }) }
+ * })
+ */
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { BosunError } from '../errors.js'
+import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
+import { createUserMessage } from '../session/messages.js'
+import { Session } from '../session/session.js'
+import { forkSession } from './fork.js'
+import type { Store } from './types.js'
+
+export interface StoreUnderTest {
+  store: Store
+  /**
+   * A second, independent instance over the same storage (e.g. the same directory or file), as
+   * a restarted process would open it. Omit for stores without persistence (memory).
+   */
+  reopen?: () => Store | Promise<Store>
+  cleanup?: () => Promise<void>
+}
+
+const header = (id: string, extra: Partial<SessionHeader> = {}): SessionHeader => ({
+  id, version: LOG_FORMAT_VERSION, createdAt: 1_700_000_000_000, ...extra,
+})
+
+/** Registers the contract's tests (vitest) for the store that `make` returns, fresh for every test. */
+export function storeContract(name: string, make: () => Promise<StoreUnderTest>): void {
+  const withStore = (fn: (s: StoreUnderTest) => Promise<void>) => async () => {
+    const subject = await make()
+    try {
+      await fn(subject)
+    } finally {
+      await subject.store.close().catch(() => {})
+      await subject.cleanup?.()
+    }
+  }
+  /** Appends through a real Session, as the loop does. */
+  const write = async (store: Store, id: string, count: number, offset = 0) => {
+    const stored = (await store.open(id)) ?? (await store.create(header(id)))
+    const session = new Session(stored.header, stored.events, { writer: stored.writer, now: () => 1_700_000_000_000 })
+    for (let i = 0; i < count; i++) {
+      session.append('agent/inbox/spliced', {
+        target: 'next-turn', start: i + offset, inserted: [createUserMessage(`message ${i + offset} ✓ "quoted" \n newline`, { id: `m${i + offset}` })],
+      })
+    }
+    await session.flush()
+    await stored.writer.close()
+    return session.events
+  }
+  const later = async (subject: StoreUnderTest) => (subject.reopen ? await subject.reopen() : subject.store)
+
+  describe(`${name} — store contract`, () => {
+    it('creates a session and opens it with the same header and seed', withStore(async (s) => {
+      const seed: SessionEvent[] = [{ seq: 0, time: 1, type: 'session/end-seed', data: {} } as SessionEvent]
+      const created = await s.store.create(header('alpha', { parent: 'p', seedLength: 1 }), seed)
+      await created.writer.close()
+      const store = await later(s)
+      const opened = await store.open('alpha')
+      expect(opened?.header).toEqual(header('alpha', { parent: 'p', seedLength: 1 }))
+      expect(opened?.events).toEqual(seed)
+      await opened?.writer.close()
+      if (store !== s.store) await store.close()
+    }))
+
+    it('refuses to create a session whose id exists', withStore(async (s) => {
+      await (await s.store.create(header('dup'))).writer.close()
+      await expect(s.store.create(header('dup'))).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_EXISTS'))
+    }))
+
+    it('opens an unknown id as undefined', withStore(async (s) => {
+      expect(await s.store.open('nobody')).toBeUndefined()
+    }))
+
+    it('refuses ids that could escape the store (traversal, separators, empty, too long)', withStore(async (s) => {
+      for (const id of ['', '..', '../etc', 'a/b', 'a\\b', '.hidden', 'x'.repeat(129), 'nul\u0000byte', 'sp ace']) {
+        await expect(s.store.create(header(id))).rejects.toSatisfy((e) => BosunError.is(e, 'INVALID_SESSION_ID'))
+        await expect(s.store.open(id)).rejects.toSatisfy((e) => BosunError.is(e, 'INVALID_SESSION_ID'))
+      }
+    }))
+
+    it('keeps every flushed event, in order, across a reopen', withStore(async (s) => {
+      const first = await write(s.store, 's1', 25)
+      const second = await write(s.store, 's1', 40, 25)
+      expect(second.length).toBe(65)
+      const store = await later(s)
+      const opened = await store.open('s1')
+      expect(opened?.events.map((e) => e.seq)).toEqual([...Array(65).keys()])
+      expect(opened?.events).toEqual([...second])
+      expect(opened?.events.slice(0, 25)).toEqual([...first])
+      await opened?.writer.close()
+      if (store !== s.store) await store.close()
+    }))
+
+    it('lists sessions with their creation time and parent', withStore(async (s) => {
+      await (await s.store.create(header('a'))).writer.close()
+      await (await s.store.create(header('b', { parent: 'a', seedLength: 0 }))).writer.close()
+      const list = await s.store.list()
+      expect(list.map((entry) => entry.id).sort()).toEqual(['a', 'b'])
+      expect(list.find((entry) => entry.id === 'b')?.parent).toBe('a')
+      expect(list.find((entry) => entry.id === 'a')?.createdAt).toBe(1_700_000_000_000)
+    }))
+
+    it('refuses an append whose seq does not follow the stored log (a stale writer)', withStore(async (s) => {
+      const a = await s.store.create(header('stale'))
+      const event = (seq: number) => Object.freeze({ seq, time: 1, type: 'session/end-seed', data: {} }) as SessionEvent
+      a.writer.append(event(0))
+      await a.writer.flush()
+      const b = await s.store.open('stale')
+      b!.writer.append(event(1))
+      await b!.writer.flush()
+      let failure: unknown
+      try {
+        a.writer.append(event(1)) // a's view is stale: seq 1 is taken
+        await a.writer.flush()
+      } catch (error) {
+        failure = error
+      }
+      expect(BosunError.is(failure)).toBe(true)
+      await a.writer.close().catch(() => {})
+      await b!.writer.close()
+      const opened = await s.store.open('stale')
+      expect(opened?.events.map((e) => e.seq)).toEqual([0, 1])
+      await opened?.writer.close()
+    }))
+
+    it('forks at a completed turn boundary, with seedLength and an end-seed marker', withStore(async (s) => {
+      const parent = await s.store.create(header('parent'))
+      const session = new Session(parent.header, parent.events, { writer: parent.writer })
+      session.append('turn/start', { turn: 1 })
+      session.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
+      session.append('turn/start', { turn: 2 })
+      await session.flush()
+      await expect(forkSession(s.store, 'parent', { id: 'inside' })).rejects.toSatisfy((e) => BosunError.is(e, 'STORE'))
+      const child = await forkSession(s.store, 'parent', { id: 'child', afterTurn: 1, now: () => 5 })
+      await child.writer.close()
+      await parent.writer.close()
+      const store = await later(s)
+      const opened = await store.open('child')
+      expect(opened?.header).toMatchObject({ id: 'child', parent: 'parent', seedLength: 3 })
+      expect(opened?.events.map((e) => e.type)).toEqual(['turn/start', 'turn/end', 'session/end-seed'])
+      expect((await store.open('parent'))?.events.length).toBe(3)
+      if (store !== s.store) await store.close()
+    }))
+
+    it('round-trips random batches exactly (property)', withStore(async (s) => {
+      const json = fc.letrec((tie) => ({
+        value: fc.oneof(
+          { depthSize: 'small' },
+          fc.string({ unit: 'binary' }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null),
+          fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }),
+        ),
+      })).value
+      let n = 0
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(json, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 4 }), async (batches) => {
+          const id = `prop-${n++}`
+          const stored = await s.store.create(header(id))
+          const session = new Session(stored.header, stored.events, { writer: stored.writer, now: () => 7 })
+          for (const batch of batches) {
+            for (const value of batch) session.append('test/value', { value: value as never })
+            await session.flush()
+          }
+          await stored.writer.close()
+          const opened = await s.store.open(id)
+          expect(JSON.stringify(opened?.events)).toBe(JSON.stringify(session.events))
+          await opened?.writer.close()
+        }),
+        { numRuns: 40 },
+      )
+    }))
+  })
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto'
+import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
+import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
+import { assertSessionId } from './session-id.js'
+import type { Store, StoredSession } from './types.js'
+
+export interface ForkOptions {
+  /** The child's id. Default: a new UUID. */
+  id?: string
+  /**
+   * Fork after this turn's `turn/end`. Default: the last completed turn. Forking inside an open
+   * turn is refused.
+   */
+  afterTurn?: number
+  /** Clock for the child's `createdAt` and its `session/end-seed` marker. */
+  now?: () => number
+}
+
+/**
+ * Forks a stored session: a new session whose seed is the parent's prefix up to a completed turn
+ * boundary, followed by a `session/end-seed {}` marker; `seedLength` in the child's header counts
+ * both, so the child's own history starts right after the marker. The parent's pending inbox is
+ * not copied (the child's inbox replays only its own history). Works with any {@link Store}.
+ *
+ * @example
+ * const child = await forkSession(store, 'parent-id', { id: 'experiment-1' })
+ * const agent = await createAgent({ model, store, sessionId: child.header.id })
+ */
+export async function forkSession(store: Store, parentId: string, options: ForkOptions = {}): Promise<StoredSession> {
+  assertSessionId(parentId)
+  const id = options.id ?? randomUUID()
+  assertSessionId(id)
+  if (options.afterTurn !== undefined && (!Number.isSafeInteger(options.afterTurn) || options.afterTurn < 0)) {
+    throw invalidArgument(`forkSession(): "afterTurn" must be a non-negative integer, got ${String(options.afterTurn)}.`)
+  }
+  const parent = await store.open(parentId)
+  if (!parent) throw new BosunError(ErrorCodes.STORE, `Cannot fork session "${parentId}": the ${store.name} store has no such session.`)
+  try {
+    const cut = forkPoint(parent.events, parentId, options.afterTurn)
+    const now = options.now ?? Date.now
+    const seed: SessionEvent[] = parent.events.slice(0, cut)
+    seed.push(Object.freeze({ seq: cut, time: now(), type: 'session/end-seed', data: Object.freeze({}) }) as SessionEvent)
+    const header: SessionHeader = { id, version: LOG_FORMAT_VERSION, createdAt: now(), parent: parentId, seedLength: seed.length }
+    return await store.create(header, seed)
+  } finally {
+    await parent.writer.close()
+  }
+}
+
+/** Index just after the chosen `turn/end`; refuses a fork inside an open turn. */
+function forkPoint(events: readonly SessionEvent[], parentId: string, afterTurn: number | undefined): number {
+  let open: number | undefined
+  let cut = 0
+  let found = afterTurn === 0
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type === 'turn/start') open = (event.data as { turn: number }).turn
+    if (event.type === 'turn/end') {
+      const turn = (event.data as { turn: number }).turn
+      open = undefined
+      if (afterTurn === undefined || turn <= afterTurn) cut = i + 1
+      if (turn === afterTurn) found = true
+    }
+  }
+  if (afterTurn !== undefined && !found) {
+    throw invalidArgument(`Cannot fork session "${parentId}" after turn ${afterTurn}: that turn has not completed.`)
+  }
+  if (afterTurn === undefined && open !== undefined) {
+    throw new BosunError(
+      ErrorCodes.STORE,
+      `Cannot fork session "${parentId}": turn ${open} is still open. Wait for the agent to be idle, or pass afterTurn.`,
+    )
+  }
+  if (afterTurn === 0) cut = 0
+  return cut
+}

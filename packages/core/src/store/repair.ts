@@ -1,0 +1,146 @@
+import type { Inbox } from '../inbox/inbox.js'
+import type { InboxSplice } from '../inbox/types.js'
+import type { BosunEventMap, SessionEvent } from '../session/events.js'
+import type { UserMessage } from '../session/messages.js'
+import type { Session } from '../session/session.js'
+import { BlockAssembler } from '../loop/assembler.js'
+import type { ModelChunk } from '../model.js'
+
+/** What {@link closeOpenTurn} did, for logs and tests. */
+export interface RepairReport {
+  /** The turn that a crash left open, if there was one. */
+  turn?: number
+  /** Synthetic results written: calls never started, and calls whose outcome is unknown. */
+  notStarted: string[]
+  outcomeUnknown: string[]
+  /** Ids of claimed-but-never-stepped messages put back at the head of `next-turn`. */
+  requeued: string[]
+}
+
+export const TOOL_NOT_STARTED =
+  'TOOL_NOT_STARTED: the session stopped (crash or kill) before this tool call started. It did not run; call it again if it is still needed.'
+export const TOOL_OUTCOME_UNKNOWN =
+  'TOOL_OUTCOME_UNKNOWN: the session stopped (crash or kill) while this tool call was running. It may or may not have taken effect: verify its effects before repeating it.'
+
+/**
+ * Closes a turn that a crash left open, moving forward rather than rolling back (seed 000,
+ * "turn/start 和 turn/end 不对称"): a model stream cut mid-way keeps its delivered prefix as an
+ * interrupted `assistant/message` (as an abort would); a tool call of the last assistant message that has no
+ * `tool/call` gets a TOOL_NOT_STARTED error result; a `tool/call` without a result gets
+ * TOOL_OUTCOME_UNKNOWN; then `step/end` (if a step is open) and `turn/end {kind: 'interrupted'}`.
+ * Messages the open turn claimed but never put into a step go back to the head of `next-turn`
+ * with one durable splice, so accepted work is never dropped by a crash.
+ *
+ * Reads only the events of the open turn (a backwards scan to its `turn/start`).
+ */
+export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
+  const report: RepairReport = { notStarted: [], outcomeUnknown: [], requeued: [] }
+  const events = session.events
+  let start = -1
+  for (let i = events.length - 1; i >= (session.header.seedLength ?? 0); i--) {
+    const type = events[i]!.type
+    if (type === 'turn/end') return report
+    if (type === 'turn/start') {
+      start = i
+      break
+    }
+  }
+  if (start < 0) return report
+  const turn = (events[start]!.data as BosunEventMap['turn/start']).turn
+  report.turn = turn
+
+  const claimed = claimedSince(events, session.header.seedLength ?? 0, start)
+  const stepped = new Set<string>()
+  let openStep = 0
+  let lastCalls: { id: string; name: string; step: number }[] = []
+  /** Chunks of the open step's model call that never became an assistant/message. */
+  let chunks: ModelChunk[] = []
+  const called = new Map<string, { name: string; step: number }>()
+  const resulted = new Set<string>()
+  for (let i = start + 1; i < events.length; i++) {
+    const event = events[i] as SessionEvent
+    switch (event.type) {
+      case 'user/message':
+        stepped.add((event.data as UserMessage).id)
+        break
+      case 'step/start':
+        openStep = (event.data as BosunEventMap['step/start']).step
+        lastCalls = []
+        chunks = []
+        break
+      case 'request/header':
+        chunks = []
+        break
+      case 'assistant/chunk':
+        chunks.push((event.data as BosunEventMap['assistant/chunk']).chunk)
+        break
+      case 'step/end':
+        openStep = 0
+        break
+      case 'assistant/message': {
+        const { message, step, interrupted } = event.data as BosunEventMap['assistant/message']
+        chunks = []
+        if (interrupted) break
+        lastCalls = message.content.filter((b) => b.type === 'tool-call').map((b) => ({ id: (b as { id: string }).id, name: (b as { name: string }).name, step }))
+        break
+      }
+      case 'tool/call': {
+        const call = event.data as BosunEventMap['tool/call']
+        called.set(call.callId, { name: call.name, step: call.step })
+        break
+      }
+      case 'tool/result':
+        resulted.add((event.data as BosunEventMap['tool/result']).callId)
+        break
+    }
+  }
+
+  if (openStep > 0 && chunks.length > 0) {
+    // The stream was cut by the crash: keep its delivered prefix, as an abort would.
+    const assembler = new BlockAssembler(`call_${turn}_${openStep}`)
+    try {
+      for (const chunk of chunks) assembler.push(chunk)
+    } catch {
+      // A malformed chunk cannot have been logged by the loop; keep what assembled before it.
+    }
+    if (assembler.hasContent) {
+      session.append('assistant/message', { turn, step: openStep, message: assembler.message(true), interrupted: true })
+    }
+  }
+  if (openStep > 0) {
+    for (const call of lastCalls) {
+      if (resulted.has(call.id)) continue
+      const started = called.has(call.id)
+      session.append('tool/result', {
+        turn, step: call.step, callId: call.id, name: call.name, isError: true,
+        content: [{ type: 'text', text: started ? TOOL_OUTCOME_UNKNOWN : TOOL_NOT_STARTED }],
+      })
+      ;(started ? report.outcomeUnknown : report.notStarted).push(call.id)
+    }
+    session.append('step/end', { turn, step: openStep, finish: 'error' })
+  }
+  const unstepped = claimed.filter((message) => !stepped.has(message.id) && inbox.find(message.id) === undefined)
+  session.append('turn/end', { turn, reason: { kind: 'interrupted' } })
+  if (unstepped.length > 0) {
+    inbox.splice('next-turn', 0, 0, unstepped)
+    report.requeued.push(...unstepped.map((message) => message.id))
+  }
+  return report
+}
+
+/**
+ * The messages removed by pure-deletion (claim) splices after index `from`, in claim order.
+ * Replays the queues from the seed boundary: O(log) once, only when a turn was left open.
+ */
+function claimedSince(events: readonly SessionEvent[], seedLength: number, from: number): UserMessage[] {
+  const queues: Record<string, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  const claimed: UserMessage[] = []
+  for (let i = seedLength; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type !== 'agent/inbox/spliced') continue
+    const splice = event.data as InboxSplice
+    const removed = queues[splice.target]!.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    if (i > from && splice.outcome === undefined) claimed.push(...removed)
+  }
+  return claimed
+}
