@@ -8,6 +8,7 @@ import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, setupPlugins, type PluginEntry } from './plugin.js'
 import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
 import { Session } from './session/session.js'
+import { checkEventTypes } from './session/event-types.js'
 import { Surface } from './session/surface.js'
 import { memoryStore } from './store/memory.js'
 import { closeOpenTurn } from './store/repair.js'
@@ -62,7 +63,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   }
   if (options.now !== undefined && typeof options.now !== 'function') throw invalidArgument('createAgent(): "now" must be a function.')
   // Everything that can be checked without the store is checked first: a bad config creates no session.
-  plugins.forEach((entry, index) => resolvePluginEntry(entry, index))
+  const resolved = plugins.map((entry, index) => resolvePluginEntry(entry, index))
+  const declared = new Set<string>()
+  const ignorable = new Set<string>()
+  for (const { plugin } of resolved) {
+    for (const [type, spec] of Object.entries(plugin.events ?? {})) {
+      declared.add(type)
+      if (spec.ignorable) ignorable.add(type)
+    }
+  }
   const registry = new ToolRegistry(tools)
   const sessionId = options.sessionId ?? randomUUID()
   assertSessionId(sessionId)
@@ -79,6 +88,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       else console.error(`[bosun] ${context} threw:`, error)
     },
   })
+  for (const type of ignorable) session.declareIgnorable(type)
+  try {
+    checkEventTypes(session.events, declared, sessionId)
+  } catch (error) {
+    await stored.writer.close().catch(() => {})
+    throw error
+  }
   session.subscribe((event) => hooks.event.call(event))
   let inbox: Inbox
   try {

@@ -17,6 +17,8 @@ export const ErrorCodes = {
   DUPLICATE_MESSAGE_ID: 'DUPLICATE_MESSAGE_ID',
   /** Edit or removal by id of a message that is no longer pending (a claim won the race). */
   MESSAGE_NOT_PENDING: 'MESSAGE_NOT_PENDING',
+  /** `claim` was called from a session observer while a splice was being logged. */
+  INBOX_REENTRANT: 'INBOX_REENTRANT',
   /** A persisted `agent/inbox/spliced` event cannot be replayed. */
   INVALID_PERSISTED_SPLICE: 'INVALID_PERSISTED_SPLICE',
   /** A plugin definition is malformed. */
@@ -41,6 +43,8 @@ export const ErrorCodes = {
   CORRUPT_LOG: 'CORRUPT_LOG',
   /** A stored log was written by a newer format version than this build reads. */
   UNSUPPORTED_LOG_VERSION: 'UNSUPPORTED_LOG_VERSION',
+  /** A stored log holds an event type no core module or plugin of this agent declares, and it is not marked ignorable. */
+  UNKNOWN_EVENT_TYPE: 'UNKNOWN_EVENT_TYPE',
   /** A second writer appended to the same session: this writer's view is stale. */
   STALE_WRITER: 'STALE_WRITER',
   /** The session already exists where a new one was requested. */

@@ -4,7 +4,7 @@
  */
 export { BosunError, ErrorCodes, invalidArgument, serializeError } from './errors.js'
 export type { BosunErrorOptions, ErrorCode, SerializedError } from './errors.js'
-export { isFrozenJson, toFrozenJson } from './json.js'
+export { freezeParsedJson, isFrozenJson, toFrozenJson } from './json.js'
 export type { JsonValue } from './json.js'
 export type { JsonSchema } from './schema.js'
 
@@ -13,7 +13,8 @@ export type {
   AssistantBlock, AssistantMessage, ContentBlock, CreateUserMessageOptions, ImageBlock, MessageInput,
   MessageSource, ReasoningBlock, TextBlock, ToolCallBlock, UserMessage,
 } from './session/messages.js'
-export { LOG_FORMAT_VERSION, isEvent } from './session/events.js'
+export { CORE_EVENT_TYPES, LOG_FORMAT_VERSION, isEvent } from './session/events.js'
+export { checkEventTypes } from './session/event-types.js'
 export type {
   BosunEventMap, EventType, KnownEvent, RequestHeader, SessionEvent, SessionHeader, TurnEndReason,
 } from './session/events.js'

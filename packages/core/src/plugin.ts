@@ -29,6 +29,12 @@ export interface Plugin<Options = any> {
   readonly kind: 'bosun-plugin'
   readonly name: string
   readonly schema?: JsonSchema
+  /**
+   * The namespaced event types this plugin appends. A stored session holding a type that no
+   * plugin of the agent declares is refused when opened — unless the type is `ignorable` (a
+   * reader without the plugin may skip it: counters, telemetry), which is recorded on each event.
+   */
+  readonly events?: { readonly [type: string]: { readonly ignorable?: boolean } }
   setup(context: PluginContext, options: Options): void | Promise<void>
 }
 
@@ -66,6 +72,14 @@ export function definePlugin<Options = Record<string, never>>(
   }
   if (typeof definition.setup !== 'function') {
     throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Plugin "${definition.name}" needs a "setup(context, options)" function.`)
+  }
+  if (definition.events !== undefined && (typeof definition.events !== 'object' || definition.events === null)) {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Plugin "${definition.name}": "events" must be an object of event types.`)
+  }
+  for (const type of Object.keys(definition.events ?? {})) {
+    if (!/^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)+$/.test(type)) {
+      throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Plugin "${definition.name}": event type "${type}" is not a "noun/phase" name.`)
+    }
   }
   if (definition.schema !== undefined && (typeof definition.schema !== 'object' || definition.schema === null)) {
     throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Plugin "${definition.name}": "schema" must be a JSON Schema object.`)

@@ -5,6 +5,7 @@ import { Session } from '../session/session.js'
 import { createUserMessage, type UserMessage } from '../session/messages.js'
 import type { SessionEvent } from '../session/events.js'
 import { msg, timeline } from '../testing/harness.js'
+import { foldConsumedWork } from './consumed-work.js'
 import { Inbox } from './inbox.js'
 import type { InboxNotifications, InboxSplice, InboxTarget } from './types.js'
 
@@ -544,8 +545,8 @@ describe('replace and remove by id', () => {
 
   it.each([42, undefined, null, { id: 'a' }])('a non-string id (%s) is refused with INVALID_ARGUMENT', (id) => {
     const { session, inbox } = seeded(['a'])
-    expect(thrown(() => inbox.remove(id as string)).code).toBe('INVALID_ARGUMENT')
-    expect(thrown(() => inbox.replace(id as string, msg('x'))).code).toBe('INVALID_ARGUMENT')
+    expect(thrown(() => inbox.remove(id as unknown as string)).code).toBe('INVALID_ARGUMENT')
+    expect(thrown(() => inbox.replace(id as unknown as string, msg('x'))).code).toBe('INVALID_ARGUMENT')
     expect(session.length).toBe(1)
   })
 })
@@ -635,6 +636,17 @@ describe('replay-once', () => {
     expect(log).toEqual([])
   })
 
+  it('a persisted splice with an outcome other than "canceled" throws INVALID_PERSISTED_SPLICE', () => {
+    // foldConsumedWork reads any removal without outcome "canceled" as a claim: an unknown
+    // outcome would silently turn a cancellation into consumed work.
+    const session = new Session({ id: 'broken', version: 1, createdAt: 0 })
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [msg('t')] })
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [], outcome: 'lost' } as never)
+    const error = thrown(() => new Inbox(session))
+    expect(error.code).toBe('INVALID_PERSISTED_SPLICE')
+    expect(error.message).toContain('seq 1')
+  })
+
   it('a persisted splice inserting something that is not a UserMessage throws INVALID_PERSISTED_SPLICE', () => {
     // Stored events are deep-frozen JSON; replay must still validate the messages they carry.
     const session = new Session({ id: 'broken', version: 1, createdAt: 0 })
@@ -647,5 +659,69 @@ describe('replay-once', () => {
     const error = thrown(() => new Inbox(session))
     expect(error.code).toBe('INVALID_PERSISTED_SPLICE')
     expect(error.message).toContain('seq 1')
+  })
+})
+
+describe('writes from a session observer during a splice (re-entrant)', () => {
+  // SPEC §4 expects observers that cancel during a splice. Whatever they do, the log must stay
+  // the source of truth: replaying it gives the live queues, and each message leaves once.
+
+  // Such a write runs right after the splice being logged is applied (it cannot apply before it
+  // without breaking replay); a cancel therefore also cancels the message that triggered it.
+  it('an observer that cancels while a follow-up is appended cancels it too, after it is applied; the log replays', () => {
+    const { session, inbox } = seeded(['old'])
+    let armed = true
+    let returned: UserMessage[] | undefined
+    session.subscribe((event) => {
+      if (armed && (event.data as InboxSplice).inserted.some((m) => m.id === 'new')) {
+        armed = false
+        returned = inbox.clear()
+      }
+    })
+    inbox.splice('next-turn', Infinity, 0, [msg('new')])
+    expect(returned).toEqual([]) // deferred: nothing was removed yet when clear() returned
+    expect(queues(inbox)).toEqual({ 'next-turn': [], 'next-step': [] })
+    expect(timeline(session.events)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["old"]
+      splice next-turn @1 +["new"]
+      splice next-turn @0 -2 canceled"
+    `)
+    expect(queues(new Inbox(session))).toEqual(queues(inbox))
+    expect(foldConsumedWork(session.events).canceled).toEqual(['old', 'new'])
+  })
+
+  it('an observer that clears the inbox while a claim is being logged: each message leaves once, and the log replays', () => {
+    const { session, inbox } = seeded(['t'], ['s1', 's2'])
+    let armed = true
+    session.subscribe((event) => {
+      const splice = event.data as InboxSplice
+      if (armed && splice.removedCount !== undefined && splice.outcome === undefined) {
+        armed = false
+        inbox.clear()
+      }
+    })
+    const claimed = inbox.claim('next-turn', 1)
+    // the next-step claim is logged, the clear then cancels the next-turn head before the claim reaches it
+    expect(ids(claimed)).toEqual(['s1', 's2'])
+    expect(foldConsumedWork(session.events).canceled).toEqual(['t'])
+    let rebuilt: Inbox | undefined
+    expect(() => (rebuilt = new Inbox(session))).not.toThrow()
+    expect(queues(rebuilt!)).toEqual(queues(inbox))
+  })
+
+  it('an observer that removes one message while another removal is being logged leaves a replayable log', () => {
+    const { session, inbox } = seeded(['a', 'b', 'c'])
+    let armed = true
+    session.subscribe(() => {
+      if (armed) {
+        armed = false
+        inbox.remove('b')
+      }
+    })
+    inbox.remove('a')
+    expect(ids(inbox.nextTurn)).toEqual(['c'])
+    let rebuilt: Inbox | undefined
+    expect(() => (rebuilt = new Inbox(session))).not.toThrow()
+    expect(ids(rebuilt!.nextTurn)).toEqual(['c'])
   })
 })

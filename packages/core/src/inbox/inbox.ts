@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import type { Session } from '../session/session.js'
-import { toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
+import { createUserMessage, toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
 import { INBOX_TARGETS, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
 
 const silent: InboxNotifications = { inserted() {}, discarded() {}, claimed() {} }
@@ -14,6 +14,10 @@ export class Inbox {
   readonly #state: Record<InboxTarget, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
   /** Which queue holds each pending id: O(1) duplicate checks and lookups by id. */
   readonly #where = new Map<string, InboxTarget>()
+  /** True while a splice event is being appended (observers run, memory not yet changed). */
+  #appending = false
+  /** Writes made by session observers during an append, run once that splice is applied. */
+  readonly #deferred: (() => void)[] = []
 
   constructor(
     private readonly session: Session,
@@ -26,6 +30,9 @@ export class Inbox {
       try {
         const data = event.data as InboxSplice
         if (!Array.isArray(data.inserted)) throw new Error('"inserted" is not an array')
+        if (data.outcome !== undefined && (data.outcome !== 'canceled' || !data.removedCount)) {
+          throw new Error(`"outcome" must be absent or "canceled" on a removal, got ${JSON.stringify(data.outcome)}`)
+        }
         const splice = { ...data, inserted: data.inserted.map((m, i) => toUserMessage(m, `inserted[${i}]`)) }
         this.#validate(splice)
         this.#apply(splice)
@@ -76,6 +83,7 @@ export class Inbox {
     }
     if (!Array.isArray(inserted)) throw invalidArgument('Inbox splice "inserted" must be an array of messages.')
     const messages = inserted.map((input, i) => toUserMessage(input, `inserted[${i}]`))
+    if (this.#appending) return this.#defer(() => this.#mutate(target, start, deleteCount, messages, true), [])
     return this.#mutate(target, start, deleteCount, messages, true)
   }
 
@@ -87,6 +95,9 @@ export class Inbox {
     if (!INBOX_TARGETS.includes(target)) {
       throw invalidArgument(`Inbox claim target must be "next-turn" or "next-step", got ${JSON.stringify(target)}.`)
     }
+    if (this.#appending) {
+      throw new BosunError(ErrorCodes.INBOX_REENTRANT, 'Inbox claim() cannot run inside a session observer while a splice is being logged.')
+    }
     const claimed = this.#mutate('next-step', 0, this.nextStep.length, [], false)
     if (target === 'next-turn') claimed.push(...this.#mutate('next-turn', 0, 1, [], false))
     for (const message of claimed) this.#notify(() => this.notifications.claimed(message, turn))
@@ -95,6 +106,7 @@ export class Inbox {
 
   /** Cancels everything pending: `next-step` first, then `next-turn`, each its own splice. */
   clear(): UserMessage[] {
+    if (this.#appending) return this.#defer(() => this.clear(), [])
     return [
       ...this.#mutate('next-step', 0, this.nextStep.length, [], true),
       ...this.#mutate('next-turn', 0, this.nextTurn.length, [], true),
@@ -102,21 +114,55 @@ export class Inbox {
   }
 
   /**
-   * Replaces a pending message in place (an edit). The replacement keeps the position; it may keep
-   * the id. Fails with MESSAGE_NOT_PENDING if a claim already took the message.
+   * Replaces a pending message in place (an edit), keeping its position. Text keeps the message's
+   * id and source (the id is the sender's receipt); a UserMessage is used as given. Fails with
+   * MESSAGE_NOT_PENDING if a claim already took the message: the claim wins the race.
    */
   replace(id: string, input: MessageInput): UserMessage {
     const found = this.#require(id, 'edit')
-    const message = toUserMessage(input, 'replacement')
-    this.#mutate(found.target, found.index, 1, [message], true)
+    const message =
+      typeof input === 'string' ? createUserMessage(input, { id, source: found.message.source }) : toUserMessage(input, 'replacement')
+    const run = () => {
+      const now = this.#require(id, 'edit')
+      this.#mutate(now.target, now.index, 1, [message], true)
+    }
+    if (this.#appending) return this.#defer(run, message)
+    run()
     return message
   }
 
   /** Removes (cancels) a pending message. Fails with MESSAGE_NOT_PENDING if it is gone. */
   remove(id: string): UserMessage {
     const found = this.#require(id, 'remove')
-    this.#mutate(found.target, found.index, 1, [], true)
+    const run = () => {
+      const now = this.#require(id, 'remove')
+      this.#mutate(now.target, now.index, 1, [], true)
+    }
+    if (this.#appending) return this.#defer(run, found.message)
+    run()
     return found.message
+  }
+
+  /**
+   * A write from a session observer while a splice is being logged would apply to the queues
+   * before the splice itself does, and the log would no longer replay to memory. It runs instead
+   * right after that splice is applied, against the queues as they are then; its errors are
+   * reported (the caller has already returned).
+   */
+  #defer<T>(run: () => void, result: T): T {
+    this.#deferred.push(run)
+    return result
+  }
+
+  #drainDeferred(): void {
+    while (this.#deferred.length > 0 && !this.#appending) {
+      const run = this.#deferred.shift()!
+      try {
+        run()
+      } catch (error) {
+        this.session.reportError(error, 'inbox write deferred from a session observer')
+      }
+    }
   }
 
   #require(id: string, action: string) {
@@ -142,7 +188,8 @@ export class Inbox {
     const queue = this.#state[target]
     const truncatedStart = Math.trunc(start)
     const offset = Number.isNaN(truncatedStart) ? 0 : truncatedStart
-    const actualStart = offset < 0 ? Math.max(queue.length + offset, 0) : Math.min(offset, queue.length)
+    // `|| 0` turns -0 (from a start in (-1, 0]) into 0, so the log and its JSON copy agree.
+    const actualStart = (offset < 0 ? Math.max(queue.length + offset, 0) : Math.min(offset, queue.length)) || 0
     const truncatedCount = Math.trunc(deleteCount)
     const actualCount = Math.min(Math.max(Number.isNaN(truncatedCount) ? 0 : truncatedCount, 0), queue.length - actualStart)
     if (actualCount === 0 && inserted.length === 0) return []
@@ -154,12 +201,19 @@ export class Inbox {
       ...(discardRemoved && actualCount > 0 ? { outcome: 'canceled' as const } : {}),
     }
     this.#validate(splice)
-    const event = this.session.append('agent/inbox/spliced', splice)
+    this.#appending = true
+    let event
+    try {
+      event = this.session.append('agent/inbox/spliced', splice)
+    } finally {
+      this.#appending = false
+    }
     const removed = this.#apply(event.data as InboxSplice)
     if (discardRemoved) for (const message of removed) this.#notify(() => this.notifications.discarded(message, target))
     for (const message of (event.data as InboxSplice).inserted) {
       this.#notify(() => this.notifications.inserted(message, target))
     }
+    this.#drainDeferred()
     return removed
   }
 

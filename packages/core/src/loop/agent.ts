@@ -141,12 +141,16 @@ export class Agent {
     }
   }
 
-  /** Stops accepting input, aborts the active turn, waits for idle and flushes. Pending input stays stored. */
+  /**
+   * Stops accepting input, aborts the active turn, waits for idle, flushes and releases the
+   * session's writer (file handles, leases). Pending input stays stored for a resume.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return this.whenIdle()
     this.#closed = true
     this.abort('closed')
     await this.whenIdle()
-    await this.rt.session.flush()
+    await this.rt.session.close()
   }
 
   #send(input: MessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
@@ -163,7 +167,9 @@ export class Agent {
       this.#wakeRequested = latch
       throw error
     }
-    if (wakeup && this.#phase === 'idle' && !this.#closed && this.rt.inbox.hasPending) this.#startDriver()
+    // No hasPending check here: a send from a session observer is applied after the splice being
+    // logged, and the driver (which starts on a microtask) checks for work before opening a turn.
+    if (wakeup && this.#phase === 'idle' && !this.#closed) this.#startDriver()
     return message
   }
 
@@ -177,7 +183,7 @@ export class Agent {
 
   async #drive(): Promise<void> {
     try {
-      while (true) {
+      while (this.rt.inbox.hasPending) {
         this.#wakeRequested = false
         const controller = new AbortController()
         this.#turnController = controller
@@ -186,10 +192,9 @@ export class Agent {
         if (this.#closed) break
         if (controller.signal.aborted || outcome.crashed) {
           // Input queued before the abort is parked; only a wake after it continues.
-          if (this.#wakeRequested && this.rt.inbox.hasPending) continue
+          if (this.#wakeRequested) continue
           break
         }
-        if (!this.rt.inbox.hasPending) break
       }
     } catch (error) {
       this.rt.session.reportError(error, 'agent driver')

@@ -68,7 +68,19 @@ export interface SessionEvent<T extends string = string> {
   readonly time: number
   readonly type: T
   readonly data: T extends EventType ? Readonly<BosunEventMap[T]> : unknown
+  /**
+   * Set on events of a plugin type declared `ignorable`: a reader that does not know the type
+   * may skip it. Any other unknown type makes a session refuse to open (see `checkEventTypes`).
+   */
+  readonly ignorable?: true
 }
+
+/** The event types of the core map: always known to every reader. */
+export const CORE_EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
+  'turn/start', 'turn/end', 'step/start', 'step/end', 'user/message', 'assistant/chunk', 'assistant/message',
+  'tool/call', 'tool/result', 'agent/inbox/spliced', 'agent/pre-step/rejected', 'request/header', 'llm/retry',
+  'compaction/start', 'compaction/summary', 'compaction/end', 'session/end-seed',
+])
 
 /** Any event of the core map, discriminated by `type`. */
 export type KnownEvent = { [T in EventType]: SessionEvent<T> }[EventType]

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BosunError, ErrorCodes } from '../errors.js'
-import { isFrozenJson, toFrozenJson, type JsonValue } from '../json.js'
+import { toFrozenJson, type JsonValue } from '../json.js'
 
 export interface TextBlock {
   type: 'text'
@@ -93,7 +93,8 @@ export function createUserMessage(
  */
 export function toUserMessage(input: unknown, what = 'message'): UserMessage {
   if (typeof input === 'string') return createUserMessage(input)
-  if (isFrozenJson(input)) return input as UserMessage
+  // Frozen JSON is not enough (any event's data is frozen JSON): only validated messages skip the check.
+  if (typeof input === 'object' && input !== null && validated.has(input)) return input as UserMessage
   const problem = describeMessageProblem(input)
   if (problem !== undefined) {
     throw new BosunError(
@@ -102,8 +103,13 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
       { details: { what } },
     )
   }
-  return toFrozenJson(input as UserMessage, what)
+  const message = toFrozenJson(input as UserMessage, what)
+  validated.add(message)
+  return message
 }
+
+/** Messages that passed {@link toUserMessage}: frozen, checked, reusable without another check. */
+const validated = new WeakSet<object>()
 
 function describeMessageProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

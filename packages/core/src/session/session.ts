@@ -31,6 +31,8 @@ export class Session {
   readonly #writer: SessionWriter | undefined
   readonly #now: () => number
   readonly #reportError: (error: unknown, context: string) => void
+  /** Plugin event types declared ignorable: their events carry `ignorable: true`. */
+  readonly #ignorable = new Set<string>()
 
   /**
    * @param events the stored log (already validated by the store); owned by the session from now on.
@@ -78,9 +80,14 @@ export class Session {
     if (frozen === null || typeof frozen !== 'object' || Array.isArray(frozen)) {
       throw new BosunError(ErrorCodes.NOT_JSON, `Event "${type}" data must be a JSON object.`)
     }
-    const event: SessionEvent = Object.freeze({ seq: this.#events.length, time: this.#now(), type, data: frozen as never })
-    this.#events.push(event)
+    const event: SessionEvent = Object.freeze(
+      this.#ignorable.has(type)
+        ? { seq: this.#events.length, time: this.#now(), type, data: frozen as never, ignorable: true as const }
+        : { seq: this.#events.length, time: this.#now(), type, data: frozen as never },
+    )
+    // The writer first: if it refuses the event (a closed or stale store), the log is unchanged.
     this.#writer?.append(event)
+    this.#events.push(event)
     for (const observer of this.#observers) {
       try {
         observer(event)
@@ -96,6 +103,14 @@ export class Session {
       }
     }
     return event
+  }
+
+  /**
+   * Marks a plugin event type as ignorable: its events are written with `ignorable: true`, so a
+   * reader without the plugin may skip them instead of refusing the session.
+   */
+  declareIgnorable(type: string): void {
+    this.#ignorable.add(type)
   }
 
   /** Adds a synchronous observer; returns the function that removes it. */
@@ -115,6 +130,11 @@ export class Session {
   /** Resolves when every event appended so far is durable in the store; rejects with the write error. */
   flush(): Promise<void> {
     return this.#writer ? this.#writer.flush() : Promise.resolve()
+  }
+
+  /** Flushes, then releases the store's writer. The session accepts no appends afterwards. */
+  async close(): Promise<void> {
+    await this.#writer?.close()
   }
 
   /** Reports an error from code that must not throw (observers, notifications). */

@@ -124,12 +124,48 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       } catch (error) {
         failure = error
       }
-      expect(BosunError.is(failure)).toBe(true)
+      expect(BosunError.is(failure, 'STALE_WRITER')).toBe(true)
       await a.writer.close().catch(() => {})
       await b!.writer.close()
       const opened = await s.store.open('stale')
       expect(opened?.events.map((e) => e.seq)).toEqual([0, 1])
       await opened?.writer.close()
+    }))
+
+    it('keeps the ignorable mark of an event across a reopen', withStore(async (s) => {
+      const stored = await s.store.create(header('marks'))
+      const session = new Session(stored.header, stored.events, { writer: stored.writer, now: () => 3 })
+      session.declareIgnorable('counter/tick')
+      session.append('counter/tick', { n: 1 })
+      session.append('turn/start', { turn: 1 })
+      await session.flush()
+      await stored.writer.close()
+      const store = await later(s)
+      const opened = await store.open('marks')
+      expect(opened?.events.map((e) => e.ignorable)).toEqual([true, undefined])
+      await opened?.writer.close()
+      if (store !== s.store) await store.close()
+    }))
+
+    it('continues seqs after a seed and lists nothing when empty', withStore(async (s) => {
+      expect(await s.store.list()).toEqual([])
+      const seed = [Object.freeze({ seq: 0, time: 1, type: 'session/end-seed', data: {} }) as SessionEvent]
+      const stored = await s.store.create(header('seeded', { seedLength: 1 }), seed)
+      const session = new Session(stored.header, stored.events, { writer: stored.writer })
+      expect(session.append('turn/start', { turn: 1 }).seq).toBe(1)
+      await session.flush()
+      await stored.writer.close()
+      expect((await s.store.open('seeded'))?.events.map((e) => e.seq)).toEqual([0, 1])
+    }))
+
+    it('refuses every operation after close with a STORE error', withStore(async (s) => {
+      const stored = await s.store.create(header('closing'))
+      await stored.writer.close()
+      await s.store.close()
+      const refused = (e: unknown) => BosunError.is(e, 'STORE')
+      await expect(s.store.create(header('late'))).rejects.toSatisfy(refused)
+      await expect(s.store.open('closing')).rejects.toSatisfy(refused)
+      await expect(s.store.list()).rejects.toSatisfy(refused)
     }))
 
     it('forks at a completed turn boundary, with seedLength and an end-seed marker', withStore(async (s) => {

@@ -23,10 +23,11 @@ export function memoryStore(): Store {
 
   const writerFor = (entry: Entry): SessionWriter => ({
     append(event) {
+      ensureOpen()
       if (event.seq !== entry.events.length) {
         throw new BosunError(
-          ErrorCodes.STORE,
-          `Session "${entry.header.id}" has ${entry.events.length} stored events but an append brought seq ${event.seq}: another writer is using this session.`,
+          ErrorCodes.STALE_WRITER,
+          `Session "${entry.header.id}" has ${entry.events.length} stored events but an append brought seq ${event.seq}: another writer is using this session. Reopen it to continue.`,
         )
       }
       entry.events.push(event)

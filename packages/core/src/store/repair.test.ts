@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { createAgent } from '../create-agent.js'
+import { foldConsumedWork } from '../inbox/consumed-work.js'
+import { definePlugin } from '../plugin.js'
+import { gate, msg, sleep, timeline } from '../testing/harness.js'
+import type { Tool } from '../tools/types.js'
+import type { ModelAdapter } from '../model.js'
+import { forkSession } from './fork.js'
+import { memoryStore } from './memory.js'
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './repair.js'
+
+/** The memory store writes synchronously: its state at any moment is what a crash would leave. */
+async function crashWhile(setup: Parameters<typeof createAgent>[0], act: (agent: Awaited<ReturnType<typeof createAgent>>) => Promise<void>) {
+  const store = memoryStore()
+  const dying = await createAgent({ ...setup, store, sessionId: 'crash' })
+  await act(dying)
+  // `dying` is abandoned here, mid-turn, as a killed process would be.
+  return { store, reopen: (extra: Partial<Parameters<typeof createAgent>[0]> = {}) => createAgent({ model: scripted(), ...extra, store, sessionId: 'crash' }) }
+}
+
+describe('opening a session that a crash left mid-turn', () => {
+  it('closes the turn: outcome unknown for a running tool, not started for a later one, then interrupted', async () => {
+    const never = gate()
+    const tools: Tool[] = [
+      { name: 'charge', description: 'side effect', parameters: { type: 'object' }, parallel: false, execute: () => never.promise.then(() => 'charged') },
+      { name: 'email', description: 'side effect', parameters: { type: 'object' }, execute: () => 'sent' },
+    ]
+    const { reopen } = await crashWhile(
+      { model: scripted({ responses: [{ toolCalls: [{ name: 'charge', args: {} }, { name: 'email', args: {} }] }] }), tools },
+      async (agent) => {
+        agent.followup('pay and tell me')
+        while (!agent.session.events.some((e) => e.type === 'tool/call')) await sleep(1)
+      },
+    )
+    const agent = await reopen()
+    expect(timeline(agent)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["pay and tell me"]
+      turn/start 1
+      splice next-turn @0 -1
+      step/start 1.1
+      user/message "pay and tell me"
+      assistant/message charge({}) email({})
+      tool/call charge {}
+      tool/result charge "TOOL_OUTCOME_UNKNOWN: the session stopped (crash or kill) wh…" error
+      tool/result email "TOOL_NOT_STARTED: the session stopped (crash or kill) before…" error
+      step/end 1.1 error
+      turn/end 1 interrupted"
+    `)
+    expect(agent.recovery).toMatchObject({ turn: 1, outcomeUnknown: ['call_1_0'], notStarted: ['call_1_1'], requeued: [] })
+    const results = agent.surface.messages.filter((m) => m.role === 'tool')
+    expect(results.map((m) => m.content[0]?.type === 'text' && m.content[0].text)).toEqual([TOOL_OUTCOME_UNKNOWN, TOOL_NOT_STARTED])
+    expect(agent.status).toBe('idle')
+  })
+
+  it('keeps the delivered prefix of a stream that the crash cut', async () => {
+    const never = gate()
+    const stalling: ModelAdapter = {
+      name: 'stalling',
+      async *stream() {
+        yield { type: 'text-delta', text: 'Hel' }
+        yield { type: 'text-delta', text: 'lo' }
+        await never.promise
+      },
+    }
+    const { reopen } = await crashWhile({ model: stalling }, async (agent) => {
+      agent.followup('greet')
+      while (agent.session.events.filter((e) => e.type === 'assistant/chunk').length < 2) await sleep(1)
+    })
+    const agent = await reopen()
+    expect(timeline(agent)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["greet"]
+      turn/start 1
+      splice next-turn @0 -1
+      step/start 1.1
+      user/message "greet"
+      assistant/message "Hello" interrupted
+      step/end 1.1 error
+      turn/end 1 interrupted"
+    `)
+    expect(agent.surface.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'Hello' }] })
+  })
+
+  it('puts claimed but never stepped messages back at the head of next-turn, ahead of older pending input', async () => {
+    const held = gate()
+    const holdPreStep = definePlugin({
+      name: 'hold',
+      setup({ hooks }) {
+        hooks.preStep.tapPromise('hold', async (decision) => {
+          await held.promise
+          return decision
+        })
+      },
+    })
+    const { reopen } = await crashWhile({ model: scripted(), plugins: [holdPreStep] }, async (agent) => {
+      agent.inject(msg('context'))
+      agent.followup(msg('first'))
+      agent.followup(msg('second'))
+      while (agent.inbox.nextTurn.length !== 1) await sleep(1)
+    })
+    const agent = await reopen()
+    expect(agent.recovery.requeued).toEqual(['context', 'first'])
+    expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual(['context', 'first', 'second'])
+    expect(agent.status).toBe('idle') // resume starts nothing by itself
+    agent.followup(msg('third'))
+    await agent.whenIdle()
+    const work = foldConsumedWork(agent.session.events)
+    expect(work.turns.map((t) => [t.end, t.stepped, t.unstepped])).toEqual([
+      ['interrupted', [], ['context', 'first']],
+      ['completed', ['context'], []],
+      ['completed', ['first'], []],
+      ['completed', ['second'], []],
+      ['completed', ['third'], []],
+    ])
+  })
+
+  it('changes nothing when the last turn was closed', async () => {
+    const store = memoryStore()
+    const first = await createAgent({ model: scripted(), store, sessionId: 'calm' })
+    first.followup('hi')
+    await first.whenIdle()
+    const length = first.session.length
+    const again = await createAgent({ model: scripted(), store, sessionId: 'calm' })
+    expect(again.session.length).toBe(length)
+    expect(again.recovery).toEqual({ notStarted: [], outcomeUnknown: [], requeued: [] })
+    expect(again.turn).toBe(1)
+  })
+})
+
+describe('forking a session', () => {
+  it('seeds the child with the completed prefix, without the parent pending input, and continues its turn count', async () => {
+    const store = memoryStore()
+    const parent = await createAgent({ model: scripted(), store, sessionId: 'parent' })
+    parent.followup('one')
+    await parent.whenIdle()
+    parent.inject(msg('parked')) // pending in the parent only
+    await forkSession(store, 'parent', { id: 'child' })
+    const child = await createAgent({ model: scripted(), store, sessionId: 'child' })
+    expect(child.inbox.hasPending).toBe(false)
+    expect(child.surface.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(child.session.header).toMatchObject({ parent: 'parent', seedLength: child.session.length })
+    child.followup('two')
+    await child.whenIdle()
+    expect(child.turn).toBe(2)
+    expect(parent.inbox.nextStep.map((m) => m.id)).toEqual(['parked'])
+  })
+})

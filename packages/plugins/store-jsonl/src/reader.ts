@@ -1,0 +1,152 @@
+import { isUtf8 } from 'node:buffer'
+import { BosunError, ErrorCodes, LOG_FORMAT_VERSION } from '@bosun/core'
+import type { SessionEvent, SessionHeader } from '@bosun/core'
+import { HEADER_MARKER } from './format.js'
+
+/** A session file, parsed. */
+export interface ParsedLog {
+  header: SessionHeader
+  /** Every event, deep-frozen, `seq` contiguous from 0. */
+  events: SessionEvent[]
+  /**
+   * Length in bytes of the intact content. Shorter than the file when a crash left a torn last
+   * line (no newline, unparsable, invalid UTF-8, or a run of NUL bytes): the caller cuts there.
+   */
+  intactLength: number
+}
+
+const NEWLINE = 0x0a
+
+/**
+ * Parses a whole session file, each line once. Only the last line may be damaged (that is what
+ * a crash during an append leaves); it is excluded from `intactLength`. Damage anywhere before it
+ * is corruption: {@link ErrorCodes.CORRUPT_LOG} naming the file and the 1-based line.
+ */
+export function parseLog(bytes: Buffer, file: string, id: string): ParsedLog {
+  let end = bytes.length
+  // A crash can leave zero-filled blocks at the end (the size was updated, the data was not).
+  while (end > 0 && bytes[end - 1] === 0) end--
+  const lastNewline = end === 0 ? -1 : bytes.lastIndexOf(NEWLINE, end - 1)
+  if (lastNewline < 0) {
+    throw corrupt(file, 1, 'the header line is incomplete', undefined, 'The session was never fully created; delete the file to reuse its id.')
+  }
+  let intactLength = lastNewline + 1
+  const lines = bytes.toString('utf8', 0, intactLength).split('\n')
+  lines.pop() // the empty string after the final newline
+  const badUtf8 = isUtf8(bytes.subarray(0, intactLength)) ? -1 : firstInvalidUtf8Line(bytes, intactLength)
+
+  const header = parseHeader(lines[0]!, file, id, badUtf8 === 0)
+  const events: SessionEvent[] = []
+  for (let index = 1; index < lines.length; index++) {
+    const isLast = index === lines.length - 1
+    let value: unknown
+    try {
+      if (index === badUtf8) throw new Error('invalid UTF-8')
+      value = JSON.parse(lines[index]!)
+    } catch (error) {
+      if (isLast) {
+        intactLength = bytes.lastIndexOf(NEWLINE, lastNewline - 1) + 1
+        break
+      }
+      throw corrupt(file, index + 1, `the line is not JSON (${(error as Error).message})`, error)
+    }
+    const problem = eventProblem(value, events.length)
+    if (problem) throw corrupt(file, index + 1, problem)
+    events.push(deepFreeze(value as SessionEvent))
+  }
+  if (header.seedLength !== undefined && header.seedLength > events.length) {
+    throw corrupt(file, events.length + 2, `the header announces ${header.seedLength} seed events but only ${events.length} are stored`)
+  }
+  return { header, events, intactLength }
+}
+
+/**
+ * Parses and checks a header line (without its newline). A newer format version is refused
+ * with {@link ErrorCodes.UNSUPPORTED_LOG_VERSION} before anything else is checked.
+ */
+export function parseHeader(line: string, file: string, id: string, badUtf8 = false): SessionHeader {
+  let value: Record<string, unknown>
+  try {
+    if (badUtf8) throw new Error('invalid UTF-8')
+    value = JSON.parse(line)
+  } catch (error) {
+    throw corrupt(file, 1, `the header is not JSON (${(error as Error).message})`, error)
+  }
+  if (!isObject(value) || value.bosun !== HEADER_MARKER) {
+    throw corrupt(file, 1, `the first line is not a Bosun session header (expected {"bosun":"session", …})`)
+  }
+  const { bosun: _marker, ...header } = value
+  const version = header.version
+  if (!Number.isSafeInteger(version) || (version as number) < 1) {
+    throw corrupt(file, 1, `the header's "version" must be a positive integer, got ${JSON.stringify(version)}`)
+  }
+  if ((version as number) > LOG_FORMAT_VERSION) {
+    throw new BosunError(
+      ErrorCodes.UNSUPPORTED_LOG_VERSION,
+      `Session log ${file} has format version ${String(version)}, but this build reads versions up to ${LOG_FORMAT_VERSION}. Upgrade Bosun (and @bosun/plugin-store-jsonl) to open it.`,
+      { details: { file, version, supported: LOG_FORMAT_VERSION } },
+    )
+  }
+  if (header.id !== id) throw corrupt(file, 1, `the header's id ${JSON.stringify(header.id)} does not match the file name`)
+  if (typeof header.createdAt !== 'number') throw corrupt(file, 1, `the header's "createdAt" must be a number`)
+  if (header.parent !== undefined && typeof header.parent !== 'string') throw corrupt(file, 1, `the header's "parent" must be a string`)
+  const seedLength = header.seedLength
+  if (seedLength !== undefined && (!Number.isSafeInteger(seedLength) || (seedLength as number) < 0)) {
+    throw corrupt(file, 1, `the header's "seedLength" must be a non-negative integer`)
+  }
+  return Object.freeze(header) as unknown as SessionHeader
+}
+
+/** What is wrong with a parsed event line, or `undefined` when it is a well-formed event with the expected seq. */
+function eventProblem(value: unknown, expectedSeq: number): string | undefined {
+  if (!isObject(value)) return 'the line is not an event object'
+  if (value.seq !== expectedSeq) {
+    return typeof value.seq === 'number'
+      ? `seq ${value.seq} where ${expectedSeq} was expected (events are missing or out of order)`
+      : `the event has no numeric "seq" (expected ${expectedSeq})`
+  }
+  if (typeof value.time !== 'number') return `event ${expectedSeq} has no numeric "time"`
+  if (typeof value.type !== 'string') return `event ${expectedSeq} has no string "type"`
+  if (!isObject(value.data)) return `event ${expectedSeq} has no object "data"`
+  return undefined
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Freezes a freshly parsed JSON value in place (no copy): a session treats stored events as immutable. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) {
+    for (const item of value) deepFreeze(item)
+  } else {
+    for (const key in value) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return Object.freeze(value)
+}
+
+/** Index (0-based) of the first line in `bytes[0, length)` that is not valid UTF-8. Slow path only. */
+function firstInvalidUtf8Line(bytes: Buffer, length: number): number {
+  let start = 0
+  for (let index = 0; start < length; index++) {
+    const end = bytes.indexOf(NEWLINE, start)
+    if (!isUtf8(bytes.subarray(start, end))) return index
+    start = end + 1
+  }
+  return -1
+}
+
+function corrupt(
+  file: string,
+  line: number,
+  problem: string,
+  cause?: unknown,
+  advice = 'The lines before it are intact; move the file aside to start the session over, or repair that line by hand.',
+): BosunError {
+  return new BosunError(
+    ErrorCodes.CORRUPT_LOG,
+    `Session log ${file} is damaged at line ${line}: ${problem}. ${advice}`,
+    { details: { file, line }, ...(cause === undefined ? {} : { cause }) },
+  )
+}

@@ -1,0 +1,240 @@
+import { dirname, join, resolve } from 'node:path'
+import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, assertSessionId, invalidArgument } from '@bosun/core'
+import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
+import { errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
+import { FILE_SUFFIX, eventLine, headerLine } from './format.js'
+import { DEFAULT_BATCH_WINDOW_MS, checkJsonlStoreOptions, type JsonlStoreOptions } from './options.js'
+import { parseHeader, parseLog } from './reader.js'
+import { JsonlWriter, ioError, writeFully } from './writer.js'
+
+/** New session files are private to their owner: they hold the conversation. */
+const FILE_MODE = 0o600
+/** Headers are tiny; a "first line" longer than this is not a header. */
+const MAX_HEADER_BYTES = 64 * 1024
+/** Session files whose headers `list()` reads at once. */
+const LIST_CONCURRENCY = 16
+
+/**
+ * A {@link Store} keeping each session in `<dir>/<id>.jsonl`: a header line, then one event per
+ * line. Appends are written behind in batches (one write and one fdatasync each); `flush()`
+ * resolving means durable. Opening cuts a torn last line left by a crash and refuses a file
+ * damaged anywhere else (CORRUPT_LOG, with the line).
+ *
+ * @example
+ * const store = jsonlStore({ dir: '.bosun/sessions' })
+ * const agent = await createAgent({ model, store, sessionId: 'support-42' })
+ */
+export function jsonlStore(options: JsonlStoreOptions): Store {
+  checkJsonlStoreOptions(options)
+  return new JsonlStore(options)
+}
+
+class JsonlStore implements Store {
+  readonly name = 'jsonl'
+  readonly #dir: string
+  readonly #fs: StoreFileSystem
+  readonly #windowMs: number
+  readonly #writers = new Set<JsonlWriter>()
+  #closed = false
+
+  constructor(options: JsonlStoreOptions) {
+    this.#dir = resolve(options.dir)
+    this.#fs = options.fs ?? nodeFileSystem
+    this.#windowMs = options.batchWindowMs ?? DEFAULT_BATCH_WINDOW_MS
+  }
+
+  /** Creates `<id>.jsonl` with O_EXCL, writes header and seed, fsyncs the file, then the directory. */
+  async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<StoredSession> {
+    this.#assertOpen()
+    assertSessionId(header?.id)
+    checkHeader(header, seed)
+    const file = this.#file(header.id)
+    await this.#ensureDirectory()
+    let handle: StoreFileHandle
+    try {
+      handle = await this.#fs.open(file, 'wx', FILE_MODE)
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') {
+        throw new BosunError(ErrorCodes.SESSION_EXISTS, `Session "${header.id}" already exists (${file}). Open it, or choose another id.`, {
+          details: { sessionId: header.id, file },
+        })
+      }
+      throw ioError('open', file, header.id, error)
+    }
+    let text = headerLine(header)
+    for (const event of seed) text += eventLine(event)
+    const bytes = Buffer.from(text, 'utf8')
+    let step = 'write'
+    try {
+      await writeFully(handle, bytes, 0)
+      step = 'fsync'
+      await handle.sync()
+      step = 'fsync of the directory'
+      await syncDirectory(this.#fs, this.#dir)
+    } catch (error) {
+      // The session was not created: leave no half-made file behind to block the id.
+      await handle.close().catch(() => {})
+      await this.#fs.unlink(file).catch(() => {})
+      throw ioError(step, file, header.id, error)
+    }
+    const writer = await this.#track(handle, { id: header.id, file, size: bytes.length, length: seed.length })
+    return { header, events: [...seed], writer }
+  }
+
+  /** Reads the whole file once, cuts a torn tail (ftruncate + fdatasync) and returns the events deep-frozen. */
+  async open(id: string): Promise<StoredSession | undefined> {
+    this.#assertOpen()
+    assertSessionId(id)
+    const file = this.#file(id)
+    let handle: StoreFileHandle
+    try {
+      handle = await this.#fs.open(file, 'r+')
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined
+      throw ioError('open', file, id, error)
+    }
+    let step = 'read'
+    try {
+      const bytes = await handle.readFile()
+      const log = parseLog(bytes, file, id)
+      if (log.intactLength < bytes.length) {
+        step = 'ftruncate (cutting a torn last line)'
+        await handle.truncate(log.intactLength)
+        await handle.datasync()
+      }
+      const writer = await this.#track(handle, { id, file, size: log.intactLength, length: log.events.length })
+      return { header: log.header, events: log.events, writer }
+    } catch (error) {
+      await handle.close().catch(() => {})
+      throw BosunError.is(error) ? error : ioError(step, file, id, error)
+    }
+  }
+
+  /**
+   * Reads only the header line of each `<id>.jsonl`. Files whose header cannot be read (damaged,
+   * newer format, removed meanwhile) are left out; `open()` says what is wrong with them.
+   */
+  async list(): Promise<SessionSummary[]> {
+    this.#assertOpen()
+    let names: string[]
+    try {
+      names = await this.#fs.readdir(this.#dir)
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return []
+      throw new BosunError(ErrorCodes.STORE, `Could not list the sessions in ${this.#dir}: ${(error as Error).message}`, { cause: error })
+    }
+    const ids = names.filter((name) => name.endsWith(FILE_SUFFIX)).map((name) => name.slice(0, -FILE_SUFFIX.length)).filter(isSessionId)
+    const summaries: SessionSummary[] = []
+    for (let start = 0; start < ids.length; start += LIST_CONCURRENCY) {
+      const chunk = await Promise.all(ids.slice(start, start + LIST_CONCURRENCY).map((id) => this.#summary(id)))
+      for (const summary of chunk) if (summary) summaries.push(summary)
+    }
+    return summaries
+  }
+
+  /** Flushes and closes every open writer; rejects with the first failure after closing them all. */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    const results = await Promise.allSettled([...this.#writers].map((writer) => writer.close()))
+    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected')
+    if (failure) throw failure.reason
+  }
+
+  async #summary(id: string): Promise<SessionSummary | undefined> {
+    const file = this.#file(id)
+    let handle: StoreFileHandle
+    try {
+      handle = await this.#fs.open(file, 'r')
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined
+      throw ioError('open', file, id, error)
+    }
+    try {
+      const line = await readFirstLine(handle)
+      if (line === undefined) return undefined
+      const header = parseHeader(line, file, id)
+      return { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
+    } catch (error) {
+      if (BosunError.is(error)) return undefined
+      throw ioError('read', file, id, error)
+    } finally {
+      await handle.close().catch(() => {})
+    }
+  }
+
+  async #track(handle: StoreFileHandle, at: { id: string; file: string; size: number; length: number }): Promise<JsonlWriter> {
+    if (this.#closed) {
+      await handle.close().catch(() => {})
+      this.#assertOpen()
+    }
+    const writer = new JsonlWriter({
+      ...at, handle, batchWindowMs: this.#windowMs, onClose: (closed) => this.#writers.delete(closed),
+    })
+    this.#writers.add(writer)
+    return writer
+  }
+
+  /** mkdir -p, made durable: every directory created is fsynced, and so is the parent of the first. */
+  async #ensureDirectory(): Promise<void> {
+    try {
+      const first = await this.#fs.mkdir(this.#dir, { recursive: true })
+      if (first === undefined) return
+      const top = dirname(first)
+      for (let current = this.#dir; ; current = dirname(current)) {
+        await syncDirectory(this.#fs, current)
+        if (current === top || dirname(current) === current) break
+      }
+    } catch (error) {
+      throw new BosunError(ErrorCodes.STORE, `Could not create the session directory ${this.#dir}: ${(error as Error).message}`, {
+        cause: error, details: { dir: this.#dir },
+      })
+    }
+  }
+
+  #file(id: string): string {
+    return join(this.#dir, id + FILE_SUFFIX)
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new BosunError(ErrorCodes.STORE, `The JSONL store at ${this.#dir} is closed; create a new one to keep working.`)
+  }
+}
+
+function isSessionId(id: string): boolean {
+  try {
+    assertSessionId(id)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Refuses a header or seed that would be written but could not be read back. */
+function checkHeader(header: SessionHeader, seed: readonly SessionEvent[]): void {
+  if (!Number.isSafeInteger(header.version) || header.version < 1 || header.version > LOG_FORMAT_VERSION) {
+    throw invalidArgument(`Session "${header.id}": header "version" must be an integer from 1 to ${LOG_FORMAT_VERSION}, got ${String(header.version)}.`)
+  }
+  if (!Number.isFinite(header.createdAt)) throw invalidArgument(`Session "${header.id}": header "createdAt" must be a finite number.`)
+  if (!Array.isArray(seed)) throw invalidArgument(`Session "${header.id}": the seed must be an array of events.`)
+  seed.forEach((event, index) => {
+    if (event?.seq !== index) throw invalidArgument(`Session "${header.id}": seed event ${index} has seq ${String(event?.seq)}; seeds start at 0 and are contiguous.`)
+  })
+}
+
+/** Reads up to the first newline, growing the buffer as needed; `undefined` if there is none. */
+async function readFirstLine(handle: StoreFileHandle): Promise<string | undefined> {
+  let buffer = Buffer.allocUnsafe(1024)
+  let filled = 0
+  for (;;) {
+    if (filled === buffer.length) {
+      if (buffer.length >= MAX_HEADER_BYTES) return undefined
+      buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)])
+    }
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
+    if (bytesRead === 0) return undefined
+    const newline = buffer.subarray(0, filled + bytesRead).indexOf(0x0a, filled)
+    filled += bytesRead
+    if (newline >= 0) return buffer.toString('utf8', 0, newline)
+  }
+}

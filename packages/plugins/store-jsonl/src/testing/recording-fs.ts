@@ -1,0 +1,82 @@
+// A real-file-system wrapper for the tests: records every call, and fails or holds the calls a
+// test picks. It is the only stand-in the tests use; all bytes go to real files.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { nodeFileSystem, type StoreFileHandle, type StoreFileSystem } from '../file-system.js'
+
+export type FsOp = 'open' | 'read' | 'readFile' | 'write' | 'datasync' | 'sync' | 'truncate' | 'stat' | 'close' | 'readdir' | 'mkdir' | 'unlink'
+
+export interface FsCall {
+  op: FsOp
+  path: string
+}
+
+export interface RecordingFs extends StoreFileSystem {
+  readonly calls: FsCall[]
+  /** Returns an errno code to make this call fail with it (a failing write writes half its bytes first). */
+  fail: (call: FsCall) => string | undefined
+  /** Returns a promise to hold this call until it settles. */
+  hold: (call: FsCall) => Promise<void> | undefined
+  /** Resolves at the next call that matches. */
+  next(match: (call: FsCall) => boolean): Promise<FsCall>
+  /** Calls of `op` so far. */
+  count(op: FsOp): number
+}
+
+export function recordingFs(base: StoreFileSystem = nodeFileSystem): RecordingFs {
+  const waiters: { match: (call: FsCall) => boolean; resolve: (call: FsCall) => void }[] = []
+  const fs: RecordingFs = {
+    calls: [],
+    fail: () => undefined,
+    hold: () => undefined,
+    next: (match) => new Promise((resolve) => waiters.push({ match, resolve })),
+    count: (op) => fs.calls.filter((call) => call.op === op).length,
+    open: async (path, flags, mode) => {
+      await enter({ op: 'open', path })
+      return wrap(await base.open(path, flags, mode), path)
+    },
+    readdir: async (path) => (await enter({ op: 'readdir', path }), base.readdir(path)),
+    mkdir: async (path, options) => (await enter({ op: 'mkdir', path }), base.mkdir(path, options)),
+    unlink: async (path) => (await enter({ op: 'unlink', path }), base.unlink(path)),
+  }
+
+  /** Records the call, then holds or fails it as the test asked. */
+  async function enter(call: FsCall, partialWrite?: () => Promise<unknown>): Promise<void> {
+    fs.calls.push(call)
+    for (const waiter of waiters.filter((w) => w.match(call))) {
+      waiters.splice(waiters.indexOf(waiter), 1)
+      waiter.resolve(call)
+    }
+    await fs.hold(call)
+    const code = fs.fail(call)
+    if (code === undefined) return
+    await partialWrite?.()
+    throw Object.assign(new Error(`${code}: injected failure, ${call.op} '${call.path}'`), { code, syscall: call.op, path: call.path })
+  }
+
+  function wrap(handle: StoreFileHandle, path: string): StoreFileHandle {
+    return {
+      write: async (buffer, offset, length, position) => {
+        // A real ENOSPC typically lands after part of the data: write half, then fail.
+        await enter({ op: 'write', path }, () => handle.write(buffer, offset, Math.floor(length / 2), position))
+        return handle.write(buffer, offset, length, position)
+      },
+      read: async (buffer, offset, length, position) => (await enter({ op: 'read', path }), handle.read(buffer, offset, length, position)),
+      readFile: async () => (await enter({ op: 'readFile', path }), handle.readFile()),
+      datasync: async () => (await enter({ op: 'datasync', path }), handle.datasync()),
+      sync: async () => (await enter({ op: 'sync', path }), handle.sync()),
+      truncate: async (length) => (await enter({ op: 'truncate', path }), handle.truncate(length)),
+      stat: async () => (await enter({ op: 'stat', path }), handle.stat()),
+      close: async () => (await enter({ op: 'close', path }), handle.close()),
+    }
+  }
+
+  return fs
+}
+
+/** A fresh temporary directory and its removal. */
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bosun-jsonl-'))
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}

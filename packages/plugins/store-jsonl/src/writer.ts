@@ -1,0 +1,277 @@
+import { BosunError, ErrorCodes } from '@bosun/core'
+import type { SessionEvent, SessionWriter } from '@bosun/core'
+import { errnoCode, type StoreFileHandle } from './file-system.js'
+import { eventLine } from './format.js'
+
+/** What a {@link JsonlWriter} starts from. */
+export interface JsonlWriterOptions {
+  id: string
+  file: string
+  /** The session file, open for writing. The writer owns it from now on. */
+  handle: StoreFileHandle
+  /** The file's length in bytes, all of it durable. */
+  size: number
+  /** Number of events in the file: the seq the first append must carry. */
+  length: number
+  batchWindowMs: number
+  /** Called once, after the handle is released. */
+  onClose: (writer: JsonlWriter) => void
+}
+
+/** One batch write; `observed` once a `flush()` awaits it, so that its failure reaches a caller. */
+interface Batch {
+  done: Promise<void>
+  observed: boolean
+}
+
+/**
+ * Write-behind for one session file. `append` serialises the event at once and queues the line;
+ * queued lines are written as one batch (one pwrite, one fdatasync) after `batchWindowMs`, or at
+ * once by `flush()`. At most one batch is in flight. A failed batch is rolled back (ftruncate +
+ * fdatasync to the last durable length), put back at the head of the queue, and its error goes to
+ * every `flush()` awaiting it — or, when only the timer wrote it, to the next `flush()`, which
+ * reports it without retrying; the flush after that retries. Before each batch the file's size
+ * is compared with what this writer last wrote: a difference means another writer appended, and
+ * the writer refuses for good with STALE_WRITER.
+ */
+export class JsonlWriter implements SessionWriter {
+  readonly #id: string
+  readonly #file: string
+  readonly #handle: StoreFileHandle
+  readonly #windowMs: number
+  readonly #onClose: (writer: JsonlWriter) => void
+  /** Bytes of the file this writer knows are durable. */
+  #size: number
+  /** Seq of the next append; also the number of events appended. */
+  #nextSeq: number
+  /** Number of events durable in the file. */
+  #durable: number
+  /** Lines appended and not yet durable, oldest first; one string, encoded once per batch. */
+  #queued = ''
+  #queuedCount = 0
+  #inFlight: Batch | undefined
+  #timer: ReturnType<typeof setTimeout> | undefined
+  /** A timer batch's failure that no flush awaited; the next flush reports it. */
+  #unreported: BosunError | undefined
+  /** Sticky: another writer appended to the file. */
+  #stale: BosunError | undefined
+  /** A rollback failed: bytes past `#size` may be in the file, to be cut before the next write. */
+  #dirty = false
+  #closed = false
+  #closing: Promise<void> | undefined
+
+  constructor(options: JsonlWriterOptions) {
+    this.#id = options.id
+    this.#file = options.file
+    this.#handle = options.handle
+    this.#size = options.size
+    this.#nextSeq = options.length
+    this.#durable = options.length
+    this.#windowMs = options.batchWindowMs
+    this.#onClose = options.onClose
+  }
+
+  /**
+   * Queues `event`; synchronous, never touches the disk. Throws STALE_WRITER if its seq does not
+   * follow the last one, and STORE once the writer is closed.
+   */
+  append(event: SessionEvent): void {
+    if (this.#closed) throw this.#closedError()
+    if (event.seq !== this.#nextSeq) {
+      throw new BosunError(
+        ErrorCodes.STALE_WRITER,
+        `Session "${this.#id}" (${this.#file}) expected seq ${this.#nextSeq} but an append brought seq ${event.seq}: another writer is using this session. Reopen it.`,
+        { details: { sessionId: this.#id, file: this.#file, expected: this.#nextSeq, seq: event.seq } },
+      )
+    }
+    if (!Number.isFinite(event.time)) {
+      throw new BosunError(ErrorCodes.STORE, `Session "${this.#id}": event ${event.seq} has a non-finite "time", which JSON cannot store.`)
+    }
+    // Serialised now: the line is fixed at append time whatever happens to the object later.
+    this.#queued += eventLine(event)
+    this.#queuedCount++
+    this.#nextSeq++
+    this.#schedule()
+  }
+
+  /** Resolves once every event appended before the call is durable; does not wait for the batch window. */
+  async flush(): Promise<void> {
+    if (this.#closed) throw this.#closedError()
+    const unreported = this.#unreported
+    if (unreported) {
+      this.#unreported = undefined
+      throw unreported
+    }
+    await this.#drain()
+  }
+
+  /**
+   * Flushes — retrying once if a batch fails, whether it was already in flight or failed on the
+   * timer — then releases the file. Rejects if events could still not be written: they are lost
+   * with this writer, and the error says how many.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
+    this.#closed = true
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    // A background failure is not reported here: close retries, and reports the retry's failure.
+    this.#unreported = undefined
+    let failure: unknown
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.#drain()
+        failure = undefined
+        break
+      } catch (error) {
+        failure = error
+        if (BosunError.is(error, ErrorCodes.STALE_WRITER)) break
+      }
+    }
+    try {
+      await this.#handle.close()
+    } catch (error) {
+      failure ??= ioError('close', this.#file, this.#id, error)
+    }
+    this.#onClose(this)
+    if (failure === undefined) return
+    const code = BosunError.is(failure) ? failure.code : ErrorCodes.STORE
+    throw new BosunError(
+      code,
+      this.#queuedCount > 0
+        ? `Session "${this.#id}" was closed with ${this.#queuedCount} event(s) not written to ${this.#file}: ${(failure as Error).message}`
+        : (failure as Error).message,
+      { cause: failure, details: { sessionId: this.#id, file: this.#file, lost: this.#queuedCount } },
+    )
+  }
+
+  async #drain(): Promise<void> {
+    const target = this.#nextSeq
+    while (this.#durable < target) {
+      const batch = this.#inFlight ?? this.#start()
+      batch.observed = true
+      await batch.done
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#inFlight || this.#closed || this.#unreported || this.#queuedCount === 0) return
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      if (!this.#inFlight && this.#queuedCount > 0) this.#start()
+    }, this.#windowMs)
+  }
+
+  #start(): Batch {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    const batch: Batch = { done: Promise.resolve(), observed: false }
+    batch.done = this.#write().then(
+      () => {
+        this.#inFlight = undefined
+        this.#schedule()
+      },
+      (error: BosunError) => {
+        this.#inFlight = undefined
+        if (!batch.observed) this.#unreported = error
+        throw error
+      },
+    )
+    // The failure is either awaited by a flush or kept in #unreported: never an unhandled rejection.
+    batch.done.catch(() => {})
+    this.#inFlight = batch
+    return batch
+  }
+
+  /** Writes everything queued as one batch; on failure, rolls back and puts the batch back in front. */
+  async #write(): Promise<void> {
+    const text = this.#queued
+    const count = this.#queuedCount
+    this.#queued = ''
+    this.#queuedCount = 0
+    const restore = () => {
+      this.#queued = text + this.#queued
+      this.#queuedCount += count
+    }
+    if (this.#stale) {
+      restore()
+      throw this.#stale
+    }
+    const bytes = Buffer.from(text, 'utf8')
+    let step = 'fstat'
+    let touched = false
+    try {
+      if (this.#dirty) {
+        step = 'ftruncate'
+        await this.#rollback()
+      } else {
+        const { size } = await this.#handle.stat()
+        if (size !== this.#size) throw (this.#stale = this.#staleError(size))
+      }
+      touched = true
+      step = 'write'
+      await writeFully(this.#handle, bytes, this.#size)
+      step = 'fdatasync'
+      await this.#handle.datasync()
+    } catch (error) {
+      restore()
+      if (error === this.#stale) throw error
+      const rolledBack = touched ? await this.#rollback().then(() => true, () => false) : !this.#dirty
+      throw ioError(step, this.#file, this.#id, error, count, rolledBack)
+    }
+    this.#size += bytes.length
+    this.#durable += count
+  }
+
+  /** Cuts the file back to its last durable length. `#dirty` stays set if that fails. */
+  async #rollback(): Promise<void> {
+    this.#dirty = true
+    await this.#handle.truncate(this.#size)
+    await this.#handle.datasync()
+    this.#dirty = false
+  }
+
+  #staleError(size: number): BosunError {
+    return new BosunError(
+      ErrorCodes.STALE_WRITER,
+      `Session "${this.#id}" changed under this writer: ${this.#file} is ${size} bytes, but this writer last left it at ${this.#size}. Another writer (process or store) is appending to it; nothing was written. Reopen the session.`,
+      { details: { sessionId: this.#id, file: this.#file, expectedSize: this.#size, size } },
+    )
+  }
+
+  #closedError(): BosunError {
+    return new BosunError(ErrorCodes.STORE, `Session "${this.#id}" (${this.#file}) is closed; open it again to write.`, {
+      details: { sessionId: this.#id, file: this.#file },
+    })
+  }
+}
+
+/** pwrite until every byte is written (a short write is legal); a write of 0 bytes is an error. */
+export async function writeFully(handle: StoreFileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  let offset = 0
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset)
+    if (!(bytesWritten > 0)) throw Object.assign(new Error('write() wrote no bytes'), { code: 'EIO' })
+    offset += bytesWritten
+  }
+}
+
+/** The STORE error for a failed file operation, naming the file and keeping the system error as `cause`. */
+export function ioError(step: string, file: string, id: string, cause: unknown, queued?: number, rolledBack?: boolean): BosunError {
+  const code = errnoCode(cause)
+  const reason = `${step} failed: ${(cause as Error)?.message ?? String(cause)}`
+  const state =
+    queued === undefined
+      ? ''
+      : rolledBack
+        ? ` The file is back at its last durable length; the ${queued} event(s) stay queued and the next flush() retries them.`
+        : ` Rolling the file back failed too; the ${queued} event(s) stay queued and the next flush() cuts the file back before retrying.`
+  return new BosunError(ErrorCodes.STORE, `Could not write session "${id}" to ${file}: ${reason}.${state}`, {
+    cause,
+    details: { sessionId: id, file, step, ...(code ? { errno: code } : {}) },
+  })
+}
