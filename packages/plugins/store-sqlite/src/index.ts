@@ -1,0 +1,22 @@
+import { resolve } from 'node:path'
+import { defineStore } from '@bosun/core'
+import { sqliteStoreOptionsSchema } from './options.js'
+import type { SqliteStoreOptions } from './options.js'
+import { sqliteStore } from './store.js'
+
+export { sqliteStore } from './store.js'
+export type { SqliteStore } from './store.js'
+export { DEFAULT_BATCH_WINDOW_MS, sqliteStoreOptionsSchema } from './options.js'
+export type { SqliteStoreOptions } from './options.js'
+export { SCHEMA_VERSION } from './schema.js'
+
+/**
+ * The store definition a config file names: `store: ['store-sqlite', { file: '.bosun/sessions.sqlite' }]`.
+ * Options are validated against {@link sqliteStoreOptionsSchema}; a relative `file` resolves from
+ * the config file's folder.
+ */
+export default defineStore<SqliteStoreOptions>({
+  name: 'store-sqlite',
+  schema: sqliteStoreOptionsSchema,
+  create: (options, { baseDir }) => sqliteStore({ ...options, file: resolve(baseDir, options.file) }),
+})

@@ -1,0 +1,337 @@
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { BosunError, createStore } from '@bosun/core'
+import type { SessionEvent } from '@bosun/core'
+import definition, { sqliteStore } from './index.js'
+import { SCHEMA_VERSION } from './schema.js'
+import { inspectSqliteStore, type SqliteStore } from './store.js'
+import { event, header, tempDatabase } from './testing/temp.js'
+
+let file: string
+let dir: string
+let cleanup: () => Promise<void>
+const open: SqliteStore[] = []
+
+/** A store on the test's file, closed after the test. */
+const make = (options: { batchWindowMs?: number } = {}) => {
+  const store = sqliteStore({ file, ...options })
+  open.push(store)
+  return store
+}
+/** A raw connection to the test's file, for inspecting and damaging it. */
+const raw = <T>(fn: (db: Database.Database) => T): T => {
+  const db = new Database(file)
+  try {
+    return fn(db)
+  } finally {
+    db.close()
+  }
+}
+const seqsIn = (session: string) =>
+  raw((db) => db.prepare('SELECT seq FROM events WHERE session_id = ? ORDER BY seq').pluck().all(session))
+const failure = async (promise: Promise<unknown>): Promise<BosunError> => {
+  try {
+    await promise
+  } catch (error) {
+    expect(BosunError.is(error)).toBe(true)
+    return error as BosunError
+  }
+  throw new Error('expected a rejection')
+}
+
+beforeEach(async () => {
+  ;({ dir, file, cleanup } = await tempDatabase())
+})
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close().catch(() => {})
+  await cleanup()
+})
+
+describe('sqlite store — database', () => {
+  it('uses WAL, synchronous=FULL and a busy timeout', async () => {
+    const store = make()
+    await store.list()
+    const db = inspectSqliteStore(store).connection()!.db
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(db.pragma('synchronous', { simple: true })).toBe(2)
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000)
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    // WAL is a property of the file: another connection sees it too.
+    expect(raw((other) => other.pragma('journal_mode', { simple: true }))).toBe('wal')
+  })
+
+  it('creates the file and its folder on first use, not before', async () => {
+    file = join(dir, 'nested', 'deeper', 'sessions.sqlite')
+    const store = make()
+    expect(store.file).toBe(file)
+    expect(existsSync(file)).toBe(false)
+    await (await store.create(header('a'))).writer.close()
+    expect(existsSync(file)).toBe(true)
+  })
+
+  it('refuses a database written by a newer layout, naming the file', async () => {
+    await (await make().create(header('a'))).writer.close()
+    raw((db) => db.pragma('user_version = 999'))
+    const store = make()
+    const error = await failure(store.list())
+    expect(error.code).toBe('UNSUPPORTED_LOG_VERSION')
+    expect(error.message).toContain(file)
+    expect(error.details).toMatchObject({ file, version: 999 })
+    await expect(store.open('a')).rejects.toSatisfy((e) => BosunError.is(e, 'UNSUPPORTED_LOG_VERSION'))
+    // Refused without being changed.
+    expect(raw((db) => db.pragma('user_version', { simple: true }))).toBe(999)
+  })
+
+  it('refuses a session whose header has a newer log format version', async () => {
+    await (await make().create(header('a'))).writer.close()
+    raw((db) => db.prepare(`UPDATE sessions SET header = json_set(header, '$.version', 999) WHERE id = 'a'`).run())
+    const error = await failure(make().open('a'))
+    expect(error.code).toBe('UNSUPPORTED_LOG_VERSION')
+    expect(error.message).toContain(file)
+    expect(error.message).toContain('"a"')
+    await expect(make().create(header('b', { version: 999 }))).rejects.toSatisfy((e) => BosunError.is(e, 'UNSUPPORTED_LOG_VERSION'))
+  })
+
+  it('reports a gap in the seqs as CORRUPT_LOG naming the file, the session and the seq', async () => {
+    const store = make()
+    const s = await store.create(header('gap'))
+    for (let i = 0; i < 5; i++) s.writer.append(event(i))
+    await s.writer.close()
+    raw((db) => db.prepare(`DELETE FROM events WHERE session_id = 'gap' AND seq = 2`).run())
+    const error = await failure(make().open('gap'))
+    expect(error.code).toBe('CORRUPT_LOG')
+    expect(error.message).toContain(file)
+    expect(error.message).toContain('"gap"')
+    expect(error.message).toContain('seq 2')
+    expect(error.details).toMatchObject({ file, session: 'gap', seq: 2 })
+  })
+
+  it('reports a missing first event and unparsable data as CORRUPT_LOG', async () => {
+    const s = await make().create(header('bad'))
+    for (let i = 0; i < 3; i++) s.writer.append(event(i))
+    await s.writer.close()
+    raw((db) => db.prepare(`UPDATE events SET data = '{"n":' WHERE session_id = 'bad' AND seq = 1`).run())
+    const unparsable = await failure(make().open('bad'))
+    expect(unparsable.code).toBe('CORRUPT_LOG')
+    expect(unparsable.details).toMatchObject({ file, session: 'bad', seq: 1 })
+    raw((db) => db.prepare(`DELETE FROM events WHERE session_id = 'bad' AND seq = 0`).run())
+    const missing = await failure(make().open('bad'))
+    expect(missing.code).toBe('CORRUPT_LOG')
+    expect(missing.details).toMatchObject({ file, session: 'bad', seq: 0 })
+  })
+
+  it('reports a file that is not a database as STORE naming the file', async () => {
+    writeFileSync(file, 'this is not a database, just some text that is long enough '.repeat(20))
+    const error = await failure(make().list())
+    expect(error.code).toBe('STORE')
+    expect(error.message).toContain(file)
+    expect(error.cause).toBeInstanceOf(Error)
+  })
+
+  it('lists sessions with their length', async () => {
+    const store = make()
+    const a = await store.create(header('a'), [event(0), event(1)])
+    a.writer.append(event(2))
+    await a.writer.close()
+    await (await store.create(header('b', { parent: 'a', createdAt: 5 }))).writer.close()
+    expect(await store.list()).toEqual([
+      { id: 'b', createdAt: 5, parent: 'a', length: 0 },
+      { id: 'a', createdAt: 1_700_000_000_000, length: 3 },
+    ])
+  })
+
+  it('refuses a seed that is not contiguous from 0, writing nothing', async () => {
+    const store = make()
+    await expect(store.create(header('s'), [event(1)])).rejects.toSatisfy((e) => BosunError.is(e, 'INVALID_ARGUMENT'))
+    expect(await store.open('s')).toBeUndefined()
+  })
+
+  it('refuses a duplicate id across two stores on the same file', async () => {
+    await (await make().create(header('dup'))).writer.close()
+    await expect(make().create(header('dup'))).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_EXISTS'))
+  })
+
+  it('keeps envelope fields other than seq, time, type and data (e.g. ignorable)', async () => {
+    const s = await make().create(header('x'))
+    const marked = Object.freeze({ ...event(0), ignorable: true }) as SessionEvent
+    s.writer.append(marked)
+    s.writer.append(event(1))
+    await s.writer.close()
+    const opened = await make().open('x')
+    expect(opened?.events).toEqual([marked, event(1)])
+    expect(JSON.stringify(opened?.events)).toBe(JSON.stringify([marked, event(1)]))
+  })
+
+  it('returns deep-frozen events', async () => {
+    const s = await make().create(header('f'))
+    s.writer.append(event(0, { nested: { list: [1, { deep: true }] } }))
+    await s.writer.close()
+    const opened = await make().open('f')
+    const read = opened!.events[0]!
+    expect(Object.isFrozen(read)).toBe(true)
+    expect(Object.isFrozen((read.data as { nested: { list: unknown[] } }).nested.list[1])).toBe(true)
+    expect(Object.isFrozen(opened!.header)).toBe(true)
+  })
+})
+
+describe('sqlite store — write-behind', () => {
+  it('commits N appends as one transaction on flush', async () => {
+    const store = make({ batchWindowMs: 60_000 })
+    const s = await store.create(header('batch'))
+    const stats = inspectSqliteStore(store).stats()!
+    for (let i = 0; i < 100; i++) s.writer.append(event(i))
+    expect(stats.commits).toBe(0)
+    expect(seqsIn('batch')).toEqual([])
+    await s.writer.flush()
+    expect(stats).toEqual({ commits: 1, rollbacks: 0, events: 100 })
+    expect(seqsIn('batch')).toEqual([...Array(100).keys()])
+    await s.writer.flush()
+    expect(stats.commits).toBe(1)
+    await s.writer.close()
+  })
+
+  it('writes behind after batchWindowMs without a flush, one transaction per window', async () => {
+    const store = make({ batchWindowMs: 5 })
+    const s = await store.create(header('timer'))
+    const stats = inspectSqliteStore(store).stats()!
+    s.writer.append(event(0))
+    s.writer.append(event(1))
+    s.writer.append(event(2))
+    await vi.waitFor(() => expect(seqsIn('timer')).toEqual([0, 1, 2]))
+    expect(stats.commits).toBe(1)
+    s.writer.append(event(3))
+    await vi.waitFor(() => expect(seqsIn('timer')).toEqual([0, 1, 2, 3]))
+    expect(stats.commits).toBe(2)
+    await s.writer.close()
+  })
+
+  it('batches appends of the same tick with batchWindowMs 0', async () => {
+    const store = make({ batchWindowMs: 0 })
+    const s = await store.create(header('zero'))
+    for (let i = 0; i < 10; i++) s.writer.append(event(i))
+    await vi.waitFor(() => expect(seqsIn('zero')).toHaveLength(10))
+    expect(inspectSqliteStore(store).stats()).toEqual({ commits: 1, rollbacks: 0, events: 10 })
+    await s.writer.close()
+  })
+
+  it('rolls back a failed batch, reports it to flush (STORE, naming the file, with the cause), keeps it queued and retries it', async () => {
+    const store = make({ batchWindowMs: 1 })
+    const s = await store.create(header('retry'))
+    s.writer.append(event(0))
+    await s.writer.flush()
+    raw((db) => db.exec(`
+      CREATE TABLE test_switch (fail INTEGER);
+      INSERT INTO test_switch VALUES (1);
+      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN (SELECT fail FROM test_switch) = 1
+      BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;
+    `))
+    const stats = inspectSqliteStore(store).stats()!
+    for (let i = 1; i <= 3; i++) s.writer.append(event(i))
+    const error = await failure(s.writer.flush())
+    expect(error.code).toBe('STORE')
+    expect(error.message).toContain(file)
+    expect(error.message).toContain('disk on fire')
+    expect((error.cause as Error).message).toContain('disk on fire')
+    expect(stats.rollbacks).toBe(1)
+    expect(seqsIn('retry')).toEqual([0])
+    // Later appends queue behind the failed batch; the timer does not retry on its own.
+    s.writer.append(event(4))
+    await new Promise((r) => setTimeout(r, 30))
+    expect(stats.rollbacks).toBe(1)
+    expect(seqsIn('retry')).toEqual([0])
+    await expect(s.writer.flush()).rejects.toSatisfy((e) => BosunError.is(e, 'STORE'))
+    raw((db) => db.exec('UPDATE test_switch SET fail = 0'))
+    await s.writer.flush()
+    expect(seqsIn('retry')).toEqual([0, 1, 2, 3, 4])
+    expect((await make().open('retry'))?.events).toEqual([0, 1, 2, 3, 4].map((i) => event(i)))
+    await s.writer.close()
+  })
+
+  it('refuses a stale writer across two stores with STALE_WRITER, leaving the database valid', async () => {
+    const one = make()
+    const two = make()
+    const a = await one.create(header('stale'))
+    a.writer.append(event(0))
+    await a.writer.flush()
+    const b = (await two.open('stale'))!
+    b.writer.append(event(1, { from: 'b' }))
+    await b.writer.flush()
+    a.writer.append(event(1, { from: 'a' }))
+    a.writer.append(event(2, { from: 'a' }))
+    const error = await failure(a.writer.flush())
+    expect(error.code).toBe('STALE_WRITER')
+    expect(error.message).toContain(file)
+    expect(error.details).toMatchObject({ session: 'stale', stored: 2, seq: 1 })
+    expect(inspectSqliteStore(one).stats()?.rollbacks).toBe(1)
+    // Still queued, still refused: nothing of a's view is written over b's.
+    await expect(a.writer.flush()).rejects.toSatisfy((e) => BosunError.is(e, 'STALE_WRITER'))
+    await expect(a.writer.close()).rejects.toSatisfy((e) => BosunError.is(e, 'STALE_WRITER'))
+    expect(() => a.writer.append(event(3))).toThrow(/closed/)
+    await b.writer.close()
+    expect(raw((db) => db.pragma('integrity_check', { simple: true }))).toBe('ok')
+    const opened = await make().open('stale')
+    expect(opened?.events.map((e) => e.data)).toEqual([{ n: 0 }, { from: 'b' }])
+  })
+
+  it('refuses an append whose seq does not follow the writer\'s own', async () => {
+    const s = await make().create(header('order'))
+    expect(() => s.writer.append(event(1))).toThrow(/expected an append with seq 0/)
+    s.writer.append(event(0))
+    expect(() => s.writer.append(event(0))).toThrow(BosunError)
+    await s.writer.close()
+  })
+
+  it('close() flushes every writer and closes the database; later use is refused', async () => {
+    const store = make({ batchWindowMs: 60_000 })
+    const s = await store.create(header('closing'))
+    for (let i = 0; i < 7; i++) s.writer.append(event(i))
+    await store.close()
+    expect(inspectSqliteStore(store).connection()).toBeUndefined()
+    expect(seqsIn('closing')).toEqual([...Array(7).keys()])
+    expect(() => s.writer.append(event(7))).toThrow(BosunError)
+    await expect(store.open('closing')).rejects.toSatisfy((e) => BosunError.is(e, 'STORE'))
+    await expect(store.list()).rejects.toSatisfy((e) => BosunError.is(e, 'STORE'))
+    await store.close()
+  })
+
+  it('interleaves writers of different sessions from two stores on one file', async () => {
+    const one = make({ batchWindowMs: 0 })
+    const two = make({ batchWindowMs: 0 })
+    const a = await one.create(header('a'))
+    const b = await two.create(header('b'))
+    for (let i = 0; i < 20; i++) {
+      a.writer.append(event(i))
+      b.writer.append(event(i))
+      if (i % 3 === 0) await Promise.all([a.writer.flush(), b.writer.flush()])
+    }
+    await Promise.all([a.writer.close(), b.writer.close()])
+    expect(seqsIn('a')).toEqual([...Array(20).keys()])
+    expect(seqsIn('b')).toEqual([...Array(20).keys()])
+  })
+})
+
+describe('sqlite store — options and definition', () => {
+  it('validates options from code', () => {
+    expect(() => sqliteStore({ file: '' })).toThrow(/"file"/)
+    expect(() => sqliteStore({ file: 'x', batchWindowMs: -1 })).toThrow(/batchWindowMs/)
+    expect(() => sqliteStore({ file: 'x', batchWindowMs: 1.5 })).toThrow(/batchWindowMs/)
+    expect(() => sqliteStore(undefined as never)).toThrow(BosunError)
+  })
+
+  it('is a store definition whose relative file resolves from the config folder', async () => {
+    expect(definition).toMatchObject({ kind: 'bosun-store', name: 'store-sqlite' })
+    const store = (await createStore(definition, { file: '.bosun/sessions.sqlite', batchWindowMs: 0 }, { baseDir: dir })) as SqliteStore
+    open.push(store)
+    expect(store.file).toBe(join(dir, '.bosun', 'sessions.sqlite'))
+    await (await store.create(header('cfg'))).writer.close()
+    expect(existsSync(join(dir, '.bosun', 'sessions.sqlite'))).toBe(true)
+  })
+
+  it('refuses options that do not match the schema', async () => {
+    for (const options of [{}, { file: 1 }, { file: 'a', extra: true }, { file: 'a', batchWindowMs: -1 }, { file: 'a', batchWindowMs: 0.5 }]) {
+      await expect(createStore(definition, options, { baseDir: dir })).rejects.toSatisfy((e) => BosunError.is(e, 'PLUGIN_OPTIONS_INVALID'))
+    }
+  })
+})

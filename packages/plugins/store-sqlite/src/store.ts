@@ -1,0 +1,128 @@
+import { resolve } from 'node:path'
+import { BosunError, ErrorCodes, assertSessionId, invalidArgument } from '@bosun/core'
+import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
+import { checkHeader, decodeEvent, decodeHeader, encodeEvent } from './codec.js'
+import { openDatabase, type Connection, type ConnectionStats } from './database.js'
+import { storeError } from './errors.js'
+import { checkOptions, type SqliteStoreOptions } from './options.js'
+import { SqliteWriter } from './writer.js'
+
+/** A {@link Store} kept in one SQLite database file. */
+export interface SqliteStore extends Store {
+  readonly name: 'sqlite'
+  /** The database file, as an absolute path. */
+  readonly file: string
+}
+
+/** @internal What tests may inspect: the open connection (if any) and its counters. */
+export interface SqliteStoreInternals {
+  connection(): Connection | undefined
+  stats(): ConnectionStats | undefined
+}
+
+const internals = new WeakMap<Store, SqliteStoreInternals>()
+
+/** @internal For tests: the connection and counters behind a store made by {@link sqliteStore}. */
+export function inspectSqliteStore(store: Store): SqliteStoreInternals {
+  const found = internals.get(store)
+  if (!found) throw invalidArgument('inspectSqliteStore(): not a store made by sqliteStore().')
+  return found
+}
+
+/**
+ * A session store in one SQLite database file (WAL, `synchronous=FULL`): a `sessions` table of
+ * headers and an `events` table keyed by `(session_id, seq)`. Appends are written behind in
+ * batches, one transaction per batch; `await writer.flush()` resolves once the batch is committed.
+ * The file (and its folder) is created on first use. Several stores, in one process or several,
+ * may share the file; a writer whose view of a session is stale is refused with STALE_WRITER.
+ *
+ * @example
+ * const store = sqliteStore({ file: '.bosun/sessions.sqlite' })
+ * const agent = await createAgent({ model, store, sessionId: 'main' })
+ */
+export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const { batchWindowMs } = checkOptions(options)
+  const file = resolve(options.file)
+  let connection: Connection | undefined
+  let closed = false
+  const writers = new Set<SqliteWriter>()
+
+  const open = (): Connection => {
+    if (closed) throw new BosunError(ErrorCodes.STORE, `SQLite store ${file} is closed.`, { details: { file } })
+    connection ??= openDatabase(file)
+    return connection
+  }
+  const writerFor = (c: Connection, session: string, length: number): SqliteWriter => {
+    const writer = new SqliteWriter(c, session, length, batchWindowMs, (w) => writers.delete(w))
+    writers.add(writer)
+    return writer
+  }
+
+  const store: SqliteStore = {
+    name: 'sqlite',
+    file,
+
+    async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<StoredSession> {
+      if (typeof header !== 'object' || header === null) throw invalidArgument('create(header): header must be an object.')
+      assertSessionId(header.id)
+      checkHeader(header, file)
+      if (!Array.isArray(seed)) throw invalidArgument(`create(): the seed of session "${header.id}" must be an array of events.`)
+      const rows = seed.map((event, index) => {
+        if (event?.seq !== index) {
+          throw invalidArgument(`create(): seed event ${index} of session "${header.id}" has seq ${String(event?.seq)}; seeds are contiguous from 0.`)
+        }
+        return encodeEvent(event, header.id)
+      })
+      const c = open()
+      const stored: SessionHeader = Object.freeze({ ...header })
+      try {
+        c.createSession(stored, rows)
+      } catch (error) {
+        throw storeError(file, `create session "${header.id}"`, error, {})
+      }
+      return { header: stored, events: [...seed], writer: writerFor(c, header.id, seed.length) }
+    },
+
+    async open(id: string): Promise<StoredSession | undefined> {
+      assertSessionId(id)
+      const c = open()
+      let loaded: ReturnType<Connection['loadSession']>
+      try {
+        loaded = c.loadSession(id)
+      } catch (error) {
+        throw storeError(file, `read session "${id}"`, error)
+      }
+      if (loaded === undefined) return undefined
+      const header = decodeHeader(loaded.header, file, id)
+      const events = loaded.rows.map((row, index) => decodeEvent(row, index, file, id))
+      return { header, events, writer: writerFor(c, id, events.length) }
+    },
+
+    async list(): Promise<SessionSummary[]> {
+      const c = open()
+      try {
+        return c.listSessions().map(({ id, createdAt, parent, length }) => (parent === null ? { id, createdAt, length } : { id, createdAt, parent, length }))
+      } catch (error) {
+        throw storeError(file, 'list the sessions', error)
+      }
+    },
+
+    async close(): Promise<void> {
+      if (closed) return
+      closed = true
+      const failures: unknown[] = []
+      for (const writer of [...writers]) await writer.close().catch((error: unknown) => failures.push(error))
+      connection?.close()
+      connection = undefined
+      if (failures.length === 1) throw failures[0]
+      if (failures.length > 1) {
+        throw new BosunError(ErrorCodes.STORE, `SQLite store ${file}: ${failures.length} sessions could not write their last events before closing.`, {
+          cause: new AggregateError(failures),
+          details: { file },
+        })
+      }
+    },
+  }
+  internals.set(store, { connection: () => connection, stats: () => connection?.stats })
+  return store
+}

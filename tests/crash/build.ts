@@ -1,0 +1,19 @@
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/** The workers import the built packages: build them (incremental, so quick when current). */
+export function buildOnce(): void {
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-b', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  })
+}
+
+/** Kills per store: 100 by default (200 in all, as CI runs); `pnpm test:crash --kills N` raises it. */
+export function killsFromEnv(): number {
+  const kills = Number(process.env.BOSUN_CRASH_KILLS ?? 100)
+  if (!Number.isSafeInteger(kills) || kills < 1) throw new Error(`BOSUN_CRASH_KILLS must be a positive integer, got ${process.env.BOSUN_CRASH_KILLS}`)
+  return kills
+}
