@@ -39,7 +39,7 @@ export const ErrorCodes = {
   STORE: 'STORE',
   /** A session id is not acceptable (empty, separators, traversal, too long). */
   INVALID_SESSION_ID: 'INVALID_SESSION_ID',
-  /** A stored log is damaged before its last committed turn (not just a torn tail); names the file and line. */
+  /** A stored log is damaged (not just a torn tail); the message names the file and the position (line or seq). */
   CORRUPT_LOG: 'CORRUPT_LOG',
   /** A stored log was written by a newer format version than this build reads. */
   UNSUPPORTED_LOG_VERSION: 'UNSUPPORTED_LOG_VERSION',

@@ -4,18 +4,33 @@ import type { SessionEvent, SessionHeader } from '../session/events.js'
  * The write side of one open session. `append` is synchronous and only enqueues; the store
  * writes behind in batches. `flush` resolves once everything appended before it is durable, and
  * rejects with the write error otherwise (the failed batch stays queued, in order, for a retry).
+ *
+ * Rules every store follows (the contract suite checks them):
+ * - `append` receives events with `seq` following the stored log by one. An event whose `seq`
+ *   does not follow — another writer appended meanwhile — is refused with `STALE_WRITER`, thrown
+ *   from `append` or reported by the next `flush`, and nothing of it is stored.
+ * - A store keeps every own field of the event envelope (`seq`, `time`, `type`, `data` and
+ *   optional fields such as `ignorable`) and gives them back unchanged from `open`.
+ * - A failed write never leaves a partial event behind: the stored log is always a prefix of
+ *   what was appended.
  */
 export interface SessionWriter {
   append(event: SessionEvent): void
   flush(): Promise<void>
-  /** Flushes, then releases the session (file handles, leases). */
+  /**
+   * Flushes, then releases the session (file handles, leases). Releases even when the final
+   * flush fails, and then rejects with that error.
+   */
   close(): Promise<void>
 }
 
-/** A stored session as `open` returns it. */
+/** A stored session as `open` and `create` return it. */
 export interface StoredSession {
   header: SessionHeader
-  /** Every event, `seq` contiguous from 0. */
+  /**
+   * Every event, `seq` contiguous from 0, deep-frozen. A fresh array that the caller owns: a
+   * `Session` takes it over and pushes new events to it.
+   */
   events: SessionEvent[]
   writer: SessionWriter
 }
@@ -35,9 +50,17 @@ export interface SessionSummary {
 export interface Store {
   /** Short name for messages, e.g. `memory`, `jsonl`. */
   readonly name: string
-  /** Creates a session with `header` and optional seed events; fails with SESSION_EXISTS if the id is taken. */
+  /**
+   * Creates a session with `header` and optional seed events (`seq` contiguous from 0, as a fork
+   * makes them), durably before it resolves. Fails with SESSION_EXISTS if the id is taken and
+   * INVALID_SESSION_ID for an id that `assertSessionId` refuses.
+   */
   create(header: SessionHeader, seed?: readonly SessionEvent[]): Promise<StoredSession>
-  /** Opens a stored session, or resolves `undefined` if there is none with this id. */
+  /**
+   * Opens a stored session, or resolves `undefined` if there is none with this id. Cuts a torn
+   * tail (an incomplete last write) and refuses damage before it (CORRUPT_LOG) and a log of a
+   * newer format version (UNSUPPORTED_LOG_VERSION), naming the file.
+   */
   open(id: string): Promise<StoredSession | undefined>
   list(): Promise<SessionSummary[]>
   /** Flushes and releases everything. */
