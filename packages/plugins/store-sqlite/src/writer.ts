@@ -46,7 +46,7 @@ export class SqliteWriter implements SessionWriter {
     }
     if (event?.seq !== this.#next) {
       throw new BosunError(
-        ErrorCodes.STORE,
+        ErrorCodes.STALE_WRITER,
         `SQLite store ${this.#connection.file}: session "${this.#session}" expected an append with seq ${this.#next}, got ${String(event?.seq)}: events must be appended in order, without gaps.`,
         { details: { file: this.#connection.file, session: this.#session, expected: this.#next } },
       )
