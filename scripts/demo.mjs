@@ -1,7 +1,8 @@
-// The offline demo: a Bosun agent on the scripted model with the in-memory store, showing a
-// follow-up queue, a tool call, a steer and the event log. Run with `npm run quickstart`.
+// The offline demo: a Bosun agent on the scripted model with a JSONL store under .bosun/, showing
+// a follow-up queue, a tool call, the event log, and a resume from disk. Run with `npm run quickstart`.
 import { createAgent, formatTimeline } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
 
 const clock = {
   name: 'clock',
@@ -18,7 +19,9 @@ const model = scripted({
   ],
 })
 
-const agent = await createAgent({ model, system: 'You are a demo.', tools: [clock] })
+const store = jsonlStore({ dir: '.bosun/sessions' })
+const sessionId = `demo-${Date.now()}`
+const agent = await createAgent({ model, store, sessionId, system: 'You are a demo.', tools: [clock] })
 agent.hooks.event.tap('demo', (event) => {
   if (event.type === 'assistant/chunk' && event.data.chunk.type === 'text-delta') process.stdout.write(event.data.chunk.text)
   if (event.type === 'assistant/message') process.stdout.write('\n')
@@ -34,3 +37,9 @@ await agent.whenIdle()
 console.log('\n── the event log (bosun log style)\n')
 console.log(formatTimeline(agent.session.events, { requests: false }))
 await agent.close()
+
+// The session is on disk: a new agent resumes it, with the turn counter and the history restored.
+const resumed = await createAgent({ model: scripted(), store, sessionId })
+console.log(`\n── resumed ${sessionId} from .bosun/sessions/${sessionId}.jsonl: ${resumed.session.length} events, last turn ${resumed.turn}, ${resumed.surface.messages.length} messages of history`)
+await resumed.close()
+await store.close()
