@@ -217,7 +217,7 @@ describe('foldConsumedWork over agent logs', () => {
       splice next-step @0 +["aside"]
       splice next-step @0 -1 canceled
       splice next-turn @0 -2 canceled
-      tool/result wait "The turn was aborted while this tool was running; it may or …" error
+      tool/result wait "done"
       step/end 1.1 aborted
       turn/end 1 aborted (canceled)"
     `)

@@ -176,25 +176,29 @@ export class Agent {
   #startDriver(): void {
     this.#phase = 'running'
     this.#setStatus('running')
-    // The phase is reserved synchronously; the driver starts on a microtask, so no hook runs
-    // inside the caller's followup()/steer() and a burst of sends is queued before the first claim.
+    // The phase and its AbortController are reserved synchronously, so an abort() right after the
+    // waking send reaches them; the driver starts on a microtask, so no hook runs inside the
+    // caller's followup()/steer() and a burst of sends is queued before the first claim.
+    this.#turnController = new AbortController()
     queueMicrotask(() => void this.#drive())
   }
 
   async #drive(): Promise<void> {
     try {
-      while (this.rt.inbox.hasPending) {
-        this.#wakeRequested = false
-        const controller = new AbortController()
-        this.#turnController = controller
-        const turn = ++this.#lastTurn
-        const outcome = await runTurn(this.rt, turn, controller.signal)
-        if (this.#closed) break
-        if (controller.signal.aborted || outcome.crashed) {
-          // Input queued before the abort is parked; only a wake after it continues.
-          if (this.#wakeRequested) continue
-          break
+      let controller = this.#turnController ?? new AbortController()
+      while (this.rt.inbox.hasPending && !this.#closed) {
+        if (controller.signal.aborted) {
+          // Aborted before this turn opened (right after the wake, or the previous turn was
+          // aborted): queued input is parked unless a waking send arrived after the abort.
+          if (!this.#wakeRequested) break
+          controller = new AbortController()
         }
+        this.#wakeRequested = false
+        this.#turnController = controller
+        const outcome = await runTurn(this.rt, ++this.#lastTurn, controller.signal)
+        // A crash (a hook or the store threw) stops the driver: input stays parked (seed 003 §8).
+        if (outcome.crashed && !controller.signal.aborted && !this.#wakeRequested) break
+        if (!controller.signal.aborted) controller = new AbortController()
       }
     } catch (error) {
       this.rt.session.reportError(error, 'agent driver')

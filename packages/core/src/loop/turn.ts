@@ -2,7 +2,7 @@ import { BosunError, ErrorCodes, serializeError } from '../errors.js'
 import type { PreStepDecision } from '../hooks.js'
 import { toFrozenJson, type JsonValue } from '../json.js'
 import type { TurnEndReason } from '../session/events.js'
-import { toUserMessage, type UserMessage } from '../session/messages.js'
+import { createUserMessage, toUserMessage, type UserMessage } from '../session/messages.js'
 import { runToolCalls } from '../tools/runner.js'
 import { callModel } from './model-call.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
@@ -53,6 +53,10 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     const scope: StepScope = { turn, step, signal }
     const claimed = rt.inbox.claim(step === 1 ? 'next-turn' : 'next-step', turn)
     if (step === 1 && claimed.length === 0) return { kind: 'completed' } // a listener emptied the inbox
+    // The first pre-step checkpoint (seed 003 §14): the enqueue, turn/start and the claim are made
+    // durable before any plugin runs, so a crash during a long pre-step (a rate-limit delay) still
+    // finds the claim in the log and recovery re-queues the message.
+    if (step === 1) await rt.session.flush()
     const system = typeof rt.system === 'function' ? await rt.system({ turn, step, session: rt.session }) : rt.system
     if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
     const decision = checkDecision(
@@ -80,7 +84,11 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
         maxParallel: rt.maxParallelTools,
       })
       for (const result of tools.results) {
-        if (result.additionalContexts.length > 0) rt.inbox.splice('next-step', Infinity, 0, result.additionalContexts)
+        if (result.additionalContexts.length === 0) continue
+        // Text a tool adds is context from that tool, not something the user said.
+        const source = { kind: 'tool', tool: result.name, callId: result.callId }
+        const contexts = result.additionalContexts.map((context) => (typeof context === 'string' ? createUserMessage(context, { source }) : context))
+        rt.inbox.splice('next-step', Infinity, 0, contexts)
       }
       const finish = signal.aborted ? 'aborted' : 'tool-calls'
       rt.session.append('step/end', { turn, step, finish })

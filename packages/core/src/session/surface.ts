@@ -9,8 +9,6 @@ import type { Session } from './session.js'
  */
 export class Surface {
   readonly #messages: ModelMessage[] = []
-  /** Tool names by call id, for results (providers such as Gemini want the name back). */
-  readonly #toolNames = new Map<string, string>()
 
   /** Builds the surface from the whole log (seed included) and keeps it current. */
   static attach(session: Session): Surface {
@@ -37,15 +35,10 @@ export class Surface {
         this.#messages.push(message)
         break
       }
-      case 'tool/call': {
-        const call = event.data as BosunEventMap['tool/call']
-        this.#toolNames.set(call.callId, call.name)
-        break
-      }
       case 'tool/result': {
         const result = event.data as BosunEventMap['tool/result']
-        const name = this.#toolNames.get(result.callId) ?? ''
-        this.#toolNames.delete(result.callId)
+        // `name` travels on the result: a call that never started has no tool/call to take it from.
+        const name = result.name
         this.#messages.push(
           Object.freeze({
             role: 'tool',
@@ -57,9 +50,6 @@ export class Surface {
         )
         break
       }
-      case 'turn/end':
-        this.#toolNames.clear()
-        break
     }
   }
 }

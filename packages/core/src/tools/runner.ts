@@ -24,6 +24,9 @@ export interface ToolRunOutcome {
   concludes: boolean
 }
 
+/** How long a running tool may take to settle after the turn is aborted before it is abandoned. */
+export const ABORT_GRACE_MS = 200
+
 const NOT_STARTED = 'The tool call was not started because the turn was aborted.'
 const ABANDONED = 'The turn was aborted while this tool was running; it may or may not have taken effect. Verify before repeating it.'
 
@@ -84,8 +87,10 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
     void task.finally(() => running.delete(task))
     if (exclusive) await Promise.race([task, abortion(ctx.signal)])
   }
-  // Wait for every call — but not for a call that ignores the abort signal: it is recorded as abandoned.
+  // Wait for every call. After an abort, a call that honours its signal settles promptly and keeps
+  // its real result; one that ignores it for longer than the grace period is recorded as abandoned.
   await Promise.race([Promise.all(running), abortion(ctx.signal)])
+  if (ctx.signal.aborted && running.size > 0) await Promise.race([Promise.all(running), delay(ABORT_GRACE_MS)])
   for (let index = 0; index < calls.length; index++) {
     if (settled[index] === undefined) settle(index, errorResult(calls[index]!, ABANDONED))
   }
@@ -128,6 +133,10 @@ function result(call: ToolCallBlock, content: ContentBlock[], isError: boolean, 
 
 function errorResult(call: ToolCallBlock, message: string): ToolResult {
   return result(call, [{ type: 'text', text: message }], true, [], false)
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.())
 }
 
 function abortion(signal: AbortSignal): Promise<void> {
