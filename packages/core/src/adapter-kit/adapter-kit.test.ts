@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { BosunError } from '../errors.js'
+import { modelErrorFromResponse, parseDuration, retryAfterMs, withIdleTimeout } from './index.js'
+
+const h = (init: Record<string, string>) => new Headers(init)
+
+describe('retryAfterMs', () => {
+  it('reads retry-after-ms first, then retry-after seconds or date, then reset headers', () => {
+    expect(retryAfterMs(h({ 'retry-after-ms': '1500', 'retry-after': '9' }))).toBe(1500)
+    expect(retryAfterMs(h({ 'retry-after': '2' }))).toBe(2000)
+    expect(retryAfterMs(h({ 'retry-after': 'Wed, 21 Oct 2015 07:28:05 GMT' }), Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(5000)
+    expect(retryAfterMs(h({ 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-reset-tokens': '6m0s' }))).toBe(360_000)
+    expect(retryAfterMs(h({ 'anthropic-ratelimit-requests-reset': '2026-01-01T00:00:03Z' }), Date.parse('2026-01-01T00:00:00Z'))).toBe(3000)
+    expect(retryAfterMs(h({}))).toBeUndefined()
+    expect(retryAfterMs(h({ 'retry-after': 'soon' }))).toBeUndefined()
+  })
+
+  it('parses Go-style durations and refuses anything else', () => {
+    expect(parseDuration('20ms')).toBe(20)
+    expect(parseDuration('1h2m3.5s')).toBe(3_723_500)
+    expect(parseDuration('0.5s')).toBe(500)
+    expect(parseDuration('5 minutes')).toBeUndefined()
+  })
+})
+
+describe('modelErrorFromResponse', () => {
+  it('types the error by status and body, keeps the provider message and the wait', () => {
+    const limited = modelErrorFromResponse('OpenAI', 429, h({ 'retry-after': '3' }), '{"error":{"message":"Rate limit reached"}}')
+    expect([limited.code, limited.status, limited.retryable, limited.retryAfterMs, limited.message]).toEqual([
+      'RATE_LIMIT', 429, true, 3000, 'OpenAI answered HTTP 429: Rate limit reached',
+    ])
+    const auth = modelErrorFromResponse('Anthropic', 401, h({}), '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}')
+    expect([auth.code, auth.retryable]).toEqual(['AUTH', false])
+    expect(auth.message).toContain('apiKeyEnv')
+    const long = modelErrorFromResponse('DeepSeek', 400, h({}), '{"error":{"message":"This model\'s maximum context length is 65536 tokens"}}')
+    expect(long.code).toBe('CONTEXT_WINDOW_EXCEEDED')
+    expect(modelErrorFromResponse('vLLM', 503, h({}), '<html>Service Unavailable</html>').code).toBe('SERVER')
+    expect(BosunError.is(long, 'CONTEXT_WINDOW_EXCEEDED')).toBe(true)
+  })
+})
+
+describe('withIdleTimeout', () => {
+  it('passes items through and fails a stalled source with TIMEOUT', async () => {
+    async function* stalls() {
+      yield 1
+      await new Promise(() => {})
+    }
+    const seen: number[] = []
+    const error = await (async () => {
+      for await (const item of withIdleTimeout(stalls(), 30, 'The test server')) seen.push(item)
+    })().catch((e: unknown) => e)
+    expect(seen).toEqual([1])
+    expect(BosunError.is(error, 'TIMEOUT')).toBe(true)
+    expect((error as Error).message).toBe('The test server sent nothing for 30 ms; the connection looks stalled.')
+  })
+})

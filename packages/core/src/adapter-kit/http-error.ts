@@ -1,0 +1,45 @@
+import { ModelError, type ModelErrorCode } from '../model.js'
+import { retryAfterMs } from './retry-after.js'
+
+const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
+
+/**
+ * Maps a failed HTTP response of a provider to a typed {@link ModelError}: the code from the
+ * status (and the body, for context-window errors that arrive as 400), the provider's own message,
+ * `retryAfterMs` from the headers. The message never includes request headers, so no API key.
+ */
+export function modelErrorFromResponse(provider: string, status: number, headers: Headers, body: string): ModelError {
+  let code: ModelErrorCode = ModelError.codeForStatus(status)
+  const detail = providerMessage(body)
+  if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+  const wait = retryAfterMs(headers)
+  return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${hint(code)}`, {
+    status,
+    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+  })
+}
+
+/** The `error.message` of a JSON error body (OpenAI and Anthropic shapes), else a trimmed excerpt. */
+export function providerMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
+    if (typeof parsed.error === 'string') return parsed.error
+    if (typeof parsed.error?.message === 'string') return parsed.error.message
+    if (typeof parsed.message === 'string') return parsed.message
+  } catch {
+    // not JSON: fall through to the excerpt
+  }
+  const text = body.replace(/\s+/g, ' ').trim()
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text
+}
+
+function hint(code: ModelErrorCode): string {
+  switch (code) {
+    case 'AUTH':
+      return ' (check that the environment variable named by apiKeyEnv holds a valid key)'
+    case 'CONTEXT_WINDOW_EXCEEDED':
+      return ' (the conversation is longer than the model accepts: compact it or start a new session)'
+    default:
+      return ''
+  }
+}
