@@ -49,7 +49,14 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The "llm/stream" hook must return an async iterable of chunks.')
   }
 
-  const assembler = new BlockAssembler(`call_${turn}_${step}`)
+  let assembler = new BlockAssembler(`call_${turn}_${step}`)
+  // A retry plugin logs `llm/retry` before it sends the request again: what the failed attempt
+  // streamed stays in the log as chunks but never reaches the assembled message.
+  const stopWatchingRetries = rt.session.subscribe((event) => {
+    if (event.type !== 'llm/retry') return
+    const retry = event.data as { turn: number; step: number }
+    if (retry.turn === turn && retry.step === step) assembler = new BlockAssembler(`call_${turn}_${step}`)
+  })
   let failure: unknown
   try {
     for await (const chunk of abortable(stream, signal)) {
@@ -58,6 +65,8 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     }
   } catch (error) {
     failure = error
+  } finally {
+    stopWatchingRetries()
   }
 
   if (signal.aborted) return finalise(rt, scope, assembler, 'aborted')

@@ -43,8 +43,13 @@ export interface BosunEventMap {
   'agent/pre-step/rejected': { turn: number; by: string; metadata: JsonValue }
   'request/header': RequestHeader
   'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: SerializedError }
+  /** A compaction began (`reason`: e.g. `threshold`, `context-window`, `manual`). */
   'compaction/start': { reason: string; [key: string]: JsonValue }
-  'compaction/summary': { summary: string; [key: string]: JsonValue }
+  /**
+   * The surface replaces every message that came from an event with `seq < firstKeptSeq` by one
+   * user message holding `summary` (source `compaction`). The log keeps everything.
+   */
+  'compaction/summary': { summary: string; firstKeptSeq: number; [key: string]: JsonValue }
   'compaction/end': { [key: string]: JsonValue }
   'session/end-seed': Record<string, never>
 }

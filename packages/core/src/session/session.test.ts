@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { BosunError } from '../errors.js'
+import { thrown } from '../testing/errors.js'
 import { msg } from '../testing/harness.js'
 import type { SessionWriter } from '../store/types.js'
 import type { SessionEvent } from './events.js'
@@ -10,16 +10,6 @@ import { formatTimeline } from './timeline.js'
 function clock(start = 1000) {
   let t = start
   return () => t++
-}
-
-function thrown(fn: () => unknown): BosunError {
-  try {
-    fn()
-  } catch (error) {
-    if (BosunError.is(error)) return error
-    throw error
-  }
-  throw new Error('expected the call to throw a BosunError')
 }
 
 const header = { id: 's', version: 1, createdAt: 0 }

@@ -8,7 +8,9 @@ import type { Session } from './session.js'
  * append-only and is handed to the model request without a copy.
  */
 export class Surface {
-  readonly #messages: ModelMessage[] = []
+  #messages: ModelMessage[] = []
+  /** The seq of the event each message came from (parallel to #messages), for compaction. */
+  #seqs: number[] = []
 
   /** Builds the surface from the whole log (seed included) and keeps it current. */
   static attach(session: Session): Surface {
@@ -22,24 +24,46 @@ export class Surface {
     return this.#messages
   }
 
+  #push(message: ModelMessage, seq: number): void {
+    this.#messages.push(message)
+    this.#seqs.push(seq)
+  }
+
+  /**
+   * Replaces the messages of events before `firstKeptSeq` with one summary message. A new array
+   * (not an in-place change): a request that holds the old one keeps a consistent view. O(n),
+   * but only at a compaction.
+   */
+  #compact(summary: string, firstKeptSeq: number, seq: number): void {
+    let keep = 0
+    while (keep < this.#seqs.length && this.#seqs[keep]! < firstKeptSeq) keep++
+    const message: ModelMessage = Object.freeze({
+      role: 'user',
+      id: `compaction-${seq}`,
+      content: Object.freeze([Object.freeze({ type: 'text' as const, text: summary })]),
+    })
+    this.#messages = [message, ...this.#messages.slice(keep)]
+    this.#seqs = [seq, ...this.#seqs.slice(keep)]
+  }
+
   apply(event: SessionEvent): void {
     switch (event.type) {
       case 'user/message': {
         const message = event.data as BosunEventMap['user/message']
-        this.#messages.push(Object.freeze({ role: 'user', id: message.id, content: message.content }))
+        this.#push(Object.freeze({ role: 'user', id: message.id, content: message.content }), event.seq)
         break
       }
       case 'assistant/message': {
         const { message } = event.data as BosunEventMap['assistant/message']
         if (message.content.length === 0) break
-        this.#messages.push(message)
+        this.#push(message, event.seq)
         break
       }
       case 'tool/result': {
         const result = event.data as BosunEventMap['tool/result']
         // `name` travels on the result: a call that never started has no tool/call to take it from.
         const name = result.name
-        this.#messages.push(
+        this.#push(
           Object.freeze({
             role: 'tool',
             callId: result.callId,
@@ -47,7 +71,13 @@ export class Surface {
             content: result.content,
             ...(result.isError ? { isError: true } : {}),
           }),
+          event.seq,
         )
+        break
+      }
+      case 'compaction/summary': {
+        const { summary, firstKeptSeq } = event.data as BosunEventMap['compaction/summary']
+        if (typeof summary === 'string' && Number.isSafeInteger(firstKeptSeq)) this.#compact(summary, firstKeptSeq, event.seq)
         break
       }
     }

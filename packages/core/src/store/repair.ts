@@ -69,6 +69,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
         chunks = []
         break
       case 'request/header':
+      case 'llm/retry':
         chunks = []
         break
       case 'assistant/chunk':
