@@ -9,7 +9,7 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: ['bosun-source'] } },
   test: {
     include: ['packages/**/*.test.ts', 'tests/**/*.test.ts'],
-    benchmark: { include: ['packages/**/*.bench.ts'] },
+    benchmark: { include: ['packages/**/*.bench.ts', 'tests/**/*.bench.ts'] },
     testTimeout: 20_000,
   },
 })

@@ -51,6 +51,13 @@ export const ErrorCodes = {
   SESSION_EXISTS: 'SESSION_EXISTS',
   /** A model adapter emitted a chunk of an unknown shape. */
   MALFORMED_CHUNK: 'MALFORMED_CHUNK',
+  /**
+   * A config file (or a config given in code) cannot be used: it does not parse, breaks the schema,
+   * names a plugin, adapter, store or tool that cannot be found or loaded, gives options its
+   * schema refuses, holds a literal secret or names an unset environment variable. The message
+   * lists every problem with its JSON path; `details.problems` holds them as `{ path, plugin?, message }`.
+   */
+  CONFIG_INVALID: 'CONFIG_INVALID',
 } as const
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes]

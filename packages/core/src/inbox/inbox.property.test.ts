@@ -5,6 +5,7 @@ import { Session } from '../session/session.js'
 import { messageText, type UserMessage } from '../session/messages.js'
 import type { SessionEvent } from '../session/events.js'
 import { msg } from '../testing/harness.js'
+import { ids as idsOf } from '../testing/inbox-fixtures.js'
 import { foldConsumedWork } from './consumed-work.js'
 import { Inbox } from './inbox.js'
 import type { InboxNotifications, InboxSplice, InboxTarget } from './types.js'
@@ -52,7 +53,6 @@ interface Model {
   canceled: string[]
 }
 
-const idsOf = (messages: readonly UserMessage[]) => messages.map((m) => m.id)
 const snapshot = (q: { nextTurn: readonly UserMessage[]; nextStep: readonly UserMessage[] }) => ({
   'next-turn': q.nextTurn.map((m) => `${m.id}:${messageText(m)}`),
   'next-step': q.nextStep.map((m) => `${m.id}:${messageText(m)}`),

@@ -1,58 +1,14 @@
 import { describe, it, expect } from 'vitest'
-import { BosunError } from '../errors.js'
 import { toFrozenJson } from '../json.js'
 import { Session } from '../session/session.js'
 import { createUserMessage, type UserMessage } from '../session/messages.js'
 import type { SessionEvent } from '../session/events.js'
+import { thrown } from '../testing/errors.js'
 import { msg, timeline } from '../testing/harness.js'
+import { bare, ids, lastSplice, queues, recorder, seeded } from '../testing/inbox-fixtures.js'
 import { foldConsumedWork } from './consumed-work.js'
 import { Inbox } from './inbox.js'
-import type { InboxNotifications, InboxSplice, InboxTarget } from './types.js'
-
-// ---------------------------------------------------------------------------------------------
-// helpers
-
-function recorder() {
-  const log: string[] = []
-  const notifications: InboxNotifications = {
-    inserted: (m, target) => log.push(`inserted ${m.id} ${target}`),
-    discarded: (m, target) => log.push(`discarded ${m.id} ${target}`),
-    claimed: (m, turn) => log.push(`claimed ${m.id} turn=${turn}`),
-  }
-  return { log, notifications }
-}
-
-function bare(events: SessionEvent[] = [], header: { seedLength?: number } = {}) {
-  const session = new Session({ id: 's', version: 1, createdAt: 0, ...header }, events, { now: () => 0 })
-  const { log, notifications } = recorder()
-  const inbox = new Inbox(session, notifications)
-  return { session, inbox, log }
-}
-
-/** An inbox whose queues hold the given ids (set up by pure insertions; the notifications are reset). */
-function seeded(nextTurn: string[], nextStep: string[] = []) {
-  const setup = bare()
-  if (nextTurn.length > 0) setup.inbox.splice('next-turn', Infinity, 0, nextTurn.map((id) => msg(id)))
-  if (nextStep.length > 0) setup.inbox.splice('next-step', Infinity, 0, nextStep.map((id) => msg(id)))
-  setup.log.length = 0
-  return setup
-}
-
-const ids = (messages: readonly UserMessage[]) => messages.map((m) => m.id)
-const queues = (inbox: Inbox) => ({ 'next-turn': ids(inbox.nextTurn), 'next-step': ids(inbox.nextStep) })
-const lastSplice = (session: Session) => session.last!.data as InboxSplice
-
-function thrown(fn: () => unknown): BosunError {
-  try {
-    fn()
-  } catch (error) {
-    if (BosunError.is(error)) return error
-    throw error
-  }
-  throw new Error('expected the call to throw a BosunError')
-}
-
-// ---------------------------------------------------------------------------------------------
+import type { InboxSplice, InboxTarget } from './types.js'
 
 describe('Inbox.splice: one write path', () => {
   it('a follow-up spliced at Infinity lands at the tail; the log records the normalised start and no removedCount', () => {

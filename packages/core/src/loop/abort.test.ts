@@ -3,70 +3,20 @@
 import { describe, expect, it } from 'vitest'
 import type { ScriptedEntry } from '@bosun/adapter-scripted'
 import { Inbox } from '../inbox/inbox.js'
-import type { AgentStatus } from '../hooks.js'
-import type { SessionEvent } from '../session/events.js'
 import type { InboxSplice } from '../inbox/types.js'
 import type { ModelAdapter, ModelChunk } from '../model.js'
+import { insertionOf, is, nextEvent, settle, statuses, turnBoundaries } from '../testing/agent-probes.js'
 import { gate, harness, msg } from '../testing/harness.js'
-import type { Tool } from '../tools/types.js'
-import type { Agent } from './agent.js'
-
-function tool(name: string, execute: Tool['execute'], extra: Partial<Tool> = {}): Tool {
-  return { name, description: name, parameters: { type: 'object' }, execute, ...extra }
-}
-
-function nextEvent(agent: Agent, match: (event: SessionEvent) => boolean): Promise<SessionEvent> {
-  return new Promise((resolve) => {
-    const off = agent.session.subscribe((event) => {
-      if (match(event)) {
-        off()
-        resolve(event)
-      }
-    })
-  })
-}
-
-const is = (type: string) => (event: SessionEvent) => event.type === type
-
-function statuses(agent: Agent): AgentStatus[] {
-  const seen: AgentStatus[] = []
-  agent.hooks.status.tap('test', (status) => void seen.push(status))
-  return seen
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-}
-
-function turnBoundaries(agent: Agent): string[] {
-  return agent.session.events
-    .filter((e) => e.type === 'turn/start' || e.type === 'turn/end')
-    .map((e) => `${e.type === 'turn/start' ? 'start' : 'end'} ${(e.data as { turn: number }).turn}`)
-}
-
-/** The splice event that inserted the message with this id. */
-function insertionOf(agent: Agent, id: string): InboxSplice {
-  const event = agent.session.events.find(
-    (e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplice).inserted.some((m) => m.id === id),
-  )
-  if (!event) throw new Error(`no splice inserted ${id}`)
-  return event.data as InboxSplice
-}
+import { blockingTool, tool } from '../testing/tools.js'
 
 /**
- * A harness whose first model call runs a tool that waits for `release` (and ignores the abort).
+ * A harness whose first model call runs a tool that waits for `release()` (and ignores the abort).
  * `started` resolves once the tool body is running.
  */
 async function busyAgent(responses: ScriptedEntry[] = []) {
-  const release = gate()
-  const running = gate()
-  const wait = tool('wait', async () => {
-    running.open()
-    await release.promise
-    return 'waited'
-  })
-  const h = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }, ...responses] })
-  return { ...h, release, started: running.promise }
+  const wait = blockingTool()
+  const h = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }, ...responses] })
+  return { ...h, release: wait.release, started: wait.started }
 }
 
 /** The timeline from the first line equal to `line` on. */
@@ -176,7 +126,7 @@ describe('abort', () => {
     agent.followup('two')
     agent.followup('three')
     agent.abort()
-    release.open()
+    release()
     await agent.whenIdle()
     await settle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1'])
@@ -223,7 +173,7 @@ describe('abort', () => {
     await started
     agent.steer('steer before abort')
     agent.abort()
-    release.open()
+    release()
     await agent.whenIdle()
     expect(insertionOf(agent, agent.inbox.nextStep[0]!.id).target).toBe('next-step')
     agent.followup('next')
@@ -316,7 +266,7 @@ describe('abort redirect and the wake latch', () => {
     agent.abort()
     const second = agent.followup('two')
     expect(insertionOf(agent, second.id).target).toBe('next-turn')
-    release.open()
+    release()
     await agent.whenIdle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1', 'start 2', 'end 2'])
     expect(timeline().split('\n').slice(6)).toMatchInlineSnapshot(`
@@ -344,7 +294,7 @@ describe('abort redirect and the wake latch', () => {
     agent.abort()
     const steer = agent.steer('redirected')
     expect(insertionOf(agent, steer.id)).toMatchObject({ target: 'next-turn' })
-    release.open()
+    release()
     await agent.whenIdle()
     expect(timeline().split('\n').slice(6)).toMatchInlineSnapshot(`
       [
@@ -373,7 +323,7 @@ describe('abort redirect and the wake latch', () => {
     await started
     agent.abort()
     const injected = agent.inject('after abort')
-    release.open()
+    release()
     await agent.whenIdle()
     await settle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1'])
@@ -396,7 +346,7 @@ describe('abort redirect and the wake latch', () => {
     agent.followup('one')
     await started
     agent.abort()
-    release.open()
+    release()
     await agent.whenIdle()
     expect(insertionOf(agent, steered!).target).toBe('next-turn')
     expect(timeline().split('\n').slice(9)).toMatchInlineSnapshot(`
@@ -451,7 +401,7 @@ describe('abort redirect and the wake latch', () => {
     })
     agent.steer(trigger)
     expect(insertionOf(agent, trigger.id).target).toBe('next-step')
-    release.open()
+    release()
     await agent.whenIdle()
     const replayed = new Inbox(agent.session)
     expect(replayed.nextStep.map((m) => m.id)).toEqual(agent.inbox.nextStep.map((m) => m.id))
@@ -471,7 +421,7 @@ describe('cancel', () => {
     agent.followup(msg('t2'))
     agent.steer(msg('s1'))
     agent.cancel()
-    release.open()
+    release()
     await agent.whenIdle()
     await settle()
     expect(timeline().split('\n').slice(6)).toMatchInlineSnapshot(`
@@ -498,7 +448,7 @@ describe('cancel', () => {
     agent.abort()
     agent.followup('latched')
     agent.cancel()
-    release.open()
+    release()
     await agent.whenIdle()
     await settle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1'])
@@ -512,7 +462,7 @@ describe('cancel', () => {
     agent.cancel()
     const after = agent.steer('after cancel')
     expect(insertionOf(agent, after.id).target).toBe('next-turn')
-    release.open()
+    release()
     await agent.whenIdle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1', 'start 2', 'end 2'])
     expect(timeline()).toContain('user/message "after cancel"')
@@ -525,7 +475,7 @@ describe('cancel', () => {
     agent.followup('two')
     agent.followup('three')
     agent.cancel({ keepInbox: true })
-    release.open()
+    release()
     await agent.whenIdle()
     await settle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1'])

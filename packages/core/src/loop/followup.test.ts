@@ -4,49 +4,10 @@ import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { createAgent } from '../create-agent.js'
 import type { AgentStatus } from '../hooks.js'
-import type { SessionEvent } from '../session/events.js'
 import { memoryStore } from '../store/memory.js'
+import { is, nextEvent, settle, statuses, turnBoundaries } from '../testing/agent-probes.js'
 import { gate, harness, msg, timeline } from '../testing/harness.js'
-import type { Tool } from '../tools/types.js'
-import type { Agent } from './agent.js'
-
-/** A tool with an open argument schema. */
-function tool(name: string, execute: Tool['execute'], extra: Partial<Tool> = {}): Tool {
-  return { name, description: name, parameters: { type: 'object' }, execute, ...extra }
-}
-
-/** Resolves with the first event appended from now on that matches. */
-function nextEvent(agent: Agent, match: (event: SessionEvent) => boolean): Promise<SessionEvent> {
-  return new Promise((resolve) => {
-    const off = agent.session.subscribe((event) => {
-      if (match(event)) {
-        off()
-        resolve(event)
-      }
-    })
-  })
-}
-
-const is = (type: string) => (event: SessionEvent) => event.type === type
-
-/** Every status change the agent reports. */
-function statuses(agent: Agent): AgentStatus[] {
-  const seen: AgentStatus[] = []
-  agent.hooks.status.tap('test', (status) => void seen.push(status))
-  return seen
-}
-
-/** Lets every pending timer-free continuation run (several macrotask turns). */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-}
-
-/** Turn boundaries as `start N` / `end N`, to check that turns never overlap. */
-function turnBoundaries(agent: Agent): string[] {
-  return agent.session.events
-    .filter((e) => e.type === 'turn/start' || e.type === 'turn/end')
-    .map((e) => `${e.type === 'turn/start' ? 'start' : 'end'} ${(e.data as { turn: number }).turn}`)
-}
+import { blockingTool } from '../testing/tools.js'
 
 describe('followup', () => {
   it('runs one turn for one follow-up: turn/start, claim, step, user/message, answer, turn/end', async () => {
@@ -129,19 +90,15 @@ describe('followup', () => {
   })
 
   it('queues follow-ups sent while a turn runs and runs them afterwards, one turn each, in order', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
-    const { agent, timeline } = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }] })
+    const wait = blockingTool()
+    const { agent, timeline } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }] })
     const seen = statuses(agent)
     const started = nextEvent(agent, is('tool/call'))
     agent.followup('first')
     await started
     agent.followup('second')
     agent.followup('third')
-    release.open()
+    wait.release()
     await agent.whenIdle()
     expect(timeline()).toMatchInlineSnapshot(`
       "splice next-turn @0 +["first"]
@@ -197,18 +154,14 @@ describe('followup', () => {
 
 describe('steer', () => {
   it('lands in the next step of the running turn: after the tool results, in step 2 of the same turn', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
+    const wait = blockingTool()
     const model = scripted({ record: true, responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'adjusted' }] })
-    const { agent, timeline } = await harness({ model, tools: [wait] })
+    const { agent, timeline } = await harness({ model, tools: [wait.tool] })
     const started = nextEvent(agent, is('tool/call'))
     agent.followup('go')
     await started
     agent.steer('change course')
-    release.open()
+    wait.release()
     await agent.whenIdle()
     expect(timeline()).toMatchInlineSnapshot(`
       "splice next-turn @0 +["go"]
@@ -233,18 +186,14 @@ describe('steer', () => {
   })
 
   it('collects several steers sent during one step into the next step, in order', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
-    const { agent, timeline } = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'ok' }] })
+    const wait = blockingTool()
+    const { agent, timeline } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'ok' }] })
     const started = nextEvent(agent, is('tool/call'))
     agent.followup('go')
     await started
     agent.steer('s1')
     agent.steer('s2')
-    release.open()
+    wait.release()
     await agent.whenIdle()
     expect(timeline().split('\n').slice(10)).toMatchInlineSnapshot(`
       [
@@ -349,17 +298,13 @@ describe('inject', () => {
   })
 
   it('rides the next step of a running turn without needing a wake', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
-    const { agent, timeline } = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'ok' }] })
+    const wait = blockingTool()
+    const { agent, timeline } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'ok' }] })
     const started = nextEvent(agent, is('tool/call'))
     agent.followup('go')
     await started
     agent.inject('quiet context')
-    release.open()
+    wait.release()
     await agent.whenIdle()
     expect(timeline().split('\n').slice(6)).toMatchInlineSnapshot(`
       [
@@ -412,18 +357,14 @@ describe('claim rule', () => {
   })
 
   it('a later step takes only next-step: a follow-up queued during step 1 waits for its own turn', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
-    const { agent, timeline } = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'step two' }] })
+    const wait = blockingTool()
+    const { agent, timeline } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'step two' }] })
     const started = nextEvent(agent, is('tool/call'))
     agent.followup('go')
     await started
     agent.followup('later')
     agent.steer('now')
-    release.open()
+    wait.release()
     await agent.whenIdle()
     expect(timeline().split('\n').slice(6)).toMatchInlineSnapshot(`
       [
@@ -635,12 +576,8 @@ describe('maintenance', () => {
   })
 
   it('waits for the running driver to finish before the task starts', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
-    const { agent } = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }] })
+    const wait = blockingTool()
+    const { agent } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }] })
     const started = nextEvent(agent, is('tool/call'))
     agent.followup('go')
     await started
@@ -650,7 +587,7 @@ describe('maintenance', () => {
     })
     await settle()
     expect(lastEventWhenTaskRan).toBe('')
-    release.open()
+    wait.release()
     await done
     expect(lastEventWhenTaskRan).toBe('turn/end')
   })
@@ -677,16 +614,12 @@ describe('maintenance', () => {
 describe('resume', () => {
   it('a second agent on the same store and session id rebuilds inbox, surface and turn counter, starts nothing, and runs the parked work next-step first at the next wake', async () => {
     const store = memoryStore()
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
+    const wait = blockingTool()
     const first = await createAgent({
       model: scripted({ responses: [{ toolCalls: [{ name: 'wait' }] }] }),
       store,
       sessionId: 'resume-1',
-      tools: [wait],
+      tools: [wait.tool],
     })
     const started = nextEvent(first, is('tool/call'))
     first.followup('one')
@@ -694,13 +627,13 @@ describe('resume', () => {
     first.followup('two')
     first.inject('context')
     first.cancel({ keepInbox: true })
-    release.open()
+    wait.release()
     await first.whenIdle()
     await first.close()
     const before = first.session.length
     const surfaceBefore = first.surface.messages
 
-    const second = await createAgent({ model: scripted(), store, sessionId: 'resume-1', tools: [wait] })
+    const second = await createAgent({ model: scripted(), store, sessionId: 'resume-1', tools: [wait.tool] })
     const seen = statuses(second)
     expect(second.turn).toBe(1)
     expect(second.inbox.nextTurn.map((m) => m.content)).toEqual([[{ type: 'text', text: 'two' }]])
@@ -753,23 +686,17 @@ describe('resume', () => {
 
 describe('close', () => {
   it('aborts the running turn (reason closed), waits for idle and keeps pending input stored for a resume', async () => {
-    const release = gate()
-    const running = gate()
-    const wait = tool('wait', async () => {
-      running.open()
-      await release.promise
-      return 'waited'
-    })
-    const { agent } = await harness({ tools: [wait], responses: [{ toolCalls: [{ name: 'wait' }] }] })
+    const wait = blockingTool()
+    const { agent } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }] })
     agent.followup('one')
-    await running.promise
+    await wait.started
     agent.followup('two')
     const closed = agent.close()
     await closed
     expect(agent.session.last!.data).toEqual({ turn: 1, reason: { kind: 'aborted', reason: 'closed' } })
     expect(agent.inbox.nextTurn).toHaveLength(1)
     expect(agent.status).toBe('idle')
-    release.open()
+    wait.release()
     await settle()
     expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1'])
   })

@@ -2,41 +2,14 @@
 // one assistant/message; finish reasons, model errors and hook failures (SPEC §4, §5, §7, §8; seed 000 flow).
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
-import type { AgentStatus } from '../hooks.js'
-import type { ModelAdapter, ModelChunk, ModelRequest } from '../model.js'
+import type { ModelAdapter } from '../model.js'
 import { ModelError } from '../model.js'
-import type { SessionEvent } from '../session/events.js'
-import { memoryStore } from '../store/memory.js'
-import type { Store, StoredSession } from '../store/types.js'
+import { chunkAdapter } from '../testing/adapters.js'
+import { statuses } from '../testing/agent-probes.js'
 import { harness } from '../testing/harness.js'
-import type { Tool } from '../tools/types.js'
+import { loggingStore } from '../testing/stores.js'
+import { tool } from '../testing/tools.js'
 import type { Agent } from './agent.js'
-
-function tool(name: string, execute: Tool['execute'], extra: Partial<Tool> = {}): Tool {
-  return { name, description: name, parameters: { type: 'object' }, execute, ...extra }
-}
-
-/** An adapter that plays raw chunk lists, one per request (then `finish: stop` with no content). */
-function chunkAdapter(...scripts: ModelChunk[][]): ModelAdapter & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = []
-  return {
-    name: 'chunks',
-    requests,
-    stream(request) {
-      const script = scripts[requests.length] ?? [{ type: 'text-delta', text: 'fallback' }, { type: 'finish', reason: 'stop' }]
-      requests.push({ ...request, messages: request.messages.slice() })
-      return (async function* () {
-        for (const chunk of script) yield chunk
-      })()
-    },
-  }
-}
-
-function statuses(agent: Agent): AgentStatus[] {
-  const seen: AgentStatus[] = []
-  agent.hooks.status.tap('test', (status) => void seen.push(status))
-  return seen
-}
 
 const dataOf = <T>(agent: Agent, type: string): T[] => agent.session.events.filter((e) => e.type === type).map((e) => e.data as T)
 
@@ -449,23 +422,7 @@ describe('hooks around the call', () => {
 describe('durability', () => {
   it('flushes after request/header and before the adapter is called, and before each tool body', async () => {
     const log: string[] = []
-    const inner = memoryStore()
-    const wrap = (stored: StoredSession | undefined): StoredSession | undefined =>
-      stored && {
-        ...stored,
-        writer: {
-          append: (event: SessionEvent) => {
-            log.push(`append ${event.type}`)
-            stored.writer.append(event)
-          },
-          flush: () => {
-            log.push('flush')
-            return stored.writer.flush()
-          },
-          close: () => stored.writer.close(),
-        },
-      }
-    const store: Store = { ...inner, create: async (h, seed) => wrap(await inner.create(h, seed))!, open: async (id) => wrap(await inner.open(id)) }
+    const store = loggingStore(log)
     const script = scripted({ responses: [{ toolCalls: [{ name: 'a' }, { name: 'b' }] }, { text: 'done' }] })
     const model: ModelAdapter = {
       name: 'scripted',

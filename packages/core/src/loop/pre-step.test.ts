@@ -3,39 +3,18 @@
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { createAgent } from '../create-agent.js'
-import type { AgentStatus, PreStepContext, PreStepDecision } from '../hooks.js'
+import type { PreStepContext, PreStepDecision } from '../hooks.js'
 import { Stage } from '../hooks.js'
 import { foldConsumedWork } from '../inbox/consumed-work.js'
 import { definePlugin } from '../plugin.js'
-import type { SessionEvent } from '../session/events.js'
 import { createUserMessage, messageText, type UserMessage } from '../session/messages.js'
 import { memoryStore } from '../store/memory.js'
-import type { Store, StoredSession } from '../store/types.js'
+import { settle, statuses, turnBoundaries } from '../testing/agent-probes.js'
 import { gate, harness, msg } from '../testing/harness.js'
-import type { Tool } from '../tools/types.js'
-import type { Agent } from './agent.js'
-
-function tool(name: string, execute: Tool['execute'], extra: Partial<Tool> = {}): Tool {
-  return { name, description: name, parameters: { type: 'object' }, execute, ...extra }
-}
-
-function statuses(agent: Agent): AgentStatus[] {
-  const seen: AgentStatus[] = []
-  agent.hooks.status.tap('test', (status) => void seen.push(status))
-  return seen
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-}
+import { loggingStore } from '../testing/stores.js'
+import { blockingTool, tool } from '../testing/tools.js'
 
 const texts = (messages: readonly { content: readonly { type: string }[] }[]) => messages.map((m) => messageText(m))
-
-function turnBoundaries(agent: Agent): string[] {
-  return agent.session.events
-    .filter((e) => e.type === 'turn/start' || e.type === 'turn/end')
-    .map((e) => `${e.type === 'turn/start' ? 'start' : 'end'} ${(e.data as { turn: number }).turn}`)
-}
 
 /** A plugin that rejects every step whose messages contain `word`. */
 const blocker = definePlugin<{ word: string }>({
@@ -201,13 +180,9 @@ describe('reject', () => {
   })
 
   it('in a later step (after tools) ends the turn blocked after the completed step, with no second step/start', async () => {
-    const release = gate()
-    const wait = tool('wait', async () => {
-      await release.promise
-      return 'waited'
-    })
+    const wait = blockingTool()
     const { agent, adapter, timeline } = await harness({
-      tools: [wait],
+      tools: [wait.tool],
       plugins: [[blocker, { word: 'forbidden' }]],
       responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'never' }],
     })
@@ -215,7 +190,7 @@ describe('reject', () => {
     agent.followup('fine')
     await running
     agent.steer('now something forbidden')
-    release.open()
+    wait.release()
     await agent.whenIdle()
     expect(timeline()).toMatchInlineSnapshot(`
       "splice next-turn @0 +["fine"]
@@ -448,23 +423,7 @@ describe('durability', () => {
   it('flushes the enqueue, turn/start and the claim at the first pre-step checkpoint, before the waterfall runs', async () => {
     // Seed 003 §14: "首个 pre-step checkpoint → flush enqueue + turn/start + claim".
     const log: string[] = []
-    const inner = memoryStore()
-    const wrap = (stored: StoredSession | undefined): StoredSession | undefined =>
-      stored && {
-        ...stored,
-        writer: {
-          append: (event: SessionEvent) => {
-            log.push(`append ${event.type}`)
-            stored.writer.append(event)
-          },
-          flush: () => {
-            log.push('flush')
-            return stored.writer.flush()
-          },
-          close: () => stored.writer.close(),
-        },
-      }
-    const store: Store = { ...inner, create: async (h, seed) => wrap(await inner.create(h, seed))!, open: async (id) => wrap(await inner.open(id)) }
+    const store = loggingStore(log)
     const { agent } = await harness({ store })
     agent.hooks.preStep.tap('spy', (decision) => {
       log.push('pre-step')
