@@ -3,26 +3,11 @@ import { definePlugin } from '../plugin.js'
 import { createUserMessage, messageText } from '../session/messages.js'
 import { Session } from '../session/session.js'
 import type { Tool } from '../tools/types.js'
-import { gate, harness, msg } from '../testing/harness.js'
+import { harness, msg } from '../testing/harness.js'
+import { blockingTool } from '../testing/tools.js'
 import { foldConsumedWork } from './consumed-work.js'
 import { Inbox } from './inbox.js'
 import type { InboxSplice } from './types.js'
-
-/** A tool that blocks until the test opens its gate, and tells the test when it started. */
-function blockingTool(name = 'wait') {
-  const started = gate()
-  const release = gate<string>()
-  const tool: Tool = {
-    name,
-    description: 'waits for the test',
-    parameters: { type: 'object' },
-    execute: async () => {
-      started.open()
-      return release.promise
-    },
-  }
-  return { tool, started: started.promise, release: (result = 'done') => release.open(result) }
-}
 
 /** A pre-step policy that rejects any step carrying a message whose text contains "forbidden". */
 const gatekeeper = definePlugin({
@@ -120,7 +105,7 @@ describe('foldConsumedWork over agent logs', () => {
   })
 
   it('a steer during a tool call is claimed by the next step of the same turn and stepped there', async () => {
-    const wait = blockingTool()
+    const wait = blockingTool('wait', 'done')
     const { agent, timeline } = await harness({
       tools: [wait.tool],
       responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'steered' }],
@@ -190,7 +175,7 @@ describe('foldConsumedWork over agent logs', () => {
   })
 
   it('cancel() during a turn reports the queued follow-ups as canceled and leaves nothing pending', async () => {
-    const wait = blockingTool()
+    const wait = blockingTool('wait', 'done')
     const { agent, timeline } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }] })
     agent.followup(msg('long job'))
     await wait.started
@@ -224,7 +209,7 @@ describe('foldConsumedWork over agent logs', () => {
   })
 
   it('cancel({ keepInbox: true }) leaves the queued work pending, not canceled', async () => {
-    const wait = blockingTool()
+    const wait = blockingTool('wait', 'done')
     const { agent } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }] })
     agent.followup(msg('long job'))
     await wait.started
@@ -255,7 +240,7 @@ describe('foldConsumedWork over agent logs', () => {
   })
 
   it('an edit via replace keeps the id, is not reported canceled, and the edited text is what the step sees', async () => {
-    const wait = blockingTool()
+    const wait = blockingTool('wait', 'done')
     const { agent, timeline } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'a' }, { text: 'b' }] })
     agent.followup(msg('first'))
     await wait.started
@@ -293,7 +278,7 @@ describe('foldConsumedWork over agent logs', () => {
   })
 
   it('a replacement under a new id reports the original id canceled and steps the new one', async () => {
-    const wait = blockingTool()
+    const wait = blockingTool('wait', 'done')
     const { agent } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }, { text: 'a' }, { text: 'b' }] })
     agent.followup(msg('first'))
     await wait.started
@@ -337,7 +322,7 @@ describe('foldConsumedWork over agent logs', () => {
   })
 
   it('an open turn (no turn/end yet) has no end and its claimed messages are not yet unstepped', async () => {
-    const wait = blockingTool()
+    const wait = blockingTool('wait', 'done')
     const { agent } = await harness({ tools: [wait.tool], responses: [{ toolCalls: [{ name: 'wait' }] }] })
     agent.followup(msg('working'))
     await wait.started

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest'
 import type { ScriptedEntry } from '@bosun/adapter-scripted'
 import { Inbox } from '../inbox/inbox.js'
 import type { InboxSplice } from '../inbox/types.js'
-import type { ModelAdapter, ModelChunk } from '../model.js'
+import type { PreStepDecision } from '../hooks.js'
+import type { ModelAdapter, ModelChunk, ModelRequest } from '../model.js'
 import { insertionOf, is, nextEvent, settle, statuses, turnBoundaries } from '../testing/agent-probes.js'
-import { gate, harness, msg } from '../testing/harness.js'
+import { gate, harness, msg, pausingTap } from '../testing/harness.js'
 import { blockingTool, tool } from '../testing/tools.js'
 
 /**
@@ -196,18 +197,13 @@ describe('abort', () => {
   })
 
   it('a step-free abort (during the pre-step waterfall) ends the turn aborted without step/start', async () => {
-    const entered = gate()
-    const release = gate()
+    const slowAuth = pausingTap<PreStepDecision>()
     const { agent, adapter, timeline } = await harness()
-    agent.hooks.preStep.tapPromise('slow-auth', async (decision) => {
-      entered.open()
-      await release.promise
-      return decision
-    })
+    agent.hooks.preStep.tapPromise('slow-auth', slowAuth.tap)
     agent.followup('go')
-    await entered.promise
+    await slowAuth.entered
     agent.abort()
-    release.open()
+    slowAuth.release()
     await agent.whenIdle()
     expect(timeline()).toMatchInlineSnapshot(`
       "splice next-turn @0 +["go"]
@@ -219,18 +215,13 @@ describe('abort', () => {
   })
 
   it('during prepareCall ends the open step aborted and never calls the adapter', async () => {
-    const entered = gate()
-    const release = gate()
+    const router = pausingTap<ModelRequest>()
     const { agent, adapter, timeline } = await harness()
-    agent.hooks.prepareCall.tapPromise('router', async (request) => {
-      entered.open()
-      await release.promise
-      return request
-    })
+    agent.hooks.prepareCall.tapPromise('router', router.tap)
     agent.followup('go')
-    await entered.promise
+    await router.entered
     agent.abort()
-    release.open()
+    router.release()
     await agent.whenIdle()
     expect(timeline()).toMatchInlineSnapshot(`
       "splice next-turn @0 +["go"]

@@ -3,54 +3,20 @@
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { createAgent } from '../create-agent.js'
-import type { ModelAdapter, ModelChunk, ModelRequest } from '../model.js'
-import type { SessionEvent } from '../session/events.js'
+import type { ModelChunk } from '../model.js'
 import { createUserMessage } from '../session/messages.js'
 import { memoryStore } from '../store/memory.js'
+import { chunkAdapter } from '../testing/adapters.js'
+import { settle } from '../testing/agent-probes.js'
 import { gate, harness } from '../testing/harness.js'
-import type { Tool, ToolContext } from '../tools/types.js'
-import type { Agent } from './agent.js'
-
-function tool(name: string, execute: Tool['execute'], extra: Partial<Tool> = {}): Tool {
-  return { name, description: name, parameters: { type: 'object' }, execute, ...extra }
-}
-
-/** An adapter that plays raw chunk lists, one per request (then echoes "done"). */
-function chunkAdapter(...scripts: ModelChunk[][]): ModelAdapter & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = []
-  return {
-    name: 'chunks',
-    requests,
-    stream(request) {
-      const script = scripts[requests.length] ?? [{ type: 'text-delta', text: 'done' }, { type: 'finish', reason: 'stop' }]
-      requests.push({ ...request, messages: request.messages.slice() })
-      return (async function* () {
-        for (const chunk of script) yield chunk
-      })()
-    },
-  }
-}
+import { blockingTool, tool } from '../testing/tools.js'
+import type { ToolContext } from '../tools/types.js'
 
 /** The chunks of one tool call with raw (possibly invalid) arguments. */
 const call = (index: number, id: string, name: string, args: string): ModelChunk[] => [
   { type: 'tool-call-delta', index, id, name },
   { type: 'tool-call-delta', index, argumentsDelta: args },
 ]
-
-function nextEvent(agent: Agent, match: (event: SessionEvent) => boolean): Promise<SessionEvent> {
-  return new Promise((resolve) => {
-    const off = agent.session.subscribe((event) => {
-      if (match(event)) {
-        off()
-        resolve(event)
-      }
-    })
-  })
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
-}
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
 
@@ -378,22 +344,12 @@ describe('continuation', () => {
   })
 
   it('a concluding call does not end the turn while next-step input exists: a steer during it gets its step', async () => {
-    const release = gate()
-    const running = gate()
-    const send = tool(
-      'send',
-      async () => {
-        running.open()
-        await release.promise
-        return 'sent'
-      },
-      { concludesTurn: true },
-    )
-    const { agent, timeline } = await harness({ tools: [send], responses: [{ toolCalls: [{ name: 'send' }] }, { text: 'noted' }] })
+    const send = blockingTool('send', 'sent', { concludesTurn: true })
+    const { agent, timeline } = await harness({ tools: [send.tool], responses: [{ toolCalls: [{ name: 'send' }] }, { text: 'noted' }] })
     agent.followup('x')
-    await running.promise
+    await send.started
     agent.steer('wait, one more thing')
-    release.open()
+    send.release()
     await agent.whenIdle()
     expect(timeline().split('\n').slice(-8)).toMatchInlineSnapshot(`
       [

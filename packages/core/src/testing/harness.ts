@@ -40,3 +40,18 @@ export function gate<T = void>() {
   const promise = new Promise<T>((resolve) => (open = resolve))
   return { promise, open }
 }
+
+/** A tap body that passes its value on only once the test calls `release()`; `entered` resolves when the tap runs. */
+export function pausingTap<T>() {
+  const entered = gate()
+  const released = gate()
+  return {
+    tap: async (value: T) => {
+      entered.open()
+      await released.promise
+      return value
+    },
+    entered: entered.promise,
+    release: () => released.open(),
+  }
+}
