@@ -29,7 +29,10 @@ export class BlockAssembler {
       case 'reasoning-delta': {
         requireString(chunk.text, 'reasoning-delta.text')
         let last = this.#blocks[this.#blocks.length - 1]
-        if (last?.type !== 'reasoning') {
+        // A signature closes a reasoning block (Anthropic sends it last): new text after it is a
+        // new block, so two consecutive thinking blocks keep their own signatures.
+        const closed = last?.type === 'reasoning' && last.signature !== undefined && chunk.text !== ''
+        if (last?.type !== 'reasoning' || closed) {
           last = { type: 'reasoning', text: '' }
           this.#blocks.push(last)
         }

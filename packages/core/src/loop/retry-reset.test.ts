@@ -42,3 +42,19 @@ it('an llm/retry appended inside the llm/stream wrapper resets the assembled mes
   expect(agent.surface.messages.at(-1)).toMatchObject({ content: [{ type: 'text', text: 'clean answer' }] })
   expect(agent.session.events.filter((e) => e.type === 'assistant/chunk').length).toBeGreaterThan(2)
 })
+
+it('a signature closes a reasoning block: two consecutive signed blocks stay two blocks', async () => {
+  const { BlockAssembler } = await import('./assembler.js')
+  const assembler = new BlockAssembler('call')
+  assembler.push({ type: 'reasoning-delta', text: 'first ', provider: 'anthropic' })
+  assembler.push({ type: 'reasoning-delta', text: 'thought' })
+  assembler.push({ type: 'reasoning-delta', text: '', signature: 'sig-1' })
+  assembler.push({ type: 'reasoning-delta', text: 'second thought', provider: 'anthropic' })
+  assembler.push({ type: 'reasoning-delta', text: '', signature: 'sig-2' })
+  assembler.push({ type: 'text-delta', text: 'answer' })
+  expect(assembler.message(false).content).toEqual([
+    { type: 'reasoning', text: 'first thought', provider: 'anthropic', signature: 'sig-1' },
+    { type: 'reasoning', text: 'second thought', provider: 'anthropic', signature: 'sig-2' },
+    { type: 'text', text: 'answer' },
+  ])
+})

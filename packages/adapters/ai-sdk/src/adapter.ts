@@ -1,0 +1,199 @@
+import { invalidArgument, ModelError } from '@bosun/core'
+import type { JsonValue, ModelAdapter, ModelChunk, ModelRequest } from '@bosun/core'
+import { abortedError, toModelError } from './errors.js'
+import { specificationVersions } from './options.js'
+import type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
+import { toPrompt, toTools } from './prompt.js'
+import { StreamMapper } from './stream.js'
+import type { AiSdkStreamPart } from './stream.js'
+
+/** A model adapter backed by an AI SDK language model. */
+export interface AiSdkAdapter extends ModelAdapter {
+  readonly name: 'ai-sdk'
+  /** `<provider>:<modelId>`, e.g. `openai.responses:gpt-4.1`. */
+  readonly model: string
+  /** The wrapped AI SDK model. */
+  readonly languageModel: AiSdkLanguageModel
+}
+
+/** What every version's `doStream` has in common; the options are built for the model's version. */
+interface StreamingModel {
+  doStream(options: unknown): PromiseLike<{ stream: ReadableStream<AiSdkStreamPart> }>
+}
+
+/** Per-call settings: the adapter's options, overridden by `request.params`. */
+interface CallSettings {
+  maxOutputTokens?: number
+  temperature?: number
+  topP?: number
+  topK?: number
+  presencePenalty?: number
+  frequencyPenalty?: number
+  seed?: number
+  stopSequences?: string[]
+  providerOptions?: AiSdkProviderOptions
+}
+
+/**
+ * Wraps a Vercel AI SDK language model (`LanguageModelV2`, `V3` or `V4`, as any `@ai-sdk/*`
+ * provider returns it) as a Bosun model adapter. The model is called through `doStream` only,
+ * when the returned stream is first iterated.
+ *
+ * @example
+ * import { openai } from '@ai-sdk/openai'
+ * const agent = await createAgent({ model: aiSdk({ model: openai('gpt-4.1'), maxTokens: 4096 }) })
+ */
+export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
+  if (typeof options !== 'object' || options === null) throw invalidArgument('aiSdk(options): options must be an object with a "model".')
+  const model = checkModel(options.model)
+  const spec = model.specificationVersion
+  checkNumber(options.maxTokens, 'maxTokens', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
+  checkNumber(options.temperature, 'temperature', (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0')
+  if (options.providerOptions !== undefined && !isRecord(options.providerOptions)) {
+    throw invalidArgument('aiSdk(): "providerOptions" must be an object keyed by provider, e.g. { anthropic: { … } }.')
+  }
+  const defaults: CallSettings = {
+    ...(options.maxTokens === undefined ? {} : { maxOutputTokens: options.maxTokens }),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+  }
+  return {
+    name: 'ai-sdk',
+    model: `${model.provider}:${model.modelId}`,
+    languageModel: model,
+    stream: (request, { signal }) => streamResponse(model, spec, defaults, request, signal),
+  }
+}
+
+/** An async generator: nothing runs (and `doStream` is not called) until the first `next()`. */
+async function* streamResponse(
+  model: AiSdkLanguageModel,
+  spec: AiSdkSpecificationVersion,
+  defaults: CallSettings,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelChunk> {
+  if (signal.aborted) throw abortedError(signal.reason)
+  const tools = toTools(request.tools)
+  const callOptions = {
+    prompt: toPrompt(request, spec, model.provider),
+    ...(tools ? { tools } : {}),
+    ...settings(defaults, request.params),
+    abortSignal: signal,
+  }
+  let result: { stream: ReadableStream<AiSdkStreamPart> }
+  try {
+    result = await untilAborted((model as StreamingModel).doStream(callOptions), signal)
+  } catch (error) {
+    throw toModelError(error, signal, model.provider)
+  }
+  const reader = result.stream.getReader()
+  // A provider that ignores the signal still stops here: cancelling ends the pending read.
+  const onAbort = () => void reader.cancel(signal.reason).catch(() => {})
+  signal.addEventListener('abort', onAbort, { once: true })
+  const mapper = new StreamMapper(model.provider)
+  let ended = false
+  try {
+    for (;;) {
+      let next: Awaited<ReturnType<typeof reader.read>>
+      try {
+        next = await reader.read()
+      } catch (error) {
+        throw toModelError(error, signal, model.provider)
+      }
+      if (signal.aborted) throw abortedError(signal.reason)
+      if (next.done) break
+      for (const chunk of mapper.push(next.value)) yield chunk
+    }
+    ended = true
+    if (!mapper.finished) {
+      throw new ModelError('TRANSPORT', `${model.provider} ended the stream without a finish part: the response may be incomplete.`)
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+    // Stopped early (a consumer's break, an error part): release the connection.
+    if (!ended) void reader.cancel().catch(() => {})
+    try {
+      reader.releaseLock()
+    } catch {
+      // already released
+    }
+  }
+}
+
+/** Resolves with `promise`, or rejects with ABORTED as soon as `signal` aborts (cancelling a late stream). */
+function untilAborted<T extends { stream: ReadableStream<unknown> }>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortedError(signal.reason))
+    signal.addEventListener('abort', onAbort, { once: true })
+    Promise.resolve(promise).then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        if (signal.aborted) void value?.stream?.cancel?.().catch(() => {})
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/**
+ * The call settings: the adapter's options, overridden by what a `prepareCall` hook put in
+ * `request.params` (`maxTokens` or `maxOutputTokens`, `temperature`, `topP`, `topK`,
+ * `presencePenalty`, `frequencyPenalty`, `seed`, `stopSequences`; `providerOptions` merged per
+ * provider). Other params are ignored.
+ */
+function settings(defaults: CallSettings, params: { [key: string]: JsonValue }): CallSettings {
+  const result: CallSettings = { ...defaults }
+  const maxTokens = params.maxOutputTokens ?? params.maxTokens
+  if (typeof maxTokens === 'number') result.maxOutputTokens = maxTokens
+  for (const key of ['temperature', 'topP', 'topK', 'presencePenalty', 'frequencyPenalty', 'seed'] as const) {
+    const value = params[key]
+    if (typeof value === 'number') result[key] = value
+  }
+  const stop = params.stopSequences
+  if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) result.stopSequences = stop as string[]
+  const extra = params.providerOptions
+  if (isRecord(extra)) {
+    const merged: AiSdkProviderOptions = { ...defaults.providerOptions }
+    for (const [provider, value] of Object.entries(extra)) {
+      if (isRecord(value)) merged[provider] = { ...merged[provider], ...(value as { [key: string]: JsonValue }) }
+    }
+    result.providerOptions = merged
+  }
+  return result
+}
+
+function checkModel(model: unknown): AiSdkLanguageModel {
+  if (typeof model === 'string') {
+    throw invalidArgument(
+      `aiSdk(): "model" must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, not the string "${model}".`,
+    )
+  }
+  if (!isRecord(model) || typeof model.doStream !== 'function') {
+    throw invalidArgument("aiSdk(): \"model\" must be an AI SDK language model, e.g. openai('gpt-4.1') from @ai-sdk/openai.")
+  }
+  const version = model.specificationVersion
+  if (!specificationVersions.includes(version as AiSdkSpecificationVersion)) {
+    throw invalidArgument(
+      `aiSdk(): the model implements AI SDK specification ${JSON.stringify(version)}; supported are ${specificationVersions.join(', ')} (AI SDK 5, 6 and 7 providers).`,
+      { specificationVersion: String(version) },
+    )
+  }
+  if (typeof model.provider !== 'string' || typeof model.modelId !== 'string') {
+    throw invalidArgument('aiSdk(): the model has no "provider" and "modelId" strings.')
+  }
+  return model as unknown as AiSdkLanguageModel
+}
+
+function checkNumber(value: unknown, name: string, ok: (n: number) => boolean, expected: string): void {
+  if (value === undefined) return
+  if (typeof value !== 'number' || !ok(value)) throw invalidArgument(`aiSdk(): "${name}" must be ${expected} (found ${String(value)}).`)
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,145 @@
+import { ModelError, retryAfterMs } from '@bosun/core'
+import type { ModelErrorCode } from '@bosun/core'
+
+const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
+
+/** The error an aborted request throws. */
+export function abortedError(cause?: unknown): ModelError {
+  return new ModelError('ABORTED', 'The request was aborted.', cause === undefined ? {} : { cause })
+}
+
+/**
+ * Maps whatever an AI SDK model threw (from `doStream`, or from reading its stream) to a typed
+ * {@link ModelError}:
+ *
+ * - an abort (our signal aborted, or an `AbortError`) → `ABORTED`;
+ * - an `APICallError` (or anything with a numeric `statusCode`) → the code of the status
+ *   (`ModelError.codeForStatus`, `CONTEXT_WINDOW_EXCEEDED` when the message says so), its
+ *   `isRetryable`, and `retryAfterMs` from its `responseHeaders`;
+ *   without a status (the connection failed) → `TRANSPORT`;
+ * - the other AI SDK errors by name: `LoadAPIKeyError` → `AUTH`, a response that does not parse →
+ *   `MALFORMED_RESPONSE`, an empty body → `EMPTY_RESPONSE`, a prompt the provider cannot
+ *   express → `INVALID_REQUEST`; a `TimeoutError` → `TIMEOUT`;
+ * - anything else → `SERVER`.
+ */
+export function toModelError(error: unknown, signal: AbortSignal, provider: string): ModelError {
+  if (error instanceof ModelError) return error
+  const name = errorName(error)
+  if (signal.aborted || name === 'AbortError' || name === 'ResponseAborted') return abortedError(error)
+  const message = errorMessage(error)
+  const status = numberField(error, 'statusCode') ?? numberField(error, 'status')
+  if (status !== undefined && status >= 100 && status <= 599) {
+    let code: ModelErrorCode = ModelError.codeForStatus(status)
+    const body = stringField(error, 'responseBody') ?? ''
+    if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${message} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+    const wait = waitFrom(error)
+    const retryable = booleanField(error, 'isRetryable')
+    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}`, {
+      status,
+      cause: error,
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+      ...(retryable === undefined || code === 'CONTEXT_WINDOW_EXCEEDED' ? {} : { retryable }),
+    })
+  }
+  const code = codeForName(name, message)
+  if (code !== undefined) {
+    const retryable = booleanField(error, 'isRetryable')
+    return new ModelError(code, `${provider}: ${message || name}`, { cause: error, ...(retryable === undefined ? {} : { retryable }) })
+  }
+  return streamError(error, provider)
+}
+
+/**
+ * An `error` part of the stream. Providers put their own error object there (Anthropic
+ * `{ type: 'overloaded_error', message }`, OpenAI `{ code: 'rate_limit_exceeded', message }`),
+ * or an Error: the code is read from its `type`/`code`; an unknown failure mid-stream is a
+ * (retryable) `SERVER` error.
+ */
+export function streamError(error: unknown, provider: string): ModelError {
+  if (error instanceof ModelError) return error
+  const kind = `${stringField(error, 'type') ?? ''} ${stringField(error, 'code') ?? ''} ${nestedKind(error)}`.trim()
+  const message = errorMessage(error)
+  const code = codeForKind(kind, message)
+  return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}`, { cause: error })
+}
+
+function codeForName(name: string, message: string): ModelErrorCode | undefined {
+  switch (name) {
+    case 'AI_APICallError':
+      return 'TRANSPORT' // no status: the request never got an answer
+    case 'AI_LoadAPIKeyError':
+      return 'AUTH'
+    case 'AI_EmptyResponseBodyError':
+      return 'EMPTY_RESPONSE'
+    case 'AI_JSONParseError':
+    case 'AI_TypeValidationError':
+    case 'AI_InvalidResponseDataError':
+      return 'MALFORMED_RESPONSE'
+    case 'AI_InvalidPromptError':
+    case 'AI_UnsupportedFunctionalityError':
+    case 'AI_InvalidArgumentError':
+    case 'AI_TooManyEmbeddingValuesForCallError':
+      return CONTEXT_WINDOW.test(message) ? 'CONTEXT_WINDOW_EXCEEDED' : 'INVALID_REQUEST'
+    case 'TimeoutError':
+      return 'TIMEOUT'
+    default:
+      if (/fetch failed|ECONNRESET|ECONNREFUSED|ENOTFOUND|socket hang up|network/i.test(message)) return 'TRANSPORT'
+      return undefined
+  }
+}
+
+function codeForKind(kind: string, message: string): ModelErrorCode {
+  const text = `${kind} ${message}`
+  if (/rate[_ ]?limit|too[_ ]many[_ ]requests|quota/i.test(kind)) return 'RATE_LIMIT'
+  if (/context[_ ]length|context[_ ]window|request[_ ]too[_ ]large/i.test(kind) || CONTEXT_WINDOW.test(message)) return 'CONTEXT_WINDOW_EXCEEDED'
+  if (/authentication|permission|unauthori[sz]ed|api[_ ]key/i.test(kind)) return 'AUTH'
+  if (/timeout|timed[_ ]out/i.test(text)) return 'TIMEOUT'
+  if (/invalid[_ ]request|not[_ ]found|invalid/i.test(kind)) return 'INVALID_REQUEST'
+  return 'SERVER' // overloaded_error, api_error, server_error…: worth a retry
+}
+
+function waitFrom(error: unknown): number | undefined {
+  const headers = (error as { responseHeaders?: unknown } | null)?.responseHeaders
+  if (typeof headers !== 'object' || headers === null) return undefined
+  try {
+    return retryAfterMs(headers instanceof Headers ? headers : new Headers(headers as Record<string, string>))
+  } catch {
+    return undefined // a header value that Headers refuses
+  }
+}
+
+function nestedKind(error: unknown): string {
+  const inner = (error as { error?: unknown } | null)?.error
+  return `${stringField(inner, 'type') ?? ''} ${stringField(inner, 'code') ?? ''}`.trim()
+}
+
+function errorName(error: unknown): string {
+  return stringField(error, 'name') ?? ''
+}
+
+function errorMessage(error: unknown): string {
+  if (typeof error === 'string') return error
+  return (
+    stringField(error, 'message') ??
+    stringField((error as { error?: unknown } | null)?.error, 'message') ??
+    ''
+  )
+}
+
+function stringField(value: unknown, key: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const field = (value as Record<string, unknown>)[key]
+  return typeof field === 'string' && field !== '' ? field : undefined
+}
+
+function numberField(value: unknown, key: string): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const field = (value as Record<string, unknown>)[key]
+  return typeof field === 'number' && Number.isInteger(field) ? field : undefined
+}
+
+function booleanField(value: unknown, key: string): boolean | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const field = (value as Record<string, unknown>)[key]
+  return typeof field === 'boolean' ? field : undefined
+}

@@ -1,0 +1,54 @@
+import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider'
+import type { JsonSchema, JsonValue } from '@bosun/core'
+
+/**
+ * A language model of the Vercel AI SDK, as any `@ai-sdk/*` provider package returns it
+ * (`openai('gpt-4.1')`, `anthropic('claude-sonnet-4-5')`…). Told apart at run time by its
+ * `specificationVersion`: `'v2'` (AI SDK 5), `'v3'` (AI SDK 6) or `'v4'` (AI SDK 7).
+ */
+export type AiSdkLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4
+
+/** The specification versions this adapter speaks. */
+export type AiSdkSpecificationVersion = AiSdkLanguageModel['specificationVersion']
+
+export const specificationVersions: readonly AiSdkSpecificationVersion[] = ['v2', 'v3', 'v4']
+
+/** Provider-specific options, keyed by provider (`{ anthropic: { thinking: {…} } }`). */
+export type AiSdkProviderOptions = { [provider: string]: { [key: string]: JsonValue } }
+
+/** Options of {@link aiSdk}. Only `model` is required. */
+export interface AiSdkOptions {
+  /** The AI SDK language model, e.g. `openai('gpt-4.1')` from `@ai-sdk/openai`. */
+  model: AiSdkLanguageModel
+  /** Upper bound of output tokens per response (`maxOutputTokens`). Default: the provider's. */
+  maxTokens?: number
+  /** Sampling temperature. Default: the provider's. */
+  temperature?: number
+  /** Passed to every call as `providerOptions`, e.g. `{ anthropic: { thinking: { type: 'enabled', budgetTokens: 4000 } } }`. */
+  providerOptions?: AiSdkProviderOptions
+}
+
+/**
+ * JSON Schema of {@link AiSdkOptions}. `model` must be an object: a model can only be given from
+ * code or a TypeScript config file (a JSON or YAML config cannot hold one).
+ */
+export const aiSdkOptionsSchema: JsonSchema = {
+  type: 'object',
+  description: 'Options of the ai-sdk adapter.',
+  additionalProperties: false,
+  required: ['model'],
+  properties: {
+    model: {
+      type: 'object',
+      description:
+        "An AI SDK language model object, e.g. openai('gpt-4.1') from @ai-sdk/openai (only possible in a TypeScript config or in code).",
+    },
+    maxTokens: { type: 'integer', minimum: 1, description: 'Upper bound of output tokens per response.' },
+    temperature: { type: 'number', minimum: 0, description: 'Sampling temperature.' },
+    providerOptions: {
+      type: 'object',
+      additionalProperties: { type: 'object' },
+      description: 'Provider-specific options keyed by provider name, passed to every call as providerOptions.',
+    },
+  },
+}

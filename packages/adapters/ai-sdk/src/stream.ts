@@ -1,0 +1,185 @@
+import type { LanguageModelV2StreamPart, LanguageModelV3StreamPart, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { ModelError } from '@bosun/core'
+import type { ModelChunk, ModelFinishReason, ModelUsage } from '@bosun/core'
+import { streamError } from './errors.js'
+import { providerFamily, providerKeys } from './prompt.js'
+
+/** A part of the stream of a V2, V3 or V4 model. */
+export type AiSdkStreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart | LanguageModelV4StreamPart
+
+interface StreamedCall {
+  index: number
+  /** The arguments streamed so far. */
+  arguments: string
+}
+
+/**
+ * Turns the parts of one AI SDK stream into Bosun chunks. Stateful (tool calls are numbered in
+ * order of appearance), so one mapper serves one response.
+ *
+ * - `text-delta` → `text-delta`; `reasoning-delta` → `reasoning-delta` with `provider` (the
+ *   provider family, e.g. `anthropic`). A reasoning signature found in a part's
+ *   `providerMetadata` (`{ anthropic: { signature } }`) is sent once per reasoning block, as a
+ *   `reasoning-delta` with empty text, `signature`, and `provider` the metadata's key.
+ * - `tool-input-start` → `tool-call-delta { index, id, name }`, `tool-input-delta` →
+ *   `{ index, argumentsDelta }`; a `tool-call` part that was not streamed → one delta with id,
+ *   name and the whole input. Calls the provider executes itself are left out.
+ * - `finish` → `usage` (when the provider reported any) and `finish`; an `error` part, or a finish
+ *   reason `error` or `interrupted`, is thrown as a {@link ModelError}.
+ * - The rest (`stream-start`, `response-metadata`, `text-start`/`-end`, sources, files, raw) is ignored.
+ */
+export class StreamMapper {
+  readonly #provider: string
+  readonly #family: string
+  readonly #keys: string[]
+  readonly #calls = new Map<string, StreamedCall>()
+  /** Ids of calls the provider runs itself (web search…): not Bosun's to run. */
+  readonly #providerExecuted = new Set<string>()
+  /** Reasoning blocks whose signature was sent. */
+  readonly #signed = new Set<string>()
+  #nextIndex = 0
+  #finished = false
+
+  constructor(provider: string) {
+    this.#provider = provider
+    this.#family = providerFamily(provider)
+    this.#keys = providerKeys(provider)
+  }
+
+  /** Whether the `finish` part was seen. */
+  get finished(): boolean {
+    return this.#finished
+  }
+
+  push(part: AiSdkStreamPart): ModelChunk[] {
+    switch (part.type) {
+      case 'text-delta':
+        return part.delta === '' ? [] : [{ type: 'text-delta', text: part.delta }]
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end': {
+        const text = part.type === 'reasoning-delta' ? part.delta : ''
+        const signed = this.#signature(part.id, part.providerMetadata)
+        if (signed) return [{ type: 'reasoning-delta', text, signature: signed.signature, provider: signed.provider }]
+        return text === '' ? [] : [{ type: 'reasoning-delta', text, provider: this.#family }]
+      }
+      case 'tool-input-start': {
+        if (part.providerExecuted === true) {
+          this.#providerExecuted.add(part.id)
+          return []
+        }
+        return [{ type: 'tool-call-delta', index: this.#call(part.id).index, id: part.id, name: part.toolName }]
+      }
+      case 'tool-input-delta': {
+        if (this.#providerExecuted.has(part.id) || part.delta === '') return []
+        const known = this.#calls.has(part.id)
+        const call = this.#call(part.id)
+        call.arguments += part.delta
+        return [{ type: 'tool-call-delta', index: call.index, ...(known ? {} : { id: part.id }), argumentsDelta: part.delta }]
+      }
+      case 'tool-call': {
+        if (part.providerExecuted === true || this.#providerExecuted.has(part.toolCallId)) return []
+        const streamed = this.#calls.get(part.toolCallId)
+        if (streamed) {
+          // Streamed already; a provider that streamed no arguments may still give them here.
+          if (streamed.arguments !== '' || part.input === '') return []
+          streamed.arguments = part.input
+          return [{ type: 'tool-call-delta', index: streamed.index, argumentsDelta: part.input }]
+        }
+        const call = this.#call(part.toolCallId)
+        call.arguments = part.input
+        return [{
+          type: 'tool-call-delta', index: call.index, id: part.toolCallId, name: part.toolName,
+          ...(part.input === '' ? {} : { argumentsDelta: part.input }),
+        }]
+      }
+      case 'finish': {
+        this.#finished = true
+        const reason = finishReason(part.finishReason, this.#provider)
+        const usage = toUsage(part.usage)
+        return usage ? [{ type: 'usage', usage }, { type: 'finish', reason }] : [{ type: 'finish', reason }]
+      }
+      case 'error':
+        throw streamError(part.error, this.#provider)
+      default:
+        return []
+    }
+  }
+
+  #call(id: string): StreamedCall {
+    let call = this.#calls.get(id)
+    if (!call) {
+      call = { index: this.#nextIndex++, arguments: '' }
+      this.#calls.set(id, call)
+    }
+    return call
+  }
+
+  /** The reasoning signature in `metadata`, the first time one is seen for reasoning block `id`. */
+  #signature(id: string, metadata: unknown): { signature: string; provider: string } | undefined {
+    if (this.#signed.has(id) || typeof metadata !== 'object' || metadata === null) return undefined
+    const entries = Object.entries(metadata as Record<string, unknown>)
+    // The model's own key first (`anthropic` for `anthropic.messages`), then any other.
+    entries.sort(([a], [b]) => Number(this.#keys.includes(b)) - Number(this.#keys.includes(a)))
+    for (const [key, value] of entries) {
+      const signature = (value as { signature?: unknown } | null)?.signature
+      if (typeof signature === 'string' && signature !== '') {
+        this.#signed.add(id)
+        return { signature, provider: key }
+      }
+    }
+    return undefined
+  }
+}
+
+type FinishPart = Extract<AiSdkStreamPart, { type: 'finish' }>
+
+/**
+ * V2 gives the finish reason as a string, V3 and V4 as `{ unified, raw }`. `length` is
+ * `max-tokens`; `other` and `unknown` are `stop`; `error` and `interrupted` (the provider's stream
+ * ended without a completion signal) are thrown.
+ */
+export function finishReason(reason: FinishPart['finishReason'], provider: string): ModelFinishReason {
+  const unified = typeof reason === 'string' ? reason : reason?.unified
+  const raw = typeof reason === 'object' && reason !== null && typeof reason.raw === 'string' ? ` (${reason.raw})` : ''
+  switch (unified) {
+    case 'stop':
+    case 'tool-calls':
+    case 'content-filter':
+      return unified
+    case 'length':
+      return 'max-tokens'
+    case 'error':
+      throw new ModelError('SERVER', `${provider} stopped the response because of an error${raw}.`)
+    case 'interrupted':
+      throw new ModelError('TRANSPORT', `${provider} ended the stream without a completion signal${raw}: the response may be incomplete.`)
+    default:
+      return 'stop'
+  }
+}
+
+/** V2 usage is flat; V3 and V4 nest it (`inputTokens.total`, `outputTokens.reasoning`…). Only known counts are kept. */
+export function toUsage(usage: FinishPart['usage'] | undefined): ModelUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined
+  const result: ModelUsage = {}
+  const set = (key: keyof ModelUsage, value: unknown) => {
+    if (typeof value === 'number' && Number.isFinite(value)) result[key] = value
+  }
+  const input = usage.inputTokens as unknown
+  const output = usage.outputTokens as unknown
+  if (typeof input === 'object' && input !== null) {
+    set('inputTokens', (input as { total?: unknown }).total)
+    set('cachedInputTokens', (input as { cacheRead?: unknown }).cacheRead)
+  } else {
+    set('inputTokens', input)
+    set('cachedInputTokens', (usage as { cachedInputTokens?: unknown }).cachedInputTokens)
+  }
+  if (typeof output === 'object' && output !== null) {
+    set('outputTokens', (output as { total?: unknown }).total)
+    set('reasoningTokens', (output as { reasoning?: unknown }).reasoning)
+  } else {
+    set('outputTokens', output)
+    set('reasoningTokens', (usage as { reasoningTokens?: unknown }).reasoningTokens)
+  }
+  return Object.keys(result).length > 0 ? result : undefined
+}
