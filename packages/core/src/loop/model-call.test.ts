@@ -56,8 +56,11 @@ describe('streaming and assembly', () => {
 
   it('starts a new block whenever the delta kind changes, and keeps reasoning signatures', async () => {
     const model = chunkAdapter([
-      { type: 'reasoning-delta', text: 'a', signature: 'sig-' },
-      { type: 'reasoning-delta', text: 'b', signature: '1', provider: 'anthropic' },
+      { type: 'reasoning-delta', text: 'a' },
+      { type: 'reasoning-delta', text: 'b', provider: 'anthropic' },
+      // a signature may arrive in pieces; it closes the block (text after it would start a new one)
+      { type: 'reasoning-delta', text: '', signature: 'sig-' },
+      { type: 'reasoning-delta', text: '', signature: '1' },
       { type: 'text-delta', text: 'x' },
       { type: 'reasoning-delta', text: 'c' },
       { type: 'text-delta', text: 'y' },
