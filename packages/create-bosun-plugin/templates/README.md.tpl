@@ -1,0 +1,85 @@
+# {{packageName}}
+
+A Bosun pre-step plugin: it rejects a step when one of its
+messages contains one of the configured words. The model never sees the rejected input, and the
+session log says why (`agent/pre-step/rejected` with the word).
+
+## Install
+
+```sh
+npm install {{packageName}}
+```
+
+## Use it
+
+In a config file, name the plugin by its short name — Bosun finds the package
+(`'{{configName}}'` → `{{packageName}}`):
+
+```ts
+// bosun.config.ts
+import { defineConfig } from '@bosun/core/config'
+
+export default defineConfig({
+  plugins: [['{{configName}}', { words: ['password', 'api key'] }]],
+})
+```
+
+The same in `bosun.config.json`:
+
+```json
+{ "plugins": [["{{configName}}", { "words": ["password", "api key"] }]] }
+```
+
+From code:
+
+```ts
+import { createAgent } from '@bosun/core'
+import plugin from '{{packageName}}'
+
+const agent = await createAgent({ model, plugins: [[plugin, { words: ['password'] }]] })
+```
+
+## Options
+
+| option | type | default | |
+|---|---|---|---|
+| `words` | `string[]` (at least one, non-empty) | required | a step is rejected when one of its messages contains one of these |
+| `ignoreCase` | `boolean` | `true` | match regardless of case |
+
+Options are checked against the plugin's JSON Schema (`src/options.ts`) when the agent is built;
+a mistake fails at startup with `PLUGIN_OPTIONS_INVALID`, naming the JSON path.
+
+## What it logs
+
+A rejected step writes `agent/pre-step/rejected` and `turn/end {kind: 'blocked'}`, both with
+`by: '{{name}}'` and the metadata `{ reason: 'blocked-word', word, messageId }`. The rejected
+input is not re-queued.
+
+## Develop
+
+```sh
+npm install
+npm test            # vitest: runs the plugin in a real agent on the scripted model (@bosun/testkit)
+npm run typecheck   # sources and tests
+npm run build       # dist/ with type declarations
+```
+
+The plugin is `src/index.ts` (`definePlugin`); its options type and JSON Schema sit side by side in
+`src/options.ts`. The hooks it taps are listed in `package.json` under `bosun.hooks`, so that
+registries and tools can tell what it does without loading it. Bosun's plugin authoring guide
+(`docs/plugins.md` in the Bosun repository) covers the hooks, decisions, stages and state.
+
+## Publish
+
+The package name (`{{packageName}}`), the `bosun-plugin` keyword and the `bosun` manifest in
+`package.json` are what make it findable; keep them. Releases use
+[changesets](https://github.com/changesets/changesets): `.changeset/initial.md` is the first one.
+
+```sh
+npx changeset           # describe each user-visible change (patch / minor / major)
+npx changeset version   # bump the version and write CHANGELOG.md
+npm run release         # build and publish what is not on npm yet
+```
+
+In a monorepo that already uses changesets, move `.changeset/initial.md` to the root's
+`.changeset/` folder and delete this package's `.changeset/`.

@@ -1,0 +1,40 @@
+{
+  "name": "{{packageName}}",
+  "version": "0.0.0",
+  "description": "A Bosun pre-step plugin that rejects input containing a configured word.",
+  "license": "MIT",
+  "type": "module",
+  "sideEffects": false,
+  "keywords": ["bosun-plugin", "bosun"],
+  "bosun": {
+    "hooks": ["agent/pre-step"]
+  },
+  "engines": { "node": ">=20" },
+  "files": ["dist"],
+  "exports": {
+    ".": {
+      "types": "./dist/index.d.ts",
+      "import": "./dist/index.js"
+    },
+    "./package.json": "./package.json"
+  },
+  "scripts": {
+    "build": "tsc -p tsconfig.build.json",
+    "typecheck": "tsc -p tsconfig.json --noEmit",
+    "test": "vitest run",
+    "changeset": "changeset",
+    "release": "npm run build && changeset publish",
+    "prepublishOnly": "npm run typecheck && npm test && npm run build"
+  },
+  "peerDependencies": {
+    "@bosun/core": "{{coreRange}}"
+  },
+  "devDependencies": {
+    "@bosun/core": "{{coreRange}}",
+    "@bosun/testkit": "{{testkitRange}}",
+    "@changesets/cli": "{{changesetsRange}}",
+    "@types/node": "{{typesNodeRange}}",
+    "typescript": "{{typescriptRange}}",
+    "vitest": "{{vitestRange}}"
+  }
+}

@@ -1,0 +1,29 @@
+import type { JsonSchema } from '@bosun/core'
+
+/** The options of {{name}}, as a config file gives them: `['{{configName}}', { words: ['password'] }]`. */
+export interface Options {
+  /** A step is rejected when one of its messages contains one of these words. */
+  words: string[]
+  /** Match regardless of case. Default `true`. */
+  ignoreCase?: boolean
+}
+
+/**
+ * The JSON Schema of {@link Options}. Bosun validates a config's options against it (with ajv,
+ * compiled once) before `setup` runs, so a bad config fails at startup with
+ * `PLUGIN_OPTIONS_INVALID` naming each JSON path. Keep it in step with the interface above.
+ */
+export const optionsSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    words: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      minItems: 1,
+      description: 'A step is rejected when one of its messages contains one of these words.',
+    },
+    ignoreCase: { type: 'boolean', default: true, description: 'Match regardless of case.' },
+  },
+  required: ['words'],
+  additionalProperties: false,
+}
