@@ -84,7 +84,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     writer: stored.writer,
     ...(options.now ? { now: options.now } : {}),
     reportError: (error, context) => {
-      if (hooks.error.isUsed()) hooks.error.call(error, context)
+      // `isUsed()` is always true here (every hook has an interceptor): count the taps.
+      if (hooks.error.taps.length > 0) hooks.error.call(error, context)
       else console.error(`[bosun] ${context} threw:`, error)
     },
   })

@@ -17,6 +17,8 @@ export const ErrorCodes = {
   DUPLICATE_MESSAGE_ID: 'DUPLICATE_MESSAGE_ID',
   /** Edit or removal by id of a message that is no longer pending (a claim won the race). */
   MESSAGE_NOT_PENDING: 'MESSAGE_NOT_PENDING',
+  /** `agent.compact()` was called but no plugin taps the `agent/compact` hook. */
+  NO_COMPACTION: 'NO_COMPACTION',
   /** `claim` was called from a session observer while a splice was being logged. */
   INBOX_REENTRANT: 'INBOX_REENTRANT',
   /** A persisted `agent/inbox/spliced` event cannot be replayed. */

@@ -1,4 +1,4 @@
-import { AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
+import { AsyncSeriesBailHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
 import { BosunError, ErrorCodes } from './errors.js'
 import type { JsonValue } from './json.js'
 import type { ModelAdapter, ModelChunk, ModelRequest } from './model.js'
@@ -7,6 +7,7 @@ import type { InboxTarget } from './inbox/types.js'
 import type { SessionEvent } from './session/events.js'
 import type { UserMessage } from './session/messages.js'
 import type { Session } from './session/session.js'
+import type { Surface } from './session/surface.js'
 import type { ToolResult } from './tools/types.js'
 
 /** The value of the `agent/pre-step` waterfall: admit (possibly rewritten) messages, or reject the step. */
@@ -23,6 +24,8 @@ export interface TurnContext {
   signal: AbortSignal
   session: Session
   inbox: Inbox
+  /** The model-visible history (read it; change it only through events such as `compaction/summary`). */
+  surface: Surface
 }
 
 export interface PreStepContext extends TurnContext {
@@ -40,12 +43,27 @@ export interface PrepareCallContext extends TurnContext {
 export interface StreamContext extends TurnContext {
   request: ModelRequest
   adapter: ModelAdapter
-  /** Sends the same request again and returns a fresh stream (for retry wrappers). */
-  open(): AsyncIterable<ModelChunk>
+  /**
+   * Sends the request again — the same one, or `request` (e.g. rebuilt from a compacted
+   * history) — and returns a fresh stream, for retry and recovery wrappers.
+   */
+  open(request?: ModelRequest): AsyncIterable<ModelChunk>
 }
 
 export interface ToolResultContext extends TurnContext {
   call: { callId: string; name: string; arguments: string }
+}
+
+/** What `agent.compact()` hands the `agent/compact` hook: a maintenance context. */
+export interface CompactContext {
+  signal: AbortSignal
+  session: Session
+  inbox: Inbox
+  surface: Surface
+  /** The agent's model adapter (a summary request goes through it). */
+  adapter: ModelAdapter
+  /** Why: `manual` for `agent.compact()`, or what the caller passed. */
+  reason: string
 }
 
 export type AgentStatus = 'idle' | 'running'
@@ -79,6 +97,11 @@ export interface AgentHooks {
   inboxInserted: SyncHook<[UserMessage, InboxTarget]>
   inboxDiscarded: SyncHook<[UserMessage, InboxTarget]>
   inboxClaimed: SyncHook<[UserMessage, number]>
+  /**
+   * `agent/compact`: compact the history now (`agent.compact()`, run as maintenance between
+   * turns). A compaction plugin taps it and returns true when it compacted; the first answer wins.
+   */
+  compact: AsyncSeriesBailHook<[CompactContext], boolean | undefined>
   /** `agent/error`: an error that was contained (a throwing observer, a failed flush in a finally). */
   error: SyncHook<[unknown, string]>
 }
@@ -95,6 +118,7 @@ export function createHooks(): AgentHooks {
     inboxInserted: new SyncHook(['message', 'target'], 'agent/inbox/inserted'),
     inboxDiscarded: new SyncHook(['message', 'target'], 'agent/inbox/discarded'),
     inboxClaimed: new SyncHook(['message', 'turn'], 'agent/inbox/claimed'),
+    compact: new AsyncSeriesBailHook(['context'], 'agent/compact'),
     error: new SyncHook(['error', 'context'], 'agent/error'),
   }
   for (const hook of Object.values(hooks) as { name?: string; intercept: AsyncSeriesWaterfallHook<[unknown]>['intercept'] }[]) {

@@ -38,7 +38,7 @@ export type { AdapterDefinition } from './adapter.js'
 
 export { Stage, createHooks } from './hooks.js'
 export type {
-  AgentHooks, AgentStatus, PrepareCallContext, PreStepContext, PreStepDecision, StreamContext,
+  AgentHooks, AgentStatus, CompactContext, PrepareCallContext, PreStepContext, PreStepDecision, StreamContext,
   ToolResultContext, TurnContext,
 } from './hooks.js'
 export { definePlugin } from './plugin.js'

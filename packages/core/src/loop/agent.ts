@@ -142,6 +142,20 @@ export class Agent {
   }
 
   /**
+   * Compacts the history now, as maintenance between turns (waits for the running turn). Needs a
+   * compaction plugin (one that taps `agent/compact`); resolves true if it compacted.
+   */
+  async compact(reason = 'manual'): Promise<boolean> {
+    if (typeof reason !== 'string') throw invalidArgument('compact(reason): reason must be a string.')
+    if (this.rt.hooks.compact.taps.length === 0) {
+      throw new BosunError(ErrorCodes.NO_COMPACTION, 'No plugin compacts this agent: add a compaction plugin (e.g. "compaction") to its plugins.')
+    }
+    return this.runMaintenance(async ({ signal, session, inbox, surface }) =>
+      (await this.rt.hooks.compact.promise({ signal, session, inbox, surface, adapter: this.rt.adapter, reason })) === true,
+    )
+  }
+
+  /**
    * Stops accepting input, aborts the active turn, waits for idle, flushes and releases the
    * session's writer (file handles, leases). Pending input stays stored for a resume.
    */

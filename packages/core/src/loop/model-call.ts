@@ -22,7 +22,7 @@ export interface ModelCallOutcome {
  */
 export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
   const { turn, step, signal } = scope
-  const base = { turn, step, signal, session: rt.session, inbox: rt.inbox }
+  const base = { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface }
   const callContext = { ...base, adapter: rt.adapter }
   const request = await rt.hooks.prepareCall.promise(
     { system, messages: rt.surface.messages, tools: rt.tools.specs, params: {} },
@@ -41,9 +41,10 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   if (signal.aborted) return { finish: 'aborted', toolCalls: [] }
 
   // Lazy: the adapter is called when the (possibly wrapped) stream is first iterated.
-  const open = (): AsyncIterable<ModelChunk> => ({
-    [Symbol.asyncIterator]: () => adapter.stream(request, { signal })[Symbol.asyncIterator](),
-  })
+  const open = (next: ModelRequest = request): AsyncIterable<ModelChunk> => {
+    checkRequest(next)
+    return { [Symbol.asyncIterator]: () => adapter.stream(next, { signal })[Symbol.asyncIterator]() }
+  }
   const stream = await rt.hooks.llmStream.promise(open(), { ...base, request, adapter, open })
   if (typeof stream?.[Symbol.asyncIterator] !== 'function') {
     throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The "llm/stream" hook must return an async iterable of chunks.')

@@ -32,7 +32,7 @@ const blocker = definePlugin<{ word: string }>({
 describe('enter', () => {
   it('admits the claimed messages: the waterfall sees next-step first, then the next-turn head, with turn, step, signal and the system prompt', async () => {
     const { agent } = await harness({ system: 'You are terse.' })
-    const seen: { decision: PreStepDecision; context: Omit<PreStepContext, 'session' | 'inbox' | 'signal'>; aborted: boolean }[] = []
+    const seen: { decision: PreStepDecision; context: Omit<PreStepContext, 'session' | 'inbox' | 'signal' | 'surface'>; aborted: boolean }[] = []
     agent.hooks.preStep.tap('spy', (decision, context) => {
       seen.push({
         decision,

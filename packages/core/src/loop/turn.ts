@@ -62,7 +62,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     const decision = checkDecision(
       await rt.hooks.preStep.promise(
         { kind: 'enter', messages: claimed },
-        { turn, step, signal, session: rt.session, inbox: rt.inbox, claimed, system },
+        { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system },
       ),
     )
     if (decision.kind === 'reject') {
@@ -80,7 +80,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
 
     if (call.finish === 'tool-calls') {
       const tools = await runToolCalls(call.toolCalls, {
-        turn, step, signal, session: rt.session, inbox: rt.inbox, hooks: rt.hooks, registry: rt.tools,
+        turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, hooks: rt.hooks, registry: rt.tools,
         maxParallel: rt.maxParallelTools,
       })
       for (const result of tools.results) {

@@ -3,6 +3,7 @@ import type { AgentHooks } from '../hooks.js'
 import type { Inbox } from '../inbox/inbox.js'
 import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
 import type { Session } from '../session/session.js'
+import type { Surface } from '../session/surface.js'
 import type { ToolRegistry } from './registry.js'
 import type { ToolResult, ToolReturn } from './types.js'
 
@@ -12,6 +13,7 @@ export interface ToolRunContext {
   signal: AbortSignal
   session: Session
   inbox: Inbox
+  surface: Surface
   hooks: AgentHooks
   registry: ToolRegistry
   /** Upper bound of calls running at once. */
@@ -50,7 +52,7 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
       committed++
       try {
         result = await ctx.hooks.toolResult.promise(result, {
-          turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox,
+          turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
           call: { callId: call.id, name: call.name, arguments: call.arguments },
         })
       } catch (error) {

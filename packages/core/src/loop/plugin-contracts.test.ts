@@ -1,5 +1,5 @@
-// The contract a retry plugin relies on: after it logs `llm/retry` and streams a fresh attempt,
-// the failed attempt's chunks stay in the log but never reach the assembled message.
+// Contracts the marketplace plugins rely on: retry (an `llm/retry` resets the assembled message;
+// the failed attempt stays in the log only), compaction (`agent.compact()`), reasoning blocks.
 import { expect, it } from 'vitest'
 import { definePlugin } from '../plugin.js'
 import { serializeError } from '../errors.js'
@@ -57,4 +57,43 @@ it('a signature closes a reasoning block: two consecutive signed blocks stay two
     { type: 'reasoning', text: 'second thought', provider: 'anthropic', signature: 'sig-2' },
     { type: 'text', text: 'answer' },
   ])
+})
+
+it('agent.compact() runs the agent/compact hook as maintenance, and refuses without a compaction plugin', async () => {
+  const { harness: make } = await import('../testing/harness.js')
+  const { BosunError } = await import('../errors.js')
+  const bare = (await make()).agent
+  await expect(bare.compact()).rejects.toSatisfy((e) => BosunError.is(e, 'NO_COMPACTION'))
+  const { agent } = await make()
+  const seen: { reason: string; status: string; adapter: string }[] = []
+  agent.hooks.compact.tapPromise('test-compaction', async (context) => {
+    seen.push({ reason: context.reason, status: agent.status, adapter: context.adapter.name })
+    return true
+  })
+  expect(await agent.compact()).toBe(true)
+  expect(seen).toEqual([{ reason: 'manual', status: 'idle', adapter: 'scripted' }])
+})
+
+it('an error that must not throw is reported through agent/error, or console.error when nothing taps it', async () => {
+  const { harness: make } = await import('../testing/harness.js')
+  const { agent } = await make()
+  const logged: unknown[][] = []
+  const original = console.error
+  console.error = (...args: unknown[]) => void logged.push(args)
+  try {
+    agent.session.subscribe(() => {
+      throw new Error('observer bug')
+    })
+    agent.followup('hi')
+    await agent.whenIdle()
+  } finally {
+    console.error = original
+  }
+  expect(logged.length).toBeGreaterThan(0)
+  expect(String(logged[0]![0])).toContain('session observer')
+  const reported: string[] = []
+  agent.hooks.error.tap('test', (_error, context) => void reported.push(context))
+  agent.followup('again')
+  await agent.whenIdle()
+  expect(reported[0]).toMatch(/^session observer \(on "agent\/inbox\/spliced"\)$/)
 })
