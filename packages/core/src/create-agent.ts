@@ -33,6 +33,11 @@ export interface CreateAgentOptions {
   maxParallelTools?: number
   /** Clock for event times. Default `Date.now`. */
   now?: () => number
+  /**
+   * The agent owns the store: `agent.close()` closes it too. Default: true for the memory store
+   * made when `store` is omitted, false for a store you pass (you may share it between agents).
+   */
+  ownsStore?: boolean
 }
 
 /**
@@ -111,7 +116,14 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const surface = Surface.attach(session)
   // A turn that a crash left open is closed before anything else happens (persistence §8).
   const recovery = closeOpenTurn(session, inbox)
-  const agent = new Agent({ session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools }, recovery)
+  const ownsStore = options.ownsStore ?? options.store === undefined
+  const agent = new Agent(
+    {
+      session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools,
+      ...(ownsStore ? { closeStore: () => store.close() } : {}),
+    },
+    recovery,
+  )
   await setupPlugins(plugins, { hooks, session, inbox, agent })
   return agent
 }

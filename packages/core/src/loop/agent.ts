@@ -164,7 +164,11 @@ export class Agent {
     this.#closed = true
     this.abort('closed')
     await this.whenIdle()
-    await this.rt.session.close()
+    try {
+      await this.rt.session.close()
+    } finally {
+      await this.rt.closeStore?.()
+    }
   }
 
   #send(input: MessageInput, target: InboxTarget, wakeup: boolean): UserMessage {

@@ -18,6 +18,8 @@ export interface AgentRuntime {
   tools: ToolRegistry
   system: SystemPrompt
   maxParallelTools: number
+  /** Set when the agent owns its store (`createAgent({ ownsStore })`): `close()` closes it too. */
+  closeStore?: () => Promise<void>
 }
 
 /** Where the loop is, passed down through one step. */

@@ -1,0 +1,93 @@
+import type { ErrorObject, ValidateFunction } from 'ajv'
+import { ajv, formatAjvError, jsonPath, type JsonSchema } from '../schema.js'
+import { describeValue, suggest } from './problems.js'
+
+/** One schema error, with its path under `base` (the entry's options path, or the config root). */
+export interface SchemaError {
+  path: string
+  /** JSON pointer of the value in error, relative to the validated value. */
+  pointer: string
+  message: string
+}
+
+/**
+ * Validates `value` against `schema` and returns every error: `anyOf` alternatives collapse into
+ * one "must be …" (from the schema's `x-expected`), unknown keys get a "did you mean" from the
+ * schema's own properties, and each message says what was found. ajv caches the compiled schema
+ * by object, so each schema is compiled once per process.
+ */
+export function schemaErrors(schema: JsonSchema, value: unknown, base: string): SchemaError[] {
+  let validate: ValidateFunction
+  try {
+    validate = ajv().compile(schema)
+  } catch (error) {
+    // definePlugin and defineStore compile at definition; an adapter's schema is first compiled here.
+    const message = `the module's options schema is not a valid JSON Schema (${(error as Error).message}); this is a bug in the module, not in your config.`
+    return [{ path: base, pointer: '', message }]
+  }
+  if (validate(value)) return []
+  const errors: SchemaError[] = []
+  for (const error of validate.errors ?? []) {
+    if (error.schemaPath.includes('/anyOf/')) continue
+    const relative = jsonPath(error)
+    errors.push({
+      path: base + relative.slice(1),
+      pointer: error.instancePath,
+      message: describe(error, schema, value, relative),
+    })
+  }
+  return errors
+}
+
+function describe(error: ErrorObject, schema: JsonSchema, root: unknown, path: string): string {
+  const found = describeValue(valueAt(root, error.instancePath))
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = (error.params as { additionalProperty: string }).additionalProperty
+      const parent = schemaAt(schema, error.schemaPath.replace(/\/additionalProperties$/, ''))
+      const known = Object.keys((parent?.['properties'] as object | undefined) ?? {})
+      const guess = suggest(key, known)
+      if (guess !== undefined) return `unknown key ${JSON.stringify(key)} — did you mean ${JSON.stringify(guess)}?`
+      return known.length > 0 ? `unknown key ${JSON.stringify(key)}; the known keys are ${known.join(', ')}.` : `unknown key ${JSON.stringify(key)}.`
+    }
+    case 'anyOf': {
+      const expected = schemaAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))?.['x-expected']
+      return typeof expected === 'string' ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
+    }
+    case 'type': {
+      const types = String((error.params as { type: string | string[] }).type).split(',')
+      return `must be ${types.map(article).join(' or ')} (found ${found})`
+    }
+    case 'minLength': {
+      const limit = (error.params as { limit: number }).limit
+      return limit === 1 ? `must not be empty (found ${found})` : `must be at least ${limit} characters long (found ${found})`
+    }
+    case 'maxLength':
+      return `must be at most ${(error.params as { limit: number }).limit} characters long (found ${found})`
+    default:
+      return formatAjvError(error, root).slice(path.length + 1)
+  }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
+}
+
+/** The sub-schema at a `#/a/b` pointer. */
+function schemaAt(schema: JsonSchema, pointer: string): JsonSchema | undefined {
+  let node: unknown = schema
+  for (const part of pointer.replace(/^#/, '').split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return undefined
+    node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+  }
+  return typeof node === 'object' && node !== null ? (node as JsonSchema) : undefined
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let value = root
+  for (const part of pointer.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return undefined
+    value = (value as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+  }
+  return value
+}

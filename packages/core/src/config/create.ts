@@ -1,0 +1,93 @@
+import { resolve } from 'node:path'
+import { createAdapter } from '../adapter.js'
+import { createAgent } from '../create-agent.js'
+import { BosunError } from '../errors.js'
+import type { Agent } from '../loop/agent.js'
+import type { ModelAdapter } from '../model.js'
+import { createStore } from '../store/define-store.js'
+import { memoryStore } from '../store/memory.js'
+import type { Store } from '../store/types.js'
+import { resolvedFor } from './load.js'
+import { childPath, configError, rootPath } from './problems.js'
+import { summarizeError } from './resolve.js'
+import type { BosunConfig, LoadedConfig, ResolvedConfig } from './types.js'
+import { validateConfig, type ValidateConfigOptions } from './validate.js'
+
+/** Options of {@link createAgentFromConfig}. */
+export interface CreateAgentFromConfigOptions extends ValidateConfigOptions {
+  /** Resume this session if the store has it, else create it. Default: a new id. */
+  sessionId?: string
+  /** Use this store instead of the config's (the config's store entry is still checked). */
+  store?: Store
+  /** For a config given as an object: where names and relative paths resolve from. Default: `process.cwd()`. */
+  cwd?: string
+}
+
+/**
+ * Builds an agent from a config: the adapter and the store the config names (created with their
+ * options), its plugins in order, the system prompt, the tools and `maxParallelTools`. Takes what
+ * {@link loadConfig} returned (already checked) or a config object (checked here). A store
+ * created from the config is closed by `agent.close()`.
+ *
+ * @example
+ * const agent = await createAgentFromConfig(await loadConfig(), { sessionId: 'support-42' })
+ * agent.followup('hello')
+ * await agent.whenIdle()
+ */
+export async function createAgentFromConfig(
+  config: LoadedConfig | BosunConfig,
+  options: CreateAgentFromConfigOptions = {},
+): Promise<Agent> {
+  const loaded: LoadedConfig = isLoaded(config) ? config : { config, file: undefined, dir: resolve(options.cwd ?? process.cwd()) }
+  const resolved = resolvedFor(loaded) ?? (await validateConfig(loaded, options))
+  const model = await createModel(resolved)
+  const owned = options.store === undefined ? await openStore(resolved) : undefined
+  const agent = await createAgent({
+    model,
+    store: options.store ?? owned,
+    plugins: resolved.plugins,
+    tools: resolved.tools,
+    ...(resolved.system === undefined ? {} : { system: resolved.system }),
+    ...(resolved.maxParallelTools === undefined ? {} : { maxParallelTools: resolved.maxParallelTools }),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ownsStore: owned !== undefined,
+  }).catch(async (error: unknown) => {
+    await owned?.close().catch(() => {})
+    throw error
+  })
+  return agent
+}
+
+function isLoaded(value: LoadedConfig | BosunConfig): value is LoadedConfig {
+  const candidate = value as Partial<LoadedConfig>
+  return typeof candidate.dir === 'string' && 'config' in candidate && 'file' in candidate
+}
+
+async function createModel(resolved: ResolvedConfig): Promise<ModelAdapter> {
+  if ('adapter' in resolved.model) return resolved.model.adapter
+  const { definition, options, name } = resolved.model
+  try {
+    return await createAdapter(definition, options)
+  } catch (error) {
+    throw creationError(resolved, 'model', name, error)
+  }
+}
+
+async function openStore(resolved: ResolvedConfig): Promise<Store> {
+  if (resolved.store === 'memory') return memoryStore()
+  if ('store' in resolved.store) return resolved.store.store
+  const { definition, options, name } = resolved.store
+  try {
+    return await createStore(definition, options, { baseDir: resolved.dir })
+  } catch (error) {
+    throw creationError(resolved, 'store', name, error)
+  }
+}
+
+/** A definition whose `create` threw: reported like any config problem, with the cause kept. */
+function creationError(resolved: ResolvedConfig, section: 'model' | 'store', name: string, error: unknown): BosunError {
+  const path = childPath(rootPath(resolved.file), section)
+  const kind = section === 'model' ? 'adapter' : 'store'
+  const message = `creating the ${kind} failed: ${summarizeError(error)}`
+  return configError(resolved.file, resolved.dir, [{ path, plugin: name, kind, message, cause: error }])
+}

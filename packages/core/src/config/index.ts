@@ -1,0 +1,17 @@
+/**
+ * @bosun/core/config — find, load, check and build an agent from a config file. A separate entry
+ * from `@bosun/core`, so that embedding the runtime does not pull in cosmiconfig and jiti.
+ */
+export { defineConfig } from './define-config.js'
+export { CONFIG_SEARCH_PLACES, loadConfig } from './load.js'
+export type { LoadConfigOptions } from './load.js'
+export { validateConfig } from './validate.js'
+export type { ValidateConfigOptions } from './validate.js'
+export { createAgentFromConfig } from './create.js'
+export type { CreateAgentFromConfigOptions } from './create.js'
+export { candidatePackages } from './resolve.js'
+export { configSchema, renderConfigSchema } from './schema.js'
+export type {
+  BosunConfig, ConfigProblem, EntryKind, EntryOptions, KnownAdapterName, KnownPluginName, KnownStoreName, LoadedConfig,
+  ModelConfig, PluginConfig, ResolvedConfig, StoreConfig, ToolConfig,
+} from './types.js'

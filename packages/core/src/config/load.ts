@@ -1,0 +1,108 @@
+import { dirname, resolve } from 'node:path'
+import { cosmiconfig } from 'cosmiconfig'
+import { BosunError } from '../errors.js'
+import { ConfigFileError, loadJson, loadModule, loadYaml, unbox } from './file-loaders.js'
+import { configError, rootPath } from './problems.js'
+import { summarizeError } from './resolve.js'
+import type { BosunConfig, LoadedConfig, ResolvedConfig } from './types.js'
+import { validateConfig, type ValidateConfigOptions } from './validate.js'
+
+/** Where a config is looked for, in each folder from the start upwards, first match wins. */
+export const CONFIG_SEARCH_PLACES: readonly string[] = [
+  'package.json',
+  '.bosunrc',
+  '.bosunrc.json',
+  '.bosunrc.yaml',
+  '.bosunrc.yml',
+  'bosun.config.ts',
+  'bosun.config.mts',
+  'bosun.config.cts',
+  'bosun.config.js',
+  'bosun.config.mjs',
+  'bosun.config.json',
+  'bosun.config.yaml',
+  'bosun.config.yml',
+]
+
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions extends ValidateConfigOptions {
+  /** Where the search starts, and what `file` is relative to. Default: `process.cwd()`. */
+  cwd?: string
+  /** Load this file instead of searching. */
+  file?: string
+  /** Resolve and check everything the config names (default `true`); `false` only loads the file. */
+  validate?: boolean
+}
+
+const resolvedConfigs = new WeakMap<LoadedConfig, ResolvedConfig>()
+
+/**
+ * Finds and loads the config: `bosun.config.{ts,mts,cts,js,mjs,json,yaml,yml}`, `.bosunrc{,.json,.yaml,.yml}`
+ * or `package.json#bosun`, searching from `cwd` up to the project root (the nearest folder with a
+ * `package.json`). TypeScript is loaded with jiti, in memory. Unless `validate: false`, everything
+ * the config names is resolved and checked (see {@link validateConfig}). With no config found,
+ * returns the default config (scripted model, memory store) with `file: undefined`.
+ *
+ * @example
+ * const loaded = await loadConfig()
+ * const agent = await createAgentFromConfig(loaded)
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const cwd = resolve(options.cwd ?? process.cwd())
+  const explorer = cosmiconfig('bosun', {
+    searchPlaces: [...CONFIG_SEARCH_PLACES],
+    searchStrategy: 'project',
+    // An empty file is found and reported, not skipped in favour of a config further up.
+    ignoreEmptySearchPlaces: false,
+    cache: false,
+    loaders: {
+      '.ts': loadModule,
+      '.mts': loadModule,
+      '.cts': loadModule,
+      '.js': loadModule,
+      '.mjs': loadModule,
+      '.json': loadJson,
+      '.yaml': loadYaml,
+      '.yml': loadYaml,
+      noExt: loadYaml,
+    },
+  })
+  const file = options.file === undefined ? undefined : resolve(cwd, options.file)
+  let result: Awaited<ReturnType<typeof explorer.search>>
+  try {
+    result = file === undefined ? await explorer.search(cwd) : await explorer.load(file)
+  } catch (error) {
+    throw loadError(error, file)
+  }
+  if (result === null && file !== undefined) {
+    // Only a package.json without a `bosun` key loads as "no config".
+    const message = 'this package.json has no "bosun" key. Add one with the config, or name a config file.'
+    throw configError(file, dirname(file), [{ path: '$.bosun', message }])
+  }
+  if (result === null) return { config: {}, file: undefined, dir: cwd }
+  const loaded: LoadedConfig = { config: unbox(result.config) as BosunConfig, file: result.filepath, dir: dirname(result.filepath) }
+  if (result.isEmpty) {
+    const message = 'the file is empty. Give a config object (even {}), or delete the file.'
+    throw configError(loaded.file, loaded.dir, [{ path: rootPath(loaded.file), message }])
+  }
+  if (options.validate !== false) resolvedConfigs.set(loaded, await validateConfig(loaded, options))
+  return loaded
+}
+
+/** The resolution {@link loadConfig} already did for this config, if any. */
+export function resolvedFor(loaded: LoadedConfig): ResolvedConfig | undefined {
+  return resolvedConfigs.get(loaded)
+}
+
+function loadError(error: unknown, requested: string | undefined): BosunError {
+  if (BosunError.is(error)) return error
+  const file = ((error as { filepath?: string } | undefined)?.filepath ?? requested)!
+  if (error instanceof ConfigFileError) {
+    const cause = error.cause === undefined ? {} : { cause: error.cause }
+    return configError(file, dirname(file), [{ path: rootPath(file), message: error.message, ...cause }])
+  }
+  if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && file === requested) {
+    return configError(file, dirname(file), [{ path: '$', message: 'the file does not exist.' }])
+  }
+  return configError(file, dirname(file), [{ path: '$', message: `the file cannot be read: ${summarizeError(error)}`, cause: error }])
+}

@@ -1,0 +1,77 @@
+import { basename } from 'node:path'
+import { BosunError, ErrorCodes } from '../errors.js'
+import type { ConfigProblem } from './types.js'
+
+/**
+ * The one error a config yields: `Invalid config <file>:` and one line per problem, so that a user
+ * fixes everything in one pass. `details.problems` keeps them structured.
+ */
+export function configError(file: string | undefined, dir: string, problems: readonly ConfigProblem[]): BosunError {
+  const source = file ?? `(no config file; names resolve from ${dir})`
+  const lines = problems.map((problem) => `  - ${formatProblem(problem)}`)
+  const cause = problems.find((problem) => problem.cause !== undefined)?.cause
+  return new BosunError(ErrorCodes.CONFIG_INVALID, `Invalid config ${source}:\n${lines.join('\n')}`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: {
+      file,
+      problems: problems.map(({ path, plugin, kind, message }) => ({ path, ...(plugin === undefined ? {} : { plugin, kind }), message })),
+    },
+  })
+}
+
+/** `$.plugins[1] (plugin "rate-limit"): message` */
+export function formatProblem(problem: ConfigProblem): string {
+  const entry = problem.plugin === undefined ? '' : ` (${problem.kind ?? 'plugin'} ${JSON.stringify(problem.plugin)})`
+  return `${problem.path}${entry}: ${problem.message}`
+}
+
+/** The JSON path of the config itself: `$`, or `$.bosun` inside package.json. */
+export function rootPath(file: string | undefined): string {
+  return file !== undefined && basename(file) === 'package.json' ? '$.bosun' : '$'
+}
+
+/** Appends a key or index to a JSON path: `.key`, `[0]`, or `["odd key"]`. */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+}
+
+/** The closest name within edit distance 2, or one that starts with the other (`plugin` → `plugins`). */
+export function suggest(name: string, known: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined
+  const lower = name.toLowerCase()
+  for (const candidate of known) {
+    const other = candidate.toLowerCase()
+    const prefix = lower.length >= 3 && other.length >= 3 && (other.startsWith(lower) || lower.startsWith(other))
+    const distance = prefix ? 0.5 : levenshtein(lower, other)
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { candidate, distance }
+  }
+  return best?.candidate
+}
+
+/** A short description of a value for "found …": never more than 40 characters of a string. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+  if (typeof value === 'function') return 'a function'
+  if (Array.isArray(value)) {
+    if (value.length === 0) return 'an empty array'
+    if (value.length > 3) return `an array of ${value.length}`
+    return `[${value.map((item) => (Array.isArray(item) ? '[…]' : item !== null && typeof item === 'object' ? '{…}' : describeValue(item))).join(', ')}]`
+  }
+  if (typeof value === 'object') return 'an object'
+  return String(value)
+}
+
+function levenshtein(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}

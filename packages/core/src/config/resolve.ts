@@ -1,0 +1,108 @@
+import { isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { createJiti, type Jiti } from 'jiti'
+import type { EntryKind } from './types.js'
+
+/** Imports modules named by a config, resolving from the config file's folder. */
+export interface ModuleLoader {
+  readonly dir: string
+  readonly jiti: Jiti
+  readonly parentURL: string
+}
+
+/** What importing an entry gave. */
+export type Imported =
+  | { ok: true; specifier: string; value: unknown; namedExports?: string[] }
+  | { ok: false; message: string; cause?: unknown }
+
+/**
+ * A loader for one config folder. jiti resolves like Node's `import` from that folder (so the
+ * user's `node_modules` is searched, then the ones above it) and loads TypeScript and ESM alike,
+ * so a `./my-plugin.ts` next to the config works without a build.
+ */
+export function createModuleLoader(dir: string): ModuleLoader {
+  const parentURL = pathToFileURL(join(dir, 'bosun.config.js')).href
+  return { dir, parentURL, jiti: createJiti(parentURL, { interopDefault: false }) }
+}
+
+/** `./x`, `../x` and absolute paths name files; anything else names a package. */
+export function isPathEntry(name: string): boolean {
+  return name.startsWith('./') || name.startsWith('../') || name === '.' || name === '..' || isAbsolute(name)
+}
+
+/**
+ * The package names tried for an entry, in order:
+ * plugins and stores: `x` → `@bosun/plugin-x`, `bosun-plugin-x`; `@acme/x` → `@acme/bosun-plugin-x`;
+ * adapters: the same with `adapter`; full names (`bosun-plugin-x`, `@acme/bosun-plugin-x`,
+ * `@bosun/…`) and tool modules as written.
+ */
+export function candidatePackages(name: string, kind: EntryKind): string[] {
+  if (kind === 'tool') return [name]
+  const prefix = kind === 'adapter' ? 'adapter' : 'plugin'
+  const [pkg, subpath] = splitSpecifier(name)
+  if (pkg.startsWith('@')) {
+    const [scope, base = ''] = pkg.split('/')
+    if (scope === '@bosun' || base.startsWith(`bosun-${prefix}-`)) return [name]
+    return [`${scope}/bosun-${prefix}-${base}${subpath}`]
+  }
+  if (pkg.startsWith(`bosun-${prefix}-`)) return [name]
+  return [`@bosun/${prefix}-${pkg}${subpath}`, `bosun-${prefix}-${pkg}${subpath}`]
+}
+
+/** Finds and imports the module an entry names; every failure says what was tried and why. */
+export async function importEntry(loader: ModuleLoader, name: string, kind: EntryKind): Promise<Imported> {
+  if (isPathEntry(name)) {
+    const file = resolve(loader.dir, name)
+    const found = loader.jiti.esmResolve(file, { parentURL: loader.parentURL, try: true })
+    if (found === undefined) {
+      return { ok: false, message: `cannot be found: there is no file at ${file} (paths resolve from the config file's folder).` }
+    }
+    return load(loader, name, found)
+  }
+  const tried = candidatePackages(name, kind)
+  for (const specifier of tried) {
+    const found = loader.jiti.esmResolve(specifier, { parentURL: loader.parentURL, try: true })
+    if (found !== undefined) return load(loader, specifier, found)
+  }
+  const what = kind === 'adapter' ? 'the adapter' : kind === 'tool' ? 'the tool package' : kind === 'store' ? 'the store' : 'the plugin'
+  return {
+    ok: false,
+    message:
+      `cannot be found: tried ${tried.join(', then ')} (resolving from ${loader.dir}). ` +
+      `Install ${what} (npm install ${tried[0]}) or correct the name.`,
+  }
+}
+
+/** One line for an underlying error: its name and the first paragraph of its message (no code frames). */
+export function summarizeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const paragraph = error.message.split(/\n\s*\n/)[0] ?? ''
+  const text = paragraph.replace(/\s*\n\s*/g, ' ').trim()
+  return text.startsWith(`${error.name}:`) || error.name === 'Error' ? text : `${error.name}: ${text}`
+}
+
+/** The module's default export; for a CommonJS module, `module.exports`. */
+export function defaultExport(namespace: unknown): { value: unknown; namedExports?: string[] } {
+  if (typeof namespace !== 'object' || namespace === null) return { value: namespace }
+  if ('default' in namespace) return { value: (namespace as { default: unknown }).default }
+  const esm = (namespace as { __esModule?: boolean }).__esModule === true || Object.prototype.toString.call(namespace) === '[object Module]'
+  return esm ? { value: undefined, namedExports: Object.keys(namespace) } : { value: namespace }
+}
+
+async function load(loader: ModuleLoader, specifier: string, resolved: string): Promise<Imported> {
+  const file = resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved
+  let namespace: unknown
+  try {
+    namespace = await loader.jiti.import(file)
+  } catch (error) {
+    return { ok: false, message: `${specifier} failed to load: ${summarizeError(error)}`, cause: error }
+  }
+  return { ok: true, specifier, ...defaultExport(namespace) }
+}
+
+/** `@a/b/c` → [`@a/b`, `/c`]; `a/c` → [`a`, `/c`]. */
+function splitSpecifier(name: string): [string, string] {
+  const parts = name.split('/')
+  const length = name.startsWith('@') ? 2 : 1
+  return [parts.slice(0, length).join('/'), parts.length > length ? `/${parts.slice(length).join('/')}` : '']
+}

@@ -1,0 +1,89 @@
+import { readdirSync } from 'node:fs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { BAD_FIXTURE_FILES, buildFixturePackages, configMessage, fixture } from '../testing/config-fixtures.js'
+import { createAgentFromConfig } from './create.js'
+import { loadConfig } from './load.js'
+import { checkSecrets } from './secrets.js'
+import type { BosunConfig } from './types.js'
+import { validateConfig } from './validate.js'
+
+beforeAll(buildFixturePackages, 120_000)
+
+const SECRET = 'sk-test-SECRET-1234'
+
+describe('checkSecrets', () => {
+  it('refuses a string under any key ending in apiKey, token, secret or password, at any depth', () => {
+    const options = {
+      apiKey: SECRET,
+      auth: { bearerToken: SECRET, clientSecret: SECRET, PASSWORD: SECRET },
+      servers: [{ accessToken: SECRET }],
+      maxTokens: 100,
+      apiKeyEnv: 'SET_VARIABLE',
+    }
+    expect(checkSecrets(options, '$.model.options', { SET_VARIABLE: 'x' }).map((finding) => finding.path)).toEqual([
+      '$.model.options.apiKey',
+      '$.model.options.auth.bearerToken',
+      '$.model.options.auth.clientSecret',
+      '$.model.options.auth.PASSWORD',
+      '$.model.options.servers[0].accessToken',
+    ])
+  })
+
+  it('checks that every …Env key names a variable that is set (an empty one counts as unset)', () => {
+    const findings = checkSecrets({ apiKeyEnv: 'SET', tokenEnv: 'EMPTY', nested: { passwordEnv: 'UNSET' }, env: 'not a name' }, '$', { SET: 'x', EMPTY: '' })
+    expect(findings.map(({ path, message }) => `${path}: ${message}`)).toMatchInlineSnapshot(`
+      [
+        "$.tokenEnv: environment variable "EMPTY" is not set. Set it where bosun runs (export EMPTY=…), or name another variable.",
+        "$.nested.passwordEnv: environment variable "UNSET" is not set. Set it where bosun runs (export UNSET=…), or name another variable.",
+      ]
+    `)
+  })
+
+  it('passes a config whose variables are set', async () => {
+    const resolved = await validateConfig(
+      { config: { plugins: [['./needs-token.ts', { tokenEnv: 'BOSUN_TEST_TOKEN' }]] }, file: undefined, dir: fixture('bad/missing-env') },
+      { env: { BOSUN_TEST_TOKEN: SECRET } },
+    )
+    expect(resolved.plugins).toMatchObject([[{ name: 'needs-token' }, { tokenEnv: 'BOSUN_TEST_TOKEN' }]])
+  })
+})
+
+describe('a secret never appears in a message', () => {
+  it('invalid JSON with a secret on the broken line: the position, not the text', async () => {
+    expect(await configMessage(loadConfig({ cwd: fixture('bad/invalid-json-secret') }))).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/invalid-json-secret/bosun.config.json:
+        - $: the file is not valid JSON: Unexpected token 's' (line 2, column 60)"
+    `)
+  })
+
+  it('invalid YAML with a secret on the broken line: the position, not the text', async () => {
+    expect(await configMessage(loadConfig({ cwd: fixture('bad/invalid-yaml-secret') }))).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/invalid-yaml-secret/bosun.config.yaml:
+        - $: the file is not valid YAML: unexpected end of the stream within a double quoted scalar (5:1)"
+    `)
+  })
+
+  it('in no bad fixture\'s message', async () => {
+    for (const name of readdirSync(fixture('bad'))) {
+      const message = await configMessage(loadConfig({ cwd: fixture(`bad/${name}`), env: {}, file: BAD_FIXTURE_FILES[name] }))
+      expect(message).not.toContain('SECRET')
+    }
+  })
+
+  it('not even where the options schema would quote the value', async () => {
+    const config: BosunConfig = {
+      model: { adapter: 'scripted', options: { apiKey: SECRET, responses: [{ text: 'x', token: SECRET }] } },
+      store: ['store-jsonl', { dir: '.sessions', password: SECRET }],
+      plugins: [['./needs-token.ts', { tokenEnv: SECRET }]],
+    }
+    const message = await configMessage(createAgentFromConfig(config, { cwd: fixture('bad/env-holds-secret'), env: {} }))
+    expect(message).not.toContain('SECRET')
+    expect(message).toMatchInlineSnapshot(`
+      "Invalid config (no config file; names resolve from <fixtures>/bad/env-holds-secret):
+        - $.model.options.apiKey (adapter "scripted"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "apiKeyEnv": "MY_API_KEY".
+        - $.model.options.responses[0].token (adapter "scripted"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "tokenEnv": "MY_TOKEN".
+        - $.store[1].password (store "store-jsonl"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "passwordEnv": "MY_PASSWORD".
+        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, so it is not shown. Put the secret itself in the environment."
+    `)
+  })
+})

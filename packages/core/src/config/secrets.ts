@@ -1,0 +1,72 @@
+import { childPath } from './problems.js'
+
+/** Keys whose string value would be a credential. */
+const SECRET_KEY = /(apikey|token|secret|password)$/i
+/** Keys that name an environment variable (`apiKeyEnv`), but not a bare `env`. */
+const ENV_KEY = /.Env$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+export interface SecretFinding {
+  path: string
+  message: string
+  /** A literal secret: schema errors at this path are not reported (they could show the value). */
+  literal: boolean
+}
+
+/**
+ * Walks an entry's options: a string under a secret-looking key is refused (it would end up in
+ * version control and logs), and every `…Env` key must name a variable that is set. Messages
+ * name the key and the variable, never a value.
+ */
+export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>): SecretFinding[] {
+  const findings: SecretFinding[] = []
+  walk(options, path, env, findings, new Set())
+  return findings
+}
+
+function walk(
+  value: unknown,
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+  findings: SecretFinding[],
+  seen: Set<object>,
+): void {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return
+  seen.add(value)
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walk(item, childPath(path, index), env, findings, seen))
+    return
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const at = childPath(path, key)
+    if (typeof item === 'string' && SECRET_KEY.test(key)) {
+      findings.push({
+        path: at,
+        literal: true,
+        message:
+          'a literal secret in a config file is refused (it would end up in version control and logs). ' +
+          `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`,
+      })
+    } else if (typeof item === 'string' && ENV_KEY.test(key) && !ENV_NAME.test(item)) {
+      findings.push({
+        path: at,
+        literal: true,
+        message:
+          'must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, ' +
+          'so it is not shown. Put the secret itself in the environment.',
+      })
+    } else if (typeof item === 'string' && ENV_KEY.test(key) && !env[item]) {
+      findings.push({
+        path: at,
+        literal: false,
+        message: `environment variable ${JSON.stringify(item)} is not set. Set it where bosun runs (export ${item}=…), or name another variable.`,
+      })
+    } else {
+      walk(item, at, env, findings, seen)
+    }
+  }
+}
+
+function screamingSnake(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
+}
