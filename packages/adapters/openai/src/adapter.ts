@@ -1,0 +1,138 @@
+import { BosunError, ErrorCodes, ModelError, modelErrorFromResponse, withIdleTimeout } from '@bosun/core'
+import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
+import { classify, redact } from './errors.js'
+import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
+import type { OpenAIOptions } from './options.js'
+import { buildBody, type RequestSettings } from './request.js'
+import { ChunkMapper, chunksFromJson, chunksFromSse, HEARTBEAT, type StreamItem } from './stream.js'
+import { validateOptions } from './validate.js'
+
+/** The OpenAI-compatible model adapter. */
+export interface OpenAIAdapter extends ModelAdapter {
+  readonly name: 'openai'
+  /** The configured model (`request.model` overrides it per request). */
+  readonly model: string
+  /** The API root requests go to (`<baseURL>/chat/completions`). */
+  readonly baseURL: string
+  /** The tag of this server's reasoning blocks; see {@link OpenAIOptions.provider}. */
+  readonly provider: string
+}
+
+const KNOWN_LABELS: Record<string, string> = { openai: 'OpenAI', deepseek: 'DeepSeek', openrouter: 'OpenRouter', xai: 'xAI' }
+
+/**
+ * Creates a Chat Completions adapter for OpenAI or any compatible server (DeepSeek, Ollama,
+ * vLLM, llama.cpp, OpenRouter…) at `baseURL`. Options are checked (`INVALID_ARGUMENT`) and the
+ * API key is read from the environment now (`CONFIG_INVALID` naming the variable when
+ * `apiKeyEnv` names an unset one). Nothing is sent until the stream of a request is iterated.
+ *
+ * @example
+ * const model = openai({ baseURL: 'https://api.deepseek.com', model: 'deepseek-chat', apiKeyEnv: 'DEEPSEEK_API_KEY' })
+ * const agent = await createAgent({ model })
+ */
+export function openai(options: OpenAIOptions): OpenAIAdapter {
+  const checked = validateOptions(options)
+  const root = new URL(checked.baseURL ?? DEFAULT_BASE_URL)
+  const endpoint = new URL(root)
+  endpoint.pathname = `${root.pathname.replace(/\/+$/, '')}/chat/completions`
+  const provider = checked.provider ?? providerFor(root)
+  const label = KNOWN_LABELS[provider] ?? `The server at ${root.host}`
+  // Kept in this closure only: never a property, never logged, never in an error.
+  const apiKey = readApiKey(checked, root)
+  const idleMs = checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
+  const extraHeaders = { ...checked.headers }
+  const settings: RequestSettings = {
+    model: checked.model,
+    provider,
+    reasoningPassback: checked.reasoningPassback ?? true,
+    maxTokensField: checked.maxTokensField ?? 'max_tokens',
+    ...(checked.maxTokens !== undefined ? { maxTokens: checked.maxTokens } : {}),
+    ...(checked.temperature !== undefined ? { temperature: checked.temperature } : {}),
+    ...(checked.reasoningEffort !== undefined ? { reasoningEffort: checked.reasoningEffort } : {}),
+  }
+
+  /** One HTTP exchange: the request, then the chunks of the answer (or its typed error). */
+  async function* exchange(body: string, signal: AbortSignal): AsyncGenerator<StreamItem> {
+    const headers = new Headers(extraHeaders)
+    headers.set('content-type', 'application/json')
+    headers.set('accept', 'text/event-stream')
+    if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
+    const response = await fetch(endpoint, { method: 'POST', headers, body, signal })
+    if (!response.ok) throw modelErrorFromResponse(label, response.status, response.headers, await response.text())
+    if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
+    const mapper = new ChunkMapper(label, provider)
+    if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
+      yield* chunksFromJson(await response.text(), mapper, label)
+      return
+    }
+    yield* chunksFromSse(response.body, mapper, label)
+  }
+
+  async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+    // An own controller: the turn's abort and the idle watchdog both close the connection.
+    const controller = new AbortController()
+    const onAbort = (): void => controller.abort(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      if (signal.aborted) throw signal.reason
+      const body = JSON.stringify(buildBody(request, settings))
+      for await (const item of withIdleTimeout(exchange(body, controller.signal), idleMs, label)) {
+        if (item !== HEARTBEAT) yield item
+      }
+    } catch (error) {
+      throw redact(classify(error, signal, label), apiKey)
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+      controller.abort()
+    }
+  }
+
+  return Object.freeze({
+    name: 'openai' as const,
+    model: checked.model,
+    baseURL: root.href.replace(/\/+$/, ''),
+    provider,
+    // Lazy: `run` is a generator, so no request is made before the stream is iterated.
+    stream: (request: ModelRequest, callOptions: ModelCallOptions): AsyncIterable<ModelChunk> =>
+      run(request, callOptions?.signal ?? new AbortController().signal),
+  })
+}
+
+/** The reasoning tag of a server, from its URL. */
+function providerFor(url: URL): string {
+  const host = url.hostname.toLowerCase()
+  if (host === 'deepseek.com' || host.endsWith('.deepseek.com')) return 'deepseek'
+  if (host === 'api.openai.com') return 'openai'
+  if (host === 'openrouter.ai' || host.endsWith('.openrouter.ai')) return 'openrouter'
+  if (host === 'api.x.ai') return 'xai'
+  return `openai-compatible:${url.host}`
+}
+
+/**
+ * The key: from `apiKeyEnv` when given (unset or empty is an error naming the variable);
+ * otherwise `OPENAI_API_KEY`, but only for api.openai.com, so that an OpenAI key is never sent
+ * to another server by default; other servers get no key.
+ */
+function readApiKey(options: OpenAIOptions, root: URL): string | undefined {
+  if (options.apiKeyEnv !== undefined) {
+    const value = process.env[options.apiKeyEnv]?.trim()
+    if (!value) {
+      throw new BosunError(
+        ErrorCodes.CONFIG_INVALID,
+        `openai(): the environment variable ${options.apiKeyEnv} named by apiKeyEnv is not set. Set it to the API key (export ${options.apiKeyEnv}=…), or leave apiKeyEnv out for a server that needs no key (Ollama, vLLM).`,
+        { details: { option: 'apiKeyEnv', variable: options.apiKeyEnv } },
+      )
+    }
+    return value
+  }
+  if (root.hostname.toLowerCase() !== 'api.openai.com') return undefined
+  const value = process.env.OPENAI_API_KEY?.trim()
+  if (!value) {
+    throw new BosunError(
+      ErrorCodes.CONFIG_INVALID,
+      'openai(): OpenAI needs an API key: set OPENAI_API_KEY (export OPENAI_API_KEY=…) or name another variable with apiKeyEnv.',
+      { details: { option: 'apiKeyEnv', variable: 'OPENAI_API_KEY' } },
+    )
+  }
+  return value
+}
