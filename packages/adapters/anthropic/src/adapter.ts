@@ -1,0 +1,119 @@
+import { BosunError, ModelError, modelErrorFromResponse, withIdleTimeout } from '@bosun/core'
+import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
+import { resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
+import { toAnthropicRequest } from './request.js'
+import { sseEvents } from './sse.js'
+import { MessageStreamDecoder, type AnthropicEvent } from './stream.js'
+
+/** The `anthropic-version` header every request carries. */
+export const ANTHROPIC_VERSION = '2023-06-01'
+
+/** A {@link ModelAdapter} for the Anthropic Messages API. */
+export interface AnthropicAdapter extends ModelAdapter {
+  readonly name: 'anthropic'
+  /** The configured model (`request.model` overrides it per request). */
+  readonly model: string
+}
+
+/** What one adapter's requests share. The key lives here only, never on the adapter object. */
+interface Connection {
+  readonly options: ResolvedOptions
+  readonly url: string
+  readonly apiKey: string
+}
+
+/**
+ * Creates an adapter for the Anthropic Messages API. The API key is read once, now, from the
+ * environment variable named by `apiKeyEnv` (default `ANTHROPIC_API_KEY`); a missing key throws
+ * a `ModelError` `AUTH` naming the variable. Invalid options throw `INVALID_ARGUMENT`.
+ *
+ * The stream is lazy: no request is sent until it is iterated. Every failure is thrown from the
+ * iteration as a `ModelError` with a stable code.
+ *
+ * @example
+ * const model = anthropic({ model: 'claude-sonnet-4-5', maxTokens: 8192, reasoningEffort: 'medium' })
+ * const agent = await createAgent({ model })
+ */
+export function anthropic(options: AnthropicOptions): AnthropicAdapter {
+  const resolved = resolveOptions(options)
+  const apiKey = process.env[resolved.apiKeyEnv]
+  if (apiKey === undefined || apiKey.trim() === '') {
+    throw new ModelError(
+      'AUTH',
+      `The Anthropic API key is missing: set the environment variable ${resolved.apiKeyEnv} (or name another one with the option apiKeyEnv).`,
+      { retryable: false },
+    )
+  }
+  const connection: Connection = { options: resolved, url: `${resolved.baseURL.replace(/\/+$/, '')}/v1/messages`, apiKey }
+  return Object.freeze({
+    name: 'anthropic' as const,
+    model: resolved.model,
+    stream: (request: ModelRequest, call?: ModelCallOptions): AsyncIterable<ModelChunk> => streamMessage(connection, request, call?.signal),
+  })
+}
+
+async function* streamMessage(connection: Connection, request: ModelRequest, signal: AbortSignal | undefined): AsyncGenerator<ModelChunk, void, undefined> {
+  // One controller per request: the turn's abort, the idle watchdog and an early stop all close the socket.
+  const controller = new AbortController()
+  const forward = (): void => controller.abort()
+  signal?.addEventListener('abort', forward, { once: true })
+  try {
+    if (signal?.aborted) throw signal.reason
+    const body = JSON.stringify(toAnthropicRequest(request, connection.options))
+    const decoder = new MessageStreamDecoder()
+    const events = withIdleTimeout(send(connection, body, controller.signal), connection.options.idleTimeoutMs, 'Anthropic')
+    for await (const event of events) {
+      yield* decoder.push(event)
+      if (decoder.done) return
+    }
+    decoder.end()
+  } catch (error) {
+    throw typed(error, signal, connection.apiKey)
+  } finally {
+    signal?.removeEventListener('abort', forward)
+    controller.abort()
+  }
+}
+
+/** Sends the request and yields the stream's events; the idle watchdog covers the wait for headers too. */
+async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
+  const response = await fetch(connection.url, { method: 'POST', headers: headers(connection), body, signal })
+  if (!response.ok) throw modelErrorFromResponse('Anthropic', response.status, response.headers, await response.text())
+  const type = response.headers.get('content-type')
+  if (type !== null && !type.includes('text/event-stream')) {
+    const text = (await response.text()).slice(0, 200)
+    throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${text}`)
+  }
+  if (response.body === null) throw new ModelError('EMPTY_RESPONSE', 'Anthropic answered with an empty body.')
+  yield* sseEvents(response.body)
+}
+
+/** Configured headers may add or replace anything but the key. */
+function headers(connection: Connection): Headers {
+  const result = new Headers({ 'content-type': 'application/json', accept: 'text/event-stream', 'anthropic-version': ANTHROPIC_VERSION })
+  for (const [name, value] of Object.entries(connection.options.headers)) result.set(name, value)
+  result.set('x-api-key', connection.apiKey)
+  return result
+}
+
+/**
+ * Every failure as a ModelError: an abort of the turn is `ABORTED` whatever surfaced first; a
+ * typed error passes; anything else (a refused or reset connection) is `TRANSPORT`. The key is
+ * cut out of any message, in case a proxy echoed it back.
+ */
+function typed(error: unknown, signal: AbortSignal | undefined, apiKey: string): ModelError {
+  let result: ModelError
+  if (signal?.aborted) result = new ModelError('ABORTED', 'The request to Anthropic was aborted.', { cause: signal.reason })
+  else if (error instanceof ModelError) result = error
+  else if (BosunError.is(error)) result = new ModelError('MALFORMED_RESPONSE', error.message, { cause: error })
+  else result = new ModelError('TRANSPORT', `The connection to Anthropic failed: ${describe(error)}.`, { cause: error })
+  if (result.message.includes(apiKey)) result.message = result.message.split(apiKey).join('[redacted]')
+  return result
+}
+
+/** `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`: undici puts the useful part in `cause`. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error ? error.cause.message : undefined
+  return cause && cause !== error.message ? `${error.message} (${cause})` : error.message
+}

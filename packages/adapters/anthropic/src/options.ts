@@ -1,0 +1,122 @@
+import { invalidArgument } from '@bosun/core'
+import type { JsonSchema } from '@bosun/core'
+
+/** How much the model may think before it answers; see {@link thinkingBudgets}. */
+export type ReasoningEffort = 'low' | 'medium' | 'high'
+
+/** Options of the Anthropic adapter; the same object in code and in a config file. */
+export interface AnthropicOptions {
+  /** The model, e.g. `claude-sonnet-4-5`. `request.model` (from `prepareCall`) overrides it per request. */
+  model: string
+  /** The API root, without `/v1`. Default `https://api.anthropic.com`. */
+  baseURL?: string
+  /** The environment variable that holds the API key. Default `ANTHROPIC_API_KEY`. */
+  apiKeyEnv?: string
+  /** `max_tokens` of each request (Anthropic requires it). Default 4096; `params.maxTokens` overrides it. */
+  maxTokens?: number
+  /** Sampling temperature, 0–1. Default: the provider's. `params.temperature` overrides it. */
+  temperature?: number
+  /** Enables extended thinking with a token budget: low 1024, medium 4096, high 16384. Default: off. */
+  reasoningEffort?: ReasoningEffort
+  /** Extra HTTP headers (e.g. `anthropic-beta`). They cannot replace `x-api-key`. */
+  headers?: Record<string, string>
+  /** Fail with `TIMEOUT` when the server sends nothing for this long, in ms. Default 60000. */
+  idleTimeoutMs?: number
+}
+
+/** The options with every default filled in. */
+export interface ResolvedOptions {
+  model: string
+  baseURL: string
+  apiKeyEnv: string
+  maxTokens: number
+  temperature: number | undefined
+  reasoningEffort: ReasoningEffort | undefined
+  headers: Record<string, string>
+  idleTimeoutMs: number
+}
+
+/** `budget_tokens` of `thinking: { type: 'enabled' }` for each reasoning effort. */
+export const thinkingBudgets: Readonly<Record<ReasoningEffort, number>> = { low: 1024, medium: 4096, high: 16384 }
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com'
+export const DEFAULT_API_KEY_ENV = 'ANTHROPIC_API_KEY'
+export const DEFAULT_MAX_TOKENS = 4096
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000
+
+const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$'
+
+/** JSON Schema of {@link AnthropicOptions}, checked with ajv before a config file's adapter is created. */
+export const anthropicOptionsSchema: JsonSchema = {
+  type: 'object',
+  description: 'Options of the Anthropic Messages adapter.',
+  additionalProperties: false,
+  required: ['model'],
+  properties: {
+    model: { type: 'string', minLength: 1, description: 'The model, e.g. claude-sonnet-4-5.' },
+    baseURL: {
+      type: 'string',
+      pattern: '^https?://',
+      description: 'The API root, without /v1. Default https://api.anthropic.com.',
+    },
+    apiKeyEnv: {
+      type: 'string',
+      pattern: ENV_NAME,
+      description: 'The environment variable that holds the API key. Default ANTHROPIC_API_KEY.',
+    },
+    maxTokens: { type: 'integer', minimum: 1, description: 'max_tokens of each request. Default 4096.' },
+    temperature: { type: 'number', minimum: 0, maximum: 1, description: 'Sampling temperature, 0–1.' },
+    reasoningEffort: {
+      enum: Object.keys(thinkingBudgets),
+      description: 'Extended thinking budget: low 1024, medium 4096, high 16384 tokens. Default: off.',
+    },
+    headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Extra HTTP headers, e.g. anthropic-beta. They cannot replace x-api-key.',
+    },
+    idleTimeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Fail with TIMEOUT when the server sends nothing for this long (ms). Default 60000.',
+    },
+  },
+}
+
+/**
+ * Checks options given in code (a config file's are checked against the schema first) and fills
+ * in the defaults. Throws `INVALID_ARGUMENT` naming the field.
+ */
+export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw invalidArgument('anthropic(options): options must be an object with a "model".')
+  const { model, baseURL = DEFAULT_BASE_URL, apiKeyEnv = DEFAULT_API_KEY_ENV, maxTokens = DEFAULT_MAX_TOKENS } = options
+  const { temperature, reasoningEffort, headers = {}, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS } = options
+  const unknown = Object.keys(options).filter((key) => !(key in (anthropicOptionsSchema.properties as object)))
+  if (unknown.length > 0) fail(unknown[0]!, 'is not an option (known: ' + Object.keys(anthropicOptionsSchema.properties as object).join(', ') + ')')
+  if (typeof model !== 'string' || model === '') fail('model', 'must be a non-empty string, e.g. "claude-sonnet-4-5"', model)
+  if (typeof baseURL !== 'string' || !/^https?:\/\//.test(baseURL)) fail('baseURL', 'must be an http(s) URL', baseURL)
+  if (typeof apiKeyEnv !== 'string' || !new RegExp(ENV_NAME).test(apiKeyEnv)) fail('apiKeyEnv', 'must be an environment variable name', apiKeyEnv)
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) fail('maxTokens', 'must be a positive integer', maxTokens)
+  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 1)) {
+    fail('temperature', 'must be a number from 0 to 1', temperature)
+  }
+  if (reasoningEffort !== undefined && !Object.hasOwn(thinkingBudgets, reasoningEffort)) {
+    fail('reasoningEffort', 'must be "low", "medium" or "high"', reasoningEffort)
+  }
+  if (typeof headers !== 'object' || headers === null || Object.values(headers).some((value) => typeof value !== 'string')) {
+    fail('headers', 'must be an object of string values')
+  }
+  try {
+    new Headers(headers)
+  } catch (error) {
+    fail('headers', `must hold valid HTTP header names and values: ${(error as Error).message}`)
+  }
+  if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs < 1) fail('idleTimeoutMs', 'must be a positive integer (ms)', idleTimeoutMs)
+  return { model, baseURL, apiKeyEnv, maxTokens, temperature, reasoningEffort, headers: { ...headers }, idleTimeoutMs }
+}
+
+/** `found` is given as a rest parameter so that an `undefined` value is still shown. */
+function fail(field: string, problem: string, ...found: unknown[]): never {
+  const shown = found.length > 0 ? ` (found ${JSON.stringify(found[0]) ?? String(found[0])})` : ''
+  throw invalidArgument(`anthropic(): "${field}" ${problem}${shown}.`, { field })
+}

@@ -1,0 +1,253 @@
+import { ModelError } from '@bosun/core'
+import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
+
+/** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
+export interface AnthropicEvent {
+  type: string
+  [key: string]: unknown
+}
+
+type OpenBlock =
+  | { kind: 'text' | 'reasoning' | 'other' }
+  | { kind: 'tool'; index: number; input: unknown; argumentsSeen: boolean }
+
+const STOP_REASONS: Readonly<Record<string, ModelFinishReason>> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  tool_use: 'tool-calls',
+  max_tokens: 'max-tokens',
+  model_context_window_exceeded: 'max-tokens',
+  refusal: 'content-filter',
+}
+
+/** In-stream `error` event types: the code, and the HTTP status the same error has as a response. */
+const STREAM_ERRORS: Readonly<Record<string, [ModelErrorCode, number]>> = {
+  overloaded_error: ['SERVER', 529],
+  api_error: ['SERVER', 500],
+  rate_limit_error: ['RATE_LIMIT', 429],
+  authentication_error: ['AUTH', 401],
+  permission_error: ['AUTH', 403],
+  invalid_request_error: ['INVALID_REQUEST', 400],
+  not_found_error: ['INVALID_REQUEST', 404],
+  request_too_large: ['CONTEXT_WINDOW_EXCEEDED', 413],
+  timeout_error: ['TIMEOUT', 504],
+}
+
+/**
+ * Turns Messages stream events into Bosun chunks. Content blocks are keyed by the stream's
+ * `index`; tool calls are numbered from 0 in the order they start. Usage is sent when the
+ * `message_delta` gives the output tokens (or at `message_stop` if none came), the finish only
+ * at `message_stop`, so a stream cut short never looks complete. Unknown event, block and delta
+ * types are ignored (Anthropic adds new ones); a payload of the wrong shape is a
+ * `MALFORMED_RESPONSE`.
+ */
+export class MessageStreamDecoder {
+  readonly #blocks = new Map<number, OpenBlock>()
+  #tools = 0
+  /** The block of the last chunk sent, when that chunk was a reasoning delta. */
+  #reasoningAt: number | undefined
+  #usage: ModelUsage = {}
+  #finish: ModelFinishReason = 'stop'
+  #usageSent = false
+  #started = false
+  #done = false
+
+  /** `message_stop` arrived: the response is complete. */
+  get done(): boolean {
+    return this.#done
+  }
+
+  /** Folds one event in and returns the chunks it yields (often none). Throws a ModelError. */
+  push(event: AnthropicEvent): ModelChunk[] {
+    switch (event.type) {
+      case 'message_start': {
+        this.#started = true
+        const message = object(event.message, 'message_start.message')
+        this.#readUsage(message.usage)
+        return []
+      }
+      case 'content_block_start':
+        return this.#start(index(event.index), object(event.content_block, 'content_block_start.content_block'))
+      case 'content_block_delta':
+        return this.#delta(index(event.index), object(event.delta, 'content_block_delta.delta'))
+      case 'content_block_stop':
+        return this.#stop(index(event.index))
+      case 'message_delta': {
+        const delta = object(event.delta, 'message_delta.delta')
+        if (delta.stop_reason != null) this.#finish = STOP_REASONS[string(delta.stop_reason, 'stop_reason')] ?? 'stop'
+        this.#readUsage(event.usage)
+        return this.#usageChunk()
+      }
+      case 'message_stop':
+        this.#done = true
+        return [...(this.#usageSent ? [] : this.#usageChunk()), { type: 'finish', reason: this.#finish }]
+      case 'error':
+        throw streamError(event.error)
+      default:
+        return [] // ping, and event types added after this adapter was written
+    }
+  }
+
+  /** The server closed the stream: throws unless `message_stop` arrived. */
+  end(): void {
+    if (this.#done) return
+    if (!this.#started) throw new ModelError('EMPTY_RESPONSE', 'Anthropic closed the stream without sending a message.')
+    throw new ModelError('TRANSPORT', 'Anthropic closed the stream before the message was complete (no message_stop).')
+  }
+
+  #start(at: number, block: Record<string, unknown>): ModelChunk[] {
+    if (this.#blocks.has(at)) malformed(`content block ${at} started twice`)
+    const out: ModelChunk[] = []
+    switch (block.type) {
+      case 'text': {
+        this.#blocks.set(at, { kind: 'text' })
+        const text = string(block.text ?? '', 'text block text')
+        if (text !== '') this.#emit(out, at, { type: 'text-delta', text })
+        break
+      }
+      case 'thinking': {
+        this.#blocks.set(at, { kind: 'reasoning' })
+        const text = string(block.thinking ?? '', 'thinking block thinking')
+        const signature = string(block.signature ?? '', 'thinking block signature')
+        if (text !== '' || signature !== '') this.#emit(out, at, reasoning(text, signature))
+        break
+      }
+      case 'redacted_thinking':
+        // Kept as a reasoning block with empty text and the opaque data as its signature.
+        this.#blocks.set(at, { kind: 'reasoning' })
+        this.#emit(out, at, reasoning('', string(block.data, 'redacted_thinking data')))
+        break
+      case 'tool_use': {
+        const tool = { kind: 'tool' as const, index: this.#tools++, input: block.input, argumentsSeen: false }
+        this.#blocks.set(at, tool)
+        this.#emit(out, at, { type: 'tool-call-delta', index: tool.index, id: string(block.id, 'tool_use id'), name: string(block.name, 'tool_use name') })
+        break
+      }
+      default:
+        this.#blocks.set(at, { kind: 'other' }) // server tools, citations…: not part of Bosun's message model
+    }
+    return out
+  }
+
+  #delta(at: number, delta: Record<string, unknown>): ModelChunk[] {
+    const block = this.#blocks.get(at) ?? malformed(`a delta for content block ${at}, which was never started`)
+    const out: ModelChunk[] = []
+    if (block.kind === 'other') return out
+    switch (delta.type) {
+      case 'text_delta': {
+        if (block.kind !== 'text') malformed(`a text_delta for a ${block.kind} block`)
+        const text = string(delta.text, 'text_delta text')
+        if (text !== '') this.#emit(out, at, { type: 'text-delta', text })
+        break
+      }
+      case 'thinking_delta': {
+        if (block.kind !== 'reasoning') malformed(`a thinking_delta for a ${block.kind} block`)
+        const text = string(delta.thinking, 'thinking_delta thinking')
+        if (text !== '') this.#emit(out, at, reasoning(text, ''))
+        break
+      }
+      case 'signature_delta':
+        if (block.kind !== 'reasoning') malformed(`a signature_delta for a ${block.kind} block`)
+        this.#emit(out, at, reasoning('', string(delta.signature, 'signature_delta signature')))
+        break
+      case 'input_json_delta': {
+        if (block.kind !== 'tool') malformed(`an input_json_delta for a ${block.kind} block`)
+        const argumentsDelta = string(delta.partial_json, 'input_json_delta partial_json')
+        if (argumentsDelta === '') break
+        block.argumentsSeen = true
+        this.#emit(out, at, { type: 'tool-call-delta', index: block.index, argumentsDelta })
+        break
+      }
+      default:
+        break // citations and delta types added later
+    }
+    return out
+  }
+
+  /**
+   * Appends a content chunk of block `at`. The loop joins consecutive reasoning deltas into one
+   * block, but two Anthropic reasoning blocks in a row (thinking, then redacted_thinking) each
+   * carry their own signature: an empty text delta between them keeps them apart.
+   */
+  #emit(out: ModelChunk[], at: number, chunk: ModelChunk): void {
+    if (chunk.type === 'reasoning-delta' && this.#reasoningAt !== undefined && this.#reasoningAt !== at) {
+      out.push({ type: 'text-delta', text: '' })
+    }
+    this.#reasoningAt = chunk.type === 'reasoning-delta' ? at : undefined
+    out.push(chunk)
+  }
+
+  /** A tool_use whose input never streamed (a call without arguments) gets its start `input`, `{}`. */
+  #stop(at: number): ModelChunk[] {
+    const block = this.#blocks.get(at) ?? malformed(`content block ${at} stopped but was never started`)
+    if (block.kind !== 'tool' || block.argumentsSeen) return []
+    const input = typeof block.input === 'object' && block.input !== null ? block.input : {}
+    const out: ModelChunk[] = []
+    this.#emit(out, at, { type: 'tool-call-delta', index: block.index, argumentsDelta: JSON.stringify(input) })
+    return out
+  }
+
+  #usageChunk(): ModelChunk[] {
+    if (Object.keys(this.#usage).length === 0) return []
+    this.#usageSent = true
+    return [{ type: 'usage', usage: { ...this.#usage } }]
+  }
+
+  /**
+   * Anthropic's `input_tokens` leaves out cached tokens; Bosun's `inputTokens` counts the whole
+   * prompt (as OpenAI's does), so cache reads and writes are added in.
+   */
+  #readUsage(value: unknown): void {
+    if (value == null) return
+    const usage = object(value, 'usage')
+    const input = count(usage.input_tokens)
+    const cacheRead = count(usage.cache_read_input_tokens)
+    const cacheWrite = count(usage.cache_creation_input_tokens)
+    const output = count(usage.output_tokens)
+    if (input !== undefined || cacheRead !== undefined || cacheWrite !== undefined) {
+      this.#usage.inputTokens = (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0)
+    }
+    if (cacheRead !== undefined) this.#usage.cachedInputTokens = cacheRead
+    if (output !== undefined) this.#usage.outputTokens = output
+  }
+}
+
+function reasoning(text: string, signature: string): ModelChunk {
+  return signature === ''
+    ? { type: 'reasoning-delta', text, provider: 'anthropic' }
+    : { type: 'reasoning-delta', text, signature, provider: 'anthropic' }
+}
+
+function streamError(value: unknown): ModelError {
+  const error = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+  const type = typeof error.type === 'string' ? error.type : 'unknown_error'
+  const detail = typeof error.message === 'string' ? `: ${error.message}` : ''
+  const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
+  const code = base === 'INVALID_REQUEST' && /prompt is too long|context window/i.test(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
+  // The HTTP status was 200: the equivalent status is kept in the message only.
+  return new ModelError(code, `Anthropic reported ${type} in the stream${detail} (as HTTP ${status}).`)
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+function index(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) malformed(`a content block index ${JSON.stringify(value)}`)
+  return value
+}
+
+function object(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) malformed(`${what} is not an object`)
+  return value as Record<string, unknown>
+}
+
+function string(value: unknown, what: string): string {
+  if (typeof value !== 'string') malformed(`${what} is not a string`)
+  return value
+}
+
+function malformed(problem: string): never {
+  throw new ModelError('MALFORMED_RESPONSE', `Anthropic sent a malformed stream event: ${problem}.`)
+}
