@@ -45,3 +45,20 @@ describe('the surface (model-visible history)', () => {
     expect(rebuilt.messages[0]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'earlier: one' }] })
   })
 })
+
+describe('repeated compactions', () => {
+  it('keep seqs ascending, so a second compaction can cut inside what the first kept', async () => {
+    const { agent } = await harness()
+    for (const text of ['one', 'two', 'three', 'four']) {
+      agent.followup(text)
+      await agent.whenIdle()
+    }
+    const users = agent.session.events.filter((e) => e.type === 'user/message')
+    agent.session.append('compaction/summary', { summary: 'S1', firstKeptSeq: users[1]!.seq })
+    expect(agent.surface.seqs).toEqual([...agent.surface.seqs].sort((a, b) => a - b))
+    expect(agent.surface.messages).toHaveLength(7)
+    agent.session.append('compaction/summary', { summary: 'S2', firstKeptSeq: users[3]!.seq })
+    expect(agent.surface.messages.map((m) => (m.content[0] as { text: string }).text)).toEqual(['S2', 'four', 'echo: four'])
+    expect(agent.surface.seqs).toHaveLength(3)
+  })
+})

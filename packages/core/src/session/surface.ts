@@ -24,6 +24,14 @@ export class Surface {
     return this.#messages
   }
 
+  /**
+   * The seq of the event each message came from, parallel to `messages` (a summary counts as
+   * `firstKeptSeq - 1`). Ascending; for plugins that choose cut points, such as compaction.
+   */
+  get seqs(): readonly number[] {
+    return this.#seqs
+  }
+
   #push(message: ModelMessage, seq: number): void {
     this.#messages.push(message)
     this.#seqs.push(seq)
@@ -43,7 +51,9 @@ export class Surface {
       content: Object.freeze([Object.freeze({ type: 'text' as const, text: summary })]),
     })
     this.#messages = [message, ...this.#messages.slice(keep)]
-    this.#seqs = [seq, ...this.#seqs.slice(keep)]
+    // The summary stands for everything before firstKeptSeq: recording it there keeps the seqs
+    // ascending, so a later compaction can cut anywhere in what this one kept.
+    this.#seqs = [Math.min(seq, firstKeptSeq - 1), ...this.#seqs.slice(keep)]
   }
 
   apply(event: SessionEvent): void {

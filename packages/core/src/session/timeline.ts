@@ -85,6 +85,12 @@ export function formatEvent(event: SessionEvent, options: TimelineOptions = {}):
     }
     case 'agent/pre-step/rejected':
       return `rejected ${d.turn} by=${d.by} ${JSON.stringify(d.metadata)}`
+    case 'compaction/start':
+      return `compaction/start (${String(d.reason)})`
+    case 'compaction/summary':
+      return `compaction/summary ${quote(String(d.summary))} replaces seq < ${String(d.firstKeptSeq)}`
+    case 'compaction/end':
+      return `compaction/end${d.ok === false ? ` failed${d.reason ? ` (${String(d.reason)})` : ''}` : ''}`
     case 'llm/retry':
       return `llm/retry ${d.turn}.${d.step} attempt=${d.attempt} delay=${d.delayMs}ms ${(d.error as { code: string }).code}`
     default:

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { testPlugin } from '@bosun/testkit'
+import compaction from './index.js'
+
+describe('options', () => {
+  it.each([
+    [{}],
+    [{ contextWindow: 128_000 }],
+    [{ contextWindow: 200_000, thresholdRatio: 1, retainRatio: 0 }],
+    [{ thresholdRatio: 0.9, retainRatio: 0.5 }],
+  ])('accepts %j', async (options) => {
+    await expect(testPlugin(compaction, options)).resolves.toBeDefined()
+  })
+
+  it('accepts a summary model given in code', async () => {
+    await expect(testPlugin(compaction, { model: { adapter: scripted() } })).resolves.toBeDefined()
+  })
+
+  it.each([
+    [{ contextWindow: 0 }, '$.contextWindow'],
+    [{ contextWindow: 1000.5 }, '$.contextWindow'],
+    [{ thresholdRatio: 0 }, '$.thresholdRatio'],
+    [{ thresholdRatio: 1.5 }, '$.thresholdRatio'],
+    [{ retainRatio: -0.1 }, '$.retainRatio'],
+    [{ retainRatio: 1 }, '$.retainRatio'],
+    [{ model: 'openai' }, '$.model'],
+    [{ model: { adapter: 'openai' } }, '$.model.adapter'],
+    [{ model: { options: {} } }, '$.model.adapter'],
+    [{ window: 1000 }, '$.window'],
+  ])('refuses %j at startup, naming %s', async (options, path) => {
+    await expect(testPlugin(compaction, options as never)).rejects.toMatchObject({
+      code: 'PLUGIN_OPTIONS_INVALID',
+      details: { paths: expect.stringContaining(path) },
+    })
+  })
+
+  it('refuses a retainRatio that is not below thresholdRatio', async () => {
+    await expect(testPlugin(compaction, { thresholdRatio: 0.5, retainRatio: 0.5 })).rejects.toMatchObject({
+      code: 'PLUGIN_SETUP_FAILED',
+      message: expect.stringContaining('"retainRatio" (0.5) must be below "thresholdRatio" (0.5)'),
+    })
+  })
+
+  it('refuses a model object that is neither an adapter nor an adapter definition', async () => {
+    await expect(testPlugin(compaction, { model: { adapter: { name: 'x' } as never } })).rejects.toMatchObject({
+      code: 'PLUGIN_SETUP_FAILED',
+      message: expect.stringContaining('"model.adapter" must be a model adapter object'),
+    })
+  })
+})

@@ -1,0 +1,93 @@
+import { createAdapter, invalidArgument } from '@bosun/core'
+import type { AdapterDefinition, JsonSchema, ModelAdapter } from '@bosun/core'
+
+/**
+ * The options of the compaction plugin, as a config file gives them:
+ * `['compaction', { contextWindow: 128000 }]`.
+ */
+export interface Options {
+  /** The model's context window, in tokens. Default 128000. */
+  contextWindow?: number
+  /** Compact before a request whose estimated size exceeds this share of `contextWindow`. Default 0.8. */
+  thresholdRatio?: number
+  /**
+   * How much recent history a compaction keeps verbatim, as a share of `contextWindow` (or of the
+   * current history, when that is smaller). Must be below `thresholdRatio`. Default 0.25.
+   */
+  retainRatio?: number
+  /**
+   * Code only (a config file cannot name it yet): the model that writes summaries — a
+   * `ModelAdapter` object, or an adapter definition (a package's default export) created with
+   * `options`. Default: the agent's own adapter.
+   */
+  model?: { adapter: ModelAdapter | AdapterDefinition; options?: Record<string, unknown> }
+}
+
+/**
+ * The JSON Schema of {@link Options}. Bosun validates a config's options against it (ajv, compiled
+ * once) before `setup` runs, so a bad config fails at startup with `PLUGIN_OPTIONS_INVALID`
+ * naming each JSON path. Keep it in step with the interface above.
+ */
+export const optionsSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    contextWindow: { type: 'integer', minimum: 64, default: 128_000, description: "The model's context window, in tokens." },
+    thresholdRatio: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 1,
+      default: 0.8,
+      description: 'Compact before a request estimated above this share of contextWindow.',
+    },
+    retainRatio: {
+      type: 'number',
+      minimum: 0,
+      exclusiveMaximum: 1,
+      default: 0.25,
+      description: 'Share of contextWindow kept verbatim (the most recent steps); below thresholdRatio.',
+    },
+    model: {
+      type: 'object',
+      description: 'Code only: { adapter: a ModelAdapter or adapter definition object, options? }. A config file cannot name an adapter here yet.',
+      properties: { adapter: { type: 'object' }, options: { type: 'object' } },
+      required: ['adapter'],
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+}
+
+/** {@link Options} with the defaults filled in and the summary model created. */
+export interface CompactionSettings {
+  contextWindow: number
+  thresholdRatio: number
+  retainRatio: number
+  /** The adapter that writes summaries; `undefined`: the one the agent (or the request) uses. */
+  adapter: ModelAdapter | undefined
+}
+
+/**
+ * Fills the defaults, checks what the schema cannot express (`retainRatio` below
+ * `thresholdRatio`, the shape of `model.adapter`) and creates the summary adapter. Throws
+ * `INVALID_ARGUMENT`, which `createAgent` reports as `PLUGIN_SETUP_FAILED` — at startup.
+ */
+export async function resolveSettings(options: Options): Promise<CompactionSettings> {
+  const { contextWindow = 128_000, thresholdRatio = 0.8, retainRatio = 0.25, model } = options
+  if (retainRatio >= thresholdRatio) {
+    throw invalidArgument(
+      `compaction: "retainRatio" (${retainRatio}) must be below "thresholdRatio" (${thresholdRatio}), or every compaction would trigger the next.`,
+    )
+  }
+  return { contextWindow, thresholdRatio, retainRatio, adapter: model === undefined ? undefined : await summaryAdapter(model) }
+}
+
+async function summaryAdapter(model: NonNullable<Options['model']>): Promise<ModelAdapter> {
+  const adapter = model.adapter as Partial<ModelAdapter & AdapterDefinition>
+  if (typeof adapter.stream === 'function' && typeof adapter.name === 'string') return adapter as ModelAdapter
+  if (adapter.kind === 'bosun-adapter' && typeof adapter.create === 'function') {
+    return createAdapter(adapter as AdapterDefinition, model.options)
+  }
+  throw invalidArgument(
+    'compaction: "model.adapter" must be a model adapter object (with name and stream) or an adapter definition (an adapter package\'s default export).',
+  )
+}

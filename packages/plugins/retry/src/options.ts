@@ -1,0 +1,73 @@
+import { invalidArgument } from '@bosun/core'
+import type { JsonSchema } from '@bosun/core'
+
+/** The options of the retry plugin, as a config file gives them: `['retry', { maxAttempts: 5 }]`. */
+export interface Options {
+  /** Attempts per model request, the first one included (1 turns retrying off). Default 4. */
+  maxAttempts?: number
+  /** Shortest backoff between attempts, in ms. Default 500. */
+  minDelayMs?: number
+  /**
+   * Longest wait between attempts, in ms: the backoff never exceeds it, and a provider that asks
+   * for a longer wait (`retryAfterMs`) is not retried — the turn ends with its error. Default 60000.
+   */
+  maxDelayMs?: number
+  /** The error codes that are retried. Default `['RATE_LIMIT', 'SERVER', 'TIMEOUT', 'TRANSPORT', 'EMPTY_RESPONSE']`. */
+  retryOn?: string[]
+  /** Code only (not from a config file): the source of jitter, returning [0, 1). Default `Math.random`. */
+  random?: () => number
+}
+
+/** The default of {@link Options.retryOn}: failures that a later attempt may not repeat. */
+export const DEFAULT_RETRY_ON: readonly string[] = Object.freeze(['RATE_LIMIT', 'SERVER', 'TIMEOUT', 'TRANSPORT', 'EMPTY_RESPONSE'])
+
+/**
+ * The JSON Schema of {@link Options}. Bosun validates a config's options against it (ajv, compiled
+ * once) before `setup` runs, so a bad config fails at startup with `PLUGIN_OPTIONS_INVALID`
+ * naming each JSON path. Keep it in step with the interface above.
+ */
+export const optionsSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    maxAttempts: { type: 'integer', minimum: 1, maximum: 100, default: 4, description: 'Attempts per model request, the first included.' },
+    minDelayMs: { type: 'integer', minimum: 0, default: 500, description: 'Shortest backoff between attempts, in ms.' },
+    maxDelayMs: {
+      type: 'integer',
+      minimum: 0,
+      default: 60_000,
+      description: 'Longest wait between attempts, in ms; a provider asking for longer is not retried.',
+    },
+    retryOn: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+      uniqueItems: true,
+      default: [...DEFAULT_RETRY_ON],
+      description: 'Error codes to retry (RATE_LIMIT, SERVER, TIMEOUT, TRANSPORT, EMPTY_RESPONSE, INVALID_REQUEST, …).',
+    },
+    random: { description: 'Code only: the jitter source, a function returning a number in [0, 1).' },
+  },
+  additionalProperties: false,
+}
+
+/** {@link Options} with every default filled in and the cross-field rules checked. */
+export interface RetryPolicy {
+  maxAttempts: number
+  minDelayMs: number
+  maxDelayMs: number
+  retryOn: ReadonlySet<string>
+  random: () => number
+}
+
+/**
+ * Fills the defaults and checks what the schema cannot express (`minDelayMs` ≤ `maxDelayMs`, a
+ * function for `random`). Throws `INVALID_ARGUMENT`, which `createAgent` reports as the plugin's
+ * `PLUGIN_SETUP_FAILED` — still at startup, never mid-turn.
+ */
+export function resolvePolicy(options: Options): RetryPolicy {
+  const { maxAttempts = 4, minDelayMs = 500, maxDelayMs = 60_000, retryOn = DEFAULT_RETRY_ON, random = Math.random } = options
+  if (minDelayMs > maxDelayMs) {
+    throw invalidArgument(`retry: "minDelayMs" (${minDelayMs}) must not exceed "maxDelayMs" (${maxDelayMs}).`, { minDelayMs, maxDelayMs })
+  }
+  if (typeof random !== 'function') throw invalidArgument('retry: "random" must be a function returning a number in [0, 1).')
+  return { maxAttempts, minDelayMs, maxDelayMs, retryOn: new Set(retryOn), random }
+}
