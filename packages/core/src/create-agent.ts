@@ -124,7 +124,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     recovery,
   )
-  await setupPlugins(plugins, { hooks, session, inbox, agent })
+  const now = options.now ?? Date.now
+  await setupPlugins(plugins, { hooks, session, inbox, agent, now, onClose: (teardown) => agent.onClose(teardown) })
   return agent
 }
 

@@ -11,6 +11,12 @@ export interface PluginAgentApi {
   steer(input: MessageInput): UserMessage
   inject(input: MessageInput): UserMessage
   abort(reason?: string): void
+  /**
+   * Wakes the agent for input already queued (e.g. messages a plugin spliced back): starts a turn
+   * when idle; a no-op while running (the driver checks the inbox after each turn); latched after
+   * an abort or during maintenance, like a waking send.
+   */
+  wake(): void
   readonly status: 'idle' | 'running'
 }
 
@@ -22,6 +28,10 @@ export interface PluginContext {
   agent: PluginAgentApi
   /** The plugin's name, for tap names and namespaced event types. */
   name: string
+  /** The agent's clock (`createAgent({ now })`), the one event times come from. */
+  now(): number
+  /** Registers teardown (timers, connections) run by `agent.close()`, after the last turn. */
+  onClose(teardown: () => void | Promise<void>): void
 }
 
 /** A plugin: a name, a JSON Schema of its options and a `setup` that taps hooks. */
@@ -110,11 +120,14 @@ export function resolvePluginEntry(entry: unknown, index: number): { plugin: Plu
 
 /** Validates every entry first (so a bad option fails before any setup runs), then sets them up in order. */
 export async function setupPlugins(entries: readonly unknown[], context: Omit<PluginContext, 'name'>): Promise<void> {
+  // Resolved again (cheap: schemas are compiled once) so that this function stands on its own.
   const resolved = entries.map((entry, index) => resolvePluginEntry(entry, index))
   for (const { plugin, options } of resolved) {
     try {
       await plugin.setup({ ...context, name: plugin.name }, options)
     } catch (error) {
+      // Options that setup finds invalid (a regex that does not compile) are an options error.
+      if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) throw error
       throw new BosunError(
         ErrorCodes.PLUGIN_SETUP_FAILED,
         `Plugin "${plugin.name}" failed in setup: ${error instanceof Error ? error.message : String(error)}`,

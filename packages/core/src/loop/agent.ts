@@ -44,6 +44,7 @@ export class Agent {
   #closed = false
   #lastTurn: number
   #idleWaiters: (() => void)[] = []
+  readonly #teardowns: (() => void | Promise<void>)[] = []
 
   /**
    * @param recovery what opening the session repaired (a turn a crash left open), if anything.
@@ -95,6 +96,25 @@ export class Agent {
   /** Queues input for the next step without waking: it rides the next turn or step that happens. */
   inject(input: MessageInput): UserMessage {
     return this.#send(input, 'next-step', false)
+  }
+
+  /**
+   * Wakes the agent for input already queued: starts a turn when idle and something is pending; a
+   * no-op while running; latched after an abort or during maintenance, like a waking send.
+   */
+  wake(): void {
+    if (this.#closed) return
+    if (this.#phase === 'idle') {
+      if (this.rt.inbox.hasPending) this.#startDriver()
+    } else if (this.#phase === 'maintenance' || this.#turnController?.signal.aborted === true) {
+      this.#wakeRequested = true
+    }
+  }
+
+  /** Registers teardown run by `close()` after the last turn (plugins use it through their context). */
+  onClose(teardown: () => void | Promise<void>): void {
+    if (typeof teardown !== 'function') throw invalidArgument('onClose(teardown): teardown must be a function.')
+    this.#teardowns.push(teardown)
   }
 
   /** Aborts the active turn (or maintenance task). Pending input survives, parked until the next wake. */
@@ -164,6 +184,13 @@ export class Agent {
     this.#closed = true
     this.abort('closed')
     await this.whenIdle()
+    for (const teardown of this.#teardowns) {
+      try {
+        await teardown()
+      } catch (error) {
+        this.rt.session.reportError(error, 'a plugin teardown')
+      }
+    }
     try {
       await this.rt.session.close()
     } finally {

@@ -97,3 +97,46 @@ it('an error that must not throw is reported through agent/error, or console.err
   await agent.whenIdle()
   expect(reported[0]).toMatch(/^session observer \(on "agent\/inbox\/spliced"\)$/)
 })
+
+it('a plugin can wake the agent for input it put back, read the agent clock, and tear down on close', async () => {
+  const { harness: make } = await import('../testing/harness.js')
+  const { createUserMessage } = await import('../session/messages.js')
+  const seen: { now: number }[] = []
+  let tornDown = 0
+  let put: (() => void) | undefined
+  const putBack = definePlugin({
+    name: 'put-back',
+    setup({ inbox, agent, now, onClose }) {
+      seen.push({ now: now() })
+      put = () => {
+        inbox.splice('next-turn', 0, 0, [createUserMessage('put back', { id: 'back' })])
+        agent.wake()
+      }
+      onClose(() => void tornDown++)
+    },
+  })
+  const { agent } = await make({ plugins: [putBack], now: () => 42 })
+  expect(seen).toEqual([{ now: 42 }])
+  put!()
+  expect(agent.status).toBe('running')
+  await agent.whenIdle()
+  expect(agent.session.events.some((e) => e.type === 'user/message' && (e.data as { id: string }).id === 'back')).toBe(true)
+  agent.wake() // nothing pending: stays idle
+  expect(agent.status).toBe('idle')
+  await agent.close()
+  expect(tornDown).toBe(1)
+})
+
+it('an options error thrown by setup reaches the caller unwrapped', async () => {
+  const { createAgent } = await import('../create-agent.js')
+  const { scripted } = await import('@bosun/adapter-scripted')
+  const { BosunError, ErrorCodes } = await import('../errors.js')
+  const picky = definePlugin({
+    name: 'picky',
+    setup() {
+      throw new BosunError(ErrorCodes.PLUGIN_OPTIONS_INVALID, 'Invalid options for plugin "picky":\n  - $.pattern is not a valid regular expression')
+    },
+  })
+  const error = await createAgent({ model: scripted(), plugins: [picky] }).catch((e: unknown) => e)
+  expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
+})

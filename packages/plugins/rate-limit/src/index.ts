@@ -1,0 +1,123 @@
+import { definePlugin, Stage, type PreStepDecision } from '@bosun/core'
+import { Ledger, stepKey, type Counted } from './ledger.js'
+import { optionsSchema, type OnLimit, type Options } from './options.js'
+import { Requeue } from './requeue.js'
+import { sleep } from './sleep.js'
+import { keyFunction } from './source-key.js'
+import { waitTime, type Limit } from './window.js'
+
+export { optionsSchema } from './options.js'
+export type { OnLimit, Options } from './options.js'
+export { waitTime, type Limit } from './window.js'
+
+/** The `metadata` of a rejection (and of `turn/end {kind: 'blocked'}`). */
+export interface RateLimitMetadata {
+  /** The number of turns or steps allowed per window. */
+  limit: number
+  windowMs: number
+  /** When the limit allows this key again (from the rejection). */
+  retryAfterMs: number
+  /** Which limit was hit. */
+  counts: Counted
+  burst: number
+  /** Whom the limit counts: `session`, or a source key such as `userId:ada`. */
+  key: string
+  onLimit: OnLimit
+}
+
+/** The data of `rate-limit/delayed`, written when a step starts waiting (`onLimit: 'delay'`). */
+export interface RateLimitDelayed {
+  turn: number
+  step: number
+  key: string
+  counts: Counted
+  limit: number
+  windowMs: number
+  /** The wait expected when it started. */
+  delayMs: number
+}
+
+declare module '@bosun/core' {
+  interface BosunEventMap {
+    'rate-limit/delayed': RateLimitDelayed
+  }
+}
+
+interface Verdict extends Limit {
+  counts: Counted
+  retryAfterMs: number
+}
+
+/**
+ * rate-limit: limits how many turns and steps run per window (a minute by default), per session
+ * or per source (user). A step over the limit is rejected (the turn ends `blocked` with
+ * {@link RateLimitMetadata}), delayed until it fits, or rejected and requeued.
+ *
+ * What was admitted is counted from the session log (`step/start` events and their `time`), so
+ * a restart or a resume cannot reset a limit: setup folds the tail of the log, and a
+ * `session/event` observer keeps the count current.
+ *
+ * It taps `agent/pre-step` at `Stage.late`, so it only counts (and delays) input that every
+ * other policy admitted: a content filter's rejection never waits for a slot.
+ *
+ * @example
+ * // bosun.config.ts
+ * export default defineConfig({ plugins: [['rate-limit', { turnsPerMinute: 20 }]] })
+ */
+export default definePlugin<Options>({
+  name: 'rate-limit',
+  schema: optionsSchema,
+  events: { 'rate-limit/delayed': { ignorable: true } },
+  setup({ hooks, name, session, inbox, agent, onClose, now: clock }, options) {
+    const { per = 'session', onLimit = 'reject', windowMs = 60_000, sourceKey = 'userId' } = options
+    const limits: Partial<Record<Counted, Limit>> = {}
+    if (options.turnsPerMinute) limits.turns = limitOf(options.turnsPerMinute, windowMs, options.burst)
+    if (options.stepsPerMinute) limits.steps = limitOf(options.stepsPerMinute, windowMs, options.burst)
+    const keyOf = keyFunction(per, sourceKey)
+    const ledger = Ledger.fromLog(session.events, clock(), keyOf, windowMs)
+    hooks.event.tap(name, (event) => ledger.observe(event))
+    const requeue = new Requeue(inbox, session, () => agent.wake())
+    onClose(() => requeue.dispose())
+
+    /** The limit that keeps this step waiting longest, or undefined when it may run now. */
+    const verdict = (key: string, step: number): Verdict | undefined => {
+      const now = clock()
+      let worst: Verdict | undefined
+      for (const counts of step === 1 ? (['turns', 'steps'] as const) : (['steps'] as const)) {
+        const limit = limits[counts]
+        if (!limit) continue
+        const retryAfterMs = waitTime(ledger.times(counts, key, now), now, limit)
+        if (retryAfterMs > 0 && retryAfterMs > (worst?.retryAfterMs ?? 0)) worst = { ...limit, counts, retryAfterMs }
+      }
+      return worst
+    }
+
+    hooks.preStep.tapPromise({ name, stage: Stage.late }, async (decision, { turn, step, signal, claimed }): Promise<PreStepDecision> => {
+      if (decision.kind !== 'enter') return decision
+      const key = stepKey(ledger, keyOf, step, decision.messages)
+      let over = verdict(key, step)
+      if (!over) return decision
+      // Requeueing a later step would drop the tool results it continues from: it waits instead.
+      const action = onLimit === 'requeue' && step > 1 ? 'delay' : onLimit
+      if (action === 'delay') {
+        const { counts, limit, windowMs, retryAfterMs: delayMs } = over
+        session.append('rate-limit/delayed', { turn, step, key, counts, limit, windowMs, delayMs })
+        while (over) {
+          await sleep(over.retryAfterMs, signal)
+          over = verdict(key, step)
+        }
+        return decision
+      }
+      if (action === 'requeue') requeue.schedule(claimed, over.retryAfterMs)
+      const metadata: RateLimitMetadata = {
+        limit: over.limit, windowMs: over.windowMs, retryAfterMs: over.retryAfterMs,
+        counts: over.counts, burst: over.burst, key, onLimit,
+      }
+      return { kind: 'reject', metadata: { ...metadata } }
+    })
+  },
+})
+
+function limitOf(limit: number, windowMs: number, burst = limit): Limit {
+  return { limit, windowMs, burst: Math.min(burst, limit) }
+}

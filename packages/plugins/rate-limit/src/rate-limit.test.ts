@@ -1,0 +1,242 @@
+import { describe, expect, it } from 'vitest'
+import { createUserMessage, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
+import { expectEntered, expectRejected, testPlugin } from '@bosun/testkit'
+import rateLimit from './index.js'
+
+/** The timeline with the waits that depend on the clock replaced by `N`. */
+const timeline = (events: readonly SessionEvent[]) =>
+  formatTimeline(events, { requests: false }).replace(/"(retryAfterMs|delayMs)":\d+/g, '"$1":N')
+
+const from = (userId: string, text: string) => createUserMessage(text, { source: { kind: 'user', userId } })
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const noop: Tool = { name: 'noop', description: 'does nothing', parameters: { type: 'object' }, execute: () => 'done' }
+
+describe('reject (default)', () => {
+  it('ends a turn over the limit blocked with {limit, windowMs, retryAfterMs}; the model never sees it', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1 })
+    expectEntered(await kit.send('one'), ['one'])
+    const turn = await kit.send('two')
+    expectRejected(turn, { by: 'rate-limit', metadata: { limit: 1, windowMs: 60_000, counts: 'turns', key: 'session' } })
+    const { retryAfterMs } = turn.rejected!.metadata as { retryAfterMs: number }
+    expect(retryAfterMs).toBeGreaterThan(55_000)
+    expect(retryAfterMs).toBeLessThanOrEqual(60_000)
+    expect(kit.model.requests).toBe(1)
+    expect(timeline(turn.events)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["two"]
+      turn/start 2
+      splice next-turn @0 -1
+      rejected 2 by=rate-limit {"limit":1,"windowMs":60000,"retryAfterMs":N,"counts":"turns","burst":1,"key":"session","onLimit":"reject"}
+      turn/end 2 blocked by=rate-limit {"limit":1,"windowMs":60000,"retryAfterMs":N,"counts":"turns","burst":1,"key":"session","onLimit":"reject"}"
+    `)
+  })
+
+  it('counts steps: a tool call that needs a second step over the limit blocks the turn there', async () => {
+    const kit = await testPlugin(rateLimit, { stepsPerMinute: 1 }, { tools: [noop], responses: [{ toolCalls: [{ name: 'noop' }] }] })
+    const turn = await kit.send('go')
+    expect(timeline(turn.events)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["go"]
+      turn/start 1
+      splice next-turn @0 -1
+      step/start 1.1
+      user/message "go"
+      assistant/message noop({})
+      tool/call noop {}
+      tool/result noop "done"
+      step/end 1.1 tool-calls
+      rejected 1 by=rate-limit {"limit":1,"windowMs":60000,"retryAfterMs":N,"counts":"steps","burst":1,"key":"session","onLimit":"reject"}
+      turn/end 1 blocked by=rate-limit {"limit":1,"windowMs":60000,"retryAfterMs":N,"counts":"steps","burst":1,"key":"session","onLimit":"reject"}"
+    `)
+  })
+
+  it('with a burst below the limit, refills one slot per windowMs / limit', async () => {
+    // 3 a minute, one at a time: the next slot comes after 20 s, not after the whole minute
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 3, burst: 1 })
+    await kit.send('one')
+    const { retryAfterMs } = (await kit.send('two')).rejected!.metadata as { retryAfterMs: number }
+    expect(retryAfterMs).toBeGreaterThan(15_000)
+    expect(retryAfterMs).toBeLessThanOrEqual(20_000)
+  })
+
+  it('a rejected turn does not use the allowance', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300 })
+    await kit.send('one')
+    expectRejected(await kit.send('two'))
+    expectRejected(await kit.send('three'))
+    await wait(320)
+    expectEntered(await kit.send('four'), ['four'])
+  })
+})
+
+describe('per source', () => {
+  it('counts each user on their own, and names the key', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, per: 'source' })
+    expectEntered(await kit.send(from('ada', 'hi from ada')), ['hi from ada'])
+    expectEntered(await kit.send(from('bob', 'hi from bob')), ['hi from bob'])
+    expectRejected(await kit.send(from('ada', 'again')), { metadata: { key: 'userId:ada' } })
+    // no userId: counted under the source kind
+    expectEntered(await kit.send('anonymous'), ['anonymous'])
+    expectRejected(await kit.send('anonymous again'), { metadata: { key: 'kind:user' } })
+  })
+
+  it('keys by another source field with sourceKey', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, per: 'source', sourceKey: 'tenant' })
+    const acme = (text: string) => createUserMessage(text, { source: { kind: 'user', tenant: 'acme' } })
+    await kit.send(acme('one'))
+    expectRejected(await kit.send(acme('two')), { metadata: { key: 'tenant:acme' } })
+  })
+})
+
+describe('delay', () => {
+  it('waits until the window allows the turn, then admits it', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'delay' })
+    await kit.send('one')
+    const started = Date.now()
+    const turn = await kit.send('two')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150)
+    expectEntered(turn, ['two'])
+    expect(timeline(turn.events)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["two"]
+      turn/start 2
+      splice next-turn @0 -1
+      rate-limit/delayed {"turn":2,"step":1,"key":"session","counts":"turns","limit":1,"windowMs":200,"delayMs":N}
+      step/start 2.1
+      user/message "two"
+      assistant/message "echo: two"
+      step/end 2.1 stop
+      turn/end 2 completed"
+    `)
+    const delayed = turn.events.find((e) => e.type === 'rate-limit/delayed')!
+    const admitted = turn.events.find((e) => e.type === 'step/start')!
+    expect(admitted.time - kit.events.find((e) => e.type === 'step/start')!.time).toBeGreaterThanOrEqual(200)
+    expect(delayed.ignorable).toBe(true)
+  })
+
+  it('is aborted with the turn: the turn ends aborted, without a step', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, onLimit: 'delay' })
+    await kit.send('one')
+    const delayed = new Promise<void>((resolve) => kit.agent.hooks.event.tap('test', (e) => e.type === 'rate-limit/delayed' && resolve()))
+    const from = kit.events.length
+    const started = Date.now()
+    kit.agent.followup('two')
+    await delayed
+    kit.agent.abort('stop')
+    await kit.agent.whenIdle()
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(timeline(kit.events.slice(from))).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["two"]
+      turn/start 2
+      splice next-turn @0 -1
+      rate-limit/delayed {"turn":2,"step":1,"key":"session","counts":"turns","limit":1,"windowMs":60000,"delayMs":N}
+      turn/end 2 aborted (stop)"
+    `)
+  })
+})
+
+describe('requeue', () => {
+  it('rejects now, and puts the message back at the head of next-turn; a running driver takes it up', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300, per: 'source', onLimit: 'requeue' }, {
+      // bob's answer streams for ~600 ms: ada's requeued message comes back meanwhile, after ~300 ms
+      responses: [{ text: 'for ada' }, { text: 'for bob, slowly', chunkSize: 4, delayMs: 150 }],
+    })
+    kit.agent.followup(from('ada', 'one'))
+    kit.agent.followup(from('ada', 'two'))
+    kit.agent.followup(from('bob', 'three'))
+    await kit.agent.whenIdle()
+    expect(timeline(kit.events)).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["one"]
+      splice next-turn @1 +["two"]
+      splice next-turn @2 +["three"]
+      turn/start 1
+      splice next-turn @0 -1
+      step/start 1.1
+      user/message "one"
+      assistant/message "for ada"
+      step/end 1.1 stop
+      turn/end 1 completed
+      turn/start 2
+      splice next-turn @0 -1
+      rejected 2 by=rate-limit {"limit":1,"windowMs":300,"retryAfterMs":N,"counts":"turns","burst":1,"key":"userId:ada","onLimit":"requeue"}
+      turn/end 2 blocked by=rate-limit {"limit":1,"windowMs":300,"retryAfterMs":N,"counts":"turns","burst":1,"key":"userId:ada","onLimit":"requeue"}
+      turn/start 3
+      splice next-turn @0 -1
+      step/start 3.1
+      user/message "three"
+      splice next-turn @0 +["two"]
+      assistant/message "for bob, slowly"
+      step/end 3.1 stop
+      turn/end 3 completed
+      turn/start 4
+      splice next-turn @0 -1
+      step/start 4.1
+      user/message "two"
+      assistant/message "echo: two"
+      step/end 4.1 stop
+      turn/end 4 completed"
+    `)
+  })
+
+  it('keeps the FIFO order of several requeued messages, ahead of later input', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    await kit.send('one')
+    kit.agent.followup('two')
+    kit.agent.followup('three')
+    await kit.agent.whenIdle()
+    // queued after the rejections, before the requeues (a splice does not wake the agent)
+    kit.agent.inbox.splice('next-turn', Infinity, 0, [createUserMessage('four')])
+    const stepped = () => kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))
+    for (let waited = 0; stepped().length < 4 && waited < 5000; waited += 50) await wait(50)
+    await kit.agent.whenIdle()
+    // one turn per window: the requeued messages in their order, then the later input
+    expect(stepped()).toEqual(['one', 'two', 'three', 'four'])
+  })
+
+  it('an idle agent is woken when the requeued message is put back, and runs it', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    await kit.send('one')
+    expectRejected(await kit.send('two'), { metadata: { onLimit: 'requeue' } })
+    const before = kit.events.length
+    while (!kit.events.slice(before).some((e) => e.type === 'turn/end')) await wait(20)
+    await kit.agent.whenIdle()
+    expect(timeline(kit.events.slice(before))).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["two"]
+      turn/start 3
+      splice next-turn @0 -1
+      step/start 3.1
+      user/message "two"
+      assistant/message "echo: two"
+      step/end 3.1 stop
+      turn/end 3 completed"
+    `)
+  })
+
+  it('closing the agent cancels pending requeues', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    await kit.send('one')
+    await kit.send('two')
+    await kit.agent.close()
+    const length = kit.events.length
+    await wait(350)
+    expect(kit.events.length).toBe(length)
+  })
+})
+
+describe('restart', () => {
+  it('keeps the limit: the count comes from the log', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 2 })
+    await kit.send('one')
+    await kit.restart()
+    await kit.send('two')
+    await kit.restart()
+    expectRejected(await kit.send('three'), { by: 'rate-limit', metadata: { limit: 2, counts: 'turns' } })
+  })
+
+  it('keeps per-source counts and the steps of a turn', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, stepsPerMinute: 3, per: 'source' }, {
+      tools: [noop], responses: [{ toolCalls: [{ name: 'noop' }] }, { text: 'done' }],
+    })
+    await kit.send(from('ada', 'two steps'))
+    await kit.restart()
+    expectRejected(await kit.send(from('ada', 'again')), { metadata: { key: 'userId:ada', counts: 'turns' } })
+    expectEntered(await kit.send(from('bob', 'hello')), ['hello'])
+  })
+})

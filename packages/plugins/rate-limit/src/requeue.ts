@@ -1,0 +1,80 @@
+import type { Inbox, Session, UserMessage } from '@bosun/core'
+
+interface Pending {
+  dueAt: number
+  order: number
+  messages: readonly UserMessage[]
+}
+
+/**
+ * Puts rejected messages back at the head of `next-turn` when their limit allows them again.
+ *
+ * The claim was the commit point, so the messages' ids are free again and a plain splice brings
+ * them back (logged as an `agent/inbox/spliced` event like any other input). Batches are put back
+ * in the order they are due (ties in the order they were rejected), each behind the requeued
+ * messages still waiting at the head, so requeued input keeps its FIFO order and goes before
+ * anything queued after it.
+ *
+ * After the splice the agent is woken: an idle agent starts a turn for the requeued input, a
+ * running driver picks it up after its current turn. Pending requeues live in memory: if the
+ * process stops first, the rejection stays in the log as the last word on those messages; closing
+ * the agent cancels them.
+ */
+export class Requeue {
+  #pending: Pending[] = []
+  #order = 0
+  #timer: ReturnType<typeof setTimeout> | undefined
+  /** Ids of messages this requeue put back, to find the end of the requeued run at the head. */
+  #requeued = new Set<string>()
+
+  constructor(
+    private readonly inbox: Inbox,
+    private readonly session: Session,
+    private readonly wake: () => void,
+  ) {}
+
+  /** Cancels the pending requeues (the agent is closing). */
+  dispose(): void {
+    clearTimeout(this.#timer)
+    this.#pending = []
+  }
+
+  /** Puts `messages` back at the head of `next-turn` in `delayMs`. */
+  schedule(messages: readonly UserMessage[], delayMs: number): void {
+    if (messages.length === 0) return
+    this.#pending.push({ dueAt: Date.now() + delayMs, order: this.#order++, messages })
+    this.#pending.sort((a, b) => a.dueAt - b.dueAt || a.order - b.order)
+    this.#arm()
+  }
+
+  #arm(): void {
+    clearTimeout(this.#timer)
+    const next = this.#pending[0]
+    if (!next) return
+    this.#timer = setTimeout(() => this.#deliver(), Math.max(0, next.dueAt - Date.now()))
+    // A requeue is not a reason to keep the process alive (see the class comment).
+    this.#timer.unref?.()
+  }
+
+  #deliver(): void {
+    const now = Date.now()
+    while (this.#pending[0] && this.#pending[0].dueAt <= now) this.#putBack(this.#pending.shift()!.messages)
+    this.#arm()
+  }
+
+  #putBack(messages: readonly UserMessage[]): void {
+    const queue = this.inbox.nextTurn
+    let at = 0
+    while (at < queue.length && this.#requeued.has(queue[at]!.id)) at++
+    // Only the requeued run still at the head matters from now on (the rest were claimed or canceled).
+    this.#requeued = new Set(queue.slice(0, at).map((message) => message.id))
+    try {
+      this.inbox.splice('next-turn', at, 0, messages)
+      for (const message of messages) this.#requeued.add(message.id)
+      this.wake()
+    } catch (error) {
+      // A timer has no caller to throw to: e.g. the agent was closed, or the id was sent again.
+      this.session.reportError(error, 'rate-limit requeue')
+    }
+  }
+}
