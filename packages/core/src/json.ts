@@ -4,10 +4,22 @@ import { BosunError, ErrorCodes } from './errors.js'
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
 /**
- * Values that have already been checked and deep-frozen by {@link toFrozenJson}. Reusing them
+ * Marks values that have already been checked and deep-frozen by {@link toFrozenJson}. Reusing them
  * keeps appends cheap when the same message travels through several events (splice, user/message).
+ * A private, non-enumerable symbol property rather than a WeakSet: a WeakSet entry per appended
+ * event made every garbage collection pay for the whole log. The symbol cannot be forged from
+ * outside this module, and JSON.stringify, Object.keys and structuredClone ignore it.
  */
-const checked = new WeakSet<object>()
+const CHECKED = Symbol('bosun.frozen-json')
+
+function isChecked(value: object): boolean {
+  return (value as { [CHECKED]?: true })[CHECKED] === true
+}
+
+function mark<T extends object>(value: T): T {
+  Object.defineProperty(value, CHECKED, { value: true })
+  return value
+}
 
 /**
  * Validates that `value` is plain JSON and returns a deep-frozen copy of it (or `value` itself
@@ -19,15 +31,17 @@ const checked = new WeakSet<object>()
  * Cost is proportional to the size of `value`, never to the size of the log.
  */
 export function toFrozenJson<T>(value: T, what: string): T {
-  return copy(value, what, '$', new Set()) as T
+  // Only the root is marked; a nested value that was a root before (a message) is reused by copy.
+  return copy(value, what, '$', [], true) as T
 }
 
 /** True if `value` came out of {@link toFrozenJson} (and is therefore deep-frozen JSON). */
 export function isFrozenJson(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && checked.has(value)
+  return typeof value === 'object' && value !== null && isChecked(value)
 }
 
-function copy(value: unknown, what: string, path: string, ancestors: Set<object>): unknown {
+/** `ancestors` is the path from the root: a short array (JSON is shallow) is cheaper than a Set. */
+function copy(value: unknown, what: string, path: string, ancestors: object[], root = false): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -41,9 +55,9 @@ function copy(value: unknown, what: string, path: string, ancestors: Set<object>
       fail(what, path, `a ${typeof value} is not JSON`)
   }
   if (value === null) return null
-  if (checked.has(value)) return value
-  if (ancestors.has(value)) fail(what, path, 'the value contains a cycle')
-  ancestors.add(value)
+  if (isChecked(value)) return value
+  if (ancestors.includes(value)) fail(what, path, 'the value contains a cycle')
+  ancestors.push(value)
   let out: unknown
   if (Array.isArray(value)) {
     const array: unknown[] = new Array(value.length)
@@ -65,10 +79,8 @@ function copy(value: unknown, what: string, path: string, ancestors: Set<object>
     }
     out = object
   }
-  ancestors.delete(value)
-  Object.freeze(out)
-  checked.add(out as object)
-  return out
+  ancestors.pop()
+  return Object.freeze(root ? mark(out as object) : out)
 }
 
 function fail(what: string, path: string, problem: string): never {
@@ -83,10 +95,9 @@ function fail(what: string, path: string, problem: string): never {
  * loading a log: one pass, no allocation. Do not pass anything else.
  */
 export function freezeParsedJson<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || checked.has(value)) return value
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
   if (Array.isArray(value)) for (const item of value) freezeParsedJson(item)
-  else for (const key in value) freezeParsedJson((value as Record<string, unknown>)[key])
-  Object.freeze(value)
-  checked.add(value)
+  else for (const key of Object.keys(value)) freezeParsedJson((value as Record<string, unknown>)[key])
+  Object.freeze(mark(value))
   return value
 }
