@@ -1,0 +1,94 @@
+// Bosun: `createAgent` from @bosun/core (built dist), a minimal inline ModelAdapter that yields
+// prepared chunks (the same chunks `scripted()` would produce, without its per-call option
+// validation and string splitting), and the memory, JSONL or SQLite store. The caller receives
+// text deltas the way Bosun's users do: a session observer on `assistant/chunk` events.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createAgent, memoryStore } from '@bosun/core'
+import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, toolResult } from '../lib/conversation.mjs'
+
+const tools = [{
+  name: TOOL_NAME,
+  description: TOOL_DESCRIPTION,
+  parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+  execute: ({ key }) => toolResult(key),
+}]
+
+async function* play(chunks) {
+  for (const chunk of chunks) yield chunk
+}
+
+function model({ chunks, chunkSize }) {
+  const text = [...answerDeltas(chunks, chunkSize).map((t) => ({ type: 'text-delta', text: t })), { type: 'finish', reason: 'stop' }]
+  let calls = 0
+  return {
+    name: 'bench',
+    stream(request) {
+      const last = request.messages[request.messages.length - 1]
+      if (last?.role === 'tool') return play(text)
+      const id = `call_${++calls}`
+      return play([
+        { type: 'tool-call-delta', index: 0, id, name: TOOL_NAME },
+        { type: 'tool-call-delta', index: 0, argumentsDelta: TOOL_ARGS_JSON },
+        { type: 'finish', reason: 'tool-calls' },
+      ])
+    },
+  }
+}
+
+export async function contender(variant, options) {
+  const dir = variant === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'bosun-bench-'))
+  let storeFactory
+  if (variant === 'memory') storeFactory = () => memoryStore()
+  else if (variant === 'jsonl') {
+    const { jsonlStore } = await import('@bosun/plugin-store-jsonl')
+    storeFactory = () => jsonlStore({ dir, batchWindowMs: 0 })
+  } else if (variant === 'sqlite') {
+    const { sqliteStore } = await import('@bosun/plugin-store-sqlite')
+    let n = 0
+    storeFactory = () => sqliteStore({ file: join(dir, `s${n++}.db`), batchWindowMs: 0 })
+  } else throw new Error(`unknown bosun variant ${variant}`)
+
+  // The prior history: real turns on a memory-store agent, kept as its log.
+  const seedModel = model(options)
+  const seed = await createAgent({ model: seedModel, tools })
+  for (let i = 0; countMessages(seed) < options.prior; i++) {
+    seed.followup(`question ${i}`)
+    await seed.whenIdle()
+  }
+  const log = [...seed.session.events]
+  const priorMessages = countMessages(seed)
+  await seed.close()
+
+  let n = 0
+  return {
+    priorMessages,
+    async fresh() {
+      const store = storeFactory()
+      const id = `bench-${n++}`
+      await store.create({ id, version: 1, createdAt: 0 }, log)
+      const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
+      let deltas = 0
+      agent.session.subscribe((event) => {
+        if (event.type === 'assistant/chunk' && event.data.chunk.type === 'text-delta') deltas++
+      })
+      return {
+        async turn(text) {
+          deltas = 0
+          agent.followup(text)
+          await agent.whenIdle()
+          return deltas
+        },
+        close: () => agent.close(),
+      }
+    },
+    cleanup() {
+      if (dir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+function countMessages(agent) {
+  return agent.surface.messages?.length ?? agent.surface.length
+}

@@ -1,0 +1,24 @@
+// Smoke run of the peer benchmark harness, so that it cannot rot: every contender, one sample,
+// each figure's smallest configuration. Asserts only that each produced a result or a stated
+// reason; benchmarks assert no timing. The real run is `pnpm bench` (not part of the tests).
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { expect, test } from 'vitest'
+
+const here = import.meta.dirname
+
+test('every contender produces a result or a stated reason (one sample each)', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--smoke'], { cwd: here, timeout: 60_000 })
+  const results = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, Record<string, Record<string, { wall?: number; reason?: string }>>>
+  const cells = [
+    ...Object.entries(results.fig1!).map(([id, r]) => [`fig1 ${id}`, r] as const),
+    ...Object.values(results.fig2!).flatMap((row) => Object.entries(row).map(([id, r]) => [`fig2 ${id}`, r] as const)),
+    ...Object.values(results.fig3!).flatMap((row) => Object.entries(row).map(([id, r]) => [`fig3 ${id}`, r] as const)),
+  ]
+  expect(cells.length).toBeGreaterThanOrEqual(7 + 4 + 4)
+  for (const [name, r] of cells) {
+    const ok = (typeof r.wall === 'number' && r.wall > 0) || (typeof r.reason === 'string' && r.reason.length > 0)
+    expect(ok, `${name}: ${JSON.stringify(r)}`).toBe(true)
+  }
+}, 60_000)
