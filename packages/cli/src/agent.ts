@@ -1,0 +1,167 @@
+import { resolve } from 'node:path'
+import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
+import { createAgentFromConfig, loadConfig, validateConfig, type LoadedConfig } from '@bosun/core/config'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { withBundledFallbacks } from './bundled.js'
+import { CliErrorCodes, cliError } from './errors.js'
+import type { Io } from './io.js'
+import { checkSessionId } from './session-id.js'
+import { jsonlReader, storeReader, type SessionLog, type SessionReader } from './session-reader.js'
+
+/** Where sessions go when the config names no store: `.bosun/sessions` next to the config file (or in the cwd). */
+export const DEFAULT_SESSIONS_DIR = '.bosun/sessions'
+
+/** The config as the CLI uses it: loaded (not yet checked), with its defaults and bundled fallbacks applied. */
+export interface CliConfig {
+  /** The config as loaded, names as written. */
+  raw: LoadedConfig
+  /** The config to check and build from (bundled definitions substituted, see `withBundledFallbacks`). */
+  loaded: LoadedConfig
+  /** The config file, or `undefined` when none was found (the defaults apply). */
+  file: string | undefined
+  /** The folder names and relative paths resolve from. */
+  dir: string
+  /** The JSONL folder the CLI uses because the config names no store; `undefined` when it names one. */
+  defaultStoreDir: string | undefined
+  /** Packages taken from the CLI's own install (the config's folder has none of them). */
+  bundled: Map<'model' | 'store', string>
+  env: Io['env']
+}
+
+/** How sessions are kept, as far as the CLI can tell without opening the store. */
+export type StoreKind = { kind: 'memory' } | { kind: 'jsonl'; dir: string } | { kind: 'other'; name: string }
+
+/**
+ * Finds and loads the config (`--config <file>`, else searched from the cwd up to the project
+ * root). Nothing is imported or checked yet: each command checks what it needs.
+ */
+export async function loadCliConfig(io: Io, configFile: string | undefined): Promise<CliConfig> {
+  const raw = await loadConfig({ cwd: io.cwd, ...(configFile === undefined ? {} : { file: configFile }), validate: false, env: io.env })
+  const { loaded, bundled } = await withBundledFallbacks(raw)
+  const named = typeof raw.config === 'object' && raw.config !== null && raw.config.store !== undefined
+  return {
+    raw,
+    loaded,
+    file: raw.file,
+    dir: raw.dir,
+    defaultStoreDir: named ? undefined : resolve(raw.dir, DEFAULT_SESSIONS_DIR),
+    bundled,
+    env: io.env,
+  }
+}
+
+/** What the config's store is, from the config alone. */
+export function storeKind(cfg: CliConfig): StoreKind {
+  if (cfg.defaultStoreDir !== undefined) return { kind: 'jsonl', dir: cfg.defaultStoreDir }
+  const entry: unknown = cfg.loaded.config.store
+  const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined]
+  if (spec === 'memory') return { kind: 'memory' }
+  const name = typeof spec === 'string' ? spec : (spec as { name?: unknown } | undefined)?.name
+  const isJsonl = name === 'store-jsonl' || name === '@bosun/plugin-store-jsonl' || name === 'bosun-plugin-store-jsonl'
+  const dir = (options as { dir?: unknown } | undefined)?.dir
+  if (isJsonl && typeof dir === 'string') return { kind: 'jsonl', dir: resolve(cfg.dir, dir) }
+  return { kind: 'other', name: typeof name === 'string' ? name : 'custom store' }
+}
+
+/**
+ * Opens the store the config names (only the `store` entry is checked, so a missing API key does
+ * not stop `bosun log`), or the default JSONL store. The caller closes it.
+ */
+export async function openStore(cfg: CliConfig): Promise<Store> {
+  if (cfg.defaultStoreDir !== undefined) return jsonlStore({ dir: cfg.defaultStoreDir })
+  const storeOnly: LoadedConfig = { ...cfg.loaded, config: { store: cfg.loaded.config.store } }
+  const resolved = await validateConfig(storeOnly, { env: cfg.env }).catch(async (error: unknown) => {
+    // A broken store entry: report every problem of the config at once, not only the store's.
+    await validateConfig(cfg.loaded, { env: cfg.env })
+    throw error
+  })
+  if (resolved.store === 'memory') return memoryStore()
+  if ('store' in resolved.store) return resolved.store.store
+  return createStore(resolved.store.definition, resolved.store.options, { baseDir: cfg.dir })
+}
+
+/** Refuses a memory store for commands that read sessions kept by earlier runs. */
+export function requirePersistentStore(cfg: CliConfig): void {
+  if (storeKind(cfg).kind === 'memory') {
+    throw cliError(
+      CliErrorCodes.NO_PERSISTENT_STORE,
+      `The config ${cfg.file ?? ''} keeps sessions in memory ("store": "memory"), so no session outlives its process. Name a store, e.g. "store": ["store-jsonl", { "dir": ".bosun/sessions" }].`,
+    )
+  }
+}
+
+/**
+ * Builds the agent the config describes on `store`, resuming `sessionId` if the store has it.
+ * The agent does not own the store: close the agent, then the store.
+ */
+export async function openAgent(cfg: CliConfig, store: Store, sessionId: string): Promise<Agent> {
+  return createAgentFromConfig(cfg.loaded, { store, sessionId, env: cfg.env })
+}
+
+/** True when the store holds a session with this id. */
+export async function sessionExists(store: Store, id: string): Promise<boolean> {
+  return (await store.list()).some((summary) => summary.id === id)
+}
+
+/** Fails with SESSION_NOT_FOUND (naming where it looked) unless the store has the session. */
+export async function requireSession(cfg: CliConfig, store: Store, id: string, cwd?: string): Promise<void> {
+  if (await sessionExists(store, checkSessionId(id))) return
+  throw cliError(CliErrorCodes.SESSION_NOT_FOUND, `No session "${id}" in ${describeStore(cfg, cwd)}. \`bosun sessions list\` shows the sessions there.`, {
+    sessionId: id,
+  })
+}
+
+/** Where sessions are kept, for messages: `.bosun/sessions (JSONL)`. */
+export function describeStore(cfg: CliConfig, cwd?: string): string {
+  const kind = storeKind(cfg)
+  if (kind.kind === 'memory') return 'the memory store'
+  if (kind.kind === 'jsonl') return `${relativeTo(kind.dir, cwd)} (JSONL)`
+  return `the ${kind.name} store`
+}
+
+/** Runs `use` with the store, closing it afterwards (a close failure after a failure is not reported twice). */
+export async function withStore<T>(cfg: CliConfig, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(cfg)
+  let result: T
+  try {
+    result = await use(store)
+  } catch (error) {
+    await store.close().catch(() => {})
+    throw error
+  }
+  await store.close()
+  return result
+}
+
+/** A short label for the model: `scripted`, `openai gpt-4o-mini`. */
+export function modelLabel(cfg: CliConfig): string {
+  const model = cfg.loaded.config.model
+  const adapter = model?.adapter ?? 'scripted'
+  const name = typeof adapter === 'string' ? adapter : ((adapter as { name?: string }).name ?? 'custom')
+  const id = (model?.options as { model?: unknown } | undefined)?.model
+  return typeof id === 'string' ? `${name} ${id}` : name
+}
+
+function relativeTo(path: string, cwd: string | undefined): string {
+  if (cwd === undefined) return path
+  const rel = path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path
+  return rel === '' ? '.' : rel
+}
+
+
+/** Read-only access to the config's sessions (JSONL files are read directly, other stores through the store). */
+export async function openReader(cfg: CliConfig): Promise<SessionReader> {
+  requirePersistentStore(cfg)
+  const kind = storeKind(cfg)
+  if (kind.kind === 'jsonl') return jsonlReader(kind.dir)
+  return storeReader(await openStore(cfg))
+}
+
+/** Reads one session, or fails with SESSION_NOT_FOUND naming where it looked. */
+export async function readSession(cfg: CliConfig, reader: SessionReader, id: string, cwd?: string): Promise<SessionLog> {
+  const log = await reader.read(checkSessionId(id))
+  if (log !== undefined) return log
+  throw cliError(CliErrorCodes.SESSION_NOT_FOUND, `No session "${id}" in ${describeStore(cfg, cwd)}. \`bosun sessions list\` shows the sessions there.`, {
+    sessionId: id,
+  })
+}

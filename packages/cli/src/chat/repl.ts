@@ -1,0 +1,127 @@
+import { createInterface } from 'node:readline'
+import type { Agent, Store } from '@bosun/core'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { oneLine } from '../output.js'
+import { PlainScreen, LiveScreen, type Screen } from './screen.js'
+import { runSlashCommand } from './slash-commands.js'
+import { liveLines } from './status-line.js'
+import { attachTranscript } from './transcript.js'
+
+export interface ReplOptions {
+  agent: Agent
+  store: Store
+  sessionId: string
+  /** For the status line: `scripted`, `openai gpt-4o-mini`. */
+  model: string
+  /** For the banner: `.bosun/sessions (JSONL)`. */
+  storeLabel: string
+  /** The session existed before this chat. */
+  resumed: boolean
+}
+
+/**
+ * The interactive loop of `bosun chat` / `bosun resume`. On a terminal: a live area (queued
+ * messages, status line, prompt) under a growing transcript; a line typed while the agent works
+ * is queued as a follow-up; Ctrl+C aborts the running turn (queued messages are kept), a second
+ * Ctrl+C or Ctrl+D leaves. Off a terminal (piped input), lines are queued as they come and the
+ * chat leaves once the input ends and the queue has run.
+ */
+export async function runRepl(ctx: CommandContext, options: ReplOptions): Promise<number> {
+  const { agent, sessionId } = options
+  const { io, out } = ctx
+  const s = out.style
+  const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true
+  const rl = createInterface({ input: io.stdin, output: io.stdout, terminal, prompt: s.bold('› '), historySize: 200 })
+  let hint: string | undefined
+  let armed = false
+  const screen: Screen = terminal
+    ? new LiveScreen(rl, io.stdout, () =>
+        liveLines({ status: agent.status, turn: agent.turn, model: options.model, nextTurn: agent.inbox.nextTurn, nextStep: agent.inbox.nextStep, hint }, s),
+      )
+    : new PlainScreen(io.stdout)
+
+  banner(ctx, screen, options)
+  attachTranscript(agent, screen, s)
+  screen.refresh()
+
+  let closing = false
+  const done = new Promise<void>((resolve) => rl.once('close', resolve))
+  const interrupt = () => {
+    if (closing) return
+    if (agent.status === 'running') {
+      agent.abort('interrupted')
+      armed = true
+      hint = 'Ctrl+C again exits'
+    } else if (armed) {
+      closing = true
+      rl.close()
+      return
+    } else {
+      armed = true
+      hint = 'Ctrl+C again or Ctrl+D exits'
+    }
+    screen.refresh()
+  }
+  rl.on('SIGINT', interrupt)
+  const unsubscribe = terminal ? () => {} : io.onInterrupt(interrupt)
+  let pendingCommand = Promise.resolve()
+
+  rl.on('line', (line) => {
+    screen.submitted(line)
+    armed = false
+    hint = undefined
+    const text = line.trim()
+    if (text.startsWith('/')) {
+      // Commands run one after another, in the order typed; typing goes on meanwhile.
+      pendingCommand = pendingCommand.then(async () => {
+        if ((await runSlashCommand(text, { agent, store: options.store, screen, style: s, sessionId })) === 'exit') {
+          closing = true
+          rl.close()
+        }
+        screen.refresh()
+      })
+    } else if (text !== '') {
+      try {
+        agent.followup(text)
+      } catch (error) {
+        screen.print(`${s.red('error')}: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    } else if (agent.status === 'idle' && agent.inbox.hasPending) {
+      agent.wake() // Enter on an empty line runs what is still queued (after Ctrl+C, or from before a resume)
+    }
+    screen.refresh()
+  })
+  if (terminal) io.stdout.on('resize', () => screen.refresh())
+
+  await done
+  unsubscribe()
+  await pendingCommand
+  screen.close()
+  // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now.
+  if (!terminal && !closing) await agent.whenIdle()
+  await agent.close()
+  out.line(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
+  return ExitCode.ok
+}
+
+function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void {
+  const s = ctx.out.style
+  const { agent } = options
+  const state = options.resumed ? `resumed, ${agent.turn} turn${agent.turn === 1 ? '' : 's'}` : 'new'
+  screen.print(`${s.bold('bosun chat')} ${s.dim('·')} session ${s.bold(options.sessionId)} ${s.dim(`(${state})`)} ${s.dim('·')} ${options.model} ${s.dim('·')} ${options.storeLabel}`)
+  screen.print(s.dim('/help lists the commands · Ctrl+C aborts a turn · Ctrl+D exits'))
+  const recovery = agent.recovery
+  if (recovery.requeued.length > 0 || recovery.outcomeUnknown.length > 0 || recovery.notStarted.length > 0) {
+    screen.print(s.yellow(`The last run stopped mid-turn; that turn was closed as interrupted (${recovery.requeued.length} message(s) re-queued).`))
+  }
+  const pending = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
+  if (pending > 0) {
+    screen.print(s.yellow(`${pending} message${pending === 1 ? ' is' : 's are'} still queued from before: Enter runs ${pending === 1 ? 'it' : 'them'}, or ${pending === 1 ? 'it runs' : 'they run'} before your next message (/queue, /drop <n>).`))
+  }
+  if (options.resumed) {
+    const last = [...agent.session.events].reverse().find((event) => event.type === 'assistant/message')
+    const text = last ? (last.data as { message: { content: { type: string; text?: string }[] } }).message.content.find((b) => b.type === 'text')?.text : undefined
+    if (text) screen.print(s.dim(`last answer: ${oneLine(text, 160)}`))
+  }
+}

@@ -1,0 +1,192 @@
+import { clearScreenDown, cursorTo, moveCursor, type Interface } from 'node:readline'
+import type { OutputStream } from '../io.js'
+import { displayWidth, truncate } from '../output.js'
+
+/** Where the chat prints: a transcript that only grows, and (on a terminal) a live area below it. */
+export interface Screen {
+  /** Appends streamed assistant text. */
+  stream(text: string): void
+  /** Ends the streamed paragraph. */
+  endStream(): void
+  /** Adds complete lines to the transcript (after any streamed text). */
+  print(text: string): void
+  /** Redraws the live area (queue, status line, prompt) from the current state. */
+  refresh(): void
+  /** Readline submitted `line`: it moved the cursor below it, out of the live area. */
+  submitted(line: string): void
+  /** Leaves the terminal clean for the last lines; later output goes straight through. */
+  close(): void
+}
+
+/**
+ * The terminal layout: the transcript scrolls above a live area of [the answer's unfinished
+ * line][queued messages][status line][prompt + what the user is typing]. Every change erases the
+ * live area (cursor up to its first row, clear down), writes what became final, and redraws it,
+ * so typing never mixes with streamed text. The unfinished line is word-wrapped to one row, and
+ * the prompt row is redrawn exactly as readline would, so readline's own cursor state stays valid.
+ */
+export class LiveScreen implements Screen {
+  readonly #rl: Interface
+  readonly #out: OutputStream
+  readonly #liveLines: () => string[]
+  #partial = ''
+  /** Rows drawn above the prompt (partial + live lines); valid while `#drawn`. */
+  #aboveRows = 0
+  #drawn = false
+  #closed = false
+
+  constructor(rl: Interface, out: OutputStream, liveLines: () => string[]) {
+    this.#rl = rl
+    this.#out = out
+    this.#liveLines = liveLines
+  }
+
+  stream(text: string): void {
+    if (this.#closed) return void this.#out.write(text)
+    this.#erase()
+    this.#partial += text
+    this.#out.write(this.#takeFinished())
+    this.#draw()
+  }
+
+  endStream(): void {
+    if (this.#partial === '') return
+    this.#erase()
+    this.#out.write(`${this.#partial}\n`)
+    this.#partial = ''
+    if (!this.#closed) this.#draw()
+  }
+
+  print(text: string): void {
+    this.#erase()
+    if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
+    this.#partial = ''
+    this.#out.write(`${text}\n`)
+    if (!this.#closed) this.#draw()
+  }
+
+  refresh(): void {
+    if (this.#closed) return
+    this.#erase()
+    this.#draw()
+  }
+
+  submitted(line: string): void {
+    // Readline wrote the prompt and the line, then '\r\n': the cursor sits on the row after them.
+    const rows = Math.floor(displayWidth(this.#rl.getPrompt() + line) / this.#columns())
+    this.#erase(rows + 1)
+  }
+
+  close(): void {
+    this.#erase()
+    if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
+    this.#partial = ''
+    this.#closed = true
+  }
+
+  #erase(promptRow = this.#rl.getCursorPos().rows): void {
+    if (!this.#drawn) return
+    cursorTo(this.#out, 0)
+    const up = promptRow + this.#aboveRows
+    if (up > 0) moveCursor(this.#out, 0, -up)
+    clearScreenDown(this.#out)
+    this.#drawn = false
+  }
+
+  #draw(): void {
+    const columns = this.#columns()
+    let text = ''
+    let rows = 0
+    if (this.#partial !== '') {
+      text += `${this.#partial}\n`
+      rows++
+    }
+    for (const line of this.#liveLines()) {
+      text += `${truncate(line, columns - 1)}\n`
+      rows++
+    }
+    const prompt = this.#rl.getPrompt() + this.#rl.line
+    this.#out.write(text + prompt)
+    // Put the cursor where readline has it (it may be inside the line), as readline's own refresh does.
+    const width = displayWidth(prompt)
+    const end = { rows: Math.floor(width / columns), cols: width % columns }
+    if (end.cols === 0 && width > 0) this.#out.write(' ')
+    const cursor = this.#rl.getCursorPos()
+    cursorTo(this.#out, cursor.cols)
+    if (end.rows > cursor.rows) moveCursor(this.#out, 0, cursor.rows - end.rows)
+    this.#aboveRows = rows
+    this.#drawn = true
+  }
+
+  /** Cuts finished lines off the partial one: up to each newline, and word-wrapped heads wider than a row. */
+  #takeFinished(): string {
+    let finished = ''
+    let newline = this.#partial.indexOf('\n')
+    while (newline >= 0) {
+      finished += this.#partial.slice(0, newline + 1)
+      this.#partial = this.#partial.slice(newline + 1)
+      newline = this.#partial.indexOf('\n')
+    }
+    const max = this.#columns() - 1
+    while (displayWidth(this.#partial) > max) {
+      const [head, rest] = wrapAt(this.#partial, max)
+      finished += `${head}\n`
+      this.#partial = rest
+    }
+    return finished
+  }
+
+  #columns(): number {
+    return typeof this.#out.columns === 'number' && this.#out.columns > 10 ? this.#out.columns : 80
+  }
+}
+
+/** Everything printed as it comes, for a chat whose input or output is not a terminal. */
+export class PlainScreen implements Screen {
+  readonly #out: OutputStream
+  #atLineStart = true
+
+  constructor(out: OutputStream) {
+    this.#out = out
+  }
+
+  stream(text: string): void {
+    if (text === '') return
+    this.#out.write(text)
+    this.#atLineStart = text.endsWith('\n')
+  }
+
+  endStream(): void {
+    if (!this.#atLineStart) this.#out.write('\n')
+    this.#atLineStart = true
+  }
+
+  print(text: string): void {
+    this.endStream()
+    this.#out.write(`${text}\n`)
+  }
+
+  refresh(): void {}
+
+  submitted(): void {}
+
+  close(): void {
+    this.endStream()
+  }
+}
+
+/** Splits `text` before `max` columns, at the last space if there is one. */
+function wrapAt(text: string, max: number): [string, string] {
+  let width = 0
+  let index = 0
+  let lastSpace = -1
+  for (const char of text) {
+    const w = displayWidth(char)
+    if (width + w > max) break
+    if (char === ' ') lastSpace = index
+    width += w
+    index += char.length
+  }
+  if (lastSpace > 0) return [text.slice(0, lastSpace), text.slice(lastSpace + 1)]
+  return [text.slice(0, index), text.slice(index)]
+}

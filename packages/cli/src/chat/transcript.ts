@@ -1,0 +1,117 @@
+import { messageText, type Agent, type BosunEventMap, type InboxTarget, type SessionEvent, type UserMessage } from '@bosun/core'
+import { oneLine, type Style } from '../output.js'
+import { formatDuration } from '../session-info.js'
+import type { Screen } from './screen.js'
+
+/**
+ * Shows what the agent does as the chat transcript: a message as it starts (`› text` for a
+ * follow-up, `↳ steer: text` for steering that lands in a step), the answer as it streams, one
+ * line per tool call and result, retries, compactions, and how each turn ended (a blocked turn
+ * with the plugin and its metadata). Every change of status or queue redraws the live area.
+ * Observers must not throw: failures here are swallowed rather than breaking the agent.
+ */
+export function attachTranscript(agent: Agent, screen: Screen, style: Style): void {
+  const targets = new Map<string, InboxTarget>()
+  for (const message of agent.inbox.nextTurn) targets.set(message.id, 'next-turn')
+  for (const message of agent.inbox.nextStep) targets.set(message.id, 'next-step')
+  let turnStart = 0
+  let steps = 0
+  const safe =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        fn(...args)
+      } catch {
+        // A display failure must not break the agent (observers must not throw).
+      }
+    }
+
+  agent.hooks.inboxInserted.tap('bosun-chat', safe((message: UserMessage, target: InboxTarget) => {
+    targets.set(message.id, target)
+    screen.refresh()
+  }))
+  agent.hooks.inboxDiscarded.tap('bosun-chat', safe((message: UserMessage) => {
+    targets.delete(message.id)
+    screen.refresh()
+  }))
+  agent.hooks.inboxClaimed.tap('bosun-chat', safe((message: UserMessage) => {
+    const target = targets.get(message.id) ?? 'next-turn'
+    targets.delete(message.id)
+    const text = messageText(message)
+    if (target === 'next-turn') screen.print(style.bold(`› ${indentRest(text, '  ')}`))
+    else if (message.source.kind === 'user') screen.print(style.cyan(`  ↳ steer: ${indentRest(text, '           ')}`))
+    else screen.print(style.dim(`  ↳ context from ${message.source.kind}: ${oneLine(text, 160)}`))
+  }))
+  agent.hooks.status.tap('bosun-chat', safe(() => screen.refresh()))
+  agent.hooks.error.tap('bosun-chat', safe((error: unknown, context: string) => {
+    screen.print(style.yellow(`  warning: ${context}: ${error instanceof Error ? error.message : String(error)}`))
+  }))
+  agent.hooks.event.tap('bosun-chat', safe((event: SessionEvent) => {
+    switch (event.type) {
+      case 'turn/start':
+        turnStart = event.time
+        steps = 0
+        screen.refresh()
+        break
+      case 'step/start':
+        steps++
+        break
+      case 'assistant/chunk': {
+        const { chunk } = event.data as BosunEventMap['assistant/chunk']
+        if (chunk.type === 'text-delta') screen.stream(chunk.text)
+        break
+      }
+      case 'assistant/message':
+        screen.endStream()
+        break
+      case 'tool/call': {
+        const { name, arguments: args } = event.data as BosunEventMap['tool/call']
+        screen.print(style.dim(`  → ${name}(${oneLine(args, 160)})`))
+        break
+      }
+      case 'tool/result': {
+        const { name, content, isError } = event.data as BosunEventMap['tool/result']
+        const line = `  ← ${name}: ${oneLine(messageText({ content }).split('\n')[0] ?? '', 160)}`
+        screen.print(isError ? style.red(line) : style.dim(line))
+        break
+      }
+      case 'llm/retry': {
+        const { attempt, delayMs, error } = event.data as BosunEventMap['llm/retry']
+        screen.print(style.yellow(`  ↻ retrying (attempt ${attempt} in ${formatDuration(delayMs)}) after ${error.code}`))
+        break
+      }
+      case 'compaction/summary':
+        screen.print(style.dim('  ⇢ the history was compacted'))
+        break
+      case 'turn/end':
+        screen.print(turnEndLine(event as SessionEvent<'turn/end'>, steps, event.time - turnStart, agent, style))
+        break
+    }
+  }))
+}
+
+function turnEndLine(event: SessionEvent<'turn/end'>, steps: number, ms: number, agent: Agent, style: Style): string {
+  const { turn, reason } = event.data
+  const facts = style.dim(` · ${steps} step${steps === 1 ? '' : 's'} · ${formatDuration(ms)}`)
+  switch (reason.kind) {
+    case 'completed':
+      return style.dim(`  ─ turn ${turn} completed`) + facts
+    case 'blocked':
+      return style.yellow(`  ⊘ turn ${turn} blocked by ${reason.by}: ${JSON.stringify(reason.metadata)}`)
+    case 'error':
+      return style.red(`  ✗ turn ${turn} failed: ${reason.error.code}: ${oneLine(reason.error.message, 200)}`)
+    case 'aborted': {
+      const kept = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
+      const queue = kept === 0 ? '' : ` — ${kept} queued message${kept === 1 ? '' : 's'} kept (Enter runs ${kept === 1 ? 'it' : 'them'})`
+      return style.yellow(`  ■ turn ${turn} aborted${reason.reason ? ` (${reason.reason})` : ''}${queue}`)
+    }
+    case 'max-tokens':
+      return style.yellow(`  ⚠ turn ${turn} stopped at the model's output limit (max-tokens)`)
+    default:
+      return style.red(`  ↯ turn ${turn} ${reason.kind}`)
+  }
+}
+
+function indentRest(text: string, indent: string): string {
+  return text.replace(/\n/g, `\n${indent}`)
+}

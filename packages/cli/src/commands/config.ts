@@ -1,0 +1,110 @@
+import { relative } from 'node:path'
+import { memoryStore, type AgentHooks, type Plugin } from '@bosun/core'
+import { candidatePackages, createAgentFromConfig, validateConfig, type EntryKind, type ResolvedConfig } from '@bosun/core/config'
+import { DEFAULT_SESSIONS_DIR, loadCliConfig, type CliConfig } from '../agent.js'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { oneLine } from '../output.js'
+import { findPackage, ownDependencyVersion } from '../packages.js'
+import { describeOptions } from '../redact.js'
+
+/**
+ * `bosun config check`: loads and checks the config — every problem is reported at once, each
+ * with the file and its JSON path (the loader's `CONFIG_INVALID`) — or prints a summary of the
+ * agent it composes: adapter and model, store, system prompt, plugins in order with the hooks
+ * they tap, tools. Option values that look like secrets are never printed.
+ */
+export async function configCheckCommand(ctx: CommandContext): Promise<number> {
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const resolved = await validateConfig(cfg.loaded, { env: cfg.env })
+  // Build the agent for real (on a throwaway memory store): setups run, so the taps are the true ones.
+  const agent = await createAgentFromConfig(cfg.loaded, { store: memoryStore(), env: cfg.env })
+  const taps = tapsByName(agent.hooks)
+  await agent.close()
+
+  const s = ctx.out.style
+  const cwd = ctx.io.cwd
+  const field = (name: string, value: string) => ctx.out.line(`${s.bold(name.padEnd(9))}${value}`)
+  const more = (value: string) => ctx.out.line(`${' '.repeat(9)}${value}`)
+  const config = cfg.raw.config
+
+  field('config', cfg.file === undefined ? `none found (searched from ${cwd} up to the project root): the defaults apply` : relative(cwd, cfg.file) || cfg.file)
+
+  const modelSpec = config.model?.adapter ?? 'scripted'
+  const modelOptions = 'definition' in resolved.model ? resolved.model.options : undefined
+  const adapter = 'definition' in resolved.model ? resolved.model.definition.name : resolved.model.adapter.name
+  field('adapter', `${s.cyan(adapter)}  ${s.dim(source(cfg, 'adapter', modelSpec, 'model'))}`)
+  if (modelOptions !== undefined && Object.keys(modelOptions as object).length > 0) more(`options: ${describeOptions(modelOptions)}`)
+  const modelId = (modelOptions as { model?: unknown } | undefined)?.model ?? ('adapter' in resolved.model ? resolved.model.adapter.model : undefined)
+  field('model', typeof modelId === 'string' ? modelId : s.dim("(the adapter's default)"))
+
+  if (cfg.defaultStoreDir !== undefined) {
+    field('store', `${s.cyan('store-jsonl')}  ${s.dim(source(cfg, 'store', 'store-jsonl', 'default'))}`)
+    more(`dir: ${relative(cwd, cfg.defaultStoreDir) || '.'} ${s.dim(`(${DEFAULT_SESSIONS_DIR} next to the config, which names no store)`)}`)
+  } else if (resolved.store === 'memory') {
+    field('store', `${s.cyan('memory')}  ${s.dim('(sessions do not outlive the process)')}`)
+  } else {
+    const entry: unknown = config.store
+    const spec = Array.isArray(entry) ? entry[0] : entry
+    const name = 'definition' in resolved.store ? resolved.store.definition.name : resolved.store.store.name
+    field('store', `${s.cyan(name)}  ${s.dim(source(cfg, 'store', spec, 'store'))}`)
+    if ('definition' in resolved.store && resolved.store.options !== undefined) more(`options: ${describeOptions(resolved.store.options)}`)
+  }
+
+  field('system', resolved.system ? `${JSON.stringify(oneLine(resolved.system, 70))} ${s.dim(`(${resolved.system.length} characters)`)}` : s.dim('(none)'))
+
+  const plugins = pluginEntries(resolved)
+  if (plugins.length === 0) field('plugins', s.dim('(none)'))
+  const rawPlugins: readonly unknown[] = Array.isArray(config.plugins) ? config.plugins : []
+  plugins.forEach(({ plugin, options }, index) => {
+    const raw = rawPlugins[index]
+    const spec = Array.isArray(raw) ? raw[0] : raw
+    const line = `${index + 1}. ${s.cyan(plugin.name)}  ${s.dim(source(cfg, 'plugin', spec))}`
+    if (index === 0) field('plugins', line)
+    else more(line)
+    if (options !== undefined) more(`   options: ${describeOptions(options)}`)
+    const hooks = taps.get(plugin.name)
+    taps.delete(plugin.name)
+    more(`   hooks: ${hooks && hooks.size > 0 ? [...hooks].join(', ') : s.dim('(taps none)')}`)
+  })
+
+  field('tools', resolved.tools.length === 0 ? s.dim('(none)') : resolved.tools.map((tool) => tool.name).join(', '))
+  if (resolved.maxParallelTools !== undefined) field('parallel', `at most ${resolved.maxParallelTools} tool calls at once`)
+  for (const [name, hooks] of taps) more(s.dim(`tap "${name}" (not named after a listed plugin): ${[...hooks].join(', ')}`))
+  ctx.out.line()
+  ctx.out.line(s.green('✓ the config is valid'))
+  return ExitCode.ok
+}
+
+/** Hook names by tap name, across every hook of the agent. */
+function tapsByName(hooks: AgentHooks): Map<string, Set<string>> {
+  const byName = new Map<string, Set<string>>()
+  for (const hook of Object.values(hooks) as { name?: string; taps: { name: string }[] }[]) {
+    for (const tap of hook.taps) {
+      const set = byName.get(tap.name) ?? new Set<string>()
+      set.add(hook.name ?? 'unknown')
+      byName.set(tap.name, set)
+    }
+  }
+  return byName
+}
+
+function pluginEntries(resolved: ResolvedConfig): { plugin: Plugin; options: unknown }[] {
+  return resolved.plugins.map((entry) => (Array.isArray(entry) ? { plugin: entry[0] as Plugin, options: entry[1] } : { plugin: entry as Plugin, options: undefined }))
+}
+
+/** Where an entry comes from: `@bosun/plugin-retry 0.1.0`, `./my-plugin.ts`, `@bosun/adapter-scripted 0.0.0, bundled with bosun`. */
+function source(cfg: CliConfig, kind: EntryKind, spec: unknown, section?: 'model' | 'store' | 'default'): string {
+  if (section === 'default' || (section !== undefined && cfg.bundled.has(section))) {
+    const pkg = section === 'default' ? '@bosun/plugin-store-jsonl' : cfg.bundled.get(section)!
+    const version = ownDependencyVersion(pkg)
+    return `${pkg}${version ? ` ${version}` : ''} (${section === 'default' ? "the CLI's default store" : 'bundled with bosun'})`
+  }
+  if (typeof spec !== 'string') return '(given as an object in the config)'
+  if (spec.startsWith('.') || spec.startsWith('/')) return spec
+  for (const candidate of candidatePackages(spec, kind)) {
+    const found = findPackage(cfg.dir, candidate)
+    if (found) return `${candidate} ${found.version ?? ''}`.trim()
+  }
+  return spec
+}

@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { SessionEvent } from '@bosun/core'
+import { loadCliConfig, openReader, readSession } from '../agent.js'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { TimelineView } from '../timeline.js'
+
+export interface LogOptions {
+  /** Raw events, one JSON object per line. */
+  json?: boolean
+  /** Keep printing events as they are appended, until Ctrl+C. */
+  follow?: boolean
+  /** Every event in the core's one-line form, chunks included. */
+  all?: boolean
+}
+
+/** How often `--follow` looks for new events. */
+export const FOLLOW_INTERVAL_MS = 200
+
+/**
+ * `bosun log <id>`: the session's timeline (turns, steps, messages, tool calls, retries,
+ * rejections, compactions), `--json` for the raw events, `--follow` to watch it grow.
+ */
+export async function logCommand(ctx: CommandContext, id: string, options: LogOptions): Promise<number> {
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const reader = await openReader(cfg)
+  try {
+    const log = await readSession(cfg, reader, id, ctx.io.cwd)
+    const view = new TimelineView(ctx.out.style, { all: options.all === true })
+    const print = (event: SessionEvent) => {
+      if (options.json) ctx.out.line(JSON.stringify(event))
+      else for (const line of view.render(event)) ctx.out.line(line)
+    }
+    if (!options.json) for (const line of view.header(log.header)) ctx.out.line(line)
+    for (const event of log.events) print(event)
+    if (!options.follow) return ExitCode.ok
+
+    let stopped = false
+    let wake: () => void = () => {}
+    const unsubscribe = ctx.io.onInterrupt(() => {
+      stopped = true
+      wake()
+    })
+    try {
+      let seen = log.events.length
+      if (!options.json) ctx.err.line(ctx.err.style.dim(`following ${id} — Ctrl+C to stop`))
+      while (!stopped) {
+        for (const event of await reader.readAfter(id, seen)) {
+          print(event)
+          seen = event.seq + 1
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          void sleep(FOLLOW_INTERVAL_MS).then(resolve)
+        })
+      }
+    } finally {
+      unsubscribe()
+    }
+    return ExitCode.ok
+  } finally {
+    await reader.close()
+  }
+}

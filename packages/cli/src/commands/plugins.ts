@@ -1,0 +1,32 @@
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { scanPlugins } from '../plugins-scan.js'
+import { table } from '../table.js'
+
+/**
+ * `bosun plugins`: the Bosun plugins installed in `node_modules` from the cwd upward (packages
+ * with the keyword `bosun-plugin`): name, version, the hooks their manifest declares, and the
+ * short name a config uses.
+ */
+export async function pluginsCommand(ctx: CommandContext, options: { json?: boolean }): Promise<number> {
+  const plugins = await scanPlugins({ cwd: ctx.io.cwd })
+  if (options.json) {
+    for (const plugin of plugins) ctx.out.line(JSON.stringify(plugin))
+    return ExitCode.ok
+  }
+  if (plugins.length === 0) {
+    ctx.err.line('No Bosun plugins installed: no package with the keyword "bosun-plugin" in node_modules from here upward.')
+    ctx.err.line(ctx.err.style.dim('Install one (npm install @bosun/plugin-retry), or write your own: pnpm create bosun-plugin my-plugin'))
+    return ExitCode.ok
+  }
+  const s = ctx.out.style
+  const rows = plugins.map((plugin) => [
+    plugin.name,
+    plugin.version ?? '?',
+    plugin.configName,
+    plugin.hooks === undefined ? s.dim('(no "bosun.hooks" manifest)') : plugin.hooks.length === 0 ? s.dim('(none)') : plugin.hooks.join(', '),
+  ])
+  for (const line of table(['PACKAGE', 'VERSION', 'CONFIG NAME', 'HOOKS'], rows, s, ctx.out.columns, 80)) ctx.out.line(line)
+  ctx.err.line(s.dim(`Name one in a config by its config name: "plugins": ["${plugins[0]!.configName}"]`))
+  return ExitCode.ok
+}

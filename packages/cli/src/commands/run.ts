@@ -1,0 +1,163 @@
+import { createUserMessage, messageText, type Agent, type BosunEventMap, type SessionEvent, type TurnEndReason } from '@bosun/core'
+import { loadCliConfig, openAgent, openStore } from '../agent.js'
+import type { CommandContext } from '../context.js'
+import { ExitCode, exitCodeFor } from '../exit-codes.js'
+import { oneLine } from '../output.js'
+import { checkSessionId, newSessionId } from '../session-id.js'
+
+export interface RunOptions {
+  /** Continue this session (created with this id if the store does not have it). */
+  session?: string
+  /** Print the session events as JSON lines instead of the answer. */
+  json?: boolean
+}
+
+/**
+ * `bosun run "<prompt>"`: one turn. The answer streams to stdout as it arrives; tool calls and
+ * results go to stderr, one line each; a turn that does not complete prints its reason on stderr
+ * and sets the exit code (completed 0, error 1, blocked 3, aborted 130). Ctrl+C aborts the turn;
+ * a second Ctrl+C stops waiting.
+ */
+export async function runCommand(ctx: CommandContext, prompt: string, options: RunOptions): Promise<number> {
+  const sessionId = options.session === undefined ? newSessionId() : checkSessionId(options.session)
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const store = await openStore(cfg)
+  let agent: Agent
+  try {
+    agent = await openAgent(cfg, store, sessionId)
+  } catch (error) {
+    await store.close().catch(() => {})
+    throw error
+  }
+
+  const message = createUserMessage(prompt)
+  let turn: number | undefined
+  let reason: TurnEndReason | undefined
+  agent.hooks.inboxClaimed.tap('bosun-cli', (claimed, claimedBy) => {
+    if (claimed.id === message.id) turn = claimedBy
+  })
+  const print = options.json ? jsonPrinter(ctx) : textPrinter(ctx)
+  // Contained failures (a throwing observer, a failed flush in a finally) are reported, not lost.
+  agent.hooks.error.tap('bosun-cli', (error, context) => {
+    ctx.err.line(ctx.err.style.yellow(`warning: ${context}: ${error instanceof Error ? error.message : String(error)}`))
+  })
+  agent.hooks.event.tap('bosun-cli', (event) => {
+    print(event)
+    if (event.type === 'turn/end' && (event as SessionEvent<'turn/end'>).data.turn === turn) reason = (event as SessionEvent<'turn/end'>).data.reason
+  })
+
+  let interrupts = 0
+  let forceStop: () => void = () => {}
+  const forced = new Promise<void>((resolve) => (forceStop = resolve))
+  const unsubscribe = ctx.io.onInterrupt(() => {
+    interrupts++
+    if (interrupts === 1) agent.abort('interrupted')
+    else forceStop()
+  })
+  try {
+    agent.followup(message)
+    await Promise.race([agent.whenIdle(), forced])
+  } finally {
+    unsubscribe()
+  }
+  if (interrupts > 1) {
+    ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
+    return ExitCode.aborted
+  }
+  await agent.close()
+  await store.close()
+
+  const s = ctx.err.style
+  if (reason === undefined) {
+    // The message never reached a turn: aborted before it opened, or an earlier turn stopped the driver.
+    const pending = agent.inbox.find(message.id) !== undefined
+    if (interrupts > 0) {
+      ctx.err.line(s.yellow(`aborted before the turn started${pending ? `; the message stays queued in session ${sessionId}` : ''}`))
+      return ExitCode.aborted
+    }
+    ctx.err.line(`${s.red('error')}: the message did not run${pending ? ` (it is still queued in session ${sessionId})` : ''}; \`bosun log ${sessionId}\` shows why.`)
+    return ExitCode.error
+  }
+  reportEnd(ctx, reason)
+  ctx.err.line(s.dim(`session ${sessionId}`))
+  return exitCodeFor(reason)
+}
+
+/** The final reason, on stderr, for a turn that did not simply complete. */
+function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
+  const s = ctx.err.style
+  switch (reason.kind) {
+    case 'blocked':
+      ctx.err.line(`${s.yellow(`blocked by ${reason.by}`)}: ${JSON.stringify(reason.metadata)}`)
+      break
+    case 'error':
+      ctx.err.line(`${s.red(`error ${reason.error.code}`)}: ${reason.error.message}`)
+      break
+    case 'aborted':
+      ctx.err.line(s.yellow(`aborted${reason.reason ? ` (${reason.reason})` : ''}`))
+      break
+    case 'max-tokens':
+      ctx.err.line(s.yellow('warning: the answer was cut at the model\'s output limit (max-tokens)'))
+      break
+    case 'interrupted':
+      ctx.err.line(s.red('interrupted'))
+      break
+  }
+}
+
+/** `--json`: every event of this run, one JSON object per line, as it is appended. */
+function jsonPrinter(ctx: CommandContext): (event: SessionEvent) => void {
+  return (event) => ctx.out.write(`${JSON.stringify(event)}\n`)
+}
+
+/** The answer's text to stdout as it streams; tool calls, results and retries to stderr. */
+function textPrinter(ctx: CommandContext): (event: SessionEvent) => void {
+  const { out, err } = ctx
+  let atLineStart = true
+  /** Keeps a stderr line off the end of a half-written stdout line when both are the terminal. */
+  const errLine = (text: string) => {
+    if (!atLineStart && out.isTTY && err.isTTY) {
+      out.write('\n')
+      atLineStart = true
+    }
+    err.line(text)
+  }
+  return (event) => {
+    switch (event.type) {
+      case 'assistant/chunk': {
+        const { chunk } = event.data as BosunEventMap['assistant/chunk']
+        if (chunk.type === 'text-delta' && chunk.text.length > 0) {
+          out.write(chunk.text)
+          atLineStart = chunk.text.endsWith('\n')
+        }
+        break
+      }
+      case 'assistant/message':
+        if (!atLineStart) {
+          out.write('\n')
+          atLineStart = true
+        }
+        break
+      case 'tool/call': {
+        const { name, arguments: args } = event.data as BosunEventMap['tool/call']
+        errLine(err.style.dim(`→ ${name}(${oneLine(args, 200)})`))
+        break
+      }
+      case 'tool/result': {
+        const { name, content, isError } = event.data as BosunEventMap['tool/result']
+        const first = messageText({ content }).split('\n')[0] ?? ''
+        const line = `← ${name}: ${oneLine(first, 200)}`
+        errLine(isError ? err.style.red(line) : err.style.dim(line))
+        break
+      }
+      case 'llm/retry': {
+        const { attempt, delayMs, error } = event.data as BosunEventMap['llm/retry']
+        errLine(err.style.yellow(`↻ retrying (attempt ${attempt} in ${delayMs}ms) after ${error.code}: ${oneLine(error.message, 160)}`))
+        break
+      }
+      case 'compaction/summary':
+        errLine(err.style.dim('⇢ the history was compacted'))
+        break
+    }
+  }
+}

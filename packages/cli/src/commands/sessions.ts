@@ -1,0 +1,108 @@
+import { BosunError, forkSession, messageText } from '@bosun/core'
+import { loadCliConfig, openReader, readSession, requirePersistentStore, requireSession, withStore } from '../agent.js'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { oneLine } from '../output.js'
+import { formatTime, reasonLabel, sessionInfo, type SessionInfo } from '../session-info.js'
+import { checkSessionId, newSessionId } from '../session-id.js'
+import { table } from '../table.js'
+
+/** `bosun sessions list`: id, created, turns, last activity and first prompt of each session, oldest first. */
+export async function sessionsListCommand(ctx: CommandContext, options: { json?: boolean }): Promise<number> {
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const reader = await openReader(cfg)
+  const infos: SessionInfo[] = []
+  try {
+    for (const summary of await reader.list()) {
+      try {
+        const log = await reader.read(summary.id)
+        if (log) infos.push(sessionInfo(log))
+      } catch (error) {
+        // One damaged session must not hide the others; `bosun log <id>` shows what is wrong with it.
+        const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
+        ctx.err.line(ctx.err.style.yellow(`skipped ${summary.id}: ${code}: ${error instanceof Error ? error.message : String(error)}`))
+      }
+    }
+  } finally {
+    await reader.close()
+  }
+  infos.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+  if (options.json) {
+    for (const info of infos) {
+      const { turnList: _turns, pending, ...rest } = info
+      ctx.out.line(JSON.stringify({ ...rest, pending: pending.nextTurn.length + pending.nextStep.length }))
+    }
+    return ExitCode.ok
+  }
+  if (infos.length === 0) {
+    ctx.err.line('No sessions yet. Start one with `bosun run "hello"` or `bosun chat`.')
+    return ExitCode.ok
+  }
+  const rows = infos.map((info) => [
+    info.id,
+    formatTime(info.createdAt),
+    String(info.turns),
+    formatTime(info.lastActivity),
+    info.firstPrompt === undefined ? '' : oneLine(info.firstPrompt, 200),
+  ])
+  for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], rows, ctx.out.style, ctx.out.columns)) ctx.out.line(line)
+  return ExitCode.ok
+}
+
+/** `bosun sessions show <id>`: the header, each turn with how it ended, and what is still queued. */
+export async function sessionsShowCommand(ctx: CommandContext, id: string, options: { json?: boolean }): Promise<number> {
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const reader = await openReader(cfg)
+  let info: SessionInfo
+  try {
+    info = sessionInfo(await readSession(cfg, reader, id, ctx.io.cwd))
+  } finally {
+    await reader.close()
+  }
+  if (options.json) {
+    const pending = { nextTurn: info.pending.nextTurn.map(messageText), nextStep: info.pending.nextStep.map(messageText) }
+    ctx.out.line(JSON.stringify({ ...info, pending }))
+    return ExitCode.ok
+  }
+  const s = ctx.out.style
+  const field = (name: string, value: string) => ctx.out.line(`${s.bold(name.padEnd(9))}${value}`)
+  field('session', info.id)
+  field('created', formatTime(info.createdAt))
+  if (info.parent) field('parent', `${info.parent} (its first ${info.seedLength - 1} events are the parent's)`)
+  field('events', String(info.events))
+  field('turns', String(info.turns))
+  field('last', formatTime(info.lastActivity))
+  const pendingCount = info.pending.nextTurn.length + info.pending.nextStep.length
+  field('pending', pendingCount === 0 ? 'nothing queued' : `${info.pending.nextTurn.length} queued, ${info.pending.nextStep.length} for the next step`)
+  let n = 0
+  for (const message of info.pending.nextTurn) ctx.out.line(`  ${++n}. ${oneLine(messageText(message), 100)}`)
+  for (const message of info.pending.nextStep) ctx.out.line(`  ${++n}. ${s.dim('(next step)')} ${oneLine(messageText(message), 100)}`)
+  if (info.turnList.length > 0) {
+    ctx.out.line()
+    const rows = info.turnList.map((turn) => [String(turn.turn), reasonLabel(turn.reason), formatTime(turn.startedAt), oneLine(turn.prompt ?? '', 200)])
+    for (const line of table(['TURN', 'ENDED', 'STARTED', 'PROMPT'], rows, s, ctx.out.columns)) ctx.out.line(line)
+  }
+  ctx.out.line()
+  ctx.out.line(s.dim(`bosun log ${info.id}    the full timeline`))
+  ctx.out.line(s.dim(`bosun resume ${info.id} chat on it`))
+  return ExitCode.ok
+}
+
+/** `bosun sessions fork <id> [--at-turn N] [--id new]`: a new session seeded with a completed-turn prefix. */
+export async function sessionsForkCommand(ctx: CommandContext, id: string, options: { atTurn?: number; id?: string }): Promise<number> {
+  checkSessionId(id)
+  const childId = options.id === undefined ? newSessionId() : checkSessionId(options.id)
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  requirePersistentStore(cfg)
+  const child = await withStore(cfg, async (store) => {
+    await requireSession(cfg, store, id, ctx.io.cwd)
+    const forked = await forkSession(store, id, { id: childId, ...(options.atTurn === undefined ? {} : { afterTurn: options.atTurn }) })
+    await forked.writer.close()
+    return forked
+  })
+  const lastEnd = child.events.findLast((event) => event.type === 'turn/end')
+  const after = lastEnd === undefined ? 'before its first turn' : `after turn ${(lastEnd.data as { turn: number }).turn}`
+  ctx.out.line(child.header.id)
+  ctx.err.line(ctx.err.style.dim(`forked ${id} ${after} as ${child.header.id}; continue it with \`bosun resume ${child.header.id}\``))
+  return ExitCode.ok
+}

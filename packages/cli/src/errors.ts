@@ -1,0 +1,43 @@
+import { BosunError } from '@bosun/core'
+import type { Style } from './output.js'
+
+/** Codes of errors the CLI itself raises (the rest come from `@bosun/core`'s `ErrorCodes`). */
+export const CliErrorCodes = {
+  /** The command line is wrong: unknown command or option, missing argument. */
+  USAGE: 'USAGE',
+  /** `resume`, `log`, `sessions show|fork` named a session the store does not have. */
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  /** The config keeps sessions in memory, so there is nothing to list, show or resume. */
+  NO_PERSISTENT_STORE: 'NO_PERSISTENT_STORE',
+  /** `bosun chat` needs input: there is none (stdin closed). */
+  NO_INPUT: 'NO_INPUT',
+} as const
+
+/** A coded error for something the user can fix: printed as `error CODE: message`, never with a stack. */
+export function cliError(code: keyof typeof CliErrorCodes, message: string, details?: Record<string, unknown>): BosunError {
+  return new BosunError(code, message, details ? { details } : {})
+}
+
+/**
+ * The text printed for a failed command. A Bosun error is a user error: its code and message,
+ * nothing else. Anything else is a bug (or an unexpected system failure): its message, and a hint
+ * that `--debug` shows the trace. With `debug`, the stack and every cause are printed.
+ */
+export function describeError(error: unknown, style: Style, debug: boolean): string {
+  const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
+  const message = error instanceof Error ? error.message : String(error)
+  const lines = [`${style.red(style.bold('error'))} ${style.bold(code)}: ${message}`]
+  if (debug) {
+    let current: unknown = error
+    let depth = 0
+    while (current !== undefined && depth < 8) {
+      const stack = current instanceof Error ? current.stack ?? String(current) : String(current)
+      lines.push(style.dim(depth === 0 ? stack : `caused by: ${stack}`))
+      current = current instanceof Error ? current.cause : undefined
+      depth++
+    }
+  } else if (!BosunError.is(error)) {
+    lines.push(style.dim('This looks like a bug in bosun or a plugin; run again with --debug for the stack trace.'))
+  }
+  return lines.join('\n')
+}

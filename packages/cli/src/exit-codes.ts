@@ -1,0 +1,30 @@
+import type { TurnEndReason } from '@bosun/core'
+
+/** Process exit codes (docs/cli.md lists them). */
+export const ExitCode = {
+  /** The turn completed (or stopped at max-tokens, with a warning); the command did what it was asked. */
+  ok: 0,
+  /** The turn ended in error, or the command failed (a coded error is printed). */
+  error: 1,
+  /** The command line is wrong (unknown command or option, missing argument). */
+  usage: 2,
+  /** A pre-step plugin blocked the turn. */
+  blocked: 3,
+  /** The turn was aborted (Ctrl+C): 128 + SIGINT, as shells report it. */
+  aborted: 130,
+} as const
+
+/** The exit code of a turn that ended with `reason`. */
+export function exitCodeFor(reason: TurnEndReason): number {
+  switch (reason.kind) {
+    case 'completed':
+    case 'max-tokens':
+      return ExitCode.ok
+    case 'blocked':
+      return ExitCode.blocked
+    case 'aborted':
+      return ExitCode.aborted
+    default:
+      return ExitCode.error
+  }
+}

@@ -1,0 +1,201 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
+import { createContext, type CommandContext } from './context.js'
+import { ExitCode } from './exit-codes.js'
+import { processIo, type Io } from './io.js'
+import { createStyle, colorEnabled } from './output.js'
+import { cliVersion } from './packages.js'
+
+/**
+ * Runs the `bosun` command line and resolves with the exit code. Never exits the process and
+ * never throws: errors are printed (a coded message; the stack only with `--debug`).
+ *
+ * @example
+ * process.exitCode = await main(process.argv.slice(2))
+ */
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  const result = { code: ExitCode.ok as number }
+  const program = createProgram(io, result)
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return result.code
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end with a CommanderError too; their exit code is 0 (or 1 for help after a missing command).
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? error.exitCode : ExitCode.usage
+    }
+    // Loaded here, not at the top: `--help` and usage errors should not pay for loading the core.
+    const { BosunError } = await import('@bosun/core')
+    const { CliErrorCodes, describeError } = await import('./errors.js')
+    const noColor = argv.includes('--no-color')
+    io.stderr.write(`${describeError(error, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug'))}\n`)
+    return BosunError.is(error, CliErrorCodes.USAGE) ? ExitCode.usage : ExitCode.error
+  }
+}
+
+/** The commander program: every command, its options, help texts with examples. */
+export function createProgram(io: Io, result: { code: number }): Command {
+  const program = new Command('bosun')
+  const style = createStyle(colorEnabled(io.stderr, io.env))
+  program
+    .description('Run and inspect Bosun agents. With no config it works offline: scripted model, sessions in .bosun/sessions.')
+    .version(cliVersion(), '-v, --version', 'print the version')
+    .option('-c, --config <file>', 'use this config file instead of searching for bosun.config.* from the current folder up')
+    .option('--debug', 'print stack traces of errors')
+    .option('--no-color', 'no colours (also: NO_COLOR=1; there is no colour when the output is not a terminal)')
+    .helpOption('-h, --help', 'show help')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpCommand(false)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`${style.red(style.bold('error'))} ${style.bold('USAGE')}: ${text.replace(/^error: /, '')}`),
+    })
+    .addHelpText('after', examples([
+      ['bosun run "hello"', 'one turn, offline with no config (the scripted model echoes)'],
+      ['bosun chat', 'interactive chat; typing while it works queues a follow-up'],
+      ['bosun sessions list', 'the sessions in .bosun/sessions'],
+      ['bosun log <id>', 'a session\'s timeline'],
+      ['bosun config check', 'check the config and show the agent it composes'],
+    ], 'Docs: docs/cli.md. Exit codes: 0 completed, 1 error, 2 usage, 3 blocked, 130 aborted.'))
+
+  // Command modules load on use, so that `--help` does not pay for the config loader and the stores.
+  type Action = (ctx: CommandContext, ...args: any[]) => Promise<number>
+  const run = (load: () => Promise<Action>) =>
+    async (...args: unknown[]) => {
+      const command = args.at(-1) as Command
+      const action = await load()
+      result.code = await action(createContext(io, command.optsWithGlobals()), ...args.slice(0, -1))
+    }
+  const commands = {
+    run: async () => (await import('./commands/run.js')).runCommand,
+    chat: async () => (await import('./commands/chat.js')).chatCommand,
+    resume: async () => (await import('./commands/resume.js')).resumeCommand,
+    list: async () => (await import('./commands/sessions.js')).sessionsListCommand,
+    show: async () => (await import('./commands/sessions.js')).sessionsShowCommand,
+    fork: async () => (await import('./commands/sessions.js')).sessionsForkCommand,
+    log: async () => (await import('./commands/log.js')).logCommand,
+    config: async () => (await import('./commands/config.js')).configCheckCommand,
+    plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
+  }
+
+  program
+    .command('run')
+    .description('run one turn: stream the answer to stdout; tool calls and results go to stderr')
+    .argument('[prompt]', 'the message (read from stdin when omitted and stdin is not a terminal)')
+    .option('-s, --session <id>', 'continue this session (created with this id if it does not exist)')
+    .option('--json', 'print the session events of this run as JSON lines instead of the answer')
+    .addHelpText('after', examples([
+      ['bosun run "hello"', 'a new session; its id is printed on stderr at the end'],
+      ['bosun run --session 20260312-142205-k3f9 "and then?"', 'continue a session'],
+      ['bosun run --json "hi" | jq -c \'select(.type=="turn/end")\'', 'events for scripts'],
+      ['echo "summarise this" | bosun run', 'the prompt from stdin'],
+    ], 'Exit code: 0 completed (also max-tokens, with a warning), 1 error, 3 blocked by a plugin, 130 aborted (Ctrl+C).'))
+    .action(run(async () => async (ctx, prompt: string | undefined, options) => (await commands.run())(ctx, await promptFrom(ctx, prompt), options)))
+
+  program
+    .command('chat')
+    .description('interactive chat: the answer streams, lines typed meanwhile are queued, /steer steers')
+    .option('-s, --session <id>', 'chat on this session (created with this id if it does not exist)')
+    .addHelpText('after', examples([
+      ['bosun chat', 'a new session'],
+      ['bosun chat --config staging.yaml', 'with another config'],
+    ], 'In the chat: Enter sends (queued while the agent works), /steer <text>, /queue, /drop <n>, /compact, /fork, /help.\nCtrl+C aborts the running turn (queued messages are kept); a second Ctrl+C or Ctrl+D exits.'))
+    .action(run(commands.chat))
+
+  program
+    .command('resume')
+    .description('chat on an existing session; what is still queued is shown, and Enter runs it')
+    .argument('<id>', 'the session id')
+    .addHelpText('after', examples([['bosun resume 20260312-142205-k3f9', 'continue where you left off']]))
+    .action(run(commands.resume))
+
+  const sessions = program.command('sessions').description('list, show and fork stored sessions')
+  sessions
+    .command('list', { isDefault: true })
+    .description('every session: id, created, turns, last activity, first prompt')
+    .option('--json', 'one JSON object per session')
+    .addHelpText('after', examples([['bosun sessions list', ''], ['bosun sessions list --json', 'for scripts']]))
+    .action(run(commands.list))
+  sessions
+    .command('show')
+    .description('one session: its turns, how each ended, and what is still queued')
+    .argument('<id>', 'the session id')
+    .option('--json', 'as one JSON object')
+    .addHelpText('after', examples([['bosun sessions show 20260312-142205-k3f9', '']]))
+    .action(run(commands.show))
+  sessions
+    .command('fork')
+    .description('a new session seeded with this one up to a completed turn; prints its id')
+    .argument('<id>', 'the session to fork')
+    .addOption(new Option('--at-turn <n>', 'fork after turn <n> (default: the last completed turn)').argParser(nonNegativeInteger))
+    .option('--id <new-id>', 'the new session\'s id (default: a fresh one)')
+    .addHelpText('after', examples([
+      ['bosun sessions fork 20260312-142205-k3f9', 'after its last completed turn'],
+      ['bosun sessions fork 20260312-142205-k3f9 --at-turn 2', 'try another answer to turn 3'],
+    ]))
+    .action(run(commands.fork))
+  sessions
+    .command('resume')
+    .description('the same as `bosun resume <id>`')
+    .argument('<id>', 'the session id')
+    .action(run(commands.resume))
+
+  program
+    .command('log')
+    .description('a session\'s timeline: turns, steps, messages, tool calls, retries, rejections, compactions')
+    .argument('<id>', 'the session id')
+    .option('--json', 'the raw events, one JSON object per line')
+    .option('-f, --follow', 'keep printing new events as the session grows (Ctrl+C stops)')
+    .option('--all', 'every event in the core\'s one-line form, chunks included, with its seq')
+    .addHelpText('after', examples([
+      ['bosun log 20260312-142205-k3f9', ''],
+      ['bosun log 20260312-142205-k3f9 --follow', 'watch a chat running in another terminal'],
+      ['bosun log 20260312-142205-k3f9 --json | jq .type', 'the raw events'],
+    ]))
+    .action(run(commands.log))
+
+  const config = program.command('config').description('check the config')
+  config
+    .command('check', { isDefault: true })
+    .description('load and check the config: every problem with its file and path, or a summary of the agent it composes')
+    .addHelpText('after', examples([
+      ['bosun config check', 'the config found from here up (or the defaults)'],
+      ['bosun config check --config configs/prod.yaml', 'a given file'],
+    ]))
+    .action(run(commands.config))
+
+  program
+    .command('plugins')
+    .description('installed Bosun plugins (keyword "bosun-plugin" in node_modules from here up): name, version, hooks')
+    .option('--json', 'one JSON object per plugin')
+    .addHelpText('after', examples([['bosun plugins', ''], ['bosun plugins --json', 'for scripts']]))
+    .action(run(commands.plugins))
+
+  return program
+}
+
+/** The prompt argument, or stdin when it is omitted and stdin is not a terminal. */
+async function promptFrom(ctx: CommandContext, prompt: string | undefined): Promise<string> {
+  if (prompt !== undefined && prompt.trim() !== '') return prompt
+  if (prompt === undefined && ctx.io.stdin.isTTY !== true) {
+    let text = ''
+    for await (const chunk of ctx.io.stdin) text += String(chunk)
+    if (text.trim() !== '') return text.trim()
+  }
+  const { CliErrorCodes, cliError } = await import('./errors.js')
+  throw cliError(CliErrorCodes.USAGE, 'give a prompt: bosun run "<prompt>" (or pipe it in). See bosun run --help.')
+}
+
+function nonNegativeInteger(value: string): number {
+  const number = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) throw new InvalidArgumentError('must be a whole number (0 or more).')
+  return number
+}
+
+function examples(rows: [string, string][], note?: string): string {
+  const width = Math.max(...rows.map(([command]) => command.length))
+  const lines = rows.map(([command, text]) => `  $ ${command.padEnd(width)}${text ? `  ${text}` : ''}`.trimEnd())
+  return `\nExamples:\n${lines.join('\n')}${note ? `\n\n${note}` : ''}`
+}

@@ -1,0 +1,105 @@
+import { Inbox, Session, messageText, type SessionEvent, type TurnEndReason, type UserMessage } from '@bosun/core'
+import type { SessionLog } from './session-reader.js'
+
+/** What `sessions list` and `sessions show` tell about a session, computed from its log alone. */
+export interface SessionInfo {
+  id: string
+  createdAt: number
+  parent: string | undefined
+  /** Events copied from the parent (fork seed, marker included). */
+  seedLength: number
+  events: number
+  /** Turns started (the last turn number). */
+  turns: number
+  /** Time of the last event (the creation time for an empty log). */
+  lastActivity: number
+  /** Text of the first message a user sent (the first queued one if none ran yet). */
+  firstPrompt: string | undefined
+  /** Each turn: its number, its first message, and how it ended (`undefined`: still open). */
+  turnList: { turn: number; prompt: string | undefined; reason: TurnEndReason | undefined; startedAt: number; endedAt: number | undefined }[]
+  /** Messages still waiting, rebuilt exactly as the agent's inbox would be. */
+  pending: { nextTurn: readonly UserMessage[]; nextStep: readonly UserMessage[] }
+}
+
+export function sessionInfo(log: SessionLog): SessionInfo {
+  const { header, events } = log
+  const turnList: SessionInfo['turnList'] = []
+  let current: SessionInfo['turnList'][number] | undefined
+  let firstPrompt: string | undefined
+  let firstQueued: string | undefined
+  for (const event of events) {
+    switch (event.type) {
+      case 'turn/start':
+        current = { turn: (event.data as { turn: number }).turn, prompt: undefined, reason: undefined, startedAt: event.time, endedAt: undefined }
+        turnList.push(current)
+        break
+      case 'user/message': {
+        const message = event.data as UserMessage
+        const text = messageText(message)
+        if (current && current.prompt === undefined) current.prompt = text
+        if (firstPrompt === undefined && message.source.kind === 'user') firstPrompt = text
+        break
+      }
+      case 'agent/inbox/spliced': {
+        const inserted = (event.data as { inserted: readonly UserMessage[] }).inserted
+        if (firstQueued === undefined && inserted.length > 0) firstQueued = messageText(inserted[0]!)
+        break
+      }
+      case 'turn/end':
+        if (current) {
+          current.reason = (event.data as { reason: TurnEndReason }).reason
+          current.endedAt = event.time
+        }
+        current = undefined
+        break
+    }
+  }
+  const inbox = pendingOf(log)
+  return {
+    id: header.id,
+    createdAt: header.createdAt,
+    parent: header.parent,
+    seedLength: header.seedLength ?? 0,
+    events: events.length,
+    turns: turnList.at(-1)?.turn ?? 0,
+    lastActivity: events.at(-1)?.time ?? header.createdAt,
+    firstPrompt: firstPrompt ?? firstQueued,
+    turnList,
+    pending: { nextTurn: inbox.nextTurn, nextStep: inbox.nextStep },
+  }
+}
+
+/** The pending queues, replayed by the core's own Inbox from a copy of the log (nothing is written). */
+function pendingOf(log: SessionLog): Inbox {
+  return new Inbox(new Session(log.header, [...log.events] as SessionEvent[]))
+}
+
+/** `2026-03-12 14:22:05` in local time. */
+export function formatTime(epochMs: number): string {
+  const date = new Date(epochMs)
+  const pad = (value: number) => String(value).padStart(2, '0')
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+}
+
+/** `850ms`, `1.2s`, `3m 05s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
+  const minutes = Math.floor(ms / 60_000)
+  return `${minutes}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`
+}
+
+/** One word for how a turn ended: `completed`, `blocked by rate-limit`, `error RATE_LIMIT`, `aborted`. */
+export function reasonLabel(reason: TurnEndReason | undefined): string {
+  if (reason === undefined) return 'open'
+  switch (reason.kind) {
+    case 'blocked':
+      return `blocked by ${reason.by}`
+    case 'error':
+      return `error ${reason.error.code}`
+    case 'aborted':
+      return reason.reason ? `aborted (${reason.reason})` : 'aborted'
+    default:
+      return reason.kind
+  }
+}

@@ -1,0 +1,220 @@
+import { formatEvent, messageText, type BosunEventMap, type InboxSplice, type SessionEvent, type SessionHeader, type UserMessage } from '@bosun/core'
+import { oneLine } from './output.js'
+import { formatDuration, formatTime } from './session-info.js'
+import type { Style } from './output.js'
+
+/** Message labels, padded so that texts line up. */
+const LABEL = { user: 'user     ', assistant: 'assistant', reasoning: 'reasoning' } as const
+
+/** Options of {@link TimelineView}. */
+export interface TimelineViewOptions {
+  /** Every event, one line each in the core's `formatEvent` form (chunks and claims included), with its seq. */
+  all?: boolean
+  /** Longest one-line excerpt (tool results, queued messages). Default 100. */
+  maxText?: number
+}
+
+/**
+ * The readable timeline `bosun log` prints: the core's `formatEvent` lines, grouped per turn and
+ * step and indented, with friendlier labels for what a reader looks for (messages, tool calls,
+ * retries, rejections, compactions, interrupted turns). Incremental — `render(event)` gives the
+ * lines of one more event — so `--follow` can print a live session as it grows.
+ */
+export class TimelineView {
+  readonly #style: Style
+  readonly #options: TimelineViewOptions
+  /** The inbox queues as the log has built them so far, to name what a cancel removed. */
+  readonly #queues: Record<'next-turn' | 'next-step', UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  #turn: { turn: number; startedAt: number; steps: number } | undefined
+  #step = 0
+  #seedLength = 0
+
+  constructor(style: Style, options: TimelineViewOptions = {}) {
+    this.#style = style
+    this.#options = options
+  }
+
+  /** The session's first line. */
+  header(header: SessionHeader): string[] {
+    this.#seedLength = header.seedLength ?? 0
+    const s = this.#style
+    const parts = [`${s.bold('session')} ${s.bold(header.id)}`, `created ${formatTime(header.createdAt)}`]
+    if (header.parent) parts.push(`forked from ${header.parent}`)
+    return [parts.join(s.dim(' · '))]
+  }
+
+  /** The lines of one event (often none: chunks, claims and step ends are folded into others). */
+  render(event: SessionEvent): string[] {
+    if (this.#options.all) return this.#raw(event)
+    const s = this.#style
+    const d = event.data as Record<string, unknown>
+    switch (event.type) {
+      case 'turn/start': {
+        const turn = (d as BosunEventMap['turn/start']).turn
+        this.#turn = { turn, startedAt: event.time, steps: 0 }
+        this.#step = 0
+        return [`${s.bold(`turn ${turn}`)}  ${s.dim(formatTime(event.time))}`]
+      }
+      case 'step/start':
+        this.#step = (d as BosunEventMap['step/start']).step
+        if (this.#turn) this.#turn.steps++
+        return [this.#at(1, s.dim(`step ${this.#step}`))]
+      case 'step/end': {
+        const { finish } = d as BosunEventMap['step/end']
+        this.#step = 0
+        return finish === 'stop' || finish === 'tool-calls' ? [] : [this.#at(2, s.dim(`step ended: ${finish}`))]
+      }
+      case 'turn/end':
+        return this.#turnEnd(event as SessionEvent<'turn/end'>)
+      case 'user/message': {
+        const message = event.data as UserMessage
+        const from = message.source.kind === 'user' ? '' : s.dim(` (${message.source.kind})`)
+        return this.#block(this.#depth(), `${s.cyan(LABEL.user)}`, messageText(message) + from)
+      }
+      case 'assistant/message':
+        return this.#assistant(event as SessionEvent<'assistant/message'>)
+      case 'tool/call': {
+        const { name, arguments: args } = d as BosunEventMap['tool/call']
+        return [this.#at(this.#depth(), `${s.magenta('→')} ${name}(${oneLine(args, this.#max())})`)]
+      }
+      case 'tool/result': {
+        const { name, content, isError } = d as BosunEventMap['tool/result']
+        const text = messageText({ content })
+        const lines = text.split('\n')
+        const more = lines.length > 1 ? s.dim(` (+${lines.length - 1} lines)`) : ''
+        const line = `${s.magenta('←')} ${name}: ${oneLine(lines[0] ?? '', this.#max())}${more}`
+        return [this.#at(this.#depth(), isError ? s.red(`${line} [error]`) : line)]
+      }
+      case 'agent/inbox/spliced':
+        return this.#splice(d as unknown as InboxSplice)
+      case 'agent/pre-step/rejected':
+        return [] // the turn/end that follows says "blocked by <plugin>" with the same metadata
+      case 'llm/retry': {
+        const { attempt, delayMs, error } = d as BosunEventMap['llm/retry']
+        return [this.#at(this.#depth(), s.yellow(`↻ retry: attempt ${attempt} in ${formatDuration(delayMs)} after ${error.code}: ${oneLine(error.message, this.#max())}`))]
+      }
+      case 'compaction/start':
+        return [this.#at(this.#depth(), s.blue(`⇢ compaction (${String(d.reason ?? 'unknown')})`))]
+      case 'compaction/summary': {
+        const { summary, firstKeptSeq } = d as BosunEventMap['compaction/summary']
+        return [this.#at(this.#depth() + 1, s.blue(`summary: ${oneLine(summary, this.#max())} ${s.dim(`(replaces the history before seq ${firstKeptSeq})`)}`))]
+      }
+      case 'compaction/end':
+        return d.ok === false
+          ? [this.#at(this.#depth(), s.yellow(`⇢ compaction failed${d.reason ? ` (${String(d.reason)})` : ''}: the history is unchanged`))]
+          : [this.#at(this.#depth(), s.blue('⇢ compaction done'))]
+      case 'session/end-seed':
+        return [s.dim(`── the fork's own history starts here (the ${this.#seedLength - 1} events above are the parent's) ──`)]
+      case 'request/header':
+      case 'assistant/chunk':
+        return []
+      default: {
+        const line = formatEvent(event, { maxText: this.#max() })
+        return line === undefined ? [] : [this.#at(this.#depth(), s.dim(line))]
+      }
+    }
+  }
+
+  #turnEnd(event: SessionEvent<'turn/end'>): string[] {
+    const s = this.#style
+    const { reason } = event.data
+    const turn = this.#turn
+    this.#turn = undefined
+    this.#step = 0
+    const facts: string[] = []
+    if (turn) facts.push(`${turn.steps} step${turn.steps === 1 ? '' : 's'}`, formatDuration(event.time - turn.startedAt))
+    const tail = facts.length > 0 ? s.dim(` · ${facts.join(' · ')}`) : ''
+    switch (reason.kind) {
+      case 'completed':
+        return [this.#at(1, `${s.green('✓ completed')}${tail}`)]
+      case 'blocked':
+        return [this.#at(1, `${s.yellow(`⊘ blocked by ${reason.by}`)} ${JSON.stringify(reason.metadata)}${tail}`)]
+      case 'error':
+        return [this.#at(1, `${s.red(`✗ error ${reason.error.code}`)}: ${oneLine(reason.error.message, 200)}${tail}`)]
+      case 'aborted':
+        return [this.#at(1, `${s.yellow(`■ aborted${reason.reason ? ` (${reason.reason})` : ''}`)}${tail}`)]
+      case 'max-tokens':
+        return [this.#at(1, `${s.yellow('⚠ max-tokens: the answer was cut at the output limit')}${tail}`)]
+      case 'interrupted':
+        // No duration: the end was written when the session was reopened, not when the turn stopped.
+        return [this.#at(1, `${s.red('↯ interrupted')}: the process stopped during this turn; it was closed when the session was reopened`)]
+      default:
+        return [this.#at(1, `turn ended: ${JSON.stringify(reason)}`)]
+    }
+  }
+
+  #assistant(event: SessionEvent<'assistant/message'>): string[] {
+    const s = this.#style
+    const { message, interrupted, usage } = event.data
+    const lines: string[] = []
+    const depth = this.#depth()
+    for (const block of message.content) {
+      if (block.type === 'text') lines.push(...this.#block(depth, s.green(LABEL.assistant), block.text))
+      else if (block.type === 'reasoning') lines.push(...this.#block(depth, s.dim(LABEL.reasoning), block.text).map((line) => s.dim(line)))
+    }
+    const notes: string[] = []
+    if (interrupted) notes.push(s.yellow('(interrupted: the stream was cut here)'))
+    if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) {
+      notes.push(s.dim(`${usage.inputTokens ?? '?'} in / ${usage.outputTokens ?? '?'} out tokens`))
+    }
+    if (notes.length > 0) {
+      if (lines.length === 0) lines.push(this.#at(depth, `${s.green(LABEL.assistant)} ${notes.join(' ')}`))
+      else lines[lines.length - 1] += ` ${notes.join(' ')}`
+    }
+    return lines
+  }
+
+  #splice(splice: InboxSplice): string[] {
+    const s = this.#style
+    const queue = this.#queues[splice.target]
+    const removed = queue.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    if (splice.outcome !== 'canceled' && removed.length > 0 && splice.inserted.length === 0) return [] // a claim: shown as user/message
+    const depth = this.#depth()
+    const lines: string[] = []
+    const label = (message: UserMessage) =>
+      splice.target === 'next-turn' ? 'queued' : message.source.kind === 'user' ? 'steer' : `context (${message.source.kind})`
+    if (removed.length > 0 && splice.inserted.length > 0) {
+      for (const message of splice.inserted) lines.push(this.#at(depth, s.dim(`~ edited: ${this.#quote(messageText(message))}`)))
+      return lines
+    }
+    for (const message of removed) lines.push(this.#at(depth, s.dim(`- canceled: ${this.#quote(messageText(message))}`)))
+    for (const message of splice.inserted) lines.push(this.#at(depth, s.dim(`+ ${label(message)}: ${this.#quote(messageText(message))}`)))
+    return lines
+  }
+
+  /** A labelled text block: the first line after the label, continuation lines aligned under it. */
+  #block(depth: number, label: string, text: string): string[] {
+    const [first = '', ...rest] = text.split('\n')
+    const pad = ' '.repeat(label.replace(/\u001b\[[0-9;]*m/g, '').length + 1)
+    return [this.#at(depth, `${label} ${first}`), ...rest.map((line) => this.#at(depth, `${pad}${line}`))]
+  }
+
+  #raw(event: SessionEvent): string[] {
+    if (event.type === 'turn/start') this.#turn = { turn: (event.data as { turn: number }).turn, startedAt: event.time, steps: 0 }
+    if (event.type === 'step/start') this.#step = (event.data as { step: number }).step
+    const depth = this.#depth()
+    if (event.type === 'turn/start' || event.type === 'turn/end') this.#step = 0
+    if (event.type === 'turn/end') this.#turn = undefined
+    if (event.type === 'step/end') this.#step = 0
+    const line = formatEvent(event, { chunks: true, maxText: this.#max() })
+    if (line === undefined) return []
+    const rawDepth = event.type === 'turn/start' || event.type === 'turn/end' ? 0 : event.type.startsWith('step/') ? 1 : depth
+    return [`${this.#style.dim(String(event.seq).padStart(5))} ${this.#at(rawDepth, line)}`]
+  }
+
+  #depth(): number {
+    return this.#turn === undefined ? 0 : this.#step > 0 ? 2 : 1
+  }
+
+  #at(depth: number, text: string): string {
+    return `${'  '.repeat(depth)}${text}`
+  }
+
+  #max(): number {
+    return this.#options.maxText ?? 100
+  }
+
+  #quote(text: string): string {
+    return JSON.stringify(oneLine(text, this.#max()))
+  }
+}

@@ -1,0 +1,139 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { SessionEvent, UserMessage } from '@bosun/core'
+import { CLOCK_TOOL, GUARD_PLUGIN, bosun, readEvents, requireBuild, tempDir, writeProject } from './helpers.js'
+import { Keys, runInPty, type PtyResult } from './pty.js'
+
+beforeAll(requireBuild)
+
+let dir: string
+let cleanup: () => Promise<void>
+beforeEach(async () => ({ dir, cleanup } = await tempDir('bosun-chat-')))
+afterEach(() => cleanup())
+
+/** A scripted model slow enough to type while it streams. */
+const CONFIG = {
+  model: {
+    adapter: 'scripted',
+    options: {
+      responses: [
+        { text: 'Let me check the clock for you.', chunkSize: 3, delayMs: 100, toolCalls: [{ name: 'clock', args: {} }] },
+        { text: 'It is noon. Being brief.', chunkSize: 4, delayMs: 40 },
+        { text: 'Here is a long answer that streams slowly, so that there is time to press Ctrl+C before it ends.', chunkSize: 2, delayMs: 60 },
+      ],
+    },
+  },
+  tools: ['./tools/clock.mjs'],
+}
+
+const explain = (result: PtyResult) => `${result.error ?? ''} at step ${result.step}\n--- screen ---\n${result.screen}`
+
+const turnEnds = (events: SessionEvent[]) =>
+  events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { turn: number; reason: { kind: string } }).reason.kind)
+const userMessages = (events: SessionEvent[]) =>
+  events.filter((event) => event.type === 'user/message').map((event) => {
+    const message = event.data as UserMessage
+    return `${(event.data as { content: { text: string }[] }).content[0]!.text}${message.source.kind === 'user' ? '' : ` (${message.source.kind})`}`
+  })
+
+describe('bosun chat in a real terminal', () => {
+  it('queues a line typed while the answer streams, steers the running turn, aborts with Ctrl+C and keeps the queue, exits with Ctrl+D', async () => {
+    await writeProject(dir, CONFIG, { 'tools/clock.mjs': CLOCK_TOOL })
+    const result = await runInPty(['chat', '--session', 'chat-1'], [
+      { expect: '○ idle · scripted · 0 queued' },
+      { send: `What time is it?${Keys.enter}` },
+      { expect: 'Let me' },
+      // Typed while turn 1 streams: queued, shown as such until its turn starts.
+      { send: `second question${Keys.enter}` },
+      { expect: '1\\. queued: second question' },
+      { send: `/steer be brief${Keys.enter}` },
+      { expect: '2\\. steer: be brief' },
+      { expect: '● running · turn 1 · scripted · 2 queued' },
+      { snapshot: 'while streaming' },
+      // The steer lands in step 2 of turn 1; the queued line then runs as turn 2.
+      { expect: 'turn 1 completed' },
+      { expect: 'Here is a long' },
+      { send: `third question${Keys.enter}` },
+      { expect: '1\\. queued: third question' },
+      { send: Keys.ctrlC },
+      { expect: 'turn 2 aborted \\(interrupted\\) — 1 queued message kept \\(Enter runs it\\)' },
+      { expect: '○ idle · scripted · 1 queued — Enter runs it' },
+      { snapshot: 'after ctrl+c' },
+      // The session stays usable: Enter on an empty line runs the kept message, then a new one.
+      { send: Keys.enter },
+      { expect: 'echo: third question' },
+      { expect: 'turn 3 completed' },
+      { send: `still there?${Keys.enter}` },
+      { expect: 'echo: still there\\?' },
+      { expect: 'turn 4 completed' },
+      { send: Keys.ctrlD },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(result.ok, explain(result)).toBe(true)
+    expect(result.exit_code).toBe(0)
+
+    // The transcript: what a person saw, in order.
+    const screen = result.screen.replace(/ · \d+ steps? · [\d.]+m?s/g, '')
+    expect(screen).toContain(
+      [
+        '› What time is it?',
+        'Let me check the clock for you.',
+        '  → clock({})',
+        '  ← clock: 12:00',
+        '  ↳ steer: be brief',
+        'It is noon. Being brief.',
+        '  ─ turn 1 completed',
+        '› second question',
+      ].join('\n'),
+    )
+    expect(screen).toMatch(/› second question\nHere is a long[^\n]*\n {2}■ turn 2 aborted \(interrupted\) — 1 queued message kept \(Enter runs it\)\n› third question\necho: third question\n {2}─ turn 3 completed\n› still there\?\necho: still there\?\n {2}─ turn 4 completed\n/)
+    expect(screen).toMatch(/session chat-1 saved · continue it with `bosun resume chat-1`/)
+    expect(result.snapshots['while streaming']).toMatch(/ {2}1\. queued: second question\n {2}2\. steer: be brief\n● running · turn 1 · scripted · 2 queued\n›$/)
+    // No colour codes or cursor movement leaked into the transcript.
+    expect(screen).not.toMatch(/\u001b|\[\d+[A-Za-z]/)
+
+    // The session log agrees.
+    const events = await readEvents(dir, 'chat-1')
+    expect(turnEnds(events)).toEqual(['completed', 'aborted', 'completed', 'completed'])
+    expect(userMessages(events)).toEqual(['What time is it?', 'be brief', 'second question', 'third question', 'still there?'])
+    const stepsOfTurn1 = events.filter((event) => event.type === 'step/start' && (event.data as { turn: number }).turn === 1)
+    expect(stepsOfTurn1).toHaveLength(2)
+    const json = await bosun(['log', 'chat-1', '--json'], { cwd: dir })
+    expect(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(events)
+  })
+
+  it('shows a blocked turn with the plugin and its metadata, lists and drops queued messages, and leaves on a second Ctrl+C', async () => {
+    await writeProject(
+      dir,
+      { ...CONFIG, model: { adapter: 'scripted', options: { responses: [{ text: 'A slow answer, long enough to queue two more lines behind it.', chunkSize: 2, delayMs: 80 }] } }, plugins: ['./guard.mjs'] },
+      { 'tools/clock.mjs': CLOCK_TOOL, 'guard.mjs': GUARD_PLUGIN },
+    )
+    const result = await runInPty(['chat', '--session', 'chat-2'], [
+      { expect: 'idle' },
+      { send: `something forbidden${Keys.enter}` },
+      { expect: 'turn 1 blocked by guard: \\{"word":"forbidden","reason":"policy"\\}' },
+      { send: `go${Keys.enter}` },
+      { expect: 'A slow' },
+      { send: `keep me${Keys.enter}` },
+      { send: `drop me${Keys.enter}` },
+      { expect: '2\\. queued: drop me' },
+      { send: `/queue${Keys.enter}` },
+      { expect: ' {2}1\\. queued: keep me\n {2}2\\. queued: drop me' },
+      { send: `/drop 2${Keys.enter}` },
+      { expect: 'dropped 2: drop me' },
+      { expect: 'echo: keep me' },
+      { expect: '○ idle' },
+      { send: `/help${Keys.enter}` },
+      { expect: '/drop <n>' },
+      { send: Keys.ctrlC },
+      { expect: 'Ctrl\\+C again or Ctrl\\+D exits' },
+      { send: Keys.ctrlC },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(result.ok, explain(result)).toBe(true)
+    expect(result.exit_code).toBe(0)
+    const events = await readEvents(dir, 'chat-2')
+    expect(turnEnds(events)).toEqual(['blocked', 'completed', 'completed'])
+    expect(userMessages(events)).toEqual(['go', 'keep me'])
+    expect(events.some((event) => event.type === 'agent/inbox/spliced' && (event.data as { outcome?: string }).outcome === 'canceled')).toBe(true)
+  })
+})

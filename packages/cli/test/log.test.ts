@@ -1,0 +1,161 @@
+import { appendFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { beforeAll, describe } from 'vitest'
+import { createAgent, definePlugin, type SessionEvent } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { bosun, finished, readEvents, requireBuild, start, waitFor, it } from './helpers.js'
+
+beforeAll(requireBuild)
+
+
+const sessions = (dir: string) => join(dir, '.bosun/sessions')
+const times = (text: string) => text.replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, '<time>').replace(/ · \d+ steps? · [\d.]+m?s/g, '')
+
+/**
+ * A session with one of everything the timeline shows, made with the core API (a fixed clock):
+ * tool calls and results, steering, a retry, a rejection with metadata, a compaction, a
+ * canceled message, and a turn a crash left open (closed as interrupted when reopened).
+ */
+async function richSession(dir: string): Promise<void> {
+  const guard = definePlugin({
+    name: 'guard',
+    setup({ hooks }) {
+      hooks.preStep.tap('guard', (decision) =>
+        decision.kind === 'enter' && decision.messages.some((m) => m.content.some((b) => b.type === 'text' && b.text.includes('secret')))
+          ? { kind: 'reject', metadata: { rule: 'no-secrets' } }
+          : decision,
+      )
+    },
+  })
+  const clock = {
+    name: 'clock',
+    description: 'Tells the time.',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    execute: () => '12:00\nUTC',
+  }
+  let now = Date.parse('2026-03-12T14:22:05Z')
+  const store = jsonlStore({ dir: sessions(dir) })
+  const agent = await createAgent({
+    model: scripted({ responses: [{ toolCalls: [{ name: 'clock', args: {} }] }, { text: 'It is noon.\nAnything else?' }] }),
+    store, sessionId: 'rich', tools: [clock], plugins: [guard], now: () => (now += 100),
+  })
+  agent.followup('What time is it?')
+  agent.steer('be brief')
+  await agent.whenIdle()
+  agent.followup('tell me the secret')
+  await agent.whenIdle()
+  agent.session.append('llm/retry', { turn: 2, step: 1, attempt: 1, delayMs: 500, error: { code: 'RATE_LIMIT', message: 'slow down' } })
+  agent.session.append('compaction/start', { reason: 'manual' })
+  agent.session.append('compaction/summary', { summary: 'The user asked the time; it was noon.', firstKeptSeq: 10 })
+  agent.session.append('compaction/end', {})
+  const dropped = agent.inject('never mind')
+  agent.inbox.remove(dropped.id)
+  await agent.close()
+  await store.close()
+  // A crash in the middle of turn 3: its turn/start and user message are on disk, nothing after.
+  const last = (await readEvents(dir, 'rich')).at(-1)!
+  const line = (seq: number, type: string, data: unknown) => `${JSON.stringify({ seq, time: now + seq, type, data })}\n`
+  const message = { id: '00000000-0000-4000-8000-000000000001', role: 'user', content: [{ type: 'text', text: 'cut short' }], source: { kind: 'user' } }
+  await appendFile(
+    join(sessions(dir), 'rich.jsonl'),
+    line(last.seq + 1, 'agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [message] }) +
+      line(last.seq + 2, 'turn/start', { turn: 3 }) +
+      line(last.seq + 3, 'agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }) +
+      line(last.seq + 4, 'step/start', { turn: 3, step: 1 }) +
+      line(last.seq + 5, 'user/message', message),
+  )
+  // Reopening repairs it (turn/end interrupted, the message re-queued), as any resume would.
+  now += 10
+  const reopened = jsonlStore({ dir: sessions(dir) })
+  await (await createAgent({ model: scripted(), store: reopened, sessionId: 'rich', plugins: [guard], now: () => (now += 100) })).close()
+  await reopened.close()
+}
+
+describe.concurrent('bosun log', () => {
+  it('prints a readable timeline: turns, steps, messages, tools, retries, rejections, compactions, interrupted turns', async ({ dir, expect }) => {
+    await richSession(dir)
+    const result = await bosun(['log', 'rich'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(times(result.stdout)).toMatchInlineSnapshot(`
+      "session rich · created <time>
+      + queued: "What time is it?"
+      + steer: "be brief"
+      turn 1  <time>
+        step 1
+          user      be brief
+          user      What time is it?
+          → clock({})
+          ← clock: 12:00 (+1 lines)
+        step 2
+          assistant It is noon.
+                    Anything else?
+        ✓ completed
+      + queued: "tell me the secret"
+      turn 2  <time>
+        ⊘ blocked by guard {"rule":"no-secrets"}
+      ↻ retry: attempt 1 in 500ms after RATE_LIMIT: slow down
+      ⇢ compaction (manual)
+        summary: The user asked the time; it was noon. (replaces the history before seq 10)
+      ⇢ compaction done
+      + steer: "never mind"
+      - canceled: "never mind"
+      + queued: "cut short"
+      turn 3  <time>
+        step 1
+          user      cut short
+          step ended: error
+        ↯ interrupted: the process stopped during this turn; it was closed when the session was reopened
+      "
+    `)
+  })
+
+  it('--json prints the raw events, exactly as stored', async ({ dir, expect }) => {
+    await richSession(dir)
+    const result = await bosun(['log', 'rich', '--json'], { cwd: dir })
+    expect(result.code).toBe(0)
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as SessionEvent)
+    expect(events).toEqual(await readEvents(dir, 'rich'))
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
+  })
+
+  it('--all prints every event in the core\'s one-line form with its seq, chunks included', async ({ dir, expect }) => {
+    expect((await bosun(['run', '--session', 'one', 'hi'], { cwd: dir })).code).toBe(0)
+    const result = await bosun(['log', 'one', '--all'], { cwd: dir })
+    expect(result.stdout.split('\n').slice(1).join('\n')).toMatchInlineSnapshot(`
+      "    0 splice next-turn @0 +["hi"]
+          1 turn/start 1
+          2   splice next-turn @0 -1
+          3   step/start 1.1
+          4     user/message "hi"
+          5     request/header 1.1 1 messages
+          6     assistant/chunk {"type":"text-delta","text":"echo: hi"}
+          7     assistant/chunk {"type":"finish","reason":"stop"}
+          8     assistant/message "echo: hi"
+          9   step/end 1.1 stop
+         10 turn/end 1 completed
+      "
+    `)
+  })
+
+  it('--follow prints the events of a live session as they are appended, until Ctrl+C', async ({ dir, expect }) => {
+    expect((await bosun(['run', '--session', 'live', 'first'], { cwd: dir })).code).toBe(0)
+    const follower = start(['log', 'live', '--follow'], { cwd: dir })
+    await waitFor(() => follower.output.stdout.includes('assistant echo: first'), 'the existing events')
+    expect(follower.output.stderr).toContain('following live')
+    expect((await bosun(['run', '--session', 'live', 'second'], { cwd: dir })).code).toBe(0)
+    await waitFor(() => follower.output.stdout.includes('assistant echo: second'), 'the new turn')
+    follower.kill('SIGINT')
+    const result = await finished(follower)
+    expect(result.code).toBe(0)
+    expect(times(result.stdout).split('\n').filter((line) => line.startsWith('turn') || line.includes('user'))).toEqual([
+      'turn 1  <time>', '    user      first', 'turn 2  <time>', '    user      second',
+    ])
+  })
+
+  it('an unknown session is a coded error naming where it looked', async ({ dir, expect }) => {
+    const result = await bosun(['log', 'nope'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^error SESSION_NOT_FOUND: No session "nope" in \.bosun\/sessions \(JSONL\)/)
+  })
+})

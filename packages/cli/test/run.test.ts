@@ -1,0 +1,93 @@
+import { beforeAll, describe } from 'vitest'
+import type { SessionEvent } from '@bosun/core'
+import { CLOCK_TOOL, GUARD_PLUGIN, bosun, finished, readEvents, requireBuild, sessionIdFrom, start, waitFor, writeProject, it } from './helpers.js'
+
+beforeAll(requireBuild)
+
+
+const scripted = (responses: unknown[], extra: Record<string, unknown> = {}) => ({ model: { adapter: 'scripted', options: { responses } }, ...extra })
+
+describe.concurrent('bosun run', () => {
+  it('streams the answer to stdout as it arrives, before the turn ends', async ({ dir, expect }) => {
+    await writeProject(dir, scripted([{ text: 'one two three four five six', chunkSize: 4, delayMs: 60 }]))
+    const child = start(['run', 'count'], { cwd: dir })
+    const began = Date.now()
+    await waitFor(() => child.output.stdout.length > 0, 'the first chunk')
+    const firstChunkAt = Date.now() - began
+    const firstChunk = child.output.stdout
+    const result = await finished(child)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('one two three four five six\n')
+    expect(firstChunk.length).toBeLessThan(result.stdout.length) // it arrived in pieces
+    expect(Date.now() - began - firstChunkAt).toBeGreaterThan(250) // the rest kept streaming after the first chunk
+  })
+
+  it('shows each tool call and its result as one line on stderr, keeping stdout for the answer', async ({ dir, expect }) => {
+    await writeProject(dir, scripted([{ text: 'Checking.', toolCalls: [{ name: 'clock', args: { zone: 'UTC' } }] }, { text: 'It is noon.' }], { tools: ['./tools/clock.mjs'] }), {
+      'tools/clock.mjs': CLOCK_TOOL.replace("properties: {}", "properties: { zone: { type: 'string' } }"),
+    })
+    const result = await bosun(['run', 'what time is it?'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('Checking.\nIt is noon.\n')
+    expect(result.stderr.split('\n').slice(0, 2)).toEqual(['→ clock({"zone":"UTC"})', '← clock: 12:00'])
+  })
+
+  it('--json prints the events of the run as JSON lines, from the queued message to turn/end', async ({ dir, expect }) => {
+    const result = await bosun(['run', '--json', 'hi'], { cwd: dir })
+    expect(result.code).toBe(0)
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as SessionEvent)
+    expect(events.map((event) => event.type)).toEqual([
+      'agent/inbox/spliced', 'turn/start', 'agent/inbox/spliced', 'step/start', 'user/message', 'request/header',
+      'assistant/chunk', 'assistant/chunk', 'assistant/message', 'step/end', 'turn/end',
+    ])
+    expect(events.at(-1)!.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
+    expect(events).toEqual(await readEvents(dir, sessionIdFrom(result.stderr)))
+  })
+
+  it('reads the prompt from stdin when none is given', async ({ dir, expect }) => {
+    const result = await bosun(['run'], { cwd: dir, input: 'from a pipe\n' })
+    expect(result).toMatchObject({ code: 0, stdout: 'echo: from a pipe\n' })
+  })
+
+  it('exits 3 when a plugin blocks the turn, naming the plugin and its metadata', async ({ dir, expect }) => {
+    await writeProject(dir, { plugins: ['./guard.mjs'] }, { 'guard.mjs': GUARD_PLUGIN })
+    const result = await bosun(['run', 'something forbidden'], { cwd: dir })
+    expect(result.code).toBe(3)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('blocked by guard: {"word":"forbidden","reason":"policy"}')
+  })
+
+  it('exits 1 when the turn ends in error, with the error code and message', async ({ dir, expect }) => {
+    await writeProject(dir, scripted([{ error: { status: 503, message: 'the model is overloaded' } }]))
+    const result = await bosun(['run', 'hi'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('error SERVER: the model is overloaded')
+  })
+
+  it('exits 0 with a warning when the answer is cut at max-tokens', async ({ dir, expect }) => {
+    await writeProject(dir, scripted([{ text: 'a long answ', finish: 'max-tokens' }]))
+    const result = await bosun(['run', 'hi'], { cwd: dir })
+    expect(result).toMatchObject({ code: 0, stdout: 'a long answ\n' })
+    expect(result.stderr).toContain("warning: the answer was cut at the model's output limit (max-tokens)")
+  })
+
+  it('Ctrl+C aborts the turn: exit 130, the delivered prefix is kept as interrupted', async ({ dir, expect }) => {
+    await writeProject(dir, scripted([{ text: 'a slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 80 }]))
+    const child = start(['run', '--session', 'slow-1', 'go'], { cwd: dir })
+    await waitFor(() => child.output.stdout.length >= 4, 'some of the answer')
+    child.kill('SIGINT')
+    const result = await finished(child)
+    expect(result.code).toBe(130)
+    expect(result.stderr).toContain('aborted (interrupted)')
+    const events = await readEvents(dir, 'slow-1')
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason: 'interrupted' } } })
+    expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({ interrupted: true })
+  })
+
+  it('refuses an invalid --session id with a coded message and no stack trace', async ({ dir, expect }) => {
+    const result = await bosun(['run', '--session', '../etc/passwd', 'hi'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^error INVALID_SESSION_ID: Invalid session id "..\/etc\/passwd"/)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+})
