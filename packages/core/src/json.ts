@@ -32,7 +32,7 @@ function mark<T extends object>(value: T): T {
  */
 export function toFrozenJson<T>(value: T, what: string): T {
   // Only the root is marked; a nested value that was a root before (a message) is reused by copy.
-  return copy(value, what, '$', [], true) as T
+  return copy(value, what, [], [], true) as T
 }
 
 /** True if `value` came out of {@link toFrozenJson} (and is therefore deep-frozen JSON). */
@@ -40,42 +40,49 @@ export function isFrozenJson(value: unknown): boolean {
   return typeof value === 'object' && value !== null && isChecked(value)
 }
 
-/** `ancestors` is the path from the root: a short array (JSON is shallow) is cheaper than a Set. */
-function copy(value: unknown, what: string, path: string, ancestors: object[], root = false): unknown {
+/**
+ * `keys` and `ancestors` are the path from the root (JSON is shallow: short arrays beat a Set), and
+ * the error path string is built only when a check fails.
+ */
+function copy(value: unknown, what: string, keys: (string | number)[], ancestors: object[], root = false): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return value
     case 'number':
-      if (!Number.isFinite(value)) fail(what, path, `${value} is not a finite number`)
+      if (!Number.isFinite(value)) fail(what, keys, `${value} is not a finite number`)
       return value
     case 'object':
       break
     default:
-      fail(what, path, `a ${typeof value} is not JSON`)
+      fail(what, keys, `a ${typeof value} is not JSON`)
   }
   if (value === null) return null
   if (isChecked(value)) return value
-  if (ancestors.includes(value)) fail(what, path, 'the value contains a cycle')
+  if (ancestors.includes(value)) fail(what, keys, 'the value contains a cycle')
   ancestors.push(value)
   let out: unknown
   if (Array.isArray(value)) {
     const array: unknown[] = new Array(value.length)
     for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) fail(what, `${path}[${i}]`, 'sparse arrays are not JSON')
-      array[i] = copy(value[i], what, `${path}[${i}]`, ancestors)
+      keys.push(i)
+      if (!(i in value)) fail(what, keys, 'sparse arrays are not JSON')
+      array[i] = copy(value[i], what, keys, ancestors)
+      keys.pop()
     }
     out = array
   } else {
     const proto = Object.getPrototypeOf(value)
     if (proto !== Object.prototype && proto !== null) {
-      fail(what, path, `a ${proto?.constructor?.name ?? 'non-plain'} object is not JSON (use a plain object)`)
+      fail(what, keys, `a ${proto?.constructor?.name ?? 'non-plain'} object is not JSON (use a plain object)`)
     }
     const object: Record<string, unknown> = {}
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key]
       if (item === undefined) continue
-      object[key] = copy(item, what, `${path}.${key}`, ancestors)
+      keys.push(key)
+      object[key] = copy(item, what, keys, ancestors)
+      keys.pop()
     }
     out = object
   }
@@ -83,7 +90,8 @@ function copy(value: unknown, what: string, path: string, ancestors: object[], r
   return Object.freeze(root ? mark(out as object) : out)
 }
 
-function fail(what: string, path: string, problem: string): never {
+function fail(what: string, keys: readonly (string | number)[], problem: string): never {
+  const path = keys.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}.${key}`), '$')
   throw new BosunError(ErrorCodes.NOT_JSON, `${what} is not JSON: at ${path}, ${problem}.`, {
     details: { what, path },
   })
@@ -96,8 +104,18 @@ function fail(what: string, path: string, problem: string): never {
  */
 export function freezeParsedJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  if (Array.isArray(value)) for (const item of value) freezeParsedJson(item)
-  else for (const key of Object.keys(value)) freezeParsedJson((value as Record<string, unknown>)[key])
-  Object.freeze(mark(value))
+  freezeDeep(mark(value))
   return value
+}
+
+function freezeDeep(value: object): void {
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === 'object' && item !== null) freezeDeep(item)
+  } else {
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key]
+      if (typeof item === 'object' && item !== null) freezeDeep(item)
+    }
+  }
+  Object.freeze(value)
 }

@@ -1,0 +1,139 @@
+// Opening a 1,000,000-event session from the SQLite store, side by side with a plain parse of
+// the same events as JSONL lines (read the file, split, JSON.parse each) and with SQLite's own
+// floor (the store's SELECT through better-sqlite3, then JSON.parse of each `data`). Opened two
+// ways: `store.open(id)` alone (read transaction, seq check, parse, validated deep-frozen copy)
+// and `createAgent({ model: scripted(), store, sessionId })` (plus the core's rebuild).
+// Generated once, untimed, with the store's own `create` (one transaction), then the store is
+// closed so that the WAL is checkpointed into the database file.
+// Events/s = length / time; the `[bench]` lines print it. Each open takes seconds, so each
+// contender runs once per round, in 3 interleaved rounds (see harness.ts), no warm-up; the
+// figure is the median of the 3. `BOSUN_BENCH_SQLITE_OPEN_LENGTH=100000` runs a shorter session.
+// (Before commit 95ca0ad, core's toFrozenJson put every copied object in a module-level WeakSet
+// and this open did not finish in 13 minutes at 1M events; see docs/benchmarks.md.)
+// Run: `pnpm bench` (alone: `pnpm exec vitest bench --run tests/bench/open-1m-sqlite`).
+import { readFile, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { bench, describe } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { createAgent } from '@bosun/core'
+import { sqliteStore } from '@bosun/plugin-store-sqlite'
+import { header, sessionLog } from './events.js'
+import { fmt, phaseOptions, quantile, removeDir, report, tempDir } from './harness.js'
+
+const LENGTH = Number(process.env.BOSUN_BENCH_SQLITE_OPEN_LENGTH ?? 1_000_000)
+/** One measured iteration per contender and round, no warm-up; OPEN_ROUNDS rounds, interleaved. */
+const TIMING = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 }
+const OPEN_ROUNDS = 3
+
+/** The few better-sqlite3 calls used here (the package is a dependency of the SQLite store, not of the workspace root). */
+interface RawDatabase {
+  prepare(sql: string): { all(...params: unknown[]): { seq: number; time: number; type: string; data: string; extra: string | null }[] }
+  close(): void
+}
+const Database = createRequire(new URL('../../packages/plugins/store-sqlite/package.json', import.meta.url))('better-sqlite3') as new (
+  file: string,
+  options?: { readonly?: boolean },
+) => RawDatabase
+
+describe(`open a ${fmt(LENGTH)}-event session, SQLite store`, async () => {
+  const dir = tempDir('open-sqlite')
+  const file = join(dir, 'big.sqlite')
+  const lines = join(dir, 'big.jsonl')
+  {
+    const generated = performance.now()
+    const log = sessionLog(LENGTH)
+    const creator = sqliteStore({ file })
+    await (await creator.create(header('big'), log)).writer.close()
+    await creator.close()
+    let text = '{"bosun":"session","id":"big","version":1,"createdAt":1700000000000}\n'
+    for (const event of log) text += JSON.stringify(event) + '\n'
+    await writeFile(lines, text)
+    const { size } = await stat(file)
+    report(`open-sqlite: generated ${fmt(LENGTH)} events, database ${fmt(size / 1e6, 1)} MB, in ${fmt(performance.now() - generated)} ms`)
+  }
+  const store = sqliteStore({ file })
+
+  /** Keeps a result alive until the next iteration starts, so no work can be optimised away. */
+  const sink: unknown[] = []
+  const contenders: [string, () => Promise<number>][] = []
+  const contender = (name: string, open: () => Promise<number>) => contenders.push([name, open])
+
+  contender('plain: readFile + split + JSON.parse each line (same events as JSONL)', async () => {
+    const all = (await readFile(lines, 'utf8')).split('\n')
+    all.pop()
+    const events: unknown[] = new Array(all.length - 1)
+    for (let i = 1; i < all.length; i++) events[i - 1] = JSON.parse(all[i]!)
+    sink[0] = events[events.length - 1]
+    return events.length
+  })
+
+  contender('raw SQLite: SELECT all rows + JSON.parse(data)', async () => {
+    const db = new Database(file, { readonly: true })
+    try {
+      const rows = db.prepare('SELECT seq, time, type, data, extra FROM events WHERE session_id = ? ORDER BY seq').all('big')
+      const events: unknown[] = new Array(rows.length)
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!
+        events[i] = { seq: row.seq, time: row.time, type: row.type, data: JSON.parse(row.data) }
+      }
+      sink[0] = events[events.length - 1]
+      return events.length
+    } finally {
+      db.close()
+    }
+  })
+
+  contender('store.open(id)', async () => {
+    const stored = (await store.open('big'))!
+    const length = stored.events.length
+    sink[0] = stored.events[length - 1]
+    await stored.writer.close()
+    return length
+  })
+
+  contender('createAgent (store.open + Session + Inbox + Surface + repair check)', async () => {
+    const agent = await createAgent({ model: scripted(), store, sessionId: 'big' })
+    const length = agent.session.length
+    sink[0] = agent.surface.messages.length
+    await agent.close()
+    return length
+  })
+
+  // One iteration per contender per round, the rounds interleaved (see harness.ts).
+  const times = new Map<string, number[]>()
+  for (let round = 1; round <= OPEN_ROUNDS; round++) {
+    describe(`round ${round}/${OPEN_ROUNDS}`, () => {
+      for (const [index, [name, open]] of contenders.entries()) {
+        bench(
+          name,
+          async () => {
+            sink.length = 0
+            const start = performance.now()
+            const length = await open()
+            const list = times.get(name) ?? []
+            list.push(performance.now() - start)
+            times.set(name, list)
+            if (length !== LENGTH) throw new Error(`${name}: read ${length} events, expected ${LENGTH}`)
+          },
+          phaseOptions(
+            TIMING,
+            async () => {},
+            (mode) => {
+              if (mode !== 'run' || round < OPEN_ROUNDS) return
+              const list = times.get(name)!
+              const sorted = [...list].sort((a, b) => a - b)
+              const median = quantile(sorted, 0.5)
+              report(
+                `open-sqlite ${name}: median ${fmt(median)} ms = ${fmt((LENGTH / median) * 1000)} events/s, ` +
+                  `best ${fmt(sorted[0]!)} ms = ${fmt((LENGTH / sorted[0]!) * 1000)} events/s (runs: ${list.map((t) => fmt(t)).join(', ')} ms)`,
+              )
+              // The last measurement of the file: release the store and remove the generated files.
+              if (index === contenders.length - 1) void store.close().catch(() => {}).finally(() => removeDir(dir))
+            },
+          ),
+        )
+      }
+    })
+  }
+})
