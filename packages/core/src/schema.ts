@@ -75,7 +75,8 @@ export function formatAjvError(error: ErrorObject, root: unknown): string {
   }
 }
 
-function valueAt(root: unknown, pointer: string): unknown {
+/** The value at a JSON pointer (`/a/0/b`) in `root`, or undefined. */
+export function valueAt(root: unknown, pointer: string): unknown {
   let value = root
   for (const part of pointer.split('/').slice(1)) {
     if (typeof value !== 'object' || value === null) return undefined

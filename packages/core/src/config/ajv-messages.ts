@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { ajv, formatAjvError, jsonPath, type JsonSchema } from '../schema.js'
+import { ajv, formatAjvError, jsonPath, valueAt, type JsonSchema } from '../schema.js'
 import { describeValue, suggest } from './problems.js'
 
 /** One schema error, with its path under `base` (the entry's options path, or the config root). */
@@ -81,13 +81,4 @@ function schemaAt(schema: JsonSchema, pointer: string): JsonSchema | undefined {
     node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
   }
   return typeof node === 'object' && node !== null ? (node as JsonSchema) : undefined
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  let value = root
-  for (const part of pointer.split('/').slice(1)) {
-    if (typeof value !== 'object' || value === null) return undefined
-    value = (value as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
-  }
-  return value
 }
