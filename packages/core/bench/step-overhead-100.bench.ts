@@ -9,6 +9,6 @@ describe('core overhead per turn at 100 events of history (scripted model, memor
   const tool = fixture(100, true)
   await plain.setup()
   await tool.setup()
-  bench('one-step turn, 100 events', plain.turn, benchOptions(plain.beforeEach))
-  bench('tool turn (2 steps), 100 events', tool.turn, benchOptions(tool.beforeEach))
+  bench('one-step turn, 100 events', plain.turn, benchOptions(plain.now))
+  bench('tool turn (2 steps), 100 events', tool.turn, benchOptions(tool.now))
 })

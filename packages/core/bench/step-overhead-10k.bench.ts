@@ -9,6 +9,6 @@ describe('core overhead per turn at 10000 events of history (scripted model, mem
   const tool = fixture(10000, true)
   await plain.setup()
   await tool.setup()
-  bench('one-step turn, 10000 events', plain.turn, benchOptions(plain.beforeEach))
-  bench('tool turn (2 steps), 10000 events', tool.turn, benchOptions(tool.beforeEach))
+  bench('one-step turn, 10000 events', plain.turn, benchOptions(plain.now))
+  bench('tool turn (2 steps), 10000 events', tool.turn, benchOptions(tool.now))
 })
