@@ -1,9 +1,12 @@
 /**
- * Iterates `source`, but stops as soon as `signal` aborts even if the source is stuck waiting
- * (an adapter that ignores the signal cannot hang the turn). On abort the source's iterator is
- * asked to `return()`, without waiting for it.
+ * Feeds each item of `source` to `onItem`, but stops as soon as `signal` aborts even if the source
+ * is stuck waiting (an adapter that ignores the signal cannot hang the turn). On abort, or when
+ * `onItem` throws, the source's iterator is asked to `return()`, without waiting for it.
+ *
+ * A callback rather than an async generator: a generator layer costs two more microtask hops
+ * for every chunk of every model response.
  */
-export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+export async function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal, onItem: (item: T) => void): Promise<void> {
   if (signal.aborted) return
   const iterator = source[Symbol.asyncIterator]()
   let onAbort: () => void = () => {}
@@ -19,7 +22,7 @@ export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSigna
         finished = !signal.aborted
         return
       }
-      yield next.value
+      onItem(next.value)
     }
   } finally {
     signal.removeEventListener('abort', onAbort)

@@ -1,7 +1,7 @@
 import { BosunError, ErrorCodes, serializeError, type SerializedError } from '../errors.js'
 import { ModelError, type ModelChunk, type ModelRequest, type StepFinish } from '../model.js'
 import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
-import { abortable } from './abortable.js'
+import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
 
@@ -60,10 +60,10 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   })
   let failure: unknown
   try {
-    for await (const chunk of abortable(stream, signal)) {
+    await forEachUntilAborted(stream, signal, (chunk) => {
       assembler.push(chunk)
       rt.session.append('assistant/chunk', { turn, step, chunk })
-    }
+    })
   } catch (error) {
     failure = error
   } finally {
