@@ -17,6 +17,13 @@ test('every contender produces a result or a stated reason (one sample each)', a
     ...Object.values(results.fig3!).flatMap((row) => Object.entries(row).map(([id, r]) => [`fig3 ${id}`, r] as const)),
   ]
   expect(cells.length).toBeGreaterThanOrEqual(7 + 4 + 4)
+  // Figure 6 (memory): 10 loaded sessions per contender; a heap figure or a stated reason.
+  const mem = Object.entries((results.fig6 as unknown as { loaded: Record<string, { ok: boolean; perSession?: { heapUsed: number }; reason?: string }> }).loaded)
+  expect(mem.length).toBe(4)
+  for (const [id, r] of mem) {
+    const ok = (r.ok && typeof r.perSession?.heapUsed === 'number') || (typeof r.reason === 'string' && r.reason.length > 0)
+    expect(ok, `fig6 ${id}: ${JSON.stringify(r)}`).toBe(true)
+  }
   for (const [name, r] of cells) {
     const ok = (typeof r.wall === 'number' && r.wall > 0) || (typeof r.reason === 'string' && r.reason.length > 0)
     expect(ok, `${name}: ${JSON.stringify(r)}`).toBe(true)

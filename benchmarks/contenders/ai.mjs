@@ -64,8 +64,17 @@ export async function contender(variant, options) {
   const turn = JSON.stringify(probe)
   const history = []
   for (let i = 0; history.length < options.prior; i++) history.push(...JSON.parse(turn.replaceAll('call_1', `h_${i}`)))
+  const historyJson = JSON.stringify(history)
   return {
     priorMessages: history.length,
+    // Figure 6: the AI SDK keeps no session; what a user keeps per conversation is its
+    // `ModelMessage[]` (its own copy of the history). The model and tools are shared; a real
+    // turn (optional) goes through `streamText` and appends the response messages.
+    async idle(runTurn) {
+      const messages = JSON.parse(historyJson)
+      if (runTurn) await chat(options, messages)('hello')
+      return messages
+    },
     async fresh() {
       const turn = chat(options, history.slice())
       return { turn, close() {} }

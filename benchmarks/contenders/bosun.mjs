@@ -62,8 +62,24 @@ export async function contender(variant, options) {
   await seed.close()
 
   let n = 0
+  const logJson = JSON.stringify(log)
   return {
     priorMessages,
+    logEvents: log.length,
+    // Figure 6: one idle session as a Bosun user holds it — an agent (its own memory store,
+    // model adapter instance and session) loaded from its own copy of the history (as if read
+    // from disk), optionally after one real turn. Returned so the caller keeps it alive.
+    async idle(runTurn) {
+      const store = memoryStore()
+      const id = `idle-${n++}`
+      await store.create({ id, version: 1, createdAt: 0 }, JSON.parse(logJson))
+      const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
+      if (runTurn) {
+        agent.followup('hello')
+        await agent.whenIdle()
+      }
+      return agent
+    },
     async fresh() {
       const store = storeFactory()
       const id = `bench-${n++}`

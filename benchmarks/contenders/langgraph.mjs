@@ -83,8 +83,20 @@ export async function contender(variant, options) {
   const deltas = answerDeltas(options.chunks, options.chunkSize)
   const history = historyOf(options.prior, deltas)
   let n = 0
+  // Figure 6: one compiled graph and one MemorySaver shared by all sessions (the idiomatic
+  // server setup); a session is a thread whose checkpoints live in the saver. Its history is
+  // loaded with `graph.updateState` as the agent node (no model call), then optionally one real
+  // turn. What is retained per session is the thread's checkpoints (+ writes) in the saver.
+  let idleGraph
   return {
     priorMessages: history.length,
+    async idle(runTurn) {
+      idleGraph ??= createReactAgent({ llm: new BenchChatModel(deltas), tools: [lookup], checkpointer: new MemorySaver() })
+      const config = { configurable: { thread_id: `idle-${n++}` } }
+      await idleGraph.updateState(config, { messages: historyOf(options.prior, deltas) }, 'agent')
+      if (runTurn) for await (const _ of await idleGraph.stream({ messages: [new HumanMessage('hello')] }, { ...config, streamMode: 'messages' }));
+      return config.configurable.thread_id
+    },
     async fresh() {
       const saver = saverFactory()
       const graph = createReactAgent({ llm: new BenchChatModel(deltas), tools: [lookup], checkpointer: saver })

@@ -68,8 +68,16 @@ export async function contender(variant, options) {
   const turn = JSON.stringify(probe.state.messages)
   const history = []
   for (let i = 0; history.length < options.prior; i++) history.push(...JSON.parse(turn.replaceAll('call_1', `h_${i}`)))
+  const historyJson = JSON.stringify(history)
   return {
     priorMessages: history.length,
+    // Figure 6: one idle session = a pi `Agent` (its state: messages, tools, model; its own
+    // stream function) holding its own copy of the history, optionally after one real turn.
+    async idle(runTurn) {
+      const agent = makeAgent(options, JSON.parse(historyJson))
+      if (runTurn) await agent.prompt('hello')
+      return agent
+    },
     async fresh() {
       const agent = makeAgent(options, history)
       let deltas = 0
