@@ -9,13 +9,28 @@ import { BUSY_TIMEOUT_MS, CREATE_TABLES, SCHEMA_VERSION, SQL } from './schema.js
 
 /** @internal Counters for tests and diagnostics; not part of the public API. */
 export interface ConnectionStats {
-  /** Write-behind batches committed (one transaction each). */
+  /** Write-behind transactions committed (one per commit round, holding every queued writer's batch). */
   commits: number
-  /** Write-behind batches rolled back. */
+  /** Write-behind batches rolled back (a batch refused inside a round, or every batch of a failed round). */
   rollbacks: number
   /** Events written by committed batches. */
   events: number
 }
+
+/**
+ * A writer waiting on its connection's commit queue. The round calls `pendingRows()` to take
+ * everything it has queued at that moment, then `settle()` with the outcome of exactly those
+ * rows; both run synchronously within the round (no append can happen in between).
+ */
+export interface CommitMember {
+  readonly session: string
+  /** Every row queued now, in order; empty when there is nothing to write. */
+  pendingRows(): readonly EventRow[]
+  /** `error` undefined: the `rows` first rows were committed. Otherwise they were rolled back. */
+  settle(rows: number, error: unknown): void
+}
+
+type Outcome = { ok: true } | { ok: false; error: unknown }
 
 interface ListRow {
   id: string
@@ -31,11 +46,19 @@ export interface Connection {
   readonly stats: ConnectionStats
   /** Inserts a session and its seed in one transaction; SESSION_EXISTS if the id is taken. */
   createSession(header: SessionHeader, seed: readonly EventRow[]): void
-  /** Appends a batch in one transaction; STALE_WRITER unless it starts right after the stored log. */
-  appendBatch(session: string, batch: readonly EventRow[]): void
+  /**
+   * Queues `member` for the next commit round (group commit). One macrotask later (`setImmediate`,
+   * so that concurrent flushes of other sessions join), ONE `BEGIN IMMEDIATE` transaction writes
+   * every queued member's rows, each batch inside its own SAVEPOINT (STALE_WRITER unless it
+   * starts right after the stored log; a refused batch rolls back alone), then ONE `COMMIT`, and
+   * each member is settled. A member already queued is not queued twice. Throws (STORE) when the
+   * connection is closed.
+   */
+  requestCommit(member: CommitMember): void
   /** Reads a session's header and rows in one read transaction (a consistent snapshot). */
   loadSession(id: string): { header: string; rows: EventRow[] } | undefined
   listSessions(): ListRow[]
+  /** Runs a pending commit round at once, then closes the database. */
   close(): void
 }
 
@@ -128,6 +151,59 @@ function connect(db: Database.Database, file: string): Connection {
     }
     insertRows(session, batch)
   })
+  // Called inside `group`, `append` runs as a nested better-sqlite3 transaction, i.e. inside a
+  // SAVEPOINT: on error it rolls back to that savepoint (only this batch's rows) and rethrows.
+  const group = db.transaction((batches: ReadonlyArray<{ session: string; rows: readonly EventRow[] }>): Outcome[] => {
+    const outcomes: Outcome[] = []
+    for (const { session, rows } of batches) {
+      try {
+        append(session, rows)
+        outcomes.push({ ok: true })
+      } catch (error) {
+        // Some errors (SQLITE_FULL, IOERR, NOMEM, BUSY…) make SQLite roll back the whole
+        // transaction: then nothing of the round survives, and every batch fails with this error.
+        if (!db.inTransaction) throw error
+        outcomes.push({ ok: false, error })
+      }
+    }
+    return outcomes
+  })
+  const queue = new Set<CommitMember>()
+  let round: ReturnType<typeof setImmediate> | undefined
+
+  /** One commit round: every queued member's rows in one transaction, one savepoint each. */
+  const runRound = () => {
+    round = undefined
+    const members = [...queue]
+    queue.clear()
+    const batches = members.map((member) => ({ member, session: member.session, rows: member.pendingRows() }))
+    const writing = batches.filter((batch) => batch.rows.length > 0)
+    let outcomes: Outcome[]
+    if (writing.length === 0) {
+      outcomes = []
+    } else {
+      try {
+        // IMMEDIATE: take the write lock first, so a concurrent writer waits (busy_timeout) instead of failing.
+        outcomes = group.immediate(writing)
+        stats.commits++
+      } catch (error) {
+        // BEGIN, COMMIT or a whole-transaction rollback failed: nothing of the round was written.
+        outcomes = writing.map(() => ({ ok: false, error }))
+      }
+    }
+    const byMember = new Map(writing.map((batch, index) => [batch.member, outcomes[index]!]))
+    for (const { member, rows } of batches) {
+      const outcome = byMember.get(member) ?? { ok: true }
+      if (outcome.ok) stats.events += rows.length
+      else stats.rollbacks++
+      try {
+        member.settle(rows.length, outcome.ok ? undefined : outcome.error)
+      } catch {
+        // A member's bookkeeping cannot stop the others from being settled.
+      }
+    }
+  }
+
   const load = db.transaction((id: string) => {
     const found = selectSession.get(id)
     if (found === undefined) return undefined
@@ -142,20 +218,19 @@ function connect(db: Database.Database, file: string): Connection {
       // IMMEDIATE: take the write lock first, so a concurrent writer waits (busy_timeout) instead of failing.
       create.immediate(header, seed)
     },
-    appendBatch(session, batch) {
-      if (batch.length === 0) return
-      try {
-        append.immediate(session, batch)
-      } catch (error) {
-        stats.rollbacks++
-        throw error
-      }
-      stats.commits++
-      stats.events += batch.length
+    requestCommit(member) {
+      if (!db.open) throw new BosunError(ErrorCodes.STORE, `SQLite store ${file} is closed.`, { details: { file, session: member.session } })
+      queue.add(member)
+      round ??= setImmediate(runRound)
     },
     loadSession: (id) => load.deferred(id),
     listSessions: () => listSessions.all(),
     close() {
+      if (round !== undefined) {
+        // Settles every queued writer now (committed, or rejected if the database is already closed).
+        clearImmediate(round)
+        runRound()
+      }
       if (db.open) db.close()
     },
   }

@@ -8,6 +8,7 @@ import definition, { sqliteStore } from './index.js'
 import { SCHEMA_VERSION } from './schema.js'
 import { inspectSqliteStore, type SqliteStore } from './store.js'
 import { event, header, tempDatabase } from './testing/temp.js'
+import type { SqliteWriter } from './writer.js'
 
 let file: string
 let dir: string
@@ -309,6 +310,162 @@ describe('sqlite store — write-behind', () => {
     await Promise.all([a.writer.close(), b.writer.close()])
     expect(seqsIn('a')).toEqual([...Array(20).keys()])
     expect(seqsIn('b')).toEqual([...Array(20).keys()])
+  })
+})
+
+describe('sqlite store — group commit', () => {
+  it('commits the batches of N writers flushing concurrently in ONE transaction, each with its own events', async () => {
+    const store = make({ batchWindowMs: 60_000 })
+    const ids = Array.from({ length: 8 }, (_, i) => `g${i}`)
+    const sessions = await Promise.all(ids.map((id) => store.create(header(id))))
+    const stats = inspectSqliteStore(store).stats()!
+    expect(stats).toEqual({ commits: 0, rollbacks: 0, events: 0 })
+    sessions.forEach((s, w) => {
+      for (let i = 0; i <= w; i++) s.writer.append(event(i, { writer: w, i }))
+    })
+    await Promise.all(sessions.map((s) => s.writer.flush()))
+    expect(stats).toEqual({ commits: 1, rollbacks: 0, events: (8 * 9) / 2 })
+    for (const [w, id] of ids.entries()) {
+      expect(raw((db) => db.prepare('SELECT data FROM events WHERE session_id = ? ORDER BY seq').pluck().all(id))).toEqual(
+        Array.from({ length: w + 1 }, (_, i) => JSON.stringify({ writer: w, i })),
+      )
+    }
+    // The next concurrent round is one more transaction, whatever the number of writers.
+    sessions.forEach((s, w) => s.writer.append(event(w + 1, { writer: w, i: w + 1 })))
+    await Promise.all(sessions.map((s) => s.writer.flush()))
+    expect(stats).toEqual({ commits: 2, rollbacks: 0, events: (8 * 9) / 2 + 8 })
+    const other = make()
+    for (const [w, id] of ids.entries()) expect((await other.open(id))?.events).toHaveLength(w + 2)
+  })
+
+  it('a writer whose flush and window timer fall in the same tick is written once, with rows appended until the round', async () => {
+    const store = make({ batchWindowMs: 0 })
+    const a = await store.create(header('a'))
+    const b = await store.create(header('b'))
+    const stats = inspectSqliteStore(store).stats()!
+    a.writer.append(event(0))
+    b.writer.append(event(0))
+    const first = a.writer.flush()
+    const second = a.writer.flush()
+    // Appended after flush() but before the round runs: part of the same round.
+    a.writer.append(event(1))
+    await Promise.all([first, second])
+    await vi.waitFor(() => expect(seqsIn('b')).toEqual([0]))
+    expect(seqsIn('a')).toEqual([0, 1])
+    expect(stats.events).toBe(3)
+    expect(stats.commits).toBeLessThanOrEqual(2)
+    expect((a.writer as SqliteWriter).pending).toBe(0)
+  })
+
+  it('a stale writer among several rejects only its own flush; the others commit in the same transaction', async () => {
+    const one = make({ batchWindowMs: 60_000 })
+    const two = make()
+    const stale = await one.create(header('stale'))
+    stale.writer.append(event(0))
+    await stale.writer.flush()
+    const b = (await two.open('stale'))!
+    b.writer.append(event(1, { from: 'b' }))
+    await b.writer.flush()
+    const good = await Promise.all(['x', 'y', 'z'].map((id) => one.create(header(id))))
+    const stats = inspectSqliteStore(one).stats()!
+    expect(stats).toEqual({ commits: 1, rollbacks: 0, events: 1 })
+    for (const s of good) for (let i = 0; i < 3; i++) s.writer.append(event(i))
+    stale.writer.append(event(1, { from: 'a' }))
+    stale.writer.append(event(2, { from: 'a' }))
+    // The stale writer flushes in the middle: the writers before and after it keep their rows.
+    const results = await Promise.allSettled([good[0]!.writer.flush(), stale.writer.flush(), good[1]!.writer.flush(), good[2]!.writer.flush()])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+    const error = (results[1] as PromiseRejectedResult).reason as BosunError
+    expect(BosunError.is(error, 'STALE_WRITER')).toBe(true)
+    expect(error.message).toContain(file)
+    expect(error.details).toMatchObject({ session: 'stale', stored: 2, seq: 1 })
+    expect(stats).toEqual({ commits: 2, rollbacks: 1, events: 10 })
+    for (const id of ['x', 'y', 'z']) expect(seqsIn(id)).toEqual([0, 1, 2])
+    expect((await make().open('stale'))?.events.map((e) => e.data)).toEqual([{ n: 0 }, { from: 'b' }])
+    // Still queued, still refused, alone again.
+    expect((stale.writer as SqliteWriter).pending).toBe(2)
+    await expect(stale.writer.flush()).rejects.toSatisfy((e) => BosunError.is(e, 'STALE_WRITER'))
+    await expect(stale.writer.close()).rejects.toSatisfy((e) => BosunError.is(e, 'STALE_WRITER'))
+    await b.writer.close()
+    expect(raw((db) => db.pragma('integrity_check', { simple: true }))).toBe('ok')
+  })
+
+  it('a failed batch in a shared round rolls back alone, stays queued in order and is retried by the next flush', async () => {
+    const store = make({ batchWindowMs: 60_000 })
+    const ok = await store.create(header('ok'))
+    const bad = await store.create(header('bad'))
+    raw((db) => db.exec(`
+      CREATE TABLE test_switch (fail INTEGER);
+      INSERT INTO test_switch VALUES (1);
+      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN NEW.session_id = 'bad' AND (SELECT fail FROM test_switch) = 1
+      BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;
+    `))
+    const stats = inspectSqliteStore(store).stats()!
+    bad.writer.append(event(0))
+    bad.writer.append(event(1))
+    ok.writer.append(event(0))
+    const [badResult, okResult] = await Promise.allSettled([bad.writer.flush(), ok.writer.flush()])
+    expect(okResult.status).toBe('fulfilled')
+    expect(badResult.status).toBe('rejected')
+    const error = (badResult as PromiseRejectedResult).reason as BosunError
+    expect(BosunError.is(error, 'STORE')).toBe(true)
+    expect(error.message).toContain('disk on fire')
+    expect(error.details).toMatchObject({ session: 'bad', seq: 0 })
+    expect(stats).toEqual({ commits: 1, rollbacks: 1, events: 1 })
+    expect(seqsIn('ok')).toEqual([0])
+    expect(seqsIn('bad')).toEqual([])
+    bad.writer.append(event(2))
+    raw((db) => db.exec('UPDATE test_switch SET fail = 0'))
+    await bad.writer.flush()
+    expect(seqsIn('bad')).toEqual([0, 1, 2])
+    expect(stats).toEqual({ commits: 2, rollbacks: 1, events: 4 })
+  })
+
+  it('an error that abandons the whole transaction rejects every flush of the round; all batches stay queued and are retried', async () => {
+    const store = make({ batchWindowMs: 60_000 })
+    const ok = await store.create(header('ok'))
+    const bad = await store.create(header('bad'))
+    // RAISE(ROLLBACK) ends the whole transaction, like SQLITE_FULL or an I/O error would.
+    raw((db) => db.exec(`
+      CREATE TABLE test_switch (fail INTEGER);
+      INSERT INTO test_switch VALUES (1);
+      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN NEW.session_id = 'bad' AND (SELECT fail FROM test_switch) = 1
+      BEGIN SELECT RAISE(ROLLBACK, 'transaction lost'); END;
+    `))
+    const stats = inspectSqliteStore(store).stats()!
+    ok.writer.append(event(0))
+    bad.writer.append(event(0))
+    // ok's batch is written (and its savepoint released) before bad's ends the transaction.
+    const results = await Promise.allSettled([ok.writer.flush(), bad.writer.flush()])
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+    for (const r of results) expect(((r as PromiseRejectedResult).reason as Error).message).toContain('transaction lost')
+    expect(stats).toEqual({ commits: 0, rollbacks: 2, events: 0 })
+    expect(seqsIn('ok')).toEqual([])
+    expect(seqsIn('bad')).toEqual([])
+    expect((ok.writer as SqliteWriter).pending).toBe(1)
+    raw((db) => db.exec('UPDATE test_switch SET fail = 0'))
+    ok.writer.append(event(1))
+    await Promise.all([ok.writer.flush(), bad.writer.flush()])
+    expect(seqsIn('ok')).toEqual([0, 1])
+    expect(seqsIn('bad')).toEqual([0])
+    expect(stats).toEqual({ commits: 1, rollbacks: 2, events: 3 })
+  })
+
+  it('close() writes a pending round before closing the database, and refuses appends from the moment it is called', async () => {
+    const store = make({ batchWindowMs: 0 })
+    const a = await store.create(header('a'))
+    const b = await store.create(header('b'))
+    a.writer.append(event(0))
+    b.writer.append(event(0))
+    const flushed = b.writer.flush()
+    const closing = a.writer.close()
+    expect(a.writer.close()).toBe(closing)
+    expect(() => a.writer.append(event(1))).toThrow(/closed/)
+    await store.close()
+    await closing
+    await flushed
+    expect(seqsIn('a')).toEqual([0])
+    expect(seqsIn('b')).toEqual([0])
   })
 })
 

@@ -32,7 +32,8 @@ export function inspectSqliteStore(store: Store): SqliteStoreInternals {
 /**
  * A session store in one SQLite database file (WAL, `synchronous=FULL`): a `sessions` table of
  * headers and an `events` table keyed by `(session_id, seq)`. Appends are written behind in
- * batches, one transaction per batch; `await writer.flush()` resolves once the batch is committed.
+ * batches, and the batches of all sessions flushing in the same tick share one transaction (group
+ * commit, one savepoint per session); `await writer.flush()` resolves once its batch is committed.
  * The file (and its folder) is created on first use. Several stores, in one process or several,
  * may share the file; a writer whose view of a session is stale is refused with STALE_WRITER.
  *

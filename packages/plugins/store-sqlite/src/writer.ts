@@ -1,18 +1,21 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
 import { encodeEvent, type EventRow } from './codec.js'
-import type { Connection } from './database.js'
+import type { CommitMember, Connection } from './database.js'
 import { storeError } from './errors.js'
 
 /**
  * The write-behind writer of one open session. `append` serialises the event at once and queues
- * it; the queue is committed as ONE transaction `batchWindowMs` after the first append of a batch,
- * or at once by `flush()`. better-sqlite3 is synchronous, so a commit runs to completion on the
- * event loop and at most one batch is ever in flight. A failed batch is rolled back and stays
- * queued, in order, ahead of later appends; the timer stops writing until a `flush()` retries it,
- * and every `flush()` rejects with the error until one succeeds.
+ * it. `batchWindowMs` after the first append of a batch, or at once on `flush()`, the writer joins
+ * its connection's commit queue: one macrotask later a single transaction writes the queued rows of
+ * every writer that joined (group commit, one savepoint per writer, one COMMIT and fsync for all),
+ * and `flush()` resolves or rejects with this writer's own outcome. A writer is queued at most once
+ * at a time, and a round takes its rows and settles them synchronously, so at most one batch per
+ * writer is ever in flight. A failed batch is rolled back and stays queued, in order, ahead of
+ * later appends; the timer stops writing until a `flush()` retries it, and every `flush()` rejects
+ * with the error until one succeeds.
  */
-export class SqliteWriter implements SessionWriter {
+export class SqliteWriter implements SessionWriter, CommitMember {
   readonly #connection: Connection
   readonly #session: string
   readonly #windowMs: number
@@ -23,7 +26,10 @@ export class SqliteWriter implements SessionWriter {
   #timer: ReturnType<typeof setTimeout> | undefined
   /** The error of the last failed batch, while that batch is still queued. */
   #failure: BosunError | undefined
+  /** Set while this writer waits in its connection's commit queue: settled by that round. */
+  #round: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined
   #closed = false
+  #closing: Promise<void> | undefined
 
   constructor(connection: Connection, session: string, length: number, windowMs: number, release: (writer: SqliteWriter) => void) {
     this.#connection = connection
@@ -31,6 +37,11 @@ export class SqliteWriter implements SessionWriter {
     this.#next = length
     this.#windowMs = windowMs
     this.#release = release
+  }
+
+  /** The session this writer appends to. */
+  get session(): string {
+    return this.#session
   }
 
   /** Events appended but not yet committed. */
@@ -56,36 +67,91 @@ export class SqliteWriter implements SessionWriter {
     this.#schedule()
   }
 
+  /**
+   * Resolves once everything appended before the call is committed (with the other writers that
+   * flush in the same tick, in one transaction); rejects with this writer's error otherwise.
+   */
   flush(): Promise<void> {
     this.#cancelTimer()
+    if (this.#queue.length === 0) return Promise.resolve()
     try {
-      this.#commit()
-      return Promise.resolve()
+      return this.#enqueue()
     } catch (error) {
       return Promise.reject(error)
     }
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return
+  /**
+   * Flushes, then releases the writer; later appends are refused from the moment it is called.
+   * Rejects if the last flush failed (the writer is released anyway: the rejection is the report of
+   * what was not written). Calling it again returns the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
+    // Refused from now on: an append while the last round is pending would otherwise be left behind.
+    this.#closed = true
     try {
       await this.flush()
     } finally {
-      // Released even when the last flush failed: the rejection tells the caller what was not written.
-      this.#closed = true
       this.#cancelTimer()
       this.#release(this)
     }
+  }
+
+  /** @internal CommitMember: the rows the commit round writes for this writer. */
+  pendingRows(): readonly EventRow[] {
+    return this.#queue
+  }
+
+  /** @internal CommitMember: the outcome of the round for the `rows` first queued rows. */
+  settle(rows: number, error: unknown): void {
+    const round = this.#round
+    this.#round = undefined
+    if (error === undefined) {
+      // Synchronous with pendingRows(): no append can have happened in between.
+      this.#queue = this.#queue.slice(rows)
+      this.#failure = undefined
+      round?.resolve()
+      return
+    }
+    const first = this.#queue[0]
+    this.#failure = storeError(this.#connection.file, `write ${rows} events of session "${this.#session}"`, error, {
+      session: this.#session,
+      ...(first === undefined ? {} : { seq: first.seq }),
+    })
+    round?.reject(this.#failure)
+  }
+
+  /** Joins the connection's next commit round (once); the promise settles with this writer's outcome. */
+  #enqueue(): Promise<void> {
+    if (this.#round === undefined) {
+      let resolve!: () => void
+      let reject!: (error: unknown) => void
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      })
+      // A round started by the timer has no caller: its failure is kept in #failure for flush().
+      promise.catch(() => {})
+      this.#connection.requestCommit(this)
+      this.#round = { promise, resolve, reject }
+    }
+    return this.#round.promise
   }
 
   #schedule(): void {
     if (this.#timer !== undefined || this.#failure !== undefined) return
     this.#timer = setTimeout(() => {
       this.#timer = undefined
+      if (this.#queue.length === 0 || this.#failure !== undefined) return
       try {
-        this.#commit()
+        void this.#enqueue()
       } catch {
-        // Kept in #failure with the batch still queued: the next flush() retries and reports it.
+        // The connection is closed: the rows stay queued, and flush()/close() report it.
       }
     }, this.#windowMs)
   }
@@ -94,23 +160,5 @@ export class SqliteWriter implements SessionWriter {
     if (this.#timer === undefined) return
     clearTimeout(this.#timer)
     this.#timer = undefined
-  }
-
-  /** Commits everything queued as one transaction, or leaves it queued and throws. */
-  #commit(): void {
-    if (this.#queue.length === 0) return
-    const batch = this.#queue
-    try {
-      this.#connection.appendBatch(this.#session, batch)
-    } catch (error) {
-      this.#failure = storeError(this.#connection.file, `write ${batch.length} events of session "${this.#session}"`, error, {
-        session: this.#session,
-        seq: batch[0]!.seq,
-      })
-      throw this.#failure
-    }
-    // Synchronous: no append can have happened during the commit.
-    this.#queue = []
-    this.#failure = undefined
   }
 }
