@@ -29,3 +29,36 @@ test('every contender produces a result or a stated reason (one sample each)', a
     expect(ok, `${name}: ${JSON.stringify(r)}`).toBe(true)
   }
 }, 60_000)
+
+type ChildResult = { ok: boolean; reason?: string } & Record<string, unknown>
+const okOrReason = (r: ChildResult | undefined) => r !== undefined && (r.ok || (typeof r.reason === 'string' && r.reason.length > 0))
+
+test('figure 7 (concurrency): 10 sessions × 2 turns per contender, a result or a stated reason', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--only', 'concurrency', '--smoke'], { cwd: here, timeout: 60_000 })
+  const { fig7 } = JSON.parse(stdout.trim().split('\n').pop()!) as { fig7: { runs: Record<string, Record<string, ChildResult & { turns?: number }>> } }
+  const cells = Object.values(fig7.runs).flatMap((row) => Object.entries(row))
+  expect(cells.length).toBe(4)
+  for (const [id, r] of cells) {
+    expect(okOrReason(r), `fig7 ${id}: ${JSON.stringify(r)}`).toBe(true)
+    if (r.ok) expect(r.turns).toBe(20)
+  }
+}, 60_000)
+
+test('figure 4 (durable step): one turn per durable contender, bytes written or a stated reason', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--only', 'durable', '--smoke'], { cwd: here, timeout: 60_000 })
+  const { fig4 } = JSON.parse(stdout.trim().split('\n').pop()!) as { fig4: { runs: Record<string, Record<string, ChildResult & { wchar?: number[]; growth?: number[] }>> } }
+  const cells = Object.values(fig4.runs).flatMap((row) => Object.entries(row))
+  expect(cells.length).toBe(3)
+  for (const [id, r] of cells) {
+    expect(okOrReason(r), `fig4 ${id}: ${JSON.stringify(r)}`).toBe(true)
+    if (r.ok) expect(r.wchar!.length).toBe(1)
+  }
+}, 60_000)
+
+test('figure 5 (resume): a 1,000-event session reopened by Bosun JSONL and LangGraph SqliteSaver, or a stated reason', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--only', 'resume', '--smoke'], { cwd: here, timeout: 60_000 })
+  const { fig5 } = JSON.parse(stdout.trim().split('\n').pop()!) as { fig5: { runs: Record<string, Record<string, ChildResult>> } }
+  const cells = Object.values(fig5.runs).flatMap((row) => Object.entries(row))
+  expect(cells.length).toBe(2)
+  for (const [id, r] of cells) expect(okOrReason(r), `fig5 ${id}: ${JSON.stringify(r)}`).toBe(true)
+}, 60_000)

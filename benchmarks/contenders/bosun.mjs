@@ -40,6 +40,7 @@ function model({ chunks, chunkSize }) {
 export async function contender(variant, options) {
   const dir = variant === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'bosun-bench-'))
   let storeFactory
+  let sqliteFiles = []
   if (variant === 'memory') storeFactory = () => memoryStore()
   else if (variant === 'jsonl') {
     const { jsonlStore } = await import('@bosun/plugin-store-jsonl')
@@ -47,7 +48,7 @@ export async function contender(variant, options) {
   } else if (variant === 'sqlite') {
     const { sqliteStore } = await import('@bosun/plugin-store-sqlite')
     let n = 0
-    storeFactory = () => sqliteStore({ file: join(dir, `s${n++}.db`), batchWindowMs: 0 })
+    storeFactory = () => { const file = join(dir, `s${n++}.db`); sqliteFiles = [file, `${file}-wal`]; return sqliteStore({ file, batchWindowMs: 0 }) }
   } else throw new Error(`unknown bosun variant ${variant}`)
 
   // The prior history: real turns on a memory-store agent, kept as its log.
@@ -66,6 +67,7 @@ export async function contender(variant, options) {
   return {
     priorMessages,
     logEvents: log.length,
+    log, // figure 5: the seed log, written to a store by resume-child.mjs
     // Figure 6: one idle session as a Bosun user holds it — an agent (its own memory store,
     // model adapter instance and session) loaded from its own copy of the history (as if read
     // from disk), optionally after one real turn. Returned so the caller keeps it alive.
@@ -83,6 +85,8 @@ export async function contender(variant, options) {
     async fresh() {
       const store = storeFactory()
       const id = `bench-${n++}`
+      // Figure 4: the files this session's durable writes land in (size growth per step).
+      const files = variant === 'jsonl' ? [join(dir, `${id}.jsonl`)] : sqliteFiles
       await store.create({ id, version: 1, createdAt: 0 }, log)
       const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
       let deltas = 0
@@ -97,6 +101,7 @@ export async function contender(variant, options) {
           return deltas
         },
         close: () => agent.close(),
+        files,
       }
     },
     cleanup() {

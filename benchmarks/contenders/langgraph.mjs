@@ -73,12 +73,13 @@ function historyOf(prior, deltas) {
 export async function contender(variant, options) {
   let dir
   let saverFactory
+  let files = []
   if (variant === 'memory') saverFactory = () => new MemorySaver()
   else if (variant === 'sqlite') {
     const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite')
     dir = mkdtempSync(join(tmpdir(), 'lg-bench-'))
     let n = 0
-    saverFactory = () => SqliteSaver.fromConnString(join(dir, `c${n++}.db`))
+    saverFactory = () => { const file = join(dir, `c${n++}.db`); const saver = SqliteSaver.fromConnString(file); files = [file, `${file}-wal`]; return saver }
   } else throw new Error(`unknown langgraph variant ${variant}`)
   const deltas = answerDeltas(options.chunks, options.chunkSize)
   const history = historyOf(options.prior, deltas)
@@ -113,6 +114,26 @@ export async function contender(variant, options) {
         first: (text) => run({ messages: [...history, new HumanMessage(text)] }),
         turn: (text) => run({ messages: [new HumanMessage(text)] }),
         close() { saver.db?.close?.() },
+        files,
+      }
+    },
+    // Figure 7: a thread on ONE shared compiled graph with ONE shared MemorySaver (the server
+    // setup); `prior` history, if any, is the input of the first turn.
+    async thread() {
+      idleGraph ??= createReactAgent({ llm: new BenchChatModel(deltas), tools: [lookup], checkpointer: new MemorySaver() })
+      const config = { configurable: { thread_id: `c-${n++}` }, streamMode: 'messages' }
+      let first = history.length > 0
+      return {
+        async turn(text) {
+          const messages = first ? [...history, new HumanMessage(text)] : [new HumanMessage(text)]
+          first = false
+          let count = 0
+          for await (const [message, meta] of await idleGraph.stream({ messages }, config)) {
+            if (meta.langgraph_node === 'agent' && typeof message.content === 'string' && message.content !== '') count++
+          }
+          return count
+        },
+        close() {},
       }
     },
     cleanup() {
