@@ -10,17 +10,13 @@
 // Run: `pnpm bench` (alone: `pnpm exec vitest bench --run tests/bench/open-1m-jsonl`).
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { bench, describe } from 'vitest'
-import { scripted } from '@bosun/adapter-scripted'
-import { createAgent } from '@bosun/core'
+import { describe } from 'vitest'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { header, sessionLog } from './events.js'
-import { fmt, phaseOptions, quantile, removeDir, report, tempDir } from './harness.js'
+import { fmt, report, tempDir } from './harness.js'
+import { openRounds, storeContenders, type OpenContender } from './open-rounds.js'
 
 const LENGTH = 1_000_000
-/** One measured iteration per contender and round, no warm-up; OPEN_ROUNDS rounds, interleaved. */
-const TIMING = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 }
-const OPEN_ROUNDS = 3
 
 describe(`open a ${fmt(LENGTH)}-event session, JSONL store`, async () => {
   const dir = tempDir('open-jsonl')
@@ -36,7 +32,7 @@ describe(`open a ${fmt(LENGTH)}-event session, JSONL store`, async () => {
 
   /** Keeps a result alive until the next iteration starts, so no work can be optimised away. */
   const sink: unknown[] = []
-  const contenders: [string, () => Promise<number>][] = []
+  const contenders: OpenContender[] = []
   const contender = (name: string, open: () => Promise<number>) => contenders.push([name, open])
 
   contender('plain: readFile + split + JSON.parse each line', async () => {
@@ -48,56 +44,6 @@ describe(`open a ${fmt(LENGTH)}-event session, JSONL store`, async () => {
     return events.length
   })
 
-  contender('store.open(id)', async () => {
-    const stored = (await store.open('big'))!
-    const length = stored.events.length
-    sink[0] = stored.events[length - 1]
-    await stored.writer.close()
-    return length
-  })
-
-  contender('createAgent (store.open + Session + Inbox + Surface + repair check)', async () => {
-    const agent = await createAgent({ model: scripted(), store, sessionId: 'big' })
-    const length = agent.session.length
-    sink[0] = agent.surface.messages.length
-    await agent.close()
-    return length
-  })
-
-  // One iteration per contender per round, the rounds interleaved (see harness.ts).
-  const times = new Map<string, number[]>()
-  for (let round = 1; round <= OPEN_ROUNDS; round++) {
-    describe(`round ${round}/${OPEN_ROUNDS}`, () => {
-      for (const [index, [name, open]] of contenders.entries()) {
-        bench(
-          name,
-          async () => {
-            sink.length = 0
-            const start = performance.now()
-            const length = await open()
-            const list = times.get(name) ?? []
-            list.push(performance.now() - start)
-            times.set(name, list)
-            if (length !== LENGTH) throw new Error(`${name}: read ${length} events, expected ${LENGTH}`)
-          },
-          phaseOptions(
-            TIMING,
-            async () => {},
-            (mode) => {
-              if (mode !== 'run' || round < OPEN_ROUNDS) return
-              const list = times.get(name)!
-              const sorted = [...list].sort((a, b) => a - b)
-              const median = quantile(sorted, 0.5)
-              report(
-                `open-jsonl ${name}: median ${fmt(median)} ms = ${fmt((LENGTH / median) * 1000)} events/s, ` +
-                  `best ${fmt(sorted[0]!)} ms = ${fmt((LENGTH / sorted[0]!) * 1000)} events/s (runs: ${list.map((t) => fmt(t)).join(', ')} ms)`,
-              )
-              // The last measurement of the file: release the store and remove the generated files.
-              if (index === contenders.length - 1) void store.close().catch(() => {}).finally(() => removeDir(dir))
-            },
-          ),
-        )
-      }
-    })
-  }
+  contenders.push(...storeContenders(store, 'big', sink))
+  openRounds('open-jsonl', LENGTH, contenders, sink, store, dir)
 })

@@ -14,17 +14,13 @@
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { bench, describe } from 'vitest'
-import { scripted } from '@bosun/adapter-scripted'
-import { createAgent } from '@bosun/core'
+import { describe } from 'vitest'
 import { sqliteStore } from '@bosun/plugin-store-sqlite'
 import { header, sessionLog } from './events.js'
-import { fmt, phaseOptions, quantile, removeDir, report, tempDir } from './harness.js'
+import { fmt, report, tempDir } from './harness.js'
+import { openRounds, storeContenders, type OpenContender } from './open-rounds.js'
 
 const LENGTH = Number(process.env.BOSUN_BENCH_SQLITE_OPEN_LENGTH ?? 1_000_000)
-/** One measured iteration per contender and round, no warm-up; OPEN_ROUNDS rounds, interleaved. */
-const TIMING = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 }
-const OPEN_ROUNDS = 3
 
 /** The few better-sqlite3 calls used here (the package is a dependency of the SQLite store, not of the workspace root). */
 interface RawDatabase {
@@ -56,7 +52,7 @@ describe(`open a ${fmt(LENGTH)}-event session, SQLite store`, async () => {
 
   /** Keeps a result alive until the next iteration starts, so no work can be optimised away. */
   const sink: unknown[] = []
-  const contenders: [string, () => Promise<number>][] = []
+  const contenders: OpenContender[] = []
   const contender = (name: string, open: () => Promise<number>) => contenders.push([name, open])
 
   contender('plain: readFile + split + JSON.parse each line (same events as JSONL)', async () => {
@@ -84,56 +80,6 @@ describe(`open a ${fmt(LENGTH)}-event session, SQLite store`, async () => {
     }
   })
 
-  contender('store.open(id)', async () => {
-    const stored = (await store.open('big'))!
-    const length = stored.events.length
-    sink[0] = stored.events[length - 1]
-    await stored.writer.close()
-    return length
-  })
-
-  contender('createAgent (store.open + Session + Inbox + Surface + repair check)', async () => {
-    const agent = await createAgent({ model: scripted(), store, sessionId: 'big' })
-    const length = agent.session.length
-    sink[0] = agent.surface.messages.length
-    await agent.close()
-    return length
-  })
-
-  // One iteration per contender per round, the rounds interleaved (see harness.ts).
-  const times = new Map<string, number[]>()
-  for (let round = 1; round <= OPEN_ROUNDS; round++) {
-    describe(`round ${round}/${OPEN_ROUNDS}`, () => {
-      for (const [index, [name, open]] of contenders.entries()) {
-        bench(
-          name,
-          async () => {
-            sink.length = 0
-            const start = performance.now()
-            const length = await open()
-            const list = times.get(name) ?? []
-            list.push(performance.now() - start)
-            times.set(name, list)
-            if (length !== LENGTH) throw new Error(`${name}: read ${length} events, expected ${LENGTH}`)
-          },
-          phaseOptions(
-            TIMING,
-            async () => {},
-            (mode) => {
-              if (mode !== 'run' || round < OPEN_ROUNDS) return
-              const list = times.get(name)!
-              const sorted = [...list].sort((a, b) => a - b)
-              const median = quantile(sorted, 0.5)
-              report(
-                `open-sqlite ${name}: median ${fmt(median)} ms = ${fmt((LENGTH / median) * 1000)} events/s, ` +
-                  `best ${fmt(sorted[0]!)} ms = ${fmt((LENGTH / sorted[0]!) * 1000)} events/s (runs: ${list.map((t) => fmt(t)).join(', ')} ms)`,
-              )
-              // The last measurement of the file: release the store and remove the generated files.
-              if (index === contenders.length - 1) void store.close().catch(() => {}).finally(() => removeDir(dir))
-            },
-          ),
-        )
-      }
-    })
-  }
+  contenders.push(...storeContenders(store, 'big', sink))
+  openRounds('open-sqlite', LENGTH, contenders, sink, store, dir)
 })
