@@ -101,13 +101,16 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     await stored.writer.close().catch(() => {})
     throw error
   }
-  session.subscribe((event) => hooks.event.call(event))
+  // Taps are counted on every call (a plugin may tap later); a hook without taps costs nothing.
+  session.subscribe((event) => {
+    if (hooks.event.taps.length > 0) hooks.event.call(event)
+  })
   let inbox: Inbox
   try {
     inbox = new Inbox(session, {
-      inserted: (message, target) => hooks.inboxInserted.call(message, target),
-      discarded: (message, target) => hooks.inboxDiscarded.call(message, target),
-      claimed: (message, turn) => hooks.inboxClaimed.call(message, turn),
+      inserted: (message, target) => hooks.inboxInserted.taps.length > 0 && hooks.inboxInserted.call(message, target),
+      discarded: (message, target) => hooks.inboxDiscarded.taps.length > 0 && hooks.inboxDiscarded.call(message, target),
+      claimed: (message, turn) => hooks.inboxClaimed.taps.length > 0 && hooks.inboxClaimed.call(message, turn),
     })
   } catch (error) {
     await stored.writer.close().catch(() => {})

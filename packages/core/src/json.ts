@@ -30,9 +30,40 @@ function mark<T extends object>(value: T): T {
  *
  * Cost is proportional to the size of `value`, never to the size of the log.
  */
-export function toFrozenJson<T>(value: T, what: string): T {
-  // Only the root is marked; a nested value that was a root before (a message) is reused by copy.
-  return copy(value, what, [], [], true) as T
+export function toFrozenJson<T>(value: T, what: string | (() => string), extraMark?: symbol): T {
+  // The root is marked so that it can be reused (a message travels through several events); a
+  // nested value that was a root before is reused too.
+  if (typeof value === 'object' && value !== null && isChecked(value) && (extraMark === undefined || hasMark(value, extraMark))) return value
+  return copyRoot(value, what, extraMark === undefined ? [CHECKED] : [CHECKED, extraMark])
+}
+
+/**
+ * Like {@link toFrozenJson} without marking the root: for values that are never passed on as the
+ * input of another append (event data), where the mark's `defineProperty` would be most of the cost.
+ */
+export function copyJson<T>(value: T, what: string | (() => string)): T {
+  return copyRoot(value, what, undefined)
+}
+
+/** True if `value` carries `mark` (a private symbol set by {@link toFrozenJson}). */
+export function hasMark(value: object, mark: symbol): boolean {
+  return (value as Record<symbol, unknown>)[mark] === true
+}
+
+function copyRoot<T>(value: T, what: string | (() => string), marks: readonly symbol[] | undefined): T {
+  try {
+    return fastCopy(value, 0, marks) as T
+  } catch (error) {
+    if (error !== SLOW_PATH) throw error
+    // Refused or too deep for the fast path: the careful copy finds the cycle and names the path.
+    return copy(value, typeof what === 'function' ? what() : what, [], [], marks) as T
+  }
+}
+
+/** Marks are set before the freeze (a frozen object takes no new property). */
+function seal<T extends object>(value: T, marks: readonly symbol[] | undefined): T {
+  if (marks !== undefined) for (const symbol of marks) Object.defineProperty(value, symbol, { value: true })
+  return Object.freeze(value)
 }
 
 /** True if `value` came out of {@link toFrozenJson} (and is therefore deep-frozen JSON). */
@@ -40,11 +71,51 @@ export function isFrozenJson(value: unknown): boolean {
   return typeof value === 'object' && value !== null && isChecked(value)
 }
 
+const SLOW_PATH = Symbol('bosun.json-slow-path')
+/** Deeper than this, the fast path hands over to the careful copy (which detects cycles). */
+const FAST_DEPTH = 64
+
+/** The common case, with no path bookkeeping: any doubt throws {@link SLOW_PATH}. */
+function fastCopy(value: unknown, depth: number, marks?: readonly symbol[]): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      if (value - value !== 0) throw SLOW_PATH // NaN and ±Infinity
+      return value
+    case 'object':
+      break
+    default:
+      throw SLOW_PATH
+  }
+  if (value === null) return null
+  if (marks === undefined && isChecked(value)) return value
+  if (depth > FAST_DEPTH) throw SLOW_PATH
+  if (Array.isArray(value)) {
+    const length = value.length
+    const array: unknown[] = new Array(length)
+    for (let i = 0; i < length; i++) {
+      if (!(i in value)) throw SLOW_PATH
+      array[i] = fastCopy(value[i], depth + 1)
+    }
+    return seal(array, marks)
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) throw SLOW_PATH
+  const object: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key]
+    if (item !== undefined) object[key] = fastCopy(item, depth + 1)
+  }
+  return seal(object, marks)
+}
+
 /**
  * `keys` and `ancestors` are the path from the root (JSON is shallow: short arrays beat a Set), and
  * the error path string is built only when a check fails.
  */
-function copy(value: unknown, what: string, keys: (string | number)[], ancestors: object[], root = false): unknown {
+function copy(value: unknown, what: string, keys: (string | number)[], ancestors: object[], marks?: readonly symbol[]): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -58,7 +129,7 @@ function copy(value: unknown, what: string, keys: (string | number)[], ancestors
       fail(what, keys, `a ${typeof value} is not JSON`)
   }
   if (value === null) return null
-  if (isChecked(value)) return value
+  if (marks === undefined && isChecked(value)) return value
   if (ancestors.includes(value)) fail(what, keys, 'the value contains a cycle')
   ancestors.push(value)
   let out: unknown
@@ -87,7 +158,7 @@ function copy(value: unknown, what: string, keys: (string | number)[], ancestors
     out = object
   }
   ancestors.pop()
-  return Object.freeze(root ? mark(out as object) : out)
+  return seal(out as object, marks)
 }
 
 function fail(what: string, keys: readonly (string | number)[], problem: string): never {

@@ -225,14 +225,17 @@ export class Agent {
     // waking send reaches them; the driver starts on a microtask, so no hook runs inside the
     // caller's followup()/steer() and a burst of sends is queued before the first claim.
     this.#turnController = new AbortController()
-    queueMicrotask(() => void this.#drive())
+    // A promise job, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
+    void Promise.resolve().then(() => this.#drive())
   }
 
   async #drive(): Promise<void> {
     try {
-      let controller = this.#turnController ?? new AbortController()
+      let controller = this.#turnController
       while (this.rt.inbox.hasPending && !this.#closed) {
-        if (controller.signal.aborted) {
+        // Made when a turn opens, not after each turn: the last turn of a run needs no successor.
+        if (controller === undefined) controller = new AbortController()
+        else if (controller.signal.aborted) {
           // Aborted before this turn opened (right after the wake, or the previous turn was
           // aborted): queued input is parked unless a waking send arrived after the abort.
           if (!this.#wakeRequested) break
@@ -243,7 +246,7 @@ export class Agent {
         const outcome = await runTurn(this.rt, ++this.#lastTurn, controller.signal)
         // A crash (a hook or the store threw) stops the driver: input stays parked (seed 003 §8).
         if (outcome.crashed && !controller.signal.aborted && !this.#wakeRequested) break
-        if (!controller.signal.aborted) controller = new AbortController()
+        if (!controller.signal.aborted) controller = undefined
       }
     } catch (error) {
       this.rt.session.reportError(error, 'agent driver')
@@ -267,7 +270,7 @@ export class Agent {
     if (this.#status === status) return
     this.#status = status
     try {
-      this.rt.hooks.status.call(status)
+      if (this.rt.hooks.status.taps.length > 0) this.rt.hooks.status.call(status)
     } catch (error) {
       this.rt.session.reportError(error, 'status observer')
     }

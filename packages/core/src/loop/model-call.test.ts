@@ -449,7 +449,6 @@ describe('durability', () => {
     expect(interesting).toMatchInlineSnapshot(`
       [
         "append turn/start",
-        "flush",
         "append step/start",
         "append user/message",
         "append request/header",

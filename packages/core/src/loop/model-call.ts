@@ -23,13 +23,16 @@ export interface ModelCallOutcome {
 export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
   const { turn, step, signal } = scope
   const base = { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface }
-  const callContext = { ...base, adapter: rt.adapter }
-  const request = await rt.hooks.prepareCall.promise(
-    { system, messages: rt.surface.messages, tools: rt.tools.specs, params: {} },
-    callContext,
-  )
-  checkRequest(request)
-  const adapter = callContext.adapter
+  const initial: ModelRequest = { system, messages: rt.surface.messages, tools: rt.tools.specs, params: {} }
+  let request = initial
+  let adapter = rt.adapter
+  // A hook without taps is skipped (no context object, no promise): the common case costs nothing.
+  if (rt.hooks.prepareCall.taps.length > 0) {
+    const callContext = { ...base, adapter: rt.adapter }
+    request = await rt.hooks.prepareCall.promise(initial, callContext)
+    checkRequest(request)
+    adapter = callContext.adapter
+  }
   rt.session.append('request/header', {
     turn, step, adapter: adapter.name,
     ...(request.model ?? adapter.model ? { model: (request.model ?? adapter.model)! } : {}),
@@ -45,7 +48,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     checkRequest(next)
     return { [Symbol.asyncIterator]: () => adapter.stream(next, { signal })[Symbol.asyncIterator]() }
   }
-  const stream = await rt.hooks.llmStream.promise(open(), { ...base, request, adapter, open })
+  const stream = rt.hooks.llmStream.taps.length === 0 ? open() : await rt.hooks.llmStream.promise(open(), { ...base, request, adapter, open })
   if (typeof stream?.[Symbol.asyncIterator] !== 'function') {
     throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The "llm/stream" hook must return an async iterable of chunks.')
   }

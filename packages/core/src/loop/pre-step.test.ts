@@ -436,4 +436,29 @@ describe('durability', () => {
     expect(upToPreStep.slice(0, claimAt + 1)).toEqual(['append agent/inbox/spliced', 'append turn/start', 'append agent/inbox/spliced'])
     expect(upToPreStep.lastIndexOf('flush')).toBeGreaterThan(claimAt)
   })
+
+  it('makes a system prompt function a checkpoint too; with neither, the claim rides the flush before the model request', async () => {
+    const withFunction: string[] = []
+    const slowSystem = await harness({
+      store: loggingStore(withFunction),
+      system: () => {
+        withFunction.push('system')
+        return 'terse'
+      },
+    })
+    slowSystem.agent.followup('x')
+    await slowSystem.agent.whenIdle()
+    expect(withFunction.slice(0, withFunction.indexOf('system'))).toEqual([
+      'append agent/inbox/spliced', 'append turn/start', 'append agent/inbox/spliced', 'flush',
+    ])
+
+    const plain: string[] = []
+    const fast = await harness({ store: loggingStore(plain), system: 'terse' })
+    fast.agent.followup('x')
+    await fast.agent.whenIdle()
+    expect(plain.slice(0, plain.indexOf('flush') + 1)).toEqual([
+      'append agent/inbox/spliced', 'append turn/start', 'append agent/inbox/spliced',
+      'append step/start', 'append user/message', 'append request/header', 'flush',
+    ])
+  })
 })

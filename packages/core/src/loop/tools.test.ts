@@ -490,3 +490,28 @@ describe('definitions', () => {
     ])
   })
 })
+
+describe('long turns', () => {
+  it('runs 30 tool steps in one turn without piling abort listeners on the turn signal (no leak warning)', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`)
+    process.on('warning', onWarning)
+    try {
+      const echo = tool('echo', () => 'ok')
+      const responses = [
+        ...Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'echo' }, { name: 'echo' }] })),
+        { text: 'done' },
+      ]
+      const { agent } = await harness({ tools: [echo], responses })
+      agent.followup('go')
+      await agent.whenIdle()
+      await tick()
+      const results = agent.session.events.filter((event) => event.type === 'tool/result')
+      expect(results).toHaveLength(60)
+      expect(agent.session.last!.data).toEqual({ turn: 1, reason: { kind: 'completed' } })
+      expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([])
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})

@@ -56,15 +56,19 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     // The first pre-step checkpoint (seed 003 §14): the enqueue, turn/start and the claim are made
     // durable before any plugin runs, so a crash during a long pre-step (a rate-limit delay) still
     // finds the claim in the log and recovery re-queues the message.
-    if (step === 1) await rt.session.flush()
+    // Without pre-step taps or a system function nothing can wait here: the flush before the
+    // model request, a few appends later, covers the claim (one fsync per step, not two).
+    if (step === 1 && (rt.hooks.preStep.taps.length > 0 || typeof rt.system === 'function')) await rt.session.flush()
     const system = typeof rt.system === 'function' ? await rt.system({ turn, step, session: rt.session }) : rt.system
     if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
-    const decision = checkDecision(
-      await rt.hooks.preStep.promise(
-        { kind: 'enter', messages: claimed },
-        { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system },
-      ),
-    )
+    const decision: ReturnType<typeof checkDecision> = rt.hooks.preStep.taps.length === 0
+      ? { kind: 'enter', messages: claimed }
+      : checkDecision(
+          await rt.hooks.preStep.promise(
+            { kind: 'enter', messages: claimed },
+            { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system },
+          ),
+        )
     if (decision.kind === 'reject') {
       const by = decision.by ?? 'unknown'
       const metadata = toFrozenJson(decision.metadata ?? null, `The pre-step reject metadata of "${by}"`)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BosunError, ErrorCodes } from '../errors.js'
-import { toFrozenJson, type JsonValue } from '../json.js'
+import { hasMark, toFrozenJson, type JsonValue } from '../json.js'
 
 export interface TextBlock {
   type: 'text'
@@ -94,7 +94,7 @@ export function createUserMessage(
 export function toUserMessage(input: unknown, what = 'message'): UserMessage {
   if (typeof input === 'string') return createUserMessage(input)
   // Frozen JSON is not enough (any event's data is frozen JSON): only validated messages skip the check.
-  if (typeof input === 'object' && input !== null && validated.has(input)) return input as UserMessage
+  if (typeof input === 'object' && input !== null && hasMark(input, VALIDATED)) return input as UserMessage
   const problem = describeMessageProblem(input)
   if (problem !== undefined) {
     throw new BosunError(
@@ -103,13 +103,15 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
       { details: { what } },
     )
   }
-  const message = toFrozenJson(input as UserMessage, what)
-  validated.add(message)
-  return message
+  return toFrozenJson(input as UserMessage, what, VALIDATED)
 }
 
-/** Messages that passed {@link toUserMessage}: frozen, checked, reusable without another check. */
-const validated = new WeakSet<object>()
+/**
+ * Marks messages that passed {@link toUserMessage} (frozen, checked, reusable without another
+ * check). A private non-enumerable symbol rather than a WeakSet, whose entries every garbage
+ * collection pays for.
+ */
+const VALIDATED = Symbol('bosun.validated-message')
 
 function describeMessageProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -122,6 +122,40 @@ describe('Session.append', () => {
     expect(session.append('turn/end', { turn: 1, reason: { kind: 'completed' } }).seq).toBe(1) // no gap
   })
 
+  it('copies data nested deeper than the fast path goes, and still finds a cycle and names its path there', () => {
+    const session = new Session(header)
+    let deep: Record<string, unknown> = { leaf: true }
+    for (let i = 0; i < 200; i++) deep = { next: deep }
+    const event = session.append('x-plugin/state', deep)
+    expect(JSON.stringify(event.data)).toBe(JSON.stringify(deep))
+    expect(event.data).not.toBe(deep)
+    let walk = event.data as Record<string, unknown>
+    for (let i = 0; i < 200; i++) {
+      expect(Object.isFrozen(walk)).toBe(true)
+      walk = walk.next as Record<string, unknown>
+    }
+    expect(walk).toEqual({ leaf: true })
+
+    const ring: Record<string, unknown> = { n: 0 }
+    let tail = ring
+    for (let i = 1; i < 100; i++) tail = tail.next = { n: i } as Record<string, unknown>
+    tail.next = ring
+    const error = thrown(() => session.append('x-plugin/state', { ring }))
+    expect(error.code).toBe('NOT_JSON')
+    expect(error.details).toEqual({ what: 'Event "x-plugin/state" data', path: `$.ring${'.next'.repeat(100)}` })
+    expect(session.length).toBe(1)
+  })
+
+  it('drops undefined properties at any depth, as JSON.stringify does, and keeps the copy independent of the input', () => {
+    const session = new Session(header)
+    const chunk = { type: 'text-delta', text: 'a', extra: undefined, meta: { keep: 1, drop: undefined } }
+    const event = session.append('x-plugin/state', { chunk })
+    expect(event.data).toEqual({ chunk: { type: 'text-delta', text: 'a', meta: { keep: 1 } } })
+    expect(Object.keys((event.data as { chunk: object }).chunk)).toEqual(['type', 'text', 'meta'])
+    chunk.text = 'changed'
+    expect((event.data as { chunk: { text: string } }).chunk.text).toBe('a')
+  })
+
   it.each<[string, unknown]>([
     ['an array', [1, 2]],
     ['null', null],

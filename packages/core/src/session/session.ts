@@ -1,5 +1,5 @@
 import { BosunError, ErrorCodes } from '../errors.js'
-import { toFrozenJson } from '../json.js'
+import { copyJson } from '../json.js'
 import type { SessionWriter } from '../store/types.js'
 import type { BosunEventMap, EventType, SessionEvent, SessionHeader } from './events.js'
 
@@ -16,6 +16,19 @@ export interface SessionOptions {
 }
 
 const EVENT_TYPE = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)+$/
+/** Types that passed {@link EVENT_TYPE}: a log uses a handful, so the check runs once per type. */
+const checkedTypes = new Set<string>()
+const MAX_CHECKED_TYPES = 4096
+
+function checkEventType(type: string): void {
+  if (typeof type !== 'string' || !EVENT_TYPE.test(type)) {
+    throw new BosunError(
+      ErrorCodes.INVALID_EVENT_TYPE,
+      `Event type ${JSON.stringify(type)} is not a "noun/phase" name (lower-case words separated by "/", e.g. "rate-limit/hit").`,
+    )
+  }
+  if (checkedTypes.size < MAX_CHECKED_TYPES) checkedTypes.add(type)
+}
 
 /**
  * An append-only event log. `append` is synchronous: it assigns the next `seq`, freezes the
@@ -70,13 +83,8 @@ export class Session {
   append<T extends EventType>(type: T, data: BosunEventMap[T]): SessionEvent<T>
   append(type: string, data: unknown): SessionEvent
   append(type: string, data: unknown): SessionEvent {
-    if (typeof type !== 'string' || !EVENT_TYPE.test(type)) {
-      throw new BosunError(
-        ErrorCodes.INVALID_EVENT_TYPE,
-        `Event type ${JSON.stringify(type)} is not a "noun/phase" name (lower-case words separated by "/", e.g. "rate-limit/hit").`,
-      )
-    }
-    const frozen = toFrozenJson(data, `Event "${type}" data`)
+    if (!checkedTypes.has(type)) checkEventType(type)
+    const frozen = copyJson(data, () => `Event "${type}" data`)
     if (frozen === null || typeof frozen !== 'object' || Array.isArray(frozen)) {
       throw new BosunError(ErrorCodes.NOT_JSON, `Event "${type}" data must be a JSON object.`)
     }

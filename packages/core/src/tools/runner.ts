@@ -4,6 +4,7 @@ import type { Inbox } from '../inbox/inbox.js'
 import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
+import { whenAborted } from '../when-aborted.js'
 import type { ToolRegistry } from './registry.js'
 import type { ToolResult, ToolReturn } from './types.js'
 
@@ -51,7 +52,7 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
       let result = settled[committed]!
       committed++
       try {
-        result = await ctx.hooks.toolResult.promise(result, {
+        if (ctx.hooks.toolResult.taps.length > 0) result = await ctx.hooks.toolResult.promise(result, {
           turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
           call: { callId: call.id, name: call.name, arguments: call.arguments },
         })
@@ -78,7 +79,7 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
     const entry = ctx.registry.get(call.name)
     const exclusive = entry?.tool.parallel === false
     while (running.size > 0 && (exclusive || running.size >= ctx.maxParallel) && !ctx.signal.aborted) {
-      await Promise.race([...running, abortion(ctx.signal)])
+      await Promise.race([...running, whenAborted(ctx.signal)])
     }
     if (ctx.signal.aborted) {
       for (let rest = index; rest < calls.length; rest++) settle(rest, errorResult(calls[rest]!, NOT_STARTED))
@@ -87,11 +88,11 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
     const task = startCall(call, ctx).then((result) => settle(index, result))
     running.add(task)
     void task.finally(() => running.delete(task))
-    if (exclusive) await Promise.race([task, abortion(ctx.signal)])
+    if (exclusive) await Promise.race([task, whenAborted(ctx.signal)])
   }
   // Wait for every call. After an abort, a call that honours its signal settles promptly and keeps
   // its real result; one that ignores it for longer than the grace period is recorded as abandoned.
-  await Promise.race([Promise.all(running), abortion(ctx.signal)])
+  await Promise.race([Promise.all(running), whenAborted(ctx.signal)])
   if (ctx.signal.aborted && running.size > 0) await Promise.race([Promise.all(running), delay(ABORT_GRACE_MS)])
   for (let index = 0; index < calls.length; index++) {
     if (settled[index] === undefined) settle(index, errorResult(calls[index]!, ABANDONED))
@@ -141,9 +142,3 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.())
 }
 
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve()
-    else signal.addEventListener('abort', () => resolve(), { once: true })
-  })
-}
