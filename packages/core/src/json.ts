@@ -45,6 +45,19 @@ export function copyJson<T>(value: T, what: string | (() => string)): T {
   return copyRoot(value, what, undefined)
 }
 
+/**
+ * The fast copy alone: a deep-frozen copy of `value`, or `undefined` if it is not plain JSON (or
+ * nests deeper than the fast path goes) — the caller then takes a path that names the problem.
+ */
+export function tryCopyJson<T>(value: T): T | undefined {
+  try {
+    return fastCopy(value, 0) as T
+  } catch (error) {
+    if (error === SLOW_PATH) return undefined
+    throw error
+  }
+}
+
 /** True if `value` carries `mark` (a private symbol set by {@link toFrozenJson}). */
 export function hasMark(value: object, mark: symbol): boolean {
   return (value as Record<symbol, unknown>)[mark] === true

@@ -2,7 +2,7 @@
 // one assistant/message; finish reasons, model errors and hook failures (SPEC §4, §5, §7, §8; seed 000 flow).
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
-import type { ModelAdapter } from '../model.js'
+import type { ModelAdapter, ModelChunk } from '../model.js'
 import { ModelError } from '../model.js'
 import { chunkAdapter } from '../testing/adapters.js'
 import { statuses } from '../testing/agent-probes.js'
@@ -222,6 +222,22 @@ describe('model errors', () => {
     await agent.whenIdle()
     expect(timeline().split('\n').slice(-3)).toEqual(['assistant/message "recovered"', 'step/end 2.1 stop', 'turn/end 2 completed'])
     expect(seen).toEqual(['running', 'idle', 'running', 'idle'])
+  })
+
+  it('a chunk that is not JSON ends the call as an error naming the chunk path; the logged prefix is the message', async () => {
+    const odd = { type: 'text-delta', text: 'b', meta: () => 1 } as unknown as ModelChunk
+    const model = chunkAdapter([{ type: 'text-delta', text: 'a' }, odd, { type: 'finish', reason: 'stop' }])
+    const { agent } = await harness({ model })
+    agent.followup('q')
+    await agent.whenIdle()
+    const chunks = agent.session.events.filter((event) => event.type === 'assistant/chunk')
+    expect(chunks.map((event) => event.data)).toEqual([{ turn: 1, step: 1, chunk: { type: 'text-delta', text: 'a' } }])
+    const reason = (agent.session.last!.data as { reason: { kind: string; error: { code: string; message: string } } }).reason
+    expect(reason.kind).toBe('error')
+    expect(reason.error.code).toBe('NOT_JSON')
+    expect(reason.error.message).toContain('Event "assistant/chunk" data is not JSON: at $.chunk.meta')
+    const message = agent.session.events.find((event) => event.type === 'assistant/message')!.data
+    expect(message).toMatchObject({ message: { content: [{ type: 'text', text: 'a' }] }, interrupted: true })
   })
 
   it('an error while follow-ups are queued does not stop the driver: the next one runs at once', async () => {

@@ -1,6 +1,8 @@
 import { BosunError, ErrorCodes, serializeError, type SerializedError } from '../errors.js'
 import { ModelError, type ModelChunk, type ModelRequest, type StepFinish } from '../model.js'
+import { copyJson, tryCopyJson } from '../json.js'
 import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
+import { appendOwnedData } from '../session/session.js'
 import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
@@ -64,8 +66,11 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   let failure: unknown
   try {
     await forEachUntilAborted(stream, signal, (chunk) => {
-      assembler.push(chunk)
-      rt.session.append('assistant/chunk', { turn, step, chunk })
+      // Copied first (a chunk that is not JSON fails here, naming its path), then checked and
+      // folded in, then logged: the assembled message never holds what the log refused.
+      const copied = tryCopyJson(chunk) ?? copyJson({ chunk }, 'Event "assistant/chunk" data').chunk
+      assembler.push(copied)
+      appendOwnedData(rt.session, 'assistant/chunk', { turn, step, chunk: copied })
     })
   } catch (error) {
     failure = error

@@ -3,6 +3,7 @@ import type { PreStepDecision } from '../hooks.js'
 import { toFrozenJson, type JsonValue } from '../json.js'
 import type { TurnEndReason } from '../session/events.js'
 import { createUserMessage, toUserMessage, type UserMessage } from '../session/messages.js'
+import { appendOwnedData } from '../session/session.js'
 import { runToolCalls } from '../tools/runner.js'
 import { callModel } from './model-call.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
@@ -19,7 +20,7 @@ export interface TurnOutcome {
  * `finally` that nothing can throw past, so the two are always paired.
  */
 export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<TurnOutcome> {
-  rt.session.append('turn/start', { turn })
+  appendOwnedData(rt.session, 'turn/start', { turn })
   let outcome: TurnOutcome = { reason: { kind: 'error', error: { code: 'UNEXPECTED', message: 'The turn ended unexpectedly.' } }, crashed: true }
   const open = { step: 0 }
   try {
@@ -77,7 +78,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     }
     if (signal.aborted) return abortedReason(signal)
 
-    rt.session.append('step/start', { turn, step })
+    appendOwnedData(rt.session, 'step/start', { turn, step })
     open.step = step
     for (const message of decision.messages) rt.session.append('user/message', message)
     const call = await callModel(rt, scope, system)
@@ -95,14 +96,14 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
         rt.inbox.splice('next-step', Infinity, 0, contexts)
       }
       const finish = signal.aborted ? 'aborted' : 'tool-calls'
-      rt.session.append('step/end', { turn, step, finish })
+      appendOwnedData(rt.session, 'step/end', { turn, step, finish })
       open.step = 0
       if (signal.aborted) return abortedReason(signal)
       if (tools.concludes && rt.inbox.nextStep.length === 0) return { kind: 'completed' }
       continue
     }
 
-    rt.session.append('step/end', { turn, step, finish: call.finish })
+    appendOwnedData(rt.session, 'step/end', { turn, step, finish: call.finish })
     open.step = 0
     switch (call.finish) {
       case 'aborted':

@@ -31,6 +31,14 @@ function checkEventType(type: string): void {
 }
 
 /**
+ * Core-internal append for data the loop has just built itself: a fresh plain object of JSON
+ * values whose nested objects are already deep-frozen JSON (e.g. `{ turn, step, chunk }` with the
+ * chunk copied by `copyJson`). Skips the type check and the outer copy, which are most of the cost
+ * of an `assistant/chunk` append. Not exported from the package.
+ */
+export let appendOwnedData: <T extends EventType>(session: Session, type: T, data: BosunEventMap[T]) => SessionEvent<T>
+
+/**
  * An append-only event log. `append` is synchronous: it assigns the next `seq`, freezes the
  * data, hands the event to the store's writer, notifies observers (who therefore see every
  * projection's pre-state) and then the projections, and returns the event. Durability is
@@ -88,6 +96,14 @@ export class Session {
     if (frozen === null || typeof frozen !== 'object' || Array.isArray(frozen)) {
       throw new BosunError(ErrorCodes.NOT_JSON, `Event "${type}" data must be a JSON object.`)
     }
+    return this.#commit(type, frozen as object)
+  }
+
+  static {
+    appendOwnedData = ((session: Session, type: string, data: object) => session.#commit(type, Object.freeze(data))) as typeof appendOwnedData
+  }
+
+  #commit(type: string, frozen: object): SessionEvent {
     const event: SessionEvent = Object.freeze(
       this.#ignorable.has(type)
         ? { seq: this.#events.length, time: this.#now(), type, data: frozen as never, ignorable: true as const }
