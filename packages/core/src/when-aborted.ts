@@ -15,3 +15,21 @@ export function whenAborted(signal: AbortSignal): Promise<void> {
   }
   return promise
 }
+
+/**
+ * A controller whose abort promise is resolved by its owner's `abort()` rather than by an `abort`
+ * listener: the agent makes one per turn, and a listener on Node's EventTarget costs more than the
+ * rest of opening the turn. Only the owner may abort the controller (through this `abort`).
+ */
+export function ownedAbortController(): { signal: AbortSignal; abort(reason?: unknown): void } {
+  const controller = new AbortController()
+  let resolve!: () => void
+  promises.set(controller.signal, new Promise<void>((r) => (resolve = r)))
+  return {
+    signal: controller.signal,
+    abort(reason?: unknown) {
+      controller.abort(reason)
+      resolve()
+    },
+  }
+}

@@ -7,7 +7,10 @@ import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { RepairReport } from '../store/repair.js'
 import type { AgentRuntime } from './runtime.js'
+import { ownedAbortController } from '../when-aborted.js'
 import { runTurn } from './turn.js'
+
+type OwnedAbortController = ReturnType<typeof ownedAbortController>
 
 type Phase = 'idle' | 'running' | 'maintenance'
 
@@ -37,7 +40,7 @@ export interface CancelOptions {
 export class Agent {
   #phase: Phase = 'idle'
   #status: AgentStatus = 'idle'
-  #turnController: AbortController | undefined
+  #turnController: OwnedAbortController | undefined
   #maintenanceController: AbortController | undefined
   /** A waking send arrived while the active turn was aborted (or during maintenance). */
   #wakeRequested = false
@@ -224,7 +227,7 @@ export class Agent {
     // The phase and its AbortController are reserved synchronously, so an abort() right after the
     // waking send reaches them; the driver starts on a microtask, so no hook runs inside the
     // caller's followup()/steer() and a burst of sends is queued before the first claim.
-    this.#turnController = new AbortController()
+    this.#turnController = ownedAbortController()
     // A promise job, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
     void Promise.resolve().then(() => this.#drive())
   }
@@ -234,12 +237,12 @@ export class Agent {
       let controller = this.#turnController
       while (this.rt.inbox.hasPending && !this.#closed) {
         // Made when a turn opens, not after each turn: the last turn of a run needs no successor.
-        if (controller === undefined) controller = new AbortController()
+        if (controller === undefined) controller = ownedAbortController()
         else if (controller.signal.aborted) {
           // Aborted before this turn opened (right after the wake, or the previous turn was
           // aborted): queued input is parked unless a waking send arrived after the abort.
           if (!this.#wakeRequested) break
-          controller = new AbortController()
+          controller = ownedAbortController()
         }
         this.#wakeRequested = false
         this.#turnController = controller
