@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs'
 import * as nodeFs from 'node:fs/promises'
 
 /**
@@ -17,8 +18,11 @@ export interface StoreFileHandle {
   sync(): Promise<void>
   /** ftruncate(2). */
   truncate(length: number): Promise<void>
-  /** fstat(2); only `size` is read. */
-  stat(): Promise<{ size: number }>
+  /**
+   * fstat(2); only `size` is read. May answer synchronously: the real file system does (an fstat
+   * of an open file reads cached metadata, cheaper than a thread-pool round trip per batch).
+   */
+  stat(): Promise<{ size: number }> | { size: number }
   close(): Promise<void>
 }
 
@@ -36,8 +40,28 @@ export interface StoreFileSystem {
   unlink(path: string): Promise<void>
 }
 
-/** The real file system. */
-export const nodeFileSystem: StoreFileSystem = nodeFs
+/**
+ * The real file system: `node:fs/promises`, with `stat` on a session handle answered by a
+ * synchronous `fstat` of its descriptor (the writer calls it before every batch).
+ */
+export const nodeFileSystem: StoreFileSystem = {
+  readdir: (path) => nodeFs.readdir(path),
+  mkdir: (path, options) => nodeFs.mkdir(path, options),
+  unlink: (path) => nodeFs.unlink(path),
+  async open(path, flags, mode) {
+    const handle = await nodeFs.open(path, flags, mode)
+    return {
+      write: (buffer, offset, length, position) => handle.write(buffer, offset, length, position),
+      read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+      readFile: () => handle.readFile(),
+      datasync: () => handle.datasync(),
+      sync: () => handle.sync(),
+      truncate: (length) => handle.truncate(length),
+      stat: () => fstatSync(handle.fd),
+      close: () => handle.close(),
+    }
+  },
+}
 
 /** fsyncs a directory, making the entries created or removed in it durable. */
 export async function syncDirectory(fs: StoreFileSystem, path: string): Promise<void> {

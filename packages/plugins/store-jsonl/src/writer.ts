@@ -209,7 +209,8 @@ export class JsonlWriter implements SessionWriter {
         step = 'ftruncate'
         await this.#rollback()
       } else {
-        const { size } = await this.#handle.stat()
+        const stat = this.#handle.stat()
+        const { size } = stat instanceof Promise ? await stat : stat
         if (size !== this.#size) throw (this.#stale = this.#staleError(size))
       }
       touched = true
