@@ -7,7 +7,9 @@
 // turn's latency is from its `turn()` call to its return, so it includes time spent waiting
 // while other sessions' work runs (the event loop is shared): that is the point of the figure.
 // Turns whose caller did not receive exactly 10 text deltas are counted (wrongDeltaTurns), not fatal.
+// Phases go to stderr (lib/progress.mjs): a child stopped by the time limit says where it was.
 import { performance } from 'node:perf_hooks'
+import { progress } from './lib/progress.mjs'
 
 const config = JSON.parse(process.argv[2])
 // LangGraph: with LangChain's default background callbacks, concurrent runs (≥ ~4 threads at once
@@ -25,6 +27,7 @@ const loaders = {
 const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 
 async function main() {
+  progress('loading modules')
   const { contender } = await loaders[config.contender]()
   const options = { prior: config.prior ?? 0, chunks: 10, chunkSize: 10 }
   const c = await contender(config.variant, options)
@@ -32,8 +35,10 @@ async function main() {
   try {
     // Warm-up: one session, 3 turns (first-use costs), not counted.
     { const s = await make(); for (let i = 0; i < 3; i++) await s.turn('warm-up'); await s.close() }
+    progress(`building ${config.sessions} sessions`)
     const sessions = []
     for (let i = 0; i < config.sessions; i++) sessions.push(await make())
+    progress(`running ${config.sessions} sessions × ${config.turns} turns`)
     const latencies = []
     let bad = 0
     const cpu0 = process.cpuUsage()

@@ -1,64 +1,111 @@
-// Smoke run of the peer benchmark harness, so that it cannot rot: every contender, one sample,
-// each figure's smallest configuration. Asserts only that each produced a result or a stated
-// reason; benchmarks assert no timing. The real run is `pnpm bench` (not part of the tests).
+// Smoke runs of the peer benchmark harness, so that it cannot rot: every figure's code path (the
+// full run, each `--only` part, `--long`) at tiny sizes, one round, including the markdown it
+// would write. Asserts only that each cell is a result or a stated reason, and that a smoke run
+// writes nothing; benchmarks assert no timing. The real run is `pnpm bench` (not part of the tests).
 import { execFile } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 
 const here = import.meta.dirname
+const docPath = join(here, '../docs/benchmarks.md')
+const resultsPath = join(here, 'results.json')
+const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined)
 
-test('every contender produces a result or a stated reason (one sample each)', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--smoke'], { cwd: here, timeout: 60_000 })
-  const results = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, Record<string, Record<string, { wall?: number; reason?: string }>>>
-  const cells = [
-    ...Object.entries(results.fig1!).map(([id, r]) => [`fig1 ${id}`, r] as const),
-    ...Object.values(results.fig2!).flatMap((row) => Object.entries(row).map(([id, r]) => [`fig2 ${id}`, r] as const)),
-    ...Object.values(results.fig3!).flatMap((row) => Object.entries(row).map(([id, r]) => [`fig3 ${id}`, r] as const)),
-  ]
-  expect(cells.length).toBeGreaterThanOrEqual(7 + 4 + 4)
-  // Figure 6 (memory): 10 loaded sessions per contender; a heap figure or a stated reason.
-  const mem = Object.entries((results.fig6 as unknown as { loaded: Record<string, { ok: boolean; perSession?: { heapUsed: number }; reason?: string }> }).loaded)
-  expect(mem.length).toBe(4)
-  for (const [id, r] of mem) {
-    const ok = (r.ok && typeof r.perSession?.heapUsed === 'number') || (typeof r.reason === 'string' && r.reason.length > 0)
-    expect(ok, `fig6 ${id}: ${JSON.stringify(r)}`).toBe(true)
+type Cell = { ok?: boolean; wall?: number; reason?: string; long?: boolean } & Record<string, unknown>
+type Table = Record<string, Record<string, Cell>>
+interface Output {
+  peers?: { fig1: Record<string, Cell>; fig2: Table; fig3: Table }
+  fig4?: { runs: Table }
+  fig5?: { runs: Table }
+  fig6?: { loaded: Record<string, Cell & { perSession?: { heapUsed: number } }> }
+  fig7?: { runs: Table }
+  long?: { fig5: Record<string, Cell>; fig7: Record<string, Cell> }
+  markdown: string
+}
+
+/** Runs run.mjs with `--smoke`; checks that docs/benchmarks.md and results.json are untouched. */
+async function smoke(args: string[], env: Record<string, string> = {}): Promise<Output> {
+  const before = [read(docPath), read(resultsPath)]
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), ...args, '--smoke'], { cwd: here, timeout: 60_000, env: { ...process.env, ...env } })
+  expect([read(docPath), read(resultsPath)], 'a smoke run wrote to docs/benchmarks.md or results.json').toEqual(before)
+  return JSON.parse(stdout.trim().split('\n').pop()!) as Output
+}
+
+const cells = (table: Table) => Object.entries(table).flatMap(([size, row]) => Object.entries(row).map(([id, r]) => [`${size} ${id}`, r] as const))
+function expectResultOrReason(name: string, list: ReadonlyArray<readonly [string, Cell]>, count: number) {
+  expect(list.length, name).toBe(count)
+  for (const [id, r] of list) {
+    const ok = r.ok === true || (typeof r.wall === 'number' && r.wall > 0) || (typeof r.reason === 'string' && r.reason.length > 0)
+    expect(ok, `${name} ${id}: ${JSON.stringify(r)}`).toBe(true)
   }
-  for (const [name, r] of cells) {
-    const ok = (typeof r.wall === 'number' && r.wall > 0) || (typeof r.reason === 'string' && r.reason.length > 0)
-    expect(ok, `${name}: ${JSON.stringify(r)}`).toBe(true)
-  }
-}, 60_000)
+}
+const region = (doc: string, name: string) => new RegExp(`<!-- peers-${name}:start -->[\\s\\S]*?<!-- peers-${name}:end -->`).exec(doc)?.[0]
+const REGIONS = ['durable', 'resume', 'memory', 'concurrency']
 
-type ChildResult = { ok: boolean; reason?: string } & Record<string, unknown>
-const okOrReason = (r: ChildResult | undefined) => r !== undefined && (r.ok || (typeof r.reason === 'string' && r.reason.length > 0))
+describe.sequential('benchmarks/run.mjs --smoke', () => {
+  test('the full run: figures 1–7, every cell a result or a stated reason, the whole peers section', async () => {
+    const out = await smoke([])
+    expectResultOrReason('fig1', Object.entries(out.peers!.fig1), 8)
+    expectResultOrReason('fig2', cells(out.peers!.fig2), 4)
+    expectResultOrReason('fig3', cells(out.peers!.fig3), 4)
+    expectResultOrReason('fig4', cells(out.fig4!.runs), 3)
+    expectResultOrReason('fig5', cells(out.fig5!.runs), 6)
+    expectResultOrReason('fig6', Object.entries(out.fig6!.loaded), 4)
+    for (const [id, r] of Object.entries(out.fig6!.loaded)) if (r.ok) expect(typeof r.perSession?.heapUsed, id).toBe('number')
+    expectResultOrReason('fig7', cells(out.fig7!.runs), 8)
+    // The largest size's slow cells are left to --long, and say so.
+    const deferred = [...cells(out.fig5!.runs), ...cells(out.fig7!.runs)].filter(([, r]) => r.long)
+    expect(deferred.map(([id]) => id).sort()).toEqual(['10 ai', '10 lg-memory', '1000 lg-sqlite'])
+    for (const [, r] of deferred) expect(r.reason).toContain('node benchmarks/run.mjs --long')
+    const md = out.markdown
+    for (const name of REGIONS) expect(region(md, name), name).toBeDefined()
+    for (const h of ['Figure 1 —', 'Figure 2 —', 'Figure 3 —', 'Figure 4 —', 'Figure 5 —', 'Figure 6 —', 'Figure 7 —', '### Goals']) expect(md).toContain(h)
+    expect(md).toContain('Command: `node benchmarks/run.mjs` (all seven figures')
+    for (const stale of ['Where Bosun loses', 'Core was not edited', 'Not implemented:']) expect(md).not.toContain(stale)
+  }, 60_000)
 
-test('figure 7 (concurrency): 10 sessions × 2 turns per contender, a result or a stated reason', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--only', 'concurrency', '--smoke'], { cwd: here, timeout: 60_000 })
-  const { fig7 } = JSON.parse(stdout.trim().split('\n').pop()!) as { fig7: { runs: Record<string, Record<string, ChildResult & { turns?: number }>> } }
-  const cells = Object.values(fig7.runs).flatMap((row) => Object.entries(row))
-  expect(cells.length).toBe(4)
-  for (const [id, r] of cells) {
-    expect(okOrReason(r), `fig7 ${id}: ${JSON.stringify(r)}`).toBe(true)
-    if (r.ok) expect(r.turns).toBe(20)
-  }
-}, 60_000)
+  test('--only peers: figures 1–3, the regions of figures 4–7 kept as they are in the doc', async () => {
+    const out = await smoke(['--only', 'peers'])
+    expect(Object.keys(out).sort()).toEqual(['markdown', 'peers'])
+    expectResultOrReason('fig1', Object.entries(out.peers!.fig1), 8)
+    expect(out.markdown).toContain('Command: `node benchmarks/run.mjs --only peers` (figures 1–3 only')
+    const doc = readFileSync(docPath, 'utf8')
+    for (const name of REGIONS) expect(region(out.markdown, name), name).toBe(region(doc, name))
+  }, 60_000)
 
-test('figure 4 (durable step): one turn per durable contender, bytes written or a stated reason', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--only', 'durable', '--smoke'], { cwd: here, timeout: 60_000 })
-  const { fig4 } = JSON.parse(stdout.trim().split('\n').pop()!) as { fig4: { runs: Record<string, Record<string, ChildResult & { wchar?: number[]; growth?: number[] }>> } }
-  const cells = Object.values(fig4.runs).flatMap((row) => Object.entries(row))
-  expect(cells.length).toBe(3)
-  for (const [id, r] of cells) {
-    expect(okOrReason(r), `fig4 ${id}: ${JSON.stringify(r)}`).toBe(true)
-    if (r.ok) expect(r.wchar!.length).toBe(1)
-  }
-}, 60_000)
+  test.each([
+    ['durable', 'fig4', 3],
+    ['resume', 'fig5', 6],
+    ['concurrency', 'fig7', 8],
+  ] as const)('--only %s: its figure alone, only its region rewritten', async (name, key, count) => {
+    const out = await smoke(['--only', name])
+    expect(Object.keys(out).sort()).toEqual(['markdown', key].sort())
+    expectResultOrReason(key, cells(out[key]!.runs), count)
+    const doc = readFileSync(docPath, 'utf8')
+    expect(region(out.markdown, name)).toContain(`Command: \`node benchmarks/run.mjs --only ${name}\``)
+    for (const other of REGIONS.filter((r) => r !== name)) expect(region(out.markdown, other), other).toBe(region(doc, other))
+  }, 60_000)
 
-test('figure 5 (resume): a 1,000-event session reopened by Bosun JSONL and LangGraph SqliteSaver, or a stated reason', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), '--only', 'resume', '--smoke'], { cwd: here, timeout: 60_000 })
-  const { fig5 } = JSON.parse(stdout.trim().split('\n').pop()!) as { fig5: { runs: Record<string, Record<string, ChildResult>> } }
-  const cells = Object.values(fig5.runs).flatMap((row) => Object.entries(row))
-  expect(cells.length).toBe(2)
-  for (const [id, r] of cells) expect(okOrReason(r), `fig5 ${id}: ${JSON.stringify(r)}`).toBe(true)
-}, 60_000)
+  test('--only memory: figure 6 alone (loaded sessions at smoke size)', async () => {
+    const out = await smoke(['--only', 'memory'])
+    expectResultOrReason('fig6', Object.entries(out.fig6!.loaded), 4)
+    expect(region(out.markdown, 'memory')).toContain('Command: `node benchmarks/run.mjs --only memory`')
+  }, 60_000)
+
+  test('--long: the deferred cells measured, and shown in the regions of figures 5 and 7 with their date', async () => {
+    const out = await smoke(['--long'])
+    expectResultOrReason('long fig5', Object.entries(out.long!.fig5), 1)
+    expectResultOrReason('long fig7', Object.entries(out.long!.fig7), 2)
+    expect(region(out.markdown, 'resume')).toContain('LangGraph SqliteSaver `getState` (from the `--long` run of')
+    expect(region(out.markdown, 'concurrency')).toContain('AI SDK streamText (from the `--long` run of')
+  }, 60_000)
+
+  test('--long: a child stopped at the time limit states where it stopped', async () => {
+    const out = await smoke(['--long'], { BENCH_LONG_TIMEOUT_S: '0.5' })
+    const stopped = Object.entries({ ...out.long!.fig5, ...out.long!.fig7 }).filter(([, r]) => !r.ok)
+    expect(stopped.length).toBeGreaterThan(0)
+    for (const [id, r] of stopped) expect(r.reason, id).toMatch(/^stopped at the 0\.5 s time limit/)
+  }, 60_000)
+})

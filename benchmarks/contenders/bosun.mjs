@@ -2,7 +2,7 @@
 // prepared chunks (the same chunks `scripted()` would produce, without its per-call option
 // validation and string splitting), and the memory, JSONL or SQLite store. The caller receives
 // text deltas the way Bosun's users do: a session observer on `assistant/chunk` events.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAgent, memoryStore } from '@bosun/core'
@@ -38,11 +38,12 @@ function model({ chunks, chunkSize }) {
 }
 
 export async function contender(variant, options) {
-  const dir = variant === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'bosun-bench-'))
+  if (variant === 'jsonl-tmpfs' && !existsSync('/dev/shm')) throw new Error('no /dev/shm (tmpfs) on this machine')
+  const dir = variant === 'memory' ? undefined : mkdtempSync(join(variant === 'jsonl-tmpfs' ? '/dev/shm' : tmpdir(), 'bosun-bench-'))
   let storeFactory
   let sqliteFiles = []
   if (variant === 'memory') storeFactory = () => memoryStore()
-  else if (variant === 'jsonl') {
+  else if (variant === 'jsonl' || variant === 'jsonl-tmpfs') {
     const { jsonlStore } = await import('@bosun/plugin-store-jsonl')
     storeFactory = () => jsonlStore({ dir, batchWindowMs: 0 })
   } else if (variant === 'sqlite') {
@@ -86,7 +87,7 @@ export async function contender(variant, options) {
       const store = storeFactory()
       const id = `bench-${n++}`
       // Figure 4: the files this session's durable writes land in (size growth per step).
-      const files = variant === 'jsonl' ? [join(dir, `${id}.jsonl`)] : sqliteFiles
+      const files = variant.startsWith('jsonl') ? [join(dir, `${id}.jsonl`)] : sqliteFiles
       await store.create({ id, version: 1, createdAt: 0 }, log)
       const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
       let deltas = 0

@@ -56,7 +56,8 @@ export const lookup = tool(async ({ key }) => toolResult(key), {
   name: TOOL_NAME, description: TOOL_DESCRIPTION, schema: z.object({ key: z.string() }),
 })
 
-function historyOf(prior, deltas) {
+/** `prior` messages of whole scripted turns (user, tool call, tool result, answer). */
+export function historyOf(prior, deltas) {
   const messages = []
   for (let i = 0; messages.length < prior; i++) {
     const id = `h_${i}`
