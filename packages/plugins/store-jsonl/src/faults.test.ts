@@ -29,8 +29,11 @@ interface Run {
  * `faults`. Checks after every failed flush, retries until the flush succeeds, and at the end
  * reopens the session with a clean store and compares it byte for byte.
  */
-async function runWorkload(folder: string, faults: ReadonlySet<number>, code: string, check: (file: Buffer, committed: Buffer, next: Buffer) => void): Promise<Run> {
-  const fs = recordingFs()
+async function runWorkload(
+  folder: string, faults: ReadonlySet<number>, code: string, check: (file: Buffer, committed: Buffer, next: Buffer) => void,
+  durableWrites: 'keep' | 'hide' = 'hide',
+): Promise<Run> {
+  const fs = recordingFs(undefined, { durableWrites })
   const store = jsonlStore({ dir: folder, fs, batchWindowMs: 10_000 })
   const { writer } = await store.create(header('s'))
   let counted = 0
@@ -78,6 +81,16 @@ describe('fault injection', () => {
     for (let k = 1; k <= calls; k++) {
       const code = k % 2 === 0 ? 'ENOSPC' : 'EIO'
       const run = await runWorkload(join(dir, `k${k}`), new Set([k]), code, exact)
+      expect(run.failures).toHaveLength(1)
+    }
+  })
+
+  it('with O_DSYNC session files (the default file system): one fstat and one write per batch, no fdatasync; the k-th of them fails, for every k, and nothing is lost', async () => {
+    const { calls } = await runWorkload(join(dir, 'dry'), new Set(), 'EIO', exact, 'keep')
+    expect(calls).toBe(WORKLOAD.length * 2) // fstat, write per batch
+    for (let k = 1; k <= calls; k++) {
+      const code = k % 2 === 0 ? 'ENOSPC' : 'EIO'
+      const run = await runWorkload(join(dir, `k${k}`), new Set([k]), code, exact, 'keep')
       expect(run.failures).toHaveLength(1)
     }
   })

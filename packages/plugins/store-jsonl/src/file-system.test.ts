@@ -24,3 +24,20 @@ it('answers stat on an open session file synchronously with its current size (no
   // A closed handle fails synchronously (the writer turns any throw into a STORE error naming fstat).
   expect(() => handle.stat()).toThrow()
 })
+
+it('opens session files (r+ to append, wx to create) with O_DSYNC, so a batch needs no separate fdatasync; header reads stay plain', async () => {
+  const file = join(dir, 'b.jsonl')
+  const created = await nodeFileSystem.open(file, 'wx', 0o600)
+  const appended = await nodeFileSystem.open(file, 'r+')
+  const read = await nodeFileSystem.open(file, 'r')
+  try {
+    const expected = process.platform !== 'win32'
+    expect(created.durableWrites).toBe(expected)
+    expect(appended.durableWrites).toBe(expected)
+    expect(read.durableWrites).toBe(false)
+    // The O_EXCL of 'wx' is kept: a second create of the same file fails.
+    await expect(nodeFileSystem.open(file, 'wx', 0o600)).rejects.toMatchObject({ code: 'EEXIST' })
+  } finally {
+    await Promise.all([created.close(), appended.close(), read.close()])
+  }
+})

@@ -216,8 +216,11 @@ export class JsonlWriter implements SessionWriter {
       touched = true
       step = 'write'
       await writeFully(this.#handle, bytes, this.#size)
-      step = 'fdatasync'
-      await this.#handle.datasync()
+      // An O_DSYNC handle made each write durable already.
+      if (this.#handle.durableWrites !== true) {
+        step = 'fdatasync'
+        await this.#handle.datasync()
+      }
     } catch (error) {
       restore()
       if (error === this.#stale) throw error

@@ -24,7 +24,11 @@ export interface RecordingFs extends StoreFileSystem {
   count(op: FsOp): number
 }
 
-export function recordingFs(base: StoreFileSystem = nodeFileSystem): RecordingFs {
+/**
+ * `durableWrites: 'keep'` passes the base handles' O_DSYNC capability through (the production
+ * path: no fdatasync per batch); by default it is hidden, so the writer's fdatasync path runs.
+ */
+export function recordingFs(base: StoreFileSystem = nodeFileSystem, options: { durableWrites?: 'keep' | 'hide' } = {}): RecordingFs {
   const waiters: { match: (call: FsCall) => boolean; resolve: (call: FsCall) => void }[] = []
   const fs: RecordingFs = {
     calls: [],
@@ -57,6 +61,7 @@ export function recordingFs(base: StoreFileSystem = nodeFileSystem): RecordingFs
 
   function wrap(handle: StoreFileHandle, path: string): StoreFileHandle {
     return {
+      durableWrites: options.durableWrites === 'keep' && handle.durableWrites === true,
       write: async (buffer, offset, length, position) => {
         // A real ENOSPC typically lands after part of the data: write half, then fail.
         await enter({ op: 'write', path }, () => handle.write(buffer, offset, Math.floor(length / 2), position))
