@@ -5,8 +5,8 @@
 // between `<!-- peers:start -->` and `<!-- peers:end -->` (nothing outside it).
 //   node run.mjs          builds the workspace, then all seven figures: 1–3 (per turn, history,
 //                         streaming), 4 (durable step), 5 (resume), 6 (memory, one round), 7
-//                         (concurrency); BENCH_ROUNDS rounds (default 3): about 11 min on the 2-core
-//                         development machine (estimated; BENCH_ROUNDS=2: about 8). Rewrites the whole
+//                         (concurrency); BENCH_ROUNDS rounds (default 3): about 10 min on the 2-core
+//                         development machine (9.4 min measured on 2026-11-30; BENCH_ROUNDS=2: about 7). Rewrites the whole
 //                         section; keeps results.json's `long`.
 //   --only peers          figures 1–3 alone: rewrites the part above the figure 4–7 regions.
 //   --only durable | resume | memory | concurrency

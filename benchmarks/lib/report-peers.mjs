@@ -59,7 +59,7 @@ function goals(fig1, fig2, fig3) {
     g.push(`- Per-turn overhead, memory store, ≥ 3× lower than the fastest peer (${f(fastest)} ms): Bosun ${f(base.wall)} ms → ${(fastest / base.wall).toFixed(2)}× — **${fastest / base.wall >= 3 ? 'met' : 'not met'}**.`)
     const j = fig1['bosun-jsonl']
     const t = fig1['bosun-jsonl-tmpfs']
-    const tmpfs = t?.wall ? ` On tmpfs, where fsync is nearly free, the same store takes ${f(t.wall)} ms (${t.wall < fastest ? 'below' : 'above'} that figure): the rest is the disk's fsync latency, paid at each of the turn's three flushes.` : ''
+    const tmpfs = t?.wall ? ` On tmpfs, where fsync is nearly free, the same store takes ${f(t.wall)} ms (${t.wall < fastest ? 'below' : 'above'} that figure): the difference is the disk's sync latency, paid at each of the turn's three flushes; what remains on tmpfs is the store's asynchronous file I/O (a thread-pool round trip per flush) and the framework.` : ''
     if (j.wall) g.push(`- Durable JSONL per-turn lower than every peer's in-memory figure: Bosun JSONL ${f(j.wall)} ms vs fastest peer in memory ${f(fastest)} ms — **${j.wall < fastest ? 'met' : 'not met'}**.${tmpfs}`)
   }
   const h100 = fig2[100]?.['bosun-memory'], h10k = fig2[10000]?.['bosun-memory'], h1k = fig2[1000]?.['bosun-memory']
