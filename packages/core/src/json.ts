@@ -3,21 +3,53 @@ import { BosunError, ErrorCodes } from './errors.js'
 /** A JSON value, as stored in the event log. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
+/** Lets a subclass's field initialisers run on any object: `new (class extends Stamp { #x })(o)` brands `o`. */
+class Stamp {
+  constructor(target: object) {
+    return target
+  }
+}
+
 /**
- * Marks values that have already been checked and deep-frozen by {@link toFrozenJson}. Reusing them
- * keeps appends cheap when the same message travels through several events (splice, user/message).
- * A private, non-enumerable symbol property rather than a WeakSet: a WeakSet entry per appended
- * event made every garbage collection pay for the whole log. The symbol cannot be forged from
- * outside this module, and JSON.stringify, Object.keys and structuredClone ignore it.
+ * A private brand: an unforgeable mark on objects. A private class field rather than a symbol
+ * property (symbols can be read off an object with `Object.getOwnPropertySymbols` and copied onto
+ * another one, and a symbol lookup follows the prototype chain and proxy traps) or a WeakSet (an
+ * entry per appended event made every garbage collection pay for the whole log). `#mark in o`
+ * is true only for objects branded here themselves. Brand before freezing.
  */
-const CHECKED = Symbol('bosun.frozen-json')
+export interface Brand {
+  stamp(value: object): void
+  has(value: object): boolean
+}
+
+export function createBrand(): Brand {
+  class Branded extends Stamp {
+    #mark = true
+    static has(value: object): boolean {
+      return #mark in value
+    }
+  }
+  return {
+    stamp: (value) => {
+      if (!Branded.has(value)) new Branded(value)
+    },
+    has: Branded.has,
+  }
+}
+
+/**
+ * Marks values checked and deep-frozen by {@link toFrozenJson} (and loaded by
+ * {@link freezeParsedJson}): reusing them keeps appends cheap when the same message travels
+ * through several events (splice, user/message).
+ */
+const CHECKED = createBrand()
 
 function isChecked(value: object): boolean {
-  return (value as { [CHECKED]?: true })[CHECKED] === true
+  return CHECKED.has(value)
 }
 
 function mark<T extends object>(value: T): T {
-  Object.defineProperty(value, CHECKED, { value: true })
+  CHECKED.stamp(value)
   return value
 }
 
@@ -30,16 +62,16 @@ function mark<T extends object>(value: T): T {
  *
  * Cost is proportional to the size of `value`, never to the size of the log.
  */
-export function toFrozenJson<T>(value: T, what: string | (() => string), extraMark?: symbol): T {
+export function toFrozenJson<T>(value: T, what: string | (() => string), extraMark?: Brand): T {
   // The root is marked so that it can be reused (a message travels through several events); a
   // nested value that was a root before is reused too.
-  if (typeof value === 'object' && value !== null && isChecked(value) && (extraMark === undefined || hasMark(value, extraMark))) return value
+  if (typeof value === 'object' && value !== null && isChecked(value) && (extraMark === undefined || extraMark.has(value))) return value
   return copyRoot(value, what, extraMark === undefined ? [CHECKED] : [CHECKED, extraMark])
 }
 
 /**
  * Like {@link toFrozenJson} without marking the root: for values that are never passed on as the
- * input of another append (event data), where the mark's `defineProperty` would be most of the cost.
+ * input of another append (event data): appended events are deep-frozen but not marked.
  */
 export function copyJson<T>(value: T, what: string | (() => string)): T {
   return copyRoot(value, what, undefined)
@@ -58,12 +90,7 @@ export function tryCopyJson<T>(value: T): T | undefined {
   }
 }
 
-/** True if `value` carries `mark` (a private symbol set by {@link toFrozenJson}). */
-export function hasMark(value: object, mark: symbol): boolean {
-  return (value as Record<symbol, unknown>)[mark] === true
-}
-
-function copyRoot<T>(value: T, what: string | (() => string), marks: readonly symbol[] | undefined): T {
+function copyRoot<T>(value: T, what: string | (() => string), marks: readonly Brand[] | undefined): T {
   try {
     return fastCopy(value, 0, marks) as T
   } catch (error) {
@@ -74,12 +101,16 @@ function copyRoot<T>(value: T, what: string | (() => string), marks: readonly sy
 }
 
 /** Marks are set before the freeze (a frozen object takes no new property). */
-function seal<T extends object>(value: T, marks: readonly symbol[] | undefined): T {
-  if (marks !== undefined) for (const symbol of marks) Object.defineProperty(value, symbol, { value: true })
+function seal<T extends object>(value: T, marks: readonly Brand[] | undefined): T {
+  if (marks !== undefined) for (const brand of marks) brand.stamp(value)
   return Object.freeze(value)
 }
 
-/** True if `value` came out of {@link toFrozenJson} (and is therefore deep-frozen JSON). */
+/**
+ * True if `value` came out of {@link toFrozenJson} or {@link freezeParsedJson} (messages, events
+ * loaded by a store), and is therefore deep-frozen JSON. The data of an event appended in this
+ * process is deep-frozen JSON too but carries no mark (marking every event cost more than copying it).
+ */
 export function isFrozenJson(value: unknown): boolean {
   return typeof value === 'object' && value !== null && isChecked(value)
 }
@@ -89,7 +120,7 @@ const SLOW_PATH = Symbol('bosun.json-slow-path')
 const FAST_DEPTH = 64
 
 /** The common case, with no path bookkeeping: any doubt throws {@link SLOW_PATH}. */
-function fastCopy(value: unknown, depth: number, marks?: readonly symbol[]): unknown {
+function fastCopy(value: unknown, depth: number, marks?: readonly Brand[]): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -128,7 +159,7 @@ function fastCopy(value: unknown, depth: number, marks?: readonly symbol[]): unk
  * `keys` and `ancestors` are the path from the root (JSON is shallow: short arrays beat a Set), and
  * the error path string is built only when a check fails.
  */
-function copy(value: unknown, what: string, keys: (string | number)[], ancestors: object[], marks?: readonly symbol[]): unknown {
+function copy(value: unknown, what: string, keys: (string | number)[], ancestors: object[], marks?: readonly Brand[]): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':

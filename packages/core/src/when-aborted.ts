@@ -1,35 +1,66 @@
 /**
- * One promise per signal that resolves when it aborts. Waiters share it instead of each adding an
- * `abort` listener: Node's EventTarget makes add/remove cost microseconds, and a listener per
- * waiter (a tool call, a model stream) piled up on long turns until Node warned about a leak.
+ * One abort notification per signal, shared by every waiter (a tool call, a model stream) instead
+ * of an `abort` listener each: Node's EventTarget makes add/remove cost microseconds, and a
+ * listener per waiter piled up on long turns until Node warned about a leak. Waiters that stop
+ * waiting remove their callback, so nothing they hold outlives them.
  */
-const promises = new WeakMap<AbortSignal, Promise<void>>()
+interface AbortWatch {
+  promise: Promise<void>
+  callbacks: Set<() => void>
+}
 
-export function whenAborted(signal: AbortSignal): Promise<void> {
-  let promise = promises.get(signal)
-  if (promise === undefined) {
-    promise = signal.aborted
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
-    promises.set(signal, promise)
+const watches = new WeakMap<AbortSignal, AbortWatch>()
+
+function watch(signal: AbortSignal, resolver?: (resolve: () => void) => void): AbortWatch {
+  let entry = watches.get(signal)
+  if (entry === undefined) {
+    const callbacks = new Set<() => void>()
+    const promise = new Promise<void>((resolve) => {
+      const fire = () => {
+        resolve()
+        for (const callback of callbacks) callback()
+        callbacks.clear()
+      }
+      if (resolver) resolver(fire)
+      else if (signal.aborted) fire()
+      else signal.addEventListener('abort', fire, { once: true })
+    })
+    entry = { promise, callbacks }
+    watches.set(signal, entry)
   }
-  return promise
+  return entry
+}
+
+/** Resolves when `signal` aborts (at once if it has). For `Promise.race` with other work. */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  return watch(signal).promise
 }
 
 /**
- * A controller whose abort promise is resolved by its owner's `abort()` rather than by an `abort`
- * listener: the agent makes one per turn, and a listener on Node's EventTarget costs more than the
- * rest of opening the turn. Only the owner may abort the controller (through this `abort`).
+ * Calls `callback` once when `signal` aborts (synchronously within the abort, like a listener);
+ * returns the function that unregisters it. A signal that has already aborted calls nothing: check
+ * `signal.aborted` first.
+ */
+export function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  const { callbacks } = watch(signal)
+  callbacks.add(callback)
+  return () => callbacks.delete(callback)
+}
+
+/**
+ * A controller whose abort notification is fired by its owner's `abort()` rather than by an
+ * `abort` listener: the agent makes one per turn, and a listener on Node's EventTarget costs more
+ * than the rest of opening the turn. Only the owner may abort the controller (through this `abort`).
  */
 export function ownedAbortController(): { signal: AbortSignal; abort(reason?: unknown): void } {
   const controller = new AbortController()
-  let resolve!: () => void
-  promises.set(controller.signal, new Promise<void>((r) => (resolve = r)))
+  let fire!: () => void
+  watch(controller.signal, (f) => (fire = f))
   return {
     signal: controller.signal,
     abort(reason?: unknown) {
       controller.abort(reason)
-      resolve()
+      fire()
     },
   }
 }

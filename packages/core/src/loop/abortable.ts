@@ -1,4 +1,4 @@
-import { whenAborted } from '../when-aborted.js'
+import { onAbort } from '../when-aborted.js'
 
 /**
  * Feeds each item of `source` to `onItem`, but stops as soon as `signal` aborts even if the source
@@ -14,9 +14,11 @@ export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
   const iterator = source[Symbol.asyncIterator]()
   return new Promise<void>((resolve, reject) => {
     let settled = false
+    let stopWatching = (): void => {}
     const settle = (error?: unknown, exhausted = false): void => {
       if (settled) return
       settled = true
+      stopWatching()
       if (!exhausted) {
         try {
           void Promise.resolve(iterator.return?.()).catch(() => {})
@@ -27,13 +29,14 @@ export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
       if (error === undefined) resolve()
       else reject(error)
     }
-    const onAbort = (): void => settle()
+    const abortNow = (): void => settle()
     const onResult = (result: IteratorResult<T>): void => {
       if (settled) return
-      // The abort listener runs a microtask after abort(): a chunk that arrives in between is dropped.
+      // A chunk that arrives after the abort is dropped.
       if (signal.aborted) return settle()
-      if (result.done) return settle(undefined, !signal.aborted)
       try {
+        // A hand-written iterator may resolve to anything: reading `done` can throw too.
+        if (result.done) return settle(undefined, !signal.aborted)
         onItem(result.value)
       } catch (error) {
         return settle(error)
@@ -50,7 +53,7 @@ export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
       }
       void Promise.resolve(next).then(onResult, onError)
     }
-    void whenAborted(signal).then(onAbort)
+    stopWatching = onAbort(signal, abortNow)
     pull()
   })
 }

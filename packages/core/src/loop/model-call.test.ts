@@ -240,6 +240,29 @@ describe('model errors', () => {
     expect(message).toMatchObject({ message: { content: [{ type: 'text', text: 'a' }] }, interrupted: true })
   })
 
+  it('a stream whose next() resolves to something that is not an iterator result ends the call as an error and closes the stream', async () => {
+    let closed = false
+    const model: ModelAdapter = {
+      name: 'odd',
+      stream: () => ({
+        [Symbol.asyncIterator]: () => ({
+          next: async () => undefined as unknown as IteratorResult<ModelChunk>,
+          return: async () => {
+            closed = true
+            return { done: true as const, value: undefined }
+          },
+        }),
+      }),
+    }
+    const { agent } = await harness({ model })
+    agent.followup('q')
+    await agent.whenIdle()
+    const reason = (agent.session.last!.data as { reason: { kind: string; error: { message: string } } }).reason
+    expect(reason.kind).toBe('error')
+    expect(reason.error.message).toMatch(/done/)
+    expect(closed).toBe(true)
+  })
+
   it('an error while follow-ups are queued does not stop the driver: the next one runs at once', async () => {
     const { agent } = await harness({ responses: [{ error: { status: 500 } }] })
     const seen = statuses(agent)

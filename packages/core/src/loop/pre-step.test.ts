@@ -437,7 +437,7 @@ describe('durability', () => {
     expect(upToPreStep.lastIndexOf('flush')).toBeGreaterThan(claimAt)
   })
 
-  it('makes a system prompt function a checkpoint too; with neither, the claim rides the flush before the model request', async () => {
+  it('makes a system prompt function or a prepareCall tap a checkpoint too; with none of them, the claim rides the flush before the model request', async () => {
     const withFunction: string[] = []
     const slowSystem = await harness({
       store: loggingStore(withFunction),
@@ -450,6 +450,18 @@ describe('durability', () => {
     await slowSystem.agent.whenIdle()
     expect(withFunction.slice(0, withFunction.indexOf('system'))).toEqual([
       'append agent/inbox/spliced', 'append turn/start', 'append agent/inbox/spliced', 'flush',
+    ])
+
+    const withPrepareCall: string[] = []
+    const tapped = await harness({ store: loggingStore(withPrepareCall) })
+    tapped.agent.hooks.prepareCall.tap('spy', (request) => {
+      withPrepareCall.push('prepareCall')
+      return request
+    })
+    tapped.agent.followup('x')
+    await tapped.agent.whenIdle()
+    expect(withPrepareCall.slice(0, withPrepareCall.indexOf('prepareCall'))).toEqual([
+      'append agent/inbox/spliced', 'append turn/start', 'append agent/inbox/spliced', 'flush', 'append step/start', 'append user/message',
     ])
 
     const plain: string[] = []

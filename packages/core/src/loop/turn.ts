@@ -57,9 +57,10 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     // The first pre-step checkpoint (seed 003 §14): the enqueue, turn/start and the claim are made
     // durable before any plugin runs, so a crash during a long pre-step (a rate-limit delay) still
     // finds the claim in the log and recovery re-queues the message.
-    // Without pre-step taps or a system function nothing can wait here: the flush before the
-    // model request, a few appends later, covers the claim (one fsync per step, not two).
-    if (step === 1 && (rt.hooks.preStep.taps.length > 0 || typeof rt.system === 'function')) await rt.session.flush()
+    // Without pre-step or prepareCall taps or a system function nothing can wait here: the flush
+    // before the model request, a few appends later, covers the claim (one fsync per step, not two).
+    const canWait = rt.hooks.preStep.taps.length > 0 || rt.hooks.prepareCall.taps.length > 0 || typeof rt.system === 'function'
+    if (step === 1 && canWait) await rt.session.flush()
     const system = typeof rt.system === 'function' ? await rt.system({ turn, step, session: rt.session }) : rt.system
     if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
     const decision: ReturnType<typeof checkDecision> = rt.hooks.preStep.taps.length === 0

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BosunError, ErrorCodes } from '../errors.js'
-import { hasMark, toFrozenJson, type JsonValue } from '../json.js'
+import { createBrand, toFrozenJson, type JsonValue } from '../json.js'
 
 export interface TextBlock {
   type: 'text'
@@ -94,7 +94,7 @@ export function createUserMessage(
 export function toUserMessage(input: unknown, what = 'message'): UserMessage {
   if (typeof input === 'string') return createUserMessage(input)
   // Frozen JSON is not enough (any event's data is frozen JSON): only validated messages skip the check.
-  if (typeof input === 'object' && input !== null && hasMark(input, VALIDATED)) return input as UserMessage
+  if (typeof input === 'object' && input !== null && VALIDATED.has(input)) return input as UserMessage
   const problem = describeMessageProblem(input)
   if (problem !== undefined) {
     throw new BosunError(
@@ -106,12 +106,8 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
   return toFrozenJson(input as UserMessage, what, VALIDATED)
 }
 
-/**
- * Marks messages that passed {@link toUserMessage} (frozen, checked, reusable without another
- * check). A private non-enumerable symbol rather than a WeakSet, whose entries every garbage
- * collection pays for.
- */
-const VALIDATED = Symbol('bosun.validated-message')
+/** Messages that passed {@link toUserMessage}: frozen, checked, reusable without another check (an unforgeable brand). */
+const VALIDATED = createBrand()
 
 function describeMessageProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

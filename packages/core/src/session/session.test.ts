@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest'
+import { isFrozenJson } from '../json.js'
 import { thrown } from '../testing/errors.js'
 import { msg } from '../testing/harness.js'
 import type { SessionWriter } from '../store/types.js'
@@ -144,6 +145,22 @@ describe('Session.append', () => {
     expect(error.code).toBe('NOT_JSON')
     expect(error.details).toEqual({ what: 'Event "x-plugin/state" data', path: `$.ring${'.next'.repeat(100)}` })
     expect(session.length).toBe(1)
+  })
+
+  it('cannot be fooled into reusing an object as checked JSON: no readable mark, no inheritance through the prototype', () => {
+    const session = new Session(header)
+    const message = createUserMessage('hello')
+    expect(Object.getOwnPropertySymbols(message)).toEqual([])
+    expect(Object.getOwnPropertyNames(message).sort()).toEqual(['content', 'id', 'role', 'source'])
+    expect(isFrozenJson(message)).toBe(true)
+    const heir = Object.create(message) as object
+    expect(isFrozenJson(heir)).toBe(false)
+    expect(() => toUserMessage(heir)).toThrow(expect.objectContaining({ code: 'NOT_JSON' }))
+    expect(isFrozenJson(new Proxy(message, {}))).toBe(false)
+    // Appended data is deep-frozen but not marked; a message inside it is reused as it is.
+    const event = session.append('x-plugin/state', { message })
+    expect(isFrozenJson(event.data)).toBe(false)
+    expect((event.data as { message: unknown }).message).toBe(message)
   })
 
   it('drops undefined properties at any depth, as JSON.stringify does, and keeps the copy independent of the input', () => {

@@ -85,9 +85,10 @@ describe('fault injection', () => {
     }
   })
 
-  it('with O_DSYNC session files (the default file system): one fstat and one write per batch, no fdatasync; the k-th of them fails, for every k, and nothing is lost', async () => {
+  it('with the default file system\'s O_DSYNC session files (Linux): one fstat and one write per batch, no fdatasync; the k-th of them fails, for every k, and nothing is lost', async () => {
     const { calls } = await runWorkload(join(dir, 'dry'), new Set(), 'EIO', exact, 'keep')
-    expect(calls).toBe(WORKLOAD.length * 2) // fstat, write per batch
+    // fstat, write per batch (on Linux; elsewhere the default file system keeps the fdatasync)
+    expect(calls).toBe(WORKLOAD.length * (process.platform === 'linux' ? 2 : 3))
     for (let k = 1; k <= calls; k++) {
       const code = k % 2 === 0 ? 'ENOSPC' : 'EIO'
       const run = await runWorkload(join(dir, `k${k}`), new Set([k]), code, exact, 'keep')

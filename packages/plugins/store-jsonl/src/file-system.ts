@@ -47,10 +47,11 @@ export interface StoreFileSystem {
 
 const { O_CREAT, O_DSYNC, O_EXCL, O_RDWR, O_WRONLY } = fsConstants
 /**
- * The session handles ('r+' to append, 'wx' to create) opened with O_DSYNC where the platform has
- * it (Linux, macOS; not Windows): a `pwrite` that returns is on disk, as if followed by fdatasync.
+ * The session handles ('r+' to append, 'wx' to create) opened with O_DSYNC on Linux: a `pwrite`
+ * that returns is on disk, as if followed by fdatasync. Not elsewhere: on macOS libuv's fdatasync
+ * is F_FULLFSYNC (it also flushes the drive's cache), which O_DSYNC is not; Windows has no O_DSYNC.
  */
-const DSYNC_FLAGS: Record<string, number> = O_DSYNC === undefined ? {} : {
+const DSYNC_FLAGS: Record<string, number> = process.platform !== 'linux' || O_DSYNC === undefined ? {} : {
   'r+': O_RDWR | O_DSYNC,
   wx: O_WRONLY | O_CREAT | O_EXCL | O_DSYNC,
 }

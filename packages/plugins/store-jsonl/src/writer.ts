@@ -209,8 +209,9 @@ export class JsonlWriter implements SessionWriter {
         step = 'ftruncate'
         await this.#rollback()
       } else {
+        // The default file system answers synchronously; a custom one may return any thenable.
         const stat = this.#handle.stat()
-        const { size } = stat instanceof Promise ? await stat : stat
+        const { size } = typeof (stat as { then?: unknown }).then === 'function' ? await stat : (stat as { size: number })
         if (size !== this.#size) throw (this.#stale = this.#staleError(size))
       }
       touched = true
