@@ -44,6 +44,8 @@ declare module '@bosun/core' {
 }
 
 interface Verdict extends Limit {
+  /** When the verdict was reached (the plugin's clock): `at + retryAfterMs` is when the step fits. */
+  at: number
   counts: Counted
   retryAfterMs: number
 }
@@ -76,7 +78,7 @@ export default definePlugin<Options>({
     const keyOf = keyFunction(per, sourceKey)
     const ledger = Ledger.fromLog(session.events, clock(), keyOf, windowMs)
     hooks.event.tap(name, (event) => ledger.observe(event))
-    const requeue = new Requeue(inbox, session, () => agent.wake())
+    const requeue = new Requeue(inbox, session, () => agent.wake(), clock)
     onClose(() => requeue.dispose())
 
     /** The limit that keeps this step waiting longest, or undefined when it may run now. */
@@ -87,7 +89,7 @@ export default definePlugin<Options>({
         const limit = limits[counts]
         if (!limit) continue
         const retryAfterMs = waitTime(ledger.times(counts, key, now), now, limit)
-        if (retryAfterMs > 0 && retryAfterMs > (worst?.retryAfterMs ?? 0)) worst = { ...limit, counts, retryAfterMs }
+        if (retryAfterMs > 0 && retryAfterMs > (worst?.retryAfterMs ?? 0)) worst = { ...limit, counts, retryAfterMs, at: now }
       }
       return worst
     }
@@ -108,7 +110,9 @@ export default definePlugin<Options>({
         }
         return decision
       }
-      if (action === 'requeue') requeue.schedule(claimed, over.retryAfterMs)
+      // Due at an instant of the verdict's clock, not `retryAfterMs` from whenever this line runs:
+      // messages rejected by the same full window then fall due together and go back in order.
+      if (action === 'requeue') requeue.schedule(claimed, over.at + over.retryAfterMs)
       const metadata: RateLimitMetadata = {
         limit: over.limit, windowMs: over.windowMs, retryAfterMs: over.retryAfterMs,
         counts: over.counts, burst: over.burst, key, onLimit,

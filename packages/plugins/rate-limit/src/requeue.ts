@@ -31,6 +31,8 @@ export class Requeue {
     private readonly inbox: Inbox,
     private readonly session: Session,
     private readonly wake: () => void,
+    /** The plugin's clock (the agent's `now`), the one the verdicts use. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Cancels the pending requeues (the agent is closing). */
@@ -39,10 +41,10 @@ export class Requeue {
     this.#pending = []
   }
 
-  /** Puts `messages` back at the head of `next-turn` in `delayMs`. */
-  schedule(messages: readonly UserMessage[], delayMs: number): void {
+  /** Puts `messages` back at the head of `next-turn` at `dueAt` (a time of the plugin's clock). */
+  schedule(messages: readonly UserMessage[], dueAt: number): void {
     if (messages.length === 0) return
-    this.#pending.push({ dueAt: Date.now() + delayMs, order: this.#order++, messages })
+    this.#pending.push({ dueAt, order: this.#order++, messages })
     this.#pending.sort((a, b) => a.dueAt - b.dueAt || a.order - b.order)
     this.#arm()
   }
@@ -51,13 +53,13 @@ export class Requeue {
     clearTimeout(this.#timer)
     const next = this.#pending[0]
     if (!next) return
-    this.#timer = setTimeout(() => this.#deliver(), Math.max(0, next.dueAt - Date.now()))
+    this.#timer = setTimeout(() => this.#deliver(), Math.max(0, next.dueAt - this.now()))
     // A requeue is not a reason to keep the process alive (see the class comment).
     this.#timer.unref?.()
   }
 
   #deliver(): void {
-    const now = Date.now()
+    const now = this.now()
     while (this.#pending[0] && this.#pending[0].dueAt <= now) this.#putBack(this.#pending.shift()!.messages)
     this.#arm()
   }
