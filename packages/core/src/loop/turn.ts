@@ -59,8 +59,9 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     // finds the claim in the log and recovery re-queues the message.
     // Without pre-step or prepareCall taps or a system function nothing can wait here: the flush
     // before the model request, a few appends later, covers the claim (one fsync per step, not two).
-    const canWait = rt.hooks.preStep.taps.length > 0 || rt.hooks.prepareCall.taps.length > 0 || typeof rt.system === 'function'
-    if (step === 1 && canWait) await rt.session.flush()
+    if (step === 1 && (rt.hooks.preStep.taps.length > 0 || rt.hooks.prepareCall.taps.length > 0 || typeof rt.system === 'function')) {
+      await rt.session.flush()
+    }
     const system = typeof rt.system === 'function' ? await rt.system({ turn, step, session: rt.session }) : rt.system
     if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
     const decision: ReturnType<typeof checkDecision> = rt.hooks.preStep.taps.length === 0
