@@ -56,7 +56,7 @@ function mark<T extends object>(value: T): T {
 /**
  * Validates that `value` is plain JSON and returns a deep-frozen copy of it (or `value` itself
  * when it was produced by this function before). Properties whose value is `undefined` are
- * dropped, exactly as `JSON.stringify` does; everything else that JSON cannot represent
+ * dropped and `-0` becomes `0`, exactly as `JSON.stringify` writes them; everything else that JSON cannot represent
  * (functions, symbols, bigints, non-finite numbers, cycles, class instances, sparse arrays) is
  * refused with a {@link ErrorCodes.NOT_JSON} error naming `what` and the path of the bad value.
  *
@@ -127,7 +127,7 @@ function fastCopy(value: unknown, depth: number, marks?: readonly Brand[]): unkn
       return value
     case 'number':
       if (value - value !== 0) throw SLOW_PATH // NaN and ±Infinity
-      return value
+      return value === 0 ? 0 : value // -0 is written as 0: the log in memory must read as it reopens
     case 'object':
       break
     default:
@@ -166,7 +166,7 @@ function copy(value: unknown, what: string, keys: (string | number)[], ancestors
       return value
     case 'number':
       if (!Number.isFinite(value)) fail(what, keys, `${value} is not a finite number`)
-      return value
+      return value === 0 ? 0 : value
     case 'object':
       break
     default:

@@ -123,6 +123,22 @@ describe('Session.append', () => {
     expect(session.append('turn/end', { turn: 1, reason: { kind: 'completed' } }).seq).toBe(1) // no gap
   })
 
+  it('stores -0 as 0, as JSON writes it, so the event in memory equals the event a store reopens', () => {
+    const session = new Session(header)
+    const data = { n: -0, list: [-0, 1], deep: { m: -0 } }
+    const event = session.append('x-plugin/state', data)
+    expect(Object.is((event.data as typeof data).n, 0)).toBe(true)
+    expect(Object.is((event.data as typeof data).list[0], 0)).toBe(true)
+    expect(Object.is((event.data as typeof data).deep.m, 0)).toBe(true)
+    expect(event.data).toEqual(JSON.parse(JSON.stringify(data)))
+    // The careful copy (taken past the fast path's depth) does the same.
+    let deep: Record<string, unknown> = { n: -0 }
+    for (let i = 0; i < 100; i++) deep = { next: deep }
+    let walk = session.append('x-plugin/state', deep).data as Record<string, unknown>
+    for (let i = 0; i < 100; i++) walk = walk.next as Record<string, unknown>
+    expect(Object.is(walk.n, 0)).toBe(true)
+  })
+
   it('copies data nested deeper than the fast path goes, and still finds a cycle and names its path there', () => {
     const session = new Session(header)
     let deep: Record<string, unknown> = { leaf: true }

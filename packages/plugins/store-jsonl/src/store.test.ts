@@ -88,7 +88,8 @@ describe('round trip (property)', () => {
         expect(Object.isFrozen(opened.events[0]?.data)).toBe(true)
         await reopened.close()
       }),
-      { numRuns: 60 },
+      // -0 is a past counterexample: JSON writes it as 0, so the log in memory must hold 0 too.
+      { numRuns: 60, examples: [[[[-0, '']], false]] },
     )
     await store.close()
   })
