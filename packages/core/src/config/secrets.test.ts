@@ -29,6 +29,25 @@ describe('checkSecrets', () => {
     ])
   })
 
+  it('refuses credential headers written into a config (Authorization, x-api-key, api-key, Cookie), pointing at apiKeyEnv', () => {
+    const options = {
+      model: 'gpt-4.1',
+      headers: { Authorization: `Bearer ${SECRET}`, 'x-api-key': SECRET, 'api-key': SECRET, Cookie: `s=${SECRET}`, 'X-Title': 'My agent', 'HTTP-Referer': 'https://example.com' },
+    }
+    const findings = checkSecrets(options, '$.model.options', {})
+    expect(findings.map((finding) => finding.path)).toEqual([
+      '$.model.options.headers.Authorization',
+      '$.model.options.headers["x-api-key"]',
+      '$.model.options.headers["api-key"]',
+      '$.model.options.headers.Cookie',
+    ])
+    expect(findings.every((finding) => finding.literal)).toBe(true)
+    expect(findings[0]!.message).toMatchInlineSnapshot(`"a literal secret in a config file is refused (it would end up in version control and logs). Headers are for routing and attribution: give the provider's key through the adapter's "apiKeyEnv" option, which reads it from the environment."`)
+    expect(JSON.stringify(findings)).not.toContain('SECRET')
+    // Option names still get the …Env suggestion.
+    expect(checkSecrets({ api_key: SECRET }, '$', {})[0]!.message).toContain('"api_keyEnv"')
+  })
+
   it('checks that every …Env key names a variable that is set (an empty one counts as unset)', () => {
     const findings = checkSecrets({ apiKeyEnv: 'SET', tokenEnv: 'EMPTY', nested: { passwordEnv: 'UNSET' }, env: 'not a name' }, '$', { SET: 'x', EMPTY: '' })
     expect(findings.map(({ path, message }) => `${path}: ${message}`)).toMatchInlineSnapshot(`

@@ -1,7 +1,10 @@
 import { childPath } from './problems.js'
 
-/** Keys whose string value would be a credential. */
-const SECRET_KEY = /(apikey|token|secret|password)$/i
+/**
+ * Keys whose string value would be a credential: option names (`apiKey`, `accessToken`) and the
+ * HTTP headers that carry one (`Authorization`, `x-api-key`, `Cookie`).
+ */
+const SECRET_KEY = /(api[-_]?key|token|secret|password|authorization|cookie)$/i
 /** Keys that name an environment variable (`apiKeyEnv`), but not a bare `env`. */
 const ENV_KEY = /.Env$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -45,7 +48,9 @@ function walk(
         literal: true,
         message:
           'a literal secret in a config file is refused (it would end up in version control and logs). ' +
-          `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`,
+          (isHeaders(path)
+            ? 'Headers are for routing and attribution: give the provider\'s key through the adapter\'s "apiKeyEnv" option, which reads it from the environment.'
+            : `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`),
       })
     } else if (typeof item === 'string' && ENV_KEY.test(key) && !ENV_NAME.test(item)) {
       findings.push({
@@ -65,6 +70,11 @@ function walk(
       walk(item, at, env, findings, seen)
     }
   }
+}
+
+/** True for the path of a `headers` object (its keys are header names, not option names). */
+function isHeaders(path: string): boolean {
+  return /\.headers$|\["headers"\]$/i.test(path)
 }
 
 function screamingSnake(key: string): string {
