@@ -1,8 +1,10 @@
 // Opening what a crash (or a person) left: torn tails are cut, damage before them is refused.
 import { appendFile, readFile, writeFile } from 'node:fs/promises'
+import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BosunError, LOG_FORMAT_VERSION } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
+import { parseLog } from './reader.js'
 import { jsonlStore } from './store.js'
 import { event, fileText, header, sessionFile } from './testing/fixtures.js'
 import { recordingFs, tempDir } from './testing/recording-fs.js'
@@ -194,5 +196,42 @@ describe('session ids', () => {
       await expect(store.create(header(id))).rejects.toSatisfy((e) => BosunError.is(e, 'INVALID_SESSION_ID'))
     }
     expect(fs.calls).toEqual([])
+  })
+})
+
+describe('files decoded in slices (a whole file as one string would fail past ~512 MB)', () => {
+  /** The outcome of a parse, comparable across slice sizes: the result, or the error's code and message. */
+  function outcome(bytes: Buffer, sliceBytes?: number): unknown {
+    try {
+      const log = parseLog(bytes, 'f.jsonl', 's', sliceBytes)
+      return { header: log.header, events: log.events, intactLength: log.intactLength }
+    } catch (error) {
+      return { code: (error as BosunError).code, message: (error as Error).message }
+    }
+  }
+
+  it('any slice size gives the same events, repair length and errors as one slice', () => {
+    const many = Array.from({ length: 12 }, (_, seq) => event(seq, seq % 3 === 0 ? 'ü🚢 '.repeat(seq) : `text ${seq}`))
+    const text = Buffer.from(fileText(header('s'), many))
+    const damages = fc.oneof(
+      fc.constant((b: Buffer) => b),
+      fc.nat().map((n) => (b: Buffer) => b.subarray(0, n % (b.length + 1))), // torn anywhere
+      fc.nat().map((n) => (b: Buffer) => { const c = Buffer.from(b); c[n % c.length] = 0x7b; return c }), // a byte changed
+      fc.nat().map((n) => (b: Buffer) => { const c = Buffer.from(b); c[n % c.length] = 0xff; return c }), // invalid UTF-8
+      fc.nat(40).map((n) => (b: Buffer) => Buffer.concat([b, Buffer.alloc(n)])), // NUL tail
+    )
+    fc.assert(
+      fc.property(damages, fc.integer({ min: 1, max: 400 }), (damage, sliceBytes) => {
+        const bytes = damage(text)
+        expect(outcome(bytes, sliceBytes)).toEqual(outcome(bytes))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('the slices of an intact file hold every event once, in order', () => {
+    const many = Array.from({ length: 50 }, (_, seq) => event(seq, 'x'.repeat(seq * 7)))
+    const log = parseLog(Buffer.from(fileText(header('s'), many)), 'f.jsonl', 's', 64)
+    expect(log.events).toEqual(many)
   })
 })

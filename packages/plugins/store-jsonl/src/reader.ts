@@ -16,13 +16,19 @@ export interface ParsedLog {
 }
 
 const NEWLINE = 0x0a
+/**
+ * Lines are decoded in slices of about this many bytes: one string of the whole file would fail
+ * past V8's string limit (~512 MB), and short slices would cost a call per line.
+ */
+export const DECODE_SLICE_BYTES = 64 * 1024 * 1024
 
 /**
  * Parses a whole session file, each line once. Only the last line may be damaged (that is what
  * a crash during an append leaves); it is excluded from `intactLength`. Damage anywhere before it
  * is corruption: {@link ErrorCodes.CORRUPT_LOG} naming the file and the 1-based line.
+ * `sliceBytes` is for tests (slice boundaries must not change the result).
  */
-export function parseLog(bytes: Buffer, file: string, id: string): ParsedLog {
+export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = DECODE_SLICE_BYTES): ParsedLog {
   let end = bytes.length
   // A crash can leave zero-filled blocks at the end (the size was updated, the data was not).
   while (end > 0 && bytes[end - 1] === 0) end--
@@ -31,33 +37,46 @@ export function parseLog(bytes: Buffer, file: string, id: string): ParsedLog {
     throw corrupt(file, 1, 'the header line is incomplete', undefined, 'The session was never fully created; delete the file to reuse its id.')
   }
   let intactLength = lastNewline + 1
-  const lines = bytes.toString('utf8', 0, intactLength).split('\n')
-  lines.pop() // the empty string after the final newline
   const badUtf8 = isUtf8(bytes.subarray(0, intactLength)) ? -1 : firstInvalidUtf8Line(bytes, intactLength)
-
-  const header = parseHeader(lines[0]!, file, id, badUtf8 === 0)
+  const headerEnd = bytes.indexOf(NEWLINE) + 1
+  const header = parseHeader(bytes.toString('utf8', 0, headerEnd - 1), file, id, badUtf8 === 0)
   const events: SessionEvent[] = []
-  for (let index = 1; index < lines.length; index++) {
-    const isLast = index === lines.length - 1
-    let value: unknown
-    try {
-      if (index === badUtf8) throw new Error('invalid UTF-8')
-      value = JSON.parse(lines[index]!)
-    } catch (error) {
-      if (isLast) {
-        intactLength = bytes.lastIndexOf(NEWLINE, lastNewline - 1) + 1
-        break
+  let index = 1 // 0-based line index in the file (line 0 is the header)
+  slices: for (let start = headerEnd; start < intactLength; ) {
+    const stop = sliceEnd(bytes, start, intactLength, sliceBytes)
+    const lines = bytes.toString('utf8', start, stop - 1).split('\n')
+    const lastSlice = stop === intactLength
+    for (let i = 0; i < lines.length; i++, index++) {
+      const isLast = lastSlice && i === lines.length - 1
+      let value: unknown
+      try {
+        if (index === badUtf8) throw new Error('invalid UTF-8')
+        value = JSON.parse(lines[i]!)
+      } catch (error) {
+        if (isLast) {
+          intactLength = bytes.lastIndexOf(NEWLINE, lastNewline - 1) + 1
+          break slices
+        }
+        throw corrupt(file, index + 1, `the line is not JSON (${(error as Error).message})`, error)
       }
-      throw corrupt(file, index + 1, `the line is not JSON (${(error as Error).message})`, error)
+      const problem = eventProblem(value, events.length)
+      if (problem) throw corrupt(file, index + 1, problem)
+      events.push(deepFreeze(value as SessionEvent))
     }
-    const problem = eventProblem(value, events.length)
-    if (problem) throw corrupt(file, index + 1, problem)
-    events.push(deepFreeze(value as SessionEvent))
+    start = stop
   }
   if (header.seedLength !== undefined && header.seedLength > events.length) {
     throw corrupt(file, events.length + 2, `the header announces ${header.seedLength} seed events but only ${events.length} are stored`)
   }
   return { header, events, intactLength }
+}
+
+/** The end (just past a newline) of the slice that starts at `start`: whole lines, about `size` bytes. */
+function sliceEnd(bytes: Buffer, start: number, limit: number, size: number): number {
+  if (limit - start <= size) return limit
+  const cut = bytes.lastIndexOf(NEWLINE, start + size - 1)
+  // A single line longer than a slice is decoded alone.
+  return cut >= start ? cut + 1 : bytes.indexOf(NEWLINE, start) + 1
 }
 
 /**
