@@ -1,7 +1,7 @@
 import { definePlugin, Stage, type PreStepDecision } from '@bosun/core'
 import { Ledger, stepKey, type Counted } from './ledger.js'
 import { optionsSchema, type OnLimit, type Options } from './options.js'
-import { Requeue } from './requeue.js'
+import { outstandingRequeues, Requeue, type RateLimitRequeued } from './requeue.js'
 import { sleep } from './sleep.js'
 import { keyFunction } from './source-key.js'
 import { waitTime, type Limit } from './window.js'
@@ -9,6 +9,7 @@ import { waitTime, type Limit } from './window.js'
 export { optionsSchema } from './options.js'
 export type { OnLimit, Options } from './options.js'
 export { waitTime, type Limit } from './window.js'
+export type { RateLimitRequeued } from './requeue.js'
 
 /** The `metadata` of a rejection (and of `turn/end {kind: 'blocked'}`). */
 export interface RateLimitMetadata {
@@ -40,6 +41,7 @@ export interface RateLimitDelayed {
 declare module '@bosun/core' {
   interface BosunEventMap {
     'rate-limit/delayed': RateLimitDelayed
+    'rate-limit/requeued': RateLimitRequeued
   }
 }
 
@@ -69,7 +71,7 @@ interface Verdict extends Limit {
 export default definePlugin<Options>({
   name: 'rate-limit',
   schema: optionsSchema,
-  events: { 'rate-limit/delayed': { ignorable: true } },
+  events: { 'rate-limit/delayed': { ignorable: true }, 'rate-limit/requeued': { ignorable: true } },
   setup({ hooks, name, session, inbox, agent, onClose, now: clock }, options) {
     const { per = 'session', onLimit = 'reject', windowMs = 60_000, sourceKey = 'userId' } = options
     const limits: Partial<Record<Counted, Limit>> = {}
@@ -80,6 +82,8 @@ export default definePlugin<Options>({
     hooks.event.tap(name, (event) => ledger.observe(event))
     const requeue = new Requeue(inbox, session, () => agent.wake(), clock)
     onClose(() => requeue.dispose())
+    // What a previous process logged as requeued and did not put back (it stopped first).
+    if (onLimit === 'requeue') for (const { messages, dueAt } of outstandingRequeues(session.events)) requeue.schedule(messages, dueAt)
 
     /** The limit that keeps this step waiting longest, or undefined when it may run now. */
     const verdict = (key: string, step: number): Verdict | undefined => {
@@ -112,7 +116,12 @@ export default definePlugin<Options>({
       }
       // Due at an instant of the verdict's clock, not `retryAfterMs` from whenever this line runs:
       // messages rejected by the same full window then fall due together and go back in order.
-      if (action === 'requeue') requeue.schedule(claimed, over.at + over.retryAfterMs)
+      if (action === 'requeue') {
+        const dueAt = over.at + over.retryAfterMs
+        // Logged first, so that a process stopping before the timer leaves the requeue to the next one.
+        session.append('rate-limit/requeued', { turn, dueAt, messages: claimed })
+        requeue.schedule(claimed, dueAt)
+      }
       const metadata: RateLimitMetadata = {
         limit: over.limit, windowMs: over.windowMs, retryAfterMs: over.retryAfterMs,
         counts: over.counts, burst: over.burst, key, onLimit,

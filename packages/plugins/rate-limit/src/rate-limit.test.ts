@@ -3,9 +3,11 @@ import { createUserMessage, formatTimeline, messageText, type SessionEvent, type
 import { expectEntered, expectRejected, testPlugin } from '@bosun/testkit'
 import rateLimit from './index.js'
 
-/** The timeline with the waits that depend on the clock replaced by `N`. */
+/** The timeline with the waits and times that depend on the clock replaced by `N`, message ids by `ID`. */
 const timeline = (events: readonly SessionEvent[]) =>
-  formatTimeline(events, { requests: false }).replace(/"(retryAfterMs|delayMs)":\d+/g, '"$1":N')
+  formatTimeline(events, { requests: false })
+    .replace(/"(retryAfterMs|delayMs|dueAt)":\d+/g, '"$1":N')
+    .replace(/"id":"[0-9a-f-]{36}"/g, '"id":ID')
 
 const from = (userId: string, text: string) => createUserMessage(text, { source: { kind: 'user', userId } })
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -155,6 +157,7 @@ describe('requeue', () => {
       turn/end 1 completed
       turn/start 2
       splice next-turn @0 -1
+      rate-limit/requeued {"turn":2,"dueAt":N,"messages":[{"id":ID,"role":"user","content":[{"type":"text","text":"two"}],"source":{"kind":"user","userId":"ada"}}]}
       rejected 2 by=rate-limit {"limit":1,"windowMs":300,"retryAfterMs":N,"counts":"turns","burst":1,"key":"userId:ada","onLimit":"requeue"}
       turn/end 2 blocked by=rate-limit {"limit":1,"windowMs":300,"retryAfterMs":N,"counts":"turns","burst":1,"key":"userId:ada","onLimit":"requeue"}
       turn/start 3
@@ -221,6 +224,23 @@ describe('requeue', () => {
 })
 
 describe('restart', () => {
+  it('a requeue the process did not carry out (it stopped first) is carried out by the next one, once', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300, onLimit: 'requeue' })
+    await kit.send('one')
+    expectRejected(await kit.send('two'), { metadata: { onLimit: 'requeue' } })
+    await kit.restart() // before the requeue fell due: the old agent's timer is gone
+    const stepped = () => kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))
+    for (let waited = 0; stepped().length < 2 && waited < 5000; waited += 25) await wait(25)
+    await kit.agent.whenIdle()
+    expect(stepped()).toEqual(['one', 'two'])
+    // Put back and run: a later process has nothing left to requeue.
+    const length = kit.events.length
+    await kit.restart()
+    await wait(400)
+    expect(kit.events.length).toBe(length)
+    await kit.close()
+  })
+
   it('keeps the limit: the count comes from the log', async () => {
     const kit = await testPlugin(rateLimit, { turnsPerMinute: 2 })
     await kit.send('one')

@@ -1,7 +1,7 @@
 // The requeue schedule on its own: due times on the plugin's clock, batches that fall due together.
-import { afterEach, expect, it, vi } from 'vitest'
-import { Inbox, Session, createUserMessage, messageText } from '@bosun/core'
-import { Requeue } from './requeue.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { Inbox, Session, createUserMessage, messageText, type SessionEvent, type UserMessage } from '@bosun/core'
+import { outstandingRequeues, Requeue } from './requeue.js'
 
 afterEach(() => vi.useRealTimers())
 
@@ -38,4 +38,37 @@ it('reads due times on the clock it was given, not on Date.now', () => {
   expect(queued()).toEqual([])
   vi.advanceTimersByTime(1)
   expect(queued()).toEqual(['later'])
+})
+
+describe('outstandingRequeues (what a previous process logged and did not carry out)', () => {
+  const [a, b, c] = [createUserMessage('a'), createUserMessage('b'), createUserMessage('c')]
+  let seq = 0
+  const event = (type: string, data: object): SessionEvent => ({ seq: seq++, time: 0, type, data }) as SessionEvent
+  const requeued = (dueAt: number, ...messages: UserMessage[]) => event('rate-limit/requeued', { turn: 1, dueAt, messages })
+  const inserted = (...messages: UserMessage[]) => event('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: messages })
+
+  it('keeps the messages no later splice inserted again, grouped by requeue, in log order', () => {
+    const events = [inserted(a, b, c), requeued(200, a, b), requeued(100, c), inserted(b)]
+    expect(outstandingRequeues(events)).toEqual([
+      { turn: 1, dueAt: 200, messages: [a] },
+      { turn: 1, dueAt: 100, messages: [c] },
+    ])
+  })
+
+  it('a message put back (or sent again) and requeued again is outstanding only by its last requeue', () => {
+    expect(outstandingRequeues([requeued(100, a), inserted(a), requeued(300, a)])).toEqual([{ turn: 1, dueAt: 300, messages: [a] }])
+    expect(outstandingRequeues([requeued(100, a), inserted(a)])).toEqual([])
+    expect(outstandingRequeues([inserted(a), event('turn/start', { turn: 1 })])).toEqual([])
+  })
+})
+
+it('does not put back a message that is already in the inbox (sent again meanwhile)', () => {
+  vi.useFakeTimers()
+  const { inbox, requeue, queued, wakes } = setup(Date.now)
+  const message = createUserMessage('again')
+  requeue.schedule([message, createUserMessage('other')], Date.now() + 10)
+  inbox.splice('next-turn', 0, 0, [message])
+  vi.advanceTimersByTime(10)
+  expect(queued()).toEqual(['other', 'again'])
+  expect(wakes()).toBe(1)
 })

@@ -1,4 +1,4 @@
-import type { Inbox, Session, UserMessage } from '@bosun/core'
+import type { Inbox, SessionEvent, Session, UserMessage } from '@bosun/core'
 
 interface Pending {
   dueAt: number
@@ -16,9 +16,9 @@ interface Pending {
  * anything queued after it.
  *
  * After the splice the agent is woken: an idle agent starts a turn for the requeued input, a
- * running driver picks it up after its current turn. Pending requeues live in memory: if the
- * process stops first, the rejection stays in the log as the last word on those messages; closing
- * the agent cancels them.
+ * running driver picks it up after its current turn. Closing the agent cancels the timers; the
+ * plugin logs each requeue (`rate-limit/requeued`), so the next process on the session schedules
+ * again what was not put back yet ({@link outstandingRequeues}).
  */
 export class Requeue {
   #pending: Pending[] = []
@@ -64,7 +64,10 @@ export class Requeue {
     this.#arm()
   }
 
-  #putBack(messages: readonly UserMessage[]): void {
+  #putBack(due: readonly UserMessage[]): void {
+    // A message already back in the inbox (sent again, or re-queued by recovery) stays where it is.
+    const messages = due.filter((message) => this.inbox.find(message.id) === undefined)
+    if (messages.length === 0) return
     const queue = this.inbox.nextTurn
     let at = 0
     while (at < queue.length && this.#requeued.has(queue[at]!.id)) at++
@@ -79,4 +82,38 @@ export class Requeue {
       this.session.reportError(error, 'rate-limit requeue')
     }
   }
+}
+
+/** The data of `rate-limit/requeued`: claimed messages that go back to `next-turn` at `dueAt`. */
+export interface RateLimitRequeued {
+  turn: number
+  /** When they go back, epoch milliseconds on the agent's clock. */
+  dueAt: number
+  messages: readonly UserMessage[]
+}
+
+/**
+ * The requeues a previous process logged and did not carry out: the messages of each
+ * `rate-limit/requeued` event that no later `agent/inbox/spliced` event inserted again (put back
+ * by the requeue, or sent again). One pass over the log, at setup.
+ */
+export function outstandingRequeues(events: readonly SessionEvent[]): RateLimitRequeued[] {
+  const requeues: RateLimitRequeued[] = []
+  /** Outstanding message ids → the index of their requeue in `requeues`. */
+  const waiting = new Map<string, number>()
+  for (const event of events) {
+    if (event.type === 'rate-limit/requeued') {
+      const data = event.data as unknown as RateLimitRequeued
+      for (const message of data.messages) waiting.set(message.id, requeues.length)
+      requeues.push(data)
+    } else if (event.type === 'agent/inbox/spliced' && waiting.size > 0) {
+      for (const message of (event.data as { inserted: readonly UserMessage[] }).inserted) waiting.delete(message.id)
+    }
+  }
+  const left = new Map<number, UserMessage[]>()
+  for (const [id, index] of waiting) {
+    const message = requeues[index]!.messages.find((candidate) => candidate.id === id)!
+    left.get(index)?.push(message) ?? left.set(index, [message])
+  }
+  return [...left].sort(([a], [b]) => a - b).map(([index, messages]) => ({ ...requeues[index]!, messages }))
 }
