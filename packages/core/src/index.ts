@@ -42,6 +42,7 @@ export type {
   ToolResultContext, TurnContext,
 } from './hooks.js'
 export { definePlugin } from './plugin.js'
+export { stepRequestCount } from './loop/step-requests.js'
 export type { Plugin, PluginAgentApi, PluginContext, PluginEntry } from './plugin.js'
 
 export type { Tool, ToolContext, ToolResult, ToolResultObject, ToolReturn } from './tools/types.js'

@@ -6,6 +6,7 @@ import { appendOwnedData } from '../session/session.js'
 import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
+import { wrapStream } from './stream-taps.js'
 
 export interface ModelCallOutcome {
   finish: StepFinish
@@ -46,14 +47,11 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   if (signal.aborted) return { finish: 'aborted', toolCalls: [] }
 
   // Lazy: the adapter is called when the (possibly wrapped) stream is first iterated.
-  const open = (next: ModelRequest = request): AsyncIterable<ModelChunk> => {
+  const send = (next: ModelRequest): AsyncIterable<ModelChunk> => {
     checkRequest(next)
     return { [Symbol.asyncIterator]: () => adapter.stream(next, { signal })[Symbol.asyncIterator]() }
   }
-  const stream = rt.hooks.llmStream.taps.length === 0 ? open() : await rt.hooks.llmStream.promise(open(), { ...base, request, adapter, open })
-  if (typeof stream?.[Symbol.asyncIterator] !== 'function') {
-    throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The "llm/stream" hook must return an async iterable of chunks.')
-  }
+  const stream = rt.hooks.llmStream.taps.length === 0 ? send(request) : await wrapStream(rt.hooks.llmStream, send, { ...base, adapter }, request)
 
   let assembler = new BlockAssembler(`call_${turn}_${step}`)
   // A retry plugin logs `llm/retry` before it sends the request again: what the failed attempt

@@ -1,4 +1,4 @@
-import { BosunError, serializeError } from '@bosun/core'
+import { BosunError, serializeError, stepRequestCount } from '@bosun/core'
 import type { ModelChunk, StreamContext } from '@bosun/core'
 import type { Compactor } from './compactor.js'
 
@@ -18,20 +18,8 @@ export function recoverContextWindow(stream: AsyncIterable<ModelChunk>, context:
       if (signal.aborted || !BosunError.is(error, 'CONTEXT_WINDOW_EXCEEDED')) throw error
       const result = await compactor.run({ reason: 'context-window', surface, adapter: summarizer, signal })
       if (!result.ok || signal.aborted) throw error
-      session.append('llm/retry', { turn, step, attempt: attemptsSoFar(context) + 1, delayMs: 0, error: serializeError(error) })
+      session.append('llm/retry', { turn, step, attempt: stepRequestCount(context) + 1, delayMs: 0, error: serializeError(error) })
     }
     yield* context.open({ ...context.request, messages: surface.messages })
   })()
-}
-
-/** Requests made so far in this step: 1 plus the `llm/retry` events logged since its `step/start`. */
-function attemptsSoFar({ session, turn, step }: StreamContext): number {
-  let attempts = 1
-  for (let i = session.events.length - 1; i >= 0; i--) {
-    const event = session.events[i]!
-    const data = event.data as { turn?: number; step?: number }
-    if (event.type === 'step/start' && data.turn === turn && data.step === step) break
-    if (event.type === 'llm/retry' && data.turn === turn && data.step === step) attempts++
-  }
-  return attempts
 }

@@ -13,9 +13,8 @@ export type { RetryDecision } from './policy.js'
  * jitter, honouring the provider's `retryAfterMs`, logging `llm/retry` before each wait.
  *
  * It taps `llm/stream` at `Stage.first`, so it wraps the adapter's stream directly and every other
- * stream tap (an output filter) wraps it: a retried attempt passes through them too, because
- * `context.open()` returns the bare adapter stream and only the innermost wrapper can re-open it
- * without bypassing the others.
+ * stream tap (an output filter) wraps it: a retried attempt passes through them too, and a request
+ * an outer tap sends again (`context.open()` goes through the taps inside the caller) is retried.
  *
  * @example
  * // bosun.config.ts

@@ -1,4 +1,4 @@
-import { ModelError, serializeError } from '@bosun/core'
+import { ModelError, serializeError, stepRequestCount } from '@bosun/core'
 import type { ModelChunk, StreamContext } from '@bosun/core'
 import type { RetryPolicy } from './options.js'
 import { decide } from './policy.js'
@@ -10,8 +10,10 @@ import { wait } from './wait.js'
  * Each attempt's chunks are passed on as they arrive (streaming is kept). When an attempt fails —
  * an error thrown while iterating it, or, with `EMPTY_RESPONSE` in `retryOn`, an attempt that
  * ended without any content or finish chunk — {@link decide} picks the wait; the wrapper appends
- * `llm/retry {turn, step, attempt, delayMs, error}` (`attempt` is the number of the attempt about
- * to be made: 2 for the first retry), waits (abort-aware), and iterates `context.open()`. The core
+ * `llm/retry {turn, step, attempt, delayMs, error}` (`attempt` numbers the request about to be sent
+ * among all the step's requests: 2 for the first retry, more when an outer wrapper re-sent it
+ * before), waits (abort-aware), and iterates `context.open()`. The `maxAttempts` budget counts
+ * this wrapper's own attempts: a request an outer wrapper sends again gets a fresh budget. The core
  * resets the step's assembled message on that `llm/retry`, so the failed attempt's chunks stay in
  * the log but never reach the history. An abort during the wait ends the stream: no request is sent.
  */
@@ -45,7 +47,7 @@ export function retryingStream(first: AsyncIterable<ModelChunk>, context: Stream
         if (empty) return
         throw failure
       }
-      session.append('llm/retry', { turn, step, attempt: attempt + 1, delayMs: decision.delayMs, error: serializeError(failure) })
+      session.append('llm/retry', { turn, step, attempt: stepRequestCount(context) + 1, delayMs: decision.delayMs, error: serializeError(failure) })
       await wait(decision.delayMs, signal)
       if (signal.aborted) return
       stream = context.open()
