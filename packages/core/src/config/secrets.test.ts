@@ -48,6 +48,15 @@ describe('checkSecrets', () => {
     expect(checkSecrets({ api_key: SECRET }, '$', {})[0]!.message).toContain('"api_keyEnv"')
   })
 
+  it('inspects plain objects and arrays only: an object made by a constructor (an SDK model, a client) keeps its fields', () => {
+    class Client {
+      token = 'held by the client, not written in the config'
+      nested = { apiKey: 'also the client\'s' }
+    }
+    const options = { model: new Client(), list: [new Client()], plain: { token: SECRET }, bare: Object.assign(Object.create(null), { secret: SECRET }) }
+    expect(checkSecrets(options, '$', {}).map((finding) => finding.path)).toEqual(['$.plain.token', '$.bare.secret'])
+  })
+
   it('checks that every …Env key names a variable that is set (an empty one counts as unset)', () => {
     const findings = checkSecrets({ apiKeyEnv: 'SET', tokenEnv: 'EMPTY', nested: { passwordEnv: 'UNSET' }, env: 'not a name' }, '$', { SET: 'x', EMPTY: '' })
     expect(findings.map(({ path, message }) => `${path}: ${message}`)).toMatchInlineSnapshot(`

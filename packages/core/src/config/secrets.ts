@@ -17,9 +17,9 @@ export interface SecretFinding {
 }
 
 /**
- * Walks an entry's options: a string under a secret-looking key is refused (it would end up in
- * version control and logs), and every `…Env` key must name a variable that is set. Messages
- * name the key and the variable, never a value.
+ * Walks an entry's options (plain objects and arrays): a string under a secret-looking key is
+ * refused (it would end up in version control and logs), and every `…Env` key must name a
+ * variable that is set. Messages name the key and the variable, never a value.
  */
 export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>): SecretFinding[] {
   const findings: SecretFinding[] = []
@@ -35,6 +35,9 @@ function walk(
   seen: Set<object>,
 ): void {
   if (typeof value !== 'object' || value === null || seen.has(value)) return
+  // Only what a config spells out: an object made by a constructor (an AI SDK model, a client)
+  // keeps its own fields, which could look like secrets without being written in the file.
+  if (!Array.isArray(value) && !isPlainObject(value)) return
   seen.add(value)
   if (Array.isArray(value)) {
     value.forEach((item, index) => walk(item, childPath(path, index), env, findings, seen))
@@ -70,6 +73,11 @@ function walk(
       walk(item, at, env, findings, seen)
     }
   }
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
 }
 
 /** True for the path of a `headers` object (its keys are header names, not option names). */
