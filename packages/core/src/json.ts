@@ -149,6 +149,8 @@ function fastCopy(value: unknown, depth: number, marks?: readonly Brand[]): unkn
   if (proto !== Object.prototype && proto !== null) throw SLOW_PATH
   const object: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
+    // An own "__proto__" key (JSON.parse makes one) would set the copy's prototype if assigned.
+    if (key === '__proto__') throw SLOW_PATH
     const item = (value as Record<string, unknown>)[key]
     if (item !== undefined) object[key] = fastCopy(item, depth + 1)
   }
@@ -196,7 +198,10 @@ function copy(value: unknown, what: string, keys: (string | number)[], ancestors
       const item = (value as Record<string, unknown>)[key]
       if (item === undefined) continue
       keys.push(key)
-      object[key] = copy(item, what, keys, ancestors)
+      const copied = copy(item, what, keys, ancestors)
+      // Defined, not assigned: an own "__proto__" key stays a key, as JSON.parse reads it back.
+      if (key === '__proto__') Object.defineProperty(object, key, { value: copied, enumerable: true, writable: true, configurable: true })
+      else object[key] = copied
       keys.pop()
     }
     out = object

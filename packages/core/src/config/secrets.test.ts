@@ -42,10 +42,21 @@ describe('checkSecrets', () => {
       '$.model.options.headers.Cookie',
     ])
     expect(findings.every((finding) => finding.literal)).toBe(true)
-    expect(findings[0]!.message).toMatchInlineSnapshot(`"a literal secret in a config file is refused (it would end up in version control and logs). Headers are for routing and attribution: give the provider's key through the adapter's "apiKeyEnv" option, which reads it from the environment."`)
+    expect(findings[0]!.message).toMatchInlineSnapshot(`"a literal secret in a config file is refused (it would end up in version control and logs). Headers are for routing and attribution: give the provider's key through the adapter's "apiKeyEnv" option, which reads it from the environment (no other credential can come from a config file)."`)
     expect(JSON.stringify(findings)).not.toContain('SECRET')
-    // Option names still get the …Env suggestion.
-    expect(checkSecrets({ api_key: SECRET }, '$', {})[0]!.message).toContain('"api_keyEnv"')
+    // Option names still get the …Env suggestion, with a valid variable name.
+    expect(checkSecrets({ api_key: SECRET }, '$', {})[0]!.message).toContain('"api_keyEnv": "MY_API_KEY"')
+    expect(checkSecrets({ defaults: { 'x-api-key': SECRET } }, '$', {})[0]!.message).toContain('"MY_X_API_KEY"')
+  })
+
+  it('knows more credential names (access, subscription, private keys), and takes authorization and cookie only as whole words', () => {
+    const options = {
+      accessKey: SECRET, 'Ocp-Apim-Subscription-Key': SECRET, privateKey: SECRET, 'Proxy-Authorization': SECRET, 'Set-Cookie': SECRET,
+      requireAuthorization: 'always', sessionCookie: 'sid', sourceKey: 'userId', maxTokens: 10,
+    }
+    expect(checkSecrets(options, '$', {}).map((finding) => finding.path)).toEqual([
+      '$.accessKey', '$["Ocp-Apim-Subscription-Key"]', '$.privateKey', '$["Proxy-Authorization"]', '$["Set-Cookie"]',
+    ])
   })
 
   it('inspects plain objects and arrays only: an object made by a constructor (an SDK model, a client) keeps its fields', () => {

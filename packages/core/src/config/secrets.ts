@@ -1,10 +1,12 @@
 import { childPath } from './problems.js'
 
 /**
- * Keys whose string value would be a credential: option names (`apiKey`, `accessToken`) and the
- * HTTP headers that carry one (`Authorization`, `x-api-key`, `Cookie`).
+ * Keys whose string value would be a credential: option names (`apiKey`, `accessToken`,
+ * `clientSecret`) and the HTTP headers that carry one (`Authorization`, `x-api-key`,
+ * `Ocp-Apim-Subscription-Key`, `Cookie`). `authorization` and `cookie` only as a whole word, so that
+ * `requireAuthorization` or `sessionCookie` (a name, a flag) are not taken for one.
  */
-const SECRET_KEY = /(api[-_]?key|token|secret|password|authorization|cookie)$/i
+const SECRET_KEY = /((api|access|subscription|secret|private)[-_]?key|token|secret|password|(^|[-_])(authorization|cookie))$/i
 /** Keys that name an environment variable (`apiKeyEnv`), but not a bare `env`. */
 const ENV_KEY = /.Env$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -52,7 +54,7 @@ function walk(
         message:
           'a literal secret in a config file is refused (it would end up in version control and logs). ' +
           (isHeaders(path)
-            ? 'Headers are for routing and attribution: give the provider\'s key through the adapter\'s "apiKeyEnv" option, which reads it from the environment.'
+            ? 'Headers are for routing and attribution: give the provider\'s key through the adapter\'s "apiKeyEnv" option, which reads it from the environment (no other credential can come from a config file).'
             : `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`),
       })
     } else if (typeof item === 'string' && ENV_KEY.test(key) && !ENV_NAME.test(item)) {
@@ -86,5 +88,5 @@ function isHeaders(path: string): boolean {
 }
 
 function screamingSnake(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()
 }

@@ -82,12 +82,12 @@ describe('context.open() of each llm/stream tap', () => {
   it('call and tap interceptors are told of each wrapping, re-sends included', async () => {
     const { agent } = await harness({ responses: [{ error: { status: 503 } }, { text: 'ok' }] })
     const told: string[] = []
-    agent.hooks.llmStream.intercept({ call: () => void told.push('call'), tap: (tap) => void told.push(tap.name) })
+    agent.hooks.llmStream.intercept({ call: () => void told.push('call'), tap: (tap) => void told.push(tap.name), result: () => void told.push('result') })
     agent.hooks.llmStream.tap({ name: 'inner', stage: Stage.first }, tagging('inner'))
     agent.hooks.llmStream.tap({ name: 'outer', stage: Stage.late }, reopening('outer'))
     agent.followup('x')
     await agent.whenIdle()
-    expect(told).toEqual(['call', 'inner', 'outer', 'call', 'inner'])
+    expect(told).toEqual(['call', 'inner', 'outer', 'result', 'call', 'inner', 'result'])
   })
 
   it('an inner tap that throws while an outer one re-sends ends the call as an error naming the plugin', async () => {
@@ -104,5 +104,24 @@ describe('context.open() of each llm/stream tap', () => {
     expect(end.type).toBe('turn/end')
     expect(end.data).toMatchObject({ reason: { kind: 'error', error: { code: 'PLUGIN_HOOK_FAILED' } } })
     expect(JSON.stringify(end.data)).toContain('Plugin \\"fragile\\" failed in hook \\"llm/stream\\"')
+  })
+
+  it('a tap added after the call began does not shift what an earlier context’s open() goes through', async () => {
+    const { agent } = await harness({ responses: [{ error: { status: 503 } }, { text: 'ok' }] })
+    agent.hooks.llmStream.tap({ name: 'inner', stage: Stage.first }, tagging('inner'))
+    agent.hooks.llmStream.tap({ name: 'outer', stage: Stage.late }, (stream, context) =>
+      (async function* () {
+        try {
+          yield* stream
+        } catch {
+          // A plugin taps the hook now, at a stage before every other: the running call keeps its taps.
+          agent.hooks.llmStream.tap({ name: 'newcomer', stage: Stage.first - 1 }, tagging('newcomer'))
+          yield* context.open()
+        }
+      })(),
+    )
+    agent.followup('x')
+    await agent.whenIdle()
+    expect(text(agent)).toBe('ok[inner]')
   })
 })

@@ -9,15 +9,18 @@ export type StreamBase = Omit<StreamContext, 'request' | 'open'>
 
 /**
  * Runs the `llm/stream` taps as the waterfall would — in stage order, each wrapping what the one
- * before returned, `undefined` passing the stream on, `call` and `tap` interceptors notified — but
+ * before returned, `undefined` passing the stream on, `call`, `tap`, `result` and `error`
+ * interceptors notified (`context: true` taps are not supported) — but
  * gives each tap its own context, whose `open(request?)` sends the request through the taps that
  * run before it, the ones inside it. A re-send by an outer wrapper (compaction after a
  * context-window error) is thus retried by an inner retry wrapper, and filtered by an inner
  * filter, like the first attempt. With one shared context, `open` could only be the bare adapter.
  */
 export function wrapStream(hook: StreamHook, send: (request: ModelRequest) => Stream, base: StreamBase, request: ModelRequest): Promise<Stream> {
-  const taps = hook.taps
-  const interceptors = hook.interceptors.filter((interceptor) => interceptor.call !== undefined || interceptor.tap !== undefined)
+  // A copy: tapable inserts a later tap into its array in place, which would shift the indices the
+  // `open` of each context refers to.
+  const taps = [...hook.taps]
+  const interceptors = hook.interceptors.filter((interceptor) => interceptor.call || interceptor.tap || interceptor.result || interceptor.error)
 
   /** The stream of `next` wrapped by the first `count` taps. */
   async function through(count: number, next: ModelRequest): Promise<Stream> {
@@ -26,12 +29,18 @@ export function wrapStream(hook: StreamHook, send: (request: ModelRequest) => St
     const contexts = taps.slice(0, count).map((_, index): StreamContext => ({ ...base, request: next, open: (again = next) => reopen(index, again) }))
     // The waterfall's `call` interceptors see its first arguments: the bare stream, the first context.
     for (const interceptor of interceptors) interceptor.call?.(stream, contexts[0]!)
-    for (let index = 0; index < count; index++) {
-      const tap = taps[index]!
-      for (const interceptor of interceptors) interceptor.tap?.(tap)
-      const result = (await callTap(tap, stream, contexts[index]!)) as Stream | undefined
-      if (result !== undefined) stream = result
+    try {
+      for (let index = 0; index < count; index++) {
+        const tap = taps[index]!
+        for (const interceptor of interceptors) interceptor.tap?.(tap)
+        const result = (await callTap(tap, stream, contexts[index]!)) as Stream | undefined
+        if (result !== undefined) stream = result
+      }
+    } catch (error) {
+      for (const interceptor of interceptors) interceptor.error?.(error as Error)
+      throw error
     }
+    for (const interceptor of interceptors) interceptor.result?.(stream)
     if (typeof stream?.[Symbol.asyncIterator] !== 'function') {
       throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The "llm/stream" hook must return an async iterable of chunks.')
     }
@@ -61,6 +70,11 @@ function lazyStream(build: () => Promise<Stream>): Stream {
       const get = () => (iterator ??= build().then((stream) => stream[Symbol.asyncIterator]()))
       return {
         next: async () => (await get()).next(),
+        throw: async (error?: unknown) => {
+          const inner = await get()
+          if (inner.throw) return inner.throw(error)
+          throw error
+        },
         return: async (value?: unknown) => {
           if (iterator === undefined) return { done: true, value: undefined }
           const inner = await iterator.catch(() => undefined) // a failed build was reported by next()

@@ -139,6 +139,19 @@ describe('Session.append', () => {
     expect(Object.is(walk.n, 0)).toBe(true)
   })
 
+  it('keeps an own "__proto__" key as a key (as JSON.parse reads it back), never as the copy’s prototype', () => {
+    const session = new Session(header)
+    const data = JSON.parse('{"args": {"__proto__": {"x": 1}, "y": 2}}') as { args: Record<string, unknown> }
+    const event = session.append('x-plugin/state', data)
+    const args = (event.data as typeof data).args
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype)
+    expect(Object.keys(args)).toEqual(['__proto__', 'y'])
+    expect((args as { x?: number }).x).toBeUndefined()
+    expect(Object.isFrozen(args)).toBe(true)
+    expect(JSON.stringify(event.data)).toBe(JSON.stringify(data))
+    expect(JSON.parse(JSON.stringify(event.data))).toEqual(event.data)
+  })
+
   it('copies data nested deeper than the fast path goes, and still finds a cycle and names its path there', () => {
     const session = new Session(header)
     let deep: Record<string, unknown> = { leaf: true }

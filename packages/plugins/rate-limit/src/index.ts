@@ -83,7 +83,7 @@ export default definePlugin<Options>({
     const requeue = new Requeue(inbox, session, () => agent.wake(), clock)
     onClose(() => requeue.dispose())
     // What a previous process logged as requeued and did not put back (it stopped first).
-    if (onLimit === 'requeue') for (const { messages, dueAt } of outstandingRequeues(session.events)) requeue.schedule(messages, dueAt)
+    if (onLimit === 'requeue') requeue.restore(outstandingRequeues(session.events, session.header.seedLength ?? 0))
 
     /** The limit that keeps this step waiting longest, or undefined when it may run now. */
     const verdict = (key: string, step: number): Verdict | undefined => {

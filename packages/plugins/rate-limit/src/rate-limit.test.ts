@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createUserMessage, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+import { createAgent, createUserMessage, forkSession, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
 import { expectEntered, expectRejected, testPlugin } from '@bosun/testkit'
 import rateLimit from './index.js'
 
@@ -224,6 +225,22 @@ describe('requeue', () => {
 })
 
 describe('restart', () => {
+  it('a fork does not take over its parent’s pending requeue (as it takes over no pending input)', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    await kit.send('one')
+    await kit.send('two') // rejected, requeued in 200 ms
+    await kit.close()
+    const child = await forkSession(kit.store, kit.sessionId, { id: 'child' })
+    await child.writer.close()
+    const model = scripted({ responses: [] })
+    const agent = await createAgent({ model, store: kit.store, sessionId: 'child', plugins: [[rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }]] })
+    await wait(350)
+    await agent.whenIdle()
+    expect(model.requests).toBe(0)
+    expect(agent.inbox.nextTurn).toEqual([])
+    await agent.close()
+  })
+
   it('a requeue the process did not carry out (it stopped first) is carried out by the next one, once', async () => {
     const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300, onLimit: 'requeue' })
     await kit.send('one')

@@ -49,17 +49,36 @@ describe('outstandingRequeues (what a previous process logged and did not carry 
 
   it('keeps the messages no later splice inserted again, grouped by requeue, in log order', () => {
     const events = [inserted(a, b, c), requeued(200, a, b), requeued(100, c), inserted(b)]
-    expect(outstandingRequeues(events)).toEqual([
-      { turn: 1, dueAt: 200, messages: [a] },
-      { turn: 1, dueAt: 100, messages: [c] },
-    ])
+    expect(outstandingRequeues(events)).toEqual({
+      putBack: [b.id],
+      outstanding: [
+        { turn: 1, dueAt: 200, messages: [a] },
+        { turn: 1, dueAt: 100, messages: [c] },
+      ],
+    })
   })
 
   it('a message put back (or sent again) and requeued again is outstanding only by its last requeue', () => {
-    expect(outstandingRequeues([requeued(100, a), inserted(a), requeued(300, a)])).toEqual([{ turn: 1, dueAt: 300, messages: [a] }])
-    expect(outstandingRequeues([requeued(100, a), inserted(a)])).toEqual([])
-    expect(outstandingRequeues([inserted(a), event('turn/start', { turn: 1 })])).toEqual([])
+    expect(outstandingRequeues([requeued(100, a), inserted(a), requeued(300, a)]).outstanding).toEqual([{ turn: 1, dueAt: 300, messages: [a] }])
+    expect(outstandingRequeues([requeued(100, a), inserted(a)])).toEqual({ putBack: [a.id], outstanding: [] })
+    expect(outstandingRequeues([inserted(a), event('turn/start', { turn: 1 })])).toEqual({ putBack: [], outstanding: [] })
   })
+
+  it('reads from `from` on: a fork leaves the requeues of its seed (the parent’s history) alone', () => {
+    const events = [requeued(100, a), requeued(200, b)]
+    expect(outstandingRequeues(events, 1).outstanding).toEqual([{ turn: 1, dueAt: 200, messages: [b] }])
+  })
+})
+
+it('restored requeues go behind the messages the previous process put back that still wait at the head', () => {
+  vi.useFakeTimers()
+  const { inbox, requeue, queued } = setup(Date.now)
+  const [one, two] = [createUserMessage('one'), createUserMessage('two')]
+  inbox.splice('next-turn', 0, 0, [one]) // put back by the previous process, not run yet
+  inbox.splice('next-turn', Infinity, 0, [createUserMessage('later')])
+  requeue.restore({ putBack: [one.id], outstanding: [{ turn: 2, dueAt: Date.now() + 10, messages: [two] }] })
+  vi.advanceTimersByTime(10)
+  expect(queued()).toEqual(['one', 'two', 'later'])
 })
 
 it('does not put back a message that is already in the inbox (sent again meanwhile)', () => {

@@ -35,6 +35,16 @@ export class Requeue {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Restores what a previous process logged (see {@link outstandingRequeues}): the messages it put
+   * back still count as the requeued run at the head of `next-turn`, so restored batches go behind
+   * them, and the requeues it did not carry out are scheduled at their due time.
+   */
+  restore({ putBack, outstanding }: LoggedRequeues): void {
+    this.#requeued = new Set(putBack)
+    for (const { messages, dueAt } of outstanding) this.schedule(messages, dueAt)
+  }
+
   /** Cancels the pending requeues (the agent is closing). */
   dispose(): void {
     clearTimeout(this.#timer)
@@ -92,22 +102,36 @@ export interface RateLimitRequeued {
   messages: readonly UserMessage[]
 }
 
+/** What the log says about requeues: see {@link outstandingRequeues}. */
+export interface LoggedRequeues {
+  /** Ids of requeued messages that were inserted again (put back, or sent again). */
+  putBack: string[]
+  /** The requeues not carried out yet, in log order, each with its messages still outstanding. */
+  outstanding: RateLimitRequeued[]
+}
+
 /**
- * The requeues a previous process logged and did not carry out: the messages of each
- * `rate-limit/requeued` event that no later `agent/inbox/spliced` event inserted again (put back
- * by the requeue, or sent again). One pass over the log, at setup.
+ * The requeues a previous process logged, from `events[from]` on (a fork's own events: its seed
+ * is the parent's history, whose pending input a fork does not take over): the messages of each
+ * `rate-limit/requeued` event that a later `agent/inbox/spliced` event inserted again, and the
+ * requeues with messages no later splice inserted — the process stopped before their timer. One
+ * pass, at setup.
  */
-export function outstandingRequeues(events: readonly SessionEvent[]): RateLimitRequeued[] {
+export function outstandingRequeues(events: readonly SessionEvent[], from = 0): LoggedRequeues {
   const requeues: RateLimitRequeued[] = []
   /** Outstanding message ids → the index of their requeue in `requeues`. */
   const waiting = new Map<string, number>()
-  for (const event of events) {
+  const putBack: string[] = []
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!
     if (event.type === 'rate-limit/requeued') {
       const data = event.data as unknown as RateLimitRequeued
       for (const message of data.messages) waiting.set(message.id, requeues.length)
       requeues.push(data)
     } else if (event.type === 'agent/inbox/spliced' && waiting.size > 0) {
-      for (const message of (event.data as { inserted: readonly UserMessage[] }).inserted) waiting.delete(message.id)
+      for (const message of (event.data as { inserted: readonly UserMessage[] }).inserted) {
+        if (waiting.delete(message.id)) putBack.push(message.id)
+      }
     }
   }
   const left = new Map<number, UserMessage[]>()
@@ -115,5 +139,6 @@ export function outstandingRequeues(events: readonly SessionEvent[]): RateLimitR
     const message = requeues[index]!.messages.find((candidate) => candidate.id === id)!
     left.get(index)?.push(message) ?? left.set(index, [message])
   }
-  return [...left].sort(([a], [b]) => a - b).map(([index, messages]) => ({ ...requeues[index]!, messages }))
+  const outstanding = [...left].sort(([a], [b]) => a - b).map(([index, messages]) => ({ ...requeues[index]!, messages }))
+  return { putBack, outstanding }
 }
