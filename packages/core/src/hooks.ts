@@ -98,6 +98,11 @@ export interface AgentHooks {
   inboxDiscarded: SyncHook<[UserMessage, InboxTarget]>
   inboxClaimed: SyncHook<[UserMessage, number]>
   /**
+   * `agent/canceled`: `agent.cancel()` dropped the pending input (not with `keepInbox`). A plugin
+   * that holds input outside the inbox (a requeue waiting for its time) drops it too.
+   */
+  canceled: SyncHook<[]>
+  /**
    * `agent/compact`: compact the history now (`agent.compact()`, run as maintenance between
    * turns). A compaction plugin taps it and returns true when it compacted; the first answer wins.
    */
@@ -118,6 +123,7 @@ export function createHooks(): AgentHooks {
     inboxInserted: new SyncHook(['message', 'target'], 'agent/inbox/inserted'),
     inboxDiscarded: new SyncHook(['message', 'target'], 'agent/inbox/discarded'),
     inboxClaimed: new SyncHook(['message', 'turn'], 'agent/inbox/claimed'),
+    canceled: new SyncHook([], 'agent/canceled'),
     compact: new AsyncSeriesBailHook(['context'], 'agent/compact'),
     error: new SyncHook(['error', 'context'], 'agent/error'),
   }

@@ -402,6 +402,24 @@ describe('abort redirect and the wake latch', () => {
 })
 
 describe('cancel', () => {
+  it('tells agent/canceled observers after the inbox is cleared, even when idle and empty; not with keepInbox; a throwing observer is contained', async () => {
+    const { agent } = await harness()
+    const told: boolean[] = []
+    const errors: string[] = []
+    agent.hooks.error.tap('test', (_error, context) => void errors.push(context))
+    agent.hooks.canceled.tap('test', () => void told.push(agent.inbox.hasPending))
+    agent.hooks.canceled.tap('fragile', () => {
+      throw new Error('observer broke')
+    })
+    agent.inject('pending')
+    agent.cancel({ keepInbox: true })
+    expect(told).toEqual([])
+    agent.cancel()
+    agent.cancel() // idle, nothing pending: still told
+    expect(told).toEqual([false, false])
+    expect(errors).toEqual(['cancel observer', 'cancel observer'])
+  })
+
   it('aborts and cancels all pending input: next-step first, then next-turn, each one canceled splice; no further turn runs', async () => {
     const { agent, release, started, timeline } = await busyAgent()
     const discarded: string[] = []

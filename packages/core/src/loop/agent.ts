@@ -134,6 +134,11 @@ export class Agent {
     if (options.keepInbox === true) return
     this.#wakeRequested = false
     this.rt.inbox.clear()
+    try {
+      if (this.rt.hooks.canceled.taps.length > 0) this.rt.hooks.canceled.call()
+    } catch (error) {
+      this.rt.session.reportError(error, 'cancel observer')
+    }
   }
 
   /** Resolves when no driver or maintenance task is active. */

@@ -1,7 +1,7 @@
 import { definePlugin, Stage, type PreStepDecision } from '@bosun/core'
 import { Ledger, stepKey, type Counted } from './ledger.js'
 import { optionsSchema, type OnLimit, type Options } from './options.js'
-import { outstandingRequeues, Requeue, type RateLimitRequeued } from './requeue.js'
+import { outstandingRequeues, Requeue, type RateLimitRequeueCanceled, type RateLimitRequeued } from './requeue.js'
 import { sleep } from './sleep.js'
 import { keyFunction } from './source-key.js'
 import { waitTime, type Limit } from './window.js'
@@ -9,7 +9,7 @@ import { waitTime, type Limit } from './window.js'
 export { optionsSchema } from './options.js'
 export type { OnLimit, Options } from './options.js'
 export { waitTime, type Limit } from './window.js'
-export type { RateLimitRequeued } from './requeue.js'
+export type { RateLimitRequeueCanceled, RateLimitRequeued } from './requeue.js'
 
 /** The `metadata` of a rejection (and of `turn/end {kind: 'blocked'}`). */
 export interface RateLimitMetadata {
@@ -42,6 +42,7 @@ declare module '@bosun/core' {
   interface BosunEventMap {
     'rate-limit/delayed': RateLimitDelayed
     'rate-limit/requeued': RateLimitRequeued
+    'rate-limit/requeue-canceled': RateLimitRequeueCanceled
   }
 }
 
@@ -71,7 +72,11 @@ interface Verdict extends Limit {
 export default definePlugin<Options>({
   name: 'rate-limit',
   schema: optionsSchema,
-  events: { 'rate-limit/delayed': { ignorable: true }, 'rate-limit/requeued': { ignorable: true } },
+  events: {
+    'rate-limit/delayed': { ignorable: true },
+    'rate-limit/requeued': { ignorable: true },
+    'rate-limit/requeue-canceled': { ignorable: true },
+  },
   setup({ hooks, name, session, inbox, agent, onClose, now: clock }, options) {
     const { per = 'session', onLimit = 'reject', windowMs = 60_000, sourceKey = 'userId' } = options
     const limits: Partial<Record<Counted, Limit>> = {}
@@ -84,6 +89,11 @@ export default definePlugin<Options>({
     onClose(() => requeue.dispose())
     // What a previous process logged as requeued and did not put back (it stopped first).
     if (onLimit === 'requeue') requeue.restore(outstandingRequeues(session.events, session.header.seedLength ?? 0))
+    // `cancel()` drops pending input: requeued messages waiting for their time are pending input.
+    hooks.canceled.tap(name, () => {
+      const ids = requeue.cancel()
+      if (ids.length > 0) session.append('rate-limit/requeue-canceled', { ids })
+    })
 
     /** The limit that keeps this step waiting longest, or undefined when it may run now. */
     const verdict = (key: string, step: number): Verdict | undefined => {

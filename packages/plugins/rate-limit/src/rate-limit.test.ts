@@ -213,6 +213,20 @@ describe('requeue', () => {
     `)
   })
 
+  it('agent.cancel() drops a pending requeue, durably: it does not come back, not after a restart either', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    await kit.send('one')
+    await kit.send('two') // rejected, requeued in 200 ms
+    kit.agent.cancel()
+    expect(timeline(kit.events.slice(-1))).toMatch(/^rate-limit\/requeue-canceled \{"ids":\["[0-9a-f-]{36}"\]\}$/)
+    await kit.restart()
+    await wait(350)
+    await kit.agent.whenIdle()
+    expect(kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))).toEqual(['one'])
+    expect(kit.agent.inbox.hasPending).toBe(false)
+    await kit.close()
+  })
+
   it('closing the agent cancels pending requeues', async () => {
     const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
     await kit.send('one')

@@ -45,6 +45,13 @@ export class Requeue {
     for (const { messages, dueAt } of outstanding) this.schedule(messages, dueAt)
   }
 
+  /** Drops the pending requeues (`agent.cancel()`) and returns the ids of their messages. */
+  cancel(): string[] {
+    const ids = this.#pending.flatMap((pending) => pending.messages.map((message) => message.id))
+    this.dispose()
+    return ids
+  }
+
   /** Cancels the pending requeues (the agent is closing). */
   dispose(): void {
     clearTimeout(this.#timer)
@@ -110,12 +117,17 @@ export interface LoggedRequeues {
   outstanding: RateLimitRequeued[]
 }
 
+/** The data of `rate-limit/requeue-canceled`: `agent.cancel()` dropped these pending requeues. */
+export interface RateLimitRequeueCanceled {
+  ids: readonly string[]
+}
+
 /**
  * The requeues a previous process logged, from `events[from]` on (a fork's own events: its seed
  * is the parent's history, whose pending input a fork does not take over): the messages of each
  * `rate-limit/requeued` event that a later `agent/inbox/spliced` event inserted again, and the
- * requeues with messages no later splice inserted — the process stopped before their timer. One
- * pass, at setup.
+ * requeues with messages no later splice inserted nor `rate-limit/requeue-canceled` dropped — the
+ * process stopped before their timer. One pass, at setup.
  */
 export function outstandingRequeues(events: readonly SessionEvent[], from = 0): LoggedRequeues {
   const requeues: RateLimitRequeued[] = []
@@ -128,6 +140,8 @@ export function outstandingRequeues(events: readonly SessionEvent[], from = 0): 
       const data = event.data as unknown as RateLimitRequeued
       for (const message of data.messages) waiting.set(message.id, requeues.length)
       requeues.push(data)
+    } else if (event.type === 'rate-limit/requeue-canceled') {
+      for (const id of (event.data as unknown as RateLimitRequeueCanceled).ids) waiting.delete(id)
     } else if (event.type === 'agent/inbox/spliced' && waiting.size > 0) {
       for (const message of (event.data as { inserted: readonly UserMessage[] }).inserted) {
         if (waiting.delete(message.id)) putBack.push(message.id)
