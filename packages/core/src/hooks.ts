@@ -111,8 +111,16 @@ export interface AgentHooks {
   error: SyncHook<[unknown, string]>
 }
 
-/** Creates the hook registry of one agent. */
-export function createHooks(): AgentHooks {
+/** The observer hooks (`SyncHook`s): a throwing tap is reported and the next tap still runs. */
+const OBSERVERS = new Set(['session/event', 'agent/status', 'agent/inbox/inserted', 'agent/inbox/discarded', 'agent/inbox/claimed', 'agent/canceled', 'agent/error'])
+
+/**
+ * Creates the hook registry of one agent. A tap on an observer hook that throws is contained:
+ * `report(error, context)` gets it (by default `agent/error`'s taps, else `console.error`; a
+ * throwing `agent/error` tap goes to `console.error`), and the taps after it still run — one
+ * plugin's broken observer must not blind another's (rate-limit counts from `session/event`).
+ */
+export function createHooks(report?: (error: unknown, context: string) => void): AgentHooks {
   const hooks: AgentHooks = {
     preStep: new AsyncSeriesWaterfallHook(['decision', 'context'], 'agent/pre-step'),
     prepareCall: new AsyncSeriesWaterfallHook(['request', 'context'], 'prepareCall'),
@@ -127,13 +135,39 @@ export function createHooks(): AgentHooks {
     compact: new AsyncSeriesBailHook(['context'], 'agent/compact'),
     error: new SyncHook(['error', 'context'], 'agent/error'),
   }
+  const reportError = report ?? ((error: unknown, context: string) => {
+    if (hooks.error.taps.length > 0) hooks.error.call(error, context)
+    else console.error(`[bosun] ${context} threw:`, error)
+  })
   for (const hook of Object.values(hooks) as { name?: string; intercept: AsyncSeriesWaterfallHook<[unknown]>['intercept'] }[]) {
     const hookName = hook.name ?? 'unknown'
     hook.intercept({
-      register: (tap) => ({ ...tap, fn: wrapTap(hookName, tap.name, tap.type, tap.fn) }),
+      register: (tap) => ({
+        ...tap,
+        fn: OBSERVERS.has(hookName) ? containTap(hookName, tap.name, tap.fn, reportError) : wrapTap(hookName, tap.name, tap.type, tap.fn),
+      }),
     })
   }
   return hooks
+}
+
+/** An observer tap that reports its throw instead of stopping the taps after it. */
+function containTap(hook: string, plugin: string, fn: Function, report: (error: unknown, context: string) => void): Function {
+  const context = `"${plugin}" observing ${hook}`
+  return (...args: unknown[]) => {
+    try {
+      fn(...args)
+    } catch (error) {
+      if (hook === 'agent/error') console.error(`[bosun] ${context} threw:`, error)
+      else {
+        try {
+          report(error, context)
+        } catch (reportError) {
+          console.error(`[bosun] ${context} threw:`, error, reportError)
+        }
+      }
+    }
+  }
 }
 
 /**

@@ -402,22 +402,22 @@ describe('abort redirect and the wake latch', () => {
 })
 
 describe('cancel', () => {
-  it('tells agent/canceled observers after the inbox is cleared, even when idle and empty; not with keepInbox; a throwing observer is contained', async () => {
+  it('tells agent/canceled observers after the inbox is cleared, even when idle and empty; not with keepInbox; a throwing observer does not stop the next', async () => {
     const { agent } = await harness()
     const told: boolean[] = []
     const errors: string[] = []
     agent.hooks.error.tap('test', (_error, context) => void errors.push(context))
-    agent.hooks.canceled.tap('test', () => void told.push(agent.inbox.hasPending))
     agent.hooks.canceled.tap('fragile', () => {
       throw new Error('observer broke')
     })
+    agent.hooks.canceled.tap('test', () => void told.push(agent.inbox.hasPending))
     agent.inject('pending')
     agent.cancel({ keepInbox: true })
     expect(told).toEqual([])
     agent.cancel()
     agent.cancel() // idle, nothing pending: still told
     expect(told).toEqual([false, false])
-    expect(errors).toEqual(['cancel observer', 'cancel observer'])
+    expect(errors).toEqual(['"fragile" observing agent/canceled', '"fragile" observing agent/canceled'])
   })
 
   it('aborts and cancels all pending input: next-step first, then next-turn, each one canceled splice; no further turn runs', async () => {

@@ -127,18 +127,20 @@ export class Agent {
     this.#maintenanceController?.abort(reason)
   }
 
-  /** Aborts, and — unless `keepInbox` — cancels all pending input (durably, next-step first). */
+  /**
+   * Aborts, and — unless `keepInbox` — cancels all pending input (durably, next-step first).
+   * A closed agent refuses (`AGENT_CLOSED`): its pending input is stored for a resume, so cancel it
+   * in the agent that resumes the session.
+   */
   cancel(options: CancelOptions = {}): void {
     if (typeof options !== 'object' || options === null) throw invalidArgument('cancel(options): options must be an object.')
+    this.#assertOpen()
     this.abort('canceled')
     if (options.keepInbox === true) return
     this.#wakeRequested = false
     this.rt.inbox.clear()
-    try {
-      if (this.rt.hooks.canceled.taps.length > 0) this.rt.hooks.canceled.call()
-    } catch (error) {
-      this.rt.session.reportError(error, 'cancel observer')
-    }
+    // Each tap is contained (createHooks): a throwing one cannot keep the next from dropping its input.
+    if (this.rt.hooks.canceled.taps.length > 0) this.rt.hooks.canceled.call()
   }
 
   /** Resolves when no driver or maintenance task is active. */

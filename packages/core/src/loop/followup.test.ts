@@ -707,6 +707,11 @@ describe('close', () => {
     expect(() => agent.followup('late')).toThrow(expect.objectContaining({ code: 'AGENT_CLOSED' }))
     expect(() => agent.steer('late')).toThrow(expect.objectContaining({ code: 'AGENT_CLOSED' }))
     expect(() => agent.inject('late')).toThrow(expect.objectContaining({ code: 'AGENT_CLOSED' }))
+    // Pending input of a closed agent is stored for a resume: it is canceled by the agent that resumes.
+    let told = 0
+    agent.hooks.canceled.tap('test', () => void told++)
+    expect(() => agent.cancel()).toThrow(expect.objectContaining({ code: 'AGENT_CLOSED' }))
+    expect(told).toBe(0)
     expect(agent.session.length).toBe(0)
   })
 })

@@ -140,3 +140,37 @@ it('an options error thrown by setup reaches the caller unwrapped', async () => 
   const error = await createAgent({ model: scripted(), plugins: [picky] }).catch((e: unknown) => e)
   expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
 })
+
+it('a throwing observer tap is reported and the taps after it still run (one plugin cannot blind another)', async () => {
+  const { agent } = await harness({ responses: [{ text: 'ok' }] })
+  const reported: string[] = []
+  const logged: unknown[][] = []
+  const original = console.error
+  console.error = (...args: unknown[]) => void logged.push(args)
+  try {
+    agent.hooks.error.tap('broken-reporter', () => {
+      throw new Error('reporter broke')
+    })
+    agent.hooks.error.tap('reporter', (_error, context) => void reported.push(context))
+    agent.hooks.event.tap('buggy', (event) => {
+      if (event.type === 'turn/start') throw new Error('observer bug')
+    })
+    const seen: string[] = []
+    agent.hooks.event.tap('counter', (event) => void seen.push(event.type))
+    agent.hooks.status.tap('buggy', () => {
+      throw new Error('status bug')
+    })
+    const statuses: string[] = []
+    agent.hooks.status.tap('ui', (status) => void statuses.push(status))
+    agent.followup('hi')
+    await agent.whenIdle()
+    expect(seen).toContain('turn/start')
+    expect(seen.at(-1)).toBe('turn/end')
+    expect(statuses).toEqual(['running', 'idle'])
+    expect(reported).toEqual(['"buggy" observing agent/status', '"buggy" observing session/event', '"buggy" observing agent/status'])
+    // The reporter that threw went to console.error, each time, and did not stop the other reporter.
+    expect(logged.map((args) => String(args[0]))).toEqual(Array(3).fill('[bosun] "broken-reporter" observing agent/error threw:'))
+  } finally {
+    console.error = original
+  }
+})

@@ -109,7 +109,9 @@ export default definePlugin<Options>({
     }
 
     hooks.preStep.tapPromise({ name, stage: Stage.late }, async (decision, { turn, step, signal, claimed }): Promise<PreStepDecision> => {
-      if (decision.kind !== 'enter') return decision
+      // An aborted or canceled turn ends `aborted` as it would without this plugin: nothing to count
+      // or requeue (a cancel while an earlier tap waited must not be undone by a requeue).
+      if (decision.kind !== 'enter' || signal.aborted) return decision
       const key = stepKey(ledger, keyOf, step, decision.messages)
       let over = verdict(key, step)
       if (!over) return decision
@@ -128,9 +130,11 @@ export default definePlugin<Options>({
       // messages rejected by the same full window then fall due together and go back in order.
       if (action === 'requeue') {
         const dueAt = over.at + over.retryAfterMs
-        // Logged first, so that a process stopping before the timer leaves the requeue to the next one.
-        session.append('rate-limit/requeued', { turn, dueAt, messages: claimed })
+        // Scheduled, then logged before the turn ends, so that a process stopping before the timer
+        // leaves the requeue to the next one — and a cancel() from an observer of this very event
+        // finds it pending, drops it and logs that it did.
         requeue.schedule(claimed, dueAt)
+        session.append('rate-limit/requeued', { turn, dueAt, messages: claimed })
       }
       const metadata: RateLimitMetadata = {
         limit: over.limit, windowMs: over.windowMs, retryAfterMs: over.retryAfterMs,

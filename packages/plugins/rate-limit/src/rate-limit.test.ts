@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
-import { createAgent, createUserMessage, forkSession, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
+import { createAgent, createUserMessage, definePlugin, forkSession, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
 import { expectEntered, expectRejected, testPlugin } from '@bosun/testkit'
 import rateLimit from './index.js'
 
@@ -225,6 +225,39 @@ describe('requeue', () => {
     expect(kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))).toEqual(['one'])
     expect(kit.agent.inbox.hasPending).toBe(false)
     await kit.close()
+  })
+
+  it('a cancel() while an earlier pre-step tap waits is not undone by a requeue: the turn ends aborted, nothing comes back', async () => {
+    const slow = definePlugin({
+      name: 'slow-policy',
+      setup: ({ hooks }) => hooks.preStep.tapPromise('slow-policy', async (decision) => (await wait(60), decision)),
+    })
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { plugins: [slow] })
+    await kit.send('one')
+    kit.agent.followup('two')
+    await wait(20) // claimed, the slow policy still deciding
+    kit.agent.cancel()
+    await kit.agent.whenIdle()
+    await wait(300)
+    await kit.agent.whenIdle()
+    expect(kit.events.some((e) => e.type === 'rate-limit/requeued')).toBe(false)
+    expect(kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))).toEqual(['one'])
+    expect(kit.events.filter((e) => e.type === 'turn/end').at(-1)?.data).toMatchObject({ reason: { kind: 'aborted', reason: 'canceled' } })
+  })
+
+  it('a cancel() from an observer of rate-limit/requeued drops that very requeue, and logs it after it', async () => {
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    await kit.send('one')
+    kit.agent.hooks.event.tap('canceler', (event) => {
+      if (event.type === 'rate-limit/requeued') kit.agent.cancel()
+    })
+    await kit.send('two')
+    const types = kit.events.map((e) => e.type)
+    expect(types.indexOf('rate-limit/requeue-canceled')).toBeGreaterThan(types.indexOf('rate-limit/requeued'))
+    await kit.restart()
+    await wait(300)
+    await kit.agent.whenIdle()
+    expect(kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))).toEqual(['one'])
   })
 
   it('closing the agent cancels pending requeues', async () => {
