@@ -1,6 +1,6 @@
 // The shared abort notification of a turn's signal (when-aborted.ts).
 import { describe, expect, it } from 'vitest'
-import { onAbort, ownedAbortController, whenAborted } from './when-aborted.js'
+import { ABORTED, onAbort, ownedAbortController, unlessAborted, whenAborted } from './when-aborted.js'
 
 describe('abort notification', () => {
   it('calls each registered callback once, synchronously within abort(), and resolves the shared promise', async () => {
@@ -48,5 +48,42 @@ describe('abort notification', () => {
 
   it('resolves at once for a signal that was aborted before anyone waited', async () => {
     await whenAborted(AbortSignal.abort())
+  })
+})
+
+describe('unlessAborted', () => {
+  it('resolves to the work’s value, or passes its failure on, when the signal does not abort', async () => {
+    const controller = new AbortController()
+    await expect(unlessAborted(Promise.resolve(7), controller.signal)).resolves.toBe(7)
+    await expect(unlessAborted(Promise.reject(new Error('failed')), controller.signal)).rejects.toThrow('failed')
+  })
+
+  it('resolves to ABORTED as soon as the signal aborts, without waiting for work that never settles', async () => {
+    const controller = new AbortController()
+    const pending = unlessAborted(new Promise<number>(() => {}), controller.signal)
+    controller.abort()
+    await expect(pending).resolves.toBe(ABORTED)
+  })
+
+  it('drops a late result and swallows a late failure (no unhandled rejection)', async () => {
+    const controller = new AbortController()
+    let fail!: (error: Error) => void
+    const pending = unlessAborted(new Promise<number>((_resolve, reject) => (fail = reject)), controller.signal)
+    controller.abort()
+    fail(new Error('too late'))
+    await expect(pending).resolves.toBe(ABORTED)
+    const already = unlessAborted(Promise.reject(new Error('also late')), controller.signal)
+    await expect(already).resolves.toBe(ABORTED)
+  })
+})
+
+describe('unlessAborted with a grace period', () => {
+  it('gives running work graceMs after the abort to settle with its own value, then gives up', async () => {
+    const controller = new AbortController()
+    controller.abort()
+    const quick = unlessAborted(new Promise<string>((resolve) => setTimeout(() => resolve('in time'), 5)), controller.signal, 200)
+    await expect(quick).resolves.toBe('in time')
+    const slow = unlessAborted(new Promise<string>(() => {}), controller.signal, 20)
+    await expect(slow).resolves.toBe(ABORTED)
   })
 })

@@ -64,3 +64,37 @@ export function ownedAbortController(): { signal: AbortSignal; abort(reason?: un
     },
   }
 }
+
+/** What {@link unlessAborted} resolves to when the signal aborted first. */
+export const ABORTED: unique symbol = Symbol('bosun.aborted')
+
+/**
+ * `work`'s outcome, or {@link ABORTED} as soon as `signal` aborts if that comes first, so that a
+ * hook that ignores the signal cannot hold an aborted turn (seed 000: abort interrupts every
+ * asynchronous operation of the turn; `close()` would otherwise wait for it forever). With
+ * `graceMs`, work still running at the abort gets that long to settle first (a `tool/result` hook
+ * finishing the result of a tool that honoured the abort). A late result of `work` is dropped and
+ * a late failure swallowed.
+ */
+export function unlessAborted<T>(work: PromiseLike<T>, signal: AbortSignal, graceMs = 0): Promise<T | typeof ABORTED> {
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const giveUp = () => {
+      if (graceMs <= 0) resolve(ABORTED)
+      else timer = setTimeout(() => resolve(ABORTED), graceMs)
+    }
+    const stop = signal.aborted ? (giveUp(), () => {}) : onAbort(signal, giveUp)
+    Promise.resolve(work).then(
+      (value) => {
+        stop()
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        stop()
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}

@@ -9,6 +9,8 @@ import type { ModelAdapter, ModelChunk, ModelRequest } from '../model.js'
 import { insertionOf, is, nextEvent, settle, statuses, turnBoundaries } from '../testing/agent-probes.js'
 import { gate, harness, msg, pausingTap } from '../testing/harness.js'
 import { blockingTool, tool } from '../testing/tools.js'
+import { formatTimeline } from '../session/timeline.js'
+import type { Agent } from './agent.js'
 
 /**
  * A harness whose first model call runs a tool that waits for `release()` (and ignores the abort).
@@ -246,6 +248,62 @@ describe('abort', () => {
     expect(adapter.requests).toBe(0)
     expect(agent.session.events.filter(is('step/start'))).toHaveLength(0)
     expect(agent.session.events.filter(is('assistant/message'))).toHaveLength(0)
+  })
+})
+
+describe('abort does not wait for a hook that ignores the signal (seed 000)', () => {
+  const never = () => new Promise<never>(() => {})
+  const lastLines = (agent: Agent, n: number) => formatTimeline(agent.session.events, { requests: false }).split('\n').slice(-n)
+
+  it('a pre-step tap that never settles: abort() ends the turn aborted at once, and close() returns', async () => {
+    const { agent } = await harness()
+    agent.hooks.preStep.tapPromise('stuck-policy', never)
+    agent.followup('hi')
+    await nextEvent(agent, (e) => e.type === 'agent/inbox/spliced' && (e.data as { removedCount?: number }).removedCount === 1)
+    await settle()
+    agent.abort()
+    await agent.whenIdle()
+    expect(lastLines(agent, 1)).toEqual(['turn/end 1 aborted'])
+    await agent.close()
+  })
+
+  it('a system prompt function, a prepareCall tap or an llm/stream tap that never settles: the turn ends aborted', async () => {
+    for (const stick of [
+      (agent: Agent) => agent.hooks.prepareCall.tapPromise('stuck-router', never),
+      (agent: Agent) => agent.hooks.llmStream.tapPromise('stuck-wrapper', never),
+    ]) {
+      const { agent } = await harness()
+      stick(agent)
+      agent.followup('hi')
+      await nextEvent(agent, (e) => e.type === 'step/start')
+      await settle()
+      agent.abort()
+      await agent.whenIdle()
+      expect(lastLines(agent, 2)).toEqual(['step/end 1.1 aborted', 'turn/end 1 aborted'])
+      await agent.close()
+    }
+    const { agent } = await harness({ system: never })
+    agent.followup('hi')
+    await nextEvent(agent, (e) => e.type === 'turn/start')
+    await settle()
+    agent.abort()
+    await agent.whenIdle()
+    expect(lastLines(agent, 1)).toEqual(['turn/end 1 aborted'])
+  })
+
+  it('a tool/result tap that never settles: after the grace period the result is an error that does not show the raw content', async () => {
+    const { agent } = await harness({ responses: [{ toolCalls: [{ name: 'secret', args: {} }] }], tools: [tool('secret', () => 'raw secret content')] })
+    agent.hooks.toolResult.tapPromise('stuck-redactor', never)
+    agent.followup('hi')
+    await nextEvent(agent, (e) => e.type === 'tool/call')
+    await settle()
+    agent.abort()
+    await agent.whenIdle()
+    const result = agent.session.events.find((e) => e.type === 'tool/result')!.data as { content: unknown; isError?: boolean }
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).not.toContain('raw secret content')
+    expect(JSON.stringify(result.content)).toContain('tool/result hook did not finish')
+    expect(lastLines(agent, 1)).toEqual(['turn/end 1 aborted'])
   })
 })
 

@@ -7,6 +7,7 @@ import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
 import { wrapStream } from './stream-taps.js'
+import { ABORTED, unlessAborted } from '../when-aborted.js'
 
 export interface ModelCallOutcome {
   finish: StepFinish
@@ -32,7 +33,9 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   // A hook without taps is skipped (no context object, no promise): the common case costs nothing.
   if (rt.hooks.prepareCall.taps.length > 0) {
     const callContext = { ...base, adapter: rt.adapter }
-    request = await rt.hooks.prepareCall.promise(initial, callContext)
+    const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), signal)
+    if (prepared === ABORTED) return { finish: 'aborted', toolCalls: [] }
+    request = prepared
     checkRequest(request)
     adapter = callContext.adapter
   }
@@ -51,7 +54,8 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     checkRequest(next)
     return { [Symbol.asyncIterator]: () => adapter.stream(next, { signal })[Symbol.asyncIterator]() }
   }
-  const stream = rt.hooks.llmStream.taps.length === 0 ? send(request) : await wrapStream(rt.hooks.llmStream, send, { ...base, adapter }, request)
+  const stream = rt.hooks.llmStream.taps.length === 0 ? send(request) : await unlessAborted(wrapStream(rt.hooks.llmStream, send, { ...base, adapter }, request), signal)
+  if (stream === ABORTED) return { finish: 'aborted', toolCalls: [] }
 
   let assembler = new BlockAssembler(`call_${turn}_${step}`)
   // A retry plugin logs `llm/retry` before it sends the request again: what the failed attempt

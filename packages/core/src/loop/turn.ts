@@ -5,6 +5,7 @@ import type { TurnEndReason } from '../session/events.js'
 import { createUserMessage, toUserMessage, type UserMessage } from '../session/messages.js'
 import { appendOwnedData } from '../session/session.js'
 import { runToolCalls } from '../tools/runner.js'
+import { ABORTED, unlessAborted } from '../when-aborted.js'
 import { callModel } from './model-call.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
 
@@ -62,16 +63,20 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     if (step === 1 && (rt.hooks.preStep.taps.length > 0 || rt.hooks.prepareCall.taps.length > 0 || typeof rt.system === 'function')) {
       await rt.session.flush()
     }
-    const system = typeof rt.system === 'function' ? await rt.system({ turn, step, session: rt.session }) : rt.system
+    // What plugins compute before the step is raced against the abort: one that ignores the signal
+    // cannot hold an aborted turn (seed 000), nor `close()`.
+    const system = typeof rt.system === 'function' ? await unlessAborted(Promise.resolve(rt.system({ turn, step, session: rt.session })), signal) : rt.system
+    if (system === ABORTED) return abortedReason(signal)
     if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
-    const decision: ReturnType<typeof checkDecision> = rt.hooks.preStep.taps.length === 0
-      ? { kind: 'enter', messages: claimed }
-      : checkDecision(
-          await rt.hooks.preStep.promise(
-            { kind: 'enter', messages: claimed },
-            { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system },
-          ),
-        )
+    let decision: ReturnType<typeof checkDecision> = { kind: 'enter', messages: claimed }
+    if (rt.hooks.preStep.taps.length > 0) {
+      const decided = await unlessAborted(
+        rt.hooks.preStep.promise(decision, { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system }),
+        signal,
+      )
+      if (decided === ABORTED) return abortedReason(signal)
+      decision = checkDecision(decided)
+    }
     if (decision.kind === 'reject') {
       const by = decision.by ?? 'unknown'
       const metadata = toFrozenJson(decision.metadata ?? null, `The pre-step reject metadata of "${by}"`)

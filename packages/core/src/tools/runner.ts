@@ -4,7 +4,7 @@ import type { Inbox } from '../inbox/inbox.js'
 import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
-import { whenAborted } from '../when-aborted.js'
+import { ABORTED, unlessAborted, whenAborted } from '../when-aborted.js'
 import type { ToolRegistry } from './registry.js'
 import type { ToolResult, ToolReturn } from './types.js'
 
@@ -31,6 +31,7 @@ export interface ToolRunOutcome {
 export const ABORT_GRACE_MS = 200
 
 const NOT_STARTED = 'The tool call was not started because the turn was aborted.'
+const HOOK_ABORTED = 'The turn was aborted and the tool/result hook did not finish with this result in time; it is not shown.'
 const ABANDONED = 'The turn was aborted while this tool was running; it may or may not have taken effect. Verify before repeating it.'
 
 /**
@@ -52,10 +53,14 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
       let result = settled[committed]!
       committed++
       try {
-        if (ctx.hooks.toolResult.taps.length > 0) result = await ctx.hooks.toolResult.promise(result, {
-          turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
-          call: { callId: call.id, name: call.name, arguments: call.arguments },
-        })
+        if (ctx.hooks.toolResult.taps.length > 0) {
+          const hooked = await unlessAborted(ctx.hooks.toolResult.promise(result, {
+            turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
+            call: { callId: call.id, name: call.name, arguments: call.arguments },
+          }), ctx.signal, ABORT_GRACE_MS)
+          // Not the raw result: the hook may exist to redact it.
+          result = hooked === ABORTED ? errorResult(call, HOOK_ABORTED) : hooked
+        }
       } catch (error) {
         result = errorResult(call, `A tool/result hook failed: ${serializeError(error).message}`)
       }
