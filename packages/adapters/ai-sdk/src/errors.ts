@@ -32,8 +32,10 @@ export function toModelError(error: unknown, signal: AbortSignal, provider: stri
     let code: ModelErrorCode = ModelError.codeForStatus(status)
     const body = stringField(error, 'responseBody') ?? ''
     if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${message} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
-    const wait = waitFrom(error)
-    const retryable = booleanField(error, 'isRetryable')
+    // An exhausted quota (OpenAI's 429 insufficient_quota) is not cured by waiting, whatever the SDK says.
+    const quota = status === 429 && /insufficient_quota/.test(`${body} ${nestedKind(error)}`)
+    const wait = quota ? undefined : waitFrom(error, status)
+    const retryable = quota ? false : booleanField(error, 'isRetryable')
     return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}`, {
       status,
       cause: error,
@@ -98,11 +100,12 @@ function codeForKind(kind: string, message: string): ModelErrorCode {
   return 'SERVER' // overloaded_error, api_error, server_error…: worth a retry
 }
 
-function waitFrom(error: unknown): number | undefined {
+function waitFrom(error: unknown, status: number): number | undefined {
   const headers = (error as { responseHeaders?: unknown } | null)?.responseHeaders
   if (typeof headers !== 'object' || headers === null) return undefined
   try {
-    return retryAfterMs(headers instanceof Headers ? headers : new Headers(headers as Record<string, string>))
+    const parsed = headers instanceof Headers ? headers : new Headers(headers as Record<string, string>)
+    return retryAfterMs(parsed, Date.now(), { resetHeaders: status === 429 })
   } catch {
     return undefined // a header value that Headers refuses
   }

@@ -352,6 +352,20 @@ describe('errors', () => {
     expect((thrown as ModelError).cause).toBe(error)
   })
 
+  it('a 429 insufficient_quota is not retryable whatever the SDK says; reset headers are a wait for a 429 only', async () => {
+    const quota = apiCallError({
+      message: 'You exceeded your current quota', statusCode: 429, isRetryable: true, responseHeaders: { 'retry-after': '20' },
+      responseBody: JSON.stringify({ error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } }),
+    })
+    const overloaded = apiCallError({ message: 'Overloaded', statusCode: 529, isRetryable: true, responseHeaders: { 'x-ratelimit-reset-tokens': '6m0s' } })
+    const model = mockV2({ provider: 'openai.responses', responses: [{ throws: quota }, { throws: overloaded }] })
+    const adapter = aiSdk({ model })
+    const first = (await collect(adapter)).error as ModelError
+    expect([first.code, first.retryable, first.retryAfterMs]).toEqual(['RATE_LIMIT', false, undefined])
+    const second = (await collect(adapter)).error as ModelError
+    expect([second.code, second.retryable, second.retryAfterMs]).toEqual(['SERVER', true, undefined])
+  })
+
   it('maps other statuses, context-window 400s, failed connections and AI SDK error names', async () => {
     const model = mockV3({
       responses: [

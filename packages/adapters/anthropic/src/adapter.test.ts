@@ -360,6 +360,35 @@ describe('errors', () => {
     const { error } = await run()
     expect(error!.message).toBe('Anthropic answered HTTP 400: bad header x-api-key: [redacted]')
   })
+
+  it('redacts a key read with surrounding whitespace (it is sent trimmed), and never keeps a cause that quotes it', async () => {
+    process.env.BOSUN_TEST_ANTHROPIC_KEY_PADDED = `  ${SECRET}\n`
+    server.reply(status(401, errorBody('authentication_error', `invalid x-api-key ${SECRET}`)))
+    const padded = (await run({ apiKeyEnv: 'BOSUN_TEST_ANTHROPIC_KEY_PADDED' })).error!
+    expect(padded.message).toBe('Anthropic answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable named by apiKeyEnv holds a valid key)')
+    expect(server.requests.at(-1)!.headers['x-api-key']).toBe(SECRET)
+    // A key with a line break inside: Headers refuses it and quotes it in its own error.
+    process.env.BOSUN_TEST_ANTHROPIC_KEY_BROKEN = `${SECRET}\nsk-ant-other`
+    const broken = (await run({ apiKeyEnv: 'BOSUN_TEST_ANTHROPIC_KEY_BROKEN' })).error!
+    expect(broken.code).toBe('TRANSPORT')
+    expect(broken.cause).toBeUndefined()
+    expect(`${broken.message} ${String(broken.stack)}`).not.toContain(SECRET)
+  })
+
+  it('types a 200 JSON error body (a gateway answering for Anthropic) like the same error in a stream', async () => {
+    server.reply(status(200, errorBody('overloaded_error', 'Overloaded')))
+    expect((await run()).error).toMatchObject({ code: 'SERVER', retryable: true, message: 'Anthropic reported overloaded_error in a 200 JSON body: Overloaded (as HTTP 529).' })
+  })
+
+  it('takes a last event the server did not close with a blank line, if it is complete', async () => {
+    const list = textStream('hello')
+    server.reply(stream([...frames(list.slice(0, -1)), `event: message_stop\ndata: ${JSON.stringify(list.at(-1))}`]))
+    server.reply(stream([...frames(list.slice(0, -1)), 'event: message_stop\ndata: {"type":"message_st']))
+    const whole = await run()
+    expect(whole.error).toBeUndefined()
+    expect(textOf(whole.chunks)).toBe('hello')
+    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', message: 'Anthropic closed the stream before the message was complete (no message_stop).' })
+  })
 })
 
 describe('abort and laziness', () => {

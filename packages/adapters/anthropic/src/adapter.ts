@@ -1,9 +1,9 @@
-import { BosunError, ModelError, modelErrorFromResponse, withIdleTimeout } from '@bosun/core'
+import { BosunError, ModelError, modelErrorFromResponse, redactSecret, withIdleTimeout } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
 import { resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
 import { toAnthropicRequest } from './request.js'
 import { sseEvents } from './sse.js'
-import { MessageStreamDecoder, type AnthropicEvent } from './stream.js'
+import { MessageStreamDecoder, streamError, type AnthropicEvent } from './stream.js'
 
 /** The `anthropic-version` header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -36,8 +36,10 @@ interface Connection {
  */
 export function anthropic(options: AnthropicOptions): AnthropicAdapter {
   const resolved = resolveOptions(options)
-  const apiKey = process.env[resolved.apiKeyEnv]
-  if (apiKey === undefined || apiKey.trim() === '') {
+  // Trimmed: `fetch` trims header values, so the trimmed key is what is sent (and what a server
+  // echoing it back would show, so what redaction must look for).
+  const apiKey = process.env[resolved.apiKeyEnv]?.trim()
+  if (apiKey === undefined || apiKey === '') {
     throw new ModelError(
       'AUTH',
       `The Anthropic API key is missing: set the environment variable ${resolved.apiKeyEnv} (or name another one with the option apiKeyEnv).`,
@@ -81,8 +83,12 @@ async function* send(connection: Connection, body: string, signal: AbortSignal):
   if (!response.ok) throw modelErrorFromResponse('Anthropic', response.status, response.headers, await response.text())
   const type = response.headers.get('content-type')
   if (type !== null && !type.includes('text/event-stream')) {
-    const text = (await response.text()).slice(0, 200)
-    throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${text}`)
+    const text = await response.text()
+    // A gateway or proxy may answer 200 with Anthropic's error object as JSON: typed like the same
+    // error in a stream (an overloaded_error stays a retryable SERVER error).
+    const error = errorPayload(text)
+    if (error !== undefined) throw streamError(error, `in a ${response.status} JSON body`)
+    throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${text.slice(0, 200)}`)
   }
   if (response.body === null) throw new ModelError('EMPTY_RESPONSE', 'Anthropic answered with an empty body.')
   yield* sseEvents(response.body)
@@ -107,8 +113,17 @@ function typed(error: unknown, signal: AbortSignal | undefined, apiKey: string):
   else if (error instanceof ModelError) result = error
   else if (BosunError.is(error)) result = new ModelError('MALFORMED_RESPONSE', error.message, { cause: error })
   else result = new ModelError('TRANSPORT', `The connection to Anthropic failed: ${describe(error)}.`, { cause: error })
-  if (result.message.includes(apiKey)) result.message = result.message.split(apiKey).join('[redacted]')
-  return result
+  return redactSecret(result, apiKey)
+}
+
+/** The `error` of a `{"type":"error","error":{…}}` JSON body, else undefined. */
+function errorPayload(text: string): unknown {
+  try {
+    const parsed = JSON.parse(text) as { type?: unknown; error?: unknown }
+    return parsed?.type === 'error' && typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`: undici puts the useful part in `cause`. */

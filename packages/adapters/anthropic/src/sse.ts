@@ -17,7 +17,24 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
     const { done, value } = await reader.read()
     parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }))
     for (const message of pending.splice(0)) yield parse(message)
-    if (done) return
+    if (done) {
+      // A last event the server did not close with a blank line is taken too, if it is complete
+      // JSON; a cut-off one is left out, and the decoder reports the stream as incomplete.
+      parser.feed('\n\n')
+      for (const message of pending.splice(0)) {
+        const event = tryParse(message)
+        if (event !== undefined) yield event
+      }
+      return
+    }
+  }
+}
+
+function tryParse(message: EventSourceMessage): AnthropicEvent | undefined {
+  try {
+    return parse(message)
+  } catch {
+    return undefined
   }
 }
 

@@ -219,14 +219,15 @@ function reasoning(text: string, signature: string): ModelChunk {
     : { type: 'reasoning-delta', text, signature, provider: 'anthropic' }
 }
 
-function streamError(value: unknown): ModelError {
+/** The typed error of an Anthropic `{type: 'error', error: {type, message}}` payload (in a stream, or a 200 JSON body). */
+export function streamError(value: unknown, where = 'in the stream'): ModelError {
   const error = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
   const type = typeof error.type === 'string' ? error.type : 'unknown_error'
   const detail = typeof error.message === 'string' ? `: ${error.message}` : ''
   const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
   const code = base === 'INVALID_REQUEST' && /prompt is too long|context window/i.test(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
   // The HTTP status was 200: the equivalent status is kept in the message only.
-  return new ModelError(code, `Anthropic reported ${type} in the stream${detail} (as HTTP ${status}).`)
+  return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status}).`)
 }
 
 function count(value: unknown): number | undefined {

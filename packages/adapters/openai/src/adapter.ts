@@ -1,6 +1,6 @@
-import { BosunError, ErrorCodes, ModelError, modelErrorFromResponse, withIdleTimeout } from '@bosun/core'
+import { BosunError, ErrorCodes, ModelError, modelErrorFromResponse, redactSecret, withIdleTimeout } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
-import { classify, redact } from './errors.js'
+import { classify } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
 import { buildBody, type RequestSettings } from './request.js'
@@ -80,7 +80,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
         if (item !== HEARTBEAT) yield item
       }
     } catch (error) {
-      throw redact(classify(error, signal, label), apiKey)
+      throw redactSecret(classify(error, signal, label), apiKey)
     } finally {
       signal.removeEventListener('abort', onAbort)
       controller.abort()

@@ -52,15 +52,6 @@ export function classify(error: unknown, signal: AbortSignal, label: string): Mo
   return new ModelError('TRANSPORT', `The connection to ${label} failed: ${describe(error)}`, { cause: error })
 }
 
-/** Replaces `secret` in the message (a server may echo the key in an error); the cause is dropped then. */
-export function redact(error: ModelError, secret: string | undefined): ModelError {
-  if (secret === undefined || secret === '' || !error.message.includes(secret)) return error
-  const options: ModelErrorOptions = { retryable: error.retryable }
-  if (error.status !== undefined) options.status = error.status
-  if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
-  return new ModelError(error.code as ModelErrorCode, error.message.split(secret).join('[redacted]'), options)
-}
-
 /** `fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9)`, `terminated (other side closed)`. */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error)

@@ -171,6 +171,16 @@ describe('buildBody', () => {
     expect(providerToolCallId('a'.repeat(41))).toMatch(/^call_[0-9a-f]{32}$/)
   })
 
+  it('sends a tool call without arguments back with the arguments {} (servers parse the field as JSON)', () => {
+    const messages: ModelMessage[] = [
+      user('Time?'),
+      { role: 'assistant', content: [{ type: 'tool-call', id: 'call_1', name: 'clock', arguments: '' }] },
+      { role: 'tool', callId: 'call_1', name: 'clock', content: [{ type: 'text', text: '12:00' }] },
+    ]
+    const sent = buildBody(request({ system: '', messages }), settings).messages as { tool_calls?: { function: { arguments: string } }[] }[]
+    expect(sent[1]!.tool_calls![0]!.function.arguments).toBe('{}')
+  })
+
   it('keeps every call answered and every result after its call', () => {
     const messages: ModelMessage[] = [
       user('go'),

@@ -158,7 +158,10 @@ function assistantMessage(content: readonly AssistantBlock[], settings: RequestS
     if (block.type === 'text') {
       if (block.text !== '') texts.push(block.text)
     } else if (block.type === 'tool-call') {
-      calls.push({ id: providerToolCallId(block.id), type: 'function', function: { name: block.name, arguments: block.arguments } })
+      // A call without arguments (streamed as none, or cut off before any) goes back as `{}`: servers
+      // such as vLLM parse the field as JSON.
+      const args = block.arguments.trim() === '' ? '{}' : block.arguments
+      calls.push({ id: providerToolCallId(block.id), type: 'function', function: { name: block.name, arguments: args } })
     } else if (block.provider === settings.provider) {
       // Another provider's reasoning (Anthropic thinking, another server's reasoning_content) is dropped.
       reasoning.push(block.text)

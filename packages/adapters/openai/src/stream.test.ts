@@ -169,6 +169,16 @@ describe('end of stream', () => {
     expect([error?.code, error?.retryable]).toEqual(['TRANSPORT', true])
   })
 
+  it('a last event not closed by a blank line is taken if it is complete JSON, left out if cut off', async () => {
+    server.reply(raw([Buffer.from(`data: ${chunk({ content: 'hi' })}\n\ndata: ${chunk({}, 'stop')}\n`)]))
+    server.reply(raw([Buffer.from(`data: ${chunk({ content: 'hi' })}\n\ndata: ${chunk({}, 'stop').slice(0, 30)}`)]))
+    const whole = await run(model())
+    expect(whole.error).toBeUndefined()
+    expect(assemble(whole.chunks)).toMatchObject({ text: 'hi', finish: 'stop' })
+    const cut = await run(model())
+    expect([cut.error?.code, cut.error?.retryable]).toEqual(['TRANSPORT', true])
+  })
+
   it('[DONE] with nothing before it is EMPTY_RESPONSE', async () => {
     server.reply(sse([]))
     const { error } = await run(model())

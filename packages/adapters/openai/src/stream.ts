@@ -183,15 +183,21 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
       const { done, value } = await reader.read()
       parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }))
       if (parseError) throw malformed(label, parseError.message)
+      const whole = events.length
+      // At the end of the body, a last event the server did not close with a blank line is taken
+      // too, if it is complete JSON (a cut-off one leaves the stream incomplete, as before).
+      if (done) parser.feed('\n\n')
       let yielded = false
-      for (const event of events.splice(0)) {
+      for (const [at, event] of events.splice(0).entries()) {
         const data = event.data.trim()
         if (data === '[DONE]') {
           complete = true
           break
         }
         if (data === '') continue
-        for (const chunk of mapper.map(parseJson(data, label))) {
+        const parsed = at < whole ? parseJson(data, label) : tryParseJson(data)
+        if (parsed === undefined) continue
+        for (const chunk of mapper.map(parsed)) {
           yielded = true
           yield chunk
         }
@@ -210,6 +216,14 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
 export function* chunksFromJson(text: string, mapper: ChunkMapper, label: string): Generator<ModelChunk> {
   yield* mapper.map(parseJson(text, label))
   yield* mapper.end(true)
+}
+
+function tryParseJson(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown
+  } catch {
+    return undefined
+  }
 }
 
 function parseJson(data: string, label: string): unknown {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BosunError } from '../errors.js'
-import { modelErrorFromResponse, parseDuration, retryAfterMs, withIdleTimeout } from './index.js'
+import { ModelError } from '../model.js'
+import { modelErrorFromResponse, parseDuration, redactSecret, retryAfterMs, withIdleTimeout } from './index.js'
 
 const h = (init: Record<string, string>) => new Headers(init)
 
@@ -20,6 +21,49 @@ describe('retryAfterMs', () => {
     expect(parseDuration('1h2m3.5s')).toBe(3_723_500)
     expect(parseDuration('0.5s')).toBe(500)
     expect(parseDuration('5 minutes')).toBeUndefined()
+  })
+})
+
+describe('retryAfterMs: what is not a wait', () => {
+  it('ignores an empty retry-after-ms, and the reset headers when told they did not refuse the request', () => {
+    expect(retryAfterMs(h({ 'retry-after-ms': '', 'retry-after': '5' }))).toBe(5000)
+    expect(retryAfterMs(h({ 'x-ratelimit-reset-tokens': '6m0s' }), Date.now(), { resetHeaders: false })).toBeUndefined()
+    expect(retryAfterMs(h({ 'retry-after': '2', 'x-ratelimit-reset-tokens': '6m0s' }), Date.now(), { resetHeaders: false })).toBe(2000)
+  })
+})
+
+describe('modelErrorFromResponse: quota and reset headers', () => {
+  it('a 429 insufficient_quota is a RATE_LIMIT that is not retryable, without a wait, saying why', () => {
+    const body = JSON.stringify({ error: { message: 'You exceeded your current quota.', type: 'insufficient_quota', code: 'insufficient_quota' } })
+    const error = modelErrorFromResponse('OpenAI', 429, h({ 'retry-after': '20' }), body)
+    expect([error.code, error.retryable, error.retryAfterMs]).toEqual(['RATE_LIMIT', false, undefined])
+    expect(error.message).toContain('retrying will not help')
+  })
+
+  it('reads the rate-limit reset headers as a wait for a 429 only: a 503 or 529 stays a plain retryable failure', () => {
+    const reset = { 'x-ratelimit-reset-tokens': '6m0s', 'anthropic-ratelimit-output-tokens-reset': new Date(Date.now() + 90_000).toUTCString() }
+    expect(modelErrorFromResponse('OpenAI', 429, h(reset), '{}').retryAfterMs).toBeGreaterThan(60_000)
+    for (const status of [503, 529]) {
+      const error = modelErrorFromResponse('Anthropic', status, h(reset), '{}')
+      expect([error.code, error.retryable, error.retryAfterMs]).toEqual(['SERVER', true, undefined])
+    }
+  })
+})
+
+describe('redactSecret', () => {
+  const KEY = 'sk-test-KEY-123'
+  it('cuts the key out of the message and drops a cause that quotes it, keeping code, status, retryable and the wait', () => {
+    const echoed = redactSecret(new ModelError('RATE_LIMIT', `no: ${KEY}`, { status: 429, retryAfterMs: 5, retryable: false }), KEY)
+    expect([echoed.code, echoed.status, echoed.retryable, echoed.retryAfterMs, echoed.message]).toEqual(['RATE_LIMIT', 429, false, 5, 'no: [redacted]'])
+    const quoted = redactSecret(new ModelError('TRANSPORT', 'the connection failed', { cause: new Error('wrapped', { cause: new TypeError(`bad header "${KEY}"`) }) }), KEY)
+    expect(quoted.cause).toBeUndefined()
+    expect(quoted.message).toBe('the connection failed')
+  })
+
+  it('returns the error itself when the key appears nowhere (or there is no key)', () => {
+    const error = new ModelError('SERVER', 'boom', { cause: new Error('inner') })
+    expect(redactSecret(error, KEY)).toBe(error)
+    expect(redactSecret(error, undefined)).toBe(error)
   })
 })
 

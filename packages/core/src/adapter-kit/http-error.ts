@@ -6,18 +6,26 @@ const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too man
 /**
  * Maps a failed HTTP response of a provider to a typed {@link ModelError}: the code from the
  * status (and the body, for context-window errors that arrive as 400), the provider's own message,
- * `retryAfterMs` from the headers. The message never includes request headers, so no API key.
+ * `retryAfterMs` from the headers (the rate-limit reset headers only for a 429). An exhausted quota
+ * (OpenAI's 429 `insufficient_quota`) is a `RATE_LIMIT` that is not retryable: waiting does not
+ * refill a billing quota. The message never includes request headers, so no API key.
  */
 export function modelErrorFromResponse(provider: string, status: number, headers: Headers, body: string): ModelError {
   let code: ModelErrorCode = ModelError.codeForStatus(status)
   const detail = providerMessage(body)
   if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
-  const wait = retryAfterMs(headers)
-  return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${hint(code)}`, {
+  const wait = retryAfterMs(headers, Date.now(), { resetHeaders: status === 429 })
+  const quota = status === 429 && QUOTA.test(body)
+  return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${quota ? QUOTA_HINT : hint(code)}`, {
     status,
-    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    ...(quota ? { retryable: false } : {}),
+    ...(wait === undefined || quota ? {} : { retryAfterMs: wait }),
   })
 }
+
+/** OpenAI's code (and type) for a 429 that no wait cures: the account's quota or credit is used up. */
+const QUOTA = /"(code|type)"\s*:\s*"insufficient_quota"/
+const QUOTA_HINT = ' (the account has no quota left: check its plan and billing; retrying will not help)'
 
 /** The `error.message` of a JSON error body (OpenAI and Anthropic shapes), else a trimmed excerpt. */
 export function providerMessage(body: string): string {

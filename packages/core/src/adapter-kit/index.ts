@@ -3,3 +3,4 @@
 export { modelErrorFromResponse, providerMessage } from './http-error.js'
 export { parseDuration, retryAfterMs } from './retry-after.js'
 export { withIdleTimeout } from './idle-timeout.js'
+export { redactSecret } from './redact.js'

@@ -1,12 +1,16 @@
 /**
  * How long a provider asked us to wait, in ms, from the response headers: `retry-after-ms`,
- * `retry-after` (seconds or an HTTP date), then the providers' rate-limit reset headers
- * (OpenAI's `x-ratelimit-reset-requests` / `-tokens` durations such as `6m0s` or `20ms`,
- * Anthropic's `anthropic-ratelimit-*-reset` timestamps). `undefined` when none says.
+ * `retry-after` (seconds or an HTTP date), then — with `resetHeaders` (the default; pass false
+ * unless the response is a 429) — the providers' rate-limit reset headers (OpenAI's
+ * `x-ratelimit-reset-requests` / `-tokens` durations such as `6m0s` or `20ms`, Anthropic's
+ * `anthropic-ratelimit-*-reset` timestamps). Those say when a limit is fully replenished, which
+ * is a wait only when that limit is what refused the request: on a 5xx they would turn a
+ * transient failure into a long, exact wait. `undefined` when none says.
  */
-export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
-  const ms = Number(headers.get('retry-after-ms'))
-  if (headers.has('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return Math.round(ms)
+export function retryAfterMs(headers: Headers, now: number = Date.now(), { resetHeaders = true }: { resetHeaders?: boolean } = {}): number | undefined {
+  const msText = headers.get('retry-after-ms')
+  const ms = Number(msText)
+  if (msText !== null && msText.trim() !== '' && Number.isFinite(ms) && ms >= 0) return Math.round(ms)
   const retryAfter = headers.get('retry-after')
   if (retryAfter !== null) {
     const seconds = Number(retryAfter)
@@ -14,6 +18,7 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
     const date = Date.parse(retryAfter)
     if (Number.isFinite(date)) return Math.max(0, date - now)
   }
+  if (!resetHeaders) return undefined
   let longest: number | undefined
   for (const name of ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']) {
     const value = headers.get(name)
