@@ -191,6 +191,14 @@ describe('end of stream', () => {
     expect(assemble((await run(model())).chunks).finish).toBe('content-filter')
   })
 
+  it('finish_reason "error" without an error object (OpenRouter, an upstream failure) is a retryable SERVER error, not a stop', async () => {
+    server.reply(sse([chunk({ content: 'half' }), chunk({}, 'error')]))
+    const { chunks, error } = await run(model())
+    expect(assemble(chunks).text).toBe('half')
+    expect([error?.code, error?.retryable]).toEqual(['SERVER', true])
+    expect(error?.message).toContain('finish_reason "error"')
+  })
+
   it('a server that ignored stream: true and answered JSON', async () => {
     const body = JSON.stringify({
       choices: [{ index: 0, message: { role: 'assistant', content: 'whole', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'now', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],

@@ -61,6 +61,9 @@ export class ChunkMapper {
         yield* this.#delta(delta)
       }
       const reason = choice.finish_reason
+      // OpenRouter ends a response the upstream provider failed with finish_reason "error" (the
+      // error object, when it sends one, is typed before this): never a quiet success.
+      if (reason === 'error') throw new ModelError('SERVER', `${this.label} ended the response with finish_reason "error" (the upstream provider failed).`)
       if (typeof reason === 'string' && reason !== '') this.#finish = FINISH.get(reason) ?? 'stop'
       else if (reason !== undefined && reason !== null) throw malformed(this.label, '"finish_reason" is not a string')
     }
