@@ -1,7 +1,7 @@
-import { invalidArgument, ModelError } from '@bosun/core'
+import { invalidArgument, ModelError, withIdleTimeout } from '@bosun/core'
 import type { JsonValue, ModelAdapter, ModelChunk, ModelRequest } from '@bosun/core'
 import { abortedError, toModelError } from './errors.js'
-import { specificationVersions } from './options.js'
+import { DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } from './options.js'
 import type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
 import { toPrompt, toTools } from './prompt.js'
 import { StreamMapper } from './stream.js'
@@ -49,6 +49,8 @@ export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
   const spec = model.specificationVersion
   checkNumber(options.maxTokens, 'maxTokens', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
   checkNumber(options.temperature, 'temperature', (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0')
+  checkNumber(options.idleTimeoutMs, 'idleTimeoutMs', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
   if (options.providerOptions !== undefined && !isRecord(options.providerOptions)) {
     throw invalidArgument('aiSdk(): "providerOptions" must be an object keyed by provider, e.g. { anthropic: { … } }.')
   }
@@ -61,7 +63,32 @@ export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
     name: 'ai-sdk',
     model: `${model.provider}:${model.modelId}`,
     languageModel: model,
-    stream: (request, { signal }) => streamResponse(model, spec, defaults, request, signal),
+    stream: (request, { signal }) => watchedResponse(model, spec, defaults, request, signal, idleMs),
+  }
+}
+
+/**
+ * The response under the idle watchdog: the provider gets a signal of its own, aborted by the
+ * turn's abort, by a timeout (providers have no watchdog: a stalled one would hang the turn) and
+ * when the consumer stops early, so that its request is released in every case.
+ */
+async function* watchedResponse(
+  model: AiSdkLanguageModel,
+  spec: AiSdkSpecificationVersion,
+  defaults: CallSettings,
+  request: ModelRequest,
+  signal: AbortSignal,
+  idleMs: number,
+): AsyncGenerator<ModelChunk> {
+  const controller = new AbortController()
+  const forward = () => controller.abort(signal.reason)
+  if (signal.aborted) controller.abort(signal.reason)
+  else signal.addEventListener('abort', forward, { once: true })
+  try {
+    yield* withIdleTimeout(streamResponse(model, spec, defaults, request, controller.signal), idleMs, model.provider)
+  } finally {
+    signal.removeEventListener('abort', forward)
+    controller.abort()
   }
 }
 

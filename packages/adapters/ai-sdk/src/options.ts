@@ -26,7 +26,14 @@ export interface AiSdkOptions {
   temperature?: number
   /** Passed to every call as `providerOptions`, e.g. `{ anthropic: { thinking: { type: 'enabled', budgetTokens: 4000 } } }`. */
   providerOptions?: AiSdkProviderOptions
+  /**
+   * A call that yields nothing for this long — no stream yet, or no part since the last — fails
+   * with `TIMEOUT` and its request is aborted. Default 60000, as the other adapters.
+   */
+  idleTimeoutMs?: number
 }
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000
 
 /**
  * JSON Schema of {@link AiSdkOptions}. `model` must be an object: a model can only be given from
@@ -50,5 +57,6 @@ export const aiSdkOptionsSchema: JsonSchema = {
       additionalProperties: { type: 'object' },
       description: 'Provider-specific options keyed by provider name, passed to every call as providerOptions.',
     },
+    idleTimeoutMs: { type: 'integer', minimum: 1, description: 'Fail with TIMEOUT after this long without a stream part. Default 60000.' },
   },
 }

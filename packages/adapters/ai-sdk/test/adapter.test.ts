@@ -75,7 +75,10 @@ describe('request → AI SDK call options', () => {
     const tools = [{ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }]
     for await (const _ of adapter.stream(request([image], { system: 'Be brief.', tools, params: { temperature: 0, providerOptions: { mock: { b: 2 } } } }), { signal })) void _
     const call = model.calls[0]!
-    expect(call.abortSignal).toBe(signal)
+    // The call's own signal (aborted by the turn's, by the idle watchdog, or once the call is done).
+    expect(call.abortSignal).toBeInstanceOf(AbortSignal)
+    expect(call.abortSignal!.aborted).toBe(true)
+    expect(signal.aborted).toBe(false)
     expect({ ...call, abortSignal: undefined }).toEqual({
       prompt: [
         { role: 'system', content: 'Be brief.' },
@@ -393,7 +396,7 @@ describe('errors', () => {
 })
 
 describe('abort', () => {
-  it('passes the signal as abortSignal and stops a running stream with ABORTED', async () => {
+  it('passes an abortSignal that the turn\'s signal aborts, and stops a running stream with ABORTED', async () => {
     const model = mockV2({ responses: [{ parts: [...text('0', 'long answer')], hang: true }] })
     const controller = new AbortController()
     const chunks: ModelChunk[] = []
@@ -406,10 +409,29 @@ describe('abort', () => {
     } catch (e) {
       error = e
     }
-    expect(model.calls[0]!.abortSignal).toBe(controller.signal)
+    expect(model.calls[0]!.abortSignal!.aborted).toBe(true)
+    expect(model.calls[0]!.abortSignal!.reason).toBe(controller.signal.reason)
     expect(chunks).toEqual([{ type: 'text-delta', text: 'long answer' }])
     expect(error).toBeInstanceOf(ModelError)
     expect(error).toMatchObject({ code: 'ABORTED', retryable: false })
+  })
+
+  it('fails a call that yields nothing for idleTimeoutMs with TIMEOUT, and aborts its request', async () => {
+    const stalled = mockV2({ responses: [{ parts: [...text('0', 'a start')], hang: true }] })
+    const { chunks, error } = await collect(aiSdk({ model: stalled, idleTimeoutMs: 50 }))
+    expect(chunks).toEqual([{ type: 'text-delta', text: 'a start' }])
+    expect(error).toMatchObject({ code: 'TIMEOUT', retryable: true, message: 'mock.chat sent nothing for 50 ms; the connection looks stalled.' })
+    expect(stalled.calls[0]!.abortSignal!.aborted).toBe(true)
+    // A provider whose doStream never answers at all.
+    const silent = mockV2({ responses: [] })
+    ;(silent as unknown as { doStream: (options: { abortSignal?: AbortSignal }) => Promise<never> }).doStream = (options) => {
+      silent.calls.push(options as never)
+      return new Promise<never>(() => {})
+    }
+    const quiet = await collect(aiSdk({ model: silent, idleTimeoutMs: 50 }))
+    expect(quiet.error).toMatchObject({ code: 'TIMEOUT' })
+    expect(silent.calls[0]!.abortSignal!.aborted).toBe(true)
+    expect(() => aiSdk({ model: silent, idleTimeoutMs: 0 })).toThrow(/"idleTimeoutMs" must be a positive integer/)
   })
 
   it('stops even when the provider ignores the signal', async () => {
