@@ -249,6 +249,12 @@ describe('constructed streams', () => {
     }
     expect(seen).toEqual(Object.values(reasons))
   })
+
+  it('a message_delta that repeats input_tokens without the cache fields keeps the cached part', async () => {
+    server.reply(events([start({ input_tokens: 3, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 }), ...end('end_turn', { input_tokens: 3, output_tokens: 9 })]))
+    const { chunks } = await run()
+    expect(chunks.filter((chunk) => chunk.type === 'usage').at(-1)).toEqual({ type: 'usage', usage: { inputTokens: 123, cachedInputTokens: 100, outputTokens: 9 } })
+  })
 })
 
 describe('errors', () => {

@@ -194,9 +194,14 @@ export class MessageStreamDecoder {
     return [{ type: 'usage', usage: { ...this.#usage } }]
   }
 
+  /** The prompt's token counts as last reported (`message_start`, then `message_delta` may repeat some). */
+  #prompt: { input?: number; cacheRead?: number; cacheWrite?: number } = {}
+
   /**
    * Anthropic's `input_tokens` leaves out cached tokens; Bosun's `inputTokens` counts the whole
-   * prompt (as OpenAI's does), so cache reads and writes are added in.
+   * prompt (as OpenAI's does), so cache reads and writes are added in. A field a later event leaves
+   * out keeps its earlier value, so the sum never drops the cache part (and `cachedInputTokens`
+   * never exceeds `inputTokens`).
    */
   #readUsage(value: unknown): void {
     if (value == null) return
@@ -205,10 +210,14 @@ export class MessageStreamDecoder {
     const cacheRead = count(usage.cache_read_input_tokens)
     const cacheWrite = count(usage.cache_creation_input_tokens)
     const output = count(usage.output_tokens)
-    if (input !== undefined || cacheRead !== undefined || cacheWrite !== undefined) {
-      this.#usage.inputTokens = (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0)
+    if (input !== undefined) this.#prompt.input = input
+    if (cacheRead !== undefined) this.#prompt.cacheRead = cacheRead
+    if (cacheWrite !== undefined) this.#prompt.cacheWrite = cacheWrite
+    const prompt = this.#prompt
+    if (prompt.input !== undefined || prompt.cacheRead !== undefined || prompt.cacheWrite !== undefined) {
+      this.#usage.inputTokens = (prompt.input ?? 0) + (prompt.cacheRead ?? 0) + (prompt.cacheWrite ?? 0)
     }
-    if (cacheRead !== undefined) this.#usage.cachedInputTokens = cacheRead
+    if (prompt.cacheRead !== undefined) this.#usage.cachedInputTokens = prompt.cacheRead
     if (output !== undefined) this.#usage.outputTokens = output
   }
 }
