@@ -107,9 +107,15 @@ function assistantParts(blocks: Extract<ModelMessage, { role: 'assistant' }>['co
  * Reasoning goes back only to the provider that produced it, its signature (if any) as
  * `providerOptions[provider].signature` (where Anthropic and Bedrock read it). Reasoning of
  * another provider (or of none) is dropped: a foreign signature makes the request fail.
+ * Anthropic redacted thinking, as the native `anthropic` adapter records it (empty text, the data
+ * as signature), goes back as `providerOptions.anthropic.redactedData`, which `@ai-sdk/anthropic`
+ * sends as a `redacted_thinking` block (as a signature it would be an empty, invalid `thinking`).
  */
 function reasoningPart(block: ReasoningBlock, modelProvider: string): LanguageModelV3ReasoningPart | undefined {
   if (!acceptsReasoning(modelProvider, block.provider)) return undefined
+  if (block.provider === 'anthropic' && block.text === '' && block.signature !== undefined && block.signature !== '') {
+    return { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: block.signature } } }
+  }
   if (block.signature !== undefined && block.signature !== '') {
     return { type: 'reasoning', text: block.text, providerOptions: { [block.provider!]: { signature: block.signature } } }
   }

@@ -182,6 +182,31 @@ describe('request → AI SDK call options', () => {
     expect(bedrock.calls[0]!.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'reasoning', text: 't', providerOptions: { bedrock: { signature: 'b-sig' } } }] })
   })
 
+  it('sends Anthropic redacted thinking recorded by the native adapter (empty text, data as signature) as redactedData', async () => {
+    const history: ModelMessage[] = [
+      user('q'),
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'visible', signature: 'sig-1', provider: 'anthropic' },
+          { type: 'reasoning', text: '', signature: 'opaque-redacted-data', provider: 'anthropic' },
+          { type: 'text', text: 'answer' },
+        ],
+      },
+      user('next'),
+    ]
+    const model = mockV3({ provider: 'anthropic.messages', responses: [[finishV3('stop')]] })
+    await chunksOf(aiSdk({ model }), request(history))
+    expect(model.calls[0]!.prompt[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'visible', providerOptions: { anthropic: { signature: 'sig-1' } } },
+        { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: 'opaque-redacted-data' } } },
+        { type: 'text', text: 'answer' },
+      ],
+    })
+  })
+
   it('omits an empty system prompt and tools', async () => {
     const model = mockV2({ responses: [[finishV2('stop')]] })
     await chunksOf(aiSdk({ model }))
