@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
 import { createAgentFromConfig, loadConfig, validateConfig, type LoadedConfig } from '@bosun/core/config'
+import scripted from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { withBundledFallbacks } from './bundled.js'
 import { CliErrorCodes, cliError } from './errors.js'
@@ -69,7 +70,9 @@ export function storeKind(cfg: CliConfig): StoreKind {
  */
 export async function openStore(cfg: CliConfig): Promise<Store> {
   if (cfg.defaultStoreDir !== undefined) return jsonlStore({ dir: cfg.defaultStoreDir })
-  const storeOnly: LoadedConfig = { ...cfg.loaded, config: { store: cfg.loaded.config.store } }
+  // The store alone, beside the CLI's own scripted adapter: a config without a model would
+  // otherwise make the loader look for the default adapter in the project (absent under pnpm).
+  const storeOnly: LoadedConfig = { ...cfg.loaded, config: { store: cfg.loaded.config.store, model: { adapter: scripted } } }
   const resolved = await validateConfig(storeOnly, { env: cfg.env }).catch(async (error: unknown) => {
     // A broken store entry: report every problem of the config at once, not only the store's.
     await validateConfig(cfg.loaded, { env: cfg.env })

@@ -17,8 +17,20 @@ export interface Io {
   onInterrupt(listener: () => void): () => void
 }
 
-/** The process's own streams, working directory, environment and SIGINT. */
+/**
+ * The process's own streams, working directory, environment and SIGINT. A reader that goes away
+ * (`bosun log | head`) makes stdout fail with EPIPE: that is taken as a Ctrl+C — a running turn
+ * is aborted and closed properly — never as a crash with a stack trace.
+ */
 export function processIo(): Io {
+  const listeners = new Set<() => void>()
+  let pipeClosed = false
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+    if (pipeClosed) return
+    pipeClosed = true
+    for (const listener of listeners) listener()
+  })
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -27,7 +39,11 @@ export function processIo(): Io {
     env: process.env,
     onInterrupt(listener) {
       process.on('SIGINT', listener)
-      return () => process.off('SIGINT', listener)
+      listeners.add(listener)
+      return () => {
+        process.off('SIGINT', listener)
+        listeners.delete(listener)
+      }
     },
   }
 }

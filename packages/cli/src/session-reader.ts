@@ -70,6 +70,11 @@ export function storeReader(store: Store): SessionReader {
   return {
     list: () => store.list(),
     async read(id) {
+      // Without taking the session for writing where the store can (an agent may be writing it).
+      if (store.read) {
+        const log = await store.read(id)
+        return log === undefined ? undefined : { header: log.header, events: [...log.events] }
+      }
       const stored = await store.open(id)
       if (stored === undefined) return undefined
       await stored.writer.close()

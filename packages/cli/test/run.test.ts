@@ -1,6 +1,7 @@
 import { beforeAll, describe } from 'vitest'
 import type { SessionEvent } from '@bosun/core'
-import { CLOCK_TOOL, GUARD_PLUGIN, bosun, finished, readEvents, requireBuild, sessionIdFrom, start, waitFor, writeProject, it } from './helpers.js'
+import { spawnSync } from 'node:child_process'
+import { BIN, CLOCK_TOOL, GUARD_PLUGIN, bosun, cleanEnv, finished, readEvents, requireBuild, sessionIdFrom, start, waitFor, writeProject, it } from './helpers.js'
 
 beforeAll(requireBuild)
 
@@ -8,6 +9,29 @@ beforeAll(requireBuild)
 const scripted = (responses: unknown[], extra: Record<string, unknown> = {}) => ({ model: { adapter: 'scripted', options: { responses } }, ...extra })
 
 describe.concurrent('bosun run', () => {
+  it('a reader that goes away (| head) aborts the turn like Ctrl+C: no stack trace, and the turn is closed in the log', async ({ dir, expect }) => {
+    await writeProject(dir, scripted([{ text: 'word '.repeat(200), chunkSize: 5, delayMs: 5 }]))
+    const piped = spawnSync('sh', ['-c', `node ${JSON.stringify(BIN)} run -s piped long | head -c 12`], { cwd: dir, env: cleanEnv(), encoding: 'utf8' })
+    expect(piped.stdout).toBe('word word wo')
+    expect(piped.stderr).not.toMatch(/EPIPE|node:events|at .*\.js:\d+/)
+    const events = await readEvents(dir, 'piped')
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'aborted' } } })
+    const logged = spawnSync('sh', ['-c', `node ${JSON.stringify(BIN)} log piped | head -1`], { cwd: dir, env: cleanEnv(), encoding: 'utf8' })
+    expect(logged.stdout).toMatch(/^session piped/)
+    expect(logged.stderr).toBe('')
+  })
+
+  it('runs a config that names a store but no model, in a folder where nothing is installed', async ({ dir, expect }) => {
+    // The store is checked on its own first: that check must not look for the default adapter in the project.
+    await writeProject(dir, { store: ['store-jsonl', { dir: 'kept' }] })
+    const result = await bosun(['run', 'hi'], { cwd: dir })
+    expect(result.stderr).not.toContain('error')
+    expect(result.code).toBe(0)
+    const listed = await bosun(['sessions', 'list'], { cwd: dir })
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(/\d{8}-\d{6}-\w{4}/)
+  })
+
   it('streams the answer to stdout as it arrives, before the turn ends', async ({ dir, expect }) => {
     await writeProject(dir, scripted([{ text: 'one two three four five six', chunkSize: 4, delayMs: 60 }]))
     const child = start(['run', 'count'], { cwd: dir })

@@ -2,7 +2,7 @@ import { beforeAll, describe } from 'vitest'
 import { createAgent } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { bosun, readEvents, requireBuild, it } from './helpers.js'
 
@@ -83,6 +83,23 @@ describe.concurrent('bosun sessions', () => {
     expect(lines).toContain('1 message is still queued from before: Enter runs it, or it runs before your next message (/queue, /drop <n>).')
     expect(result.stdout).toMatch(/› left from before\necho: left from before\n.*turn 1 completed.*\n› and now this\necho: and now this\n/)
     expect((await readEvents(dir, 'parked')).filter((event) => event.type === 'turn/end')).toHaveLength(2)
+  })
+
+  it('resume says when the last run stopped mid-turn and the turn was closed as interrupted, even with nothing re-queued', async ({ dir, expect }) => {
+    // The log of a run killed while the answer streamed: a turn/start, its step, no turn/end.
+    const store = jsonlStore({ dir: join(dir, '.bosun/sessions') })
+    const agent = await createAgent({ model: scripted({ responses: [{ text: 'a long answer', delayMs: 5_000 }] }), store, sessionId: 'running' })
+    agent.followup('go')
+    while (!agent.session.events.some((event) => event.type === 'request/header')) await new Promise((resolve) => setTimeout(resolve, 10))
+    await agent.session.flush()
+    const text = await readFile(join(dir, '.bosun/sessions/running.jsonl'), 'utf8')
+    await writeFile(join(dir, '.bosun/sessions/killed.jsonl'), text.replace('"id":"running"', '"id":"killed"'))
+    await agent.close()
+    await store.close()
+
+    const result = await bosun(['resume', 'killed'], { cwd: dir, input: '' })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('The last run stopped mid-turn; turn 1 was closed as interrupted.')
   })
 
   it('resume of an unknown session fails with SESSION_NOT_FOUND, creating nothing', async ({ dir, expect }) => {

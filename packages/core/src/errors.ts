@@ -51,6 +51,8 @@ export const ErrorCodes = {
   STALE_WRITER: 'STALE_WRITER',
   /** The session already exists where a new one was requested. */
   SESSION_EXISTS: 'SESSION_EXISTS',
+  /** The session is open for writing elsewhere (another process, or another agent or store of this one). */
+  SESSION_LOCKED: 'SESSION_LOCKED',
   /** A model adapter emitted a chunk of an unknown shape. */
   MALFORMED_CHUNK: 'MALFORMED_CHUNK',
   /**

@@ -112,8 +112,9 @@ function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void
   screen.print(`${s.bold('bosun chat')} ${s.dim('·')} session ${s.bold(options.sessionId)} ${s.dim(`(${state})`)} ${s.dim('·')} ${options.model} ${s.dim('·')} ${options.storeLabel}`)
   screen.print(s.dim('/help lists the commands · Ctrl+C aborts a turn · Ctrl+D exits'))
   const recovery = agent.recovery
-  if (recovery.requeued.length > 0 || recovery.outcomeUnknown.length > 0 || recovery.notStarted.length > 0) {
-    screen.print(s.yellow(`The last run stopped mid-turn; that turn was closed as interrupted (${recovery.requeued.length} message(s) re-queued).`))
+  if (recovery.turn !== undefined) {
+    const requeued = recovery.requeued.length
+    screen.print(s.yellow(`The last run stopped mid-turn; turn ${recovery.turn} was closed as interrupted${requeued > 0 ? ` (${requeued} message${requeued === 1 ? '' : 's'} re-queued)` : ''}.`))
   }
   const pending = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
   if (pending > 0) {

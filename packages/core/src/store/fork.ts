@@ -33,7 +33,8 @@ export async function forkSession(store: Store, parentId: string, options: ForkO
   if (options.afterTurn !== undefined && (!Number.isSafeInteger(options.afterTurn) || options.afterTurn < 0)) {
     throw invalidArgument(`forkSession(): "afterTurn" must be a non-negative integer, got ${String(options.afterTurn)}.`)
   }
-  const parent = await store.open(parentId)
+  // Read without taking the parent for writing where the store can: an agent may be writing it.
+  const parent = store.read ? await store.read(parentId) : await store.open(parentId)
   if (!parent) throw new BosunError(ErrorCodes.STORE, `Cannot fork session "${parentId}": the ${store.name} store has no such session.`)
   try {
     const cut = forkPoint(parent.events, parentId, options.afterTurn)
@@ -43,7 +44,7 @@ export async function forkSession(store: Store, parentId: string, options: ForkO
     const header: SessionHeader = { id, version: LOG_FORMAT_VERSION, createdAt: now(), parent: parentId, seedLength: seed.length }
     return await store.create(header, seed)
   } finally {
-    await parent.writer.close()
+    if ('writer' in parent) await (parent as StoredSession).writer.close()
   }
 }
 

@@ -62,6 +62,13 @@ export interface Store {
    * newer format version (UNSUPPORTED_LOG_VERSION), naming the file.
    */
   open(id: string): Promise<StoredSession | undefined>
+  /**
+   * Optional: reads a stored session without taking it for writing and without repairing it (a
+   * torn tail is left out, not cut), or resolves `undefined` if there is none. A store whose
+   * `open` locks a session (JSONL) provides it, so that a fork or a log reader can read a session
+   * another agent is writing. Without it, readers open the session and close its writer.
+   */
+  read?(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined>
   list(): Promise<SessionSummary[]>
   /** Flushes and releases everything. */
   close(): Promise<void>

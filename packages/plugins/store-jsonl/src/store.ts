@@ -5,6 +5,7 @@ import { errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type St
 import { FILE_SUFFIX, eventLine, headerLine } from './format.js'
 import { DEFAULT_BATCH_WINDOW_MS, checkJsonlStoreOptions, type JsonlStoreOptions } from './options.js'
 import { parseHeader, parseLog } from './reader.js'
+import { acquireSessionLock, type SessionLock } from './lock.js'
 import { JsonlWriter, ioError, writeFully } from './writer.js'
 
 /** New session files are private to their owner: they hold the conversation. */
@@ -50,10 +51,12 @@ class JsonlStore implements Store {
     checkHeader(header, seed)
     const file = this.#file(header.id)
     await this.#ensureDirectory()
+    const lock = await this.#lock(file, header.id)
     let handle: StoreFileHandle
     try {
       handle = await this.#fs.open(file, 'wx', FILE_MODE)
     } catch (error) {
+      await lock.release()
       if (errnoCode(error) === 'EEXIST') {
         throw new BosunError(ErrorCodes.SESSION_EXISTS, `Session "${header.id}" already exists (${file}). Open it, or choose another id.`, {
           details: { sessionId: header.id, file },
@@ -75,9 +78,10 @@ class JsonlStore implements Store {
       // The session was not created: leave no half-made file behind to block the id.
       await handle.close().catch(() => {})
       await this.#fs.unlink(file).catch(() => {})
+      await lock.release()
       throw ioError(step, file, header.id, error)
     }
-    const writer = await this.#track(handle, { id: header.id, file, size: bytes.length, length: seed.length })
+    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length })
     return { header, events: [...seed], writer }
   }
 
@@ -93,8 +97,11 @@ class JsonlStore implements Store {
       if (errnoCode(error) === 'ENOENT') return undefined
       throw ioError('open', file, id, error)
     }
+    let lock: SessionLock | undefined
     let step = 'read'
     try {
+      // Before reading: a torn tail is cut only when no live writer can be appending to it.
+      lock = await this.#lock(file, id)
       const bytes = await handle.readFile()
       const log = parseLog(bytes, file, id)
       if (log.intactLength < bytes.length) {
@@ -102,11 +109,37 @@ class JsonlStore implements Store {
         await handle.truncate(log.intactLength)
         await handle.datasync()
       }
-      const writer = await this.#track(handle, { id, file, size: log.intactLength, length: log.events.length })
+      const writer = await this.#track(handle, lock, { id, file, size: log.intactLength, length: log.events.length })
       return { header: log.header, events: log.events, writer }
     } catch (error) {
       await handle.close().catch(() => {})
+      await lock?.release()
       throw BosunError.is(error) ? error : ioError(step, file, id, error)
+    }
+  }
+
+  /**
+   * Reads a session without taking it for writing and without repairing it: a torn last line is
+   * left out, not cut. For readers that must not disturb a live writer (a fork, `bosun log`).
+   */
+  async read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
+    this.#assertOpen()
+    assertSessionId(id)
+    const file = this.#file(id)
+    let handle: StoreFileHandle
+    try {
+      handle = await this.#fs.open(file, 'r')
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined
+      throw ioError('open', file, id, error)
+    }
+    try {
+      const log = parseLog(await handle.readFile(), file, id)
+      return { header: log.header, events: log.events }
+    } catch (error) {
+      throw BosunError.is(error) ? error : ioError('read', file, id, error)
+    } finally {
+      await handle.close().catch(() => {})
     }
   }
 
@@ -163,13 +196,18 @@ class JsonlStore implements Store {
     }
   }
 
-  async #track(handle: StoreFileHandle, at: { id: string; file: string; size: number; length: number }): Promise<JsonlWriter> {
+  async #track(handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number }): Promise<JsonlWriter> {
     if (this.#closed) {
       await handle.close().catch(() => {})
+      await lock.release()
       this.#assertOpen()
     }
     const writer = new JsonlWriter({
-      ...at, handle, batchWindowMs: this.#windowMs, onClose: (closed) => this.#writers.delete(closed),
+      ...at, handle, batchWindowMs: this.#windowMs,
+      onClose: (closed) => {
+        this.#writers.delete(closed)
+        return lock.release()
+      },
     })
     this.#writers.add(writer)
     return writer
@@ -190,6 +228,11 @@ class JsonlStore implements Store {
         cause: error, details: { dir: this.#dir },
       })
     }
+  }
+
+  /** The session's write lock (see lock.ts); a custom file system (tests) locks the same real path. */
+  #lock(file: string, id: string): Promise<SessionLock> {
+    return acquireSessionLock(file, id)
   }
 
   #file(id: string): string {

@@ -1,4 +1,5 @@
 // Write-behind: batching, flush, durable creation, background failures and stale writers.
+import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BosunError } from '@bosun/core'
@@ -167,13 +168,22 @@ describe('failures nobody was waiting for', () => {
   })
 })
 
+/** Deletes a session's lock file, as the SESSION_LOCKED message allows when no writer is left. */
+async function unlinkLock(folder: string, id: string): Promise<void> {
+  await unlink(`${sessionFile(folder, id)}.lock`)
+}
+
 describe('stale writers', () => {
-  it('two stores writing one session: the stale writer fails with STALE_WRITER, writes nothing, and the file stays valid', async () => {
+  it('two stores writing one session (its lock deleted by hand): the stale writer fails with STALE_WRITER, writes nothing, and the file stays valid', async () => {
     const first = jsonlStore({ dir, batchWindowMs: 10_000 })
     const second = jsonlStore({ dir, batchWindowMs: 10_000 })
     const a = await first.create(header('s'))
     a.writer.append(event(0))
     await a.writer.flush()
+    await expect(second.open('s')).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_LOCKED'))
+    // The size check is the second line of defence: someone deletes the lock as the message
+    // allows, while the first writer is in fact still running (here, in this very process).
+    await unlinkLock(dir, 's')
     const b = (await second.open('s'))!
     b.writer.append(event(1, 'from b'))
     await b.writer.flush()
@@ -187,6 +197,20 @@ describe('stale writers', () => {
     const reopened = (await first.open('s'))!
     expect(reopened.events).toEqual([event(0), event(1, 'from b')])
     await first.close()
+  })
+
+  it('the lock is released when the writer closes, and when the store closes', async () => {
+    const first = jsonlStore({ dir })
+    const second = jsonlStore({ dir })
+    const a = await first.create(header('s'))
+    await a.writer.close()
+    const b = (await second.open('s'))!
+    await expect(first.open('s')).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_LOCKED'))
+    await second.close()
+    const c = (await first.open('s'))!
+    await c.writer.close()
+    await first.close()
+    void b
   })
 
   it('refuses, synchronously, an append whose seq is not the next one', async () => {

@@ -15,7 +15,8 @@ export interface JsonlWriterOptions {
   length: number
   batchWindowMs: number
   /** Called once, after the handle is released. */
-  onClose: (writer: JsonlWriter) => void
+  /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
+  onClose: (writer: JsonlWriter) => void | Promise<void>
 }
 
 /** One batch write; `observed` once a `flush()` awaits it, so that its failure reaches a caller. */
@@ -39,7 +40,7 @@ export class JsonlWriter implements SessionWriter {
   readonly #file: string
   readonly #handle: StoreFileHandle
   readonly #windowMs: number
-  readonly #onClose: (writer: JsonlWriter) => void
+  readonly #onClose: (writer: JsonlWriter) => void | Promise<void>
   /** Bytes of the file this writer knows are durable. */
   #size: number
   /** Seq of the next append; also the number of events appended. */
@@ -137,7 +138,8 @@ export class JsonlWriter implements SessionWriter {
     } catch (error) {
       failure ??= ioError('close', this.#file, this.#id, error)
     }
-    this.#onClose(this)
+    // Awaited: the session's lock is gone once close resolves (a next open must not race its removal).
+    await this.#onClose(this)
     if (failure === undefined) return
     const code = BosunError.is(failure) ? failure.code : ErrorCodes.STORE
     throw new BosunError(

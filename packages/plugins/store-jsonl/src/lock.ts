@@ -1,0 +1,111 @@
+import { open, readFile, unlink } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import { BosunError, ErrorCodes } from '@bosun/core'
+import { errnoCode } from './file-system.js'
+
+/**
+ * Lock files held by this process, with the token each holds: a second store (or agent) of the
+ * same process is refused too, and a release removes only a lock that is still its own.
+ */
+const held = new Map<string, string>()
+
+/** Who holds a lock, as its file says. */
+interface LockOwner {
+  pid: number
+  host: string
+  token?: string
+}
+
+export interface SessionLock {
+  readonly path: string
+  /** Removes the lock file. Idempotent. */
+  release(): Promise<void>
+}
+
+/**
+ * Takes the write lock of a session: `<file>.lock`, created exclusively, holding the owner's pid
+ * and host. One writer per session at a time — two writers would each pass the size check before
+ * writing at the same offset, and an `open()` would cut the live writer's half-written batch as a
+ * torn tail. A lock whose owner is gone (a crashed process on this host) is taken over; one held by
+ * a live process (or by this process: another store or agent) is refused with SESSION_LOCKED.
+ * Not taken through the store's injectable file system: the lock is not part of the log.
+ */
+export async function acquireSessionLock(file: string, id: string): Promise<SessionLock> {
+  const path = `${file}.lock`
+  const token = randomUUID()
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o600)
+      try {
+        await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), token } satisfies LockOwner))
+      } finally {
+        await handle.close()
+      }
+      held.set(path, token)
+      let released = false
+      return {
+        path,
+        async release() {
+          if (released) return
+          released = true
+          if (held.get(path) !== token) return // deleted by hand and taken by another writer since
+          held.delete(path)
+          const owner = await readOwner(path)
+          if (owner !== 'unknown' && owner.token === token) await unlink(path).catch(() => {})
+        },
+      }
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') {
+        throw new BosunError(ErrorCodes.STORE, `Could not take the write lock of session "${id}" (${path}): ${(error as Error).message}`, {
+          cause: error, details: { sessionId: id, file: path },
+        })
+      }
+      const owner = await readOwner(path)
+      if (attempt > 0 || owner === 'unknown' || isAlive(owner, path)) throw locked(id, path, owner === 'unknown' ? undefined : owner)
+      // Left by a process that is gone (killed, crashed): take it over.
+      await unlink(path).catch(() => {})
+    }
+  }
+}
+
+/** The owner written in the lock file; `unknown` while it is being written (or unreadable). */
+async function readOwner(path: string): Promise<LockOwner | 'unknown'> {
+  try {
+    const owner = JSON.parse(await readFile(path, 'utf8')) as Partial<LockOwner>
+    if (!Number.isSafeInteger(owner.pid) || typeof owner.host !== 'string') return 'unknown'
+    return { pid: owner.pid!, host: owner.host, ...(typeof owner.token === 'string' ? { token: owner.token } : {}) }
+  } catch (error) {
+    // Removed meanwhile: its owner released it, so it is free (the next attempt creates it).
+    if (errnoCode(error) === 'ENOENT') return { pid: -1, host: hostname() }
+    return 'unknown'
+  }
+}
+
+function isAlive(owner: LockOwner, path: string): boolean {
+  if (owner.pid === -1) return false
+  // Another host's process cannot be checked from here: assume it is alive.
+  if (owner.host !== hostname()) return true
+  // This process: alive if it still holds that very lock (else a previous process had this pid).
+  if (owner.pid === process.pid) return owner.token !== undefined && held.get(path) === owner.token
+  try {
+    process.kill(owner.pid, 0)
+    return true
+  } catch (error) {
+    return errnoCode(error) === 'EPERM' // alive, but another user's
+  }
+}
+
+function locked(id: string, path: string, owner: LockOwner | undefined): BosunError {
+  const who = owner === undefined
+    ? 'another process'
+    : owner.pid === process.pid && owner.host === hostname()
+      ? 'this process (another agent or store has it open)'
+      : `process ${owner.pid} on ${owner.host}`
+  return new BosunError(
+    ErrorCodes.SESSION_LOCKED,
+    `Session "${id}" is open for writing in ${who}. Close it there first (a session has one writer at a time); ` +
+      `to read it meanwhile, fork it or use \`bosun log\`. If no such process is running, delete ${path}.`,
+    { details: { sessionId: id, file: path, ...(owner ? { pid: owner.pid, host: owner.host } : {}) } },
+  )
+}
