@@ -4,6 +4,7 @@ import { createAgentFromConfig, loadConfig, validateConfig, type LoadedConfig } 
 import scripted from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { withBundledFallbacks } from './bundled.js'
+import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
 import type { Io } from './io.js'
 import { checkSessionId } from './session-id.js'
@@ -142,7 +143,7 @@ export function modelLabel(cfg: CliConfig): string {
   const adapter = model?.adapter ?? 'scripted'
   const name = typeof adapter === 'string' ? adapter : ((adapter as { name?: string }).name ?? 'custom')
   const id = (model?.options as { model?: unknown } | undefined)?.model
-  return typeof id === 'string' ? `${name} ${id}` : name
+  return typeof id === 'string' ? `${name} ${String(redact(id, 'model'))}` : name
 }
 
 function relativeTo(path: string, cwd: string | undefined): string {

@@ -14,6 +14,13 @@ const FAKE_ADAPTER = `export default {
 `
 
 describe.concurrent('bosun config check', () => {
+  it('redacts a key pasted into the model field, on the model line too', async ({ dir, expect }) => {
+    await writeProject(dir, { model: { adapter: './fake-adapter.mjs', options: { model: 'sk-proj-abcdefghijklmnopqrstuvwxyz' } } }, { 'fake-adapter.mjs': FAKE_ADAPTER })
+    const result = await bosun(['config', 'check'], { cwd: dir })
+    expect(result.stdout).toContain('model    <redacted>')
+    expect(result.stdout + result.stderr).not.toContain('sk-proj')
+  })
+
   it('summarises the composed agent: adapter and model, store, system prompt, plugins in order with their hooks, tools', async ({ dir, expect }) => {
     await writeProject(
       dir,

@@ -6,7 +6,7 @@ import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
 import { findPackage, ownDependencyVersion } from '../packages.js'
-import { describeOptions } from '../redact.js'
+import { describeOptions, redact } from '../redact.js'
 
 /**
  * `bosun config check`: loads and checks the config — every problem is reported at once, each
@@ -36,7 +36,8 @@ export async function configCheckCommand(ctx: CommandContext): Promise<number> {
   field('adapter', `${s.cyan(adapter)}  ${s.dim(source(cfg, 'adapter', modelSpec, 'model'))}`)
   if (modelOptions !== undefined && Object.keys(modelOptions as object).length > 0) more(`options: ${describeOptions(modelOptions)}`)
   const modelId = (modelOptions as { model?: unknown } | undefined)?.model ?? ('adapter' in resolved.model ? resolved.model.adapter.model : undefined)
-  field('model', typeof modelId === 'string' ? modelId : s.dim("(the adapter's default)"))
+  // Redacted like the options line: a key pasted into the wrong field is still a key.
+  field('model', typeof modelId === 'string' ? String(redact(modelId, 'model')) : s.dim("(the adapter's default)"))
 
   if (cfg.defaultStoreDir !== undefined) {
     field('store', `${s.cyan('store-jsonl')}  ${s.dim(source(cfg, 'store', 'store-jsonl', 'default'))}`)

@@ -40,14 +40,16 @@ export const loadModule: Loader = async (filepath) => {
 
 /**
  * JSON, with a message that gives the reason and the line and column but never quotes the file
- * (a quoted line could hold a secret).
+ * (a quoted line could hold a secret) — nor keeps the parser's error as the cause, which quotes
+ * it and which `--debug` prints. A leading byte-order mark (some editors write one) is skipped.
  */
 export const loadJson: Loader = (filepath, content) => {
   let value: unknown
+  const text = content.startsWith('\uFEFF') ? content.slice(1) : content
   try {
-    value = JSON.parse(content)
+    value = JSON.parse(text)
   } catch (error) {
-    throw new ConfigFileError(`the file is not valid JSON: ${jsonReason(error as Error, content)}`, { cause: error })
+    throw new ConfigFileError(`the file is not valid JSON: ${jsonReason(error as Error, text)}`)
   }
   // package.json: cosmiconfig reads the `bosun` property from what the loader returns.
   return basename(filepath) === 'package.json' ? value : ({ [BOX]: value } satisfies Boxed)
@@ -60,7 +62,8 @@ export const loadYaml: Loader = async (filepath, content) => {
     value = await defaultLoaders['.yaml'](filepath, content)
   } catch (error) {
     const reason = (error as Error).message.replace(/^YAML Error in [^\n]*\n/, '').split('\n')[0]
-    throw new ConfigFileError(`the file is not valid YAML: ${reason}`, { cause: error })
+    // Not the parser's error as the cause: its message carries a snippet of the file.
+    throw new ConfigFileError(`the file is not valid YAML: ${reason}`)
   }
   return { [BOX]: value } satisfies Boxed
 }

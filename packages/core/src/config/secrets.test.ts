@@ -1,4 +1,7 @@
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { BAD_FIXTURE_FILES, buildFixturePackages, configMessage, fixture } from '../testing/config-fixtures.js'
 import { createAgentFromConfig } from './create.js'
@@ -102,6 +105,13 @@ describe('a secret never appears in a message', () => {
     `)
   })
 
+  it('not even in the causes of a JSON or YAML syntax error (what --debug prints)', async () => {
+    for (const name of ['invalid-json-secret', 'invalid-yaml-secret']) {
+      const error = await loadConfig({ cwd: fixture(`bad/${name}`) }).catch((e: unknown) => e)
+      expect(inspect(error, { depth: 10 })).not.toContain('SECRET')
+    }
+  })
+
   it('in no bad fixture\'s message', async () => {
     for (const name of readdirSync(fixture('bad'))) {
       const message = await configMessage(loadConfig({ cwd: fixture(`bad/${name}`), env: {}, file: BAD_FIXTURE_FILES[name] }))
@@ -125,4 +135,14 @@ describe('a secret never appears in a message', () => {
         - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, so it is not shown. Put the secret itself in the environment."
     `)
   })
+})
+
+it('loads a JSON config that starts with a byte-order mark', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'bosun-bom-'))
+  try {
+    writeFileSync(join(folder, 'bosun.config.json'), '\uFEFF{ "system": "Hello" }')
+    expect((await loadConfig({ cwd: folder, validate: false })).config).toEqual({ system: 'Hello' })
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
 })
