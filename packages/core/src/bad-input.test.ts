@@ -88,6 +88,9 @@ describe('factories refuse bad input with a code and create nothing', () => {
     ['createAgent({maxParallelTools: 1.5})', () => createAgent({ model, maxParallelTools: 1.5 }), 'INVALID_ARGUMENT'],
     ['createAgent({now: 1})', () => createAgent({ model, now: 1 as never }), 'INVALID_ARGUMENT'],
     ['createAgent({sessionId: "../etc"})', () => createAgent({ model, sessionId: '../etc' }), 'INVALID_SESSION_ID'],
+    ['createAgent({sessionId: "CON"}) (a Windows device name)', () => createAgent({ model, sessionId: 'CON' }), 'INVALID_SESSION_ID'],
+    ['createAgent({sessionId: "nul.txt"})', () => createAgent({ model, sessionId: 'nul.txt' }), 'INVALID_SESSION_ID'],
+    ['createAgent({sessionId: "com1"})', () => createAgent({ model, sessionId: 'com1' }), 'INVALID_SESSION_ID'],
     ['createAgent({tools: {}})', () => createAgent({ model, tools: {} as never }), 'INVALID_TOOL'],
     ['createAgent({tools: [{name: "bad name"}]})', () => createAgent({ model, tools: [{ name: 'bad name', description: '', parameters: {}, execute: () => '' }] }), 'INVALID_TOOL'],
     ['createAgent({tools: [two named "a"]})', () => {

@@ -82,8 +82,12 @@ export const nodeFileSystem: StoreFileSystem = {
   },
 }
 
-/** fsyncs a directory, making the entries created or removed in it durable. */
+/**
+ * fsyncs a directory, making the entries created or removed in it durable. Not on Windows, which
+ * refuses to fsync a directory handle (EPERM) and journals its entries itself.
+ */
 export async function syncDirectory(fs: StoreFileSystem, path: string): Promise<void> {
+  if (process.platform === 'win32') return
   const handle = await fs.open(path, 'r')
   try {
     await handle.sync()

@@ -1,5 +1,5 @@
 // Opening what a crash (or a person) left: torn tails are cut, damage before them is refused.
-import { appendFile, readFile, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BosunError, LOG_FORMAT_VERSION } from '@bosun/core'
@@ -178,6 +178,14 @@ describe('list', () => {
       { id: 'b', createdAt: 5, parent: 'a' },
     ])
     expect(fs.count('readFile')).toBe(0)
+    await store.close()
+  })
+
+  it('leaves out a folder named like a session file, and lists the rest', async () => {
+    const store = jsonlStore({ dir })
+    await (await store.create(header('real'))).writer.close()
+    await mkdir(sessionFile(dir, 'oops'))
+    expect((await store.list()).map((summary) => summary.id)).toEqual(['real'])
     await store.close()
   })
 

@@ -189,7 +189,8 @@ class JsonlStore implements Store {
       const header = parseHeader(line, file, id)
       return { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
     } catch (error) {
-      if (BosunError.is(error)) return undefined
+      // Not a readable session (damaged, newer, or a folder named like one): left out of the list.
+      if (BosunError.is(error) || errnoCode(error) === 'EISDIR') return undefined
       throw ioError('read', file, id, error)
     } finally {
       await handle.close().catch(() => {})
