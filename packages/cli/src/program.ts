@@ -20,8 +20,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     return result.code
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and --version end with a CommanderError too; their exit code is 0 (or 1 for help after a missing command).
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? error.exitCode : ExitCode.usage
+      // Help and --version end with a CommanderError too (exit 0). Help shown because no command
+      // was given (`bosun` alone) is a usage error: 2, as documented.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return error.exitCode
+      return ExitCode.usage
     }
     // Loaded here, not at the top: `--help` and usage errors should not pay for loading the core.
     const { BosunError } = await import('@bosun/core')

@@ -39,6 +39,13 @@ describe.concurrent('bosun --help and errors', () => {
     expect(missing.stderr).toBe("error USAGE: missing required argument 'id'\n")
   })
 
+  it('bosun with no command prints the help on stderr and exits 2 (a usage error)', async ({ dir, expect }) => {
+    const bare = await bosun([], { cwd: dir })
+    expect(bare.code).toBe(2)
+    expect(bare.stderr).toContain('Usage: bosun [options] [command]')
+    expect(bare.stdout).toBe('')
+  })
+
   it('run with no prompt and nothing piped in says how to give one', async ({ dir, expect }) => {
     const result = await bosun(['run'], { cwd: dir })
     expect(result.code).toBe(2)

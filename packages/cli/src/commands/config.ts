@@ -52,7 +52,7 @@ export async function configCheckCommand(ctx: CommandContext): Promise<number> {
     if ('definition' in resolved.store && resolved.store.options !== undefined) more(`options: ${describeOptions(resolved.store.options)}`)
   }
 
-  field('system', resolved.system ? `${JSON.stringify(oneLine(resolved.system, 70))} ${s.dim(`(${resolved.system.length} characters)`)}` : s.dim('(none)'))
+  field('system', resolved.system ? `${JSON.stringify(oneLine(resolved.system, 70))} ${s.dim(`(${resolved.system.length} character${resolved.system.length === 1 ? '' : 's'})`)}` : s.dim('(none)'))
 
   const plugins = pluginEntries(resolved)
   if (plugins.length === 0) field('plugins', s.dim('(none)'))
