@@ -14,7 +14,7 @@ import { cliVersion } from './packages.js'
  */
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   const result = { code: ExitCode.ok as number }
-  const program = createProgram(io, result)
+  const program = createProgram(io, result, !argv.includes('--no-color'))
   try {
     await program.parseAsync([...argv], { from: 'user' })
     return result.code
@@ -35,9 +35,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
 }
 
 /** The commander program: every command, its options, help texts with examples. */
-export function createProgram(io: Io, result: { code: number }): Command {
+export function createProgram(io: Io, result: { code: number }, color = true): Command {
   const program = new Command('bosun')
-  const style = createStyle(colorEnabled(io.stderr, io.env))
+  // Usage errors are written before the options are parsed: `--no-color` is read from argv.
+  const style = createStyle(colorEnabled(io.stderr, io.env, color))
   program
     .description('Run and inspect Bosun agents. With no config it works offline: scripted model, sessions in .bosun/sessions.')
     .version(cliVersion(), '-v, --version', 'print the version')

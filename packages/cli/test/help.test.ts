@@ -68,5 +68,9 @@ describe.concurrent('bosun --help and errors', () => {
     expect(forced.stderr).toContain('\u001b[31m')
     expect(both.stderr).not.toContain('\u001b[')
     expect(flag.stderr).not.toContain('\u001b[')
+    // A usage error too, though it is reported before the options are parsed.
+    const usage = await bosun(['--no-color', 'rnu'], { cwd: dir, env: { FORCE_COLOR: '1' } })
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toMatch(/^error USAGE: unknown command 'rnu'/)
   })
 })
