@@ -75,7 +75,7 @@ export async function contender(variant, options) {
     async idle(runTurn) {
       const store = memoryStore()
       const id = `idle-${n++}`
-      await store.create({ id, version: 1, createdAt: 0 }, JSON.parse(logJson))
+      await (await store.create({ id, version: 1, createdAt: 0 }, JSON.parse(logJson))).writer.close()
       const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
       if (runTurn) {
         agent.followup('hello')
@@ -88,7 +88,8 @@ export async function contender(variant, options) {
       const id = `bench-${n++}`
       // Figure 4: the files this session's durable writes land in (size growth per step).
       const files = variant.startsWith('jsonl') ? [join(dir, `${id}.jsonl`)] : sqliteFiles
-      await store.create({ id, version: 1, createdAt: 0 }, log)
+      // The seeded session is written, then closed: the agent opens it as its one writer.
+      await (await store.create({ id, version: 1, createdAt: 0 }, log)).writer.close()
       const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
       let deltas = 0
       agent.session.subscribe((event) => {
