@@ -87,16 +87,9 @@ class JsonlStore implements Store {
 
   /** Reads the whole file once, cuts a torn tail (ftruncate + fdatasync) and returns the events deep-frozen. */
   async open(id: string): Promise<StoredSession | undefined> {
-    this.#assertOpen()
-    assertSessionId(id)
-    const file = this.#file(id)
-    let handle: StoreFileHandle
-    try {
-      handle = await this.#fs.open(file, 'r+')
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return undefined
-      throw ioError('open', file, id, error)
-    }
+    const opened = await this.#openExisting(id, 'r+')
+    if (opened === undefined) return undefined
+    const { file, handle } = opened
     let lock: SessionLock | undefined
     let step = 'read'
     try {
@@ -123,16 +116,9 @@ class JsonlStore implements Store {
    * left out, not cut. For readers that must not disturb a live writer (a fork, `bosun log`).
    */
   async read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
-    this.#assertOpen()
-    assertSessionId(id)
-    const file = this.#file(id)
-    let handle: StoreFileHandle
-    try {
-      handle = await this.#fs.open(file, 'r')
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return undefined
-      throw ioError('open', file, id, error)
-    }
+    const opened = await this.#openExisting(id, 'r')
+    if (opened === undefined) return undefined
+    const { file, handle } = opened
     try {
       const log = parseLog(await handle.readFile(), file, id)
       return { header: log.header, events: log.events }
@@ -228,6 +214,19 @@ class JsonlStore implements Store {
       throw new BosunError(ErrorCodes.STORE, `Could not create the session directory ${this.#dir}: ${(error as Error).message}`, {
         cause: error, details: { dir: this.#dir },
       })
+    }
+  }
+
+  /** The session's file, opened with `flags`, or undefined when there is no such session. */
+  async #openExisting(id: string, flags: 'r' | 'r+'): Promise<{ file: string; handle: StoreFileHandle } | undefined> {
+    this.#assertOpen()
+    assertSessionId(id)
+    const file = this.#file(id)
+    try {
+      return { file, handle: await this.#fs.open(file, flags) }
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined
+      throw ioError('open', file, id, error)
     }
   }
 
