@@ -27,7 +27,6 @@ export function processIo(): Io {
   let pipeClosed = false
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error
-    if (pipeClosed) return
     pipeClosed = true
     for (const listener of listeners) listener()
   })
@@ -40,6 +39,8 @@ export function processIo(): Io {
     onInterrupt(listener) {
       process.on('SIGINT', listener)
       listeners.add(listener)
+      // The reader went away before this listener came: stop at once.
+      if (pipeClosed) queueMicrotask(listener)
       return () => {
         process.off('SIGINT', listener)
         listeners.delete(listener)

@@ -116,19 +116,26 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     await stored.writer.close().catch(() => {})
     throw error
   }
-  const surface = Surface.attach(session)
-  // A turn that a crash left open is closed before anything else happens (persistence §8).
-  const recovery = closeOpenTurn(session, inbox)
   const ownsStore = options.ownsStore ?? options.store === undefined
-  const agent = new Agent(
-    {
-      session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools,
-      ...(ownsStore ? { closeStore: () => store.close() } : {}),
-    },
-    recovery,
-  )
-  const now = options.now ?? Date.now
-  await setupPlugins(plugins, { hooks, session, inbox, agent, now, onClose: (teardown) => agent.onClose(teardown) })
+  let agent: Agent
+  try {
+    const surface = Surface.attach(session)
+    // A turn that a crash left open is closed before anything else happens (persistence §8).
+    const recovery = closeOpenTurn(session, inbox)
+    agent = new Agent(
+      {
+        session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools,
+        ...(ownsStore ? { closeStore: () => store.close() } : {}),
+      },
+      recovery,
+    )
+    const now = options.now ?? Date.now
+    await setupPlugins(plugins, { hooks, session, inbox, agent, now, onClose: (teardown) => agent.onClose(teardown) })
+  } catch (error) {
+    // No agent to close later: release the session (a store that locks it would keep it locked).
+    await stored.writer.close().catch(() => {})
+    throw error
+  }
   return agent
 }
 

@@ -85,12 +85,17 @@ async function* watchedResponse(
   if (signal.aborted) controller.abort(signal.reason)
   else signal.addEventListener('abort', forward, { once: true })
   try {
-    yield* withIdleTimeout(streamResponse(model, spec, defaults, request, controller.signal), idleMs, model.provider)
+    for await (const item of withIdleTimeout(streamResponse(model, spec, defaults, request, controller.signal), idleMs, model.provider)) {
+      if (item !== HEARTBEAT) yield item
+    }
   } finally {
     signal.removeEventListener('abort', forward)
     controller.abort()
   }
 }
+
+/** Yielded for a stream part that maps to no chunk, so that the idle watchdog still sees the provider alive. */
+const HEARTBEAT = Symbol('heartbeat')
 
 /** An async generator: nothing runs (and `doStream` is not called) until the first `next()`. */
 async function* streamResponse(
@@ -99,7 +104,7 @@ async function* streamResponse(
   defaults: CallSettings,
   request: ModelRequest,
   signal: AbortSignal,
-): AsyncGenerator<ModelChunk> {
+): AsyncGenerator<ModelChunk | typeof HEARTBEAT> {
   if (signal.aborted) throw abortedError(signal.reason)
   const tools = toTools(request.tools)
   const callOptions = {
@@ -130,7 +135,9 @@ async function* streamResponse(
       }
       if (signal.aborted) throw abortedError(signal.reason)
       if (next.done) break
-      for (const chunk of mapper.push(next.value)) yield chunk
+      const chunks = mapper.push(next.value)
+      if (chunks.length === 0) yield HEARTBEAT
+      for (const chunk of chunks) yield chunk
     }
     ended = true
     if (!mapper.finished) {

@@ -459,6 +459,26 @@ describe('abort', () => {
     expect(() => aiSdk({ model: silent, idleTimeoutMs: 0 })).toThrow(/"idleTimeoutMs" must be a positive integer/)
   })
 
+  it('parts that make no chunk (metadata, an unsigned reasoning start) still count as signs of life', async () => {
+    const model = mockV2({ responses: [[finishV2('stop')]] })
+    const parts = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: 'r1' }, { type: 'reasoning-start', id: 'x' }, { type: 'response-metadata', id: 'r2' }]
+    ;(model as unknown as { doStream: () => Promise<{ stream: ReadableStream }> }).doStream = async () => ({
+      stream: new ReadableStream({
+        async start(controller) {
+          for (const part of parts) {
+            await new Promise((resolve) => setTimeout(resolve, 40))
+            controller.enqueue(part)
+          }
+          for (const part of [...text('0', 'done'), finishV2('stop')]) controller.enqueue(part)
+          controller.close()
+        },
+      }),
+    })
+    const { chunks, error } = await collect(aiSdk({ model, idleTimeoutMs: 100 }))
+    expect(error).toBeUndefined()
+    expect(chunks).toContainEqual({ type: 'text-delta', text: 'done' })
+  })
+
   it('stops even when the provider ignores the signal', async () => {
     const model = mockV2({ responses: [{ parts: [], hang: true }] })
     // A doStream whose stream never ends and never looks at the signal.

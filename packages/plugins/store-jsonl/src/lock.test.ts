@@ -1,10 +1,11 @@
 // One writer per session: the lock file beside it, taken over from a process that is gone,
 // refused while its owner lives; readers (a fork) that do not take it and cut nothing.
 import { spawn, spawnSync } from 'node:child_process'
-import { appendFile, readFile, stat, writeFile } from 'node:fs/promises'
+import { appendFile, readFile, stat, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { BosunError, forkSession, type SessionEvent } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+import { BosunError, createAgent, definePlugin, forkSession, type SessionEvent } from '@bosun/core'
 import { jsonlStore } from './store.js'
 import { event, header, sessionFile } from './testing/fixtures.js'
 import { tempDir } from './testing/recording-fs.js'
@@ -77,4 +78,43 @@ it('a fork reads a session another store is writing, without the lock and withou
   expect(await readFile(sessionFile(dir, 'parent'))).toEqual(before)
   await other.close()
   await writing.close()
+})
+
+it('a createAgent that fails (a plugin setup throws) leaves the session unlocked for the next try', async () => {
+  const store = jsonlStore({ dir })
+  const broken = definePlugin({ name: 'broken', setup: () => { throw new Error('setup failed') } })
+  const model = scripted()
+  await expect(createAgent({ model, store, sessionId: 's', plugins: [broken] })).rejects.toSatisfy((e) => BosunError.is(e, 'PLUGIN_SETUP_FAILED'))
+  const agent = await createAgent({ model, store, sessionId: 's' })
+  await agent.close()
+  await store.close()
+})
+
+it('several stores taking over the same stale lock at once: exactly one wins, the others are refused', async () => {
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+  const setup = jsonlStore({ dir })
+  await (await setup.create(header('s'))).writer.close()
+  await writeFile(lockOf('s'), JSON.stringify({ pid: Number(gone.stdout), host: hostname(), token: 'old' }))
+  const stores = Array.from({ length: 6 }, () => jsonlStore({ dir }))
+  const outcomes = await Promise.allSettled(stores.map((store) => store.open('s')))
+  const opened = outcomes.filter((outcome) => outcome.status === 'fulfilled')
+  expect(opened).toHaveLength(1)
+  for (const outcome of outcomes) {
+    if (outcome.status === 'rejected') expect(BosunError.is(outcome.reason, 'SESSION_LOCKED')).toBe(true)
+  }
+  await expect(stat(`${lockOf('s')}.takeover`)).rejects.toMatchObject({ code: 'ENOENT' })
+  await Promise.all([...stores, setup].map((store) => store.close()))
+})
+
+it('an empty lock file (its process died creating it) is respected while fresh, taken over once old', async () => {
+  const store = jsonlStore({ dir })
+  await (await store.create(header('s'))).writer.close()
+  await writeFile(lockOf('s'), '')
+  await expect(store.open('s')).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_LOCKED'))
+  const old = new Date(Date.now() - 60_000)
+  await utimes(lockOf('s'), old, old)
+  const opened = (await store.open('s'))!
+  expect(JSON.parse(await readFile(lockOf('s'), 'utf8'))).toMatchObject({ pid: process.pid })
+  await opened.writer.close()
+  await store.close()
 })
