@@ -82,30 +82,49 @@ export const it = test.extend<{ dir: string }>({
   },
 })
 
-/** Starts `bosun` without waiting, for tests that interact with it (signals, --follow). */
-export function start(args: string[], options: RunOptions): ChildProcess & { output: { stdout: string; stderr: string } } {
+/** A running `bosun`: its output so far, and `done`, settled once it has exited and both pipes have ended. */
+export type Started = ChildProcess & { output: { stdout: string; stderr: string }; done: Promise<Result> }
+
+/**
+ * Starts `bosun` without waiting, for tests that interact with it (signals, --follow). `output`
+ * grows as the pipes deliver: stdout and stderr are separate pipes, so what one has shown says
+ * nothing about the other — read a stream's final text from `finished()`, not mid-run.
+ */
+export function start(args: string[], options: RunOptions): Started {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] })
   started.set(child, options.cwd)
-  child.on('close', () => started.delete(child))
   const output = { stdout: '', stderr: '' }
   child.stdout.setEncoding('utf8').on('data', (text: string) => (output.stdout += text))
   child.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text))
+  // Listened to from the start, so that a process that ends before anyone awaits it is not missed.
+  const ended = (stream: NodeJS.ReadableStream) => new Promise<void>((resolve) => stream.once('end', resolve).once('close', resolve))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  })
+  const done = Promise.all([exited, ended(child.stdout), ended(child.stderr)]).then(([{ code, signal }]) => {
+    started.delete(child)
+    return { code, signal, stdout: output.stdout, stderr: output.stderr }
+  })
+  done.catch(() => {}) // a test that never awaits `done` must not see an unhandled rejection
   child.stdin.end(options.input ?? '')
-  return Object.assign(child, { output })
+  return Object.assign(child, { output, done })
 }
 
-/** Resolves when the process exits (killing it after `timeoutMs`). */
-export function finished(child: ChildProcess & { output: { stdout: string; stderr: string } }, timeoutMs = 15_000): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+/** Resolves once the process has exited and both pipes have been read to their end (killing it after `timeoutMs`). */
+export async function finished(child: Started, timeoutMs = 15_000): Promise<Result> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`bosun did not exit within ${timeoutMs}ms.\nstdout: ${child.output.stdout}\nstderr: ${child.output.stderr}`))
     }, timeoutMs)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout: child.output.stdout, stderr: child.output.stderr })
-    })
   })
+  try {
+    return await Promise.race([child.done, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** Waits until `check()` is true (polling), or fails after `timeoutMs`. */
@@ -145,6 +164,19 @@ export const CLOCK_TOOL = `export default {
   description: 'Tells the time.',
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   execute: () => '12:00\\nsecond line of the result',
+}
+`
+
+/** A tool that returns only once a file named `gate` exists in the cwd: a test opens it when it has seen what it waits for. */
+export const GATE_TOOL = `import { existsSync } from 'node:fs'
+export default {
+  name: 'gate',
+  description: 'Waits for the test.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  async execute() {
+    while (!existsSync('gate')) await new Promise((resolve) => setTimeout(resolve, 20))
+    return 'open'
+  },
 }
 `
 

@@ -142,12 +142,13 @@ describe.concurrent('bosun log', () => {
     expect((await bosun(['run', '--session', 'live', 'first'], { cwd: dir })).code).toBe(0)
     const follower = start(['log', 'live', '--follow'], { cwd: dir })
     await waitFor(() => follower.output.stdout.includes('assistant echo: first'), 'the existing events')
-    expect(follower.output.stderr).toContain('following live')
     expect((await bosun(['run', '--session', 'live', 'second'], { cwd: dir })).code).toBe(0)
     await waitFor(() => follower.output.stdout.includes('assistant echo: second'), 'the new turn')
     follower.kill('SIGINT')
     const result = await finished(follower)
     expect(result.code).toBe(0)
+    // Read once both pipes have ended: stderr is its own pipe, not ordered with stdout.
+    expect(result.stderr).toContain('following live')
     expect(times(result.stdout).split('\n').filter((line) => line.startsWith('turn') || line.includes('user'))).toEqual([
       'turn 1  <time>', '    user      first', 'turn 2  <time>', '    user      second',
     ])
