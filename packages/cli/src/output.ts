@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from 'node:util'
 import type { Io, OutputStream } from './io.js'
+import { safeStyled } from './terminal-safe.js'
 
 /** ANSI styles, or identity functions when colour is off. */
 export interface Style {
@@ -21,6 +22,7 @@ export interface Printer {
   readonly isTTY: boolean
   /** Terminal width, or `undefined` when not a terminal. */
   readonly columns: number | undefined
+  /** Writes `text`; on a terminal, control characters other than the CLI's colours are shown, not sent (see terminal-safe.ts). */
   write(text: string): void
   line(text?: string): void
 }
@@ -58,6 +60,9 @@ export function createStyle(enabled: boolean): Style {
 
 export function createPrinter(stream: OutputStream, env: Io['env'], colorFlag = true): Printer {
   const isTTY = stream.isTTY === true
+  // The last line of defence on a terminal; off one, output is written as given (a pipe gets
+  // `bosun run`'s exact answer), and readable views escape session text where they format it.
+  const shown = isTTY ? safeStyled : (text: string) => text
   return {
     stream,
     style: createStyle(colorEnabled(stream, env, colorFlag)),
@@ -65,8 +70,8 @@ export function createPrinter(stream: OutputStream, env: Io['env'], colorFlag = 
     get columns() {
       return isTTY && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined
     },
-    write: (text) => void stream.write(text),
-    line: (text = '') => void stream.write(`${text}\n`),
+    write: (text) => void stream.write(shown(text)),
+    line: (text = '') => void stream.write(`${shown(text)}\n`),
   }
 }
 

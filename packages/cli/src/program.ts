@@ -4,6 +4,7 @@ import { ExitCode } from './exit-codes.js'
 import { processIo, type Io } from './io.js'
 import { createStyle, colorEnabled } from './output.js'
 import { cliVersion } from './packages.js'
+import { safeStyled } from './terminal-safe.js'
 
 /**
  * Runs the `bosun` command line and resolves with the exit code. Never exits the process and
@@ -29,7 +30,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     const { BosunError } = await import('@bosun/core')
     const { CliErrorCodes, describeError } = await import('./errors.js')
     const noColor = argv.includes('--no-color')
-    io.stderr.write(`${describeError(error, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug'))}\n`)
+    // An error's message can carry session text (a provider's reply, a plugin's words): shown, never sent raw.
+    io.stderr.write(`${safeStyled(describeError(error, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug')))}\n`)
     return BosunError.is(error, CliErrorCodes.USAGE) ? ExitCode.usage : ExitCode.error
   }
 }

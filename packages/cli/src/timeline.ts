@@ -2,6 +2,7 @@ import { formatEvent, messageText, type BosunEventMap, type InboxSplice, type Se
 import { oneLine } from './output.js'
 import { formatDuration, formatTime } from './session-info.js'
 import type { Style } from './output.js'
+import { safeValue } from './terminal-safe.js'
 
 /** Message labels, padded so that texts line up. */
 const LABEL = { user: 'user     ', assistant: 'assistant', reasoning: 'reasoning' } as const
@@ -18,7 +19,8 @@ export interface TimelineViewOptions {
  * The readable timeline `bosun log` prints: the core's `formatEvent` lines, grouped per turn and
  * step and indented, with friendlier labels for what a reader looks for (messages, tool calls,
  * retries, rejections, compactions, interrupted turns). Incremental — `render(event)` gives the
- * lines of one more event — so `--follow` can print a live session as it grows.
+ * lines of one more event — so `--follow` can print a live session as it grows. Every string of
+ * the session (header and events) has its control characters made visible before it is shown.
  */
 export class TimelineView {
   readonly #style: Style
@@ -36,6 +38,7 @@ export class TimelineView {
 
   /** The session's first line. */
   header(header: SessionHeader): string[] {
+    header = safeValue(header)
     this.#seedLength = header.seedLength ?? 0
     const s = this.#style
     const parts = [`${s.bold('session')} ${s.bold(header.id)}`, `created ${formatTime(header.createdAt)}`]
@@ -44,7 +47,8 @@ export class TimelineView {
   }
 
   /** The lines of one event (often none: chunks, claims and step ends are folded into others). */
-  render(event: SessionEvent): string[] {
+  render(stored: SessionEvent): string[] {
+    const event = safeValue(stored)
     if (this.#options.all) return this.#raw(event)
     const s = this.#style
     const d = event.data as Record<string, unknown>

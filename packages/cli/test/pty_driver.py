@@ -19,6 +19,7 @@ Prints one JSON object: {"ok", "error", "step", "exit_code", "screen", "raw", "s
 enough for readline and the bosun chat (cursor moves, erase, autowrap), no colours.
 Standard library only (pty, os, select): no tmux, no pexpect.
 """
+import codecs
 import fcntl
 import json
 import os
@@ -174,6 +175,8 @@ def main():
 
     term = Terminal(cols, rows)
     raw = []
+    # Incremental: a character split across two reads must not become two replacement characters.
+    decoder = codecs.getincrementaldecoder('utf-8')('replace')
     exit_code = None
     snapshots = {}
     result = {'ok': True, 'error': None, 'step': None}
@@ -187,7 +190,7 @@ def main():
             except OSError:
                 data = b''
             if data:
-                text = data.decode('utf-8', 'replace')
+                text = decoder.decode(data)
                 raw.append(text)
                 term.feed(text)
                 return True
@@ -238,6 +241,10 @@ def main():
     if exit_code is None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+    # Read what is left: the process may have written its last bytes just before the exit was
+    # noticed. Once it has exited, a read returns what is buffered, then fails (EIO): the end.
+    while pump(0.05):
+        pass
     result.update(exit_code=exit_code, screen=term.text(), raw=''.join(raw), snapshots=snapshots)
     print(json.dumps(result))
 

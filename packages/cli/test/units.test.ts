@@ -3,6 +3,7 @@ import { assertSessionId } from '@bosun/core'
 import { describeOptions, redact } from '../src/redact.js'
 import { newSessionId } from '../src/session-id.js'
 import { displayWidth, truncate } from '../src/output.js'
+import { safeJson, safeStream, safeStyled, safeText, safeValue } from '../src/terminal-safe.js'
 
 describe('secrets are never printed', () => {
   it('keeps variable names (…Env keys) and redacts values by key or by shape, at any depth', () => {
@@ -47,5 +48,32 @@ describe('terminal widths', () => {
     expect(displayWidth('\u001b[1mbold\u001b[22m')).toBe(4)
     expect(displayWidth('日本')).toBe(4)
     expect(truncate('hello world', 6)).toBe('hello…')
+  })
+})
+
+describe('terminal-safe text', () => {
+  it('shows C0 controls as control pictures, DEL as ␡ and C1 controls as \\u escapes, keeping newlines and tabs', () => {
+    expect(safeText('a\u001b]0;t\u0007b\tc\nd\u007f\u009b2J')).toBe('a␛]0;t␇b\tc\nd␡\\u009b2J')
+    expect(safeText('one\r\ntwo\rthree')).toBe('one\ntwo␍three')
+  })
+
+  it('makes every string of a value safe, keys included', () => {
+    expect(safeValue({ 'k\u001b': ['\u0007', 1, null, { x: '\u001b[2J' }] })).toEqual({ 'k␛': ['␇', 1, null, { x: '␛[2J' }] })
+  })
+
+  it('lets the CLI\'s own colours through a styled line, and nothing else', () => {
+    expect(safeStyled('\u001b[2mdim\u001b[22m \u001b]52;c;x\u0007 \u001b[2J')).toBe('\u001b[2mdim\u001b[22m ␛]52;c;x␇ ␛[2J')
+  })
+
+  it('escapes DEL and C1 controls in JSON text, which still parses to the same value', () => {
+    const value = { text: 'a\u007fb\u009bc\u001b' }
+    const json = safeJson(JSON.stringify(value))
+    expect(json).toBe('{"text":"a\\u007fb\\u009bc\\u001b"}')
+    expect(JSON.parse(json)).toEqual(value)
+  })
+
+  it('keeps a CRLF line end that a stream splits between two pieces', () => {
+    const stream = safeStream()
+    expect([stream.write('line\r'), stream.write('\nnext\r'), stream.end()]).toEqual(['line', '\nnext', '␍'])
   })
 })

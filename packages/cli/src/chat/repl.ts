@@ -3,6 +3,7 @@ import type { Agent, Store } from '@bosun/core'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
+import { safeText } from '../terminal-safe.js'
 import { PlainScreen, LiveScreen, type Screen } from './screen.js'
 import { runSlashCommand } from './slash-commands.js'
 import { liveLines } from './status-line.js'
@@ -42,7 +43,8 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     : new PlainScreen(io.stdout)
 
   banner(ctx, screen, options)
-  attachTranscript(agent, screen, s)
+  // A pipe gets the answer exactly, as with `bosun run`; a terminal gets it made safe.
+  attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true })
   screen.refresh()
 
   let closing = false
@@ -85,7 +87,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
       try {
         agent.followup(text)
       } catch (error) {
-        screen.print(`${s.red('error')}: ${error instanceof Error ? error.message : String(error)}`)
+        screen.print(`${s.red('error')}: ${safeText(error instanceof Error ? error.message : String(error))}`)
       }
     } else if (agent.status === 'idle' && agent.inbox.hasPending) {
       agent.wake() // Enter on an empty line runs what is still queued (after Ctrl+C, or from before a resume)
@@ -123,6 +125,6 @@ function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void
   if (options.resumed) {
     const last = [...agent.session.events].reverse().find((event) => event.type === 'assistant/message')
     const text = last ? (last.data as { message: { content: { type: string; text?: string }[] } }).message.content.find((b) => b.type === 'text')?.text : undefined
-    if (text) screen.print(s.dim(`last answer: ${oneLine(text, 160)}`))
+    if (text) screen.print(s.dim(`last answer: ${oneLine(safeText(text), 160)}`))
   }
 }

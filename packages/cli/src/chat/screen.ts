@@ -1,6 +1,7 @@
 import { clearScreenDown, cursorTo, moveCursor, type Interface } from 'node:readline'
 import type { OutputStream } from '../io.js'
 import { displayWidth, truncate } from '../output.js'
+import { safeStyled } from '../terminal-safe.js'
 
 /** Where the chat prints: a transcript that only grows, and (on a terminal) a live area below it. */
 export interface Screen {
@@ -8,7 +9,10 @@ export interface Screen {
   stream(text: string): void
   /** Ends the streamed paragraph. */
   endStream(): void
-  /** Adds complete lines to the transcript (after any streamed text). */
+  /**
+   * Adds complete lines to the transcript (after any streamed text). Session text in them is
+   * escaped by the caller; a control character that slipped through is shown, not sent.
+   */
   print(text: string): void
   /** Redraws the live area (queue, status line, prompt) from the current state. */
   refresh(): void
@@ -61,7 +65,7 @@ export class LiveScreen implements Screen {
     this.#erase()
     if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
     this.#partial = ''
-    this.#out.write(`${text}\n`)
+    this.#out.write(`${safeStyled(text)}\n`)
     if (!this.#closed) this.#draw()
   }
 
@@ -102,7 +106,7 @@ export class LiveScreen implements Screen {
       rows++
     }
     for (const line of this.#liveLines()) {
-      text += `${truncate(line, columns - 1)}\n`
+      text += `${truncate(safeStyled(line), columns - 1)}\n`
       rows++
     }
     const prompt = this.#rl.getPrompt() + this.#rl.line
@@ -163,7 +167,7 @@ export class PlainScreen implements Screen {
 
   print(text: string): void {
     this.endStream()
-    this.#out.write(`${text}\n`)
+    this.#out.write(`${safeStyled(text)}\n`)
   }
 
   refresh(): void {}

@@ -1,6 +1,7 @@
 import { BosunError, ErrorCodes, forkSession, type Agent, type Store } from '@bosun/core'
 import { oneLine, type Style } from '../output.js'
 import { newSessionId } from '../session-id.js'
+import { safeText } from '../terminal-safe.js'
 import type { Screen } from './screen.js'
 import { queuedItems } from './status-line.js'
 
@@ -63,7 +64,7 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
     }
   } catch (error) {
     const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
-    screen.print(`${style.red('error')} ${style.bold(code)}: ${error instanceof Error ? error.message : String(error)}`)
+    screen.print(`${style.red('error')} ${style.bold(code)}: ${safeText(error instanceof Error ? error.message : String(error))}`)
   }
 }
 

@@ -1,5 +1,6 @@
 import { messageText, type UserMessage } from '@bosun/core'
 import { oneLine, type Style } from '../output.js'
+import { safeText } from '../terminal-safe.js'
 
 /** What the live area shows. */
 export interface LiveState {
@@ -44,16 +45,17 @@ export function statusLine(state: LiveState, style: Style): string {
 export interface QueuedItem {
   number: number
   label: 'queued' | 'steer' | 'context'
+  /** The message's text, control characters made visible (it is only ever shown). */
   text: string
   message: UserMessage
 }
 
 export function queuedItems(nextTurn: readonly UserMessage[], nextStep: readonly UserMessage[]): QueuedItem[] {
   const items: QueuedItem[] = []
-  for (const message of nextTurn) items.push({ number: items.length + 1, label: 'queued', text: messageText(message), message })
+  for (const message of nextTurn) items.push({ number: items.length + 1, label: 'queued', text: safeText(messageText(message)), message })
   for (const message of nextStep) {
     const label = message.source.kind === 'user' ? 'steer' : 'context'
-    items.push({ number: items.length + 1, label, text: messageText(message), message })
+    items.push({ number: items.length + 1, label, text: safeText(messageText(message)), message })
   }
   return items
 }

@@ -1,6 +1,7 @@
 import { messageText, type Agent, type BosunEventMap, type InboxTarget, type SessionEvent, type UserMessage } from '@bosun/core'
 import { oneLine, type Style } from '../output.js'
 import { formatDuration } from '../session-info.js'
+import { safeStream, safeText, safeValue } from '../terminal-safe.js'
 import type { Screen } from './screen.js'
 
 /**
@@ -9,8 +10,11 @@ import type { Screen } from './screen.js'
  * line per tool call and result, retries, compactions, and how each turn ended (a blocked turn
  * with the plugin and its metadata). Every change of status or queue redraws the live area.
  * Observers must not throw: failures here are swallowed rather than breaking the agent.
+ * Session text has its control characters made visible; the streamed answer only when
+ * `exactAnswer` is false (stdout is a terminal), as `bosun run` does.
  */
-export function attachTranscript(agent: Agent, screen: Screen, style: Style): void {
+export function attachTranscript(agent: Agent, screen: Screen, style: Style, options: { exactAnswer: boolean }): void {
+  const answer = options.exactAnswer ? { write: (text: string) => text, end: () => '' } : safeStream()
   const targets = new Map<string, InboxTarget>()
   for (const message of agent.inbox.nextTurn) targets.set(message.id, 'next-turn')
   for (const message of agent.inbox.nextStep) targets.set(message.id, 'next-step')
@@ -37,14 +41,14 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style): vo
   agent.hooks.inboxClaimed.tap('bosun-chat', safe((message: UserMessage) => {
     const target = targets.get(message.id) ?? 'next-turn'
     targets.delete(message.id)
-    const text = messageText(message)
+    const text = safeText(messageText(message))
     if (target === 'next-turn') screen.print(style.bold(`› ${indentRest(text, '  ')}`))
     else if (message.source.kind === 'user') screen.print(style.cyan(`  ↳ steer: ${indentRest(text, '           ')}`))
-    else screen.print(style.dim(`  ↳ context from ${message.source.kind}: ${oneLine(text, 160)}`))
+    else screen.print(style.dim(`  ↳ context from ${safeText(message.source.kind)}: ${oneLine(text, 160)}`))
   }))
   agent.hooks.status.tap('bosun-chat', safe(() => screen.refresh()))
   agent.hooks.error.tap('bosun-chat', safe((error: unknown, context: string) => {
-    screen.print(style.yellow(`  warning: ${context}: ${error instanceof Error ? error.message : String(error)}`))
+    screen.print(style.yellow(safeText(`  warning: ${context}: ${error instanceof Error ? error.message : String(error)}`)))
   }))
   agent.hooks.event.tap('bosun-chat', safe((event: SessionEvent) => {
     switch (event.type) {
@@ -58,25 +62,28 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style): vo
         break
       case 'assistant/chunk': {
         const { chunk } = event.data as BosunEventMap['assistant/chunk']
-        if (chunk.type === 'text-delta') screen.stream(chunk.text)
+        if (chunk.type === 'text-delta') screen.stream(answer.write(chunk.text))
         break
       }
-      case 'assistant/message':
+      case 'assistant/message': {
+        const rest = answer.end() // a CR held back at the end of the last chunk
+        if (rest !== '') screen.stream(rest)
         screen.endStream()
         break
+      }
       case 'tool/call': {
-        const { name, arguments: args } = event.data as BosunEventMap['tool/call']
+        const { name, arguments: args } = safeValue(event.data as BosunEventMap['tool/call'])
         screen.print(style.dim(`  → ${name}(${oneLine(args, 160)})`))
         break
       }
       case 'tool/result': {
-        const { name, content, isError } = event.data as BosunEventMap['tool/result']
+        const { name, content, isError } = safeValue(event.data as BosunEventMap['tool/result'])
         const line = `  ← ${name}: ${oneLine(messageText({ content }).split('\n')[0] ?? '', 160)}`
         screen.print(isError ? style.red(line) : style.dim(line))
         break
       }
       case 'llm/retry': {
-        const { attempt, delayMs, error } = event.data as BosunEventMap['llm/retry']
+        const { attempt, delayMs, error } = safeValue(event.data as BosunEventMap['llm/retry'])
         screen.print(style.yellow(`  ↻ retrying (attempt ${attempt} in ${formatDuration(delayMs)}) after ${error.code}`))
         break
       }
@@ -84,7 +91,7 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style): vo
         screen.print(style.dim('  ⇢ the history was compacted'))
         break
       case 'turn/end':
-        screen.print(turnEndLine(event as SessionEvent<'turn/end'>, steps, event.time - turnStart, agent, style))
+        screen.print(turnEndLine(safeValue(event as SessionEvent<'turn/end'>), steps, event.time - turnStart, agent, style))
         break
     }
   }))

@@ -3,6 +3,7 @@ import type { SessionEvent } from '@bosun/core'
 import { loadCliConfig, openReader, readSession } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
+import { safeJson } from '../terminal-safe.js'
 import { TimelineView } from '../timeline.js'
 
 export interface LogOptions {
@@ -28,7 +29,7 @@ export async function logCommand(ctx: CommandContext, id: string, options: LogOp
     const log = await readSession(cfg, reader, id, ctx.io.cwd)
     const view = new TimelineView(ctx.out.style, { all: options.all === true })
     const print = (event: SessionEvent) => {
-      if (options.json) ctx.out.line(JSON.stringify(event))
+      if (options.json) ctx.out.line(safeJson(JSON.stringify(event)))
       else for (const line of view.render(event)) ctx.out.line(line)
     }
     if (!options.json) for (const line of view.header(log.header)) ctx.out.line(line)

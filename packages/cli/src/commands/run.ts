@@ -4,6 +4,7 @@ import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
 import { oneLine } from '../output.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
+import { safeJson, safeStream, safeText, safeValue } from '../terminal-safe.js'
 
 export interface RunOptions {
   /** Continue this session (created with this id if the store does not have it). */
@@ -39,7 +40,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   const print = options.json ? jsonPrinter(ctx) : textPrinter(ctx)
   // Contained failures (a throwing observer, a failed flush in a finally) are reported, not lost.
   agent.hooks.error.tap('bosun-cli', (error, context) => {
-    ctx.err.line(ctx.err.style.yellow(`warning: ${context}: ${error instanceof Error ? error.message : String(error)}`))
+    ctx.err.line(ctx.err.style.yellow(safeText(`warning: ${context}: ${error instanceof Error ? error.message : String(error)}`)))
   })
   agent.hooks.event.tap('bosun-cli', (event) => {
     print(event)
@@ -78,12 +79,12 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     ctx.err.line(`${s.red('error')}: the message did not run${pending ? ` (it is still queued in session ${sessionId})` : ''}; \`bosun log ${sessionId}\` shows why.`)
     return ExitCode.error
   }
-  reportEnd(ctx, reason)
+  reportEnd(ctx, safeValue(reason))
   ctx.err.line(s.dim(`session ${sessionId}`))
   return exitCodeFor(reason)
 }
 
-/** The final reason, on stderr, for a turn that did not simply complete. */
+/** The final reason, on stderr, for a turn that did not simply complete (`reason` made safe to print). */
 function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
   const s = ctx.err.style
   switch (reason.kind) {
@@ -107,12 +108,16 @@ function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
 
 /** `--json`: every event of this run, one JSON object per line, as it is appended. */
 function jsonPrinter(ctx: CommandContext): (event: SessionEvent) => void {
-  return (event) => ctx.out.write(`${JSON.stringify(event)}\n`)
+  return (event) => ctx.out.write(`${safeJson(JSON.stringify(event))}\n`)
 }
 
-/** The answer's text to stdout as it streams; tool calls, results and retries to stderr. */
+/**
+ * The answer's text to stdout as it streams — exact when stdout is not a terminal, with control
+ * characters made visible when it is; tool calls, results and retries to stderr, always made safe.
+ */
 function textPrinter(ctx: CommandContext): (event: SessionEvent) => void {
   const { out, err } = ctx
+  const answer = out.isTTY ? safeStream() : { write: (text: string) => text, end: () => '' }
   let atLineStart = true
   /** Keeps a stderr line off the end of a half-written stdout line when both are the terminal. */
   const errLine = (text: string) => {
@@ -122,36 +127,39 @@ function textPrinter(ctx: CommandContext): (event: SessionEvent) => void {
     }
     err.line(text)
   }
+  const write = (text: string) => {
+    if (text.length === 0) return
+    out.write(text)
+    atLineStart = text.endsWith('\n')
+  }
   return (event) => {
     switch (event.type) {
       case 'assistant/chunk': {
         const { chunk } = event.data as BosunEventMap['assistant/chunk']
-        if (chunk.type === 'text-delta' && chunk.text.length > 0) {
-          out.write(chunk.text)
-          atLineStart = chunk.text.endsWith('\n')
-        }
+        if (chunk.type === 'text-delta') write(answer.write(chunk.text))
         break
       }
       case 'assistant/message':
+        write(answer.end())
         if (!atLineStart) {
           out.write('\n')
           atLineStart = true
         }
         break
       case 'tool/call': {
-        const { name, arguments: args } = event.data as BosunEventMap['tool/call']
+        const { name, arguments: args } = safeValue(event.data as BosunEventMap['tool/call'])
         errLine(err.style.dim(`→ ${name}(${oneLine(args, 200)})`))
         break
       }
       case 'tool/result': {
-        const { name, content, isError } = event.data as BosunEventMap['tool/result']
+        const { name, content, isError } = safeValue(event.data as BosunEventMap['tool/result'])
         const first = messageText({ content }).split('\n')[0] ?? ''
         const line = `← ${name}: ${oneLine(first, 200)}`
         errLine(isError ? err.style.red(line) : err.style.dim(line))
         break
       }
       case 'llm/retry': {
-        const { attempt, delayMs, error } = event.data as BosunEventMap['llm/retry']
+        const { attempt, delayMs, error } = safeValue(event.data as BosunEventMap['llm/retry'])
         errLine(err.style.yellow(`↻ retrying (attempt ${attempt} in ${delayMs}ms) after ${error.code}: ${oneLine(error.message, 160)}`))
         break
       }

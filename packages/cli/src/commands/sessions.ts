@@ -6,6 +6,7 @@ import { oneLine } from '../output.js'
 import { formatTime, reasonLabel, sessionInfo, type SessionInfo } from '../session-info.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { table } from '../table.js'
+import { safeJson, safeText } from '../terminal-safe.js'
 
 /** `bosun sessions list`: id, created, turns, last activity and first prompt of each session, oldest first. */
 export async function sessionsListCommand(ctx: CommandContext, options: { json?: boolean }): Promise<number> {
@@ -20,7 +21,7 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
       } catch (error) {
         // One damaged session must not hide the others; `bosun log <id>` shows what is wrong with it.
         const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
-        ctx.err.line(ctx.err.style.yellow(`skipped ${summary.id}: ${code}: ${error instanceof Error ? error.message : String(error)}`))
+        ctx.err.line(ctx.err.style.yellow(safeText(`skipped ${summary.id}: ${code}: ${error instanceof Error ? error.message : String(error)}`)))
       }
     }
   } finally {
@@ -30,7 +31,7 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
   if (options.json) {
     for (const info of infos) {
       const { turnList: _turns, pending, ...rest } = info
-      ctx.out.line(JSON.stringify({ ...rest, pending: pending.nextTurn.length + pending.nextStep.length }))
+      ctx.out.line(safeJson(JSON.stringify({ ...rest, pending: pending.nextTurn.length + pending.nextStep.length })))
     }
     return ExitCode.ok
   }
@@ -39,11 +40,11 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
     return ExitCode.ok
   }
   const rows = infos.map((info) => [
-    info.id,
+    safeText(info.id), // checked by stores that follow assertSessionId; a custom store might not
     formatTime(info.createdAt),
     String(info.turns),
     formatTime(info.lastActivity),
-    info.firstPrompt === undefined ? '' : oneLine(info.firstPrompt, 200),
+    info.firstPrompt === undefined ? '' : oneLine(safeText(info.firstPrompt), 200),
   ])
   for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], rows, ctx.out.style, ctx.out.columns)) ctx.out.line(line)
   return ExitCode.ok
@@ -61,30 +62,32 @@ export async function sessionsShowCommand(ctx: CommandContext, id: string, optio
   }
   if (options.json) {
     const pending = { nextTurn: info.pending.nextTurn.map(messageText), nextStep: info.pending.nextStep.map(messageText) }
-    ctx.out.line(JSON.stringify({ ...info, pending }))
+    ctx.out.line(safeJson(JSON.stringify({ ...info, pending })))
     return ExitCode.ok
   }
   const s = ctx.out.style
   const field = (name: string, value: string) => ctx.out.line(`${s.bold(name.padEnd(9))}${value}`)
-  field('session', info.id)
+  const shownId = safeText(info.id)
+  field('session', shownId)
   field('created', formatTime(info.createdAt))
-  if (info.parent) field('parent', `${info.parent} (its first ${info.seedLength - 1} events are the parent's)`)
+  if (info.parent) field('parent', `${safeText(info.parent)} (its first ${info.seedLength - 1} events are the parent's)`)
   field('events', String(info.events))
   field('turns', String(info.turns))
   field('last', formatTime(info.lastActivity))
   const pendingCount = info.pending.nextTurn.length + info.pending.nextStep.length
   field('pending', pendingCount === 0 ? 'nothing queued' : `${info.pending.nextTurn.length} queued, ${info.pending.nextStep.length} for the next step`)
   let n = 0
-  for (const message of info.pending.nextTurn) ctx.out.line(`  ${++n}. ${oneLine(messageText(message), 100)}`)
-  for (const message of info.pending.nextStep) ctx.out.line(`  ${++n}. ${s.dim('(next step)')} ${oneLine(messageText(message), 100)}`)
+  const excerpt = (message: Parameters<typeof messageText>[0], max: number) => oneLine(safeText(messageText(message)), max)
+  for (const message of info.pending.nextTurn) ctx.out.line(`  ${++n}. ${excerpt(message, 100)}`)
+  for (const message of info.pending.nextStep) ctx.out.line(`  ${++n}. ${s.dim('(next step)')} ${excerpt(message, 100)}`)
   if (info.turnList.length > 0) {
     ctx.out.line()
-    const rows = info.turnList.map((turn) => [String(turn.turn), reasonLabel(turn.reason), formatTime(turn.startedAt), oneLine(turn.prompt ?? '', 200)])
+    const rows = info.turnList.map((turn) => [String(turn.turn), safeText(reasonLabel(turn.reason)), formatTime(turn.startedAt), oneLine(safeText(turn.prompt ?? ''), 200)])
     for (const line of table(['TURN', 'ENDED', 'STARTED', 'PROMPT'], rows, s, ctx.out.columns)) ctx.out.line(line)
   }
   ctx.out.line()
-  ctx.out.line(s.dim(`bosun log ${info.id}    the full timeline`))
-  ctx.out.line(s.dim(`bosun resume ${info.id} chat on it`))
+  ctx.out.line(s.dim(`bosun log ${shownId}    the full timeline`))
+  ctx.out.line(s.dim(`bosun resume ${shownId} chat on it`))
   return ExitCode.ok
 }
 
