@@ -49,7 +49,7 @@ export class TimelineView {
   /** The lines of one event (often none: chunks, claims and step ends are folded into others). */
   render(stored: SessionEvent): string[] {
     const event = safeValue(stored)
-    if (this.#options.all) return this.#raw(event)
+    if (this.#options.all) return this.#raw(event, stored)
     const s = this.#style
     const d = event.data as Record<string, unknown>
     switch (event.type) {
@@ -109,6 +109,8 @@ export class TimelineView {
           : [this.#at(this.#depth(), s.blue('⇢ compaction done'))]
       case 'session/end-seed':
         return [s.dim(`── the fork's own history starts here (the ${this.#seedLength - 1} events above are the parent's) ──`)]
+      case 'request/context':
+        return [this.#at(this.#depth(), `${s.blue('context')}: ${contextSummary(d, stored.data, this.#max())}`)]
       case 'request/header':
       case 'assistant/chunk':
         return []
@@ -193,14 +195,17 @@ export class TimelineView {
     return [this.#at(depth, `${label} ${first}`), ...rest.map((line) => this.#at(depth, `${pad}${line}`))]
   }
 
-  #raw(event: SessionEvent): string[] {
+  #raw(event: SessionEvent, stored: SessionEvent): string[] {
     if (event.type === 'turn/start') this.#turn = { turn: (event.data as { turn: number }).turn, startedAt: event.time, steps: 0 }
     if (event.type === 'step/start') this.#step = (event.data as { step: number }).step
     const depth = this.#depth()
     if (event.type === 'turn/start' || event.type === 'turn/end') this.#step = 0
     if (event.type === 'turn/end') this.#turn = undefined
     if (event.type === 'step/end') this.#step = 0
-    const line = formatEvent(event, { chunks: true, maxText: this.#max() })
+    // The core's form of request/context is the whole prompt and every tool schema: summarized here too.
+    const line = event.type === 'request/context'
+      ? `request/context ${contextSummary(event.data as Record<string, unknown>, stored.data, this.#max())}`
+      : formatEvent(event, { chunks: true, maxText: this.#max() })
     if (line === undefined) return []
     const rawDepth = event.type === 'turn/start' || event.type === 'turn/end' ? 0 : event.type.startsWith('step/') ? 1 : depth
     return [`${this.#style.dim(String(event.seq).padStart(5))} ${this.#at(rawDepth, line)}`]
@@ -221,4 +226,29 @@ export class TimelineView {
   #quote(text: string): string {
     return JSON.stringify(oneLine(text, this.#max()))
   }
+}
+
+/** Longest excerpt of a system prompt in a `request/context` line. */
+const SYSTEM_EXCERPT = 60
+
+/**
+ * A `request/context { system, tools }` event (the system prompt and tool set of the requests
+ * that follow, logged when they change) in one line: `system prompt (N characters: "…"), tools:
+ * a, b`. `data` is made safe to print; `stored` is the data as logged, whose prompt is counted.
+ * Written for hand-made or damaged logs too: a field of the wrong type is said so, not thrown on.
+ */
+function contextSummary(data: Record<string, unknown>, stored: unknown, max: number): string {
+  const { system, tools } = data
+  let prompt: string
+  if (system === undefined || system === '') prompt = 'no system prompt'
+  else if (typeof system !== 'string') prompt = 'system prompt (not text)'
+  else {
+    const count = [...String((stored as { system: string }).system)].length
+    prompt = `system prompt (${count} character${count === 1 ? '' : 's'}: ${JSON.stringify(oneLine(system, SYSTEM_EXCERPT))})`
+  }
+  const list = Array.isArray(tools) ? tools : []
+  if (list.length === 0) return `${prompt}, no tools`
+  const names = list.map((tool) => (typeof tool?.name === 'string' ? tool.name : '?')).join(', ')
+  const shown = oneLine(names, max)
+  return `${prompt}, tools: ${shown}${shown === names ? '' : ` (${list.length} tools)`}`
 }

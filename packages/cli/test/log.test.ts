@@ -1,4 +1,4 @@
-import { appendFile } from 'node:fs/promises'
+import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import { createAgent, definePlugin, type SessionEvent } from '@bosun/core'
@@ -152,6 +152,38 @@ describe.concurrent('bosun log', () => {
     expect(times(result.stdout).split('\n').filter((line) => line.startsWith('turn') || line.includes('user'))).toEqual([
       'turn 1  <time>', '    user      first', 'turn 2  <time>', '    user      second',
     ])
+  })
+
+  it('shows request/context (the system prompt and tools sent) as one readable line, and --json prints it raw', async ({ dir, expect }) => {
+    // Written by hand, in the JSONL store's format: what a core that logs request/context appends.
+    const system = 'You are a careful assistant.\nAnswer briefly, and never \u001b]0;rename\u0007 the terminal. Say when you are unsure.'
+    const tools = [
+      { name: 'clock', description: 'Tells the time.', parameters: { type: 'object', properties: {} } },
+      { name: 'read_file', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    ]
+    const message = { id: '00000000-0000-4000-8000-000000000002', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } }
+    const events = [
+      ['turn/start', { turn: 1 }],
+      ['step/start', { turn: 1, step: 1 }],
+      ['user/message', message],
+      ['request/context', { system, tools }],
+      ['request/header', { turn: 1, step: 1, messageCount: 1 }],
+      ['assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'hello' }] } }],
+      ['step/end', { turn: 1, step: 1, finish: 'stop' }],
+      ['request/context', { system: '', tools: [] }],
+      ['turn/end', { turn: 1, reason: { kind: 'completed' } }],
+    ].map(([type, data], seq) => ({ seq, time: 1_773_325_325_000 + seq, type, data }))
+    const header = { bosun: 'session', id: 'ctx', version: 1, createdAt: 1_773_325_325_000 }
+    await mkdir(sessions(dir), { recursive: true })
+    await writeFile(join(sessions(dir), 'ctx.jsonl'), [header, ...events].map((line) => `${JSON.stringify(line)}\n`).join(''))
+
+    const [timeline, json] = await Promise.all([bosun(['log', 'ctx'], { cwd: dir }), bosun(['log', 'ctx', '--json'], { cwd: dir })])
+    expect(timeline.code).toBe(0)
+    expect(timeline.stdout.split('\n').filter((line) => line.includes('context'))).toEqual([
+      '    context: system prompt (105 characters: "You are a careful assistant. ⏎ Answer briefly, and never ␛]…"), tools: clock, read_file',
+      '  context: no system prompt, no tools',
+    ])
+    expect(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(events)
   })
 
   it('an unknown session is a coded error naming where it looked', async ({ dir, expect }) => {
