@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stripVTControlCharacters } from 'node:util'
-import { test } from 'vitest'
+import { test, vi } from 'vitest'
 import type { SessionEvent } from '@bosun/core'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -47,10 +47,20 @@ export interface RunOptions {
   timeoutMs?: number
 }
 
+/**
+ * How long a `bosun` process may take before a test gives up on it: a guard against a hang, far
+ * above what any command needs, because the suite shares two cores with other work.
+ */
+export const PROCESS_TIMEOUT_MS = 60_000
+
+// Every CLI test file imports this module: a test that runs a few real processes (or a pseudo-
+// terminal) one after another gets room for them, where the workspace's 20 s default does not.
+vi.setConfig({ testTimeout: 3 * PROCESS_TIMEOUT_MS })
+
 /** Runs `node dist/bin.js ...args` to completion. */
 export function bosun(args: string[], options: RunOptions): Promise<Result> {
   const child = start(args, options)
-  return finished(child, options.timeoutMs ?? 15_000)
+  return finished(child, options.timeoutMs ?? PROCESS_TIMEOUT_MS)
 }
 
 /** Processes `start` began, by the folder they run in. */
@@ -112,7 +122,7 @@ export function start(args: string[], options: RunOptions): Started {
 }
 
 /** Resolves once the process has exited and both pipes have been read to their end (killing it after `timeoutMs`). */
-export async function finished(child: Started, timeoutMs = 15_000): Promise<Result> {
+export async function finished(child: Started, timeoutMs = PROCESS_TIMEOUT_MS): Promise<Result> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -128,7 +138,7 @@ export async function finished(child: Started, timeoutMs = 15_000): Promise<Resu
 }
 
 /** Waits until `check()` is true (polling), or fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(check: () => boolean, what: string, timeoutMs = PROCESS_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)

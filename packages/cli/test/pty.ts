@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { BIN, cleanEnv } from './helpers.js'
+import { BIN, PROCESS_TIMEOUT_MS, cleanEnv } from './helpers.js'
 
 const DRIVER = resolve(dirname(fileURLToPath(import.meta.url)), 'pty_driver.py')
 
@@ -46,7 +46,8 @@ export async function runInPty(
     env: cleanEnv({ TERM: 'xterm-256color', ...options.env }),
     cols: options.cols ?? 100,
     rows: options.rows ?? 40,
-    timeout: options.timeoutSeconds ?? 40,
+    // A guard against a hang, not a measure: the suite shares two cores with other work.
+    timeout: options.timeoutSeconds ?? (2 * PROCESS_TIMEOUT_MS) / 1000,
     steps,
   }
   const file = join(options.cwd, '.pty-scenario.json')

@@ -12,7 +12,7 @@ Each step is one of:
   {"sleep": 0.2}                wait
   {"snapshot": "name"}          record the rendered screen
   {"wait_exit": true}           wait for the process to exit
-Optional per step: "timeout" (seconds, default 10).
+Optional per step: "timeout" (seconds, default 60: a guard against a hang on a busy machine).
 
 Prints one JSON object: {"ok", "error", "step", "exit_code", "screen", "raw", "snapshots"}.
 "screen" is what the terminal shows (scrollback included) after a small VT100 emulation:
@@ -203,7 +203,7 @@ def main():
     deadline_total = time.time() + scenario.get('timeout', 60)
     for index, step in enumerate(scenario['steps']):
         result['step'] = index
-        timeout = step.get('timeout', 10)
+        timeout = step.get('timeout', 60)
         deadline = min(time.time() + timeout, deadline_total)
         if 'send' in step:
             os.write(fd, step['send'].encode('utf-8'))

@@ -106,7 +106,7 @@ describe.concurrent('terminal safety: text from a session never reaches the term
 
   it('bosun run on a terminal shows the answer and the tool lines with visible control characters', async ({ dir, expect }) => {
     await writeProject(dir, HOSTILE_CONFIG, { 'tools/echo.mjs': ECHO_TOOL })
-    const result = await runInPty(['run', 'go'], [{ wait_exit: true, timeout: 30 }], { cwd: dir, cols: 200 })
+    const result = await runInPty(['run', 'go'], [{ wait_exit: true }], { cwd: dir, cols: 200 })
     expect(result.ok, result.error ?? '').toBe(true)
     expect(result.exit_code).toBe(0)
     expect(result.raw).not.toMatch(DANGEROUS)
@@ -118,8 +118,8 @@ describe.concurrent('terminal safety: text from a session never reaches the term
   it('bosun log and sessions show on a terminal send no control sequence from the session', async ({ dir, expect }) => {
     await hostileSession(dir)
     for (const args of [['log', 'hostile'], ['sessions', 'show', 'hostile']]) {
-      const result = await runInPty(args, [{ wait_exit: true, timeout: 30 }], { cwd: dir, cols: 200 })
-      expect(result.exit_code).toBe(0)
+      const result = await runInPty(args, [{ wait_exit: true }], { cwd: dir, cols: 200 })
+      expect(result.exit_code, args.join(' ')).toBe(0)
       expect(result.raw).not.toMatch(DANGEROUS)
       expect(result.screen).toContain('A␛]52;c;ZXZpbA==␇')
     }
