@@ -53,6 +53,13 @@ export const ErrorCodes = {
   SESSION_EXISTS: 'SESSION_EXISTS',
   /** The session is open for writing elsewhere (another process, or another agent or store of this one). */
   SESSION_LOCKED: 'SESSION_LOCKED',
+  /**
+   * A store refused a file it would have had to open: a symbolic link where the store does not
+   * follow links (a JSONL session or lock file), a special file (FIFO, device, socket, directory)
+   * where a regular file belongs, or a session file with more than one name (hard links). The
+   * message names the file and what to do; `details.file` and `details.kind` say which and why.
+   */
+  UNSAFE_STORE_FILE: 'UNSAFE_STORE_FILE',
   /** A model adapter emitted a chunk of an unknown shape. */
   MALFORMED_CHUNK: 'MALFORMED_CHUNK',
   /**

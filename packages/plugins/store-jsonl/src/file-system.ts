@@ -19,10 +19,10 @@ export interface StoreFileHandle {
   /** ftruncate(2). */
   truncate(length: number): Promise<void>
   /**
-   * fstat(2); only `size` is read. May answer synchronously: the real file system does (an fstat
-   * of an open file reads cached metadata, cheaper than a thread-pool round trip per batch).
+   * fstat(2). May answer synchronously: the real file system does (an fstat of an open file reads
+   * cached metadata, cheaper than a thread-pool round trip per batch).
    */
-  stat(): Promise<{ size: number }> | { size: number }
+  stat(): Promise<StoreFileStat> | StoreFileStat
   close(): Promise<void>
   /**
    * True when each `write` is durable once it returns (the file was opened with `O_DSYNC`): the
@@ -32,54 +32,94 @@ export interface StoreFileHandle {
 }
 
 /**
+ * What the store reads of an fstat(2): `size` always; the rest when the file system gives it
+ * (Node's `Stats` does). With them the store refuses a session file that is not a regular file or
+ * has more than one name, and locks a file by its identity (`dev` + `ino`), not by its path.
+ */
+export interface StoreFileStat {
+  size: number
+  /** Number of names (hard links) of the file; 0 once it was deleted. */
+  nlink?: number
+  dev?: number | bigint
+  ino?: number | bigint
+  isFile?(): boolean
+}
+
+/**
  * The file-system operations of the JSONL store, a structural subset of `node:fs/promises`
- * (which is the default). Tests inject a wrapper to count calls or to fail the k-th write with
- * ENOSPC. A directory is fsynced by opening it with flags `'r'` and calling `sync()`.
+ * (which works as one, without the protections below). Tests inject a wrapper to count calls or
+ * to fail the k-th write with ENOSPC.
+ *
+ * Session files are opened by name inside the sessions folder; an implementation must not follow
+ * a symbolic link there, nor block opening a FIFO ({@link nodeFileSystem} opens them `O_NOFOLLOW`
+ * and `O_NONBLOCK`). The store refuses what the opened handle's `stat()` says is not a regular file.
  */
 export interface StoreFileSystem {
-  /** Flags used: `'r'` (read a header, sync a directory), `'r+'` (open a session), `'wx'` (create one, O_EXCL). */
+  /** Flags used, all on session files: `'r'` (read a header or a session), `'r+'` (open a session), `'wx'` (create one, O_EXCL). */
   open(path: string, flags: string, mode?: number): Promise<StoreFileHandle>
+  /**
+   * Opens a directory to fsync it (the sessions folder, which may itself be a link: the folder is
+   * configuration, unlike the entries in it). Without it the store uses `open(path, 'r')`.
+   */
+  openDirectory?(path: string): Promise<StoreFileHandle>
   readdir(path: string): Promise<string[]>
   mkdir(path: string, options: { recursive: true }): Promise<string | undefined>
   /** Removes a file whose creation failed half-way. */
   unlink(path: string): Promise<void>
 }
 
-const { O_CREAT, O_DSYNC, O_EXCL, O_RDWR, O_WRONLY } = fsConstants
+const { O_CREAT, O_DIRECTORY, O_DSYNC, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY } = fsConstants
 /**
- * The session handles ('r+' to append, 'wx' to create) opened with O_DSYNC on Linux: a `pwrite`
+ * On Linux, session handles opened to write ('r+' to append, 'wx' to create) are O_DSYNC: a `pwrite`
  * that returns is on disk, as if followed by fdatasync. Not elsewhere: on macOS libuv's fdatasync
  * is F_FULLFSYNC (it also flushes the drive's cache), which O_DSYNC is not; Windows has no O_DSYNC.
  */
-const DSYNC_FLAGS: Record<string, number> = process.platform !== 'linux' || O_DSYNC === undefined ? {} : {
-  'r+': O_RDWR | O_DSYNC,
-  wx: O_WRONLY | O_CREAT | O_EXCL | O_DSYNC,
+const DSYNC = process.platform === 'linux' && O_DSYNC !== undefined ? O_DSYNC : 0
+/**
+ * Session files are opened O_NOFOLLOW: a link planted as `<id>.jsonl` fails (ELOOP) instead of
+ * making the store read or write its target, outside the folder and under another file's lock.
+ * And O_NONBLOCK: opening a FIFO named like a session returns at once (an O_RDONLY open would wait
+ * for a writer forever) so that the store can fstat it and refuse it. Neither changes anything
+ * for a regular file. Windows has neither flag: the string flags are used there.
+ */
+const SESSION_FLAGS: Record<string, number> = process.platform === 'win32' || O_NOFOLLOW === undefined ? {} : {
+  r: O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
+  'r+': O_RDWR | O_NOFOLLOW | O_NONBLOCK | DSYNC,
+  // O_CREAT | O_EXCL never follows a link (it fails with EEXIST); O_NOFOLLOW says so twice.
+  wx: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | DSYNC,
 }
+/** A directory to fsync: O_DIRECTORY, so that anything else (a FIFO planted there) fails instead of blocking. */
+const DIRECTORY_FLAGS = process.platform === 'win32' || O_DIRECTORY === undefined ? 'r' : O_RDONLY | O_DIRECTORY
 
 /**
  * The real file system: `node:fs/promises`, with `stat` on a session handle answered by a
  * synchronous `fstat` of its descriptor (the writer calls it before every batch), and session
- * files opened O_DSYNC so that a batch is one durable `pwrite`.
+ * files opened without following links, without blocking, and O_DSYNC (Linux) so that a batch is
+ * one durable `pwrite`.
  */
 export const nodeFileSystem: StoreFileSystem = {
   readdir: (path) => nodeFs.readdir(path),
   mkdir: (path, options) => nodeFs.mkdir(path, options),
   unlink: (path) => nodeFs.unlink(path),
   async open(path, flags, mode) {
-    const durable = flags in DSYNC_FLAGS
-    const handle = await nodeFs.open(path, durable ? DSYNC_FLAGS[flags]! : flags, mode)
-    return {
-      durableWrites: durable,
-      write: (buffer, offset, length, position) => handle.write(buffer, offset, length, position),
-      read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
-      readFile: () => handle.readFile(),
-      datasync: () => handle.datasync(),
-      sync: () => handle.sync(),
-      truncate: (length) => handle.truncate(length),
-      stat: () => fstatSync(handle.fd),
-      close: () => handle.close(),
-    }
+    const handle = await nodeFs.open(path, SESSION_FLAGS[flags] ?? flags, mode)
+    return wrapHandle(handle, DSYNC !== 0 && (flags === 'r+' || flags === 'wx'))
   },
+  openDirectory: async (path) => wrapHandle(await nodeFs.open(path, DIRECTORY_FLAGS), false),
+}
+
+function wrapHandle(handle: nodeFs.FileHandle, durableWrites: boolean): StoreFileHandle {
+  return {
+    durableWrites,
+    write: (buffer, offset, length, position) => handle.write(buffer, offset, length, position),
+    read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+    readFile: () => handle.readFile(),
+    datasync: () => handle.datasync(),
+    sync: () => handle.sync(),
+    truncate: (length) => handle.truncate(length),
+    stat: () => fstatSync(handle.fd),
+    close: () => handle.close(),
+  }
 }
 
 /**
@@ -88,7 +128,7 @@ export const nodeFileSystem: StoreFileSystem = {
  */
 export async function syncDirectory(fs: StoreFileSystem, path: string): Promise<void> {
   if (process.platform === 'win32') return
-  const handle = await fs.open(path, 'r')
+  const handle = await (fs.openDirectory ? fs.openDirectory(path) : fs.open(path, 'r'))
   try {
     await handle.sync()
   } finally {

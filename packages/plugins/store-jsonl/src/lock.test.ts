@@ -1,19 +1,26 @@
 // One writer per session: the lock file beside it, taken over from a process that is gone,
 // refused while its owner lives; readers (a fork) that do not take it and cut nothing.
 import { spawn, spawnSync } from 'node:child_process'
-import { appendFile, readFile, stat, utimes, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { appendFile, mkdir, readFile, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { BosunError, createAgent, definePlugin, forkSession, type SessionEvent } from '@bosun/core'
 import { jsonlStore } from './store.js'
 import { event, header, sessionFile } from './testing/fixtures.js'
 import { tempDir } from './testing/recording-fs.js'
+import { canMakeFifo, makeFifo, releaseFifoReaders } from './testing/special-files.js'
 
 let dir: string
 let cleanup: () => Promise<void>
+const fifos: string[] = []
 beforeEach(async () => ({ dir, cleanup } = await tempDir()))
-afterEach(() => cleanup())
+afterEach(async () => {
+  for (const fifo of fifos.splice(0)) releaseFifoReaders(fifo)
+  await cleanup()
+})
 
 const lockOf = (id: string) => `${sessionFile(dir, id)}.lock`
 
@@ -117,4 +124,81 @@ it('an empty lock file (its process died creating it) is respected while fresh, 
   expect(JSON.parse(await readFile(lockOf('s'), 'utf8'))).toMatchObject({ pid: process.pid })
   await opened.writer.close()
   await store.close()
+})
+
+describe('one writer per file, whatever path reaches it', () => {
+  it('a second store of this process whose folder is a link to the first one\'s is refused, not handed the lock as stale', async () => {
+    const linked = join(dir, 'linked')
+    await mkdir(join(dir, 'real'))
+    await symlink(join(dir, 'real'), linked)
+    const first = jsonlStore({ dir: join(dir, 'real') })
+    const a = await first.create(header('s'))
+    const second = jsonlStore({ dir: linked })
+    await expect(second.open('s')).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_LOCKED') && e.details.pid === process.pid)
+    a.writer.append(event(0))
+    await a.writer.flush()
+    await Promise.all([first.close(), second.close()])
+  })
+
+  it('a session file moved to another folder while open cannot get a second writer in this process', async () => {
+    await Promise.all([mkdir(join(dir, 'a')), mkdir(join(dir, 'b'))])
+    const first = jsonlStore({ dir: join(dir, 'a') })
+    const a = await first.create(header('s'))
+    await rename(sessionFile(join(dir, 'a'), 's'), sessionFile(join(dir, 'b'), 's'))
+    const second = jsonlStore({ dir: join(dir, 'b') })
+    const refused = await second.open('s').catch((error: unknown) => error)
+    expect(BosunError.is(refused, 'SESSION_LOCKED')).toBe(true)
+    expect((refused as Error).message).toMatch(/already open for writing in this process under another path/)
+    await a.writer.close()
+    // Released with the writer: the file opens at its new place.
+    await (await second.open('s'))!.writer.close()
+    await Promise.all([first.close(), second.close()])
+  })
+})
+
+describe('a lock file that Bosun did not write', () => {
+  const unsafeLock = (id: string) => (error: unknown) =>
+    BosunError.is(error, 'UNSAFE_STORE_FILE') && error.details.file === lockOf(id) && error.message.includes(`Delete it`)
+
+  it('a link to another file is neither followed, read nor written; open() says to delete it', async () => {
+    const store = jsonlStore({ dir })
+    await (await store.create(header('s'))).writer.close()
+    const session = await readFile(sessionFile(dir, 's'))
+    const secret = join(dir, 'secret.txt')
+    await writeFile(secret, 'TOKEN=do-not-read\n')
+    const old = new Date(Date.now() - 60_000)
+    await utimes(secret, old, old) // an old target must not pass for a stale lock either
+    await symlink(secret, lockOf('s'))
+    await expect(store.open('s')).rejects.toSatisfy(unsafeLock('s'))
+    expect(await readFile(secret, 'utf8')).toBe('TOKEN=do-not-read\n')
+    expect(await readFile(sessionFile(dir, 's'))).toEqual(session)
+    await store.close()
+  })
+
+  it('a dangling link: nothing is created where it points', async () => {
+    const store = jsonlStore({ dir })
+    await (await store.create(header('s'))).writer.close()
+    const target = join(dir, 'planted-target')
+    await symlink(target, lockOf('s'))
+    await expect(store.open('s')).rejects.toSatisfy(unsafeLock('s'))
+    expect(existsSync(target)).toBe(false)
+    await store.close()
+  })
+
+  it('a link to /dev/zero is refused at once instead of being read forever', async () => {
+    const store = jsonlStore({ dir })
+    await (await store.create(header('s'))).writer.close()
+    await symlink('/dev/zero', lockOf('s'))
+    await expect(store.open('s')).rejects.toSatisfy(unsafeLock('s'))
+    await store.close()
+  })
+
+  it.skipIf(!canMakeFifo)('a FIFO is refused at once instead of blocking the open', async () => {
+    const store = jsonlStore({ dir })
+    await (await store.create(header('s'))).writer.close()
+    fifos.push(lockOf('s'))
+    makeFifo(lockOf('s'))
+    await expect(store.open('s')).rejects.toSatisfy(unsafeLock('s'))
+    await store.close()
+  })
 })

@@ -1,15 +1,24 @@
-import { open, readFile, stat, unlink } from 'node:fs/promises'
+import { constants as fsConstants } from 'node:fs'
+import { lstat, open, unlink } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { BosunError, ErrorCodes } from '@bosun/core'
+import { specialKind, unsafeLockFile } from './file-safety.js'
 import { errnoCode } from './file-system.js'
 
 /**
- * Lock files held by this process, with the token each holds: a second store (or agent) of the
- * same process is refused too, and a release removes only a lock that is still its own.
+ * Tokens of the lock files this process holds. A lock file naming this pid is alive exactly when
+ * its token is here, whatever path reached it: a second store of this process whose folder is a
+ * link to the first one's finds the same lock file under another name, and must be refused too.
  */
-const held = new Map<string, string>()
+const ownTokens = new Set<string>()
+/**
+ * The session files this process writes, by identity (`dev:ino`) → the token of the lock taken
+ * for it. Two paths to one file (two folders linked together, a file moved while open) cannot
+ * both get a writer in this process, even though their lock paths differ.
+ */
+const heldFiles = new Map<string, string>()
 
 /** Who holds a lock, as its file says. */
 interface LockOwner {
@@ -20,6 +29,11 @@ interface LockOwner {
 
 export interface SessionLock {
   readonly path: string
+  /**
+   * Binds the lock to the session file's identity (`dev:ino`, see {@link heldFiles}); throws
+   * SESSION_LOCKED if this process already writes that file under another path.
+   */
+  identify(identity: string): void
   /** Removes the lock file. Idempotent. */
   release(): Promise<void>
 }
@@ -45,8 +59,8 @@ export async function acquireSessionLock(file: string, id: string): Promise<Sess
       } finally {
         await handle.close()
       }
-      held.set(path, token)
-      return ownLock(path, token)
+      ownTokens.add(token)
+      return ownLock(path, id, token)
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') {
         // A lock file created but not written would read as held forever: remove it.
@@ -56,13 +70,13 @@ export async function acquireSessionLock(file: string, id: string): Promise<Sess
         })
       }
     }
-    const owner = await readOwner(path)
+    const owner = await readOwner(path, id)
     if (owner === 'gone') continue // released meanwhile: try again
-    if (owner === 'unknown' ? (await ageMs(path)) < UNWRITTEN_GRACE_MS : isAlive(owner, path)) {
+    if (owner === 'unknown' ? (await ageMs(path)) < UNWRITTEN_GRACE_MS : isAlive(owner)) {
       throw locked(id, path, owner === 'unknown' ? undefined : owner)
     }
     // Left by a process that is gone (or never written by one that died creating it): take it over.
-    if (!(await removeStale(path, owner))) await delay(RETRY_MS)
+    if (!(await removeStale(path, id, owner))) await delay(RETRY_MS)
   }
   throw locked(id, path, undefined)
 }
@@ -73,16 +87,24 @@ const RETRY_MS = 20
 /** A lock file still empty (or unreadable) this long after its last change was left by a process that died creating it. */
 const UNWRITTEN_GRACE_MS = 10_000
 
-function ownLock(path: string, token: string): SessionLock {
+function ownLock(path: string, id: string, token: string): SessionLock {
   let released = false
+  let identity: string | undefined
   return {
     path,
+    identify(fileIdentity) {
+      const holder = heldFiles.get(fileIdentity)
+      if (holder !== undefined && holder !== token) throw lockedElsewhere(id, path)
+      heldFiles.set(fileIdentity, token)
+      identity = fileIdentity
+    },
     async release() {
       if (released) return
       released = true
-      if (held.get(path) !== token) return // deleted by hand and taken by another writer since
-      held.delete(path)
-      const owner = await readOwner(path)
+      ownTokens.delete(token)
+      if (identity !== undefined && heldFiles.get(identity) === token) heldFiles.delete(identity)
+      // Removed only if it is still this very lock (it may have been deleted by hand and retaken since).
+      const owner = await readOwner(path, id).catch(() => 'unknown' as const)
       if (typeof owner === 'object' && owner.token === token) await unlink(path).catch(() => {})
     },
   }
@@ -94,7 +116,7 @@ function ownLock(path: string, token: string): SessionLock {
  * the second would remove the first one's new lock, and both would write. Resolves false when
  * another process is taking over (the caller retries).
  */
-async function removeStale(path: string, stale: LockOwner | 'unknown'): Promise<boolean> {
+async function removeStale(path: string, id: string, stale: LockOwner | 'unknown'): Promise<boolean> {
   const sentinel = `${path}.takeover`
   try {
     await (await open(sentinel, 'wx', 0o600)).close()
@@ -105,7 +127,7 @@ async function removeStale(path: string, stale: LockOwner | 'unknown'): Promise<
     return false
   }
   try {
-    const now = await readOwner(path)
+    const now = await readOwner(path, id)
     // The same stale lock: the same owner, or still unwritten and still old (not a new one being written).
     const same = stale === 'unknown'
       ? now === 'unknown' && (await ageMs(path)) >= UNWRITTEN_GRACE_MS
@@ -117,31 +139,58 @@ async function removeStale(path: string, stale: LockOwner | 'unknown'): Promise<
   }
 }
 
-/** The owner written in the lock file; `unknown` while it is being written (or unreadable); `gone` when there is no lock file. */
-async function readOwner(path: string): Promise<LockOwner | 'unknown' | 'gone'> {
+/** A lock file Bosun writes is one short line of JSON; more than this is not one. */
+const MAX_LOCK_BYTES = 4096
+/**
+ * A lock file is read without following a link and without blocking (a FIFO planted as the
+ * lock would otherwise wait for a writer forever, and a link to /dev/zero read forever).
+ */
+const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = fsConstants
+const LOCK_READ_FLAGS = process.platform === 'win32' || O_NOFOLLOW === undefined ? 'r' : O_RDONLY | O_NOFOLLOW | O_NONBLOCK
+
+/**
+ * The owner written in the lock file; `unknown` while it is being written (or unreadable);
+ * `gone` when there is no lock file. Throws UNSAFE_STORE_FILE for a link or a special file.
+ */
+async function readOwner(path: string, id: string): Promise<LockOwner | 'unknown' | 'gone'> {
+  let handle: Awaited<ReturnType<typeof open>>
   try {
-    const owner = JSON.parse(await readFile(path, 'utf8')) as Partial<LockOwner>
+    handle = await open(path, LOCK_READ_FLAGS)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ELOOP' || code === 'EMLINK') throw unsafeLockFile(path, id, 'symbolic link')
+    return code === 'ENOENT' ? 'gone' : 'unknown'
+  }
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile()) throw unsafeLockFile(path, id, specialKind(stat))
+    const buffer = Buffer.alloc(MAX_LOCK_BYTES)
+    const { bytesRead } = await handle.read(buffer, 0, MAX_LOCK_BYTES, 0)
+    const owner = JSON.parse(buffer.toString('utf8', 0, bytesRead)) as Partial<LockOwner>
     if (!Number.isSafeInteger(owner.pid) || typeof owner.host !== 'string') return 'unknown'
     return { pid: owner.pid!, host: owner.host, ...(typeof owner.token === 'string' ? { token: owner.token } : {}) }
   } catch (error) {
-    return errnoCode(error) === 'ENOENT' ? 'gone' : 'unknown'
+    if (BosunError.is(error)) throw error
+    return 'unknown'
+  } finally {
+    await handle.close().catch(() => {})
   }
 }
 
-/** Milliseconds since the file last changed (0 if it is gone: nothing to wait for). */
+/** Milliseconds since the file (not a link's target) last changed; 0 if it is gone: nothing to wait for. */
 async function ageMs(path: string): Promise<number> {
   try {
-    return Date.now() - (await stat(path)).mtimeMs
+    return Date.now() - (await lstat(path)).mtimeMs
   } catch {
     return 0
   }
 }
 
-function isAlive(owner: LockOwner, path: string): boolean {
+function isAlive(owner: LockOwner): boolean {
   // Another host's process cannot be checked from here: assume it is alive.
   if (owner.host !== hostname()) return true
   // This process: alive if it still holds that very lock (else a previous process had this pid).
-  if (owner.pid === process.pid) return owner.token !== undefined && held.get(path) === owner.token
+  if (owner.pid === process.pid) return owner.token !== undefined && ownTokens.has(owner.token)
   try {
     process.kill(owner.pid, 0)
     return true
@@ -161,5 +210,15 @@ function locked(id: string, path: string, owner: LockOwner | undefined): BosunEr
     `Session "${id}" is open for writing in ${who}. Close it there first (a session has one writer at a time); ` +
       `to read it meanwhile, fork it or use \`bosun log\`. If no such process is running, delete ${path}.`,
     { details: { sessionId: id, file: path, ...(owner ? { pid: owner.pid, host: owner.host } : {}) } },
+  )
+}
+
+/** The same file is written by this process under another path (see {@link heldFiles}). */
+function lockedElsewhere(id: string, path: string): BosunError {
+  return new BosunError(
+    ErrorCodes.SESSION_LOCKED,
+    `Session "${id}" is already open for writing in this process under another path: the same file, reached through a linked folder or moved while open. ` +
+      'Close it there first (a session has one writer at a time); to read it meanwhile, fork it or use `bosun log`.',
+    { details: { sessionId: id, file: path, pid: process.pid, host: hostname() } },
   )
 }

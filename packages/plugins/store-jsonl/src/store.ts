@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path'
 import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
+import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
 import { FILE_SUFFIX, eventLine, headerLine } from './format.js'
 import { DEFAULT_BATCH_WINDOW_MS, checkJsonlStoreOptions, type JsonlStoreOptions } from './options.js'
@@ -19,7 +20,8 @@ const LIST_CONCURRENCY = 16
  * A {@link Store} keeping each session in `<dir>/<id>.jsonl`: a header line, then one event per
  * line. Appends are written behind in batches (one write and one fdatasync each); `flush()`
  * resolving means durable. Opening cuts a torn last line left by a crash and refuses a file
- * damaged anywhere else (CORRUPT_LOG, with the line).
+ * damaged anywhere else (CORRUPT_LOG, with the line). Session files are opened without following
+ * links; a link, a special file or a file with two names is refused (UNSAFE_STORE_FILE).
  *
  * @example
  * const store = jsonlStore({ dir: '.bosun/sessions' })
@@ -62,13 +64,16 @@ class JsonlStore implements Store {
           details: { sessionId: header.id, file },
         })
       }
-      throw ioError('open', file, header.id, error)
+      throw refusedOpen(error, file, header.id) ?? ioError('open', file, header.id, error)
     }
     let text = headerLine(header)
     for (const event of seed) text += eventLine(event)
     const bytes = Buffer.from(text, 'utf8')
-    let step = 'write'
+    let step = 'fstat'
     try {
+      const checked = await checkOpenedFile(handle, file, header.id)
+      if (checked !== 'gone' && checked.identity !== undefined) lock.identify(checked.identity)
+      step = 'write'
       await writeFully(handle, bytes, 0)
       step = 'fsync'
       await handle.sync()
@@ -79,7 +84,7 @@ class JsonlStore implements Store {
       await handle.close().catch(() => {})
       await this.#fs.unlink(file).catch(() => {})
       await lock.release()
-      throw ioError(step, file, header.id, error)
+      throw BosunError.is(error) ? error : ioError(step, file, header.id, error)
     }
     const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length })
     return { header, events: [...seed], writer }
@@ -89,12 +94,13 @@ class JsonlStore implements Store {
   async open(id: string): Promise<StoredSession | undefined> {
     const opened = await this.#openExisting(id, 'r+')
     if (opened === undefined) return undefined
-    const { file, handle } = opened
+    const { file, handle, identity } = opened
     let lock: SessionLock | undefined
     let step = 'read'
     try {
       // Before reading: a torn tail is cut only when no live writer can be appending to it.
       lock = await this.#lock(file, id)
+      if (identity !== undefined) lock.identify(identity)
       const bytes = await handle.readFile()
       const log = parseLog(bytes, file, id)
       if (log.intactLength < bytes.length) {
@@ -166,17 +172,20 @@ class JsonlStore implements Store {
     try {
       handle = await this.#fs.open(file, 'r')
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return undefined
+      // Not there any more, or a link or a socket named like a session: not listed.
+      if (errnoCode(error) === 'ENOENT' || refusedOpen(error, file, id)) return undefined
       throw ioError('open', file, id, error)
     }
     try {
+      // A FIFO, a device or a folder named like a session is never read: not listed.
+      if ((await checkOpenedFile(handle, file, id)) === 'gone') return undefined
       const line = await readFirstLine(handle)
       if (line === undefined) return undefined
       const header = parseHeader(line, file, id)
       return { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
     } catch (error) {
-      // Not a readable session (damaged, newer, or a folder named like one): left out of the list.
-      if (BosunError.is(error) || errnoCode(error) === 'EISDIR') return undefined
+      // Not a readable session (damaged, newer, or not a regular file): left out of the list.
+      if (BosunError.is(error)) return undefined
       throw ioError('read', file, id, error)
     } finally {
       await handle.close().catch(() => {})
@@ -217,17 +226,30 @@ class JsonlStore implements Store {
     }
   }
 
-  /** The session's file, opened with `flags`, or undefined when there is no such session. */
-  async #openExisting(id: string, flags: 'r' | 'r+'): Promise<{ file: string; handle: StoreFileHandle } | undefined> {
+  /**
+   * The session's file, opened with `flags` and checked (a regular file with one name, see
+   * file-safety.ts), or undefined when there is no such session.
+   */
+  async #openExisting(id: string, flags: 'r' | 'r+'): Promise<{ file: string; handle: StoreFileHandle; identity?: string } | undefined> {
     this.#assertOpen()
     assertSessionId(id)
     const file = this.#file(id)
+    let handle: StoreFileHandle
     try {
-      return { file, handle: await this.#fs.open(file, flags) }
+      handle = await this.#fs.open(file, flags)
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return undefined
-      throw ioError('open', file, id, error)
+      throw refusedOpen(error, file, id) ?? ioError('open', file, id, error)
     }
+    try {
+      const checked = await checkOpenedFile(handle, file, id)
+      if (checked !== 'gone') return { file, handle, ...checked }
+    } catch (error) {
+      await handle.close().catch(() => {})
+      throw BosunError.is(error) ? error : ioError('fstat', file, id, error)
+    }
+    await handle.close().catch(() => {})
+    return undefined
   }
 
   /** The session's write lock (see lock.ts); a custom file system (tests) locks the same real path. */

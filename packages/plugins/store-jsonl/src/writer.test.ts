@@ -1,4 +1,5 @@
 // Write-behind: batching, flush, durable creation, background failures and stale writers.
+import { spawnSync } from 'node:child_process'
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -98,7 +99,7 @@ describe('durable creation', () => {
     await store.create(header('s'), [event(0)])
     const file = sessionFile(dir, 's')
     expect(fs.calls.filter((c) => c.op !== 'close' && c.op !== 'mkdir')).toEqual([
-      { op: 'open', path: file }, { op: 'write', path: file }, { op: 'sync', path: file },
+      { op: 'open', path: file }, { op: 'stat', path: file }, { op: 'write', path: file }, { op: 'sync', path: file },
       { op: 'open', path: dir }, { op: 'sync', path: dir },
     ])
     expect(await readSession(dir, 's')).toBe(fileText(header('s'), [event(0)]))
@@ -174,29 +175,30 @@ async function unlinkLock(folder: string, id: string): Promise<void> {
 }
 
 describe('stale writers', () => {
-  it('two stores writing one session (its lock deleted by hand): the stale writer fails with STALE_WRITER, writes nothing, and the file stays valid', async () => {
+  it('another process appending to the session (its lock deleted by hand): the writer fails with STALE_WRITER, writes nothing, and the file stays valid', async () => {
     const first = jsonlStore({ dir, batchWindowMs: 10_000 })
     const second = jsonlStore({ dir, batchWindowMs: 10_000 })
     const a = await first.create(header('s'))
     a.writer.append(event(0))
     await a.writer.flush()
     await expect(second.open('s')).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_LOCKED'))
-    // The size check is the second line of defence: someone deletes the lock as the message
-    // allows, while the first writer is in fact still running (here, in this very process).
+    // Someone deletes the lock as the message allows, while the first writer is in fact still
+    // running. In this process the file's identity still refuses a second writer...
     await unlinkLock(dir, 's')
-    const b = (await second.open('s'))!
-    b.writer.append(event(1, 'from b'))
-    await b.writer.flush()
+    await expect(second.open('s')).rejects.toSatisfy((e) => BosunError.is(e, 'SESSION_LOCKED'))
+    // ...another process does not know it: the size check is the second line of defence.
+    const line = JSON.stringify(event(1, 'from b')) + '\n'
+    const child = spawnSync(process.execPath, ['-e', 'require("node:fs").appendFileSync(process.argv[1], process.argv[2])', sessionFile(dir, 's'), line])
+    expect(child.status).toBe(0)
     a.writer.append(event(1, 'from a'))
     const failure = await a.writer.flush().catch((error: unknown) => error)
     expect(BosunError.is(failure, 'STALE_WRITER')).toBe(true)
     expect(await a.writer.flush().catch((error: unknown) => error)).toBe(failure) // for good
     expect(await readSession(dir, 's')).toBe(fileText(header('s'), [event(0), event(1, 'from b')]))
     await expect(a.writer.close()).rejects.toSatisfy((e) => BosunError.is(e, 'STALE_WRITER'))
-    await second.close()
-    const reopened = (await first.open('s'))!
+    const reopened = (await second.open('s'))!
     expect(reopened.events).toEqual([event(0), event(1, 'from b')])
-    await first.close()
+    await Promise.all([first.close(), second.close()])
   })
 
   it('the lock is released when the writer closes, and when the store closes', async () => {

@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
-import { errnoCode, type StoreFileHandle } from './file-system.js'
+import { errnoCode, type StoreFileHandle, type StoreFileStat } from './file-system.js'
 import { eventLine } from './format.js'
 
 /** What a {@link JsonlWriter} starts from. */
@@ -33,7 +33,8 @@ interface Batch {
  * every `flush()` awaiting it — or, when only the timer wrote it, to the next `flush()`, which
  * reports it without retrying; the flush after that retries. Before each batch the file's size
  * is compared with what this writer last wrote: a difference means another writer appended, and
- * the writer refuses for good with STALE_WRITER.
+ * the writer refuses for good with STALE_WRITER — as it does once the file has no name left
+ * (deleted or replaced under it), where every later write would be lost.
  */
 export class JsonlWriter implements SessionWriter {
   readonly #id: string
@@ -213,7 +214,9 @@ export class JsonlWriter implements SessionWriter {
       } else {
         // The default file system answers synchronously; a custom one may return any thenable.
         const stat = this.#handle.stat()
-        const { size } = typeof (stat as { then?: unknown }).then === 'function' ? await stat : (stat as { size: number })
+        const { size, nlink } = typeof (stat as { then?: unknown }).then === 'function' ? await stat : (stat as StoreFileStat)
+        // No name left: the file was deleted or replaced under this writer; a write would reach no one.
+        if (nlink === 0) throw (this.#stale = this.#goneError())
         if (size !== this.#size) throw (this.#stale = this.#staleError(size))
       }
       touched = true
@@ -247,6 +250,14 @@ export class JsonlWriter implements SessionWriter {
       ErrorCodes.STALE_WRITER,
       `Session "${this.#id}" changed under this writer: ${this.#file} is ${size} bytes, but this writer last left it at ${this.#size}. Another writer (process or store) is appending to it; nothing was written. Reopen the session.`,
       { details: { sessionId: this.#id, file: this.#file, expectedSize: this.#size, size } },
+    )
+  }
+
+  #goneError(): BosunError {
+    return new BosunError(
+      ErrorCodes.STALE_WRITER,
+      `Session "${this.#id}": ${this.#file} was deleted or replaced while this writer had it open; nothing was written (the old file has no name left, so no one could read it). Reopen the session.`,
+      { details: { sessionId: this.#id, file: this.#file } },
     )
   }
 

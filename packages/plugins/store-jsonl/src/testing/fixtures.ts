@@ -1,7 +1,7 @@
 // Shared test data: headers, events and the exact bytes a session file must hold.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { LOG_FORMAT_VERSION } from '@bosun/core'
+import { BosunError, LOG_FORMAT_VERSION } from '@bosun/core'
 import type { SessionEvent, SessionHeader } from '@bosun/core'
 
 export const header = (id: string, extra: Partial<SessionHeader> = {}): SessionHeader => ({
@@ -21,3 +21,10 @@ export const sessionFile = (dir: string, id: string): string => join(dir, `${id}
 export const readSession = (dir: string, id: string): Promise<string> => readFile(sessionFile(dir, id), 'utf8')
 
 export const sleep = (ms: number): Promise<'timer'> => new Promise((resolve) => setTimeout(() => resolve('timer'), ms))
+
+/** The BosunError a promise rejects with; throws (failing the test) if it resolves or rejects with anything else. */
+export async function rejection(promise: Promise<unknown>): Promise<BosunError> {
+  const outcome = await promise.then(() => 'resolved', (error: unknown) => error)
+  if (!BosunError.is(outcome)) throw new Error(`expected a BosunError, got ${String(outcome)}`)
+  return outcome
+}

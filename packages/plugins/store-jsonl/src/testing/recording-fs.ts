@@ -40,6 +40,11 @@ export function recordingFs(base: StoreFileSystem = nodeFileSystem, options: { d
       await enter({ op: 'open', path })
       return wrap(await base.open(path, flags, mode), path)
     },
+    // Recorded as an 'open' of the directory: what the tests check is which paths are fsynced.
+    openDirectory: async (path) => {
+      await enter({ op: 'open', path })
+      return wrap(await (base.openDirectory ? base.openDirectory(path) : base.open(path, 'r')), path)
+    },
     readdir: async (path) => (await enter({ op: 'readdir', path }), base.readdir(path)),
     mkdir: async (path, options) => (await enter({ op: 'mkdir', path }), base.mkdir(path, options)),
     unlink: async (path) => (await enter({ op: 'unlink', path }), base.unlink(path)),
