@@ -5,6 +5,7 @@ import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionHeader } from '@bosun/core'
 import type { EventRow } from './codec.js'
 import { storeError } from './errors.js'
+import { checkDatabaseFiles } from './file-safety.js'
 import { BUSY_TIMEOUT_MS, CREATE_TABLES, SCHEMA_VERSION, SQL } from './schema.js'
 
 /** @internal Counters for tests and diagnostics; not part of the public API. */
@@ -63,14 +64,20 @@ export interface Connection {
 }
 
 /**
- * Opens (creating if needed) the database at `file`: refuses a newer layout before touching
- * anything, then sets WAL and `synchronous=FULL`, creates the tables, and prepares the statements.
+ * Opens (creating if needed) the database at `file`: refuses a path that is not a regular file
+ * (UNSAFE_STORE_FILE, see file-safety.ts) and a newer layout before touching anything, then sets
+ * WAL and `synchronous=FULL`, creates the tables, and prepares the statements.
  */
 export function openDatabase(file: string): Connection {
   try {
     mkdirSync(dirname(file), { recursive: true })
   } catch (error) {
     throw storeError(file, 'create the folder of the database', error)
+  }
+  try {
+    checkDatabaseFiles(file)
+  } catch (error) {
+    throw storeError(file, 'check the database file', error)
   }
   let db: Database.Database
   try {
