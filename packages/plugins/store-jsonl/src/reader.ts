@@ -25,7 +25,9 @@ export const DECODE_SLICE_BYTES = 64 * 1024 * 1024
 /**
  * Parses a whole session file, each line once. Only the last line may be damaged (that is what
  * a crash during an append leaves); it is excluded from `intactLength`. Damage anywhere before it
- * is corruption: {@link ErrorCodes.CORRUPT_LOG} naming the file and the 1-based line.
+ * is corruption: {@link ErrorCodes.CORRUPT_LOG} naming the file, the 1-based line and the problem,
+ * never quoting the line (a session log holds conversations, and a file that is not a session at
+ * all may hold anything) — nor keeping the parser's error, whose message quotes it.
  * `sliceBytes` is for tests (slice boundaries must not change the result).
  */
 export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = DECODE_SLICE_BYTES): ParsedLog {
@@ -34,7 +36,7 @@ export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = D
   while (end > 0 && bytes[end - 1] === 0) end--
   const lastNewline = end === 0 ? -1 : bytes.lastIndexOf(NEWLINE, end - 1)
   if (lastNewline < 0) {
-    throw corrupt(file, 1, 'the header line is incomplete', undefined, 'The session was never fully created; delete the file to reuse its id.')
+    throw corrupt(file, 1, 'the header line is incomplete', 'The session was never fully created; delete the file to reuse its id.')
   }
   let intactLength = lastNewline + 1
   const badUtf8 = isUtf8(bytes.subarray(0, intactLength)) ? -1 : firstInvalidUtf8Line(bytes, intactLength)
@@ -49,24 +51,30 @@ export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = D
     for (let i = 0; i < lines.length; i++, index++) {
       const isLast = lastSlice && i === lines.length - 1
       let value: unknown
-      try {
-        if (index === badUtf8) throw new Error('invalid UTF-8')
-        value = JSON.parse(lines[i]!)
-      } catch (error) {
+      let problem: string | undefined
+      if (index === badUtf8) problem = 'the line is not valid UTF-8'
+      else {
+        try {
+          value = JSON.parse(lines[i]!)
+        } catch (error) {
+          problem = notJson('the line', error)
+        }
+      }
+      if (problem !== undefined) {
         if (isLast) {
           intactLength = bytes.lastIndexOf(NEWLINE, lastNewline - 1) + 1
           break slices
         }
-        throw corrupt(file, index + 1, `the line is not JSON (${(error as Error).message})`, error)
+        throw corrupt(file, index + 1, problem)
       }
-      const problem = eventProblem(value, events.length)
+      problem = eventProblem(value, events.length)
       if (problem) throw corrupt(file, index + 1, problem)
       events.push(deepFreeze(value as SessionEvent))
     }
     start = stop
   }
   if (header.seedLength !== undefined && header.seedLength > events.length) {
-    throw corrupt(file, events.length + 2, `the header announces ${header.seedLength} seed events but only ${events.length} are stored`)
+    throw corrupt(file, events.length + 2, `the header announces more seed events than the ${events.length} stored`)
   }
   return { header, events, intactLength }
 }
@@ -84,12 +92,12 @@ function sliceEnd(bytes: Buffer, start: number, limit: number, size: number): nu
  * with {@link ErrorCodes.UNSUPPORTED_LOG_VERSION} before anything else is checked.
  */
 export function parseHeader(line: string, file: string, id: string, badUtf8 = false): SessionHeader {
+  if (badUtf8) throw corrupt(file, 1, 'the header is not valid UTF-8')
   let value: Record<string, unknown>
   try {
-    if (badUtf8) throw new Error('invalid UTF-8')
     value = JSON.parse(line)
   } catch (error) {
-    throw corrupt(file, 1, `the header is not JSON (${(error as Error).message})`, error)
+    throw corrupt(file, 1, notJson('the header', error))
   }
   if (!isObject(value) || value.bosun !== HEADER_MARKER) {
     throw corrupt(file, 1, `the first line is not a Bosun session header (expected {"bosun":"session", …})`)
@@ -97,7 +105,7 @@ export function parseHeader(line: string, file: string, id: string, badUtf8 = fa
   const { bosun: _marker, ...header } = value
   const version = header.version
   if (!Number.isSafeInteger(version) || (version as number) < 1) {
-    throw corrupt(file, 1, `the header's "version" must be a positive integer, got ${JSON.stringify(version)}`)
+    throw corrupt(file, 1, `the header's "version" must be a positive integer, but it is ${kindOfValue(version)}`)
   }
   if ((version as number) > LOG_FORMAT_VERSION) {
     throw new BosunError(
@@ -106,7 +114,7 @@ export function parseHeader(line: string, file: string, id: string, badUtf8 = fa
       { details: { file, version, supported: LOG_FORMAT_VERSION } },
     )
   }
-  if (header.id !== id) throw corrupt(file, 1, `the header's id ${JSON.stringify(header.id)} does not match the file name`)
+  if (header.id !== id) throw corrupt(file, 1, `the header's "id" is not "${id}", the file's name`)
   if (typeof header.createdAt !== 'number') throw corrupt(file, 1, `the header's "createdAt" must be a number`)
   if (header.parent !== undefined && typeof header.parent !== 'string') throw corrupt(file, 1, `the header's "parent" must be a string`)
   const seedLength = header.seedLength
@@ -121,7 +129,7 @@ function eventProblem(value: unknown, expectedSeq: number): string | undefined {
   if (!isObject(value)) return 'the line is not an event object'
   if (value.seq !== expectedSeq) {
     return typeof value.seq === 'number'
-      ? `seq ${value.seq} where ${expectedSeq} was expected (events are missing or out of order)`
+      ? `the event's "seq" is not ${expectedSeq} (events are missing or out of order)`
       : `the event has no numeric "seq" (expected ${expectedSeq})`
   }
   if (typeof value.time !== 'number') return `event ${expectedSeq} has no numeric "time"`
@@ -156,16 +164,30 @@ function firstInvalidUtf8Line(bytes: Buffer, length: number): number {
   return -1
 }
 
+/**
+ * "not JSON", with where the parser stopped when its message says (a number, never the text: the
+ * message itself quotes the line, so neither it nor the error is kept).
+ */
+function notJson(what: string, error: unknown): string {
+  const position = /at position (\d+)/.exec(String((error as Error)?.message))?.[1]
+  return position === undefined ? `${what} is not JSON` : `${what} is not JSON (the parser stopped at character ${position})`
+}
+
+/** The JSON type of a value, in words: what a message may say about a value it must not quote. */
+function kindOfValue(value: unknown): string {
+  if (value === undefined) return 'missing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'number') return 'another number'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/** CORRUPT_LOG naming the file, the 1-based line and the problem; `problem` never quotes the file's content. */
 function corrupt(
   file: string,
   line: number,
   problem: string,
-  cause?: unknown,
   advice = 'The lines before it are intact; move the file aside to start the session over, or repair that line by hand.',
 ): BosunError {
-  return new BosunError(
-    ErrorCodes.CORRUPT_LOG,
-    `Session log ${file} is damaged at line ${line}: ${problem}. ${advice}`,
-    { details: { file, line }, ...(cause === undefined ? {} : { cause }) },
-  )
+  return new BosunError(ErrorCodes.CORRUPT_LOG, `Session log ${file} is damaged at line ${line}: ${problem}. ${advice}`, { details: { file, line } })
 }

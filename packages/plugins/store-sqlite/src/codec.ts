@@ -65,16 +65,31 @@ export function decodeEvent(row: EventRow, expected: number, file: string, sessi
   }
   let data: unknown
   let extra: Record<string, unknown> | undefined
+  let column = 'data'
   try {
     data = JSON.parse(row.data)
+    column = 'extra'
     if (row.extra !== null) extra = JSON.parse(row.extra) as Record<string, unknown>
-  } catch (error) {
-    throw corruptLog(file, session, `the event with seq ${row.seq} does not hold valid JSON.`, { seq: row.seq }, error)
+  } catch {
+    // Not kept as the cause: the parser's message quotes the stored text.
+    throw corruptLog(file, session, `the event with seq ${row.seq} does not hold valid JSON in its "${column}" column.`, { seq: row.seq, column })
   }
+  const problem = rowProblem(row, extra)
+  if (problem !== undefined) throw corruptLog(file, session, `the event with seq ${row.seq} ${problem}.`, { seq: row.seq })
   // Straight out of JSON.parse, so JSON by construction: frozen in place, not copied (an open of a
   // long session pays for this per event).
   const event = { seq: row.seq, time: row.time, type: row.type, data: freezeParsedJson(data) }
   return Object.freeze(extra === undefined ? event : { ...event, ...freezeParsedJson(extra) }) as SessionEvent
+}
+
+/** What is wrong with the envelope of a stored row (SQLite columns take any type), named without its values. */
+function rowProblem(row: EventRow, extra: unknown): string | undefined {
+  if (typeof row.type !== 'string') return 'has a "type" that is not text'
+  if (typeof row.time !== 'number') return 'has a "time" that is not a number'
+  if (extra === undefined) return undefined
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) return 'has an "extra" column that is not a JSON object'
+  if (Object.keys(extra).some((key) => ENVELOPE.has(key))) return 'has an "extra" column that repeats an envelope field (seq, time, type or data)'
+  return undefined
 }
 
 /** Checks a header given to `create`: its id must be valid (checked before), its version not newer than this build's. */
@@ -107,8 +122,9 @@ export function decodeHeader(text: string, file: string, session: string): Sessi
   let header: unknown
   try {
     header = JSON.parse(text)
-  } catch (error) {
-    throw corruptLog(file, session, 'its header is not valid JSON.', {}, error)
+  } catch {
+    // Not kept as the cause: the parser's message quotes the stored text.
+    throw corruptLog(file, session, 'its header is not valid JSON.')
   }
   const h = header as Partial<SessionHeader> | null
   if (typeof h !== 'object' || h === null || h.id !== session || typeof h.version !== 'number' || typeof h.createdAt !== 'number') {

@@ -26,10 +26,13 @@ export function storeError(file: string, doing: string, error: unknown, details:
   })
 }
 
-/** A stored session that cannot be read back as it was written. */
-export function corruptLog(file: string, session: string, problem: string, details: Record<string, unknown> = {}, cause?: unknown): BosunError {
+/**
+ * A stored session that cannot be read back as it was written. `problem` names the position (the
+ * seq, the column) and never quotes what is stored there; no cause is kept for the same reason
+ * (a JSON parser's message quotes its input).
+ */
+export function corruptLog(file: string, session: string, problem: string, details: Record<string, unknown> = {}): BosunError {
   return new BosunError(ErrorCodes.CORRUPT_LOG, `SQLite store ${file}: session "${session}" is corrupt: ${problem}`, {
-    ...(cause === undefined ? {} : { cause }),
     details: { file, session, ...details },
   })
 }
