@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { ajv, formatAjvError, jsonPath, valueAt, type JsonSchema } from '../schema.js'
-import { describeValue, suggest } from './problems.js'
+import { ajv, valueAt, type JsonSchema } from '../schema.js'
+import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './credentials.js'
+import { childPath, describeValue, suggest } from './problems.js'
 
 /** One schema error, with its path under `base` (the entry's options path, or the config root). */
 export interface SchemaError {
@@ -13,8 +14,9 @@ export interface SchemaError {
 /**
  * Validates `value` against `schema` and returns every error: `anyOf` alternatives collapse into
  * one "must be …" (from the schema's `x-expected`), unknown keys get a "did you mean" from the
- * schema's own properties, and each message says what was found. ajv caches the compiled schema
- * by object, so each schema is compiled once per process.
+ * schema's own properties, and each message says what was found — never a value (or key) that
+ * looks like a credential. ajv caches the compiled schema by object, so each schema is compiled
+ * once per process.
  */
 export function schemaErrors(schema: JsonSchema, value: unknown, base: string): SchemaError[] {
   let validate: ValidateFunction
@@ -29,26 +31,37 @@ export function schemaErrors(schema: JsonSchema, value: unknown, base: string): 
   const errors: SchemaError[] = []
   for (const error of validate.errors ?? []) {
     if (error.schemaPath.includes('/anyOf/')) continue
-    const relative = jsonPath(error)
-    errors.push({
-      path: base + relative.slice(1),
-      pointer: error.instancePath,
-      message: describe(error, schema, value, relative),
-    })
+    errors.push({ path: errorPath(base, error), pointer: error.instancePath, message: describe(error, schema, value) })
   }
   return errors
 }
 
-function describe(error: ErrorObject, schema: JsonSchema, root: unknown, path: string): string {
+/** The JSON path of the value in error (of the property itself for `required` and `additionalProperties`). */
+function errorPath(base: string, error: ErrorObject): string {
+  let path = base
+  for (const part of error.instancePath.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~')
+    path = childPath(path, /^\d+$/.test(key) ? Number(key) : key)
+  }
+  if (error.keyword === 'required') return childPath(path, (error.params as { missingProperty: string }).missingProperty)
+  if (error.keyword === 'additionalProperties') return childPath(path, (error.params as { additionalProperty: string }).additionalProperty)
+  return path
+}
+
+function describe(error: ErrorObject, schema: JsonSchema, root: unknown): string {
   const found = describeValue(valueAt(root, error.instancePath))
   switch (error.keyword) {
+    case 'required':
+      return 'is required'
     case 'additionalProperties': {
-      const key = (error.params as { additionalProperty: string }).additionalProperty
+      const name = (error.params as { additionalProperty: string }).additionalProperty
+      if (looksLikeCredential(name)) return `unknown key that looks like a credential, not shown: ${KEEP_CREDENTIALS_OUT}.`
+      const key = JSON.stringify(name)
       const parent = schemaAt(schema, error.schemaPath.replace(/\/additionalProperties$/, ''))
       const known = Object.keys((parent?.['properties'] as object | undefined) ?? {})
-      const guess = suggest(key, known)
-      if (guess !== undefined) return `unknown key ${JSON.stringify(key)} — did you mean ${JSON.stringify(guess)}?`
-      return known.length > 0 ? `unknown key ${JSON.stringify(key)}; the known keys are ${known.join(', ')}.` : `unknown key ${JSON.stringify(key)}.`
+      const guess = suggest(name, known)
+      if (guess !== undefined) return `unknown key ${key} — did you mean ${JSON.stringify(guess)}?`
+      return known.length > 0 ? `unknown key ${key}; the known keys are ${known.join(', ')}.` : `unknown key ${key}.`
     }
     case 'anyOf': {
       const expected = schemaAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))?.['x-expected']
@@ -64,8 +77,11 @@ function describe(error: ErrorObject, schema: JsonSchema, root: unknown, path: s
     }
     case 'maxLength':
       return `must be at most ${(error.params as { limit: number }).limit} characters long (found ${found})`
+    case 'enum':
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} (found ${found})`
     default:
-      return formatAjvError(error, root).slice(path.length + 1)
+      // ajv's own messages name the rule (`must be >= 1`, `must match pattern "…"`), never the value.
+      return `${error.message ?? 'is invalid'} (found ${found})`
   }
 }
 

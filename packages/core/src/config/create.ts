@@ -4,12 +4,14 @@ import { createAgent } from '../create-agent.js'
 import { BosunError } from '../errors.js'
 import type { Agent } from '../loop/agent.js'
 import type { ModelAdapter } from '../model.js'
+import type { Plugin, PluginEntry } from '../plugin.js'
 import { createStore } from '../store/define-store.js'
 import { memoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { resolvedFor } from './load.js'
 import { childPath, configError, rootPath } from './problems.js'
 import { summarizeError } from './resolve.js'
+import { inStage, type OnConfigStage } from './stage.js'
 import type { BosunConfig, LoadedConfig, ResolvedConfig } from './types.js'
 import { validateConfig, type ValidateConfigOptions } from './validate.js'
 
@@ -21,6 +23,8 @@ export interface CreateAgentFromConfigOptions extends ValidateConfigOptions {
   store?: Store
   /** For a config given as an object: where names and relative paths resolve from. Default: `process.cwd()`. */
   cwd?: string
+  /** Told when each plugin's `setup` runs and when it has settled; see {@link OnConfigStage}. */
+  onStage?: OnConfigStage
 }
 
 /**
@@ -45,7 +49,7 @@ export async function createAgentFromConfig(
   const agent = await createAgent({
     model,
     store: options.store ?? owned,
-    plugins: resolved.plugins,
+    plugins: options.onStage === undefined ? resolved.plugins : resolved.plugins.map((entry, index) => staged(entry, index, options.onStage!)),
     tools: resolved.tools,
     ...(resolved.system === undefined ? {} : { system: resolved.system }),
     ...(resolved.maxParallelTools === undefined ? {} : { maxParallelTools: resolved.maxParallelTools }),
@@ -56,6 +60,16 @@ export async function createAgentFromConfig(
     throw error
   })
   return agent
+}
+
+/** The entry with a plugin whose `setup` reports its stage; its options and everything else unchanged. */
+function staged(entry: PluginEntry, index: number, onStage: OnConfigStage): PluginEntry {
+  const plugin: Plugin = Array.isArray(entry) ? entry[0] : entry
+  const wrapped: Plugin = {
+    ...plugin,
+    setup: (context, options) => inStage(onStage, { kind: 'plugin-setup', plugin: plugin.name, index }, async () => plugin.setup(context, options)),
+  }
+  return Array.isArray(entry) ? [wrapped, entry[1]] : wrapped
 }
 
 function isLoaded(value: LoadedConfig | BosunConfig): value is LoadedConfig {

@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js'
 import { ToolRegistry } from '../tools/registry.js'
 import type { Tool } from '../tools/types.js'
 import { schemaErrors } from './ajv-messages.js'
+import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './credentials.js'
 import { childPath, describeValue } from './problems.js'
 import { importEntry, type ModuleLoader } from './resolve.js'
 import { checkSecrets } from './secrets.js'
@@ -72,6 +73,7 @@ export async function resolveEntry<T>(
 
   let value: unknown = spec
   let source = 'it'
+  if (typeof spec === 'string' && looksLikeCredential(spec)) return { value: undefined, problems: [problem(at.path, credentialAsName(kind)), ...problems] }
   if (typeof spec === 'string') {
     const imported = await importEntry(context.loader, spec, kind)
     if (!imported.ok) return { value: undefined, problems: [problem(at.path, imported.message, imported.cause), ...problems] }
@@ -115,6 +117,7 @@ export async function resolveTools(context: EntryContext, spec: unknown, path: s
     message,
     ...(cause === undefined ? {} : { cause }),
   })
+  if (typeof spec === 'string' && looksLikeCredential(spec)) return { value: undefined, problems: [problem(credentialAsName('tool'))] }
   if (typeof spec === 'string') {
     const imported = await importEntry(context.loader, spec, 'tool')
     if (!imported.ok) return { value: undefined, problems: [problem(imported.message, imported.cause)] }
@@ -175,6 +178,12 @@ const KIND_FOUND: Record<string, EntryKind> = {
   'an adapter definition': 'adapter',
   'a store definition': 'store',
   'a tool': 'tool',
+}
+
+/** For a name that looks like a credential: it is neither tried nor shown. */
+function credentialAsName(kind: EntryKind): string {
+  const example = { plugin: '"rate-limit"', adapter: '"openai"', store: '"store-jsonl"', tool: '"./tools/read-file.ts"' }[kind]
+  return `looks like a credential, not the name of ${kind === 'adapter' ? 'an' : 'a'} ${kind}, so it is neither looked up nor shown. Name the ${kind} here (${example}), and ${KEEP_CREDENTIALS_OUT}.`
 }
 
 function wrongKind(kind: EntryKind, source: string, value: unknown): string {

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs'
+import { inspect } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { BosunError } from '../errors.js'
 import { BAD_FIXTURE_FILES, buildFixturePackages, configMessage, fixture } from '../testing/config-fixtures.js'
@@ -335,8 +336,45 @@ describe('config errors — secrets', () => {
   it('a secret put where a variable name belongs is refused, and not shown', async () => {
     expect(await bad('env-holds-secret')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/env-holds-secret/bosun.config.yaml:
-        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, so it is not shown. Put the secret itself in the environment."
+        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, so it is not shown. Put the secret itself in an environment variable and give that variable's name here."
     `)
+  })
+})
+
+describe('config errors — credentials under ordinary keys', () => {
+  it('are never quoted: each is located and says what to do instead, while ordinary values are still quoted', async () => {
+    expect(await bad('credentials-in-values')).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/credentials-in-values/bosun.config.yaml:
+        - $.model.options.baseURL (adapter "./openai-like.ts"): holds a URL with a credential before the host (user:key@); it is refused (it would end up in version control and logs) and not shown. Remove the credential from the URL and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
+        - $.model.options.apiKeyEnv (adapter "./openai-like.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given looks like a credential, not the name of a variable, so it is not shown. Put the secret itself in an environment variable and give that variable's name here.
+        - $.model.options[<credential>] (adapter "./openai-like.ts"): unknown key that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
+        - $.model.options.temperature (adapter "./openai-like.ts"): must be a number (found a string that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option))
+        - $.model.options.reasoningEffort (adapter "./openai-like.ts"): must be one of "low", "medium", "high" (found "gpt-4o-mini")
+        - $.plugins[0][1].maxAttempts (plugin "./attempts.ts"): must be an integer (found a string that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option))
+        - $.plugins[1][1].maxAttempts (plugin "./attempts.ts"): must be an integer (found "hot")
+        - $.plugins[1][1].webhook (plugin "./attempts.ts"): must match pattern "^https?://" (found "ftp://hooks.example.com/in")
+        - $.plugins[2][1].webhook (plugin "./attempts.ts"): holds a URL with a credential in a query parameter (such as ?api-key=…); it is refused (it would end up in version control and logs) and not shown. Remove the credential from the URL and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option)."
+    `)
+  })
+
+  it('a key pasted where a name belongs is neither looked up nor shown', async () => {
+    expect(await bad('credential-as-name')).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/credential-as-name/bosun.config.yaml:
+        - $.model.adapter (adapter "<credential>"): looks like a credential, not the name of an adapter, so it is neither looked up nor shown. Name the adapter here ("openai"), and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
+        - $.store (store "<credential>"): looks like a credential, not the name of a store, so it is neither looked up nor shown. Name the store here ("store-jsonl"), and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
+        - $.plugins[0] (plugin "<credential>"): looks like a credential, not the name of a plugin, so it is neither looked up nor shown. Name the plugin here ("rate-limit"), and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
+        - $.tools[0] (tool "<credential>"): looks like a credential, not the name of a tool, so it is neither looked up nor shown. Name the tool here ("./tools/read-file.ts"), and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option)."
+    `)
+  })
+
+  it('a module\'s error that quotes a key is quoted with the key masked, and not kept as the cause', async () => {
+    expect(await bad('module-error-key')).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/module-error-key/bosun.config.yaml:
+        - $.plugins[0] (plugin "./leaky.ts"): ./leaky.ts failed to load: the key [redacted] was refused by [redacted]"
+    `)
+    const error = await loadConfig({ cwd: fixture('bad/module-error-key') }).catch((caught: unknown) => caught)
+    expect((error as BosunError).cause).toBeUndefined()
+    expect(inspect(error, { depth: 10 })).not.toContain('SECRET')
   })
 })
 

@@ -10,6 +10,7 @@ export type { ValidateConfigOptions } from './validate.js'
 export { createAgentFromConfig } from './create.js'
 export type { CreateAgentFromConfigOptions } from './create.js'
 export { candidatePackages } from './resolve.js'
+export type { ConfigStage, OnConfigStage } from './stage.js'
 export { configSchema, renderConfigSchema } from './schema.js'
 export type {
   BosunConfig, ConfigProblem, EntryKind, EntryOptions, KnownAdapterName, KnownPluginName, KnownStoreName, LoadedConfig,

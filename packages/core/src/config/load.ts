@@ -1,9 +1,10 @@
 import { dirname, resolve } from 'node:path'
-import { cosmiconfig } from 'cosmiconfig'
+import { cosmiconfig, type Loader } from 'cosmiconfig'
 import { BosunError } from '../errors.js'
 import { ConfigFileError, loadJson, loadModule, loadYaml, unbox } from './file-loaders.js'
 import { configError, rootPath } from './problems.js'
 import { summarizeError } from './resolve.js'
+import { inStage, type OnConfigStage } from './stage.js'
 import type { BosunConfig, LoadedConfig, ResolvedConfig } from './types.js'
 import { validateConfig, type ValidateConfigOptions } from './validate.js'
 
@@ -32,6 +33,8 @@ export interface LoadConfigOptions extends ValidateConfigOptions {
   file?: string
   /** Resolve and check everything the config names (default `true`); `false` only loads the file. */
   validate?: boolean
+  /** Told when the config file's own code (TS or JS) runs and when it has settled; see {@link OnConfigStage}. */
+  onStage?: OnConfigStage
 }
 
 const resolvedConfigs = new WeakMap<LoadedConfig, ResolvedConfig>()
@@ -49,6 +52,7 @@ const resolvedConfigs = new WeakMap<LoadedConfig, ResolvedConfig>()
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd())
+  const runModule: Loader = (filepath, content) => inStage(options.onStage, { kind: 'config-file', file: filepath }, async () => loadModule(filepath, content))
   const explorer = cosmiconfig('bosun', {
     searchPlaces: [...CONFIG_SEARCH_PLACES],
     searchStrategy: 'project',
@@ -56,11 +60,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     ignoreEmptySearchPlaces: false,
     cache: false,
     loaders: {
-      '.ts': loadModule,
-      '.mts': loadModule,
-      '.cts': loadModule,
-      '.js': loadModule,
-      '.mjs': loadModule,
+      '.ts': runModule,
+      '.mts': runModule,
+      '.cts': runModule,
+      '.js': runModule,
+      '.mjs': runModule,
       '.json': loadJson,
       '.yaml': loadYaml,
       '.yml': loadYaml,

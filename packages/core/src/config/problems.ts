@@ -1,20 +1,25 @@
 import { basename } from 'node:path'
 import { BosunError, ErrorCodes } from '../errors.js'
+import { looksLikeCredential, mentionsCredential, quoteFound } from './credentials.js'
 import type { ConfigProblem } from './types.js'
 
 /**
  * The one error a config yields: `Invalid config <file>:` and one line per problem, so that a user
- * fixes everything in one pass. `details.problems` keeps them structured.
+ * fixes everything in one pass. `details.problems` keeps them structured. The first underlying
+ * error is the cause — unless its message holds a credential.
  */
 export function configError(file: string | undefined, dir: string, problems: readonly ConfigProblem[]): BosunError {
   const source = file ?? `(no config file; names resolve from ${dir})`
-  const lines = problems.map((problem) => `  - ${formatProblem(problem)}`)
+  // An entry "name" that is a pasted key is not repeated, in the message or in the details.
+  const shown = problems.map((problem) =>
+    problem.plugin !== undefined && looksLikeCredential(problem.plugin) ? { ...problem, plugin: '<credential>' } : problem)
+  const lines = shown.map((problem) => `  - ${formatProblem(problem)}`)
   const cause = problems.find((problem) => problem.cause !== undefined)?.cause
   return new BosunError(ErrorCodes.CONFIG_INVALID, `Invalid config ${source}:\n${lines.join('\n')}`, {
-    ...(cause === undefined ? {} : { cause }),
+    ...(cause === undefined || mentionsCredential(cause) ? {} : { cause }),
     details: {
       file,
-      problems: problems.map(({ path, plugin, kind, message }) => ({ path, ...(plugin === undefined ? {} : { plugin, kind }), message })),
+      problems: shown.map(({ path, plugin, kind, message }) => ({ path, ...(plugin === undefined ? {} : { plugin, kind }), message })),
     },
   })
 }
@@ -30,10 +35,14 @@ export function rootPath(file: string | undefined): string {
   return file !== undefined && basename(file) === 'package.json' ? '$.bosun' : '$'
 }
 
-/** Appends a key or index to a JSON path: `.key`, `[0]`, or `["odd key"]`. */
+/**
+ * Appends a key or index to a JSON path: `.key`, `[0]`, or `["odd key"]`. A key that looks like a
+ * credential (one pasted where a name belongs) is not spelt out: `[<credential>]`.
+ */
 export function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+  if (/^[A-Za-z_$][\w$]*$/.test(key) && !looksLikeCredential(key)) return `${path}.${key}`
+  return looksLikeCredential(key) ? `${path}[<credential>]` : `${path}[${JSON.stringify(key)}]`
 }
 
 /** The closest name within edit distance 2, or one that starts with the other (`plugin` → `plugins`). */
@@ -49,11 +58,14 @@ export function suggest(name: string, known: readonly string[]): string | undefi
   return best?.candidate
 }
 
-/** A short description of a value for "found …": never more than 40 characters of a string. */
+/**
+ * A short description of a value for "found …": never more than 40 characters of a string, and
+ * nothing of one that looks like a credential (see {@link quoteFound}).
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing'
   if (value === null) return 'null'
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+  if (typeof value === 'string') return quoteFound(value)
   if (typeof value === 'function') return 'a function'
   if (Array.isArray(value)) {
     if (value.length === 0) return 'an empty array'

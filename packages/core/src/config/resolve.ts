@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createJiti, type Jiti } from 'jiti'
+import { maskCredentials } from './credentials.js'
 import type { EntryKind } from './types.js'
 
 /** Imports modules named by a config, resolving from the config file's folder. */
@@ -73,12 +74,16 @@ export async function importEntry(loader: ModuleLoader, name: string, kind: Entr
   }
 }
 
-/** One line for an underlying error: its name and the first paragraph of its message (no code frames). */
+/**
+ * One line for an underlying error: its name and the first paragraph of its message (no code
+ * frames), with anything that looks like a credential masked — a module's message may quote the
+ * option that holds one.
+ */
 export function summarizeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
+  if (!(error instanceof Error)) return maskCredentials(String(error))
   const paragraph = error.message.split(/\n\s*\n/)[0] ?? ''
   const text = paragraph.replace(/\s*\n\s*/g, ' ').trim()
-  return text.startsWith(`${error.name}:`) || error.name === 'Error' ? text : `${error.name}: ${text}`
+  return maskCredentials(text.startsWith(`${error.name}:`) || error.name === 'Error' ? text : `${error.name}: ${text}`)
 }
 
 /** The module's default export; for a CommonJS module, `module.exports`. */

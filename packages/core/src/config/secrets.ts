@@ -1,3 +1,4 @@
+import { credentialInUrl, KEEP_CREDENTIALS_OUT, looksLikeCredential } from './credentials.js'
 import { childPath } from './problems.js'
 
 /**
@@ -20,8 +21,9 @@ export interface SecretFinding {
 
 /**
  * Walks an entry's options (plain objects and arrays): a string under a secret-looking key is
- * refused (it would end up in version control and logs), and every `…Env` key must name a
- * variable that is set. Messages name the key and the variable, never a value.
+ * refused (it would end up in version control and logs), so is a URL that carries a credential
+ * under any key, and every `…Env` key must name a variable that is set. Messages name the key and
+ * the variable, never a value (nor a variable "name" that is a pasted key).
  */
 export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>): SecretFinding[] {
   const findings: SecretFinding[] = []
@@ -41,43 +43,63 @@ function walk(
   // keeps its own fields, which could look like secrets without being written in the file.
   if (!Array.isArray(value) && !isPlainObject(value)) return
   seen.add(value)
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, childPath(path, index), env, findings, seen))
-    return
-  }
-  for (const [key, item] of Object.entries(value)) {
-    const at = childPath(path, key)
-    if (typeof item === 'string' && SECRET_KEY.test(key)) {
-      findings.push({
-        path: at,
-        literal: true,
-        message:
-          'a literal secret in a config file is refused (it would end up in version control and logs). ' +
-          (isHeaders(path)
-            ? 'Headers are for routing and attribution: give the provider\'s key through the adapter\'s "apiKeyEnv" option, which reads it from the environment (no other credential can come from a config file).'
-            : `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`),
-      })
-    } else if (typeof item === 'string' && ENV_KEY.test(key) && !ENV_NAME.test(item)) {
-      findings.push({
-        path: at,
-        literal: true,
-        message:
-          'must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, ' +
-          'so it is not shown. Put the secret itself in the environment.',
-      })
-    } else if (typeof item === 'string' && ENV_KEY.test(key) && !env[item]) {
-      findings.push({
-        path: at,
-        literal: false,
-        message: `environment variable ${JSON.stringify(item)} is not set. Set it where bosun runs (export ${item}=…), or name another variable.`,
-      })
-    } else {
-      walk(item, at, env, findings, seen)
-    }
+  const entries: [string | undefined, unknown, string][] = Array.isArray(value)
+    ? value.map((item, index) => [undefined, item, childPath(path, index)])
+    : Object.entries(value).map(([key, item]) => [key, item, childPath(path, key)])
+  for (const [key, item, at] of entries) {
+    const finding = typeof item === 'string' ? inspectString(key, item, at, path, env) : undefined
+    if (finding !== undefined) findings.push(finding)
+    else walk(item, at, env, findings, seen)
   }
 }
 
-function isPlainObject(value: object): boolean {
+/** The finding for a string at `at` (under `key`, or an array item), if it is one. */
+function inspectString(
+  key: string | undefined,
+  value: string,
+  at: string,
+  parent: string,
+  env: Readonly<Record<string, string | undefined>>,
+): SecretFinding | undefined {
+  if (key !== undefined && SECRET_KEY.test(key)) {
+    const what = isHeaders(parent)
+      ? 'Headers are for routing and attribution: give the provider\'s key through the adapter\'s "apiKeyEnv" option, which reads it from the environment (no other credential can come from a config file).'
+      : `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`
+    return { path: at, literal: true, message: `a literal secret in a config file is refused (it would end up in version control and logs). ${what}` }
+  }
+  if (key !== undefined && ENV_KEY.test(key) && (!ENV_NAME.test(value) || looksLikeCredential(value))) {
+    const given = ENV_NAME.test(value) ? 'looks like a credential, not the name of a variable' : 'is not a variable name'
+    return {
+      path: at,
+      literal: true,
+      message:
+        `must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given ${given}, ` +
+        'so it is not shown. Put the secret itself in an environment variable and give that variable\'s name here.',
+    }
+  }
+  const inUrl = credentialInUrl(value)
+  if (inUrl !== undefined) {
+    const where = inUrl === 'userinfo' ? 'before the host (user:key@)' : 'in a query parameter (such as ?api-key=…)'
+    return {
+      path: at,
+      literal: true,
+      message:
+        `holds a URL with a credential ${where}; it is refused (it would end up in version control and logs) and not shown. ` +
+        `Remove the credential from the URL and ${KEEP_CREDENTIALS_OUT}.`,
+    }
+  }
+  if (key !== undefined && ENV_KEY.test(key) && !env[value]) {
+    return {
+      path: at,
+      literal: false,
+      message: `environment variable ${JSON.stringify(value)} is not set. Set it where bosun runs (export ${value}=…), or name another variable.`,
+    }
+  }
+  return undefined
+}
+
+/** An object a config spells out (`{…}` in JSON, YAML or TS), as opposed to one a constructor made. */
+export function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
 }
