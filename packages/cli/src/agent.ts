@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
-import { createAgentFromConfig, loadConfig, validateConfig, type LoadedConfig } from '@bosun/core/config'
+import { createAgentFromConfig, loadConfig, validateConfig, type LoadedConfig, type ResolvedConfig } from '@bosun/core/config'
 import scripted from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { withBundledFallbacks } from './bundled.js'
@@ -8,6 +8,7 @@ import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
 import type { Io } from './io.js'
 import { checkSessionId } from './session-id.js'
+import { configStages, during } from './stall.js'
 import { jsonlReader, storeReader, type SessionLog, type SessionReader } from './session-reader.js'
 
 /** Where sessions go when the config names no store: `.bosun/sessions` next to the config file (or in the cwd). */
@@ -38,7 +39,9 @@ export type StoreKind = { kind: 'memory' } | { kind: 'jsonl'; dir: string } | { 
  * root). Nothing is imported or checked yet: each command checks what it needs.
  */
 export async function loadCliConfig(io: Io, configFile: string | undefined): Promise<CliConfig> {
-  const raw = await loadConfig({ cwd: io.cwd, ...(configFile === undefined ? {} : { file: configFile }), validate: false, env: io.env })
+  const raw = await during({ doing: 'loading the config' }, () =>
+    loadConfig({ cwd: io.cwd, ...(configFile === undefined ? {} : { file: configFile }), validate: false, env: io.env, onStage: configStages(undefined, undefined) }),
+  )
   const { loaded, bundled } = await withBundledFallbacks(raw)
   const named = typeof raw.config === 'object' && raw.config !== null && raw.config.store !== undefined
   return {
@@ -74,14 +77,21 @@ export async function openStore(cfg: CliConfig): Promise<Store> {
   // The store alone, beside the CLI's own scripted adapter: a config without a model would
   // otherwise make the loader look for the default adapter in the project (absent under pnpm).
   const storeOnly: LoadedConfig = { ...cfg.loaded, config: { store: cfg.loaded.config.store, model: { adapter: scripted } } }
-  const resolved = await validateConfig(storeOnly, { env: cfg.env }).catch(async (error: unknown) => {
-    // A broken store entry: report every problem of the config at once, not only the store's.
-    await validateConfig(cfg.loaded, { env: cfg.env })
-    throw error
+  return during({ doing: `opening the store ${configLabel(cfg)} names (importing and creating it)` }, async () => {
+    const resolved = await validateConfig(storeOnly, { env: cfg.env }).catch(async (error: unknown) => {
+      // A broken store entry: report every problem of the config at once, not only the store's.
+      await validateConfig(cfg.loaded, { env: cfg.env })
+      throw error
+    })
+    if (resolved.store === 'memory') return memoryStore()
+    if ('store' in resolved.store) return resolved.store.store
+    return createStore(resolved.store.definition, resolved.store.options, { baseDir: cfg.dir })
   })
-  if (resolved.store === 'memory') return memoryStore()
-  if ('store' in resolved.store) return resolved.store.store
-  return createStore(resolved.store.definition, resolved.store.options, { baseDir: cfg.dir })
+}
+
+/** Resolves and checks everything the config names (importing its modules), as `validateConfig` does. */
+export async function checkConfig(cfg: CliConfig): Promise<ResolvedConfig> {
+  return during({ doing: `checking ${configLabel(cfg)} (importing the adapter, store, plugins and tools it names)` }, () => validateConfig(cfg.loaded, { env: cfg.env }))
 }
 
 /** Refuses a memory store for commands that read sessions kept by earlier runs. */
@@ -95,11 +105,15 @@ export function requirePersistentStore(cfg: CliConfig): void {
 }
 
 /**
- * Builds the agent the config describes on `store`, resuming `sessionId` if the store has it.
- * The agent does not own the store: close the agent, then the store.
+ * Builds the agent the config describes on `store`, resuming `sessionId` if the store has it (a
+ * new session without it). The agent does not own the store: close the agent, then the store.
+ * Plugin setups are tracked as waits, so that one that never settles is named (stall.ts).
  */
-export async function openAgent(cfg: CliConfig, store: Store, sessionId: string): Promise<Agent> {
-  return createAgentFromConfig(cfg.loaded, { store, sessionId, env: cfg.env })
+export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string): Promise<Agent> {
+  const onStage = configStages(cfg.file, cfg.loaded.config.plugins)
+  return during({ doing: `building the agent ${configLabel(cfg)} describes (importing what it names, opening the session)` }, () =>
+    createAgentFromConfig(cfg.loaded, { store, env: cfg.env, onStage, ...(sessionId === undefined ? {} : { sessionId }) }),
+  )
 }
 
 /** True when the store holds a session with this id. */
@@ -144,6 +158,11 @@ export function modelLabel(cfg: CliConfig): string {
   const name = typeof adapter === 'string' ? adapter : ((adapter as { name?: string }).name ?? 'custom')
   const id = (model?.options as { model?: unknown } | undefined)?.model
   return typeof id === 'string' ? `${name} ${String(redact(id, 'model'))}` : name
+}
+
+/** `the config /app/bosun.config.json`, or `the default config`, for messages. */
+function configLabel(cfg: CliConfig): string {
+  return cfg.file === undefined ? 'the default config' : `the config ${cfg.file}`
 }
 
 function relativeTo(path: string, cwd: string | undefined): string {

@@ -11,6 +11,8 @@ export const CliErrorCodes = {
   NO_PERSISTENT_STORE: 'NO_PERSISTENT_STORE',
   /** `bosun chat` needs input: there is none (stdin closed). */
   NO_INPUT: 'NO_INPUT',
+  /** What bosun was waiting for (a config file's code, a plugin's setup, a turn) can never finish. */
+  STALLED: 'STALLED',
 } as const
 
 /** A coded error for something the user can fix: printed as `error CODE: message`, never with a stack. */

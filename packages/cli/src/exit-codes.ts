@@ -10,6 +10,12 @@ export const ExitCode = {
   usage: 2,
   /** A pre-step plugin blocked the turn. */
   blocked: 3,
+  /**
+   * bosun waited for code from the config — the config file's own code, a plugin's setup, a hook,
+   * a tool — that can never finish (nothing is left running that could finish it); the message
+   * says what it was waiting for.
+   */
+  stalled: 4,
   /** The turn was aborted (Ctrl+C): 128 + SIGINT, as shells report it. */
   aborted: 130,
 } as const

@@ -1,7 +1,7 @@
 import { relative } from 'node:path'
 import { memoryStore, type AgentHooks, type Plugin } from '@bosun/core'
-import { candidatePackages, createAgentFromConfig, validateConfig, type EntryKind, type ResolvedConfig } from '@bosun/core/config'
-import { DEFAULT_SESSIONS_DIR, loadCliConfig, type CliConfig } from '../agent.js'
+import { candidatePackages, type EntryKind, type ResolvedConfig } from '@bosun/core/config'
+import { DEFAULT_SESSIONS_DIR, checkConfig, loadCliConfig, openAgent, type CliConfig } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
@@ -16,9 +16,9 @@ import { describeOptions, redact } from '../redact.js'
  */
 export async function configCheckCommand(ctx: CommandContext): Promise<number> {
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
-  const resolved = await validateConfig(cfg.loaded, { env: cfg.env })
+  const resolved = await checkConfig(cfg)
   // Build the agent for real (on a throwaway memory store): setups run, so the taps are the true ones.
-  const agent = await createAgentFromConfig(cfg.loaded, { store: memoryStore(), env: cfg.env })
+  const agent = await openAgent(cfg, memoryStore())
   const taps = tapsByName(agent.hooks)
   await agent.close()
 

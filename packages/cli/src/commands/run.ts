@@ -4,6 +4,7 @@ import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
 import { oneLine } from '../output.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
+import { during } from '../stall.js'
 import { safeJson, safeStream, safeText, safeValue } from '../terminal-safe.js'
 
 export interface RunOptions {
@@ -57,7 +58,11 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   })
   try {
     agent.followup(message)
-    await Promise.race([agent.whenIdle(), forced])
+    const wait = {
+      doing: `running the turn in session ${sessionId}`,
+      message: `The turn in session ${sessionId} never finished: a plugin hook, a tool or the model adapter awaits something that can never happen (nothing is left running that could finish it). \`bosun log ${sessionId}\` shows how far it got.`,
+    }
+    await during(wait, () => Promise.race([agent.whenIdle(), forced]))
   } finally {
     unsubscribe()
   }
