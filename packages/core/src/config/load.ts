@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path'
 import { cosmiconfig, type Loader } from 'cosmiconfig'
 import { BosunError } from '../errors.js'
+import { depthProblem } from './depth.js'
 import { ConfigFileError, loadJson, loadModule, loadYaml, unbox } from './file-loaders.js'
 import { configError, rootPath } from './problems.js'
 import { summarizeError } from './resolve.js'
@@ -89,6 +90,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     const message = 'the file is empty. Give a config object (even {}), or delete the file.'
     throw configError(loaded.file, loaded.dir, [{ path: rootPath(loaded.file), message }])
   }
+  // Even unchecked (`validate: false`), a config too deep to walk safely is not handed out.
+  const tooDeep = depthProblem(loaded.config, rootPath(loaded.file))
+  if (tooDeep !== undefined) throw configError(loaded.file, loaded.dir, [tooDeep])
   if (options.validate !== false) resolvedConfigs.set(loaded, await validateConfig(loaded, options))
   return loaded
 }

@@ -1,6 +1,7 @@
 import type { PluginEntry } from '../plugin.js'
 import type { Tool } from '../tools/types.js'
 import { schemaErrors } from './ajv-messages.js'
+import { depthProblem } from './depth.js'
 import {
   isAdapterDefinition, isModelAdapter, isPlugin, isStore, isStoreDefinition, resolveEntry, resolveTools, type EntryContext,
 } from './entries.js'
@@ -16,8 +17,8 @@ export interface ValidateConfigOptions {
 }
 
 /**
- * Checks a loaded config and resolves everything it names: the root schema (unknown keys get a
- * "did you mean"), then every adapter, store, plugin and tool entry — found, loaded, of the right
+ * Checks a loaded config and resolves everything it names: its depth, the root schema (unknown
+ * keys get a "did you mean"), then every adapter, store, plugin and tool entry — found, loaded, of the right
  * kind, its options valid against its own schema — then secrets. Every problem is collected;
  * one broken entry never hides another's. Throws one `CONFIG_INVALID` error listing them all.
  *
@@ -32,6 +33,8 @@ export async function validateConfig(loaded: LoadedConfig, options: ValidateConf
     const message = `must be a config object such as { "model": …, "plugins": […] } (found ${describeValue(config)}).`
     throw configError(file, dir, [{ path: root, message }])
   }
+  const tooDeep = depthProblem(config, root)
+  if (tooDeep !== undefined) throw configError(file, dir, [tooDeep])
 
   const problems: ConfigProblem[] = []
   const invalid: string[] = []
