@@ -63,6 +63,18 @@ export const ErrorCodes = {
   /** A model adapter emitted a chunk of an unknown shape. */
   MALFORMED_CHUNK: 'MALFORMED_CHUNK',
   /**
+   * A model provider answered a request with a redirect (HTTP 3xx with a `Location`). Adapters do
+   * not follow it: the API key and custom headers go to the configured origin only. Thrown as a
+   * `ModelError` (not retryable) whose message names the target's origin, never its full URL.
+   */
+  PROVIDER_REDIRECT: 'PROVIDER_REDIRECT',
+  /**
+   * A model provider's non-streamed body (an error body, a JSON answer) is larger than the
+   * adapter reads (1 MiB for an error body): reading stopped at the cap and the connection was
+   * closed. Thrown as a `ModelError` that is not retryable.
+   */
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
+  /**
    * A config file (or a config given in code) cannot be used: it does not parse, breaks the schema,
    * names a plugin, adapter, store or tool that cannot be found or loaded, gives options its
    * schema refuses, holds a literal secret or names an unset environment variable. The message

@@ -64,4 +64,9 @@ export { forkSession } from './store/fork.js'
 export type { ForkOptions } from './store/fork.js'
 export { createStore, defineStore } from './store/define-store.js'
 export type { StoreContext, StoreDefinition } from './store/define-store.js'
-export { modelErrorFromResponse, parseDuration, providerMessage, redactSecret, retryAfterMs, withIdleTimeout } from './adapter-kit/index.js'
+export {
+  DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, errorFromResponse, excerpt, fetchWithoutRedirects, isContentChunk, maskSecret,
+  MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES, MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText,
+  redactSecret, retryAfterMs, withContentDeadline, withIdleTimeout,
+} from './adapter-kit/index.js'
+export type { Deadlines } from './adapter-kit/index.js'

@@ -1,4 +1,6 @@
 import { ModelError, type ModelErrorCode } from '../model.js'
+import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
+import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
 
 const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
@@ -8,9 +10,12 @@ const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too man
  * status (and the body, for context-window errors that arrive as 400), the provider's own message,
  * `retryAfterMs` from the headers (the rate-limit reset headers only for a 429). An exhausted quota
  * (OpenAI's 429 `insufficient_quota`) is a `RATE_LIMIT` that is not retryable: waiting does not
- * refill a billing quota. The message never includes request headers, so no API key.
+ * refill a billing quota. The message never includes request headers; `secret` (the adapter's
+ * key) is masked in the body **before** any excerpt is cut, so a provider echoing the key cannot
+ * leave a piece of it at the cut.
  */
-export function modelErrorFromResponse(provider: string, status: number, headers: Headers, body: string): ModelError {
+export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret }: { secret?: string } = {}): ModelError {
+  const body = maskSecret(text, secret)
   let code: ModelErrorCode = ModelError.codeForStatus(status)
   const detail = providerMessage(body)
   if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
@@ -27,6 +32,16 @@ export function modelErrorFromResponse(provider: string, status: number, headers
 const QUOTA = /"(code|type)"\s*:\s*"insufficient_quota"/
 const QUOTA_HINT = ' (the account has no quota left: check its plan and billing; retrying will not help)'
 
+/**
+ * The typed error of a failed response (`!response.ok`): its body read up to
+ * {@link MAX_ERROR_BODY_BYTES} (a larger one is `RESPONSE_TOO_LARGE`), then
+ * {@link modelErrorFromResponse}.
+ */
+export async function errorFromResponse(provider: string, response: Response, options: { secret?: string } = {}): Promise<ModelError> {
+  const body = await readBodyText(response, MAX_ERROR_BODY_BYTES, `The error body of HTTP ${response.status} from ${provider}`)
+  return modelErrorFromResponse(provider, response.status, response.headers, body, options)
+}
+
 /** The `error.message` of a JSON error body (OpenAI and Anthropic shapes), else a trimmed excerpt. */
 export function providerMessage(body: string): string {
   try {
@@ -37,8 +52,7 @@ export function providerMessage(body: string): string {
   } catch {
     // not JSON: fall through to the excerpt
   }
-  const text = body.replace(/\s+/g, ' ').trim()
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text
+  return excerpt(body, 300)
 }
 
 function hint(code: ModelErrorCode): string {

@@ -1,6 +1,10 @@
-// Helpers for HTTP adapter packages: typed errors from responses, Retry-After parsing, an idle
-// watchdog. Exported from `@bosun/core` so that every adapter maps failures the same way.
-export { modelErrorFromResponse, providerMessage } from './http-error.js'
+// Helpers for HTTP adapter packages: typed errors from responses, Retry-After parsing, deadlines,
+// key redaction, a fetch that keeps credentials at their origin, capped body reads. Exported from
+// `@bosun/core` so that every adapter — a third party's too — gets the same guarantees.
+export { errorFromResponse, modelErrorFromResponse, providerMessage } from './http-error.js'
 export { parseDuration, retryAfterMs } from './retry-after.js'
-export { withIdleTimeout } from './idle-timeout.js'
-export { redactSecret } from './redact.js'
+export { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, isContentChunk, withContentDeadline, withIdleTimeout } from './deadline.js'
+export type { Deadlines } from './deadline.js'
+export { excerpt, maskSecret, MIN_MASKED_KEY_PREFIX, redactSecret } from './redact.js'
+export { fetchWithoutRedirects } from './provider-fetch.js'
+export { MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES, readBodyText } from './read-body.js'

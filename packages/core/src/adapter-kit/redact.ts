@@ -1,9 +1,48 @@
 import { ModelError, type ModelErrorCode, type ModelErrorOptions } from '../model.js'
 
 /**
- * Keeps an API key out of an adapter's error. When `secret` appears in the message or anywhere in
+ * The shortest piece of a key that is masked when only part of it is left (a provider's echo cut
+ * by an excerpt, a message cut by someone else). Shorter pieces stay: 7 characters of a key's
+ * start (`sk-ant-`, `sk-proj`) are the public prefix every key of that provider shares.
+ */
+export const MIN_MASKED_KEY_PREFIX = 8
+
+const MASK = '[redacted]'
+
+/**
+ * `text` with `secret` replaced by `[redacted]`: every whole occurrence, and every run of at least
+ * {@link MIN_MASKED_KEY_PREFIX} characters that is a prefix of the key — what is left of a key that
+ * straddled a cut. Mask before cutting (see {@link excerpt}); this catches what a cut elsewhere left.
+ */
+export function maskSecret(text: string, secret: string | undefined): string {
+  if (secret === undefined || secret === '') return text
+  let out = text.split(secret).join(MASK)
+  const min = Math.min(MIN_MASKED_KEY_PREFIX, secret.length)
+  if (min === secret.length) return out // a key this short is only matched whole
+  const head = secret.slice(0, min)
+  for (let at = out.indexOf(head); at !== -1; at = out.indexOf(head, at + MASK.length)) {
+    let end = at + min
+    while (end < out.length && end - at < secret.length && out[end] === secret[end - at]) end++
+    out = `${out.slice(0, at)}${MASK}${out.slice(end)}`
+  }
+  return out
+}
+
+/**
+ * A short excerpt of a provider's text for an error message: whitespace folded, the key masked
+ * **before** the cut at `max` characters (so no part of a key straddling the cut survives), `…`
+ * marking the cut.
+ */
+export function excerpt(text: string, max: number, secret?: string): string {
+  const flat = maskSecret(text, secret).replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat
+}
+
+/**
+ * Keeps an API key out of an adapter's error. When `secret` — or a piece of it of at least
+ * {@link MIN_MASKED_KEY_PREFIX} characters from its start — appears in the message or anywhere in
  * the `cause` chain (a server echoing the key in its error body, `Headers` refusing a key with a
- * newline and quoting it), the error is replaced by one with the key cut out of the message as
+ * newline and quoting it), the error is replaced by one with the key masked in the message as
  * `[redacted]` and no cause: a cause is printed by `console.error` and `util.inspect`, and it
  * cannot be cleaned reliably. Code, status, `retryable` and `retryAfterMs` are kept.
  */
@@ -12,17 +51,13 @@ export function redactSecret(error: ModelError, secret: string | undefined): Mod
   const options: ModelErrorOptions = { retryable: error.retryable }
   if (error.status !== undefined) options.status = error.status
   if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
-  return new ModelError(error.code as ModelErrorCode, error.message.split(secret).join('[redacted]'), options)
+  return new ModelError(error.code as ModelErrorCode, maskSecret(error.message, secret), options)
 }
 
 function mentions(value: unknown, secret: string, depth: number): boolean {
   if (depth > 8 || value === undefined || value === null) return false
-  if (typeof value === 'string') return value.includes(secret)
+  if (typeof value === 'string') return maskSecret(value, secret) !== value
   if (typeof value !== 'object') return false
   const { message, stack, cause } = value as { message?: unknown; stack?: unknown; cause?: unknown }
-  return (
-    (typeof message === 'string' && message.includes(secret)) ||
-    (typeof stack === 'string' && stack.includes(secret)) ||
-    mentions(cause, secret, depth + 1)
-  )
+  return mentions(message, secret, depth + 1) || mentions(stack, secret, depth + 1) || mentions(cause, secret, depth + 1)
 }
