@@ -1,5 +1,5 @@
-import { invalidArgument, ModelError, withIdleTimeout } from '@bosun/core'
-import type { JsonValue, ModelAdapter, ModelChunk, ModelRequest } from '@bosun/core'
+import { invalidArgument, ModelError, withContentDeadline } from '@bosun/core'
+import type { Deadlines, JsonValue, ModelAdapter, ModelChunk, ModelRequest } from '@bosun/core'
 import { abortedError, toModelError } from './errors.js'
 import { DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } from './options.js'
 import type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
@@ -50,7 +50,8 @@ export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
   checkNumber(options.maxTokens, 'maxTokens', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
   checkNumber(options.temperature, 'temperature', (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0')
   checkNumber(options.idleTimeoutMs, 'idleTimeoutMs', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
-  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
+  checkNumber(options.timeoutMs, 'timeoutMs', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
+  const deadlines: Deadlines = { idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: options.timeoutMs }
   if (options.providerOptions !== undefined && !isRecord(options.providerOptions)) {
     throw invalidArgument('aiSdk(): "providerOptions" must be an object keyed by provider, e.g. { anthropic: { … } }.')
   }
@@ -63,14 +64,15 @@ export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
     name: 'ai-sdk',
     model: `${model.provider}:${model.modelId}`,
     languageModel: model,
-    stream: (request, { signal }) => watchedResponse(model, spec, defaults, request, signal, idleMs),
+    stream: (request, { signal }) => watchedResponse(model, spec, defaults, request, signal, deadlines),
   }
 }
 
 /**
- * The response under the idle watchdog: the provider gets a signal of its own, aborted by the
- * turn's abort, by a timeout (providers have no watchdog: a stalled one would hang the turn) and
- * when the consumer stops early, so that its request is released in every case.
+ * The response under the content deadline (no text, reasoning or tool-call progress for
+ * `idleTimeoutMs`, or longer than `timeoutMs`): the provider gets a signal of its own, aborted by
+ * the turn's abort, by a timeout (providers have no watchdog: a stalled one would hang the turn)
+ * and when the consumer stops early, so that its request is released in every case.
  */
 async function* watchedResponse(
   model: AiSdkLanguageModel,
@@ -78,24 +80,19 @@ async function* watchedResponse(
   defaults: CallSettings,
   request: ModelRequest,
   signal: AbortSignal,
-  idleMs: number,
+  deadlines: Deadlines,
 ): AsyncGenerator<ModelChunk> {
   const controller = new AbortController()
   const forward = () => controller.abort(signal.reason)
   if (signal.aborted) controller.abort(signal.reason)
   else signal.addEventListener('abort', forward, { once: true })
   try {
-    for await (const item of withIdleTimeout(streamResponse(model, spec, defaults, request, controller.signal), idleMs, model.provider)) {
-      if (item !== HEARTBEAT) yield item
-    }
+    yield* withContentDeadline(streamResponse(model, spec, defaults, request, controller.signal), deadlines, model.provider)
   } finally {
     signal.removeEventListener('abort', forward)
     controller.abort()
   }
 }
-
-/** Yielded for a stream part that maps to no chunk, so that the idle watchdog still sees the provider alive. */
-const HEARTBEAT = Symbol('heartbeat')
 
 /** An async generator: nothing runs (and `doStream` is not called) until the first `next()`. */
 async function* streamResponse(
@@ -104,7 +101,7 @@ async function* streamResponse(
   defaults: CallSettings,
   request: ModelRequest,
   signal: AbortSignal,
-): AsyncGenerator<ModelChunk | typeof HEARTBEAT> {
+): AsyncGenerator<ModelChunk> {
   if (signal.aborted) throw abortedError(signal.reason)
   const tools = toTools(request.tools)
   const callOptions = {
@@ -135,9 +132,8 @@ async function* streamResponse(
       }
       if (signal.aborted) throw abortedError(signal.reason)
       if (next.done) break
-      const chunks = mapper.push(next.value)
-      if (chunks.length === 0) yield HEARTBEAT
-      for (const chunk of chunks) yield chunk
+      // A part that maps to no chunk (stream-start, metadata, raw, an empty delta) is no progress.
+      for (const chunk of mapper.push(next.value)) yield chunk
     }
     ended = true
     if (!mapper.finished) {

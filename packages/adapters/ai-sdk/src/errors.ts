@@ -26,6 +26,10 @@ export function toModelError(error: unknown, signal: AbortSignal, provider: stri
   if (error instanceof ModelError) return error
   const name = errorName(error)
   if (signal.aborted || name === 'AbortError' || name === 'ResponseAborted') return abortedError(error)
+  // Bosun's own fetch (`fetchWithoutRedirects`, given to the provider) refused a redirect or an
+  // oversized body; the provider wraps that in its APICallError. Bosun's error says what happened.
+  const own = causeModelError(error)
+  if (own !== undefined) return own
   const message = errorMessage(error)
   const status = numberField(error, 'statusCode') ?? numberField(error, 'status')
   if (status !== undefined && status >= 100 && status <= 599) {
@@ -63,6 +67,15 @@ export function streamError(error: unknown, provider: string): ModelError {
   const message = errorMessage(error)
   const code = codeForKind(kind, message)
   return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}`, { cause: error })
+}
+
+function causeModelError(error: unknown): ModelError | undefined {
+  let cause = (error as { cause?: unknown } | null)?.cause
+  for (let depth = 0; depth < 8 && typeof cause === 'object' && cause !== null; depth++) {
+    if (cause instanceof ModelError) return cause
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return undefined
 }
 
 function codeForName(name: string, message: string): ModelErrorCode | undefined {

@@ -8,6 +8,8 @@ export type { AiSdkAdapter } from './adapter.js'
 export { aiSdkOptionsSchema } from './options.js'
 export type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
 export { toModelError } from './errors.js'
+/** Give it to the provider (`createOpenAI({ fetch: fetchWithoutRedirects })`): see the README's "Credentials and redirects". */
+export { fetchWithoutRedirects } from '@bosun/core'
 
 /**
  * The adapter definition a TypeScript config file names:

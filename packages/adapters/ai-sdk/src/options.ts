@@ -1,4 +1,5 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider'
+import { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema } from '@bosun/core'
 import type { JsonSchema, JsonValue } from '@bosun/core'
 
 /**
@@ -27,13 +28,16 @@ export interface AiSdkOptions {
   /** Passed to every call as `providerOptions`, e.g. `{ anthropic: { thinking: { type: 'enabled', budgetTokens: 4000 } } }`. */
   providerOptions?: AiSdkProviderOptions
   /**
-   * A call that yields nothing for this long — no stream yet, or no part since the last — fails
-   * with `TIMEOUT` and its request is aborted. Default 60000, as the other adapters.
+   * A call that brings no content for this long — no text, reasoning or tool-call progress, waiting
+   * for the stream included; parts that map to nothing (metadata, raw, empty deltas) do not count —
+   * fails with `TIMEOUT` and its request is aborted. Default 60000, as the other adapters.
    */
   idleTimeoutMs?: number
+  /** A call that takes longer than this in all fails with `TIMEOUT` and its request is aborted. Default: no limit. */
+  timeoutMs?: number
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000
+export { DEFAULT_IDLE_TIMEOUT_MS }
 
 /**
  * JSON Schema of {@link AiSdkOptions}. `model` must be an object: a model can only be given from
@@ -57,6 +61,6 @@ export const aiSdkOptionsSchema: JsonSchema = {
       additionalProperties: { type: 'object' },
       description: 'Provider-specific options keyed by provider name, passed to every call as providerOptions.',
     },
-    idleTimeoutMs: { type: 'integer', minimum: 1, description: 'Fail with TIMEOUT after this long without a stream part. Default 60000.' },
+    ...deadlineOptionsSchema,
   },
 }

@@ -1,4 +1,7 @@
-import { BosunError, ModelError, modelErrorFromResponse, redactSecret, withIdleTimeout } from '@bosun/core'
+import {
+  BosunError, errorFromResponse, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
+  withContentDeadline,
+} from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
 import { resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
 import { toAnthropicRequest } from './request.js'
@@ -55,20 +58,14 @@ export function anthropic(options: AnthropicOptions): AnthropicAdapter {
 }
 
 async function* streamMessage(connection: Connection, request: ModelRequest, signal: AbortSignal | undefined): AsyncGenerator<ModelChunk, void, undefined> {
-  // One controller per request: the turn's abort, the idle watchdog and an early stop all close the socket.
+  // One controller per request: the turn's abort, a deadline and an early stop all close the socket.
   const controller = new AbortController()
   const forward = (): void => controller.abort()
   signal?.addEventListener('abort', forward, { once: true })
   try {
     if (signal?.aborted) throw signal.reason
     const body = JSON.stringify(toAnthropicRequest(request, connection.options))
-    const decoder = new MessageStreamDecoder()
-    const events = withIdleTimeout(send(connection, body, controller.signal), connection.options.idleTimeoutMs, 'Anthropic')
-    for await (const event of events) {
-      yield* decoder.push(event)
-      if (decoder.done) return
-    }
-    decoder.end()
+    yield* withContentDeadline(decode(send(connection, body, controller.signal)), connection.options, 'Anthropic')
   } catch (error) {
     throw typed(error, signal, connection.apiKey)
   } finally {
@@ -77,21 +74,36 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
   }
 }
 
-/** Sends the request and yields the stream's events; the idle watchdog covers the wait for headers too. */
+/** The chunks of the stream's events, up to `message_stop`; `ping` and the like make none. */
+async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<ModelChunk> {
+  const decoder = new MessageStreamDecoder()
+  for await (const event of events) {
+    yield* decoder.push(event)
+    if (decoder.done) return
+  }
+  decoder.end()
+}
+
+/**
+ * Sends the request and yields the stream's events. A redirect is refused (the key goes to
+ * `baseURL`'s origin only), a non-streamed body is read up to a cap, and the key is masked in any
+ * excerpt of what the server sent before it is cut.
+ */
 async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
-  const response = await fetch(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw modelErrorFromResponse('Anthropic', response.status, response.headers, await response.text())
+  const secret = connection.apiKey
+  const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
+  if (!response.ok) throw await errorFromResponse('Anthropic', response, { secret })
   const type = response.headers.get('content-type')
   if (type !== null && !type.includes('text/event-stream')) {
-    const text = await response.text()
+    const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
     // A gateway or proxy may answer 200 with Anthropic's error object as JSON: typed like the same
     // error in a stream (an overloaded_error stays a retryable SERVER error).
     const error = errorPayload(text)
     if (error !== undefined) throw streamError(error, `in a ${response.status} JSON body`)
-    throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${text.slice(0, 200)}`)
+    throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${excerpt(text, 200, secret)}`)
   }
   if (response.body === null) throw new ModelError('EMPTY_RESPONSE', 'Anthropic answered with an empty body.')
-  yield* sseEvents(response.body)
+  yield* sseEvents(response.body, secret)
 }
 
 /** Configured headers may add or replace anything but the key. */

@@ -18,17 +18,18 @@ describe('the options schema', () => {
       reasoningEffort: 'high',
       headers: { 'anthropic-beta': 'x' },
       idleTimeoutMs: 5000,
+      timeoutMs: 600_000,
     })
     expect([adapter.name, adapter.model]).toEqual(['anthropic', 'claude-sonnet-4-5'])
   })
 
   it('reports every mistake of a config file with its JSON path', async () => {
     const error = await Promise.resolve(
-      createAdapter(definition, { maxTokens: 0, temperature: 3, reasoningEffort: 'max', apiKeyEnv: 'not a name', headers: { a: 1 }, baseURL: 'api.anthropic.com', idleTimeoutMs: 1.5, modle: 'x' }),
+      createAdapter(definition, { maxTokens: 0, temperature: 3, reasoningEffort: 'max', apiKeyEnv: 'not a name', headers: { a: 1 }, baseURL: 'api.anthropic.com', idleTimeoutMs: 1.5, timeoutMs: 0, modle: 'x' }),
     ).catch((e: unknown) => e)
     expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
     const paths = String((error as BosunError).details.paths).split(',')
-    expect(paths.sort()).toEqual(['$.apiKeyEnv', '$.baseURL', '$.headers.a', '$.idleTimeoutMs', '$.maxTokens', '$.model', '$.modle', '$.reasoningEffort', '$.temperature'])
+    expect(paths.sort()).toEqual(['$.apiKeyEnv', '$.baseURL', '$.headers.a', '$.idleTimeoutMs', '$.maxTokens', '$.model', '$.modle', '$.reasoningEffort', '$.temperature', '$.timeoutMs'])
   })
 })
 
@@ -43,6 +44,7 @@ describe('anthropic() in code', () => {
       reasoningEffort: undefined,
       headers: {},
       idleTimeoutMs: 60000,
+      timeoutMs: undefined,
     })
   })
 
@@ -54,6 +56,7 @@ describe('anthropic() in code', () => {
       [{ model: 'm', reasoningEffort: 'max' }, 'anthropic(): "reasoningEffort" must be "low", "medium" or "high" (found "max").'],
       [{ model: 'm', baseURL: 'ftp://x' }, 'anthropic(): "baseURL" must be an http(s) URL (found "ftp://x").'],
       [{ model: 'm', idleTimeoutMs: 0 }, 'anthropic(): "idleTimeoutMs" must be a positive integer (ms) (found 0).'],
+      [{ model: 'm', timeoutMs: 1.5 }, 'anthropic(): "timeoutMs" must be a positive integer (ms) (found 1.5).'],
       [{ model: 'm', headers: { a: 1 } }, 'anthropic(): "headers" must be an object of string values.'],
       [{ model: 'm', headers: { 'bad name': 'x' } }, expect.stringContaining('anthropic(): "headers" must hold valid HTTP header names and values') as unknown as string],
       [{ model: 'm', apiKey: 'sk-…' }, expect.stringContaining('anthropic(): "apiKey" is not an option') as unknown as string],

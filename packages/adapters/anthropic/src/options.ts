@@ -1,4 +1,4 @@
-import { invalidArgument } from '@bosun/core'
+import { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, invalidArgument } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
 /** How much the model may think before it answers; see {@link thinkingBudgets}. */
@@ -20,8 +20,13 @@ export interface AnthropicOptions {
   reasoningEffort?: ReasoningEffort
   /** Extra HTTP headers (e.g. `anthropic-beta`). They cannot replace `x-api-key`. */
   headers?: Record<string, string>
-  /** Fail with `TIMEOUT` when the server sends nothing for this long, in ms. Default 60000. */
+  /**
+   * Fail with `TIMEOUT` when no content (text, thinking or tool-call progress) arrives for this
+   * long, in ms, waiting for the answer included; `ping` events do not count. Default 60000.
+   */
   idleTimeoutMs?: number
+  /** Fail with `TIMEOUT` when one request (headers, stream and all) takes longer than this, in ms. Default: no limit. */
+  timeoutMs?: number
 }
 
 /** The options with every default filled in. */
@@ -34,6 +39,7 @@ export interface ResolvedOptions {
   reasoningEffort: ReasoningEffort | undefined
   headers: Record<string, string>
   idleTimeoutMs: number
+  timeoutMs: number | undefined
 }
 
 /** `budget_tokens` of `thinking: { type: 'enabled' }` for each reasoning effort. */
@@ -42,7 +48,7 @@ export const thinkingBudgets: Readonly<Record<ReasoningEffort, number>> = { low:
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com'
 export const DEFAULT_API_KEY_ENV = 'ANTHROPIC_API_KEY'
 export const DEFAULT_MAX_TOKENS = 4096
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000
+export { DEFAULT_IDLE_TIMEOUT_MS }
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$'
 
@@ -75,11 +81,7 @@ export const anthropicOptionsSchema: JsonSchema = {
       additionalProperties: { type: 'string' },
       description: 'Extra HTTP headers, e.g. anthropic-beta. They cannot replace x-api-key.',
     },
-    idleTimeoutMs: {
-      type: 'integer',
-      minimum: 1,
-      description: 'Fail with TIMEOUT when the server sends nothing for this long (ms). Default 60000.',
-    },
+    ...deadlineOptionsSchema,
   },
 }
 
@@ -90,7 +92,7 @@ export const anthropicOptionsSchema: JsonSchema = {
 export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw invalidArgument('anthropic(options): options must be an object with a "model".')
   const { model, baseURL = DEFAULT_BASE_URL, apiKeyEnv = DEFAULT_API_KEY_ENV, maxTokens = DEFAULT_MAX_TOKENS } = options
-  const { temperature, reasoningEffort, headers = {}, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS } = options
+  const { temperature, reasoningEffort, headers = {}, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, timeoutMs } = options
   const unknown = Object.keys(options).filter((key) => !(key in (anthropicOptionsSchema.properties as object)))
   if (unknown.length > 0) fail(unknown[0]!, 'is not an option (known: ' + Object.keys(anthropicOptionsSchema.properties as object).join(', ') + ')')
   if (typeof model !== 'string' || model === '') fail('model', 'must be a non-empty string, e.g. "claude-sonnet-4-5"', model)
@@ -112,7 +114,8 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
     fail('headers', `must hold valid HTTP header names and values: ${(error as Error).message}`)
   }
   if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs < 1) fail('idleTimeoutMs', 'must be a positive integer (ms)', idleTimeoutMs)
-  return { model, baseURL, apiKeyEnv, maxTokens, temperature, reasoningEffort, headers: { ...headers }, idleTimeoutMs }
+  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)) fail('timeoutMs', 'must be a positive integer (ms)', timeoutMs)
+  return { model, baseURL, apiKeyEnv, maxTokens, temperature, reasoningEffort, headers: { ...headers }, idleTimeoutMs, timeoutMs }
 }
 
 /** `found` is given as a rest parameter so that an `undefined` value is still shown. */

@@ -1,22 +1,34 @@
-import { ModelError } from '@bosun/core'
+import { excerpt, ModelError } from '@bosun/core'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import type { AnthropicEvent } from './stream.js'
+
+/** An event longer than this (no blank line in 16 MiB) is a broken stream, not a big event: memory stays bounded. */
+const MAX_EVENT_BYTES = 16 * 1024 * 1024
 
 /**
  * The events of a server-sent event stream, parsed with `eventsource-parser` and then as JSON.
  * Bytes are decoded as a UTF-8 stream, so a character split across network chunks arrives whole.
- * A payload that is not a JSON object with a string `type` is a `MALFORMED_RESPONSE`.
+ * A payload that is not a JSON object with a string `type` is a `MALFORMED_RESPONSE`, quoting its
+ * start with `secret` (the key, in case the server echoes it) masked before the cut.
  */
-export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<AnthropicEvent> {
+export async function* sseEvents(body: ReadableStream<Uint8Array>, secret?: string): AsyncGenerator<AnthropicEvent> {
   const pending: EventSourceMessage[] = []
-  const parser = createParser({ onEvent: (message) => pending.push(message) })
+  let tooLong = false
+  const parser = createParser({
+    maxBufferSize: MAX_EVENT_BYTES,
+    onEvent: (message) => pending.push(message),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') tooLong = true
+    },
+  })
   const decoder = new TextDecoder()
   // The caller owns the connection: it aborts the request (which cancels the body) when it stops.
   const reader = body.getReader()
   while (true) {
     const { done, value } = await reader.read()
     parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }))
-    for (const message of pending.splice(0)) yield parse(message)
+    if (tooLong) throw new ModelError('MALFORMED_RESPONSE', 'Anthropic sent an event longer than 16 MiB; the stream looks broken.')
+    for (const message of pending.splice(0)) yield parse(message, secret)
     if (done) {
       // A last event the server did not close with a blank line is taken too, if it is complete
       // JSON; a cut-off one is left out, and the decoder reports the stream as incomplete.
@@ -32,25 +44,22 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
 
 function tryParse(message: EventSourceMessage): AnthropicEvent | undefined {
   try {
-    return parse(message)
+    return parse(message, undefined)
   } catch {
     return undefined
   }
 }
 
-function parse(message: EventSourceMessage): AnthropicEvent {
+function parse(message: EventSourceMessage, secret: string | undefined): AnthropicEvent {
   let value: unknown
   try {
     value = JSON.parse(message.data)
-  } catch (error) {
-    throw new ModelError('MALFORMED_RESPONSE', `Anthropic sent an event whose data is not JSON: ${excerpt(message.data)}`, { cause: error })
+  } catch {
+    // No cause: V8's SyntaxError quotes a piece of the data, which may be a piece of an echoed key.
+    throw new ModelError('MALFORMED_RESPONSE', `Anthropic sent an event whose data is not JSON: ${excerpt(message.data, 120, secret)}`)
   }
   if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-    throw new ModelError('MALFORMED_RESPONSE', `Anthropic sent an event without a "type": ${excerpt(message.data)}`)
+    throw new ModelError('MALFORMED_RESPONSE', `Anthropic sent an event without a "type": ${excerpt(message.data, 120, secret)}`)
   }
   return value as AnthropicEvent
-}
-
-function excerpt(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text
 }

@@ -1,10 +1,13 @@
-import { BosunError, ErrorCodes, ModelError, modelErrorFromResponse, redactSecret, withIdleTimeout } from '@bosun/core'
-import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
+import {
+  BosunError, ErrorCodes, errorFromResponse, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
+  withContentDeadline,
+} from '@bosun/core'
+import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
 import { classify } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
 import { buildBody, type RequestSettings } from './request.js'
-import { ChunkMapper, chunksFromJson, chunksFromSse, HEARTBEAT, type StreamItem } from './stream.js'
+import { ChunkMapper, chunksFromJson, chunksFromSse } from './stream.js'
 import { validateOptions } from './validate.js'
 
 /** The OpenAI-compatible model adapter. */
@@ -39,7 +42,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   const label = KNOWN_LABELS[provider] ?? `The server at ${root.host}`
   // Kept in this closure only: never a property, never logged, never in an error.
   const apiKey = readApiKey(checked, root)
-  const idleMs = checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
+  const deadlines: Deadlines = { idleTimeoutMs: checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: checked.timeoutMs }
   const extraHeaders = { ...checked.headers }
   const settings: RequestSettings = {
     model: checked.model,
@@ -51,34 +54,36 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     ...(checked.reasoningEffort !== undefined ? { reasoningEffort: checked.reasoningEffort } : {}),
   }
 
-  /** One HTTP exchange: the request, then the chunks of the answer (or its typed error). */
-  async function* exchange(body: string, signal: AbortSignal): AsyncGenerator<StreamItem> {
+  /**
+   * One HTTP exchange: the request, then the chunks of the answer (or its typed error). A
+   * redirect is refused (the key and `headers` go to `baseURL`'s origin only) and a non-streamed
+   * body is read up to a cap; the key is masked in any excerpt of what the server sent.
+   */
+  async function* exchange(body: string, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const headers = new Headers(extraHeaders)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'text/event-stream')
     if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
-    const response = await fetch(endpoint, { method: 'POST', headers, body, signal })
-    if (!response.ok) throw modelErrorFromResponse(label, response.status, response.headers, await response.text())
+    const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
+    if (!response.ok) throw await errorFromResponse(label, response, { secret: apiKey })
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
-    const mapper = new ChunkMapper(label, provider)
+    const mapper = new ChunkMapper(label, provider, apiKey)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
-      yield* chunksFromJson(await response.text(), mapper, label)
+      yield* chunksFromJson(await readBodyText(response, MAX_JSON_BODY_BYTES, `The JSON answer of ${label}`), mapper)
       return
     }
-    yield* chunksFromSse(response.body, mapper, label)
+    yield* chunksFromSse(response.body, mapper)
   }
 
   async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
-    // An own controller: the turn's abort and the idle watchdog both close the connection.
+    // An own controller: the turn's abort, a deadline and an early stop all close the connection.
     const controller = new AbortController()
     const onAbort = (): void => controller.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
     try {
       if (signal.aborted) throw signal.reason
       const body = JSON.stringify(buildBody(request, settings))
-      for await (const item of withIdleTimeout(exchange(body, controller.signal), idleMs, label)) {
-        if (item !== HEARTBEAT) yield item
-      }
+      yield* withContentDeadline(exchange(body, controller.signal), deadlines, label)
     } catch (error) {
       throw redactSecret(classify(error, signal, label), apiKey)
     } finally {

@@ -1,4 +1,4 @@
-import { BosunError, ModelError, ModelErrorCodes } from '@bosun/core'
+import { BosunError, excerpt, ModelError } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
 
 const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
@@ -16,10 +16,10 @@ const httpStatus = (value: unknown): number | undefined => {
  * vLLM and llama.cpp report failures after the 200 this way): the code from its status or
  * numeric code, else from its `type` / `code` words, else `SERVER`.
  */
-export function streamError(label: string, error: unknown): ModelError {
+export function streamError(label: string, error: unknown, secret?: string): ModelError {
   const fields = isObject(error) ? error : {}
   const message =
-    typeof fields.message === 'string' ? fields.message : typeof error === 'string' ? error : excerpt(JSON.stringify(error) ?? '')
+    typeof fields.message === 'string' ? fields.message : typeof error === 'string' ? error : excerpt(JSON.stringify(error) ?? '', 200, secret)
   const status = httpStatus(fields.status) ?? httpStatus(fields.code) ?? httpStatus(fields.status_code)
   const kind = [fields.type, fields.code].filter((v) => typeof v === 'string').join(' ')
   let code: ModelErrorCode = 'SERVER'
@@ -42,13 +42,12 @@ export function malformed(label: string, problem: string): ModelError {
 
 /**
  * Any failure of a request as a {@link ModelError}: `ABORTED` when the turn's signal fired,
- * a ModelError as it is, anything else (fetch failed, connection reset, body errored) `TRANSPORT`.
+ * a ModelError as it is (the kit's `PROVIDER_REDIRECT` and `RESPONSE_TOO_LARGE` included), anything
+ * else (fetch failed, connection reset, body errored) `TRANSPORT`.
  */
 export function classify(error: unknown, signal: AbortSignal, label: string): ModelError {
   if (signal.aborted) return new ModelError('ABORTED', 'The request was aborted.', { cause: signal.reason })
-  if (BosunError.is(error) && (ModelErrorCodes as readonly string[]).includes(error.code) && 'retryable' in error) {
-    return error as ModelError
-  }
+  if (BosunError.is(error) && 'retryable' in error) return error as ModelError
   return new ModelError('TRANSPORT', `The connection to ${label} failed: ${describe(error)}`, { cause: error })
 }
 
@@ -58,9 +57,4 @@ function describe(error: unknown): string {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined
   const detail = [cause?.code, cause?.message].filter((v) => typeof v === 'string' && v !== '').join(': ')
   return detail ? `${error.message} (${detail})` : error.message
-}
-
-export function excerpt(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat
 }

@@ -8,7 +8,7 @@ const good = [
   { model: 'llama3.2', baseURL: 'http://127.0.0.1:11434/v1' },
   {
     model: 'o4-mini', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_OPTIONS_TEST_KEY', maxTokens: 4096, temperature: 0,
-    reasoningEffort: 'high', headers: { 'X-Title': 'bosun' }, idleTimeoutMs: 120_000, maxTokensField: 'max_completion_tokens',
+    reasoningEffort: 'high', headers: { 'X-Title': 'bosun' }, idleTimeoutMs: 120_000, timeoutMs: 600_000, maxTokensField: 'max_completion_tokens',
     provider: 'openai', reasoningPassback: false,
   },
 ]
@@ -26,6 +26,8 @@ const bad: [unknown, RegExp][] = [
   [{ model: 'm', headers: { 'X-A': 1 } }, /headers\.X-A must be a string \(found 1\)/],
   [{ model: 'm', headers: { 'bad header': 'x' } }, /headers\.bad header is not a valid HTTP header/],
   [{ model: 'm', idleTimeoutMs: -1 }, /idleTimeoutMs must be a positive integer/],
+  [{ model: 'm', timeoutMs: 0 }, /timeoutMs must be a positive integer/],
+  [{ model: 'm', timeoutMs: 2.5 }, /timeoutMs must be a positive integer/],
   [{ model: 'm', maxTokensField: 'max_output_tokens' }, /maxTokensField must be "max_tokens" or "max_completion_tokens"/],
   [{ model: 'm', reasoningPassback: 'yes' }, /reasoningPassback must be a boolean/],
   [{ model: 'm', apiKey: 'sk-live-123' }, /apiKey is not a known option/],
@@ -78,7 +80,7 @@ describe('options', () => {
 
   it('the schema lists every option the code accepts', () => {
     expect(Object.keys(openaiOptionsSchema.properties as object).sort()).toEqual(
-      ['apiKeyEnv', 'baseURL', 'headers', 'idleTimeoutMs', 'maxTokens', 'maxTokensField', 'model', 'provider', 'reasoningEffort', 'reasoningPassback', 'temperature'],
+      ['apiKeyEnv', 'baseURL', 'headers', 'idleTimeoutMs', 'maxTokens', 'maxTokensField', 'model', 'provider', 'reasoningEffort', 'reasoningPassback', 'temperature', 'timeoutMs'],
     )
   })
 

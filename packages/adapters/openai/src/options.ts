@@ -1,3 +1,4 @@
+import { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
 /** Which request field carries the output-token limit. */
@@ -27,8 +28,14 @@ export interface OpenAIOptions {
   reasoningEffort?: string
   /** Extra HTTP headers (OpenRouter's `HTTP-Referer`, `X-Title`, a proxy's routing header…). Never a key. */
   headers?: Record<string, string>
-  /** A stream that sends no bytes for this long fails with `TIMEOUT`. Default 60000. */
+  /**
+   * A request that brings no content — no text, reasoning or tool-call progress, waiting for the
+   * answer included — for this long fails with `TIMEOUT`; keep-alive comments and empty deltas do
+   * not count. Default 60000.
+   */
   idleTimeoutMs?: number
+  /** A request (headers, stream and all) that takes longer than this fails with `TIMEOUT`. Default: no limit. */
+  timeoutMs?: number
   /** Send the limit as `max_tokens` (default) or as `max_completion_tokens` (OpenAI o-series and GPT-5). */
   maxTokensField?: MaxTokensField
   /**
@@ -45,7 +52,7 @@ export interface OpenAIOptions {
 }
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000
+export { DEFAULT_IDLE_TIMEOUT_MS }
 
 /** JSON Schema of {@link OpenAIOptions}, checked (with ajv) before a config file's adapter is created. */
 export const openaiOptionsSchema: JsonSchema = {
@@ -74,7 +81,7 @@ export const openaiOptionsSchema: JsonSchema = {
       additionalProperties: { type: 'string', pattern: '^[^\\r\\n]*$' },
       description: 'Extra HTTP headers sent with every request. Never put a key here.',
     },
-    idleTimeoutMs: { type: 'integer', minimum: 1, description: 'Fail with TIMEOUT after this long without a byte. Default 60000.' },
+    ...deadlineOptionsSchema,
     maxTokensField: {
       enum: ['max_tokens', 'max_completion_tokens'],
       description: 'The request field that carries maxTokens. Default max_tokens.',

@@ -1,14 +1,7 @@
-import { ModelError } from '@bosun/core'
+import { excerpt, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelFinishReason, ModelUsage } from '@bosun/core'
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser'
-import { excerpt, malformed, streamError } from './errors.js'
-
-/**
- * Yielded (instead of a chunk) when bytes arrived that made no chunk — a role-only delta, a
- * keep-alive comment — so that the idle watchdog sees a live connection. Filtered out by the adapter.
- */
-export const HEARTBEAT = Symbol('heartbeat')
-export type StreamItem = ModelChunk | typeof HEARTBEAT
+import { malformed, streamError } from './errors.js'
 
 /** An SSE line longer than this (no line break in 16 MiB) is a broken stream, not a big chunk. */
 const MAX_BUFFER = 16 * 1024 * 1024
@@ -40,15 +33,29 @@ export class ChunkMapper {
   #finish: ModelFinishReason | undefined
   #emitted = false
 
+  /**
+   * `secret`: the adapter's key, masked in any excerpt of the server's payloads that goes into an
+   * error message before it is cut (a server may echo the key).
+   */
   constructor(
-    private readonly label: string,
+    readonly label: string,
     private readonly provider: string,
+    private readonly secret?: string,
   ) {}
+
+  /** One payload's JSON; a payload that is not JSON is `MALFORMED_RESPONSE`, quoting its start. */
+  parse(data: string): unknown {
+    try {
+      return JSON.parse(data)
+    } catch {
+      throw malformed(this.label, `a chunk is not JSON: ${excerpt(data, 200, this.secret)}`)
+    }
+  }
 
   /** The chunks of one parsed payload; throws a typed error for an error payload or a malformed one. */
   *map(payload: unknown): Generator<ModelChunk> {
-    if (!isObject(payload)) throw malformed(this.label, `expected a JSON object, got ${excerpt(JSON.stringify(payload) ?? '')}`)
-    if (payload.error !== undefined && payload.error !== null) throw streamError(this.label, payload.error)
+    if (!isObject(payload)) throw malformed(this.label, `expected a JSON object, got ${excerpt(JSON.stringify(payload) ?? '', 200, this.secret)}`)
+    if (payload.error !== undefined && payload.error !== null) throw streamError(this.label, payload.error, this.secret)
     if (isObject(payload.usage)) this.#usage = usageOf(payload.usage)
     const choices = payload.choices ?? []
     if (!Array.isArray(choices)) throw malformed(this.label, '"choices" is not an array')
@@ -165,10 +172,10 @@ function usageOf(usage: Record<string, unknown>): ModelUsage {
 /**
  * The model chunks of a server-sent-events body: bytes decoded as UTF-8 (a character split
  * across reads is kept whole), parsed by `eventsource-parser`, each `data:` payload JSON-parsed
- * and mapped, until `data: [DONE]` or the end of the body. Yields {@link HEARTBEAT} for reads
- * that made no chunk.
+ * and mapped, until `data: [DONE]` or the end of the body. Comments and payloads that make no
+ * chunk (keep-alives, role-only deltas) yield nothing: they are not progress.
  */
-export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: ChunkMapper, label: string): AsyncGenerator<StreamItem> {
+export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: ChunkMapper): AsyncGenerator<ModelChunk> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   const events: EventSourceMessage[] = []
@@ -185,12 +192,11 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
     while (!complete) {
       const { done, value } = await reader.read()
       parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }))
-      if (parseError) throw malformed(label, parseError.message)
+      if (parseError) throw malformed(mapper.label, parseError.message)
       const whole = events.length
       // At the end of the body, a last event the server did not close with a blank line is taken
       // too, if it is complete JSON (a cut-off one leaves the stream incomplete, as before).
       if (done) parser.feed('\n\n')
-      let yielded = false
       for (const [at, event] of events.splice(0).entries()) {
         const data = event.data.trim()
         if (data === '[DONE]') {
@@ -198,15 +204,11 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
           break
         }
         if (data === '') continue
-        const parsed = at < whole ? parseJson(data, label) : tryParseJson(data)
+        const parsed = at < whole ? mapper.parse(data) : tryParseJson(data)
         if (parsed === undefined) continue
-        for (const chunk of mapper.map(parsed)) {
-          yielded = true
-          yield chunk
-        }
+        yield* mapper.map(parsed)
       }
       if (done) break
-      if (!yielded) yield HEARTBEAT
     }
     yield* mapper.end(complete)
   } finally {
@@ -216,8 +218,8 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
 }
 
 /** The chunks of a non-streamed JSON answer (a server that ignored `stream: true`). */
-export function* chunksFromJson(text: string, mapper: ChunkMapper, label: string): Generator<ModelChunk> {
-  yield* mapper.map(parseJson(text, label))
+export function* chunksFromJson(text: string, mapper: ChunkMapper): Generator<ModelChunk> {
+  yield* mapper.map(mapper.parse(text))
   yield* mapper.end(true)
 }
 
@@ -226,13 +228,5 @@ function tryParseJson(data: string): unknown {
     return JSON.parse(data) as unknown
   } catch {
     return undefined
-  }
-}
-
-function parseJson(data: string, label: string): unknown {
-  try {
-    return JSON.parse(data)
-  } catch {
-    throw malformed(label, `a chunk is not JSON: ${excerpt(data)}`)
   }
 }

@@ -6,7 +6,7 @@ import type { OpenAIOptions } from './options.js'
 // `openai(): temperature must be a number from 0 to 2 (found 3)`.
 
 const optionKeys = [
-  'model', 'baseURL', 'apiKeyEnv', 'maxTokens', 'temperature', 'reasoningEffort', 'headers', 'idleTimeoutMs',
+  'model', 'baseURL', 'apiKeyEnv', 'maxTokens', 'temperature', 'reasoningEffort', 'headers', 'idleTimeoutMs', 'timeoutMs',
   'maxTokensField', 'provider', 'reasoningPassback',
 ]
 
@@ -64,6 +64,7 @@ export function validateOptions(input: unknown): OpenAIOptions {
   check(input, 'temperature', (v) => typeof v === 'number' && v >= 0 && v <= 2, 'a number from 0 to 2')
   check(input, 'reasoningEffort', isNonEmptyString, 'a non-empty string')
   check(input, 'idleTimeoutMs', isPositiveInteger, 'a positive integer (milliseconds)')
+  check(input, 'timeoutMs', isPositiveInteger, 'a positive integer (milliseconds)')
   check(input, 'maxTokensField', (v) => v === 'max_tokens' || v === 'max_completion_tokens', '"max_tokens" or "max_completion_tokens"')
   check(input, 'provider', isNonEmptyString, 'a non-empty string')
   check(input, 'reasoningPassback', (v) => typeof v === 'boolean', 'a boolean')

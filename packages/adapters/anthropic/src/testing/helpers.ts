@@ -40,10 +40,4 @@ export async function collect(stream: AsyncIterable<ModelChunk>): Promise<Collec
 export const textOf = (chunks: readonly ModelChunk[]): string =>
   chunks.map((chunk) => (chunk.type === 'text-delta' ? chunk.text : '')).join('')
 
-/**
- * Node loads its fetch implementation on the first call (100–200 ms on a slow machine): tests
- * with a short idle timeout warm it up first so that the load does not count as a stall.
- */
-export async function warmUpFetch(): Promise<void> {
-  await fetch('data:,').then((response) => response.text()).catch(() => {})
-}
+export { warmUpFetch } from '../../../openai/src/testing/hostile.js'
