@@ -130,6 +130,17 @@ describe('fetchWithoutRedirects and capped bodies', () => {
     expect((error as Error).message).not.toMatch(/steal|token/)
   })
 
+  it('names no origin it cannot tell: an unparsable location, a data: URL', async () => {
+    const origin = await serve((req, res) => {
+      res.writeHead(302, { location: req.url === '/bad' ? 'http://[oops' : 'data:text/plain,sk-kit-secret' })
+      res.end()
+    })
+    expect(await fetchWithoutRedirects(`${origin}/bad`).catch((e: Error) => e.message)).toContain('redirecting to an unparsable location.')
+    const data = await fetchWithoutRedirects(`${origin}/data`).catch((e: Error) => e.message)
+    expect(data).toContain('redirecting to a location without an origin.')
+    expect(data).not.toContain('sk-kit')
+  })
+
   it('passes other answers; a failed one comes with its body capped', async () => {
     const origin = await serve((req, res) => {
       if (req.url === '/ok') return res.end('fine')

@@ -29,7 +29,8 @@ export async function fetchWithoutRedirects(input: string | URL | Request, init?
 function redirectError(from: URL, status: number, location: string): ModelError {
   let target: string
   try {
-    target = new URL(location, from).origin
+    const origin = new URL(location, from).origin
+    target = origin === 'null' ? 'a location without an origin' : origin // data:, file:…
   } catch {
     target = 'an unparsable location'
   }
