@@ -1,6 +1,8 @@
-import { BosunError, ErrorCodes } from './errors.js'
+import { createAdapter, type AdapterDefinition } from './adapter.js'
+import { BosunError, ErrorCodes, invalidArgument } from './errors.js'
 import type { AgentHooks } from './hooks.js'
 import type { Inbox } from './inbox/inbox.js'
+import type { ModelAdapter } from './model.js'
 import { compileOptionsValidator, type JsonSchema } from './schema.js'
 import type { MessageInput, UserMessage } from './session/messages.js'
 import type { Session } from './session/session.js'
@@ -32,6 +34,22 @@ export interface PluginContext {
   now(): number
   /** Registers teardown (timers, connections) run by `agent.close()`, after the last turn. */
   onClose(teardown: () => void | Promise<void>): void
+  /**
+   * Creates the adapter a model entry describes — an option the plugin's schema marks
+   * `"x-bosun-model": true` (a helper model: a summariser, a judge): a ready adapter is returned
+   * as it is, an adapter definition is created with `options` (checked against its schema). A
+   * config file's adapter name (`{ adapter: 'openai', options }`) reaches `setup` already resolved
+   * to its definition and checked by the config loader. Throws `INVALID_ARGUMENT` for anything else.
+   */
+  createModel(entry: ModelEntry): Promise<ModelAdapter>
+}
+
+/** A model entry as `setup` receives it: `{ adapter, options? }`, like a config's `model`. */
+export interface ModelEntry {
+  /** A ready adapter, or an adapter definition (an adapter package's default export). */
+  adapter: ModelAdapter | AdapterDefinition<any>
+  /** The definition's options; none for a ready adapter. */
+  options?: Record<string, unknown>
 }
 
 /** A plugin: a name, a JSON Schema of its options and a `setup` that taps hooks. */
@@ -119,12 +137,12 @@ export function resolvePluginEntry(entry: unknown, index: number): { plugin: Plu
 }
 
 /** Validates every entry first (so a bad option fails before any setup runs), then sets them up in order. */
-export async function setupPlugins(entries: readonly unknown[], context: Omit<PluginContext, 'name'>): Promise<void> {
+export async function setupPlugins(entries: readonly unknown[], context: Omit<PluginContext, 'name' | 'createModel'>): Promise<void> {
   // Resolved again (cheap: schemas are compiled once) so that this function stands on its own.
   const resolved = entries.map((entry, index) => resolvePluginEntry(entry, index))
   for (const { plugin, options } of resolved) {
     try {
-      await plugin.setup({ ...context, name: plugin.name }, options)
+      await plugin.setup({ ...context, name: plugin.name, createModel }, options)
     } catch (error) {
       // Options that setup finds invalid (a regex that does not compile) are an options error.
       if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) throw error
@@ -135,4 +153,23 @@ export async function setupPlugins(entries: readonly unknown[], context: Omit<Pl
       )
     }
   }
+}
+
+/** {@link PluginContext.createModel}: the same rules as the config's `model`, for an entry given in code or resolved by the config loader. */
+async function createModel(entry: ModelEntry): Promise<ModelAdapter> {
+  const adapter = (entry as Partial<ModelEntry> | undefined)?.adapter as Partial<ModelAdapter & AdapterDefinition<unknown>> | string | undefined
+  if (typeof adapter === 'object' && adapter !== null) {
+    if (adapter.kind === 'bosun-adapter' && typeof adapter.create === 'function') return createAdapter(adapter as AdapterDefinition<unknown>, entry.options)
+    if (typeof adapter.stream === 'function' && typeof adapter.name === 'string') {
+      if (entry.options === undefined) return adapter as ModelAdapter
+      throw invalidArgument('a model entry\'s "options" cannot be given to an adapter that is already created; pass them when you create it.')
+    }
+  }
+  if (typeof adapter === 'string') {
+    throw invalidArgument(
+      'a model entry names its adapter, but names are resolved only from a config file; in code, give the adapter itself ' +
+        '({ adapter: openai({ … }) }) or its definition (the adapter package\'s default export) with options.',
+    )
+  }
+  throw invalidArgument('a model entry\'s "adapter" must be a model adapter (with name and stream) or an adapter definition (an adapter package\'s default export).')
 }

@@ -1,6 +1,7 @@
 import type { AdapterDefinition } from '../adapter.js'
 import type { ModelAdapter } from '../model.js'
 import type { Plugin } from '../plugin.js'
+import type { JsonSchema } from '../schema.js'
 import type { StoreDefinition } from '../store/define-store.js'
 import type { Store } from '../store/types.js'
 import { ToolRegistry } from '../tools/registry.js'
@@ -16,6 +17,29 @@ import type { ConfigProblem, EntryKind } from './types.js'
 export interface EntryContext {
   loader: ModuleLoader
   env: Readonly<Record<string, string | undefined>>
+  /**
+   * Resolves the model entries an options schema marks (`model-entries.ts`). Passed in rather
+   * than imported: resolving a model entry resolves an adapter entry, which comes back here.
+   */
+  resolveModels(context: EntryContext, schema: JsonSchema, options: unknown, path: string): Promise<ResolvedOptions>
+}
+
+/** Options whose model entries were resolved: names replaced by the adapters' definitions. */
+export interface ResolvedOptions {
+  options: unknown
+  problems: ConfigProblem[]
+  /** Paths of model entries that could not be resolved: their problems are reported already. */
+  failed: string[]
+}
+
+/** Where an entry is in the config. */
+export interface EntryAt {
+  /** The entry (or, for `model`, its `adapter`). */
+  path: string
+  /** Its options; `undefined` when the entry gave none, as a bare name. */
+  optionsPath: string | undefined
+  /** Nested in another entry's options, whose check already reported the secrets in these. */
+  nested?: boolean
 }
 
 /** An entry's module, checked for the expected kind; `problems` is empty on success. */
@@ -49,17 +73,19 @@ const EXPECTED: Record<EntryKind, { what: string; how: string; section: string }
 
 /**
  * Finds the module a named entry points to (or takes the object a TS config gave), checks it is
- * of the expected kind, then checks the secrets and the options against the module's own schema.
- * `options` is `undefined` when the entry gave none; `optionsPath` is then where they would go.
+ * of the expected kind, then checks the secrets, resolves the model entries its schema marks, and
+ * checks the options against the module's own schema. `options` is `undefined` when the entry
+ * gave none; `optionsPath` is then where they would go. Returns the options as the module gets
+ * them: with the model entries resolved.
  */
 export async function resolveEntry<T>(
   context: EntryContext,
   kind: Exclude<EntryKind, 'tool'>,
   spec: unknown,
   options: unknown,
-  at: { path: string; optionsPath: string | undefined },
+  at: EntryAt,
   accept: (value: unknown) => value is T,
-): Promise<EntryResult<T>> {
+): Promise<EntryResult<T> & { options: unknown }> {
   const label = typeof spec === 'string' ? spec : nameOf(spec)
   const problem = (path: string, message: string, cause?: unknown): ConfigProblem => ({
     path,
@@ -68,42 +94,42 @@ export async function resolveEntry<T>(
     ...(cause === undefined ? {} : { cause }),
   })
   const problems: ConfigProblem[] = []
+  const failed = (first: ConfigProblem) => ({ value: undefined, options, problems: [first, ...problems] })
   const secrets = at.optionsPath === undefined ? [] : checkSecrets(options, at.optionsPath, context.env)
-  for (const finding of secrets) problems.push(problem(finding.path, finding.message))
+  if (!at.nested) for (const finding of secrets) problems.push(problem(finding.path, finding.message))
 
   let value: unknown = spec
   let source = 'it'
-  if (typeof spec === 'string' && looksLikeCredential(spec)) return { value: undefined, problems: [problem(at.path, credentialAsName(kind)), ...problems] }
+  if (typeof spec === 'string' && looksLikeCredential(spec)) return failed(problem(at.path, credentialAsName(kind)))
   if (typeof spec === 'string') {
     const imported = await importEntry(context.loader, spec, kind)
-    if (!imported.ok) return { value: undefined, problems: [problem(at.path, imported.message, imported.cause), ...problems] }
+    if (!imported.ok) return failed(problem(at.path, imported.message, imported.cause))
     value = imported.value
     source = `the default export of ${imported.specifier}`
     if (imported.namedExports) {
       const names = imported.namedExports.length > 0 ? ` (it exports ${imported.namedExports.join(', ')})` : ''
-      const message = `${imported.specifier} has no default export${names}. ${EXPECTED[kind].how}.`
-      return { value: undefined, problems: [problem(at.path, message), ...problems] }
+      return failed(problem(at.path, `${imported.specifier} has no default export${names}. ${EXPECTED[kind].how}.`))
     }
   }
-  if (!accept(value)) {
-    return { value: undefined, problems: [problem(at.path, wrongKind(kind, source, value)), ...problems] }
+  if (!accept(value)) return failed(problem(at.path, wrongKind(kind, source, value)))
+  const schema = (value as { schema?: JsonSchema }).schema
+  if (schema === undefined) return { value: value as T, options, problems }
+
+  const models = at.optionsPath === undefined ? undefined : await context.resolveModels(context, schema, options, at.optionsPath)
+  problems.push(...(models?.problems ?? []))
+  // A schema error under a literal secret could show the value: the secret finding says enough.
+  // One under a model entry that failed would repeat what its own problems say.
+  const hidden = [...secrets.filter((finding) => finding.literal).map((finding) => finding.path), ...(models?.failed ?? [])]
+  const under = (path: string) => hidden.some((top) => path === top || path.startsWith(`${top}.`) || path.startsWith(`${top}[`))
+  for (const error of schemaErrors(schema, models?.options ?? options ?? {}, at.optionsPath ?? '$')) {
+    if (under(error.path)) continue
+    problems.push(
+      at.optionsPath === undefined
+        ? problem(at.path, `option "${error.path.replace(/^\$\.?/, '')}" ${error.message} — give options as [${JSON.stringify(label)}, { … }]`)
+        : problem(error.path, error.message),
+    )
   }
-  const schema = (value as { schema?: Record<string, unknown> }).schema
-  if (schema !== undefined) {
-    // A schema error under a literal secret could show the value: the secret finding says enough.
-    const hidden = secrets.filter((finding) => finding.literal).map((finding) => finding.path)
-    const under = (path: string) =>
-      hidden.some((secret) => path === secret || path.startsWith(`${secret}.`) || path.startsWith(`${secret}[`))
-    for (const error of schemaErrors(schema, options ?? {}, at.optionsPath ?? '$')) {
-      if (under(error.path)) continue
-      problems.push(
-        at.optionsPath === undefined
-          ? problem(at.path, `option "${error.path.slice(2)}" ${error.message} — give options as [${JSON.stringify(label)}, { … }]`)
-          : problem(error.path, error.message),
-      )
-    }
-  }
-  return { value: value as T, problems }
+  return { value: value as T, options: models?.options ?? options, problems }
 }
 
 /** A tools entry: a module whose default export is a tool or tools, or the tools themselves. */

@@ -29,6 +29,30 @@ const EXPECTED = {
   tool: 'a "./path" or package name of a tool module, a tool object or an array of tools',
 } as const
 
+/**
+ * A model entry, `{ adapter, options? }`: the config's `model`, and any plugin (adapter, store)
+ * option whose schema is marked with {@link MODEL_ENTRY_KEYWORD} — one shape, checked the same
+ * way wherever it appears.
+ */
+export const MODEL_ENTRY_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['adapter'],
+  properties: {
+    adapter: { anyOf: [adapterName, { type: 'object' }], 'x-expected': EXPECTED.adapter, description: adapterName['description'] },
+    options: options(
+      'Options of the adapter, checked against its own schema. Never put a key here: name its environment variable ("apiKeyEnv": "OPENAI_API_KEY").',
+    ),
+  },
+}
+
+/**
+ * Marks an option in a plugin's (adapter's, store's) options schema as a model entry:
+ * `model: { 'x-bosun-model': true, type: 'object' }`. The config loader then resolves an adapter
+ * name given there like the top-level `model` (see docs/plugins.md).
+ */
+export const MODEL_ENTRY_KEYWORD = 'x-bosun-model'
+
 /** The JSON Schema of a Bosun config (draft-07). */
 export const configSchema: JsonSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -39,16 +63,10 @@ export const configSchema: JsonSchema = {
   properties: {
     $schema: { type: 'string', description: 'This schema, for editor completion: "./node_modules/@bosun/core/schema.json".' },
     model: {
+      // Keys in this order so that schema.json reads as before: type, description, then the shape.
       type: 'object',
       description: 'The model adapter and its options. Default: the scripted adapter (offline; it echoes).',
-      additionalProperties: false,
-      required: ['adapter'],
-      properties: {
-        adapter: { anyOf: [adapterName, { type: 'object' }], 'x-expected': EXPECTED.adapter, description: adapterName['description'] },
-        options: options(
-          'Options of the adapter, checked against its own schema. Never put a key here: name its environment variable ("apiKeyEnv": "OPENAI_API_KEY").',
-        ),
-      },
+      ...MODEL_ENTRY_SCHEMA,
       examples: [{ adapter: 'openai', options: { baseURL: 'https://api.deepseek.com', model: 'deepseek-chat', apiKeyEnv: 'DEEPSEEK_API_KEY' } }],
     },
     store: {

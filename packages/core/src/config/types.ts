@@ -96,6 +96,7 @@ export interface ConfigProblem {
 export interface ResolvedConfig {
   model: { definition: AdapterDefinition<any>; options: unknown; name: string } | { adapter: ModelAdapter }
   store: { definition: StoreDefinition<any>; options: unknown; name: string } | { store: Store } | 'memory'
+  /** With their options as `setup` gets them: each model entry's adapter name resolved to its definition. */
   plugins: PluginEntry[]
   tools: Tool[]
   system: string | undefined

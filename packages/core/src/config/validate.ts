@@ -2,9 +2,8 @@ import type { PluginEntry } from '../plugin.js'
 import type { Tool } from '../tools/types.js'
 import { schemaErrors } from './ajv-messages.js'
 import { depthProblem } from './depth.js'
-import {
-  isAdapterDefinition, isModelAdapter, isPlugin, isStore, isStoreDefinition, resolveEntry, resolveTools, type EntryContext,
-} from './entries.js'
+import { isPlugin, isStore, isStoreDefinition, resolveEntry, resolveTools, type EntryContext } from './entries.js'
+import { resolveModelEntries, resolveModelEntry } from './model-entries.js'
 import { childPath, configError, describeValue, rootPath } from './problems.js'
 import { createModuleLoader } from './resolve.js'
 import { configSchema } from './schema.js'
@@ -18,9 +17,10 @@ export interface ValidateConfigOptions {
 
 /**
  * Checks a loaded config and resolves everything it names: its depth, the root schema (unknown
- * keys get a "did you mean"), then every adapter, store, plugin and tool entry — found, loaded, of the right
- * kind, its options valid against its own schema — then secrets. Every problem is collected;
- * one broken entry never hides another's. Throws one `CONFIG_INVALID` error listing them all.
+ * keys get a "did you mean"), then every adapter, store, plugin and tool entry — found, loaded,
+ * of the right kind, its secrets, the model entries its options schema marks, its options valid
+ * against its own schema. Every problem is collected; one broken entry never hides another's.
+ * Throws one `CONFIG_INVALID` error listing them all.
  *
  * @example
  * const resolved = await validateConfig(await loadConfig({ validate: false }))
@@ -45,7 +45,7 @@ export async function validateConfig(loaded: LoadedConfig, options: ValidateConf
   // An entry the root schema refused is not resolved: its problem is already reported.
   const usable = (pointer: string) => !invalid.some((bad) => bad === pointer || bad.startsWith(`${pointer}/`) || pointer.startsWith(`${bad}/`))
 
-  const context: EntryContext = { loader: createModuleLoader(dir), env: options.env ?? process.env }
+  const context: EntryContext = { loader: createModuleLoader(dir), env: options.env ?? process.env, resolveModels: resolveModelEntries }
   const typed = config as BosunConfig
   const each = <T>(key: 'plugins' | 'tools', resolve: (entry: unknown, path: string) => Promise<T>) =>
     Promise.all(
@@ -77,21 +77,11 @@ type Result<T> = { value: T | undefined; problems: ConfigProblem[] }
 
 async function resolveModel(context: EntryContext, config: BosunConfig, root: string): Promise<Result<ResolvedConfig['model']>> {
   const path = childPath(root, 'model')
-  const spec = config.model?.adapter ?? 'scripted'
   const at = { path: config.model === undefined ? path : childPath(path, 'adapter'), optionsPath: childPath(path, 'options') }
-  const options = config.model?.options
-  if (typeof spec !== 'string' && !isAdapterDefinition(spec) && isModelAdapter(spec)) {
-    if (options === undefined) return { value: { adapter: spec }, problems: [] }
-    const message = 'options cannot be given to an adapter that is already created; pass them when you create it.'
-    return { value: undefined, problems: [{ path: at.optionsPath, message }] }
-  }
-  const result = await resolveEntry(context, 'adapter', spec, options, at, isAdapterDefinition)
-  const problems =
-    config.model === undefined
-      ? result.problems.map((problem) => ({ ...problem, message: `no model is configured, and the default adapter ${problem.message}` }))
-      : result.problems
-  const name = typeof spec === 'string' ? spec : result.value?.name
-  return { value: result.value && { definition: result.value, options, name: name! }, problems }
+  const result = await resolveModelEntry(context, config.model ?? { adapter: 'scripted' }, at)
+  if (config.model !== undefined) return result
+  const problems = result.problems.map((problem) => ({ ...problem, message: `no model is configured, and the default adapter ${problem.message}` }))
+  return { value: result.value, problems }
 }
 
 async function resolveStore(context: EntryContext, config: BosunConfig, root: string): Promise<Result<ResolvedConfig['store']>> {
@@ -109,14 +99,14 @@ async function resolveStore(context: EntryContext, config: BosunConfig, root: st
   const at = { path, optionsPath: Array.isArray(entry) ? childPath(path, 1) : undefined }
   const result = await resolveEntry(context, 'store', spec, options, at, isStoreDefinition)
   const name = typeof spec === 'string' ? spec : result.value?.name
-  return { value: result.value && { definition: result.value, options, name: name! }, problems: result.problems }
+  return { value: result.value && { definition: result.value, options: result.options, name: name! }, problems: result.problems }
 }
 
 async function resolvePlugin(context: EntryContext, entry: unknown, path: string): Promise<Result<PluginEntry>> {
   const [spec, options] = Array.isArray(entry) ? [entry[0], entry[1]] : [entry, undefined]
   const at = { path, optionsPath: Array.isArray(entry) ? childPath(path, 1) : undefined }
   const result = await resolveEntry(context, 'plugin', spec, options, at, isPlugin)
-  const value: PluginEntry | undefined = result.value && (options === undefined ? result.value : [result.value, options])
+  const value: PluginEntry | undefined = result.value && (options === undefined ? result.value : [result.value, result.options])
   return { value, problems: result.problems }
 }
 

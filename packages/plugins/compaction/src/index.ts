@@ -19,14 +19,16 @@ export { SUMMARY_PREFIX, SUMMARY_SYSTEM_PROMPT } from './summarize.js'
  * `Stage.early` (outside a retry plugin at `Stage.first`, inside output filters) and `agent/compact`.
  *
  * @example
- * // bosun.config.ts
- * export default defineConfig({ plugins: ['retry', ['compaction', { contextWindow: 128000 }]] })
+ * // bosun.config.ts — summaries written by a cheaper model, named like the config's own `model`
+ * export default defineConfig({
+ *   plugins: ['retry', ['compaction', { contextWindow: 128000, model: { adapter: 'openai', options: { model: 'gpt-4o-mini' } } }]],
+ * })
  */
 export default definePlugin<Options>({
   name: 'compaction',
   schema: optionsSchema,
-  async setup({ hooks, name, session }, options) {
-    const settings = await resolveSettings(options)
+  async setup({ hooks, name, session, createModel }, options) {
+    const settings = await resolveSettings(options, createModel)
     const compactor = new Compactor(session, settings)
     hooks.event.tap(name, (event) => compactor.observe(event))
 

@@ -25,6 +25,7 @@ describe('options', () => {
     [{ retainRatio: -0.1 }, '$.retainRatio'],
     [{ retainRatio: 1 }, '$.retainRatio'],
     [{ model: 'openai' }, '$.model'],
+    // From code a name cannot be resolved (a config file's is, before options reach the plugin).
     [{ model: { adapter: 'openai' } }, '$.model.adapter'],
     [{ model: { options: {} } }, '$.model.adapter'],
     [{ window: 1000 }, '$.window'],
@@ -45,7 +46,14 @@ describe('options', () => {
   it('refuses a model object that is neither an adapter nor an adapter definition', async () => {
     await expect(testPlugin(compaction, { model: { adapter: { name: 'x' } as never } })).rejects.toMatchObject({
       code: 'PLUGIN_SETUP_FAILED',
-      message: expect.stringContaining('"model.adapter" must be a model adapter object'),
+      message: expect.stringContaining('a model entry\'s "adapter" must be a model adapter (with name and stream) or an adapter definition'),
+    })
+  })
+
+  it('refuses options given with an adapter that is already created, as a config file\'s model does', async () => {
+    await expect(testPlugin(compaction, { model: { adapter: scripted(), options: { responses: [] } } })).rejects.toMatchObject({
+      code: 'PLUGIN_SETUP_FAILED',
+      message: expect.stringContaining('"options" cannot be given to an adapter that is already created'),
     })
   })
 })

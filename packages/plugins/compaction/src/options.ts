@@ -1,5 +1,5 @@
-import { createAdapter, invalidArgument } from '@bosun/core'
-import type { AdapterDefinition, JsonSchema, ModelAdapter } from '@bosun/core'
+import { invalidArgument } from '@bosun/core'
+import type { AdapterDefinition, JsonSchema, ModelAdapter, PluginContext } from '@bosun/core'
 
 /**
  * The options of the compaction plugin, as a config file gives them:
@@ -16,9 +16,11 @@ export interface Options {
    */
   retainRatio?: number
   /**
-   * Code only (a config file cannot name it yet): the model that writes summaries — a
-   * `ModelAdapter` object, or an adapter definition (a package's default export) created with
-   * `options`. Default: the agent's own adapter.
+   * The model that writes summaries, given like the config's `model`: in a config file an adapter
+   * name with options (`{ adapter: 'openai', options: { model: 'gpt-4o-mini', apiKeyEnv: … } }`,
+   * which the config loader resolves to the adapter's definition); in code a `ModelAdapter`, or
+   * an adapter definition (a package's default export) created with `options`. Default: the
+   * agent's own adapter.
    */
   model?: { adapter: ModelAdapter | AdapterDefinition; options?: Record<string, unknown> }
 }
@@ -46,9 +48,12 @@ export const optionsSchema: JsonSchema = {
       default: 0.25,
       description: 'Share of contextWindow kept verbatim (the most recent steps); below thresholdRatio.',
     },
+    // A model entry: a config file's adapter name is resolved by the config loader (checked like
+    // the config's `model`) before this schema sees it; what reaches it is an object either way.
     model: {
+      'x-bosun-model': true,
       type: 'object',
-      description: 'Code only: { adapter: a ModelAdapter or adapter definition object, options? }. A config file cannot name an adapter here yet.',
+      description: 'The model that writes summaries: { adapter, options? } like the config\'s model. Default: the agent\'s adapter.',
       properties: { adapter: { type: 'object' }, options: { type: 'object' } },
       required: ['adapter'],
       additionalProperties: false,
@@ -68,26 +73,16 @@ export interface CompactionSettings {
 
 /**
  * Fills the defaults, checks what the schema cannot express (`retainRatio` below
- * `thresholdRatio`, the shape of `model.adapter`) and creates the summary adapter. Throws
- * `INVALID_ARGUMENT`, which `createAgent` reports as `PLUGIN_SETUP_FAILED` — at startup.
+ * `thresholdRatio`) and creates the summary adapter with the context's `createModel` (which
+ * checks the shape of `model.adapter`). Throws `INVALID_ARGUMENT`, which `createAgent` reports as
+ * `PLUGIN_SETUP_FAILED` — at startup.
  */
-export async function resolveSettings(options: Options): Promise<CompactionSettings> {
+export async function resolveSettings(options: Options, createModel: PluginContext['createModel']): Promise<CompactionSettings> {
   const { contextWindow = 128_000, thresholdRatio = 0.8, retainRatio = 0.25, model } = options
   if (retainRatio >= thresholdRatio) {
     throw invalidArgument(
       `compaction: "retainRatio" (${retainRatio}) must be below "thresholdRatio" (${thresholdRatio}), or every compaction would trigger the next.`,
     )
   }
-  return { contextWindow, thresholdRatio, retainRatio, adapter: model === undefined ? undefined : await summaryAdapter(model) }
-}
-
-async function summaryAdapter(model: NonNullable<Options['model']>): Promise<ModelAdapter> {
-  const adapter = model.adapter as Partial<ModelAdapter & AdapterDefinition>
-  if (typeof adapter.stream === 'function' && typeof adapter.name === 'string') return adapter as ModelAdapter
-  if (adapter.kind === 'bosun-adapter' && typeof adapter.create === 'function') {
-    return createAdapter(adapter as AdapterDefinition, model.options)
-  }
-  throw invalidArgument(
-    'compaction: "model.adapter" must be a model adapter object (with name and stream) or an adapter definition (an adapter package\'s default export).',
-  )
+  return { contextWindow, thresholdRatio, retainRatio, adapter: model === undefined ? undefined : await createModel(model) }
 }
