@@ -246,9 +246,10 @@ function contextSummary(data: Record<string, unknown>, stored: unknown, max: num
     const count = [...String((stored as { system: string }).system)].length
     prompt = `system prompt (${count} character${count === 1 ? '' : 's'}: ${JSON.stringify(oneLine(system, SYSTEM_EXCERPT))})`
   }
-  const list = Array.isArray(tools) ? tools : []
+  if (tools !== undefined && !Array.isArray(tools)) return `${prompt}, tools (not a list)`
+  const list: unknown[] = tools ?? []
   if (list.length === 0) return `${prompt}, no tools`
-  const names = list.map((tool) => (typeof tool?.name === 'string' ? tool.name : '?')).join(', ')
+  const names = list.map((tool) => (tool as { name?: unknown } | null)?.name).map((name) => (typeof name === 'string' ? name : '?')).join(', ')
   const shown = oneLine(names, max)
   return `${prompt}, tools: ${shown}${shown === names ? '' : ` (${list.length} tools)`}`
 }

@@ -172,6 +172,7 @@ describe.concurrent('bosun log', () => {
       ['step/end', { turn: 1, step: 1, finish: 'stop' }],
       ['request/context', { system: '', tools: [] }],
       ['turn/end', { turn: 1, reason: { kind: 'completed' } }],
+      ['request/context', { system: 7, tools: 'clock' }], // damaged by hand: said so, not thrown on
     ].map(([type, data], seq) => ({ seq, time: 1_773_325_325_000 + seq, type, data }))
     const header = { bosun: 'session', id: 'ctx', version: 1, createdAt: 1_773_325_325_000 }
     await mkdir(sessions(dir), { recursive: true })
@@ -182,6 +183,7 @@ describe.concurrent('bosun log', () => {
     expect(timeline.stdout.split('\n').filter((line) => line.includes('context'))).toEqual([
       '    context: system prompt (105 characters: "You are a careful assistant. ⏎ Answer briefly, and never ␛]…"), tools: clock, read_file',
       '  context: no system prompt, no tools',
+      'context: system prompt (not text), tools (not a list)',
     ])
     expect(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(events)
   })
