@@ -15,7 +15,7 @@ export interface LogOptions {
   all?: boolean
 }
 
-/** How often `--follow` looks for new events. */
+/** How often `--follow` looks for new events (less often when reading takes long). */
 export const FOLLOW_INTERVAL_MS = 200
 
 /**
@@ -46,13 +46,17 @@ export async function logCommand(ctx: CommandContext, id: string, options: LogOp
       let seen = log.events.length
       if (!options.json) ctx.err.line(ctx.err.style.dim(`following ${id} — Ctrl+C to stop`))
       while (!stopped) {
+        const began = performance.now()
         for (const event of await reader.readAfter(id, seen)) {
           print(event)
           seen = event.seq + 1
         }
+        // A store reads the whole session again when it changed: for a large one, rest at least
+        // twice as long as that took, so that following never takes most of a core.
+        const pause = Math.max(FOLLOW_INTERVAL_MS, 2 * (performance.now() - began))
         await new Promise<void>((resolve) => {
           wake = resolve
-          void sleep(FOLLOW_INTERVAL_MS).then(resolve)
+          void sleep(pause).then(resolve)
         })
       }
     } finally {
