@@ -17,3 +17,10 @@ export function killsFromEnv(): number {
   if (!Number.isSafeInteger(kills) || kills < 1) throw new Error(`BOSUN_CRASH_KILLS must be a positive integer, got ${process.env.BOSUN_CRASH_KILLS}`)
   return kills
 }
+
+/** The campaign's seed: 1 by default; `pnpm test:crash --seed N` replays another campaign (a failure names its run's seed). */
+export function seedFromEnv(): number {
+  const seed = Number(process.env.BOSUN_CRASH_SEED ?? 1)
+  if (!Number.isSafeInteger(seed) || seed < 1) throw new Error(`BOSUN_CRASH_SEED must be a positive integer, got ${process.env.BOSUN_CRASH_SEED}`)
+  return seed
+}

@@ -1,7 +1,11 @@
 // The crash campaign: start a real process running an agent on a durable store, kill it with
 // SIGKILL at a random moment, reopen the session here and check that nothing accepted was lost
 // and the log is whole. Repeats on the same session, so later runs resume what earlier kills left.
-import { spawn } from 'node:child_process'
+// Some runs are not checked here: the next worker opens the session as the kill left it, with its
+// store's file layer set to tear the first batch it writes (tear.mjs) — recovery's — and die. So
+// recovery itself is crashed mid-batch (sometimes twice in a row), and the check that follows
+// covers what a torn repair leaves.
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,24 +20,37 @@ export type StoreKind = 'jsonl' | 'sqlite'
 const worker = fileURLToPath(new URL('./worker.mjs', import.meta.url))
 
 export interface CampaignReport {
+  /** Processes killed: at a random moment, or by a tear. */
   kills: number
   acked: number
   events: number
   turns: number
   interruptedTurns: number
+  /** Processes killed in the middle of writing recovery's batch. */
+  repairTears: number
+  /** Processes killed in the middle of their first workload batch (there was nothing to repair). */
+  batchTears: number
 }
 
 function openStore(kind: StoreKind, location: string): Store {
   return kind === 'jsonl' ? jsonlStore({ dir: location }) : sqliteStore({ file: location })
 }
 
-/** Runs one child until `killAfterMs` after it is ready, then SIGKILLs it; returns the acked ids. */
-async function runAndKill(kind: StoreKind, location: string, seed: number, run: string, killAfterMs: number): Promise<string[]> {
-  const child = spawn(process.execPath, [worker, kind, location, 'campaign', String(seed), run], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const acked: string[] = []
+interface Ended {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stderr: string
+}
+
+/**
+ * Runs a worker script, calling `onLine` for each line it prints (with the child, to kill it),
+ * and resolves once it has exited AND its pipes are read to the end ('close', not 'exit': an ACK
+ * printed just before a kill must still count).
+ */
+function runWorker(args: string[], onLine: (line: string, child: ChildProcess) => void): Promise<Ended> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   let buffer = ''
-  let timer: NodeJS.Timeout | undefined
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   child.stdout.on('data', (chunk: Buffer) => {
     buffer += chunk.toString()
@@ -41,15 +58,50 @@ async function runAndKill(kind: StoreKind, location: string, seed: number, run: 
     while ((newline = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, newline)
       buffer = buffer.slice(newline + 1)
-      if (line.startsWith('ACK ')) acked.push(line.slice(4))
-      if (line.startsWith('READY') && !timer) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+      onLine(line, child)
     }
   })
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])))
-  clearTimeout(timer)
-  if (signal !== 'SIGKILL') throw new Error(`worker ${run} (seed ${seed}) exited on its own (code ${code}):\n${stderr}`)
-  return acked
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({ code, signal, stderr }))
+  })
 }
+
+/** What one run left: the ids it acknowledged, and where a tear killed it, if one did. */
+interface Run {
+  acked: string[]
+  torn?: 'repair' | 'batch'
+}
+
+/**
+ * Runs one child until `killAfterMs` after it is ready, then SIGKILLs it. With a `cut`, its store
+ * tears its first batch and kills it first: before READY, that batch was recovery's.
+ */
+async function runAndKill(kind: StoreKind, location: string, seed: number, run: string, killAfterMs: number, cut?: string): Promise<Run> {
+  const result: Run = { acked: [] }
+  let timer: NodeJS.Timeout | undefined
+  const ended = await runWorker([worker, kind, location, 'campaign', String(seed), run, ...(cut === undefined ? [] : [cut])], (line, child) => {
+    if (line.startsWith('ACK ')) result.acked.push(line.slice(4))
+    if (line.startsWith('TORN ')) result.torn = timer === undefined ? 'repair' : 'batch'
+    if (line.startsWith('READY') && !timer) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+  })
+  clearTimeout(timer)
+  if (ended.signal !== 'SIGKILL') throw new Error(`worker ${run} (seed ${seed}) exited on its own (code ${ended.code}):\n${ended.stderr}`)
+  return result
+}
+
+/** How the first batch is torn, from the run's seed: `last` (all but its last line) most often, else a line boundary or a byte. */
+function cutFor(seed: number): string {
+  const n = (Math.imul(seed, 2654435761) >>> 0) % 1_000_003
+  return `${['last', 'last', 'line', 'byte'][seed % 4]}:${n}`
+}
+
+/**
+ * Whether run `k` tears its first batch (then run `k - 1` is not checked, so that run `k` opens
+ * the session as the kill left it and writes recovery's batch): every fourth run, and every
+ * twelfth the run right after one, which tears the repair of a torn repair.
+ */
+const tears = (k: number) => k % 4 === 1 || k % 12 === 2
 
 /** Checks the invariants of a reopened session; throws with the run and the detail on a violation. */
 function verify(events: readonly SessionEvent[], acked: ReadonlySet<string>, run: string): { turns: number; interrupted: number } {
@@ -94,19 +146,32 @@ export async function crashCampaign(kind: StoreKind, kills: number, seed = 1): P
   const dir = await mkdtemp(join(tmpdir(), `bosun-crash-${kind}-`))
   const location = kind === 'jsonl' ? dir : join(dir, 'sessions.sqlite')
   const acked = new Set<string>()
-  let report: CampaignReport = { kills: 0, acked: 0, events: 0, turns: 0, interruptedTurns: 0 }
+  let report: CampaignReport = { kills: 0, acked: 0, events: 0, turns: 0, interruptedTurns: 0, repairTears: 0, batchTears: 0 }
   try {
+    let torn: string[] = []
     for (let k = 0; k < kills; k++) {
       const runSeed = seed * 100_003 + k
       const killAfterMs = 5 + ((runSeed * 7919) % 120)
-      for (const id of await runAndKill(kind, location, runSeed, `r${k}`, killAfterMs)) acked.add(id)
+      const cut = tears(k) ? cutFor(runSeed) : undefined
+      const run = await runAndKill(kind, location, runSeed, `r${k}`, killAfterMs, cut)
+      for (const id of run.acked) acked.add(id)
+      if (run.torn === 'repair') report.repairTears++
+      if (run.torn === 'batch') report.batchTears++
+      if (run.torn) torn.push(`${run.torn} torn at ${cut}`)
+      report.kills = k + 1
+      if (k + 1 < kills && tears(k + 1)) continue // the next run recovers (and tears) what this one left
       const store = openStore(kind, location)
       const agent = await createAgent({ model: scripted(), store, sessionId: 'campaign' })
-      const { turns, interrupted } = verify(agent.session.events, acked, `${kind} run r${k} (seed ${runSeed}, kill after ${killAfterMs} ms)`)
-      report = { kills: k + 1, acked: acked.size, events: agent.session.length, turns, interruptedTurns: interrupted }
+      // Enough to replay the workload (`pnpm test:crash --seed S --kills K`); the kill moments are timing, not seeded.
+      const what = `${kind} campaign seed ${seed}, run r${k} (seed ${runSeed}, kill after ${killAfterMs} ms${torn.length > 0 ? `, ${torn.join(', then ')}` : ''})`
+      torn = []
+      const { turns, interrupted } = verify(agent.session.events, acked, what)
+      report = { ...report, acked: acked.size, events: agent.session.length, turns, interruptedTurns: interrupted }
       await agent.close()
       await store.close()
-      if (process.env.BOSUN_CRASH_PROGRESS) process.stderr.write(`\r${kind}: ${k + 1}/${kills} kills, ${acked.size} acked, ${report.events} events`)
+      if (process.env.BOSUN_CRASH_PROGRESS) {
+        process.stderr.write(`\r${kind}: ${k + 1}/${kills} kills, ${report.repairTears} in repairs, ${acked.size} acked, ${report.events} events`)
+      }
     }
   } finally {
     await rm(dir, { recursive: true, force: true })

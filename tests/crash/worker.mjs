@@ -1,16 +1,22 @@
 // A workload for the crash campaign, run as a child process and killed with SIGKILL at a random
 // moment. It imports the BUILT packages (dist/), like an installed application would.
 //
-//   node worker.mjs <jsonl|sqlite> <location> <sessionId> <seed> <run>
+//   node worker.mjs <jsonl|sqlite> <location> <sessionId> <seed> <run> [<cut>]
 //
 // After every send whose flush() resolved it prints `ACK <messageId>` on stdout: those messages
 // were durably accepted and must survive the kill.
+//
+// With a <cut> (see tear.mjs) the store's first write is torn and the process killed from
+// inside. The session was left as the previous kill left it, so that first write is recovery's
+// batch: the worker flushes it before printing READY, and dies writing it (`TORN` before READY).
+// With nothing to repair it goes on, and dies writing its first workload batch instead.
 import { createAgent, createUserMessage, definePlugin, messageText } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
-import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { jsonlStore, nodeFileSystem } from '@bosun/plugin-store-jsonl'
 import { sqliteStore } from '@bosun/plugin-store-sqlite'
+import { killInsideFirstCommit, tearingFileSystem } from './tear.mjs'
 
-const [kind, location, sessionId, seedText, run] = process.argv.slice(2)
+const [kind, location, sessionId, seedText, run, cut] = process.argv.slice(2)
 let seed = Number(seedText) >>> 0
 /** mulberry32: a small seeded PRNG, so a failing run can be replayed from its seed. */
 const random = () => {
@@ -23,7 +29,10 @@ const random = () => {
 const pick = (n) => Math.floor(random() * n)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const store = kind === 'jsonl' ? jsonlStore({ dir: location, batchWindowMs: 2 }) : sqliteStore({ file: location, batchWindowMs: 2 })
+if (cut !== undefined && kind === 'sqlite') killInsideFirstCommit(Number(cut.split(':')[1]) % 4)
+const store = kind === 'jsonl'
+  ? jsonlStore({ dir: location, batchWindowMs: 2, ...(cut === undefined ? {} : { fs: tearingFileSystem(nodeFileSystem, cut) }) })
+  : sqliteStore({ file: location, batchWindowMs: 2 })
 
 const tools = [
   {
@@ -65,6 +74,7 @@ const respond = () => {
 const model = scripted({ responses: Array.from({ length: 5000 }, () => respond) })
 
 const agent = await createAgent({ model, store, sessionId, tools, plugins: [gatekeeper] })
+if (cut !== undefined) await agent.session.flush() // recovery's batch, if any: torn here
 process.stdout.write(`READY ${agent.session.length}\n`)
 
 let n = 0
