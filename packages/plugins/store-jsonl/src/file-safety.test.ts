@@ -8,7 +8,7 @@ import { BosunError, createAgent } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from './store.js'
 import { event, fileText, header, rejection, sessionFile } from './testing/fixtures.js'
-import { tempDir } from './testing/recording-fs.js'
+import { recordingFs, tempDir } from './testing/recording-fs.js'
 import { canMakeFifo, makeFifo, releaseFifoReaders } from './testing/special-files.js'
 
 let dir: string
@@ -151,6 +151,24 @@ describe('other files that are not one plain session file', () => {
     expect((await store.open('s'))?.events).toEqual([event(0)])
     await store.close()
     expect(await readFile(sessionFile(dir, 's'), 'utf8')).toBe(fileText(header('s'), [event(0)]))
+  })
+
+  it('a session file deleted the instant it was created: create() fails with STORE instead of resolving for a file with no name', async () => {
+    const fs = recordingFs()
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    fs.hold = (call) => (call.op === 'stat' ? held : undefined)
+    const store = jsonlStore({ dir, fs })
+    const creating = store.create(header('s'))
+    await fs.next((call) => call.op === 'stat')
+    await unlink(sessionFile(dir, 's'))
+    release()
+    const error = await rejection(creating)
+    expect(error.code).toBe('STORE')
+    expect(error.message).toContain('deleted as it was being created')
+    fs.hold = () => undefined
+    await (await store.create(header('s'))).writer.close() // nothing left locked
+    await store.close()
   })
 
   it('a session file deleted under its writer: the next batch is refused with STALE_WRITER instead of going to a file no one can open', async () => {

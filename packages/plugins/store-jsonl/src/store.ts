@@ -72,7 +72,9 @@ class JsonlStore implements Store {
     let step = 'fstat'
     try {
       const checked = await checkOpenedFile(handle, file, header.id)
-      if (checked !== 'gone' && checked.identity !== undefined) lock.identify(checked.identity)
+      // Deleted by someone else in the instant since it was created: it would be written to no name.
+      if (checked === 'gone') throw Object.assign(new Error('the new file was deleted as it was being created'), { code: 'ENOENT' })
+      if (checked.identity !== undefined) lock.identify(checked.identity)
       step = 'write'
       await writeFully(handle, bytes, 0)
       step = 'fsync'
