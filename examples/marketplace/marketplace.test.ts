@@ -57,7 +57,7 @@ it('shows a retried request, a rejected turn and a compaction in the log', async
     step/start 4.1
     user/message "And finally?"
     compaction/start (threshold)
-    compaction/summary "Summary of the earlier part of this conv…" replaces seq < 55
+    compaction/summary "Summary of the earlier part of this conv…" replaces seq < 56
     compaction/end
     assistant/message "Short answer on a compacted history."
     step/end 4.1 stop

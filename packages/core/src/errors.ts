@@ -13,8 +13,14 @@ export const ErrorCodes = {
   INVALID_MESSAGE: 'INVALID_MESSAGE',
   /** A splice's coordinates are out of bounds (only reachable through replay or bad input). */
   INVALID_SPLICE: 'INVALID_SPLICE',
-  /** A message id is already pending in one of the two inbox queues. */
+  /**
+   * A new message reuses an id this session has already seen (pending, claimed, delivered or
+   * canceled): an id is a receipt, unique for the life of the session. Also a requeue of a message
+   * that was never claimed, or already reached a step.
+   */
   DUPLICATE_MESSAGE_ID: 'DUPLICATE_MESSAGE_ID',
+  /** A write to a read-only view: the model request, or the surface's messages (return a new request instead). */
+  READ_ONLY: 'READ_ONLY',
   /** Edit or removal by id of a message that is no longer pending (a claim won the race). */
   MESSAGE_NOT_PENDING: 'MESSAGE_NOT_PENDING',
   /** `agent.compact()` was called but no plugin taps the `agent/compact` hook. */

@@ -8,7 +8,7 @@ export { freezeParsedJson, isFrozenJson, toFrozenJson } from './json.js'
 export type { JsonValue } from './json.js'
 export type { JsonSchema } from './schema.js'
 
-export { createUserMessage, messageText, toUserMessage } from './session/messages.js'
+export { createUserMessage, derivedFrom, deriveUserMessage, messageText, toUserMessage } from './session/messages.js'
 export type {
   AssistantBlock, AssistantMessage, ContentBlock, CreateUserMessageOptions, ImageBlock, MessageInput,
   MessageSource, ReasoningBlock, TextBlock, ToolCallBlock, UserMessage,
@@ -16,7 +16,7 @@ export type {
 export { CORE_EVENT_TYPES, LOG_FORMAT_VERSION, isEvent } from './session/events.js'
 export { checkEventTypes } from './session/event-types.js'
 export type {
-  BosunEventMap, EventType, KnownEvent, RequestHeader, SessionEvent, SessionHeader, TurnEndReason,
+  BosunEventMap, EventType, KnownEvent, RequestContext, RequestHeader, SessionEvent, SessionHeader, TurnEndReason,
 } from './session/events.js'
 export { Session } from './session/session.js'
 export type { SessionObserver, SessionOptions } from './session/session.js'

@@ -92,6 +92,10 @@ export const ModelErrorCodes = [
   'MALFORMED_RESPONSE',
   'EMPTY_RESPONSE',
   'ABORTED',
+  /** The provider answered with a redirect; adapters never follow one with credentials. */
+  'PROVIDER_REDIRECT',
+  /** A non-streamed body (an error body, a JSON answer) was over the adapter's read cap. */
+  'RESPONSE_TOO_LARGE',
 ] as const
 
 export type ModelErrorCode = (typeof ModelErrorCodes)[number]

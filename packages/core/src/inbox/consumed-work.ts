@@ -1,11 +1,11 @@
 import type { BosunEventMap, SessionEvent } from '../session/events.js'
-import type { UserMessage } from '../session/messages.js'
+import { derivedFrom, type UserMessage } from '../session/messages.js'
 import type { InboxSplice } from './types.js'
 
 /** Where the work claimed by one turn went. */
 export interface TurnWork {
   turn: number
-  /** Claimed and delivered to the model as `user/message` in a step. */
+  /** Claimed and delivered to the model as `user/message` in a step (itself, or a message a pre-step derived from it). */
   stepped: string[]
   /** Claimed but never reached a step: rejected by pre-step, emptied, or the turn failed first. */
   unstepped: string[]
@@ -55,8 +55,10 @@ export function foldConsumedWork(events: readonly SessionEvent[], seedLength = 0
         break
       }
       case 'user/message': {
-        const id = (event.data as UserMessage).id
-        if (current?.claimed.delete(id)) current.work.stepped.push(id)
+        const message = event.data as UserMessage
+        if (current?.claimed.delete(message.id)) current.work.stepped.push(message.id)
+        // A message a pre-step derived from claimed input delivers that input (hooks.md, "rewriting").
+        for (const id of derivedFrom(message)) if (current?.claimed.delete(id)) current.work.stepped.push(id)
         break
       }
       case 'turn/end': {

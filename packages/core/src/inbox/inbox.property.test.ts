@@ -14,7 +14,7 @@ import type { InboxNotifications, InboxSplice, InboxTarget } from './types.js'
 // two plain arrays that applies the seed's rules, with coordinates normalised by a real
 // Array.prototype.splice.
 
-type Id = { fresh: true } | { pool: string } | { pick: number }
+type Id = { fresh: true } | { pool: string } | { pick: number } | { claimed: number }
 
 type Command =
   | { kind: 'insert'; target: InboxTarget; at: number; ids: Id[] } // followup / steer / inject / tool contexts
@@ -23,6 +23,7 @@ type Command =
   | { kind: 'clear' }
   | { kind: 'replace'; id: Id; keepId: boolean; newId: Id }
   | { kind: 'remove'; id: Id }
+  | { kind: 'requeue'; target: InboxTarget; at: number; ids: Id[] } // a plugin or recovery puts claimed messages back
 
 const POOL = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5']
 
@@ -31,6 +32,7 @@ const id: fc.Arbitrary<Id> = fc.oneof(
   fc.constant<Id>({ fresh: true }),
   fc.constantFrom(...POOL).map((pool): Id => ({ pool })), // often already pending: duplicates
   fc.nat(50).map((pick): Id => ({ pick })), // an id that is pending right now (if any)
+  fc.nat(50).map((claimed): Id => ({ claimed })), // an id claimed earlier (if any)
 )
 const coordinate = fc.oneof(
   fc.integer({ min: -8, max: 8 }),
@@ -45,12 +47,17 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.constant<Command>({ kind: 'clear' }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('replace' as const), id, keepId: fc.boolean(), newId: id }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('remove' as const), id }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('requeue' as const), target, at: coordinate, ids: fc.array(id, { minLength: 1, maxLength: 2 }) }), weight: 2 },
 )
 
 interface Model {
   'next-turn': UserMessage[]
   'next-step': UserMessage[]
   canceled: string[]
+  /** Every id ever inserted: a receipt is unique for the life of the session. */
+  seen: Set<string>
+  /** Ids claimed and not inserted since: the only ones a requeue may put back. */
+  returnable: string[]
 }
 
 const snapshot = (q: { nextTurn: readonly UserMessage[]; nextStep: readonly UserMessage[] }) => ({
@@ -67,7 +74,7 @@ function run(commands: Command[]) {
     claimed: (m, turn) => notified.push(`claimed ${m.id}#${turn}`),
   }
   const inbox = new Inbox(session, notifications)
-  const model: Model = { 'next-turn': [], 'next-step': [], canceled: [] }
+  const model: Model = { 'next-turn': [], 'next-step': [], canceled: [], seen: new Set(), returnable: [] }
   let fresh = 0
   let version = 0
 
@@ -75,6 +82,7 @@ function run(commands: Command[]) {
   const resolve = (which: Id): string => {
     if ('fresh' in which) return `f${fresh++}`
     if ('pool' in which) return which.pool
+    if ('claimed' in which) return model.returnable.length === 0 ? 'missing' : model.returnable[which.claimed % model.returnable.length]!
     const all = pending()
     return all.length === 0 ? 'missing' : all[which.pick % all.length]!
   }
@@ -85,13 +93,19 @@ function run(commands: Command[]) {
   }
 
   /** Applies a splice to the model; returns the expected outcome. */
-  const modelSplice = (t: InboxTarget, start: number, deleteCount: number, inserted: UserMessage[], publicSplice: boolean) => {
+  const modelSplice = (t: InboxTarget, start: number, deleteCount: number, inserted: UserMessage[], publicSplice: boolean, requeue = false) => {
     const original = model[t]
     const candidate = [...original]
     const removed = candidate.splice(start, deleteCount, ...inserted) // the reference normalisation
+    if (requeue && inserted.some((m) => !model.returnable.includes(m.id))) return { removed: [], writes: 0, error: 'DUPLICATE_MESSAGE_ID', start: -1 }
     if (removed.length === 0 && inserted.length === 0) return { removed, writes: 0, error: undefined, start: -1 }
     const next = { ...model, [t]: candidate }
     if (duplicates(next)) return { removed: [], writes: 0, error: 'DUPLICATE_MESSAGE_ID', start: -1 }
+    // A new message may not reuse an id seen before (an edit keeps its own id: it leaves as it enters).
+    const leaving = new Set(idsOf(removed))
+    if (!requeue && inserted.some((m) => model.seen.has(m.id) && !leaving.has(m.id))) return { removed: [], writes: 0, error: 'DUPLICATE_MESSAGE_ID', start: -1 }
+    for (const m of inserted) model.seen.add(m.id)
+    model.returnable = model.returnable.filter((r) => !inserted.some((m) => m.id === r))
     // where the reference splice acted: the first inserted message, or the first removed one
     const normalisedStart = inserted.length > 0 ? candidate.indexOf(inserted[0]!) : original.indexOf(removed[0]!)
     model[t] = candidate
@@ -144,8 +158,21 @@ function run(commands: Command[]) {
           claimed.push(...model['next-turn'].splice(0, 1))
           writes++
         }
+        model.returnable.push(...idsOf(claimed))
         expected = { result: idsOf(claimed), writes, notes: idsOf(claimed).map((c) => `claimed ${c}#${cmd.turn}`) }
         act = () => inbox.claim(cmd.target, cmd.turn)
+        break
+      }
+      case 'requeue': {
+        const inserted = cmd.ids.map((i) => message(resolve(i)))
+        const out = modelSplice(cmd.target, cmd.at, 0, inserted, true, true)
+        expected = {
+          result: out.error ? [] : idsOf(inserted),
+          writes: out.writes,
+          ...(out.error ? { error: out.error } : {}),
+          notes: out.error ? [] : idsOf(inserted).map((r) => `+${r}@${cmd.target}`),
+        }
+        act = () => inbox.requeue(cmd.target, cmd.at, inserted)
         break
       }
       case 'clear': {
@@ -224,6 +251,15 @@ describe('Inbox against a two-array model', () => {
         expect(work.pending).toEqual({ 'next-turn': idsOf(inbox.nextTurn), 'next-step': idsOf(inbox.nextStep) })
         expect(work.canceled).toEqual(model.canceled)
         expect(work.turns).toEqual([])
+
+        // The receipt rule survives a rebuild: no seen id enters as a new message, and exactly the
+        // claimed-and-not-returned ones may be requeued.
+        for (const seenId of model.seen) {
+          if (rebuilt.find(seenId)) continue
+          expect(() => rebuilt.splice('next-turn', 0, 0, [msg('again', seenId)]), seenId).toThrow(/already used/)
+          if (model.returnable.includes(seenId)) expect(rebuilt.requeue('next-turn', 0, [msg('back', seenId)]).map((m) => m.id)).toEqual([seenId])
+          else expect(() => rebuilt.requeue('next-turn', 0, [msg('back', seenId)]), seenId).toThrow(/requeue/)
+        }
       }),
       { numRuns: 1000 },
     )

@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import type { Session } from '../session/session.js'
-import { createUserMessage, toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
+import { createUserMessage, derivedFrom, toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
 import { INBOX_TARGETS, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
 
 const silent: InboxNotifications = { inserted() {}, discarded() {}, claimed() {} }
@@ -14,6 +14,17 @@ export class Inbox {
   readonly #state: Record<InboxTarget, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
   /** Which queue holds each pending id: O(1) duplicate checks and lookups by id. */
   readonly #where = new Map<string, InboxTarget>()
+  /**
+   * Every message id this session has seen (inserted after the seed, or delivered in a
+   * `user/message`): a receipt id is unique for the life of a session, so a new message may not
+   * reuse one (O(1) check; seed 001, "id 是回执").
+   */
+  readonly #seen = new Set<string>()
+  /**
+   * Ids claimed and not (yet) delivered to a step: the only ids {@link requeue} may put back.
+   * Rejected messages stay here (a plugin may requeue them later); delivery removes them.
+   */
+  readonly #returnable = new Set<string>()
   /** True while a splice event is being appended (observers run, memory not yet changed). */
   #appending = false
   /** Writes made by session observers during an append, run once that splice is applied. */
@@ -24,9 +35,14 @@ export class Inbox {
     private readonly notifications: InboxNotifications = silent,
   ) {
     const events = session.events
-    for (let i = session.header.seedLength ?? 0; i < events.length; i++) {
+    const seedLength = session.header.seedLength ?? 0
+    for (let i = 0; i < events.length; i++) {
       const event = events[i]!
-      if (event.type !== 'agent/inbox/spliced') continue
+      if (event.type === 'user/message') {
+        this.#delivered(event.data as UserMessage)
+        continue
+      }
+      if (event.type !== 'agent/inbox/spliced' || i < seedLength) continue
       try {
         const data = event.data as InboxSplice
         if (!Array.isArray(data.inserted)) throw new Error('"inserted" is not an array')
@@ -34,8 +50,9 @@ export class Inbox {
           throw new Error(`"outcome" must be absent or "canceled" on a removal, got ${JSON.stringify(data.outcome)}`)
         }
         const splice = { ...data, inserted: data.inserted.map((m, i) => toUserMessage(m, `inserted[${i}]`)) }
-        this.#validate(splice)
-        this.#apply(splice)
+        // Replay checks what the queues require, not the receipt rule: the log is what happened.
+        this.#validate(splice, 'replay')
+        this.#apply(splice, data.outcome === undefined && (data.removedCount ?? 0) > 0)
       } catch (error) {
         throw new BosunError(
           ErrorCodes.INVALID_PERSISTED_SPLICE,
@@ -44,6 +61,10 @@ export class Inbox {
         )
       }
     }
+    // What the loop delivers to a step is seen, and no longer returnable (before any observer runs).
+    session.project((event) => {
+      if (event.type === 'user/message') this.#delivered(event.data as UserMessage)
+    })
   }
 
   /** Messages waiting for their own turn, oldest first. Read-only. */
@@ -88,6 +109,37 @@ export class Inbox {
   }
 
   /**
+   * Puts claimed messages back (a plugin that rejected them and admits them later, or crash
+   * recovery): the one way an id the session has seen enters a queue again. Each message must
+   * have been claimed and never delivered to a step (else DUPLICATE_MESSAGE_ID). Logged as a plain
+   * insertion splice; coordinates are normalised like {@link splice}.
+   */
+  requeue(target: InboxTarget, start: number, messages: readonly UserMessage[]): UserMessage[] {
+    if (!INBOX_TARGETS.includes(target)) {
+      throw invalidArgument(`Inbox target must be "next-turn" or "next-step", got ${JSON.stringify(target)}.`)
+    }
+    if (typeof start !== 'number') throw invalidArgument(`Inbox requeue "start" must be a number, got ${typeof start}.`)
+    if (!Array.isArray(messages)) throw invalidArgument('Inbox requeue "messages" must be an array of messages.')
+    const checked = messages.map((input, i) => toUserMessage(input, `requeued[${i}]`))
+    for (const message of checked) {
+      if (!this.#returnable.has(message.id)) {
+        throw new BosunError(
+          ErrorCodes.DUPLICATE_MESSAGE_ID,
+          `Cannot requeue message "${message.id}": only a message that was claimed and never reached a step can be put back` +
+            (this.#where.has(message.id) ? ' (it is pending).' : '.'),
+          { details: { id: message.id } },
+        )
+      }
+    }
+    const run = () => {
+      this.#mutate(target, start, 0, checked, true, 'requeue')
+    }
+    if (this.#appending) return this.#defer(run, [...checked])
+    run()
+    return [...checked]
+  }
+
+  /**
    * Takes the work of one step: all of `next-step`, then — only for `next-turn` — the head of
    * `next-turn`. Records pure deletions (no outcome) and notifies `claimed` for each message.
    */
@@ -98,8 +150,8 @@ export class Inbox {
     if (this.#appending) {
       throw new BosunError(ErrorCodes.INBOX_REENTRANT, 'Inbox claim() cannot run inside a session observer while a splice is being logged.')
     }
-    const claimed = this.#mutate('next-step', 0, this.nextStep.length, [], false)
-    if (target === 'next-turn') claimed.push(...this.#mutate('next-turn', 0, 1, [], false))
+    const claimed = this.#mutate('next-step', 0, this.nextStep.length, [], false, 'claim')
+    if (target === 'next-turn') claimed.push(...this.#mutate('next-turn', 0, 1, [], false, 'claim'))
     for (const message of claimed) this.#notify(() => this.notifications.claimed(message, turn))
     return claimed
   }
@@ -184,6 +236,7 @@ export class Inbox {
     deleteCount: number,
     inserted: readonly UserMessage[],
     discardRemoved: boolean,
+    kind: 'public' | 'claim' | 'requeue' = 'public',
   ): UserMessage[] {
     const queue = this.#state[target]
     const truncatedStart = Math.trunc(start)
@@ -200,7 +253,7 @@ export class Inbox {
       inserted,
       ...(discardRemoved && actualCount > 0 ? { outcome: 'canceled' as const } : {}),
     }
-    this.#validate(splice)
+    this.#validate(splice, kind)
     this.#appending = true
     let event
     try {
@@ -208,7 +261,7 @@ export class Inbox {
     } finally {
       this.#appending = false
     }
-    const removed = this.#apply(event.data as InboxSplice)
+    const removed = this.#apply(event.data as InboxSplice, kind === 'claim')
     if (discardRemoved) for (const message of removed) this.#notify(() => this.notifications.discarded(message, target))
     for (const message of (event.data as InboxSplice).inserted) {
       this.#notify(() => this.notifications.inserted(message, target))
@@ -217,15 +270,32 @@ export class Inbox {
     return removed
   }
 
-  #apply(splice: InboxSplice): UserMessage[] {
+  #apply(splice: InboxSplice, claim: boolean): UserMessage[] {
     const removed = this.#state[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
-    for (const message of removed) this.#where.delete(message.id)
-    for (const message of splice.inserted) this.#where.set(message.id, splice.target)
+    for (const message of removed) {
+      this.#where.delete(message.id)
+      if (claim) this.#returnable.add(message.id)
+    }
+    for (const message of splice.inserted) {
+      this.#where.set(message.id, splice.target)
+      this.#seen.add(message.id)
+      this.#returnable.delete(message.id)
+    }
     return removed
   }
 
-  /** Bounds, then: after the change no id appears twice across both queues. */
-  #validate(splice: InboxSplice): void {
+  /** A message reached a step: its id is seen, and it, and whatever it was derived from, are no longer returnable. */
+  #delivered(message: UserMessage): void {
+    this.#seen.add(message.id)
+    this.#returnable.delete(message.id)
+    for (const id of derivedFrom(message)) this.#returnable.delete(id)
+  }
+
+  /**
+   * Bounds, then: after the change no id appears twice across both queues, and (for a new
+   * message, not a replayed or requeued one) the id was never seen in this session.
+   */
+  #validate(splice: InboxSplice, kind: 'public' | 'claim' | 'requeue' | 'replay'): void {
     if (!INBOX_TARGETS.includes(splice.target)) {
       throw new BosunError(ErrorCodes.INVALID_SPLICE, `Unknown inbox target ${JSON.stringify(splice.target)}.`)
     }
@@ -249,6 +319,15 @@ export class Inbox {
       if (typeof id !== 'string') throw new BosunError(ErrorCodes.INVALID_SPLICE, 'Inserted item is not a message.')
       if (seen.has(id) || (this.#where.has(id) && !leaving.has(id))) {
         throw new BosunError(ErrorCodes.DUPLICATE_MESSAGE_ID, `Message "${id}" is already pending.`, { details: { id } })
+      }
+      // An edit keeps its id (it leaves and enters in one splice); a requeue is checked by requeue().
+      if (kind === 'public' && this.#seen.has(id) && !leaving.has(id)) {
+        throw new BosunError(
+          ErrorCodes.DUPLICATE_MESSAGE_ID,
+          `Message id "${id}" was already used in this session: an id is a receipt, unique for the life of the session. ` +
+            'Send new input with a new id (omit it to get a UUID); to put a claimed message back, use inbox.requeue().',
+          { details: { id } },
+        )
       }
       seen.add(id)
     }

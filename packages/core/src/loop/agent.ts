@@ -135,12 +135,15 @@ export class Agent {
   cancel(options: CancelOptions = {}): void {
     if (typeof options !== 'object' || options === null) throw invalidArgument('cancel(options): options must be an object.')
     this.#assertOpen()
+    if (options.keepInbox !== true) {
+      // What was pending when cancel() was called is cleared first, then the turn is aborted: input
+      // sent in reaction to the abort (an abort listener's follow-up) is new work for the next wake.
+      this.#wakeRequested = false
+      this.rt.inbox.clear()
+      // Each tap is contained (createHooks): a throwing one cannot keep the next from dropping its input.
+      if (this.rt.hooks.canceled.taps.length > 0) this.rt.hooks.canceled.call()
+    }
     this.abort('canceled')
-    if (options.keepInbox === true) return
-    this.#wakeRequested = false
-    this.rt.inbox.clear()
-    // Each tap is contained (createHooks): a throwing one cannot keep the next from dropping its input.
-    if (this.rt.hooks.canceled.taps.length > 0) this.rt.hooks.canceled.call()
   }
 
   /** Resolves when no driver or maintenance task is active. */
@@ -230,11 +233,12 @@ export class Agent {
 
   #startDriver(): void {
     this.#phase = 'running'
-    this.#setStatus('running')
-    // The phase and its AbortController are reserved synchronously, so an abort() right after the
-    // waking send reaches them; the driver starts on a microtask, so no hook runs inside the
-    // caller's followup()/steer() and a burst of sends is queued before the first claim.
+    // The phase and its AbortController are reserved synchronously, before the status is announced,
+    // so an abort() right after the waking send — or from a status observer — reaches them; the
+    // driver starts on a microtask, so no hook runs inside the caller's followup()/steer() and a
+    // burst of sends is queued before the first claim.
     this.#turnController = ownedAbortController()
+    this.#setStatus('running')
     // A promise job, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
     void Promise.resolve().then(() => this.#drive())
   }
@@ -253,7 +257,10 @@ export class Agent {
         }
         this.#wakeRequested = false
         this.#turnController = controller
-        const outcome = await runTurn(this.rt, ++this.#lastTurn, controller.signal)
+        // The number is taken once turn/start is in the log: one the store refused is not used up.
+        const turn = this.#lastTurn + 1
+        const outcome = await runTurn(this.rt, turn, controller.signal, () => (this.#lastTurn = turn))
+        if (!outcome.started) break
         // A crash (a hook or the store threw) stops the driver: input stays parked (seed 003 §8).
         if (outcome.crashed && !controller.signal.aborted && !this.#wakeRequested) break
         if (!controller.signal.aborted) controller = undefined

@@ -86,16 +86,16 @@ export class BlockAssembler {
   }
 
   /**
-   * The assembled message. An interrupted message keeps text and reasoning only: a tool call
-   * cut off mid-stream was never complete enough to run.
+   * The assembled message. `withoutToolCalls` (an interrupted or truncated call) keeps text and
+   * reasoning only: a tool call cut off mid-stream or at the output limit may be incomplete.
    */
-  message(interrupted: boolean): AssistantMessage {
+  message(withoutToolCalls: boolean): AssistantMessage {
     let n = 0
     for (const block of this.#blocks) {
       if (block.type === 'tool-call' && block.id === '') (block as { id: string }).id = `${this.idPrefix}_${n}`
       if (block.type === 'tool-call') n++
     }
-    const content = interrupted ? this.#blocks.filter((block) => block.type !== 'tool-call') : this.#blocks
+    const content = withoutToolCalls ? this.#blocks.filter((block) => block.type !== 'tool-call') : this.#blocks
     return { role: 'assistant', content: content.map((block) => ({ ...block })) }
   }
 }

@@ -228,7 +228,7 @@ describe('steer', () => {
     expect(seen).toEqual(['running', 'idle'])
   })
 
-  it('a steer that arrives while the final answer streams is claimed at the next step boundary: the first step of the next turn', async () => {
+  it('a steer that arrives while the final answer streams rides one more step of the same turn (seed 003: a steer opens no turn)', async () => {
     const { agent, timeline } = await harness({ responses: [{ text: 'abc', chunkSize: 1, delayMs: 1 }, { text: 'next' }] })
     let steered = false
     agent.session.subscribe((event) => {
@@ -248,15 +248,43 @@ describe('steer', () => {
       splice next-step @0 +["late steer"]
       assistant/message "abc"
       step/end 1.1 stop
-      turn/end 1 completed
-      turn/start 2
       splice next-step @0 -1
-      step/start 2.1
+      step/start 1.2
       user/message "late steer"
       assistant/message "next"
-      step/end 2.1 stop
-      turn/end 2 completed"
+      step/end 1.2 stop
+      turn/end 1 completed"
     `)
+  })
+
+  it('an inject that lands during the last step rides one more step of the same turn, not a turn of its own', async () => {
+    const { agent, timeline } = await harness({ responses: [{ text: 'abc', chunkSize: 1, delayMs: 1 }, { text: 'noted' }] })
+    let injected = false
+    agent.session.subscribe((event) => {
+      if (event.type === 'assistant/chunk' && !injected) {
+        injected = true
+        agent.inject('cwd is /tmp')
+      }
+    })
+    agent.followup('go')
+    await agent.whenIdle()
+    expect(timeline()).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["go"]
+      turn/start 1
+      splice next-turn @0 -1
+      step/start 1.1
+      user/message "go"
+      splice next-step @0 +["cwd is /tmp"]
+      assistant/message "abc"
+      step/end 1.1 stop
+      splice next-step @0 -1
+      step/start 1.2
+      user/message "cwd is /tmp"
+      assistant/message "noted"
+      step/end 1.2 stop
+      turn/end 1 completed"
+    `)
+    expect(agent.turn).toBe(1)
   })
 })
 
@@ -451,7 +479,8 @@ describe('driver', () => {
     const { agent } = await harness({ responses: [{ text: 'abcd', chunkSize: 1, delayMs: 1 }] })
     let n = 0
     agent.session.subscribe((event) => {
-      if (event.type === 'assistant/chunk' && (event.data as { turn: number }).turn === 1) {
+      const { turn, step } = event.data as { turn: number; step: number }
+      if (event.type === 'assistant/chunk' && turn === 1 && step === 1) {
         n++
         agent.followup(`f${n}`)
         agent.steer(`s${n}`)
@@ -460,7 +489,8 @@ describe('driver', () => {
     agent.followup('start')
     await agent.whenIdle()
     const boundaries = turnBoundaries(agent)
-    // Turn 1 streams 4 chunks (+ finish) → 5 chunk events → 5 follow-ups → 5 more turns, strictly alternating.
+    // Turn 1 streams 4 chunks (+ finish) → 5 chunk events → 5 steers (one more step of turn 1) and
+    // 5 follow-ups → 5 more turns, strictly alternating.
     expect(boundaries).toEqual(Array.from({ length: 6 }, (_, i) => [`start ${i + 1}`, `end ${i + 1}`]).flat())
     expect(agent.inbox.hasPending).toBe(false)
   })

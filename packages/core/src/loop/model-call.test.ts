@@ -350,7 +350,7 @@ describe('hooks around the call', () => {
     agent.hooks.prepareCall.tap('tuner', (request) => ({ ...request, model: 'cheap-model', params: { ...request.params, temperature: 0.2 } }))
     agent.followup('x')
     await agent.whenIdle()
-    expect(timeline({ requests: true }).split('\n')[5]).toBe('request/header 1.1 1 messages')
+    expect(timeline({ requests: true }).split('\n').slice(5, 7)).toEqual(['request/context system "" tools []', 'request/header 1.1 1 messages'])
     expect(dataOf(agent, 'request/header')).toEqual([
       { turn: 1, step: 1, adapter: 'scripted', model: 'cheap-model', messageCount: 1, tools: [], params: { temperature: 0.2 } },
     ])
@@ -490,6 +490,7 @@ describe('durability', () => {
         "append turn/start",
         "append step/start",
         "append user/message",
+        "append request/context",
         "append request/header",
         "flush",
         "MODEL CALLED",

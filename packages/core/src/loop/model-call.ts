@@ -3,6 +3,7 @@ import { ModelError, type ModelChunk, type ModelRequest, type StepFinish } from 
 import { copyJson, tryCopyJson } from '../json.js'
 import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
 import { appendOwnedData } from '../session/session.js'
+import { logRequestContext } from './request-context.js'
 import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
@@ -27,7 +28,9 @@ export interface ModelCallOutcome {
 export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
   const { turn, step, signal } = scope
   const base = { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface }
-  const initial: ModelRequest = { system, messages: rt.surface.messages, tools: rt.tools.specs, params: {} }
+  // Frozen, with a read-only view of the history: a tap changes the request by returning a new one
+  // (a waterfall), and nothing a tap or the adapter does can change the history behind the log.
+  const initial: ModelRequest = Object.freeze({ system, messages: rt.surface.messages, tools: rt.tools.specs, params: NO_PARAMS })
   let request = initial
   let adapter = rt.adapter
   // A hook without taps is skipped (no context object, no promise): the common case costs nothing.
@@ -35,10 +38,11 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     const callContext = { ...base, adapter: rt.adapter }
     const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), signal)
     if (prepared === ABORTED) return { finish: 'aborted', toolCalls: [] }
-    request = prepared
-    checkRequest(request)
+    checkRequest(prepared)
+    request = freezeRequest(prepared)
     adapter = callContext.adapter
   }
+  logRequestContext(rt, request)
   rt.session.append('request/header', {
     turn, step, adapter: adapter.name,
     ...(request.model ?? adapter.model ? { model: (request.model ?? adapter.model)! } : {}),
@@ -52,7 +56,14 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   // Lazy: the adapter is called when the (possibly wrapped) stream is first iterated.
   const send = (next: ModelRequest): AsyncIterable<ModelChunk> => {
     checkRequest(next)
-    return { [Symbol.asyncIterator]: () => adapter.stream(next, { signal })[Symbol.asyncIterator]() }
+    const frozen = freezeRequest(next)
+    return {
+      [Symbol.asyncIterator]: () => {
+        // A stream tap that re-sends with another system prompt or tool set: the log says so first.
+        logRequestContext(rt, frozen)
+        return adapter.stream(frozen, { signal })[Symbol.asyncIterator]()
+      },
+    }
   }
   const stream = rt.hooks.llmStream.taps.length === 0 ? send(request) : await unlessAborted(wrapStream(rt.hooks.llmStream, send, { ...base, adapter }, request), signal)
   if (stream === ABORTED) return { finish: 'aborted', toolCalls: [] }
@@ -85,23 +96,40 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     failure = new ModelError('EMPTY_RESPONSE', `The model (${adapter.name}) ended the stream without any content or finish reason.`)
   }
   if (failure !== undefined) return { ...finalise(rt, scope, assembler, 'error'), error: serializeError(failure) }
+  // A call cut off at the output limit may have truncated arguments: it never runs (seed 000).
+  if (assembler.finish === 'max-tokens') return finalise(rt, scope, assembler, 'max-tokens')
   const calls = assembler.toolCalls
   const finish = calls.length > 0 ? 'tool-calls' : assembler.finish === 'tool-calls' ? 'stop' : assembler.finish ?? 'stop'
   return finalise(rt, scope, assembler, finish)
 }
 
-/** Logs the assistant message (the delivered prefix, marked interrupted, when the call did not finish). */
+/**
+ * Logs the assistant message: the delivered prefix, marked interrupted, when the call did not
+ * finish. A message of an aborted, failed or truncated (`max-tokens`) call keeps no tool calls, and
+ * one left with no content is not written at all (its chunks stay in the log).
+ */
 function finalise(rt: AgentRuntime, scope: StepScope, assembler: BlockAssembler, finish: StepFinish): ModelCallOutcome {
   const interrupted = finish === 'aborted' || finish === 'error'
-  if (interrupted && !assembler.hasContent) return { finish, toolCalls: [] }
-  const message = assembler.message(interrupted)
+  const withoutCalls = interrupted || finish === 'max-tokens'
+  if (withoutCalls && !assembler.hasContent) return { finish, toolCalls: [] }
+  const message = assembler.message(withoutCalls)
+  if (withoutCalls && message.content.length === 0) return { finish, toolCalls: [] }
   const usage = assembler.usage
   rt.session.append('assistant/message', {
     turn: scope.turn, step: scope.step, message,
     ...(usage ? { usage } : {}),
     ...(interrupted ? { interrupted: true } : {}),
   })
-  return { finish, message, toolCalls: interrupted ? [] : assembler.toolCalls }
+  return { finish, message, toolCalls: withoutCalls ? [] : assembler.toolCalls }
+}
+
+const NO_PARAMS: ModelRequest['params'] = Object.freeze({})
+
+/** A request as taps and the adapter receive it: frozen (its history is a read-only view already). */
+function freezeRequest(request: ModelRequest): ModelRequest {
+  if (Object.isFrozen(request)) return request
+  Object.freeze(request.params)
+  return Object.freeze(request)
 }
 
 function checkRequest(request: ModelRequest): void {

@@ -470,7 +470,7 @@ describe('durability', () => {
     await fast.agent.whenIdle()
     expect(plain.slice(0, plain.indexOf('flush') + 1)).toEqual([
       'append agent/inbox/spliced', 'append turn/start', 'append agent/inbox/spliced',
-      'append step/start', 'append user/message', 'append request/header', 'flush',
+      'append step/start', 'append user/message', 'append request/context', 'append request/header', 'flush',
     ])
   })
 })

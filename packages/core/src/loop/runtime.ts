@@ -4,6 +4,7 @@ import type { ModelAdapter } from '../model.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { ToolRegistry } from '../tools/registry.js'
+import type { LoggedRequestContext } from './request-context.js'
 
 /** How the system prompt is produced for each step. */
 export type SystemPrompt = string | ((context: { turn: number; step: number; session: Session }) => string | Promise<string>)
@@ -18,6 +19,11 @@ export interface AgentRuntime {
   tools: ToolRegistry
   system: SystemPrompt
   maxParallelTools: number
+  /**
+   * The system prompt and tools last logged as `request/context` (null: none yet; undefined: not
+   * looked up yet). Kept by {@link logRequestContext}.
+   */
+  requestContext?: LoggedRequestContext | null
   /** Set when the agent owns its store (`createAgent({ ownsStore })`): `close()` closes it too. */
   closeStore?: () => Promise<void>
 }

@@ -2,7 +2,7 @@ import { BosunError, ErrorCodes, serializeError } from '../errors.js'
 import type { PreStepDecision } from '../hooks.js'
 import { toFrozenJson, type JsonValue } from '../json.js'
 import type { TurnEndReason } from '../session/events.js'
-import { createUserMessage, toUserMessage, type UserMessage } from '../session/messages.js'
+import { createUserMessage, derivedFrom, toUserMessage, type UserMessage } from '../session/messages.js'
 import { appendOwnedData } from '../session/session.js'
 import { runToolCalls } from '../tools/runner.js'
 import { ABORTED, unlessAborted } from '../when-aborted.js'
@@ -14,22 +14,33 @@ export interface TurnOutcome {
   reason: TurnEndReason
   /** A hook, the system prompt or the store threw: the driver stops and leaves pending work parked. */
   crashed: boolean
+  /** False when `turn/start` could not be appended: no turn exists, its number is not used up. */
+  started: boolean
 }
 
 /**
  * One turn: `turn/start`, steps until the turn ends, `turn/end` — the last appended in a
  * `finally` that nothing can throw past, so the two are always paired.
  */
-export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<TurnOutcome> {
-  appendOwnedData(rt.session, 'turn/start', { turn })
-  let outcome: TurnOutcome = { reason: { kind: 'error', error: { code: 'UNEXPECTED', message: 'The turn ended unexpectedly.' } }, crashed: true }
+export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSignal, started: () => void): Promise<TurnOutcome> {
+  try {
+    appendOwnedData(rt.session, 'turn/start', { turn })
+    started()
+  } catch (error) {
+    // Nothing was claimed yet: the input stays pending for the next wake, the number unused.
+    rt.session.reportError(error, 'appending turn/start')
+    return { reason: { kind: 'error', error: serializeError(error) }, crashed: true, started: false }
+  }
+  let outcome: TurnOutcome = {
+    reason: { kind: 'error', error: { code: 'UNEXPECTED', message: 'The turn ended unexpectedly.' } }, crashed: true, started: true,
+  }
   const open = { step: 0 }
   try {
-    outcome = { reason: await runSteps(rt, turn, signal, open), crashed: false }
+    outcome = { reason: await runSteps(rt, turn, signal, open), crashed: false, started: true }
   } catch (error) {
     outcome = signal.aborted
-      ? { reason: abortedReason(signal), crashed: false }
-      : { reason: { kind: 'error', error: serializeError(error) }, crashed: true }
+      ? { reason: abortedReason(signal), crashed: false, started: true }
+      : { reason: { kind: 'error', error: serializeError(error) }, crashed: true, started: true }
   } finally {
     try {
       if (open.step > 0) {
@@ -49,20 +60,33 @@ export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSigna
   return outcome
 }
 
-/** The step loop. `open.step` is the step that has a `step/start` but no `step/end` yet (0: none). */
+/**
+ * The step loop. `open.step` is the step that has a `step/start` but no `step/end` yet (0: none).
+ *
+ * Each round claims (the prompt first, then `next-step`), runs the pre-step chain and, on
+ * `enter`, opens the next step. A round whose entered batch is empty opens no step unless the
+ * model still owes an answer to tool results: with nothing pending it ends the turn `completed`,
+ * with input in `next-step` it claims again.
+ */
 async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, open: { step: number }): Promise<TurnEndReason> {
-  for (let step = 1; ; step++) {
+  let opened = 0
+  /** The last step ended with tool results the model has not answered yet. */
+  let owesAnswer = false
+  let promptClaimed = false
+  for (;;) {
+    const step = opened + 1
     const scope: StepScope = { turn, step, signal }
-    const claimed = rt.inbox.claim(step === 1 ? 'next-turn' : 'next-step', turn)
-    if (step === 1 && claimed.length === 0) return { kind: 'completed' } // a listener emptied the inbox
+    const claimed = rt.inbox.claim(promptClaimed ? 'next-step' : 'next-turn', turn)
+    if (!promptClaimed && claimed.length === 0) return { kind: 'completed' } // a listener emptied the inbox
     // The first pre-step checkpoint (seed 003 §14): the enqueue, turn/start and the claim are made
     // durable before any plugin runs, so a crash during a long pre-step (a rate-limit delay) still
     // finds the claim in the log and recovery re-queues the message.
     // Without pre-step or prepareCall taps or a system function nothing can wait here: the flush
     // before the model request, a few appends later, covers the claim (one fsync per step, not two).
-    if (step === 1 && (rt.hooks.preStep.taps.length > 0 || rt.hooks.prepareCall.taps.length > 0 || typeof rt.system === 'function')) {
+    if (!promptClaimed && (rt.hooks.preStep.taps.length > 0 || rt.hooks.prepareCall.taps.length > 0 || typeof rt.system === 'function')) {
       await rt.session.flush()
     }
+    promptClaimed = true
     // What plugins compute before the step is raced against the abort: one that ignores the signal
     // cannot hold an aborted turn (seed 000), nor `close()`.
     const system = typeof rt.system === 'function' ? await unlessAborted(Promise.resolve(rt.system({ turn, step, session: rt.session })), signal) : rt.system
@@ -84,10 +108,17 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
       return { kind: 'blocked', by, metadata }
     }
     if (signal.aborted) return abortedReason(signal)
+    const entered = linkDerived(decision.messages ?? [], claimed)
+    if (entered.length === 0 && !owesAnswer) {
+      // Nothing new for the model: no step, no request (seed 000).
+      if (rt.inbox.nextStep.length > 0) continue
+      return { kind: 'completed' }
+    }
 
     appendOwnedData(rt.session, 'step/start', { turn, step })
-    open.step = step
-    for (const message of decision.messages) rt.session.append('user/message', message)
+    open.step = opened = step
+    owesAnswer = false
+    for (const message of entered) rt.session.append('user/message', message)
     const call = await callModel(rt, scope, system)
 
     if (call.finish === 'tool-calls') {
@@ -107,6 +138,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
       open.step = 0
       if (signal.aborted) return abortedReason(signal)
       if (tools.concludes && rt.inbox.nextStep.length === 0) return { kind: 'completed' }
+      owesAnswer = !tools.concludes
       continue
     }
 
@@ -118,11 +150,33 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
       case 'error':
         return { kind: 'error', error: call.error ?? { code: 'UNEXPECTED', message: 'The model call failed.' } }
       case 'max-tokens':
+        // Sticky for the turn: a plugin on the retry / compaction paths may take it before here.
         return { kind: 'max-tokens' }
       default:
+        // A steer or inject that arrived during the step rides one more step of this turn
+        // ("插话/纠正，不开新 turn，但确保被处理"); only an empty next-step ends it.
+        if (rt.inbox.nextStep.length > 0) continue
         return { kind: 'completed' }
     }
   }
+}
+
+/**
+ * The messages a pre-step enters, each linked to the claimed input it came from: a message under
+ * a new id that does not say (`source.derivedFrom`) is taken as derived from every claimed message
+ * not entered as itself, so recovery and the audit fold never count that input as unrun.
+ */
+function linkDerived(entered: readonly UserMessage[], claimed: readonly UserMessage[]): readonly UserMessage[] {
+  if (entered.length === claimed.length && entered.every((message, i) => message.id === claimed[i]!.id)) return entered
+  const enteredIds = new Set(entered.map((message) => message.id))
+  const claimedIds = new Set(claimed.map((message) => message.id))
+  const replaced = claimed.filter((message) => !enteredIds.has(message.id)).map((message) => message.id)
+  if (replaced.length === 0) return entered
+  return entered.map((message) =>
+    claimedIds.has(message.id) || derivedFrom(message).length > 0
+      ? message
+      : createUserMessage(message.content, { id: message.id, source: { ...message.source, derivedFrom: replaced } }),
+  )
 }
 
 function abortedReason(signal: AbortSignal): TurnEndReason {

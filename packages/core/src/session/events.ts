@@ -41,6 +41,12 @@ export interface BosunEventMap {
   'tool/result': { turn: number; step: number; callId: string; name: string; content: ContentBlock[]; isError?: boolean }
   'agent/inbox/spliced': InboxSplice
   'agent/pre-step/rejected': { turn: number; by: string; metadata: JsonValue }
+  /**
+   * What the model is told besides the history: the system prompt and the tools (name,
+   * description, parameters), as sent. Appended before a request only when it differs from the
+   * last one logged in the session (the first request, and after any change).
+   */
+  'request/context': RequestContext
   'request/header': RequestHeader
   'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: SerializedError }
   /** A compaction began (`reason`: e.g. `threshold`, `context-window`, `manual`). */
@@ -52,6 +58,12 @@ export interface BosunEventMap {
   'compaction/summary': { summary: string; firstKeptSeq: number; [key: string]: JsonValue }
   'compaction/end': { [key: string]: JsonValue }
   'session/end-seed': Record<string, never>
+}
+
+/** The data of `request/context`. */
+export interface RequestContext {
+  system: string
+  tools: { name: string; description: string; parameters: { [key: string]: JsonValue } }[]
 }
 
 /** What was sent to the model, minus the history itself and minus any secret. */
@@ -83,7 +95,7 @@ export interface SessionEvent<T extends string = string> {
 /** The event types of the core map: always known to every reader. */
 export const CORE_EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'turn/start', 'turn/end', 'step/start', 'step/end', 'user/message', 'assistant/chunk', 'assistant/message',
-  'tool/call', 'tool/result', 'agent/inbox/spliced', 'agent/pre-step/rejected', 'request/header', 'llm/retry',
+  'tool/call', 'tool/result', 'agent/inbox/spliced', 'agent/pre-step/rejected', 'request/context', 'request/header', 'llm/retry',
   'compaction/start', 'compaction/summary', 'compaction/end', 'session/end-seed',
 ])
 

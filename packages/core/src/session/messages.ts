@@ -149,3 +149,40 @@ export function messageText(message: { readonly content: readonly { type: string
   for (const block of message.content) if (block.type === 'text') text += (block as TextBlock).text
   return text
 }
+
+const NOT_DERIVED: readonly string[] = Object.freeze([])
+
+/**
+ * The ids of the claimed messages a pre-step produced `message` from (`source.derivedFrom`).
+ * Recovery and {@link foldConsumedWork} count a claimed message as stepped when anything derived
+ * from it reached a step, so rewritten work is never run twice.
+ */
+export function derivedFrom(message: UserMessage): readonly string[] {
+  const from = message.source.derivedFrom
+  return Array.isArray(from) ? (from.filter((id) => typeof id === 'string') as string[]) : NOT_DERIVED
+}
+
+/**
+ * Makes the message a pre-step enters in place of claimed input: a new id, the given content,
+ * the first original's source (unless `options.source` is given) and `source.derivedFrom` listing
+ * the originals' ids. Use it when a pre-step rewrites a claimed message under a new id.
+ *
+ * @example
+ * ctx.hooks.preStep.tapPromise('translate', async (decision) =>
+ *   decision.kind === 'enter'
+ *     ? { kind: 'enter', messages: decision.messages.map((m) => deriveUserMessage(m, translate(messageText(m)))) }
+ *     : decision)
+ */
+export function deriveUserMessage(
+  from: UserMessage | readonly UserMessage[],
+  content: string | readonly ContentBlock[],
+  options: CreateUserMessageOptions = {},
+): UserMessage {
+  const originals = Array.isArray(from) ? (from as readonly UserMessage[]) : [from as UserMessage]
+  if (originals.length === 0) throw new BosunError(ErrorCodes.INVALID_MESSAGE, 'deriveUserMessage(): "from" must name at least one message.')
+  const source = options.source ?? originals[0]!.source
+  return createUserMessage(content, {
+    ...(options.id !== undefined ? { id: options.id } : {}),
+    source: { ...source, derivedFrom: originals.map((message) => message.id) },
+  })
+}

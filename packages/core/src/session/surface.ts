@@ -1,6 +1,9 @@
 import type { ModelMessage } from '../model.js'
 import type { BosunEventMap, SessionEvent } from './events.js'
 import type { Session } from './session.js'
+import { readOnlyPrefix } from './read-only-view.js'
+
+const EMPTY: readonly never[] = Object.freeze([])
 
 /**
  * The model-visible history, a projection of the log maintained incrementally: each event costs
@@ -11,6 +14,9 @@ export class Surface {
   #messages: ModelMessage[] = []
   /** The seq of the event each message came from (parallel to #messages), for compaction. */
   #seqs: number[] = []
+  /** The last views handed out, reused while nothing changed (a view is O(1), but not free). */
+  #messagesView: readonly ModelMessage[] = EMPTY
+  #seqsView: readonly number[] = EMPTY
 
   /** Builds the surface from the whole log (seed included) and keeps it current. */
   static attach(session: Session): Surface {
@@ -20,8 +26,14 @@ export class Surface {
     return surface
   }
 
+  /**
+   * The history as it is now: a read-only view (writes throw READ_ONLY) that keeps showing this
+   * prefix after later appends, so a request made from it is a consistent snapshot. O(1).
+   */
   get messages(): readonly ModelMessage[] {
-    return this.#messages
+    // Views are reset to EMPTY when the array is replaced, so equal lengths mean the same prefix.
+    if (this.#messagesView.length !== this.#messages.length) this.#messagesView = readOnlyPrefix(this.#messages, this.#messages.length, 'request.messages')
+    return this.#messagesView
   }
 
   /**
@@ -29,7 +41,8 @@ export class Surface {
    * `firstKeptSeq - 1`). Ascending; for plugins that choose cut points, such as compaction.
    */
   get seqs(): readonly number[] {
-    return this.#seqs
+    if (this.#seqsView.length !== this.#seqs.length) this.#seqsView = readOnlyPrefix(this.#seqs, this.#seqs.length, 'surface.seqs')
+    return this.#seqsView
   }
 
   #push(message: ModelMessage, seq: number): void {
@@ -51,6 +64,9 @@ export class Surface {
       content: Object.freeze([Object.freeze({ type: 'text' as const, text: summary })]),
     })
     this.#messages = [message, ...this.#messages.slice(keep)]
+    // New arrays: views of the old ones stay valid snapshots; new views are made on the next read.
+    this.#messagesView = EMPTY
+    this.#seqsView = EMPTY
     // The summary stands for everything before firstKeptSeq: recording it there keeps the seqs
     // ascending, so a later compaction can cut anywhere in what this one kept.
     this.#seqs = [Math.min(seq, firstKeptSeq - 1), ...this.#seqs.slice(keep)]

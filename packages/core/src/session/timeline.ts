@@ -5,7 +5,7 @@ import { messageText, type UserMessage } from './messages.js'
 export interface TimelineOptions {
   /** Include `assistant/chunk` lines (off by default: one line per delta is noise). */
   chunks?: boolean
-  /** Include `request/header` lines. Default true. */
+  /** Include `request/context` and `request/header` lines. Default true. */
   requests?: boolean
   /** Longest quoted text before it is cut with `…`. Default 60. */
   maxText?: number
@@ -62,6 +62,10 @@ export function formatEvent(event: SessionEvent, options: TimelineOptions = {}):
       if (s.inserted.length > 0) parts.push(`+[${s.inserted.map((m) => quote(messageText(m))).join(', ')}]`)
       if (s.outcome) parts.push(s.outcome)
       return parts.join(' ')
+    }
+    case 'request/context': {
+      const { system, tools } = event.data as BosunEventMap['request/context']
+      return options.requests === false ? undefined : `request/context system ${quote(system)} tools [${tools.map((tool) => tool.name).join(', ')}]`
     }
     case 'request/header':
       return options.requests === false ? undefined : `request/header ${d.turn}.${d.step} ${d.messageCount} messages`

@@ -181,14 +181,18 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       await expect(s.store.list()).rejects.toSatisfy(refused)
     }))
 
-    it('forks at a completed turn boundary, with seedLength and an end-seed marker', withStore(async (s) => {
+    it('forks at a completed turn boundary, with seedLength and an end-seed marker; a running session at its last ended turn', withStore(async (s) => {
       const parent = await s.store.create(header('parent'))
       const session = new Session(parent.header, parent.events, { writer: parent.writer })
       session.append('turn/start', { turn: 1 })
       session.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
       session.append('turn/start', { turn: 2 })
       await session.flush()
-      await expect(forkSession(s.store, 'parent', { id: 'inside' })).rejects.toSatisfy((e) => BosunError.is(e, 'STORE'))
+      // Without afterTurn, a session whose turn 2 is open (its agent is running) forks at turn 1.
+      const running = await forkSession(s.store, 'parent', { id: 'running', now: () => 5 })
+      expect(running.events.map((e) => e.type)).toEqual(['turn/start', 'turn/end', 'session/end-seed'])
+      await running.writer.close()
+      await expect(forkSession(s.store, 'parent', { id: 'inside', afterTurn: 2 })).rejects.toSatisfy((e) => BosunError.is(e, 'INVALID_ARGUMENT'))
       const child = await forkSession(s.store, 'parent', { id: 'child', afterTurn: 1, now: () => 5 })
       await child.writer.close()
       await parent.writer.close()

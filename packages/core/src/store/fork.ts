@@ -8,8 +8,9 @@ export interface ForkOptions {
   /** The child's id. Default: a new UUID. */
   id?: string
   /**
-   * Fork after this turn's `turn/end`. Default: the last completed turn. Forking inside an open
-   * turn is refused.
+   * Fork after this turn's `turn/end`. Default: the last turn that has ended — a session whose
+   * agent is running (another process may be writing it) forks at the turn before the open one.
+   * A turn that has not ended is refused.
    */
   afterTurn?: number
   /** Clock for the child's `createdAt` and its `session/end-seed` marker. */
@@ -48,17 +49,14 @@ export async function forkSession(store: Store, parentId: string, options: ForkO
   }
 }
 
-/** Index just after the chosen `turn/end`; refuses a fork inside an open turn. */
+/** Index just after the chosen `turn/end` (default: the last one); refuses a turn that has not ended. */
 function forkPoint(events: readonly SessionEvent[], parentId: string, afterTurn: number | undefined): number {
-  let open: number | undefined
   let cut = 0
   let found = afterTurn === 0
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!
-    if (event.type === 'turn/start') open = (event.data as { turn: number }).turn
     if (event.type === 'turn/end') {
       const turn = (event.data as { turn: number }).turn
-      open = undefined
       if (afterTurn === undefined || turn <= afterTurn) cut = i + 1
       if (turn === afterTurn) found = true
     }
@@ -66,12 +64,7 @@ function forkPoint(events: readonly SessionEvent[], parentId: string, afterTurn:
   if (afterTurn !== undefined && !found) {
     throw invalidArgument(`Cannot fork session "${parentId}" after turn ${afterTurn}: that turn has not completed.`)
   }
-  if (afterTurn === undefined && open !== undefined) {
-    throw new BosunError(
-      ErrorCodes.STORE,
-      `Cannot fork session "${parentId}": turn ${open} is still open. Wait for the agent to be idle, or pass afterTurn.`,
-    )
-  }
+  // Without afterTurn a running session forks at its last ended turn: the open one is not copied.
   if (afterTurn === 0) cut = 0
   return cut
 }

@@ -19,6 +19,20 @@ async function crashWhile(setup: Parameters<typeof createAgent>[0], act: (agent:
   return { store, reopen: (extra: Partial<Parameters<typeof createAgent>[0]> = {}) => createAgent({ model: scripted(), ...extra, store, sessionId: 'crash' }) }
 }
 
+/** A pre-step that holds every step forever: the claim is in the log, nothing was stepped. */
+function preStepThatNeverReturns() {
+  const never = gate()
+  return definePlugin({
+    name: 'hold',
+    setup({ hooks }) {
+      hooks.preStep.tapPromise('hold', async (decision) => {
+        await never.promise
+        return decision
+      })
+    },
+  })
+}
+
 describe('opening a session that a crash left mid-turn', () => {
   it('closes the turn: outcome unknown for a running tool, not started for a later one, then interrupted', async () => {
     const never = gate()
@@ -81,17 +95,8 @@ describe('opening a session that a crash left mid-turn', () => {
     expect(agent.surface.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'Hello' }] })
   })
 
-  it('puts claimed but never stepped messages back at the head of next-turn, ahead of older pending input', async () => {
-    const held = gate()
-    const holdPreStep = definePlugin({
-      name: 'hold',
-      setup({ hooks }) {
-        hooks.preStep.tapPromise('hold', async (decision) => {
-          await held.promise
-          return decision
-        })
-      },
-    })
+  it('puts claimed but never stepped messages back at the head of the queue each came from, so the batch stays together', async () => {
+    const holdPreStep = preStepThatNeverReturns()
     const { reopen } = await crashWhile({ model: scripted(), plugins: [holdPreStep] }, async (agent) => {
       agent.inject(msg('context'))
       agent.followup(msg('first'))
@@ -100,15 +105,19 @@ describe('opening a session that a crash left mid-turn', () => {
     })
     const agent = await reopen()
     expect(agent.recovery.requeued).toEqual(['context', 'first'])
-    expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual(['context', 'first', 'second'])
+    expect(agent.inbox.nextStep.map((m) => m.id)).toEqual(['context'])
+    expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual(['first', 'second'])
+    // The re-queue is in the log before the repair's turn/end: a tear between them loses nothing.
+    const types = agent.session.events.map((e) => e.type)
+    expect(types.lastIndexOf('agent/inbox/spliced')).toBeLessThan(types.lastIndexOf('turn/end'))
     expect(agent.status).toBe('idle') // resume starts nothing by itself
     agent.followup(msg('third'))
     await agent.whenIdle()
     const work = foldConsumedWork(agent.session.events)
     expect(work.turns.map((t) => [t.end, t.stepped, t.unstepped])).toEqual([
       ['interrupted', [], ['context', 'first']],
-      ['completed', ['context'], []],
-      ['completed', ['first'], []],
+      ['completed', ['context', 'first'], []], // the next turn carries both again, context first
+
       ['completed', ['second'], []],
       ['completed', ['third'], []],
     ])
@@ -143,5 +152,72 @@ describe('forking a session', () => {
     await child.whenIdle()
     expect(child.turn).toBe(2)
     expect(parent.inbox.nextStep.map((m) => m.id)).toEqual(['parked'])
+  })
+})
+
+describe('a pre-step that rewrites a claimed message under a new id', () => {
+  const rewriter = (hold: Promise<void>) =>
+    definePlugin({
+      name: 'rewrite',
+      setup({ hooks }) {
+        hooks.preStep.tapPromise('rewrite', async (decision) => {
+          if (decision.kind !== 'enter') return decision
+          // A new id, and no word on where it came from: the core links it to the claimed message.
+          return { kind: 'enter', messages: decision.messages.map((m) => msg(`rewritten: ${m.id}`, `new-${m.id}`)) }
+        })
+        hooks.prepareCall.tapPromise('hold', async (request) => {
+          await hold
+          return request
+        })
+      },
+    })
+
+  it('counts the original as stepped: a crash after its user/message does not run it twice', async () => {
+    const never = gate()
+    const { reopen } = await crashWhile({ model: scripted(), plugins: [rewriter(never.promise)] }, async (agent) => {
+      agent.followup(msg('charge the card', 'M'))
+      while (!agent.session.events.some((e) => e.type === 'user/message')) await sleep(1)
+    })
+    const agent = await reopen()
+    expect(agent.recovery.requeued).toEqual([])
+    expect(agent.inbox.hasPending).toBe(false)
+    const delivered = agent.session.events.find((e) => e.type === 'user/message')!.data as { id: string; source: { derivedFrom?: string[] } }
+    expect(delivered).toMatchObject({ id: 'new-M', source: { derivedFrom: ['M'] } })
+    expect(foldConsumedWork(agent.session.events).turns).toEqual([{ turn: 1, stepped: ['M'], unstepped: [], end: 'interrupted' }])
+  })
+
+  it('the audit fold counts the original as stepped in a completed turn', async () => {
+    const agent = await createAgent({ model: scripted(), plugins: [rewriter(Promise.resolve())] })
+    agent.followup(msg('a', 'A'))
+    await agent.whenIdle()
+    expect(foldConsumedWork(agent.session.events).turns).toEqual([{ turn: 1, stepped: ['A'], unstepped: [], end: 'completed' }])
+  })
+})
+
+describe('a repair torn by a second crash', () => {
+  it('loses nothing: with the re-queue in the log but not turn/end, the next open finishes the repair without re-queuing twice', async () => {
+    const holdPreStep = preStepThatNeverReturns()
+    let crashedAt = 0
+    const { store, reopen } = await crashWhile({ model: scripted(), plugins: [holdPreStep] }, async (agent) => {
+      agent.inject(msg('context'))
+      agent.followup(msg('first'))
+      while (agent.inbox.nextTurn.length !== 0 || agent.inbox.nextStep.length !== 0) await sleep(1)
+      crashedAt = agent.session.length
+    })
+    const repaired = await reopen()
+    await repaired.close()
+    const full = (await store.open('crash'))!
+    await full.writer.close()
+    // Every prefix the repair batch could have been torn at: from none of it to all but turn/end.
+    expect(full.events.slice(crashedAt).map((e) => e.type)).toEqual(['agent/inbox/spliced', 'agent/inbox/spliced', 'turn/end'])
+    for (let cut = crashedAt; cut < full.events.length; cut++) {
+      const torn = memoryStore()
+      await (await torn.create(full.header, full.events.slice(0, cut))).writer.close()
+      const agent = await createAgent({ model: scripted(), store: torn, sessionId: 'crash' })
+      expect(agent.inbox.nextStep.map((m) => m.id), `cut at ${cut}`).toEqual(['context'])
+      expect(agent.inbox.nextTurn.map((m) => m.id), `cut at ${cut}`).toEqual(['first'])
+      expect(agent.session.events.filter((e) => e.type === 'turn/end')).toHaveLength(1)
+      await agent.close()
+    }
   })
 })

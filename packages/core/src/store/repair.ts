@@ -1,7 +1,7 @@
 import type { Inbox } from '../inbox/inbox.js'
-import type { InboxSplice } from '../inbox/types.js'
+import type { InboxSplice, InboxTarget } from '../inbox/types.js'
 import type { BosunEventMap, SessionEvent } from '../session/events.js'
-import type { UserMessage } from '../session/messages.js'
+import { derivedFrom, type UserMessage } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import { BlockAssembler } from '../loop/assembler.js'
 import type { ModelChunk } from '../model.js'
@@ -13,7 +13,7 @@ export interface RepairReport {
   /** Synthetic results written: calls never started, and calls whose outcome is unknown. */
   notStarted: string[]
   outcomeUnknown: string[]
-  /** Ids of claimed-but-never-stepped messages put back at the head of `next-turn`. */
+  /** Ids of claimed-but-never-stepped messages put back at the head of the queue each was claimed from. */
   requeued: string[]
 }
 
@@ -28,8 +28,9 @@ export const TOOL_OUTCOME_UNKNOWN =
  * interrupted `assistant/message` (as an abort would); a tool call of the last assistant message that has no
  * `tool/call` gets a TOOL_NOT_STARTED error result; a `tool/call` without a result gets
  * TOOL_OUTCOME_UNKNOWN; then `step/end` (if a step is open) and `turn/end {kind: 'interrupted'}`.
- * Messages the open turn claimed but never put into a step go back to the head of `next-turn`
- * with one durable splice, so accepted work is never dropped by a crash.
+ * Messages the open turn claimed but never put into a step (nor anything a pre-step derived from
+ * them) go back to the head of the queue each was claimed from — appended before `turn/end`, so
+ * accepted work is never dropped by a crash, nor by a tear in this repair.
  *
  * Reads only the events of the open turn (a backwards scan to its `turn/start`).
  */
@@ -51,6 +52,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
 
   const claimed = claimedSince(events, session.header.seedLength ?? 0, start)
   const stepped = new Set<string>()
+  let rejectedAt = -1
   let openStep = 0
   let lastCalls: { id: string; name: string; step: number }[] = []
   /** Chunks of the open step's model call that never became an assistant/message. */
@@ -60,8 +62,15 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   for (let i = start + 1; i < events.length; i++) {
     const event = events[i] as SessionEvent
     switch (event.type) {
-      case 'user/message':
-        stepped.add((event.data as UserMessage).id)
+      case 'user/message': {
+        const message = event.data as UserMessage
+        stepped.add(message.id)
+        for (const id of derivedFrom(message)) stepped.add(id)
+        break
+      }
+      case 'agent/pre-step/rejected':
+        // Claim is the commit point: what a pre-step rejected is not re-queued by recovery.
+        rejectedAt = i
         break
       case 'step/start':
         openStep = (event.data as BosunEventMap['step/start']).step
@@ -104,9 +113,9 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
     } catch {
       // A malformed chunk cannot have been logged by the loop; keep what assembled before it.
     }
-    if (assembler.hasContent) {
-      session.append('assistant/message', { turn, step: openStep, message: assembler.message(true), interrupted: true })
-    }
+    // Only what was visible: a cut tool-call fragment alone makes no (empty) assistant message.
+    const message = assembler.message(true)
+    if (message.content.length > 0) session.append('assistant/message', { turn, step: openStep, message, interrupted: true })
   }
   if (openStep > 0) {
     for (const call of lastCalls) {
@@ -120,28 +129,42 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
     }
     session.append('step/end', { turn, step: openStep, finish: 'error' })
   }
-  const unstepped = claimed.filter((message) => !stepped.has(message.id) && inbox.find(message.id) === undefined)
-  session.append('turn/end', { turn, reason: { kind: 'interrupted' } })
-  if (unstepped.length > 0) {
-    inbox.splice('next-turn', 0, 0, unstepped)
-    report.requeued.push(...unstepped.map((message) => message.id))
+  // Back to the head of the queue each came from (a next-step context stays with the prompt it
+  // rode with: the next turn claims it first), appended BEFORE turn/end: while turn/end is not in
+  // the log the turn is still open, so a tear anywhere in this batch is repaired again on the next
+  // open, and a message already back in a queue is not put back twice.
+  for (const target of ['next-step', 'next-turn'] as const) {
+    const unstepped = claimed.filter(
+      (entry) => entry.target === target && entry.index > rejectedAt && !stepped.has(entry.message.id) && inbox.find(entry.message.id) === undefined,
+    )
+    if (unstepped.length === 0) continue
+    inbox.requeue(target, 0, unstepped.map((entry) => entry.message))
+    report.requeued.push(...unstepped.map((entry) => entry.message.id))
   }
+  session.append('turn/end', { turn, reason: { kind: 'interrupted' } })
   return report
+}
+
+/** A message a claim took: from which queue, at which log index. */
+interface ClaimedEntry {
+  message: UserMessage
+  target: InboxTarget
+  index: number
 }
 
 /**
  * The messages removed by pure-deletion (claim) splices after index `from`, in claim order.
  * Replays the queues from the seed boundary: O(log) once, only when a turn was left open.
  */
-function claimedSince(events: readonly SessionEvent[], seedLength: number, from: number): UserMessage[] {
+function claimedSince(events: readonly SessionEvent[], seedLength: number, from: number): ClaimedEntry[] {
   const queues: Record<string, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
-  const claimed: UserMessage[] = []
+  const claimed: ClaimedEntry[] = []
   for (let i = seedLength; i < events.length; i++) {
     const event = events[i]!
     if (event.type !== 'agent/inbox/spliced') continue
     const splice = event.data as InboxSplice
     const removed = queues[splice.target]!.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
-    if (i > from && splice.outcome === undefined) claimed.push(...removed)
+    if (i > from && splice.outcome === undefined) for (const message of removed) claimed.push({ message, target: splice.target, index: i })
   }
   return claimed
 }

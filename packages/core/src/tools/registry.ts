@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv'
 import { BosunError, ErrorCodes } from '../errors.js'
 import type { ToolSpec } from '../model.js'
+import { toFrozenJson } from '../json.js'
 import { ajv, formatAjvError } from '../schema.js'
 import type { Tool } from './types.js'
 
@@ -40,9 +41,11 @@ export class ToolRegistry {
         })
       }
       this.#tools.set(tool.name, { tool, validate })
-      specs.push({ name: tool.name, description: tool.description, parameters: tool.parameters })
+      // A frozen copy: the specs go into every request, which no plugin or adapter may change.
+      const parameters = toFrozenJson(tool.parameters, `${where} "parameters"`)
+      specs.push(Object.freeze({ name: tool.name, description: tool.description, parameters }))
     })
-    this.specs = specs
+    this.specs = Object.freeze(specs)
   }
 
   get(name: string): RegisteredTool | undefined {

@@ -40,7 +40,7 @@ describe('compaction before a request that would exceed the threshold', () => {
       step/start 3.1
       user/message "question three: lorem ip…"
       compaction/start (threshold)
-      compaction/summary "Summary of the earlier p…" replaces seq < 26
+      compaction/summary "Summary of the earlier p…" replaces seq < 27
       compaction/end
       request/header 3.1 2 messages
       assistant/message "three done"
@@ -109,7 +109,7 @@ describe('compaction after a context-window error', () => {
       user/message "question three: lorem ip…"
       request/header 3.1 5 messages
       compaction/start (context-window)
-      compaction/summary "Summary of the earlier p…" replaces seq < 26
+      compaction/summary "Summary of the earlier p…" replaces seq < 27
       compaction/end
       llm/retry 3.1 attempt=2 delay=0ms CONTEXT_WINDOW_EXCEEDED
       assistant/message "three done"
@@ -148,7 +148,7 @@ describe('agent.compact()', () => {
     expect(await kit.agent.compact()).toBe(true)
     expect(formatTurn(kit.events.slice(from))).toMatchInlineSnapshot(`
       "compaction/start (manual)
-      compaction/summary "Summary of the earlier p…" replaces seq < 26
+      compaction/summary "Summary of the earlier p…" replaces seq < 27
       compaction/end"
     `)
     expect(kit.agent.surface.messages.map((m) => text(m).slice(0, 20))).toEqual([
@@ -177,7 +177,7 @@ describe('agent.compact()', () => {
     expect(await compacting).toBe(false)
     expect(compactionEvents(kit.events).map((e) => `${e.type} ${JSON.stringify(e.data)}`)).toMatchInlineSnapshot(`
       [
-        "compaction/start {"reason":"manual","estimatedTokens":124,"contextWindow":128000,"firstKeptSeq":15,"replacing":{"messages":2,"tokens":62}}",
+        "compaction/start {"reason":"manual","estimatedTokens":124,"contextWindow":128000,"firstKeptSeq":16,"replacing":{"messages":2,"tokens":62}}",
         "compaction/end {"ok":false,"reason":"aborted"}",
       ]
     `)

@@ -11,16 +11,21 @@ function setup(now: () => number) {
   let wakes = 0
   const requeue = new Requeue(inbox, session, () => wakes++, now)
   const queued = () => inbox.nextTurn.map((message) => messageText(message))
-  return { inbox, requeue, queued, wakes: () => wakes }
+  /** Messages as a rejected step leaves them: queued, then claimed (only those can be put back). */
+  const taken = (...texts: string[]): UserMessage[] => {
+    inbox.splice('next-step', Infinity, 0, texts.map((text) => createUserMessage(text)))
+    return inbox.claim('next-step', 1)
+  }
+  return { inbox, requeue, queued, taken, wakes: () => wakes }
 }
 
 it('puts batches that fall due at the same instant back together, in the order they were rejected, ahead of later input', () => {
   vi.useFakeTimers()
-  const { inbox, requeue, queued, wakes } = setup(Date.now)
+  const { inbox, requeue, queued, taken, wakes } = setup(Date.now)
   const due = Date.now() + 200
-  requeue.schedule([createUserMessage('two')], due)
+  requeue.schedule(taken('two'), due)
   vi.advanceTimersByTime(1) // rejected a millisecond later, by the same full window: same due time
-  requeue.schedule([createUserMessage('three')], due)
+  requeue.schedule(taken('three'), due)
   inbox.splice('next-turn', Infinity, 0, [createUserMessage('four')])
   vi.advanceTimersByTime(198)
   expect(queued()).toEqual(['four'])
@@ -32,8 +37,8 @@ it('puts batches that fall due at the same instant back together, in the order t
 it('reads due times on the clock it was given, not on Date.now', () => {
   vi.useFakeTimers()
   const offset = 5_000_000
-  const { requeue, queued } = setup(() => Date.now() + offset)
-  requeue.schedule([createUserMessage('later')], Date.now() + offset + 100)
+  const { requeue, queued, taken } = setup(() => Date.now() + offset)
+  requeue.schedule(taken('later'), Date.now() + offset + 100)
   vi.advanceTimersByTime(99)
   expect(queued()).toEqual([])
   vi.advanceTimersByTime(1)
@@ -72,21 +77,21 @@ describe('outstandingRequeues (what a previous process logged and did not carry 
 
 it('restored requeues go behind the messages the previous process put back that still wait at the head', () => {
   vi.useFakeTimers()
-  const { inbox, requeue, queued } = setup(Date.now)
-  const [one, two] = [createUserMessage('one'), createUserMessage('two')]
-  inbox.splice('next-turn', 0, 0, [one]) // put back by the previous process, not run yet
+  const { inbox, requeue, queued, taken } = setup(Date.now)
+  const [one, two] = taken('one', 'two')
+  inbox.requeue('next-turn', 0, [one!]) // put back by the previous process, not run yet
   inbox.splice('next-turn', Infinity, 0, [createUserMessage('later')])
-  requeue.restore({ putBack: [one.id], outstanding: [{ turn: 2, dueAt: Date.now() + 10, messages: [two] }] })
+  requeue.restore({ putBack: [one!.id], outstanding: [{ turn: 2, dueAt: Date.now() + 10, messages: [two!] }] })
   vi.advanceTimersByTime(10)
   expect(queued()).toEqual(['one', 'two', 'later'])
 })
 
-it('does not put back a message that is already in the inbox (sent again meanwhile)', () => {
+it('does not put back a message that is already in the inbox (put back by recovery meanwhile)', () => {
   vi.useFakeTimers()
-  const { inbox, requeue, queued, wakes } = setup(Date.now)
-  const message = createUserMessage('again')
-  requeue.schedule([message, createUserMessage('other')], Date.now() + 10)
-  inbox.splice('next-turn', 0, 0, [message])
+  const { inbox, requeue, queued, taken, wakes } = setup(Date.now)
+  const [message, other] = taken('again', 'other')
+  requeue.schedule([message!, other!], Date.now() + 10)
+  inbox.requeue('next-turn', 0, [message!])
   vi.advanceTimersByTime(10)
   expect(queued()).toEqual(['other', 'again'])
   expect(wakes()).toBe(1)

@@ -9,8 +9,8 @@ interface Pending {
 /**
  * Puts rejected messages back at the head of `next-turn` when their limit allows them again.
  *
- * The claim was the commit point, so the messages' ids are free again and a plain splice brings
- * them back (logged as an `agent/inbox/spliced` event like any other input). Batches are put back
+ * The claim was the commit point; `inbox.requeue()` brings the claimed messages back under their
+ * own ids (logged as an `agent/inbox/spliced` event like any other input). Batches are put back
  * in the order they are due (ties in the order they were rejected), each behind the requeued
  * messages still waiting at the head, so requeued input keeps its FIFO order and goes before
  * anything queued after it.
@@ -91,7 +91,8 @@ export class Requeue {
     // Only the requeued run still at the head matters from now on (the rest were claimed or canceled).
     this.#requeued = new Set(queue.slice(0, at).map((message) => message.id))
     try {
-      this.inbox.splice('next-turn', at, 0, messages)
+      // requeue(), not splice(): an id the session has seen may enter again only as the claimed message it was.
+      this.inbox.requeue('next-turn', at, messages)
       for (const message of messages) this.#requeued.add(message.id)
       this.wake()
     } catch (error) {
