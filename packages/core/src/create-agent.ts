@@ -5,7 +5,7 @@ import { Inbox } from './inbox/inbox.js'
 import { Agent } from './loop/agent.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
-import { resolvePluginEntry, setupPlugins, type PluginEntry } from './plugin.js'
+import { resolvePluginEntry, setupPlugins, type AgentConfig, type PluginEntry } from './plugin.js'
 import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
 import { Session } from './session/session.js'
 import { checkEventTypes } from './session/event-types.js'
@@ -130,7 +130,14 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       recovery,
     )
     const now = options.now ?? Date.now
-    await setupPlugins(plugins, { hooks, session, inbox, agent, now, onClose: (teardown) => agent.onClose(teardown) })
+    const config: AgentConfig = Object.freeze({ model, store, system, tools: Object.freeze([...tools]), plugins: Object.freeze([...plugins]), maxParallelTools })
+    await setupPlugins(plugins, {
+      hooks, session, inbox, agent, now, store, config,
+      onClose: (teardown) => agent.onClose(teardown),
+      addTool: (tool, where) => registry.add(tool, where),
+    })
+    // The tool set is fixed from here on: every request of a session is made from it (or from what prepareCall returns).
+    registry.seal()
   } catch (error) {
     // No agent to close later: release the session (a store that locks it would keep it locked).
     await stored.writer.close().catch(() => {})

@@ -6,6 +6,9 @@ import type { ModelAdapter } from './model.js'
 import { compileOptionsValidator, type JsonSchema } from './schema.js'
 import type { MessageInput, UserMessage } from './session/messages.js'
 import type { Session } from './session/session.js'
+import type { SystemPrompt } from './loop/runtime.js'
+import type { Store } from './store/types.js'
+import type { Tool } from './tools/types.js'
 
 /** The agent API a plugin may use from its hooks (e.g. to re-queue a rejected message later). */
 export interface PluginAgentApi {
@@ -42,6 +45,30 @@ export interface PluginContext {
    * to its definition and checked by the config loader. Throws `INVALID_ARGUMENT` for anything else.
    */
   createModel(entry: ModelEntry): Promise<ModelAdapter>
+  /**
+   * Contributes a tool to the agent (a web search, retrieval, the subagent tools): checked like
+   * the agent's own `tools` (name, description, JSON Schema parameters, execute) and added after
+   * them, in setup order. Only during `setup`: afterwards it throws `INVALID_TOOL`.
+   */
+  addTool(tool: Tool): void
+  /** The store the agent's session lives in: a plugin may open or create other sessions in it (children, forks). */
+  store: Store
+  /**
+   * The agent's resolved configuration, read-only: the model adapter, store, system prompt, tools
+   * (before any `addTool`), plugin entries and limits — what a plugin needs to build another agent
+   * like this one. From a config file it is what the loader resolved (adapters created, names resolved).
+   */
+  config: AgentConfig
+}
+
+/** {@link PluginContext.config}: the options the agent was created with, defaults filled in. */
+export interface AgentConfig {
+  readonly model: ModelAdapter
+  readonly store: Store
+  readonly system: SystemPrompt
+  readonly tools: readonly Tool[]
+  readonly plugins: readonly PluginEntry[]
+  readonly maxParallelTools: number
 }
 
 /** A model entry as `setup` receives it: `{ adapter, options? }`, like a config's `model`. */
@@ -137,12 +164,16 @@ export function resolvePluginEntry(entry: unknown, index: number): { plugin: Plu
 }
 
 /** Validates every entry first (so a bad option fails before any setup runs), then sets them up in order. */
-export async function setupPlugins(entries: readonly unknown[], context: Omit<PluginContext, 'name' | 'createModel'>): Promise<void> {
+export async function setupPlugins(
+  entries: readonly unknown[],
+  context: Omit<PluginContext, 'name' | 'createModel' | 'addTool'> & { addTool(tool: Tool, where: string): void },
+): Promise<void> {
   // Resolved again (cheap: schemas are compiled once) so that this function stands on its own.
   const resolved = entries.map((entry, index) => resolvePluginEntry(entry, index))
   for (const { plugin, options } of resolved) {
     try {
-      await plugin.setup({ ...context, name: plugin.name, createModel }, options)
+      const addTool = (tool: Tool) => context.addTool(tool, `plugin "${plugin.name}" addTool()`)
+      await plugin.setup({ ...context, name: plugin.name, createModel, addTool }, options)
     } catch (error) {
       // Options that setup finds invalid (a regex that does not compile) are an options error.
       if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) throw error

@@ -17,35 +17,52 @@ export interface RegisteredTool {
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>()
   /** What the model is told, in registration order. */
-  readonly specs: readonly ToolSpec[]
+  specs: readonly ToolSpec[] = Object.freeze([])
+  /** Set when the first turn starts: the tool set of a running agent changes only through prepareCall. */
+  #sealed = false
 
   constructor(tools: readonly Tool[] = []) {
     if (!Array.isArray(tools)) throw new BosunError(ErrorCodes.INVALID_TOOL, '"tools" must be an array of tool objects.')
-    const specs: ToolSpec[] = []
-    tools.forEach((tool, index) => {
-      const where = `tools[${index}]${typeof tool?.name === 'string' ? ` ("${tool.name}")` : ''}`
-      if (typeof tool !== 'object' || tool === null) throw invalid(`${where} must be an object`)
-      if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
-        throw invalid(`${where}: "name" must be 1-64 letters, digits, "_" or "-"`)
-      }
-      if (this.#tools.has(tool.name)) throw invalid(`${where}: a tool named "${tool.name}" is already registered`)
-      if (typeof tool.description !== 'string') throw invalid(`${where}: "description" must be a string`)
-      if (typeof tool.execute !== 'function') throw invalid(`${where}: "execute" must be a function`)
-      if (typeof tool.parameters !== 'object' || tool.parameters === null) throw invalid(`${where}: "parameters" must be a JSON Schema object`)
-      let validate: ValidateFunction
-      try {
-        validate = ajv().compile(tool.parameters)
-      } catch (error) {
-        throw new BosunError(ErrorCodes.INVALID_TOOL, `${where}: "parameters" is not a valid JSON Schema: ${(error as Error).message}.`, {
-          cause: error,
-        })
-      }
-      this.#tools.set(tool.name, { tool, validate })
-      // A frozen copy: the specs go into every request, which no plugin or adapter may change.
-      const parameters = toFrozenJson(tool.parameters, `${where} "parameters"`)
-      specs.push(Object.freeze({ name: tool.name, description: tool.description, parameters }))
-    })
-    this.specs = Object.freeze(specs)
+    tools.forEach((tool, index) => this.#register(tool, `tools[${index}]`))
+  }
+
+  /**
+   * Adds a tool (a plugin's `addTool` during setup). Checked like the agent's own tools; refused
+   * once the agent has started a turn, so every request of a session is made from one tool set
+   * unless a `prepareCall` tap changes it (and `request/context` logs that).
+   */
+  add(tool: Tool, where: string): void {
+    if (this.#sealed) throw invalid(`${where}: tools can be added only during plugin setup, before the first turn`)
+    this.#register(tool, where)
+  }
+
+  /** Called when the first turn opens. */
+  seal(): void {
+    this.#sealed = true
+  }
+
+  #register(tool: Tool, at: string): void {
+    const where = `${at}${typeof tool?.name === 'string' ? ` ("${tool.name}")` : ''}`
+    if (typeof tool !== 'object' || tool === null) throw invalid(`${where} must be an object`)
+    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
+      throw invalid(`${where}: "name" must be 1-64 letters, digits, "_" or "-"`)
+    }
+    if (this.#tools.has(tool.name)) throw invalid(`${where}: a tool named "${tool.name}" is already registered`)
+    if (typeof tool.description !== 'string') throw invalid(`${where}: "description" must be a string`)
+    if (typeof tool.execute !== 'function') throw invalid(`${where}: "execute" must be a function`)
+    if (typeof tool.parameters !== 'object' || tool.parameters === null) throw invalid(`${where}: "parameters" must be a JSON Schema object`)
+    let validate: ValidateFunction
+    try {
+      validate = ajv().compile(tool.parameters)
+    } catch (error) {
+      throw new BosunError(ErrorCodes.INVALID_TOOL, `${where}: "parameters" is not a valid JSON Schema: ${(error as Error).message}.`, {
+        cause: error,
+      })
+    }
+    // A frozen copy: the specs go into every request, which no plugin or adapter may change.
+    const parameters = toFrozenJson(tool.parameters, `${where} "parameters"`)
+    this.#tools.set(tool.name, { tool, validate })
+    this.specs = Object.freeze([...this.specs, Object.freeze({ name: tool.name, description: tool.description, parameters })])
   }
 
   get(name: string): RegisteredTool | undefined {
