@@ -85,6 +85,7 @@ describe.concurrent('bosun log', () => {
         step 1
           user      be brief
           user      What time is it?
+          context: no system prompt, tools: clock
           → clock({})
           ← clock: 12:00 (+1 lines)
         step 2
@@ -128,12 +129,13 @@ describe.concurrent('bosun log', () => {
           2   splice next-turn @0 -1
           3   step/start 1.1
           4     user/message "hi"
-          5     request/header 1.1 1 messages
-          6     assistant/chunk {"type":"text-delta","text":"echo: hi"}
-          7     assistant/chunk {"type":"finish","reason":"stop"}
-          8     assistant/message "echo: hi"
-          9   step/end 1.1 stop
-         10 turn/end 1 completed
+          5     request/context no system prompt, no tools
+          6     request/header 1.1 1 messages
+          7     assistant/chunk {"type":"text-delta","text":"echo: hi"}
+          8     assistant/chunk {"type":"finish","reason":"stop"}
+          9     assistant/message "echo: hi"
+         10   step/end 1.1 stop
+         11 turn/end 1 completed
       "
     `)
   })

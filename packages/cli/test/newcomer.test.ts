@@ -24,6 +24,7 @@ describe.concurrent('a newcomer in an empty folder, with no config and no networ
         'turn 1  <time>',
         '  step 1',
         '    user      hello',
+        '    context: no system prompt, no tools',
         '    assistant echo: hello',
         '  ✓ completed · 1 step · <ms>',
         '',

@@ -66,7 +66,7 @@ describe.concurrent('bosun run', () => {
     expect(result.code).toBe(0)
     const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as SessionEvent)
     expect(events.map((event) => event.type)).toEqual([
-      'agent/inbox/spliced', 'turn/start', 'agent/inbox/spliced', 'step/start', 'user/message', 'request/header',
+      'agent/inbox/spliced', 'turn/start', 'agent/inbox/spliced', 'step/start', 'user/message', 'request/context', 'request/header',
       'assistant/chunk', 'assistant/chunk', 'assistant/message', 'step/end', 'turn/end',
     ])
     expect(events.at(-1)!.data).toEqual({ turn: 1, reason: { kind: 'completed' } })

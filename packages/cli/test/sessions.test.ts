@@ -35,7 +35,7 @@ describe.concurrent('bosun sessions', () => {
     const [result, asJson] = await Promise.all([bosun(['sessions', 'show', 's-1'], { cwd: dir }), bosun(['sessions', 'show', 's-1', '--json'], { cwd: dir })])
     expect(result.code).toBe(0)
     const text = result.stdout.replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, '<time>')
-    expect(text).toContain('session  s-1\ncreated  <time>\nevents   22\nturns    2\nlast     <time>\npending  nothing queued\n')
+    expect(text).toContain('session  s-1\ncreated  <time>\nevents   23\nturns    2\nlast     <time>\npending  nothing queued\n')
     expect(text).toMatch(/TURN\s+ENDED\s+STARTED\s+PROMPT\n1\s+completed\s+<time>\s+first prompt\n2\s+completed\s+<time>\s+second prompt\n/)
     const json = JSON.parse(asJson.stdout)
     expect(json).toMatchObject({ id: 's-1', turns: 2, firstPrompt: 'first prompt', pending: { nextTurn: [], nextStep: [] } })
