@@ -36,9 +36,11 @@ export function compileOptionsValidator(
   }
   validator = (value, what) => {
     if (fn(value)) return
-    const lines = (fn.errors ?? []).map((e) => `  - ${formatAjvError(e, value)}`)
+    // An `anyOf` with an `x-expected` sentence is reported once, with that sentence, not per branch.
+    const errors = (fn.errors ?? []).filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
+    const lines = errors.map((e) => `  - ${formatAjvError(e, value, schema)}`)
     throw new BosunError(code, `Invalid options for ${what}:\n${lines.join('\n')}`, {
-      details: { what, paths: (fn.errors ?? []).map((e) => jsonPath(e)).join(',') },
+      details: { what, paths: errors.map((e) => jsonPath(e)).join(',') },
     })
   }
   compiled.set(owner, validator)
@@ -60,10 +62,14 @@ export function jsonPath(error: ErrorObject): string {
 }
 
 /** One line: path, what was expected, what was found. */
-export function formatAjvError(error: ErrorObject, root: unknown): string {
+export function formatAjvError(error: ErrorObject, root: unknown, schema?: JsonSchema): string {
   const path = jsonPath(error)
   const found = describe(valueAt(root, error.instancePath))
   switch (error.keyword) {
+    case 'anyOf': {
+      const expected = schema === undefined ? undefined : expectedAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))
+      return `${path} ${expected === undefined ? (error.message ?? 'is invalid') : `must be ${expected}`} (found ${found})`
+    }
     case 'required':
       return `${path} is required`
     case 'additionalProperties':
@@ -73,6 +79,17 @@ export function formatAjvError(error: ErrorObject, root: unknown): string {
     default:
       return `${path} ${error.message ?? 'is invalid'} (found ${found})`
   }
+}
+
+/** The `x-expected` sentence of the sub-schema at a `#/a/b` schema path, or undefined. */
+function expectedAt(schema: JsonSchema, pointer: string): string | undefined {
+  let node: unknown = schema
+  for (const part of pointer.replace(/^#/, '').split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return undefined
+    node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+  }
+  const expected = typeof node === 'object' && node !== null ? (node as JsonSchema)['x-expected'] : undefined
+  return typeof expected === 'string' ? expected : undefined
 }
 
 /** The value at a JSON pointer (`/a/0/b`) in `root`, or undefined. */

@@ -315,7 +315,7 @@ describe('errors', () => {
     await closed.close()
     const refused = await collect(model(closed.baseURL).stream(ask(), { signal: new AbortController().signal }))
     expect(refused.error).toMatchObject({ code: 'TRANSPORT', retryable: true })
-    expect(refused.error!.message).toMatch(/^The connection to Anthropic failed: fetch failed \(.*ECONNREFUSED/)
+    expect(refused.error!.message).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+: the connection was refused \(fetch failed \(.*ECONNREFUSED/)
   })
 
   it('fails a stalled stream with TIMEOUT after idleTimeoutMs, and closes the connection', async () => {

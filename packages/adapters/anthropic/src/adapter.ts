@@ -2,7 +2,7 @@ import {
   BosunError, errorFromResponse, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
   withContentDeadline,
 } from '@bosun/core'
-import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
+import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest } from '@bosun/core'
 import { resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
 import { toAnthropicRequest } from './request.js'
 import { sseEvents } from './sse.js'
@@ -22,6 +22,8 @@ export interface AnthropicAdapter extends ModelAdapter {
 interface Connection {
   readonly options: ResolvedOptions
   readonly url: string
+  /** The base URL as errors show it: no query (it may carry a token), no fragment, no trailing `/`. */
+  readonly where: string
   readonly apiKey: string
 }
 
@@ -49,7 +51,7 @@ export function anthropic(options: AnthropicOptions): AnthropicAdapter {
       { retryable: false },
     )
   }
-  const connection: Connection = { options: resolved, url: `${resolved.baseURL.replace(/\/+$/, '')}/v1/messages`, apiKey }
+  const connection: Connection = { options: resolved, url: `${resolved.baseURL.replace(/\/+$/, '')}/v1/messages`, where: shown(resolved.baseURL), apiKey }
   return Object.freeze({
     name: 'anthropic' as const,
     model: resolved.model,
@@ -67,7 +69,7 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
     const body = JSON.stringify(toAnthropicRequest(request, connection.options))
     yield* withContentDeadline(decode(send(connection, body, controller.signal)), connection.options, 'Anthropic')
   } catch (error) {
-    throw typed(error, signal, connection.apiKey)
+    throw typed(error, signal, connection)
   } finally {
     signal?.removeEventListener('abort', forward)
     controller.abort()
@@ -92,7 +94,7 @@ async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<Mo
 async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
   const secret = connection.apiKey
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw await errorFromResponse('Anthropic', response, { secret })
+  if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, { secret }), connection)
   const type = response.headers.get('content-type')
   if (type !== null && !type.includes('text/event-stream')) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
@@ -116,16 +118,60 @@ function headers(connection: Connection): Headers {
 
 /**
  * Every failure as a ModelError: an abort of the turn is `ABORTED` whatever surfaced first; a
- * typed error passes; anything else (a refused or reset connection) is `TRANSPORT`. The key is
- * cut out of any message, in case a proxy echoed it back.
+ * typed error passes; anything else (a refused or reset connection) is `TRANSPORT` — a refused
+ * connection or an unknown host names the base URL and says to check it. The key is cut out of
+ * any message, in case a proxy echoed it back.
  */
-function typed(error: unknown, signal: AbortSignal | undefined, apiKey: string): ModelError {
+function typed(error: unknown, signal: AbortSignal | undefined, { apiKey, where }: Connection): ModelError {
   let result: ModelError
+  const code = causeCode(error)
   if (signal?.aborted) result = new ModelError('ABORTED', 'The request to Anthropic was aborted.', { cause: signal.reason })
   else if (error instanceof ModelError) result = error
   else if (BosunError.is(error)) result = new ModelError('MALFORMED_RESPONSE', error.message, { cause: error })
-  else result = new ModelError('TRANSPORT', `The connection to Anthropic failed: ${describe(error)}.`, { cause: error })
+  else if (code === 'ECONNREFUSED') {
+    const message = `Nothing answered at ${where}: the connection was refused (${describe(error)}). Check the adapter's baseURL: is the server running, and listening at that host and port?`
+    result = new ModelError('TRANSPORT', message, { cause: error })
+  } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    const message = `The host of ${where} could not be found (${describe(error)}). Check the adapter's baseURL for a typo, and the network connection.`
+    result = new ModelError('TRANSPORT', message, { cause: error })
+  } else result = new ModelError('TRANSPORT', `The connection to Anthropic (${where}) failed: ${describe(error)}.`, { cause: error })
   return redactSecret(result, apiKey)
+}
+
+/**
+ * A 404, with what to change: the adapter adds `/v1/messages` itself, so a baseURL ending in `/v1`
+ * asks for `…/v1/v1/messages`. Otherwise the path was the documented one: check the base URL and
+ * the model.
+ */
+function withPathHint(error: ModelError, { url, where }: Connection): ModelError {
+  if (error.status !== 404) return error
+  const path = new URL(url)
+  const endpoint = `${path.origin}${path.pathname}`
+  const hint = /\/v1\/v1\/messages$/.test(path.pathname)
+    ? ` (POST ${endpoint} has /v1 twice: the adapter adds /v1/messages itself, so set baseURL to ${where.replace(/\/v1$/, '')})`
+    : ` (POST ${endpoint} was not found: check baseURL (${where}) — without /v1 — and the model name)`
+  const options: ModelErrorOptions = { status: 404, retryable: error.retryable }
+  if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
+  return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
+}
+
+/** A base URL as an error may show it: origin and path, never the query or fragment. */
+function shown(baseURL: string): string {
+  try {
+    const url = new URL(baseURL)
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+  } catch {
+    return 'the configured baseURL'
+  }
+}
+
+/** The `code` of a fetch failure's cause (undici puts `ECONNREFUSED` there, or in the cause's own cause). */
+function causeCode(error: unknown): string | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code
+    if (typeof code === 'string' && code !== '') return code
+  }
+  return undefined
 }
 
 /** The `error` of a `{"type":"error","error":{…}}` JSON body, else undefined. */

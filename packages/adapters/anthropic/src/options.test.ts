@@ -54,7 +54,7 @@ describe('anthropic() in code', () => {
       [{ model: 'm', maxTokens: 1.5 }, 'anthropic(): "maxTokens" must be a positive integer (found 1.5).'],
       [{ model: 'm', temperature: -1 }, 'anthropic(): "temperature" must be a number from 0 to 1 (found -1).'],
       [{ model: 'm', reasoningEffort: 'max' }, 'anthropic(): "reasoningEffort" must be "low", "medium" or "high" (found "max").'],
-      [{ model: 'm', baseURL: 'ftp://x' }, 'anthropic(): "baseURL" must be an http(s) URL (found "ftp://x").'],
+      [{ model: 'm', baseURL: 'ftp://x' }, 'anthropic(): "baseURL" must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1) (found "ftp://x").'],
       [{ model: 'm', idleTimeoutMs: 0 }, 'anthropic(): "idleTimeoutMs" must be a positive integer (ms) (found 0).'],
       [{ model: 'm', timeoutMs: 1.5 }, 'anthropic(): "timeoutMs" must be a positive integer (ms) (found 1.5).'],
       [{ model: 'm', headers: { a: 1 } }, 'anthropic(): "headers" must be an object of string values.'],

@@ -61,8 +61,9 @@ export const anthropicOptionsSchema: JsonSchema = {
   properties: {
     model: { type: 'string', minLength: 1, description: 'The model, e.g. claude-sonnet-4-5.' },
     baseURL: {
-      type: 'string',
-      pattern: '^https?://',
+      // One branch, for the sentence: a failed anyOf is reported with `x-expected`, not with the regular expression.
+      anyOf: [{ type: 'string', pattern: '^https?://' }],
+      'x-expected': 'a URL that starts with http:// or https://, e.g. "https://api.anthropic.com"',
       description: 'The API root, without /v1. Default https://api.anthropic.com.',
     },
     apiKeyEnv: {
@@ -96,7 +97,9 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   const unknown = Object.keys(options).filter((key) => !(key in (anthropicOptionsSchema.properties as object)))
   if (unknown.length > 0) fail(unknown[0]!, 'is not an option (known: ' + Object.keys(anthropicOptionsSchema.properties as object).join(', ') + ')')
   if (typeof model !== 'string' || model === '') fail('model', 'must be a non-empty string, e.g. "claude-sonnet-4-5"', model)
-  if (typeof baseURL !== 'string' || !/^https?:\/\//.test(baseURL)) fail('baseURL', 'must be an http(s) URL', baseURL)
+  if (typeof baseURL !== 'string' || !/^https?:\/\//.test(baseURL)) {
+    fail('baseURL', 'must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1)', baseURL)
+  }
   if (typeof apiKeyEnv !== 'string' || !new RegExp(ENV_NAME).test(apiKeyEnv)) fail('apiKeyEnv', 'must be an environment variable name', apiKeyEnv)
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) fail('maxTokens', 'must be a positive integer', maxTokens)
   if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 1)) {

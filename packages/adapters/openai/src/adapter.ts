@@ -3,7 +3,7 @@ import {
   withContentDeadline,
 } from '@bosun/core'
 import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
-import { classify } from './errors.js'
+import { classify, withPathHint } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
 import { buildBody, type RequestSettings } from './request.js'
@@ -40,6 +40,8 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   endpoint.pathname = `${root.pathname.replace(/\/+$/, '')}/chat/completions`
   const provider = checked.provider ?? providerFor(root)
   const label = KNOWN_LABELS[provider] ?? `The server at ${root.host}`
+  // The base URL as errors show it: no query (it may carry a token), no fragment.
+  const where = `${root.origin}${root.pathname.replace(/\/+$/, '')}`
   // Kept in this closure only: never a property, never logged, never in an error.
   const apiKey = readApiKey(checked, root)
   const deadlines: Deadlines = { idleTimeoutMs: checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: checked.timeoutMs }
@@ -65,7 +67,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     headers.set('accept', 'text/event-stream')
     if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
     const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
-    if (!response.ok) throw await errorFromResponse(label, response, { secret: apiKey })
+    if (!response.ok) throw withPathHint(await errorFromResponse(label, response, { secret: apiKey }), endpoint)
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
     const mapper = new ChunkMapper(label, provider, apiKey)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
@@ -85,7 +87,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
       const body = JSON.stringify(buildBody(request, settings))
       yield* withContentDeadline(exchange(body, controller.signal), deadlines, label)
     } catch (error) {
-      throw redactSecret(classify(error, signal, label), apiKey)
+      throw redactSecret(classify(error, signal, label, where), apiKey)
     } finally {
       signal.removeEventListener('abort', onAbort)
       controller.abort()

@@ -43,12 +43,61 @@ export function malformed(label: string, problem: string): ModelError {
 /**
  * Any failure of a request as a {@link ModelError}: `ABORTED` when the turn's signal fired,
  * a ModelError as it is (the kit's `PROVIDER_REDIRECT` and `RESPONSE_TOO_LARGE` included), anything
- * else (fetch failed, connection reset, body errored) `TRANSPORT`.
+ * else (fetch failed, connection reset, body errored) `TRANSPORT`. `where` is the base URL as it may
+ * be shown (no query, no credentials): a refused connection or an unknown host names it and says
+ * to check it.
  */
-export function classify(error: unknown, signal: AbortSignal, label: string): ModelError {
+export function classify(error: unknown, signal: AbortSignal, label: string, where: string): ModelError {
   if (signal.aborted) return new ModelError('ABORTED', 'The request was aborted.', { cause: signal.reason })
   if (BosunError.is(error) && 'retryable' in error) return error as ModelError
-  return new ModelError('TRANSPORT', `The connection to ${label} failed: ${describe(error)}`, { cause: error })
+  const code = causeCode(error)
+  if (code === 'ECONNREFUSED') {
+    return new ModelError(
+      'TRANSPORT',
+      `Nothing answered at ${where}: the connection was refused (${describe(error)}). Check the adapter's baseURL: is the server running, and listening at that host and port?`,
+      { cause: error },
+    )
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ModelError(
+      'TRANSPORT',
+      `The host of ${where} could not be found (${describe(error)}). Check the adapter's baseURL for a typo, and the network connection.`,
+      { cause: error },
+    )
+  }
+  return new ModelError('TRANSPORT', `The connection to ${label} (${where}) failed: ${describe(error)}`, { cause: error })
+}
+
+/**
+ * A 404 of `endpoint`, with what to change: the path has `/v1` twice (`…/v1/v1/chat/completions`),
+ * or no version segment at all (a baseURL of `http://host` for a server that serves
+ * `/v1/chat/completions`). `error` as it is otherwise.
+ */
+export function withPathHint(error: ModelError, endpoint: URL): ModelError {
+  if (error.status !== 404) return error
+  const root = endpoint.pathname.replace(/\/chat\/completions$/, '').replace(/\/+$/, '')
+  const base = `${endpoint.origin}${root}`
+  let hint: string
+  if (/\/v1\/v1(\/|$)/.test(root)) {
+    const fixed = `${endpoint.origin}${root.replace(/\/v1\/v1(?=\/|$)/, '/v1')}`
+    hint = ` (POST ${endpoint.origin}${endpoint.pathname} has /v1 twice: set baseURL to ${fixed} — the adapter adds /chat/completions, not /v1)`
+  } else if (!/\/v\d[^/]*(\/|$)/.test(root)) {
+    hint = ` (POST ${endpoint.origin}${endpoint.pathname} has no /v1: most OpenAI-compatible servers serve /v1/chat/completions, so set baseURL to ${base}/v1)`
+  } else {
+    hint = ` (POST ${endpoint.origin}${endpoint.pathname} was not found: check baseURL (${base}) and the model name)`
+  }
+  const options: ModelErrorOptions = { status: 404, retryable: error.retryable }
+  if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
+  return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
+}
+
+/** The `code` of a fetch failure's cause (undici puts `ECONNREFUSED` there, or in the cause's own cause). */
+function causeCode(error: unknown): string | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code
+    if (typeof code === 'string' && code !== '') return code
+  }
+  return undefined
 }
 
 /** `fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9)`, `terminated (other side closed)`. */

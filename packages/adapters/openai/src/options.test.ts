@@ -16,7 +16,7 @@ const good = [
 const bad: [unknown, RegExp][] = [
   [{}, /model must be a non-empty string/],
   [{ model: '' }, /model must be a non-empty string/],
-  [{ model: 'm', baseURL: 'api.deepseek.com' }, /baseURL must be an http\(s\) URL/],
+  [{ model: 'm', baseURL: 'api.deepseek.com' }, /baseURL must start with http:\/\/ or https:\/\/, e\.g\. "http:\/\/localhost:11434\/v1" \(found "api\.deepseek\.com"\)/],
   [{ model: 'm', baseURL: 'https://user:pw@example.com/v1' }, /baseURL must be an http\(s\) URL without credentials/],
   [{ model: 'm', apiKeyEnv: 'sk-live-123' }, /apiKeyEnv must name an environment variable .* the value given is not shown/],
   [{ model: 'm', maxTokens: 0 }, /maxTokens must be a positive integer \(found 0\)/],

@@ -63,8 +63,9 @@ export const openaiOptionsSchema: JsonSchema = {
   properties: {
     model: { type: 'string', minLength: 1, description: 'The model name; request.model overrides it per request.' },
     baseURL: {
-      type: 'string',
-      pattern: '^https?://[^\\s/?#@]+([/?#]\\S*)?$',
+      // One branch, for the sentence: a failed anyOf is reported with `x-expected`, not with the regular expression.
+      anyOf: [{ type: 'string', pattern: '^https?://[^\\s/?#@]+([/?#]\\S*)?$' }],
+      'x-expected': 'a URL that starts with http:// or https:// (no spaces, no user:password@), e.g. "http://localhost:11434/v1"',
       description: 'The API root without /chat/completions, without credentials. Default https://api.openai.com/v1.',
     },
     apiKeyEnv: {

@@ -280,7 +280,7 @@ describe('errors', () => {
     await gone.close()
     const { error } = await run(openai({ baseURL: url, model: 'm' }))
     expect([error?.code, error?.retryable]).toEqual(['TRANSPORT', true])
-    expect(error?.message).toMatch(/^The connection to The server at 127\.0\.0\.1:\d+ failed: fetch failed/)
+    expect(error?.message).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1: the connection was refused \(fetch failed/)
   })
 
   it('a stream that stalls: TIMEOUT after idleTimeoutMs, and the connection is closed', async () => {

@@ -55,6 +55,9 @@ export function validateOptions(input: unknown): OpenAIOptions {
     if (!optionKeys.includes(key)) fail(key, `is not a known option (known: ${optionKeys.join(', ')})`)
   }
   if (!isNonEmptyString(input.model)) fail('model', `must be a non-empty string (found ${describe(input.model)})`)
+  if (typeof input.baseURL === 'string' && !/^https?:\/\//i.test(input.baseURL)) {
+    fail('baseURL', `must start with http:// or https://, e.g. "http://localhost:11434/v1" (found ${describe(input.baseURL)})`)
+  }
   check(input, 'baseURL', isHttpUrl, 'an http(s) URL without credentials, such as "https://api.deepseek.com"')
   // The value of apiKeyEnv is a name, not a secret, but a key pasted here by mistake must not be echoed.
   if (input.apiKeyEnv !== undefined && !(typeof input.apiKeyEnv === 'string' && ENV_NAME.test(input.apiKeyEnv))) {

@@ -1,0 +1,67 @@
+import { BosunError } from '@bosun/core'
+import { validateConfig } from '@bosun/core/config'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import definition, { anthropic } from './index.js'
+import { ask, collect, KEY_ENV, model, SECRET } from './testing/helpers.js'
+import { fakeServer, status, type FakeServer } from './testing/server.js'
+
+// The errors a newcomer meets pointing the adapter at a proxy or a local server: each says where,
+// what was expected and what to set.
+
+let server: FakeServer
+beforeAll(async () => {
+  server = await fakeServer()
+})
+afterAll(() => server.close())
+
+const run = (baseURL: string) => collect(model(baseURL).stream(ask(), { signal: new AbortController().signal }))
+const notFound = status(404, '{"type":"error","error":{"type":"not_found_error","message":"Not Found"}}')
+
+describe('a refused connection', () => {
+  it('names the baseURL and says to check it; a credential in its query is not shown, nor the key', async () => {
+    const gone = await fakeServer()
+    await gone.close()
+    const { error } = await run(`${gone.baseURL}/?token=hush-4242`)
+    expect(error).toMatchObject({ code: 'TRANSPORT', retryable: true })
+    expect(error!.message).toContain(`Nothing answered at ${gone.baseURL}: the connection was refused`)
+    expect(error!.message).toContain("Check the adapter's baseURL: is the server running, and listening at that host and port?")
+    expect(error!.message).not.toContain('hush-4242')
+    expect(error!.message).not.toContain(SECRET)
+  })
+})
+
+describe('a 404 says what is wrong with the path', () => {
+  it('a baseURL ending in /v1: the path has /v1 twice, set baseURL without it', async () => {
+    server.reply(notFound)
+    const { error } = await run(`${server.baseURL}/v1`)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 404 })
+    expect(server.requests.at(-1)!.path).toBe('/v1/v1/messages')
+    expect(error!.message).toContain(`POST ${server.baseURL}/v1/v1/messages has /v1 twice: the adapter adds /v1/messages itself, so set baseURL to ${server.baseURL})`)
+  })
+
+  it('the documented path answering 404: check baseURL and the model', async () => {
+    server.reply(notFound)
+    const { error } = await run(server.baseURL)
+    expect(server.requests.at(-1)!.path).toBe('/v1/messages')
+    expect(error!.message).toContain(`POST ${server.baseURL}/v1/messages was not found: check baseURL (${server.baseURL}) — without /v1 — and the model name`)
+    expect(error!.message).not.toContain('twice')
+  })
+})
+
+describe('a baseURL without a scheme', () => {
+  it('in a config file: a plain sentence naming the option, not a regular expression', async () => {
+    const config = { model: { adapter: definition, options: { model: 'm', apiKeyEnv: KEY_ENV, baseURL: 'api.anthropic.com' } } }
+    const error = await validateConfig({ config, file: undefined, dir: process.cwd() }).catch((e: unknown) => e)
+    expect(BosunError.is(error, 'CONFIG_INVALID')).toBe(true)
+    const message = (error as Error).message
+    expect(message).toContain('baseURL')
+    expect(message).toContain('must be a URL that starts with http:// or https://, e.g. "https://api.anthropic.com" (found "api.anthropic.com")')
+    expect(message).not.toMatch(/pattern|\^https/)
+  })
+
+  it('in code: the same sentence', () => {
+    expect(() => anthropic({ model: 'm', apiKeyEnv: KEY_ENV, baseURL: 'api.anthropic.com' })).toThrow(
+      'anthropic(): "baseURL" must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1) (found "api.anthropic.com").',
+    )
+  })
+})

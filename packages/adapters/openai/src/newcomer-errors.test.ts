@@ -1,0 +1,100 @@
+import { BosunError, createAdapter } from '@bosun/core'
+import { validateConfig } from '@bosun/core/config'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import definition, { openai } from './index.js'
+import { run } from './testing/helpers.js'
+import { sse, startServer, status, type Reply, type TestServer } from './testing/server.js'
+
+// The errors a newcomer meets pointing the adapter at a local server: each says where, what was
+// expected and what to set.
+
+let server: TestServer
+/** The server's root, without /v1: `http://127.0.0.1:<port>`. */
+let root: string
+beforeAll(async () => {
+  server = await startServer()
+  root = server.url.replace(/\/v1$/, '')
+})
+afterAll(() => server.close())
+beforeEach(() => {
+  server.reset()
+  // A server like vLLM or Ollama: /v1/chat/completions only, 404 for any other path.
+  server.fallback = route
+})
+
+const ok = sse(['{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}'])
+const notFound = status(404, '{"detail":"Not Found"}')
+const route: Reply = (res, req) => (req.url === '/v1/chat/completions' ? ok(res, req) : notFound(res, req))
+
+describe('a refused connection', () => {
+  it('names the baseURL and says to check it; a credential in its query is not shown', async () => {
+    const gone = await startServer()
+    const url = gone.url
+    await gone.close()
+    const { error } = await run(openai({ baseURL: `${url}?api-key=hush-4242`, model: 'm' }))
+    expect([error?.code, error?.retryable]).toEqual(['TRANSPORT', true])
+    expect(error?.message).toContain(`Nothing answered at ${url}: the connection was refused`)
+    expect(error?.message).toContain('ECONNREFUSED')
+    expect(error?.message).toContain("Check the adapter's baseURL: is the server running, and listening at that host and port?")
+    expect(error?.message).not.toContain('hush-4242')
+    expect(error?.message).not.toMatch(/to The server/)
+  })
+})
+
+describe('a 404 says what is wrong with the path', () => {
+  it('a baseURL without /v1: says the path has no /v1 and what to set', async () => {
+    const { error } = await run(openai({ baseURL: root, model: 'm' }))
+    expect([error?.code, error?.status]).toEqual(['INVALID_REQUEST', 404])
+    expect(error?.message).toContain(`POST ${root}/chat/completions has no /v1`)
+    expect(error?.message).toContain(`set baseURL to ${root}/v1)`)
+    expect(server.requests.map((r) => r.path)).toEqual(['/chat/completions'])
+  })
+
+  it('a baseURL ending in /v1/v1 (or /v1/ pasted twice): says /v1 is doubled and what to set', async () => {
+    const { error } = await run(openai({ baseURL: `${root}/v1/v1/`, model: 'm' }))
+    expect(error?.status).toBe(404)
+    expect(error?.message).toContain(`POST ${root}/v1/v1/chat/completions has /v1 twice: set baseURL to ${root}/v1`)
+  })
+
+  it('the right path answering 404 (an unknown model): the path was right, check baseURL and the model', async () => {
+    server.reply(status(404, '{"error":{"message":"The model `nope` does not exist"}}'))
+    const { error } = await run(openai({ baseURL: server.url, model: 'nope' }))
+    expect(error?.message).toContain('The model `nope` does not exist')
+    expect(error?.message).toContain(`POST ${server.url}/chat/completions was not found: check baseURL (${server.url}) and the model name`)
+    expect(error?.message).not.toMatch(/no \/v1|twice/)
+  })
+
+  it('the fixed baseURL works', async () => {
+    const { error, chunks } = await run(openai({ baseURL: `${root}/v1`, model: 'm' }))
+    expect(error).toBeUndefined()
+    expect(chunks).toContainEqual({ type: 'text-delta', text: 'ok' })
+  })
+})
+
+describe('a baseURL without a scheme', () => {
+  it('in a config file: a plain sentence naming the option, not a regular expression', async () => {
+    const config = { model: { adapter: definition, options: { model: 'm', baseURL: 'localhost:11434/v1' } } }
+    const error = await validateConfig({ config, file: undefined, dir: process.cwd() }).catch((e: unknown) => e)
+    expect(BosunError.is(error, 'CONFIG_INVALID')).toBe(true)
+    const message = (error as Error).message
+    expect(message).toContain('baseURL')
+    expect(message).toContain('must be a URL that starts with http:// or https://')
+    expect(message).toContain('e.g. "http://localhost:11434/v1"')
+    expect(message).toContain('"localhost:11434/v1"')
+    expect(message).not.toMatch(/pattern|\^https/)
+  })
+
+  it('through the definition (createAdapter): the same sentence, once', async () => {
+    const error = await createAdapter(definition, { model: 'm', baseURL: 'localhost:11434/v1' }).catch((e: unknown) => e)
+    expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
+    expect((error as Error).message).toBe(
+      'Invalid options for adapter "openai":\n  - $.baseURL must be a URL that starts with http:// or https:// (no spaces, no user:password@), e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")',
+    )
+  })
+
+  it('in code: the same sentence', () => {
+    expect(() => openai({ model: 'm', baseURL: 'localhost:11434/v1' })).toThrow(
+      'openai(): baseURL must start with http:// or https://, e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")',
+    )
+  })
+})
