@@ -30,6 +30,10 @@ export class TimelineView {
   #turn: { turn: number; startedAt: number; steps: number } | undefined
   #step = 0
   #seedLength = 0
+  /** A step whose line waits for its `request/header`, and the lines logged in between. */
+  #pendingStep: { step: number; held: string[] } | undefined
+  /** The current step's line was printed without its model (its request came in a later read). */
+  #stepShownBare = false
 
   constructor(style: Style, options: TimelineViewOptions = {}) {
     this.#style = style
@@ -46,10 +50,51 @@ export class TimelineView {
     return [parts.join(s.dim(' · '))]
   }
 
-  /** The lines of one event (often none: chunks, claims and step ends are folded into others). */
+  /**
+   * The lines of one event (often none: chunks, claims and step ends are folded into others). A
+   * step's line waits for its `request/header`, to name the adapter and model that answered
+   * (`step 1 · openai gpt-4o-mini`); what the step logged before it (steers spliced in, the
+   * context) follows the step line. Call {@link end} after the last event.
+   */
   render(stored: SessionEvent): string[] {
     const event = safeValue(stored)
     if (this.#options.all) return this.#raw(event, stored)
+    const pending = this.#pendingStep
+    if (pending === undefined) {
+      if (event.type !== 'request/header' || !this.#stepShownBare) return this.#render(event, stored)
+      // The step's line was printed before its request was read (`--follow`): the model on a line of its own.
+      this.#stepShownBare = false
+      return [this.#at(2, `${this.#style.dim('answered by ')}${this.#style.blue(answeredBy(event.data as BosunEventMap['request/header']))}`)]
+    }
+    if (event.type === 'request/header') {
+      this.#pendingStep = undefined
+      return [this.#stepLine(pending.step, answeredBy(event.data as BosunEventMap['request/header'])), ...pending.held]
+    }
+    if (event.type === 'user/message' || event.type === 'agent/inbox/spliced' || event.type === 'request/context') {
+      pending.held.push(...this.#render(event, stored))
+      return []
+    }
+    return [...this.end(), ...this.#render(event, stored)]
+  }
+
+  /**
+   * What is still held: the line of a step whose request is not logged (yet: `--follow` calls this
+   * after each read; or ever: an abort, a crash).
+   */
+  end(): string[] {
+    const pending = this.#pendingStep
+    if (pending === undefined) return []
+    this.#pendingStep = undefined
+    this.#stepShownBare = true
+    return [this.#stepLine(pending.step, undefined), ...pending.held]
+  }
+
+  #stepLine(step: number, answeredBy: string | undefined): string {
+    const s = this.#style
+    return this.#at(1, `${s.dim(`step ${step}`)}${answeredBy === undefined ? '' : `${s.dim(' · ')}${s.blue(answeredBy)}`}`)
+  }
+
+  #render(event: SessionEvent, stored: SessionEvent): string[] {
     const s = this.#style
     const d = event.data as Record<string, unknown>
     switch (event.type) {
@@ -62,7 +107,9 @@ export class TimelineView {
       case 'step/start':
         this.#step = (d as BosunEventMap['step/start']).step
         if (this.#turn) this.#turn.steps++
-        return [this.#at(1, s.dim(`step ${this.#step}`))]
+        this.#pendingStep = { step: this.#step, held: [] }
+        this.#stepShownBare = false
+        return []
       case 'step/end': {
         const { finish } = d as BosunEventMap['step/end']
         this.#step = 0
@@ -226,6 +273,11 @@ export class TimelineView {
   #quote(text: string): string {
     return JSON.stringify(oneLine(text, this.#max()))
   }
+}
+
+/** `openai gpt-4o-mini`: the adapter of a `request/header`, and its model when it names one. */
+function answeredBy({ adapter, model }: BosunEventMap['request/header']): string {
+  return `${adapter}${model === undefined ? '' : ` ${model}`}`
 }
 
 /** Longest excerpt of a system prompt in a `request/context` line. */

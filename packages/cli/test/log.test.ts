@@ -82,13 +82,13 @@ describe.concurrent('bosun log', () => {
       + queued: "What time is it?"
       + steer: "be brief"
       turn 1  <time>
-        step 1
+        step 1 · scripted
           user      be brief
           user      What time is it?
           context: no system prompt, tools: clock
           → clock({})
           ← clock: 12:00 (+1 lines)
-        step 2
+        step 2 · scripted
           assistant It is noon.
                     Anything else?
         ✓ completed
@@ -188,6 +188,28 @@ describe.concurrent('bosun log', () => {
       'context: system prompt (not text), tools (not a list)',
     ])
     expect(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(events)
+  })
+
+  it('names the adapter and model that answered each step, from its request/header', async ({ dir, expect }) => {
+    // Two adapters in one session, as after swapping providers in the config.
+    const store = jsonlStore({ dir: sessions(dir) })
+    const as = (name: string, model: string | undefined, text: string) => {
+      const inner = scripted({ responses: [{ text }] })
+      return { name, ...(model === undefined ? {} : { model }), stream: inner.stream.bind(inner) }
+    }
+    for (const [model, prompt] of [[as('openai', 'gpt-4o-mini', 'from openai'), 'one'], [as('anthropic', 'claude-sonnet-4-5', 'from anthropic'), 'two']] as const) {
+      const agent = await createAgent({ model, store, sessionId: 'swap' })
+      agent.followup(prompt)
+      await agent.whenIdle()
+      await agent.close()
+    }
+    await store.close()
+    const result = await bosun(['log', 'swap'], { cwd: dir })
+    expect(result.code).toBe(0)
+    const steps = result.stdout.split('\n').filter((line) => /^\s+step /.test(line))
+    expect(steps).toEqual(['  step 1 · openai gpt-4o-mini', '  step 1 · anthropic claude-sonnet-4-5'])
+    // The step's own lines follow its line, in the order logged.
+    expect(result.stdout).toMatch(/step 1 · openai gpt-4o-mini\n\s+user\s+one\n\s+context: [^\n]*\n\s+assistant from openai\n/)
   })
 
   it('an unknown session is a coded error naming where it looked', async ({ dir, expect }) => {

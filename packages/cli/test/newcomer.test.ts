@@ -22,7 +22,7 @@ describe.concurrent('a newcomer in an empty folder, with no config and no networ
         `session ${id} · created <time>`,
         '+ queued: "hello"',
         'turn 1  <time>',
-        '  step 1',
+        '  step 1 · scripted',
         '    user      hello',
         '    context: no system prompt, no tools',
         '    assistant echo: hello',

@@ -33,7 +33,12 @@ export async function logCommand(ctx: CommandContext, id: string, options: LogOp
       else for (const line of view.render(event)) ctx.out.line(line)
     }
     if (!options.json) for (const line of view.header(log.header)) ctx.out.line(line)
+    // A step's line waits for the request that names its model: what is held is printed at the end of each read.
+    const end = () => {
+      if (!options.json) for (const line of view.end()) ctx.out.line(line)
+    }
     for (const event of log.events) print(event)
+    end()
     if (!options.follow) return ExitCode.ok
 
     let stopped = false
@@ -51,6 +56,7 @@ export async function logCommand(ctx: CommandContext, id: string, options: LogOp
           print(event)
           seen = event.seq + 1
         }
+        end()
         // A store reads the whole session again when it changed: for a large one, rest at least
         // twice as long as that took, so that following never takes most of a core.
         const pause = Math.max(FOLLOW_INTERVAL_MS, 2 * (performance.now() - began))
