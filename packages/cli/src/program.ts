@@ -45,7 +45,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .description('Run and inspect Bosun agents. With no config it works offline: scripted model, sessions in .bosun/sessions.')
     .version(cliVersion(), '-v, --version', 'print the version')
     .option('-c, --config <file>', 'use this config file instead of searching for bosun.config.* from the current folder up')
-    .option('--debug', 'print stack traces of errors')
+    .option('--debug', 'print stack traces of errors; a failed turn also shows its HTTP requests (URL, status, time; never the key)')
     .option('--no-color', 'no colours (also: NO_COLOR=1; there is no colour when the output is not a terminal)')
     .helpOption('-h, --help', 'show help')
     .configureHelp({ showGlobalOptions: true })

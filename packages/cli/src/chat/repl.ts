@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline'
 import type { Agent, Store } from '@bosun/core'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
+import { recordHttp } from '../http-debug.js'
 import { oneLine } from '../output.js'
 import { safeText } from '../terminal-safe.js'
 import { PlainScreen, LiveScreen, type Screen } from './screen.js'
@@ -44,7 +45,8 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
 
   banner(ctx, screen, options)
   // A pipe gets the answer exactly, as with `bosun run`; a terminal gets it made safe.
-  attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true })
+  const http = ctx.debug ? recordHttp() : undefined
+  attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true, ...(http ? { http } : {}) })
   screen.refresh()
 
   let closing = false
@@ -103,6 +105,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now.
   if (!terminal && !closing) await agent.whenIdle()
   await agent.close()
+  http?.stop()
   out.line(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
   return ExitCode.ok
 }

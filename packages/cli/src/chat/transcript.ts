@@ -2,6 +2,7 @@ import { messageText, type Agent, type BosunEventMap, type InboxTarget, type Ses
 import { oneLine, type Style } from '../output.js'
 import { formatDuration } from '../session-info.js'
 import { safeStream, safeText, safeValue } from '../terminal-safe.js'
+import { describeExchange, type HttpRecorder } from '../http-debug.js'
 import type { Screen } from './screen.js'
 
 /**
@@ -13,7 +14,7 @@ import type { Screen } from './screen.js'
  * Session text has its control characters made visible; the streamed answer only when
  * `exactAnswer` is false (stdout is a terminal), as `bosun run` does.
  */
-export function attachTranscript(agent: Agent, screen: Screen, style: Style, options: { exactAnswer: boolean }): void {
+export function attachTranscript(agent: Agent, screen: Screen, style: Style, options: { exactAnswer: boolean; http?: HttpRecorder }): void {
   const answer = options.exactAnswer ? { write: (text: string) => text, end: () => '' } : safeStream()
   const targets = new Map<string, InboxTarget>()
   for (const message of agent.inbox.nextTurn) targets.set(message.id, 'next-turn')
@@ -53,6 +54,7 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style, opt
   agent.hooks.event.tap('bosun-chat', safe((event: SessionEvent) => {
     switch (event.type) {
       case 'turn/start':
+        options.http?.take() // --debug: this turn's requests only
         turnStart = event.time
         steps = 0
         screen.refresh()
@@ -92,6 +94,9 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style, opt
         break
       case 'turn/end':
         screen.print(turnEndLine(safeValue(event as SessionEvent<'turn/end'>), steps, event.time - turnStart, agent, style))
+        if (options.http !== undefined && (event as SessionEvent<'turn/end'>).data.reason.kind === 'error') {
+          for (const exchange of options.http.take()) screen.print(style.dim(safeText(`  debug: ${describeExchange(exchange)}`)))
+        }
         break
     }
   }))

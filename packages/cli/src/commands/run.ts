@@ -2,6 +2,7 @@ import { createUserMessage, messageText, type Agent, type BosunEventMap, type Se
 import { loadCliConfig, openAgent, openStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
+import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.js'
 import { oneLine } from '../output.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
@@ -32,6 +33,8 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     throw error
   }
 
+  // --debug: the HTTP requests of the turn, shown when it fails.
+  const http = ctx.debug ? recordHttp() : undefined
   const message = createUserMessage(prompt)
   let turn: number | undefined
   let reason: TurnEndReason | undefined
@@ -65,6 +68,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     await during(wait, () => Promise.race([agent.whenIdle(), forced]))
   } finally {
     unsubscribe()
+    http?.stop()
   }
   if (interrupts > 1) {
     ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
@@ -85,6 +89,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     return ExitCode.error
   }
   reportEnd(ctx, safeValue(reason))
+  if (http !== undefined && reason.kind === 'error') debugRequests(ctx, http.take())
   ctx.err.line(s.dim(`session ${sessionId}`))
   return exitCodeFor(reason)
 }
@@ -109,6 +114,13 @@ function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
       ctx.err.line(s.red('interrupted'))
       break
   }
+}
+
+/** `--debug` on a failed turn: each HTTP request the adapter made (URL without query or key), its status and time. */
+export function debugRequests(ctx: CommandContext, exchanges: readonly HttpExchange[]): void {
+  const s = ctx.err.style
+  if (exchanges.length === 0) return ctx.err.line(s.dim('debug: the turn made no HTTP request'))
+  for (const exchange of exchanges) ctx.err.line(s.dim(safeText(`debug: ${describeExchange(exchange)}`)))
 }
 
 /** `--json`: every event of this run, one JSON object per line, as it is appended. */
