@@ -6,9 +6,9 @@ import { recordHttp } from '../http-debug.js'
 import { oneLine } from '../output.js'
 import { safeText } from '../terminal-safe.js'
 import { PlainScreen, LiveScreen, type Screen } from './screen.js'
-import { runSlashCommand } from './slash-commands.js'
+import { completeSlash, runSlashCommand } from './slash-commands.js'
 import { liveLines } from './status-line.js'
-import { attachTranscript } from './transcript.js'
+import { attachTranscript, type TurnProgress } from './transcript.js'
 
 export interface ReplOptions {
   agent: Agent
@@ -34,19 +34,23 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   const { io, out } = ctx
   const s = out.style
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true
-  const rl = createInterface({ input: io.stdin, output: io.stdout, terminal, prompt: s.bold('› '), historySize: 200 })
+  const rl = createInterface({ input: io.stdin, output: io.stdout, terminal, prompt: s.bold('› '), historySize: 200, completer: completeSlash })
   let hint: string | undefined
   let armed = false
+  let progress: TurnProgress = { waitingSince: undefined, usage: undefined }
   const screen: Screen = terminal
     ? new LiveScreen(rl, io.stdout, () =>
-        liveLines({ status: agent.status, turn: agent.turn, model: options.model, nextTurn: agent.inbox.nextTurn, nextStep: agent.inbox.nextStep, hint }, s),
+        liveLines({
+          status: agent.status, turn: agent.turn, model: options.model, nextTurn: agent.inbox.nextTurn, nextStep: agent.inbox.nextStep, hint,
+          waitingSince: progress.waitingSince, usage: progress.usage,
+        }, s),
       )
     : new PlainScreen(io.stdout)
 
   banner(ctx, screen, options)
   // A pipe gets the answer exactly, as with `bosun run`; a terminal gets it made safe.
   const http = ctx.debug ? recordHttp() : undefined
-  attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true, ...(http ? { http } : {}) })
+  progress = attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, ...(http ? { http } : {}) })
   screen.refresh()
 
   let closing = false

@@ -25,6 +25,19 @@ export const SLASH_HELP: readonly [string, string][] = [
   ['/exit', 'leave (as Ctrl+D does)'],
 ]
 
+/** Every command name, aliases included, for Tab completion. */
+const SLASH_NAMES = ['/steer', '/queue', '/drop', '/compact', '/fork', '/help', '/exit', '/quit']
+
+/**
+ * readline's `completer`: Tab on a line that is a `/` and the start of a command name completes it
+ * (`/que` → `/queue `, or lists `/compact`, `/fork`… for `/`); any other line is left alone.
+ */
+export function completeSlash(line: string): [string[], string] {
+  if (!/^\/\S*$/.test(line)) return [[], line]
+  const hits = SLASH_NAMES.filter((name) => name.startsWith(line))
+  return [hits.length === 1 ? [`${hits[0]} `] : hits, line]
+}
+
 /**
  * Runs one `/command`. Returns `'exit'` for `/exit`. A failure is printed as `error CODE:
  * message` in the transcript and never ends the chat.

@@ -11,7 +11,15 @@ export interface LiveState {
   nextStep: readonly UserMessage[]
   /** A transient note, e.g. "Ctrl+C again or Ctrl+D exits". */
   hint: string | undefined
+  /** Since when (epoch ms) the model is awaited with no token yet: a spinner with the elapsed time. */
+  waitingSince?: number | undefined
+  /** Now, for the elapsed time. Default `Date.now()`. */
+  now?: number
+  /** Tokens of the running turn, or of the last one when idle. */
+  usage?: { input: number; output: number } | undefined
 }
+
+const SPINNER = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'
 
 /** Queued messages shown at most, before "… and N more". */
 const MAX_SHOWN = 5
@@ -30,11 +38,19 @@ export function liveLines(state: LiveState, style: Style): string[] {
   return lines
 }
 
-/** `● running · turn 2 · scripted · 1 queued`, `○ idle · scripted · 0 queued`. */
+/** `● running · turn 2 · ⠙ waiting for the model 1.2s · scripted · 1 queued`, `○ idle · scripted · last turn 12 in / 30 out tokens · 0 queued`. */
 export function statusLine(state: LiveState, style: Style): string {
   const count = state.nextTurn.length + state.nextStep.length
   const parts = state.status === 'running' ? [style.yellow('● running'), `turn ${state.turn}`] : [style.green('○ idle')]
+  if (state.status === 'running' && state.waitingSince !== undefined) {
+    const elapsed = Math.max(0, (state.now ?? Date.now()) - state.waitingSince)
+    parts.push(style.cyan(`${SPINNER[Math.floor(elapsed / 100) % SPINNER.length]} waiting for the model ${(elapsed / 1000).toFixed(1)}s`))
+  }
   parts.push(state.model)
+  if (state.usage !== undefined) {
+    const tokens = `${state.usage.input} in / ${state.usage.output} out tokens`
+    parts.push(state.status === 'running' ? tokens : `last turn ${tokens}`)
+  }
   if (state.status === 'idle' && count > 0) parts.push(style.yellow(`${count} queued — Enter runs ${count === 1 ? 'it' : 'them'}`))
   else parts.push(`${count} queued`)
   if (state.hint) parts.push(style.bold(state.hint))

@@ -14,7 +14,30 @@ import type { Screen } from './screen.js'
  * Session text has its control characters made visible; the streamed answer only when
  * `exactAnswer` is false (stdout is a terminal), as `bosun run` does.
  */
-export function attachTranscript(agent: Agent, screen: Screen, style: Style, options: { exactAnswer: boolean; http?: HttpRecorder }): void {
+/** What the transcript knows that the status line shows. */
+export interface TurnProgress {
+  /** When the running step's request went out, while no chunk of its answer has come (the spinner). */
+  waitingSince: number | undefined
+  /** Tokens of the running turn (or of the last one), summed over its steps' `assistant/message.usage`. */
+  usage: { input: number; output: number } | undefined
+}
+
+export function attachTranscript(
+  agent: Agent,
+  screen: Screen,
+  style: Style,
+  options: { exactAnswer: boolean; http?: HttpRecorder; spinner?: boolean },
+): TurnProgress {
+  const progress: TurnProgress = { waitingSince: undefined, usage: undefined }
+  // On a terminal only: a timer redraws the spinner's elapsed time until the first chunk comes.
+  let timer: ReturnType<typeof setInterval> | undefined
+  const stopWaiting = () => {
+    if (progress.waitingSince === undefined) return
+    progress.waitingSince = undefined
+    clearInterval(timer)
+    timer = undefined
+    screen.refresh()
+  }
   const answer = options.exactAnswer ? { write: (text: string) => text, end: () => '' } : safeStream()
   const targets = new Map<string, InboxTarget>()
   for (const message of agent.inbox.nextTurn) targets.set(message.id, 'next-turn')
@@ -57,17 +80,32 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style, opt
         options.http?.take() // --debug: this turn's requests only
         turnStart = event.time
         steps = 0
+        progress.usage = undefined
         screen.refresh()
         break
       case 'step/start':
         steps++
+        if (options.spinner) {
+          progress.waitingSince = Date.now()
+          clearInterval(timer)
+          timer = setInterval(() => screen.refresh(), 100)
+          timer.unref()
+          screen.refresh()
+        }
         break
       case 'assistant/chunk': {
+        stopWaiting()
         const { chunk } = event.data as BosunEventMap['assistant/chunk']
         if (chunk.type === 'text-delta') screen.stream(answer.write(chunk.text))
         break
       }
       case 'assistant/message': {
+        stopWaiting()
+        const { usage } = event.data as BosunEventMap['assistant/message']
+        if (usage !== undefined && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) {
+          const sum = progress.usage ?? { input: 0, output: 0 }
+          progress.usage = { input: sum.input + (usage.inputTokens ?? 0), output: sum.output + (usage.outputTokens ?? 0) }
+        }
         const rest = answer.end() // a CR held back at the end of the last chunk
         if (rest !== '') screen.stream(rest)
         screen.endStream()
@@ -93,6 +131,7 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style, opt
         screen.print(style.dim('  ⇢ the history was compacted'))
         break
       case 'turn/end':
+        stopWaiting()
         screen.print(turnEndLine(safeValue(event as SessionEvent<'turn/end'>), steps, event.time - turnStart, agent, style))
         if (options.http !== undefined && (event as SessionEvent<'turn/end'>).data.reason.kind === 'error') {
           for (const exchange of options.http.take()) screen.print(style.dim(safeText(`  debug: ${describeExchange(exchange)}`)))
@@ -100,6 +139,7 @@ export function attachTranscript(agent: Agent, screen: Screen, style: Style, opt
         break
     }
   }))
+  return progress
 }
 
 function turnEndLine(event: SessionEvent<'turn/end'>, steps: number, ms: number, agent: Agent, style: Style): string {

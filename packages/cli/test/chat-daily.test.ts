@@ -1,0 +1,67 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { bosun, requireBuild, tempDir, writeProject } from './helpers.js'
+import { Keys, runInPty, type PtyResult } from './pty.js'
+
+// The chat a person uses every day: Tab completes slash commands, a spinner with the elapsed time
+// while the model has sent nothing yet (a terminal only), the turn's token usage in the status line.
+
+beforeAll(requireBuild)
+
+let dir: string
+let cleanup: () => Promise<void>
+beforeEach(async () => ({ dir, cleanup } = await tempDir('bosun-chat-daily-')))
+afterEach(() => cleanup())
+
+const explain = (result: PtyResult) => `${result.error ?? ''} at step ${result.step}\n--- screen ---\n${result.screen}`
+
+describe('bosun chat, every day', () => {
+  it('Tab completes a slash command; usage summed over the turn is in the status line; a spinner counts while the model is silent, gone at Ctrl+C', async () => {
+    await writeProject(dir, {
+      model: {
+        adapter: 'scripted',
+        options: {
+          responses: [
+            { text: 'Checking.', toolCalls: [{ name: 'clock', args: {} }], usage: { inputTokens: 10, outputTokens: 3 } },
+            { text: 'It is noon.', usage: { inputTokens: 20, outputTokens: 4 } },
+            // Silent until aborted: the spinner is the only sign of life.
+            { text: 'never shown', delayMs: 600_000 },
+          ],
+        },
+      },
+      tools: ['./clock.mjs'],
+    }, { 'clock.mjs': 'export default { name: "clock", description: "time", parameters: { type: "object" }, execute: () => "12:00" }\n' })
+    const result = await runInPty(['chat', '--session', 'daily'], [
+      { expect: '○ idle · scripted · 0 queued' },
+      { send: '/que\t' },
+      { expect: '› /queue' },
+      { send: Keys.enter },
+      { expect: 'nothing queued' },
+      { send: `time?${Keys.enter}` },
+      { expect: 'turn 1 completed' },
+      // 10 + 20 in, 3 + 4 out: both steps of the turn.
+      { expect: '○ idle · scripted · last turn 30 in / 7 out tokens · 0 queued' },
+      { send: `wait${Keys.enter}` },
+      { expect: '● running · turn 2 · . waiting for the model 0\\.\\ds' },
+      // The timer redraws it: the elapsed time grows past a second while nothing arrives.
+      { expect: 'waiting for the model [1-9]\\.\\ds' },
+      { send: Keys.ctrlC },
+      { expect: 'turn 2 aborted' },
+      { expect: '○ idle · scripted · 0 queued' },
+      { send: Keys.ctrlD },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(result.ok, explain(result)).toBe(true)
+    expect(result.exit_code).toBe(0)
+    // The live area was erased: no spinner is left on the screen, and none was in the transcript.
+    expect(result.screen).not.toContain('waiting for the model')
+    expect(result.screen).not.toContain('never shown')
+  })
+
+  it('piped, the chat prints no spinner and no status line, only the answer', async () => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'slow answer', delayMs: 300, usage: { inputTokens: 1, outputTokens: 2 } }] } } })
+    const result = await bosun(['chat', '--session', 'piped'], { cwd: dir, input: 'hello\n' })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('slow answer\n')
+    expect(result.stdout + result.stderr).not.toMatch(/waiting for the model|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|tokens/)
+  })
+})
