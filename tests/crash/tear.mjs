@@ -29,9 +29,11 @@ export function survivingBytes(bytes, cut) {
 
 /**
  * A JSONL `StoreFileSystem` over `base` whose first write to a session file opened for writing
- * writes only the surviving bytes (durably: the base handle is O_DSYNC on Linux, and it is
- * fdatasynced too), then kills the process. Reads, the torn-tail cut of `open` and everything
- * else pass through.
+ * writes only the surviving bytes, then kills the process. The store's default file system writes
+ * a batch with the handle's synchronous `writeSync` (then fdatasyncs it): that is torn here, the
+ * surviving bytes left in the page cache, which a SIGKILL does not lose. A handle without
+ * `writeSync` is torn in its asynchronous `write`, the surviving bytes fdatasynced before the
+ * kill. Reads, the torn-tail cut of `open` and everything else pass through.
  */
 export function tearingFileSystem(base, cut) {
   let armed = true
@@ -40,7 +42,7 @@ export function tearingFileSystem(base, cut) {
     async open(path, flags, mode) {
       const handle = await base.open(path, flags, mode)
       if (flags !== 'r+') return handle
-      return {
+      const torn = {
         ...handle,
         async write(buffer, offset, length, position) {
           if (!armed) return handle.write(buffer, offset, length, position)
@@ -53,6 +55,18 @@ export function tearingFileSystem(base, cut) {
           return new Promise(() => {})
         },
       }
+      if (handle.writeSync) {
+        torn.writeSync = (buffer, offset, length, position) => {
+          if (!armed) return handle.writeSync(buffer, offset, length, position)
+          armed = false
+          const batch = Buffer.from(buffer.buffer, buffer.byteOffset + offset, length)
+          const keep = survivingBytes(batch, cut)
+          for (let done = 0; done < keep; ) done += handle.writeSync(batch, done, keep - done, position + done)
+          die(`jsonl ${keep}/${length} bytes (${cut}, writeSync)`)
+          throw new Error('unreachable: the process was killed')
+        }
+      }
+      return torn
     },
   }
 }

@@ -31,9 +31,9 @@ interface Run {
  */
 async function runWorkload(
   folder: string, faults: ReadonlySet<number>, code: string, check: (file: Buffer, committed: Buffer, next: Buffer) => void,
-  durableWrites: 'keep' | 'hide' = 'hide',
+  writeSync = false,
 ): Promise<Run> {
-  const fs = recordingFs(undefined, { durableWrites })
+  const fs = recordingFs(undefined, { writeSync })
   const store = jsonlStore({ dir: folder, fs, batchWindowMs: 10_000 })
   const { writer } = await store.create(header('s'))
   let counted = 0
@@ -85,13 +85,12 @@ describe('fault injection', () => {
     }
   })
 
-  it('with the default file system\'s O_DSYNC session files (Linux): one fstat and one write per batch, no fdatasync; the k-th of them fails, for every k, and nothing is lost', async () => {
-    const { calls } = await runWorkload(join(dir, 'dry'), new Set(), 'EIO', exact, 'keep')
-    // fstat, write per batch (on Linux; elsewhere the default file system keeps the fdatasync)
-    expect(calls).toBe(WORKLOAD.length * (process.platform === 'linux' ? 2 : 3))
+  it('with the default file system\'s synchronous writes: one fstat, one writeSync and one fdatasync per batch; the k-th of them fails, for every k, and nothing is lost', async () => {
+    const { calls } = await runWorkload(join(dir, 'dry'), new Set(), 'EIO', exact, true)
+    expect(calls).toBe(WORKLOAD.length * 3)
     for (let k = 1; k <= calls; k++) {
       const code = k % 2 === 0 ? 'ENOSPC' : 'EIO'
-      const run = await runWorkload(join(dir, `k${k}`), new Set([k]), code, exact, 'keep')
+      const run = await runWorkload(join(dir, `k${k}`), new Set([k]), code, exact, true)
       expect(run.failures).toHaveLength(1)
     }
   })

@@ -1,4 +1,4 @@
-import { constants as fsConstants, fstatSync } from 'node:fs'
+import { constants as fsConstants, fstatSync, writeSync } from 'node:fs'
 import * as nodeFs from 'node:fs/promises'
 
 /**
@@ -8,6 +8,13 @@ import * as nodeFs from 'node:fs/promises'
 export interface StoreFileHandle {
   /** pwrite(2): writes `length` bytes of `buffer` from `offset` at file `position`; may write fewer. */
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }>
+  /**
+   * pwrite(2) on the calling thread, returning the number of bytes written (may be fewer). When a
+   * handle has it, the writer uses it instead of `write`: a batch goes to the page cache without a
+   * thread-pool round trip, and only its fdatasync runs in the pool — after the other sessions of
+   * the same group-commit round have written theirs (commit.ts).
+   */
+  writeSync?(buffer: Uint8Array, offset: number, length: number, position: number): number
   /** pread(2): reads up to `length` bytes at file `position` into `buffer` from `offset`. */
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>
   /** Reads the whole file from the handle's current position (0 for a fresh handle). */
@@ -25,8 +32,9 @@ export interface StoreFileHandle {
   stat(): Promise<StoreFileStat> | StoreFileStat
   close(): Promise<void>
   /**
-   * True when each `write` is durable once it returns (the file was opened with `O_DSYNC`): the
-   * writer then skips the separate fdatasync of a batch — one thread-pool round trip per flush.
+   * True when each `write` is durable once it returns (e.g. a file opened `O_DSYNC`): the writer
+   * then skips the fdatasync of a batch. The default file system does not set it (its session files
+   * are written with `writeSync` and synced together with the other sessions' files, see commit.ts).
    */
   readonly durableWrites?: boolean
 }
@@ -68,13 +76,7 @@ export interface StoreFileSystem {
   unlink(path: string): Promise<void>
 }
 
-const { O_CREAT, O_DIRECTORY, O_DSYNC, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY } = fsConstants
-/**
- * On Linux, session handles opened to write ('r+' to append, 'wx' to create) are O_DSYNC: a `pwrite`
- * that returns is on disk, as if followed by fdatasync. Not elsewhere: on macOS libuv's fdatasync
- * is F_FULLFSYNC (it also flushes the drive's cache), which O_DSYNC is not; Windows has no O_DSYNC.
- */
-const DSYNC = process.platform === 'linux' && O_DSYNC !== undefined ? O_DSYNC : 0
+const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY } = fsConstants
 /**
  * Session files are opened O_NOFOLLOW: a link planted as `<id>.jsonl` fails (ELOOP) instead of
  * making the store read or write its target, outside the folder and under another file's lock.
@@ -84,18 +86,20 @@ const DSYNC = process.platform === 'linux' && O_DSYNC !== undefined ? O_DSYNC : 
  */
 const SESSION_FLAGS: Record<string, number> = process.platform === 'win32' || O_NOFOLLOW === undefined ? {} : {
   r: O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
-  'r+': O_RDWR | O_NOFOLLOW | O_NONBLOCK | DSYNC,
+  'r+': O_RDWR | O_NOFOLLOW | O_NONBLOCK,
   // O_CREAT | O_EXCL never follows a link (it fails with EEXIST); O_NOFOLLOW says so twice.
-  wx: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | DSYNC,
+  wx: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
 }
 /** A directory to fsync: O_DIRECTORY, so that anything else (a FIFO planted there) fails instead of blocking. */
 const DIRECTORY_FLAGS = process.platform === 'win32' || O_DIRECTORY === undefined ? 'r' : O_RDONLY | O_DIRECTORY
 
 /**
  * The real file system: `node:fs/promises`, with `stat` on a session handle answered by a
- * synchronous `fstat` of its descriptor (the writer calls it before every batch), and session
- * files opened without following links, without blocking, and O_DSYNC (Linux) so that a batch is
- * one durable `pwrite`.
+ * synchronous `fstat` of its descriptor (the writer calls it before every batch), session files
+ * opened without following links and without blocking, and a synchronous `writeSync` on the
+ * handles opened to write: a batch reaches the page cache without a thread-pool round trip (a
+ * few microseconds for a few KB), and its `fdatasync` — the part that waits for the disk — is the
+ * one asynchronous operation per flush, started with those of the other sessions of its round.
  */
 export const nodeFileSystem: StoreFileSystem = {
   readdir: (path) => nodeFs.readdir(path),
@@ -103,14 +107,14 @@ export const nodeFileSystem: StoreFileSystem = {
   unlink: (path) => nodeFs.unlink(path),
   async open(path, flags, mode) {
     const handle = await nodeFs.open(path, SESSION_FLAGS[flags] ?? flags, mode)
-    return wrapHandle(handle, DSYNC !== 0 && (flags === 'r+' || flags === 'wx'))
+    return wrapHandle(handle, flags === 'r+' || flags === 'wx')
   },
   openDirectory: async (path) => wrapHandle(await nodeFs.open(path, DIRECTORY_FLAGS), false),
 }
 
-function wrapHandle(handle: nodeFs.FileHandle, durableWrites: boolean): StoreFileHandle {
+function wrapHandle(handle: nodeFs.FileHandle, writable: boolean): StoreFileHandle {
   return {
-    durableWrites,
+    ...(writable ? { writeSync: (buffer: Uint8Array, offset: number, length: number, position: number) => writeSync(handle.fd, buffer, offset, length, position) } : {}),
     write: (buffer, offset, length, position) => handle.write(buffer, offset, length, position),
     read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
     readFile: () => handle.readFile(),

@@ -1,6 +1,7 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
 import { errnoCode, type StoreFileHandle, type StoreFileStat } from './file-system.js'
+import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
 
 /** What a {@link JsonlWriter} starts from. */
@@ -14,29 +15,38 @@ export interface JsonlWriterOptions {
   /** Number of events in the file: the seq the first append must carry. */
   length: number
   batchWindowMs: number
-  /** Called once, after the handle is released. */
   /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
   onClose: (writer: JsonlWriter) => void | Promise<void>
 }
 
-/** One batch write; `observed` once a `flush()` awaits it, so that its failure reaches a caller. */
+/**
+ * One batch: the lines taken from the queue when its round wrote them; `observed` once a `flush()`
+ * awaits it, so that its failure reaches a caller.
+ */
 interface Batch {
   done: Promise<void>
   observed: boolean
+  /** Settles `done` (before its own bookkeeping runs): `undefined` for durable, else the error. */
+  settle: (error?: BosunError) => void
+  text: string
+  count: number
+  bytes: number
 }
 
 /**
  * Write-behind for one session file. `append` serialises the event at once and queues the line;
- * queued lines are written as one batch (one pwrite, one fdatasync) after `batchWindowMs`, or at
- * once by `flush()`. At most one batch is in flight. A failed batch is rolled back (ftruncate +
- * fdatasync to the last durable length), put back at the head of the queue, and its error goes to
- * every `flush()` awaiting it — or, when only the timer wrote it, to the next `flush()`, which
- * reports it without retrying; the flush after that retries. Before each batch the file's size
- * is compared with what this writer last wrote: a difference means another writer appended, and
- * the writer refuses for good with STALE_WRITER — as it does once the file has no name left
- * (deleted or replaced under it), where every later write would be lost.
+ * queued lines are written as one batch after `batchWindowMs`, or at once by `flush()`, in the
+ * process's next group-commit round (commit.ts): one pwrite, then — once every file of the round
+ * is written — one fdatasync, alongside the other sessions' (no fdatasync when the handle writes
+ * through, O_DSYNC). At most one batch is in flight. A failed batch is rolled back (ftruncate +
+ * fdatasync to the last durable length, this file only), put back at the head of the queue, and
+ * its error goes to every `flush()` awaiting it — or, when only the timer wrote it, to the next
+ * `flush()`, which reports it without retrying; the flush after that retries. Before each batch
+ * the file's size is compared with what this writer last wrote: a difference means another writer
+ * appended, and the writer refuses for good with STALE_WRITER — as it does once the file has no
+ * name left (deleted or replaced under it), where every later write would be lost.
  */
-export class JsonlWriter implements SessionWriter {
+export class JsonlWriter implements SessionWriter, CommitMember {
   readonly #id: string
   readonly #file: string
   readonly #handle: StoreFileHandle
@@ -169,11 +179,16 @@ export class JsonlWriter implements SessionWriter {
     }, this.#windowMs)
   }
 
+  /** Opens the next batch and joins the next group-commit round, which decides what it holds. */
   #start(): Batch {
     clearTimeout(this.#timer)
     this.#timer = undefined
-    const batch: Batch = { done: Promise.resolve(), observed: false }
-    batch.done = this.#write().then(
+    let settle!: (error?: BosunError) => void
+    const outcome = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === undefined ? resolve() : reject(error))
+    })
+    const batch: Batch = { done: outcome, observed: false, settle, text: '', count: 0, bytes: 0 }
+    batch.done = outcome.then(
       () => {
         this.#inFlight = undefined
         this.#schedule()
@@ -187,24 +202,23 @@ export class JsonlWriter implements SessionWriter {
     // The failure is either awaited by a flush or kept in #unreported: never an unhandled rejection.
     batch.done.catch(() => {})
     this.#inFlight = batch
+    commitScheduler.join(this)
     return batch
   }
 
-  /** Writes everything queued as one batch; on failure, rolls back and puts the batch back in front. */
-  async #write(): Promise<void> {
-    const text = this.#queued
-    const count = this.#queuedCount
+  /**
+   * @internal CommitMember, phase 1: takes everything queued now as the batch, checks the file and
+   * writes it. `true` when an fdatasync must follow; the batch is settled otherwise.
+   */
+  async commitWrite(): Promise<boolean> {
+    const batch = this.#inFlight!
+    batch.text = this.#queued
+    batch.count = this.#queuedCount
     this.#queued = ''
     this.#queuedCount = 0
-    const restore = () => {
-      this.#queued = text + this.#queued
-      this.#queuedCount += count
-    }
-    if (this.#stale) {
-      restore()
-      throw this.#stale
-    }
-    const bytes = Buffer.from(text, 'utf8')
+    if (this.#stale) return this.#fail(batch, this.#stale)
+    const bytes = Buffer.from(batch.text, 'utf8')
+    batch.bytes = bytes.length
     let step = 'fstat'
     let touched = false
     try {
@@ -221,20 +235,52 @@ export class JsonlWriter implements SessionWriter {
       }
       touched = true
       step = 'write'
-      await writeFully(this.#handle, bytes, this.#size)
-      // An O_DSYNC handle made each write durable already.
-      if (this.#handle.durableWrites !== true) {
-        step = 'fdatasync'
-        await this.#handle.datasync()
-      }
+      // Into the page cache, on this thread when the handle can: no thread-pool round trip.
+      if (this.#handle.writeSync) writeFullySync(this.#handle.writeSync, bytes, this.#size)
+      else await writeFully(this.#handle, bytes, this.#size)
     } catch (error) {
-      restore()
-      if (error === this.#stale) throw error
-      const rolledBack = touched ? await this.#rollback().then(() => true, () => false) : !this.#dirty
-      throw ioError(step, this.#file, this.#id, error, count, rolledBack)
+      if (error === this.#stale) return this.#fail(batch, error)
+      return this.#fail(batch, error, step, touched)
     }
-    this.#size += bytes.length
-    this.#durable += count
+    // An O_DSYNC handle made the write durable already.
+    if (this.#handle.durableWrites === true) return this.#commit(batch)
+    return true
+  }
+
+  /** @internal CommitMember, phase 2: fdatasyncs the batch written in phase 1, then settles it. */
+  async commitSync(): Promise<void> {
+    const batch = this.#inFlight!
+    try {
+      await this.#handle.datasync()
+    } catch (error) {
+      await this.#fail(batch, error, 'fdatasync', true)
+      return
+    }
+    this.#commit(batch)
+  }
+
+  #commit(batch: Batch): false {
+    this.#size += batch.bytes
+    this.#durable += batch.count
+    batch.settle()
+    return false
+  }
+
+  /**
+   * Puts the batch back at the head of the queue and rejects it: with `error` itself when no
+   * `step` is given (a stale writer), else with the STORE error of that step, after rolling the
+   * file back if it was `touched`.
+   */
+  async #fail(batch: Batch, error: unknown, step?: string, touched = false): Promise<false> {
+    this.#queued = batch.text + this.#queued
+    this.#queuedCount += batch.count
+    if (step === undefined) {
+      batch.settle(error as BosunError)
+      return false
+    }
+    const rolledBack = touched ? await this.#rollback().then(() => true, () => false) : !this.#dirty
+    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, rolledBack))
+    return false
   }
 
   /** Cuts the file back to its last durable length. `#dirty` stays set if that fails. */
@@ -275,6 +321,16 @@ export async function writeFully(handle: StoreFileHandle, bytes: Uint8Array, pos
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset)
     if (!(bytesWritten > 0)) throw Object.assign(new Error('write() wrote no bytes'), { code: 'EIO' })
     offset += bytesWritten
+  }
+}
+
+/** {@link writeFully} with a synchronous pwrite. */
+export function writeFullySync(writeSync: NonNullable<StoreFileHandle['writeSync']>, bytes: Uint8Array, position: number): void {
+  let offset = 0
+  while (offset < bytes.length) {
+    const written = writeSync(bytes, offset, bytes.length - offset, position + offset)
+    if (!(written > 0)) throw Object.assign(new Error('write() wrote no bytes'), { code: 'EIO' })
+    offset += written
   }
 }
 

@@ -25,10 +25,12 @@ export interface RecordingFs extends StoreFileSystem {
 }
 
 /**
- * `durableWrites: 'keep'` passes the base handles' O_DSYNC capability through (the production
- * path: no fdatasync per batch); by default it is hidden, so the writer's fdatasync path runs.
+ * By default the handles offer the asynchronous `write` only. `writeSync: true` passes the base
+ * handles' synchronous `writeSync` through (the default file system's: the production path),
+ * recorded as a 'write' that can fail (after writing half) but not be held. `durableWrites: true`
+ * passes the base handles' `durableWrites` flag through (a custom file system opening O_DSYNC).
  */
-export function recordingFs(base: StoreFileSystem = nodeFileSystem, options: { durableWrites?: 'keep' | 'hide' } = {}): RecordingFs {
+export function recordingFs(base: StoreFileSystem = nodeFileSystem, options: { writeSync?: boolean; durableWrites?: boolean } = {}): RecordingFs {
   const waiters: { match: (call: FsCall) => boolean; resolve: (call: FsCall) => void }[] = []
   const fs: RecordingFs = {
     calls: [],
@@ -50,6 +52,19 @@ export function recordingFs(base: StoreFileSystem = nodeFileSystem, options: { d
     unlink: async (path) => (await enter({ op: 'unlink', path }), base.unlink(path)),
   }
 
+  /** Records a synchronous call and fails it if the test asks (it cannot be held). */
+  function enterSync(call: FsCall, partialWrite: () => unknown): void {
+    fs.calls.push(call)
+    for (const waiter of waiters.filter((w) => w.match(call))) {
+      waiters.splice(waiters.indexOf(waiter), 1)
+      waiter.resolve(call)
+    }
+    const code = fs.fail(call)
+    if (code === undefined) return
+    partialWrite()
+    throw Object.assign(new Error(`${code}: injected failure, ${call.op} '${call.path}'`), { code, syscall: call.op, path: call.path })
+  }
+
   /** Records the call, then holds or fails it as the test asked. */
   async function enter(call: FsCall, partialWrite?: () => Promise<unknown>): Promise<void> {
     fs.calls.push(call)
@@ -65,8 +80,17 @@ export function recordingFs(base: StoreFileSystem = nodeFileSystem, options: { d
   }
 
   function wrap(handle: StoreFileHandle, path: string): StoreFileHandle {
+    const writeSync = handle.writeSync
     return {
-      durableWrites: options.durableWrites === 'keep' && handle.durableWrites === true,
+      durableWrites: options.durableWrites === true && handle.durableWrites === true,
+      ...(options.writeSync === true && writeSync
+        ? {
+            writeSync: (buffer: Uint8Array, offset: number, length: number, position: number) => {
+              enterSync({ op: 'write', path }, () => writeSync(buffer, offset, Math.floor(length / 2), position))
+              return writeSync(buffer, offset, length, position)
+            },
+          }
+        : {}),
       write: async (buffer, offset, length, position) => {
         // A real ENOSPC typically lands after part of the data: write half, then fail.
         await enter({ op: 'write', path }, () => handle.write(buffer, offset, Math.floor(length / 2), position))
