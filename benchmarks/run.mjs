@@ -18,6 +18,8 @@
 //                         and 7 show them (rewritten now if results.json holds those figures).
 //   --smoke               the same code at tiny sizes, one round; writes nothing, prints one JSON line
 //                         (the data and the markdown it would write). Combines with --only / --long.
+//   --help, -h            usage, exit 0. Any other argument: usage on stderr, exit 2. Both before
+//                         anything is built, measured or written.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -44,19 +46,44 @@ const PARTS = {
   concurrency: { key: 'fig7', measure: measureConcurrency, render: (d, long) => concurrencyRegion(d, long) },
 }
 
-function flags(argv) {
-  const smoke = argv.includes('--smoke'), long = argv.includes('--long')
-  const at = argv.indexOf('--only')
-  const only = at >= 0 ? argv[at + 1] : undefined
-  const unknown = argv.filter((a, i) => !['--smoke', '--long', '--only'].includes(a) && i !== at + 1)
-  if (unknown.length || (at >= 0 && only === undefined)) throw new Error(`run.mjs: unknown arguments ${unknown.join(' ')} (known: --smoke, --long, --only ${Object.keys(PARTS).join('|')})`)
-  if (only !== undefined && !PARTS[only]) throw new Error(`--only: unknown part ${only} (known: ${Object.keys(PARTS).join(', ')})`)
-  if (only && long) throw new Error('--long runs its own cells; it does not combine with --only')
+const USAGE = `usage: node benchmarks/run.mjs [--only <part>] [--long] [--smoke] [--help]
+
+  (no option)     build the workspace, then measure figures 1–7 (about 10 min); rewrites the
+                  peers section of docs/benchmarks.md and benchmarks/results.json
+  --only <part>   one part, rewriting only its share of docs/benchmarks.md:
+                  ${Object.keys(PARTS).join(' | ')} (peers = figures 1–3, then figures 4–7)
+  --long          only the cells that take minutes each (not with --only)
+  --smoke         every code path at tiny sizes, one round; writes nothing, prints one JSON line
+  --help, -h      print this and exit
+
+Environment: BENCH_ROUNDS (rounds, default 3; --long: 1), BENCH_LONG_TIMEOUT_S (per --long child,
+default 1800). Anything else on the command line is refused (exit 2) before anything is built,
+measured or written.`
+
+/**
+ * The command line, read before anything is built, measured or written: `{ help }`, `{ error }`
+ * (unknown or misplaced arguments), or the run's flags.
+ */
+function parseArgs(argv) {
+  let smoke = false, long = false, only
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') return { help: true }
+    if (arg === '--smoke') smoke = true
+    else if (arg === '--long') long = true
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      if (only !== undefined) return { error: '--only is given twice' }
+      only = arg === '--only' ? argv[++i] : arg.slice('--only='.length)
+      if (only === undefined || only === '') return { error: '--only needs a part' }
+      if (!Object.hasOwn(PARTS, only)) return { error: `--only: unknown part "${only}"` }
+    } else return { error: `unknown argument "${arg}"` }
+  }
+  if (only && long) return { error: '--long runs its own cells; it does not combine with --only' }
   return { smoke, long, only }
 }
 
-async function main() {
-  const { smoke, long, only } = flags(process.argv.slice(2))
+async function main(args) {
+  const { smoke, long, only } = args
   if (!smoke || !existsSync(join(root, 'packages/core/dist/index.js'))) execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
   const rounds = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? (long ? 1 : 3))
   const started = Date.now()
@@ -107,4 +134,14 @@ async function main() {
   log(`results.json written; docs/benchmarks.md updated (${only ? (only === 'peers' ? 'figures 1–3' : `peers-${only} region`) : long ? 'peers-resume and peers-concurrency regions' : 'the peers section'})`)
 }
 
-main().catch((error) => { console.error(error); process.exit(1) })
+// The command line first: help and mistakes change nothing (no build, no measurement, no write).
+const args = parseArgs(process.argv.slice(2))
+if (args.help) {
+  process.stdout.write(USAGE + '\n')
+  process.exit(0)
+}
+if (args.error) {
+  process.stderr.write(`run.mjs: ${args.error}\n\n${USAGE}\n`)
+  process.exit(2)
+}
+main(args).catch((error) => { console.error(error); process.exit(1) })

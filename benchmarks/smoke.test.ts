@@ -112,3 +112,36 @@ describe.sequential('benchmarks/run.mjs --smoke', () => {
     for (const [id, r] of stopped) expect(r.reason, id).toMatch(/^stopped at the 0\.5 s time limit/)
   }, 60_000)
 })
+
+describe('benchmarks/run.mjs: the command line is read before anything runs', () => {
+  /**
+   * Runs run.mjs with no PATH: had it gone on to build (`npx tsc`), it would have failed with exit
+   * 1; exit 0 or 2 shows it stopped before. docs/benchmarks.md and results.json are untouched.
+   */
+  async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const before = [read(docPath), read(resultsPath)]
+    const result = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), ...args], { cwd: here, timeout: 30_000, env: { PATH: '' } })
+      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }))
+      .catch((error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }))
+    expect([read(docPath), read(resultsPath)], 'run.mjs wrote to docs/benchmarks.md or results.json').toEqual(before)
+    return result
+  }
+
+  test.each([['--help'], ['-h'], ['--only', 'durable', '--help']])('%s prints the usage and exits 0', async (...args) => {
+    const { code, stdout } = await run(args)
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^usage: node benchmarks\/run\.mjs/)
+    expect(stdout).toContain('--only <part>')
+  })
+
+  test.each([['--bogus'], ['help'], ['--only', 'nope'], ['--only'], ['--only', 'durable', '--long'], ['--smoke', 'extra']])(
+    '%s is refused with the usage and exit 2',
+    async (...args) => {
+      const { code, stdout, stderr } = await run(args)
+      expect(code).toBe(2)
+      expect(stdout).toBe('')
+      expect(stderr).toMatch(/^run\.mjs: /)
+      expect(stderr).toContain('usage: node benchmarks/run.mjs')
+    },
+  )
+})
