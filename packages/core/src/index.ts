@@ -16,7 +16,7 @@ export type {
 export { CORE_EVENT_TYPES, LOG_FORMAT_VERSION, isEvent } from './session/events.js'
 export { checkEventTypes } from './session/event-types.js'
 export type {
-  BosunEventMap, EventType, KnownEvent, RequestContext, RequestHeader, SessionEvent, SessionHeader, TurnEndReason,
+  BosunEventMap, Delegation, EventType, KnownEvent, RequestContext, RequestHeader, SessionEvent, SessionHeader, TurnEndReason,
 } from './session/events.js'
 export { Session } from './session/session.js'
 export type { SessionObserver, SessionOptions } from './session/session.js'

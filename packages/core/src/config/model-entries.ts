@@ -79,6 +79,14 @@ function findModelEntries(schema: unknown, value: unknown, path: string, keys: r
       if (Object.hasOwn(value, key)) found.push(...findModelEntries(sub, value[key], childPath(path, key), [...keys, key]))
     }
   }
+  // A map of named entries (`agents: { <name>: { model } }`): every key not listed in `properties`.
+  const additional = node['additionalProperties']
+  if (typeof additional === 'object' && additional !== null && isRecord(value)) {
+    const listed = typeof properties === 'object' && properties !== null ? properties : {}
+    for (const [key, item] of Object.entries(value)) {
+      if (!Object.hasOwn(listed, key)) found.push(...findModelEntries(additional, item, childPath(path, key), [...keys, key]))
+    }
+  }
   const items = node['items']
   if (typeof items === 'object' && items !== null && !Array.isArray(items) && Array.isArray(value)) {
     value.forEach((item, index) => found.push(...findModelEntries(items, item, childPath(path, index), [...keys, index])))

@@ -112,6 +112,18 @@ export interface SessionHeader {
   readonly parent?: string
   /** Number of leading events copied from the parent; the child's own history starts here. */
   readonly seedLength?: number
+  /** Set on a session another agent delegated work to (a subagent): who spawned it, and how. */
+  readonly delegation?: Delegation
+}
+
+/** {@link SessionHeader.delegation}: the parent session, the tool call that spawned the child, its depth and mode. */
+export interface Delegation {
+  readonly parentSessionId: string
+  readonly callId: string
+  /** The parent's depth + 1 (a top-level session has depth 0). */
+  readonly depth: number
+  /** `one-shot`: closed after its first answer; `continuable`: settles again after each follow-up. */
+  readonly mode: 'one-shot' | 'continuable'
 }
 
 /** The event-log format version this build writes. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
-import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
+import { LOG_FORMAT_VERSION, type Delegation, type SessionEvent, type SessionHeader } from '../session/events.js'
 import { assertSessionId } from './session-id.js'
 import type { Store, StoredSession } from './types.js'
 
@@ -15,6 +15,8 @@ export interface ForkOptions {
   afterTurn?: number
   /** Clock for the child's `createdAt` and its `session/end-seed` marker. */
   now?: () => number
+  /** Recorded in the child's header: the fork is a subagent's context (see {@link SessionHeader.delegation}). */
+  delegation?: Delegation
 }
 
 /**
@@ -42,7 +44,10 @@ export async function forkSession(store: Store, parentId: string, options: ForkO
     const now = options.now ?? Date.now
     const seed: SessionEvent[] = parent.events.slice(0, cut)
     seed.push(Object.freeze({ seq: cut, time: now(), type: 'session/end-seed', data: Object.freeze({}) }) as SessionEvent)
-    const header: SessionHeader = { id, version: LOG_FORMAT_VERSION, createdAt: now(), parent: parentId, seedLength: seed.length }
+    const header: SessionHeader = {
+      id, version: LOG_FORMAT_VERSION, createdAt: now(), parent: parentId, seedLength: seed.length,
+      ...(options.delegation ? { delegation: options.delegation } : {}),
+    }
     return await store.create(header, seed)
   } finally {
     if ('writer' in parent) await (parent as StoredSession).writer.close()

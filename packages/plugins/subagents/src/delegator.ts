@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto'
+import {
+  BosunError, createAgent, createUserMessage, ErrorCodes, forkSession, LOG_FORMAT_VERSION,
+  type Delegation, type PluginContext, type Tool, type ToolContext, type ToolResultObject,
+} from '@bosun/core'
+import { SubagentError, SubagentErrorCodes } from './errors.js'
+import { foldChild, foldParent, noteParentEvent, type ChildState, type ParentRecord, type Settlement } from './fold.js'
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN, type Options } from './options.js'
+import './events.js'
+
+type Agent = Awaited<ReturnType<typeof createAgent>>
+
+interface Child {
+  id: string
+  agent: Agent
+  mode: 'foreground' | 'background'
+  profile?: string
+  /** A foreground tool call is waiting for this child: it delivers the answer, not a message. */
+  awaited: boolean
+  closed: boolean
+  waiters: Set<() => void>
+}
+
+export interface SpawnArgs {
+  task: string
+  agent?: string
+  mode?: 'foreground' | 'background'
+  context?: 'fresh' | 'fork'
+}
+
+/** One agent's children: spawning, settling into this agent, recovery, cancel and close. */
+export class Delegator {
+  readonly #ctx: PluginContext
+  readonly #options: Options
+  readonly #resume: boolean
+  readonly #depth: number
+  readonly #record: ParentRecord
+  readonly #children = new Map<string, Child>()
+  /** Children spawned or woken and not settled since: counted against `maxLiveChildren`. */
+  readonly #live = new Set<string>()
+  #closing = false
+
+  constructor(ctx: PluginContext, options: Options) {
+    this.#ctx = ctx
+    this.#options = options
+    this.#resume = options.onRecover === 'resume'
+    this.#depth = ctx.session.header.delegation?.depth ?? 0
+    this.#record = foldParent(ctx.session.events, ctx.session.header.seedLength ?? 0)
+    ctx.hooks.event.tap(ctx.name, (event) => noteParentEvent(this.#record, event))
+  }
+
+  get depth(): number {
+    return this.#depth
+  }
+
+  /** On reopen: opens every child not known settled for good, settles what its log shows settled, wakes what it must. */
+  async recover(): Promise<void> {
+    for (const [childId, spawned] of this.#record.spawned) {
+      if (spawned.mode === 'foreground' && this.#record.settled.get(childId)?.has(1)) continue
+      const child = await this.#open(childId, spawned.mode, spawned.agent)
+      const state = this.#state(child)
+      for (const settlement of state.settlements) this.#deliver(child, settlement, true)
+      if (!state.settledAtEnd) {
+        this.#live.add(childId)
+        if (state.pending) child.agent.wake()
+      } else if (spawned.mode === 'foreground') {
+        await this.#closeChild(child)
+      }
+    }
+  }
+
+  async spawn(args: SpawnArgs, tool: ToolContext): Promise<ToolResultObject> {
+    const mode = args.mode ?? 'foreground'
+    const depth = this.#depth + 1
+    const maxDepth = this.#options.maxDepth ?? DEFAULT_MAX_DEPTH
+    if (depth > maxDepth) {
+      throw new SubagentError(SubagentErrorCodes.DEPTH_EXCEEDED, `a child here would have depth ${depth}, over maxDepth ${maxDepth}. Do the task yourself, or report back to your parent.`)
+    }
+    if (args.agent !== undefined && !Object.hasOwn(this.#options.agents ?? {}, args.agent)) {
+      const names = Object.keys(this.#options.agents ?? {})
+      throw new SubagentError(SubagentErrorCodes.UNKNOWN_PROFILE, `no agent profile "${args.agent}". ${names.length ? `Use one of: ${names.join(', ')}` : 'Omit "agent" to spawn a child like yourself'}.`)
+    }
+    // Checked and reserved before any await, so that parallel spawns are refused in call order.
+    this.#reserve()
+    const childId = randomUUID()
+    this.#live.add(childId)
+    let child: Child | undefined
+    try {
+      const delegation: Delegation = {
+        parentSessionId: this.#ctx.session.header.id, callId: tool.callId, depth,
+        mode: mode === 'foreground' ? 'one-shot' : 'continuable',
+      }
+      if (args.context === 'fork') {
+        await this.#ctx.session.flush()
+        const stored = await forkSession(this.#ctx.store, this.#ctx.session.header.id, { id: childId, delegation, now: this.#ctx.now })
+        await stored.writer.close()
+      } else {
+        const stored = await this.#ctx.store.create({ id: childId, version: LOG_FORMAT_VERSION, createdAt: this.#ctx.now(), delegation })
+        await stored.writer.close()
+      }
+      child = await this.#open(childId, mode, args.agent)
+      child.awaited = mode === 'foreground'
+      // The task is durable in the child before the parent records the spawn; it runs once recorded.
+      const source = { kind: 'parent', parentSessionId: delegation.parentSessionId, callId: tool.callId }
+      child.agent.inbox.splice('next-turn', child.agent.inbox.nextTurn.length, 0, [createUserMessage(args.task, { source })])
+      await child.agent.session.flush()
+    } catch (error) {
+      this.#live.delete(childId)
+      if (child) await this.#closeChild(child).catch(() => {})
+      throw error
+    }
+    this.#ctx.session.append('subagent/spawned', { childId, callId: tool.callId, ...(args.agent === undefined ? {} : { agent: args.agent }), mode, depth })
+    child.agent.wake()
+    if (mode === 'background') {
+      return { content: `Started background agent ${childId}. Its answer will arrive as a message when it finishes; use send_to_agent to give it more work.` }
+    }
+    return this.#awaitForeground(child, tool.signal)
+  }
+
+  async send(childId: string, message: string, tool: ToolContext): Promise<string> {
+    const child = this.#own(childId)
+    if (child.mode === 'foreground') {
+      throw new SubagentError(SubagentErrorCodes.ONE_SHOT, `agent ${childId} was a foreground (one-shot) child and is closed. Spawn a background agent to continue a conversation.`)
+    }
+    if (!this.#live.has(childId)) this.#reserve()
+    const sent = child.agent.followup(createUserMessage(message, { source: { kind: 'parent', parentSessionId: this.#ctx.session.header.id, callId: tool.callId } }))
+    this.#live.add(childId)
+    this.#ctx.session.append('subagent/sent', { childId, callId: tool.callId, messageId: sent.id })
+    return `Sent to ${childId}. Its answer will arrive as a message when it settles again.`
+  }
+
+  interrupt(childId: string): string {
+    const child = this.#own(childId)
+    child.agent.abort('interrupted by parent')
+    return `Interrupted ${childId}: its turn stops; queued input stays queued.`
+  }
+
+  list(): string {
+    if (this.#record.spawned.size === 0) return 'No child agents.'
+    return [...this.#record.spawned].map(([id, spawned]) => {
+      const child = this.#children.get(id)
+      const status = !child || child.closed ? 'closed' : child.agent.status
+      const epochs = this.#record.settled.get(id)?.size ?? 0
+      return JSON.stringify({ childId: id, agent: spawned.agent ?? null, mode: spawned.mode, status, live: this.#live.has(id), settlements: epochs })
+    }).join('\n')
+  }
+
+  /** The parent's `cancel()`: background children are canceled too (which cascades to theirs). */
+  cancelAll(): void {
+    for (const child of this.#children.values()) if (!child.closed) child.agent.cancel()
+  }
+
+  /** Closing the parent closes its children first (each closes its own first). */
+  async closeAll(): Promise<void> {
+    this.#closing = true
+    for (const child of this.#children.values()) await this.#closeChild(child).catch(() => {})
+  }
+
+  #reserve(): void {
+    const max = this.#options.maxLiveChildren ?? DEFAULT_MAX_LIVE_CHILDREN
+    if (this.#live.size >= max) {
+      throw new SubagentError(SubagentErrorCodes.TOO_MANY_LIVE, `${this.#live.size} child agents are already live (maxLiveChildren ${max}). Wait for one to settle, or do this yourself.`)
+    }
+  }
+
+  #own(childId: string): Child {
+    const child = this.#children.get(childId)
+    if (!child || !this.#record.spawned.has(childId)) {
+      throw new SubagentError(SubagentErrorCodes.UNKNOWN_CHILD, `"${childId}" is not a child of this agent. Use list_agents to see your children.`)
+    }
+    if (child.closed) throw new SubagentError(SubagentErrorCodes.ONE_SHOT, `agent ${childId} is closed.`)
+    return child
+  }
+
+  async #open(childId: string, mode: 'foreground' | 'background', profileName: string | undefined): Promise<Child> {
+    const { config } = this.#ctx
+    const profile = profileName === undefined ? undefined : this.#options.agents?.[profileName]
+    const model = profile?.model ? await this.#ctx.createModel(profile.model) : config.model
+    const tools = profile?.tools ? config.tools.filter((tool: Tool) => profile.tools!.includes(tool.name)) : config.tools
+    const agent = await createAgent({
+      model, store: this.#ctx.store, sessionId: childId, system: profile?.system ?? config.system, tools,
+      plugins: config.plugins, maxParallelTools: config.maxParallelTools, now: this.#ctx.now,
+    })
+    const child: Child = { id: childId, agent, mode, awaited: false, closed: false, waiters: new Set(), ...(profileName === undefined ? {} : { profile: profileName }) }
+    this.#children.set(childId, child)
+    agent.hooks.status.tap(this.#ctx.name, (status) => {
+      if (status !== 'idle') return
+      for (const waiter of [...child.waiters]) waiter()
+      if (!child.awaited && !this.#closing) this.#settleFrom(child)
+    })
+    return child
+  }
+
+  #state(child: Child): ChildState {
+    return foldChild(child.agent.session.events, child.agent.session.header.seedLength ?? 0, this.#resume)
+  }
+
+  #settleFrom(child: Child): void {
+    const state = this.#state(child)
+    for (const settlement of state.settlements) this.#deliver(child, settlement, false)
+  }
+
+  /** One durable message per settled epoch: a steer while this agent runs, else a follow-up; a repeat is a duplicate id, i.e. already settled. */
+  #deliver(child: Child, settlement: Settlement, recovering: boolean): void {
+    if (this.#record.settled.get(child.id)?.has(settlement.epoch)) return
+    const messageId = `settle:${child.id}:${settlement.epoch}`
+    const message = createUserMessage(settleText(child, settlement), {
+      id: messageId,
+      source: { kind: 'subagent-settled', childId: child.id, epoch: settlement.epoch },
+    })
+    try {
+      if (recovering) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
+      else if (this.#ctx.agent.status === 'running') this.#ctx.agent.steer(message)
+      else this.#ctx.agent.followup(message)
+    } catch (error) {
+      if (BosunError.is(error, ErrorCodes.AGENT_CLOSED)) return // settled on reopen
+      if (!BosunError.is(error, ErrorCodes.DUPLICATE_MESSAGE_ID)) throw error
+    }
+    this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: settlement.epoch, messageId })
+    if (this.#state(child).settledAtEnd) this.#live.delete(child.id)
+  }
+
+  async #awaitForeground(child: Child, signal: AbortSignal): Promise<ToolResultObject> {
+    const onAbort = () => child.agent.cancel()
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      let settlement: Settlement | undefined
+      while (!(settlement = this.#state(child).settlements[0])) {
+        await new Promise<void>((resolve) => {
+          child.waiters.add(resolve)
+          if (this.#state(child).settlements[0] || (signal.aborted && child.agent.status === 'idle')) resolve()
+        }).finally(() => child.waiters.clear())
+        if (signal.aborted && child.agent.status === 'idle' && !this.#state(child).settlements[0]) break
+      }
+      this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: 1 })
+      this.#live.delete(child.id)
+      const reason = settlement?.reason.kind ?? 'aborted'
+      const answer = settlement?.answer ?? ''
+      if (signal.aborted || reason === 'aborted') {
+        return { content: `Agent ${child.id} was aborted with your step.${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
+      }
+      if (reason !== 'completed') {
+        return { content: `Agent ${child.id} did not complete (end reason: ${reason}).${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
+      }
+      return { content: answer || `Agent ${child.id} finished without an answer.` }
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+      await this.#closeChild(child).catch(() => {})
+    }
+  }
+
+  async #closeChild(child: Child): Promise<void> {
+    if (child.closed) return
+    child.closed = true
+    await child.agent.close()
+  }
+}
+
+function settleText(child: Child, settlement: Settlement): string {
+  const who = child.profile ? `${child.profile} agent ${child.id}` : `agent ${child.id}`
+  const how = settlement.reason.kind === 'completed' ? 'finished' : `stopped (${settlement.reason.kind})`
+  return `[subagent] The ${who} ${how}, settlement ${settlement.epoch}.\n${settlement.answer}`
+}

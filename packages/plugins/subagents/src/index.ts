@@ -1,0 +1,36 @@
+import { definePlugin } from '@bosun/core'
+import { Delegator } from './delegator.js'
+import { SUBAGENT_EVENTS } from './events.js'
+import { optionsSchema, type Options } from './options.js'
+import { parentTools, reportTool } from './tools.js'
+
+export { optionsSchema, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN } from './options.js'
+export type { AgentProfile, Options } from './options.js'
+export { SubagentError, SubagentErrorCodes, type SubagentErrorCode } from './errors.js'
+export type { SubagentSent, SubagentSettled, SubagentSpawned } from './events.js'
+export { foldChild, type ChildState, type Settlement } from './fold.js'
+
+/**
+ * subagents: lets the model delegate to child agents. A child is an ordinary session in the
+ * agent's store (header `delegation {parentSessionId, callId, depth, mode}`), built from the
+ * agent's own config or a named profile. A background child's every settlement reaches the
+ * parent as one durable message `settle:<childId>:<epoch>` — a crash cannot lose it, and a
+ * repeat is refused as a duplicate id.
+ *
+ * @example
+ * // bosun.config.ts
+ * export default defineConfig({ plugins: [['subagents', { agents: { researcher: { system: 'Research; report facts.' } } }]] })
+ */
+export default definePlugin<Options>({
+  name: 'subagents',
+  schema: optionsSchema,
+  events: SUBAGENT_EVENTS,
+  async setup(ctx, options) {
+    const delegator = new Delegator(ctx, options)
+    for (const tool of parentTools(delegator, options)) ctx.addTool(tool)
+    if (ctx.session.header.delegation) ctx.addTool(reportTool)
+    ctx.hooks.canceled.tap(ctx.name, () => delegator.cancelAll())
+    ctx.onClose(() => delegator.closeAll())
+    await delegator.recover()
+  },
+})
