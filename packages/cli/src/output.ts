@@ -13,6 +13,7 @@ export interface Style {
   blue(text: string): string
   cyan(text: string): string
   magenta(text: string): string
+  italic(text: string): string
 }
 
 /** A stream with its style: where a command prints. */
@@ -55,6 +56,7 @@ export function createStyle(enabled: boolean): Style {
     blue: pick(34, 39),
     cyan: pick(36, 39),
     magenta: pick(35, 39),
+    italic: pick(3, 23),
   }
 }
 

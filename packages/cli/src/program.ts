@@ -103,6 +103,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('chat')
     .description('interactive chat: the answer streams, lines typed meanwhile are queued, /steer steers')
     .option('-s, --session <id>', 'chat on this session (created with this id if it does not exist)')
+    .option('--raw', 'print the model\'s answers as they are, without rendering their Markdown (a terminal renders it by default)')
     .addHelpText('after', examples([
       ['bosun chat', 'a new session'],
       ['bosun chat --config staging.yaml', 'with another config'],
@@ -113,6 +114,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('resume')
     .description('chat on an existing session; what is still queued is shown, and Enter runs it')
     .argument('<id>', 'the session id')
+    .option('--raw', 'print the model\'s answers as they are, without rendering their Markdown')
     .addHelpText('after', examples([['bosun resume 20260312-142205-k3f9', 'continue where you left off']]))
     .action(run(commands.resume))
 

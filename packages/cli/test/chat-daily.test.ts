@@ -57,6 +57,39 @@ describe('bosun chat, every day', () => {
     expect(result.screen).not.toContain('never shown')
   })
 
+  it('renders the answer\'s Markdown on a terminal as it streams; --raw prints it as written', async () => {
+    const answer = '# Plan\n\nSteps:\n- read **the** file\n2) run `make`\n```sh\nmake test\n```\nDone.'
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: answer, chunkSize: 3 }, { text: answer, chunkSize: 3 }] } } })
+    const rendered = await runInPty(['chat', '--session', 'md'], [
+      { expect: '○ idle' },
+      { send: `go${Keys.enter}` },
+      { expect: 'turn 1 completed' },
+      { send: Keys.ctrlD },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(rendered.ok, explain(rendered)).toBe(true)
+    const screen = rendered.screen
+    expect(screen).toContain('PLAN')
+    expect(screen).toContain('• read the file')
+    expect(screen).toContain('2. run make')
+    expect(screen).toContain('┌ sh')
+    expect(screen).toContain('│ make test')
+    expect(screen).toContain('Done.')
+    expect(screen).not.toMatch(/# Plan|\*\*|```|`make`/)
+
+    const raw = await runInPty(['chat', '--session', 'md', '--raw'], [
+      { expect: '○ idle' },
+      { send: `again${Keys.enter}` },
+      { expect: 'turn 2 completed' },
+      { send: Keys.ctrlD },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(raw.ok, explain(raw)).toBe(true)
+    expect(raw.screen).toContain('# Plan')
+    expect(raw.screen).toContain('- read **the** file')
+    expect(raw.screen).toContain('```sh')
+  })
+
   it('piped, the chat prints no spinner and no status line, only the answer', async () => {
     await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'slow answer', delayMs: 300, usage: { inputTokens: 1, outputTokens: 2 } }] } } })
     const result = await bosun(['chat', '--session', 'piped'], { cwd: dir, input: 'hello\n' })

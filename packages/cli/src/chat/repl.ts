@@ -20,6 +20,8 @@ export interface ReplOptions {
   storeLabel: string
   /** The session existed before this chat. */
   resumed: boolean
+  /** `--raw`: answers as the model wrote them; otherwise a terminal renders their Markdown. */
+  raw?: boolean
 }
 
 /**
@@ -50,7 +52,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   banner(ctx, screen, options)
   // A pipe gets the answer exactly, as with `bosun run`; a terminal gets it made safe.
   const http = ctx.debug ? recordHttp() : undefined
-  progress = attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, ...(http ? { http } : {}) })
+  progress = attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, markdown: terminal && options.raw !== true, ...(http ? { http } : {}) })
   screen.refresh()
 
   let closing = false

@@ -10,6 +10,11 @@ export interface Screen {
   /** Ends the streamed paragraph. */
   endStream(): void
   /**
+   * Shows `text` as the answer's unfinished line, replacing what was shown there (a rendered view
+   * prints a line only once it is finished). Only for text not yet streamed.
+   */
+  preview(text: string): void
+  /**
    * Adds complete lines to the transcript (after any streamed text). Session text in them is
    * escaped by the caller; a control character that slipped through is shown, not sent.
    */
@@ -50,6 +55,13 @@ export class LiveScreen implements Screen {
     this.#erase()
     this.#partial += text
     this.#out.write(this.#takeFinished())
+    this.#draw()
+  }
+
+  preview(text: string): void {
+    if (this.#closed || text === this.#partial) return
+    this.#erase()
+    this.#partial = text
     this.#draw()
   }
 
@@ -159,6 +171,9 @@ export class PlainScreen implements Screen {
     this.#out.write(text)
     this.#atLineStart = text.endsWith('\n')
   }
+
+  /** Nothing to replace: a plain screen prints only what is streamed. */
+  preview(): void {}
 
   endStream(): void {
     if (!this.#atLineStart) this.#out.write('\n')

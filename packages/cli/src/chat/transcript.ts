@@ -3,6 +3,7 @@ import { oneLine, type Style } from '../output.js'
 import { formatDuration } from '../session-info.js'
 import { safeStream, safeText, safeValue } from '../terminal-safe.js'
 import { describeExchange, type HttpRecorder } from '../http-debug.js'
+import { MarkdownLines } from './markdown.js'
 import type { Screen } from './screen.js'
 
 /**
@@ -26,7 +27,7 @@ export function attachTranscript(
   agent: Agent,
   screen: Screen,
   style: Style,
-  options: { exactAnswer: boolean; http?: HttpRecorder; spinner?: boolean },
+  options: { exactAnswer: boolean; http?: HttpRecorder; spinner?: boolean; markdown?: boolean },
 ): TurnProgress {
   const progress: TurnProgress = { waitingSince: undefined, usage: undefined }
   // On a terminal only: a timer redraws the spinner's elapsed time until the first chunk comes.
@@ -38,7 +39,9 @@ export function attachTranscript(
     timer = undefined
     screen.refresh()
   }
-  const answer = options.exactAnswer ? { write: (text: string) => text, end: () => '' } : safeStream()
+  const safeAnswer = options.exactAnswer ? { write: (text: string) => text, end: () => '' } : safeStream()
+  // On a terminal the answer is rendered as Markdown line by line; the unfinished line is previewed as it comes.
+  const answer = options.markdown === true && !options.exactAnswer ? renderedAnswer(safeAnswer, screen, new MarkdownLines(style)) : streamedAnswer(safeAnswer, screen)
   const targets = new Map<string, InboxTarget>()
   for (const message of agent.inbox.nextTurn) targets.set(message.id, 'next-turn')
   for (const message of agent.inbox.nextStep) targets.set(message.id, 'next-step')
@@ -96,7 +99,7 @@ export function attachTranscript(
       case 'assistant/chunk': {
         stopWaiting()
         const { chunk } = event.data as BosunEventMap['assistant/chunk']
-        if (chunk.type === 'text-delta') screen.stream(answer.write(chunk.text))
+        if (chunk.type === 'text-delta') answer.write(chunk.text)
         break
       }
       case 'assistant/message': {
@@ -106,9 +109,7 @@ export function attachTranscript(
           const sum = progress.usage ?? { input: 0, output: 0 }
           progress.usage = { input: sum.input + (usage.inputTokens ?? 0), output: sum.output + (usage.outputTokens ?? 0) }
         }
-        const rest = answer.end() // a CR held back at the end of the last chunk
-        if (rest !== '') screen.stream(rest)
-        screen.endStream()
+        answer.end()
         break
       }
       case 'tool/call': {
@@ -161,6 +162,52 @@ function turnEndLine(event: SessionEvent<'turn/end'>, steps: number, ms: number,
       return style.yellow(`  ⚠ turn ${turn} stopped at the model's output limit (max-tokens)`)
     default:
       return style.red(`  ↯ turn ${turn} ${reason.kind}`)
+  }
+}
+
+interface AnswerView {
+  write(text: string): void
+  end(): void
+}
+
+/** The answer as it streams, exactly (a pipe) or made safe (a terminal with `--raw`). */
+function streamedAnswer(safe: ReturnType<typeof safeStream>, screen: Screen): AnswerView {
+  return {
+    write: (text) => screen.stream(safe.write(text)),
+    end: () => {
+      const rest = safe.end() // a CR held back at the end of the last chunk
+      if (rest !== '') screen.stream(rest)
+      screen.endStream()
+    },
+  }
+}
+
+/** The answer rendered as Markdown: each finished line once, the unfinished one as a preview. */
+function renderedAnswer(safe: ReturnType<typeof safeStream>, screen: Screen, markdown: MarkdownLines): AnswerView {
+  let pending = ''
+  const take = (text: string) => {
+    pending += text
+    let newline = pending.indexOf('\n')
+    while (newline >= 0) {
+      screen.preview('')
+      screen.stream(`${markdown.line(pending.slice(0, newline).replace(/\r$/, ''))}\n`)
+      pending = pending.slice(newline + 1)
+      newline = pending.indexOf('\n')
+    }
+    screen.preview(pending)
+  }
+  return {
+    write: (text) => take(safe.write(text)),
+    end: () => {
+      take(safe.end())
+      if (pending !== '') {
+        screen.preview('')
+        screen.stream(markdown.line(pending))
+        pending = ''
+      }
+      markdown.reset()
+      screen.endStream()
+    },
   }
 }
 

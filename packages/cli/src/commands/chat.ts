@@ -4,13 +4,16 @@ import type { CommandContext } from '../context.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 
 /** `bosun chat [--session <id>]`: an interactive chat on a new session (or on `--session`, created if missing). */
-export async function chatCommand(ctx: CommandContext, options: { session?: string }): Promise<number> {
+export async function chatCommand(ctx: CommandContext, options: { session?: string; raw?: boolean }): Promise<number> {
   const sessionId = options.session === undefined ? newSessionId() : checkSessionId(options.session)
-  return startChat(ctx, sessionId, false)
+  return startChat(ctx, sessionId, false, options.raw === true)
 }
 
-/** Opens the config's store and agent on `sessionId` and runs the chat; `mustExist` refuses an unknown id. */
-export async function startChat(ctx: CommandContext, sessionId: string, mustExist: boolean): Promise<number> {
+/**
+ * Opens the config's store and agent on `sessionId` and runs the chat; `mustExist` refuses an
+ * unknown id; `raw` prints answers without rendering their Markdown.
+ */
+export async function startChat(ctx: CommandContext, sessionId: string, mustExist: boolean, raw = false): Promise<number> {
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const store = await openStore(cfg)
   try {
@@ -18,7 +21,7 @@ export async function startChat(ctx: CommandContext, sessionId: string, mustExis
     const resumed = mustExist || (await sessionExists(store, sessionId))
     const agent = await openAgent(cfg, store, sessionId)
     if (storeKind(cfg).kind === 'memory') ctx.err.line(ctx.err.style.yellow('note: the config keeps sessions in memory; this chat is gone when you leave'))
-    return await runRepl(ctx, { agent, store, sessionId, model: modelLabel(cfg), storeLabel: describeStore(cfg, ctx.io.cwd), resumed })
+    return await runRepl(ctx, { agent, store, sessionId, model: modelLabel(cfg), storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw })
   } finally {
     await store.close()
   }

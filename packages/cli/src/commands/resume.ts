@@ -7,6 +7,6 @@ import { startChat } from './chat.js'
  * runs with the next message; a turn a crash left open was closed as interrupted when the
  * session opened.
  */
-export async function resumeCommand(ctx: CommandContext, id: string): Promise<number> {
-  return startChat(ctx, checkSessionId(id), true)
+export async function resumeCommand(ctx: CommandContext, id: string, options: { raw?: boolean } = {}): Promise<number> {
+  return startChat(ctx, checkSessionId(id), true, options.raw === true)
 }
