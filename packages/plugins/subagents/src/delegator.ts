@@ -17,6 +17,8 @@ interface Child {
   profile?: string
   /** A foreground tool call is waiting for this child: it delivers the answer, not a message. */
   awaited: boolean
+  /** Canceled with the parent: its next settlement is queued in the parent without waking it. */
+  quiet: boolean
   closed: boolean
   waiters: Set<() => void>
 }
@@ -147,7 +149,12 @@ export class Delegator {
 
   /** The parent's `cancel()`: background children are canceled too (which cascades to theirs). */
   cancelAll(): void {
-    for (const child of this.#children.values()) if (!child.closed) child.agent.cancel()
+    for (const child of this.#children.values()) {
+      if (child.closed) continue
+      // Its settlement is still delivered (exactly once), but parked: a canceled parent does not wake for it.
+      if (!child.awaited) child.quiet = true
+      child.agent.cancel()
+    }
   }
 
   /** Closing the parent closes its children first (each closes its own first). */
@@ -181,7 +188,7 @@ export class Delegator {
       model, store: this.#ctx.store, sessionId: childId, system: profile?.system ?? config.system, tools,
       plugins: config.plugins, maxParallelTools: config.maxParallelTools, now: this.#ctx.now,
     })
-    const child: Child = { id: childId, agent, mode, awaited: false, closed: false, waiters: new Set(), ...(profileName === undefined ? {} : { profile: profileName }) }
+    const child: Child = { id: childId, agent, mode, awaited: false, quiet: false, closed: false, waiters: new Set(), ...(profileName === undefined ? {} : { profile: profileName }) }
     this.#children.set(childId, child)
     agent.hooks.status.tap(this.#ctx.name, (status) => {
       if (status !== 'idle') return
@@ -209,7 +216,8 @@ export class Delegator {
       source: { kind: 'subagent-settled', childId: child.id, epoch: settlement.epoch },
     })
     try {
-      if (recovering) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
+      // On reopen (before the next turn) and after a cancel, parked in next-turn: it runs at the next wake.
+      if (recovering || child.quiet) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
       else if (this.#ctx.agent.status === 'running') this.#ctx.agent.steer(message)
       else this.#ctx.agent.followup(message)
     } catch (error) {
@@ -217,6 +225,7 @@ export class Delegator {
       if (!BosunError.is(error, ErrorCodes.DUPLICATE_MESSAGE_ID)) throw error
     }
     this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: settlement.epoch, messageId })
+    child.quiet = false
     if (this.#state(child).settledAtEnd) this.#live.delete(child.id)
   }
 

@@ -76,3 +76,17 @@ export function gate() {
   const promise = new Promise<void>((resolve) => (open = resolve))
   return { promise, open }
 }
+
+/** Like {@link until}, for a condition that reads the store. */
+export async function eventually(condition: () => Promise<boolean>, what = 'condition', ms = 10_000): Promise<void> {
+  const start = Date.now()
+  while (!(await condition())) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+}
+
+/** The events of a stored session, as they are now. */
+export async function eventsOf(store: Store, id: string): Promise<readonly SessionEvent[]> {
+  return (await read(store, id)).events
+}

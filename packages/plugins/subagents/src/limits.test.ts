@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { memoryStore, type ModelRequest, type Tool } from '@bosun/core'
+import { childIds, ofType, parent, read, textOf, toolResults, until } from '../test/harness.js'
+
+describe('limits', () => {
+  it('a spawn whose child would exceed maxDepth is refused with an error result the model sees', async () => {
+    const store = memoryStore()
+    const root = await parent({
+      store,
+      options: { maxDepth: 1 },
+      script: {
+        top: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'middle' } }] }, { text: 'ok' }],
+        middle: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'bottom' } }] }, { text: 'could not delegate' }],
+      },
+    })
+    root.followup('top')
+    await root.whenIdle()
+    expect(textOf(toolResults(root.session.events)[0]!.content)).toBe('could not delegate')
+    const child = await read(store, childIds(root.session.events)[0]!)
+    const [refused] = toolResults(child.events)
+    expect(refused!.isError).toBe(true)
+    expect(textOf(refused!.content)).toContain('SUBAGENT_DEPTH_EXCEEDED')
+    expect(ofType(child.events, 'subagent/spawned')).toHaveLength(0)
+    await root.close()
+  })
+
+  it('spawns over maxLiveChildren are refused in call order; a settled child frees its place', async () => {
+    const root = await parent({
+      options: { maxLiveChildren: 2 },
+      script: {
+        fan: [
+          { toolCalls: ['a', 'b', 'c'].map((task, i) => ({ name: 'spawn_agent', id: `s${i}`, args: { task, mode: 'background' } })) },
+          { text: 'spawned' },
+        ],
+      },
+    })
+    root.followup('fan')
+    await until(() => ofType(root.session.events, 'subagent/settled').length === 2 && root.status === 'idle', 'both children to settle')
+    const results = toolResults(root.session.events).slice(0, 3)
+    expect(results.map((r) => Boolean(r.isError))).toEqual([false, false, true])
+    expect(textOf(results[2]!.content)).toContain('SUBAGENT_TOO_MANY_LIVE')
+    expect(childIds(root.session.events)).toHaveLength(2)
+    await root.close()
+  })
+
+  it('a child can address only its own children: another id is an error result', async () => {
+    const root = await parent({
+      script: {
+        poke: [{ toolCalls: [{ name: 'interrupt_agent', args: { childId: 'root' } }, { name: 'send_to_agent', args: { childId: 'nobody', message: 'hi' } }] }, { text: 'ok' }],
+      },
+    })
+    root.followup('poke')
+    await root.whenIdle()
+    const results = toolResults(root.session.events)
+    expect(results.map((r) => r.isError)).toEqual([true, true])
+    for (const r of results) expect(textOf(r.content)).toContain('SUBAGENT_UNKNOWN_CHILD')
+    await root.close()
+  })
+
+  it('options are validated by the JSON Schema before setup', async () => {
+    await expect(parent({ options: { maxDepth: -1 } })).rejects.toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID' })
+    await expect(parent({ options: { onRecover: 'later' as never } })).rejects.toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID' })
+    await expect(parent({ options: { agents: { x: { tools: 'all' as never } } } })).rejects.toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID' })
+  })
+})

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { memoryStore, type ModelRequest, type Tool } from '@bosun/core'
+import { childIds, ofType, parent, read, textOf, toolResults, until } from '../test/harness.js'
+
+describe('profiles', () => {
+  it('a profile gives the child its system prompt, its own model and the named tools, plus the subagent tools', async () => {
+    const seen: { system: string; tools: string[] }[] = []
+    const childModel = scripted({ responses: [(request) => { seen.push({ system: request.system, tools: request.tools.map((t) => t.name) }); return { text: 'from the researcher model' } }] })
+    const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+    const root = await parent({
+      tools: [tool('search'), tool('write')],
+      options: { agents: { researcher: { system: 'You research.', model: { adapter: childModel }, tools: ['search'] } } },
+      script: { ask: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'look it up', agent: 'researcher' } }] }, { text: 'ok' }] },
+    })
+    root.followup('ask')
+    await root.whenIdle()
+    expect(textOf(toolResults(root.session.events)[0]!.content)).toBe('from the researcher model')
+    expect(seen).toEqual([{ system: 'You research.', tools: ['search', 'spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report'] }])
+    expect(ofType(root.session.events, 'subagent/spawned')[0]!.data).toMatchObject({ agent: 'researcher' })
+    await root.close()
+  })
+
+  it('an unknown profile is an error result naming the profiles there are', async () => {
+    const root = await parent({
+      options: { agents: { researcher: {} } },
+      script: { ask: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 't', agent: 'writer' } }] }, { text: 'ok' }] },
+    })
+    root.followup('ask')
+    await root.whenIdle()
+    const [result] = toolResults(root.session.events)
+    expect(result!.isError).toBe(true)
+    // the schema's enum refuses it before execute; either way the model sees the profiles
+    expect(textOf(result!.content)).toMatch(/researcher/)
+    await root.close()
+  })
+})
