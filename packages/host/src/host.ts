@@ -1,0 +1,425 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { BosunError, createAgent, createUserMessage, type Agent, type CreateAgentOptions, type Store, type UserMessage } from '@bosun/core'
+import { Hono, type Context } from 'hono'
+import { errorResponse, HostError } from './errors.js'
+import { findAdmission, foldInbox, messageState } from './log.js'
+import { schemas, validateBody, type PostMessageBody, type SchemaName } from './schemas.js'
+import { checkSessionId, SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
+import { sessionStream } from './stream.js'
+
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
+
+export const PROTOCOL = 'bosun-host/1'
+export const DEFAULT_BODY_LIMIT = 1024 * 1024
+export const DEFAULT_IDLE_MS = 5 * 60_000
+export const DEFAULT_KEEP_ALIVE_MS = 15_000
+
+export interface HostLimits {
+  /** Largest request body in bytes. Default 1 MiB. */
+  bodyBytes?: number
+  /** A session with no request, no stream and no running turn for this long is closed. Default 5 min. */
+  idleMs?: number
+  /** Keep-alive comment interval on SSE streams. Default 15 s. */
+  keepAliveMs?: number
+  /** Events sent per read from the log on a stream. Default 256. */
+  streamBatch?: number
+  /** Largest page of `GET /sessions/:id/events`. Default 1000. */
+  pageSize?: number
+}
+
+export interface HostAuth {
+  /** Bearer token every request must carry (`Authorization: Bearer <token>`). */
+  token: string
+}
+
+export interface CreateHostOptions {
+  /** Builds a session's agent; it must use the `store` and `sessionId` it is given. */
+  agentFactory?: AgentFactory
+  /** Or: a config (as `loadConfig()` returns it, or an object) each session's agent is built from. */
+  config?: unknown
+  /** Or: options for `createAgent` (model, plugins, tools, system) shared by every session. */
+  agent?: Omit<CreateAgentOptions, 'store' | 'sessionId'>
+  /** The store every session lives in. */
+  store: Store
+  auth?: HostAuth
+  limits?: HostLimits
+  /** Host names (besides loopback) the Host/Origin fence accepts, e.g. `['bosun.internal']`. */
+  allowedHosts?: readonly string[]
+}
+
+export interface Host {
+  /** Serves every route (a Hono app's fetch): pass it to a server, or call it in tests. */
+  fetch: (request: Request) => Promise<Response>
+  app: Hono
+  sessions: SessionManager
+  /** Stops taking requests, lets running turns finish for `graceMs` then aborts them, closes every agent. */
+  close(options?: { graceMs?: number }): Promise<void>
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1', '[::1]']
+
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase()
+  const colon = host.lastIndexOf(':')
+  return (colon === -1 ? host : host.slice(0, colon)).toLowerCase()
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest()
+}
+
+/** Constant-time comparison: both sides are hashed to equal-length digests first. */
+export function tokenMatches(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected))
+}
+
+function factoryFrom(options: CreateHostOptions): AgentFactory {
+  if (options.agentFactory) return options.agentFactory
+  if (options.agent) {
+    const shared = options.agent
+    return ({ sessionId, store }) => createAgent({ ...shared, store, sessionId })
+  }
+  if (options.config !== undefined) {
+    const config = options.config
+    return async ({ sessionId, store }) => {
+      const { createAgentFromConfig } = await import('@bosun/core/config')
+      return createAgentFromConfig(config as Parameters<typeof createAgentFromConfig>[0], { sessionId, store })
+    }
+  }
+  throw new TypeError('createHost(): pass "agentFactory", "agent" or "config" to build each session\'s agent.')
+}
+
+async function readBody(c: Context, limit: number): Promise<unknown> {
+  const length = c.req.header('content-length')
+  if (length !== undefined && Number(length) > limit) {
+    throw new HostError('payload-too-large', `The request body is larger than ${limit} bytes: send less.`, { limit })
+  }
+  const body = c.req.raw.body
+  if (!body) return {}
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => {})
+      throw new HostError('payload-too-large', `The request body is larger than ${limit} bytes: send less.`, { limit })
+    }
+    chunks.push(value)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') return {}
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new HostError('invalid-request', 'The request body is not valid JSON.', { path: '/' })
+  }
+}
+
+function intQuery(c: Context, name: string, fallback: number, min: number, max: number): number {
+  const raw = c.req.query(name)
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new HostError('invalid-request', `Query parameter "${name}" must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}.`, { path: `?${name}` })
+  }
+  return value
+}
+
+function inboxOf(agent: Agent): { 'next-turn': readonly UserMessage[]; 'next-step': readonly UserMessage[] } {
+  return { 'next-turn': [...agent.inbox.nextTurn], 'next-step': [...agent.inbox.nextStep] }
+}
+
+export interface AdmissionReceipt {
+  accepted: true
+  messageId: string
+  duplicate: boolean
+  lane: 'next-turn' | 'next-step'
+  delivery: 'followup' | 'steer' | 'inject'
+  rerouted?: true
+  seq: number
+  /** Index in its lane while queued; null once a turn claimed it. */
+  position: number | null
+  status: string
+  durable: boolean
+}
+
+/**
+ * Creates the host: one Hono app serving SPEC §10's routes over many sessions of one store.
+ *
+ * @example
+ * const host = createHost({ agent: { model: scripted() }, store: jsonlStore({ dir: '.bosun/sessions' }) })
+ * serve({ fetch: host.fetch, hostname: '127.0.0.1', port: 4477 })
+ */
+export function createHost(options: CreateHostOptions): Host {
+  if (typeof options?.store?.open !== 'function') throw new TypeError('createHost(): "store" must be a Store.')
+  if (options.auth !== undefined && (typeof options.auth.token !== 'string' || options.auth.token.length < 16)) {
+    throw new TypeError('createHost(): "auth.token" must be a string of at least 16 characters (32 random characters recommended).')
+  }
+  const limits = options.limits ?? {}
+  const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
+  const keepAliveMs = limits.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
+  const streamBatch = limits.streamBatch ?? 256
+  const pageSize = limits.pageSize ?? 1000
+  const sessions = new SessionManager(options.store, factoryFrom(options), limits.idleMs ?? DEFAULT_IDLE_MS)
+  const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())])
+  const token = options.auth?.token
+  let closing = false
+
+  const app = new Hono()
+
+  app.onError((error) => {
+    if (error instanceof HostError) return errorResponse(error)
+    if (error instanceof BosunError && (error.code === 'INVALID_ARGUMENT' || error.code === 'INVALID_SESSION_ID')) {
+      return errorResponse(new HostError('invalid-request', error.message))
+    }
+    console.error('[bosun host] request failed:', error)
+    return errorResponse(new HostError('internal-error', 'The host failed to answer this request; see its log.'))
+  })
+  app.notFound((c) => errorResponse(new HostError('not-found', `No route ${c.req.method} ${new URL(c.req.url).pathname}: see GET /v1/host.`)))
+
+  // Exposure: the Host/Origin fence (DNS rebinding), bearer auth, JSON-only writes.
+  app.use('*', async (c, next) => {
+    const hostHeader = c.req.header('host') ?? new URL(c.req.url).host
+    if (!allowed.has(hostnameOf(hostHeader))) {
+      throw new HostError('forbidden-origin', 'This host does not answer to that Host name: use its own address, or add the name to allowedHosts.')
+    }
+    const origin = c.req.header('origin')
+    if (origin !== undefined) {
+      let originHost: string | undefined
+      try {
+        originHost = new URL(origin).host.toLowerCase()
+      } catch {
+        originHost = undefined
+      }
+      if (originHost !== hostHeader.toLowerCase()) {
+        throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin.')
+      }
+    }
+    if (token !== undefined) {
+      const header = c.req.header('authorization') ?? ''
+      const match = /^Bearer (.+)$/i.exec(header)
+      if (!match || !tokenMatches(match[1]!.trim(), token)) {
+        return errorResponse(new HostError('not-authorized', 'Missing or wrong bearer token: send "Authorization: Bearer <token>".'), { 'www-authenticate': 'Bearer' })
+      }
+    }
+    const method = c.req.method
+    if (method === 'POST' || method === 'PATCH' || method === 'PUT') {
+      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+      if (type !== 'application/json') {
+        throw new HostError('unsupported-media-type', `Send the body as "content-type: application/json" (got ${JSON.stringify(type || 'none')}).`)
+      }
+    }
+    if (closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
+    await next()
+  })
+
+  const body = async <T>(c: Context, schema: SchemaName): Promise<T> => validateBody<T>(schema, await readBody(c, bodyLimit))
+
+  /** Runs `fn` with the session live and held (not retired meanwhile). */
+  const withSession = async <T>(id: string, fn: (live: LiveSession) => Promise<T> | T): Promise<T> => {
+    const live = await sessions.use(id)
+    const release = sessions.hold(live)
+    try {
+      return await fn(live)
+    } finally {
+      release()
+    }
+  }
+
+  app.get('/v1/host', (c) => c.json({
+    protocol: PROTOCOL,
+    version: VERSION,
+    capabilities: ['sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-remove', 'cancel', 'wake'],
+    auth: token === undefined ? 'none' : 'bearer',
+  }))
+
+  app.get('/v1/sessions', async (c) => {
+    const summaries = await options.store.list()
+    const out = await Promise.all(summaries.map(async (summary) => {
+      const live = await sessions.peek(summary.id)
+      if (live) {
+        const { agent } = live
+        return { id: summary.id, createdAt: summary.createdAt, loaded: true, status: agent.status, lastSeq: agent.session.length - 1, queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length } }
+      }
+      const stored = options.store.read ? await options.store.read(summary.id).catch(() => undefined) : undefined
+      const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
+      return {
+        id: summary.id, createdAt: summary.createdAt, loaded: false, status: 'idle',
+        lastSeq: stored ? stored.events.length - 1 : (summary.length ?? 0) - 1,
+        queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
+      }
+    }))
+    return c.json({ sessions: out })
+  })
+
+  app.post('/v1/sessions', async (c) => {
+    const { id = crypto.randomUUID() } = await body<{ id?: string }>(c, 'createSession')
+    checkSessionId(id)
+    const live = await sessions.use(id, { create: true })
+    return c.json({ id, status: live.agent.status, lastSeq: live.agent.session.length - 1 }, 201)
+  })
+
+  app.get('/v1/sessions/:id', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const read = await sessions.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (read.live) {
+      const { agent } = read.live
+      return c.json({ id, loaded: true, status: agent.status, turn: agent.turn, lastSeq: agent.session.length - 1, inbox: inboxOf(agent) })
+    }
+    return c.json({ id, loaded: false, status: 'idle', lastSeq: read.events.length - 1, inbox: foldInbox(read.events, read.header.seedLength ?? 0) })
+  })
+
+  app.get('/v1/sessions/:id/events', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    const limit = intQuery(c, 'limit', 100, 1, pageSize)
+    const read = await sessions.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const events = read.events.slice(after + 1, after + 1 + limit)
+    const lastSeq = read.events.length - 1
+    const next = events.length === 0 ? after : events[events.length - 1]!.seq
+    return c.json({ events, lastSeq, next: next < lastSeq ? next : null })
+  })
+
+  app.post('/v1/sessions/:id/messages', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const wait = c.req.query('wait')
+    if (wait !== undefined && wait !== 'durable') throw new HostError('invalid-request', `"wait" may only be "durable", got ${JSON.stringify(wait)}.`, { path: '?wait' })
+    const input = await body<PostMessageBody>(c, 'postMessage')
+    const receipt = await withSession(id, async (live) => {
+      const { agent } = live
+      const messageId = input.clientMessageId
+      const delivery = input.delivery ?? 'followup'
+      let duplicate = live.admitted.has(messageId)
+      if (!duplicate) {
+        const message = createUserMessage(input.content as never, { id: messageId, source: { kind: 'user', delivery } })
+        try {
+          if (delivery === 'followup') agent.followup(message)
+          else if (delivery === 'steer') agent.steer(message)
+          else agent.inject(message)
+        } catch (error) {
+          if (!(error instanceof BosunError && error.code === 'DUPLICATE_MESSAGE_ID')) throw error
+          duplicate = true
+        }
+      }
+      const seq = live.admitted.get(messageId)
+      const admission = seq === undefined ? undefined : findAdmission(agent.session.events.slice(seq, seq + 1), messageId)
+      if (seq === undefined || !admission) {
+        // Admitted by a path this host does not index (e.g. a seed): report it as a duplicate it cannot place.
+        throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
+      }
+      const admittedAs = (admission.message.source as { delivery?: string }).delivery
+      const originalDelivery = (admittedAs === 'followup' || admittedAs === 'steer' || admittedAs === 'inject') ? admittedAs : (admission.lane === 'next-turn' ? 'followup' : 'steer')
+      if (wait === 'durable') {
+        await agent.session.flush()
+        live.durableSeq = Math.max(live.durableSeq, seq)
+      }
+      const found = agent.inbox.find(messageId)
+      const result: AdmissionReceipt = {
+        accepted: true,
+        messageId,
+        duplicate,
+        lane: admission.lane,
+        delivery: originalDelivery,
+        ...(originalDelivery !== 'followup' && admission.lane === 'next-turn' ? { rerouted: true as const } : {}),
+        seq,
+        position: found ? found.index : null,
+        status: agent.status,
+        durable: seq <= live.durableSeq,
+      }
+      return result
+    })
+    return c.json(receipt, 202)
+  })
+
+  app.get('/v1/sessions/:id/messages/:messageId', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const messageId = c.req.param('messageId')
+    const read = await sessions.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const state = messageState(read.events, messageId, read.header.seedLength ?? 0)
+    if (!state) throw new HostError('message-not-found', `Session "${id}" has no message "${messageId}".`, { id, messageId })
+    return c.json(state)
+  })
+
+  app.delete('/v1/sessions/:id/inbox/:messageId', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const messageId = c.req.param('messageId')
+    return withSession(id, (live) => {
+      try {
+        live.agent.inbox.remove(messageId)
+      } catch (error) {
+        if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') {
+          throw new HostError('queue-item-not-found', `Message "${messageId}" is not queued (claimed by a turn, removed, or never admitted): see GET /v1/sessions/${id}/messages/${messageId}.`, { id, messageId })
+        }
+        throw error
+      }
+      return c.json({ removed: messageId, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.post('/v1/sessions/:id/cancel', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const { keepInbox = false } = await body<{ keepInbox?: boolean }>(c, 'cancel')
+    return withSession(id, (live) => {
+      live.agent.cancel({ keepInbox })
+      return c.json({ canceled: true, keepInbox, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.post('/v1/sessions/:id/wake', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    await body(c, 'empty')
+    return withSession(id, (live) => {
+      live.agent.wake()
+      return c.json({ status: live.agent.status, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.get('/v1/sessions/:id/stream', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const live = await sessions.use(id)
+    const lastEventId = c.req.header('last-event-id')
+    let after: number
+    if (c.req.query('from') === 'tail') after = live.agent.session.length - 1
+    else if (lastEventId !== undefined && lastEventId !== '') {
+      after = Number(lastEventId)
+      if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
+    } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    const release = sessions.hold(live)
+    const stream = sessionStream(live, { after, keepAliveMs, batch: streamBatch, onEnd: release })
+    return new Response(stream, {
+      status: 200,
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      },
+    })
+  })
+
+  return {
+    fetch: async (request: Request) => app.fetch(request),
+    app,
+    sessions,
+    async close({ graceMs = 0 } = {}) {
+      closing = true
+      await sessions.close(graceMs)
+    },
+  }
+}
+
+export { schemas }

@@ -1,0 +1,75 @@
+import { foldConsumedWork, type SessionEvent, type UserMessage } from '@bosun/core'
+
+type Lane = 'next-turn' | 'next-step'
+interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' }
+
+export interface InboxSnapshot {
+  'next-turn': UserMessage[]
+  'next-step': UserMessage[]
+}
+
+/** Folds the inbox splices of a log (after the seed) into the queues they leave. */
+export class InboxFold {
+  readonly queues: InboxSnapshot = { 'next-turn': [], 'next-step': [] }
+  constructor(readonly seedLength = 0) {}
+  apply(event: SessionEvent): boolean {
+    if (event.type !== 'agent/inbox/spliced' || event.seq < this.seedLength) return false
+    const splice = event.data as Splice
+    this.queues[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    return true
+  }
+  snapshot(): InboxSnapshot {
+    return { 'next-turn': [...this.queues['next-turn']], 'next-step': [...this.queues['next-step']] }
+  }
+}
+
+export function foldInbox(events: readonly SessionEvent[], seedLength = 0): InboxSnapshot {
+  const fold = new InboxFold(seedLength)
+  for (const event of events) fold.apply(event)
+  return fold.snapshot()
+}
+
+/** The event that first spliced a message into a queue, if the log has one. */
+export function findAdmission(events: readonly SessionEvent[], messageId: string, seedLength = 0): { seq: number; lane: Lane; message: UserMessage } | undefined {
+  for (let i = seedLength; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type !== 'agent/inbox/spliced') continue
+    const splice = event.data as Splice
+    const message = splice.inserted.find((m) => m.id === messageId)
+    if (message) return { seq: event.seq, lane: splice.target, message }
+  }
+  return undefined
+}
+
+export type MessageState =
+  | { state: 'queued'; lane: Lane; position: number }
+  | { state: 'claimed'; turn: number; stepped: boolean; turnEnd?: string }
+  | { state: 'rejected'; turn: number; by: string; metadata: unknown }
+  | { state: 'canceled' }
+
+/** Where a message went, from the log alone (a fold of splices, turns and pre-step rejects). */
+export function messageState(events: readonly SessionEvent[], messageId: string, seedLength = 0): (MessageState & { messageId: string; admittedSeq: number; lane: Lane }) | undefined {
+  const admission = findAdmission(events, messageId, seedLength)
+  if (!admission) return undefined
+  const base = { messageId, admittedSeq: admission.seq, lane: admission.lane }
+  const work = foldConsumedWork(events, seedLength)
+  for (const lane of ['next-turn', 'next-step'] as const) {
+    const position = work.pending[lane].indexOf(messageId)
+    if (position >= 0) return { ...base, state: 'queued', lane, position }
+  }
+  // The latest turn that claimed it (a message requeued by recovery is claimed again later).
+  for (let i = work.turns.length - 1; i >= 0; i--) {
+    const turn = work.turns[i]!
+    if (turn.stepped.includes(messageId)) return { ...base, state: 'claimed', turn: turn.turn, stepped: true, ...(turn.end ? { turnEnd: turn.end } : {}) }
+    if (turn.unstepped.includes(messageId)) {
+      const rejected = events.find((e) => e.type === 'agent/pre-step/rejected' && (e.data as { turn: number }).turn === turn.turn)
+      if (rejected) {
+        const data = rejected.data as { by: string; metadata: unknown }
+        return { ...base, state: 'rejected', turn: turn.turn, by: data.by, metadata: data.metadata }
+      }
+      return { ...base, state: 'claimed', turn: turn.turn, stepped: false, ...(turn.end ? { turnEnd: turn.end } : {}) }
+    }
+  }
+  if (work.canceled.includes(messageId)) return { ...base, state: 'canceled' }
+  return undefined
+}

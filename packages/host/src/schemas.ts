@@ -1,0 +1,77 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { HostError } from './errors.js'
+
+/** A message id chosen by the client; it becomes the message id in the log. */
+export const CLIENT_MESSAGE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
+
+const contentBlock = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string', minLength: 1 } },
+}
+
+export const schemas = {
+  createSession: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { id: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
+  postMessage: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['clientMessageId', 'content'],
+    properties: {
+      clientMessageId: { type: 'string', pattern: CLIENT_MESSAGE_ID_PATTERN },
+      content: {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'array', minItems: 1, items: contentBlock },
+        ],
+      },
+      delivery: { enum: ['followup', 'steer', 'inject'] },
+    },
+  },
+  cancel: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { keepInbox: { type: 'boolean' } },
+  },
+  empty: { type: 'object', additionalProperties: false, properties: {} },
+} as const
+
+export type SchemaName = keyof typeof schemas
+
+export interface PostMessageBody {
+  clientMessageId: string
+  content: string | Array<{ type: string; [key: string]: unknown }>
+  delivery?: 'followup' | 'steer' | 'inject'
+}
+
+const ajv = new Ajv({ allErrors: false, strict: true })
+// Compiled once, when the module loads.
+const validators = Object.fromEntries(
+  Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)]),
+) as Record<SchemaName, ValidateFunction>
+
+function describe(error: ErrorObject): { path: string; message: string } {
+  const base = error.instancePath === '' ? '/' : error.instancePath
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty
+    return { path: `${error.instancePath}/${extra}`, message: `unknown property "${extra}"` }
+  }
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty
+    return { path: `${error.instancePath}/${missing}`, message: `"${missing}" is required` }
+  }
+  return { path: base, message: error.message ?? 'is invalid' }
+}
+
+/** Validates a parsed JSON body; a bad one is `invalid-request` naming the JSON path. */
+export function validateBody<T>(name: SchemaName, body: unknown): T {
+  const validate = validators[name]
+  if (!validate(body)) {
+    const first = describe(validate.errors![0]!)
+    throw new HostError('invalid-request', `Invalid request body at ${first.path}: ${first.message}.`, { path: first.path })
+  }
+  return body as T
+}

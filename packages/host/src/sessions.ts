@@ -1,0 +1,168 @@
+import { assertSessionId, BosunError, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { HostError } from './errors.js'
+
+/** Builds (creating or resuming) the agent of one session on the host's store. */
+export type AgentFactory = (options: { sessionId: string; store: Store }) => Promise<Agent>
+
+export interface LiveSession {
+  id: string
+  agent: Agent
+  /** Open SSE streams and in-flight requests: a session in use is never closed for idleness. */
+  users: number
+  /** Highest seq known durable (flushed or loaded from the store). */
+  durableSeq: number
+  /** Message ids admitted by this session (from the log), for idempotent receipts. */
+  admitted: Map<string, number>
+  /** Wakes SSE subscribers waiting for new events. */
+  listeners: Set<() => void>
+  idleTimer?: ReturnType<typeof setTimeout>
+  /** Set when the host closes the session: its streams end. */
+  closed?: boolean
+}
+
+export function checkSessionId(id: string): void {
+  try {
+    assertSessionId(id)
+  } catch (error) {
+    throw new HostError('invalid-request', error instanceof Error ? error.message : String(error), { path: '/id' })
+  }
+}
+
+/** One host, many sessions: agents created on first use and closed after an idle period. */
+export class SessionManager {
+  readonly #live = new Map<string, Promise<LiveSession>>()
+  #closing = false
+
+  constructor(
+    readonly store: Store,
+    readonly factory: AgentFactory,
+    readonly idleMs: number,
+  ) {}
+
+  liveIds(): string[] {
+    return [...this.#live.keys()]
+  }
+
+  /** A live session, without resuming one. */
+  async peek(id: string): Promise<LiveSession | undefined> {
+    const live = this.#live.get(id)
+    return live === undefined ? undefined : live.catch(() => undefined)
+  }
+
+  async exists(id: string): Promise<boolean> {
+    if (this.#live.has(id)) return true
+    if (this.store.read) return (await this.store.read(id)) !== undefined
+    return (await this.store.list()).some((s) => s.id === id)
+  }
+
+  /** Reads a session's header and events without resuming it (the live log when it runs). */
+  async read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[]; live?: LiveSession } | undefined> {
+    const live = await this.peek(id)
+    if (live) return { header: live.agent.session.header, events: live.agent.session.events, live }
+    if (this.store.read) return this.store.read(id)
+    const opened = await this.store.open(id)
+    if (!opened) return undefined
+    await opened.writer.close()
+    return { header: opened.header, events: opened.events }
+  }
+
+  /** The live session, resumed from the store on first use; `session-not-found` if the store has none. */
+  async use(id: string, options: { create?: boolean } = {}): Promise<LiveSession> {
+    checkSessionId(id)
+    if (this.#closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
+    const existing = this.#live.get(id)
+    if (existing && options.create === true) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
+    if (existing) return this.#touch(await existing)
+    const pending = this.#open(id, options.create === true)
+    this.#live.set(id, pending)
+    try {
+      return this.#touch(await pending)
+    } catch (error) {
+      if (this.#live.get(id) === pending) this.#live.delete(id)
+      throw error
+    }
+  }
+
+  async #open(id: string, create: boolean): Promise<LiveSession> {
+    const exists = await this.exists(id)
+    if (create && exists) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
+    if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
+    let agent: Agent
+    try {
+      agent = await this.factory({ sessionId: id, store: this.store })
+    } catch (error) {
+      if (error instanceof BosunError && error.code === 'SESSION_LOCKED') {
+        throw new HostError('session-locked', `Session "${id}" is open in another process: ${error.message}`, { id, ...(typeof error.details === 'object' && error.details !== null ? error.details : {}) })
+      }
+      throw error
+    }
+    const events = agent.session.events
+    const admitted = new Map<string, number>()
+    const live: LiveSession = { id, agent, users: 0, durableSeq: events.length - 1, admitted, listeners: new Set() }
+    const seedLength = agent.session.header.seedLength ?? 0
+    const index = (event: SessionEvent): void => {
+      if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
+        for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)
+      }
+    }
+    for (const event of events) index(event)
+    agent.session.subscribe((event) => {
+      index(event)
+      // Only signals: the writer never waits for a client.
+      for (const listener of live.listeners) listener()
+    })
+    agent.hooks.status.tap('bosun-host', () => {
+      for (const listener of live.listeners) listener()
+    })
+    // After a crash, work that recovery re-queued continues (a user's parked input stays parked).
+    if (agent.recovery.requeued.length > 0) agent.wake()
+    return live
+  }
+
+  #touch(live: LiveSession): LiveSession {
+    if (live.idleTimer) clearTimeout(live.idleTimer)
+    live.idleTimer = setTimeout(() => this.#maybeRetire(live), this.idleMs)
+    live.idleTimer.unref?.()
+    return live
+  }
+
+  /** Marks a session in use until `release` (SSE streams). */
+  hold(live: LiveSession): () => void {
+    live.users++
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      live.users--
+      this.#touch(live)
+    }
+  }
+
+  #maybeRetire(live: LiveSession): void {
+    if (live.users > 0 || live.agent.status !== 'idle') {
+      this.#touch(live)
+      return
+    }
+    this.#live.delete(live.id)
+    live.closed = true
+    live.agent.close().catch((error: unknown) => console.error(`[bosun host] closing session ${live.id} failed:`, error))
+  }
+
+  /** Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent. */
+  async close(graceMs = 0): Promise<void> {
+    this.#closing = true
+    const lives = (await Promise.all([...this.#live.values()].map((p) => p.catch(() => undefined)))).filter((l): l is LiveSession => l !== undefined)
+    this.#live.clear()
+    await Promise.all(lives.map(async (live) => {
+      if (live.idleTimer) clearTimeout(live.idleTimer)
+      if (graceMs > 0 && live.agent.status !== 'idle') {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
+        clearTimeout(timer)
+      }
+      await live.agent.close()
+      live.closed = true
+      for (const listener of [...live.listeners]) listener()
+    }))
+  }
+}

@@ -1,0 +1,106 @@
+import type { SessionEvent } from '@bosun/core'
+import { InboxFold } from './log.js'
+import type { LiveSession } from './sessions.js'
+
+export interface StreamOptions {
+  /** Last seq the client has; events after it are sent. -1 = from seq 0. */
+  after: number
+  keepAliveMs: number
+  /** Events read from the log per pull. */
+  batch: number
+  /** Called once the stream ends (client gone or host closing). */
+  onEnd: () => void
+}
+
+const encoder = new TextEncoder()
+
+function frame(event: string, data: unknown, id?: number): string {
+  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`
+}
+
+function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {
+  if (event.type === 'turn/start') return 'running'
+  if (event.type === 'turn/end') return 'idle'
+  return undefined
+}
+
+/**
+ * One subscriber of a session's SSE stream. It holds no copy of the events: it keeps a cursor (the
+ * last seq it sent) and reads the session's log by seq when the client pulls. The session's
+ * writer only signals new events (never awaits a client), so a client that stops reading holds
+ * back nothing but its own cursor; when it reads again it continues from the log, with no gap.
+ * Derived frames (`session.inbox` after each splice, `session.status` at turn boundaries) are
+ * folded from the same events, so a replay and a live stream send the same frames.
+ */
+export function sessionStream(live: LiveSession, options: StreamOptions): ReadableStream<Uint8Array> {
+  const session = live.agent.session
+  const seedLength = session.header.seedLength ?? 0
+  let cursor = Math.min(options.after, session.length - 1)
+  const fold = new InboxFold(seedLength)
+  for (let i = 0; i <= cursor; i++) fold.apply(session.events[i]!)
+  let wake: (() => void) | undefined
+  const listener = (): void => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  let ended = false
+  const end = (): void => {
+    if (ended) return
+    ended = true
+    live.listeners.delete(listener)
+    listener()
+    options.onEnd()
+  }
+  live.listeners.add(listener)
+  let helloSent = false
+
+  return new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      if (!helloSent) {
+        helloSent = true
+        const hello = { lastSeq: session.length - 1, status: live.agent.status, inbox: fold.snapshot() }
+        // The hello baseline describes the session now; replay follows from the cursor.
+        hello.inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
+        controller.enqueue(encoder.encode(`retry: 1000\n${frame('hello', hello)}`))
+        return
+      }
+      for (;;) {
+        if (ended || live.closed === true) {
+          end()
+          controller.close()
+          return
+        }
+        const last = session.length - 1
+        if (cursor < last) {
+          let out = ''
+          const stop = Math.min(last, cursor + options.batch)
+          for (let seq = cursor + 1; seq <= stop; seq++) {
+            const event = session.events[seq]!
+            out += frame('session.event', event, seq)
+            if (fold.apply(event)) out += frame('session.inbox', fold.snapshot())
+            const status = statusAfter(event)
+            if (status) out += frame('session.status', { status, seq })
+          }
+          cursor = stop
+          controller.enqueue(encoder.encode(out))
+          return
+        }
+        // Caught up: wait for the next event, or send a keep-alive comment.
+        let timer: ReturnType<typeof setTimeout> | undefined
+        const timedOut = await new Promise<boolean>((resolve) => {
+          wake = () => resolve(false)
+          timer = setTimeout(() => resolve(true), options.keepAliveMs)
+        })
+        clearTimeout(timer)
+        wake = undefined
+        if (timedOut && !ended) {
+          controller.enqueue(encoder.encode(': keep-alive\n\n'))
+          return
+        }
+      }
+    },
+    cancel: () => end(),
+  }, { highWaterMark: 0 })
+}
+

@@ -1,0 +1,109 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createAgent, type Store } from '@bosun/core'
+import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { createHost, type CreateHostOptions, type Host } from '../src/index.js'
+
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bosun-host-'))
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** A host over a JSONL store in `dir`; each session's model replays `responses()` (then echoes). */
+export function makeHost(dir: string, responses: () => ScriptedResponse[] = () => [], extra: Partial<CreateHostOptions> = {}): { host: Host; store: Store } {
+  const store = jsonlStore({ dir })
+  const host = createHost({
+    store,
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId }),
+    limits: { keepAliveMs: 200, ...(extra.limits ?? {}) },
+    ...extra,
+  })
+  return { host, store }
+}
+
+const BASE = 'http://127.0.0.1'
+
+export function req(host: Host, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const init: RequestInit = { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }
+  if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body)
+  return host.fetch(new Request(`${BASE}${path}`, init))
+}
+
+export async function json<T = any>(response: Response | Promise<Response>): Promise<T> {
+  return (await (await response).json()) as T
+}
+
+/** Polls `condition` until it holds (no fixed sleeps); fails after `timeoutMs`. */
+export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await condition()
+    if (value) return value as NonNullable<T>
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+export interface Frame { event: string; id?: string; data?: any; comment?: string }
+
+/** Reads SSE frames from a fetch response body. */
+export class SseReader {
+  readonly frames: Frame[] = []
+  #buffer = ''
+  #done = false
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>
+  readonly #decoder = new TextDecoder()
+  constructor(response: Response) {
+    this.#reader = response.body!.getReader()
+  }
+
+  get done(): boolean {
+    return this.#done
+  }
+
+  /** Reads until `predicate` holds over the frames read so far. */
+  async until(predicate: (frames: Frame[]) => boolean, timeoutMs = 15_000): Promise<Frame[]> {
+    const deadline = Date.now() + timeoutMs
+    while (!predicate(this.frames)) {
+      if (this.#done) throw new Error('stream ended before the condition held')
+      if (Date.now() > deadline) throw new Error('timed out reading the stream')
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const result = await Promise.race([
+        this.#reader.read(),
+        new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), Math.max(1, deadline - Date.now())) }),
+      ])
+      clearTimeout(timer)
+      if (result === 'timeout') continue
+      if (result.done) {
+        this.#done = true
+        continue
+      }
+      this.#buffer += this.#decoder.decode(result.value, { stream: true })
+      let index: number
+      while ((index = this.#buffer.indexOf('\n\n')) !== -1) {
+        const raw = this.#buffer.slice(0, index)
+        this.#buffer = this.#buffer.slice(index + 2)
+        const frame: Frame = { event: 'message' }
+        for (const line of raw.split('\n')) {
+          if (line.startsWith(':')) frame.comment = line.slice(1).trim()
+          else if (line.startsWith('event: ')) frame.event = line.slice(7)
+          else if (line.startsWith('id: ')) frame.id = line.slice(4)
+          else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
+        }
+        if (frame.comment !== undefined && raw.split('\n').every((l) => l.startsWith(':') || l === '')) frame.event = 'comment'
+        this.frames.push(frame)
+      }
+    }
+    return this.frames
+  }
+
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => {})
+  }
+}
+
+export function eventSeqs(frames: Frame[]): number[] {
+  return frames.filter((f) => f.event === 'session.event').map((f) => Number(f.id))
+}

@@ -1,0 +1,220 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createAgent, definePlugin } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { createHost, tokenMatches, type Host } from '../src/index.js'
+import { json, makeHost, req, tempDir, waitFor } from './helpers.js'
+
+let dir: string
+let cleanup: () => Promise<void>
+const hosts: Host[] = []
+
+beforeEach(async () => {
+  ;({ dir, cleanup } = await tempDir())
+})
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.close()
+  await cleanup()
+})
+
+function host(responses?: Parameters<typeof makeHost>[1], extra?: Parameters<typeof makeHost>[2]): Host {
+  const made = makeHost(dir, responses, extra).host
+  hosts.push(made)
+  return made
+}
+
+async function idle(h: Host, id: string): Promise<void> {
+  await waitFor(async () => {
+    const snap = await json(req(h, 'GET', `/v1/sessions/${id}`))
+    return snap.status === 'idle' && snap.inbox['next-turn'].length === 0 && snap.inbox['next-step'].length === 0
+  }, 15_000, `session ${id} idle`)
+}
+
+describe('host: sessions and errors', () => {
+  it('describes itself and creates, lists and reads sessions', async () => {
+    const h = host()
+    expect(await json(req(h, 'GET', '/v1/host'))).toMatchObject({ protocol: 'bosun-host/1', auth: 'none' })
+    const created = await req(h, 'POST', '/v1/sessions', { id: 's1' })
+    expect(created.status).toBe(201)
+    expect(await json(created)).toMatchObject({ id: 's1', status: 'idle' })
+    const again = await req(h, 'POST', '/v1/sessions', { id: 's1' })
+    expect(again.status).toBe(409)
+    expect((await json(again)).error.code).toBe('session-exists')
+    const list = await json(req(h, 'GET', '/v1/sessions'))
+    expect(list.sessions.map((s: { id: string }) => s.id)).toEqual(['s1'])
+    const snap = await json(req(h, 'GET', '/v1/sessions/s1'))
+    expect(snap).toMatchObject({ id: 's1', status: 'idle', inbox: { 'next-turn': [], 'next-step': [] } })
+  })
+
+  it('answers the SPEC error shapes', async () => {
+    const h = host()
+    const missing = await req(h, 'GET', '/v1/sessions/nope')
+    expect(missing.status).toBe(404)
+    expect(await json(missing)).toMatchObject({ error: { code: 'session-not-found' } })
+    const badId = await req(h, 'GET', '/v1/sessions/..%2Fetc')
+    expect(badId.status).toBe(400)
+    expect((await json(badId)).error.code).toBe('invalid-request')
+    await req(h, 'POST', '/v1/sessions', { id: 's' })
+    const badBody = await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'hi', delivery: 'shout' })
+    expect(badBody.status).toBe(400)
+    expect(await json(badBody)).toMatchObject({ error: { code: 'invalid-request', details: { path: '/delivery' } } })
+    const missingField = await json(req(h, 'POST', '/v1/sessions/s/messages', { content: 'hi' }))
+    expect(missingField.error.details.path).toBe('/clientMessageId')
+    const notJson = await req(h, 'POST', '/v1/sessions/s/messages', '{nope')
+    expect((await json(notJson)).error.code).toBe('invalid-request')
+    const plain = await req(h, 'POST', '/v1/sessions/s/wake', 'x', { 'content-type': 'text/plain' })
+    expect(plain.status).toBe(415)
+    expect((await json(plain)).error.code).toBe('unsupported-media-type')
+    const big = await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'x'.repeat(1024 * 1024 + 10) })
+    expect(big.status).toBe(413)
+    expect((await json(big)).error.code).toBe('payload-too-large')
+    const route = await req(h, 'GET', '/v1/nothing')
+    expect(route.status).toBe(404)
+    expect((await json(route)).error.code).toBe('not-found')
+  })
+
+  it('fences foreign Host and Origin headers', async () => {
+    const h = host()
+    const foreign = await req(h, 'GET', '/v1/host', undefined, { host: 'evil.example:4477' })
+    expect(foreign.status).toBe(403)
+    expect((await json(foreign)).error.code).toBe('forbidden-origin')
+    const origin = await req(h, 'GET', '/v1/host', undefined, { origin: 'http://evil.example' })
+    expect(origin.status).toBe(403)
+    const own = await req(h, 'GET', '/v1/host', undefined, { origin: 'http://127.0.0.1' })
+    expect(own.status).toBe(200)
+    const otherPort = await req(h, 'GET', '/v1/host', undefined, { origin: 'http://127.0.0.1:9999' })
+    expect(otherPort.status).toBe(403)
+  })
+
+  it('requires the bearer token when configured, and never echoes it', async () => {
+    const token = 'a'.repeat(40)
+    const h = host(undefined, { auth: { token } })
+    const none = await req(h, 'GET', '/v1/host')
+    expect(none.status).toBe(401)
+    const wrong = await req(h, 'GET', '/v1/host', undefined, { authorization: `Bearer ${'b'.repeat(40)}` })
+    expect(wrong.status).toBe(401)
+    const text = await wrong.text()
+    expect(JSON.parse(text).error.code).toBe('not-authorized')
+    expect(text).not.toContain(token)
+    const short = await req(h, 'GET', '/v1/host', undefined, { authorization: 'Bearer a' })
+    expect(short.status).toBe(401)
+    const ok = await req(h, 'GET', '/v1/host', undefined, { authorization: `Bearer ${token}` })
+    expect(ok.status).toBe(200)
+    expect(tokenMatches(token, token)).toBe(true)
+    expect(tokenMatches('x', token)).toBe(false)
+  })
+})
+
+describe('host: admission receipts', () => {
+  it('answers a receipt, is idempotent by clientMessageId, and across a restart', async () => {
+    const h = host()
+    await req(h, 'POST', '/v1/sessions', { id: 's' })
+    const first = await req(h, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-1', content: 'hello' })
+    expect(first.status).toBe(202)
+    const receipt = await json(first)
+    expect(receipt).toMatchObject({ accepted: true, messageId: 'c-1', duplicate: false, lane: 'next-turn', delivery: 'followup', durable: true })
+    expect(typeof receipt.seq).toBe('number')
+    const retry = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'c-1', content: 'hello' }))
+    expect(retry).toMatchObject({ messageId: 'c-1', duplicate: true, seq: receipt.seq, lane: 'next-turn' })
+    await idle(h, 's')
+    const events = (await json(req(h, 'GET', '/v1/sessions/s/events?limit=1000'))).events as { type: string; data: any }[]
+    expect(events.filter((e) => e.type === 'turn/start')).toHaveLength(1)
+    expect(events.filter((e) => e.type === 'agent/inbox/spliced' && e.data.inserted.some((m: { id: string }) => m.id === 'c-1'))).toHaveLength(1)
+
+    await h.close()
+    hosts.splice(hosts.indexOf(h), 1)
+    const restarted = host()
+    const afterRestart = await json(req(restarted, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'c-1', content: 'hello' }))
+    expect(afterRestart).toMatchObject({ messageId: 'c-1', duplicate: true, seq: receipt.seq, durable: true, position: null })
+    await idle(restarted, 's')
+    const after = (await json(req(restarted, 'GET', '/v1/sessions/s/events?limit=1000'))).events as { type: string }[]
+    expect(after.filter((e) => e.type === 'turn/start')).toHaveLength(1)
+  })
+
+  it('pages events without resuming the session', async () => {
+    const h = host()
+    await req(h, 'POST', '/v1/sessions', { id: 's' })
+    await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'a', content: 'one' })
+    await idle(h, 's')
+    await h.close()
+    hosts.splice(hosts.indexOf(h), 1)
+    const cold = host()
+    const page1 = await json(req(cold, 'GET', '/v1/sessions/s/events?limit=2'))
+    expect(page1.events.map((e: { seq: number }) => e.seq)).toEqual([0, 1])
+    expect(page1.next).toBe(1)
+    const page2 = await json(req(cold, 'GET', `/v1/sessions/s/events?after=${page1.next}&limit=1000`))
+    expect(page2.events[0].seq).toBe(2)
+    expect(page2.next).toBeNull()
+    expect(cold.sessions.liveIds()).toEqual([])
+    const list = await json(req(cold, 'GET', '/v1/sessions'))
+    expect(list.sessions[0]).toMatchObject({ id: 's', loaded: false, queue: { 'next-turn': 0, 'next-step': 0 } })
+    expect(cold.sessions.liveIds()).toEqual([])
+    const status = await json(req(cold, 'GET', '/v1/sessions/s/messages/a'))
+    expect(status).toMatchObject({ state: 'claimed', turn: 1, stepped: true, turnEnd: 'completed' })
+    expect(cold.sessions.liveIds()).toEqual([])
+    const bad = await req(cold, 'GET', '/v1/sessions/s/events?limit=0')
+    expect(bad.status).toBe(400)
+  })
+
+  it('tells where a message went: queued, claimed, canceled, rejected; removes queued items', async () => {
+    let reject = false
+    const deny = definePlugin({
+      name: 'deny',
+      setup(ctx) {
+        ctx.hooks.preStep.tapPromise('deny', async (decision) => (reject ? { kind: 'reject', metadata: { reason: 'closed for lunch' } } : decision))
+      },
+    })
+    const store = jsonlStore({ dir })
+    const h = createHost({
+      store,
+      agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'slow answer', chunkSize: 1, delayMs: 20 }] }), store, sessionId, plugins: [deny] }),
+      limits: { keepAliveMs: 200 },
+    })
+    hosts.push(h)
+    await req(h, 'POST', '/v1/sessions', { id: 's' })
+    await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'first', content: 'go' })
+    const queued = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'second', content: 'then' }))
+    expect(queued).toMatchObject({ lane: 'next-turn', position: 0, status: 'running' })
+    const third = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'third', content: 'later' }))
+    expect(third.position).toBe(1)
+    expect(await json(req(h, 'GET', '/v1/sessions/s/messages/second'))).toMatchObject({ state: 'queued', lane: 'next-turn', position: 0 })
+    const removed = await req(h, 'DELETE', '/v1/sessions/s/inbox/third')
+    expect(removed.status).toBe(200)
+    const again = await req(h, 'DELETE', '/v1/sessions/s/inbox/third')
+    expect(again.status).toBe(404)
+    expect((await json(again)).error.code).toBe('queue-item-not-found')
+    expect(await json(req(h, 'GET', '/v1/sessions/s/messages/third'))).toMatchObject({ state: 'canceled' })
+    const claimed = await req(h, 'DELETE', '/v1/sessions/s/inbox/first')
+    expect((await json(claimed)).error.code).toBe('queue-item-not-found')
+    // The first turn's step has started (the message reached the model) before the plugin starts refusing.
+    await waitFor(async () => (await json(req(h, 'GET', '/v1/sessions/s/messages/first'))).stepped === true)
+    reject = true
+    await idle(h, 's')
+    expect(await json(req(h, 'GET', '/v1/sessions/s/messages/first'))).toMatchObject({ state: 'claimed', turn: 1, stepped: true })
+    expect(await json(req(h, 'GET', '/v1/sessions/s/messages/second'))).toMatchObject({ state: 'rejected', turn: 2, by: 'deny', metadata: { reason: 'closed for lunch' } })
+    const unknown = await req(h, 'GET', '/v1/sessions/s/messages/ghost')
+    expect(unknown.status).toBe(404)
+    expect((await json(unknown)).error.code).toBe('message-not-found')
+  })
+
+  it('cancels with keepInbox (parked), wakes, and reports a rerouted steer', async () => {
+    const h = host(() => [{ text: 'a long slow answer', chunkSize: 1, delayMs: 30 }])
+    await req(h, 'POST', '/v1/sessions', { id: 's' })
+    await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'go' })
+    await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'queued' })
+    const canceled = await json(req(h, 'POST', '/v1/sessions/s/cancel', { keepInbox: true }))
+    expect(canceled.inbox['next-turn'].map((m: { id: string }) => m.id)).toEqual(['m2'])
+    await waitFor(async () => (await json(req(h, 'GET', '/v1/sessions/s'))).status === 'idle')
+    const parked = await json(req(h, 'GET', '/v1/sessions/s'))
+    expect(parked.inbox['next-turn'].map((m: { id: string }) => m.id)).toEqual(['m2'])
+    const woke = await req(h, 'POST', '/v1/sessions/s/wake', {})
+    expect(woke.status).toBe(200)
+    await idle(h, 's')
+    expect(await json(req(h, 'GET', '/v1/sessions/s/messages/m2'))).toMatchObject({ state: 'claimed', stepped: true })
+    const steer = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm3', content: 'steer me', delivery: 'steer' }))
+    expect(steer).toMatchObject({ delivery: 'steer', lane: 'next-step', duplicate: false })
+    await idle(h, 's')
+    const cleared = await json(req(h, 'POST', '/v1/sessions/s/cancel', {}))
+    expect(cleared.keepInbox).toBe(false)
+  })
+})
