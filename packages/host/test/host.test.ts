@@ -105,6 +105,18 @@ describe('host: sessions and errors', () => {
   })
 })
 
+describe('host: session lifetime', () => {
+  it('closes an idle session and resumes it on the next use', async () => {
+    const h = host(undefined, { limits: { idleMs: 50 } })
+    await req(h, 'POST', '/v1/sessions', { id: 's' })
+    await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'a', content: 'one' })
+    await waitFor(() => h.sessions.liveIds().length === 0, 15_000, 'the idle session to close')
+    const receipt = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'b', content: 'two' }))
+    expect(receipt).toMatchObject({ messageId: 'b', duplicate: false })
+    expect(h.sessions.liveIds()).toEqual(['s'])
+  })
+})
+
 describe('host: admission receipts', () => {
   it('answers a receipt, is idempotent by clientMessageId, and across a restart', async () => {
     const h = host()
