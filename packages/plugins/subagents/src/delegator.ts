@@ -41,6 +41,8 @@ export class Delegator {
   /** Children spawned or woken and not settled since: counted against `maxLiveChildren`. */
   readonly #live = new Set<string>()
   #closing = false
+  /** During setup the agent cannot run a turn yet: settlements of children woken by recovery wait here until it can. */
+  #deferred: Child[] | undefined = []
 
   constructor(ctx: PluginContext, options: Options) {
     this.#ctx = ctx
@@ -57,10 +59,24 @@ export class Delegator {
 
   /** On reopen: opens every child not known settled for good, settles what its log shows settled, wakes what it must. */
   async recover(): Promise<void> {
+    try {
+      await this.#recover()
+    } finally {
+      // createAgent() finishes after this setup returns; settlements from then on are delivered as usual.
+      setImmediate(() => {
+        const deferred = this.#deferred ?? []
+        this.#deferred = undefined
+        for (const child of new Set(deferred)) if (!this.#closing) this.#settleFrom(child)
+      })
+    }
+  }
+
+  async #recover(): Promise<void> {
     for (const [childId, spawned] of this.#record.spawned) {
       if (spawned.mode === 'foreground' && this.#record.settled.get(childId)?.has(1)) continue
       const child = await this.#open(childId, spawned.mode, spawned.agent)
       const state = this.#state(child)
+      // What the logs show settled is queued without a wake: resuming starts no turn by itself.
       for (const settlement of state.settlements) this.#deliver(child, settlement, true)
       if (!state.settledAtEnd) {
         this.#live.add(childId)
@@ -203,12 +219,13 @@ export class Delegator {
   }
 
   #settleFrom(child: Child): void {
+    if (this.#deferred) return void this.#deferred.push(child)
     const state = this.#state(child)
-    for (const settlement of state.settlements) this.#deliver(child, settlement, false)
+    for (const settlement of state.settlements) this.#deliver(child, settlement, child.quiet)
   }
 
   /** One durable message per settled epoch: a steer while this agent runs, else a follow-up; a repeat is a duplicate id, i.e. already settled. */
-  #deliver(child: Child, settlement: Settlement, recovering: boolean): void {
+  #deliver(child: Child, settlement: Settlement, park: boolean): void {
     if (this.#record.settled.get(child.id)?.has(settlement.epoch)) return
     const messageId = `settle:${child.id}:${settlement.epoch}`
     const message = createUserMessage(settleText(child, settlement), {
@@ -217,7 +234,7 @@ export class Delegator {
     })
     try {
       // On reopen (before the next turn) and after a cancel, parked in next-turn: it runs at the next wake.
-      if (recovering || child.quiet) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
+      if (park) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
       else if (this.#ctx.agent.status === 'running') this.#ctx.agent.steer(message)
       else this.#ctx.agent.followup(message)
     } catch (error) {
