@@ -83,6 +83,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     log: async () => (await import('./commands/log.js')).logCommand,
     config: async () => (await import('./commands/config.js')).configCheckCommand,
     plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
+    serve: async () => (await import('./commands/serve.js')).serveCommand,
   }
 
   program
@@ -179,6 +180,18 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--json', 'one JSON object per plugin')
     .addHelpText('after', examples([['bosun plugins', ''], ['bosun plugins --json', 'for scripts']]))
     .action(run(commands.plugins))
+
+  program
+    .command('serve')
+    .description('serve the config\'s sessions over HTTP + SSE (docs/host.md) until Ctrl+C or SIGTERM')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
+    .option('--host <address>', 'address to bind; anything but loopback needs BOSUN_HOST_TOKEN', '127.0.0.1')
+    .option('--grace-ms <ms>', 'on shutdown, how long running turns may finish before they are aborted', '5000')
+    .addHelpText('after', examples([
+      ['bosun serve', 'http://127.0.0.1:4477'],
+      ['BOSUN_HOST_TOKEN=$(openssl rand -hex 32) bosun serve --host 0.0.0.0', 'reachable from the network, with a bearer token'],
+    ]))
+    .action(run(commands.serve))
 
   return program
 }

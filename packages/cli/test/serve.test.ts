@@ -1,0 +1,71 @@
+import { describe, expect } from 'vitest'
+import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, bosun } from './helpers.js'
+
+requireBuild()
+
+function urlOf(stdout: string): string | undefined {
+  return /listening on (http:\/\/\S+)/.exec(stdout)?.[1]
+}
+
+async function get(url: string): Promise<any> {
+  return (await fetch(url)).json()
+}
+
+async function post(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+}
+
+describe('bosun serve', () => {
+  it('serves the sessions over HTTP, stops on SIGTERM with every session flushed, exit 0', async ({ dir }) => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'hello from the host' }] } } })
+    const child = start(['serve', '--port', '0'], { cwd: dir })
+    await waitFor(() => urlOf(child.output.stdout) !== undefined, 'the URL')
+    const url = urlOf(child.output.stdout)!
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect((await get(`${url}/v1/host`)).protocol).toBe('bosun-host/1')
+    expect((await post(`${url}/v1/sessions`, { id: 'web-1' })).status).toBe(201)
+    const receipt: unknown = await (await post(`${url}/v1/sessions/web-1/messages?wait=durable`, { clientMessageId: 'm-1', content: 'hi' })).json()
+    expect(receipt).toMatchObject({ messageId: 'm-1', durable: true })
+    let state: { state?: string } = {}
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+      state = await get(`${url}/v1/sessions/web-1/messages/m-1`)
+      const snap = await get(`${url}/v1/sessions/web-1`)
+      if (state.state === 'claimed' && snap.status === 'idle') break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(state).toMatchObject({ state: 'claimed', stepped: true, turnEnd: 'completed' })
+    child.kill('SIGTERM')
+    const result = await finished(child)
+    expect(result.code).toBe(0)
+    const events = await readEvents(dir, 'web-1')
+    const answer = events.find((e) => e.type === 'assistant/message')
+    expect(JSON.stringify(answer?.data)).toContain('hello from the host')
+    expect(events.at(-1)?.type).toBe('turn/end')
+  })
+
+  it('aborts a running turn after the grace period on SIGINT and exits 0', async ({ dir }) => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'x'.repeat(400), chunkSize: 1, delayMs: 50 }] } } })
+    const child = start(['serve', '--port', '0', '--grace-ms', '100'], { cwd: dir })
+    await waitFor(() => urlOf(child.output.stdout) !== undefined, 'the URL')
+    const url = urlOf(child.output.stdout)!
+    await post(`${url}/v1/sessions`, { id: 's' })
+    await post(`${url}/v1/sessions/s/messages`, { clientMessageId: 'm', content: 'go' })
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+      const snap = await get(`${url}/v1/sessions/s`)
+      if (snap.status === 'running') break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    child.kill('SIGINT')
+    const result = await finished(child)
+    expect(result.code).toBe(0)
+    const events = await readEvents(dir, 's')
+    const end = events.filter((e) => e.type === 'turn/end').at(-1) as { data: { reason: { kind: string } } } | undefined
+    expect(end?.data.reason.kind).toBe('aborted')
+  })
+
+  it('refuses a non-loopback bind without a token', async ({ dir }) => {
+    const result = await bosun(['serve', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env: { BOSUN_HOST_TOKEN: undefined } })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/without a token/)
+  })
+})
