@@ -117,6 +117,19 @@ describe('host: session lifetime', () => {
   })
 })
 
+describe('host: two hosts on one store', () => {
+  it('the second answers session-locked for a session the first has open', async () => {
+    const a = host()
+    const b = host()
+    await req(a, 'POST', '/v1/sessions', { id: 's' })
+    const locked = await req(b, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'x', content: 'hi' })
+    expect(locked.status).toBe(409)
+    expect((await json(locked)).error.code).toBe('session-locked')
+    // Reading never takes the session: the second host can still read it.
+    expect((await req(b, 'GET', '/v1/sessions/s/events')).status).toBe(200)
+  })
+})
+
 describe('host: admission receipts', () => {
   it('answers a receipt, is idempotent by clientMessageId, and across a restart', async () => {
     const h = host()

@@ -118,6 +118,27 @@ describe('host: SSE streams', () => {
     await paused.cancel()
   })
 
+  it('a paused subscriber whose socket is full does not hold the session back', async () => {
+    // ~4000 chunk events (well over a loopback socket's buffers) with no delay between them.
+    const big = makeHost(dir, () => [{ text: 'y'.repeat(4000), chunkSize: 1 }])
+    const bigServer = await listen(big.host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    try {
+      await fetch(`${bigServer.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"big"}' })
+      const response = await fetch(`${bigServer.url}/v1/sessions/big/stream`)
+      const paused = new SseReader(response)
+      await paused.until((f) => f.length >= 1)
+      await fetch(`${bigServer.url}/v1/sessions/big/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"clientMessageId":"m","content":"go"}' })
+      const live = (await big.host.sessions.peek('big'))!
+      await waitFor(() => live.agent.status === 'idle' && live.agent.session.length > 4000, 30_000, 'the turn to finish with the subscriber paused')
+      const frames = await paused.until((f) => turnEnded(f, 1), 30_000)
+      contiguous(eventSeqs(frames))
+      expect(eventSeqs(frames)[0]).toBe(0)
+      await paused.cancel()
+    } finally {
+      await bigServer.close()
+    }
+  })
+
   it('refuses a non-loopback bind without a token', async () => {
     await expect(listen(host, { hostname: '0.0.0.0', port: 0, hasToken: false })).rejects.toThrow(/without a token/)
   })
