@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest'
+import type { ModelRequest } from '@bosun/core'
+import { childIds, eventsOf, eventually, ofType, parent, startedId, textOf, until, type Script } from '../test/harness.js'
+import { crashableStore } from '../test/crash.js'
+
+const hang = { text: 'never finishes', delayMs: 600_000 }
+const lastUser = (request: ModelRequest) => {
+  const users = request.messages.filter((m) => m.role === 'user')
+  const last = users[users.length - 1]
+  return last && last.role === 'user' ? textOf(last.content as never) : ''
+}
+
+// The parent starts a background child that hangs, then queues a second message for it.
+const script: Script = {
+  go: [
+    { toolCalls: [{ name: 'spawn_agent', args: { task: 'work', mode: 'background' } }] },
+    (request) => ({ toolCalls: [{ name: 'send_to_agent', args: { childId: startedId(request), message: 'and more' } }] }),
+    { text: 'waiting' },
+  ],
+  work: [(request) => (lastUser(request) === 'and more' ? { text: 'did more' } : hang), (request) => (lastUser(request) === 'and more' ? { text: 'did more' } : hang)],
+}
+
+async function crashWithChildMidTurn(onRecover: 'notify' | 'resume') {
+  const crashable = crashableStore()
+  const dying = await parent({ store: crashable.store(), script, options: { onRecover } })
+  dying.followup('go')
+  await until(() => dying.status === 'idle' && ofType(dying.session.events, 'subagent/sent').length === 1, 'the follow-up to be queued in the child')
+  const childId = childIds(dying.session.events)[0]!
+  await eventually(async () => (await eventsOf(crashable.inner, childId)).some((e) => e.type === 'step/start'), "the child's model call")
+  crashable.crash()
+  const root = await parent({ store: crashable.store(), script, options: { onRecover } })
+  return { root, childId, crashable }
+}
+
+describe('recovery after a crash', () => {
+  it("notify (default): a child the crash left mid-turn is settled as interrupted; its queued input stays parked, the parent is not woken", async () => {
+    const { root, childId, crashable } = await crashWithChildMidTurn('notify')
+    expect(root.status).toBe('idle')
+    expect(root.inbox.nextTurn.map((m) => m.id)).toEqual([`settle:${childId}:1`])
+    expect(textOf(root.inbox.nextTurn[0]!.content as never)).toContain('stopped (interrupted)')
+    const child = await eventsOf(crashable.inner, childId)
+    expect((ofType(child, 'turn/end').at(-1)!.data as { reason: { kind: string } }).reason.kind).toBe('interrupted')
+    expect(ofType(child, 'turn/start')).toHaveLength(1)
+    await root.close()
+  })
+
+  it("resume: a child the crash left mid-turn with input queued is woken, and settles when it is done", async () => {
+    const { root, childId, crashable } = await crashWithChildMidTurn('resume')
+    await until(() => ofType(root.session.events, 'subagent/settled').length === 1, 'the settlement')
+    // queued or already taken by a turn: either way its text holds the answer of the resumed turn
+    const queued = root.inbox.nextTurn.find((m) => m.id === `settle:${childId}:1`)
+    const stepped = ofType(root.session.events, 'user/message').map((e) => e.data as { id: string; content: { type: string; text?: string }[] }).find((m) => m.id === `settle:${childId}:1`)
+    expect(textOf((queued ?? stepped)!.content as { type: string; text?: string }[])).toContain('did more')
+    const child = await eventsOf(crashable.inner, childId)
+    expect(ofType(child, 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)).toEqual(['interrupted', 'completed'])
+    await root.whenIdle()
+    await root.close()
+  })
+
+  it('a crash between the settle message and its record: on reopen the repeat is refused as a duplicate id and only the record is written', async () => {
+    const crashable = crashableStore()
+    const first = await parent({ store: crashable.store(), script: { go: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'quick', mode: 'background' } }] }, { text: 'ok' }] } })
+    first.hooks.event.tap('crash', (event) => {
+      const inserted = event.type === 'agent/inbox/spliced' ? (event.data as { inserted: { id: string }[] }).inserted : []
+      if (inserted.some((m) => m.id.startsWith('settle:'))) crashable.crashAfter(0) // the next append, the record, is lost
+    })
+    first.followup('go')
+    await until(() => crashable.crashed, 'the crash')
+    const childId = childIds(first.session.events)[0]!
+    const stored = await eventsOf(crashable.inner, 'root')
+    expect(ofType(stored, 'subagent/settled')).toHaveLength(0)
+    const again = await parent({ store: crashable.store() })
+    expect(ofType(again.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1` }])
+    const settles = [...again.inbox.nextTurn, ...again.inbox.nextStep].filter((m) => m.id === `settle:${childId}:1`)
+    expect(settles).toHaveLength(1)
+    await again.close()
+  })
+})
