@@ -69,3 +69,42 @@ describe('bosun serve', () => {
     expect(result.stderr).toMatch(/without a token/)
   })
 })
+
+describe('bosun serve after a crash', () => {
+  it('SIGKILL mid-turn, restart: every admitted message is found and the queued work continues', async ({ dir }) => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'z'.repeat(400), chunkSize: 1, delayMs: 40 }] } } })
+    const first = start(['serve', '--port', '0'], { cwd: dir })
+    await waitFor(() => urlOf(first.output.stdout) !== undefined, 'the URL')
+    let url = urlOf(first.output.stdout)!
+    await post(`${url}/v1/sessions`, { id: 's' })
+    const r1 = await (await post(`${url}/v1/sessions/s/messages?wait=durable`, { clientMessageId: 'm1', content: 'go' })).json() as { durable: boolean }
+    const r2 = await (await post(`${url}/v1/sessions/s/messages?wait=durable`, { clientMessageId: 'm2', content: 'next' })).json() as { durable: boolean; position: number }
+    expect(r1.durable && r2.durable).toBe(true)
+    expect(r2.position).toBe(0)
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+      const state = await get(`${url}/v1/sessions/s/messages/m1`)
+      if (state.stepped === true) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    first.kill('SIGKILL')
+    await finished(first)
+
+    const second = start(['serve', '--port', '0'], { cwd: dir })
+    await waitFor(() => urlOf(second.output.stdout) !== undefined, 'the URL after the restart')
+    url = urlOf(second.output.stdout)!
+    // Reading does not resume; the stream is a use: the session resumes, repairs and continues.
+    expect(await get(`${url}/v1/sessions/s/messages/m2`)).toMatchObject({ state: 'queued', lane: 'next-turn' })
+    const retry = await (await post(`${url}/v1/sessions/s/messages`, { clientMessageId: 'm2', content: 'next' })).json()
+    expect(retry).toMatchObject({ duplicate: true, messageId: 'm2' })
+    let m2: { state?: string; turnEnd?: string } = {}
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+      m2 = await get(`${url}/v1/sessions/s/messages/m2`)
+      if (m2.turnEnd !== undefined) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(m2).toMatchObject({ state: 'claimed', stepped: true, turnEnd: 'completed' })
+    expect(await get(`${url}/v1/sessions/s/messages/m1`)).toMatchObject({ state: 'claimed', turn: 1, turnEnd: 'interrupted' })
+    second.kill('SIGTERM')
+    expect((await finished(second)).code).toBe(0)
+  })
+})

@@ -114,8 +114,9 @@ export class SessionManager {
     agent.hooks.status.tap('bosun-host', () => {
       for (const listener of live.listeners) listener()
     })
-    // After a crash, work that recovery re-queued continues (a user's parked input stays parked).
-    if (agent.recovery.requeued.length > 0) agent.wake()
+    // A turn a crash left open was closed `interrupted`: the session was working, so its queued
+    // and re-queued input continues. Input a user's Stop parked (an `aborted` turn) stays parked.
+    if (agent.recovery.turn !== undefined || agent.recovery.requeued.length > 0) agent.wake()
     return live
   }
 
