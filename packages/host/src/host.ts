@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { createRequire } from 'node:module'
-import { BosunError, createAgent, createUserMessage, type Agent, type CreateAgentOptions, type Store, type UserMessage } from '@bosun/core'
+import { BosunError, createAgent, createUserMessage, forkSession, type Agent, type CreateAgentOptions, type Store, type UserMessage } from '@bosun/core'
 import { Hono, type Context } from 'hono'
 import { errorResponse, HostError } from './errors.js'
 import { findAdmission, foldInbox, messageState } from './log.js'
@@ -233,7 +233,7 @@ export function createHost(options: CreateHostOptions): Host {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: VERSION,
-    capabilities: ['sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-remove', 'cancel', 'wake'],
+    capabilities: ['sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork'],
     auth: token === undefined ? 'none' : 'bearer',
   }))
 
@@ -359,13 +359,69 @@ export function createHost(options: CreateHostOptions): Host {
       try {
         live.agent.inbox.remove(messageId)
       } catch (error) {
-        if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') {
-          throw new HostError('queue-item-not-found', `Message "${messageId}" is not queued (claimed by a turn, removed, or never admitted): see GET /v1/sessions/${id}/messages/${messageId}.`, { id, messageId })
-        }
+        if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') throw notQueued(id, messageId)
         throw error
       }
       return c.json({ removed: messageId, inbox: inboxOf(live.agent) })
     })
+  })
+
+  const notQueued = (id: string, messageId: string): HostError =>
+    new HostError('queue-item-not-found', `Message "${messageId}" is not queued (claimed by a turn, removed, or never admitted): see GET /v1/sessions/${id}/messages/${messageId}.`, { id, messageId })
+
+  app.patch('/v1/sessions/:id/inbox/:messageId', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const messageId = c.req.param('messageId')
+    const { content } = await body<{ content: PostMessageBody['content'] }>(c, 'editMessage')
+    return withSession(id, (live) => {
+      const found = live.agent.inbox.find(messageId)
+      if (!found) throw notQueued(id, messageId)
+      try {
+        // The edit keeps the id (the sender's receipt) and the source (how it was delivered).
+        live.agent.inbox.replace(messageId, createUserMessage(content as never, { id: messageId, source: found.message.source }))
+      } catch (error) {
+        if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') throw notQueued(id, messageId)
+        throw error
+      }
+      return c.json({ edited: messageId, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.put('/v1/sessions/:id/inbox/order', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const { order } = await body<{ order: string[] }>(c, 'order')
+    return withSession(id, (live) => {
+      const queue = live.agent.inbox.nextTurn
+      const byId = new Map(queue.map((m) => [m.id, m]))
+      const missing = order.find((m) => !byId.has(m))
+      if (missing !== undefined) throw notQueued(id, missing)
+      if (order.length !== queue.length) {
+        throw new HostError('invalid-request', `"order" must list every queued follow-up exactly once (${queue.length} queued, ${order.length} given): read GET /v1/sessions/${id} and retry.`, { path: '/order', queued: queue.map((m) => m.id) })
+      }
+      if (order.some((m, i) => queue[i]!.id !== m)) live.agent.inbox.splice('next-turn', 0, queue.length, order.map((m) => byId.get(m)!))
+      return c.json({ inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.post('/v1/sessions/:id/fork', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    const input = await body<{ id?: string; afterTurn?: number }>(c, 'fork')
+    const childId = input.id ?? crypto.randomUUID()
+    checkSessionId(childId)
+    if (!(await sessions.exists(id))) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (await sessions.exists(childId)) throw new HostError('session-exists', `Session "${childId}" already exists: choose another id.`, { id: childId })
+    let forked
+    try {
+      forked = await forkSession(options.store, id, { id: childId, ...(input.afterTurn === undefined ? {} : { afterTurn: input.afterTurn }) })
+    } catch (error) {
+      if (error instanceof BosunError && error.code !== 'STORE') throw new HostError('invalid-request', error.message, { path: '/afterTurn' })
+      throw error
+    }
+    await forked.writer.close()
+    return c.json({ id: childId, parent: id, seedLength: forked.header.seedLength ?? 0 }, 201)
   })
 
   app.post('/v1/sessions/:id/cancel', async (c) => {

@@ -36,6 +36,30 @@ export const schemas = {
     additionalProperties: false,
     properties: { keepInbox: { type: 'boolean' } },
   },
+  editMessage: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['content'],
+    properties: {
+      content: {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'array', minItems: 1, items: contentBlock },
+        ],
+      },
+    },
+  },
+  order: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['order'],
+    properties: { order: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } } },
+  },
+  fork: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { id: { type: 'string', minLength: 1, maxLength: 128 }, afterTurn: { type: 'integer', minimum: 0 } },
+  },
   empty: { type: 'object', additionalProperties: false, properties: {} },
 } as const
 
