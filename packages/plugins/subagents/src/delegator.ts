@@ -144,6 +144,8 @@ export class Delegator {
     const sent = child.agent.followup(createUserMessage(message, { source: { kind: 'parent', parentSessionId: this.#ctx.session.header.id, callId: tool.callId } }))
     this.#live.add(childId)
     this.#ctx.session.append('subagent/sent', { childId, callId: tool.callId, messageId: sent.id })
+    // Durable from admission: the model is told "sent" only once the child's store has it.
+    await child.agent.session.flush()
     return `Sent to ${childId}. Its answer will arrive as a message when it settles again.`
   }
 
