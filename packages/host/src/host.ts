@@ -4,6 +4,7 @@ import { BosunError, createAgent, createUserMessage, forkSession, type Agent, ty
 import { Hono, type Context } from 'hono'
 import { errorResponse, HostError } from './errors.js'
 import { findAdmission, foldInbox, messageState } from './log.js'
+import { openApiDocument } from './openapi.js'
 import { schemas, validateBody, type PostMessageBody, type SchemaName } from './schemas.js'
 import { checkSessionId, SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
 import { sessionStream } from './stream.js'
@@ -233,9 +234,12 @@ export function createHost(options: CreateHostOptions): Host {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: VERSION,
-    capabilities: ['sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork'],
     auth: token === undefined ? 'none' : 'bearer',
   }))
+
+  const openApi = openApiDocument(VERSION)
+  app.get('/v1/openapi.json', (c) => c.json(openApi))
 
   app.get('/v1/sessions', async (c) => {
     const summaries = await options.store.list()

@@ -105,6 +105,20 @@ describe('host: sessions and errors', () => {
   })
 })
 
+describe('host: OpenAPI', () => {
+  it('documents exactly the routes the app serves, with their body schemas', async () => {
+    const h = host()
+    const doc = await json(req(h, 'GET', '/v1/openapi.json'))
+    expect(doc.openapi).toBe('3.1.0')
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort()
+    const served = [...new Set(h.app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`))].sort()
+    expect(documented).toEqual(served)
+    expect(doc.paths['/v1/sessions/{id}/messages'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/postMessage')
+    expect(doc.components.schemas.postMessage.required).toEqual(['clientMessageId', 'content'])
+  })
+})
+
 describe('host: session lifetime', () => {
   it('closes an idle session and resumes it on the next use', async () => {
     const h = host(undefined, { limits: { idleMs: 50 } })
