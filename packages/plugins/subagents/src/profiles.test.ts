@@ -21,6 +21,23 @@ describe('profiles', () => {
     await root.close()
   })
 
+  it('a top-level agent gets the four parent tools but not report; without a profile a child gets all the parent tools', async () => {
+    const seen = new Map<string, string[]>()
+    const tool: Tool = { name: 'search', description: 'search', parameters: { type: 'object' }, execute: () => 'found' }
+    const root = await parent({
+      tools: [tool],
+      script: {
+        top: [(request) => { seen.set('top', request.tools.map((t) => t.name)); return { toolCalls: [{ name: 'spawn_agent', args: { task: 'sub' } }] } }, { text: 'ok' }],
+        sub: [(request) => { seen.set('sub', request.tools.map((t) => t.name)); return { text: 'fine' } }],
+      },
+    })
+    root.followup('top')
+    await root.whenIdle()
+    expect(seen.get('top')).toEqual(['search', 'spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents'])
+    expect(seen.get('sub')).toEqual(['search', 'spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report'])
+    await root.close()
+  })
+
   it('an unknown profile is an error result naming the profiles there are', async () => {
     const root = await parent({
       options: { agents: { researcher: {} } },
