@@ -459,8 +459,12 @@ export function createHost(options: CreateHostOptions): Host {
       after = Number(lastEventId)
       if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
     } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    const chunksParam = c.req.query('chunks')
+    if (chunksParam !== undefined && chunksParam !== 'true' && chunksParam !== 'false') {
+      throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunksParam)}.`, { path: '?chunks' })
+    }
     const release = sessions.hold(live)
-    const stream = sessionStream(live, { after, keepAliveMs, batch: streamBatch, onEnd: release })
+    const stream = sessionStream(live, { after, keepAliveMs, batch: streamBatch, chunks: chunksParam !== 'false', onEnd: release })
     return new Response(stream, {
       status: 200,
       headers: {

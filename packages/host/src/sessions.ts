@@ -13,6 +13,8 @@ export interface LiveSession {
   durableSeq: number
   /** Message ids admitted by this session (from the log), for idempotent receipts. */
   admitted: Map<string, number>
+  /** Steps (`turn:step`) whose `assistant/message` is in the log: their chunks are history. */
+  finishedSteps: Set<string>
   /** Wakes SSE subscribers waiting for new events. */
   listeners: Set<() => void>
   idleTimer?: ReturnType<typeof setTimeout>
@@ -98,9 +100,14 @@ export class SessionManager {
     }
     const events = agent.session.events
     const admitted = new Map<string, number>()
-    const live: LiveSession = { id, agent, users: 0, durableSeq: events.length - 1, admitted, listeners: new Set() }
+    const finishedSteps = new Set<string>()
+    const live: LiveSession = { id, agent, users: 0, durableSeq: events.length - 1, admitted, finishedSteps, listeners: new Set() }
     const seedLength = agent.session.header.seedLength ?? 0
     const index = (event: SessionEvent): void => {
+      if (event.type === 'assistant/message') {
+        const { turn, step } = event.data as { turn: number; step: number }
+        finishedSteps.add(`${turn}:${step}`)
+      }
       if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
         for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)
       }

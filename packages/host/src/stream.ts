@@ -6,6 +6,8 @@ export interface StreamOptions {
   /** Last seq the client has; events after it are sent. -1 = from seq 0. */
   after: number
   keepAliveMs: number
+  /** `?chunks=false`: leave out the `assistant/chunk` events of finished steps (their `assistant/message` carries them). */
+  chunks: boolean
   /** Events read from the log per pull. */
   batch: number
   /** Called once the stream ends (client gone or host closing). */
@@ -77,6 +79,10 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
           const stop = Math.min(last, cursor + options.batch)
           for (let seq = cursor + 1; seq <= stop; seq++) {
             const event = session.events[seq]!
+            if (!options.chunks && event.type === 'assistant/chunk') {
+              const { turn, step } = event.data as { turn: number; step: number }
+              if (live.finishedSteps.has(`${turn}:${step}`)) continue
+            }
             out += frame('session.event', event, seq)
             if (fold.apply(event)) out += frame('session.inbox', fold.snapshot())
             const status = statusAfter(event)

@@ -90,6 +90,20 @@ describe('host: SSE streams', () => {
     await waitFor(async () => (await host.sessions.peek('s'))?.users === 0, 15_000, 'streams released')
   })
 
+  it('?chunks=false replays finished steps as assistant/message only', async () => {
+    await post('/v1/sessions', { id: 's' })
+    await post('/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'go' })
+    await waitFor(async () => (await json(fetch(`${server.url}/v1/sessions/s/messages/m1`))).turnEnd === 'completed')
+    const stream = await open('/v1/sessions/s/stream?chunks=false')
+    const frames = await stream.until((f) => turnEnded(f, 1))
+    const types = frames.filter((f) => f.event === 'session.event').map((f) => f.data.type)
+    expect(types).toContain('assistant/message')
+    expect(types).not.toContain('assistant/chunk')
+    await stream.cancel()
+    const bad = await fetch(`${server.url}/v1/sessions/s/stream?chunks=maybe`)
+    expect(bad.status).toBe(400)
+  })
+
   it('two subscribers converge on the same frames', async () => {
     await post('/v1/sessions', { id: 's' })
     const a = await open('/v1/sessions/s/stream')
