@@ -24,7 +24,10 @@ const LENGTH = Number(process.env.BOSUN_BENCH_SQLITE_OPEN_LENGTH ?? 1_000_000)
 
 /** The few better-sqlite3 calls used here (the package is a dependency of the SQLite store, not of the workspace root). */
 interface RawDatabase {
-  prepare(sql: string): { all(...params: unknown[]): { seq: number; time: number; type: string; data: string; extra: string | null }[] }
+  prepare(sql: string): {
+    all(...params: unknown[]): { seq: number; time: number; type: string; data: string; extra: string | null; count: number }[]
+    get(...params: unknown[]): { key: number } | undefined
+  }
   close(): void
 }
 const Database = createRequire(new URL('../../packages/plugins/store-sqlite/package.json', import.meta.url))('better-sqlite3') as new (
@@ -67,11 +70,14 @@ describe(`open a ${fmt(LENGTH)}-event session, SQLite store`, async () => {
   contender('raw SQLite: SELECT all rows + JSON.parse(data)', async () => {
     const db = new Database(file, { readonly: true })
     try {
-      const rows = db.prepare('SELECT seq, time, type, data, extra FROM events WHERE session_id = ? ORDER BY seq').all('big')
-      const events: unknown[] = new Array(rows.length)
+      // Layout 2 (schema.ts): the session's rows by key range; a packed row of chunks holds `count` events.
+      const { key } = db.prepare('SELECT key FROM sessions WHERE id = ?').get('big')!
+      const rows = db.prepare('SELECT key - (? << 32) AS seq, time, type, data, extra, count FROM events WHERE key >= (? << 32) AND key < ((? + 1) << 32) ORDER BY key').all(key, key, key)
+      const events: unknown[] = []
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]!
-        events[i] = { seq: row.seq, time: row.time, type: row.type, data: JSON.parse(row.data) }
+        if (row.count === 1) events.push({ seq: row.seq, time: row.time, type: row.type, data: JSON.parse(row.data) })
+        else (JSON.parse(row.data) as unknown[]).forEach((data, j) => events.push({ seq: row.seq + j, time: row.time, type: row.type, data }))
       }
       sink[0] = events[events.length - 1]
       return events.length

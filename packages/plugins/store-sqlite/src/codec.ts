@@ -51,11 +51,51 @@ export function encodeEvent(event: SessionEvent, session: string): EventRow {
   return { seq, time, type, data, extra }
 }
 
+/** A row as read back: one event, or (`count` > 1) a packed run of events of one type. */
+export interface StoredRow extends EventRow {
+  /** Events in the row: 1, or the length of a packed run (`data` is then the array of their data). */
+  count: number
+  /** A packed run whose events' times differ: the JSON array of their times; otherwise null. */
+  times: string | null
+}
+
 /**
- * Rebuilds a deep-frozen event from its row. `expected` is the seq it must have: rows come ordered
- * by seq, so a different one means a gap (a lost event), reported as CORRUPT_LOG.
+ * Packs `rows` (consecutive events of one batch) into the rows to insert: each run of two or more
+ * consecutive events of `type` without extra envelope fields becomes one row of up to `max`
+ * events — `data` the JSON array of their data, `time` the first one's, `times` the array of all
+ * of them when they differ. Every other event is a row of its own.
  */
-export function decodeEvent(row: EventRow, expected: number, file: string, session: string): SessionEvent {
+export function packRows(rows: readonly EventRow[], type: string, max: number): StoredRow[] {
+  const out: StoredRow[] = []
+  for (let i = 0; i < rows.length; ) {
+    const first = rows[i]!
+    let end = i + 1
+    if (first.type === type && first.extra === null) {
+      while (end < rows.length && end - i < max && rows[end]!.type === type && rows[end]!.extra === null) end++
+    }
+    if (end - i === 1) {
+      out.push({ ...first, count: 1, times: null })
+    } else {
+      const run = rows.slice(i, end)
+      const sameTime = run.every((row) => row.time === first.time)
+      out.push({
+        seq: first.seq, time: first.time, type, extra: null, count: run.length,
+        data: `[${run.map((row) => row.data).join(',')}]`,
+        times: sameTime ? null : JSON.stringify(run.map((row) => row.time)),
+      })
+    }
+    i = end
+  }
+  return out
+}
+
+/**
+ * Rebuilds the deep-frozen events of a stored row (one, or a packed run) and pushes them to `out`.
+ * `out.length` is the seq the row must start at: rows come ordered by seq, so a different one
+ * means a gap (a lost event), reported as CORRUPT_LOG.
+ */
+export function decodeRow(row: StoredRow, out: SessionEvent[], file: string, session: string): void {
+  const expected = out.length
   if (row.seq !== expected) {
     throw corruptLog(
       file, session,
@@ -63,6 +103,45 @@ export function decodeEvent(row: EventRow, expected: number, file: string, sessi
       { seq: expected, found: row.seq },
     )
   }
+  if (row.count === 1) {
+    out.push(decodeEvent(row, file, session))
+    return
+  }
+  let data: unknown
+  let times: unknown
+  let column = 'data'
+  try {
+    data = JSON.parse(row.data)
+    column = 'times'
+    if (row.times !== null) times = JSON.parse(row.times)
+  } catch {
+    // Not kept as the cause: the parser's message quotes the stored text.
+    throw corruptLog(file, session, `the row of events from seq ${row.seq} does not hold valid JSON in its "${column}" column.`, { seq: row.seq, column })
+  }
+  const problem = packedProblem(row, data, times)
+  if (problem !== undefined) throw corruptLog(file, session, `the row of events from seq ${row.seq} ${problem}.`, { seq: row.seq })
+  const values = data as unknown[]
+  for (let i = 0; i < values.length; i++) {
+    const time = times === undefined ? row.time : (times as number[])[i]!
+    out.push(Object.freeze({ seq: row.seq + i, time, type: row.type, data: freezeParsedJson(values[i]) }) as SessionEvent)
+  }
+}
+
+/** What is wrong with a packed row, named without its values. */
+function packedProblem(row: StoredRow, data: unknown, times: unknown): string | undefined {
+  if (!Number.isSafeInteger(row.count) || row.count < 1) return 'has a "count" that is not a positive integer'
+  if (typeof row.type !== 'string') return 'has a "type" that is not text'
+  if (typeof row.time !== 'number') return 'has a "time" that is not a number'
+  if (row.extra !== null) return 'has an "extra" column, which a packed row does not have'
+  if (!Array.isArray(data) || data.length !== row.count) return `does not hold an array of ${row.count} events in its "data" column`
+  if (times !== undefined && (!Array.isArray(times) || times.length !== row.count || !times.every((t) => typeof t === 'number'))) {
+    return `does not hold an array of ${row.count} times in its "times" column`
+  }
+  return undefined
+}
+
+/** Rebuilds a deep-frozen event from its row (one event). */
+function decodeEvent(row: EventRow, file: string, session: string): SessionEvent {
   let data: unknown
   let extra: Record<string, unknown> | undefined
   let column = 'data'

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { BosunError } from '@bosun/core'
 import { sqliteStore } from './store.js'
-import { event, header, tempDatabase } from './testing/temp.js'
+import { event, header, rowKey, tempDatabase } from './testing/temp.js'
 
 let file: string
 let cleanup: () => Promise<void>
@@ -16,12 +16,12 @@ afterAll(() => cleanup())
 
 /** Damages session `id` (two events stored) through a raw connection, with `secret` in the damage. */
 const damages: { name: string; sql: string; seq?: number }[] = [
-  { name: 'data that is raw text', sql: `UPDATE events SET data = @secret WHERE session_id = @id AND seq = 1`, seq: 1 },
-  { name: 'data cut inside the secret', sql: `UPDATE events SET data = substr(json_object('text', @secret), 1, 12) WHERE session_id = @id AND seq = 0`, seq: 0 },
-  { name: 'extra that is raw text', sql: `UPDATE events SET extra = @secret WHERE session_id = @id AND seq = 0`, seq: 0 },
-  { name: 'extra that is a JSON string', sql: `UPDATE events SET extra = json_quote(@secret) WHERE session_id = @id AND seq = 1`, seq: 1 },
-  { name: 'extra that repeats the seq', sql: `UPDATE events SET extra = json_object('seq', @secret) WHERE session_id = @id AND seq = 1`, seq: 1 },
-  { name: 'a type that is not text', sql: `UPDATE events SET type = CAST(@secret AS BLOB) WHERE session_id = @id AND seq = 0`, seq: 0 },
+  { name: 'data that is raw text', sql: `UPDATE events SET data = @secret WHERE key = ${rowKey('@id', 1)}`, seq: 1 },
+  { name: 'data cut inside the secret', sql: `UPDATE events SET data = substr(json_object('text', @secret), 1, 12) WHERE key = ${rowKey('@id', 0)}`, seq: 0 },
+  { name: 'extra that is raw text', sql: `UPDATE events SET extra = @secret WHERE key = ${rowKey('@id', 0)}`, seq: 0 },
+  { name: 'extra that is a JSON string', sql: `UPDATE events SET extra = json_quote(@secret) WHERE key = ${rowKey('@id', 1)}`, seq: 1 },
+  { name: 'extra that repeats the seq', sql: `UPDATE events SET extra = json_object('seq', @secret) WHERE key = ${rowKey('@id', 1)}`, seq: 1 },
+  { name: 'a type that is not text', sql: `UPDATE events SET type = CAST(@secret AS BLOB) WHERE key = ${rowKey('@id', 0)}`, seq: 0 },
   { name: 'a header that is raw text', sql: `UPDATE sessions SET header = @secret WHERE id = @id` },
   { name: 'a header whose id is the secret', sql: `UPDATE sessions SET header = json_set(header, '$.id', @secret) WHERE id = @id` },
   { name: 'a header whose version is the secret', sql: `UPDATE sessions SET header = json_set(header, '$.version', @secret) WHERE id = @id` },

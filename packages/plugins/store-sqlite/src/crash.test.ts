@@ -12,7 +12,7 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 /**
  * A child process that opens the database with better-sqlite3 (resolved from this package),
  * begins a transaction, inserts `count` large rows continuing session `id` from seq `start` (more
- * than the page cache holds, so uncommitted pages spill into the WAL file), says "inserted" and
+ * than its page cache, set to 2 MB, holds, so uncommitted pages spill into the WAL file), says "inserted" and
  * waits to be killed, never committing.
  */
 const CHILD = `
@@ -20,11 +20,13 @@ const { createRequire } = require('node:module')
 const Database = createRequire(process.env.PACKAGE_DIR + '/package.json')('better-sqlite3')
 const db = new Database(process.env.DB_FILE, { timeout: 5000 })
 db.pragma('synchronous = FULL')
+db.pragma('cache_size = -2000') // 2 MB: the ~5 MB of rows below cannot all stay in it
 db.exec('BEGIN IMMEDIATE')
-const insert = db.prepare('INSERT INTO events (session_id, seq, time, type, data, extra) VALUES (?, ?, ?, ?, ?, NULL)')
+const key = db.prepare('SELECT key FROM sessions WHERE id = ?').pluck().get(process.env.SESSION)
+const insert = db.prepare('INSERT INTO events (key, time, type, data, extra) VALUES ((? << 32) | ?, ?, ?, ?, NULL)')
 const start = Number(process.env.START)
 const pad = 'x'.repeat(1000)
-for (let i = 0; i < Number(process.env.COUNT); i++) insert.run(process.env.SESSION, start + i, 1, 'test/value', JSON.stringify({ pad }))
+for (let i = 0; i < Number(process.env.COUNT); i++) insert.run(key, start + i, 1, 'test/value', JSON.stringify({ pad }))
 process.stdout.write('inserted\\n')
 setInterval(() => {}, 1000)
 `
@@ -69,7 +71,7 @@ describe('sqlite store — crash', () => {
     await again.close()
     const db = new Database(file)
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
-    expect(db.prepare(`SELECT COUNT(*) FROM events WHERE session_id = 'crash'`).pluck().get()).toBe(6)
+    expect(db.prepare(`SELECT COUNT(*) FROM session_events WHERE session_id = 'crash'`).pluck().get()).toBe(6)
     db.close()
   })
 })

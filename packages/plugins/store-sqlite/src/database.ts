@@ -3,10 +3,12 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionHeader } from '@bosun/core'
-import type { EventRow } from './codec.js'
+import { packRows, type EventRow, type StoredRow } from './codec.js'
 import { storeError } from './errors.js'
 import { checkDatabaseFiles } from './file-safety.js'
-import { BUSY_TIMEOUT_MS, CREATE_TABLES, SCHEMA_VERSION, SQL } from './schema.js'
+import {
+  BUSY_TIMEOUT_MS, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, PACKED_TYPE, SCHEMA_VERSION, SQL,
+} from './schema.js'
 
 /** @internal Counters for tests and diagnostics; not part of the public API. */
 export interface ConnectionStats {
@@ -56,8 +58,11 @@ export interface Connection {
    * connection is closed.
    */
   requestCommit(member: CommitMember): void
-  /** Reads a session's header and rows in one read transaction (a consistent snapshot). */
-  loadSession(id: string): { header: string; rows: EventRow[] } | undefined
+  /**
+   * Reads a session's header and rows in one read transaction (a consistent snapshot): a migrated
+   * database's layout 1 rows first, then the rest, ordered by seq; a row may hold several events.
+   */
+  loadSession(id: string): { header: string; rows: StoredRow[] } | undefined
   listSessions(): ListRow[]
   /** Runs a pending commit round at once, then closes the database. */
   close(): void
@@ -65,8 +70,9 @@ export interface Connection {
 
 /**
  * Opens (creating if needed) the database at `file`: refuses a path that is not a regular file
- * (UNSAFE_STORE_FILE, see file-safety.ts) and a newer layout before touching anything, then sets
- * WAL and `synchronous=FULL`, creates the tables, and prepares the statements.
+ * (UNSAFE_STORE_FILE, see file-safety.ts) and a newer layout before touching anything, gives a new
+ * database {@link NEW_DATABASE_PAGE_SIZE}-byte pages, then sets WAL and `synchronous=FULL`,
+ * creates the tables or migrates an older layout, and prepares the statements.
  */
 export function openDatabase(file: string): Connection {
   try {
@@ -87,6 +93,8 @@ export function openDatabase(file: string): Connection {
   }
   try {
     refuseNewerLayout(db, file)
+    // Only a database with no page yet takes it (and only before WAL is set, which writes the header).
+    if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma(`page_size = ${NEW_DATABASE_PAGE_SIZE}`)
     const mode = db.pragma('journal_mode = WAL', { simple: true })
     if (mode !== 'wal') {
       throw new BosunError(
@@ -98,10 +106,10 @@ export function openDatabase(file: string): Connection {
     db.pragma('synchronous = FULL')
     if ((db.pragma('user_version', { simple: true }) as number) < SCHEMA_VERSION) {
       db.transaction(() => {
-        // Re-read under the write lock: another process may have created the tables meanwhile.
+        // Re-read under the write lock: another process may have created or migrated the tables meanwhile.
         const version = refuseNewerLayout(db, file)
         if (version >= SCHEMA_VERSION) return
-        db.exec(CREATE_TABLES)
+        db.exec(version === 1 ? MIGRATE_1_TO_2 : CREATE_TABLES)
         db.pragma(`user_version = ${SCHEMA_VERSION}`)
       }).immediate()
     }
@@ -125,17 +133,60 @@ function refuseNewerLayout(db: Database.Database, file: string): number {
   return version
 }
 
-function connect(db: Database.Database, file: string): Connection {
-  const selectSession = db.prepare<[string], { header: string }>(SQL.selectSession)
-  const insertSession = db.prepare<[string, string, number, string | null]>(SQL.insertSession)
-  const selectEvents = db.prepare<[string], EventRow>(SQL.selectEvents)
-  const insertEvent = db.prepare<[string, number, number, string, string, string | null]>(SQL.insertEvent)
-  const nextSeq = db.prepare<[string], { next: number }>(SQL.nextSeq)
-  const listSessions = db.prepare<[], ListRow>(SQL.listSessions)
-  const stats: ConnectionStats = { commits: 0, rollbacks: 0, events: 0 }
+/** A session id's key (`sessions.key`); layout 1's events are looked up by id. */
+interface SessionRef {
+  id: string
+  key: number
+}
 
-  const insertRows = (session: string, rows: readonly EventRow[]) => {
-    for (const row of rows) insertEvent.run(session, row.seq, row.time, row.type, row.data, row.extra)
+function connect(db: Database.Database, file: string): Connection {
+  const selectSession = db.prepare<[string], { header: string; key: number }>(SQL.selectSession)
+  const insertSession = db.prepare<[string, string, number, string | null]>(SQL.insertSession)
+  const sessionKey = db.prepare<[string], number>(SQL.sessionKey).pluck()
+  const selectEvents = db.prepare<[number, number, number], StoredRow>(SQL.selectEvents)
+  const insertEvent = db.prepare<[number, number, number, string, string, string | null, number, string | null]>(SQL.insertEvent)
+  const nextSeq = db.prepare<[number, number, number], number>(SQL.nextSeq).pluck()
+  // `length` is null for a session with no row in `events` (none yet, or only layout 1 rows).
+  const listSessions = db.prepare<[], Omit<ListRow, 'length'> & { length: number | null }>(SQL.listSessions)
+  // A database migrated from layout 1 keeps those rows in events_v1, read before the newer ones.
+  const migrated = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_v1'`).get() !== undefined
+  const legacy = migrated
+    ? {
+        selectEvents: db.prepare<[string], StoredRow>(SQL.legacy.selectEvents),
+        nextSeq: db.prepare<[string], number | null>(SQL.legacy.nextSeq).pluck(),
+        listLengths: db.prepare<[], { id: string; length: number }>(SQL.legacy.listLengths),
+      }
+    : undefined
+  const stats: ConnectionStats = { commits: 0, rollbacks: 0, events: 0 }
+  /** Session keys never change once given: looked up once per session and connection. */
+  const keys = new Map<string, number>()
+
+  const keyOf = (id: string): number => {
+    let key = keys.get(id)
+    if (key === undefined) {
+      key = sessionKey.get(id)
+      if (key === undefined) {
+        throw new BosunError(ErrorCodes.STORE, `SQLite store ${file}: session "${id}" is not in the database (was it deleted while open?).`, {
+          details: { file, session: id },
+        })
+      }
+      keys.set(id, key)
+    }
+    return key
+  }
+  /** One past the last stored event of the session. */
+  const next = (ref: SessionRef): number => nextSeq.get(ref.key, ref.key, ref.key) ?? legacy?.nextSeq.get(ref.id) ?? 0
+  const insertRows = (ref: SessionRef, rows: readonly EventRow[]) => {
+    if (rows.length === 0) return
+    const last = rows[rows.length - 1]!.seq
+    if (last >= MAX_EVENTS_PER_SESSION) {
+      throw new BosunError(ErrorCodes.STORE, `SQLite store ${file}: session "${ref.id}" cannot hold more than ${MAX_EVENTS_PER_SESSION} events.`, {
+        details: { file, session: ref.id, seq: last },
+      })
+    }
+    for (const row of packRows(rows, PACKED_TYPE, MAX_EVENTS_PER_ROW)) {
+      insertEvent.run(ref.key, row.seq, row.time, row.type, row.data, row.extra, row.count, row.times)
+    }
   }
   const create = db.transaction((header: SessionHeader, seed: readonly EventRow[]) => {
     if (selectSession.get(header.id) !== undefined) {
@@ -144,19 +195,20 @@ function connect(db: Database.Database, file: string): Connection {
       })
     }
     insertSession.run(header.id, JSON.stringify(header), header.createdAt, header.parent ?? null)
-    insertRows(header.id, seed)
+    insertRows({ id: header.id, key: keyOf(header.id) }, seed)
   })
   const append = db.transaction((session: string, batch: readonly EventRow[]) => {
-    const next = nextSeq.get(session)?.next ?? 0
+    const ref = { id: session, key: keyOf(session) }
+    const stored = next(ref)
     const first = batch[0]!.seq
-    if (first !== next) {
+    if (first !== stored) {
       throw new BosunError(
         ErrorCodes.STALE_WRITER,
-        `SQLite store ${file}: session "${session}" has ${next} stored events, but this writer's next batch starts at seq ${first}: another writer appended to the session since this one opened it. Reopen the session.`,
-        { details: { file, session, stored: next, seq: first } },
+        `SQLite store ${file}: session "${session}" has ${stored} stored events, but this writer's next batch starts at seq ${first}: another writer appended to the session since this one opened it. Reopen the session.`,
+        { details: { file, session, stored, seq: first } },
       )
     }
-    insertRows(session, batch)
+    insertRows(ref, batch)
   })
   // Called inside `group`, `append` runs as a nested better-sqlite3 transaction, i.e. inside a
   // SAVEPOINT: on error it rolls back to that savepoint (only this batch's rows) and rethrows.
@@ -214,7 +266,13 @@ function connect(db: Database.Database, file: string): Connection {
   const load = db.transaction((id: string) => {
     const found = selectSession.get(id)
     if (found === undefined) return undefined
-    return { header: found.header, rows: selectEvents.all(id) }
+    keys.set(id, found.key)
+    const rows = selectEvents.all(found.key, found.key, found.key)
+    return { header: found.header, rows: legacy ? [...legacy.selectEvents.all(id), ...rows] : rows }
+  })
+  const list = db.transaction((): ListRow[] => {
+    const old = legacy ? new Map(legacy.listLengths.all().map((row) => [row.id, row.length])) : undefined
+    return listSessions.all().map((s) => ({ ...s, length: s.length ?? old?.get(s.id) ?? 0 }))
   })
 
   return {
@@ -231,7 +289,7 @@ function connect(db: Database.Database, file: string): Connection {
       round ??= setImmediate(runRound)
     },
     loadSession: (id) => load.deferred(id),
-    listSessions: () => listSessions.all(),
+    listSessions: () => list.deferred(),
     close() {
       if (round !== undefined) {
         // Settles every queued writer now (committed, or rejected if the database is already closed).

@@ -1,42 +1,118 @@
 /**
  * The database layout, in SQL. `PRAGMA user_version` holds {@link SCHEMA_VERSION}; a database with
- * a larger number was written by a newer build and is refused.
+ * a larger number was written by a newer build and is refused, one with a smaller number is
+ * migrated when it is first opened for writing (see {@link MIGRATE_1_TO_2}).
+ *
+ * Layout 2 keys each row of `events` by one integer, `(session key << 32) + seq` — a rowid table,
+ * whose rows of one session are adjacent and whose appends go at the end of that session's range.
+ * Layout 1 keyed them by `(session_id TEXT, seq)` in a WITHOUT ROWID table, an index b-tree: its
+ * rows spill to overflow pages beyond ~1 KB of payload, and every page split rewrote up to three
+ * sibling leaves and their parent — 43–61 KB of WAL frames per agent turn. A run of consecutive
+ * `assistant/chunk` events of one batch is one row (its `count` says how many), and new databases
+ * use 1 KiB pages: a commit writes the pages it changes whole, so smaller pages mean fewer bytes
+ * per commit. Together: about 10 KB of WAL per turn (docs/benchmarks.md, figure 4).
  */
 
 /** The layout version this build writes (kept in `PRAGMA user_version`). */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /** How long a statement waits for another connection's write lock before failing (`busy_timeout`). */
 export const BUSY_TIMEOUT_MS = 5_000
 
-/** Creates the tables of layout version 1 (run once, inside a write transaction). */
+/**
+ * The page size of a database this build creates (set before the first write; an existing
+ * database keeps its own). A commit appends every page it changed to the WAL, whole.
+ */
+export const NEW_DATABASE_PAGE_SIZE = 1024
+
+/** Event rows hold seqs below 2^32: a row's key is `(session key << 32) + seq`. */
+export const MAX_EVENTS_PER_SESSION = 2 ** 32
+
+/** At most this many chunk events are packed into one row. */
+export const MAX_EVENTS_PER_ROW = 256
+
+/** The event type whose runs are packed: a model's stream, most of a log's rows. */
+export const PACKED_TYPE = 'assistant/chunk'
+
+/** The events of layout 2 (see the top of this file; the README's "Tables" explains each column). */
+const EVENTS_TABLE = `CREATE TABLE events (
+  key   INTEGER PRIMARY KEY,
+  time  INTEGER NOT NULL,
+  type  TEXT NOT NULL,
+  data  TEXT NOT NULL,
+  extra TEXT,
+  count INTEGER NOT NULL DEFAULT 1,
+  times TEXT
+);`
+
+/** Creates the tables of layout version 2 in an empty database (run once, inside a write transaction). */
 export const CREATE_TABLES = `
-CREATE TABLE IF NOT EXISTS sessions (
+CREATE TABLE sessions (
   id         TEXT PRIMARY KEY NOT NULL,
   header     TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  parent     TEXT
+  parent     TEXT,
+  key        INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS events (
-  session_id TEXT NOT NULL,
-  seq        INTEGER NOT NULL,
-  time       INTEGER NOT NULL,
-  type       TEXT NOT NULL,
-  data       TEXT NOT NULL,
-  extra      TEXT,
-  PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
+CREATE UNIQUE INDEX sessions_key ON sessions (key);
+${EVENTS_TABLE}
+${sessionEventsView(false)}
 `
 
-/** Every statement the store runs, prepared once per database connection. */
+/**
+ * Layout 1 → 2, in the transaction that bumps `user_version`: the rows of layout 1 stay where they
+ * are (`events` renamed `events_v1`, read before a session's newer rows, never written again), the
+ * sessions get their keys, and the events written from now on go to the new `events` table.
+ */
+export const MIGRATE_1_TO_2 = `
+ALTER TABLE events RENAME TO events_v1;
+ALTER TABLE sessions ADD COLUMN key INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET key = rowid;
+CREATE UNIQUE INDEX sessions_key ON sessions (key);
+${EVENTS_TABLE}
+${sessionEventsView(true)}
+`
+
+/**
+ * `session_events`: the rows with the session id and seq spelled out, for reading a log by hand
+ * (`SELECT seq, count, type, data FROM session_events WHERE session_id = 'main' ORDER BY seq`);
+ * a packed row shows as one row whose `count` is above 1 and whose `data` is the array of its
+ * events' data. With layout 1 rows (a migrated database) those come first, each with count 1.
+ */
+function sessionEventsView(legacy: boolean): string {
+  const rows = `SELECT s.id AS session_id, e.key - (s.key << 32) AS seq, e.count AS count, e.time AS time, e.times AS times, e.type AS type, e.data AS data, e.extra AS extra
+  FROM sessions s JOIN events e ON e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32)`
+  const old = `SELECT session_id, seq, 1 AS count, time, NULL AS times, type, data, extra FROM events_v1`
+  return `CREATE VIEW session_events AS ${legacy ? `${old} UNION ALL ` : ''}${rows};`
+}
+
+/** The bounds of a session's keys; both parameters are the session key. */
+const RANGE = 'key >= (? << 32) AND key < ((? + 1) << 32)'
+
+/**
+ * Every statement the store runs, prepared once per database connection. Positional parameters
+ * only (better-sqlite3 binds `?NNN` by count, not by number): a session key used twice is passed twice.
+ */
 export const SQL = {
-  selectSession: 'SELECT header FROM sessions WHERE id = ?',
-  insertSession: 'INSERT INTO sessions (id, header, created_at, parent) VALUES (?, ?, ?, ?)',
-  selectEvents: 'SELECT seq, time, type, data, extra FROM events WHERE session_id = ? ORDER BY seq',
-  insertEvent: 'INSERT INTO events (session_id, seq, time, type, data, extra) VALUES (?, ?, ?, ?, ?, ?)',
-  /** The seq the next append must bring: one past the largest stored (the primary key makes it O(log n)). */
-  nextSeq: 'SELECT COALESCE(MAX(seq) + 1, 0) AS next FROM events WHERE session_id = ?',
+  selectSession: 'SELECT header, key FROM sessions WHERE id = ?',
+  insertSession: 'INSERT INTO sessions (id, header, created_at, parent, key) VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(key), 0) + 1 FROM sessions))',
+  sessionKey: 'SELECT key FROM sessions WHERE id = ?',
+  /** Parameters: the session key three times. */
+  selectEvents: `SELECT key - (? << 32) AS seq, time, type, data, extra, count, times FROM events WHERE ${RANGE} ORDER BY key`,
+  /** Parameters: session key, seq, time, type, data, extra, count, times. */
+  insertEvent: 'INSERT INTO events (key, time, type, data, extra, count, times) VALUES ((? << 32) | ?, ?, ?, ?, ?, ?, ?)',
+  /**
+   * The seq the next append must bring: one past the last row's events (a rowid range: O(log n));
+   * no row when the session has none here. Parameters: the session key three times.
+   */
+  nextSeq: `SELECT key - (? << 32) + count AS next FROM events WHERE ${RANGE} ORDER BY key DESC LIMIT 1`,
   listSessions: `SELECT s.id AS id, s.created_at AS createdAt, s.parent AS parent,
-    (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE e.session_id = s.id) AS length
+    (SELECT e.key - (s.key << 32) + e.count FROM events e WHERE e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32) ORDER BY e.key DESC LIMIT 1) AS length
     FROM sessions s ORDER BY s.created_at, s.id`,
+  /** A migrated database's layout 1 rows. */
+  legacy: {
+    selectEvents: 'SELECT seq, time, type, data, extra, 1 AS count, NULL AS times FROM events_v1 WHERE session_id = ? ORDER BY seq',
+    nextSeq: 'SELECT MAX(seq) + 1 AS next FROM events_v1 WHERE session_id = ?',
+    listLengths: 'SELECT session_id AS id, MAX(seq) + 1 AS length FROM events_v1 GROUP BY session_id',
+  },
 } as const

@@ -1,13 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BosunError, createStore } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
 import definition, { sqliteStore } from './index.js'
 import { SCHEMA_VERSION } from './schema.js'
 import { inspectSqliteStore, type SqliteStore } from './store.js'
-import { event, header, tempDatabase } from './testing/temp.js'
+import { event, header, rowKey, tempDatabase, withDatabase } from './testing/temp.js'
 import type { SqliteWriter } from './writer.js'
 
 let file: string
@@ -22,16 +22,9 @@ const make = (options: { batchWindowMs?: number } = {}) => {
   return store
 }
 /** A raw connection to the test's file, for inspecting and damaging it. */
-const raw = <T>(fn: (db: Database.Database) => T): T => {
-  const db = new Database(file)
-  try {
-    return fn(db)
-  } finally {
-    db.close()
-  }
-}
+const raw = <T>(fn: (db: Database.Database) => T): T => withDatabase(file, fn)
 const seqsIn = (session: string) =>
-  raw((db) => db.prepare('SELECT seq FROM events WHERE session_id = ? ORDER BY seq').pluck().all(session))
+  raw((db) => db.prepare('SELECT seq FROM session_events WHERE session_id = ? ORDER BY seq').pluck().all(session))
 const failure = async (promise: Promise<unknown>): Promise<BosunError> => {
   try {
     await promise
@@ -100,7 +93,7 @@ describe('sqlite store — database', () => {
     const s = await store.create(header('gap'))
     for (let i = 0; i < 5; i++) s.writer.append(event(i))
     await s.writer.close()
-    raw((db) => db.prepare(`DELETE FROM events WHERE session_id = 'gap' AND seq = 2`).run())
+    raw((db) => db.prepare(`DELETE FROM events WHERE key = ${rowKey('gap', 2)}`).run())
     const error = await failure(make().open('gap'))
     expect(error.code).toBe('CORRUPT_LOG')
     expect(error.message).toContain(file)
@@ -113,11 +106,11 @@ describe('sqlite store — database', () => {
     const s = await make().create(header('bad'))
     for (let i = 0; i < 3; i++) s.writer.append(event(i))
     await s.writer.close()
-    raw((db) => db.prepare(`UPDATE events SET data = '{"n":' WHERE session_id = 'bad' AND seq = 1`).run())
+    raw((db) => db.prepare(`UPDATE events SET data = '{"n":' WHERE key = ${rowKey('bad', 1)}`).run())
     const unparsable = await failure(make().open('bad'))
     expect(unparsable.code).toBe('CORRUPT_LOG')
     expect(unparsable.details).toMatchObject({ file, session: 'bad', seq: 1 })
-    raw((db) => db.prepare(`DELETE FROM events WHERE session_id = 'bad' AND seq = 0`).run())
+    raw((db) => db.prepare(`DELETE FROM events WHERE key = ${rowKey('bad', 0)}`).run())
     const missing = await failure(make().open('bad'))
     expect(missing.code).toBe('CORRUPT_LOG')
     expect(missing.details).toMatchObject({ file, session: 'bad', seq: 0 })
@@ -326,7 +319,7 @@ describe('sqlite store — group commit', () => {
     await Promise.all(sessions.map((s) => s.writer.flush()))
     expect(stats).toEqual({ commits: 1, rollbacks: 0, events: (8 * 9) / 2 })
     for (const [w, id] of ids.entries()) {
-      expect(raw((db) => db.prepare('SELECT data FROM events WHERE session_id = ? ORDER BY seq').pluck().all(id))).toEqual(
+      expect(raw((db) => db.prepare('SELECT data FROM session_events WHERE session_id = ? ORDER BY seq').pluck().all(id))).toEqual(
         Array.from({ length: w + 1 }, (_, i) => JSON.stringify({ writer: w, i })),
       )
     }
@@ -397,7 +390,7 @@ describe('sqlite store — group commit', () => {
     raw((db) => db.exec(`
       CREATE TABLE test_switch (fail INTEGER);
       INSERT INTO test_switch VALUES (1);
-      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN NEW.session_id = 'bad' AND (SELECT fail FROM test_switch) = 1
+      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN NEW.key >> 32 = (SELECT key FROM sessions WHERE id = 'bad') AND (SELECT fail FROM test_switch) = 1
       BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;
     `))
     const stats = inspectSqliteStore(store).stats()!
@@ -429,7 +422,7 @@ describe('sqlite store — group commit', () => {
     raw((db) => db.exec(`
       CREATE TABLE test_switch (fail INTEGER);
       INSERT INTO test_switch VALUES (1);
-      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN NEW.session_id = 'bad' AND (SELECT fail FROM test_switch) = 1
+      CREATE TRIGGER test_fail BEFORE INSERT ON events WHEN NEW.key >> 32 = (SELECT key FROM sessions WHERE id = 'bad') AND (SELECT fail FROM test_switch) = 1
       BEGIN SELECT RAISE(ROLLBACK, 'transaction lost'); END;
     `))
     const stats = inspectSqliteStore(store).stats()!

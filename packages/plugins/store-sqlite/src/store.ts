@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { BosunError, ErrorCodes, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
-import { checkHeader, decodeEvent, decodeHeader, encodeEvent } from './codec.js'
+import { checkHeader, decodeHeader, decodeRow, encodeEvent } from './codec.js'
 import { openDatabase, type Connection, type ConnectionStats } from './database.js'
 import { storeError } from './errors.js'
 import { checkOptions, type SqliteStoreOptions } from './options.js'
@@ -31,7 +31,8 @@ export function inspectSqliteStore(store: Store): SqliteStoreInternals {
 
 /**
  * A session store in one SQLite database file (WAL, `synchronous=FULL`): a `sessions` table of
- * headers and an `events` table keyed by `(session_id, seq)`. Appends are written behind in
+ * headers and an `events` table keyed by `(session key << 32) | seq` (schema.ts: a run of chunk
+ * events is one row; a database of layout 1 is migrated on first open). Appends are written behind in
  * batches, and the batches of all sessions flushing in the same tick share one transaction (group
  * commit, one savepoint per session); `await writer.flush()` resolves once its batch is committed.
  * The file (and its folder) is created on first use. Several stores, in one process or several,
@@ -95,7 +96,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
       if (loaded === undefined) return undefined
       const header = decodeHeader(loaded.header, file, id)
-      const events = loaded.rows.map((row, index) => decodeEvent(row, index, file, id))
+      const events: SessionEvent[] = []
+      for (const row of loaded.rows) decodeRow(row, events, file, id)
       return { header, events, writer: writerFor(c, id, events.length) }
     },
 
