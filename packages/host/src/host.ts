@@ -4,6 +4,7 @@ import { BosunError, createAgent, createUserMessage, forkSession, type Agent, ty
 import { Hono, type Context } from 'hono'
 import { errorResponse, HostError } from './errors.js'
 import { findAdmission, foldInbox, messageState } from './log.js'
+import { HostFeed, type SessionSummaryFrame } from './feed.js'
 import { openApiDocument } from './openapi.js'
 import { schemas, validateBody, type PostMessageBody, type SchemaName } from './schemas.js'
 import { checkSessionId, SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
@@ -165,7 +166,23 @@ export function createHost(options: CreateHostOptions): Host {
   const keepAliveMs = limits.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
   const streamBatch = limits.streamBatch ?? 256
   const pageSize = limits.pageSize ?? 1000
-  const sessions = new SessionManager(options.store, factoryFrom(options), limits.idleMs ?? DEFAULT_IDLE_MS)
+  const summaryOf = async (id: string, createdAt?: number): Promise<SessionSummaryFrame & { createdAt?: number }> => {
+    const live = await sessions.peek(id)
+    if (live) {
+      const { agent } = live
+      return { id, ...(createdAt === undefined ? {} : { createdAt }), loaded: true, status: agent.status, lastSeq: agent.session.length - 1, queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length } }
+    }
+    const stored = options.store.read ? await options.store.read(id).catch(() => undefined) : undefined
+    const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
+    return {
+      id, ...(createdAt === undefined ? {} : { createdAt }), loaded: false, status: 'idle',
+      lastSeq: stored ? stored.events.length - 1 : -1,
+      queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
+    }
+  }
+  const feed = new HostFeed((id) => summaryOf(id))
+  const sessions = new SessionManager(options.store, factoryFrom(options), limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)))
+  const listSessions = async (): Promise<unknown[]> => Promise.all((await options.store.list()).map((s) => summaryOf(s.id, s.createdAt)))
   const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())])
   const token = options.auth?.token
   let closing = false
@@ -234,31 +251,19 @@ export function createHost(options: CreateHostOptions): Host {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: VERSION,
-    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream'],
     auth: token === undefined ? 'none' : 'bearer',
   }))
 
   const openApi = openApiDocument(VERSION)
   app.get('/v1/openapi.json', (c) => c.json(openApi))
 
-  app.get('/v1/sessions', async (c) => {
-    const summaries = await options.store.list()
-    const out = await Promise.all(summaries.map(async (summary) => {
-      const live = await sessions.peek(summary.id)
-      if (live) {
-        const { agent } = live
-        return { id: summary.id, createdAt: summary.createdAt, loaded: true, status: agent.status, lastSeq: agent.session.length - 1, queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length } }
-      }
-      const stored = options.store.read ? await options.store.read(summary.id).catch(() => undefined) : undefined
-      const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
-      return {
-        id: summary.id, createdAt: summary.createdAt, loaded: false, status: 'idle',
-        lastSeq: stored ? stored.events.length - 1 : (summary.length ?? 0) - 1,
-        queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
-      }
-    }))
-    return c.json({ sessions: out })
-  })
+  app.get('/v1/sessions', async (c) => c.json({ sessions: await listSessions() }))
+
+  app.get('/v1/stream', () => new Response(feed.stream(async () => ({ sessions: await listSessions() }), keepAliveMs), {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
+  }))
 
   app.post('/v1/sessions', async (c) => {
     const { id = crypto.randomUUID() } = await body<{ id?: string }>(c, 'createSession')
@@ -425,6 +430,7 @@ export function createHost(options: CreateHostOptions): Host {
       throw error
     }
     await forked.writer.close()
+    feed.added(childId)
     return c.json({ id: childId, parent: id, seedLength: forked.header.seedLength ?? 0 }, 201)
   })
 
@@ -481,6 +487,7 @@ export function createHost(options: CreateHostOptions): Host {
     sessions,
     async close({ graceMs = 0 } = {}) {
       closing = true
+      feed.close()
       await sessions.close(graceMs)
     },
   }

@@ -17,6 +17,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'get', path: '/v1/host', summary: 'Protocol, version and capabilities', status: 200 },
   { method: 'get', path: '/v1/openapi.json', summary: 'This document', status: 200 },
   { method: 'get', path: '/v1/sessions', summary: 'Every stored session with status and queue counts, without resuming any', status: 200 },
+  { method: 'get', path: '/v1/stream', summary: 'SSE: sessions added, their status and queue counts', status: 200, sse: true },
   { method: 'post', path: '/v1/sessions', summary: 'Create a session (optional client-chosen id)', body: 'createSession', status: 201 },
   { method: 'get', path: '/v1/sessions/{id}', summary: 'Snapshot: status, lastSeq, inbox', status: 200 },
   { method: 'get', path: '/v1/sessions/{id}/events', summary: 'A page of the log (never resumes)', query: ['after', 'limit'], status: 200 },

@@ -39,6 +39,8 @@ export class SessionManager {
     readonly store: Store,
     readonly factory: AgentFactory,
     readonly idleMs: number,
+    /** Told when a live session's status or queues change, and when a session is created. */
+    readonly onChange: (id: string, kind: 'added' | 'changed') => void = () => {},
   ) {}
 
   liveIds(): string[] {
@@ -115,15 +117,18 @@ export class SessionManager {
     for (const event of events) index(event)
     agent.session.subscribe((event) => {
       index(event)
+      if (event.type === 'agent/inbox/spliced' || event.type === 'turn/start' || event.type === 'turn/end') this.onChange(id, 'changed')
       // Only signals: the writer never waits for a client.
       for (const listener of live.listeners) listener()
     })
     agent.hooks.status.tap('bosun-host', () => {
+      this.onChange(id, 'changed')
       for (const listener of live.listeners) listener()
     })
     // A turn a crash left open was closed `interrupted`: the session was working, so its queued
     // and re-queued input continues. Input a user's Stop parked (an `aborted` turn) stays parked.
     if (agent.recovery.turn !== undefined || agent.recovery.requeued.length > 0) agent.wake()
+    if (create) this.onChange(id, 'added')
     return live
   }
 

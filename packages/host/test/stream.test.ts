@@ -153,6 +153,20 @@ describe('host: SSE streams', () => {
     }
   })
 
+  it('the host stream feeds session lists: added, status and queue counts', async () => {
+    const feed = await open('/v1/stream')
+    const [hello] = await feed.until((f) => f.length >= 1)
+    expect(hello).toMatchObject({ event: 'hello', data: { sessions: [] } })
+    await post('/v1/sessions', { id: 'listed' })
+    await feed.until((f) => f.some((x) => x.event === 'session.added' && x.data.id === 'listed'))
+    await post('/v1/sessions/listed/messages', { clientMessageId: 'm', content: 'go' })
+    const frames = await feed.until((f) => f.some((x) => x.event === 'session.status' && x.data.id === 'listed' && x.data.status === 'running'))
+    const statuses = frames.filter((x) => x.event === 'session.status' && x.data.id === 'listed')
+    expect(statuses.at(-1)!.data).toMatchObject({ loaded: true, queue: { 'next-turn': expect.any(Number) } })
+    await feed.until((f) => f.some((x) => x.event === 'session.status' && x.data.id === 'listed' && x.data.status === 'idle' && x.data.lastSeq > 10))
+    await feed.cancel()
+  })
+
   it('refuses a non-loopback bind without a token', async () => {
     await expect(listen(host, { hostname: '0.0.0.0', port: 0, hasToken: false })).rejects.toThrow(/without a token/)
   })
