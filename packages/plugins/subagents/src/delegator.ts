@@ -251,6 +251,7 @@ export class Delegator {
   async #awaitForeground(child: Child, signal: AbortSignal): Promise<ToolResultObject> {
     const onAbort = () => child.agent.cancel()
     signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onAbort() // aborted while the child was being created
     try {
       let settlement: Settlement | undefined
       while (!(settlement = this.#state(child).settlements[0])) {
