@@ -175,28 +175,28 @@ describe('config errors — resolution', () => {
   it('an unknown adapter: the packages tried, in order', async () => {
     expect(await bad('unknown-adapter')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/unknown-adapter/bosun.config.yaml:
-        - $.model.adapter (adapter "nope"): cannot be found: tried @bosun/adapter-nope, then bosun-adapter-nope (resolving from <fixtures>/bad/unknown-adapter). Install the adapter (npm install @bosun/adapter-nope) or correct the name."
+        - $.model.adapter (adapter "nope"): cannot be found: tried @bosun/adapter-nope, then bosun-adapter-nope (resolving from <fixtures>/bad/unknown-adapter). It is not one of Bosun's adapters, and no installed package provides it. Check the spelling; a third-party adapter is installed by its full package name (bosun-adapter-<name> or @scope/bosun-adapter-<name>), then named here. Known adapters: ai-sdk, anthropic, openai, scripted."
     `)
   })
 
   it('an unknown plugin: the packages tried, in order', async () => {
     expect(await bad('unknown-plugin')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/unknown-plugin/bosun.config.yaml:
-        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/unknown-plugin). Install the plugin (npm install @bosun/plugin-nope) or correct the name."
+        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/unknown-plugin). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, subagents."
     `)
   })
 
   it('a scoped short name is tried as @scope/bosun-plugin-x', async () => {
     expect(await bad('scoped-plugin')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/scoped-plugin/bosun.config.yaml:
-        - $.plugins[0] (plugin "@acme/x"): cannot be found: tried @acme/bosun-plugin-x (resolving from <fixtures>/bad/scoped-plugin). Install the plugin (npm install @acme/bosun-plugin-x) or correct the name."
+        - $.plugins[0] (plugin "@acme/x"): cannot be found: tried @acme/bosun-plugin-x (resolving from <fixtures>/bad/scoped-plugin). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, subagents."
     `)
   })
 
   it('an unknown store: the packages tried, in order', async () => {
     expect(await bad('unknown-store')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/unknown-store/bosun.config.yaml:
-        - $.store (store "nope-store"): cannot be found: tried @bosun/plugin-nope-store, then bosun-plugin-nope-store (resolving from <fixtures>/bad/unknown-store). Install the store (npm install @bosun/plugin-nope-store) or correct the name."
+        - $.store (store "nope-store"): cannot be found: tried @bosun/plugin-nope-store, then bosun-plugin-nope-store (resolving from <fixtures>/bad/unknown-store). It is not one of Bosun's stores, and no installed package provides it. Check the spelling; a third-party store is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known stores: memory, store-jsonl, store-sqlite."
     `)
   })
 
@@ -217,7 +217,7 @@ describe('config errors — resolution', () => {
   it('two broken plugins are reported together, the working one after them is not', async () => {
     expect(await bad('two-broken-plugins')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/two-broken-plugins/bosun.config.yaml:
-        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/two-broken-plugins). Install the plugin (npm install @bosun/plugin-nope) or correct the name.
+        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/two-broken-plugins). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, subagents.
         - $.plugins[1] (plugin "./exploding.ts"): ./exploding.ts failed to load: TypeError: cannot read the rules file"
     `)
   })

@@ -10,9 +10,10 @@ export type { ValidateConfigOptions } from './validate.js'
 export { createAgentFromConfig } from './create.js'
 export type { CreateAgentFromConfigOptions } from './create.js'
 export { candidatePackages } from './resolve.js'
+export { FIRST_PARTY_PACKAGES, configNameOf } from './not-found.js'
 export type { ConfigStage, OnConfigStage } from './stage.js'
 export { configSchema, renderConfigSchema } from './schema.js'
 export type {
-  BosunConfig, ConfigProblem, EntryKind, EntryOptions, KnownAdapterName, KnownPluginName, KnownStoreName, LoadedConfig,
+  BosunConfig, BundledModules, ConfigProblem, EntryKind, EntryOptions, KnownAdapterName, KnownPluginName, KnownStoreName, LoadedConfig,
   ModelConfig, PluginConfig, ResolvedConfig, StoreConfig, ToolConfig,
 } from './types.js'

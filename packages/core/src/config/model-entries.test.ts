@@ -46,7 +46,7 @@ describe('model entries in plugin options', () => {
   it('a broken entry is reported at its own path, as the config\'s model would be: name, shape, options, secrets', async () => {
     expect(await configMessage(loadConfig({ cwd: fixture('bad/model-entry'), env: {} }))).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/model-entry/bosun.config.yaml:
-        - $.plugins[0][1].model.adapter (adapter "nope"): cannot be found: tried @bosun/adapter-nope, then bosun-adapter-nope (resolving from <fixtures>/bad/model-entry). Install the adapter (npm install @bosun/adapter-nope) or correct the name.
+        - $.plugins[0][1].model.adapter (adapter "nope"): cannot be found: tried @bosun/adapter-nope, then bosun-adapter-nope (resolving from <fixtures>/bad/model-entry). It is not one of Bosun's adapters, and no installed package provides it. Check the spelling; a third-party adapter is installed by its full package name (bosun-adapter-<name> or @scope/bosun-adapter-<name>), then named here. Known adapters: ai-sdk, anthropic, openai, scripted.
         - $.plugins[1][1].model.options.apiKey (plugin "../../good/model-entry-json/helper-model.ts"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "apiKeyEnv": "MY_API_KEY".
         - $.plugins[1][1].model.options.tokenEnv (plugin "../../good/model-entry-json/helper-model.ts"): environment variable "BOSUN_FIXTURE_UNSET_TOKEN" is not set. Set it where bosun runs (export BOSUN_FIXTURE_UNSET_TOKEN=…), or name another variable.
         - $.plugins[1][1].model.options.recrd (adapter "scripted"): unknown key "recrd" — did you mean "record"?
@@ -54,7 +54,7 @@ describe('model entries in plugin options', () => {
         - $.plugins[1][1].model.options.responses[0].chunkSize (adapter "scripted"): must be >= 1 (found 0)
         - $.plugins[2][1].model: must be an object (found "scripted")
         - $.plugins[3][1].model.option: unknown key "option" — did you mean "options"?
-        - $.plugins[3][1].judges[0].adapter (adapter "nope-judge"): cannot be found: tried @bosun/adapter-nope-judge, then bosun-adapter-nope-judge (resolving from <fixtures>/bad/model-entry). Install the adapter (npm install @bosun/adapter-nope-judge) or correct the name."
+        - $.plugins[3][1].judges[0].adapter (adapter "nope-judge"): cannot be found: tried @bosun/adapter-nope-judge, then bosun-adapter-nope-judge (resolving from <fixtures>/bad/model-entry). It is not one of Bosun's adapters, and no installed package provides it. Check the spelling; a third-party adapter is installed by its full package name (bosun-adapter-<name> or @scope/bosun-adapter-<name>), then named here. Known adapters: ai-sdk, anthropic, openai, scripted."
     `)
   })
 })

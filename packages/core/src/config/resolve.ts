@@ -2,13 +2,16 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createJiti, type Jiti } from 'jiti'
 import { maskCredentials } from './credentials.js'
-import type { EntryKind } from './types.js'
+import { notFoundMessage } from './not-found.js'
+import type { BundledModules, EntryKind } from './types.js'
 
 /** Imports modules named by a config, resolving from the config file's folder. */
 export interface ModuleLoader {
   readonly dir: string
   readonly jiti: Jiti
   readonly parentURL: string
+  /** Copies a caller ships, used for package names that do not resolve from `dir`. */
+  readonly bundled: BundledModules
 }
 
 /** What importing an entry gave. */
@@ -19,11 +22,12 @@ export type Imported =
 /**
  * A loader for one config folder. jiti resolves like Node's `import` from that folder (so the
  * user's `node_modules` is searched, then the ones above it) and loads TypeScript and ESM alike,
- * so a `./my-plugin.ts` next to the config works without a build.
+ * so a `./my-plugin.ts` next to the config works without a build. `bundled` modules stand in for
+ * packages the folder does not have.
  */
-export function createModuleLoader(dir: string): ModuleLoader {
+export function createModuleLoader(dir: string, bundled: BundledModules = {}): ModuleLoader {
   const parentURL = pathToFileURL(join(dir, 'bosun.config.js')).href
-  return { dir, parentURL, jiti: createJiti(parentURL, { interopDefault: false }) }
+  return { dir, parentURL, bundled, jiti: createJiti(parentURL, { interopDefault: false }) }
 }
 
 /** `./x`, `../x` and absolute paths name files; anything else names a package. */
@@ -50,7 +54,11 @@ export function candidatePackages(name: string, kind: EntryKind): string[] {
   return [`@bosun/${prefix}-${pkg}${subpath}`, `bosun-${prefix}-${pkg}${subpath}`]
 }
 
-/** Finds and imports the module an entry names; every failure says what was tried and why. */
+/**
+ * Finds and imports the module an entry names: from the config's folder first, then among the
+ * bundled copies. Every failure says what was tried and why; a name that is nowhere gets a "did
+ * you mean" (see {@link notFoundMessage}).
+ */
 export async function importEntry(loader: ModuleLoader, name: string, kind: EntryKind): Promise<Imported> {
   if (isPathEntry(name)) {
     const file = resolve(loader.dir, name)
@@ -65,13 +73,9 @@ export async function importEntry(loader: ModuleLoader, name: string, kind: Entr
     const found = loader.jiti.esmResolve(specifier, { parentURL: loader.parentURL, try: true })
     if (found !== undefined) return load(loader, specifier, found)
   }
-  const what = kind === 'adapter' ? 'the adapter' : kind === 'tool' ? 'the tool package' : kind === 'store' ? 'the store' : 'the plugin'
-  return {
-    ok: false,
-    message:
-      `cannot be found: tried ${tried.join(', then ')} (resolving from ${loader.dir}). ` +
-      `Install ${what} (npm install ${tried[0]}) or correct the name.`,
-  }
+  const specifier = tried.find((candidate) => Object.hasOwn(loader.bundled, candidate))
+  if (specifier !== undefined) return loadBundled(specifier, loader.bundled[specifier]!)
+  return { ok: false, message: notFoundMessage({ name, kind, tried, dir: loader.dir, bundled: Object.keys(loader.bundled) }) }
 }
 
 /**
@@ -99,6 +103,16 @@ async function load(loader: ModuleLoader, specifier: string, resolved: string): 
   let namespace: unknown
   try {
     namespace = await loader.jiti.import(file)
+  } catch (error) {
+    return { ok: false, message: `${specifier} failed to load: ${summarizeError(error)}`, cause: error }
+  }
+  return { ok: true, specifier, ...defaultExport(namespace) }
+}
+
+async function loadBundled(specifier: string, importModule: () => Promise<unknown>): Promise<Imported> {
+  let namespace: unknown
+  try {
+    namespace = await importModule()
   } catch (error) {
     return { ok: false, message: `${specifier} failed to load: ${summarizeError(error)}`, cause: error }
   }

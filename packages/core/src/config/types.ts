@@ -78,6 +78,13 @@ export interface LoadedConfig {
 /** What an entry names. */
 export type EntryKind = 'plugin' | 'adapter' | 'store' | 'tool'
 
+/**
+ * Modules a caller ships, by package name, each imported only when a config names it:
+ * `{ '@bosun/adapter-openai': () => import('@bosun/adapter-openai') }`. The function returns the
+ * module's namespace (its default export is taken, as for an installed package).
+ */
+export type BundledModules = Readonly<Record<string, () => Promise<unknown>>>
+
 /** One thing wrong with a config. */
 export interface ConfigProblem {
   /** JSON path in the file: `$.plugins[1][1].turnsPerMinute` (`$.bosun…` inside package.json). */

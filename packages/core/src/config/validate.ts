@@ -7,12 +7,19 @@ import { resolveModelEntries, resolveModelEntry } from './model-entries.js'
 import { childPath, configError, describeValue, rootPath } from './problems.js'
 import { createModuleLoader } from './resolve.js'
 import { configSchema } from './schema.js'
-import type { BosunConfig, ConfigProblem, LoadedConfig, ResolvedConfig } from './types.js'
+import type { BosunConfig, BundledModules, ConfigProblem, LoadedConfig, ResolvedConfig } from './types.js'
 
 /** Options of {@link validateConfig} (and of `loadConfig` and `createAgentFromConfig`). */
 export interface ValidateConfigOptions {
   /** Where `…Env` options are looked up. Default: `process.env`. */
   env?: Readonly<Record<string, string | undefined>>
+  /**
+   * Packages to use when a name does not resolve from the config's folder, by package name. A
+   * tool that ships Bosun's parts (the `bosun` CLI) passes its own copies, so that a config naming
+   * `openai` or `retry` works in a project that has not installed them. A copy the project has
+   * installed always wins. Default: none.
+   */
+  bundled?: BundledModules
 }
 
 /**
@@ -45,7 +52,7 @@ export async function validateConfig(loaded: LoadedConfig, options: ValidateConf
   // An entry the root schema refused is not resolved: its problem is already reported.
   const usable = (pointer: string) => !invalid.some((bad) => bad === pointer || bad.startsWith(`${pointer}/`) || pointer.startsWith(`${bad}/`))
 
-  const context: EntryContext = { loader: createModuleLoader(dir), env: options.env ?? process.env, resolveModels: resolveModelEntries }
+  const context: EntryContext = { loader: createModuleLoader(dir, options.bundled), env: options.env ?? process.env, resolveModels: resolveModelEntries }
   const typed = config as BosunConfig
   const each = <T>(key: 'plugins' | 'tools', resolve: (entry: unknown, path: string) => Promise<T>) =>
     Promise.all(

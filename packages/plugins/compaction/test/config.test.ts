@@ -34,7 +34,7 @@ describe('the summariser chosen in a config file', () => {
     expect((error as BosunError).message).not.toContain('SECRET')
     expect((error as BosunError).message.split(fixtures).join('<fixtures>')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/bosun.config.yaml:
-        - $.plugins[0][1].model.adapter (adapter "nope"): cannot be found: tried @bosun/adapter-nope, then bosun-adapter-nope (resolving from <fixtures>/bad). Install the adapter (npm install @bosun/adapter-nope) or correct the name.
+        - $.plugins[0][1].model.adapter (adapter "nope"): cannot be found: tried @bosun/adapter-nope, then bosun-adapter-nope (resolving from <fixtures>/bad). It is not one of Bosun's adapters, and no installed package provides it. Check the spelling; a third-party adapter is installed by its full package name (bosun-adapter-<name> or @scope/bosun-adapter-<name>), then named here. Known adapters: ai-sdk, anthropic, openai, scripted.
         - $.plugins[1][1].model.options.recrd (adapter "scripted"): unknown key "recrd" — did you mean "record"?
         - $.plugins[1][1].model.options.responses[0].chunkSize (adapter "scripted"): must be >= 1 (found 0)
         - $.plugins[2][1].model.options.apiKey (plugin "../../../src/index.ts"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "apiKeyEnv": "MY_API_KEY".
