@@ -1,0 +1,223 @@
+/**
+ * `@bosun/host/client`: a small fetch-based client for the host (browsers and Node). Routes are
+ * typed; `stream()` parses SSE with eventsource-parser and resumes by the last seq it saw, with
+ * backoff, so a consumer sees every event once and in order across reconnects.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
+
+export interface ClientOptions {
+  /** e.g. `http://127.0.0.1:4477` */
+  baseUrl: string
+  /** Bearer token, when the host requires one. */
+  token?: string
+  fetch?: typeof fetch
+}
+
+export interface WireEvent { seq: number; time: number; type: string; data: unknown }
+export interface WireMessage { id: string; role: 'user'; content: unknown[]; source: { kind: string; [key: string]: unknown } }
+export interface Queues { 'next-turn': WireMessage[]; 'next-step': WireMessage[] }
+export type Delivery = 'followup' | 'steer' | 'inject'
+
+export interface Receipt {
+  accepted: true
+  messageId: string
+  duplicate: boolean
+  lane: 'next-turn' | 'next-step'
+  delivery: Delivery
+  rerouted?: true
+  seq: number
+  position: number | null
+  status: string
+  durable: boolean
+}
+
+export interface SessionListItem { id: string; createdAt?: number; loaded: boolean; status: string; lastSeq: number; queue: { 'next-turn': number; 'next-step': number } | null }
+export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inbox: Queues }
+export type MessageStatus = { messageId: string; admittedSeq: number; lane: 'next-turn' | 'next-step' } & (
+  | { state: 'queued'; position: number }
+  | { state: 'claimed'; turn: number; stepped: boolean; turnEnd?: string }
+  | { state: 'rejected'; turn: number; by: string; metadata: unknown }
+  | { state: 'canceled' }
+)
+
+export type StreamFrame =
+  | { event: 'hello'; data: { lastSeq: number; status: string; inbox: Queues } }
+  | { event: 'session.event'; data: WireEvent }
+  | { event: 'session.inbox'; data: Queues }
+  | { event: 'session.status'; data: { status: string; seq: number } }
+
+export interface StreamOptions {
+  /** Last seq already seen (-1 = from the start). Default -1. */
+  after?: number
+  /** Live only: start after the current end of the log. */
+  fromTail?: boolean
+  /** `false`: finished steps without their chunks. */
+  chunks?: boolean
+  signal?: AbortSignal
+  /** Reconnect backoff. Default 200 ms doubling up to 5 s. */
+  retry?: { initialMs?: number; maxMs?: number }
+}
+
+/** An error answer of the host: `code` is one of SPEC §10's stable codes. */
+export class HostClientError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
+    super(message)
+    this.name = 'HostClientError'
+  }
+}
+
+export interface HostClient {
+  host(): Promise<{ protocol: string; version: string; capabilities: string[]; auth: string }>
+  listSessions(): Promise<SessionListItem[]>
+  createSession(id?: string): Promise<{ id: string; status: string; lastSeq: number }>
+  getSession(id: string): Promise<SessionSnapshot>
+  events(id: string, page?: { after?: number; limit?: number }): Promise<{ events: WireEvent[]; lastSeq: number; next: number | null }>
+  /** Admits a message. `clientMessageId` defaults to a fresh UUID: pass your own to retry safely. */
+  send(id: string, message: { content: string | unknown[]; clientMessageId?: string; delivery?: Delivery }, options?: { waitDurable?: boolean }): Promise<Receipt>
+  messageStatus(id: string, messageId: string): Promise<MessageStatus>
+  editMessage(id: string, messageId: string, content: string | unknown[]): Promise<{ edited: string; inbox: Queues }>
+  removeMessage(id: string, messageId: string): Promise<{ removed: string; inbox: Queues }>
+  reorder(id: string, order: string[]): Promise<{ inbox: Queues }>
+  cancel(id: string, options?: { keepInbox?: boolean }): Promise<{ canceled: true; keepInbox: boolean; inbox: Queues }>
+  wake(id: string): Promise<{ status: string; inbox: Queues }>
+  fork(id: string, options?: { id?: string; afterTurn?: number }): Promise<{ id: string; parent: string; seedLength: number }>
+  /** The session's frames, resumed by the last seq after a dropped connection; ends when `signal` aborts. */
+  stream(id: string, options?: StreamOptions): AsyncIterable<StreamFrame>
+}
+
+export function createClient(options: ClientOptions): HostClient {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis)
+  const auth: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }
+  const enc = encodeURIComponent
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await doFetch(`${base}${path}`, {
+      method,
+      headers: { ...auth, ...(method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' }) },
+      ...(method === 'GET' || method === 'DELETE' ? {} : { body: JSON.stringify(body ?? {}) }),
+    })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    if (!response.ok) {
+      const error = (parsed as { error?: { code?: string; message?: string; details?: unknown } } | undefined)?.error
+      throw new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status} from ${method} ${path}`, error?.details)
+    }
+    return parsed as T
+  }
+
+  async function* stream(id: string, opts: StreamOptions = {}): AsyncGenerator<StreamFrame> {
+    let after = opts.after ?? -1
+    let tail = opts.fromTail === true
+    const initial = opts.retry?.initialMs ?? 200
+    const max = opts.retry?.maxMs ?? 5000
+    let delay = initial
+    const aborted = (): boolean => opts.signal?.aborted === true
+    while (!aborted()) {
+      const query = new URLSearchParams()
+      if (tail) query.set('from', 'tail')
+      else query.set('after', String(after))
+      if (opts.chunks === false) query.set('chunks', 'false')
+      let response: Response
+      try {
+        response = await doFetch(`${base}/v1/sessions/${enc(id)}/stream?${query}`, { headers: { ...auth, accept: 'text/event-stream' }, ...(opts.signal ? { signal: opts.signal } : {}) })
+      } catch {
+        if (aborted()) return
+        await sleep(delay, opts.signal)
+        delay = Math.min(max, delay * 2)
+        continue
+      }
+      if (!response.ok || !response.body) {
+        const text = await response.text().catch(() => '')
+        let error: { code?: string; message?: string; details?: unknown } | undefined
+        try {
+          error = (JSON.parse(text) as { error?: typeof error }).error
+        } catch {
+          error = undefined
+        }
+        // 4xx is the caller's to fix (no such session, not authorized): no retry.
+        if (response.status >= 400 && response.status < 500) throw new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details)
+        await sleep(delay, opts.signal)
+        delay = Math.min(max, delay * 2)
+        continue
+      }
+      const queue: EventSourceMessage[] = []
+      const parser = createParser({ onEvent: (message) => queue.push(message) })
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          parser.feed(value)
+          while (queue.length > 0) {
+            const message = queue.shift()!
+            const data = JSON.parse(message.data) as unknown
+            if (message.event === 'hello' && tail) {
+              tail = false
+              after = (data as { lastSeq: number }).lastSeq
+            }
+            if (message.event === 'session.event') {
+              const seq = Number(message.id)
+              if (seq <= after) continue // never twice
+              after = seq
+            }
+            delay = initial
+            yield { event: message.event, data } as StreamFrame
+          }
+        }
+      } catch {
+        if (aborted()) return
+      } finally {
+        reader.cancel().catch(() => {})
+      }
+      if (aborted()) return
+      await sleep(delay, opts.signal)
+      delay = Math.min(max, delay * 2)
+    }
+  }
+
+  return {
+    host: () => call('GET', '/v1/host'),
+    listSessions: async () => (await call<{ sessions: SessionListItem[] }>('GET', '/v1/sessions')).sessions,
+    createSession: (id) => call('POST', '/v1/sessions', id === undefined ? {} : { id }),
+    getSession: (id) => call('GET', `/v1/sessions/${enc(id)}`),
+    events: (id, page = {}) => {
+      const q = new URLSearchParams()
+      if (page.after !== undefined) q.set('after', String(page.after))
+      if (page.limit !== undefined) q.set('limit', String(page.limit))
+      return call('GET', `/v1/sessions/${enc(id)}/events?${q}`)
+    },
+    send: (id, message, sendOptions = {}) =>
+      call('POST', `/v1/sessions/${enc(id)}/messages${sendOptions.waitDurable ? '?wait=durable' : ''}`, {
+        clientMessageId: message.clientMessageId ?? globalThis.crypto.randomUUID(),
+        content: message.content,
+        ...(message.delivery === undefined ? {} : { delivery: message.delivery }),
+      }),
+    messageStatus: (id, messageId) => call('GET', `/v1/sessions/${enc(id)}/messages/${enc(messageId)}`),
+    editMessage: (id, messageId, content) => call('PATCH', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`, { content }),
+    removeMessage: (id, messageId) => call('DELETE', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`),
+    reorder: (id, order) => call('PUT', `/v1/sessions/${enc(id)}/inbox/order`, { order }),
+    cancel: (id, cancelOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/cancel`, cancelOptions),
+    wake: (id) => call('POST', `/v1/sessions/${enc(id)}/wake`, {}),
+    fork: (id, forkOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/fork`, forkOptions),
+    stream,
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve()
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}

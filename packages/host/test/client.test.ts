@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createClient, HostClientError, type StreamFrame } from '../src/client.js'
+import { listen, type Host, type RunningServer } from '../src/index.js'
+import { makeHost, tempDir } from './helpers.js'
+
+let dir: string
+let cleanup: () => Promise<void>
+let host: Host
+let server: RunningServer
+const token = 't'.repeat(40)
+
+beforeEach(async () => {
+  ;({ dir, cleanup } = await tempDir())
+  host = makeHost(dir, () => [{ text: 'q'.repeat(80), chunkSize: 1, delayMs: 10 }], { auth: { token } }).host
+  server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: true })
+})
+afterEach(async () => {
+  await server.close()
+  await cleanup()
+})
+
+/** A fetch whose first stream response breaks after a few reads, as a dropped connection would. */
+function flakyFetch(): { fetch: typeof fetch; streams: string[] } {
+  const streams: string[] = []
+  const wrapped: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init)
+    const url = String(input)
+    if (!url.includes('/stream')) return response
+    streams.push(url)
+    if (streams.length > 1 || !response.body) return response
+    const reader = response.body.getReader()
+    let reads = 0
+    const broken = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (++reads > 6) {
+          await reader.cancel()
+          controller.error(new Error('connection reset'))
+          return
+        }
+        const { done, value } = await reader.read()
+        if (done) controller.close()
+        else controller.enqueue(value)
+      },
+    })
+    return new Response(broken, { status: response.status, headers: response.headers })
+  }
+  return { fetch: wrapped, streams }
+}
+
+describe('@bosun/host/client', () => {
+  it('drives a session and resumes its stream by the last seq after a dropped connection', async () => {
+    const flaky = flakyFetch()
+    const client = createClient({ baseUrl: server.url, token, fetch: flaky.fetch })
+    expect((await client.host()).auth).toBe('bearer')
+    await client.createSession('c')
+    const receipt = await client.send('c', { content: 'go', clientMessageId: 'k1' }, { waitDurable: true })
+    expect(receipt).toMatchObject({ messageId: 'k1', durable: true })
+    expect((await client.send('c', { content: 'go', clientMessageId: 'k1' })).duplicate).toBe(true)
+    const controller = new AbortController()
+    const frames: StreamFrame[] = []
+    for await (const frame of client.stream('c', { signal: controller.signal, retry: { initialMs: 10 } })) {
+      frames.push(frame)
+      if (frame.event === 'session.event' && frame.data.type === 'turn/end') controller.abort()
+    }
+    expect(flaky.streams.length).toBeGreaterThan(1)
+    expect(flaky.streams[1]).toMatch(/after=\d+/)
+    const seqs = frames.flatMap((f) => (f.event === 'session.event' ? [f.data.seq] : []))
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i))
+    expect(await client.messageStatus('c', 'k1')).toMatchObject({ state: 'claimed', turnEnd: 'completed' })
+    expect((await client.listSessions()).map((s) => s.id)).toEqual(['c'])
+  })
+
+  it('throws HostClientError with the stable code', async () => {
+    const client = createClient({ baseUrl: server.url, token })
+    await expect(client.getSession('missing')).rejects.toMatchObject({ status: 404, code: 'session-not-found' })
+    const anonymous = createClient({ baseUrl: server.url })
+    const error = await anonymous.host().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HostClientError)
+    expect(error).toMatchObject({ status: 401, code: 'not-authorized' })
+    const iterator = anonymous.stream('c')[Symbol.asyncIterator]()
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'not-authorized' })
+  })
+})
