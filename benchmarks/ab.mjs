@@ -12,22 +12,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { abArgs } from './lib/ab-args.mjs'
 import { median } from './lib/children.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
-const USAGE = 'usage: node benchmarks/ab.mjs <git-ref> [rounds=5]   (swaps the built dist of packages/core and packages/plugins/store-jsonl in this tree while it runs)'
-const argv = process.argv.slice(2)
 // Before anything is built or swapped: help, and arguments that are not a ref and a count.
-if (argv.includes('--help') || argv.includes('-h')) {
-  console.log(USAGE)
-  process.exit(0)
-}
-if (argv.length < 1 || argv.length > 2 || argv.some((a) => a.startsWith('-')) || (argv[1] !== undefined && !/^[1-9]\d*$/.test(argv[1]))) {
-  console.error(USAGE)
-  process.exit(2)
-}
-const [ref, roundsArg = '5'] = argv
+const { ref, rounds: roundsArg } = abArgs('usage: node benchmarks/ab.mjs <git-ref> [rounds=5]   (swaps the built dist of packages/core and packages/plugins/store-jsonl in this tree while it runs)')
 const PACKAGES = ['packages/core', 'packages/plugins/store-jsonl']
 const CONFIGS = [
   { name: 'figure 1, memory store (ms / turn)', variant: 'memory', prior: 100, chunks: 10, samples: 40, warmup: 10 },

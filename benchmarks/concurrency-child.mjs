@@ -1,5 +1,6 @@
 // Figure 7 (concurrency), one contender in its own process: `node concurrency-child.mjs '<json>'`
-// with { contender, variant, sessions, turns, prior }. Builds `sessions` sessions (untimed; for
+// with { contender, variant, sessions, turns, prior, sharedStore? } (figure 4 runs it too, on the
+// durable stores, with `sharedStore`: all Bosun sessions in one store). Builds `sessions` sessions (untimed; for
 // LangGraph, threads on ONE shared compiled graph + MemorySaver via `thread()`, for the others
 // `fresh()`), then runs them all at once: every session runs `turns` turns one after the other,
 // all sessions concurrently in one event loop (Promise.all). Prints one JSON line: { ok,
@@ -29,7 +30,7 @@ const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorte
 async function main() {
   progress('loading modules')
   const { contender } = await loaders[config.contender]()
-  const options = { prior: config.prior ?? 0, chunks: 10, chunkSize: 10 }
+  const options = { prior: config.prior ?? 0, chunks: 10, chunkSize: 10, sharedStore: config.sharedStore === true }
   const c = await contender(config.variant, options)
   const make = () => (c.thread ? c.thread() : c.fresh())
   try {

@@ -17,7 +17,7 @@ type Cell = { ok?: boolean; wall?: number; reason?: string; long?: boolean } & R
 type Table = Record<string, Record<string, Cell>>
 interface Output {
   peers?: { fig1: Record<string, Cell>; fig2: Table; fig3: Table }
-  fig4?: { runs: Table }
+  fig4?: { runs: Table; concurrency: Table }
   fig5?: { runs: Table }
   fig6?: { loaded: Record<string, Cell & { perSession?: { heapUsed: number } }> }
   fig7?: { runs: Table }
@@ -28,7 +28,8 @@ interface Output {
 /** Runs run.mjs with `--smoke`; checks that docs/benchmarks.md and results.json are untouched. */
 async function smoke(args: string[], env: Record<string, string> = {}): Promise<Output> {
   const before = [read(docPath), read(resultsPath)]
-  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), ...args, '--smoke'], { cwd: here, timeout: 60_000, env: { ...process.env, ...env } })
+  // No time limit: a smoke run ends by itself, and on a busy machine it takes what it takes.
+  const { stdout } = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), ...args, '--smoke'], { cwd: here, env: { ...process.env, ...env } })
   expect([read(docPath), read(resultsPath)], 'a smoke run wrote to docs/benchmarks.md or results.json').toEqual(before)
   return JSON.parse(stdout.trim().split('\n').pop()!) as Output
 }
@@ -47,13 +48,16 @@ function expectResultOrReason(name: string, list: ReadonlyArray<readonly [string
 const region = (doc: string, name: string) => new RegExp(`<!-- peers-${name}:start -->[\\s\\S]*?<!-- peers-${name}:end -->`).exec(doc)?.[0]
 const REGIONS = ['durable', 'resume', 'memory', 'concurrency']
 
-describe.sequential('benchmarks/run.mjs --smoke', () => {
+// Each test waits for its run to end (`timeout: 0`): a fixed limit here failed on a loaded 2-core
+// machine while nothing was wrong.
+describe.sequential('benchmarks/run.mjs --smoke', { timeout: 0 }, () => {
   test('the full run: figures 1–7, every cell a result or a stated reason, the whole peers section', async () => {
     const out = await smoke([])
     expectResultOrReason('fig1', Object.entries(out.peers!.fig1), 8)
     expectResultOrReason('fig2', cells(out.peers!.fig2), 4)
     expectResultOrReason('fig3', cells(out.peers!.fig3), 4)
     expectResultOrReason('fig4', cells(out.fig4!.runs), 3)
+    expectResultOrReason('fig4b', cells(out.fig4!.concurrency), 3) // memory, JSONL, SQLite: N sessions in one store
     expectResultOrReason('fig5', cells(out.fig5!.runs), 6)
     expectResultOrReason('fig6', Object.entries(out.fig6!.loaded), 4)
     for (const [id, r] of Object.entries(out.fig6!.loaded)) if (r.ok) expect(typeof r.perSession?.heapUsed, id).toBe('number')
@@ -64,10 +68,10 @@ describe.sequential('benchmarks/run.mjs --smoke', () => {
     for (const [, r] of deferred) expect(r.reason).toContain('node benchmarks/run.mjs --long')
     const md = out.markdown
     for (const name of REGIONS) expect(region(md, name), name).toBeDefined()
-    for (const h of ['Figure 1 —', 'Figure 2 —', 'Figure 3 —', 'Figure 4 —', 'Figure 5 —', 'Figure 6 —', 'Figure 7 —', '### Goals']) expect(md).toContain(h)
+    for (const h of ['Figure 1 —', 'Figure 2 —', 'Figure 3 —', 'Figure 4 —', 'Figure 4b —', 'Figure 5 —', 'Figure 6 —', 'Figure 7 —', '### Goals']) expect(md).toContain(h)
     expect(md).toContain('Command: `node benchmarks/run.mjs` (all seven figures')
     for (const stale of ['Where Bosun loses', 'Core was not edited', 'Not implemented:']) expect(md).not.toContain(stale)
-  }, 60_000)
+  })
 
   test('--only peers: figures 1–3, the regions of figures 4–7 kept as they are in the doc', async () => {
     const out = await smoke(['--only', 'peers'])
@@ -76,7 +80,7 @@ describe.sequential('benchmarks/run.mjs --smoke', () => {
     expect(out.markdown).toContain('Command: `node benchmarks/run.mjs --only peers` (figures 1–3 only')
     const doc = readFileSync(docPath, 'utf8')
     for (const name of REGIONS) expect(region(out.markdown, name), name).toBe(region(doc, name))
-  }, 60_000)
+  })
 
   test.each([
     ['durable', 'fig4', 3],
@@ -89,13 +93,13 @@ describe.sequential('benchmarks/run.mjs --smoke', () => {
     const doc = readFileSync(docPath, 'utf8')
     expect(region(out.markdown, name)).toContain(`Command: \`node benchmarks/run.mjs --only ${name}\``)
     for (const other of REGIONS.filter((r) => r !== name)) expect(region(out.markdown, other), other).toBe(region(doc, other))
-  }, 60_000)
+  })
 
   test('--only memory: figure 6 alone (loaded sessions at smoke size)', async () => {
     const out = await smoke(['--only', 'memory'])
     expectResultOrReason('fig6', Object.entries(out.fig6!.loaded), 4)
     expect(region(out.markdown, 'memory')).toContain('Command: `node benchmarks/run.mjs --only memory`')
-  }, 60_000)
+  })
 
   test('--long: the deferred cells measured, and shown in the regions of figures 5 and 7 with their date', async () => {
     const out = await smoke(['--long'])
@@ -103,24 +107,24 @@ describe.sequential('benchmarks/run.mjs --smoke', () => {
     expectResultOrReason('long fig7', Object.entries(out.long!.fig7), 2)
     expect(region(out.markdown, 'resume')).toContain('LangGraph SqliteSaver `getState` (from the `--long` run of')
     expect(region(out.markdown, 'concurrency')).toContain('AI SDK streamText (from the `--long` run of')
-  }, 60_000)
+  })
 
   test('--long: a child stopped at the time limit states where it stopped', async () => {
     const out = await smoke(['--long'], { BENCH_LONG_TIMEOUT_S: '0.5' })
     const stopped = Object.entries({ ...out.long!.fig5, ...out.long!.fig7 }).filter(([, r]) => !r.ok)
     expect(stopped.length).toBeGreaterThan(0)
     for (const [id, r] of stopped) expect(r.reason, id).toMatch(/^stopped at the 0\.5 s time limit/)
-  }, 60_000)
+  })
 })
 
-describe('benchmarks/run.mjs: the command line is read before anything runs', () => {
+describe('benchmarks/run.mjs: the command line is read before anything runs', { timeout: 0 }, () => {
   /**
    * Runs run.mjs with no PATH: had it gone on to build (`npx tsc`), it would have failed with exit
    * 1; exit 0 or 2 shows it stopped before. docs/benchmarks.md and results.json are untouched.
    */
   async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     const before = [read(docPath), read(resultsPath)]
-    const result = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), ...args], { cwd: here, timeout: 30_000, env: { PATH: '' } })
+    const result = await promisify(execFile)(process.execPath, [join(here, 'run.mjs'), ...args], { cwd: here, env: { PATH: '' } })
       .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }))
       .catch((error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }))
     expect([read(docPath), read(resultsPath)], 'run.mjs wrote to docs/benchmarks.md or results.json').toEqual(before)

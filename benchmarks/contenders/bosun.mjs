@@ -44,12 +44,14 @@ export async function contender(variant, options) {
   let sqliteFiles = []
   if (variant === 'memory') storeFactory = () => memoryStore()
   else if (variant === 'jsonl' || variant === 'jsonl-tmpfs') {
-    const { jsonlStore } = await import('@bosun/plugin-store-jsonl')
+    // BENCH_STORE_JSONL / BENCH_STORE_SQLITE: another build of the store (ab-stores.mjs).
+    const { jsonlStore } = await import(process.env.BENCH_STORE_JSONL ?? '@bosun/plugin-store-jsonl')
     storeFactory = () => jsonlStore({ dir, batchWindowMs: 0 })
   } else if (variant === 'sqlite') {
-    const { sqliteStore } = await import('@bosun/plugin-store-sqlite')
+    const { sqliteStore } = await import(process.env.BENCH_STORE_SQLITE ?? '@bosun/plugin-store-sqlite')
     let n = 0
-    storeFactory = () => { const file = join(dir, `s${n++}.db`); sqliteFiles = [file, `${file}-wal`]; return sqliteStore({ file, batchWindowMs: 0 }) }
+    let dbs = 0
+    storeFactory = () => { const file = join(dir, `s${dbs++}.db`); sqliteFiles = [file, `${file}-wal`]; return sqliteStore({ file, batchWindowMs: 0 }) }
   } else throw new Error(`unknown bosun variant ${variant}`)
 
   // The prior history: real turns on a memory-store agent, kept as its log.
@@ -64,6 +66,7 @@ export async function contender(variant, options) {
   await seed.close()
 
   let n = 0
+  let shared
   const logJson = JSON.stringify(log)
   return {
     priorMessages,
@@ -84,13 +87,15 @@ export async function contender(variant, options) {
       return agent
     },
     async fresh() {
-      const store = storeFactory()
+      // `sharedStore`: every session of this contender in ONE store (one SQLite database, one
+      // JSONL folder), as a server running many agents has it; otherwise a store per session.
+      const store = options.sharedStore ? (shared ??= storeFactory()) : storeFactory()
       const id = `bench-${n++}`
       // Figure 4: the files this session's durable writes land in (size growth per step).
       const files = variant.startsWith('jsonl') ? [join(dir, `${id}.jsonl`)] : sqliteFiles
       // The seeded session is written, then closed: the agent opens it as its one writer.
       await (await store.create({ id, version: 1, createdAt: 0 }, log)).writer.close()
-      const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
+      const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: !options.sharedStore })
       let deltas = 0
       agent.session.subscribe((event) => {
         if (event.type === 'assistant/chunk' && event.data.chunk.type === 'text-delta') deltas++
@@ -106,7 +111,8 @@ export async function contender(variant, options) {
         files,
       }
     },
-    cleanup() {
+    async cleanup() {
+      await shared?.close()
       if (dir) rmSync(dir, { recursive: true, force: true })
     },
   }

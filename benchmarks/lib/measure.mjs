@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { interleave, measureTurns, mean, median, runChild, spread } from './children.mjs'
-import { CONTENDERS, DURABLE, MEMORY, RESUMERS, isSlow } from './plan.mjs'
+import { CONCURRENT_DURABLE, CONTENDERS, DURABLE, MEMORY, RESUMERS, isSlow } from './plan.mjs'
 
 const LONG = '`node benchmarks/run.mjs --long`'
 const sec = (ms) => (ms < 1000 ? `${Math.round(ms)} ms` : ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000).toLocaleString('en')} s`)
@@ -34,7 +34,13 @@ export async function measureDurable({ plan, rounds, log }) {
     key: `${prior}/${c.id}`, label: `figure 4: ${c.label}, ${prior} prior messages`,
     run: () => runChild('durable-child.mjs', c, { prior, samples: n(c, prior) }),
   })))
-  const raw = await interleave(cells, rounds, log)
+  // Figure 4b: N sessions at once, one store, Bosun memory / JSONL / SQLite side by side.
+  const concurrent = plan.fig4.concurrent ?? []
+  const concurrentCells = concurrent.flatMap(({ sessions, turns }) => CONCURRENT_DURABLE.map((c) => ({
+    key: `c${sessions}/${c.id}`, label: `figure 4b: ${c.label}, ${sessions} sessions × ${turns} turns, one store`,
+    run: () => runChild('concurrency-child.mjs', c, { sessions, turns, sharedStore: true }),
+  })))
+  const raw = await interleave([...cells, ...concurrentCells], rounds, log)
   const runs = {}
   for (const prior of priors) {
     runs[prior] = {}
@@ -52,7 +58,24 @@ export async function measureDurable({ plan, rounds, log }) {
       }
     }
   }
-  return { priors, samples, slowLargeSamples, runs }
+  const concurrency = {}
+  for (const { sessions, turns } of concurrent) {
+    concurrency[sessions] = {}
+    const perRound = (r) => r.turns / (r.totalMs / 1000)
+    const memory = raw[`c${sessions}/bosun-memory`].results
+    for (const c of CONCURRENT_DURABLE) {
+      const { results: rs, reason } = raw[`c${sessions}/${c.id}`]
+      concurrency[sessions][c.id] = reason ? { ok: false, reason } : {
+        ok: true, rounds: rs.length, sessions, turns,
+        turnsPerS: spread(rs.map(perRound)), cpuMsPerTurn: median(rs.map((r) => r.cpuMs / r.turns)),
+        p50: median(rs.map((r) => r.turnMs.p50)), p99: median(rs.map((r) => r.turnMs.p99)), wrongDeltaTurns: rs.reduce((a, r) => a + r.wrongDeltaTurns, 0),
+        // Against the memory store of the same round (the rounds are interleaved: a slow spell of the machine hits both).
+        ofMemory: memory?.length === rs.length ? spread(rs.map((r, i) => perRound(r) / perRound(memory[i]))) : undefined,
+        raw: rs.map(({ totalMs, cpuMs, turns: t, turnMs }) => ({ totalMs, cpuMs, turns: t, turnMs })),
+      }
+    }
+  }
+  return { priors, samples, slowLargeSamples, runs, concurrent, concurrency }
 }
 
 /**

@@ -17,6 +17,8 @@ export const CONTENDERS = [
 export const MEMORY = CONTENDERS.filter((c) => !c.durable)
 export const DURABLE = CONTENDERS.filter((c) => c.durable && !c.fig1Only)
 export const byId = (id) => CONTENDERS.find((c) => c.id === id)
+/** Figure 4b: Bosun's durable stores against its memory store, many sessions at once. */
+export const CONCURRENT_DURABLE = ['bosun-memory', 'bosun-jsonl', 'bosun-sqlite'].map(byId)
 /** Figure 5: the stores that can reopen a session (pi and the AI SDK keep none). */
 export const RESUMERS = ['bosun-jsonl', 'bosun-sqlite', 'lg-sqlite'].map(byId)
 
@@ -32,7 +34,7 @@ export function plan({ smoke }) {
       fig1: { prior: 100, ...ONE },
       fig2: [{ prior: 10, ...ONE }],
       fig3: [{ prior: 10, chunks: 10, chunkSize: 1, ...ONE }],
-      fig4: { priors: [40], samples: 1, slowLargeSamples: 1 },
+      fig4: { priors: [40], samples: 1, slowLargeSamples: 1, concurrent: [{ sessions: 2, turns: 2 }] },
       // The largest size's LangGraph cell is left to `--long`, as in the default run.
       fig5: { sizes: [200, 1000], reps: () => 1, longSize: 1000 },
       fig6: { prior: 40, loaded: 10 },
@@ -52,7 +54,9 @@ export function plan({ smoke }) {
     fig3: [[100, 10], [1000, 1], [1000, 10], [1000, 100]].map(([chunks, chunkSize]) => ({ prior: 10, chunks, chunkSize, ...s(20, 5, 8, 2) }))
       .concat([{ prior: 10, chunks: 10000, chunkSize: 10, ...s(8, 2, 3, 1) }]),
     // LangGraph at 4,000 messages: ~1 s per turn (it checkpoints the whole history per step).
-    fig4: { priors: [40, 400, 4000], samples: 15, slowLargeSamples: 5 },
+    // `concurrent`: N sessions at once in one process, in one store (figure 4b); about as many
+    // turns per child at each N.
+    fig4: { priors: [40, 400, 4000], samples: 15, slowLargeSamples: 5, concurrent: [{ sessions: 1, turns: 200 }, { sessions: 8, turns: 40 }, { sessions: 64, turns: 10 }] },
     // One reopen per child from 100,000 events (seconds each; the rounds repeat it).
     fig5: { sizes: [1000, 100_000, 1_000_000], reps: (n) => (n < 100_000 ? 5 : 1), longSize: 1_000_000 },
     fig6: { prior: 40, loaded: 100, idle: 10_000 },
