@@ -187,9 +187,12 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
     .option('--host <address>', 'address to bind; anything but loopback needs BOSUN_HOST_TOKEN', '127.0.0.1')
     .option('--grace-ms <ms>', 'on shutdown, how long running turns may finish before they are aborted', '5000')
+    .option('--token-file <file>', 'require the bearer token in this file (mode 0600) instead of BOSUN_HOST_TOKEN')
+    .option('--init-token', 'write a new random token to --token-file (default .bosun/host-token, mode 0600) and exit')
     .addHelpText('after', examples([
       ['bosun serve', 'http://127.0.0.1:4477'],
       ['BOSUN_HOST_TOKEN=$(openssl rand -hex 32) bosun serve --host 0.0.0.0', 'reachable from the network, with a bearer token'],
+      ['bosun serve --init-token && bosun serve --host 0.0.0.0 --token-file .bosun/host-token', 'the token kept in a file'],
     ]))
     .action(run(commands.serve))
 

@@ -1,3 +1,5 @@
+import { readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, bosun } from './helpers.js'
 
@@ -70,9 +72,32 @@ describe('bosun serve', () => {
   })
 })
 
+describe('bosun serve tokens', () => {
+  it('--init-token writes a 0600 token file; --token-file requires it', async ({ dir }) => {
+    const init = await bosun(['serve', '--init-token'], { cwd: dir })
+    expect(init.code).toBe(0)
+    expect(init.stdout).toContain('.bosun/host-token')
+    const file = join(dir, '.bosun/host-token')
+    const token = (await readFile(file, 'utf8')).trim()
+    expect(token).toMatch(/^[0-9a-f]{64}$/)
+    expect(init.stdout + init.stderr).not.toContain(token)
+    if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600)
+    expect((await bosun(['serve', '--init-token'], { cwd: dir })).code).toBe(2)
+    const child = start(['serve', '--port', '0', '--token-file', file], { cwd: dir })
+    await waitFor(() => urlOf(child.output.stdout) !== undefined, 'the URL')
+    const url = urlOf(child.output.stdout)!
+    expect((await fetch(`${url}/v1/host`)).status).toBe(401)
+    expect((await fetch(`${url}/v1/host`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    child.kill('SIGTERM')
+    const result = await finished(child)
+    expect(result.code).toBe(0)
+    expect(result.stdout + result.stderr).not.toContain(token)
+  })
+})
+
 describe('bosun serve after a crash', () => {
   it('SIGKILL mid-turn, restart: every admitted message is found and the queued work continues', async ({ dir }) => {
-    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'z'.repeat(400), chunkSize: 1, delayMs: 40 }] } } })
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'z'.repeat(200), chunkSize: 1, delayMs: 30 }] } } })
     const first = start(['serve', '--port', '0'], { cwd: dir })
     await waitFor(() => urlOf(first.output.stdout) !== undefined, 'the URL')
     let url = urlOf(first.output.stdout)!

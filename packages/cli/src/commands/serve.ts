@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import type { Store } from '@bosun/core'
 import { createHost, isLoopback, listen } from '@bosun/host'
 import { loadCliConfig, openAgent, openStore } from '../agent.js'
@@ -9,6 +12,38 @@ export interface ServeOptions {
   port?: string
   host?: string
   graceMs?: string
+  tokenFile?: string
+  initToken?: boolean
+}
+
+export const DEFAULT_TOKEN_FILE = '.bosun/host-token'
+
+/** `--init-token`: writes 32 random bytes (hex) to the token file, mode 0600; never overwrites. */
+async function initToken(ctx: CommandContext, file: string): Promise<number> {
+  await mkdir(dirname(file), { recursive: true })
+  try {
+    await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw cliError(CliErrorCodes.USAGE, `${file} already exists: serve with --token-file ${file}, or delete it to make a new token.`)
+    }
+    throw error
+  }
+  ctx.out.line(`token written to ${file} (mode 0600); serve with: bosun serve --token-file ${file}`)
+  return ExitCode.ok
+}
+
+async function readToken(file: string): Promise<string> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw cliError(CliErrorCodes.USAGE, `Cannot read the token file ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): create it with bosun serve --init-token --token-file ${file}.`)
+  }
+  if (process.platform !== 'win32' && ((await stat(file)).mode & 0o077) !== 0) {
+    throw cliError(CliErrorCodes.USAGE, `The token file ${file} is readable by other users: chmod 600 ${file}.`)
+  }
+  return text.trim()
 }
 
 function intOption(name: string, raw: string | undefined, fallback: number, max: number): number {
@@ -27,12 +62,15 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const port = intOption('port', options.port, 4477, 65535)
   const graceMs = intOption('grace-ms', options.graceMs, 5000, 600_000)
   const hostname = options.host ?? '127.0.0.1'
-  const token = ctx.io.env.BOSUN_HOST_TOKEN
+  const tokenFile = options.tokenFile === undefined ? undefined : resolve(options.tokenFile)
+  if (options.initToken === true) return initToken(ctx, tokenFile ?? resolve(DEFAULT_TOKEN_FILE))
+  const token = tokenFile !== undefined ? await readToken(tokenFile) : ctx.io.env.BOSUN_HOST_TOKEN
+  const where = tokenFile !== undefined ? `the token file ${tokenFile}` : 'BOSUN_HOST_TOKEN'
   if (token !== undefined && token.length < 32) {
-    throw cliError(CliErrorCodes.USAGE, 'BOSUN_HOST_TOKEN must be at least 32 random characters (e.g. `openssl rand -hex 32`).')
+    throw cliError(CliErrorCodes.USAGE, `The token in ${where} must be at least 32 random characters (bosun serve --init-token makes one).`)
   }
   if (!isLoopback(hostname) && token === undefined) {
-    throw cliError(CliErrorCodes.USAGE, `Refusing to serve on ${hostname} without a token: set BOSUN_HOST_TOKEN to 32+ random characters, or serve on 127.0.0.1.`)
+    throw cliError(CliErrorCodes.USAGE, `Refusing to serve on ${hostname} without a token: set BOSUN_HOST_TOKEN to 32+ random characters or pass --token-file (bosun serve --init-token makes one), or serve on 127.0.0.1.`)
   }
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const store: Store = await openStore(cfg)
@@ -51,7 +89,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     throw error
   }
   ctx.out.line(`bosun host listening on ${server.url}`)
-  ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : 'bearer token required: the one in BOSUN_HOST_TOKEN')
+  ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       unsubscribe()
