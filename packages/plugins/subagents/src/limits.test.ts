@@ -44,6 +44,32 @@ describe('limits', () => {
     await root.close()
   })
 
+  it('a settled child frees its place, and is live again when woken: send_to_agent over the limit is refused', async () => {
+    let root!: Awaited<ReturnType<typeof parent>>
+    root = await parent({
+      options: { maxLiveChildren: 1 },
+      script: {
+        go: [
+          { toolCalls: [{ name: 'spawn_agent', args: { task: 'quick', mode: 'background' } }] },
+          { text: 'waiting' },
+          { toolCalls: [{ name: 'spawn_agent', args: { task: 'hang', mode: 'background' } }] },
+          () => ({ toolCalls: [{ name: 'send_to_agent', args: { childId: childIds(root.session.events)[0]!, message: 'again' } }] }),
+          { text: 'ok' },
+        ],
+        hang: [{ text: 'never finishes', delayMs: 600_000 }],
+      },
+    })
+    root.followup('go')
+    await until(() => toolResults(root.session.events).length === 3 && root.status === 'idle', 'the three calls')
+    const [first, second, sent] = toolResults(root.session.events)
+    expect(first!.isError).toBeFalsy()
+    expect(second!.isError).toBeFalsy()
+    expect(textOf(second!.content)).toContain('Started background agent')
+    expect(sent!.isError).toBe(true)
+    expect(textOf(sent!.content)).toContain('SUBAGENT_TOO_MANY_LIVE')
+    await root.close()
+  })
+
   it('a child can address only its own children: another id is an error result', async () => {
     const root = await parent({
       script: {
