@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { BosunError, createAgent, createUserMessage, forkSession, type Agent, type CreateAgentOptions, type Store, type UserMessage } from '@bosun/core'
 import { Hono, type Context } from 'hono'
@@ -48,6 +48,8 @@ export interface CreateHostOptions {
   limits?: HostLimits
   /** Host names (besides loopback) the Host/Origin fence accepts, e.g. `['bosun.internal']`. */
   allowedHosts?: readonly string[]
+  /** CORS: origins (e.g. `https://app.example.com`) allowed to call the host from a browser. None by default. */
+  cors?: { origins: readonly string[] }
 }
 
 export interface Host {
@@ -185,6 +187,25 @@ export function createHost(options: CreateHostOptions): Host {
   const listSessions = async (): Promise<unknown[]> => Promise.all((await options.store.list()).map((s) => summaryOf(s.id, s.createdAt)))
   const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())])
   const token = options.auth?.token
+  const corsOrigins = new Set((options.cors?.origins ?? []).map((o) => new URL(o).origin.toLowerCase()))
+  /** Browser logins (cookie value → expiry) and EventSource tickets (ticket → expiry), in memory. */
+  const logins = new Map<string, number>()
+  const tickets = new Map<string, number>()
+  const LOGIN_MS = 12 * 60 * 60_000
+  const TICKET_MS = 60_000
+  const COOKIE = 'bosun_host'
+  const valid = (store: Map<string, number>, key: string | undefined): boolean => {
+    if (key === undefined) return false
+    const expires = store.get(key)
+    if (expires === undefined) return false
+    if (expires < Date.now()) {
+      store.delete(key)
+      return false
+    }
+    return true
+  }
+  const cookieValue = (header: string | undefined): string | undefined =>
+    header?.split(';').map((part) => part.trim()).find((part) => part.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1)
   let closing = false
 
   const app = new Hono()
@@ -213,15 +234,38 @@ export function createHost(options: CreateHostOptions): Host {
       } catch {
         originHost = undefined
       }
-      if (originHost !== hostHeader.toLowerCase()) {
-        throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin.')
+      const allowedOrigin = corsOrigins.has(origin.toLowerCase())
+      if (originHost !== hostHeader.toLowerCase() && !allowedOrigin) {
+        throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin (or configure cors.origins).')
+      }
+      if (allowedOrigin) {
+        c.header('access-control-allow-origin', origin)
+        c.header('access-control-allow-credentials', 'true')
+        c.header('vary', 'origin')
+        if (c.req.method === 'OPTIONS') {
+          return new Response(null, {
+            status: 204,
+            headers: {
+              'access-control-allow-origin': origin,
+              'access-control-allow-credentials': 'true',
+              'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE',
+              'access-control-allow-headers': 'authorization, content-type, last-event-id',
+              'access-control-max-age': '600',
+              vary: 'origin',
+            },
+          })
+        }
       }
     }
-    if (token !== undefined) {
+    const path = new URL(c.req.url).pathname
+    if (token !== undefined && path !== '/v1/login') {
       const header = c.req.header('authorization') ?? ''
       const match = /^Bearer (.+)$/i.exec(header)
-      if (!match || !tokenMatches(match[1]!.trim(), token)) {
-        return errorResponse(new HostError('not-authorized', 'Missing or wrong bearer token: send "Authorization: Bearer <token>".'), { 'www-authenticate': 'Bearer' })
+      const byBearer = match !== null && tokenMatches(match[1]!.trim(), token)
+      const byCookie = !byBearer && valid(logins, cookieValue(c.req.header('cookie')))
+      const byTicket = !byBearer && !byCookie && c.req.method === 'GET' && path.endsWith('/stream') && valid(tickets, c.req.query('ticket'))
+      if (!byBearer && !byCookie && !byTicket) {
+        return errorResponse(new HostError('not-authorized', 'Missing or wrong credentials: send "Authorization: Bearer <token>", log in with POST /v1/login, or open a stream with a fresh ?ticket=.'), { 'www-authenticate': 'Bearer' })
       }
     }
     const method = c.req.method
@@ -251,9 +295,39 @@ export function createHost(options: CreateHostOptions): Host {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: VERSION,
-    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets'],
     auth: token === undefined ? 'none' : 'bearer',
   }))
+
+  // Browsers: log in once with the token for an HttpOnly cookie; an EventSource (which cannot send
+  // headers) opens a stream with a short-lived ticket.
+  app.post('/v1/login', async (c) => {
+    const { token: given } = await body<{ token: string }>(c, 'login')
+    if (token === undefined) return c.json({ loggedIn: true, auth: 'none' })
+    if (!tokenMatches(given, token)) throw new HostError('not-authorized', 'Wrong token: use the one the host was started with.')
+    const id = randomBytes(32).toString('base64url')
+    logins.set(id, Date.now() + LOGIN_MS)
+    const secure = new URL(c.req.url).protocol === 'https:' ? '; Secure' : ''
+    c.header('set-cookie', `${COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/v1; Max-Age=${LOGIN_MS / 1000}${secure}`)
+    return c.json({ loggedIn: true, expiresAt: Date.now() + LOGIN_MS })
+  })
+
+  app.post('/v1/logout', async (c) => {
+    await body(c, 'empty')
+    const id = cookieValue(c.req.header('cookie'))
+    if (id !== undefined) logins.delete(id)
+    c.header('set-cookie', `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/v1; Max-Age=0`)
+    return c.json({ loggedIn: false })
+  })
+
+  app.post('/v1/tickets', async (c) => {
+    await body(c, 'empty')
+    const ticket = randomBytes(24).toString('base64url')
+    const expiresAt = Date.now() + TICKET_MS
+    tickets.set(ticket, expiresAt)
+    for (const [key, expires] of tickets) if (expires < Date.now()) tickets.delete(key)
+    return c.json({ ticket, expiresAt })
+  })
 
   const openApi = openApiDocument(VERSION)
   app.get('/v1/openapi.json', (c) => c.json(openApi))

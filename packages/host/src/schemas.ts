@@ -60,6 +60,12 @@ export const schemas = {
     additionalProperties: false,
     properties: { id: { type: 'string', minLength: 1, maxLength: 128 }, afterTurn: { type: 'integer', minimum: 0 } },
   },
+  login: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['token'],
+    properties: { token: { type: 'string', minLength: 1, maxLength: 4096 } },
+  },
   empty: { type: 'object', additionalProperties: false, properties: {} },
 } as const
 

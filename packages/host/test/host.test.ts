@@ -105,6 +105,44 @@ describe('host: sessions and errors', () => {
   })
 })
 
+describe('host: browsers', () => {
+  it('logs in for an HttpOnly cookie, opens streams with a short-lived ticket, and allows only configured CORS origins', async () => {
+    const token = 'k'.repeat(40)
+    const h = host(undefined, { auth: { token }, cors: { origins: ['https://app.example.com'] } })
+    const wrong = await req(h, 'POST', '/v1/login', { token: 'nope' })
+    expect(wrong.status).toBe(401)
+    const login = await req(h, 'POST', '/v1/login', { token })
+    expect(login.status).toBe(200)
+    const cookie = login.headers.get('set-cookie')!
+    expect(cookie).toMatch(/^bosun_host=[\w-]+; HttpOnly; SameSite=Strict; Path=\/v1/)
+    expect(cookie).not.toContain(token)
+    const jar = cookie.split(';')[0]!
+    expect((await req(h, 'GET', '/v1/sessions', undefined, { cookie: jar })).status).toBe(200)
+    expect((await req(h, 'GET', '/v1/sessions', undefined, { cookie: 'bosun_host=forged' })).status).toBe(401)
+    await req(h, 'POST', '/v1/sessions', { id: 's' }, { cookie: jar })
+    const { ticket } = await json(req(h, 'POST', '/v1/tickets', {}, { cookie: jar }))
+    const stream = await req(h, 'GET', `/v1/sessions/s/stream?ticket=${ticket}`)
+    expect(stream.status).toBe(200)
+    await stream.body!.cancel()
+    expect((await req(h, 'GET', `/v1/sessions/s?ticket=${ticket}`)).status).toBe(401) // tickets open streams only
+    expect((await req(h, 'GET', '/v1/sessions/s/stream?ticket=forged')).status).toBe(401)
+    await req(h, 'POST', '/v1/logout', {}, { cookie: jar })
+    expect((await req(h, 'GET', '/v1/sessions', undefined, { cookie: jar })).status).toBe(401)
+
+    const app = 'https://app.example.com'
+    const preflight = await req(h, 'OPTIONS', '/v1/sessions', undefined, { origin: app, 'access-control-request-method': 'POST' })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(app)
+    const cors = await req(h, 'GET', '/v1/host', undefined, { origin: app, authorization: `Bearer ${token}` })
+    expect(cors.status).toBe(200)
+    expect(cors.headers.get('access-control-allow-origin')).toBe(app)
+    const other = await req(h, 'GET', '/v1/host', undefined, { origin: 'https://evil.example.com', authorization: `Bearer ${token}` })
+    expect(other.status).toBe(403)
+    const plain = await req(h, 'GET', '/v1/host', undefined, { authorization: `Bearer ${token}` })
+    expect(plain.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
 describe('host: OpenAPI', () => {
   it('documents exactly the routes the app serves, with their body schemas', async () => {
     const h = host()
