@@ -2,11 +2,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { BosunError, createAgent, createUserMessage, forkSession, type Agent, type CreateAgentOptions, type Store, type UserMessage } from '@bosun/core'
 import { Hono, type Context } from 'hono'
+import { openTurn, uiMessageStream } from './ai-sdk.js'
 import { errorResponse, HostError } from './errors.js'
 import { findAdmission, foldInbox, messageState } from './log.js'
 import { HostFeed, type SessionSummaryFrame } from './feed.js'
 import { openApiDocument } from './openapi.js'
-import { schemas, validateBody, type PostMessageBody, type SchemaName } from './schemas.js'
+import { CLIENT_MESSAGE_ID_PATTERN, schemas, validateBody, type PostMessageBody, type SchemaName } from './schemas.js'
 import { checkSessionId, SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
 import { sessionStream } from './stream.js'
 
@@ -292,10 +293,55 @@ export function createHost(options: CreateHostOptions): Host {
     }
   }
 
+  /** Admits a message (idempotent by clientMessageId) and answers its receipt. */
+  const admit = async (live: LiveSession, input: PostMessageBody, waitDurable: boolean): Promise<AdmissionReceipt> => {
+      const { agent } = live
+      const messageId = input.clientMessageId
+      const delivery = input.delivery ?? 'followup'
+      let duplicate = live.admitted.has(messageId)
+      if (!duplicate) {
+        const message = createUserMessage(input.content as never, { id: messageId, source: { kind: 'user', delivery } })
+        try {
+          if (delivery === 'followup') agent.followup(message)
+          else if (delivery === 'steer') agent.steer(message)
+          else agent.inject(message)
+        } catch (error) {
+          if (!(error instanceof BosunError && error.code === 'DUPLICATE_MESSAGE_ID')) throw error
+          duplicate = true
+        }
+      }
+      const seq = live.admitted.get(messageId)
+      const admission = seq === undefined ? undefined : findAdmission(agent.session.events.slice(seq, seq + 1), messageId)
+      if (seq === undefined || !admission) {
+        // Admitted by a path this host does not index (e.g. a seed): report it as a duplicate it cannot place.
+        throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
+      }
+      const admittedAs = (admission.message.source as { delivery?: string }).delivery
+      const originalDelivery = (admittedAs === 'followup' || admittedAs === 'steer' || admittedAs === 'inject') ? admittedAs : (admission.lane === 'next-turn' ? 'followup' : 'steer')
+      if (waitDurable) {
+        await agent.session.flush()
+        live.durableSeq = Math.max(live.durableSeq, seq)
+      }
+      const found = agent.inbox.find(messageId)
+      const result: AdmissionReceipt = {
+        accepted: true,
+        messageId,
+        duplicate,
+        lane: admission.lane,
+        delivery: originalDelivery,
+        ...(originalDelivery !== 'followup' && admission.lane === 'next-turn' ? { rerouted: true as const } : {}),
+        seq,
+        position: found ? found.index : null,
+        status: agent.status,
+        durable: seq <= live.durableSeq,
+      }
+      return result
+  }
+
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: VERSION,
-    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets', 'ai-sdk'],
     auth: token === undefined ? 'none' : 'bearer',
   }))
 
@@ -377,49 +423,7 @@ export function createHost(options: CreateHostOptions): Host {
     const wait = c.req.query('wait')
     if (wait !== undefined && wait !== 'durable') throw new HostError('invalid-request', `"wait" may only be "durable", got ${JSON.stringify(wait)}.`, { path: '?wait' })
     const input = await body<PostMessageBody>(c, 'postMessage')
-    const receipt = await withSession(id, async (live) => {
-      const { agent } = live
-      const messageId = input.clientMessageId
-      const delivery = input.delivery ?? 'followup'
-      let duplicate = live.admitted.has(messageId)
-      if (!duplicate) {
-        const message = createUserMessage(input.content as never, { id: messageId, source: { kind: 'user', delivery } })
-        try {
-          if (delivery === 'followup') agent.followup(message)
-          else if (delivery === 'steer') agent.steer(message)
-          else agent.inject(message)
-        } catch (error) {
-          if (!(error instanceof BosunError && error.code === 'DUPLICATE_MESSAGE_ID')) throw error
-          duplicate = true
-        }
-      }
-      const seq = live.admitted.get(messageId)
-      const admission = seq === undefined ? undefined : findAdmission(agent.session.events.slice(seq, seq + 1), messageId)
-      if (seq === undefined || !admission) {
-        // Admitted by a path this host does not index (e.g. a seed): report it as a duplicate it cannot place.
-        throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
-      }
-      const admittedAs = (admission.message.source as { delivery?: string }).delivery
-      const originalDelivery = (admittedAs === 'followup' || admittedAs === 'steer' || admittedAs === 'inject') ? admittedAs : (admission.lane === 'next-turn' ? 'followup' : 'steer')
-      if (wait === 'durable') {
-        await agent.session.flush()
-        live.durableSeq = Math.max(live.durableSeq, seq)
-      }
-      const found = agent.inbox.find(messageId)
-      const result: AdmissionReceipt = {
-        accepted: true,
-        messageId,
-        duplicate,
-        lane: admission.lane,
-        delivery: originalDelivery,
-        ...(originalDelivery !== 'followup' && admission.lane === 'next-turn' ? { rerouted: true as const } : {}),
-        seq,
-        position: found ? found.index : null,
-        status: agent.status,
-        durable: seq <= live.durableSeq,
-      }
-      return result
-    })
+    const receipt = await withSession(id, (live) => admit(live, input, wait === 'durable'))
     return c.json(receipt, 202)
   })
 
@@ -526,6 +530,47 @@ export function createHost(options: CreateHostOptions): Host {
       live.agent.wake()
       return c.json({ status: live.agent.status, inbox: inboxOf(live.agent) })
     })
+  })
+
+  const uiHeaders = {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    'x-vercel-ai-ui-message-stream': 'v1',
+  }
+
+  // AI SDK `useChat`: the chat id is the session id; the last user message is admitted (a
+  // follow-up, or what `bosun.delivery` says) with its id as the clientMessageId, and the turn
+  // that claims it streams as a UI message stream (v1).
+  app.post('/v1/ai-sdk/chat', async (c) => {
+    const input = await body<{ id: string; messages: { id: string; role: string; parts: { type: string; text?: string }[] }[]; bosun?: { delivery?: 'followup' | 'steer' | 'inject' } }>(c, 'aiSdkChat')
+    checkSessionId(input.id)
+    const last = input.messages[input.messages.length - 1]!
+    if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${input.messages.length - 1}/role` })
+    if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${input.messages.length - 1}/id` })
+    const text = last.parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('')
+    if (text === '') throw new HostError('invalid-request', 'The last user message has no text part.', { path: `/messages/${input.messages.length - 1}/parts` })
+    const live = await sessions.use(input.id, { create: !(await sessions.exists(input.id)) })
+    const release = sessions.hold(live)
+    let receipt: AdmissionReceipt
+    try {
+      receipt = await admit(live, { clientMessageId: last.id, content: text, delivery: input.bosun?.delivery ?? 'followup' }, false)
+    } catch (error) {
+      release()
+      throw error
+    }
+    return new Response(uiMessageStream(live, { messageId: receipt.messageId, after: receipt.seq - 1, keepAliveMs, onEnd: release }), { status: 200, headers: uiHeaders })
+  })
+
+  app.get('/v1/ai-sdk/chat/:id/stream', async (c) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    if (!(await sessions.exists(id))) return new Response(null, { status: 204 })
+    const live = await sessions.use(id)
+    const turn = openTurn(live.agent.session.events)
+    if (!turn) return new Response(null, { status: 204 })
+    const release = sessions.hold(live)
+    return new Response(uiMessageStream(live, { turn: turn.turn, after: turn.seq - 1, keepAliveMs, onEnd: release }), { status: 200, headers: uiHeaders })
   })
 
   app.get('/v1/sessions/:id/stream', async (c) => {

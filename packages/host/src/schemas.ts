@@ -66,6 +66,19 @@ export const schemas = {
     required: ['token'],
     properties: { token: { type: 'string', minLength: 1, maxLength: 4096 } },
   },
+  aiSdkChat: {
+    type: 'object',
+    required: ['id', 'messages'],
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 128 },
+      messages: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', required: ['id', 'role', 'parts'], properties: { id: { type: 'string' }, role: { type: 'string' }, parts: { type: 'array' } } },
+      },
+      bosun: { type: 'object', additionalProperties: false, properties: { delivery: { enum: ['followup', 'steer', 'inject'] } } },
+    },
+  },
   empty: { type: 'object', additionalProperties: false, properties: {} },
 } as const
 

@@ -1,0 +1,215 @@
+import type { SessionEvent, UserMessage } from '@bosun/core'
+import type { LiveSession } from './sessions.js'
+
+/**
+ * The AI SDK UI message stream (v1) for one turn of a Bosun session: every frame is a translation
+ * of a log event, read from the log by seq like the session stream (the writer never waits).
+ * Steering, pre-step rejects and queue snapshots travel as `data-bosun-*` parts.
+ */
+type Lane = 'next-turn' | 'next-step'
+interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' }
+
+const encoder = new TextEncoder()
+const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`
+
+export interface TurnStreamOptions {
+  /** The message whose turn is streamed (found by its claim), or the turn itself when resuming. */
+  messageId?: string
+  turn?: number
+  /** Read the log after this seq. */
+  after: number
+  keepAliveMs: number
+  onEnd: () => void
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) return content.map((b) => (typeof b === 'object' && b !== null && 'text' in b ? String((b as { text: unknown }).text) : '')).join('')
+  return JSON.stringify(content)
+}
+
+export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): ReadableStream<Uint8Array> {
+  const session = live.agent.session
+  const seedLength = session.header.seedLength ?? 0
+  const queues: Record<Lane, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  for (let i = seedLength; i <= options.after && i < session.length; i++) {
+    const event = session.events[i]!
+    if (event.type === 'agent/inbox/spliced') {
+      const s = event.data as Splice
+      queues[s.target].splice(s.start, s.removedCount ?? 0, ...s.inserted)
+    }
+  }
+  let cursor = options.after
+  let ourTurn = options.turn
+  let currentTurn: number | undefined
+  let started = false
+  let finished = false
+  let part = 0
+  let open: { kind: 'text' | 'reasoning'; id: string } | undefined
+  let steps = 0
+
+  const closeOpen = (): string => {
+    if (!open) return ''
+    const out = sse({ type: `${open.kind}-end`, id: open.id })
+    open = undefined
+    return out
+  }
+  const delta = (kind: 'text' | 'reasoning', text: string): string => {
+    let out = ''
+    if (open?.kind !== kind) {
+      out += closeOpen()
+      open = { kind, id: `${kind}-${ourTurn}-${++part}` }
+      out += sse({ type: `${kind}-start`, id: open.id })
+    }
+    return out + sse({ type: `${kind}-delta`, id: open!.id, delta: text })
+  }
+  const queueSnapshot = (): string =>
+    sse({ type: 'data-bosun-queue', data: { 'next-turn': queues['next-turn'].map((m) => ({ id: m.id, text: textOf(m.content) })), 'next-step': queues['next-step'].map((m) => ({ id: m.id, text: textOf(m.content) })) }, transient: true })
+  const start = (): string => {
+    started = true
+    return sse({ type: 'start', messageId: `bosun-turn-${ourTurn}` })
+  }
+
+  const translate = (event: SessionEvent): string => {
+    if (event.type === 'turn/start') currentTurn = (event.data as { turn: number }).turn
+    if (event.type === 'agent/inbox/spliced') {
+      const s = event.data as Splice
+      const removed = queues[s.target].splice(s.start, s.removedCount ?? 0, ...s.inserted)
+      if (ourTurn === undefined && options.messageId !== undefined && removed.some((m) => m.id === options.messageId)) {
+        const kept = s.inserted.some((m) => m.id === options.messageId)
+        if (s.outcome === 'canceled' && !kept) {
+          finished = true
+          return sse({ type: 'start' }) + sse({ type: 'data-bosun-canceled', data: { messageId: options.messageId } }) + sse({ type: 'finish' })
+        }
+        if (s.outcome !== 'canceled' && currentTurn !== undefined) {
+          ourTurn = currentTurn
+          return start() + queueSnapshot()
+        }
+      }
+      return started ? queueSnapshot() : ''
+    }
+    if (ourTurn === undefined) return ''
+    if (!started && event.type === 'turn/start' && currentTurn === ourTurn) return start()
+    const data = event.data as { turn?: number }
+    if (data.turn !== ourTurn) return ''
+    switch (event.type) {
+      case 'step/start':
+        steps++
+        return sse({ type: 'start-step' })
+      case 'user/message': {
+        // Input that rides a later step of the turn: a steer (or an injected context).
+        if (steps <= 1) return ''
+        const message = event.data as UserMessage
+        return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: textOf(message.content), source: message.source } })
+      }
+      case 'assistant/chunk': {
+        const chunk = (event.data as { chunk: { type: string; text?: string } }).chunk
+        if (chunk.type === 'text-delta' && chunk.text) return delta('text', chunk.text)
+        if (chunk.type === 'reasoning-delta' && chunk.text) return delta('reasoning', chunk.text)
+        return ''
+      }
+      case 'assistant/message': {
+        let out = closeOpen()
+        const blocks = (event.data as { message: { content: { type: string; id?: string; name?: string; arguments?: string }[] } }).message.content
+        for (const block of blocks) {
+          if (block.type !== 'tool-call') continue
+          let input: unknown = block.arguments
+          try {
+            input = JSON.parse(block.arguments ?? '')
+          } catch {
+            // raw string arguments stay as they are
+          }
+          out += sse({ type: 'tool-input-available', toolCallId: block.id, toolName: block.name, input })
+        }
+        return out
+      }
+      case 'tool/result': {
+        const r = event.data as { callId: string; content: unknown; isError?: boolean }
+        return r.isError === true
+          ? sse({ type: 'tool-output-error', toolCallId: r.callId, errorText: textOf(r.content) })
+          : sse({ type: 'tool-output-available', toolCallId: r.callId, output: textOf(r.content) })
+      }
+      case 'step/end':
+        return closeOpen() + sse({ type: 'finish-step' })
+      case 'agent/pre-step/rejected': {
+        const r = event.data as { by: string; metadata: unknown }
+        return sse({ type: 'data-bosun-rejected', data: { turn: ourTurn, by: r.by, metadata: r.metadata } })
+      }
+      case 'turn/end': {
+        finished = true
+        const reason = (event.data as { reason: { kind: string; error?: { message?: string } } }).reason
+        let out = closeOpen() + sse({ type: 'data-bosun-turn-end', data: { turn: ourTurn, reason } })
+        if (reason.kind === 'aborted') out += sse({ type: 'abort' })
+        else if (reason.kind === 'error') out += sse({ type: 'error', errorText: reason.error?.message ?? 'The turn failed.' })
+        return out + sse({ type: 'finish' })
+      }
+      default:
+        return ''
+    }
+  }
+
+  let wake: (() => void) | undefined
+  const listener = (): void => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  let ended = false
+  const end = (): void => {
+    if (ended) return
+    ended = true
+    live.listeners.delete(listener)
+    options.onEnd()
+  }
+  live.listeners.add(listener)
+  if (ourTurn !== undefined) currentTurn = ourTurn
+
+  return new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      for (;;) {
+        if (ended || live.closed === true) {
+          end()
+          controller.close()
+          return
+        }
+        if (finished) {
+          controller.enqueue(encoder.encode('data: [DONE]\n\n'))
+          end()
+          controller.close()
+          return
+        }
+        const last = session.length - 1
+        if (cursor < last) {
+          let out = ourTurn !== undefined && !started ? start() : ''
+          while (cursor < last && !finished) {
+            cursor++
+            out += translate(session.events[cursor]!)
+          }
+          if (out !== '') {
+            controller.enqueue(encoder.encode(out))
+            return
+          }
+          continue
+        }
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          timer = setTimeout(resolve, options.keepAliveMs)
+        })
+        clearTimeout(timer)
+        wake = undefined
+      }
+    },
+    cancel: () => end(),
+  }, { highWaterMark: 0 })
+}
+
+/** The turn a resume should stream: the open one (its `turn/start` seq), if any. */
+export function openTurn(events: readonly SessionEvent[]): { turn: number; seq: number } | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'turn/end') return undefined
+    if (event.type === 'turn/start') return { turn: (event.data as { turn: number }).turn, seq: event.seq }
+  }
+  return undefined
+}
