@@ -1,9 +1,9 @@
 import { resolve } from 'node:path'
 import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
-import { createAgentFromConfig, loadConfig, validateConfig, type LoadedConfig, type ResolvedConfig } from '@bosun/core/config'
+import { createAgentFromConfig, loadConfig, validateConfig, type BundledModules, type LoadedConfig, type ResolvedConfig } from '@bosun/core/config'
 import scripted from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
-import { withBundledFallbacks } from './bundled.js'
+import { bundledModules, withBundledFallbacks } from './bundled.js'
 import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
 import type { Io } from './io.js'
@@ -18,7 +18,7 @@ export const DEFAULT_SESSIONS_DIR = '.bosun/sessions'
 export interface CliConfig {
   /** The config as loaded, names as written. */
   raw: LoadedConfig
-  /** The config to check and build from (bundled definitions substituted, see `withBundledFallbacks`). */
+  /** The config to check and build from. */
   loaded: LoadedConfig
   /** The config file, or `undefined` when none was found (the defaults apply). */
   file: string | undefined
@@ -26,8 +26,10 @@ export interface CliConfig {
   dir: string
   /** The JSONL folder the CLI uses because the config names no store; `undefined` when it names one. */
   defaultStoreDir: string | undefined
-  /** Packages taken from the CLI's own install (the config's folder has none of them). */
+  /** Packages the model and store are taken from in the CLI's own install (the config's folder has none of them). */
   bundled: Map<'model' | 'store', string>
+  /** The CLI's own copies of Bosun's parts, for names the config's folder does not resolve (see bundled.ts). */
+  modules: BundledModules
   env: Io['env']
 }
 
@@ -51,6 +53,7 @@ export async function loadCliConfig(io: Io, configFile: string | undefined): Pro
     dir: raw.dir,
     defaultStoreDir: named ? undefined : resolve(raw.dir, DEFAULT_SESSIONS_DIR),
     bundled,
+    modules: bundledModules(),
     env: io.env,
   }
 }
@@ -78,9 +81,9 @@ export async function openStore(cfg: CliConfig): Promise<Store> {
   // otherwise make the loader look for the default adapter in the project (absent under pnpm).
   const storeOnly: LoadedConfig = { ...cfg.loaded, config: { store: cfg.loaded.config.store, model: { adapter: scripted } } }
   return during({ doing: `opening the store ${configLabel(cfg)} names (importing and creating it)` }, async () => {
-    const resolved = await validateConfig(storeOnly, { env: cfg.env }).catch(async (error: unknown) => {
+    const resolved = await validateConfig(storeOnly, { env: cfg.env, bundled: cfg.modules }).catch(async (error: unknown) => {
       // A broken store entry: report every problem of the config at once, not only the store's.
-      await validateConfig(cfg.loaded, { env: cfg.env })
+      await validateConfig(cfg.loaded, { env: cfg.env, bundled: cfg.modules })
       throw error
     })
     if (resolved.store === 'memory') return memoryStore()
@@ -91,7 +94,7 @@ export async function openStore(cfg: CliConfig): Promise<Store> {
 
 /** Resolves and checks everything the config names (importing its modules), as `validateConfig` does. */
 export async function checkConfig(cfg: CliConfig): Promise<ResolvedConfig> {
-  return during({ doing: `checking ${configLabel(cfg)} (importing the adapter, store, plugins and tools it names)` }, () => validateConfig(cfg.loaded, { env: cfg.env }))
+  return during({ doing: `checking ${configLabel(cfg)} (importing the adapter, store, plugins and tools it names)` }, () => validateConfig(cfg.loaded, { env: cfg.env, bundled: cfg.modules }))
 }
 
 /** Refuses a memory store for commands that read sessions kept by earlier runs. */
@@ -112,7 +115,7 @@ export function requirePersistentStore(cfg: CliConfig): void {
 export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string): Promise<Agent> {
   const onStage = configStages(cfg.file, cfg.loaded.config.plugins)
   return during({ doing: `building the agent ${configLabel(cfg)} describes (importing what it names, opening the session)` }, () =>
-    createAgentFromConfig(cfg.loaded, { store, env: cfg.env, onStage, ...(sessionId === undefined ? {} : { sessionId }) }),
+    createAgentFromConfig(cfg.loaded, { store, env: cfg.env, bundled: cfg.modules, onStage, ...(sessionId === undefined ? {} : { sessionId }) }),
   )
 }
 

@@ -1,61 +1,78 @@
-import { candidatePackages, type BosunConfig, type EntryKind, type LoadedConfig } from '@bosun/core/config'
+import { candidatePackages, type BundledModules, type EntryKind, type LoadedConfig } from '@bosun/core/config'
 import { findPackage } from './packages.js'
 
 /**
- * The adapter and stores the CLI ships with. A config names them by short name (`scripted`,
- * `store-jsonl`); names resolve from the config file's folder, so in a folder where they are not
- * installed (a fresh project, a temp dir) the CLI hands the loader its own copy instead.
+ * Bosun's parts that need no provider SDK and no native build: the CLI depends on them, so a
+ * config can name any of them (`openai`, `anthropic`, `retry`, `store-jsonl`…) right after
+ * `npm install @bosun/cli`. Names resolve from the config file's folder first; these copies
+ * stand in only when the project has none of its own (core's `bundled` option).
  */
-const BUNDLED: Readonly<Record<string, () => Promise<unknown>>> = {
-  '@bosun/adapter-scripted': async () => (await import('@bosun/adapter-scripted')).default,
-  '@bosun/plugin-store-jsonl': async () => (await import('@bosun/plugin-store-jsonl')).default,
-  '@bosun/plugin-store-sqlite': async () => (await import('@bosun/plugin-store-sqlite')).default,
+const SHIPPED: BundledModules = {
+  '@bosun/adapter-scripted': () => import('@bosun/adapter-scripted'),
+  '@bosun/adapter-openai': () => import('@bosun/adapter-openai'),
+  '@bosun/adapter-anthropic': () => import('@bosun/adapter-anthropic'),
+  '@bosun/plugin-store-jsonl': () => import('@bosun/plugin-store-jsonl'),
+  '@bosun/plugin-retry': () => import('@bosun/plugin-retry'),
+  '@bosun/plugin-rate-limit': () => import('@bosun/plugin-rate-limit'),
+  '@bosun/plugin-content-filter': () => import('@bosun/plugin-content-filter'),
+  '@bosun/plugin-compaction': () => import('@bosun/plugin-compaction'),
 }
 
-/** What {@link withBundledFallbacks} substituted. */
+/**
+ * The SQLite store is an optional peer: `better-sqlite3` compiles from source where no prebuilt
+ * binary can be fetched, so the CLI does not install it. Installed beside the CLI (a global
+ * install of both), it is used like the others; installed in the project, it resolves from there.
+ * Missing, a config naming `store-sqlite` is told how to add it (core's message for Bosun's own
+ * packages: `npm install @bosun/plugin-store-sqlite`).
+ */
+const OPTIONAL = '@bosun/plugin-store-sqlite'
+
+/** What the CLI can hand the config loader: its own dependencies, and the SQLite store when it is installed beside it. */
+export function bundledModules(): BundledModules {
+  return isInstalledBesideCli(OPTIONAL) ? { ...SHIPPED, [OPTIONAL]: () => import('@bosun/plugin-store-sqlite') } : SHIPPED
+}
+
+/** What {@link withBundledFallbacks} found. */
 export interface BundledUse {
-  /** The config with bundled definitions in place of names that do not resolve from its folder. */
+  /** The config as loaded (names stay names: the loader gets the bundled copies, see {@link bundledModules}). */
   loaded: LoadedConfig
-  /** Package names taken from the CLI's own install, by section (`model`, `store`). */
+  /** Package names the model and store will be taken from the CLI's own install, by section (`model`, `store`). */
   bundled: Map<'model' | 'store', string>
 }
 
 /**
- * Replaces `model.adapter` and the store name by the CLI's bundled definitions when the name
- * means one of them and the config's folder cannot resolve any of its packages. A name that
- * resolves from the folder (the user installed it) is left alone: the user's copy wins. Error
- * paths are unchanged: the definition sits exactly where the name was.
+ * Tells which of the model's adapter and the store the CLI's own copies will provide: those whose
+ * name means a bundled package while the config's folder resolves none of its candidates. A name
+ * the user installed is theirs. (For `bosun config check`, which says where each part comes from.)
  */
 export async function withBundledFallbacks(loaded: LoadedConfig): Promise<BundledUse> {
   const bundled = new Map<'model' | 'store', string>()
   const config = loaded.config
   if (typeof config !== 'object' || config === null || Array.isArray(config)) return { loaded, bundled }
-  const next: BosunConfig = { ...config }
-
+  const modules = bundledModules()
   const model = config.model
-  const adapter = model === undefined ? 'scripted' : model.adapter
-  const adapterPackage = bundledFor(loaded.dir, adapter, 'adapter')
-  if (adapterPackage && (model === undefined || (typeof model === 'object' && model !== null))) {
-    next.model = { ...(model ?? {}), adapter: (await BUNDLED[adapterPackage]!()) as never }
-    bundled.set('model', adapterPackage)
-  }
-
+  const adapter = model === undefined ? 'scripted' : typeof model === 'object' && model !== null ? model.adapter : undefined
+  const adapterPackage = bundledFor(loaded.dir, adapter, 'adapter', modules)
+  if (adapterPackage) bundled.set('model', adapterPackage)
   const store = config.store
-  const storeName = Array.isArray(store) ? store[0] : store
-  const storePackage = bundledFor(loaded.dir, storeName, 'store')
-  if (storePackage) {
-    const definition = (await BUNDLED[storePackage]!()) as never
-    next.store = Array.isArray(store) ? ([definition, ...store.slice(1)] as never) : definition
-    bundled.set('store', storePackage)
-  }
-  return { loaded: bundled.size === 0 ? loaded : { ...loaded, config: next }, bundled }
+  const storePackage = bundledFor(loaded.dir, Array.isArray(store) ? store[0] : store, 'store', modules)
+  if (storePackage) bundled.set('store', storePackage)
+  return { loaded, bundled }
 }
 
 /** The bundled package a name stands for, if none of its candidates is installed from `dir`. */
-function bundledFor(dir: string, name: unknown, kind: EntryKind): string | undefined {
+function bundledFor(dir: string, name: unknown, kind: EntryKind, modules: BundledModules): string | undefined {
   if (typeof name !== 'string' || name === 'memory' || name.startsWith('.') || name.startsWith('/')) return undefined
   const candidates = candidatePackages(name, kind)
-  const pkg = candidates.find((candidate) => candidate in BUNDLED)
-  if (pkg === undefined) return undefined
-  return candidates.some((candidate) => findPackage(dir, candidate) !== undefined) ? undefined : pkg
+  if (candidates.some((candidate) => findPackage(dir, candidate) !== undefined)) return undefined
+  return candidates.find((candidate) => candidate in modules)
+}
+
+function isInstalledBesideCli(name: string): boolean {
+  try {
+    import.meta.resolve(name)
+    return true
+  } catch {
+    return false
+  }
 }
