@@ -84,6 +84,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     config: async () => (await import('./commands/config.js')).configCheckCommand,
     plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
     serve: async () => (await import('./commands/serve.js')).serveCommand,
+    acp: async () => (await import('./commands/acp.js')).acpCommand,
   }
 
   program
@@ -195,6 +196,12 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
       ['bosun serve --init-token && bosun serve --host 0.0.0.0 --token-file .bosun/host-token', 'the token kept in a file'],
     ]))
     .action(run(commands.serve))
+
+  program
+    .command('acp')
+    .description('run the config\'s sessions as an Agent Client Protocol agent on stdio (for editors such as Zed)')
+    .addHelpText('after', examples([['bosun acp', 'started by the editor; it speaks ACP on stdin/stdout']]))
+    .action(run(commands.acp))
 
   return program
 }

@@ -1,0 +1,157 @@
+import { createRequire } from 'node:module'
+import { randomUUID } from 'node:crypto'
+import * as acp from '@agentclientprotocol/sdk'
+import type { SessionEvent, Store, UserMessage } from '@bosun/core'
+import { createUserMessage } from '@bosun/core'
+import { foldInbox } from './log.js'
+import { SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
+
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
+
+export interface AcpAgentOptions {
+  agentFactory: AgentFactory
+  store: Store
+  /** The client's messages (the process's stdin). */
+  input: ReadableStream<Uint8Array>
+  /** Where the agent writes (the process's stdout). */
+  output: WritableStream<Uint8Array>
+  /** Idle sessions are closed after this long. Default 5 min. */
+  idleMs?: number
+}
+
+type Update = acp.SessionNotification['update']
+
+function textOf(blocks: readonly { type: string; text?: string }[]): string {
+  return blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join('')
+}
+
+/** Waits for the session's next event (or a timeout), reading the log by seq: the writer never waits. */
+function nextEvent(live: LiveSession, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (): void => {
+      live.listeners.delete(listener)
+      signal?.removeEventListener('abort', listener)
+      resolve()
+    }
+    live.listeners.add(listener)
+    signal?.addEventListener('abort', listener, { once: true })
+  })
+}
+
+/**
+ * Runs Bosun sessions as an Agent Client Protocol agent over a stream pair (stdio for
+ * `bosun acp`): `session/new`, `session/load` (replayed from the log), `session/prompt` (a
+ * prompt that arrives while a turn runs is queued as a follow-up and answered when its own turn
+ * ends), `session/cancel` (aborts the turn and cancels the queued prompts).
+ */
+export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; close(): Promise<void> } {
+  const sessions = new SessionManager(options.store, options.agentFactory, options.idleMs ?? 5 * 60_000)
+
+  const updatesOf = (event: SessionEvent, replay: boolean): Update[] => {
+    const data = event.data as Record<string, unknown>
+    switch (event.type) {
+      case 'user/message': {
+        if (!replay) return []
+        const message = event.data as UserMessage
+        return [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: textOf(message.content as { type: string; text?: string }[]) } }]
+      }
+      case 'assistant/chunk': {
+        if (replay) return []
+        const chunk = data.chunk as { type: string; text?: string }
+        if (chunk.type === 'text-delta' && chunk.text) return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk.text } }]
+        if (chunk.type === 'reasoning-delta' && chunk.text) return [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: chunk.text } }]
+        return []
+      }
+      case 'assistant/message': {
+        if (!replay) return []
+        const blocks = (data.message as { content: { type: string; text?: string }[] }).content
+        const out: Update[] = []
+        for (const block of blocks) {
+          if (block.type === 'reasoning' && block.text) out.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: block.text } })
+          if (block.type === 'text' && block.text) out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } })
+        }
+        return out
+      }
+      default:
+        return []
+    }
+  }
+
+  const app = acp.agent({ name: 'bosun' })
+    .onRequest('initialize', () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: true },
+      agentInfo: { name: 'bosun', version: VERSION },
+    }))
+    .onRequest('session/new', async () => {
+      const id = randomUUID()
+      await sessions.use(id, { create: true })
+      return { sessionId: id }
+    })
+    .onRequest('session/load', async ({ params, client }) => {
+      const live = await sessions.use(params.sessionId)
+      for (const event of live.agent.session.events) {
+        for (const update of updatesOf(event, true)) await client.notify('session/update', { sessionId: params.sessionId, update })
+      }
+    })
+    .onRequest('session/prompt', async ({ params, client }) => {
+      const live = await sessions.use(params.sessionId)
+      const release = sessions.hold(live)
+      try {
+        const message = createUserMessage(textOf(params.prompt as { type: string; text?: string }[]) || ' ', { id: randomUUID(), source: { kind: 'user', via: 'acp' } })
+        const session = live.agent.session
+        let cursor = session.length - 1
+        let ourTurn: number | undefined
+        let currentTurn: number | undefined
+        // The queues as the log has them before the admission, so the claim can be followed by id.
+        const queues = foldInbox(session.events.slice(0, cursor + 1), session.header.seedLength ?? 0) as unknown as Record<string, UserMessage[]>
+        currentTurn = live.agent.status === 'running' ? live.agent.turn : undefined
+        live.agent.followup(message)
+        for (;;) {
+          while (cursor < session.length - 1) {
+            const event = session.events[++cursor]!
+            if (event.type === 'turn/start') currentTurn = (event.data as { turn: number }).turn
+            if (event.type === 'agent/inbox/spliced') {
+              const s = event.data as { target: string; start: number; removedCount?: number; inserted: UserMessage[]; outcome?: string }
+              const removed = queues[s.target]!.splice(s.start, s.removedCount ?? 0, ...s.inserted)
+              if (ourTurn === undefined && removed.some((m) => m.id === message.id) && !s.inserted.some((m) => m.id === message.id)) {
+                if (s.outcome === 'canceled') return { stopReason: 'cancelled' as const }
+                ourTurn = currentTurn
+              }
+              continue
+            }
+            if (ourTurn === undefined || (event.data as { turn?: number }).turn !== ourTurn) continue
+            if (event.type === 'turn/end') {
+              const kind = (event.data as { reason: { kind: string } }).reason.kind
+              if (kind === 'aborted' || kind === 'interrupted') return { stopReason: 'cancelled' as const }
+              if (kind === 'max-tokens') return { stopReason: 'max_tokens' as const }
+              if (kind === 'blocked') return { stopReason: 'refusal' as const }
+              if (kind === 'error') throw new Error('The turn failed: `bosun log ' + params.sessionId + '` shows why.')
+              return { stopReason: 'end_turn' as const }
+            }
+            for (const update of updatesOf(event, false)) await client.notify('session/update', { sessionId: params.sessionId, update })
+          }
+          if (live.closed === true) return { stopReason: 'cancelled' as const }
+          await nextEvent(live)
+        }
+      } finally {
+        release()
+      }
+    })
+    .onNotification('session/cancel', async ({ params }) => {
+      const live = await sessions.peek(params.sessionId)
+      live?.agent.cancel({ keepInbox: false })
+    })
+
+  const connection = app.connect(acp.ndJsonStream(options.output, options.input))
+  const closed = connection.closed.then(async () => {
+    await sessions.close()
+  })
+  return {
+    closed,
+    async close() {
+      connection.close()
+      await closed
+    },
+  }
+}
