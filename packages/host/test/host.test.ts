@@ -105,6 +105,34 @@ describe('host: sessions and errors', () => {
   })
 })
 
+describe('host: token comparison timing', () => {
+  it('a wrong token that shares a long prefix with the right one is refused no slower than a wholly different one', async () => {
+    const token = 'p'.repeat(64)
+    const h = host(undefined, { auth: { token } })
+    const near = `Bearer ${'p'.repeat(63)}q`
+    const far = `Bearer ${'x'.repeat(64)}`
+    const time = async (authorization: string): Promise<number> => {
+      const start = process.hrtime.bigint()
+      const response = await req(h, 'GET', '/v1/host', undefined, { authorization })
+      expect(response.status).toBe(401)
+      return Number(process.hrtime.bigint() - start)
+    }
+    for (let i = 0; i < 50; i++) await time(i % 2 === 0 ? near : far) // warm up
+    const nearTimes: number[] = []
+    const farTimes: number[] = []
+    for (let i = 0; i < 400; i++) {
+      // Interleaved, so load on the machine affects both alike.
+      if (i % 2 === 0) nearTimes.push(await time(near))
+      else farTimes.push(await time(far))
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const ratio = median(nearTimes) / median(farTimes)
+    // Both sides are hashed to equal-length digests before timingSafeEqual: no prefix advantage.
+    expect(ratio).toBeGreaterThan(0.5)
+    expect(ratio).toBeLessThan(2)
+  })
+})
+
 describe('host: browsers', () => {
   it('logs in for an HttpOnly cookie, opens streams with a short-lived ticket, and allows only configured CORS origins', async () => {
     const token = 'k'.repeat(40)
