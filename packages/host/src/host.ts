@@ -228,6 +228,7 @@ export function createHost(options: CreateHostOptions): Host {
       throw new HostError('forbidden-origin', 'This host does not answer to that Host name: use its own address, or add the name to allowedHosts.')
     }
     const origin = c.req.header('origin')
+    let cors: Record<string, string> = {}
     if (origin !== undefined) {
       let originHost: string | undefined
       try {
@@ -240,9 +241,7 @@ export function createHost(options: CreateHostOptions): Host {
         throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin (or configure cors.origins).')
       }
       if (allowedOrigin) {
-        c.header('access-control-allow-origin', origin)
-        c.header('access-control-allow-credentials', 'true')
-        c.header('vary', 'origin')
+        cors = { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' }
         if (c.req.method === 'OPTIONS') {
           return new Response(null, {
             status: 204,
@@ -266,7 +265,7 @@ export function createHost(options: CreateHostOptions): Host {
       const byCookie = !byBearer && valid(logins, cookieValue(c.req.header('cookie')))
       const byTicket = !byBearer && !byCookie && c.req.method === 'GET' && path.endsWith('/stream') && valid(tickets, c.req.query('ticket'))
       if (!byBearer && !byCookie && !byTicket) {
-        return errorResponse(new HostError('not-authorized', 'Missing or wrong credentials: send "Authorization: Bearer <token>", log in with POST /v1/login, or open a stream with a fresh ?ticket=.'), { 'www-authenticate': 'Bearer' })
+        return errorResponse(new HostError('not-authorized', 'Missing or wrong credentials: send "Authorization: Bearer <token>", log in with POST /v1/login, or open a stream with a fresh ?ticket=.'), { 'www-authenticate': 'Bearer', ...cors })
       }
     }
     const method = c.req.method
@@ -278,6 +277,8 @@ export function createHost(options: CreateHostOptions): Host {
     }
     if (closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
     await next()
+    // On every answer (errors and streams too) to an allowed cross-origin caller.
+    for (const [name, value] of Object.entries(cors)) c.res.headers.set(name, value)
   })
 
   const body = async <T>(c: Context, schema: SchemaName): Promise<T> => validateBody<T>(schema, await readBody(c, bodyLimit))
