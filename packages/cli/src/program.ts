@@ -190,6 +190,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--grace-ms <ms>', 'on shutdown, how long running turns may finish before they are aborted', '5000')
     .option('--token-file <file>', 'require the bearer token in this file (mode 0600) instead of BOSUN_HOST_TOKEN')
     .option('--init-token', 'write a new random token to --token-file (default .bosun/host-token, mode 0600) and exit')
+    .option('--cors <origin...>', 'allow browsers on these origins (e.g. https://app.example.com) to call the host; none by default')
     .addHelpText('after', examples([
       ['bosun serve', 'http://127.0.0.1:4477'],
       ['BOSUN_HOST_TOKEN=$(openssl rand -hex 32) bosun serve --host 0.0.0.0', 'reachable from the network, with a bearer token'],

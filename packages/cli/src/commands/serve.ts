@@ -14,6 +14,22 @@ export interface ServeOptions {
   graceMs?: string
   tokenFile?: string
   initToken?: boolean
+  cors?: string[]
+}
+
+function corsOrigins(values: string[]): string[] {
+  return values.map((value) => {
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      throw cliError(CliErrorCodes.USAGE, `--cors takes an origin such as https://app.example.com, got "${value}".`)
+    }
+    if (url.origin === 'null' || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw cliError(CliErrorCodes.USAGE, `--cors takes an http(s) origin such as https://app.example.com, got "${value}".`)
+    }
+    return url.origin
+  })
 }
 
 export const DEFAULT_TOKEN_FILE = '.bosun/host-token'
@@ -79,6 +95,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     agentFactory: ({ sessionId, store }) => openAgent(cfg, store, sessionId),
     ...(token === undefined ? {} : { auth: { token } }),
     ...(isLoopback(hostname) ? {} : { allowedHosts: [hostname] }),
+    ...(options.cors === undefined || options.cors.length === 0 ? {} : { cors: { origins: corsOrigins(options.cors) } }),
   })
   let server
   try {
