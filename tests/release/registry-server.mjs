@@ -6,7 +6,10 @@ import { runServer } from 'verdaccio'
 
 const server = await runServer(JSON.parse(process.argv[2]))
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening on ${server.address().port}\n`))
-process.once('SIGTERM', () => {
+const stop = () => {
   server.closeAllConnections()
   server.close(() => process.exit(0))
-})
+}
+process.once('SIGTERM', stop)
+// The test holds our stdin open: if it goes away without stopping us (a killed test run), so do we.
+process.stdin.once('end', stop).resume()

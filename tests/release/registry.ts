@@ -45,7 +45,7 @@ export async function startRegistry(dir: string, upstream = 'https://registry.np
     log: { type: 'stdout', format: 'pretty', level: 'error' },
   }
   const child = spawn(process.execPath, [fileURLToPath(new URL('registry-server.mjs', import.meta.url)), JSON.stringify(config)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'], // stdin stays open while the test runs (see registry-server.mjs)
   })
   const exited = once(child, 'close')
   // Verdaccio's own log lines (errors only) are passed on; `listening on <port>` says it is up.
