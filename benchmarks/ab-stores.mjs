@@ -4,8 +4,12 @@
 // temporary directory (against this tree's built @bosun/core: only the stores differ), then runs,
 // in child processes, round by round, every cell with the store of <git-ref> and with this tree's
 // (the contender loads the other build through BENCH_STORE_JSONL / BENCH_STORE_SQLITE):
+//   - durable acks (acks-child.mjs): 1, 8 and 64 sessions in one store, each appending one event
+//     and awaiting flush() in a closed loop, acks/s;
 //   - figure 4's durable step (durable-child.mjs, 40 prior messages, 15 turns): wall per step and
 //     bytes written per step (the SQLite WAL frames included);
+//   - reopening a stored session of 100,000 events (resume-child.mjs, SQLite: each build reads the
+//     database it wrote itself): store.open and createAgent, 3 reopens per child;
 //   - figure 4b (concurrency-child.mjs, one shared store): 1, 8 and 64 sessions at once, turns/s,
 //     with the memory store in the same round as the reference.
 // Run `npx tsc -b tsconfig.build.json` first (this tree's dist is what "after" measures). Prints
@@ -21,6 +25,8 @@ import { median } from './lib/children.mjs'
 const { ref, rounds } = abArgs('usage: node benchmarks/ab-stores.mjs <git-ref> [rounds=5]')
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
+/** Events of the stored session that the reopen cell opens (figure 5's middle size). */
+const OPEN_EVENTS = 100_000
 const STORES = { jsonl: 'packages/plugins/store-jsonl', sqlite: 'packages/plugins/store-sqlite' }
 
 /** The stores of `ref`, built into `work`; returns the entry file of each. */
@@ -55,12 +61,29 @@ try {
   const old = buildOld(work)
   const builds = { before: { BENCH_STORE_JSONL: old.jsonl, BENCH_STORE_SQLITE: old.sqlite }, after: {} }
   const cells = []
+  for (const sessions of [1, 8, 64]) {
+    for (const variant of ['jsonl', 'sqlite']) {
+      cells.push({
+        name: `acks, ${sessions} sessions, one store, ${variant}`, variant, script: 'acks-child.mjs', config: { variant, sessions, ms: 1000 },
+        measures: { 'acks/s': (r) => r.acksPerS },
+      })
+    }
+  }
   for (const variant of ['jsonl', 'sqlite']) {
     cells.push({
       name: `durable step, ${variant}, 40 prior messages`, variant, script: 'durable-child.mjs', config: { contender: 'bosun', variant, prior: 40, samples: 15 },
       measures: { 'wall ms / step': (r) => median(r.wallMs) / 2, 'written B / step': (r) => median(r.wchar) / 2, 'file growth B / step': (r) => median(r.growth) / 2 },
     })
   }
+  // Reopening a stored session (resume-child.mjs, figure 5's child): written once by each build.
+  for (const which of ['before', 'after']) {
+    await child('resume-child.mjs', { contender: 'bosun', variant: 'sqlite', events: OPEN_EVENTS, reps: 1, dir: join(work, `open-${which}`), phase: 'prepare' }, builds[which])
+  }
+  cells.push({
+    name: `reopen ${OPEN_EVENTS.toLocaleString('en')} events, sqlite`, variant: 'sqlite', script: 'resume-child.mjs',
+    config: (which) => ({ contender: 'bosun', variant: 'sqlite', events: OPEN_EVENTS, reps: 3, dir: join(work, `open-${which}`), phase: 'measure' }),
+    measures: { 'store.open ms': (r) => r.openMs, 'createAgent ms': (r) => r.createAgentMs },
+  })
   for (const [sessions, turns] of [[1, 200], [8, 40], [64, 10]]) {
     for (const variant of ['memory', 'jsonl', 'sqlite']) {
       cells.push({
@@ -76,7 +99,8 @@ try {
       // The memory store is the same in both builds: measured once per round, as the reference.
       for (const which of cell.variant === 'memory' ? ['after'] : ['before', 'after']) {
         process.stderr.write(`round ${round}/${rounds}: ${cell.name}, ${which}\n`)
-        values.get(cell)[which].push(await child(cell.script, cell.config, builds[which]))
+        const config = typeof cell.config === 'function' ? cell.config(which) : cell.config
+        values.get(cell)[which].push(await child(cell.script, config, builds[which]))
       }
     }
   }

@@ -38,8 +38,9 @@ async function bosun(dir) {
   const jsonl = config.variant === 'jsonl'
   const file = join(dir, jsonl ? 'big.jsonl' : 'big.db')
   // Imported before any timing: module loading is not part of a reopen.
-  const { jsonlStore } = jsonl ? await import('@bosun/plugin-store-jsonl') : {}
-  const { sqliteStore } = jsonl ? {} : await import('@bosun/plugin-store-sqlite')
+  // BENCH_STORE_JSONL / BENCH_STORE_SQLITE: another build of the store (ab-stores.mjs).
+  const { jsonlStore } = jsonl ? await import(process.env.BENCH_STORE_JSONL ?? '@bosun/plugin-store-jsonl') : {}
+  const { sqliteStore } = jsonl ? {} : await import(process.env.BENCH_STORE_SQLITE ?? '@bosun/plugin-store-sqlite')
   const newStore = async () => (jsonl ? jsonlStore({ dir }) : sqliteStore({ file, batchWindowMs: 0 }))
   const bytes = () => (jsonl ? size(file) : size(file, `${file}-wal`))
   if (config.phase === 'prepare') {
