@@ -59,14 +59,16 @@ export interface StoredRow extends EventRow {
   times: string | null
 }
 
+/** Receives the rows {@link packRows} makes, as the columns of `events` (no object per row). */
+export type RowSink = (seq: number, time: number, type: string, data: string, extra: string | null, count: number, times: string | null) => void
+
 /**
- * Packs `rows` (consecutive events of one batch) into the rows to insert: each run of two or more
- * consecutive events of `type` without extra envelope fields becomes one row of up to `max`
- * events — `data` the JSON array of their data, `time` the first one's, `times` the array of all
- * of them when they differ. Every other event is a row of its own.
+ * Packs `rows` (consecutive events of one batch) into the rows to insert, handed to `emit` in
+ * order: each run of two or more consecutive events of `type` without extra envelope fields
+ * becomes one row of up to `max` events — `data` the JSON array of their data, `time` the first
+ * one's, `times` the array of all of them when they differ. Every other event is a row of its own.
  */
-export function packRows(rows: readonly EventRow[], type: string, max: number): StoredRow[] {
-  const out: StoredRow[] = []
+export function packRows(rows: readonly EventRow[], type: string, max: number, emit: RowSink): void {
   for (let i = 0; i < rows.length; ) {
     const first = rows[i]!
     let end = i + 1
@@ -74,19 +76,25 @@ export function packRows(rows: readonly EventRow[], type: string, max: number): 
       while (end < rows.length && end - i < max && rows[end]!.type === type && rows[end]!.extra === null) end++
     }
     if (end - i === 1) {
-      out.push({ ...first, count: 1, times: null })
+      emit(first.seq, first.time, first.type, first.data, first.extra, 1, null)
     } else {
-      const run = rows.slice(i, end)
-      const sameTime = run.every((row) => row.time === first.time)
-      out.push({
-        seq: first.seq, time: first.time, type, extra: null, count: run.length,
-        data: `[${run.map((row) => row.data).join(',')}]`,
-        times: sameTime ? null : JSON.stringify(run.map((row) => row.time)),
-      })
+      let data = '['
+      let sameTime = true
+      for (let k = i; k < end; k++) {
+        const row = rows[k]!
+        data += k === i ? row.data : `,${row.data}`
+        if (row.time !== first.time) sameTime = false
+      }
+      let times: string | null = null
+      if (!sameTime) {
+        times = '['
+        for (let k = i; k < end; k++) times += k === i ? JSON.stringify(rows[k]!.time) : `,${JSON.stringify(rows[k]!.time)}`
+        times += ']'
+      }
+      emit(first.seq, first.time, type, `${data}]`, null, end - i, times)
     }
     i = end
   }
-  return out
 }
 
 /**

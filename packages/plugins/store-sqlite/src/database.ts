@@ -184,9 +184,9 @@ function connect(db: Database.Database, file: string): Connection {
         details: { file, session: ref.id, seq: last },
       })
     }
-    for (const row of packRows(rows, PACKED_TYPE, MAX_EVENTS_PER_ROW)) {
-      insertEvent.run(ref.key, row.seq, row.time, row.type, row.data, row.extra, row.count, row.times)
-    }
+    packRows(rows, PACKED_TYPE, MAX_EVENTS_PER_ROW, (seq, time, type, data, extra, count, times) => {
+      insertEvent.run(ref.key, seq, time, type, data, extra, count, times)
+    })
   }
   const create = db.transaction((header: SessionHeader, seed: readonly EventRow[]) => {
     if (selectSession.get(header.id) !== undefined) {
