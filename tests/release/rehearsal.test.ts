@@ -81,11 +81,13 @@ it('the published entry points of @bosun/core resolve, with their types', () => 
 })
 `
 
+// A guard, not a wait: removing the work folder (several projects' node_modules) and stopping the
+// registry took longer than vitest's 10 s default for hooks on a loaded 2-core machine.
 afterAll(async () => {
   await pluginReady?.catch(() => {}) // its processes end by themselves; the folder goes after them
   await registry?.close()
   if (work !== undefined) await rm(work, { recursive: true, force: true })
-})
+}, 180_000)
 
 const inApp = (): RunOptions => ({ cwd: app, env })
 const npm = (args: string[], options = inApp()) => succeed('npm', args, options)
