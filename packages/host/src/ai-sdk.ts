@@ -1,5 +1,6 @@
 import type { SessionEvent, UserMessage } from '@bosun/core'
 import type { LiveSession } from './sessions.js'
+import { subscribe } from './subscription.js'
 
 /**
  * The AI SDK UI message stream (v1) for one turn of a Bosun session: every frame is a translation
@@ -148,33 +149,20 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
     }
   }
 
-  let wake: (() => void) | undefined
-  const listener = (): void => {
-    const w = wake
-    wake = undefined
-    w?.()
-  }
-  let ended = false
-  const end = (): void => {
-    if (ended) return
-    ended = true
-    live.listeners.delete(listener)
-    options.onEnd()
-  }
-  live.listeners.add(listener)
+  const subscription = subscribe(live, options.onEnd)
   if (ourTurn !== undefined) currentTurn = ourTurn
 
   return new ReadableStream<Uint8Array>({
     pull: async (controller) => {
       for (;;) {
-        if (ended || live.closed === true) {
-          end()
+        if (subscription.ended || live.closed === true) {
+          subscription.end()
           controller.close()
           return
         }
         if (finished) {
           controller.enqueue(encoder.encode('data: [DONE]\n\n'))
-          end()
+          subscription.end()
           controller.close()
           return
         }
@@ -191,16 +179,10 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
           }
           continue
         }
-        let timer: ReturnType<typeof setTimeout> | undefined
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          timer = setTimeout(resolve, options.keepAliveMs)
-        })
-        clearTimeout(timer)
-        wake = undefined
+        await subscription.wait(options.keepAliveMs)
       }
     },
-    cancel: () => end(),
+    cancel: () => subscription.end(),
   }, { highWaterMark: 0 })
 }
 

@@ -2,8 +2,10 @@
  * @bosun/host — drive running Bosun sessions over HTTP: admission receipts, queue operations by
  * id and resumable SSE event streams (SPEC §10).
  */
-export { createHost, DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, PROTOCOL, tokenMatches } from './host.js'
-export type { AdmissionReceipt, CreateHostOptions, Host, HostAuth, HostLimits } from './host.js'
+export { createHost, DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, PROTOCOL } from './host.js'
+export type { CreateHostOptions, Host, HostAuth, HostLimits } from './host.js'
+export type { AdmissionReceipt } from './admission.js'
+export { tokenMatches } from './exposure.js'
 export { HOST_ERROR_STATUS, HostError } from './errors.js'
 export type { HostErrorCode } from './errors.js'
 export { SessionManager } from './sessions.js'

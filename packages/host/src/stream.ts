@@ -1,6 +1,7 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from './log.js'
 import type { LiveSession } from './sessions.js'
+import { subscribe } from './subscription.js'
 
 export interface StreamOptions {
   /** Last seq the client has; events after it are sent. -1 = from seq 0. */
@@ -40,21 +41,7 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   let cursor = Math.min(options.after, session.length - 1)
   const fold = new InboxFold(seedLength)
   for (let i = 0; i <= cursor; i++) fold.apply(session.events[i]!)
-  let wake: (() => void) | undefined
-  const listener = (): void => {
-    const w = wake
-    wake = undefined
-    w?.()
-  }
-  let ended = false
-  const end = (): void => {
-    if (ended) return
-    ended = true
-    live.listeners.delete(listener)
-    listener()
-    options.onEnd()
-  }
-  live.listeners.add(listener)
+  const subscription = subscribe(live, options.onEnd)
   let helloSent = false
 
   return new ReadableStream<Uint8Array>({
@@ -68,8 +55,8 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
         return
       }
       for (;;) {
-        if (ended || live.closed === true) {
-          end()
+        if (subscription.ended || live.closed === true) {
+          subscription.end()
           controller.close()
           return
         }
@@ -93,20 +80,14 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
           return
         }
         // Caught up: wait for the next event, or send a keep-alive comment.
-        let timer: ReturnType<typeof setTimeout> | undefined
-        const timedOut = await new Promise<boolean>((resolve) => {
-          wake = () => resolve(false)
-          timer = setTimeout(() => resolve(true), options.keepAliveMs)
-        })
-        clearTimeout(timer)
-        wake = undefined
-        if (timedOut && !ended) {
+        const timedOut = await subscription.wait(options.keepAliveMs)
+        if (timedOut && !subscription.ended) {
           controller.enqueue(encoder.encode(': keep-alive\n\n'))
           return
         }
       }
     },
-    cancel: () => end(),
+    cancel: () => subscription.end(),
   }, { highWaterMark: 0 })
 }
 

@@ -1,0 +1,82 @@
+import { BosunError, createUserMessage } from '@bosun/core'
+import { admit } from '../admission.js'
+import type { HostContext } from '../context.js'
+import { HostError } from '../errors.js'
+import { messageState } from '../log.js'
+import { inboxOf, sessionIdParam } from '../request.js'
+import type { PostMessageBody } from '../schemas.js'
+
+const notQueued = (id: string, messageId: string): HostError =>
+  new HostError('queue-item-not-found', `Message "${messageId}" is not queued (claimed by a turn, removed, or never admitted): see GET /v1/sessions/${id}/messages/${messageId}.`, { id, messageId })
+
+/** Admission, where a message went, and queue operations by message id. */
+export function messageRoutes(host: HostContext): void {
+  const { app, sessions } = host
+
+  app.post('/v1/sessions/:id/messages', async (c) => {
+    const id = sessionIdParam(c)
+    const wait = c.req.query('wait')
+    if (wait !== undefined && wait !== 'durable') throw new HostError('invalid-request', `"wait" may only be "durable", got ${JSON.stringify(wait)}.`, { path: '?wait' })
+    const input = await host.body<PostMessageBody>(c, 'postMessage')
+    const receipt = await host.withSession(id, (live) => admit(live, input, wait === 'durable'))
+    return c.json(receipt, 202)
+  })
+
+  app.get('/v1/sessions/:id/messages/:messageId', async (c) => {
+    const id = sessionIdParam(c)
+    const messageId = c.req.param('messageId')
+    const read = await sessions.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const state = messageState(read.events, messageId, read.header.seedLength ?? 0)
+    if (!state) throw new HostError('message-not-found', `Session "${id}" has no message "${messageId}".`, { id, messageId })
+    return c.json(state)
+  })
+
+  app.delete('/v1/sessions/:id/inbox/:messageId', async (c) => {
+    const id = sessionIdParam(c)
+    const messageId = c.req.param('messageId')
+    return host.withSession(id, (live) => {
+      try {
+        live.agent.inbox.remove(messageId)
+      } catch (error) {
+        if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') throw notQueued(id, messageId)
+        throw error
+      }
+      return c.json({ removed: messageId, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.patch('/v1/sessions/:id/inbox/:messageId', async (c) => {
+    const id = sessionIdParam(c)
+    const messageId = c.req.param('messageId')
+    const { content } = await host.body<{ content: PostMessageBody['content'] }>(c, 'editMessage')
+    return host.withSession(id, (live) => {
+      const found = live.agent.inbox.find(messageId)
+      if (!found) throw notQueued(id, messageId)
+      try {
+        // The edit keeps the id (the sender's receipt) and the source (how it was delivered).
+        live.agent.inbox.replace(messageId, createUserMessage(content as never, { id: messageId, source: found.message.source }))
+      } catch (error) {
+        if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') throw notQueued(id, messageId)
+        throw error
+      }
+      return c.json({ edited: messageId, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.put('/v1/sessions/:id/inbox/order', async (c) => {
+    const id = sessionIdParam(c)
+    const { order } = await host.body<{ order: string[] }>(c, 'order')
+    return host.withSession(id, (live) => {
+      const queue = live.agent.inbox.nextTurn
+      const byId = new Map(queue.map((m) => [m.id, m]))
+      const missing = order.find((m) => !byId.has(m))
+      if (missing !== undefined) throw notQueued(id, missing)
+      if (order.length !== queue.length) {
+        throw new HostError('invalid-request', `"order" must list every queued follow-up exactly once (${queue.length} queued, ${order.length} given): read GET /v1/sessions/${id} and retry.`, { path: '/order', queued: queue.map((m) => m.id) })
+      }
+      if (order.some((m, i) => queue[i]!.id !== m)) live.agent.inbox.splice('next-turn', 0, queue.length, order.map((m) => byId.get(m)!))
+      return c.json({ inbox: inboxOf(live.agent) })
+    })
+  })
+}

@@ -1,0 +1,97 @@
+import { BosunError, forkSession } from '@bosun/core'
+import type { HostContext } from '../context.js'
+import { HostError } from '../errors.js'
+import { foldInbox } from '../log.js'
+import { openApiDocument } from '../openapi.js'
+import { inboxOf, intQuery, sessionIdParam } from '../request.js'
+import { checkSessionId } from '../sessions.js'
+
+export const PROTOCOL = 'bosun-host/1'
+
+export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' }
+
+/** The host's description, the session list (and its stream), and whole-session routes. */
+export function sessionRoutes(host: HostContext): void {
+  const { app, sessions, feed } = host
+
+  app.get('/v1/host', (c) => c.json({
+    protocol: PROTOCOL,
+    version: host.version,
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets', 'ai-sdk'],
+    auth: host.token === undefined ? 'none' : 'bearer',
+  }))
+
+  const openApi = openApiDocument(host.version)
+  app.get('/v1/openapi.json', (c) => c.json(openApi))
+
+  app.get('/v1/sessions', async (c) => c.json({ sessions: await host.listSessions() }))
+
+  app.get('/v1/stream', () => new Response(feed.stream(async () => ({ sessions: await host.listSessions() }), host.keepAliveMs), { status: 200, headers: SSE_HEADERS }))
+
+  app.post('/v1/sessions', async (c) => {
+    const { id = crypto.randomUUID() } = await host.body<{ id?: string }>(c, 'createSession')
+    checkSessionId(id)
+    const live = await sessions.use(id, { create: true })
+    return c.json({ id, status: live.agent.status, lastSeq: live.agent.session.length - 1 }, 201)
+  })
+
+  app.get('/v1/sessions/:id', async (c) => {
+    const id = sessionIdParam(c)
+    const read = await sessions.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (read.live) {
+      const { agent } = read.live
+      return c.json({ id, loaded: true, status: agent.status, turn: agent.turn, lastSeq: agent.session.length - 1, inbox: inboxOf(agent) })
+    }
+    return c.json({ id, loaded: false, status: 'idle', lastSeq: read.events.length - 1, inbox: foldInbox(read.events, read.header.seedLength ?? 0) })
+  })
+
+  app.get('/v1/sessions/:id/events', async (c) => {
+    const id = sessionIdParam(c)
+    const after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    const limit = intQuery(c, 'limit', 100, 1, host.pageSize)
+    const read = await sessions.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const events = read.events.slice(after + 1, after + 1 + limit)
+    const lastSeq = read.events.length - 1
+    const next = events.length === 0 ? after : events[events.length - 1]!.seq
+    return c.json({ events, lastSeq, next: next < lastSeq ? next : null })
+  })
+
+  app.post('/v1/sessions/:id/fork', async (c) => {
+    const id = sessionIdParam(c)
+    const input = await host.body<{ id?: string; afterTurn?: number }>(c, 'fork')
+    const childId = input.id ?? crypto.randomUUID()
+    checkSessionId(childId)
+    if (!(await sessions.exists(id))) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (await sessions.exists(childId)) throw new HostError('session-exists', `Session "${childId}" already exists: choose another id.`, { id: childId })
+    let forked
+    try {
+      forked = await forkSession(host.store, id, { id: childId, ...(input.afterTurn === undefined ? {} : { afterTurn: input.afterTurn }) })
+    } catch (error) {
+      if (error instanceof BosunError && error.code !== 'STORE') throw new HostError('invalid-request', error.message, { path: '/afterTurn' })
+      throw error
+    }
+    await forked.writer.close()
+    feed.added(childId)
+    return c.json({ id: childId, parent: id, seedLength: forked.header.seedLength ?? 0 }, 201)
+  })
+
+  app.post('/v1/sessions/:id/cancel', async (c) => {
+    const id = sessionIdParam(c)
+    const { keepInbox = false } = await host.body<{ keepInbox?: boolean }>(c, 'cancel')
+    return host.withSession(id, (live) => {
+      live.agent.cancel({ keepInbox })
+      return c.json({ canceled: true, keepInbox, inbox: inboxOf(live.agent) })
+    })
+  })
+
+  app.post('/v1/sessions/:id/wake', async (c) => {
+    const id = sessionIdParam(c)
+    await host.body(c, 'empty')
+    return host.withSession(id, (live) => {
+      live.agent.wake()
+      return c.json({ status: live.agent.status, inbox: inboxOf(live.agent) })
+    })
+  })
+}

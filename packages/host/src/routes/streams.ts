@@ -1,0 +1,68 @@
+import { admit, type AdmissionReceipt } from '../admission.js'
+import { openTurn, uiMessageStream } from '../ai-sdk.js'
+import type { HostContext } from '../context.js'
+import { HostError } from '../errors.js'
+import { intQuery, sessionIdParam } from '../request.js'
+import { CLIENT_MESSAGE_ID_PATTERN } from '../schemas.js'
+import { checkSessionId } from '../sessions.js'
+import { sessionStream } from '../stream.js'
+import { SSE_HEADERS } from './sessions.js'
+
+const UI_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' }
+
+/** The session's SSE stream and the AI SDK chat routes (a UI message stream per turn). */
+export function streamRoutes(host: HostContext): void {
+  const { app, sessions } = host
+
+  // AI SDK `useChat`: the chat id is the session id; the last user message is admitted (a
+  // follow-up, or what `bosun.delivery` says) with its id as the clientMessageId, and the turn
+  // that claims it streams as a UI message stream (v1).
+  app.post('/v1/ai-sdk/chat', async (c) => {
+    const input = await host.body<{ id: string; messages: { id: string; role: string; parts: { type: string; text?: string }[] }[]; bosun?: { delivery?: 'followup' | 'steer' | 'inject' } }>(c, 'aiSdkChat')
+    checkSessionId(input.id)
+    const last = input.messages[input.messages.length - 1]!
+    if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${input.messages.length - 1}/role` })
+    if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${input.messages.length - 1}/id` })
+    const text = last.parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('')
+    if (text === '') throw new HostError('invalid-request', 'The last user message has no text part.', { path: `/messages/${input.messages.length - 1}/parts` })
+    const live = await sessions.use(input.id, { create: !(await sessions.exists(input.id)) })
+    const release = sessions.hold(live)
+    let receipt: AdmissionReceipt
+    try {
+      receipt = await admit(live, { clientMessageId: last.id, content: text, delivery: input.bosun?.delivery ?? 'followup' }, false)
+    } catch (error) {
+      release()
+      throw error
+    }
+    return new Response(uiMessageStream(live, { messageId: receipt.messageId, after: receipt.seq - 1, keepAliveMs: host.keepAliveMs, onEnd: release }), { status: 200, headers: UI_HEADERS })
+  })
+
+  app.get('/v1/ai-sdk/chat/:id/stream', async (c) => {
+    const id = sessionIdParam(c)
+    if (!(await sessions.exists(id))) return new Response(null, { status: 204 })
+    const live = await sessions.use(id)
+    const turn = openTurn(live.agent.session.events)
+    if (!turn) return new Response(null, { status: 204 })
+    const release = sessions.hold(live)
+    return new Response(uiMessageStream(live, { turn: turn.turn, after: turn.seq - 1, keepAliveMs: host.keepAliveMs, onEnd: release }), { status: 200, headers: UI_HEADERS })
+  })
+
+  app.get('/v1/sessions/:id/stream', async (c) => {
+    const id = sessionIdParam(c)
+    const live = await sessions.use(id)
+    const lastEventId = c.req.header('last-event-id')
+    let after: number
+    if (c.req.query('from') === 'tail') after = live.agent.session.length - 1
+    else if (lastEventId !== undefined && lastEventId !== '') {
+      after = Number(lastEventId)
+      if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
+    } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    const chunksParam = c.req.query('chunks')
+    if (chunksParam !== undefined && chunksParam !== 'true' && chunksParam !== 'false') {
+      throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunksParam)}.`, { path: '?chunks' })
+    }
+    const release = sessions.hold(live)
+    const stream = sessionStream(live, { after, keepAliveMs: host.keepAliveMs, batch: host.streamBatch, chunks: chunksParam !== 'false', onEnd: release })
+    return new Response(stream, { status: 200, headers: SSE_HEADERS })
+  })
+}
