@@ -95,7 +95,10 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
       }
     }
     const path = new URL(c.req.url).pathname
-    if (token !== undefined && path !== '/v1/login') {
+    // Only the API needs credentials: the web UI's static files (webRoot) hold no session data,
+    // and the page must load before it can ask for the token.
+    const api = path === '/v1' || path.startsWith('/v1/')
+    if (token !== undefined && api && path !== '/v1/login') {
       const header = c.req.header('authorization') ?? ''
       const match = /^Bearer (.+)$/i.exec(header)
       const byBearer = match !== null && tokenMatches(match[1]!.trim(), token)

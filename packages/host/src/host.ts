@@ -12,6 +12,7 @@ import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
+import { webRootRoutes } from './web-root.js'
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -53,6 +54,8 @@ export interface CreateHostOptions {
   allowedHosts?: readonly string[]
   /** CORS: origins (e.g. `https://app.example.com`) allowed to call the host from a browser. None by default. */
   cors?: { origins: readonly string[] }
+  /** A built single-page app (a directory holding index.html, e.g. the web UI's dist) served at `/`. */
+  webRoot?: string
 }
 
 export interface Host {
@@ -157,6 +160,7 @@ export function createHost(options: CreateHostOptions): Host {
   sessionRoutes(context)
   messageRoutes(context)
   streamRoutes(context)
+  if (options.webRoot !== undefined) webRootRoutes(app, options.webRoot)
 
   return {
     fetch: async (request: Request) => app.fetch(request),
