@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createJiti, type Jiti } from 'jiti'
+import { coreMismatch } from './core-range.js'
 import { maskCredentials } from './credentials.js'
 import { notFoundMessage } from './not-found.js'
 import type { BundledModules, EntryKind } from './types.js'
@@ -71,7 +72,11 @@ export async function importEntry(loader: ModuleLoader, name: string, kind: Entr
   const tried = candidatePackages(name, kind)
   for (const specifier of tried) {
     const found = loader.jiti.esmResolve(specifier, { parentURL: loader.parentURL, try: true })
-    if (found !== undefined) return load(loader, specifier, found)
+    if (found === undefined) continue
+    // A plugin made for another core would fail in ways that name neither version: refuse it here.
+    const mismatch = coreMismatch(found, packageOf(specifier))
+    if (mismatch !== undefined) return { ok: false, message: mismatch }
+    return load(loader, specifier, found)
   }
   const specifier = tried.find((candidate) => Object.hasOwn(loader.bundled, candidate))
   if (specifier !== undefined) return loadBundled(specifier, loader.bundled[specifier]!)
@@ -124,4 +129,9 @@ function splitSpecifier(name: string): [string, string] {
   const parts = name.split('/')
   const length = name.startsWith('@') ? 2 : 1
   return [parts.slice(0, length).join('/'), parts.length > length ? `/${parts.slice(length).join('/')}` : '']
+}
+
+/** `@a/b/c` → `@a/b`; `a/c` → `a`. */
+function packageOf(specifier: string): string {
+  return splitSpecifier(specifier)[0]
 }
