@@ -29,6 +29,7 @@ describe('create-bosun-plugin', () => {
         .gitignore
         README.md
         package.json
+        scripts/write-schema.mjs
         src/index.test.ts
         src/index.ts
         src/options.ts
@@ -44,7 +45,7 @@ describe('create-bosun-plugin', () => {
       Then edit src/index.ts. A config names the plugin 'my-guard'."
     `)
     expect((await readdir(join(cwd, 'bosun-plugin-my-guard'))).sort()).toEqual(
-      ['.changeset', '.gitignore', 'README.md', 'package.json', 'src', 'tsconfig.build.json', 'tsconfig.json', 'vitest.config.ts'],
+      ['.changeset', '.gitignore', 'README.md', 'package.json', 'scripts', 'src', 'tsconfig.build.json', 'tsconfig.json', 'vitest.config.ts'],
     )
   })
 

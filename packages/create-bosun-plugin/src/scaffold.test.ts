@@ -61,8 +61,8 @@ describe('create-bosun-plugin my-guard', () => {
       name: 'bosun-plugin-my-guard',
       type: 'module',
       keywords: expect.arrayContaining(['bosun-plugin']),
-      bosun: { hooks: ['agent/pre-step'] },
-      files: ['dist'],
+      bosun: { kind: 'plugin', hooks: ['agent/pre-step'], options: './schema.json', core: dependencyRanges['@bosun/core'] },
+      files: ['dist', 'schema.json'],
       exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
       peerDependencies: { '@bosun/core': dependencyRanges['@bosun/core'] },
       devDependencies: { '@bosun/testkit': dependencyRanges['@bosun/testkit'], typescript: dependencyRanges.typescript, vitest: dependencyRanges.vitest },
@@ -83,12 +83,17 @@ describe('create-bosun-plugin my-guard', () => {
     expect(existsSync(join(dir, 'dist/index.d.ts'))).toBe(true)
     expect(existsSync(join(dir, 'dist/options.js'))).toBe(true)
     expect(existsSync(join(dir, 'dist/index.test.js'))).toBe(false)
+    // The build's second half: schema.json, which "bosun.options" names, written from src/options.ts.
+    const schema = await node([join(dir, 'scripts/write-schema.mjs')], dir)
+    expect(schema.code, schema.output).toBe(0)
+    const { optionsSchema } = await import(join(dir, 'dist/options.js'))
+    expect(JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'))).toEqual(optionsSchema)
   }, 120_000)
 
   it('passes its own tests (@bosun/testkit on the scripted model) with the workspace vitest', async () => {
     const run = await node([vitest, 'run', '--root', dir], dir)
     expect(run.code, run.output).toBe(0)
-    expect(run.output).toMatch(/Tests\s+4 passed \(4\)/)
+    expect(run.output).toMatch(/Tests\s+5 passed \(5\)/)
   }, 120_000)
 
   it('the built module default-exports a plugin named my-guard with its options schema', async () => {

@@ -65,8 +65,13 @@ npm run build       # dist/ with type declarations
 ```
 
 The plugin is `src/index.ts` (`definePlugin`); its options type and JSON Schema sit side by side in
-`src/options.ts`. The hooks it taps are listed in `package.json` under `bosun.hooks`, so that
-registries and tools can tell what it does without loading it. Bosun's plugin authoring guide
+`src/options.ts`. `package.json` carries its manifest, so that `bosun plugins search`, `info` and
+`add` can tell what it does without loading it:
+`"bosun": { "kind": "plugin", "hooks": [...], "options": "./schema.json", "core": "{{coreRange}}" }` —
+the hooks it taps, its options JSON Schema (written to `schema.json` by `npm run build` from
+`src/options.ts`, which stays the one source), and the `@bosun/core` range it supports (Bosun
+refuses to load it on a core outside that range, naming both versions). `npm test` checks the
+manifest against the plugin (`expectManifest` from `@bosun/testkit`). Bosun's plugin authoring guide
 (`docs/plugins.md` in the Bosun repository) covers the hooks, decisions, stages and state.
 
 ## Publish

@@ -7,10 +7,13 @@
   "sideEffects": false,
   "keywords": ["bosun-plugin", "bosun"],
   "bosun": {
-    "hooks": ["agent/pre-step"]
+    "kind": "plugin",
+    "hooks": ["agent/pre-step"],
+    "options": "./schema.json",
+    "core": "{{coreRange}}"
   },
   "engines": { "node": ">=20" },
-  "files": ["dist"],
+  "files": ["dist", "schema.json"],
   "exports": {
     ".": {
       "types": "./dist/index.d.ts",
@@ -19,7 +22,7 @@
     "./package.json": "./package.json"
   },
   "scripts": {
-    "build": "tsc -p tsconfig.build.json",
+    "build": "tsc -p tsconfig.build.json && node scripts/write-schema.mjs",
     "typecheck": "tsc -p tsconfig.json --noEmit",
     "test": "vitest run",
     "changeset": "changeset",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { expectEntered, expectRejected, testPlugin } from '@bosun/testkit'
+import { expectEntered, expectManifest, expectRejected, testPlugin } from '@bosun/testkit'
 import plugin from './index.js'
 
 describe('{{name}}', () => {
@@ -25,5 +25,9 @@ describe('{{name}}', () => {
 
   it('refuses options that break its schema when the agent is built', async () => {
     await expect(testPlugin(plugin, { words: [] })).rejects.toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID' })
+  })
+
+  it('says in package.json what it is: keyword, kind, the hooks it taps, its options schema, the core it supports', async () => {
+    await expectManifest(new URL('..', import.meta.url), plugin, { words: ['password'] })
   })
 })
