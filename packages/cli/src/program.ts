@@ -83,6 +83,10 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     log: async () => (await import('./commands/log.js')).logCommand,
     config: async () => (await import('./commands/config.js')).configCheckCommand,
     plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
+    pluginsSearch: async () => (await import('./commands/plugins-search.js')).pluginsSearchCommand,
+    pluginsInfo: async () => (await import('./commands/plugins-info.js')).pluginsInfoCommand,
+    pluginsAdd: async () => (await import('./commands/plugins-add.js')).pluginsAddCommand,
+    pluginsRemove: async () => (await import('./commands/plugins-remove.js')).pluginsRemoveCommand,
     serve: async () => (await import('./commands/serve.js')).serveCommand,
     acp: async () => (await import('./commands/acp.js')).acpCommand,
   }
@@ -175,12 +179,47 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     ]))
     .action(run(commands.config))
 
-  program
-    .command('plugins')
+  const plugins = program.command('plugins').description('Bosun plugins: the installed ones, and the registry\'s (search, info, add, remove; docs/marketplace.md)')
+  plugins
+    .command('list', { isDefault: true })
     .description('installed Bosun plugins (keyword "bosun-plugin" in node_modules from here up): name, version, hooks')
     .option('--json', 'one JSON object per plugin')
     .addHelpText('after', examples([['bosun plugins', ''], ['bosun plugins --json', 'for scripts']]))
     .action(run(commands.plugins))
+  plugins
+    .command('search')
+    .description('Bosun plugins, adapters and stores on the npm registry your .npmrc names (keywords bosun-plugin, bosun-adapter, bosun-store)')
+    .argument('[words...]', 'words to look for in names and descriptions')
+    .option('--json', 'one JSON object per package')
+    .option('--registry <url>', 'search this registry instead of the one npm is configured with')
+    .addHelpText('after', examples([['bosun plugins search', 'every Bosun package'], ['bosun plugins search guard', 'matching "guard"']]))
+    .action(run(commands.pluginsSearch))
+  plugins
+    .command('info')
+    .description('a package\'s manifest from the registry, nothing installed: kind, hooks, options, @bosun/core range, license, install scripts')
+    .argument('<name>', 'the package (word-guard, bosun-plugin-word-guard, @acme/bosun-plugin-x@1.2.0)')
+    .option('--json', 'as one JSON object')
+    .option('--registry <url>', 'read from this registry instead of the one npm is configured with')
+    .addHelpText('after', examples([['bosun plugins info @bosun/plugin-rate-limit', ''], ['bosun plugins info word-guard', 'bosun-plugin-word-guard']]))
+    .action(run(commands.pluginsInfo))
+  plugins
+    .command('add')
+    .description('install a plugin with the project\'s package manager and add it to the config (options checked first), then check the config')
+    .argument('<name>', 'the package (word-guard, bosun-plugin-word-guard, @acme/bosun-plugin-x@1.2.0)')
+    .option('-o, --option <key=value...>', 'an option of the plugin, converted by its schema type (lists comma-separated)')
+    .option('-y, --yes', 'do not ask before installing')
+    .option('--registry <url>', 'install from this registry instead of the one npm is configured with')
+    .addHelpText('after', examples([
+      ['bosun plugins add word-guard --option words=password,secret', 'asks before installing'],
+      ['bosun plugins add @bosun/plugin-rate-limit -o turnsPerMinute=20 --yes', 'no question'],
+    ], 'It shows the package, version, dependencies, install scripts and license, and asks before installing unless --yes.'))
+    .action(run(commands.pluginsAdd))
+  plugins
+    .command('remove')
+    .description('remove a plugin from the config and uninstall it with the project\'s package manager')
+    .argument('<name>', 'the plugin as the config names it, or its package')
+    .addHelpText('after', examples([['bosun plugins remove word-guard', '']]))
+    .action(run(commands.pluginsRemove))
 
   program
     .command('serve')
@@ -191,6 +230,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--token-file <file>', 'require the bearer token in this file (mode 0600) instead of BOSUN_HOST_TOKEN')
     .option('--init-token', 'write a new random token to --token-file (default .bosun/host-token, mode 0600) and exit')
     .option('--cors <origin...>', 'allow browsers on these origins (e.g. https://app.example.com) to call the host; none by default')
+    .option('--allowed-host <name...>', 'host names the Host fence accepts besides loopback (e.g. a reverse proxy\'s name); with a token, only these and loopback')
     .addHelpText('after', examples([
       ['bosun serve', 'http://127.0.0.1:4477'],
       ['BOSUN_HOST_TOKEN=$(openssl rand -hex 32) bosun serve --host 0.0.0.0', 'reachable from the network, with a bearer token'],

@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
+import { CORE_VERSION, coreSatisfies } from '@bosun/core/config'
+import { loadCliConfig } from '../agent.js'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { addPluginEntry } from '../marketplace/config-edit/config-file.js'
+import { confirm } from '../marketplace/confirm.js'
+import { marketplaceError } from '../marketplace/errors.js'
+import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
+import { fetchOptionsSchema } from '../marketplace/manifest.js'
+import { shownUrl } from '../marketplace/npm-config.js'
+import { detectPackageManager, packageManagerArgs, runPackageManager } from '../marketplace/package-manager.js'
+import { optionsFromPairs } from '../marketplace/plugin-options.js'
+import { configName } from '../plugins-scan.js'
+import { describeManifest } from './plugins-info.js'
+
+export interface PluginsAddOptions {
+  option?: string[]
+  yes?: boolean
+  registry?: string
+}
+
+/**
+ * `bosun plugins add <name> [--option key=value ...]`: reads the package's manifest and options
+ * schema from the registry, checks the options and the core range, shows what will be installed
+ * and asks (unless `--yes`), installs it with the project's package manager (its lockfile keeps
+ * the integrity), adds the entry to the config file in its own format, then runs `bosun config check`.
+ */
+export async function pluginsAddCommand(ctx: CommandContext, spec: string, options: PluginsAddOptions): Promise<number> {
+  const client = registryClient(ctx, options.registry)
+  const { version, manifest } = await findOnRegistry(client, spec)
+  const compatible = manifest.coreRange === undefined || coreSatisfies(manifest.coreRange)
+  if (!compatible) {
+    throw marketplaceError(
+      'INCOMPATIBLE_CORE',
+      `${manifest.name}@${manifest.version} supports @bosun/core ${manifest.coreRange}, but this bosun runs @bosun/core ${CORE_VERSION}. Nothing was installed. Pick a version made for it (bosun plugins info ${manifest.name}@<version>) or update Bosun.`,
+    )
+  }
+  // Every option is checked against the schema before anything is installed or written.
+  const schema = await fetchOptionsSchema(client, version, manifest)
+  const pluginOptions = optionsFromPairs(options.option ?? [], schema, manifest.name)
+
+  const manager = detectPackageManager(ctx.io.cwd)
+  const s = ctx.err.style
+  const installSpec = `${manifest.name}@${manifest.version}`
+  for (const line of describeManifest(manifest, s, true)) ctx.err.line(line)
+  ctx.err.line(`${s.bold('from'.padEnd(16))}${shownUrl(new URL('/', typeof version.dist?.tarball === 'string' ? version.dist.tarball : client.config.registry).href)}`)
+  ctx.err.line(`${s.bold('install with'.padEnd(16))}${manager.name} ${packageManagerArgs(manager.name, 'add', installSpec, options.registry).join(' ')}  ${s.dim(`(${manager.reason}, in ${relative(ctx.io.cwd, manager.dir) || '.'})`)}`)
+  if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {
+    throw marketplaceError('NOT_CONFIRMED', 'not confirmed: nothing was installed or written. Answer "y", or pass --yes.')
+  }
+
+  await runPackageManager(manager, packageManagerArgs(manager.name, 'add', installSpec, options.registry), ctx.io.env, (text) => ctx.err.write(text))
+
+  const entryName = manifest.kind === 'plugin' ? configName(manifest.name) : manifest.name
+  const entry = Object.keys(pluginOptions).length === 0 ? entryName : [entryName, pluginOptions]
+  if (manifest.kind !== 'plugin') {
+    const key = manifest.kind === 'adapter' ? `"model": { "adapter": ${JSON.stringify(entryName)}, "options": {…} }` : `"store": ${JSON.stringify(entry)}`
+    ctx.err.line(`Installed ${installSpec}. It is ${manifest.kind === 'adapter' ? 'an adapter' : 'a store'}: it replaces the config's ${manifest.kind === 'adapter' ? 'model' : 'store'}; set ${key} in your config.`)
+    return ExitCode.ok
+  }
+
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  let file = cfg.file
+  if (file === undefined) {
+    file = join(manager.dir, 'bosun.config.json')
+    if (!existsSync(file)) await writeFile(file, `${JSON.stringify({ plugins: [entry] }, null, 2)}\n`)
+    ctx.err.line(`Wrote ${relative(ctx.io.cwd, file)} with "plugins": [${JSON.stringify(entry)}].`)
+  } else {
+    const result = await addPluginEntry(file, entry)
+    if (!result.edited) {
+      ctx.err.line(s.yellow(`Installed ${installSpec}, but ${relative(ctx.io.cwd, file)} could not be edited safely; ${result.instruction}`))
+      return ExitCode.error
+    }
+    ctx.err.line(`Added ${JSON.stringify(entry)} to "plugins" in ${relative(ctx.io.cwd, file) || file}.`)
+  }
+  ctx.err.line(s.dim('Checking the config (bosun config check):'))
+  const { configCheckCommand } = await import('./config.js')
+  return configCheckCommand(ctx)
+}

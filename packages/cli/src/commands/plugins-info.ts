@@ -1,0 +1,71 @@
+import { CORE_VERSION, coreSatisfies } from '@bosun/core/config'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
+import { fetchOptionsSchema, type BosunManifest } from '../marketplace/manifest.js'
+import { optionRows, type OptionRow } from '../marketplace/plugin-options.js'
+import type { Style } from '../output.js'
+import { configName } from '../plugins-scan.js'
+import { table } from '../table.js'
+
+/**
+ * `bosun plugins info <name>`: a package's manifest read from the registry, nothing installed:
+ * kind, hooks, the options schema as a table, the `@bosun/core` range against the running core,
+ * license, dependencies and install scripts.
+ */
+export async function pluginsInfoCommand(ctx: CommandContext, spec: string, options: { json?: boolean; registry?: string }): Promise<number> {
+  const client = registryClient(ctx, options.registry)
+  const { version, manifest } = await findOnRegistry(client, spec)
+  const schema = await fetchOptionsSchema(client, version, manifest)
+  const rows = schema === undefined ? [] : optionRows(schema)
+  const compatible = manifest.coreRange === undefined ? undefined : coreSatisfies(manifest.coreRange)
+  if (options.json) {
+    ctx.out.line(JSON.stringify({ ...manifest, configName: configName(manifest.name), core: { range: manifest.coreRange, running: CORE_VERSION, satisfied: compatible }, options: rows, schema }))
+    return ExitCode.ok
+  }
+  const s = ctx.out.style
+  for (const line of describeManifest(manifest, s, compatible)) ctx.out.line(line)
+  ctx.out.line()
+  if (schema === undefined) ctx.out.line(`${s.bold('options')}  ${s.dim('(it declares no options schema: "bosun": { "options": "./schema.json" })')}`)
+  else if (rows.length === 0) ctx.out.line(`${s.bold('options')}  ${s.dim('(none)')}`)
+  else {
+    ctx.out.line(`${s.bold('options')}  ${s.dim(`from ${manifest.optionsPath}; * required`)}`)
+    for (const line of optionTable(rows, s, ctx.out.columns)) ctx.out.line(`  ${line}`)
+  }
+  ctx.err.line(s.dim(`Add it: bosun plugins add ${manifest.name}${rows.filter((row) => row.required).map((row) => ` --option ${row.key}=…`).join('')}`))
+  return ExitCode.ok
+}
+
+/** The manifest's lines, as `info` and `add` show them (add shows them before it asks). */
+export function describeManifest(manifest: BosunManifest, s: Style, compatible: boolean | undefined): string[] {
+  const field = (name: string, value: string) => `${s.bold(name.padEnd(16))}${value}`
+  const lines = [
+    `${s.bold(manifest.name)} ${manifest.version}${manifest.firstParty ? `  ${s.green('first-party')}` : `  ${s.dim('third-party')}`}`,
+    ...(manifest.description ? [s.dim(manifest.description)] : []),
+    field('kind', manifest.kind ?? '?'),
+    field('config name', configName(manifest.name)),
+    field('hooks', manifest.hooks === undefined ? s.dim('(not declared)') : manifest.hooks.length === 0 ? s.dim('(none)') : manifest.hooks.join(', ')),
+    field(
+      '@bosun/core',
+      manifest.coreRange === undefined
+        ? s.dim(`(no range declared; running ${CORE_VERSION})`)
+        : compatible
+          ? `${manifest.coreRange}  ${s.green(`✓ the running @bosun/core ${CORE_VERSION} satisfies it`)}`
+          : `${manifest.coreRange}  ${s.red(`✗ the running @bosun/core is ${CORE_VERSION}: it will refuse to load`)}`,
+    ),
+    field('license', manifest.license ?? s.yellow('(none declared)')),
+    field('dependencies', String(manifest.dependencyCount)),
+    field(
+      'install scripts',
+      manifest.installScripts.length === 0
+        ? 'none'
+        : s.yellow(`⚠ ${manifest.installScripts.join(', ')}: it runs code when installed; a plugin should not need that`),
+    ),
+  ]
+  return lines
+}
+
+function optionTable(rows: OptionRow[], s: Style, columns: number | undefined): string[] {
+  const cells = rows.map((row) => [`${row.key}${row.required ? '*' : ''}`, row.type, row.default ?? s.dim('-'), row.description ?? ''])
+  return table(['KEY', 'TYPE', 'DEFAULT', 'DESCRIPTION'], cells, s, columns === undefined ? undefined : columns - 2, 70)
+}

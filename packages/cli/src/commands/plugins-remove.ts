@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { candidatePackages } from '@bosun/core/config'
+import { loadCliConfig } from '../agent.js'
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { removePluginEntry } from '../marketplace/config-edit/config-file.js'
+import { marketplaceError } from '../marketplace/errors.js'
+import { detectPackageManager, packageManagerArgs, runPackageManager } from '../marketplace/package-manager.js'
+
+/**
+ * `bosun plugins remove <name>`: undoes `add` — the config's entries naming the package are
+ * removed (the file keeps its format), then the package manager removes the package. The config
+ * is edited first, so it never names a package that is gone.
+ */
+export async function pluginsRemoveCommand(ctx: CommandContext, name: string): Promise<number> {
+  const manager = detectPackageManager(ctx.io.cwd)
+  const dependencies = projectDependencies(join(manager.dir, 'package.json'))
+  // `word-guard` means the package the config would load for it; a full name means itself.
+  const packageName = [name, ...candidatePackages(name, 'plugin')].find((candidate) => dependencies.has(candidate)) ?? name
+  const matches = (entry: string) => entry === packageName || candidatePackages(entry, 'plugin').includes(packageName)
+
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const s = ctx.err.style
+  let inConfig = false
+  if (cfg.file !== undefined) {
+    const result = await removePluginEntry(cfg.file, matches)
+    if (result !== 'absent') {
+      inConfig = true
+      if (!result.edited) {
+        ctx.err.line(s.yellow(`${relative(ctx.io.cwd, cfg.file)} could not be edited safely; ${result.instruction}. Nothing was uninstalled.`))
+        return ExitCode.error
+      }
+      ctx.err.line(`Removed ${packageName} from "plugins" in ${relative(ctx.io.cwd, cfg.file) || cfg.file}.`)
+    }
+  }
+  if (!dependencies.has(packageName)) {
+    if (inConfig) return ExitCode.ok
+    throw marketplaceError('NOT_ADDED', `${name} is neither in the config's plugins nor a dependency in ${relative(ctx.io.cwd, join(manager.dir, 'package.json')) || 'package.json'}: nothing to remove. bosun plugins lists what is installed.`)
+  }
+  await runPackageManager(manager, packageManagerArgs(manager.name, 'remove', packageName, undefined), ctx.io.env, (text) => ctx.err.write(text))
+  ctx.err.line(`Uninstalled ${packageName} (${manager.name}).`)
+  return ExitCode.ok
+}
+
+/** Every package the project's package.json depends on, of any kind. */
+function projectDependencies(file: string): Set<string> {
+  try {
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string> | undefined>
+    return new Set(['dependencies', 'devDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(manifest[field] ?? {})))
+  } catch {
+    return new Set()
+  }
+}

@@ -1,0 +1,39 @@
+import type { CommandContext } from '../context.js'
+import { ExitCode } from '../exit-codes.js'
+import { registryClient } from '../marketplace/lookup.js'
+import { shownUrl } from '../marketplace/npm-config.js'
+import { searchPackages } from '../marketplace/search.js'
+import { table } from '../table.js'
+
+/**
+ * `bosun plugins search [words]`: Bosun plugins, adapters and stores on the registry the npm
+ * configuration names (keywords `bosun-plugin`, `bosun-adapter`, `bosun-store`): name, version,
+ * kind, hooks, weekly downloads when the registry gives them, "first-party" for `@bosun/`.
+ */
+export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string }): Promise<number> {
+  const client = registryClient(ctx, options.registry)
+  const results = await searchPackages(client, words)
+  if (options.json) {
+    for (const result of results) ctx.out.line(JSON.stringify(result))
+    return ExitCode.ok
+  }
+  const where = shownUrl(client.config.registry)
+  if (results.length === 0) {
+    ctx.err.line(`No Bosun package on ${where}${words.length > 0 ? ` matches "${words.join(' ')}"` : ''}.`)
+    ctx.err.line(ctx.err.style.dim('Packages are found by their keyword: "bosun-plugin", "bosun-adapter" or "bosun-store" (docs/marketplace.md).'))
+    return ExitCode.ok
+  }
+  const s = ctx.out.style
+  const rows = results.map((result) => [
+    result.name,
+    result.version,
+    result.kind,
+    result.hooks === undefined ? s.dim('?') : result.hooks.length === 0 ? s.dim('(none)') : result.hooks.join(', '),
+    result.weeklyDownloads === undefined ? s.dim('-') : result.weeklyDownloads.toLocaleString('en-US'),
+    result.firstParty ? s.green('first-party') : '',
+    result.description ?? '',
+  ])
+  for (const line of table(['PACKAGE', 'VERSION', 'KIND', 'HOOKS', 'WEEKLY', 'SOURCE', 'DESCRIPTION'], rows, s, ctx.out.columns, 60)) ctx.out.line(line)
+  ctx.err.line(s.dim(`${results.length} on ${where}. Before adding one: bosun plugins info <package>`))
+  return ExitCode.ok
+}

@@ -1,0 +1,49 @@
+import { candidatePackages, satisfiesRange } from '@bosun/core/config'
+import type { CommandContext } from '../context.js'
+import { marketplaceError } from './errors.js'
+import { bosunManifest, parseSpec, pickVersion, type BosunManifest } from './manifest.js'
+import { readNpmConfig } from './npm-config.js'
+import { RegistryClient, type VersionManifest } from './registry-client.js'
+
+/** The registry client for a command: the user's npm configuration, `--registry` replacing its default registry. */
+export function registryClient(ctx: CommandContext, registry: string | undefined): RegistryClient {
+  return new RegistryClient(readNpmConfig(ctx.io.cwd, ctx.io.env), registry)
+}
+
+/** A Bosun package found on the registry: the version picked and its manifest. */
+export interface FoundPackage {
+  version: VersionManifest
+  manifest: BosunManifest
+}
+
+/**
+ * The package `spec` names on the registry (`@acme/bosun-plugin-x`, `bosun-plugin-x@1.2.0`): its
+ * latest version, or the one the spec's range or tag picks. A short name (`word-guard`) is looked
+ * up as the config would name it (`@bosun/plugin-word-guard`, then `bosun-plugin-word-guard`),
+ * never by similarity. Refuses a package that is not a Bosun plugin, adapter or store.
+ */
+export async function findOnRegistry(client: RegistryClient, spec: string): Promise<FoundPackage> {
+  const { name, range } = parseSpec(spec)
+  const candidates = [...new Set([name, ...candidatePackages(name, 'plugin')])]
+  let lastError: unknown
+  for (const candidate of candidates) {
+    try {
+      const version = pickVersion(await client.packument(candidate), range, satisfiesRange)
+      const manifest = bosunManifest(version)
+      if (manifest.kind === undefined) {
+        throw marketplaceError(
+          'NOT_A_BOSUN_PACKAGE',
+          `${manifest.name}@${manifest.version} is not a Bosun package: it has none of the keywords "bosun-plugin", "bosun-adapter", "bosun-store". Nothing was installed.`,
+        )
+      }
+      return { version, manifest }
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'PACKAGE_NOT_FOUND') throw error
+      lastError = error
+    }
+  }
+  if (candidates.length > 1) {
+    throw marketplaceError('PACKAGE_NOT_FOUND', `no package ${candidates.map((candidate) => `"${candidate}"`).join(' or ')} on the registry. Check the name (bosun plugins search <words> lists what there is).`, { name })
+  }
+  throw lastError
+}

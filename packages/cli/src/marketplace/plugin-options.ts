@@ -1,0 +1,117 @@
+import type { JsonSchema } from '@bosun/core'
+import { compileOptionsValidator } from '@bosun/core/config'
+import { marketplaceError } from './errors.js'
+
+/** One row of an options table: what `bosun plugins info` shows for each top-level option. */
+export interface OptionRow {
+  key: string
+  type: string
+  required: boolean
+  default: string | undefined
+  description: string | undefined
+}
+
+/** The top-level options a schema describes, in its order. */
+export function optionRows(schema: JsonSchema): OptionRow[] {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
+  return Object.entries(properties).map(([key, property]) => ({
+    key,
+    type: typeName(property),
+    required: required.has(key),
+    default: property.default === undefined ? undefined : JSON.stringify(property.default),
+    description: typeof property.description === 'string' ? property.description : undefined,
+  }))
+}
+
+/**
+ * The options `--option key=value` pairs give, each value converted by its schema type (number,
+ * integer, boolean; an array as comma-separated items of its item type; an object or anything
+ * else as JSON), then checked against the whole schema — before anything is installed or written.
+ * Every problem names the key and the type it expected.
+ */
+export function optionsFromPairs(pairs: readonly string[], schema: JsonSchema | undefined, packageName: string): Record<string, unknown> {
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>
+  const options: Record<string, unknown> = {}
+  for (const pair of pairs) {
+    const at = pair.indexOf('=')
+    if (at <= 0) throw marketplaceError('OPTION_INVALID', `--option ${JSON.stringify(pair)} is not key=value (e.g. --option words=password,secret).`)
+    const key = pair.slice(0, at)
+    const text = pair.slice(at + 1)
+    const property = properties[key]
+    if (property === undefined && schema !== undefined && schema.additionalProperties === false) {
+      const known = Object.keys(properties)
+      throw marketplaceError('OPTION_INVALID', `${packageName} has no option "${key}"; its options are: ${known.length > 0 ? known.join(', ') : '(none)'}.`, { key })
+    }
+    options[key] = convert(key, text, property)
+  }
+  if (schema !== undefined) {
+    try {
+      compileOptionsValidator({}, schema)(options, packageName)
+    } catch (error) {
+      throw marketplaceError('OPTION_INVALID', `${(error as Error).message}\nNothing was installed or written. See the options with: bosun plugins info ${packageName}`)
+    }
+  }
+  return options
+}
+
+function convert(key: string, text: string, property: JsonSchema | undefined): unknown {
+  const type = primaryType(property)
+  const fail = (expected: string) =>
+    marketplaceError('OPTION_INVALID', `option "${key}" expects ${expected}, got ${JSON.stringify(text)}.`, { key, expected: type })
+  switch (type) {
+    case 'number':
+    case 'integer': {
+      const value = Number(text)
+      if (text.trim() === '' || !Number.isFinite(value)) throw fail(`a ${type}`)
+      if (type === 'integer' && !Number.isInteger(value)) throw fail('an integer')
+      return value
+    }
+    case 'boolean':
+      if (text === 'true') return true
+      if (text === 'false') return false
+      throw fail('a boolean (true or false)')
+    case 'array': {
+      if (text.trim().startsWith('[')) return parseJson(text, fail, 'an array (comma-separated, or JSON)')
+      const items = text === '' ? [] : text.split(',').map((item) => item.trim())
+      return items.map((item) => convert(`${key}[]`, item, property?.items as JsonSchema | undefined))
+    }
+    case 'object':
+      return parseJson(text, fail, 'an object (as JSON)')
+    case 'string':
+      return text
+    default:
+      // No type in the schema: JSON when it parses (numbers, true, [..]), else the text.
+      try {
+        return JSON.parse(text) as unknown
+      } catch {
+        return text
+      }
+  }
+}
+
+function parseJson(text: string, fail: (expected: string) => Error, expected: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw fail(expected)
+  }
+}
+
+function primaryType(property: JsonSchema | undefined): string | undefined {
+  const type = property?.type
+  if (typeof type === 'string') return type
+  if (Array.isArray(type)) return type.find((t) => t !== 'null') as string | undefined
+  if (Array.isArray(property?.enum) && property.enum.every((value) => typeof value === 'string')) return 'string'
+  return undefined
+}
+
+function typeName(property: JsonSchema): string {
+  const type = primaryType(property)
+  if (Array.isArray(property.enum)) return property.enum.map((value) => JSON.stringify(value)).join(' | ')
+  if (type === 'array') {
+    const item = primaryType(property.items as JsonSchema | undefined)
+    return item ? `${item}[]` : 'array'
+  }
+  return type ?? (Array.isArray(property.anyOf) || Array.isArray(property.oneOf) ? 'one of several' : 'any')
+}

@@ -1,0 +1,144 @@
+import { marketplaceError } from './errors.js'
+import { authorizationFor, registryFor, shownUrl, type NpmConfig } from './npm-config.js'
+
+/** A version document of a package, as the registry serves it (`GET /<name>` → `versions[v]`). */
+export type VersionManifest = Record<string, any> & { name: string; version: string }
+
+/** A registry document: every version, and the dist-tags. */
+export interface Packument {
+  name: string
+  'dist-tags': Record<string, string>
+  versions: Record<string, VersionManifest>
+}
+
+/** One hit of `GET /-/v1/search`. */
+export interface SearchHit {
+  package: { name: string; version: string; description?: string; keywords?: string[] }
+  downloads?: { weekly?: number; monthly?: number }
+}
+
+const MAX_REDIRECTS = 5
+/** A package document or tarball larger than this is refused (a registry is not trusted to be small). */
+const MAX_BYTES = 32 * 1024 * 1024
+
+/**
+ * Reads the npm registry the user's npm configuration names: search, package documents and
+ * tarballs. The auth token goes only to the URL its `.npmrc` line names, and never follows a
+ * redirect (a redirected request is sent again without it); no token or URL credential is ever
+ * part of an error message.
+ */
+export class RegistryClient {
+  constructor(
+    readonly config: NpmConfig,
+    /** `--registry`: replaces the configured default registry (scoped registries still apply). */
+    registryOverride?: string,
+  ) {
+    if (registryOverride !== undefined) this.config = { ...config, registry: registryOverride.endsWith('/') ? registryOverride : `${registryOverride}/` }
+  }
+
+  /** `GET /-/v1/search?text=…&size=…` on the default registry. */
+  async search(text: string, size = 250): Promise<SearchHit[]> {
+    const url = new URL(`-/v1/search?${new URLSearchParams({ text, size: String(size) })}`, this.config.registry).href
+    let body: { objects?: SearchHit[] }
+    try {
+      body = (await this.json(url, 'search')) as { objects?: SearchHit[] }
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'PACKAGE_NOT_FOUND') throw error
+      throw marketplaceError('REGISTRY_ERROR', `${shownUrl(this.config.registry)} has no search API (GET /-/v1/search answered 404). Search another registry with --registry, or name the package: bosun plugins info <name>.`)
+    }
+    return Array.isArray(body.objects) ? body.objects.filter((hit) => typeof hit?.package?.name === 'string') : []
+  }
+
+  /** The package's document; `PACKAGE_NOT_FOUND` when the registry has no such name. */
+  async packument(name: string): Promise<Packument> {
+    const registry = registryFor(this.config, name)
+    const url = new URL(name.startsWith('@') ? name.replace('/', '%2f') : name, registry).href
+    const body = (await this.json(url, name)) as Packument
+    if (typeof body !== 'object' || body === null || typeof body.versions !== 'object') {
+      throw marketplaceError('REGISTRY_ERROR', `${shownUrl(registry)} answered for ${name} with something that is not a package document.`)
+    }
+    return body
+  }
+
+  /** The tarball at `url` (a version's `dist.tarball`), as bytes. */
+  async tarball(url: string, name: string): Promise<Buffer> {
+    const response = await this.get(url, name, 'application/octet-stream')
+    return Buffer.from(await limitedBody(response, url))
+  }
+
+  private async json(url: string, what: string): Promise<unknown> {
+    const response = await this.get(url, what, 'application/json')
+    const text = new TextDecoder().decode(await limitedBody(response, url))
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} did not answer JSON (status ${response.status}). Is it an npm registry?`)
+    }
+  }
+
+  /** GET with the credential for `url`; redirects followed by hand, each one without credentials. */
+  private async get(url: string, what: string, accept: string): Promise<Response> {
+    let current = url
+    let authorization = authorizationFor(this.config, url)
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      let response: Response
+      try {
+        response = await fetch(current, {
+          redirect: 'manual',
+          headers: { accept, ...(authorization ? { authorization } : {}) },
+          signal: AbortSignal.timeout(60_000),
+        })
+      } catch (error) {
+        throw marketplaceError(
+          'REGISTRY_UNREACHABLE',
+          `cannot reach the registry at ${shownUrl(new URL('/', current).href)} (${reason(error)}). Check the "registry" in your .npmrc (or --registry) and your network.`,
+        )
+      }
+      if (response.status >= 300 && response.status < 400 && response.headers.has('location')) {
+        await response.body?.cancel()
+        current = new URL(response.headers.get('location')!, current).href
+        authorization = undefined // a credential is for the URL it was configured for, never for where it is sent on to
+        continue
+      }
+      if (response.ok) return response
+      await response.body?.cancel()
+      const origin = shownUrl(new URL('/', current).href)
+      if (response.status === 401 || response.status === 403) {
+        throw marketplaceError(
+          'REGISTRY_AUTH_REQUIRED',
+          `${origin} refused ${what} (${response.status}): it needs a login. Add a token for it to your .npmrc (npm login --registry ${origin}), or use a registry you can read.`,
+        )
+      }
+      if (response.status === 404) {
+        throw marketplaceError('PACKAGE_NOT_FOUND', `${what} is not on the registry ${origin}. Check the name (bosun plugins search <words> lists what there is).`, { name: what })
+      }
+      throw marketplaceError('REGISTRY_ERROR', `${origin} answered ${response.status} for ${what}. Try again later, or check the registry.`)
+    }
+    throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} redirected more than ${MAX_REDIRECTS} times.`)
+  }
+}
+
+async function limitedBody(response: Response, url: string): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length') ?? 0)
+  if (declared > MAX_BYTES) throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} is larger than ${MAX_BYTES / 1024 / 1024} MiB; refused.`)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of response.body ?? []) {
+    size += chunk.length
+    if (size > MAX_BYTES) throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} is larger than ${MAX_BYTES / 1024 / 1024} MiB; refused.`)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+function reason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer in 60 s'
+  // undici wraps the socket's error (ECONNREFUSED, ENOTFOUND…), sometimes in an AggregateError.
+  for (let current: any = error, depth = 0; current !== undefined && current !== null && depth < 5; current = current.cause, depth++) {
+    if (typeof current.code === 'string' && !current.code.startsWith('UND_ERR')) return current.code
+    const first = Array.isArray(current.errors) ? current.errors.find((inner: any) => typeof inner?.code === 'string') : undefined
+    if (first) return first.code
+  }
+  const cause = (error as { cause?: unknown }).cause
+  return cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error)
+}

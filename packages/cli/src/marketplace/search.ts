@@ -1,0 +1,64 @@
+import { bosunManifest, KIND_KEYWORDS, kindOfKeywords, type BosunKind } from './manifest.js'
+import type { RegistryClient, SearchHit } from './registry-client.js'
+
+/** One package `bosun plugins search` shows. */
+export interface SearchResult {
+  name: string
+  version: string
+  description: string | undefined
+  kind: BosunKind
+  /** From the version's manifest (`bosun.hooks`); `undefined` when it does not say or could not be read. */
+  hooks: string[] | undefined
+  /** Weekly downloads, when the registry gives them (npmjs does; Verdaccio does not). */
+  weeklyDownloads: number | undefined
+  firstParty: boolean
+}
+
+/** How many package documents are read at once for their hooks. */
+const CONCURRENCY = 6
+
+/**
+ * Bosun packages on the registry matching `words`. The registry is asked twice over: with the
+ * words as plain text (private registries such as Verdaccio match only name and description and
+ * ignore `keywords:`), and with `keywords:<kw>` qualifiers (npmjs finds packages by keyword that
+ * way); the answers are merged and kept only when the package itself carries `bosun-plugin`,
+ * `bosun-adapter` or `bosun-store`. Each hit's version document gives its hooks.
+ */
+export async function searchPackages(client: RegistryClient, words: readonly string[]): Promise<SearchResult[]> {
+  const text = words.join(' ').trim()
+  const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
+  const answers = await Promise.all(queries.map((query) => client.search(query)))
+  const hits = new Map<string, SearchHit>()
+  for (const hit of answers.flat()) if (!hits.has(hit.package.name) && kindOfKeywords(hit.package.keywords) !== undefined) hits.set(hit.package.name, hit)
+  const results = [...hits.values()].map((hit): SearchResult => ({
+    name: hit.package.name,
+    version: hit.package.version,
+    description: hit.package.description,
+    kind: kindOfKeywords(hit.package.keywords)!,
+    hooks: undefined,
+    weeklyDownloads: typeof hit.downloads?.weekly === 'number' ? hit.downloads.weekly : undefined,
+    firstParty: hit.package.name.startsWith('@bosun/'),
+  }))
+  await eachLimited(results, CONCURRENCY, async (result) => {
+    try {
+      const version = (await client.packument(result.name)).versions[result.version]
+      if (version) {
+        const manifest = bosunManifest(version)
+        result.hooks = manifest.hooks
+        result.kind = manifest.kind ?? result.kind
+      }
+    } catch {
+      // A document that cannot be read leaves the hooks unknown; the hit is still shown.
+    }
+  })
+  // First-party first, then by name: the ones made with Bosun lead.
+  return results.sort((a, b) => Number(b.firstParty) - Number(a.firstParty) || a.name.localeCompare(b.name))
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!)
+  })
+  await Promise.all(lanes)
+}
