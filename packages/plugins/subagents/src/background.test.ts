@@ -21,7 +21,7 @@ describe('spawn_agent, background', () => {
     expect(settle.id).toBe(`settle:${childId}:1`)
     expect(settle.source).toEqual({ kind: 'subagent-settled', childId, epoch: 1 })
     expect(settle.content[0]!.text).toContain('found gold')
-    expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1` }])
+    expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1`, reason: 'completed', answer: 'found gold' }])
     expect(ofType(root.session.events, 'subagent/spawned')[0]!.data).toMatchObject({ mode: 'background', depth: 1 })
     // one turn for the prompt, one for the settlement
     expect(ofType(root.session.events, 'turn/start')).toHaveLength(2)

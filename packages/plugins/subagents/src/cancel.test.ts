@@ -27,7 +27,7 @@ describe('cancel matrix', () => {
       expect(textOf(result!.content)).toContain('aborted')
       const child = await read(store, childId)
       expect(lastEnd(child.events)).toBe('aborted')
-      expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1 }])
+      expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, reason: 'aborted', answer: '' }])
       await root.close()
     })
   }

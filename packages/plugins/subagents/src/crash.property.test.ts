@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { SessionEvent } from '@bosun/core'
+import { TOOL_OUTCOME_UNKNOWN, type SessionEvent } from '@bosun/core'
 import { childIds, eventsOf, ofType, parent, until, type Script } from '../test/harness.js'
 import { crashableStore } from '../test/crash.js'
 
@@ -33,16 +33,24 @@ async function everyChildSettledOnce(read: (id: string) => Promise<readonly Sess
   return true
 }
 
+/** The foreground spawn of `childId` got the result crash repair writes: its answer never reached the model that way. */
+function resultCut(events: readonly SessionEvent[], childId: string): boolean {
+  const { callId } = ofType(events, 'subagent/spawned').find((e) => (e.data as { childId: string }).childId === childId)!.data as { callId: string }
+  const result = ofType(events, 'tool/result').find((e) => (e.data as { callId: string }).callId === callId)
+  return (result?.data as { content: { text?: string }[] } | undefined)?.content[0]?.text === TOOL_OUTCOME_UNKNOWN
+}
+
 describe('crash recovery (property)', () => {
   it('under a crash at any append, every spawned child is settled in its parent exactly once after reopening', async () => {
-    // How many appends the whole run takes without a crash.
+    // How many writes (appends, and the creation of each session) the whole run takes without a crash.
     const probe = crashableStore()
     const clean = await parent({ store: probe.store(), script })
     clean.followup('go')
     const read = (id: string) => eventsOf(probe.inner, id)
     await until(() => clean.status === 'idle' && ofType(clean.session.events, 'subagent/settled').length === 2, 'the clean run')
     expect(await everyChildSettledOnce(read, 'root')).toBe(true)
-    const total = (await Promise.all((await probe.inner.list()).map((s) => s.length ?? 0))).reduce((a, b) => a + b, 0)
+    const sessions = await probe.inner.list()
+    const total = sessions.length + (await Promise.all(sessions.map((s) => s.length ?? 0))).reduce((a, b) => a + b, 0)
     await clean.close()
 
     await fc.assert(
@@ -64,11 +72,13 @@ describe('crash recovery (property)', () => {
         }
         expect(settled).toBe(true)
         await until(() => root.status === 'idle' && !root.inbox.hasPending, 'the parent to take every settlement')
-        // Each settlement reached the parent's model exactly once: as its message, or as the foreground tool result.
+        // Each settlement reached the parent's model exactly once: as its message, or as the foreground
+        // tool result — or, when the crash cut that tool result, as the message recovery sent instead.
         for (const event of ofType(root.session.events, 'subagent/settled')) {
-          const { messageId } = event.data as { messageId?: string }
-          const stepped = ofType(root.session.events, 'user/message').filter((e) => (e.data as { id: string }).id === messageId)
-          expect(stepped).toHaveLength(messageId === undefined ? 0 : 1)
+          const { childId, messageId } = event.data as { childId: string; messageId?: string }
+          const stepped = ofType(root.session.events, 'user/message').filter((e) => (e.data as { id: string }).id === `settle:${childId}:1`)
+          if (messageId !== undefined) expect(stepped).toHaveLength(1)
+          else expect(stepped).toHaveLength(resultCut(root.session.events, childId) ? 1 : 0)
         }
         await root.close()
       }),

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import {
-  BosunError, createAgent, createUserMessage, ErrorCodes, forkSession, LOG_FORMAT_VERSION,
-  type Delegation, type PluginContext, type Tool, type ToolContext, type ToolResultObject,
+  BosunError, createAgent, createUserMessage, ErrorCodes,
+  type Delegation, type PluginContext, type Tool, type ToolContext, type ToolResultObject, type UserMessage,
 } from '@bosun/core'
+import { createChildSession, hasNoOwnEvents, peekSession, settleText } from './child-session.js'
 import { SubagentError, SubagentErrorCodes } from './errors.js'
-import { foldChild, foldParent, noteParentEvent, type ChildState, type ParentRecord, type Settlement } from './fold.js'
+import { foldChild, foldParent, noteParentEvent, type ChildState, type ParentRecord, type Settlement, type SpawnRecord } from './fold.js'
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN, type Options } from './options.js'
 import './events.js'
 
@@ -73,7 +74,19 @@ export class Delegator {
 
   async #recover(): Promise<void> {
     for (const [childId, spawned] of this.#record.spawned) {
-      if (spawned.mode === 'foreground' && this.#record.settled.get(childId)?.has(1)) continue
+      const settled = this.#record.settled.get(childId)
+      if (spawned.mode === 'foreground' && settled?.has(1)) {
+        // Settled, but the crash cut the tool result that carried the answer: it comes as a message instead.
+        if (spawned.result === 'lost') await this.#redeliver(childId, spawned)
+        continue
+      }
+      const stored = await peekSession(this.#ctx, childId)
+      if (!stored || hasNoOwnEvents(stored)) {
+        // The spawn is recorded but the crash fell before the task reached the child: adopt it (make
+        // what is missing, admit the task) — unless the spawn failed and was settled as an error.
+        if (!settled?.size) await this.#adopt(childId, spawned, stored === undefined)
+        continue
+      }
       const child = await this.#open(childId, spawned.mode, spawned.agent)
       const state = this.#state(child)
       // What the logs show settled is queued without a wake: resuming starts no turn by itself.
@@ -85,6 +98,38 @@ export class Delegator {
         await this.#closeChild(child)
       }
     }
+  }
+
+  /** Recovery of a child recorded as spawned whose session or task the crash left unmade: it runs its task now. */
+  async #adopt(childId: string, spawned: SpawnRecord, missing: boolean): Promise<void> {
+    if (spawned.task === undefined) {
+      // Cannot happen with logs this plugin wrote (the call is logged before it runs); say so rather than guess a task.
+      this.#ctx.session.append('subagent/settled', { childId, epoch: 1, reason: 'error', answer: '' })
+      return
+    }
+    const delegation = this.#delegation(spawned.callId, spawned.depth, spawned.mode)
+    if (missing) {
+      const context = spawned.context ?? 'fresh'
+      await createChildSession(this.#ctx, { childId, delegation, context, ...(context === 'fork' ? { afterTurn: spawned.turn - 1 } : {}) })
+    }
+    const child = await this.#open(childId, spawned.mode, spawned.agent)
+    await this.#admit(child, spawned.task, delegation)
+    this.#live.add(childId)
+    child.agent.wake()
+  }
+
+  /** A foreground answer whose tool result a crash cut: delivered as the message `settle:<childId>:1`, parked. */
+  async #redeliver(childId: string, spawned: SpawnRecord): Promise<void> {
+    const data = this.#record.settled.get(childId)!.get(1)!
+    let { reason, answer } = data
+    if (reason === undefined || answer === undefined) {
+      // A log written before `subagent/settled` held the answer: fold it from the child's own log.
+      const stored = await peekSession(this.#ctx, childId)
+      const first = stored && foldChild(stored.events, stored.header.seedLength ?? 0, this.#resume).settlements[0]
+      reason = first?.reason.kind ?? 'interrupted'
+      answer = first?.answer ?? ''
+    }
+    this.#post(childId, 1, settleText(childId, spawned.agent, 1, reason, answer), true)
   }
 
   async spawn(args: SpawnArgs, tool: ToolContext): Promise<ToolResultObject> {
@@ -102,32 +147,24 @@ export class Delegator {
     this.#reserve()
     const childId = randomUUID()
     this.#live.add(childId)
+    const delegation = this.#delegation(tool.callId, depth, mode)
+    // Recorded, durably, before the child exists: after a crash, recovery finds every child this
+    // spawn may have made and adopts it (makes what is missing, admits the task), so none is orphaned.
+    this.#ctx.session.append('subagent/spawned', { childId, callId: tool.callId, ...(args.agent === undefined ? {} : { agent: args.agent }), mode, depth })
     let child: Child | undefined
     try {
-      const delegation: Delegation = {
-        parentSessionId: this.#ctx.session.header.id, callId: tool.callId, depth,
-        mode: mode === 'foreground' ? 'one-shot' : 'continuable',
-      }
-      if (args.context === 'fork') {
-        await this.#ctx.session.flush()
-        const stored = await forkSession(this.#ctx.store, this.#ctx.session.header.id, { id: childId, delegation, now: this.#ctx.now })
-        await stored.writer.close()
-      } else {
-        const stored = await this.#ctx.store.create({ id: childId, version: LOG_FORMAT_VERSION, createdAt: this.#ctx.now(), delegation })
-        await stored.writer.close()
-      }
+      await this.#ctx.session.flush()
+      await createChildSession(this.#ctx, { childId, delegation, ...(args.context === undefined ? {} : { context: args.context }) })
       child = await this.#open(childId, mode, args.agent)
       child.awaited = mode === 'foreground'
-      // The task is durable in the child before the parent records the spawn; it runs once recorded.
-      const source = { kind: 'parent', parentSessionId: delegation.parentSessionId, callId: tool.callId }
-      child.agent.inbox.splice('next-turn', child.agent.inbox.nextTurn.length, 0, [createUserMessage(args.task, { source })])
-      await child.agent.session.flush()
+      await this.#admit(child, args.task, delegation)
     } catch (error) {
       this.#live.delete(childId)
+      // Settled as an error, so that recovery does not adopt a child the model was told failed.
+      this.#ctx.session.append('subagent/settled', { childId, epoch: 1, reason: 'error', answer: '' })
       if (child) await this.#closeChild(child).catch(() => {})
       throw error
     }
-    this.#ctx.session.append('subagent/spawned', { childId, callId: tool.callId, ...(args.agent === undefined ? {} : { agent: args.agent }), mode, depth })
     child.agent.wake()
     if (mode === 'background') {
       return { content: `Started background agent ${childId}. Its answer will arrive as a message when it finishes; use send_to_agent to give it more work.` }
@@ -141,7 +178,7 @@ export class Delegator {
       throw new SubagentError(SubagentErrorCodes.ONE_SHOT, `agent ${childId} was a foreground (one-shot) child and is closed. Spawn a background agent to continue a conversation.`)
     }
     if (!this.#live.has(childId)) this.#reserve()
-    const sent = child.agent.followup(createUserMessage(message, { source: { kind: 'parent', parentSessionId: this.#ctx.session.header.id, callId: tool.callId } }))
+    const sent = child.agent.followup(createUserMessage(message, { source: this.#source(tool.callId) }))
     this.#live.add(childId)
     this.#ctx.session.append('subagent/sent', { childId, callId: tool.callId, messageId: sent.id })
     // Durable from admission: the model is told "sent" only once the child's store has it.
@@ -179,6 +216,21 @@ export class Delegator {
   async closeAll(): Promise<void> {
     this.#closing = true
     for (const child of this.#children.values()) await this.#closeChild(child).catch(() => {})
+  }
+
+  #delegation(callId: string, depth: number, mode: 'foreground' | 'background'): Delegation {
+    return { parentSessionId: this.#ctx.session.header.id, callId, depth, mode: mode === 'foreground' ? 'one-shot' : 'continuable' }
+  }
+
+  #source(callId: string): UserMessage['source'] {
+    return { kind: 'parent', parentSessionId: this.#ctx.session.header.id, callId }
+  }
+
+  /** The task, verbatim, as the child's first follow-up: durable in the child before it is woken. */
+  async #admit(child: Child, task: string, delegation: Delegation): Promise<void> {
+    const message = createUserMessage(task, { source: this.#source(delegation.callId) })
+    child.agent.inbox.splice('next-turn', child.agent.inbox.nextTurn.length, 0, [message])
+    await child.agent.session.flush()
   }
 
   #reserve(): void {
@@ -229,23 +281,32 @@ export class Delegator {
   /** One durable message per settled epoch: a steer while this agent runs, else a follow-up; a repeat is a duplicate id, i.e. already settled. */
   #deliver(child: Child, settlement: Settlement, park: boolean): void {
     if (this.#record.settled.get(child.id)?.has(settlement.epoch)) return
-    const messageId = `settle:${child.id}:${settlement.epoch}`
-    const message = createUserMessage(settleText(child, settlement), {
-      id: messageId,
-      source: { kind: 'subagent-settled', childId: child.id, epoch: settlement.epoch },
-    })
+    const { epoch, reason, answer } = settlement
+    const messageId = this.#post(child.id, epoch, settleText(child.id, child.profile, epoch, reason.kind, answer), park)
+    if (messageId === undefined) return
+    this.#ctx.session.append('subagent/settled', { childId: child.id, epoch, messageId, reason: reason.kind, answer })
+    child.quiet = false
+    if (this.#state(child).settledAtEnd) this.#live.delete(child.id)
+  }
+
+  /**
+   * Queues the message `settle:<childId>:<epoch>`: parked in next-turn (on reopen, before the next
+   * turn; after a cancel), else a steer while this agent runs, else a follow-up. Its id, or
+   * `undefined` when this agent is closed (it is settled on reopen). A duplicate id means it is
+   * already in this session: done.
+   */
+  #post(childId: string, epoch: number, text: string, park: boolean): string | undefined {
+    const messageId = `settle:${childId}:${epoch}`
+    const message = createUserMessage(text, { id: messageId, source: { kind: 'subagent-settled', childId, epoch } })
     try {
-      // On reopen (before the next turn) and after a cancel, parked in next-turn: it runs at the next wake.
       if (park) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
       else if (this.#ctx.agent.status === 'running') this.#ctx.agent.steer(message)
       else this.#ctx.agent.followup(message)
     } catch (error) {
-      if (BosunError.is(error, ErrorCodes.AGENT_CLOSED)) return // settled on reopen
+      if (BosunError.is(error, ErrorCodes.AGENT_CLOSED)) return undefined
       if (!BosunError.is(error, ErrorCodes.DUPLICATE_MESSAGE_ID)) throw error
     }
-    this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: settlement.epoch, messageId })
-    child.quiet = false
-    if (this.#state(child).settledAtEnd) this.#live.delete(child.id)
+    return messageId
   }
 
   async #awaitForeground(child: Child, signal: AbortSignal): Promise<ToolResultObject> {
@@ -261,10 +322,11 @@ export class Delegator {
         }).finally(() => child.waiters.clear())
         if (signal.aborted && child.agent.status === 'idle' && !this.#state(child).settlements[0]) break
       }
-      this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: 1 })
-      this.#live.delete(child.id)
       const reason = settlement?.reason.kind ?? 'aborted'
       const answer = settlement?.answer ?? ''
+      // Before the tool result, in the same log: a crash between the two leaves the answer here, and recovery delivers it.
+      this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: 1, reason, answer })
+      this.#live.delete(child.id)
       if (signal.aborted || reason === 'aborted') {
         return { content: `Agent ${child.id} was aborted with your step.${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
       }
@@ -283,10 +345,4 @@ export class Delegator {
     child.closed = true
     await child.agent.close()
   }
-}
-
-function settleText(child: Child, settlement: Settlement): string {
-  const who = child.profile ? `${child.profile} agent ${child.id}` : `agent ${child.id}`
-  const how = settlement.reason.kind === 'completed' ? 'finished' : `stopped (${settlement.reason.kind})`
-  return `[subagent] The ${who} ${how}, settlement ${settlement.epoch}.\n${settlement.answer}`
 }

@@ -1,3 +1,5 @@
+import type { TurnEndReason } from '@bosun/core'
+
 /** `subagent/spawned`, in the parent's log when a child is admitted. */
 export interface SubagentSpawned {
   childId: string
@@ -14,6 +16,17 @@ export interface SubagentSettled {
   epoch: number
   /** `settle:<childId>:<epoch>`, the message that carried the answer; absent when a foreground tool result carried it. */
   messageId?: string
+  /**
+   * How the child's settling turn ended (`completed`, `aborted`, `interrupted`, …); `error` with an
+   * empty answer when the child could not be created. Absent in logs written before it was recorded.
+   */
+  reason?: TurnEndReason['kind']
+  /**
+   * The answer, as the message or tool result carried it: a foreground answer whose tool result a
+   * crash cut is delivered again from here on reopen, and readers (`bosun log`) show it without
+   * opening the child. Absent in logs written before it was recorded.
+   */
+  answer?: string
 }
 
 /** `subagent/sent`, in the parent's log when `send_to_agent` queued a follow-up in a child (it is live again). */

@@ -1,5 +1,5 @@
-import type { SessionEvent, TurnEndReason } from '@bosun/core'
-import './events.js'
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, type SessionEvent, type TurnEndReason } from '@bosun/core'
+import type { SubagentSettled, SubagentSpawned } from './events.js'
 
 /** One settlement of a child, found in its own log. */
 export interface Settlement {
@@ -93,26 +93,82 @@ function parseContent(json: string): string | undefined {
   }
 }
 
+/** What the parent's log says about one child it spawned. */
+export interface SpawnRecord {
+  callId: string
+  agent?: string
+  mode: 'foreground' | 'background'
+  depth: number
+  /** The parent's turn the spawn happened in (a fork child is seeded with the turns before it). */
+  turn: number
+  /** The `spawn_agent` arguments of the call, read from its `tool/call` (recovery admits the task from them). */
+  task?: string
+  context?: 'fresh' | 'fork'
+  /** A foreground spawn's tool result: `lost` when crash repair wrote it (the answer never reached the model). */
+  result?: 'delivered' | 'lost'
+}
+
 /** What the parent's log says about its children: who was spawned (in order) and which epochs are settled. */
 export interface ParentRecord {
-  spawned: Map<string, { callId: string; agent?: string; mode: 'foreground' | 'background'; depth: number }>
-  settled: Map<string, Set<number>>
+  spawned: Map<string, SpawnRecord>
+  /** Per child, each settled epoch's `subagent/settled` data. */
+  settled: Map<string, Map<number, SubagentSettled>>
+  /** Scratch for the fold: the current turn, the open `spawn_agent` calls' arguments, the child of each call id. */
+  turn: number
+  calls: Map<string, { task?: string; context?: 'fresh' | 'fork' }>
+  byCall: Map<string, string>
 }
 
 export function foldParent(events: readonly SessionEvent[], seedLength: number): ParentRecord {
-  const record: ParentRecord = { spawned: new Map(), settled: new Map() }
+  const record: ParentRecord = { spawned: new Map(), settled: new Map(), turn: 0, calls: new Map(), byCall: new Map() }
   for (let i = seedLength; i < events.length; i++) noteParentEvent(record, events[i]!)
   return record
 }
 
+/** A tool result crash repair wrote for a call the crash cut: its real result never reached the model. */
+const REPAIRED = [TOOL_OUTCOME_UNKNOWN, TOOL_NOT_STARTED].map((text) => text.slice(0, text.indexOf(':') + 1))
+
 export function noteParentEvent(record: ParentRecord, event: SessionEvent): void {
-  if (event.type === 'subagent/spawned') {
-    const { childId, callId, agent, mode, depth } = event.data as { childId: string; callId: string; agent?: string; mode: 'foreground' | 'background'; depth: number }
-    record.spawned.set(childId, { callId, mode, depth, ...(agent === undefined ? {} : { agent }) })
-  } else if (event.type === 'subagent/settled') {
-    const { childId, epoch } = event.data as { childId: string; epoch: number }
-    let epochs = record.settled.get(childId)
-    if (!epochs) record.settled.set(childId, (epochs = new Set()))
-    epochs.add(epoch)
+  switch (event.type) {
+    case 'turn/start':
+      record.turn = (event.data as { turn: number }).turn
+      break
+    case 'tool/call': {
+      const { name, callId, arguments: json } = event.data as { name: string; callId: string; arguments: string }
+      if (name === 'spawn_agent') record.calls.set(callId, parseSpawnArgs(json))
+      break
+    }
+    case 'tool/result': {
+      const { callId, content } = event.data as { callId: string; content: readonly { type: string; text?: string }[] }
+      const spawned = record.spawned.get(record.byCall.get(callId) ?? '')
+      if (spawned?.mode !== 'foreground' || spawned.callId !== callId) break
+      const text = content.map((block) => block.text ?? '').join('')
+      spawned.result = REPAIRED.some((prefix) => text.startsWith(prefix)) ? 'lost' : 'delivered'
+      break
+    }
+    case 'subagent/spawned': {
+      const { childId, callId, agent, mode, depth } = event.data as SubagentSpawned
+      const call = record.calls.get(callId) ?? {}
+      record.calls.delete(callId)
+      record.byCall.set(callId, childId)
+      record.spawned.set(childId, { callId, mode, depth, turn: record.turn, ...call, ...(agent === undefined ? {} : { agent }) })
+      break
+    }
+    case 'subagent/settled': {
+      const data = event.data as SubagentSettled
+      let epochs = record.settled.get(data.childId)
+      if (!epochs) record.settled.set(data.childId, (epochs = new Map()))
+      epochs.set(data.epoch, data)
+      break
+    }
+  }
+}
+
+function parseSpawnArgs(json: string): { task?: string; context?: 'fresh' | 'fork' } {
+  try {
+    const { task, context } = JSON.parse(json) as { task?: unknown; context?: unknown }
+    return { ...(typeof task === 'string' ? { task } : {}), ...(context === 'fork' || context === 'fresh' ? { context } : {}) }
+  } catch {
+    return {}
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStore } from '@bosun/core'
+import { memoryStore, type Store } from '@bosun/core'
 import { childIds, ofType, parent, read, textOf, toolResults, until } from '../test/harness.js'
 
 describe('spawn_agent, foreground', () => {
@@ -19,7 +19,7 @@ describe('spawn_agent, foreground', () => {
     expect(textOf(result!.content)).toBe('the 9:05 train')
     const [spawned] = ofType(root.session.events, 'subagent/spawned').map((e) => e.data as { childId: string })
     expect(spawned).toMatchObject({ callId: 'c1', mode: 'foreground', depth: 1 })
-    expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId: spawned!.childId, epoch: 1 }])
+    expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId: spawned!.childId, epoch: 1, reason: 'completed', answer: 'the 9:05 train' }])
     const child = await read(store, spawned!.childId)
     expect(child.header.delegation).toEqual({ parentSessionId: 'root', callId: 'c1', depth: 1, mode: 'one-shot' })
     const task = ofType(child.events, 'user/message')[0]!.data as { content: unknown; source: unknown }
@@ -79,5 +79,32 @@ describe('spawn_agent, foreground', () => {
     expect(sent!.isError).toBe(true)
     expect(textOf(sent!.content)).toContain('SUBAGENT_ONE_SHOT')
     await root.close()
+  })
+
+  it('a spawn whose child cannot be created is an error result and is settled as an error, so that reopening does not adopt the child', async () => {
+    const inner = memoryStore()
+    let failing = true
+    const store: Store = {
+      ...inner,
+      async create(header, seed) {
+        if (failing && header.id !== 'root') throw new Error('disk full')
+        return inner.create(header, seed)
+      },
+    }
+    const script = { go: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'never' } }] }, { text: 'ok' }] }
+    const root = await parent({ store, script })
+    root.followup('go')
+    await root.whenIdle()
+    const [result] = toolResults(root.session.events)
+    expect(result!.isError).toBe(true)
+    expect(textOf(result!.content)).toContain('disk full')
+    const childId = childIds(root.session.events)[0]!
+    expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, reason: 'error', answer: '' }])
+    await root.close()
+    failing = false
+    const again = await parent({ store, script })
+    expect(await inner.open(childId)).toBeUndefined()
+    expect(again.inbox.hasPending).toBe(false)
+    await again.close()
   })
 })

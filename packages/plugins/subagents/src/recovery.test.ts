@@ -70,7 +70,7 @@ describe('recovery after a crash', () => {
     const stored = await eventsOf(crashable.inner, 'root')
     expect(ofType(stored, 'subagent/settled')).toHaveLength(0)
     const again = await parent({ store: crashable.store() })
-    expect(ofType(again.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1` }])
+    expect(ofType(again.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1`, reason: 'completed', answer: 'done: quick' }])
     const settles = [...again.inbox.nextTurn, ...again.inbox.nextStep].filter((m) => m.id === `settle:${childId}:1`)
     expect(settles).toHaveLength(1)
     await again.close()

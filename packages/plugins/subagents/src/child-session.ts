@@ -1,0 +1,44 @@
+import { forkSession, LOG_FORMAT_VERSION, type Delegation, type PluginContext, type SessionEvent, type SessionHeader, type TurnEndReason } from '@bosun/core'
+
+/** What a child's session is made from: the same at spawn and when recovery adopts a child the crash left unmade. */
+export interface ChildSpec {
+  childId: string
+  delegation: Delegation
+  context?: 'fresh' | 'fork'
+  /** For `fork`: seed with the parent's turns up to this one (default: its last ended turn). */
+  afterTurn?: number
+}
+
+/** Creates the child's session in the parent's store, empty or seeded with the parent's completed turns. */
+export async function createChildSession(ctx: PluginContext, spec: ChildSpec): Promise<void> {
+  const { childId: id, delegation } = spec
+  if (spec.context === 'fork') {
+    await ctx.session.flush()
+    const stored = await forkSession(ctx.store, ctx.session.header.id, {
+      id, delegation, now: ctx.now, ...(spec.afterTurn === undefined ? {} : { afterTurn: spec.afterTurn }),
+    })
+    await stored.writer.close()
+  } else {
+    const stored = await ctx.store.create({ id, version: LOG_FORMAT_VERSION, createdAt: ctx.now(), delegation })
+    await stored.writer.close()
+  }
+}
+
+/** A stored session as read (without keeping it open), or `undefined` when the store has none. */
+export async function peekSession(ctx: PluginContext, id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined> {
+  if (ctx.store.read) return ctx.store.read(id)
+  const stored = await ctx.store.open(id)
+  if (stored) await stored.writer.close()
+  return stored
+}
+
+/** Nothing after the fork seed: the session was made, but the task never reached its inbox. */
+export const hasNoOwnEvents = (session: { header: SessionHeader; events: readonly SessionEvent[] }) =>
+  session.events.length <= (session.header.seedLength ?? 0)
+
+/** The text of a settle message: who settled and how, then the answer. */
+export function settleText(childId: string, profile: string | undefined, epoch: number, reason: TurnEndReason['kind'], answer: string): string {
+  const who = profile ? `${profile} agent ${childId}` : `agent ${childId}`
+  const how = reason === 'completed' ? 'finished' : `stopped (${reason})`
+  return `[subagent] The ${who} ${how}, settlement ${epoch}.\n${answer}`
+}
