@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['bosun-source'] } },
   test: {
-    include: ['packages/**/*.test.ts', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts'],
+    include: ['packages/**/*.test.ts', 'packages/**/*.test.tsx', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts'],
     benchmark: { include: ['packages/**/*.bench.ts', 'tests/**/*.bench.ts'] },
     testTimeout: 20_000,
   },

@@ -1,0 +1,37 @@
+import { Composer } from './Composer.js'
+import { Inspector } from './Inspector.js'
+import { Notices } from './Notices.js'
+import { QueueDock } from './QueueDock.js'
+import { ReconnectBanner } from './ReconnectBanner.js'
+import { SessionHeader } from './SessionHeader.js'
+import { SessionList } from './SessionList.js'
+import { Timeline } from './Timeline.js'
+import { useApp } from './store-context.js'
+
+/** The page: the session list on the left, the selected session's conversation on the right. */
+export function App() {
+  const selected = useApp((state) => state.selected)
+  return (
+    <div className="flex h-full bg-slate-50 text-slate-900">
+      <SessionList />
+      <main className="flex min-w-0 flex-1 flex-col" aria-label="Session">
+        {selected === null ? (
+          <div className="m-auto max-w-md p-8 text-center text-slate-600">
+            <h1 className="mb-2 text-xl font-semibold text-slate-900">Bosun</h1>
+            <p>Choose a session on the left, or start a new one.</p>
+          </div>
+        ) : (
+          <>
+            <SessionHeader />
+            <ReconnectBanner />
+            <Timeline />
+            <QueueDock />
+            <Composer />
+          </>
+        )}
+      </main>
+      <Notices />
+      <Inspector />
+    </div>
+  )
+}

@@ -1,0 +1,39 @@
+import { isQueuePaused } from '../state/select.js'
+import { StatusBadge } from './StatusBadge.js'
+import { useApp } from './store-context.js'
+
+/** The session's id and status, and Stop / Stop and clear queue / the paused queue's Resume. */
+export function SessionHeader() {
+  const id = useApp((state) => state.selected)
+  const status = useApp((state) => state.view.status)
+  const paused = useApp((state) => isQueuePaused(state.view))
+  const stop = useApp((state) => state.stop)
+  const resume = useApp((state) => state.resume)
+  const inspect = useApp((state) => state.inspect)
+  const running = status === 'running'
+  return (
+    <header className="flex items-center gap-3 border-b border-slate-300 bg-white px-4 py-2">
+      <h1 className="truncate text-base font-semibold">{id}</h1>
+      <StatusBadge status={status} />
+      <div className="ml-auto flex items-center gap-2">
+        {paused ? (
+          <span role="status" className="flex items-center gap-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-950">
+            Queue paused
+            <button type="button" onClick={() => void resume()} className="rounded bg-amber-700 px-2 py-0.5 text-white hover:bg-amber-800">
+              Resume
+            </button>
+          </span>
+        ) : null}
+        <button type="button" disabled={!running} onClick={() => void stop(true)} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-100 disabled:opacity-50" title="Stops the running turn; queued messages stay, paused">
+          Stop
+        </button>
+        <button type="button" disabled={!running} onClick={() => void stop(false)} className="rounded border border-red-400 px-3 py-1 text-sm text-red-800 hover:bg-red-50 disabled:opacity-50">
+          Stop and clear queue
+        </button>
+        <button type="button" onClick={() => inspect(-1)} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-100">
+          Inspector
+        </button>
+      </div>
+    </header>
+  )
+}

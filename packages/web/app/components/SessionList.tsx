@@ -1,0 +1,81 @@
+import { useMemo, useState } from 'react'
+import type { SessionListItem } from '@bosun/host/client'
+import { StatusBadge } from './StatusBadge.js'
+import { useApp } from './store-context.js'
+
+/** A list item with its parent, when the host tells it (forks and subagents are drawn as children). */
+type Listed = SessionListItem & { parent?: string }
+
+interface Node { item: Listed; children: Node[] }
+
+/** Sessions whose parent is listed go under it; the rest are roots. Newest first. */
+function tree(items: readonly Listed[]): Node[] {
+  const nodes = new Map(items.map((item) => [item.id, { item, children: [] as Node[] }]))
+  const roots: Node[] = []
+  for (const node of nodes.values()) {
+    const parent = node.item.parent === undefined ? undefined : nodes.get(node.item.parent)
+    if (parent === undefined) roots.push(node)
+    else parent.children.push(node)
+  }
+  const order = (list: Node[]): Node[] => list.sort((a, b) => (b.item.createdAt ?? 0) - (a.item.createdAt ?? 0)).map((node) => ({ ...node, children: order(node.children) }))
+  return order(roots)
+}
+
+function queued(item: SessionListItem): number {
+  return item.queue === null ? 0 : item.queue['next-turn'] + item.queue['next-step']
+}
+
+/** The sessions of the host: status, queued count, last activity; search; new session. */
+export function SessionList() {
+  const sessions = useApp((state) => state.sessions) as Listed[]
+  const selected = useApp((state) => state.selected)
+  const select = useApp((state) => state.select)
+  const createSession = useApp((state) => state.createSession)
+  const [query, setQuery] = useState('')
+  const shown = useMemo(() => {
+    const needle = query.trim().toLowerCase()
+    return tree(needle === '' ? sessions : sessions.filter((item) => item.id.toLowerCase().includes(needle)))
+  }, [sessions, query])
+
+  const row = (node: Node, depth: number) => {
+    const { item } = node
+    const count = queued(item)
+    return (
+      <li key={item.id}>
+        <button
+          type="button"
+          onClick={() => select(item.id)}
+          aria-current={item.id === selected ? 'true' : undefined}
+          className={`flex w-full flex-col gap-0.5 rounded px-2 py-1.5 text-left text-sm hover:bg-slate-200 ${item.id === selected ? 'bg-slate-200' : ''}`}
+          style={{ paddingLeft: `${0.5 + depth}rem` }}
+        >
+          <span className="truncate font-medium">{item.id}</span>
+          <span className="flex items-center gap-2 text-xs text-slate-700">
+            <StatusBadge status={item.status} />
+            {count > 0 ? <span>{count} queued</span> : null}
+            <span title="events in the log">seq {item.lastSeq}</span>
+            {item.loaded ? null : <span className="text-slate-600">cold</span>}
+          </span>
+        </button>
+        {node.children.length > 0 ? (
+          <ul aria-label={`Children of ${item.id}`}>{node.children.map((child) => row(child, depth + 1))}</ul>
+        ) : null}
+      </li>
+    )
+  }
+
+  return (
+    <nav aria-label="Sessions" className="flex w-72 shrink-0 flex-col gap-2 border-r border-slate-300 bg-slate-100 p-3">
+      <button type="button" onClick={() => void createSession()} className="rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
+        New session
+      </button>
+      <label className="flex flex-col gap-1 text-xs text-slate-700">
+        Search sessions
+        <input type="search" value={query} onChange={(event) => setQuery(event.target.value)} className="rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900" placeholder="id…" />
+      </label>
+      <ul className="flex-1 overflow-y-auto" aria-label="Session list">
+        {shown.map((node) => row(node, 0))}
+      </ul>
+    </nav>
+  )
+}

@@ -1,0 +1,54 @@
+import { memo, useId, useState } from 'react'
+import { formatDuration, formatUsage, stepDuration } from '../state/select.js'
+import type { StepView } from '../state/view.js'
+import { messageText } from '../state/wire.js'
+import { Reasoning } from './Reasoning.js'
+import { RetryRow } from './RetryRow.js'
+import { ToolCard } from './ToolCard.js'
+
+/** One step: the input that entered it (a steer is marked), then reasoning, text and tool cards. Collapsible. */
+export const StepBlock = memo(function StepBlock({ step }: { step: StepView }) {
+  const [open, setOpen] = useState(true)
+  const body = useId()
+  const duration = stepDuration(step)
+  const usage = formatUsage(step.usage)
+  return (
+    <section aria-label={`Step ${step.step}`} className="rounded border border-slate-200">
+      <h3 className="text-xs text-slate-700">
+        <button type="button" aria-expanded={open} aria-controls={body} onClick={() => setOpen(!open)} className="flex w-full items-center gap-2 px-2 py-1 text-left hover:bg-slate-50">
+          <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+          <span className="font-medium">Step {step.step}</span>
+          {duration === null ? <span>streaming…</span> : <span>{formatDuration(duration)}</span>}
+          {usage === null ? null : <span>{usage}</span>}
+          {step.finish === null ? null : <span>finish: {step.finish}</span>}
+          {step.interrupted ? <span className="text-amber-800">interrupted</span> : null}
+        </button>
+      </h3>
+      {open ? (
+        <div id={body} className="flex flex-col gap-2 px-3 pb-2">
+          {step.inputs.map((input) => (
+            <div key={input.message.id} className={`ml-auto max-w-[75%] rounded px-3 py-2 text-sm ${input.steer ? 'border border-sky-300 bg-sky-50' : 'bg-slate-100'}`}>
+              {input.steer ? <span className="mr-2 text-xs font-medium text-sky-900 uppercase">steer entered here</span> : null}
+              {input.message.source.kind === 'user' ? null : <span className="mr-2 text-xs text-slate-600">({input.message.source.kind})</span>}
+              <span className="whitespace-pre-wrap">{messageText(input.message)}</span>
+            </div>
+          ))}
+          {step.retries.map((retry) => (
+            <RetryRow key={retry.seq} retry={retry} />
+          ))}
+          {step.parts.map((part, index) =>
+            part.kind === 'text' ? (
+              <p key={index} className="text-sm whitespace-pre-wrap" data-testid="assistant-text">
+                {part.text}
+              </p>
+            ) : part.kind === 'reasoning' ? (
+              <Reasoning key={index} text={part.text} />
+            ) : (
+              <ToolCard key={`tool-${part.card.callId ?? part.card.index}`} card={part.card} />
+            ),
+          )}
+        </div>
+      ) : null}
+    </section>
+  )
+})

@@ -1,0 +1,31 @@
+import { createRoot } from 'react-dom/client'
+import { createClient } from '@bosun/host/client'
+import { App } from './components/App.js'
+import { StoreProvider } from './components/store-context.js'
+import { watchStreams } from './state/connection.js'
+import { createAppStore, type AppStore } from './state/store.js'
+import './styles.css'
+
+// The page is served by the host it talks to: same origin, so the Host/Origin fence passes.
+let store: AppStore | undefined
+const client = createClient({
+  baseUrl: window.location.origin,
+  fetch: watchStreams(window.fetch.bind(window), (change) => store?.getState().setConnection(change)),
+})
+store = createAppStore({
+  client,
+  onSelect: (id) => {
+    const hash = id === null ? '' : `#/s/${encodeURIComponent(id)}`
+    if (window.location.hash !== hash) history.replaceState(null, '', hash === '' ? window.location.pathname : hash)
+  },
+})
+const fromHash = /^#\/s\/(.+)$/.exec(window.location.hash)?.[1]
+void store.getState().refreshSessions()
+setInterval(() => void store!.getState().refreshSessions(), 2000)
+if (fromHash !== undefined) store.getState().select(decodeURIComponent(fromHash))
+
+createRoot(document.getElementById('root')!).render(
+  <StoreProvider store={store}>
+    <App />
+  </StoreProvider>,
+)

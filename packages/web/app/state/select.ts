@@ -1,0 +1,46 @@
+/** Small pure readings of the view that more than one component needs. */
+import type { SessionView, StepView, TurnView } from './view.js'
+import type { TurnEndReason, Usage } from './wire.js'
+
+/**
+ * The queue is paused when a Stop kept it: the session is idle, follow-ups wait, and the last turn
+ * was aborted (otherwise the driver would already have opened the next turn).
+ */
+export function isQueuePaused(view: SessionView): boolean {
+  if (view.status !== 'idle' || view.queues['next-turn'].length + view.queues['next-step'].length === 0) return false
+  const last = [...view.items].reverse().find((item): item is TurnView => item.kind === 'turn')
+  return last?.reason?.kind === 'aborted'
+}
+
+export function reasonLabel(reason: TurnEndReason | null): string {
+  if (reason === null) return 'running'
+  switch (reason.kind) {
+    case 'blocked':
+      return `blocked by ${reason.by}`
+    case 'error':
+      return `error: ${reason.error.code}`
+    default:
+      return reason.kind
+  }
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+export function formatUsage(usage: Usage | null): string | null {
+  if (usage === null) return null
+  const parts = [
+    usage.inputTokens === undefined ? null : `${usage.inputTokens} in`,
+    usage.outputTokens === undefined ? null : `${usage.outputTokens} out`,
+    usage.reasoningTokens === undefined ? null : `${usage.reasoningTokens} reasoning`,
+    usage.cachedInputTokens === undefined ? null : `${usage.cachedInputTokens} cached`,
+  ].filter((part) => part !== null)
+  return parts.length === 0 ? null : `${parts.join(' / ')} tokens`
+}
+
+export function stepDuration(step: StepView): number | null {
+  return step.endTime === null ? null : step.endTime - step.startTime
+}

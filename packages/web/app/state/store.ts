@@ -1,0 +1,190 @@
+/**
+ * The page's one store (zustand): the session list, the selected session's folded view, the
+ * connection and short-lived notices. Every write to the host goes through the actions here,
+ * which call the one client; components only read the store and call actions.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla'
+import { HostClientError, type HostClient, type SessionListItem, type StreamFrame } from '@bosun/host/client'
+import { createCoalescer, type Scheduler } from './coalesce.js'
+import type { ConnectionState } from './connection.js'
+import { emptySession, foldFrames } from './fold.js'
+import type { SessionView } from './view.js'
+import type { Lane } from './wire.js'
+
+export interface Notice { id: number; kind: 'info' | 'error'; text: string }
+
+export interface AppState {
+  sessions: SessionListItem[]
+  selected: string | null
+  view: SessionView
+  connection: ConnectionState
+  notices: Notice[]
+  /** Turn number the inspector opens at, or null when closed. */
+  inspecting: number | null
+}
+
+export interface AppActions {
+  refreshSessions(): Promise<void>
+  select(id: string | null): void
+  createSession(): Promise<void>
+  send(text: string, delivery: 'followup' | 'steer'): Promise<void>
+  edit(messageId: string, text: string): Promise<void>
+  remove(messageId: string): Promise<void>
+  promote(messageId: string): Promise<void>
+  reorder(order: string[]): Promise<void>
+  stop(keepInbox: boolean): Promise<void>
+  resume(): Promise<void>
+  fork(afterTurn: number): Promise<void>
+  dismiss(id: number): void
+  inspect(turn: number | null): void
+  setConnection(change: (previous: ConnectionState) => ConnectionState): void
+  /** Stops following the selected session (page unload, tests). */
+  dispose(): void
+}
+
+export type AppStore = StoreApi<AppState & AppActions>
+
+export interface AppStoreOptions {
+  client: HostClient & { promote?: (id: string, messageId: string) => Promise<unknown> }
+  scheduler?: Scheduler
+  /** Called with the selected id so the URL can follow (`#/s/<id>`). */
+  onSelect?: (id: string | null) => void
+}
+
+export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions): AppStore {
+  let follow: AbortController | null = null
+  let noticeId = 0
+  const store = createStore<AppState & AppActions>()((set, get) => {
+    const notify = (kind: Notice['kind'], text: string): void => {
+      noticeId += 1
+      set((state) => ({ notices: [...state.notices.slice(-3), { id: noticeId, kind, text }] }))
+    }
+    /** Runs a host call; a refusal becomes a notice that says what happened. */
+    const attempt = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await call()
+      } catch (error) {
+        notify('error', `${what} failed: ${error instanceof HostClientError ? error.message : String(error)}`)
+        return undefined
+      }
+    }
+    const current = (): string => {
+      const id = get().selected
+      if (id === null) throw new Error('no session selected')
+      return id
+    }
+    const queued = (messageId: string): Lane | null => {
+      const { queues } = get().view
+      return queues['next-turn'].some((message) => message.id === messageId) ? 'next-turn' : queues['next-step'].some((message) => message.id === messageId) ? 'next-step' : null
+    }
+
+    return {
+      sessions: [],
+      selected: null,
+      view: emptySession(),
+      connection: { state: 'connecting', retries: 0 },
+      notices: [],
+      inspecting: null,
+
+      async refreshSessions() {
+        const sessions = await attempt('Listing sessions', () => client.listSessions())
+        if (sessions !== undefined) set({ sessions })
+      },
+
+      select(id) {
+        follow?.abort()
+        follow = null
+        set({ selected: id, view: emptySession(), connection: { state: 'connecting', retries: 0 }, inspecting: null })
+        onSelect?.(id)
+        if (id === null) return
+        const controller = new AbortController()
+        follow = controller
+        const frames = createCoalescer<StreamFrame>((batch) => {
+          if (!controller.signal.aborted) set((state) => ({ view: foldFrames(state.view, batch) }))
+        }, scheduler)
+        controller.signal.addEventListener('abort', () => frames.cancel())
+        void (async () => {
+          try {
+            for await (const frame of client.stream(id, { signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
+              frames.push(frame)
+              // The list's counts follow the selected session without waiting for the next poll.
+              if (frame.event === 'session.status' || frame.event === 'session.inbox') void get().refreshSessions()
+            }
+          } catch (error) {
+            if (!controller.signal.aborted) notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)
+          }
+        })()
+      },
+
+      async createSession() {
+        const created = await attempt('Creating a session', () => client.createSession())
+        if (created === undefined) return
+        await get().refreshSessions()
+        get().select(created.id)
+      },
+
+      async send(text, delivery) {
+        const id = current()
+        const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', () => client.send(id, { content: text, delivery }))
+        if (receipt?.rerouted === true) notify('info', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
+      },
+
+      async edit(messageId, text) {
+        await attempt('Editing', () => client.editMessage(current(), messageId, text))
+      },
+
+      async remove(messageId) {
+        await attempt('Removing', () => client.removeMessage(current(), messageId))
+      },
+
+      async promote(messageId) {
+        const id = current()
+        if (client.promote === undefined) {
+          notify('error', 'This host cannot promote a queued message to steering (it has no promote route).')
+          return
+        }
+        const answer = await attempt('Promoting', () => client.promote!(id, messageId))
+        if (answer === undefined) return
+        const missed = (answer as { promoted?: boolean; kept?: boolean }).promoted === false || queued(messageId) === 'next-turn'
+        if (missed) notify('info', 'Kept queued: no turn was running to steer, so it stays a follow-up.')
+      },
+
+      async reorder(order) {
+        await attempt('Reordering', () => client.reorder(current(), order))
+      },
+
+      async stop(keepInbox) {
+        await attempt('Stopping', () => client.cancel(current(), { keepInbox }))
+      },
+
+      async resume() {
+        await attempt('Resuming', () => client.wake(current()))
+      },
+
+      async fork(afterTurn) {
+        const forked = await attempt('Forking', () => client.fork(current(), { afterTurn }))
+        if (forked === undefined) return
+        await get().refreshSessions()
+        get().select(forked.id)
+      },
+
+      dismiss(id) {
+        set((state) => ({ notices: state.notices.filter((notice) => notice.id !== id) }))
+      },
+
+      inspect(turn) {
+        set({ inspecting: turn })
+      },
+
+      setConnection(change) {
+        set((state) => ({ connection: change(state.connection) }))
+      },
+
+      dispose() {
+        follow?.abort()
+        follow = null
+      },
+    }
+  })
+  return store
+}
