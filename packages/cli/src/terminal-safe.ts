@@ -4,18 +4,22 @@
  * user's clipboard, OSC 0 the window title, `CSI 2J` clears the screen, a lone CR lets later text
  * overwrite what was printed. The CLI shows such characters instead of sending them: a C0 control
  * as its Unicode control picture (ESC → `␛`, CR → `␍`, BEL → `␇`), DEL as `␡`, a C1 control
- * (U+0080–U+009F, which has no picture) as `\u009b`. Newlines and tabs are kept.
+ * (U+0080–U+009F, which has no picture) as `\u009b`. Newlines and tabs are kept. The bidirectional
+ * embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069) are shown as `\u202e`
+ * too: they reorder how the rest of a line is drawn, so a tool argument or a file name can read
+ * differently from what it is ("Trojan Source"). Marks used in real text stay: LRM/RLM, ZWJ in
+ * emoji sequences, ZWNJ in Persian.
  * docs/cli.md ("Terminal safety") states which output is made safe and which stays exact.
  */
 
-/** C0 controls but tab and newline, DEL, and C1 controls. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+/** C0 controls but tab and newline, DEL, C1 controls, and the bidi embedding/override/isolate controls. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
 /**
  * An SGR sequence as the CLI's own styles write them (`ESC [ 1 m`, `ESC [ 2 2 m`): colour only,
  * and the one escape sequence {@link safeStyled} lets through.
  */
-const STYLE_OR_CONTROL = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+const STYLE_OR_CONTROL = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
 /** `text` with every control character but `\n` and `\t` made visible; CRLF line ends become `\n`. */
 export function safeText(text: string): string {
@@ -44,11 +48,11 @@ export function safeStyled(text: string): string {
 
 /**
  * JSON text (`--json`) that is safe on a terminal and parses to the same value: `JSON.stringify`
- * escapes C0 controls itself but writes DEL and C1 controls raw. They can only occur inside
- * strings, where `\u007f` means the same character.
+ * escapes C0 controls itself but writes DEL, C1 controls and the bidi controls raw. They can only
+ * occur inside strings, where `\u007f` means the same character.
  */
 export function safeJson(json: string): string {
-  return json.replace(/[\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /**

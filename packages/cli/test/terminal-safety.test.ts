@@ -11,18 +11,19 @@ beforeAll(requireBuild)
 /**
  * What a model, a tool or a message can put in a session: OSC 52 (sets the clipboard), OSC 0
  * (the window title), CSI 2J (clears the screen), a lone CR (overwrites the line), a C1 CSI
- * (U+009B, the one-character form of ESC [), BEL and DEL.
+ * (U+009B, the one-character form of ESC [), BEL, DEL, and the bidi override and isolate controls
+ * (U+202E, U+2066) that make a line read differently from what it holds.
  */
-const HOSTILE = 'A\u001b]52;c;ZXZpbA==\u0007 B\u001b]0;pwned\u0007 C\u001b[2J D\rE \u009b2J F\u007f'
+const HOSTILE = 'A\u001b]52;c;ZXZpbA==\u0007 B\u001b]0;pwned\u0007 C\u001b[2J D\rE \u009b2J F\u007f G\u202eH\u2066I'
 /** The same text as the CLI shows it. */
-const SHOWN = 'A␛]52;c;ZXZpbA==␇ B␛]0;pwned␇ C␛[2J D␍E \\u009b2J F␡'
-/** Any control character but newline and tab. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
+const SHOWN = 'A␛]52;c;ZXZpbA==␇ B␛]0;pwned␇ C␛[2J D␍E \\u009b2J F␡ G\\u202eH\\u2066I'
+/** Any control character but newline and tab, and the bidi controls. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 /**
  * What must never reach a terminal from a session (the CLI's own colours and cursor moves may; a
  * CR may end a line: the pty writes each newline as CRLF, after readline's own CR).
  */
-const DANGEROUS = /\u001b\]|\u001b\[2J|\u0007|\u009b|\u007f|\r(?!\r*\n)/
+const DANGEROUS = /\u001b\]|\u001b\[2J|\u0007|\u009b|\u007f|[\u202a-\u202e\u2066-\u2069]|\r(?!\r*\n)/
 
 const ECHO_TOOL = `export default {
   name: 'echo',
@@ -74,7 +75,7 @@ describe.concurrent('terminal safety: text from a session never reaches the term
     const result = await bosun(['log', 'hostile', '--json'], { cwd: dir })
     expect(result.code).toBe(0)
     expect(result.stdout).not.toMatch(CONTROL)
-    expect(result.stdout).toContain('\\u009b2J F\\u007f')
+    expect(result.stdout).toContain('\\u009b2J F\\u007f G\\u202eH\\u2066I')
     const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as SessionEvent)
     expect(events).toEqual(await readEvents(dir, 'hostile'))
   })

@@ -60,6 +60,17 @@ describe('redactSecret', () => {
     expect(quoted.message).toBe('the connection failed')
   })
 
+  it("drops a cause whose own fields quote the key (an SDK error's responseBody, response headers), even in a cycle", () => {
+    const sdkError = Object.assign(new Error('Unauthorized'), { statusCode: 401, responseBody: `{"error":"bad key ${KEY.slice(0, 10)}"}` })
+    expect(redactSecret(new ModelError('AUTH', 'HTTP 401: Unauthorized', { status: 401, cause: sdkError }), KEY).cause).toBeUndefined()
+    const withHeaders = Object.assign(new Error('x'), { responseHeaders: new Headers({ 'x-echo': KEY }) })
+    expect(redactSecret(new ModelError('AUTH', 'x', { cause: withHeaders }), KEY).cause).toBeUndefined()
+    const cyclic: Record<string, unknown> = { name: 'loop' }
+    cyclic.self = cyclic
+    const clean = new ModelError('SERVER', 'boom', { cause: cyclic })
+    expect(redactSecret(clean, KEY)).toBe(clean)
+  })
+
   it('returns the error itself when the key appears nowhere (or there is no key)', () => {
     const error = new ModelError('SERVER', 'boom', { cause: new Error('inner') })
     expect(redactSecret(error, KEY)).toBe(error)
@@ -96,5 +107,38 @@ describe('withIdleTimeout', () => {
     expect(seen).toEqual([1])
     expect(BosunError.is(error, 'TIMEOUT')).toBe(true)
     expect((error as Error).message).toBe('The test server sent nothing for 30 ms; the connection looks stalled.')
+  })
+
+  it('closes the source when the consumer stops early, so its socket and timers do not outlive the call', async () => {
+    let closed = false
+    async function* endless() {
+      try {
+        for (let n = 0; ; n++) yield n
+      } finally {
+        closed = true
+      }
+    }
+    for await (const item of withIdleTimeout(endless(), 60_000, 'The test server')) if (item === 2) break
+    expect(closed).toBe(true)
+  })
+
+  it('does not ask a source that ended by itself to close again', async () => {
+    let returns = 0
+    const source: AsyncIterable<number> = {
+      [Symbol.asyncIterator]: () => {
+        let n = 0
+        return {
+          next: async () => (n < 2 ? { done: false, value: n++ } : { done: true, value: undefined }),
+          return: async () => {
+            returns++
+            return { done: true, value: undefined }
+          },
+        }
+      },
+    }
+    const seen: number[] = []
+    for await (const item of withIdleTimeout(source, 60_000, 'The test server')) seen.push(item)
+    expect(seen).toEqual([0, 1])
+    expect(returns).toBe(0)
   })
 })

@@ -99,21 +99,25 @@ async function* watch<T>(source: AsyncIterable<T>, options: Watch<T>): AsyncGene
   // The idle clock runs only while waiting for the source: what the consumer does with an item
   // (however slow) is not the server's silence. `budget` is what is left since the last progress.
   let budget = options.idleMs
+  let finished = false
   try {
     while (true) {
       const started = performance.now()
       idle = setTimeout(() => expire(new ModelError('TIMEOUT', options.idleMessage)), Math.max(0, budget))
       const next = await Promise.race([iterator.next(), expired])
       clearTimeout(idle)
-      if (next.done) return
+      if (next.done) {
+        finished = true
+        return
+      }
       budget = options.isProgress(next.value) ? options.idleMs : budget - (performance.now() - started)
       yield next.value
     }
-  } catch (error) {
-    void Promise.resolve(iterator.return?.()).catch(() => {})
-    throw error
   } finally {
     clearTimeout(idle)
     clearTimeout(total)
+    // A timeout, an error, or a consumer that stopped early (`break`, `return()`): the source is
+    // still open and must be told, or its socket and timers outlive the call.
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {})
   }
 }

@@ -54,10 +54,18 @@ export function redactSecret(error: ModelError, secret: string | undefined): Mod
   return new ModelError(error.code as ModelErrorCode, maskSecret(error.message, secret), options)
 }
 
-function mentions(value: unknown, secret: string, depth: number): boolean {
+/**
+ * Whether `secret` (or a long enough piece of it) appears in `value`: its message, stack and cause,
+ * and every other field of it — an SDK's error keeps the provider's answer in fields of its own
+ * (`responseBody`, `url`, `data`), which `util.inspect` prints as readily as the message.
+ */
+function mentions(value: unknown, secret: string, depth: number, seen = new Set<object>()): boolean {
   if (depth > 8 || value === undefined || value === null) return false
   if (typeof value === 'string') return maskSecret(value, secret) !== value
-  if (typeof value !== 'object') return false
+  if (typeof value !== 'object' || seen.has(value)) return false
+  seen.add(value)
   const { message, stack, cause } = value as { message?: unknown; stack?: unknown; cause?: unknown }
-  return mentions(message, secret, depth + 1) || mentions(stack, secret, depth + 1) || mentions(cause, secret, depth + 1)
+  if (mentions(message, secret, depth + 1, seen) || mentions(stack, secret, depth + 1, seen) || mentions(cause, secret, depth + 1, seen)) return true
+  if (value instanceof Headers) return [...value.values()].some((field) => mentions(field, secret, depth + 1, seen))
+  return Object.values(value).some((field) => mentions(field, secret, depth + 1, seen))
 }

@@ -54,7 +54,7 @@ class CommitScheduler {
     this.stats.rounds++
     this.stats.batches += members.length
     if (members.length > this.stats.widest) this.stats.widest = members.length
-    void this.#round(members)
+    this.#round(members).catch(unexpected)
   }
 
   async #round(members: CommitMember[]): Promise<void> {
@@ -63,9 +63,21 @@ class CommitScheduler {
       if (await members[0]!.commitWrite()) await members[0]!.commitSync()
       return
     }
-    const needSync = await Promise.all(members.map((member) => member.commitWrite()))
-    await Promise.all(members.filter((_, index) => needSync[index]).map((member) => member.commitSync()))
+    // allSettled, not all: members never reject by contract, but if one ever did (a bug, or a
+    // custom file handle breaking it), the others must still reach phase 2 and settle their batches.
+    const wrote = await Promise.allSettled(members.map((member) => member.commitWrite()))
+    const synced = await Promise.allSettled(members.filter((_, index) => isTrue(wrote[index]!)).map((member) => member.commitSync()))
+    for (const result of [...wrote, ...synced]) if (result.status === 'rejected') unexpected(result.reason)
   }
+}
+
+function isTrue(result: PromiseSettledResult<boolean>): boolean {
+  return result.status === 'fulfilled' && result.value
+}
+
+/** A member broke its never-reject contract: a bug to surface, not a reason to stop the process. */
+function unexpected(error: unknown): void {
+  process.emitWarning(`@bosun/plugin-store-jsonl: a commit round member rejected (a bug): ${error instanceof Error ? error.message : String(error)}`)
 }
 
 /** The process's scheduler: shared by every JSONL store, so that sessions of different stores share rounds too. */

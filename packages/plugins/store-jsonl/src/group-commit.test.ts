@@ -273,3 +273,24 @@ describe('timing', () => {
     await store.close()
   })
 })
+
+describe('a member that breaks its never-reject contract', () => {
+  it('does not keep the other members of its round from syncing and settling', async () => {
+    const settled: string[] = []
+    const member = (name: string, fails: boolean) => ({
+      commitWrite: async () => {
+        if (fails) throw new Error('a bug in a custom member')
+        return true
+      },
+      commitSync: async () => {
+        settled.push(name)
+      },
+    })
+    const warned = new Promise<string>((resolve) => process.once('warning', (warning) => resolve(warning.message)))
+    commitScheduler.join(member('broken', true))
+    commitScheduler.join(member('ok-1', false))
+    commitScheduler.join(member('ok-2', false))
+    expect(await warned).toMatch(/commit round member rejected \(a bug\): a bug in a custom member/)
+    expect(settled.sort()).toEqual(['ok-1', 'ok-2'])
+  })
+})
