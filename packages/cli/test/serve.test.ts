@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
+import { request } from 'node:http'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, bosun } from './helpers.js'
@@ -11,6 +12,19 @@ function urlOf(stdout: string): string | undefined {
 
 async function get(url: string): Promise<any> {
   return (await fetch(url)).json()
+}
+
+/** A GET through a real socket with the Host header a LAN client would send (fetch sets its own). */
+function getAs(url: string, path: string, host: string, headers: Record<string, string> = {}): Promise<number> {
+  const { port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port, path, headers: { host, ...headers } }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    r.on('error', reject)
+    r.end()
+  })
 }
 
 async function post(url: string, body: unknown): Promise<Response> {
@@ -63,6 +77,32 @@ describe('bosun serve', () => {
     const events = await readEvents(dir, 's')
     const end = events.filter((e) => e.type === 'turn/end').at(-1) as { data: { reason: { kind: string } } } | undefined
     expect(end?.data.reason.kind).toBe('aborted')
+  })
+
+  it('--host 0.0.0.0 with a token answers requests addressed to the machine\'s LAN address', async ({ dir }) => {
+    const token = 'k'.repeat(48)
+    const child = start(['serve', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env: { BOSUN_HOST_TOKEN: token } })
+    await waitFor(() => urlOf(child.output.stdout) !== undefined, 'the URL')
+    const url = urlOf(child.output.stdout)!
+    const port = new URL(url).port
+    expect(await getAs(url, '/v1/host', `192.168.1.20:${port}`, { authorization: `Bearer ${token}` })).toBe(200)
+    expect(await getAs(url, '/v1/host', `192.168.1.20:${port}`)).toBe(401)
+    child.kill('SIGTERM')
+    expect((await finished(child)).code).toBe(0)
+  })
+
+  it('--allowed-host lets a reverse proxy\'s name through the loopback Host fence; other names stay refused', async ({ dir }) => {
+    const child = start(['serve', '--port', '0', '--allowed-host', 'bosun.internal', '--allowed-host', 'agents.example'], { cwd: dir, env: { BOSUN_HOST_TOKEN: undefined } })
+    await waitFor(() => urlOf(child.output.stdout) !== undefined, 'the URL')
+    const url = urlOf(child.output.stdout)!
+    expect(await getAs(url, '/v1/host', 'bosun.internal')).toBe(200)
+    expect(await getAs(url, '/v1/host', 'agents.example:443')).toBe(200)
+    expect(await getAs(url, '/v1/host', 'evil.example')).toBe(403)
+    child.kill('SIGTERM')
+    expect((await finished(child)).code).toBe(0)
+    const bad = await bosun(['serve', '--port', '0', '--allowed-host', 'http://x.example/'], { cwd: dir, env: { BOSUN_HOST_TOKEN: undefined } })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--allowed-host takes a host name/)
   })
 
   it('refuses a non-loopback bind without a token', async ({ dir }) => {

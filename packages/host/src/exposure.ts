@@ -3,10 +3,15 @@ import type { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError } from './errors.js'
 
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1', '[::1]']
 const LOGIN_MS = 12 * 60 * 60_000
 const TICKET_MS = 60_000
 const COOKIE = 'bosun_host'
+
+/** Loopback names and addresses (localhost, 127.0.0.0/8, ::1): the one definition for binding and the Host fence. */
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
+}
 
 function hostnameOf(host: string): string {
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase()
@@ -25,12 +30,30 @@ export function tokenMatches(given: string, expected: string): boolean {
 
 export interface ExposureOptions {
   token: string | undefined
-  /** Host names (besides loopback) the Host/Origin fence accepts. */
+  /**
+   * Host names (besides loopback) the Host fence accepts. Without a token the fence always holds
+   * (loopback plus these); with a token it holds only when names are given (see fenceHosts).
+   */
   allowedHosts: readonly string[]
   /** Origins allowed to call the host from a browser (CORS). */
   corsOrigins: readonly string[]
   /** True once the host is shutting down: new requests are refused. */
   closing: () => boolean
+}
+
+/**
+ * The Host fence defends against DNS rebinding: a page on evil.example re-pointed at this host's
+ * address reaches it with `Host: evil.example`. Without a token such a request would be served,
+ * so the fence admits only loopback names and the configured ones. With a token every API route
+ * but `/v1/login` needs the token, a cookie or a ticket, and a rebound page has none of them (it
+ * cannot read the token, and the login cookie belongs to the name it was set for), so the fence
+ * is not needed: the host answers to whatever name or address it is reached by (a LAN address, a
+ * proxy's name). Naming hosts with a token turns the fence back on as a second line (loopback
+ * plus those names). Returns undefined when every Host is accepted.
+ */
+export function fenceHosts(token: string | undefined, allowedHosts: readonly string[]): Set<string> | undefined {
+  if (token !== undefined && allowedHosts.length === 0) return undefined
+  return new Set(allowedHosts.map((h) => hostnameOf(h.includes(':') && !h.startsWith('[') && h.indexOf(':') !== h.lastIndexOf(':') ? `[${h}]` : h)))
 }
 
 function corsPreflight(origin: string): Response {
@@ -52,7 +75,7 @@ function corsPreflight(origin: string): Response {
  * ticket), JSON-only writes and opt-in CORS; plus the login, logout and ticket routes browsers use.
  */
 export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, options: ExposureOptions): void {
-  const allowed = new Set([...LOOPBACK_HOSTS, ...options.allowedHosts.map((h) => h.toLowerCase())])
+  const allowed = fenceHosts(options.token, options.allowedHosts)
   const corsOrigins = new Set(options.corsOrigins.map((o) => new URL(o).origin.toLowerCase()))
   const { token } = options
   /** Browser logins (cookie value → expiry) and EventSource tickets (ticket → expiry), in memory. */
@@ -73,8 +96,9 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
 
   app.use('*', async (c, next) => {
     const hostHeader = c.req.header('host') ?? new URL(c.req.url).host
-    if (!allowed.has(hostnameOf(hostHeader))) {
-      throw new HostError('forbidden-origin', 'This host does not answer to that Host name: use its own address, or add the name to allowedHosts.')
+    const name = hostnameOf(hostHeader)
+    if (allowed !== undefined && !isLoopback(name) && !allowed.has(name)) {
+      throw new HostError('forbidden-origin', 'This host does not answer to that Host name: use its own address, or add the name to allowedHosts (bosun serve --allowed-host <name>).')
     }
     const origin = c.req.header('origin')
     let cors: Record<string, string> = {}

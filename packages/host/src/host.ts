@@ -50,7 +50,11 @@ export interface CreateHostOptions {
   store: Store
   auth?: HostAuth
   limits?: HostLimits
-  /** Host names (besides loopback) the Host/Origin fence accepts, e.g. `['bosun.internal']`. */
+  /**
+   * Host names (besides loopback) the Host fence accepts, e.g. `['bosun.internal']`. Without
+   * `auth` the fence always holds (loopback plus these). With `auth` the token already defeats DNS
+   * rebinding, so every Host is accepted unless names are given here (then: loopback plus these).
+   */
   allowedHosts?: readonly string[]
   /** CORS: origins (e.g. `https://app.example.com`) allowed to call the host from a browser. None by default. */
   cors?: { origins: readonly string[] }

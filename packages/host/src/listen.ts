@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { HostError } from './errors.js'
+import { isLoopback } from './exposure.js'
 import type { Host } from './host.js'
 
 export interface ListenOptions {
@@ -19,10 +20,7 @@ export interface RunningServer {
   close(options?: { graceMs?: number }): Promise<void>
 }
 
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
-}
+export { isLoopback }
 
 /** Serves a host with @hono/node-server. Refuses a non-loopback bind without a token. */
 export async function listen(host: Host, options: ListenOptions): Promise<RunningServer> {

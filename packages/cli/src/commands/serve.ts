@@ -15,6 +15,7 @@ export interface ServeOptions {
   tokenFile?: string
   initToken?: boolean
   cors?: string[]
+  allowedHost?: string[]
 }
 
 function corsOrigins(values: string[]): string[] {
@@ -29,6 +30,16 @@ function corsOrigins(values: string[]): string[] {
       throw cliError(CliErrorCodes.USAGE, `--cors takes an http(s) origin such as https://app.example.com, got "${value}".`)
     }
     return url.origin
+  })
+}
+
+function allowedHosts(values: string[]): string[] {
+  return values.map((value) => {
+    const name = value.trim().toLowerCase()
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/.test(name)) {
+      throw cliError(CliErrorCodes.USAGE, `--allowed-host takes a host name or address without scheme or port (e.g. bosun.internal), got "${value}".`)
+    }
+    return name
   })
 }
 
@@ -94,7 +105,9 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     store,
     agentFactory: ({ sessionId, store }) => openAgent(cfg, store, sessionId),
     ...(token === undefined ? {} : { auth: { token } }),
-    ...(isLoopback(hostname) ? {} : { allowedHosts: [hostname] }),
+    // The bind address is not a name clients use: the Host fence takes --allowed-host names (and,
+    // with a token, is off unless some are given; docs/host.md, "Exposure").
+    ...(options.allowedHost === undefined || options.allowedHost.length === 0 ? {} : { allowedHosts: allowedHosts(options.allowedHost) }),
     ...(options.cors === undefined || options.cors.length === 0 ? {} : { cors: { origins: corsOrigins(options.cors) } }),
   })
   let server
