@@ -120,7 +120,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   let agent: Agent
   try {
     const surface = Surface.attach(session)
-    // A turn that a crash left open is closed before anything else happens (persistence §8).
+    // A turn that a crash left open is closed before anything else happens (persistence §8);
+    // first, a queue move the crash tore in half is finished, so the message is pending again.
+    inbox.recoverTornMoves()
     const recovery = closeOpenTurn(session, inbox)
     agent = new Agent(
       {

@@ -114,7 +114,7 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
             if (event.type === 'agent/inbox/spliced') {
               const s = event.data as { target: string; start: number; removedCount?: number; inserted: UserMessage[]; outcome?: string }
               const removed = queues[s.target]!.splice(s.start, s.removedCount ?? 0, ...s.inserted)
-              if (ourTurn === undefined && removed.some((m) => m.id === message.id) && !s.inserted.some((m) => m.id === message.id)) {
+              if (ourTurn === undefined && s.outcome !== 'moved' && removed.some((m) => m.id === message.id) && !s.inserted.some((m) => m.id === message.id)) {
                 if (s.outcome === 'canceled') return { stopReason: 'cancelled' as const }
                 ourTurn = currentTurn
               }

@@ -8,7 +8,7 @@ import { subscribe } from './subscription.js'
  * Steering, pre-step rejects and queue snapshots travel as `data-bosun-*` parts.
  */
 type Lane = 'next-turn' | 'next-step'
-interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' }
+interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' | 'moved' }
 
 const encoder = new TextEncoder()
 const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`
@@ -76,7 +76,8 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
     if (event.type === 'agent/inbox/spliced') {
       const s = event.data as Splice
       const removed = queues[s.target].splice(s.start, s.removedCount ?? 0, ...s.inserted)
-      if (ourTurn === undefined && options.messageId !== undefined && removed.some((m) => m.id === options.messageId)) {
+      // A move between the queues (a promote) neither claims nor cancels it.
+      if (ourTurn === undefined && options.messageId !== undefined && s.outcome !== 'moved' && removed.some((m) => m.id === options.messageId)) {
         const kept = s.inserted.some((m) => m.id === options.messageId)
         if (s.outcome === 'canceled' && !kept) {
           finished = true

@@ -77,6 +77,8 @@ export interface HostClient {
   messageStatus(id: string, messageId: string): Promise<MessageStatus>
   editMessage(id: string, messageId: string, content: string | unknown[]): Promise<{ edited: string; inbox: Queues }>
   removeMessage(id: string, messageId: string): Promise<{ removed: string; inbox: Queues }>
+  /** Queued follow-up → steering the running turn (409 steer-unavailable when none runs: it stays queued). */
+  promote(id: string, messageId: string): Promise<{ promoted: string; lane: 'next-step'; position: number | null; inbox: Queues }>
   reorder(id: string, order: string[]): Promise<{ inbox: Queues }>
   cancel(id: string, options?: { keepInbox?: boolean }): Promise<{ canceled: true; keepInbox: boolean; inbox: Queues }>
   wake(id: string): Promise<{ status: string; inbox: Queues }>
@@ -201,6 +203,7 @@ export function createClient(options: ClientOptions): HostClient {
     messageStatus: (id, messageId) => call('GET', `/v1/sessions/${enc(id)}/messages/${enc(messageId)}`),
     editMessage: (id, messageId, content) => call('PATCH', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`, { content }),
     removeMessage: (id, messageId) => call('DELETE', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`),
+    promote: (id, messageId) => call('POST', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}/promote`, {}),
     reorder: (id, order) => call('PUT', `/v1/sessions/${enc(id)}/inbox/order`, { order }),
     cancel: (id, cancelOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/cancel`, cancelOptions),
     wake: (id) => call('POST', `/v1/sessions/${enc(id)}/wake`, {}),

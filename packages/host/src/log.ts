@@ -1,7 +1,7 @@
 import { foldConsumedWork, type SessionEvent, type UserMessage } from '@bosun/core'
 
 type Lane = 'next-turn' | 'next-step'
-interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' }
+interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' | 'moved' }
 
 export interface InboxSnapshot {
   'next-turn': UserMessage[]

@@ -29,6 +29,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'get', path: '/v1/sessions/{id}/messages/{messageId}', summary: 'Where a message went, from the log', status: 200 },
   { method: 'patch', path: '/v1/sessions/{id}/inbox/{messageId}', summary: 'Edit a queued message (keeps its id)', body: 'editMessage', status: 200 },
   { method: 'delete', path: '/v1/sessions/{id}/inbox/{messageId}', summary: 'Remove a queued message', status: 200 },
+  { method: 'post', path: '/v1/sessions/{id}/inbox/{messageId}/promote', summary: 'Promote a queued follow-up to steering the running turn', body: 'empty', status: 200 },
   { method: 'put', path: '/v1/sessions/{id}/inbox/order', summary: 'Reorder the queued follow-ups', body: 'order', status: 200 },
   { method: 'post', path: '/v1/sessions/{id}/fork', summary: 'Fork the session after a turn', body: 'fork', status: 201 },
   { method: 'post', path: '/v1/ai-sdk/chat', summary: 'AI SDK useChat: admit the last user message, stream its turn (UI message stream v1)', body: 'aiSdkChat', status: 200, sse: true },

@@ -47,6 +47,8 @@ export function foldConsumedWork(events: readonly SessionEvent[], seedLength = 0
         const removed = queues[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
         const kept = new Set(splice.inserted.map((message) => message.id)) // an edit keeps its id
         for (const message of removed) {
+          // A move's removal is neither: its insertion into the other queue follows.
+          if (splice.outcome === 'moved') continue
           if (splice.outcome === 'canceled') {
             if (!kept.has(message.id)) canceled.push(message.id)
           }

@@ -24,6 +24,7 @@ type Command =
   | { kind: 'replace'; id: Id; keepId: boolean; newId: Id }
   | { kind: 'remove'; id: Id }
   | { kind: 'requeue'; target: InboxTarget; at: number; ids: Id[] } // a plugin or recovery puts claimed messages back
+  | { kind: 'move'; id: Id; target: InboxTarget } // a queued follow-up promoted to steering (or back)
 
 const POOL = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5']
 
@@ -48,6 +49,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('replace' as const), id, keepId: fc.boolean(), newId: id }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('remove' as const), id }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('requeue' as const), target, at: coordinate, ids: fc.array(id, { minLength: 1, maxLength: 2 }) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('move' as const), id, target }), weight: 2 },
 )
 
 interface Model {
@@ -187,6 +189,23 @@ function run(commands: Command[]) {
         act = () => inbox.clear()
         break
       }
+      case 'move': {
+        const moving = resolve(cmd.id)
+        const from = (['next-turn', 'next-step'] as const).find((t) => model[t].some((m) => m.id === moving))
+        if (from === undefined) {
+          expected = { result: [], writes: 0, error: 'MESSAGE_NOT_PENDING', notes: [] }
+        } else if (from === cmd.target) {
+          expected = { result: [moving], writes: 0, notes: [] }
+        } else {
+          // Neither canceled nor claimed: it leaves one queue and enters the other's tail.
+          const index = model[from].findIndex((m) => m.id === moving)
+          const [moved] = model[from].splice(index, 1)
+          model[cmd.target].push(moved!)
+          expected = { result: [moving], writes: 2, notes: [`+${moving}@${cmd.target}`] }
+        }
+        act = () => inbox.move(moving, cmd.target)
+        break
+      }
       case 'replace':
       case 'remove': {
         const target = resolve(cmd.id)
@@ -262,6 +281,24 @@ describe('Inbox against a two-array model', () => {
         }
       }),
       { numRuns: 1000 },
+    )
+  })
+
+  it('a log torn right after any move\'s removal recovers to the queues the whole move leaves', () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (commands) => {
+        const { session } = run(commands)
+        const events = session.events as SessionEvent[]
+        events.forEach((event, i) => {
+          if ((event.data as InboxSplice).outcome !== 'moved') return
+          const tornAt = new Inbox(new Session(session.header, events.slice(0, i + 1)))
+          tornAt.recoverTornMoves()
+          const whole = new Inbox(new Session(session.header, events.slice(0, i + 2)))
+          expect(snapshot(tornAt)).toEqual(snapshot(whole))
+          expect(new Inbox(new Session(session.header, events.slice(0, i + 2))).recoverTornMoves()).toEqual([])
+        })
+      }),
+      { numRuns: 300 },
     )
   })
 })

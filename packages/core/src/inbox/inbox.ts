@@ -1,7 +1,7 @@
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import type { Session } from '../session/session.js'
 import { createUserMessage, derivedFrom, toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
-import { INBOX_TARGETS, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
+import { INBOX_TARGETS, otherTarget, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
 
 const silent: InboxNotifications = { inserted() {}, discarded() {}, claimed() {} }
 
@@ -25,6 +25,11 @@ export class Inbox {
    * Rejected messages stay here (a plugin may requeue them later); delivery removes them.
    */
   readonly #returnable = new Set<string>()
+  /**
+   * Messages a replayed move took out of one queue whose insertion into the other is not in the
+   * log (a crash between the move's two splices): {@link recoverTornMoves} finishes them.
+   */
+  readonly #torn = new Map<string, { message: UserMessage; to: InboxTarget }>()
   /** True while a splice event is being appended (observers run, memory not yet changed). */
   #appending = false
   /** Writes made by session observers during an append, run once that splice is applied. */
@@ -46,13 +51,15 @@ export class Inbox {
       try {
         const data = event.data as InboxSplice
         if (!Array.isArray(data.inserted)) throw new Error('"inserted" is not an array')
-        if (data.outcome !== undefined && (data.outcome !== 'canceled' || !data.removedCount)) {
-          throw new Error(`"outcome" must be absent or "canceled" on a removal, got ${JSON.stringify(data.outcome)}`)
+        if (data.outcome !== undefined && (!data.removedCount || (data.outcome !== 'canceled' && (data.outcome !== 'moved' || data.inserted.length > 0)))) {
+          throw new Error(`"outcome" must be absent, or "canceled" on a removal, or "moved" on a pure removal, got ${JSON.stringify(data.outcome)}`)
         }
         const splice = { ...data, inserted: data.inserted.map((m, i) => toUserMessage(m, `inserted[${i}]`)) }
         // Replay checks what the queues require, not the receipt rule: the log is what happened.
         this.#validate(splice, 'replay')
-        this.#apply(splice, data.outcome === undefined && (data.removedCount ?? 0) > 0)
+        const removed = this.#apply(splice, data.outcome === undefined && (data.removedCount ?? 0) > 0)
+        for (const message of splice.inserted) this.#torn.delete(message.id)
+        if (data.outcome === 'moved') for (const message of removed) this.#torn.set(message.id, { message, to: otherTarget(data.target) })
       } catch (error) {
         throw new BosunError(
           ErrorCodes.INVALID_PERSISTED_SPLICE,
@@ -137,6 +144,47 @@ export class Inbox {
     if (this.#appending) return this.#defer(run, [...checked])
     run()
     return [...checked]
+  }
+
+  /**
+   * Moves a pending message to the tail of the other queue (e.g. a queued follow-up promoted to
+   * steering), keeping its id: neither a claim nor a cancel. Logged as two splices appended back
+   * to back — a pure removal with `outcome: 'moved'`, then the plain insertion into `target` —
+   * so every fold that replays splices mechanically sees the queues right. Notifies `inserted`
+   * for `target` (as a requeue does), never `discarded`. A no-op when it is already in `target`.
+   * Fails with MESSAGE_NOT_PENDING if a claim already took it: the claim wins the race.
+   */
+  move(id: string, target: InboxTarget): UserMessage {
+    if (!INBOX_TARGETS.includes(target)) {
+      throw invalidArgument(`Inbox target must be "next-turn" or "next-step", got ${JSON.stringify(target)}.`)
+    }
+    const found = this.#require(id, 'move')
+    const run = () => {
+      const now = this.#require(id, 'move')
+      if (now.target === target) return
+      // No deferred write runs between the halves: the pair stays adjacent in the log.
+      this.#mutate(now.target, now.index, 1, [], false, 'move', false)
+      this.#mutate(target, this.#state[target].length, 0, [now.message], false, 'move')
+    }
+    if (this.#appending) return this.#defer(run, found.message)
+    run()
+    return found.message
+  }
+
+  /**
+   * Recovery: finishes moves a crash tore between their two splices (the removal is in the log,
+   * the insertion is not) by appending the insertion, so a moved message is never lost. Returns
+   * the messages put back; a no-op on an untorn log.
+   */
+  recoverTornMoves(): UserMessage[] {
+    const recovered: UserMessage[] = []
+    for (const { message, to } of this.#torn.values()) {
+      if (this.#where.has(message.id)) continue
+      this.#mutate(to, this.#state[to].length, 0, [message], false, 'move')
+      recovered.push(message)
+    }
+    this.#torn.clear()
+    return recovered
   }
 
   /**
@@ -236,7 +284,8 @@ export class Inbox {
     deleteCount: number,
     inserted: readonly UserMessage[],
     discardRemoved: boolean,
-    kind: 'public' | 'claim' | 'requeue' = 'public',
+    kind: 'public' | 'claim' | 'requeue' | 'move' = 'public',
+    drain = true,
   ): UserMessage[] {
     const queue = this.#state[target]
     const truncatedStart = Math.trunc(start)
@@ -252,6 +301,7 @@ export class Inbox {
       ...(actualCount === 0 ? {} : { removedCount: actualCount }),
       inserted,
       ...(discardRemoved && actualCount > 0 ? { outcome: 'canceled' as const } : {}),
+      ...(kind === 'move' && actualCount > 0 ? { outcome: 'moved' as const } : {}),
     }
     this.#validate(splice, kind)
     this.#appending = true
@@ -266,7 +316,7 @@ export class Inbox {
     for (const message of (event.data as InboxSplice).inserted) {
       this.#notify(() => this.notifications.inserted(message, target))
     }
-    this.#drainDeferred()
+    if (drain) this.#drainDeferred()
     return removed
   }
 
@@ -295,7 +345,7 @@ export class Inbox {
    * Bounds, then: after the change no id appears twice across both queues, and (for a new
    * message, not a replayed or requeued one) the id was never seen in this session.
    */
-  #validate(splice: InboxSplice, kind: 'public' | 'claim' | 'requeue' | 'replay'): void {
+  #validate(splice: InboxSplice, kind: 'public' | 'claim' | 'requeue' | 'move' | 'replay'): void {
     if (!INBOX_TARGETS.includes(splice.target)) {
       throw new BosunError(ErrorCodes.INVALID_SPLICE, `Unknown inbox target ${JSON.stringify(splice.target)}.`)
     }

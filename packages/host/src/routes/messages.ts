@@ -64,6 +64,34 @@ export function messageRoutes(host: HostContext): void {
     })
   })
 
+  // Queued → steering: the message moves to the tail of next-step (core `Inbox.move`, one logged
+  // move) and rides the running turn's next step. With no turn running there is no step to
+  // steer: it stays queued and the answer says so (409 steer-unavailable). A claim that took it
+  // first wins (404 queue-item-not-found).
+  app.post('/v1/sessions/:id/inbox/:messageId/promote', async (c) => {
+    const id = sessionIdParam(c)
+    const messageId = c.req.param('messageId')
+    await host.body(c, 'empty')
+    return host.withSession(id, (live) => {
+      const { agent } = live
+      const found = agent.inbox.find(messageId)
+      if (!found) throw notQueued(id, messageId)
+      if (found.target === 'next-turn') {
+        if (agent.status !== 'running') {
+          throw new HostError('steer-unavailable', `No turn is running in session "${id}" to steer: message "${messageId}" stays queued as a follow-up (it runs in its own turn; POST /wake runs parked input).`, { id, messageId, lane: 'next-turn' })
+        }
+        try {
+          agent.inbox.move(messageId, 'next-step')
+        } catch (error) {
+          if (error instanceof BosunError && error.code === 'MESSAGE_NOT_PENDING') throw notQueued(id, messageId)
+          throw error
+        }
+      }
+      const now = agent.inbox.find(messageId)
+      return c.json({ promoted: messageId, lane: 'next-step', position: now ? now.index : null, inbox: inboxOf(agent) })
+    })
+  })
+
   app.put('/v1/sessions/:id/inbox/order', async (c) => {
     const id = sessionIdParam(c)
     const { order } = await host.body<{ order: string[] }>(c, 'order')

@@ -17,7 +17,7 @@ export function sessionRoutes(host: HostContext): void {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: host.version,
-    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets', 'ai-sdk'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-promote', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets', 'ai-sdk'],
     auth: host.token === undefined ? 'none' : 'bearer',
   }))
 
