@@ -3,10 +3,14 @@ import { defineConfig } from 'vitest/config'
 // Workspace packages resolve to their TypeScript sources through the `bosun-source` export
 // condition, so the suite never needs a build.
 const conditions = ['bosun-source', 'import', 'module', 'node', 'default']
+// Vitest hands the SSR conditions to the worker's Node (`--conditions`), where they apply to
+// require() too: with `import` there, a CommonJS package requiring a dependency that ships an ESM
+// wrapper (pg → pg-pool) gets the wrapper's namespace. Vite adds `import`/`require`/`default` by itself.
+const ssrConditions = ['bosun-source', 'module', 'node', 'development|production']
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['bosun-source'] } },
+  ssr: { resolve: { conditions: ssrConditions, externalConditions: ['bosun-source'] } },
   test: {
     include: ['packages/**/*.test.ts', 'packages/**/*.test.tsx', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts'],
     benchmark: { include: ['packages/**/*.bench.ts', 'tests/**/*.bench.ts'] },

@@ -1,0 +1,69 @@
+import { BosunError, ErrorCodes } from '@bosun/core'
+
+/**
+ * How messages name the database: `postgres://host:port/database`, never the user, the password
+ * or the query of the URL.
+ */
+export function describeDatabase(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `postgres://${parsed.host || 'localhost'}${parsed.pathname === '/' ? '' : parsed.pathname}`
+  } catch {
+    return 'postgres://(unparsable URL)'
+  }
+}
+
+/** The SQLSTATE of a PostgreSQL error (`23505`, `57014`…), if the value is one. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
+}
+
+/**
+ * Wraps a failure as a STORE error naming the database, keeping the original as `cause` (a
+ * driver error names tables and constraints, never the URL). A BosunError passes through. A
+ * unique violation while appending means another writer took the seq: STALE_WRITER.
+ */
+export function storeError(database: string, doing: string, error: unknown, details: Record<string, unknown> = {}): BosunError {
+  if (BosunError.is(error)) return error
+  const state = sqlState(error)
+  if (state === '23505' && details.session !== undefined && details.seq !== undefined) {
+    return staleWriter(database, String(details.session), `an event with one of these seqs is already stored (another writer appended)`, { cause: error, ...details })
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  const hint = state === '57014' ? ' (statement_timeout: raise "statementTimeoutMs" or look for a lock held elsewhere)' : ''
+  return new BosunError(ErrorCodes.STORE, `PostgreSQL store ${database}: could not ${doing}: ${message}${hint}`, {
+    cause: error,
+    details: { database, ...(state === undefined ? {} : { sqlState: state }), ...details },
+  })
+}
+
+/** A writer that may not write: its view of the session is stale, or its lease was taken over. */
+export function staleWriter(database: string, session: string, why: string, details: Record<string, unknown> & { cause?: unknown } = {}): BosunError {
+  const { cause, ...rest } = details
+  return new BosunError(
+    ErrorCodes.STALE_WRITER,
+    `PostgreSQL store ${database}: session "${session}" refused this writer's batch: ${why}. Nothing of it was stored; reopen the session to continue.`,
+    { ...(cause === undefined ? {} : { cause }), details: { database, session, ...rest } },
+  )
+}
+
+/** The session's lease is held by another live owner (another host, or another writer of this store). */
+export function sessionLocked(database: string, session: string, holder: { owner: string; expiresInMs: number } | 'this store'): BosunError {
+  const who = holder === 'this store'
+    ? 'another writer of this store has it open: close that writer first'
+    : `host "${holder.owner}" holds its lease for another ${Math.max(0, Math.ceil(holder.expiresInMs))} ms (longer if it keeps renewing it): send the request to that host, or retry after it stops`
+  return new BosunError(ErrorCodes.SESSION_LOCKED, `PostgreSQL store ${database}: session "${session}" is open for writing elsewhere: ${who}.`, {
+    details: holder === 'this store' ? { database, session } : { database, session, owner: holder.owner, expiresInMs: Math.max(0, Math.ceil(holder.expiresInMs)) },
+  })
+}
+
+/**
+ * A stored session that cannot be read back as it was written. Names the session, the seq and the
+ * column, never what is stored there (a log holds conversations); no cause for the same reason.
+ */
+export function corruptLog(database: string, session: string, problem: string, details: Record<string, unknown> = {}): BosunError {
+  return new BosunError(ErrorCodes.CORRUPT_LOG, `PostgreSQL store ${database}: session "${session}" is corrupt: ${problem}`, {
+    details: { database, session, ...details },
+  })
+}

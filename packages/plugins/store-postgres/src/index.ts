@@ -1,0 +1,27 @@
+import { defineStore } from '@bosun/core'
+import { postgresStoreOptionsSchema } from './options.js'
+import type { PostgresStoreOptions } from './options.js'
+import { postgresStore } from './store.js'
+
+export { postgresStore } from './store.js'
+export type { PostgresStore } from './store.js'
+export { postgresStoreOptionsSchema } from './options.js'
+export type { PostgresStoreOptions } from './options.js'
+export { SCHEMA_VERSION } from './schema.js'
+export type { Lease, LeaseHolder } from './leases.js'
+export { Mailbox } from './mailbox.js'
+export type { MailboxEntry } from './mailbox.js'
+export { Watcher } from './watch.js'
+export type { WatchOptions } from './watch.js'
+export { PostgresWriter } from './writer.js'
+
+/**
+ * The store definition a config file names: `store: ['store-postgres', { urlEnv: 'BOSUN_PG_URL' }]`.
+ * Options are validated against {@link postgresStoreOptionsSchema}; the config loader refuses a
+ * `url` that carries a password or any other credential (use `urlEnv`).
+ */
+export default defineStore<PostgresStoreOptions>({
+  name: 'store-postgres',
+  schema: postgresStoreOptionsSchema,
+  create: (options) => postgresStore(options),
+})

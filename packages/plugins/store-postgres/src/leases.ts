@@ -1,0 +1,149 @@
+import { storeError, sessionLocked, staleWriter } from './errors.js'
+import type { Database } from './database.js'
+
+/** A lease this store holds: it may write `session` while `epoch` is the session's epoch. */
+export interface Lease {
+  readonly session: string
+  readonly owner: string
+  /** The fencing epoch, as PostgreSQL's bigint text. */
+  readonly epoch: string
+}
+
+/** Who holds a session's lease, on the database clock. */
+export interface LeaseHolder {
+  owner: string
+  epoch: string
+  /** Milliseconds left; 0 or less when expired (or released). */
+  expiresInMs: number
+}
+
+/**
+ * The leases of one store (one owner): taken on `open`/`create`, renewed together every third of
+ * the TTL in one statement, released on a writer's `close`. A lease the renewal no longer finds
+ * (another owner took it after it expired) is reported once to `onLost` and forgotten: its
+ * writer's next batch is refused by the database anyway, the report lets a host stop the agent.
+ */
+export class Leases {
+  readonly #db: Database
+  readonly #owner: string
+  readonly #ttlMs: number
+  readonly #onLost: (lease: Lease, error: Error) => void
+  readonly #held = new Map<string, Lease>()
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #renewing: Promise<void> | undefined
+  #closed = false
+
+  constructor(db: Database, owner: string, ttlMs: number, onLost: (lease: Lease, error: Error) => void) {
+    this.#db = db
+    this.#owner = owner
+    this.#ttlMs = ttlMs
+    this.#onLost = onLost
+  }
+
+  get owner(): string {
+    return this.#owner
+  }
+
+  /** The leases held now. */
+  held(): Lease[] {
+    return [...this.#held.values()]
+  }
+
+  /**
+   * Takes the lease of an existing session (a new epoch); `undefined` when there is no such
+   * session; SESSION_LOCKED (with the holder and its time left) when another owner holds it.
+   */
+  async acquire(session: string): Promise<Lease | undefined> {
+    const sql = this.#db.leaseSql
+    let epoch: string | undefined
+    try {
+      epoch = (await this.#db.query<{ epoch: string }>(sql.acquire, [session, this.#owner, this.#ttlMs])).rows[0]?.epoch
+    } catch (error) {
+      throw storeError(this.#db.name, `take the lease of session "${session}"`, error, { session })
+    }
+    if (epoch !== undefined) return this.hold({ session, owner: this.#owner, epoch })
+    const holder = await this.holder(session)
+    if (holder === undefined) return undefined
+    // Expired between the two statements (or the session was just created and leased): try once more.
+    if (holder.expiresInMs <= 0) return this.acquire(session)
+    throw sessionLocked(this.#db.name, session, holder)
+  }
+
+  /** Registers a lease taken in another statement (`create`) for renewal. */
+  hold(lease: Lease): Lease {
+    this.#held.set(lease.session, lease)
+    this.#schedule()
+    return lease
+  }
+
+  /** Who holds a session's lease now, or `undefined` for a session that never had one. */
+  async holder(session: string): Promise<LeaseHolder | undefined> {
+    try {
+      return (await this.#db.query<LeaseHolder>(this.#db.leaseSql.holder, [session])).rows[0]
+    } catch (error) {
+      throw storeError(this.#db.name, `read the lease of session "${session}"`, error, { session })
+    }
+  }
+
+  /** Gives up a lease (if it is still this one): another host may take the session at once. */
+  async release(lease: Lease): Promise<void> {
+    if (this.#held.get(lease.session) === lease) this.#held.delete(lease.session)
+    try {
+      await this.#db.query(this.#db.leaseSql.release, [lease.session, lease.owner, lease.epoch])
+    } catch (error) {
+      throw storeError(this.#db.name, `release the lease of session "${lease.session}"`, error, { session: lease.session })
+    }
+  }
+
+  /**
+   * Renews every held lease now, in one statement; a lease that was taken over is reported to
+   * `onLost`. A failed renewal (the database unreachable) is retried at the next tick: the
+   * leases run out at expiry if it keeps failing, and the database fences this store's writers.
+   */
+  renew(): Promise<void> {
+    this.#renewing ??= this.#renew().finally(() => (this.#renewing = undefined))
+    return this.#renewing
+  }
+
+  /** Stops renewing (the leases are released by their writers, or run out). */
+  close(): void {
+    this.#closed = true
+    if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#held.clear()
+  }
+
+  async #renew(): Promise<void> {
+    const leases = this.held()
+    if (leases.length === 0) return
+    let renewed: Set<string>
+    try {
+      const { rows } = await this.#db.query<{ session_id: string }>(this.#db.leaseSql.renew, [
+        this.#owner, this.#ttlMs, leases.map((l) => l.session), leases.map((l) => l.epoch),
+      ])
+      renewed = new Set(rows.map((row) => row.session_id))
+    } catch {
+      return
+    }
+    for (const lease of leases) {
+      if (renewed.has(lease.session) || this.#held.get(lease.session) !== lease) continue
+      this.#held.delete(lease.session)
+      try {
+        this.#onLost(lease, staleWriter(this.#db.name, lease.session, 'its lease was taken over by another owner', { epoch: lease.epoch }))
+      } catch {
+        // A listener's failure cannot stop the other reports.
+      }
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#closed || this.#held.size === 0) return
+    const tick = () => {
+      this.#timer = undefined
+      if (this.#held.size === 0) return
+      void this.renew().finally(() => this.#schedule())
+    }
+    this.#timer = setTimeout(tick, Math.max(100, Math.floor(this.#ttlMs / 3)))
+    this.#timer.unref?.()
+  }
+}

@@ -1,0 +1,33 @@
+/** The mailbox statements of schema `s`; parameters are named in each comment. */
+export const mailboxStatements = (s: string) => {
+  const columns = `message_id AS "messageId", session_id AS session, kind, body, admitted_by AS "admittedBy",
+    (extract(epoch FROM created_at) * 1000)::float8 AS "createdAt", delivered_seq AS "deliveredSeq",
+    (extract(epoch FROM done_at) * 1000)::float8 AS "doneAt", outcome, id::text AS position`
+  return {
+    /**
+     * Admits a message once per (session, message id): the first post wins, a repeat changes
+     * nothing and sends no NOTIFY. Parameters: session, message id, kind, body, admitted by, channel.
+     */
+    post: `WITH added AS (
+        INSERT INTO "${s}".session_mailbox (session_id, message_id, kind, body, admitted_by) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (session_id, message_id) DO NOTHING RETURNING id
+      )
+      SELECT (SELECT count(*) FROM added)::int AS created,
+        (SELECT count(*) FROM (SELECT pg_notify($6, $1 || ' ' || $2) FROM added) AS n)::int AS notified`,
+    /** Parameters: session, message id. */
+    get: `SELECT ${columns} FROM "${s}".session_mailbox WHERE session_id = $1 AND message_id = $2`,
+    /** Messages neither delivered nor done, in admission order. Parameters: session, limit. */
+    pending: `SELECT ${columns} FROM "${s}".session_mailbox WHERE session_id = $1 AND delivered_seq IS NULL AND done_at IS NULL ORDER BY id LIMIT $2`,
+    /** Sessions that have pending mail. Parameters: limit. */
+    sessions: `SELECT DISTINCT session_id AS session FROM "${s}".session_mailbox WHERE delivered_seq IS NULL AND done_at IS NULL LIMIT $1`,
+    /**
+     * Marks a message done (a cancel or queue edit carried out, or a message refused) with its
+     * outcome — only by the session's lease holder at its current epoch. Parameters: session,
+     * message id, outcome, owner, epoch.
+     */
+    complete: `UPDATE "${s}".session_mailbox m SET done_at = clock_timestamp(), outcome = $3
+      WHERE m.session_id = $1 AND m.message_id = $2 AND m.done_at IS NULL
+        AND EXISTS (SELECT 1 FROM "${s}".session_leases l WHERE l.session_id = $1 AND l.owner = $4 AND l.epoch = $5::bigint FOR SHARE)
+      RETURNING 1`,
+  }
+}

@@ -1,0 +1,142 @@
+import { BosunError, ErrorCodes, invalidArgument, freezeParsedJson } from '@bosun/core'
+import type { JsonValue } from '@bosun/core'
+import type { Database } from './database.js'
+import { storeError } from './errors.js'
+import type { Lease } from './leases.js'
+import { mailboxStatements } from './mailbox-sql.js'
+
+/** A message in a session's mailbox. */
+export interface MailboxEntry {
+  /** The client's message id: the key that makes posting idempotent. */
+  messageId: string
+  session: string
+  /** What it asks for, e.g. `message`, `cancel`, `edit` (the host decides). */
+  kind: string
+  body: JsonValue
+  /** The owner name of the store that admitted it. */
+  admittedBy: string | null
+  /** Epoch ms, database clock. */
+  createdAt: number
+  /** The seq of the `agent/inbox/spliced` event that put it into the inbox, once it did. */
+  deliveredSeq: number | null
+  /** Epoch ms at which the owner marked it done (see {@link Mailbox.complete}), or null. */
+  doneAt: number | null
+  outcome: JsonValue | null
+  /** Admission order (PostgreSQL bigint as text). */
+  position: string
+}
+
+type Row = Omit<MailboxEntry, 'body' | 'outcome'> & { body: string; outcome: string | null }
+
+/**
+ * Messages any host admits for the host that holds a session's lease (SPEC §13): `post` is
+ * idempotent by the client's message id and sends a NOTIFY on the mailbox channel; the owner reads
+ * `pending` and splices them into the inbox with the same message ids. A batch whose
+ * `agent/inbox/spliced` event inserts a message with a mailbox id marks that entry delivered in
+ * the same transaction (`deliveredSeq`), so a crash can neither lose nor repeat a delivery.
+ * Messages that are not spliced (a cancel, a queue edit) are closed with `complete` by the owner.
+ */
+export class Mailbox {
+  readonly #db: Database
+  readonly #owner: string
+  readonly #ensureOpen: () => void
+  readonly #leaseOf: (session: string) => Lease | undefined
+  readonly #sql: ReturnType<typeof mailboxStatements>
+
+  constructor(db: Database, owner: string, ensureOpen: () => void, leaseOf: (session: string) => Lease | undefined) {
+    this.#db = db
+    this.#owner = owner
+    this.#ensureOpen = ensureOpen
+    this.#leaseOf = leaseOf
+    this.#sql = mailboxStatements(db.schema)
+  }
+
+  /**
+   * Admits a message for `session`; `created` is false when this message id was posted before
+   * (the stored entry, with the first post's body, is returned either way).
+   */
+  async post(session: string, message: { messageId: string; kind?: string; body: JsonValue }): Promise<{ created: boolean; entry: MailboxEntry }> {
+    this.#ensureOpen()
+    const { messageId, kind = 'message', body } = message ?? {}
+    checkId(session, 'session')
+    checkId(messageId, 'messageId')
+    if (typeof kind !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(kind)) throw invalidArgument('mailbox.post(): "kind" must be a short lower-case word such as "message" or "cancel".')
+    const text = JSON.stringify(body)
+    if (typeof text !== 'string') throw new BosunError(ErrorCodes.NOT_JSON, `mailbox.post(): the body of message "${messageId}" is not JSON.`)
+    try {
+      const { rows } = await this.#db.query<{ created: number }>(this.#sql.post, [session, messageId, kind, text, this.#owner, this.#db.channels.mailbox])
+      const entry = await this.get(session, messageId)
+      return { created: rows[0]?.created === 1, entry: entry! }
+    } catch (error) {
+      throw storeError(this.#db.name, `post message "${messageId}" to the mailbox of session "${session}"`, error, { session })
+    }
+  }
+
+  /** The entry of a message id, or `undefined` (what a host answers a client asking about a `pending` receipt). */
+  async get(session: string, messageId: string): Promise<MailboxEntry | undefined> {
+    this.#ensureOpen()
+    checkId(session, 'session')
+    checkId(messageId, 'messageId')
+    const row = (await this.#query(this.#sql.get, [session, messageId], `read message "${messageId}"`)).rows[0]
+    return row === undefined ? undefined : decode(row)
+  }
+
+  /** Messages of `session` neither delivered nor done, in admission order (at most `limit`, default 100). */
+  async pending(session: string, limit = 100): Promise<MailboxEntry[]> {
+    this.#ensureOpen()
+    checkId(session, 'session')
+    return (await this.#query(this.#sql.pending, [session, limit], `read the mailbox of session "${session}"`)).rows.map(decode)
+  }
+
+  /** Sessions with pending mail (at most `limit`, default 100): a cold one is opened by the first host that takes its lease. */
+  async sessions(limit = 100): Promise<string[]> {
+    this.#ensureOpen()
+    return (await this.#db.query<{ session: string }>(this.#sql.sessions, [limit])).rows.map((row) => row.session)
+  }
+
+  /**
+   * Marks a message done with `outcome`, fenced like an append: only while this store holds the
+   * session's lease at the same epoch. False when it was done already; STALE_WRITER without the lease.
+   */
+  async complete(session: string, messageId: string, outcome: JsonValue = null): Promise<boolean> {
+    this.#ensureOpen()
+    checkId(session, 'session')
+    checkId(messageId, 'messageId')
+    const lease = this.#leaseOf(session)
+    if (lease === undefined) {
+      throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: mailbox.complete() needs the lease of session "${session}": open the session in this store first.`, {
+        details: { database: this.#db.name, session },
+      })
+    }
+    const done = await this.#query(this.#sql.complete, [session, messageId, JSON.stringify(outcome), lease.owner, lease.epoch], `complete message "${messageId}"`)
+    if (done.rowCount === 1) return true
+    const entry = await this.get(session, messageId)
+    if (entry === undefined) throw invalidArgument(`mailbox.complete(): session "${session}" has no message "${messageId}" in its mailbox.`)
+    if (entry.doneAt !== null) return false
+    throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: session "${session}": message "${messageId}" was not marked done: this store's lease was taken over. Close the session's agent.`, {
+      details: { database: this.#db.name, session, epoch: lease.epoch },
+    })
+  }
+
+  async #query(text: string, values: unknown[], doing: string) {
+    try {
+      return await this.#db.query<Row>(text, values)
+    } catch (error) {
+      throw storeError(this.#db.name, doing, error)
+    }
+  }
+}
+
+function decode(row: Row): MailboxEntry {
+  return Object.freeze({
+    ...row,
+    body: freezeParsedJson(JSON.parse(row.body)) as JsonValue,
+    outcome: row.outcome === null ? null : (freezeParsedJson(JSON.parse(row.outcome)) as JsonValue),
+  })
+}
+
+function checkId(value: unknown, name: string): void {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 256 || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw invalidArgument(`mailbox: "${name}" must be a string of 1 to 256 characters without control characters.`)
+  }
+}

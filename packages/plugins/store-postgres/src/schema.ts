@@ -1,0 +1,116 @@
+/**
+ * The database layout, in SQL, for the tables of one PostgreSQL schema (the `schema` option,
+ * validated as a plain lower-case identifier before it is put into a statement). The
+ * `bosun_schema` table holds {@link SCHEMA_VERSION}: a larger number was written by a newer
+ * build and is refused; a smaller one is migrated when the store first connects.
+ *
+ * - `sessions`: one row per session, with `length` — the number of stored events. Every append
+ *   checks and moves it in the same statement, so the next seq is read from one row, never from
+ *   the history.
+ * - `session_events (session_id, seq, type, time, data, extra)`, primary key `(session_id, seq)`:
+ *   one row per event; `data` and `extra` are JSON text, kept byte for byte (not `jsonb`, which
+ *   reorders keys and refuses `\u0000`).
+ * - `session_leases (session_id, owner, epoch, expires_at)`: who may write a session, until when
+ *   (the database clock), and the fencing epoch, raised by every takeover.
+ * - `session_mailbox`: messages admitted by any host for a session's owner to splice, keyed by
+ *   the client's message id (idempotent), with where each was delivered.
+ */
+
+/** The layout version this build writes. */
+export const SCHEMA_VERSION = 1
+
+/** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert. */
+export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox` }) as const
+
+/** Creates the version table (if missing) and reads it, under a lock that serialises concurrent first connections. */
+export const prepareSql = (s: string) => ({
+  lock: `SELECT pg_advisory_xact_lock(hashtext('bosun-store-postgres:' || $1::text))`,
+  create: `CREATE SCHEMA IF NOT EXISTS "${s}"; CREATE TABLE IF NOT EXISTS "${s}".bosun_schema (version integer NOT NULL)`,
+  version: `SELECT max(version) AS version FROM "${s}".bosun_schema`,
+  setVersion: `DELETE FROM "${s}".bosun_schema; INSERT INTO "${s}".bosun_schema (version) VALUES (${SCHEMA_VERSION})`,
+})
+
+/** Migrations by the version they start from: `migrations[0]` creates layout 1 in an empty schema. */
+export const migrations = (s: string): readonly string[] => [
+  `CREATE TABLE "${s}".sessions (
+     id text PRIMARY KEY,
+     header text NOT NULL,
+     created_at double precision NOT NULL,
+     parent text,
+     length integer NOT NULL DEFAULT 0 CHECK (length >= 0)
+   );
+   CREATE TABLE "${s}".session_events (
+     session_id text NOT NULL,
+     seq integer NOT NULL CHECK (seq >= 0),
+     type text NOT NULL,
+     time double precision NOT NULL,
+     data text NOT NULL,
+     extra text,
+     PRIMARY KEY (session_id, seq)
+   );
+   CREATE TABLE "${s}".session_leases (
+     session_id text PRIMARY KEY REFERENCES "${s}".sessions (id) ON DELETE CASCADE,
+     owner text NOT NULL,
+     epoch bigint NOT NULL,
+     expires_at timestamptz NOT NULL
+   );
+   CREATE TABLE "${s}".session_mailbox (
+     id bigserial UNIQUE,
+     session_id text NOT NULL,
+     message_id text NOT NULL,
+     kind text NOT NULL,
+     body text NOT NULL,
+     admitted_by text,
+     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+     delivered_seq integer,
+     done_at timestamptz,
+     outcome text,
+     PRIMARY KEY (session_id, message_id)
+   );
+   CREATE INDEX session_mailbox_open ON "${s}".session_mailbox (session_id, id) WHERE delivered_seq IS NULL AND done_at IS NULL;`,
+]
+
+/** Every statement the store runs against schema `s`. */
+export const statements = (s: string) => ({
+  selectSession: `SELECT header, length FROM "${s}".sessions WHERE id = $1`,
+  insertSession: `INSERT INTO "${s}".sessions (id, header, created_at, parent, length) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING 1 AS created`,
+  insertEvents: `INSERT INTO "${s}".session_events (session_id, seq, type, time, data, extra)
+    SELECT $1, e.seq, e.type, e.time, e.data, e.extra FROM unnest($2::int[], $3::text[], $4::float8[], $5::text[], $6::text[]) AS e(seq, type, time, data, extra)`,
+  /** A session's events from `$2` on, ordered (at most `$3` of them): an index range, as long as what it returns. */
+  selectEvents: `SELECT seq, type, time, data, extra FROM "${s}".session_events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
+  listSessions: `SELECT id, created_at AS "createdAt", parent, length FROM "${s}".sessions ORDER BY created_at, id`,
+  /**
+   * One write-behind batch, one statement (so one transaction, one round trip): the caller's lease
+   * row is read `FOR SHARE` (a takeover's UPDATE of it waits for this statement, and every later
+   * batch sees the new epoch), `length` moves from `$4` only if it is `$4` and the epoch is `$3`,
+   * the events go in only if it moved (the primary key refuses a seq stored twice), the mailbox
+   * messages the batch splices are marked delivered, and NOTIFY (sent at commit) says so. The
+   * final SELECT sees the statement's snapshot: `stored` is the length before this batch.
+   * Parameters: session, owner, epoch, first seq, types, times, data, extras, delivered message
+   * ids and their seqs, the events channel.
+   */
+  append: `WITH lease AS (
+      SELECT epoch FROM "${s}".session_leases WHERE session_id = $1 AND owner = $2 FOR SHARE
+    ), bump AS (
+      UPDATE "${s}".sessions SET length = $4::int + cardinality($5::text[])
+      WHERE id = $1 AND length = $4::int AND (SELECT epoch FROM lease) = $3::bigint
+      RETURNING length
+    ), ins AS (
+      INSERT INTO "${s}".session_events (session_id, seq, type, time, data, extra)
+      SELECT $1, $4::int + e.n::int - 1, e.type, e.time, e.data, e.extra
+      FROM unnest($5::text[], $6::float8[], $7::text[], $8::text[]) WITH ORDINALITY AS e(type, time, data, extra, n)
+      WHERE EXISTS (SELECT 1 FROM bump)
+      RETURNING 1
+    ), delivered AS (
+      UPDATE "${s}".session_mailbox m SET delivered_seq = d.seq
+      FROM unnest($9::text[], $10::int[]) AS d(message_id, seq)
+      WHERE EXISTS (SELECT 1 FROM bump) AND m.session_id = $1 AND m.message_id = d.message_id AND m.delivered_seq IS NULL
+      RETURNING 1
+    )
+    SELECT (SELECT epoch::text FROM lease) AS epoch,
+      (SELECT owner FROM "${s}".session_leases WHERE session_id = $1) AS holder,
+      (SELECT length FROM "${s}".sessions WHERE id = $1) AS stored,
+      (SELECT count(*) FROM ins)::int AS inserted,
+      (SELECT count(*) FROM delivered)::int AS delivered,
+      (SELECT count(*) FROM (SELECT pg_notify($11, $1 || ' ' || length::text) FROM bump) AS n)::int AS notified`,
+})

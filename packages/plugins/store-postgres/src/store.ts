@@ -1,0 +1,233 @@
+import { hostname } from 'node:os'
+import { randomBytes } from 'node:crypto'
+import { BosunError, ErrorCodes, assertSessionId, invalidArgument } from '@bosun/core'
+import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
+import { checkHeader, decodeHeader, decodeRow, encodeEvent, type StoredRow } from './codec.js'
+import { openDatabase, type Database } from './database.js'
+import { sessionLocked, storeError } from './errors.js'
+import { Leases, type Lease, type LeaseHolder } from './leases.js'
+import { Mailbox } from './mailbox.js'
+import { resolveOptions, type PostgresStoreOptions } from './options.js'
+import { Watcher, type WatchOptions } from './watch.js'
+import { PostgresWriter } from './writer.js'
+
+/** A {@link Store} kept in PostgreSQL, with the lease, mailbox and wake-up primitives of a cluster of hosts. */
+export interface PostgresStore extends Store {
+  readonly name: 'postgres'
+  /** `postgres://host:port/db` (no credentials), as messages name it. */
+  readonly database: string
+  /** This store's name in lease rows. */
+  readonly owner: string
+  /** Reads a session without taking its lease (a consistent snapshot); `undefined` if there is none. */
+  read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined>
+  /**
+   * The events of a session from `fromSeq` on, in order, at most `limit` (default 1000): an index
+   * range, whatever the history's length — what a stream resumed at a seq reads. Empty for an
+   * unknown session or nothing new.
+   */
+  readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
+  /** Who holds a session's lease (owner, epoch, ms left on the database clock), or `undefined` if none ever did. */
+  leaseHolder(id: string): Promise<LeaseHolder | undefined>
+  /** Sessions whose lease ran out without being released (their host died): what failover resumes. */
+  expiredLeases(limit?: number): Promise<Array<{ id: string; owner: string; epoch: string }>>
+  /** Renews this store's leases now (they are renewed every third of `leaseTtlMs` anyway). */
+  renewLeases(): Promise<void>
+  /**
+   * Calls `listener` when a lease of this store is found taken over (at a renewal): the session's
+   * writer can no longer write, and its agent should be closed. Returns the unsubscribe function.
+   */
+  onLeaseLost(listener: (session: string, error: Error) => void): () => void
+  /** Messages any host admits for a session's lease owner (see mailbox.ts). */
+  readonly mailbox: Mailbox
+  /** Starts a LISTEN connection with polling as the fallback, for stream and mailbox wake-ups (see watch.ts). */
+  watch(options?: WatchOptions): Watcher
+}
+
+/**
+ * A session store in PostgreSQL (through `pg`): tables `sessions`, `session_events` keyed by
+ * `(session_id, seq)`, `session_leases` and `session_mailbox` in one schema (created or migrated
+ * on first use). Appends are written behind, one statement — one transaction — per batch;
+ * `await writer.flush()` resolves once it is committed. `create` and `open` take the session's
+ * lease (SESSION_LOCKED while another live owner holds it); every batch is fenced by it.
+ *
+ * @example
+ * const store = postgresStore({ urlEnv: 'BOSUN_PG_URL' })
+ * const agent = await createAgent({ model, store, sessionId: 'main' })
+ */
+export function postgresStore(options: PostgresStoreOptions): PostgresStore {
+  const resolved = resolveOptions(options)
+  const owner = resolved.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const db: Database = openDatabase(resolved)
+  const lostListeners = new Set<(session: string, error: Error) => void>()
+  const leases = new Leases(db, owner, resolved.leaseTtlMs, (lease, error) => {
+    for (const listener of lostListeners) listener(lease.session, error)
+  })
+  const writers = new Map<string, PostgresWriter>()
+  const watchers = new Set<Watcher>()
+  let closed = false
+
+  const ensureOpen = () => {
+    if (closed) throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name} is closed.`, { details: { database: db.name } })
+  }
+  const writerHost = {
+    db,
+    windowMs: resolved.batchWindowMs,
+    release: async (writer: PostgresWriter) => {
+      if (writers.get(writer.session) === writer) writers.delete(writer.session)
+      await leases.release(writer.lease)
+    },
+  }
+  const writerFor = (session: string, length: number, lease: Lease): PostgresWriter => {
+    const writer = new PostgresWriter(writerHost, session, length, lease)
+    writers.set(session, writer)
+    return writer
+  }
+  const loadEvents = async (id: string, from: number, to: number, limit: number): Promise<SessionEvent[]> => {
+    const { rows } = await db.query<StoredRow>(db.sql.selectEvents, [id, from, to, limit])
+    const events: SessionEvent[] = []
+    // decodeRow checks contiguity against the array's length: start it at `from`.
+    events.length = from
+    for (const row of rows) decodeRow(row, events, db.name, id)
+    return from === 0 ? events : events.slice(from)
+  }
+
+  const store: PostgresStore = {
+    name: 'postgres',
+    database: db.name,
+    owner,
+    mailbox: new Mailbox(db, owner, ensureOpen, (session) => writers.get(session)?.lease),
+
+    async create(header, seed = []) {
+      ensureOpen()
+      if (typeof header !== 'object' || header === null) throw invalidArgument('create(header): header must be an object.')
+      assertSessionId(header.id)
+      checkHeader(header, db.name)
+      if (!Array.isArray(seed)) throw invalidArgument(`create(): the seed of session "${header.id}" must be an array of events.`)
+      const rows = seed.map((event, index) => {
+        if (event?.seq !== index) throw invalidArgument(`create(): seed event ${index} of session "${header.id}" has seq ${String(event?.seq)}; seeds are contiguous from 0.`)
+        return encodeEvent(event, header.id)
+      })
+      const stored: SessionHeader = Object.freeze({ ...header })
+      let epoch: string
+      try {
+        epoch = await db.transaction(async (client) => {
+          const created = await client.query(db.sql.insertSession, [header.id, JSON.stringify(header), header.createdAt, header.parent ?? null, rows.length])
+          if (created.rowCount === 0) {
+            throw new BosunError(ErrorCodes.SESSION_EXISTS, `PostgreSQL store ${db.name}: session "${header.id}" already exists.`, { details: { database: db.name, session: header.id } })
+          }
+          if (rows.length > 0) {
+            await client.query(db.sql.insertEvents, [header.id, rows.map((r) => r.seq), rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra)])
+          }
+          return (await client.query<{ epoch: string }>(db.leaseSql.acquire, [header.id, owner, resolved.leaseTtlMs])).rows[0]!.epoch
+        })
+      } catch (error) {
+        throw storeError(db.name, `create session "${header.id}"`, error)
+      }
+      const lease = leases.hold({ session: header.id, owner, epoch })
+      return { header: stored, events: [...seed], writer: writerFor(header.id, seed.length, lease) }
+    },
+
+    async open(id) {
+      ensureOpen()
+      assertSessionId(id)
+      if (writers.has(id)) throw sessionLocked(db.name, id, 'this store')
+      const lease = await leases.acquire(id)
+      if (lease === undefined) return undefined
+      try {
+        // The lease is ours: no other writer can append while we read.
+        const found = await store.read(id)
+        if (found === undefined) throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${id}" vanished while it was opened.`, { details: { database: db.name, session: id } })
+        if (writers.has(id)) throw sessionLocked(db.name, id, 'this store')
+        return { header: found.header, events: found.events as SessionEvent[], writer: writerFor(id, found.events.length, lease) }
+      } catch (error) {
+        await leases.release(lease).catch(() => {})
+        throw error
+      }
+    },
+
+    async read(id) {
+      ensureOpen()
+      assertSessionId(id)
+      let found: { header: string; length: number } | undefined
+      try {
+        found = (await db.query<{ header: string; length: number }>(db.sql.selectSession, [id])).rows[0]
+      } catch (error) {
+        throw storeError(db.name, `read session "${id}"`, error, { session: id })
+      }
+      if (found === undefined) return undefined
+      const header = decodeHeader(found.header, db.name, id)
+      let events: SessionEvent[]
+      try {
+        // Up to the length read with the header: a batch committed meanwhile is left out, whole.
+        events = await loadEvents(id, 0, found.length, found.length + 1)
+      } catch (error) {
+        throw storeError(db.name, `read session "${id}"`, error, { session: id })
+      }
+      if (events.length !== found.length) {
+        throw storeError(db.name, `read session "${id}"`, new Error(`the session has ${found.length} events but ${events.length} are stored: the event with seq ${events.length} is missing`), { session: id })
+      }
+      return { header, events }
+    },
+
+    async readEvents(id, fromSeq, limit = 1000) {
+      ensureOpen()
+      assertSessionId(id)
+      if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) throw invalidArgument(`readEvents(): "fromSeq" must be a non-negative integer, got ${String(fromSeq)}.`)
+      if (!Number.isSafeInteger(limit) || limit < 1) throw invalidArgument(`readEvents(): "limit" must be a positive integer, got ${String(limit)}.`)
+      try {
+        return await loadEvents(id, fromSeq, 2 ** 31 - 1, limit)
+      } catch (error) {
+        throw storeError(db.name, `read the events of session "${id}"`, error, { session: id })
+      }
+    },
+
+    async list(): Promise<SessionSummary[]> {
+      ensureOpen()
+      try {
+        const { rows } = await db.query<{ id: string; createdAt: number; parent: string | null; length: number }>(db.sql.listSessions)
+        return rows.map(({ id, createdAt, parent, length }) => (parent === null ? { id, createdAt, length } : { id, createdAt, parent, length }))
+      } catch (error) {
+        throw storeError(db.name, 'list the sessions', error)
+      }
+    },
+
+    leaseHolder: (id) => (ensureOpen(), assertSessionId(id), leases.holder(id)),
+    async expiredLeases(limit = 100) {
+      ensureOpen()
+      try {
+        return (await db.query<{ id: string; owner: string; epoch: string }>(db.leaseSql.expired, [limit])).rows
+      } catch (error) {
+        throw storeError(db.name, 'list the expired leases', error)
+      }
+    },
+    renewLeases: () => leases.renew(),
+    onLeaseLost(listener) {
+      lostListeners.add(listener)
+      return () => lostListeners.delete(listener)
+    },
+    watch(watchOptions) {
+      ensureOpen()
+      const watcher = new Watcher(db, watchOptions, (w) => watchers.delete(w))
+      watchers.add(watcher)
+      return watcher
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      const failures: unknown[] = []
+      for (const writer of [...writers.values()]) await writer.close().catch((error: unknown) => failures.push(error))
+      for (const watcher of [...watchers]) await watcher.close()
+      leases.close()
+      await db.end().catch(() => {})
+      if (failures.length === 1) throw failures[0]
+      if (failures.length > 1) {
+        throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: ${failures.length} sessions could not write their last events before closing.`, {
+          cause: new AggregateError(failures),
+          details: { database: db.name },
+        })
+      }
+    },
+  }
+  return store
+}

@@ -1,0 +1,197 @@
+import pg from 'pg'
+import type { Database } from './database.js'
+
+/** Options of {@link Watcher}. */
+export interface WatchOptions {
+  /**
+   * How often the watched sessions' lengths and the pending mailbox are polled, in ms, besides
+   * NOTIFY (which is lost while the LISTEN connection is down). Default 1000.
+   */
+  pollIntervalMs?: number
+  /** First delay before reconnecting a lost LISTEN connection, in ms, doubled up to 5 s. Default 100. */
+  reconnectDelayMs?: number
+}
+
+type EventsListener = (length: number) => void
+type MailboxListener = (session: string, messageId: string | undefined) => void
+
+/**
+ * Wake-ups for a host: "session X has N events now" (to push a stream forward from the events
+ * table) and "session X has new mail" (for its lease owner). One dedicated connection LISTENs on
+ * the schema's two channels; NOTIFY is sent at the commit of an append or a mailbox post. A
+ * notification sent while that connection is down is lost, so the watcher also polls — at once
+ * after every (re)connection, and every `pollIntervalMs` — the lengths of the watched sessions and
+ * the sessions with pending mail. Wake-ups are at-least-once hints: a listener reads what is new
+ * (by seq, or `mailbox.pending`) and must not mind a repeat.
+ */
+export class Watcher {
+  readonly #db: Database
+  readonly #pollMs: number
+  readonly #reconnectMs: number
+  readonly #forget: (watcher: Watcher) => void
+  readonly #sessions = new Map<string, { listeners: Set<EventsListener>; length: number }>()
+  readonly #mail = new Set<MailboxListener>()
+  #client: pg.Client | undefined
+  #listening = false
+  #closed = false
+  #poll: ReturnType<typeof setTimeout> | undefined
+  #retry: ReturnType<typeof setTimeout> | undefined
+  #delay: number
+  #connected: { promise: Promise<void>; resolve: () => void }
+  /** Counters for tests and diagnostics. */
+  readonly stats = { notifications: 0, polls: 0, reconnects: 0 }
+
+  constructor(db: Database, options: WatchOptions = {}, forget: (watcher: Watcher) => void = () => {}) {
+    this.#db = db
+    this.#pollMs = options.pollIntervalMs ?? 1000
+    this.#reconnectMs = options.reconnectDelayMs ?? 100
+    this.#delay = this.#reconnectMs
+    this.#forget = forget
+    this.#connected = deferred()
+    this.#schedulePoll(this.#pollMs)
+    void this.#connect()
+  }
+
+  /** True while the LISTEN connection is up. */
+  get listening(): boolean {
+    return this.#listening
+  }
+
+  /** Resolves once the LISTEN connection is up (again). */
+  whenListening(): Promise<void> {
+    return this.#connected.promise
+  }
+
+  /** The server process id of the LISTEN connection (for `pg_terminate_backend` in tests), while connected. */
+  get backendPid(): number | undefined {
+    return this.#listening ? (this.#client as unknown as { processID?: number } | undefined)?.processID : undefined
+  }
+
+  /**
+   * Calls `listener(length)` when session `id` is seen with more events than before (a NOTIFY or a
+   * poll). Returns the unsubscribe function.
+   */
+  onEvents(id: string, listener: EventsListener): () => void {
+    let entry = this.#sessions.get(id)
+    if (entry === undefined) this.#sessions.set(id, (entry = { listeners: new Set(), length: -1 }))
+    entry.listeners.add(listener)
+    return () => {
+      entry.listeners.delete(listener)
+      if (entry.listeners.size === 0 && this.#sessions.get(id) === entry) this.#sessions.delete(id)
+    }
+  }
+
+  /** Calls `listener(session, messageId?)` on new mail (a NOTIFY names the message; a poll only the session). */
+  onMailbox(listener: MailboxListener): () => void {
+    this.#mail.add(listener)
+    return () => this.#mail.delete(listener)
+  }
+
+  /** Polls now (the lengths of watched sessions, the sessions with pending mail). */
+  async poll(): Promise<void> {
+    this.stats.polls++
+    const ids = [...this.#sessions.keys()]
+    if (ids.length > 0) {
+      const { rows } = await this.#db.query<{ id: string; length: number }>(`SELECT id, length FROM "${this.#db.schema}".sessions WHERE id = ANY($1::text[])`, [ids])
+      for (const row of rows) this.#seen(row.id, row.length)
+    }
+    if (this.#mail.size > 0) {
+      const { rows } = await this.#db.query<{ session: string }>(`SELECT DISTINCT session_id AS session FROM "${this.#db.schema}".session_mailbox WHERE delivered_seq IS NULL AND done_at IS NULL LIMIT 1000`)
+      for (const row of rows) this.#mailFor(row.session, undefined)
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    clearTimeout(this.#poll)
+    clearTimeout(this.#retry)
+    this.#listening = false
+    this.#forget(this)
+    await this.#client?.end().catch(() => {})
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#closed) return
+    const client = new pg.Client({ ...this.#db.clientConfig, application_name: 'bosun-store-postgres:listen' })
+    this.#client = client
+    let lost = false
+    const onLost = () => {
+      if (lost) return
+      lost = true
+      this.#listening = false
+      this.#connected = deferred()
+      client.end().catch(() => {})
+      if (this.#closed) return
+      this.stats.reconnects++
+      this.#retry = setTimeout(() => void this.#connect(), this.#delay)
+      this.#delay = Math.min(this.#delay * 2, 5_000)
+    }
+    client.on('error', onLost)
+    client.on('end', onLost)
+    client.on('notification', (message) => this.#notified(message.channel, message.payload ?? ''))
+    try {
+      await client.connect()
+      await client.query(`LISTEN "${this.#db.channels.events}"; LISTEN "${this.#db.channels.mailbox}"`)
+    } catch {
+      onLost()
+      return
+    }
+    if (lost || this.#closed) return
+    this.#listening = true
+    this.#delay = this.#reconnectMs
+    this.#connected.resolve()
+    // Whatever was notified while no connection listened is found by this poll.
+    this.#schedulePoll(0)
+  }
+
+  #notified(channel: string, payload: string): void {
+    this.stats.notifications++
+    const space = payload.indexOf(' ')
+    if (space < 0) return
+    const session = payload.slice(0, space)
+    const rest = payload.slice(space + 1)
+    if (channel === this.#db.channels.events) this.#seen(session, Number(rest))
+    else if (channel === this.#db.channels.mailbox) this.#mailFor(session, rest)
+  }
+
+  #seen(id: string, length: number): void {
+    const entry = this.#sessions.get(id)
+    if (entry === undefined || !(length > entry.length)) return
+    entry.length = length
+    for (const listener of [...entry.listeners]) {
+      try {
+        listener(length)
+      } catch {
+        // A listener's failure cannot stop the others.
+      }
+    }
+  }
+
+  #mailFor(session: string, messageId: string | undefined): void {
+    for (const listener of [...this.#mail]) {
+      try {
+        listener(session, messageId)
+      } catch {
+        // A listener's failure cannot stop the others.
+      }
+    }
+  }
+
+  #schedulePoll(delay: number): void {
+    clearTimeout(this.#poll)
+    if (this.#closed) return
+    this.#poll = setTimeout(() => {
+      this.poll()
+        .catch(() => {})
+        .finally(() => this.#schedulePoll(this.#pollMs))
+    }, delay)
+    this.#poll.unref?.()
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
