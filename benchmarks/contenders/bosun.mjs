@@ -5,8 +5,10 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAgent, memoryStore } from '@bosun/core'
 import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, toolResult } from '../lib/conversation.mjs'
+
+// BENCH_CORE: another build of @bosun/core (ab-core.mjs: the core of a git ref, built elsewhere).
+const { createAgent, memoryStore } = await import(process.env.BENCH_CORE || '@bosun/core')
 
 const tools = [{
   name: TOOL_NAME,

@@ -1,0 +1,118 @@
+// Before/after of @bosun/core's turn, without touching the working tree:
+//   node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind]
+// Builds packages/core as it was at <git-ref> into a temporary directory and loads it through
+// BENCH_CORE (contenders/bosun.mjs); "after" is this tree's built dist (run
+// `npx tsc -b tsconfig.build.json` first). Round by round, in separate processes, in the order
+// pi-agent-core, before, after:
+//   - turn-cost.mjs: one session (100 prior messages, 200 warm-up turns), 2,000 memory-store
+//     turns between two full collections: wall and CPU ms per turn, bytes allocated and retained
+//     per turn, GC pause per turn and its share of the wall time;
+//   - figure 1's turn (child.mjs: a fresh session of 100 prior messages per sample);
+//   - figure 3's 1,000 × 10-character answer (µs per delta = ms per turn);
+//   - figure 7's 1,000 sessions × 10 turns (turns/s).
+// Then, once per build, promises created per turn (async_hooks), and with --callgrind
+// instructions per turn: `valgrind --tool=callgrind` of turn-cost.mjs in count mode (node
+// --single-threaded: GC and compilation on the main thread, counted and repeatable) at 200 and
+// 1,200 turns, the difference ÷ 1,000. Prints one line per measure: median over rounds (min–max).
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { abArgs } from './lib/ab-args.mjs'
+import { median } from './lib/children.mjs'
+
+const argv = process.argv.slice(2)
+const callgrind = argv.includes('--callgrind')
+const { ref, rounds } = abArgs('usage: node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind]', argv.filter((a) => a !== '--callgrind'))
+const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, '..')
+
+function buildOld(work) {
+  const tar = execFileSync('git', ['archive', ref, 'tsconfig.base.json', 'packages/core'], { cwd: root, maxBuffer: 1 << 28 })
+  execFileSync('tar', ['-x', '-C', work], { input: tar })
+  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'))
+  symlinkSync(join(root, 'packages/core/node_modules'), join(work, 'packages/core/node_modules'))
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(work, 'packages/core/tsconfig.json'), '--noCheck'], { stdio: 'inherit' })
+  return join(work, 'packages/core/dist/index.js')
+}
+
+function run(args, env = {}, command = process.execPath) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd: here, maxBuffer: 1 << 26, timeout: 900_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error) { reject(new Error(`${args.join(' ')}: ${error.message}\n${stderr}`)); return }
+      resolve({ stdout, stderr })
+    })
+  })
+}
+
+async function child(script, config, env, flags = []) {
+  const { stdout } = await run([...flags, join(here, script), JSON.stringify(config)], env)
+  const result = JSON.parse(stdout.trim().split('\n').pop())
+  if (!result.ok) throw new Error(`${script} ${JSON.stringify(config)}: ${result.reason}`)
+  return result
+}
+
+async function instructions(contender, turns, env) {
+  const out = join(work, `cg-${contender}-${turns}-${Date.now()}`)
+  await run(['--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, '--single-threaded',
+    join(here, 'turn-cost.mjs'), JSON.stringify({ contender, turns, mode: 'count' })], env, 'valgrind')
+  const totals = readFileSync(out, 'utf8').match(/^totals: (\d+)/m) ?? readFileSync(out, 'utf8').match(/^summary: (\d+)/m)
+  return Number(totals[1])
+}
+
+const work = mkdtempSync(join(tmpdir(), 'bosun-ab-core-'))
+try {
+  const builds = [['pi-agent-core', 'pi', {}], [`before (${ref})`, 'bosun', { BENCH_CORE: buildOld(work) }], ['after (working tree)', 'bosun', {}]]
+  const cells = [
+    { name: 'one session, 2,000 turns', script: 'turn-cost.mjs', flags: ['--expose-gc'], config: { turns: 2000 }, measures: {
+      'wall ms / turn': (r) => r.wallMsPerTurn, 'CPU ms / turn': (r) => r.cpuMsPerTurn, 'allocated B / turn': (r) => r.allocatedBytesPerTurn,
+      'retained B / turn': (r) => r.retainedBytesPerTurn, 'GC ms / turn': (r) => r.gcMsPerTurn, 'GC share of wall': (r) => r.gcShare,
+    } },
+    { name: 'figure 1 (fresh session, 100 prior messages)', script: 'child.mjs', config: { variant: 'memory', prior: 100, chunks: 10, chunkSize: 10, samples: 40, warmup: 10 }, measures: {
+      'wall ms / turn': (r) => median(r.wallMs), 'CPU ms / turn': (r) => median(r.cpuMs),
+    } },
+    { name: 'figure 3 (1,000 × 10 ch)', script: 'child.mjs', config: { variant: 'memory', prior: 10, chunks: 1000, chunkSize: 10, samples: 20, warmup: 5 }, measures: {
+      'µs / delta': (r) => median(r.wallMs),
+    } },
+    { name: 'figure 7 (1,000 sessions × 10 turns)', script: 'concurrency-child.mjs', config: { variant: 'memory', sessions: 1000, turns: 10, prior: 0 }, measures: {
+      'turns/s': (r) => (r.sessions * r.turns) / (r.totalMs / 1000), 'CPU ms / turn': (r) => r.cpuMs / (r.sessions * r.turns),
+    } },
+  ]
+  for (const cell of cells) {
+    const values = new Map()
+    for (let round = 0; round < rounds; round++) {
+      for (const [label, contender, env] of builds) {
+        const result = await child(cell.script, { contender, ...cell.config }, env, cell.flags)
+        for (const [measure, read] of Object.entries(cell.measures)) {
+          const key = `${measure}\u0000${label}`
+          if (!values.has(key)) values.set(key, [])
+          values.get(key).push(read(result))
+        }
+      }
+    }
+    for (const measure of Object.keys(cell.measures)) {
+      const show = (xs) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`
+      const parts = builds.map(([label]) => `${label} ${show(values.get(`${measure}\u0000${label}`))}`)
+      const before = median(values.get(`${measure}\u0000${builds[1][0]}`))
+      const after = median(values.get(`${measure}\u0000${builds[2][0]}`))
+      console.log(`${cell.name}, ${measure}: ${parts.join('; ')}; after ÷ before ${(after / before).toFixed(2)} (${rounds} rounds)`)
+    }
+  }
+  for (const [label, contender, env] of builds) {
+    const { promisesPerTurn } = await child('turn-cost.mjs', { contender, turns: 500, promises: true }, env)
+    console.log(`promises / turn, ${label}: ${promisesPerTurn}`)
+  }
+  if (callgrind) {
+    for (const [label, contender, env] of builds) {
+      const [low, high] = [await instructions(contender, 200, env), await instructions(contender, 1200, env)]
+      console.log(`instructions / turn (callgrind), ${label}: ${Math.round((high - low) / 1000).toLocaleString('en-US')}`)
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}
+
+function fmt(x) {
+  return x >= 100 ? Math.round(x).toLocaleString('en-US') : x >= 1 ? x.toFixed(2) : x.toPrecision(3)
+}
