@@ -4,7 +4,7 @@ import type { Inbox } from '../inbox/inbox.js'
 import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
-import { ABORTED, unlessAborted, whenAborted } from '../when-aborted.js'
+import { ABORTED, unlessAborted } from '../when-aborted.js'
 import type { ToolRegistry } from './registry.js'
 import type { ToolResult, ToolReturn } from './types.js'
 
@@ -42,6 +42,7 @@ const ABANDONED = 'The turn was aborted while this tool was running; it may or m
  * After an abort no call starts; calls that never started get a synthetic error result.
  */
 export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRunContext): Promise<ToolRunOutcome> {
+  if (calls.length === 1) return runOneCall(calls[0]!, ctx)
   const settled: (ToolResult | undefined)[] = new Array(calls.length)
   const running = new Set<Promise<void>>()
   let committed = 0
@@ -50,25 +51,9 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
   const commitReady = async () => {
     while (committed < calls.length && settled[committed] !== undefined) {
       const call = calls[committed]!
-      let result = settled[committed]!
+      const result = settled[committed]!
       committed++
-      try {
-        if (ctx.hooks.toolResult.taps.length > 0) {
-          const hooked = await unlessAborted(ctx.hooks.toolResult.promise(result, {
-            turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
-            call: { callId: call.id, name: call.name, arguments: call.arguments },
-          }), ctx.signal, ABORT_GRACE_MS)
-          // Not the raw result: the hook may exist to redact it.
-          result = hooked === ABORTED ? errorResult(call, HOOK_ABORTED) : hooked
-        }
-      } catch (error) {
-        result = errorResult(call, `A tool/result hook failed: ${serializeError(error).message}`)
-      }
-      ctx.session.append('tool/result', {
-        turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content: result.content,
-        ...(result.isError ? { isError: true } : {}),
-      })
-      results.push(result)
+      results.push(await commitResult(call, result, ctx))
     }
   }
 
@@ -79,12 +64,14 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
     commitChain = commitChain.then(commitReady)
   }
 
+  // Waits are raced against the abort with `unlessAborted` (a callback it removes), never with the
+  // signal's shared abort promise: a signal lives across turns, and each race would leave a reaction on it.
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index]!
     const entry = ctx.registry.get(call.name)
     const exclusive = entry?.tool.parallel === false
     while (running.size > 0 && (exclusive || running.size >= ctx.maxParallel) && !ctx.signal.aborted) {
-      await Promise.race([...running, whenAborted(ctx.signal)])
+      await unlessAborted(Promise.race(running), ctx.signal)
     }
     if (ctx.signal.aborted) {
       for (let rest = index; rest < calls.length; rest++) settle(rest, errorResult(calls[rest]!, NOT_STARTED))
@@ -93,17 +80,53 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
     const task = startCall(call, ctx).then((result) => settle(index, result))
     running.add(task)
     void task.finally(() => running.delete(task))
-    if (exclusive) await Promise.race([task, whenAborted(ctx.signal)])
+    if (exclusive) await unlessAborted(task, ctx.signal)
   }
   // Wait for every call. After an abort, a call that honours its signal settles promptly and keeps
   // its real result; one that ignores it for longer than the grace period is recorded as abandoned.
-  await Promise.race([Promise.all(running), whenAborted(ctx.signal)])
-  if (ctx.signal.aborted && running.size > 0) await Promise.race([Promise.all(running), delay(ABORT_GRACE_MS)])
+  await unlessAborted(Promise.all(running), ctx.signal, ABORT_GRACE_MS)
   for (let index = 0; index < calls.length; index++) {
     if (settled[index] === undefined) settle(index, errorResult(calls[index]!, ABANDONED))
   }
   await commitChain
   return { results, concludes: results.length > 0 && results.every((result) => result.concludesTurn) }
+}
+
+/**
+ * The common step, one call: what {@link runToolCalls} does for it, without the queue, the set of
+ * running calls and the commit chain (a third of the runner's cost per turn was that machinery).
+ */
+async function runOneCall(call: ToolCallBlock, ctx: ToolRunContext): Promise<ToolRunOutcome> {
+  let result: ToolResult
+  if (ctx.signal.aborted) result = errorResult(call, NOT_STARTED)
+  else {
+    const outcome = await unlessAborted(startCall(call, ctx), ctx.signal, ABORT_GRACE_MS)
+    result = outcome === ABORTED ? errorResult(call, ABANDONED) : outcome
+  }
+  result = await commitResult(call, result, ctx)
+  return { results: [result], concludes: result.concludesTurn }
+}
+
+/** The `tool/result` waterfall over one settled call, then its `tool/result` event; returns what was logged. */
+async function commitResult(call: ToolCallBlock, settled: ToolResult, ctx: ToolRunContext): Promise<ToolResult> {
+  let result = settled
+  try {
+    if (ctx.hooks.toolResult.taps.length > 0) {
+      const hooked = await unlessAborted(ctx.hooks.toolResult.promise(result, {
+        turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
+        call: { callId: call.id, name: call.name, arguments: call.arguments },
+      }), ctx.signal, ABORT_GRACE_MS)
+      // Not the raw result: the hook may exist to redact it.
+      result = hooked === ABORTED ? errorResult(call, HOOK_ABORTED) : hooked
+    }
+  } catch (error) {
+    result = errorResult(call, `A tool/result hook failed: ${serializeError(error).message}`)
+  }
+  ctx.session.append('tool/result', {
+    turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content: result.content,
+    ...(result.isError ? { isError: true } : {}),
+  })
+  return result
 }
 
 async function startCall(call: ToolCallBlock, ctx: ToolRunContext): Promise<ToolResult> {
@@ -142,8 +165,3 @@ function result(call: ToolCallBlock, content: ContentBlock[], isError: boolean, 
 function errorResult(call: ToolCallBlock, message: string): ToolResult {
   return result(call, [{ type: 'text', text: message }], true, [], false)
 }
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.())
-}
-
