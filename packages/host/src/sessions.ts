@@ -34,6 +34,7 @@ export function checkSessionId(id: string): void {
 export class SessionManager {
   readonly #live = new Map<string, Promise<LiveSession>>()
   #closing = false
+  #closed: Promise<void> | undefined
 
   constructor(
     readonly store: Store,
@@ -134,6 +135,10 @@ export class SessionManager {
 
   #touch(live: LiveSession): LiveSession {
     if (live.idleTimer) clearTimeout(live.idleTimer)
+    live.idleTimer = undefined
+    // A stream released after the session (or the host) closed must not arm a retire: the agent
+    // is closed already, and a second close would run its hooks again.
+    if (live.closed === true || this.#closing) return live
     live.idleTimer = setTimeout(() => this.#maybeRetire(live), this.idleMs)
     live.idleTimer.unref?.()
     return live
@@ -152,6 +157,7 @@ export class SessionManager {
   }
 
   #maybeRetire(live: LiveSession): void {
+    if (live.closed === true || this.#closing) return
     if (live.users > 0 || live.agent.status !== 'idle') {
       this.#touch(live)
       return
@@ -163,11 +169,17 @@ export class SessionManager {
 
   /** Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent. */
   async close(graceMs = 0): Promise<void> {
+    this.#closed ??= this.#closeAll(graceMs)
+    return this.#closed
+  }
+
+  async #closeAll(graceMs: number): Promise<void> {
     this.#closing = true
     const lives = (await Promise.all([...this.#live.values()].map((p) => p.catch(() => undefined)))).filter((l): l is LiveSession => l !== undefined)
     this.#live.clear()
     await Promise.all(lives.map(async (live) => {
       if (live.idleTimer) clearTimeout(live.idleTimer)
+      live.idleTimer = undefined
       if (graceMs > 0 && live.agent.status !== 'idle') {
         let timer: ReturnType<typeof setTimeout> | undefined
         await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
