@@ -16,7 +16,8 @@ export const leaseStatements = (s: string) => ({
     WHERE l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner
     RETURNING epoch::text AS epoch`,
   /** Who holds a session's lease and for how much longer (ms, negative when expired). Parameter: session. */
-  holder: `SELECT owner, epoch::text AS epoch, (extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 AS "expiresInMs"
+  holder: `SELECT owner, epoch::text AS epoch,
+      CASE WHEN expires_at = '-infinity' THEN -1 ELSE (extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 END AS "expiresInMs"
     FROM "${s}".session_leases WHERE session_id = $1`,
   /**
    * Renews every lease `$1` still holds among `$3` (sessions) / `$4` (their epochs) for `$2` ms;
