@@ -32,7 +32,9 @@ export interface Receipt {
 }
 
 export interface SessionListItem { id: string; createdAt?: number; loaded: boolean; status: string; lastSeq: number; queue: { 'next-turn': number; 'next-step': number } | null }
-export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inbox: Queues }
+export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inboxVersion: number; inbox: Queues }
+/** Queue operations: `inboxVersion` (from a snapshot, or the seq of the last splice seen) makes a changed queue answer 412 version-mismatch. */
+export interface QueueOptions { inboxVersion?: number }
 export type MessageStatus = { messageId: string; admittedSeq: number; lane: 'next-turn' | 'next-step' } & (
   | { state: 'queued'; position: number }
   | { state: 'claimed'; turn: number; stepped: boolean; turnEnd?: string }
@@ -41,7 +43,7 @@ export type MessageStatus = { messageId: string; admittedSeq: number; lane: 'nex
 )
 
 export type StreamFrame =
-  | { event: 'hello'; data: { lastSeq: number; status: string; inbox: Queues } }
+  | { event: 'hello'; data: { lastSeq: number; status: string; inboxVersion?: number; inbox: Queues } }
   | { event: 'session.event'; data: WireEvent }
   | { event: 'session.inbox'; data: Queues }
   | { event: 'session.status'; data: { status: string; seq: number } }
@@ -75,11 +77,11 @@ export interface HostClient {
   /** Admits a message. `clientMessageId` defaults to a fresh UUID: pass your own to retry safely. */
   send(id: string, message: { content: string | unknown[]; clientMessageId?: string; delivery?: Delivery }, options?: { waitDurable?: boolean }): Promise<Receipt>
   messageStatus(id: string, messageId: string): Promise<MessageStatus>
-  editMessage(id: string, messageId: string, content: string | unknown[]): Promise<{ edited: string; inbox: Queues }>
-  removeMessage(id: string, messageId: string): Promise<{ removed: string; inbox: Queues }>
+  editMessage(id: string, messageId: string, content: string | unknown[], options?: QueueOptions): Promise<{ edited: string; inbox: Queues }>
+  removeMessage(id: string, messageId: string, options?: QueueOptions): Promise<{ removed: string; inbox: Queues }>
   /** Queued follow-up → steering the running turn (409 steer-unavailable when none runs: it stays queued). */
-  promote(id: string, messageId: string): Promise<{ promoted: string; lane: 'next-step'; position: number | null; inbox: Queues }>
-  reorder(id: string, order: string[]): Promise<{ inbox: Queues }>
+  promote(id: string, messageId: string, options?: QueueOptions): Promise<{ promoted: string; lane: 'next-step'; position: number | null; inbox: Queues }>
+  reorder(id: string, order: string[], options?: QueueOptions): Promise<{ inbox: Queues }>
   cancel(id: string, options?: { keepInbox?: boolean }): Promise<{ canceled: true; keepInbox: boolean; inbox: Queues }>
   wake(id: string): Promise<{ status: string; inbox: Queues }>
   fork(id: string, options?: { id?: string; afterTurn?: number }): Promise<{ id: string; parent: string; seedLength: number }>
@@ -93,10 +95,14 @@ export function createClient(options: ClientOptions): HostClient {
   const auth: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }
   const enc = encodeURIComponent
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: string, path: string, body?: unknown, queue: QueueOptions = {}): Promise<T> {
     const response = await doFetch(`${base}${path}`, {
       method,
-      headers: { ...auth, ...(method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...auth,
+        ...(method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' }),
+        ...(queue.inboxVersion === undefined ? {} : { 'if-match': `"${queue.inboxVersion}"` }),
+      },
       ...(method === 'GET' || method === 'DELETE' ? {} : { body: JSON.stringify(body ?? {}) }),
     })
     const text = await response.text()
@@ -201,10 +207,10 @@ export function createClient(options: ClientOptions): HostClient {
         ...(message.delivery === undefined ? {} : { delivery: message.delivery }),
       }),
     messageStatus: (id, messageId) => call('GET', `/v1/sessions/${enc(id)}/messages/${enc(messageId)}`),
-    editMessage: (id, messageId, content) => call('PATCH', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`, { content }),
-    removeMessage: (id, messageId) => call('DELETE', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`),
-    promote: (id, messageId) => call('POST', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}/promote`, {}),
-    reorder: (id, order) => call('PUT', `/v1/sessions/${enc(id)}/inbox/order`, { order }),
+    editMessage: (id, messageId, content, queue) => call('PATCH', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`, { content }, queue),
+    removeMessage: (id, messageId, queue) => call('DELETE', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}`, undefined, queue),
+    promote: (id, messageId, queue) => call('POST', `/v1/sessions/${enc(id)}/inbox/${enc(messageId)}/promote`, {}, queue),
+    reorder: (id, order, queue) => call('PUT', `/v1/sessions/${enc(id)}/inbox/order`, { order }, queue),
     cancel: (id, cancelOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/cancel`, cancelOptions),
     wake: (id) => call('POST', `/v1/sessions/${enc(id)}/wake`, {}),
     fork: (id, forkOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/fork`, forkOptions),

@@ -63,7 +63,7 @@ function corsPreflight(origin: string): Response {
       'access-control-allow-origin': origin,
       'access-control-allow-credentials': 'true',
       'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE',
-      'access-control-allow-headers': 'authorization, content-type, last-event-id',
+      'access-control-allow-headers': 'authorization, content-type, last-event-id, if-match',
       'access-control-max-age': '600',
       vary: 'origin',
     },

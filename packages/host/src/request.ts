@@ -1,7 +1,7 @@
-import type { Agent, UserMessage } from '@bosun/core'
+import type { Agent, SessionEvent, UserMessage } from '@bosun/core'
 import type { Context } from 'hono'
 import { HostError } from './errors.js'
-import { checkSessionId } from './sessions.js'
+import { checkSessionId, type LiveSession } from './sessions.js'
 
 /** Reads a JSON body, refusing more than `limit` bytes (by content-length and while streaming). */
 export async function readBody(c: Context, limit: number): Promise<unknown> {
@@ -52,4 +52,40 @@ export function sessionIdParam(c: Context): string {
 
 export function inboxOf(agent: Agent): { 'next-turn': readonly UserMessage[]; 'next-step': readonly UserMessage[] } {
   return { 'next-turn': [...agent.inbox.nextTurn], 'next-step': [...agent.inbox.nextStep] }
+}
+
+/** The inbox version of a stored log: the seq of its latest `agent/inbox/spliced` after the seed (-1 if none). */
+export function inboxVersionOf(events: readonly SessionEvent[], seedLength: number): number {
+  for (let i = events.length - 1; i >= seedLength; i--) if (events[i]!.type === 'agent/inbox/spliced') return i
+  return -1
+}
+
+/**
+ * Optimistic concurrency for queue operations: an `If-Match: "<inbox version>"` (the seq of the
+ * latest splice the client has seen, as `GET /sessions/:id` answers it in `inboxVersion` and its
+ * ETag) that is no longer current is `412 version-mismatch`. Without the header the operation runs
+ * against the queue as it is (a message that is gone is still `queue-item-not-found`).
+ */
+export function checkInboxVersion(c: Context, live: LiveSession): void {
+  const header = c.req.header('if-match')
+  if (header === undefined) return
+  const raw = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1')
+  const expected = Number(raw)
+  if (raw === '' || !Number.isSafeInteger(expected) || expected < -1) {
+    throw new HostError('invalid-request', `If-Match must be an inbox version (a seq, e.g. "41", from GET /v1/sessions/${live.id}), got ${JSON.stringify(header)}.`, { path: 'If-Match' })
+  }
+  if (expected !== live.inboxSeq) {
+    throw new HostError('version-mismatch', `The queue changed since version ${expected} (it is now ${live.inboxSeq}): read GET /v1/sessions/${live.id} and retry.`, { id: live.id, expected, current: live.inboxSeq })
+  }
+}
+
+/**
+ * A resume cursor beyond the log names events this session no longer has (a crash lost its
+ * unflushed tail, or the session was recreated): replaying from it would silently skip or
+ * duplicate seqs, so the client must start over (`409 replay-unavailable`).
+ */
+export function checkCursor(id: string, after: number, lastSeq: number): void {
+  if (after > lastSeq) {
+    throw new HostError('replay-unavailable', `Cannot resume session "${id}" after seq ${after}: its log ends at seq ${lastSeq} (events the client saw were lost or the session was recreated). Reload it from seq 0 (drop Last-Event-ID / after).`, { id, after, lastSeq })
+  }
 }

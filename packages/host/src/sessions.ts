@@ -15,6 +15,8 @@ export interface LiveSession {
   admitted: Map<string, number>
   /** Steps (`turn:step`) whose `assistant/message` is in the log: their chunks are history. */
   finishedSteps: Set<string>
+  /** The inbox version: the seq of the latest `agent/inbox/spliced` (-1 before any), for `If-Match`. */
+  inboxSeq: number
   /** Wakes SSE subscribers waiting for new events. */
   listeners: Set<() => void>
   idleTimer?: ReturnType<typeof setTimeout>
@@ -104,7 +106,7 @@ export class SessionManager {
     const events = agent.session.events
     const admitted = new Map<string, number>()
     const finishedSteps = new Set<string>()
-    const live: LiveSession = { id, agent, users: 0, durableSeq: events.length - 1, admitted, finishedSteps, listeners: new Set() }
+    const live: LiveSession = { id, agent, users: 0, durableSeq: events.length - 1, inboxSeq: -1, admitted, finishedSteps, listeners: new Set() }
     const seedLength = agent.session.header.seedLength ?? 0
     const index = (event: SessionEvent): void => {
       if (event.type === 'assistant/message') {
@@ -112,6 +114,7 @@ export class SessionManager {
         finishedSteps.add(`${turn}:${step}`)
       }
       if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
+        live.inboxSeq = event.seq
         for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)
       }
     }

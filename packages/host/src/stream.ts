@@ -48,7 +48,7 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
     pull: async (controller) => {
       if (!helloSent) {
         helloSent = true
-        const hello = { lastSeq: session.length - 1, status: live.agent.status, inbox: fold.snapshot() }
+        const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox: fold.snapshot() }
         // The hello baseline describes the session now; replay follows from the cursor.
         hello.inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
         controller.enqueue(encoder.encode(`retry: 1000\n${frame('hello', hello)}`))

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAgent, type Store } from '@bosun/core'
+import { createAgent, type Store, type Tool } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, type CreateHostOptions, type Host } from '../src/index.js'
@@ -106,4 +106,21 @@ export class SseReader {
 
 export function eventSeqs(frames: Frame[]): number[] {
   return frames.filter((f) => f.event === 'session.event').map((f) => Number(f.id))
+}
+
+/** A tool that holds its turn between steps until the test releases it (or the turn is aborted). */
+export function holdTool() {
+  let release!: () => void
+  let held = new Promise<void>((r) => { release = r })
+  const tool: Tool = {
+    name: 'hold',
+    description: 'Waits for the test.',
+    parameters: { type: 'object', properties: {} },
+    async execute(_args, ctx) {
+      await Promise.race([held, new Promise((r) => ctx.signal.addEventListener('abort', r, { once: true }))])
+      held = new Promise<void>((r) => { release = r })
+      return 'held'
+    },
+  }
+  return { tool, release: () => release() }
 }

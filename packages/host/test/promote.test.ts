@@ -1,30 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createAgent, type Tool } from '@bosun/core'
+import { createAgent } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, type Host } from '../src/index.js'
-import { json, req, tempDir, waitFor } from './helpers.js'
+import { holdTool, json, req, tempDir, waitFor } from './helpers.js'
 
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host
-
-/** A tool that holds its turn between steps until the test releases it (or the turn is aborted). */
-function holdTool() {
-  let release!: () => void
-  let held = new Promise<void>((r) => { release = r })
-  const tool: Tool = {
-    name: 'hold',
-    description: 'Waits for the test.',
-    parameters: { type: 'object', properties: {} },
-    async execute(_args, ctx) {
-      await Promise.race([held, new Promise((r) => ctx.signal.addEventListener('abort', r, { once: true }))])
-      held = new Promise<void>((r) => { release = r })
-      return 'held'
-    },
-  }
-  return { tool, release: () => release() }
-}
 
 let hold: ReturnType<typeof holdTool>
 

@@ -3,7 +3,7 @@ import { admit } from '../admission.js'
 import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
 import { messageState } from '../log.js'
-import { inboxOf, sessionIdParam } from '../request.js'
+import { checkInboxVersion, inboxOf, sessionIdParam } from '../request.js'
 import type { PostMessageBody } from '../schemas.js'
 
 const notQueued = (id: string, messageId: string): HostError =>
@@ -36,6 +36,7 @@ export function messageRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const messageId = c.req.param('messageId')
     return host.withSession(id, (live) => {
+      checkInboxVersion(c, live)
       try {
         live.agent.inbox.remove(messageId)
       } catch (error) {
@@ -51,6 +52,7 @@ export function messageRoutes(host: HostContext): void {
     const messageId = c.req.param('messageId')
     const { content } = await host.body<{ content: PostMessageBody['content'] }>(c, 'editMessage')
     return host.withSession(id, (live) => {
+      checkInboxVersion(c, live)
       const found = live.agent.inbox.find(messageId)
       if (!found) throw notQueued(id, messageId)
       try {
@@ -73,6 +75,7 @@ export function messageRoutes(host: HostContext): void {
     const messageId = c.req.param('messageId')
     await host.body(c, 'empty')
     return host.withSession(id, (live) => {
+      checkInboxVersion(c, live)
       const { agent } = live
       const found = agent.inbox.find(messageId)
       if (!found) throw notQueued(id, messageId)
@@ -96,6 +99,7 @@ export function messageRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const { order } = await host.body<{ order: string[] }>(c, 'order')
     return host.withSession(id, (live) => {
+      checkInboxVersion(c, live)
       const queue = live.agent.inbox.nextTurn
       const byId = new Map(queue.map((m) => [m.id, m]))
       const missing = order.find((m) => !byId.has(m))

@@ -3,7 +3,7 @@ import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
 import { foldInbox } from '../log.js'
 import { openApiDocument } from '../openapi.js'
-import { inboxOf, intQuery, sessionIdParam } from '../request.js'
+import { checkCursor, inboxOf, inboxVersionOf, intQuery, sessionIdParam } from '../request.js'
 import { checkSessionId } from '../sessions.js'
 
 export const PROTOCOL = 'bosun-host/1'
@@ -39,11 +39,15 @@ export function sessionRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const read = await sessions.read(id)
     if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const seedLength = read.header.seedLength ?? 0
     if (read.live) {
       const { agent } = read.live
-      return c.json({ id, loaded: true, status: agent.status, turn: agent.turn, lastSeq: agent.session.length - 1, inbox: inboxOf(agent) })
+      c.header('etag', `"${read.live.inboxSeq}"`)
+      return c.json({ id, loaded: true, status: agent.status, turn: agent.turn, lastSeq: agent.session.length - 1, inboxVersion: read.live.inboxSeq, inbox: inboxOf(agent) })
     }
-    return c.json({ id, loaded: false, status: 'idle', lastSeq: read.events.length - 1, inbox: foldInbox(read.events, read.header.seedLength ?? 0) })
+    const inboxVersion = inboxVersionOf(read.events, seedLength)
+    c.header('etag', `"${inboxVersion}"`)
+    return c.json({ id, loaded: false, status: 'idle', lastSeq: read.events.length - 1, inboxVersion, inbox: foldInbox(read.events, seedLength) })
   })
 
   app.get('/v1/sessions/:id/events', async (c) => {
@@ -52,8 +56,9 @@ export function sessionRoutes(host: HostContext): void {
     const limit = intQuery(c, 'limit', 100, 1, host.pageSize)
     const read = await sessions.read(id)
     if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
-    const events = read.events.slice(after + 1, after + 1 + limit)
     const lastSeq = read.events.length - 1
+    checkCursor(id, after, lastSeq)
+    const events = read.events.slice(after + 1, after + 1 + limit)
     const next = events.length === 0 ? after : events[events.length - 1]!.seq
     return c.json({ events, lastSeq, next: next < lastSeq ? next : null })
   })

@@ -2,7 +2,7 @@ import { admit, type AdmissionReceipt } from '../admission.js'
 import { openTurn, uiMessageStream } from '../ai-sdk.js'
 import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
-import { intQuery, sessionIdParam } from '../request.js'
+import { checkCursor, intQuery, sessionIdParam } from '../request.js'
 import { CLIENT_MESSAGE_ID_PATTERN } from '../schemas.js'
 import { checkSessionId } from '../sessions.js'
 import { sessionStream } from '../stream.js'
@@ -57,6 +57,7 @@ export function streamRoutes(host: HostContext): void {
       after = Number(lastEventId)
       if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
     } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    checkCursor(id, after, live.agent.session.length - 1)
     const chunksParam = c.req.query('chunks')
     if (chunksParam !== undefined && chunksParam !== 'true' && chunksParam !== 'false') {
       throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunksParam)}.`, { path: '?chunks' })
