@@ -35,6 +35,8 @@ export function checkSessionId(id: string): void {
 /** One host, many sessions: agents created on first use and closed after an idle period. */
 export class SessionManager {
   readonly #live = new Map<string, Promise<LiveSession>>()
+  /** Sessions retired for idleness whose agents are still closing. */
+  readonly #retiring = new Map<string, Promise<void>>()
   #closing = false
   #closed: Promise<void> | undefined
 
@@ -58,6 +60,10 @@ export class SessionManager {
 
   async exists(id: string): Promise<boolean> {
     if (this.#live.has(id)) return true
+    return this.#stored(id)
+  }
+
+  async #stored(id: string): Promise<boolean> {
     if (this.store.read) return (await this.store.read(id)) !== undefined
     return (await this.store.list()).some((s) => s.id === id)
   }
@@ -73,14 +79,18 @@ export class SessionManager {
     return { header: opened.header, events: opened.events }
   }
 
-  /** The live session, resumed from the store on first use; `session-not-found` if the store has none. */
-  async use(id: string, options: { create?: boolean } = {}): Promise<LiveSession> {
+  /**
+   * The live session, resumed from the store on first use; `session-not-found` if the store has
+   * none. `create: true` makes a new one (`session-exists` if the id is taken); `'if-missing'`
+   * resumes or creates, decided here so that two first requests for one id share one open.
+   */
+  async use(id: string, options: { create?: boolean | 'if-missing' } = {}): Promise<LiveSession> {
     checkSessionId(id)
     if (this.#closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
     const existing = this.#live.get(id)
     if (existing && options.create === true) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
     if (existing) return this.#touch(await existing)
-    const pending = this.#open(id, options.create === true)
+    const pending = this.#open(id, options.create ?? false)
     this.#live.set(id, pending)
     try {
       return this.#touch(await pending)
@@ -90,9 +100,13 @@ export class SessionManager {
     }
   }
 
-  async #open(id: string, create: boolean): Promise<LiveSession> {
-    const exists = await this.exists(id)
-    if (create && exists) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
+  async #open(id: string, create: boolean | 'if-missing'): Promise<LiveSession> {
+    // A retired agent may still be closing (flushing, releasing its lock): a second agent on the
+    // same log must wait for it, or it finds the session locked.
+    const retiring = this.#retiring.get(id)
+    if (retiring !== undefined) await retiring
+    const exists = await this.#stored(id)
+    if (create === true && exists) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
     if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
     let agent: Agent
     try {
@@ -132,7 +146,7 @@ export class SessionManager {
     // A turn a crash left open was closed `interrupted`: the session was working, so its queued
     // and re-queued input continues. Input a user's Stop parked (an `aborted` turn) stays parked.
     if (agent.recovery.turn !== undefined || agent.recovery.requeued.length > 0) agent.wake()
-    if (create) this.onChange(id, 'added')
+    if (!exists) this.onChange(id, 'added')
     return live
   }
 
@@ -167,7 +181,12 @@ export class SessionManager {
     }
     this.#live.delete(live.id)
     live.closed = true
-    live.agent.close().catch((error: unknown) => console.error(`[bosun host] closing session ${live.id} failed:`, error))
+    const closing = live.agent.close()
+      .catch((error: unknown) => console.error(`[bosun host] closing session ${live.id} failed:`, error))
+      .finally(() => {
+        if (this.#retiring.get(live.id) === closing) this.#retiring.delete(live.id)
+      })
+    this.#retiring.set(live.id, closing)
   }
 
   /** Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent. */
@@ -180,6 +199,7 @@ export class SessionManager {
     this.#closing = true
     const lives = (await Promise.all([...this.#live.values()].map((p) => p.catch(() => undefined)))).filter((l): l is LiveSession => l !== undefined)
     this.#live.clear()
+    await Promise.all(this.#retiring.values())
     await Promise.all(lives.map(async (live) => {
       if (live.idleTimer) clearTimeout(live.idleTimer)
       live.idleTimer = undefined

@@ -55,3 +55,44 @@ describe('session manager: closing', () => {
     await store.close?.()
   })
 })
+
+describe('session manager: races', () => {
+  it('a use() while an idle-retired agent is still closing waits for it instead of finding the log locked', async () => {
+    const store = jsonlStore({ dir })
+    const { factory, closes, opens, gate } = countingFactory()
+    const sessions = new SessionManager(store, factory, 5)
+    let open!: () => void
+    gate.promise = new Promise((r) => { open = r })
+    await sessions.use('s', { create: true })
+    // Retired for idleness: its close is now held by the gate (the JSONL lock still taken).
+    await waitFor(() => closes.get('s') === 1, 15_000, 'the idle retire to start closing')
+    const reopened = sessions.use('s')
+    // Before, the reopen built a second agent at once and failed with session-locked.
+    expect(opens.get('s')).toBe(1)
+    open()
+    const live = await reopened
+    expect(opens.get('s')).toBe(2)
+    expect(live.closed).toBeUndefined()
+    gate.promise = undefined
+    await sessions.close()
+    await store.close?.()
+  })
+
+  it('two first uses with create "if-missing" share one open and one agent', async () => {
+    const store = jsonlStore({ dir })
+    const { factory, opens } = countingFactory()
+    const added: string[] = []
+    const sessions = new SessionManager(store, factory, 60_000, (id, kind) => { if (kind === 'added') added.push(id) })
+    const [a, b] = await Promise.all([sessions.use('new', { create: 'if-missing' }), sessions.use('new', { create: 'if-missing' })])
+    expect(a).toBe(b)
+    expect(opens.get('new')).toBe(1)
+    expect(added).toEqual(['new'])
+    // And on a stored session it resumes, announcing nothing.
+    await sessions.close()
+    const again = new SessionManager(store, factory, 60_000, (id, kind) => { if (kind === 'added') added.push(id) })
+    expect((await again.use('new', { create: 'if-missing' })).agent.session.header.id).toBe('new')
+    expect(added).toEqual(['new'])
+    await again.close()
+    await store.close?.()
+  })
+})

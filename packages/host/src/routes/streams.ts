@@ -25,7 +25,7 @@ export function streamRoutes(host: HostContext): void {
     if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${input.messages.length - 1}/id` })
     const text = last.parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('')
     if (text === '') throw new HostError('invalid-request', 'The last user message has no text part.', { path: `/messages/${input.messages.length - 1}/parts` })
-    const live = await sessions.use(input.id, { create: !(await sessions.exists(input.id)) })
+    const live = await sessions.use(input.id, { create: 'if-missing' })
     const release = sessions.hold(live)
     let receipt: AdmissionReceipt
     try {
