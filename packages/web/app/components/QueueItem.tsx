@@ -36,10 +36,10 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
       {draft === null ? (
         <span className="flex-1 truncate text-sm whitespace-pre-wrap">{text}</span>
       ) : (
-        <label className="flex flex-1 items-center gap-1 text-xs">
-          <span className="sr-only">Edit queued message</span>
+        <span className="flex flex-1 items-center gap-1 text-xs">
           <input
             autoFocus
+            aria-label="Edit queued message"
             value={draft}
             onChange={(event) => setDraft(event.target.value)}
             onKeyDown={(event) => {
@@ -52,7 +52,7 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
           <button type="button" onClick={save} className="rounded bg-sky-700 px-2 py-0.5 text-white">
             Save
           </button>
-        </label>
+        </span>
       )}
       {draft === null ? (
         <>

@@ -9,7 +9,6 @@ import { createCoalescer, type Scheduler } from './coalesce.js'
 import type { ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import type { SessionView } from './view.js'
-import type { Lane } from './wire.js'
 
 export interface Notice { id: number; kind: 'info' | 'error'; text: string }
 
@@ -45,7 +44,7 @@ export interface AppActions {
 export type AppStore = StoreApi<AppState & AppActions>
 
 export interface AppStoreOptions {
-  client: HostClient & { promote?: (id: string, messageId: string) => Promise<unknown> }
+  client: HostClient
   scheduler?: Scheduler
   /** Called with the selected id so the URL can follow (`#/s/<id>`). */
   onSelect?: (id: string | null) => void
@@ -72,10 +71,6 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       const id = get().selected
       if (id === null) throw new Error('no session selected')
       return id
-    }
-    const queued = (messageId: string): Lane | null => {
-      const { queues } = get().view
-      return queues['next-turn'].some((message) => message.id === messageId) ? 'next-turn' : queues['next-step'].some((message) => message.id === messageId) ? 'next-step' : null
     }
 
     return {
@@ -139,14 +134,13 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
 
       async promote(messageId) {
         const id = current()
-        if (client.promote === undefined) {
-          notify('error', 'This host cannot promote a queued message to steering (it has no promote route).')
-          return
+        try {
+          await client.promote(id, messageId)
+        } catch (error) {
+          // No turn to steer (or it ended first): the host leaves the message queued, and says so.
+          if (error instanceof HostClientError && error.code === 'steer-unavailable') notify('info', 'Kept queued: no turn is running to steer, so it stays a follow-up.')
+          else notify('error', `Promoting failed: ${error instanceof HostClientError ? error.message : String(error)}`)
         }
-        const answer = await attempt('Promoting', () => client.promote!(id, messageId))
-        if (answer === undefined) return
-        const missed = (answer as { promoted?: boolean; kept?: boolean }).promoted === false || queued(messageId) === 'next-turn'
-        if (missed) notify('info', 'Kept queued: no turn was running to steer, so it stays a follow-up.')
       },
 
       async reorder(order) {

@@ -31,7 +31,8 @@ export type AssistantBlock =
   | { type: 'reasoning'; text: string }
   | { type: 'tool-call'; id: string; name: string; arguments: string }
 
-export interface Splice { target: Lane; start: number; removedCount?: number; inserted: WireMessage[]; outcome?: 'canceled' }
+/** `outcome`: `canceled` (a public removal), `moved` (a promote: removed here, inserted in the other lane); none on a claim. */
+export interface Splice { target: Lane; start: number; removedCount?: number; inserted: WireMessage[]; outcome?: 'canceled' | 'moved' }
 
 /** The data of each core event type the fold reads. */
 export interface EventData {

@@ -1,0 +1,141 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ScriptedResponse } from '@bosun/adapter-scripted'
+import { App } from '../app/components/App.js'
+import { StoreProvider } from '../app/components/store-context.js'
+import { ToolCard, RESULT_PREVIEW } from '../app/components/ToolCard.js'
+import { createAppStore, type AppStore } from '../app/state/store.js'
+import { startHost, until, type Harness } from './host-harness.js'
+
+// happy-dom has no layout engine: every element measures 0×0, which a virtualised list reads as
+// "nothing on screen". Give elements a viewport-sized box so the timeline renders its rows.
+Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 800 })
+Object.defineProperty(HTMLElement.prototype, 'clientWidth', { configurable: true, get: () => 1000 })
+
+let harness: Harness | undefined
+let store: AppStore | undefined
+afterEach(async () => {
+  store?.getState().dispose()
+  cleanup()
+  await harness?.close()
+  harness = undefined
+  store = undefined
+})
+
+/** A long answer streamed one character every 10 ms: the turn runs while the test works the queue. */
+const slow = (characters: number): ScriptedResponse => ({ text: 'a'.repeat(characters), chunkSize: 1, delayMs: 10 })
+
+async function openPage(responses: () => ScriptedResponse[] = () => []): Promise<{ composer: HTMLTextAreaElement; id: string }> {
+  harness = startHost(responses)
+  store = createAppStore({ client: harness.client })
+  render(
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>,
+  )
+  fireEvent.click(screen.getByRole('button', { name: 'New session' }))
+  const id = await until(() => store!.getState().selected, 'a new session selected')
+  const composer = await until(() => screen.queryByRole('textbox', { name: /Message/ }) as HTMLTextAreaElement | null, 'the composer')
+  return { composer, id }
+}
+
+function type(composer: HTMLTextAreaElement, text: string, keys: { ctrlKey?: boolean } = {}): void {
+  fireEvent.change(composer, { target: { value: text } })
+  fireEvent.keyDown(composer, { key: 'Enter', ...keys })
+}
+
+const dock = (): HTMLElement | null => screen.queryByRole('region', { name: 'Queue' })
+const dockTexts = (): string[] => within(dock()!).queryAllByRole('listitem').map((item) => item.getAttribute('aria-label')!.replace(/^Queued message \d+: /, ''))
+
+describe('the page against a real host', () => {
+  it('Enter sends; the turn streams into the timeline and ends completed', async () => {
+    const { composer } = await openPage()
+    type(composer, 'hello there')
+    const turn = await until(() => screen.queryByRole('article', { name: 'Turn 1' }), 'turn 1')
+    await until(() => within(turn).queryByText('echo: hello there'), 'the echoed answer')
+    await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent === 'completed', 'completed')
+    expect(within(screen.getByRole('article', { name: 'Turn 1' })).getByText('hello there')).toBeTruthy()
+  })
+
+  it('queues follow-ups while running: edit, keyboard reorder, remove; Stop keeps the queue paused and Resume runs it', async () => {
+    const { composer, id } = await openPage(() => [slow(4000)])
+    type(composer, 'one')
+    await until(() => store!.getState().view.status === 'running', 'running')
+    type(composer, 'two')
+    type(composer, 'three')
+    await until(() => dock() !== null && dockTexts().length === 2, 'two queued')
+    expect(dockTexts()).toEqual(['two', 'three'])
+
+    fireEvent.click(within(dock()!).getByRole('button', { name: 'Edit: two' }))
+    const editor = within(dock()!).getByRole('textbox', { name: 'Edit queued message' })
+    fireEvent.change(editor, { target: { value: 'two, edited' } })
+    fireEvent.keyDown(editor, { key: 'Enter' })
+    await until(() => dockTexts()[0] === 'two, edited', 'the edit')
+
+    fireEvent.keyDown(within(dock()!).getAllByRole('listitem')[0]!, { key: 'ArrowDown', altKey: true })
+    await until(() => dockTexts().join() === 'three,two, edited', 'the reorder')
+    const inbox = (await harness!.client.getSession(id)).inbox['next-turn']
+    expect(inbox.map((message) => (message.content[0] as { text: string }).text)).toEqual(['three', 'two, edited'])
+
+    fireEvent.click(within(dock()!).getByRole('button', { name: 'Remove: three' }))
+    await until(() => dockTexts().join() === 'two, edited', 'the removal')
+
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }))
+    await until(() => screen.queryByText('Queue paused'), 'queue paused')
+    expect(dockTexts()).toEqual(['two, edited'])
+    expect(within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent).toBe('aborted')
+
+    // No turn runs now: a promote cannot steer anything, so the message stays queued and the page says so.
+    fireEvent.click(within(dock()!).getByRole('button', { name: 'Promote to steer: two, edited' }))
+    await until(() => screen.queryByText(/Kept queued/), 'the kept-queued notice')
+    expect(dockTexts()).toEqual(['two, edited'])
+
+    fireEvent.click(screen.getByRole('button', { name: 'Resume' }))
+    const second = await until(() => screen.queryByRole('article', { name: 'Turn 2' }), 'turn 2')
+    await until(() => within(second).queryByText('echo: two, edited'), 'the resumed follow-up')
+    expect(dock()).toBeNull()
+    expect(screen.queryByText('Queue paused')).toBeNull()
+  }, 40_000)
+
+  it('Ctrl+Enter steers and Promote turns a queued follow-up into steering: drawn pending at the tail, then in the step they entered', async () => {
+    const { composer } = await openPage(() => [slow(400)])
+    type(composer, 'start')
+    await until(() => store!.getState().view.items.length === 1 && store!.getState().view.status === 'running', 'running')
+    type(composer, 'steer me', { ctrlKey: true })
+    type(composer, 'promote me')
+    await until(() => dock() !== null && dockTexts().join() === 'promote me', 'queued')
+    fireEvent.click(within(dock()!).getByRole('button', { name: 'Promote to steer: promote me' }))
+    await until(() => dock() === null, 'the dock empties')
+    const pending = await until(() => screen.queryByRole('region', { name: 'Pending steering' }), 'pending steering')
+    await until(() => within(pending).queryByText('promote me'), 'the promoted message pending')
+    expect(within(pending).getByText('steer me')).toBeTruthy()
+    await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).queryByRole('region', { name: 'Step 2' }), 'step 2', 20_000)
+    await until(() => screen.queryByRole('region', { name: 'Pending steering' }) === null, 'pending cleared')
+    const step2 = within(screen.getByRole('article', { name: 'Turn 1' })).getByRole('region', { name: 'Step 2' })
+    expect(within(step2).getByText('steer me')).toBeTruthy()
+    expect(within(step2).getByText('promote me')).toBeTruthy()
+    expect(within(step2).getAllByText('steer entered here')).toHaveLength(2)
+  }, 40_000)
+
+  it('a pre-step reject names its plugin and shows its metadata', async () => {
+    const { composer } = await openPage()
+    type(composer, 'this is forbidden')
+    const reject = await until(() => screen.queryByRole('region', { name: 'Rejected by content-filter' }), 'the reject row')
+    expect(within(reject).getByText('“this is forbidden”')).toBeTruthy()
+    const metadata = JSON.parse(within(reject).getByLabelText('Reject metadata').textContent!) as Record<string, unknown>
+    expect(metadata).toMatchObject({ rule: 'secret', excerpt: 'forbidden' })
+    await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent === 'blocked by content-filter', 'blocked')
+  })
+})
+
+describe('ToolCard', () => {
+  it('cuts a long result and shows all of it on request', () => {
+    const result = 'r'.repeat(RESULT_PREVIEW * 2)
+    render(<ToolCard card={{ index: 0, callId: 'c1', name: 'read', args: '{"path":"a.txt"}', status: 'done', result }} />)
+    expect(screen.getByLabelText('Result').textContent).toHaveLength(RESULT_PREVIEW + 1)
+    act(() => fireEvent.click(screen.getByRole('button', { name: /Show all/ })))
+    expect(screen.getByLabelText('Result').textContent).toBe(result)
+    expect(screen.getByTestId('tool-status').textContent).toBe('done')
+  })
+})
