@@ -14,6 +14,8 @@ export interface Registry {
   url: string
   /** An `.npmrc` naming the registry, with the publishing user's token. */
   npmrc: string
+  /** That token (for tests that must see it is never printed). */
+  token: string
   close(): Promise<void>
 }
 
@@ -23,9 +25,10 @@ const LOCAL_ONLY = ['@bosun/*', 'create-bosun-plugin', 'bosun-plugin-*', 'bosun-
 /**
  * Starts Verdaccio with its storage in `dir`, adds a user through the registry's own adduser API
  * (what `npm adduser` calls) and writes an `.npmrc` with its token. `upstream` is the registry
- * third-party packages come from (default: the npm registry).
+ * third-party packages come from (default: the npm registry). Packages matching a `restricted`
+ * pattern (`@private/*`) are served only to a logged-in user, as on a company registry.
  */
-export async function startRegistry(dir: string, upstream = 'https://registry.npmjs.org/'): Promise<Registry> {
+export async function startRegistry(dir: string, upstream = 'https://registry.npmjs.org/', restricted: readonly string[] = []): Promise<Registry> {
   await mkdir(join(dir, 'storage'), { recursive: true })
   const access = { access: '$all', publish: '$authenticated', unpublish: '$authenticated' }
   const config = {
@@ -38,6 +41,7 @@ export async function startRegistry(dir: string, upstream = 'https://registry.np
     // without being stored and hashed again (`cache: false`: a third less of Verdaccio's work).
     uplinks: { npmjs: { url: upstream, timeout: '120s', max_fails: 1000, fail_timeout: '1s', maxage: '1h', cache: false } },
     packages: {
+      ...Object.fromEntries(restricted.map((pattern) => [pattern, { ...access, access: '$authenticated' }])),
       ...Object.fromEntries(LOCAL_ONLY.map((pattern) => [pattern, access])),
       '**': { ...access, proxy: 'npmjs' },
     },
@@ -77,5 +81,5 @@ export async function startRegistry(dir: string, upstream = 'https://registry.np
   const npmrc = join(dir, 'npmrc')
   const host = url.replace(/^http:/, '')
   await writeFile(npmrc, [`registry=${url}`, `${host}:_authToken=${answer.token}`, 'audit=false', 'fund=false', 'update-notifier=false', ''].join('\n'))
-  return { url, npmrc, close }
+  return { url, npmrc, token: answer.token, close }
 }

@@ -67,5 +67,5 @@ export function describeManifest(manifest: BosunManifest, s: Style, compatible: 
 
 function optionTable(rows: OptionRow[], s: Style, columns: number | undefined): string[] {
   const cells = rows.map((row) => [`${row.key}${row.required ? '*' : ''}`, row.type, row.default ?? s.dim('-'), row.description ?? ''])
-  return table(['KEY', 'TYPE', 'DEFAULT', 'DESCRIPTION'], cells, s, columns === undefined ? undefined : columns - 2, 70)
+  return table(['KEY', 'TYPE', 'DEFAULT', 'DESCRIPTION'], cells, s, columns === undefined ? undefined : columns - 2, 120)
 }

@@ -33,7 +33,7 @@ export async function pluginsSearchCommand(ctx: CommandContext, words: string[],
     result.firstParty ? s.green('first-party') : '',
     result.description ?? '',
   ])
-  for (const line of table(['PACKAGE', 'VERSION', 'KIND', 'HOOKS', 'WEEKLY', 'SOURCE', 'DESCRIPTION'], rows, s, ctx.out.columns, 60)) ctx.out.line(line)
+  for (const line of table(['PACKAGE', 'VERSION', 'KIND', 'HOOKS', 'WEEKLY', 'SOURCE', 'DESCRIPTION'], rows, s, ctx.out.columns, 120)) ctx.out.line(line)
   ctx.err.line(s.dim(`${results.length} on ${where}. Before adding one: bosun plugins info <package>`))
   return ExitCode.ok
 }

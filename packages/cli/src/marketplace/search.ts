@@ -28,12 +28,18 @@ export async function searchPackages(client: RegistryClient, words: readonly str
   const text = words.join(' ').trim()
   const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
   const answers = await Promise.all(queries.map((query) => client.search(query)))
-  const hits = new Map<string, SearchHit>()
-  for (const hit of answers.flat()) if (!hits.has(hit.package.name) && kindOfKeywords(hit.package.keywords) !== undefined) hits.set(hit.package.name, hit)
+  const hits = new Map<string, SearchHit & { version: string }>()
+  for (const hit of answers.flat()) {
+    // npmjs gives `version`; Verdaccio's own packages come with `dist-tags.latest` instead. A hit
+    // with neither is skipped: a registry's answer is not trusted to be complete.
+    const version = hit.package.version ?? hit.package['dist-tags']?.latest
+    if (typeof version !== 'string' || hits.has(hit.package.name) || kindOfKeywords(hit.package.keywords) === undefined) continue
+    hits.set(hit.package.name, { ...hit, version })
+  }
   const results = [...hits.values()].map((hit): SearchResult => ({
     name: hit.package.name,
-    version: hit.package.version,
-    description: hit.package.description,
+    version: hit.version,
+    description: typeof hit.package.description === 'string' ? hit.package.description : undefined,
     kind: kindOfKeywords(hit.package.keywords)!,
     hooks: undefined,
     weeklyDownloads: typeof hit.downloads?.weekly === 'number' ? hit.downloads.weekly : undefined,
