@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import type { Store } from '@bosun/core'
 import { createHost, isLoopback, listen } from '@bosun/host'
+import { isWebBuilt, webRoot } from '@bosun/web'
 import { loadCliConfig, openAgent, openStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
@@ -109,6 +110,9 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     // with a token, is off unless some are given; docs/host.md, "Exposure").
     ...(options.allowedHost === undefined || options.allowedHost.length === 0 ? {} : { allowedHosts: allowedHosts(options.allowedHost) }),
     ...(options.cors === undefined || options.cors.length === 0 ? {} : { cors: { origins: corsOrigins(options.cors) } }),
+    // The web UI at / (docs/web.md). A published @bosun/web always holds it; a source checkout has
+    // it after `pnpm build`.
+    ...(isWebBuilt() ? { webRoot } : {}),
   })
   let server
   try {
@@ -119,6 +123,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     throw error
   }
   ctx.out.line(`bosun host listening on ${server.url}`)
+  ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
   ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
   await new Promise<void>((resolve) => {
     const stop = (): void => {
