@@ -212,7 +212,7 @@ describe.sequential('release rehearsal', { timeout: 0 }, () => {
     const manifest = JSON.parse(await readFile(join(plugin, 'package.json'), 'utf8'))
     expect(manifest.peerDependencies['@bosun/core']).toBe(`^${published[0]!.version}`)
     const tests = await npm(['test'], inPlugin)
-    expect(`${tests.stdout}${tests.stderr}`).toMatch(/Tests\s+5 passed \(5\)/)
+    expect(`${tests.stdout}${tests.stderr}`).toMatch(/Tests\s+6 passed \(6\)/)
     await npm(['publish'], inPlugin) // prepublishOnly: typecheck, test, build
 
     await npm(['install', 'bosun-plugin-word-guard'])
