@@ -89,7 +89,7 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
     const a = postgresStore({ url: pg.url(), schema, owner: 'host-a', leaseTtlMs: 1_500 })
     const b = postgresStore({ url: pg.url(), schema, owner: 'host-b', leaseTtlMs: 1_500 })
     const created = await a.create(header('renewed'))
-    const [{ first }] = await pg.sql<{ first: Date }>(`SELECT expires_at AS first FROM "${schema}".session_leases WHERE session_id = 'renewed'`)
+    const { first } = (await pg.sql<{ first: Date }>(`SELECT expires_at AS first FROM "${schema}".session_leases WHERE session_id = 'renewed'`))[0]!
     // Past the first expiry on the database clock, the lease is still a's: it was renewed.
     await until(async () => (await pg.sql<{ past: boolean }>('SELECT clock_timestamp() > $1 AS past', [first]))[0]!.past, 'the first expiry to pass')
     expect((await a.leaseHolder('renewed'))!.expiresInMs).toBeGreaterThan(0)

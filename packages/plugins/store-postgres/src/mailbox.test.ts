@@ -89,7 +89,7 @@ describe.skipIf(!available)('postgres store — mailbox and wake-ups', () => {
 
     // Kill the LISTEN connection, and write while no connection listens: those NOTIFYs are lost.
     const pid = watcher.backendPid!
-    const [{ killed }] = await pg.sql<{ killed: boolean }>('SELECT pg_terminate_backend($1) AS killed', [pid])
+    const { killed } = (await pg.sql<{ killed: boolean }>('SELECT pg_terminate_backend($1) AS killed', [pid]))[0]!
     expect(killed).toBe(true)
     await until(() => !watcher.listening, 'the watcher to see its connection gone')
     const notified = watcher.stats.notifications
