@@ -129,7 +129,8 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('list', { isDefault: true })
     .description('every session: id, created, turns, last activity, first prompt')
     .option('--json', 'one JSON object per session')
-    .addHelpText('after', examples([['bosun sessions list', ''], ['bosun sessions list --json', 'for scripts']]))
+    .option('--tree', 'subagents\' children nested under their parents')
+    .addHelpText('after', examples([['bosun sessions list', ''], ['bosun sessions list --tree', 'who delegated to whom'], ['bosun sessions list --json', 'for scripts']]))
     .action(run(commands.list))
   sessions
     .command('show')

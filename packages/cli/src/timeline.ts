@@ -2,6 +2,7 @@ import { formatEvent, messageText, type BosunEventMap, type InboxSplice, type Se
 import { oneLine } from './output.js'
 import { formatDuration, formatTime } from './session-info.js'
 import type { Style } from './output.js'
+import { SubagentLines } from './subagent-lines.js'
 import { safeValue } from './terminal-safe.js'
 
 /** Message labels, padded so that texts line up. */
@@ -34,10 +35,13 @@ export class TimelineView {
   #pendingStep: { step: number; held: string[] } | undefined
   /** The current step's line was printed without its model (its request came in a later read). */
   #stepShownBare = false
+  /** Spawns and settlements of subagents (`@bosun/plugin-subagents`). */
+  readonly #subagents: SubagentLines
 
   constructor(style: Style, options: TimelineViewOptions = {}) {
     this.#style = style
     this.#options = options
+    this.#subagents = new SubagentLines(style, this.#max())
   }
 
   /** The session's first line. */
@@ -161,6 +165,12 @@ export class TimelineView {
       case 'request/header':
       case 'assistant/chunk':
         return []
+      case 'subagent/spawned':
+        return [this.#at(this.#depth(), this.#subagents.spawned(d))]
+      case 'subagent/settled':
+        return [this.#at(this.#depth(), this.#subagents.settled(d))]
+      case 'subagent/sent':
+        return [this.#at(this.#depth(), this.#subagents.sent(d))]
       default: {
         const line = formatEvent(event, { maxText: this.#max() })
         return line === undefined ? [] : [this.#at(this.#depth(), s.dim(line))]

@@ -1,23 +1,32 @@
-import { BosunError, forkSession, messageText } from '@bosun/core'
+import { BosunError, forkSession, messageText, type Delegation } from '@bosun/core'
 import { loadCliConfig, openReader, readSession, requirePersistentStore, requireSession, withStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
 import { formatTime, reasonLabel, sessionInfo, type SessionInfo } from '../session-info.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
+import { treeOrder, type TreeRow } from '../session-tree.js'
 import { table } from '../table.js'
 import { safeJson, safeText } from '../terminal-safe.js'
 
-/** `bosun sessions list`: id, created, turns, last activity and first prompt of each session, oldest first. */
-export async function sessionsListCommand(ctx: CommandContext, options: { json?: boolean }): Promise<number> {
+/** A listed session: what `sessions show` tells, and the `delegation` of a subagent's child (from its header). */
+type Listed = SessionInfo & { delegation?: Delegation; parentSessionId?: string }
+
+/**
+ * `bosun sessions list`: id, created, turns, last activity and first prompt of each session, oldest
+ * first. `--tree`: subagents' children nested under their parents (from the headers' `delegation`,
+ * read without opening any session for writing).
+ */
+export async function sessionsListCommand(ctx: CommandContext, options: { json?: boolean; tree?: boolean }): Promise<number> {
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const reader = await openReader(cfg)
-  const infos: SessionInfo[] = []
+  const infos: Listed[] = []
   try {
     for (const summary of await reader.list()) {
       try {
         const log = await reader.read(summary.id)
-        if (log) infos.push(sessionInfo(log))
+        const delegation = log?.header.delegation
+        if (log) infos.push({ ...sessionInfo(log), ...(delegation ? { delegation, parentSessionId: delegation.parentSessionId } : {}) })
       } catch (error) {
         // One damaged session must not hide the others; `bosun log <id>` shows what is wrong with it.
         const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
@@ -28,10 +37,12 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
     await reader.close()
   }
   infos.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+  const rows: TreeRow<Listed>[] = options.tree ? treeOrder(infos) : infos.map((node) => ({ node, level: 0 }))
   if (options.json) {
-    for (const info of infos) {
-      const { turnList: _turns, pending, ...rest } = info
-      ctx.out.line(safeJson(JSON.stringify({ ...rest, pending: pending.nextTurn.length + pending.nextStep.length })))
+    for (const { node, level, note } of rows) {
+      const { turnList: _turns, pending, parentSessionId: _parent, ...rest } = node
+      const tree = options.tree ? { level, ...(note ? { note } : {}) } : {}
+      ctx.out.line(safeJson(JSON.stringify({ ...rest, pending: pending.nextTurn.length + pending.nextStep.length, ...tree })))
     }
     return ExitCode.ok
   }
@@ -39,15 +50,26 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
     ctx.err.line('No sessions yet. Start one with `bosun run "hello"` or `bosun chat`.')
     return ExitCode.ok
   }
-  const rows = infos.map((info) => [
-    safeText(info.id), // checked by stores that follow assertSessionId; a custom store might not
+  const cells = rows.map(({ node: info, level, note }) => [
+    // The id is checked by stores that follow assertSessionId; a custom store might not.
+    options.tree ? treeId(info, level, note) : safeText(info.id),
     formatTime(info.createdAt),
     String(info.turns),
     formatTime(info.lastActivity),
     info.firstPrompt === undefined ? '' : oneLine(safeText(info.firstPrompt), 200),
   ])
-  for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], rows, ctx.out.style, ctx.out.columns)) ctx.out.line(line)
+  for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], cells, ctx.out.style, ctx.out.columns)) ctx.out.line(line)
   return ExitCode.ok
+}
+
+/** `  └ <id> (background)`: indented under its parent; a root that names a parent says why it is one. */
+function treeId(info: Listed, level: number, note: TreeRow<Listed>['note']): string {
+  const id = safeText(info.id)
+  const kind = info.delegation ? ` (${info.delegation.mode === 'one-shot' ? 'foreground' : 'background'})` : ''
+  if (level > 0) return `${'  '.repeat(level - 1)}└ ${id}${kind}`
+  if (note === 'orphan') return `${id}${kind} (parent ${safeText(info.delegation!.parentSessionId)} not found)`
+  if (note === 'cycle') return `${id}${kind} (its parents lead back to it)`
+  return id
 }
 
 /** `bosun sessions show <id>`: the header, each turn with how it ended, and what is still queued. */
