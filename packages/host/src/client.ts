@@ -31,7 +31,8 @@ export interface Receipt {
   durable: boolean
 }
 
-export interface SessionListItem { id: string; createdAt?: number; loaded: boolean; status: string; lastSeq: number; queue: { 'next-turn': number; 'next-step': number } | null }
+export interface SessionListItem { id: string; createdAt?: number; loaded: boolean; status: string; lastSeq: number; queue: { 'next-turn': number; 'next-step': number } | null; parentSessionId?: string }
+export interface ChildSessionItem extends SessionListItem { parentSessionId: string; delegation: { parentSessionId: string; callId: string; depth: number; mode: 'one-shot' | 'continuable' } }
 export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inboxVersion: number; inbox: Queues }
 /** Queue operations: `inboxVersion` (from a snapshot, or the seq of the last splice seen) makes a changed queue answer 412 version-mismatch. */
 export interface QueueOptions { inboxVersion?: number }
@@ -73,6 +74,8 @@ export interface HostClient {
   listSessions(): Promise<SessionListItem[]>
   createSession(id?: string): Promise<{ id: string; status: string; lastSeq: number }>
   getSession(id: string): Promise<SessionSnapshot>
+  /** A subagent parent's child sessions (by their headers' delegation), none resumed. */
+  children(id: string): Promise<ChildSessionItem[]>
   events(id: string, page?: { after?: number; limit?: number }): Promise<{ events: WireEvent[]; lastSeq: number; next: number | null }>
   /** Admits a message. `clientMessageId` defaults to a fresh UUID: pass your own to retry safely. */
   send(id: string, message: { content: string | unknown[]; clientMessageId?: string; delivery?: Delivery }, options?: { waitDurable?: boolean }): Promise<Receipt>
@@ -200,6 +203,7 @@ export function createClient(options: ClientOptions): HostClient {
       if (page.limit !== undefined) q.set('limit', String(page.limit))
       return call('GET', `/v1/sessions/${enc(id)}/events?${q}`)
     },
+    children: async (id) => (await call<{ children: ChildSessionItem[] }>('GET', `/v1/sessions/${enc(id)}/children`)).children,
     send: (id, message, sendOptions = {}) =>
       call('POST', `/v1/sessions/${enc(id)}/messages${sendOptions.waitDurable ? '?wait=durable' : ''}`, {
         clientMessageId: message.clientMessageId ?? globalThis.crypto.randomUUID(),

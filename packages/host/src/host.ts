@@ -4,14 +4,14 @@ import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError } from './errors.js'
 import { installExposure } from './exposure.js'
-import { HostFeed, type SessionSummaryFrame } from './feed.js'
-import { foldInbox } from './log.js'
+import { HostFeed } from './feed.js'
 import { readBody } from './request.js'
 import { messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
+import { listSummaries, sessionSummary } from './summary.js'
 import { webRootRoutes } from './web-root.js'
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
@@ -102,22 +102,7 @@ export function createHost(options: CreateHostOptions): Host {
   const { store } = options
   const limits = options.limits ?? {}
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
-  /** A session's summary for lists and the host stream; a stored session is read, never resumed. */
-  const summaryOf = async (id: string, createdAt?: number): Promise<SessionSummaryFrame & { createdAt?: number }> => {
-    const live = await sessions.peek(id)
-    if (live) {
-      const { agent } = live
-      return { id, ...(createdAt === undefined ? {} : { createdAt }), loaded: true, status: agent.status, lastSeq: agent.session.length - 1, queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length } }
-    }
-    const stored = store.read ? await store.read(id).catch(() => undefined) : undefined
-    const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
-    return {
-      id, ...(createdAt === undefined ? {} : { createdAt }), loaded: false, status: 'idle',
-      lastSeq: stored ? stored.events.length - 1 : -1,
-      queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
-    }
-  }
-  const feed = new HostFeed((id) => summaryOf(id))
+  const feed = new HostFeed((id) => sessionSummary(sessions, store, id).then(({ delegation: _, ...summary }) => summary))
   const sessions = new SessionManager(store, factoryFrom(options), limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)))
   let closing = false
 
@@ -152,7 +137,7 @@ export function createHost(options: CreateHostOptions): Host {
         release()
       }
     },
-    listSessions: async () => Promise.all((await store.list()).map((s) => summaryOf(s.id, s.createdAt))),
+    listSessions: () => listSummaries(sessions, store),
   }
 
   installExposure(app, context, {

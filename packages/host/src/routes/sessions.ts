@@ -5,6 +5,7 @@ import { foldInbox } from '../log.js'
 import { openApiDocument } from '../openapi.js'
 import { checkCursor, inboxOf, inboxVersionOf, intQuery, sessionIdParam } from '../request.js'
 import { checkSessionId } from '../sessions.js'
+import { childSummaries } from '../summary.js'
 
 export const PROTOCOL = 'bosun-host/1'
 
@@ -17,7 +18,7 @@ export function sessionRoutes(host: HostContext): void {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: host.version,
-    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-promote', 'inbox-order', 'cancel', 'wake', 'fork', 'host-stream', 'login', 'tickets', 'ai-sdk'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-promote', 'inbox-order', 'cancel', 'wake', 'fork', 'children', 'host-stream', 'login', 'tickets', 'ai-sdk'],
     auth: host.token === undefined ? 'none' : 'bearer',
   }))
 
@@ -48,6 +49,13 @@ export function sessionRoutes(host: HostContext): void {
     const inboxVersion = inboxVersionOf(read.events, seedLength)
     c.header('etag', `"${inboxVersion}"`)
     return c.json({ id, loaded: false, status: 'idle', lastSeq: read.events.length - 1, inboxVersion, inbox: foldInbox(read.events, seedLength) })
+  })
+
+  // A subagent's children (`delegation.parentSessionId` in their headers), read, never resumed.
+  app.get('/v1/sessions/:id/children', async (c) => {
+    const id = sessionIdParam(c)
+    if (!(await sessions.exists(id))) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    return c.json({ children: await childSummaries(sessions, host.store, id) })
   })
 
   app.get('/v1/sessions/:id/events', async (c) => {

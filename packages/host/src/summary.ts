@@ -1,0 +1,59 @@
+import type { SessionHeader, Store } from '@bosun/core'
+import type { SessionSummaryFrame } from './feed.js'
+import { foldInbox } from './log.js'
+import type { SessionManager } from './sessions.js'
+
+type Delegation = NonNullable<SessionHeader['delegation']>
+
+export interface SessionSummary extends SessionSummaryFrame {
+  createdAt?: number
+  /** A subagent's child: the session that spawned it (`delegation.parentSessionId` of its header). */
+  parentSessionId?: string
+}
+
+export interface ChildSummary extends SessionSummary {
+  parentSessionId: string
+  /** The child's delegation: the spawning tool call, its depth and mode. */
+  delegation: Delegation
+}
+
+/**
+ * A session's summary for lists, the host stream and children: a live session from its agent,
+ * a stored one read from the store (never resumed).
+ */
+export async function sessionSummary(sessions: SessionManager, store: Store, id: string, createdAt?: number): Promise<SessionSummary & { delegation?: Delegation }> {
+  const at = createdAt === undefined ? {} : { createdAt }
+  const live = await sessions.peek(id)
+  if (live) {
+    const { agent } = live
+    const delegation = agent.session.header.delegation
+    return {
+      id, ...at, loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
+      queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
+      ...(delegation ? { parentSessionId: delegation.parentSessionId, delegation } : {}),
+    }
+  }
+  const stored = store.read ? await store.read(id).catch(() => undefined) : undefined
+  const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
+  const delegation = stored?.header.delegation
+  return {
+    id, ...at, loaded: false, status: 'idle',
+    lastSeq: stored ? stored.events.length - 1 : -1,
+    queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
+    ...(delegation ? { parentSessionId: delegation.parentSessionId, delegation } : {}),
+  }
+}
+
+/** Every session of the store, summarised; `delegation` is left to {@link childSummaries}. */
+export async function listSummaries(sessions: SessionManager, store: Store): Promise<SessionSummary[]> {
+  return Promise.all((await store.list()).map(async (s) => {
+    const { delegation: _, ...summary } = await sessionSummary(sessions, store, s.id, s.createdAt)
+    return summary
+  }))
+}
+
+/** The sessions whose header names `parentId` as their delegating parent, in the store's order, none resumed. */
+export async function childSummaries(sessions: SessionManager, store: Store, parentId: string): Promise<ChildSummary[]> {
+  const all = await Promise.all((await store.list()).filter((s) => s.id !== parentId).map((s) => sessionSummary(sessions, store, s.id, s.createdAt)))
+  return all.filter((s): s is ChildSummary => s.delegation !== undefined && s.delegation.parentSessionId === parentId)
+}
