@@ -1,3 +1,5 @@
+import { BosunError } from '@bosun/core'
+
 /** The stable error codes of the host (SPEC §10) and their HTTP statuses. */
 export const HOST_ERROR_STATUS = {
   'session-not-found': 404,
@@ -36,6 +38,31 @@ export class HostError extends Error {
 
   toJSON(): { error: { code: string; message: string; details?: unknown } } {
     return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } }
+  }
+}
+
+/** Log damage and refused files: the store cannot serve the session (the operator must look). */
+const UNREADABLE = new Set(['CORRUPT_LOG', 'UNSUPPORTED_LOG_VERSION', 'UNKNOWN_EVENT_TYPE', 'UNSAFE_STORE_FILE'])
+
+/**
+ * The host error a core error means for the client, or undefined for one the host cannot explain
+ * (answered as `internal-error`). The core message of an unreadable log names a file on the
+ * server: the client gets the id and the core code, the host's log gets the message.
+ */
+export function hostErrorOf(error: unknown, id?: string): HostError | undefined {
+  if (!(error instanceof BosunError)) return undefined
+  const at = id === undefined ? {} : { id }
+  switch (error.code) {
+    case 'INVALID_ARGUMENT':
+    case 'INVALID_SESSION_ID':
+      return new HostError('invalid-request', error.message)
+    case 'SESSION_EXISTS':
+      return new HostError('session-exists', `${error.message} Choose another id.`, at)
+    case 'SESSION_LOCKED':
+      return new HostError('session-locked', `${error.message} Retry once the other writer has closed it.`, at)
+    default:
+      if (!UNREADABLE.has(error.code)) return undefined
+      return new HostError('internal-error', `The stored session${id === undefined ? '' : ` "${id}"`} cannot be read (${error.code}): the host's log names the file; \`bosun log\` shows what is damaged.`, { ...at, cause: error.code })
   }
 }
 

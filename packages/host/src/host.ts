@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module'
-import { BosunError, createAgent, type CreateAgentOptions, type Store } from '@bosun/core'
+import { createAgent, type CreateAgentOptions, type Store } from '@bosun/core'
 import { Hono } from 'hono'
 import type { HostContext } from './context.js'
-import { errorResponse, HostError } from './errors.js'
+import { errorResponse, HostError, hostErrorOf } from './errors.js'
 import { installExposure } from './exposure.js'
 import { HostFeed } from './feed.js'
 import { readBody } from './request.js'
@@ -107,10 +107,12 @@ export function createHost(options: CreateHostOptions): Host {
   let closing = false
 
   const app = new Hono()
-  app.onError((error) => {
+  app.onError((error, c) => {
     if (error instanceof HostError) return errorResponse(error)
-    if (error instanceof BosunError && (error.code === 'INVALID_ARGUMENT' || error.code === 'INVALID_SESSION_ID')) {
-      return errorResponse(new HostError('invalid-request', error.message))
+    const mapped = hostErrorOf(error, c.req.param('id'))
+    if (mapped) {
+      if (mapped.code === 'internal-error') console.error('[bosun host] request failed:', error)
+      return errorResponse(mapped)
     }
     console.error('[bosun host] request failed:', error)
     return errorResponse(new HostError('internal-error', 'The host failed to answer this request; see its log.'))

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises'
+import { afterEach, beforeEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAgent, type Store, type Tool } from '@bosun/core'
@@ -9,6 +10,19 @@ import { createHost, type CreateHostOptions, type Host } from '../src/index.js'
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'bosun-host-'))
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** A fresh temp dir for each test of the file; hosts and servers pushed to `closing` are closed after it. */
+export function perTest(): { readonly dir: string; closing: { close(): Promise<void> }[] } {
+  const state = { dir: '', closing: [] as { close(): Promise<void> }[], cleanup: async (): Promise<void> => {} }
+  beforeEach(async () => {
+    ;({ dir: state.dir, cleanup: state.cleanup } = await tempDir())
+  })
+  afterEach(async () => {
+    for (const item of state.closing.splice(0).reverse()) await item.close()
+    await state.cleanup()
+  })
+  return state
 }
 
 /** A host over a JSONL store in `dir`; each session's model replays `responses()` (then echoes). */

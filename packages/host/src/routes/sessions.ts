@@ -1,6 +1,6 @@
 import { BosunError, forkSession } from '@bosun/core'
 import type { HostContext } from '../context.js'
-import { HostError } from '../errors.js'
+import { HostError, hostErrorOf } from '../errors.js'
 import { foldInbox } from '../log.js'
 import { openApiDocument } from '../openapi.js'
 import { checkCursor, inboxOf, inboxVersionOf, intQuery, sessionIdParam } from '../request.js'
@@ -77,13 +77,18 @@ export function sessionRoutes(host: HostContext): void {
     const childId = input.id ?? crypto.randomUUID()
     checkSessionId(childId)
     if (!(await sessions.exists(id))) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
-    if (await sessions.exists(childId)) throw new HostError('session-exists', `Session "${childId}" already exists: choose another id.`, { id: childId })
+    // Open here: the store would answer session-locked for it.
+    if (await sessions.peek(childId)) throw new HostError('session-exists', `Session "${childId}" already exists: choose another id.`, { id: childId })
+    // A turn that just ended may still be in the live session's write-behind: the fork reads the store.
+    const live = await sessions.peek(id)
+    if (live) await live.agent.session.flush()
     let forked
     try {
       forked = await forkSession(host.store, id, { id: childId, ...(input.afterTurn === undefined ? {} : { afterTurn: input.afterTurn }) })
     } catch (error) {
-      if (error instanceof BosunError && error.code !== 'STORE') throw new HostError('invalid-request', error.message, { path: '/afterTurn' })
-      throw error
+      if (error instanceof BosunError && error.code === 'INVALID_ARGUMENT') throw new HostError('invalid-request', error.message, { path: '/afterTurn' })
+      // A taken child id (409 session-exists), a locked or unreadable log: see hostErrorOf.
+      throw hostErrorOf(error, error instanceof BosunError && error.code === 'SESSION_EXISTS' ? childId : id) ?? error
     }
     await forked.writer.close()
     feed.added(childId)
