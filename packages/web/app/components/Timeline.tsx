@@ -36,6 +36,7 @@ export function Timeline() {
       role="log"
       aria-label="Conversation"
       tabIndex={0}
+      data-last-seq={lastSeq}
       onScroll={(event) => {
         const element = event.currentTarget
         atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48

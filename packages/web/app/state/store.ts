@@ -67,6 +67,23 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         return undefined
       }
     }
+    let refreshing: Promise<void> | null = null
+    let again = false
+    const refreshSoon = (): void => {
+      if (refreshing !== null) {
+        again = true
+        return
+      }
+      refreshing = get()
+        .refreshSessions()
+        .finally(() => {
+          refreshing = null
+          if (again) {
+            again = false
+            refreshSoon()
+          }
+        })
+    }
     const current = (): string => {
       const id = get().selected
       if (id === null) throw new Error('no session selected')
@@ -102,8 +119,9 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           try {
             for await (const frame of client.stream(id, { signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
               frames.push(frame)
-              // The list's counts follow the selected session without waiting for the next poll.
-              if (frame.event === 'session.status' || frame.event === 'session.inbox') void get().refreshSessions()
+              // The list's counts follow the selected session without waiting for the next poll
+              // (at most one refresh in flight: a long replay has thousands of such frames).
+              if (frame.event === 'session.status' || frame.event === 'session.inbox') refreshSoon()
             }
           } catch (error) {
             if (!controller.signal.aborted) notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)

@@ -1,0 +1,67 @@
+/** What the browser tests do on the page, by role and accessible name (what a screen reader hears). */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Locator, Page } from 'playwright-core'
+import { until } from './harness.js'
+
+export const composer = (page: Page): Locator => page.getByRole('textbox', { name: /^Message/ })
+export const dock = (page: Page): Locator => page.getByRole('region', { name: 'Queue' })
+export const turn = (page: Page, n: number): Locator => page.getByRole('article', { name: `Turn ${n}`, exact: true })
+export const reasonOf = (page: Page, n: number): Promise<string | null> => turn(page, n).getByTestId('turn-reason').textContent({ timeout: 30_000 })
+
+export async function send(page: Page, text: string, how: 'queue' | 'steer' = 'queue'): Promise<void> {
+  await composer(page).fill(text)
+  await composer(page).press(how === 'steer' ? 'Control+Enter' : 'Enter')
+}
+
+/** The queued follow-ups' texts, in order, as the dock shows them. */
+export async function dockTexts(page: Page): Promise<string[]> {
+  if ((await dock(page).count()) === 0) return []
+  const labels = await dock(page).getByRole('listitem').evaluateAll((items) => items.map((item) => item.getAttribute('aria-label') ?? ''))
+  return labels.map((label) => label.replace(/^Queued message \d+: /, ''))
+}
+
+export async function waitForReason(page: Page, n: number, reason: string | RegExp, timeoutMs = 60_000): Promise<void> {
+  await until(async () => {
+    if ((await turn(page, n).count()) === 0) return false
+    const text = await turn(page, n).getByTestId('turn-reason').textContent()
+    return typeof reason === 'string' ? text === reason : reason.test(text ?? '')
+  }, `turn ${n} to end ${String(reason)}`, timeoutMs)
+}
+
+/** The seq of the last event the page folded. */
+export async function lastSeq(page: Page): Promise<number> {
+  return Number(await page.getByRole('log', { name: 'Conversation' }).getAttribute('data-last-seq'))
+}
+
+/** The conversation as text (turn headers, inputs, answers, rows), for comparing two tabs. */
+export async function conversationText(page: Page): Promise<string> {
+  return page.getByRole('log', { name: 'Conversation' }).innerText()
+}
+
+/** Presses Tab until the focused element's accessible name matches; fails after `max` presses. */
+export async function tabTo(page: Page, name: string | RegExp, max = 80): Promise<void> {
+  for (let index = 0; index < max; index += 1) {
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null
+      if (element === null) return ''
+      const labelled = element.getAttribute('aria-label') ?? (element.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null) ?? element.closest('label')?.textContent ?? element.textContent ?? ''
+      return labelled.trim()
+    })
+    if (typeof name === 'string' ? focused === name : name.test(focused)) return
+  }
+  throw new Error(`Tab never reached ${String(name)}`)
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** axe-core's WCAG 2.x A/AA violations on the page as it is now (id, impact, first target). */
+export async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; targets: string[] }[]> {
+  await page.evaluate(axeSource)
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) }))
+  })
+}

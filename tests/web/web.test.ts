@@ -1,0 +1,37 @@
+// The web UI end to end: real Chromium (Debian's package, playwright-core) against the built
+// `bosun serve` as a child process. Needs `pnpm build` (the CLI and the UI's dist/app). Without
+// Chromium outside CI these tests are not registered and one line says how to enable them; in CI
+// (CI=true) a missing browser fails (no-browser.test.ts).
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { freePort, hasChromium, launch, serve, slowAnswer, workspace, type Serve, type Workspace } from './harness.js'
+import { keyboardFlow } from './keyboard-flow.js'
+import { queueFlow } from './queue-flow.js'
+
+const quick = (text: string) => ({ text, chunkSize: 5, delayMs: 10 })
+
+if (hasChromium) {
+  describe('the web UI in Chromium', () => {
+    let work: Workspace
+    let server: Serve
+    let browser: Awaited<ReturnType<typeof launch>>
+    beforeAll(async () => {
+      // Every session's first answer streams for about a minute (the flows stop it); later ones are quick.
+      work = await workspace([slowAnswer(6000), quick('The second follow-up, answered.'), quick('The edited follow-up, answered.'), quick('And the next.')])
+      server = await serve(work.dir, await freePort())
+      browser = await launch()
+    }, 60_000)
+    afterAll(async () => {
+      await browser?.close()
+      await server?.stop()
+      await work?.cleanup()
+    }, 60_000)
+
+    it('queue while running, edit, drag-reorder, promote, Stop keeps the queue paused, Resume, reject with metadata, fork — with no axe-core violations', async () => {
+      await queueFlow(browser.context, server.url)
+    }, 180_000)
+
+    it('works from the keyboard alone, focus visible', async () => {
+      await keyboardFlow(browser.context, server.url)
+    }, 180_000)
+  })
+}
