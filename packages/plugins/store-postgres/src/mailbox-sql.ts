@@ -6,14 +6,10 @@ export const mailboxStatements = (s: string) => {
   return {
     /**
      * Admits a message once per (session, message id): the first post wins, a repeat changes
-     * nothing and sends no NOTIFY. Parameters: session, message id, kind, body, admitted by, channel.
+     * nothing (and is not notified). Parameters: session, message id, kind, body, admitted by.
      */
-    post: `WITH added AS (
-        INSERT INTO "${s}".session_mailbox (session_id, message_id, kind, body, admitted_by) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (session_id, message_id) DO NOTHING RETURNING id
-      )
-      SELECT (SELECT count(*) FROM added)::int AS created,
-        (SELECT count(*) FROM (SELECT pg_notify($6, $1 || ' ' || $2) FROM added) AS n)::int AS notified`,
+    post: `INSERT INTO "${s}".session_mailbox (session_id, message_id, kind, body, admitted_by) VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (session_id, message_id) DO NOTHING RETURNING id::text AS position`,
     /** Parameters: session, message id. */
     get: `SELECT ${columns} FROM "${s}".session_mailbox WHERE session_id = $1 AND message_id = $2`,
     /** Messages neither delivered nor done, in admission order. Parameters: session, limit. */

@@ -30,7 +30,8 @@ type Row = Omit<MailboxEntry, 'body' | 'outcome'> & { body: string; outcome: str
 
 /**
  * Messages any host admits for the host that holds a session's lease (SPEC §13): `post` is
- * idempotent by the client's message id and sends a NOTIFY on the mailbox channel; the owner reads
+ * idempotent by the client's message id; a new message is notified on the mailbox channel after
+ * its commit (notifier.ts); the owner reads
  * `pending` and splices them into the inbox with the same message ids. A batch whose
  * `agent/inbox/spliced` event inserts a message with a mailbox id marks that entry delivered in
  * the same transaction (`deliveredSeq`), so a crash can neither lose nor repeat a delivery.
@@ -43,11 +44,14 @@ export class Mailbox {
   readonly #leaseOf: (session: string) => Lease | undefined
   readonly #sql: ReturnType<typeof mailboxStatements>
 
-  constructor(db: Database, owner: string, ensureOpen: () => void, leaseOf: (session: string) => Lease | undefined) {
+  readonly #posted: (session: string, messageId: string) => void
+
+  constructor(db: Database, owner: string, hooks: { ensureOpen: () => void; leaseOf: (session: string) => Lease | undefined; posted: (session: string, messageId: string) => void }) {
     this.#db = db
     this.#owner = owner
-    this.#ensureOpen = ensureOpen
-    this.#leaseOf = leaseOf
+    this.#ensureOpen = hooks.ensureOpen
+    this.#leaseOf = hooks.leaseOf
+    this.#posted = hooks.posted
     this.#sql = mailboxStatements(db.schema)
   }
 
@@ -64,9 +68,10 @@ export class Mailbox {
     const text = JSON.stringify(body)
     if (typeof text !== 'string') throw new BosunError(ErrorCodes.NOT_JSON, `mailbox.post(): the body of message "${messageId}" is not JSON.`)
     try {
-      const { rows } = await this.#db.query<{ created: number }>(this.#sql.post, [session, messageId, kind, text, this.#owner, this.#db.channels.mailbox])
+      const created = (await this.#db.query(this.#sql.post, [session, messageId, kind, text, this.#owner])).rowCount === 1
+      if (created) this.#posted(session, messageId)
       const entry = await this.get(session, messageId)
-      return { created: rows[0]?.created === 1, entry: entry! }
+      return { created, entry: entry! }
     } catch (error) {
       throw storeError(this.#db.name, `post message "${messageId}" to the mailbox of session "${session}"`, error, { session })
     }

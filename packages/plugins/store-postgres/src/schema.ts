@@ -83,11 +83,11 @@ export const statements = (s: string) => ({
    * One write-behind batch, one statement (so one transaction, one round trip): the caller's lease
    * row is read `FOR SHARE` (a takeover's UPDATE of it waits for this statement, and every later
    * batch sees the new epoch), `length` moves from `$4` only if it is `$4` and the epoch is `$3`,
-   * the events go in only if it moved (the primary key refuses a seq stored twice), the mailbox
-   * messages the batch splices are marked delivered, and NOTIFY (sent at commit) says so. The
-   * final SELECT sees the statement's snapshot: `stored` is the length before this batch.
-   * Parameters: session, owner, epoch, first seq, types, times, data, extras, delivered message
-   * ids and their seqs, the events channel.
+   * the events go in only if it moved (the primary key refuses a seq stored twice), and the
+   * mailbox messages the batch splices are marked delivered. The final SELECT sees the
+   * statement's snapshot: `stored` is the length before this batch. (The NOTIFY follows the
+   * commit: notifier.ts says why.) Parameters: session, owner, epoch, first seq, types, times,
+   * data, extras, delivered message ids and their seqs.
    */
   append: `WITH lease AS (
       SELECT epoch FROM "${s}".session_leases WHERE session_id = $1 AND owner = $2 FOR SHARE
@@ -111,6 +111,5 @@ export const statements = (s: string) => ({
       (SELECT owner FROM "${s}".session_leases WHERE session_id = $1) AS holder,
       (SELECT length FROM "${s}".sessions WHERE id = $1) AS stored,
       (SELECT count(*) FROM ins)::int AS inserted,
-      (SELECT count(*) FROM delivered)::int AS delivered,
-      (SELECT count(*) FROM (SELECT pg_notify($11, $1 || ' ' || length::text) FROM bump) AS n)::int AS notified`,
+      (SELECT count(*) FROM delivered)::int AS delivered`,
 })

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './database.js'
 import { sessionLocked, storeError } from './errors.js'
 import { Leases, type Lease, type LeaseHolder } from './leases.js'
 import { Mailbox } from './mailbox.js'
+import { Notifier } from './notifier.js'
 import { resolveOptions, type PostgresStoreOptions } from './options.js'
 import { Watcher, type WatchOptions } from './watch.js'
 import { PostgresWriter } from './writer.js'
@@ -69,9 +70,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const ensureOpen = () => {
     if (closed) throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name} is closed.`, { details: { database: db.name } })
   }
+  const notifier = new Notifier(db)
   const writerHost = {
     db,
     windowMs: resolved.batchWindowMs,
+    committed: (session: string, length: number) => notifier.appended(session, length),
     release: async (writer: PostgresWriter) => {
       if (writers.get(writer.session) === writer) writers.delete(writer.session)
       await leases.release(writer.lease)
@@ -95,7 +98,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     name: 'postgres',
     database: db.name,
     owner,
-    mailbox: new Mailbox(db, owner, ensureOpen, (session) => writers.get(session)?.lease),
+    mailbox: new Mailbox(db, owner, { ensureOpen, leaseOf: (session) => writers.get(session)?.lease, posted: (session, id) => notifier.posted(session, id) }),
 
     async create(header, seed = []) {
       ensureOpen()
@@ -219,6 +222,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       for (const writer of [...writers.values()]) await writer.close().catch((error: unknown) => failures.push(error))
       for (const watcher of [...watchers]) await watcher.close()
       leases.close()
+      await notifier.settled()
       await db.end().catch(() => {})
       if (failures.length === 1) throw failures[0]
       if (failures.length > 1) {

@@ -9,6 +9,8 @@ import type { Lease } from './leases.js'
 export interface WriterHost {
   readonly db: Database
   readonly windowMs: number
+  /** Called after each committed batch with the session's new length (for the NOTIFY). */
+  committed(session: string, length: number): void
   /** Called once the writer is closed: release the lease, forget the writer. */
   release(writer: PostgresWriter): Promise<void>
 }
@@ -18,7 +20,7 @@ export interface WriterHost {
  * at once and queues it; `batchWindowMs` after the first append of a batch, or at once on
  * `flush()`, everything queued is written by one statement — one transaction (see `append` in
  * schema.ts): the lease's epoch checked `FOR SHARE`, the session's length moved, the rows
- * inserted, the mailbox messages the batch splices marked delivered, a NOTIFY sent at commit. At
+ * inserted, the mailbox messages the batch splices marked delivered; a NOTIFY follows. At
  * most one batch is in flight; a failed batch stays queued, in order, ahead of later appends, and
  * the next `flush()` retries it (STALE_WRITER is final: the database refuses it every time).
  */
@@ -109,12 +111,12 @@ export class PostgresWriter implements SessionWriter {
         result = (await db.query<NonNullable<typeof result>>(db.sql.append, [
           this.#session, this.lease.owner, this.lease.epoch, first,
           rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra),
-          delivered, deliveredAt, db.channels.events,
+          delivered, deliveredAt,
         ])).rows[0]
       } catch (error) {
         throw storeError(db.name, `write ${rows.length} events of session "${this.#session}"`, error, { session: this.#session, seq: first })
       }
-      if (result?.inserted === rows.length) return
+      if (result?.inserted === rows.length) return this.#host.committed(this.#session, first + rows.length)
       if (result?.stored === null || result === undefined) {
         throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${this.#session}" is not in the database (was it deleted while open?).`, {
           details: { database: db.name, session: this.#session },
