@@ -140,6 +140,7 @@ export function noteParentEvent(record: ParentRecord, event: SessionEvent): void
     }
     case 'tool/result': {
       const { callId, content } = event.data as { callId: string; content: readonly { type: string; text?: string }[] }
+      record.calls.delete(callId) // a refused spawn: no child to give its arguments to
       const spawned = record.spawned.get(record.byCall.get(callId) ?? '')
       if (spawned?.mode !== 'foreground' || spawned.callId !== callId) break
       const text = content.map((block) => block.text ?? '').join('')
