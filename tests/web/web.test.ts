@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest'
 import { freePort, hasChromium, launch, serve, slowAnswer, workspace, type Serve, type Workspace } from './harness.js'
 import { keyboardFlow } from './keyboard-flow.js'
 import { queueFlow } from './queue-flow.js'
+import { restartFlow } from './restart-flow.js'
 
 const quick = (text: string) => ({ text, chunkSize: 5, delayMs: 10 })
 
@@ -33,5 +34,14 @@ if (hasChromium) {
     it('works from the keyboard alone, focus visible', async () => {
       await keyboardFlow(browser.context, server.url)
     }, 180_000)
+
+    it('survives the server being killed mid-turn and restarted: the banner counts retries, then every tab draws what the log holds, nothing doubled or missing', async () => {
+      const restartWork = await workspace([slowAnswer(1200), quick('unused')])
+      try {
+        await restartFlow(browser.context, restartWork.dir, await freePort())
+      } finally {
+        await restartWork.cleanup()
+      }
+    }, 240_000)
   })
 }

@@ -4,7 +4,7 @@
  * which call the one client; components only read the store and call actions.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import { HostClientError, type HostClient, type SessionListItem, type StreamFrame } from '@bosun/host/client'
+import { HostClientError, type HostClient, type SessionListItem, type StreamFrame, type WireEvent } from '@bosun/host/client'
 import { createCoalescer, type Scheduler } from './coalesce.js'
 import type { ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
@@ -99,7 +99,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       inspecting: null,
 
       async refreshSessions() {
-        const sessions = await attempt('Listing sessions', () => client.listSessions())
+        // Polled: a failure (the host restarting) is said by the reconnect banner, not by a notice each time.
+        const sessions = await client.listSessions().catch(() => undefined)
         if (sessions !== undefined) set({ sessions })
       },
 
@@ -115,9 +116,31 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           if (!controller.signal.aborted) set((state) => ({ view: foldFrames(state.view, batch) }))
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
+        let hellos = 0
+        let lastEvent: WireEvent | null = null
+        /**
+         * A host that was killed may not have saved the last events it streamed, and after a
+         * restart it reuses their seqs. So on every reconnect the page checks that the host still
+         * has the last event it drew; if not, it reloads the session from the log.
+         */
+        const verify = async (seen: WireEvent, hostLastSeq: number): Promise<void> => {
+          let same = hostLastSeq >= seen.seq
+          if (same) {
+            const page = await client.events(id, { after: seen.seq - 1, limit: 1 }).catch(() => null)
+            const found = page?.events[0]
+            same = page === null || (found !== undefined && found.seq === seen.seq && found.time === seen.time && found.type === seen.type && JSON.stringify(found.data) === JSON.stringify(seen.data))
+          }
+          if (same || controller.signal.aborted) return
+          notify('info', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
+          get().select(id)
+        }
         void (async () => {
           try {
             for await (const frame of client.stream(id, { signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
+              if (frame.event === 'hello') {
+                hellos += 1
+                if (hellos > 1 && lastEvent !== null) void verify(lastEvent, frame.data.lastSeq)
+              } else if (frame.event === 'session.event') lastEvent = frame.data
               frames.push(frame)
               // The list's counts follow the selected session without waiting for the next poll
               // (at most one refresh in flight: a long replay has thousands of such frames).
