@@ -68,12 +68,45 @@ beforeAll(async () => {
     }),
     publishFixture(authors, 'secret-guard', env, { scope: '@private' }),
   ])
+  pnpmScenario = runPnpmScenario()
+  pnpmScenario.catch(() => {}) // its test reports a failure
 }, 0)
 
 afterAll(async () => {
+  await pnpmScenario?.catch(() => {}) // its processes end by themselves; the folder goes after them
   await registry?.close()
   if (work !== undefined) await rm(work, { recursive: true, force: true })
 }, 120_000)
+
+const PNPM_CONFIG = `# The pnpm project's agent
+store: [store-jsonl, { dir: .bosun/sessions }]
+plugins:
+  - retry   # bundled with the CLI
+`
+
+/**
+ * The pnpm project's whole story — add, a blocked run, its log, remove — started once the
+ * plugins are published and run beside the other tests (it mostly waits on installs); its test
+ * awaits it and checks each step.
+ */
+let pnpmScenario: Promise<Awaited<ReturnType<typeof runPnpmScenario>>>
+
+async function runPnpmScenario() {
+  const app = await project('pnpm-app', {
+    'package.json': '{ "name": "pnpm-app", "private": true, "packageManager": "pnpm@12.4.2" }\n',
+    '.npmrc': `registry=${registry.url}\n`,
+    'bosun.config.yaml': PNPM_CONFIG,
+  })
+  const added = await bosun(app, ['plugins', 'add', 'fixture-guard', '-o', 'words=secret', '--yes'])
+  const afterAdd = await readFile(join(app, 'bosun.config.yaml'), 'utf8')
+  const lockfile = existsSync(join(app, 'pnpm-lock.yaml'))
+  const blocked = await bosun(app, ['run', 'the secret is out'])
+  const log = await bosun(app, ['log', /session (\S+)\s*$/.exec(blocked.stderr)?.[1] ?? 'none'])
+  const removed = await bosun(app, ['plugins', 'remove', 'fixture-guard'])
+  const afterRemove = await readFile(join(app, 'bosun.config.yaml'), 'utf8')
+  const dependencies = (JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { dependencies?: object }).dependencies ?? {}
+  return { app, added, afterAdd, lockfile, blocked, log, removed, afterRemove, dependencies }
+}
 
 const bosun = (cwd: string, args: string[], extraEnv: Record<string, string> = {}) => run(process.execPath, [BIN, ...args], { cwd, env: { ...env, ...extraEnv } })
 
@@ -267,30 +300,17 @@ export default {
   })
 
   it('a pnpm project with a YAML config: add edits the YAML in place, the run is blocked, remove restores it', async () => {
-    const CONFIG = `# The pnpm project's agent
-store: [store-jsonl, { dir: .bosun/sessions }]
-plugins:
-  - retry   # bundled with the CLI
-`
-    const app = await project('pnpm-app', {
-      'package.json': '{ "name": "pnpm-app", "private": true, "packageManager": "pnpm@12.4.2" }\n',
-      '.npmrc': `registry=${registry.url}\n`,
-      'bosun.config.yaml': CONFIG,
-    })
-    const added = ok(await bosun(app, ['plugins', 'add', 'fixture-guard', '-o', 'words=secret', '--yes']), ['plugins', 'add'], app)
+    const { app, added, afterAdd, lockfile, blocked, log, removed, afterRemove, dependencies } = await pnpmScenario
+    ok(added, ['plugins', 'add'], app)
     expect(added.stderr).toMatch(/install with\s+pnpm add @bosun\/plugin-fixture-guard@1\.0\.0\s+\(packageManager in package\.json, in \.\)/)
-    expect(await readFile(join(app, 'bosun.config.yaml'), 'utf8')).toBe(`${CONFIG}  - ["fixture-guard",{"words":["secret"]}]\n`)
+    expect(afterAdd).toBe(`${PNPM_CONFIG}  - ["fixture-guard",{"words":["secret"]}]\n`)
     expect(added.stdout).toContain('✓ the config is valid')
-    expect(existsSync(join(app, 'pnpm-lock.yaml'))).toBe(true)
-
-    const blocked = await bosun(app, ['run', 'the secret is out'])
+    expect(lockfile).toBe(true)
     expect(blocked.code, blocked.stderr).toBe(3)
-    const log = ok(await bosun(app, ['log', /session (\S+)\s*$/.exec(blocked.stderr)![1]!]), ['log'], app)
-    expect(log.stdout).toContain('blocked by fixture-guard')
-
-    ok(await bosun(app, ['plugins', 'remove', 'fixture-guard']), ['plugins', 'remove'], app)
-    expect(await readFile(join(app, 'bosun.config.yaml'), 'utf8')).toBe(CONFIG)
-    expect(JSON.parse(await readFile(join(app, 'package.json'), 'utf8')).dependencies ?? {}).toEqual({})
+    expect(ok(log, ['log'], app).stdout).toContain('blocked by fixture-guard')
+    ok(removed, ['plugins', 'remove'], app)
+    expect(afterRemove).toBe(PNPM_CONFIG)
+    expect(dependencies).toEqual({})
   })
 })
 

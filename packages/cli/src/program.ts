@@ -180,7 +180,16 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     ]))
     .action(run(commands.config))
 
-  const plugins = program.command('plugins').description('Bosun plugins: the installed ones, and the registry\'s (search, info, add, remove; docs/marketplace.md)')
+  const plugins = program
+    .command('plugins')
+    .description('Bosun plugins: the installed ones, and the registry\'s (search, info, add, remove; docs/marketplace.md)')
+    .addHelpText('after', examples([
+      ['bosun plugins', 'the installed ones'],
+      ['bosun plugins search guard', 'on the npm registry your .npmrc names'],
+      ['bosun plugins info word-guard', 'kind, hooks, options, core range, license; nothing installed'],
+      ['bosun plugins add word-guard -o words=password', 'install, add to the config, check it'],
+      ['bosun plugins remove word-guard', 'out of the config, then uninstalled'],
+    ]))
   plugins
     .command('list', { isDefault: true })
     .description('installed Bosun plugins (keyword "bosun-plugin" in node_modules from here up): name, version, hooks')

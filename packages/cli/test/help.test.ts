@@ -14,7 +14,7 @@ describe.concurrent('bosun --help and errors', () => {
   })
 
   it('bosun <command> --help shows its usage, examples and the global options', async ({ dir, expect }) => {
-    const commands = [['run'], ['chat'], ['resume'], ['sessions', 'list'], ['sessions', 'show'], ['sessions', 'fork'], ['log'], ['config', 'check'], ['plugins']]
+    const commands = [['run'], ['chat'], ['resume'], ['sessions', 'list'], ['sessions', 'show'], ['sessions', 'fork'], ['log'], ['config', 'check'], ['plugins'], ['plugins', 'search'], ['plugins', 'info'], ['plugins', 'add'], ['plugins', 'remove']]
     const results = await Promise.all(commands.map((command) => bosun([...command, '--help'], { cwd: dir })))
     results.forEach((result, index) => {
       const command = commands[index]!.join(' ')
