@@ -127,6 +127,19 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
     await Promise.all(hosts.map((h) => h.close()))
   })
 
+  it('two opens of one session in the same store at once: one wins, the other is SESSION_LOCKED, and the winner can write', async () => {
+    const { a } = stores()
+    await (await a.create(header('twice'))).writer.close()
+    const results = await Promise.allSettled([a.open('twice'), a.open('twice')])
+    const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value!] : []))
+    expect(won).toHaveLength(1)
+    expect(results.some((r) => r.status === 'rejected' && BosunError.is(r.reason, 'SESSION_LOCKED'))).toBe(true)
+    won[0]!.writer.append(event(0))
+    await won[0]!.writer.close()
+    expect((await a.read('twice'))?.events).toHaveLength(1)
+    await a.close()
+  })
+
   it('the primary key refuses a seq stored twice even past the length check (STALE_WRITER)', async () => {
     const { schema, a } = stores()
     const s = await a.create(header('pk'))

@@ -53,7 +53,7 @@ export class Leases {
    * Takes the lease of an existing session (a new epoch); `undefined` when there is no such
    * session; SESSION_LOCKED (with the holder and its time left) when another owner holds it.
    */
-  async acquire(session: string): Promise<Lease | undefined> {
+  async acquire(session: string, retried = false): Promise<Lease | undefined> {
     const sql = this.#db.leaseSql
     let epoch: string | undefined
     try {
@@ -64,8 +64,8 @@ export class Leases {
     if (epoch !== undefined) return this.hold({ session, owner: this.#owner, epoch })
     const holder = await this.holder(session)
     if (holder === undefined) return undefined
-    // Expired between the two statements (or the session was just created and leased): try once more.
-    if (holder.expiresInMs <= 0) return this.acquire(session)
+    // Expired between the two statements: try once more.
+    if (holder.expiresInMs <= 0 && !retried) return this.acquire(session, true)
     throw sessionLocked(this.#db.name, session, holder)
   }
 

@@ -64,6 +64,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     for (const listener of lostListeners) listener(lease.session, error)
   })
   const writers = new Map<string, PostgresWriter>()
+  /** Sessions an `open` of this store is taking: a second one would take the lease again (a new epoch) and fence the first. */
+  const opening = new Set<string>()
   const watchers = new Set<Watcher>()
   let closed = false
 
@@ -133,18 +135,22 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     async open(id) {
       ensureOpen()
       assertSessionId(id)
-      if (writers.has(id)) throw sessionLocked(db.name, id, 'this store')
-      const lease = await leases.acquire(id)
-      if (lease === undefined) return undefined
+      if (writers.has(id) || opening.has(id)) throw sessionLocked(db.name, id, 'this store')
+      opening.add(id)
       try {
-        // The lease is ours: no other writer can append while we read.
-        const found = await store.read(id)
-        if (found === undefined) throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${id}" vanished while it was opened.`, { details: { database: db.name, session: id } })
-        if (writers.has(id)) throw sessionLocked(db.name, id, 'this store')
-        return { header: found.header, events: found.events as SessionEvent[], writer: writerFor(id, found.events.length, lease) }
-      } catch (error) {
-        await leases.release(lease).catch(() => {})
-        throw error
+        const lease = await leases.acquire(id)
+        if (lease === undefined) return undefined
+        try {
+          // The lease is ours: no other writer can append while we read.
+          const found = await store.read(id)
+          if (found === undefined) throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${id}" vanished while it was opened.`, { details: { database: db.name, session: id } })
+          return { header: found.header, events: found.events as SessionEvent[], writer: writerFor(id, found.events.length, lease) }
+        } catch (error) {
+          await leases.release(lease).catch(() => {})
+          throw error
+        }
+      } finally {
+        opening.delete(id)
       }
     },
 
