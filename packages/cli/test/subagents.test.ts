@@ -89,6 +89,23 @@ describe.concurrent('subagents in the CLI', () => {
     ])
   })
 
+  it('bosun log reads a settlement written before reason and answer were recorded, and shows plugin strings terminal-safe', async ({ dir, expect }) => {
+    const store = jsonlStore({ dir: sessions(dir) })
+    const stored = await store.create({ id: 'old', version: LOG_FORMAT_VERSION, createdAt: 1 })
+    const events = [
+      { type: 'subagent/spawned', data: { childId: 'kid', callId: 'c1', agent: 'evil\u001b[2J', mode: 'background', depth: 1 } },
+      { type: 'subagent/settled', data: { childId: 'kid', epoch: 1, messageId: 'settle:kid:1' } },
+    ]
+    events.forEach((event, seq) => stored.writer.append({ seq, time: 2 + seq, ...event } as SessionEvent))
+    await stored.writer.close()
+    await store.close()
+    const log = await bosun(['log', 'old'], { cwd: dir })
+    expect(log.code).toBe(0)
+    expect(log.stdout).toContain('⑂ spawned background agent evil␛[2J kid (depth 1)\n')
+    expect(log.stdout).toContain('⑂ settled agent kid #1 · background · evil␛[2J\n')
+    expect(log.stdout).not.toContain('\u001b')
+  })
+
   it('--tree shows an orphan (its parent is gone) and sessions whose parents form a cycle once each, as roots that say why', async ({ dir, expect }) => {
     const store = jsonlStore({ dir: sessions(dir) })
     const delegation = (parentSessionId: string) => ({ parentSessionId, callId: 'c', depth: 1, mode: 'continuable' as const })
