@@ -15,7 +15,8 @@ export function addToYaml(text: string, entry: unknown): string | undefined {
   const value = lines[keyIndex]!.replace(/^plugins\s*:/, '').replace(/\s+#.*$/, '').trim()
   if (value.startsWith('[') && value.endsWith(']')) {
     const inner = value.slice(1, -1).trim()
-    lines[keyIndex] = `plugins: [${inner === '' ? flow : `${inner.replace(/,\s*$/, '')}, ${flow}`}]`
+    const comment = /\s+#.*$/.exec(lines[keyIndex]!)?.[0] ?? ''
+    lines[keyIndex] = `plugins: [${inner === '' ? flow : `${inner.replace(/,\s*$/, '')}, ${flow}`}]${comment}`
     return lines.join('\n')
   }
   if (value !== '') return undefined
