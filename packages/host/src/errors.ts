@@ -15,6 +15,7 @@ export const HOST_ERROR_STATUS = {
   'payload-too-large': 413,
   'not-authorized': 401,
   'forbidden-origin': 403,
+  'too-many-requests': 429,
   'not-found': 404,
   'internal-error': 500,
 } as const

@@ -1,10 +1,42 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Hono } from 'hono'
 import type { HostContext } from './context.js'
+import { AttemptLimiter, LoginTable, TicketTable } from './credentials.js'
 import { errorResponse, HostError } from './errors.js'
+import { checkSessionId } from './sessions.js'
 
 const LOGIN_MS = 12 * 60 * 60_000
 const TICKET_MS = 60_000
+/** Bounds on the in-memory credential tables (oldest entries go first when full). */
+const MAX_LOGINS = 10_000
+const MAX_TICKETS = 10_000
+/** Login attempts per client address per minute, before `429 too-many-requests`. */
+const LOGIN_ATTEMPTS = 10
+const LOGIN_WINDOW_MS = 60_000
+
+/** The routes a ticket may open (an EventSource cannot send headers): exactly these, GET only. */
+const STREAM_PATHS = [/^\/v1\/stream$/, /^\/v1\/sessions\/([^/]+)\/stream$/, /^\/v1\/ai-sdk\/chat\/([^/]+)\/stream$/]
+
+/** Whether `path` is a stream route (with a valid session id where it names one). */
+export function isStreamPath(path: string): boolean {
+  for (const pattern of STREAM_PATHS) {
+    const match = pattern.exec(path)
+    if (!match) continue
+    if (match[1] === undefined) return true
+    try {
+      checkSessionId(decodeURIComponent(match[1]))
+      return true
+    } catch {
+      return false
+    }
+  }
+  return false
+}
+
+/** The client's address for the login limiter (the socket's; in-process requests share one). */
+function clientOf(env: unknown): string {
+  return (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'in-process'
+}
 const COOKIE = 'bosun_host'
 
 /** Loopback names and addresses (localhost, 127.0.0.0/8, ::1): the one definition for binding and the Host fence. */
@@ -78,19 +110,9 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
   const allowed = fenceHosts(options.token, options.allowedHosts)
   const corsOrigins = new Set(options.corsOrigins.map((o) => new URL(o).origin.toLowerCase()))
   const { token } = options
-  /** Browser logins (cookie value → expiry) and EventSource tickets (ticket → expiry), in memory. */
-  const logins = new Map<string, number>()
-  const tickets = new Map<string, number>()
-  const valid = (store: Map<string, number>, key: string | undefined): boolean => {
-    if (key === undefined) return false
-    const expires = store.get(key)
-    if (expires === undefined) return false
-    if (expires < Date.now()) {
-      store.delete(key)
-      return false
-    }
-    return true
-  }
+  const logins = new LoginTable(LOGIN_MS, MAX_LOGINS)
+  const tickets = new TicketTable(TICKET_MS, MAX_TICKETS)
+  const loginAttempts = new AttemptLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW_MS, MAX_LOGINS)
   const cookieValue = (header: string | undefined): string | undefined =>
     header?.split(';').map((part) => part.trim()).find((part) => part.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1)
 
@@ -126,10 +148,10 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
       const header = c.req.header('authorization') ?? ''
       const match = /^Bearer (.+)$/i.exec(header)
       const byBearer = match !== null && tokenMatches(match[1]!.trim(), token)
-      const byCookie = !byBearer && valid(logins, cookieValue(c.req.header('cookie')))
-      const byTicket = !byBearer && !byCookie && c.req.method === 'GET' && path.endsWith('/stream') && valid(tickets, c.req.query('ticket'))
+      const byCookie = !byBearer && logins.valid(cookieValue(c.req.header('cookie')))
+      const byTicket = !byBearer && !byCookie && c.req.method === 'GET' && isStreamPath(path) && tickets.redeem(c.req.query('ticket'), path)
       if (!byBearer && !byCookie && !byTicket) {
-        return errorResponse(new HostError('not-authorized', 'Missing or wrong credentials: send "Authorization: Bearer <token>", log in with POST /v1/login, or open a stream with a fresh ?ticket=.'), { 'www-authenticate': 'Bearer', ...cors })
+        return errorResponse(new HostError('not-authorized', 'Missing or wrong credentials: send "Authorization: Bearer <token>", log in with POST /v1/login, or open a stream with a fresh ?ticket= issued for its path.'), { 'www-authenticate': 'Bearer', ...cors })
       }
     }
     const method = c.req.method
@@ -150,12 +172,16 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
   app.post('/v1/login', async (c) => {
     const { token: given } = await host.body<{ token: string }>(c, 'login')
     if (token === undefined) return c.json({ loggedIn: true, auth: 'none' })
+    const wait = loginAttempts.attempt(clientOf(c.env))
+    if (wait !== undefined) {
+      return errorResponse(new HostError('too-many-requests', `Too many login attempts from this address: retry in ${wait} s.`, { retryAfter: wait }), { 'retry-after': String(wait) })
+    }
     if (!tokenMatches(given, token)) throw new HostError('not-authorized', 'Wrong token: use the one the host was started with.')
     const id = randomBytes(32).toString('base64url')
-    logins.set(id, Date.now() + LOGIN_MS)
+    const expiresAt = logins.add(id)
     const secure = new URL(c.req.url).protocol === 'https:' ? '; Secure' : ''
     c.header('set-cookie', `${COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/v1; Max-Age=${LOGIN_MS / 1000}${secure}`)
-    return c.json({ loggedIn: true, expiresAt: Date.now() + LOGIN_MS })
+    return c.json({ loggedIn: true, expiresAt })
   })
 
   app.post('/v1/logout', async (c) => {
@@ -167,11 +193,12 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
   })
 
   app.post('/v1/tickets', async (c) => {
-    await host.body(c, 'empty')
+    const { path } = await host.body<{ path: string }>(c, 'ticket')
+    if (!isStreamPath(path)) {
+      throw new HostError('invalid-request', `"path" must be the stream the ticket is for (/v1/stream, /v1/sessions/:id/stream or /v1/ai-sdk/chat/:id/stream), got ${JSON.stringify(path)}.`, { path: '/path' })
+    }
     const ticket = randomBytes(24).toString('base64url')
-    const expiresAt = Date.now() + TICKET_MS
-    tickets.set(ticket, expiresAt)
-    for (const [key, expires] of tickets) if (expires < Date.now()) tickets.delete(key)
-    return c.json({ ticket, expiresAt })
+    const expiresAt = tickets.add(ticket, path)
+    return c.json({ ticket, path, expiresAt })
   })
 }

@@ -79,6 +79,12 @@ export const schemas = {
       bosun: { type: 'object', additionalProperties: false, properties: { delivery: { enum: ['followup', 'steer', 'inject'] } } },
     },
   },
+  ticket: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['path'],
+    properties: { path: { type: 'string', minLength: 1, maxLength: 512 } },
+  },
   empty: { type: 'object', additionalProperties: false, properties: {} },
 } as const
 

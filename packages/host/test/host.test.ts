@@ -148,7 +148,7 @@ describe('host: browsers', () => {
     expect((await req(h, 'GET', '/v1/sessions', undefined, { cookie: jar })).status).toBe(200)
     expect((await req(h, 'GET', '/v1/sessions', undefined, { cookie: 'bosun_host=forged' })).status).toBe(401)
     await req(h, 'POST', '/v1/sessions', { id: 's' }, { cookie: jar })
-    const { ticket } = await json(req(h, 'POST', '/v1/tickets', {}, { cookie: jar }))
+    const { ticket } = await json(req(h, 'POST', '/v1/tickets', { path: '/v1/sessions/s/stream' }, { cookie: jar }))
     const stream = await req(h, 'GET', `/v1/sessions/s/stream?ticket=${ticket}`)
     expect(stream.status).toBe(200)
     await stream.body!.cancel()
