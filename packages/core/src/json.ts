@@ -148,9 +148,11 @@ function fastCopy(value: unknown, depth: number, marks?: readonly Brand[]): unkn
   const proto = Object.getPrototypeOf(value)
   if (proto !== Object.prototype && proto !== null) throw SLOW_PATH
   const object: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
+  // for-in, not Object.keys: no array of keys per copied object (V8 walks its enum cache). The
+  // prototype is Object.prototype or null here; an inherited enumerable key is skipped by hasOwn.
+  for (const key in value) {
     // An own "__proto__" key (JSON.parse makes one) would set the copy's prototype if assigned.
-    if (key === '__proto__') throw SLOW_PATH
+    if (key === '__proto__' || !Object.hasOwn(value, key)) throw SLOW_PATH
     const item = (value as Record<string, unknown>)[key]
     if (item !== undefined) object[key] = fastCopy(item, depth + 1)
   }

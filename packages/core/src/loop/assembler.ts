@@ -72,8 +72,9 @@ export class BlockAssembler {
     return this.#blocks.length > 0
   }
 
+  /** Frozen: each `usage` chunk makes a new object, none is changed in place. */
   get usage(): ModelUsage | undefined {
-    return this.#usage
+    return this.#usage === undefined ? undefined : Object.freeze(this.#usage)
   }
 
   get finish(): ModelFinishReason | undefined {
@@ -86,7 +87,7 @@ export class BlockAssembler {
   }
 
   /**
-   * The assembled message. `withoutToolCalls` (an interrupted or truncated call) keeps text and
+   * The assembled message, deep-frozen. `withoutToolCalls` (an interrupted or truncated call) keeps text and
    * reasoning only: a tool call cut off mid-stream or at the output limit may be incomplete.
    */
   message(withoutToolCalls: boolean): AssistantMessage {
@@ -96,7 +97,8 @@ export class BlockAssembler {
       if (block.type === 'tool-call') n++
     }
     const content = withoutToolCalls ? this.#blocks.filter((block) => block.type !== 'tool-call') : this.#blocks
-    return { role: 'assistant', content: content.map((block) => ({ ...block })) }
+    // Deep-frozen copies of strings the chunks' copies carried: logged as owned data, not copied again.
+    return Object.freeze({ role: 'assistant', content: Object.freeze(content.map((block) => Object.freeze({ ...block }))) }) as AssistantMessage
   }
 }
 

@@ -1,6 +1,7 @@
 import { BosunError, ErrorCodes, serializeError, type SerializedError } from '../errors.js'
-import { ModelError, type ModelChunk, type ModelRequest, type StepFinish } from '../model.js'
+import { ModelError, type ModelAdapter, type ModelChunk, type ModelRequest, type StepFinish, type ToolSpec } from '../model.js'
 import { copyJson, tryCopyJson } from '../json.js'
+import type { BosunEventMap } from '../session/events.js'
 import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
 import { appendOwnedData } from '../session/session.js'
 import { logRequestContext } from './request-context.js'
@@ -27,7 +28,6 @@ export interface ModelCallOutcome {
  */
 export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
   const { turn, step, signal } = scope
-  const base = { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface }
   // Frozen, with a read-only view of the history: a tap changes the request by returning a new one
   // (a waterfall), and nothing a tap or the adapter does can change the history behind the log.
   const initial: ModelRequest = Object.freeze({ system, messages: rt.surface.messages, tools: rt.tools.specs, params: NO_PARAMS })
@@ -35,7 +35,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   let adapter = rt.adapter
   // A hook without taps is skipped (no context object, no promise): the common case costs nothing.
   if (rt.hooks.prepareCall.taps.length > 0) {
-    const callContext = { ...base, adapter: rt.adapter }
+    const callContext = hookContext(rt, scope, rt.adapter)
     const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), signal)
     if (prepared === ABORTED) return { finish: 'aborted', toolCalls: [] }
     checkRequest(prepared)
@@ -43,42 +43,43 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     adapter = callContext.adapter
   }
   logRequestContext(rt, request)
-  rt.session.append('request/header', {
-    turn, step, adapter: adapter.name,
-    ...(request.model ?? adapter.model ? { model: (request.model ?? adapter.model)! } : {}),
-    messageCount: request.messages.length,
-    tools: request.tools.map((tool) => tool.name),
-    ...(Object.keys(request.params).length > 0 ? { params: request.params } : {}),
-  })
+  logRequestHeader(rt, scope, request, adapter)
   await rt.session.flush()
   if (signal.aborted) return { finish: 'aborted', toolCalls: [] }
 
-  // Lazy: the adapter is called when the (possibly wrapped) stream is first iterated.
-  const send = (next: ModelRequest): AsyncIterable<ModelChunk> => {
-    checkRequest(next)
-    const frozen = freezeRequest(next)
-    return {
-      [Symbol.asyncIterator]: () => {
-        // A stream tap that re-sends with another system prompt or tool set: the log says so first.
-        logRequestContext(rt, frozen)
-        return adapter.stream(frozen, { signal })[Symbol.asyncIterator]()
-      },
+  // With `llm/stream` taps, the stream they wrap; without, the adapter is called below, inside the
+  // try, so that a throw from it is the call's failure either way.
+  let wrapped: AsyncIterable<ModelChunk> | undefined
+  if (rt.hooks.llmStream.taps.length > 0) {
+    // Lazy: the adapter is called when the wrapped stream is first iterated.
+    const send = (next: ModelRequest): AsyncIterable<ModelChunk> => {
+      checkRequest(next)
+      const frozen = freezeRequest(next)
+      return {
+        [Symbol.asyncIterator]: () => {
+          // A stream tap that re-sends with another system prompt or tool set: the log says so first.
+          logRequestContext(rt, frozen)
+          return adapter.stream(frozen, { signal })[Symbol.asyncIterator]()
+        },
+      }
     }
+    const stream = await unlessAborted(wrapStream(rt.hooks.llmStream, send, hookContext(rt, scope, adapter), request), signal)
+    if (stream === ABORTED) return { finish: 'aborted', toolCalls: [] }
+    wrapped = stream
   }
-  const stream = rt.hooks.llmStream.taps.length === 0 ? send(request) : await unlessAborted(wrapStream(rt.hooks.llmStream, send, { ...base, adapter }, request), signal)
-  if (stream === ABORTED) return { finish: 'aborted', toolCalls: [] }
 
   let assembler = new BlockAssembler(`call_${turn}_${step}`)
   // A retry plugin logs `llm/retry` before it sends the request again: what the failed attempt
-  // streamed stays in the log as chunks but never reaches the assembled message.
-  const stopWatchingRetries = rt.session.subscribe((event) => {
+  // streamed stays in the log as chunks but never reaches the assembled message. Only an
+  // `llm/stream` wrapper can send again, so without one nothing is watched.
+  const stopWatchingRetries = rt.hooks.llmStream.taps.length === 0 ? undefined : rt.session.subscribe((event) => {
     if (event.type !== 'llm/retry') return
     const retry = event.data as { turn: number; step: number }
     if (retry.turn === turn && retry.step === step) assembler = new BlockAssembler(`call_${turn}_${step}`)
   })
   let failure: unknown
   try {
-    await forEachUntilAborted(stream, signal, (chunk) => {
+    await forEachUntilAborted(wrapped ?? adapter.stream(request, { signal }), signal, (chunk) => {
       // Copied first (a chunk that is not JSON fails here, naming its path), then checked and
       // folded in, then logged: the assembled message never holds what the log refused.
       const copied = tryCopyJson(chunk) ?? copyJson({ chunk }, 'Event "assistant/chunk" data').chunk
@@ -88,7 +89,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   } catch (error) {
     failure = error
   } finally {
-    stopWatchingRetries()
+    stopWatchingRetries?.()
   }
 
   if (signal.aborted) return finalise(rt, scope, assembler, 'aborted')
@@ -103,6 +104,11 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   return finalise(rt, scope, assembler, finish)
 }
 
+/** What the `prepareCall` and `llm/stream` taps receive besides the request. */
+function hookContext(rt: AgentRuntime, scope: StepScope, adapter: ModelAdapter) {
+  return { turn: scope.turn, step: scope.step, signal: scope.signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, adapter }
+}
+
 /**
  * Logs the assistant message: the delivered prefix, marked interrupted, when the call did not
  * finish. A message of an aborted, failed or truncated (`max-tokens`) call keeps no tool calls, and
@@ -115,12 +121,49 @@ function finalise(rt: AgentRuntime, scope: StepScope, assembler: BlockAssembler,
   const message = assembler.message(withoutCalls)
   if (withoutCalls && message.content.length === 0) return { finish, toolCalls: [] }
   const usage = assembler.usage
-  rt.session.append('assistant/message', {
-    turn: scope.turn, step: scope.step, message,
-    ...(usage ? { usage } : {}),
-    ...(interrupted ? { interrupted: true } : {}),
-  })
+  // Owned data: the message and usage are deep-frozen copies of what the (copied, checked) chunks
+  // carried, so the append need not copy them again.
+  const data: BosunEventMap['assistant/message'] = { turn: scope.turn, step: scope.step, message }
+  if (usage) data.usage = usage
+  if (interrupted) data.interrupted = true
+  appendOwnedData(rt.session, 'assistant/message', data)
   return { finish, message, toolCalls: withoutCalls ? [] : assembler.toolCalls }
+}
+
+/** The names of each tool set, made once per (frozen) tools array: the same array comes every step. */
+const toolNames = new WeakMap<readonly ToolSpec[], readonly string[] | null>()
+
+/** The frozen names of `tools`, or null if a name is not a string (a prepareCall tap's doing). */
+function namesOf(tools: readonly ToolSpec[]): readonly string[] | null {
+  let names = toolNames.get(tools)
+  if (names === undefined) {
+    const list = tools.map((tool) => tool?.name)
+    names = list.every((name) => typeof name === 'string') ? Object.freeze(list) : null
+    toolNames.set(tools, names)
+  }
+  return names
+}
+
+/**
+ * `request/header`: what is sent, minus the history. Appended as owned data (no copy) when every
+ * value is known JSON — strings, numbers, a frozen names array — which is every request that no
+ * `prepareCall` tap gave params or odd values; otherwise copied and checked like any event.
+ */
+function logRequestHeader(rt: AgentRuntime, scope: StepScope, request: ModelRequest, adapter: ModelAdapter): void {
+  const { turn, step } = scope
+  const model = request.model ?? adapter.model
+  const names = namesOf(request.tools)
+  const tools = (names ?? request.tools.map((tool) => tool?.name)) as string[]
+  const messageCount = request.messages.length
+  const header: BosunEventMap['request/header'] = model
+    ? { turn, step, adapter: adapter.name, model, messageCount, tools }
+    : { turn, step, adapter: adapter.name, messageCount, tools }
+  const params = request.params === NO_PARAMS || Object.keys(request.params).length === 0 ? undefined : request.params
+  if (params === undefined && names !== null && typeof adapter.name === 'string' && (!model || typeof model === 'string')) {
+    appendOwnedData(rt.session, 'request/header', header)
+  } else {
+    rt.session.append('request/header', params === undefined ? header : { ...header, params })
+  }
 }
 
 const NO_PARAMS: ModelRequest['params'] = Object.freeze({})

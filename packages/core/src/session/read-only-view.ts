@@ -11,41 +11,72 @@ import { BosunError, ErrorCodes } from '../errors.js'
  * with the length of the history.
  */
 export function readOnlyPrefix<T>(array: readonly T[], length: number, what: string): readonly T[] {
-  const refuse = (): never => {
-    throw new BosunError(
-      ErrorCodes.READ_ONLY,
-      `${what} is read-only: it is a view of the session's history. To change what the model sees, return a new request (or a new messages array) from your hook.`,
-    )
-  }
-  const outside = (key: string | symbol): boolean => {
+  return new Proxy(array as T[], new PrefixHandler<T>(length, what))
+}
+
+/**
+ * The traps of one view, on a prototype: a view costs its proxy and this two-field object, not a
+ * closure per trap (the surface makes a view per model request).
+ */
+class PrefixHandler<T> implements ProxyHandler<T[]> {
+  constructor(
+    readonly length: number,
+    readonly what: string,
+  ) {}
+
+  #outside(key: string | symbol): boolean {
     if (typeof key !== 'string') return false
     const index = Number(key)
-    return Number.isInteger(index) && index >= length
+    return Number.isInteger(index) && index >= this.length
   }
-  return new Proxy(array as T[], {
-    get(target, key, receiver) {
-      if (key === 'length') return length
-      if (outside(key)) return undefined
-      return Reflect.get(target, key, receiver)
-    },
-    has(target, key) {
-      return outside(key) ? false : Reflect.has(target, key)
-    },
-    ownKeys() {
-      const keys: string[] = []
-      for (let i = 0; i < length; i++) keys.push(String(i))
-      keys.push('length')
-      return keys
-    },
-    getOwnPropertyDescriptor(target, key) {
-      if (key === 'length') return { value: length, writable: true, enumerable: false, configurable: false }
-      if (outside(key)) return undefined
-      return Reflect.getOwnPropertyDescriptor(target, key)
-    },
-    set: refuse,
-    defineProperty: refuse,
-    deleteProperty: refuse,
-    setPrototypeOf: refuse,
-    preventExtensions: refuse,
-  })
+
+  get(target: T[], key: string | symbol, receiver: unknown): unknown {
+    if (key === 'length') return this.length
+    if (this.#outside(key)) return undefined
+    return Reflect.get(target, key, receiver)
+  }
+
+  has(target: T[], key: string | symbol): boolean {
+    return this.#outside(key) ? false : Reflect.has(target, key)
+  }
+
+  ownKeys(): string[] {
+    const keys: string[] = []
+    for (let i = 0; i < this.length; i++) keys.push(String(i))
+    keys.push('length')
+    return keys
+  }
+
+  getOwnPropertyDescriptor(target: T[], key: string | symbol): PropertyDescriptor | undefined {
+    if (key === 'length') return { value: this.length, writable: true, enumerable: false, configurable: false }
+    if (this.#outside(key)) return undefined
+    return Reflect.getOwnPropertyDescriptor(target, key)
+  }
+
+  set(): boolean {
+    return this.refuse()
+  }
+
+  defineProperty(): boolean {
+    return this.refuse()
+  }
+
+  deleteProperty(): boolean {
+    return this.refuse()
+  }
+
+  setPrototypeOf(): boolean {
+    return this.refuse()
+  }
+
+  preventExtensions(): boolean {
+    return this.refuse()
+  }
+
+  refuse(): never {
+    throw new BosunError(
+      ErrorCodes.READ_ONLY,
+      `${this.what} is read-only: it is a view of the session's history. To change what the model sees, return a new request (or a new messages array) from your hook.`,
+    )
+  }
 }

@@ -48,6 +48,8 @@ export class Session {
   readonly header: SessionHeader
   readonly #events: SessionEvent[]
   readonly #observers = new Set<SessionObserver>()
+  /** The event the observers are being shown ({@link #notifyObserver} reads it). */
+  #notifying: SessionEvent | undefined
   readonly #projections: SessionObserver[] = []
   readonly #writer: SessionWriter | undefined
   readonly #now: () => number
@@ -105,18 +107,22 @@ export class Session {
 
   #commit(type: string, frozen: object): SessionEvent {
     const event: SessionEvent = Object.freeze(
-      this.#ignorable.has(type)
+      this.#ignorable.size !== 0 && this.#ignorable.has(type)
         ? { seq: this.#events.length, time: this.#now(), type, data: frozen as never, ignorable: true as const }
         : { seq: this.#events.length, time: this.#now(), type, data: frozen as never },
     )
     // The writer first: if it refuses the event (a closed or stale store), the log is unchanged.
     this.#writer?.append(event)
     this.#events.push(event)
-    for (const observer of this.#observers) {
+    if (this.#observers.size !== 0) {
+      // Set.forEach, not for-of: no iterator object per event. Observers added or removed during
+      // the walk are visited or skipped exactly as by for-of; a nested append restores the event.
+      const outer = this.#notifying
+      this.#notifying = event
       try {
-        observer(event)
-      } catch (error) {
-        this.#reportError(error, `session observer (on "${type}")`)
+        this.#observers.forEach(this.#notifyObserver, this)
+      } finally {
+        this.#notifying = outer
       }
     }
     for (const projection of this.#projections) {
@@ -127,6 +133,15 @@ export class Session {
       }
     }
     return event
+  }
+
+  #notifyObserver(observer: SessionObserver): void {
+    const event = this.#notifying!
+    try {
+      observer(event)
+    } catch (error) {
+      this.#reportError(error, `session observer (on "${event.type}")`)
+    }
   }
 
   /**

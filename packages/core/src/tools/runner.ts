@@ -2,7 +2,7 @@ import { serializeError } from '../errors.js'
 import type { AgentHooks } from '../hooks.js'
 import type { Inbox } from '../inbox/inbox.js'
 import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
-import type { Session } from '../session/session.js'
+import { appendOwnedData, type Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import { ABORTED, unlessAborted } from '../when-aborted.js'
 import type { ToolRegistry } from './registry.js'
@@ -131,7 +131,8 @@ async function commitResult(call: ToolCallBlock, settled: ToolResult, ctx: ToolR
 
 async function startCall(call: ToolCallBlock, ctx: ToolRunContext): Promise<ToolResult> {
   try {
-    ctx.session.append('tool/call', { turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, arguments: call.arguments })
+    // Owned data: the call's id, name and arguments are strings the assembler checked.
+    appendOwnedData(ctx.session, 'tool/call', { turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, arguments: call.arguments })
     const entry = ctx.registry.get(call.name)
     if (!entry) {
       const known = ctx.registry.names
