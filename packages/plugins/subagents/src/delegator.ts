@@ -84,7 +84,7 @@ export class Delegator {
       if (!stored || hasNoOwnEvents(stored)) {
         // The spawn is recorded but the crash fell before the task reached the child: adopt it (make
         // what is missing, admit the task) — unless the spawn failed and was settled as an error.
-        if (!settled?.size) await this.#adopt(childId, spawned, stored === undefined)
+        if (!settled?.size) await this.#adopt(childId, spawned, stored === undefined).catch(() => this.#unadoptable(childId, spawned))
         continue
       }
       const child = await this.#open(childId, spawned.mode, spawned.agent)
@@ -102,20 +102,26 @@ export class Delegator {
 
   /** Recovery of a child recorded as spawned whose session or task the crash left unmade: it runs its task now. */
   async #adopt(childId: string, spawned: SpawnRecord, missing: boolean): Promise<void> {
-    if (spawned.task === undefined) {
-      // Cannot happen with logs this plugin wrote (the call is logged before it runs); say so rather than guess a task.
-      this.#ctx.session.append('subagent/settled', { childId, epoch: 1, reason: 'error', answer: '' })
-      return
-    }
+    // Cannot be missing in logs this plugin wrote (the call is logged before it runs): refuse rather than guess a task.
+    if (spawned.task === undefined) throw new Error(`no task recorded for child ${childId}`)
     const delegation = this.#delegation(spawned.callId, spawned.depth, spawned.mode)
     if (missing) {
       const context = spawned.context ?? 'fresh'
-      await createChildSession(this.#ctx, { childId, delegation, context, ...(context === 'fork' ? { afterTurn: spawned.turn - 1 } : {}) })
+      await createChildSession(this.#ctx, { childId, delegation, context, ...(context === 'fork' ? { afterTurn: Math.max(0, spawned.turn - 1) } : {}) })
     }
     const child = await this.#open(childId, spawned.mode, spawned.agent)
     await this.#admit(child, spawned.task, delegation)
     this.#live.add(childId)
     child.agent.wake()
+  }
+
+  /**
+   * A child recovery could not adopt (its session cannot be made): settled as an error, with a
+   * message, rather than failing the parent's reopen — a parent that cannot open is worse.
+   */
+  #unadoptable(childId: string, spawned: SpawnRecord): void {
+    const messageId = this.#post(childId, 1, settleText(childId, spawned.agent, 1, 'error', 'It could not be started after a crash.'), true)
+    this.#ctx.session.append('subagent/settled', { childId, epoch: 1, ...(messageId === undefined ? {} : { messageId }), reason: 'error', answer: '' })
   }
 
   /** A foreground answer whose tool result a crash cut: delivered as the message `settle:<childId>:1`, parked. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ModelRequest } from '@bosun/core'
+import type { ModelRequest, Store } from '@bosun/core'
 import { childIds, eventsOf, eventually, ofType, parent, startedId, textOf, until, type Script } from '../test/harness.js'
 import { crashableStore } from '../test/crash.js'
 
@@ -73,6 +73,26 @@ describe('recovery after a crash', () => {
     expect(ofType(again.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1`, reason: 'completed', answer: 'done: quick' }])
     const settles = [...again.inbox.nextTurn, ...again.inbox.nextStep].filter((m) => m.id === `settle:${childId}:1`)
     expect(settles).toHaveLength(1)
+    await again.close()
+  })
+
+  it('a child recovery cannot adopt (its session cannot be made) is settled as an error with a message; the parent still opens', async () => {
+    const crashable = crashableStore()
+    const script: Script = { go: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'lost', mode: 'background' } }] }, { text: 'ok' }] }
+    const dying = await parent({ store: crashable.store(), script })
+    crashable.crashWhen((write) => write.kind === 'create' && write.sessionId !== 'root')
+    dying.followup('go')
+    await until(() => crashable.crashed, 'the crash')
+    const store = crashable.store()
+    const failing: Store = { ...store, create: async () => { throw new Error('disk full') } }
+    const root = await parent({ store: failing, script })
+    const childId = childIds(root.session.events)[0]!
+    expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1`, reason: 'error', answer: '' }])
+    expect(textOf(root.inbox.nextTurn.find((m) => m.id === `settle:${childId}:1`)!.content as never)).toContain('stopped (error)')
+    await root.close()
+    // Settled: reopening does not try again.
+    const again = await parent({ store: crashable.store(), script })
+    expect(await eventsOf(crashable.inner, childId).catch(() => 'none')).toBe('none')
     await again.close()
   })
 })
