@@ -21,6 +21,27 @@ function frame(event: string, data: unknown, id?: number): string {
   return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`
 }
 
+/**
+ * The frames of a session's recent events, shared by its subscribers: each event (with the
+ * derived frames that follow it) is serialised once, not once per subscriber — with many
+ * subscribers on one session, per-subscriber JSON (a full queue snapshot after every splice)
+ * was most of the host's work. Bounded: older seqs (a replay from far back) are serialised again.
+ */
+const frameCaches = new WeakMap<LiveSession, Map<number, string>>()
+const FRAME_CACHE_SIZE = 4096
+
+function cachedFrames(live: LiveSession, seq: number, compute: () => string): string {
+  let cache = frameCaches.get(live)
+  if (!cache) frameCaches.set(live, (cache = new Map()))
+  let frames = cache.get(seq)
+  if (frames === undefined) {
+    frames = compute()
+    cache.set(seq, frames)
+    if (cache.size > FRAME_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+  }
+  return frames
+}
+
 function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {
   if (event.type === 'turn/start') return 'running'
   if (event.type === 'turn/end') return 'idle'
@@ -48,9 +69,9 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
     pull: async (controller) => {
       if (!helloSent) {
         helloSent = true
-        const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox: fold.snapshot() }
         // The hello baseline describes the session now; replay follows from the cursor.
-        hello.inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
+        const inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
+        const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox }
         controller.enqueue(encoder.encode(`retry: 1000\n${frame('hello', hello)}`))
         return
       }
@@ -70,10 +91,12 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
               const { turn, step } = event.data as { turn: number; step: number }
               if (live.finishedSteps.has(`${turn}:${step}`)) continue
             }
-            out += frame('session.event', event, seq)
-            if (fold.apply(event)) out += frame('session.inbox', fold.snapshot())
-            const status = statusAfter(event)
-            if (status) out += frame('session.status', { status, seq })
+            // Every subscriber folds the same events, so the frames after an event are the same for all.
+            const spliced = fold.apply(event)
+            out += cachedFrames(live, seq, () => {
+              const status = statusAfter(event)
+              return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
+            })
           }
           cursor = stop
           controller.enqueue(encoder.encode(out))
@@ -85,6 +108,9 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
           controller.enqueue(encoder.encode(': keep-alive\n\n'))
           return
         }
+        // Woken by an append: let the rest of this burst (a model's chunks, a claim's splices)
+        // land first, so that the subscriber gets one write for the burst, not one per event.
+        await new Promise((resolve) => setImmediate(resolve))
       }
     },
     cancel: () => subscription.end(),
