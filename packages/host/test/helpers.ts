@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { afterEach, beforeEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAgent, type Store, type Tool } from '@bosun/core'
+import { createAgent, definePlugin, type Plugin, type Store, type Tool } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, type CreateHostOptions, type Host } from '../src/index.js'
@@ -26,15 +26,38 @@ export function perTest(): { readonly dir: string; closing: { close(): Promise<v
 }
 
 /** A host over a JSONL store in `dir`; each session's model replays `responses()` (then echoes). */
-export function makeHost(dir: string, responses: () => ScriptedResponse[] = () => [], extra: Partial<CreateHostOptions> = {}): { host: Host; store: Store } {
+export function makeHost(dir: string, responses: () => ScriptedResponse[] = () => [], extra: Partial<CreateHostOptions> = {}, plugins: Plugin[] = []): { host: Host; store: Store } {
   const store = jsonlStore({ dir })
   const host = createHost({
     store,
-    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId }),
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId, plugins }),
     limits: { keepAliveMs: 200, ...(extra.limits ?? {}) },
     ...extra,
   })
   return { host, store }
+}
+
+/**
+ * A plugin that holds every step at `agent/pre-step` until the test opens it: a turn stays
+ * running (and what is queued stays queued) for exactly as long as the test needs, however fast
+ * or slow the machine. An abort still ends a held turn (core races pre-step against it).
+ */
+export function stepGate(): { plugin: Plugin; open(): void; readonly waiting: number } {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => { open = resolve })
+  let waiting = 0
+  const plugin = definePlugin({
+    name: 'step-gate',
+    setup(ctx) {
+      ctx.hooks.preStep.tapPromise('step-gate', async (decision) => {
+        waiting++
+        await opened
+        waiting--
+        return decision
+      })
+    },
+  })
+  return { plugin, open, get waiting() { return waiting } }
 }
 
 const BASE = 'http://127.0.0.1'

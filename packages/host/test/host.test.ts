@@ -4,7 +4,7 @@ import { createAgent, definePlugin } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, tokenMatches, type Host } from '../src/index.js'
-import { json, makeHost, req, tempDir, waitFor } from './helpers.js'
+import { json, makeHost, req, stepGate, tempDir, waitFor } from './helpers.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -315,12 +315,17 @@ describe('host: admission receipts', () => {
   })
 
   it('cancels with keepInbox (parked), wakes, and reports a rerouted steer', async () => {
-    const h = host(() => [{ text: 'a long slow answer', chunkSize: 1, delayMs: 30 }])
+    // Turn 1 is held at its first step until the cancel: m2 is queued behind it, whatever the machine's speed.
+    const gate = stepGate()
+    const h = makeHost(dir, () => [{ text: 'an answer' }], {}, [gate.plugin]).host
+    hosts.push(h)
     await req(h, 'POST', '/v1/sessions', { id: 's' })
     await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'go' })
+    await waitFor(() => gate.waiting === 1, 15_000, 'turn 1 to reach its first step')
     await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'queued' })
     const canceled = await json(req(h, 'POST', '/v1/sessions/s/cancel', { keepInbox: true }))
     expect(canceled.inbox['next-turn'].map((m: { id: string }) => m.id)).toEqual(['m2'])
+    gate.open()
     await waitFor(async () => (await json(req(h, 'GET', '/v1/sessions/s'))).status === 'idle')
     const parked = await json(req(h, 'GET', '/v1/sessions/s'))
     expect(parked.inbox['next-turn'].map((m: { id: string }) => m.id)).toEqual(['m2'])
@@ -336,9 +341,13 @@ describe('host: admission receipts', () => {
   })
 
   it('edits and reorders queued messages by id, and forks a session', async () => {
-    const h = host(() => [{ text: 'a long slow answer for the queue tests', chunkSize: 1, delayMs: 25 }])
+    // Turn 1 is held at its first step while the queue is edited, whatever the machine's speed.
+    const gate = stepGate()
+    const h = makeHost(dir, () => [{ text: 'an answer' }], {}, [gate.plugin]).host
+    hosts.push(h)
     await req(h, 'POST', '/v1/sessions', { id: 's' })
     await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'run', content: 'go' })
+    await waitFor(() => gate.waiting === 1, 15_000, 'turn 1 to reach its first step')
     for (const m of ['q1', 'q2', 'q3']) await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: m, content: m })
     const edited = await req(h, 'PATCH', '/v1/sessions/s/inbox/q1', { content: 'q1 edited' })
     expect(edited.status).toBe(200)
@@ -352,6 +361,7 @@ describe('host: admission receipts', () => {
     expect((await json(partial)).error.code).toBe('invalid-request')
     const unknownOrder = await req(h, 'PUT', '/v1/sessions/s/inbox/order', { order: ['q1', 'q2', 'ghost'] })
     expect((await json(unknownOrder)).error.code).toBe('queue-item-not-found')
+    gate.open()
     await idle(h, 's')
     // FIFO in the new order: q3, q1, q2 ran as turns 2, 3, 4.
     expect(await json(req(h, 'GET', '/v1/sessions/s/messages/q3'))).toMatchObject({ state: 'claimed', turn: 2 })
