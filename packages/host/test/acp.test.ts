@@ -6,7 +6,7 @@ import { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import * as acp from '@agentclientprotocol/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tempDir } from './helpers.js'
+import { tempDir, waitFor } from './helpers.js'
 
 const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../cli/dist/bin.js')
 
@@ -68,7 +68,7 @@ describe('bosun acp', () => {
       expect(texts(updates, 'agent_message_chunk')).toBe('first answersecond answer')
       expect(texts(updates, 'agent_thought_chunk')).toBe('hmm')
       const third = ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'three' }] })
-      while (!texts(updates, 'agent_message_chunk').includes('zz')) await new Promise((r) => setTimeout(r, 10))
+      await waitFor(() => texts(updates, 'agent_message_chunk').includes('zz'), 30_000, () => `the third turn's answer to stream (agent_message_chunk text so far: ${JSON.stringify(texts(updates, 'agent_message_chunk'))})`)
       await ctx.notify('session/cancel', { sessionId })
       expect(await third).toMatchObject({ stopReason: 'cancelled' })
       return sessionId

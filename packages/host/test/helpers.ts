@@ -72,13 +72,13 @@ export async function json<T = any>(response: Response | Promise<Response>): Pro
   return (await (await response).json()) as T
 }
 
-/** Polls `condition` until it holds (no fixed sleeps); fails after `timeoutMs`. */
-export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
+/** Polls `condition` until it holds (no fixed sleeps); fails after `timeoutMs`, saying `what` was missing (a function: described at the deadline). */
+export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 15_000, what: string | (() => string) = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await condition()
     if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`)
     await new Promise((r) => setTimeout(r, 10))
   }
 }
