@@ -1,5 +1,6 @@
 // The PostgreSQL store beside the JSONL and SQLite stores, with 1, 8 and 64 sessions written at
 // once by one store (one host): `node benchmarks/stores-postgres.mjs [--rounds N] [--appends K] [--turns T]`.
+// Options: --pool P (the PostgreSQL store's poolSize, default 10), --sessions 1,8,64, --stores jsonl,sqlite,postgres.
 // Needs the build (`pnpm build`) and a PostgreSQL: BOSUN_PG_URL, else a throwaway cluster from the
 // binaries on the machine (as `startPostgres()` of @bosun/testkit finds them), on the same disk
 // as the JSONL folder and the SQLite file, with PostgreSQL's defaults (fsync on, synchronous_commit on).
@@ -23,9 +24,14 @@ import { postgresStore } from '../packages/plugins/store-postgres/dist/index.js'
 import { startPostgres } from '../packages/testkit/dist/index.js'
 import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, toolResult } from './lib/conversation.mjs'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, appends: { type: 'string', default: '400' }, turns: { type: 'string', default: '40' } } })
+const { values } = parseArgs({ options: {
+  rounds: { type: 'string', default: '3' }, appends: { type: 'string', default: '400' }, turns: { type: 'string', default: '40' },
+  // The PostgreSQL store's pool (its default is 10): at most this many sessions commit at once.
+  pool: { type: 'string', default: '10' },
+  sessions: { type: 'string', default: '1,8,64' }, stores: { type: 'string', default: 'jsonl,sqlite,postgres' },
+} })
 const ROUNDS = Number(values.rounds)
-const SESSIONS = [1, 8, 64]
+const SESSIONS = values.sessions.split(',').map(Number)
 
 const tools = [{
   name: TOOL_NAME, description: TOOL_DESCRIPTION,
@@ -51,7 +57,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 async function storeOf(kind, pgUrl, n) {
   if (kind === 'postgres') {
     const schema = `bench_${process.pid}_${n}_${Math.random().toString(36).slice(2, 8)}`
-    const store = postgresStore({ url: pgUrl, schema })
+    const store = postgresStore({ url: pgUrl, schema, poolSize: Number(values.pool) })
     return { store, cleanup: async () => {
       const pg = createRequire(new URL('../packages/plugins/store-postgres/package.json', import.meta.url))('pg')
       const client = new pg.Client({ connectionString: pgUrl })
@@ -112,7 +118,7 @@ const pg = await startPostgres()
 try {
   const results = []
   for (const n of SESSIONS) {
-    for (const kind of ['jsonl', 'sqlite', 'postgres']) {
+    for (const kind of values.stores.split(',')) {
       const a = [], t = []
       for (let r = 0; r < ROUNDS; r++) {
         a.push(await appends(kind, pg.url, n, Math.max(20, Math.round(Number(values.appends) / n))))

@@ -112,4 +112,41 @@ export const statements = (s: string) => ({
       (SELECT length FROM "${s}".sessions WHERE id = $1) AS stored,
       (SELECT count(*) FROM ins)::int AS inserted,
       (SELECT count(*) FROM delivered)::int AS delivered`,
+  /**
+   * The batches of several sessions, one statement (group commit: one transaction, one WAL flush
+   * for all of them), each checked as `append` checks one: a batch whose lease epoch or first seq
+   * does not hold is left out, the others are written. One row back per batch: `written`, and
+   * for a batch left out the lease and length as the statement's snapshot saw them. Parameters:
+   * per batch (session, epoch, first seq, count); the owner; per event (session, seq, type, time,
+   * data, extra); per delivered message (session, message id, seq).
+   */
+  appendGroup: `WITH b AS (
+      SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[]) AS b(session_id, epoch, first, count)
+    ), lease AS (
+      SELECT l.session_id, l.epoch FROM "${s}".session_leases l WHERE l.session_id IN (SELECT session_id FROM b) AND l.owner = $5 FOR SHARE
+    ), bump AS (
+      UPDATE "${s}".sessions t SET length = b.first + b.count
+      FROM b JOIN lease ON lease.session_id = b.session_id AND lease.epoch = b.epoch
+      WHERE t.id = b.session_id AND t.length = b.first
+      RETURNING t.id
+    ), ins AS (
+      INSERT INTO "${s}".session_events (session_id, seq, type, time, data, extra)
+      SELECT e.session_id, e.seq, e.type, e.time, e.data, e.extra
+      FROM unnest($6::text[], $7::int[], $8::text[], $9::float8[], $10::text[], $11::text[]) AS e(session_id, seq, type, time, data, extra)
+      WHERE e.session_id IN (SELECT id FROM bump)
+      RETURNING 1
+    ), delivered AS (
+      UPDATE "${s}".session_mailbox m SET delivered_seq = d.seq
+      FROM unnest($12::text[], $13::text[], $14::int[]) AS d(session_id, message_id, seq)
+      WHERE d.session_id IN (SELECT id FROM bump) AND m.session_id = d.session_id AND m.message_id = d.message_id AND m.delivered_seq IS NULL
+      RETURNING 1
+    )
+    SELECT b.session_id AS session,
+      EXISTS (SELECT 1 FROM bump WHERE bump.id = b.session_id) AS written,
+      (SELECT l.epoch::text FROM "${s}".session_leases l WHERE l.session_id = b.session_id) AS epoch,
+      (SELECT l.owner FROM "${s}".session_leases l WHERE l.session_id = b.session_id) AS holder,
+      (SELECT t.length FROM "${s}".sessions t WHERE t.id = b.session_id) AS stored,
+      (SELECT count(*) FROM ins)::int AS inserted,
+      (SELECT count(*) FROM delivered)::int AS delivered
+    FROM b`,
 })

@@ -6,6 +6,7 @@ import { checkHeader, decodeHeader, decodeRow, encodeEvent, type StoredRow } fro
 import { openDatabase, type Database } from './database.js'
 import { sessionLocked, storeError } from './errors.js'
 import { Leases, type Lease, type LeaseHolder } from './leases.js'
+import { GroupCommit } from './group-commit.js'
 import { Mailbox } from './mailbox.js'
 import { Notifier } from './notifier.js'
 import { resolveOptions, type PostgresStoreOptions } from './options.js'
@@ -76,7 +77,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const writerHost = {
     db,
     windowMs: resolved.batchWindowMs,
-    committed: (session: string, length: number) => notifier.appended(session, length),
+    commits: new GroupCommit(db, (session, length) => notifier.appended(session, length)),
     release: async (writer: PostgresWriter) => {
       if (writers.get(writer.session) === writer) writers.delete(writer.session)
       await leases.release(writer.lease)

@@ -2,15 +2,16 @@ import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
 import { encodeEvent, type EventRow } from './codec.js'
 import type { Database } from './database.js'
-import { staleWriter, storeError } from './errors.js'
+import { staleWriter } from './errors.js'
+import type { GroupCommit } from './group-commit.js'
 import type { Lease } from './leases.js'
 
 /** What the writer asks of its store. */
 export interface WriterHost {
   readonly db: Database
   readonly windowMs: number
-  /** Called after each committed batch with the session's new length (for the NOTIFY). */
-  committed(session: string, length: number): void
+  /** The store's commit rounds (group commit across its writers). */
+  readonly commits: GroupCommit
   /** Called once the writer is closed: release the lease, forget the writer. */
   release(writer: PostgresWriter): Promise<void>
 }
@@ -18,9 +19,11 @@ export interface WriterHost {
 /**
  * The write-behind writer of one open session, holding its lease. `append` serialises the event
  * at once and queues it; `batchWindowMs` after the first append of a batch, or at once on
- * `flush()`, everything queued is written by one statement — one transaction (see `append` in
- * schema.ts): the lease's epoch checked `FOR SHARE`, the session's length moved, the rows
- * inserted, the mailbox messages the batch splices marked delivered; a NOTIFY follows. At
+ * `flush()`, everything queued joins the store's next commit round (group-commit.ts): one
+ * statement — one transaction — writes the batches of every writer that joined, each checked
+ * alone as `append` in schema.ts checks one (the lease's epoch read `FOR SHARE`, the session's
+ * length moved, the rows inserted, the mailbox messages it splices marked delivered); a NOTIFY
+ * follows. At
  * most one batch is in flight; a failed batch stays queued, in order, ahead of later appends, and
  * the next `flush()` retries it (STALE_WRITER is final: the database refuses it every time).
  */
@@ -100,34 +103,7 @@ export class PostgresWriter implements SessionWriter {
 
   #write(): Promise<void> {
     const rows = this.#queue.slice()
-    const first = rows[0]!.seq
-    const delivered: string[] = []
-    const deliveredAt: number[] = []
-    for (const row of rows) for (const id of row.inserted ?? []) delivered.push(id), deliveredAt.push(row.seq)
-    const { db } = this.#host
-    const batch = (async () => {
-      let result: { epoch: string | null; holder: string | null; stored: number | null; inserted: number } | undefined
-      try {
-        result = (await db.query<NonNullable<typeof result>>(db.sql.append, [
-          this.#session, this.lease.owner, this.lease.epoch, first,
-          rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra),
-          delivered, deliveredAt,
-        ])).rows[0]
-      } catch (error) {
-        throw storeError(db.name, `write ${rows.length} events of session "${this.#session}"`, error, { session: this.#session, seq: first })
-      }
-      if (result?.inserted === rows.length) return this.#host.committed(this.#session, first + rows.length)
-      if (result?.stored === null || result === undefined) {
-        throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${this.#session}" is not in the database (was it deleted while open?).`, {
-          details: { database: db.name, session: this.#session },
-        })
-      }
-      if (result.epoch !== this.lease.epoch) {
-        const by = result.holder === null ? 'its lease is gone' : `its lease was taken over (epoch ${String(result.epoch ?? '?')}, owner "${result.holder}")`
-        throw staleWriter(db.name, this.#session, by, { epoch: this.lease.epoch, seq: first })
-      }
-      throw staleWriter(db.name, this.#session, `${result.stored} events are stored, but this batch starts at seq ${first} (another writer appended)`, { stored: result.stored, seq: first })
-    })()
+    const batch = this.#host.commits.commit(this.lease, rows)
     this.#inFlight = batch.then(
       () => {
         // Rows appended meanwhile stay queued behind the ones just committed.

@@ -1,0 +1,120 @@
+import { BosunError, ErrorCodes } from '@bosun/core'
+import type { EventRow } from './codec.js'
+import type { Database } from './database.js'
+import { sqlState, staleWriter, storeError } from './errors.js'
+import type { Lease } from './leases.js'
+
+/** One writer's batch waiting for a commit round. */
+interface Batch {
+  lease: Lease
+  rows: readonly EventRow[]
+  resolve: () => void
+  reject: (error: BosunError) => void
+}
+
+/** What the single-batch statement and the group statement say about one batch. */
+interface Outcome {
+  written: boolean
+  epoch: string | null
+  holder: string | null
+  stored: number | null
+}
+
+/**
+ * Group commit: the batches that writers of one store hand in during the same tick are written
+ * by one statement (`appendGroup`), so one transaction and one WAL flush serve them all, and each
+ * writer still gets its own outcome — a batch whose lease or seq does not hold is refused alone.
+ * Rounds do not wait for each other: a round runs on its own pool connection as soon as it is
+ * formed (a writer has at most one batch in flight, so two rounds never touch the same session).
+ * If the statement fails as a whole on a duplicate seq (the primary key), each batch is retried
+ * alone, so that only the offending one is refused.
+ */
+export class GroupCommit {
+  readonly #db: Database
+  readonly #committed: (session: string, length: number) => void
+  #waiting: Batch[] = []
+
+  constructor(db: Database, committed: (session: string, length: number) => void) {
+    this.#db = db
+    this.#committed = committed
+  }
+
+  /** Joins the next round; resolves once `rows` are committed, rejects with this batch's error. */
+  commit(lease: Lease, rows: readonly EventRow[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.#waiting.push({ lease, rows, resolve, reject }) === 1) setImmediate(() => void this.#round())
+    })
+  }
+
+  async #round(): Promise<void> {
+    const batches = this.#waiting
+    this.#waiting = []
+    let outcomes: Outcome[]
+    try {
+      outcomes = batches.length === 1 ? [await this.#one(batches[0]!)] : await this.#group(batches)
+    } catch (error) {
+      if (sqlState(error) === '23505' && batches.length > 1) {
+        // Which batch took a stored seq? Each alone, in parallel on the pool.
+        await Promise.all(batches.map(async (batch) => this.#settle(batch, await this.#one(batch).catch((e: unknown) => e))))
+        return
+      }
+      for (const batch of batches) this.#settle(batch, error)
+      return
+    }
+    batches.forEach((batch, i) => this.#settle(batch, outcomes[i]!))
+  }
+
+  async #one({ lease, rows }: Batch): Promise<Outcome> {
+    const delivered = deliveries(rows)
+    const result = (await this.#db.query<Outcome & { inserted: number }>(this.#db.sql.append, [
+      lease.session, lease.owner, lease.epoch, rows[0]!.seq,
+      rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra),
+      delivered.map((d) => d.id), delivered.map((d) => d.seq),
+    ])).rows[0]
+    return { written: result?.inserted === rows.length, epoch: result?.epoch ?? null, holder: result?.holder ?? null, stored: result?.stored ?? null }
+  }
+
+  async #group(batches: readonly Batch[]): Promise<Outcome[]> {
+    const events = batches.flatMap((b) => b.rows.map((row) => ({ session: b.lease.session, row })))
+    const delivered = batches.flatMap((b) => deliveries(b.rows).map((d) => ({ session: b.lease.session, ...d })))
+    const { rows } = await this.#db.query<Outcome & { session: string }>(this.#db.sql.appendGroup, [
+      batches.map((b) => b.lease.session), batches.map((b) => b.lease.epoch), batches.map((b) => b.rows[0]!.seq), batches.map((b) => b.rows.length),
+      batches[0]!.lease.owner,
+      events.map((e) => e.session), events.map((e) => e.row.seq), events.map((e) => e.row.type), events.map((e) => e.row.time), events.map((e) => e.row.data), events.map((e) => e.row.extra),
+      delivered.map((d) => d.session), delivered.map((d) => d.id), delivered.map((d) => d.seq),
+    ])
+    const bySession = new Map(rows.map((row) => [row.session, row]))
+    return batches.map((b) => bySession.get(b.lease.session) ?? { written: false, epoch: null, holder: null, stored: null })
+  }
+
+  #settle(batch: Batch, outcome: Outcome | unknown): void {
+    const { lease, rows } = batch
+    const first = rows[0]!.seq
+    const db = this.#db
+    const result = outcome as Partial<Outcome> | null
+    if (typeof result !== 'object' || result === null || typeof result.written !== 'boolean') {
+      return batch.reject(storeError(db.name, `write ${rows.length} events of session "${lease.session}"`, outcome, { session: lease.session, seq: first }))
+    }
+    if (result.written) {
+      this.#committed(lease.session, first + rows.length)
+      return batch.resolve()
+    }
+    if (result.stored === null) {
+      return batch.reject(new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${lease.session}" is not in the database (was it deleted while open?).`, {
+        details: { database: db.name, session: lease.session },
+      }))
+    }
+    if (result.epoch !== lease.epoch || result.holder !== lease.owner) {
+      const by = result.holder === null ? 'its lease is gone' : `its lease was taken over (epoch ${String(result.epoch ?? '?')}, owner "${result.holder}")`
+      return batch.reject(staleWriter(db.name, lease.session, by, { epoch: lease.epoch, seq: first }))
+    }
+    batch.reject(staleWriter(db.name, lease.session, `${result.stored} events are stored, but this batch starts at seq ${first} (another writer appended)`, { stored: result.stored, seq: first }))
+  }
+}
+
+/** The mailbox messages a batch splices into the inbox, with the seq of the splice. */
+function deliveries(rows: readonly EventRow[]): Array<{ id: string; seq: number }> {
+  const found: Array<{ id: string; seq: number }> = []
+  for (const row of rows) for (const id of row.inserted ?? []) found.push({ id, seq: row.seq })
+  return found
+}
