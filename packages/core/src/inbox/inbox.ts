@@ -1,5 +1,5 @@
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
-import type { Session } from '../session/session.js'
+import { appendOwnedData, type Session } from '../session/session.js'
 import { createUserMessage, derivedFrom, toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
 import { INBOX_TARGETS, otherTarget, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
 
@@ -200,7 +200,7 @@ export class Inbox {
     }
     const claimed = this.#mutate('next-step', 0, this.nextStep.length, [], false, 'claim')
     if (target === 'next-turn') claimed.push(...this.#mutate('next-turn', 0, 1, [], false, 'claim'))
-    for (const message of claimed) this.#notify(() => this.notifications.claimed(message, turn))
+    for (const message of claimed) this.#notify('claimed', message, turn)
     return claimed
   }
 
@@ -295,27 +295,24 @@ export class Inbox {
     const truncatedCount = Math.trunc(deleteCount)
     const actualCount = Math.min(Math.max(Number.isNaN(truncatedCount) ? 0 : truncatedCount, 0), queue.length - actualStart)
     if (actualCount === 0 && inserted.length === 0) return []
-    const splice: InboxSplice = {
-      target,
-      start: actualStart,
-      ...(actualCount === 0 ? {} : { removedCount: actualCount }),
-      inserted,
-      ...(discardRemoved && actualCount > 0 ? { outcome: 'canceled' as const } : {}),
-      ...(kind === 'move' && actualCount > 0 ? { outcome: 'moved' as const } : {}),
-    }
+    // Built in the logged key order without spreads, and appended as owned data: the numbers are
+    // normalised above, the messages are frozen checked messages, and the array is this inbox's own.
+    const outcome = actualCount === 0 ? undefined : kind === 'move' ? 'moved' : discardRemoved ? 'canceled' : undefined
+    const splice: InboxSplice = actualCount === 0
+      ? { target, start: actualStart, inserted: Object.freeze(inserted) }
+      : outcome === undefined
+        ? { target, start: actualStart, removedCount: actualCount, inserted: Object.freeze(inserted) }
+        : { target, start: actualStart, removedCount: actualCount, inserted: Object.freeze(inserted), outcome }
     this.#validate(splice, kind)
     this.#appending = true
-    let event
     try {
-      event = this.session.append('agent/inbox/spliced', splice)
+      appendOwnedData(this.session, 'agent/inbox/spliced', splice)
     } finally {
       this.#appending = false
     }
-    const removed = this.#apply(event.data as InboxSplice, kind === 'claim')
-    if (discardRemoved) for (const message of removed) this.#notify(() => this.notifications.discarded(message, target))
-    for (const message of (event.data as InboxSplice).inserted) {
-      this.#notify(() => this.notifications.inserted(message, target))
-    }
+    const removed = this.#apply(splice, kind === 'claim')
+    if (discardRemoved) for (const message of removed) this.#notify('discarded', message, target)
+    for (const message of splice.inserted) this.#notify('inserted', message, target)
     if (drain) this.#drainDeferred()
     return removed
   }
@@ -361,17 +358,21 @@ export class Inbox {
         `Invalid inbox splice: start ${splice.start}, removedCount ${removedCount} on a ${splice.target} queue of ${queue.length}.`,
       )
     }
-    const leaving = new Set<string>()
-    for (let i = splice.start; i < splice.start + removedCount; i++) leaving.add(queue[i]!.id)
-    const seen = new Set<string>()
-    for (const message of splice.inserted) {
+    const inserted = splice.inserted
+    if (inserted.length === 0) return
+    // Sets only when there is something to compare (an edit, several insertions): a turn's splices
+    // insert one message or remove one, and need none.
+    const leaving = removedCount === 0 ? undefined : new Set<string>()
+    if (leaving !== undefined) for (let i = splice.start; i < splice.start + removedCount; i++) leaving.add(queue[i]!.id)
+    const seen = inserted.length === 1 ? undefined : new Set<string>()
+    for (const message of inserted) {
       const id = (message as UserMessage | undefined)?.id
       if (typeof id !== 'string') throw new BosunError(ErrorCodes.INVALID_SPLICE, 'Inserted item is not a message.')
-      if (seen.has(id) || (this.#where.has(id) && !leaving.has(id))) {
+      if (seen?.has(id) || (this.#where.has(id) && !leaving?.has(id))) {
         throw new BosunError(ErrorCodes.DUPLICATE_MESSAGE_ID, `Message "${id}" is already pending.`, { details: { id } })
       }
       // An edit keeps its id (it leaves and enters in one splice); a requeue is checked by requeue().
-      if (kind === 'public' && this.#seen.has(id) && !leaving.has(id)) {
+      if (kind === 'public' && this.#seen.has(id) && !leaving?.has(id)) {
         throw new BosunError(
           ErrorCodes.DUPLICATE_MESSAGE_ID,
           `Message id "${id}" was already used in this session: an id is a receipt, unique for the life of the session. ` +
@@ -379,13 +380,17 @@ export class Inbox {
           { details: { id } },
         )
       }
-      seen.add(id)
+      seen?.add(id)
     }
   }
 
-  #notify(notify: () => void): void {
+  /** One notification, contained (no closure per message: a turn makes two). */
+  #notify(kind: 'inserted' | 'discarded', message: UserMessage, target: InboxTarget): void
+  #notify(kind: 'claimed', message: UserMessage, turn: number): void
+  #notify(kind: 'inserted' | 'discarded' | 'claimed', message: UserMessage, where: InboxTarget | number): void {
     try {
-      notify()
+      if (kind === 'claimed') this.notifications.claimed(message, where as number)
+      else this.notifications[kind](message, where as InboxTarget)
     } catch (error) {
       this.session.reportError(error, 'inbox notification')
     }
