@@ -180,7 +180,13 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
           }
           continue
         }
-        await subscription.wait(options.keepAliveMs)
+        // Caught up: wait for the next event, or send a keep-alive comment (the UI stream's SSE
+        // parser skips comments) so proxies and idle timeouts keep a long step's stream open.
+        const timedOut = await subscription.wait(options.keepAliveMs)
+        if (timedOut && !subscription.ended) {
+          controller.enqueue(encoder.encode(': keep-alive\n\n'))
+          return
+        }
       }
     },
     cancel: () => subscription.end(),
