@@ -25,6 +25,28 @@ function textOf(blocks: readonly { type: string; text?: string }[]): string {
   return blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join('')
 }
 
+/** A tool's content as one ACP text content item. */
+function toolContent(content: unknown): { type: 'content'; content: { type: 'text'; text: string } }[] {
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? textOf(content as { type: string; text?: string }[]) : JSON.stringify(content)
+  return text === '' ? [] : [{ type: 'content', content: { type: 'text', text } }]
+}
+
+/** The model's tool calls of an `assistant/message`, announced as ACP `tool_call`s (pending). */
+function toolCallsOf(blocks: readonly { type: string; id?: string; name?: string; arguments?: string }[]): Update[] {
+  const out: Update[] = []
+  for (const block of blocks) {
+    if (block.type !== 'tool-call' || block.id === undefined) continue
+    let rawInput: unknown = block.arguments
+    try {
+      rawInput = JSON.parse(block.arguments ?? '')
+    } catch {
+      // arguments that are not JSON stay the raw string the model sent
+    }
+    out.push({ sessionUpdate: 'tool_call', toolCallId: block.id, title: block.name ?? 'tool', name: block.name ?? null, kind: 'other', status: 'pending', rawInput })
+  }
+  return out
+}
+
 /** Waits for the session's next event (or a timeout), reading the log by seq: the writer never waits. */
 function nextEvent(live: LiveSession, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -42,7 +64,9 @@ function nextEvent(live: LiveSession, signal?: AbortSignal): Promise<void> {
  * Runs Bosun sessions as an Agent Client Protocol agent over a stream pair (stdio for
  * `bosun acp`): `session/new`, `session/load` (replayed from the log), `session/prompt` (a
  * prompt that arrives while a turn runs is queued as a follow-up and answered when its own turn
- * ends), `session/cancel` (aborts the turn and cancels the queued prompts).
+ * ends), `session/cancel` (aborts the turn and cancels the queued prompts). Tool calls travel as
+ * `tool_call` (pending, when the model's message names them), then `tool_call_update`s:
+ * `in_progress` at `tool/call`, `completed` or `failed` with the result at `tool/result`.
  */
 export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; close(): Promise<void> } {
   const sessions = new SessionManager(options.store, options.agentFactory, options.idleMs ?? 5 * 60_000)
@@ -63,14 +87,21 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
         return []
       }
       case 'assistant/message': {
-        if (!replay) return []
-        const blocks = (data.message as { content: { type: string; text?: string }[] }).content
+        // Live, the text already went out as chunks; the tool calls are announced either way.
+        const blocks = (data.message as { content: { type: string; text?: string; id?: string; name?: string; arguments?: string }[] }).content
         const out: Update[] = []
-        for (const block of blocks) {
+        for (const block of replay ? blocks : []) {
           if (block.type === 'reasoning' && block.text) out.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: block.text } })
           if (block.type === 'text' && block.text) out.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } })
         }
-        return out
+        return [...out, ...toolCallsOf(blocks)]
+      }
+      case 'tool/call':
+        // The tool started (a call the loop never starts — max-tokens — stays pending).
+        return [{ sessionUpdate: 'tool_call_update', toolCallId: data.callId as string, status: 'in_progress' }]
+      case 'tool/result': {
+        const failed = data.isError === true
+        return [{ sessionUpdate: 'tool_call_update', toolCallId: data.callId as string, status: failed ? 'failed' : 'completed', content: toolContent(data.content), rawOutput: data.content }]
       }
       default:
         return []

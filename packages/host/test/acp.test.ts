@@ -1,14 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
-import { Readable, Writable } from 'node:stream'
-import { fileURLToPath } from 'node:url'
-import * as acp from '@agentclientprotocol/sdk'
+import { join } from 'node:path'
+import type * as acp from '@agentclientprotocol/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { withAcpAgent, type Update } from './acp-client.js'
 import { tempDir, waitFor } from './helpers.js'
-
-const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../cli/dist/bin.js')
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -22,32 +18,8 @@ afterEach(async () => {
   await cleanup()
 })
 
-type Update = acp.SessionNotification['update']
-
 /** Starts `bosun acp` and drives it as an ACP client; resolves with what `op` returns. */
-async function withAgent<T>(op: (ctx: acp.ClientContext, updates: Update[]) => Promise<T>): Promise<T> {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (npx tsc -b tsconfig.build.json).`)
-  const child = spawn(process.execPath, [BIN, 'acp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-  children.push(child)
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t))
-  const updates: Update[] = []
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>)
-  const app = acp.client({ name: 'test' }).onNotification('session/update', ({ params }) => {
-    updates.push(params.update)
-  })
-  try {
-    return await app.connectWith(stream, async (ctx) => {
-      await ctx.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} })
-      return op(ctx, updates)
-    })
-  } catch (error) {
-    throw new Error(`${String(error)}\nstderr: ${stderr}`)
-  } finally {
-    child.stdin.end()
-    await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())))
-  }
-}
+const withAgent = <T>(op: (ctx: acp.ClientContext, updates: Update[]) => Promise<T>): Promise<T> => withAcpAgent(dir, children, op)
 
 const texts = (updates: Update[], kind: string): string =>
   updates.filter((u) => u.sessionUpdate === kind).map((u) => ((u as { content: { text?: string } }).content.text ?? '')).join('')
