@@ -8,7 +8,7 @@ export async function keyboardFlow(context: BrowserContext, url: string): Promis
   const page = await context.newPage()
   await page.goto(url)
   await tabTo(page, 'New session')
-  const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)
+  const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')
   expect(outline).not.toBe('none')
   await page.keyboard.press('Enter')
   await until(async () => /#\/s\/.+/.test(page.url()), 'a session from the keyboard')

@@ -39,16 +39,19 @@ export async function conversationText(page: Page): Promise<string> {
   return page.getByRole('log', { name: 'Conversation' }).innerText()
 }
 
+/** The focused element's accessible name, roughly: aria-label, its label, or its text (run in the page). */
+const FOCUSED_NAME = `(() => {
+  const element = document.activeElement
+  if (element === null) return ''
+  const label = element.getAttribute('aria-label') ?? (element.id ? document.querySelector('label[for="' + element.id + '"]')?.textContent : null) ?? element.closest('label')?.textContent ?? element.textContent ?? ''
+  return label.trim()
+})()`
+
 /** Presses Tab until the focused element's accessible name matches; fails after `max` presses. */
 export async function tabTo(page: Page, name: string | RegExp, max = 80): Promise<void> {
   for (let index = 0; index < max; index += 1) {
     await page.keyboard.press('Tab')
-    const focused = await page.evaluate(() => {
-      const element = document.activeElement as HTMLElement | null
-      if (element === null) return ''
-      const labelled = element.getAttribute('aria-label') ?? (element.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null) ?? element.closest('label')?.textContent ?? element.textContent ?? ''
-      return labelled.trim()
-    })
+    const focused = String(await page.evaluate(FOCUSED_NAME))
     if (typeof name === 'string' ? focused === name : name.test(focused)) return
   }
   throw new Error(`Tab never reached ${String(name)}`)
@@ -59,9 +62,8 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 /** axe-core's WCAG 2.x A/AA violations on the page as it is now (id, impact, first target). */
 export async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; targets: string[] }[]> {
   await page.evaluate(axeSource)
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+  return page.evaluate(`(async () => {
+    const result = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
     return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) }))
-  })
+  })()`)
 }

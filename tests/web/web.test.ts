@@ -2,9 +2,11 @@
 // `bosun serve` as a child process. Needs `pnpm build` (the CLI and the UI's dist/app). Without
 // Chromium outside CI these tests are not registered and one line says how to enable them; in CI
 // (CI=true) a missing browser fails (no-browser.test.ts).
-import { afterAll, beforeAll, describe, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, hasChromium, launch, serve, slowAnswer, workspace, type Serve, type Workspace } from './harness.js'
+import { writeBigSession } from './big-session.js'
 import { keyboardFlow } from './keyboard-flow.js'
+import { perfFlow } from './perf-flow.js'
 import { queueFlow } from './queue-flow.js'
 import { restartFlow } from './restart-flow.js'
 
@@ -42,6 +44,12 @@ if (hasChromium) {
       } finally {
         await restartWork.cleanup()
       }
+    }, 240_000)
+
+    it('opens a 5,000-turn session and scrolls it (virtualised; times reported in docs/benchmarks.md, not asserted)', async () => {
+      const finalSeq = await writeBigSession(work.dir, 'long-voyage', 5000)
+      const report = await perfFlow(browser.context, server.url, 'long-voyage', 5000, finalSeq)
+      expect(report.events).toBe(40_000)
     }, 240_000)
   })
 }

@@ -15,6 +15,10 @@ export function Timeline() {
   const lastSeq = useApp((state) => state.view.lastSeq)
   const scroller = useRef<HTMLDivElement>(null)
   const atEnd = useRef(true)
+  const userScroll = useRef(false)
+  const markUserScroll = (): void => {
+    userScroll.current = true
+  }
   const count = items.length + 1
   const virtualizer = useVirtualizer({
     count,
@@ -37,9 +41,19 @@ export function Timeline() {
       aria-label="Conversation"
       tabIndex={0}
       data-last-seq={lastSeq}
+      onWheel={markUserScroll}
+      onPointerDown={markUserScroll}
+      onTouchStart={markUserScroll}
+      onKeyDown={markUserScroll}
       onScroll={(event) => {
         const element = event.currentTarget
-        atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48
+        const nearEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 48
+        // Only the reader leaves the end: the list's own scrolling (following new rows, correcting
+        // measured heights) never does, so a fast stream cannot unstick it.
+        if (nearEnd) {
+          atEnd.current = true
+          userScroll.current = false
+        } else if (userScroll.current) atEnd.current = false
       }}
     >
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>

@@ -16,9 +16,10 @@ export interface Scheduler {
 }
 
 /** requestAnimationFrame in a page; a 16 ms timer where there is none (a hidden tab throttles rAF, which is fine). */
+const frameApi = globalThis as { requestAnimationFrame?: (callback: () => void) => number; cancelAnimationFrame?: (handle: number) => void }
 export const animationFrames: Scheduler =
-  typeof requestAnimationFrame === 'function'
-    ? { request: (callback) => requestAnimationFrame(callback), cancel: (handle) => cancelAnimationFrame(handle) }
+  frameApi.requestAnimationFrame !== undefined && frameApi.cancelAnimationFrame !== undefined
+    ? { request: (callback) => frameApi.requestAnimationFrame!(callback), cancel: (handle) => frameApi.cancelAnimationFrame!(handle) }
     : { request: (callback) => setTimeout(callback, 16) as unknown as number, cancel: (handle) => clearTimeout(handle) }
 
 export function createCoalescer<T>(flush: (batch: T[]) => void, scheduler: Scheduler = animationFrames): Coalescer<T> {

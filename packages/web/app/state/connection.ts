@@ -11,7 +11,7 @@ export interface ConnectionState {
 }
 
 export function watchStreams(fetchImpl: typeof fetch, report: (change: (previous: ConnectionState) => ConnectionState) => void): typeof fetch {
-  const isStream = (input: RequestInfo | URL): boolean => /\/v1\/sessions\/[^/]+\/stream/.test(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+  const isStream = (input: Parameters<typeof fetch>[0]): boolean => /\/v1\/sessions\/[^/]+\/stream/.test(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
   const dropped = (): void => report((previous) => ({ state: 'reconnecting', retries: previous.state === 'reconnecting' ? previous.retries : previous.retries + 1 }))
   return async (input, init) => {
     if (!isStream(input)) return fetchImpl(input, init)

@@ -117,6 +117,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
         let hellos = 0
+        let replayedTo = -1
         let lastEvent: WireEvent | null = null
         /**
          * A host that was killed may not have saved the last events it streamed, and after a
@@ -140,14 +141,23 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
               if (frame.event === 'hello') {
                 hellos += 1
                 if (hellos > 1 && lastEvent !== null) void verify(lastEvent, frame.data.lastSeq)
+                replayedTo = frame.data.lastSeq
               } else if (frame.event === 'session.event') lastEvent = frame.data
               frames.push(frame)
-              // The list's counts follow the selected session without waiting for the next poll
-              // (at most one refresh in flight: a long replay has thousands of such frames).
-              if (frame.event === 'session.status' || frame.event === 'session.inbox') refreshSoon()
+              // The list's counts follow the selected session's live changes without waiting for
+              // the next poll (not during the replay, and at most one refresh in flight).
+              const live = lastEvent !== null && lastEvent.seq > replayedTo
+              if (live && (frame.event === 'session.status' || frame.event === 'session.inbox')) refreshSoon()
             }
           } catch (error) {
-            if (!controller.signal.aborted) notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)
+            if (controller.signal.aborted) return
+            // The host's log ends before the last seq drawn (it lost unsaved events): reload from it.
+            if (error instanceof HostClientError && error.code === 'replay-unavailable') {
+              notify('info', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
+              get().select(id)
+              return
+            }
+            notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)
           }
         })()
       },

@@ -1,0 +1,75 @@
+import { scripted } from '@bosun/adapter-scripted'
+import { createAgent, memoryStore, type Store } from '@bosun/core'
+import { createHost, type Host } from '@bosun/host'
+import { createClient } from '@bosun/host/client'
+import { afterEach, describe, expect, it } from 'vitest'
+import { emptySession, foldEvents } from '../app/state/fold.js'
+import { createAppStore, type AppStore } from '../app/state/store.js'
+import { until } from './host-harness.js'
+
+/** A store holding session "s" after the given follow-ups ran (each answered by echo). */
+async function storeWith(prompts: string[]): Promise<Store> {
+  const store = memoryStore()
+  const agent = await createAgent({ model: scripted(), store, sessionId: 's' })
+  for (const prompt of prompts) {
+    agent.followup(prompt)
+    await agent.whenIdle()
+  }
+  await agent.close()
+  return store
+}
+
+const hostOver = (store: Store): Host => createHost({ store, agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), limits: { keepAliveMs: 200 } })
+
+let app: AppStore | undefined
+const hosts: Host[] = []
+afterEach(async () => {
+  app?.getState().dispose()
+  for (const host of hosts.splice(0)) await host.close()
+})
+
+describe('the page after the host restarted', () => {
+  it.each([
+    ['a shorter log', ['other one']],
+    ['a longer log whose events at the same seqs differ', ['other one', 'other two', 'other three', 'other four']],
+  ])('reloads the session from the log when the host comes back with %s', async (_case, after) => {
+    const before = hostOver(await storeWith(['first', 'second']))
+    const restarted = hostOver(await storeWith(after))
+    hosts.push(before, restarted)
+    let target = before
+    const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => target.fetch(new Request(input as string, init)) })
+    app = createAppStore({ client })
+    app.getState().select('s')
+    const first = (await client.events('s')).lastSeq
+    await until(() => app!.getState().view.lastSeq === first, 'the first log folded')
+
+    target = restarted
+    await before.close() // ends the stream: the client reconnects, now to the restarted host
+    const log = await client.events('s', { limit: 1000 })
+    await until(() => app!.getState().view.lastSeq === log.lastSeq && app!.getState().view.events[0]?.time === log.events[0]?.time, 'the restarted log folded')
+    const view = app.getState().view
+    expect({ ...view, status: 'idle', statusSeq: 0 }).toEqual({ ...foldEvents(emptySession(), log.events), status: 'idle', statusSeq: 0 })
+    expect(app.getState().notices.map((notice) => notice.text)).toEqual([expect.stringContaining('reloaded from its log')])
+  })
+
+  it('keeps its view when the host comes back with the same log (no reload)', async () => {
+    const store = await storeWith(['first'])
+    const before = hostOver(store)
+    hosts.push(before)
+    let target = before
+    const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => target.fetch(new Request(input as string, init)) })
+    app = createAppStore({ client })
+    app.getState().select('s')
+    const { lastSeq } = await client.events('s')
+    await until(() => app!.getState().view.lastSeq === lastSeq, 'the log folded')
+    const drawn = app.getState().view
+    const again = hostOver(store)
+    hosts.push(again)
+    target = again
+    await before.close()
+    await client.send('s', { content: 'after' })
+    await until(() => app!.getState().view.lastSeq > lastSeq + 3, 'new events folded on the same view')
+    expect(app.getState().view.items[0]).toBe(drawn.items[0])
+    expect(app.getState().notices).toEqual([])
+  })
+})
