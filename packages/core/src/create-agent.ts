@@ -117,7 +117,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     throw error
   }
   const ownsStore = options.ownsStore ?? options.store === undefined
-  let agent: Agent
+  let agent: Agent | undefined
+  // Work plugins hold until the agent is whole (see PluginContext.onReady); undefined once it ran.
+  let ready: (() => void)[] | undefined = []
   try {
     const surface = Surface.attach(session)
     // A turn that a crash left open is closed before anything else happens (persistence §8);
@@ -135,15 +137,31 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     const config: AgentConfig = Object.freeze({ model, store, system, tools: Object.freeze([...tools]), plugins: Object.freeze([...plugins]), maxParallelTools })
     await setupPlugins(plugins, {
       hooks, session, inbox, agent, now, store, config,
-      onClose: (teardown) => agent.onClose(teardown),
+      onClose: (teardown) => agent!.onClose(teardown),
+      onReady: (callback) => {
+        if (typeof callback !== 'function') throw invalidArgument('onReady(callback): callback must be a function.')
+        if (!ready) throw invalidArgument('onReady() can be called only during setup: the agent is already built.')
+        ready.push(callback)
+      },
       addTool: (tool, where) => registry.add(tool, where),
     })
     // The tool set is fixed from here on: every request of a session is made from it (or from what prepareCall returns).
     registry.seal()
   } catch (error) {
-    // No agent to close later: release the session (a store that locks it would keep it locked).
-    await stored.writer.close().catch(() => {})
+    // Nobody gets this agent to close later: close it now, running the teardowns earlier setups
+    // registered (a child they opened, a timer), and release the session (a locking store keeps it locked).
+    if (agent) await agent.close().catch(() => {})
+    else await stored.writer.close().catch(() => {})
     throw error
+  }
+  const callbacks = ready
+  ready = undefined
+  for (const callback of callbacks) {
+    try {
+      callback()
+    } catch (error) {
+      session.reportError(error, 'a plugin onReady callback')
+    }
   }
   return agent
 }

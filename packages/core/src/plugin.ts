@@ -35,8 +35,19 @@ export interface PluginContext {
   name: string
   /** The agent's clock (`createAgent({ now })`), the one event times come from. */
   now(): number
-  /** Registers teardown (timers, connections) run by `agent.close()`, after the last turn. */
+  /**
+   * Registers teardown (timers, connections) run by `agent.close()`, after the last turn — and by
+   * `createAgent` when a later plugin's setup fails, so nothing a setup started is left open.
+   */
   onClose(teardown: () => void | Promise<void>): void
+  /**
+   * Registers work that may start a turn (a wake, a follow-up): run once the agent is built — every
+   * plugin's setup done, its hooks tapped and the tool set sealed — just before `createAgent`
+   * resolves, in registration order. A turn started during `setup` would run before later plugins
+   * tapped their hooks. Never run if a setup fails; a callback that throws is reported to
+   * `hooks.error`, not thrown. Only during `setup`: afterwards it throws `INVALID_ARGUMENT`.
+   */
+  onReady(callback: () => void): void
   /**
    * Creates the adapter a model entry describes — an option the plugin's schema marks
    * `"x-bosun-model": true` (a helper model: a summariser, a judge): a ready adapter is returned
