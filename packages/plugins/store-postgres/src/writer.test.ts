@@ -1,0 +1,62 @@
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import { BosunError } from '@bosun/core'
+import { postgresStore } from './store.js'
+import { available, event, header, until, usePostgres } from './testing/postgres.js'
+
+describe.skipIf(!available)('postgres store — write-behind', () => {
+  const db = usePostgres()
+  const rows = (schema: string, id: string) => db.sql<{ seq: number }>(`SELECT seq FROM "${schema}".session_events WHERE session_id = $1 ORDER BY seq`, [id])
+
+  it('a failed batch is rolled back whole, stays queued in order, and the next flush writes it with what came after', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema })
+    const s = await store.create(header('retry'))
+    s.writer.append(event(0))
+    await s.writer.flush()
+    // The database refuses the next rows for a while (as a full disk or a broken constraint would).
+    await db.sql(`ALTER TABLE "${schema}".session_events ADD CONSTRAINT refuse_for_now CHECK (seq < 2)`)
+    s.writer.append(event(1))
+    s.writer.append(event(2))
+    const failure = await s.writer.flush().catch((e: unknown) => e)
+    expect(BosunError.is(failure, 'STORE')).toBe(true)
+    expect((failure as BosunError).details).toMatchObject({ session: 'retry', seq: 1, sqlState: '23514' })
+    expect((await rows(schema, 'retry')).map((r) => r.seq)).toEqual([0])
+    await db.sql(`ALTER TABLE "${schema}".session_events DROP CONSTRAINT refuse_for_now`)
+    s.writer.append(event(3))
+    await s.writer.flush()
+    expect((await rows(schema, 'retry')).map((r) => r.seq)).toEqual([0, 1, 2, 3])
+    await s.writer.close()
+    await store.close()
+  })
+
+  it('appends without a flush are written by the batch window', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema, batchWindowMs: 1 })
+    const s = await store.create(header('window'))
+    for (let i = 0; i < 5; i++) s.writer.append(event(i))
+    await until(async () => (await rows(schema, 'window')).length === 5, 'the batch window to write the events')
+    await s.writer.close()
+    await store.close()
+  })
+
+  it('statementTimeoutMs bounds a batch stuck behind a lock: STORE with the hint, and the retry succeeds once it is gone', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema, statementTimeoutMs: 300 })
+    const s = await store.create(header('stuck'))
+    const blocker = new pg.Client({ connectionString: db.url() })
+    await blocker.connect()
+    await blocker.query('BEGIN')
+    await blocker.query(`SELECT 1 FROM "${schema}".sessions WHERE id = 'stuck' FOR UPDATE`)
+    s.writer.append(event(0))
+    const failure = await s.writer.flush().catch((e: unknown) => e)
+    expect(BosunError.is(failure, 'STORE')).toBe(true)
+    expect((failure as Error).message).toContain('statementTimeoutMs')
+    await blocker.query('ROLLBACK')
+    await blocker.end()
+    await s.writer.flush()
+    expect((await rows(schema, 'stuck')).map((r) => r.seq)).toEqual([0])
+    await s.writer.close()
+    await store.close()
+  })
+})
