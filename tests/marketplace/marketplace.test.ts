@@ -68,15 +68,55 @@ beforeAll(async () => {
     }),
     publishFixture(authors, 'secret-guard', env, { scope: '@private' }),
   ])
+  npmScenario = runNpmScenario()
   pnpmScenario = runPnpmScenario()
-  pnpmScenario.catch(() => {}) // its test reports a failure
+  npmScenario.catch(() => {}) // their tests report a failure
+  pnpmScenario.catch(() => {})
 }, 0)
 
 afterAll(async () => {
-  await pnpmScenario?.catch(() => {}) // its processes end by themselves; the folder goes after them
+  // Their processes end by themselves; the folder goes after them.
+  await Promise.all([npmScenario?.catch(() => {}), pnpmScenario?.catch(() => {})])
   await registry?.close()
   if (work !== undefined) await rm(work, { recursive: true, force: true })
 }, 120_000)
+
+const TS_CONFIG = `// The npm project's agent: these comments and this layout must survive bosun plugins add.
+export default {
+  store: ['store-jsonl', { dir: '.bosun/sessions' }], // sessions on disk
+  plugins: [
+    'retry', // bundled with the CLI
+  ],
+}
+`
+
+/**
+ * The npm project's story — add, a blocked run and its log, remove (twice), then a plugin for
+ * another core installed by hand and named in a config — started once the plugins are published
+ * and run beside the other tests; the tests below await it and check each step.
+ */
+let npmScenario: Promise<Awaited<ReturnType<typeof runNpmScenario>>>
+
+async function runNpmScenario() {
+  const app = await project('npm-app', { 'package.json': '{ "name": "npm-app", "private": true, "type": "module" }\n', 'bosun.config.ts': TS_CONFIG })
+  const dependenciesOf = async () => (JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { dependencies?: object }).dependencies ?? {}
+  const added = await bosun(app, ['plugins', 'add', 'word-guard', '--option', 'words=password,secret', '--yes'])
+  const afterAdd = await readFile(join(app, 'bosun.config.ts'), 'utf8')
+  const dependencies = await dependenciesOf()
+  const lockfile = existsSync(join(app, 'package-lock.json'))
+  const blocked = await bosun(app, ['run', 'my password is hunter2'])
+  const log = await bosun(app, ['log', /session (\S+)\s*$/.exec(blocked.stderr)?.[1] ?? 'none'])
+  const removed = await bosun(app, ['plugins', 'remove', 'word-guard'])
+  const afterRemove = await readFile(join(app, 'bosun.config.ts'), 'utf8')
+  const dependenciesAfterRemove = await dependenciesOf()
+  const installedAfterRemove = existsSync(join(app, 'node_modules/bosun-plugin-word-guard'))
+  const removedAgain = await bosun(app, ['plugins', 'remove', 'word-guard'])
+  // npm refuses a peer range no published core meets; --legacy-peer-deps installs it anyway, as a user might.
+  await succeed('npm', ['install', 'bosun-plugin-future-guard', '--legacy-peer-deps'], { cwd: app, env })
+  await writeFile(join(app, 'future.json'), '{ "plugins": ["future-guard"] }\n')
+  const refused = await bosun(app, ['run', '--config', 'future.json', 'hello'])
+  return { app, added, afterAdd, dependencies, lockfile, blocked, log, removed, afterRemove, dependenciesAfterRemove, installedAfterRemove, removedAgain, refused }
+}
 
 const PNPM_CONFIG = `# The pnpm project's agent
 store: [store-jsonl, { dir: .bosun/sessions }]
@@ -164,7 +204,7 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
   it('an unknown package, a package that is not Bosun\'s, a registry that is down: each a coded error', async () => {
     const unknown = await bosun(anywhere, ['plugins', 'info', 'no-such-guard'])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toContain('error PACKAGE_NOT_FOUND: no package "no-such-guard" or "@bosun/plugin-no-such-guard" or "bosun-plugin-no-such-guard" on the registry')
+    expect(unknown.stderr).toContain('error PACKAGE_NOT_FOUND: no package "@bosun/plugin-no-such-guard" or "bosun-plugin-no-such-guard" or "no-such-guard" on the registry')
 
     const plain = await bosun(anywhere, ['plugins', 'info', 'bosun-plugin-plain'])
     expect(plain.code).toBe(1)
@@ -216,34 +256,26 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
   })
 
   describe.sequential('an npm project with a TypeScript config', () => {
-    const CONFIG = `// The npm project's agent: these comments and this layout must survive bosun plugins add.
-export default {
-  store: ['store-jsonl', { dir: '.bosun/sessions' }], // sessions on disk
-  plugins: [
-    'retry', // bundled with the CLI
-  ],
-}
-`
-    let app: string
+    let checks: string
     beforeAll(async () => {
-      app = await project('npm-app', { 'package.json': '{ "name": "npm-app", "private": true, "type": "module" }\n', 'bosun.config.ts': CONFIG })
+      checks = await project('npm-checks', { 'package.json': '{ "name": "npm-checks", "private": true, "type": "module" }\n', 'bosun.config.ts': TS_CONFIG })
     })
 
     it('checks options against the schema before anything is installed: the key and the expected type are named', async () => {
-      const bad = await bosun(app, ['plugins', 'add', 'word-guard', '--option', 'ignoreCase=maybe', '--yes'])
+      const bad = await bosun(checks, ['plugins', 'add', 'word-guard', '--option', 'ignoreCase=maybe', '--yes'])
       expect(bad.code).toBe(1)
       expect(bad.stderr).toContain('error OPTION_INVALID: option "ignoreCase" expects a boolean (true or false), got "maybe".')
-      const missing = await bosun(app, ['plugins', 'add', 'word-guard', '--option', 'ignoreCase=false', '--yes'])
+      const missing = await bosun(checks, ['plugins', 'add', 'word-guard', '--option', 'ignoreCase=false', '--yes'])
       expect(missing.code).toBe(1)
       expect(missing.stderr).toMatch(/error OPTION_INVALID: Invalid options for bosun-plugin-word-guard:\n\s+- \$\.words/)
-      const unknownKey = await bosun(app, ['plugins', 'add', 'word-guard', '--option', 'colour=red', '--yes'])
+      const unknownKey = await bosun(checks, ['plugins', 'add', 'word-guard', '--option', 'colour=red', '--yes'])
       expect(unknownKey.stderr).toContain('error OPTION_INVALID: bosun-plugin-word-guard has no option "colour"; its options are: words, ignoreCase.')
-      expect(existsSync(join(app, 'node_modules'))).toBe(false)
-      expect(await readFile(join(app, 'bosun.config.ts'), 'utf8')).toBe(CONFIG)
+      expect(existsSync(join(checks, 'node_modules'))).toBe(false)
+      expect(await readFile(join(checks, 'bosun.config.ts'), 'utf8')).toBe(TS_CONFIG)
     })
 
     it('shows what it will install and asks; no answer installs nothing', async () => {
-      const unanswered = await bosun(app, ['plugins', 'add', 'word-guard', '-o', 'words=password'])
+      const unanswered = await bosun(checks, ['plugins', 'add', 'word-guard', '-o', 'words=password'])
       expect(unanswered.code).toBe(1)
       expect(unanswered.stderr).toMatch(/bosun-plugin-word-guard 1\.0\.0\s+third-party/)
       expect(unanswered.stderr).toMatch(/dependencies\s+0\n/)
@@ -252,48 +284,42 @@ export default {
       expect(unanswered.stderr).toMatch(/install with\s+npm install bosun-plugin-word-guard@1\.0\.0\s+\(no lockfile, in \.\)/)
       expect(unanswered.stderr).toContain('Install bosun-plugin-word-guard@1.0.0 and add it to the config? [y/N]')
       expect(unanswered.stderr).toContain('error NOT_CONFIRMED')
-      expect(existsSync(join(app, 'node_modules'))).toBe(false)
+      expect(existsSync(join(checks, 'node_modules'))).toBe(false)
     })
 
     it('refuses a plugin made for another core before installing, naming both versions', async () => {
-      const future = await bosun(app, ['plugins', 'add', 'future-guard', '--yes'])
+      const future = await bosun(checks, ['plugins', 'add', 'future-guard', '--yes'])
       expect(future.code).toBe(1)
       expect(future.stderr).toContain(`error INCOMPATIBLE_CORE: bosun-plugin-future-guard@1.0.0 supports @bosun/core ^9.0.0, but this bosun runs @bosun/core ${CORE_VERSION}.`)
-      expect(existsSync(join(app, 'node_modules'))).toBe(false)
+      expect(existsSync(join(checks, 'node_modules'))).toBe(false)
     })
 
     it('add installs with npm, edits the TS config keeping its comments, checks it; the plugin rejects in a run', async () => {
-      const added = ok(await bosun(app, ['plugins', 'add', 'word-guard', '--option', 'words=password,secret', '--yes']), ['plugins', 'add'], app)
-      expect(await readFile(join(app, 'bosun.config.ts'), 'utf8')).toBe(CONFIG.replace("    'retry', // bundled with the CLI\n", "    'retry', // bundled with the CLI\n    ['word-guard', { words: ['password', 'secret'] }],\n"))
+      const { app, added, afterAdd, dependencies, lockfile, blocked, log } = await npmScenario
+      ok(added, ['plugins', 'add'], app)
+      expect(afterAdd).toBe(TS_CONFIG.replace("    'retry', // bundled with the CLI\n", "    'retry', // bundled with the CLI\n    ['word-guard', { words: ['password', 'secret'] }],\n"))
       expect(added.stderr).toContain(`Added ["word-guard",{"words":["password","secret"]}] to "plugins" in bosun.config.ts.`)
       expect(added.stdout).toMatch(/2\. word-guard\s+bosun-plugin-word-guard 1\.0\.0/)
       expect(added.stdout).toContain('✓ the config is valid')
-      const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8'))
-      expect(manifest.dependencies).toEqual({ 'bosun-plugin-word-guard': '^1.0.0' })
-      expect(existsSync(join(app, 'package-lock.json'))).toBe(true)
-
-      const blocked = await bosun(app, ['run', 'my password is hunter2'])
+      expect(dependencies).toEqual({ 'bosun-plugin-word-guard': '^1.0.0' })
+      expect(lockfile).toBe(true)
       expect(blocked.code, blocked.stderr).toBe(3)
-      const session = /session (\S+)\s*$/.exec(blocked.stderr)![1]!
-      const log = ok(await bosun(app, ['log', session]), ['log'], app)
-      expect(log.stdout).toContain('blocked by word-guard')
+      expect(ok(log, ['log'], app).stdout).toContain('blocked by word-guard')
       expect(log.stdout).toMatch(/"reason":"blocked-word","word":"password"/)
     })
 
     it('remove takes the entry out of the config (as it was) and uninstalls with npm', async () => {
-      ok(await bosun(app, ['plugins', 'remove', 'word-guard']), ['plugins', 'remove'], app)
-      expect(await readFile(join(app, 'bosun.config.ts'), 'utf8')).toBe(CONFIG)
-      expect(JSON.parse(await readFile(join(app, 'package.json'), 'utf8')).dependencies ?? {}).toEqual({})
-      expect(existsSync(join(app, 'node_modules/bosun-plugin-word-guard'))).toBe(false)
-      const again = await bosun(app, ['plugins', 'remove', 'word-guard'])
-      expect(again.code).toBe(1)
-      expect(again.stderr).toContain('error NOT_ADDED')
+      const { app, removed, afterRemove, dependenciesAfterRemove, installedAfterRemove, removedAgain } = await npmScenario
+      ok(removed, ['plugins', 'remove'], app)
+      expect(afterRemove).toBe(TS_CONFIG)
+      expect(dependenciesAfterRemove).toEqual({})
+      expect(installedAfterRemove).toBe(false)
+      expect(removedAgain.code).toBe(1)
+      expect(removedAgain.stderr).toContain('error NOT_ADDED')
     })
 
     it('the loader refuses a plugin installed for another core, naming both versions', async () => {
-      await succeed('npm', ['install', 'bosun-plugin-future-guard', '--legacy-peer-deps'], { cwd: app, env })
-      await writeFile(join(app, 'future.json'), '{ "plugins": ["future-guard"] }\n')
-      const refused = await bosun(app, ['run', '--config', 'future.json', 'hello'])
+      const { refused } = await npmScenario
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain(`bosun-plugin-future-guard 1.0.0 supports @bosun/core ^9.0.0, but the running @bosun/core is ${CORE_VERSION}.`)
     })

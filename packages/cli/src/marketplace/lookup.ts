@@ -20,11 +20,14 @@ export interface FoundPackage {
  * The package `spec` names on the registry (`@acme/bosun-plugin-x`, `bosun-plugin-x@1.2.0`): its
  * latest version, or the one the spec's range or tag picks. A short name (`word-guard`) is looked
  * up as the config would name it (`@bosun/plugin-word-guard`, then `bosun-plugin-word-guard`),
- * never by similarity. Refuses a package that is not a Bosun plugin, adapter or store.
+ * then as typed; never by similarity. Refuses a package that is not a Bosun plugin, adapter or store.
  */
 export async function findOnRegistry(client: RegistryClient, spec: string): Promise<FoundPackage> {
   const { name, range } = parseSpec(spec)
-  const candidates = [...new Set([name, ...candidatePackages(name, 'plugin')])]
+  // The config's lookup first (`rate-limit` is @bosun/plugin-rate-limit, not the unrelated npm
+  // package "rate-limit"), the name exactly as typed last.
+  const kind = /^(@[^/]+\/)?bosun-adapter-/.test(name) ? 'adapter' : 'plugin'
+  const candidates = [...new Set([...candidatePackages(name, kind), name])]
   let lastError: unknown
   for (const candidate of candidates) {
     try {

@@ -7,7 +7,7 @@ const MAX_FILE = 1024 * 1024
 /**
  * One file of an npm package tarball (gzipped tar, every path under `package/`), or `undefined`
  * when it has none. `path` is relative to the package root (`./schema.json`, `schema.json`).
- * Reads ustar headers and PAX `path` records; nothing is written to disk.
+ * Reads ustar headers, PAX `path` records and GNU long names; nothing is written to disk.
  */
 export function readTarballFile(gzipped: Buffer, path: string): string | undefined {
   const wanted = normalize(path)
@@ -23,6 +23,11 @@ export function readTarballFile(gzipped: Buffer, path: string): string | undefin
     offset += BLOCK + Math.ceil(size / BLOCK) * BLOCK
     if (type === 'x') {
       paxPath = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(body.toString('utf8'))?.[1]
+      continue
+    }
+    if (type === 'L') {
+      // GNU tar's long name: the next entry's path, NUL-terminated.
+      paxPath = body.toString('utf8').replace(/\0.*$/s, '')
       continue
     }
     const prefix = field(header, 345, 155)
