@@ -1,4 +1,5 @@
-import type { SessionEvent, UserMessage } from '@bosun/core'
+import { messageText, type InboxSplice, type SessionEvent, type UserMessage } from '@bosun/core'
+import { InboxFold } from './log.js'
 import type { LiveSession } from './sessions.js'
 import { subscribe } from './subscription.js'
 
@@ -7,9 +8,6 @@ import { subscribe } from './subscription.js'
  * of a log event, read from the log by seq like the session stream (the writer never waits).
  * Steering, pre-step rejects and queue snapshots travel as `data-bosun-*` parts.
  */
-type Lane = 'next-turn' | 'next-step'
-interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' | 'moved' }
-
 const encoder = new TextEncoder()
 const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`
 
@@ -23,23 +21,19 @@ export interface TurnStreamOptions {
   onEnd: () => void
 }
 
-function textOf(content: unknown): string {
+/** A tool result's content as text: a string as it is, blocks by their text. */
+function resultText(content: unknown): string {
   if (typeof content === 'string') return content
-  if (Array.isArray(content)) return content.map((b) => (typeof b === 'object' && b !== null && 'text' in b ? String((b as { text: unknown }).text) : '')).join('')
+  if (Array.isArray(content)) return messageText({ content })
   return JSON.stringify(content)
 }
 
 export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
   const seedLength = session.header.seedLength ?? 0
-  const queues: Record<Lane, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
-  for (let i = seedLength; i <= options.after && i < session.length; i++) {
-    const event = session.events[i]!
-    if (event.type === 'agent/inbox/spliced') {
-      const s = event.data as Splice
-      queues[s.target].splice(s.start, s.removedCount ?? 0, ...s.inserted)
-    }
-  }
+  const fold = new InboxFold(seedLength)
+  for (let i = seedLength; i <= options.after && i < session.length; i++) fold.apply(session.events[i]!)
+  const { queues } = fold
   let cursor = options.after
   let ourTurn = options.turn
   let currentTurn: number | undefined
@@ -65,7 +59,7 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
     return out + sse({ type: `${kind}-delta`, id: open!.id, delta: text })
   }
   const queueSnapshot = (): string =>
-    sse({ type: 'data-bosun-queue', data: { 'next-turn': queues['next-turn'].map((m) => ({ id: m.id, text: textOf(m.content) })), 'next-step': queues['next-step'].map((m) => ({ id: m.id, text: textOf(m.content) })) }, transient: true })
+    sse({ type: 'data-bosun-queue', data: { 'next-turn': queues['next-turn'].map((m) => ({ id: m.id, text: messageText(m) })), 'next-step': queues['next-step'].map((m) => ({ id: m.id, text: messageText(m) })) }, transient: true })
   const start = (): string => {
     started = true
     return sse({ type: 'start', messageId: `bosun-turn-${ourTurn}` })
@@ -74,8 +68,8 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
   const translate = (event: SessionEvent): string => {
     if (event.type === 'turn/start') currentTurn = (event.data as { turn: number }).turn
     if (event.type === 'agent/inbox/spliced') {
-      const s = event.data as Splice
-      const removed = queues[s.target].splice(s.start, s.removedCount ?? 0, ...s.inserted)
+      const s = event.data as InboxSplice
+      const removed = fold.apply(event) ?? []
       // A move between the queues (a promote) neither claims nor cancels it.
       if (ourTurn === undefined && options.messageId !== undefined && s.outcome !== 'moved' && removed.some((m) => m.id === options.messageId)) {
         const kept = s.inserted.some((m) => m.id === options.messageId)
@@ -102,7 +96,7 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
         // Input that rides a later step of the turn: a steer (or an injected context).
         if (steps <= 1) return ''
         const message = event.data as UserMessage
-        return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: textOf(message.content), source: message.source } })
+        return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: messageText(message), source: message.source } })
       }
       case 'assistant/chunk': {
         const chunk = (event.data as { chunk: { type: string; text?: string } }).chunk
@@ -128,8 +122,8 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
       case 'tool/result': {
         const r = event.data as { callId: string; content: unknown; isError?: boolean }
         return r.isError === true
-          ? sse({ type: 'tool-output-error', toolCallId: r.callId, errorText: textOf(r.content) })
-          : sse({ type: 'tool-output-available', toolCallId: r.callId, output: textOf(r.content) })
+          ? sse({ type: 'tool-output-error', toolCallId: r.callId, errorText: resultText(r.content) })
+          : sse({ type: 'tool-output-available', toolCallId: r.callId, output: resultText(r.content) })
       }
       case 'step/end':
         return closeOpen() + sse({ type: 'finish-step' })

@@ -1,22 +1,24 @@
-import { foldConsumedWork, type SessionEvent, type UserMessage } from '@bosun/core'
+import { foldConsumedWork, type InboxSplice, type InboxTarget, type SessionEvent, type UserMessage } from '@bosun/core'
 
-type Lane = 'next-turn' | 'next-step'
-interface Splice { target: Lane; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' | 'moved' }
+type Lane = InboxTarget
 
 export interface InboxSnapshot {
   'next-turn': UserMessage[]
   'next-step': UserMessage[]
 }
 
-/** Folds the inbox splices of a log (after the seed) into the queues they leave. */
+/**
+ * Folds the inbox splices of a log (after the seed) into the queues they leave: the host's one
+ * inbox fold (snapshots, the session and AI SDK streams, ACP prompts).
+ */
 export class InboxFold {
   readonly queues: InboxSnapshot = { 'next-turn': [], 'next-step': [] }
   constructor(readonly seedLength = 0) {}
-  apply(event: SessionEvent): boolean {
-    if (event.type !== 'agent/inbox/spliced' || event.seq < this.seedLength) return false
-    const splice = event.data as Splice
-    this.queues[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
-    return true
+  /** Applies one event: for a splice, the messages it removed (truthy, maybe empty); else undefined. */
+  apply(event: SessionEvent): UserMessage[] | undefined {
+    if (event.type !== 'agent/inbox/spliced' || event.seq < this.seedLength) return undefined
+    const splice = event.data as InboxSplice
+    return this.queues[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
   }
   snapshot(): InboxSnapshot {
     return { 'next-turn': [...this.queues['next-turn']], 'next-step': [...this.queues['next-step']] }
@@ -34,7 +36,7 @@ export function findAdmission(events: readonly SessionEvent[], messageId: string
   for (let i = seedLength; i < events.length; i++) {
     const event = events[i]!
     if (event.type !== 'agent/inbox/spliced') continue
-    const splice = event.data as Splice
+    const splice = event.data as InboxSplice
     const message = splice.inserted.find((m) => m.id === messageId)
     if (message) return { seq: event.seq, lane: splice.target, message }
   }
