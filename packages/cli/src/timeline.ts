@@ -28,6 +28,8 @@ export class TimelineView {
   readonly #options: TimelineViewOptions
   /** The inbox queues as the log has built them so far, to name what a cancel removed. */
   readonly #queues: Record<'next-turn' | 'next-step', UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  /** Ids removed by the first half of a move, until the insertion that completes it. */
+  readonly #moving = new Set<string>()
   #turn: { turn: number; startedAt: number; steps: number } | undefined
   #step = 0
   #seedLength = 0
@@ -231,6 +233,11 @@ export class TimelineView {
     const s = this.#style
     const queue = this.#queues[splice.target]
     const removed = queue.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    if (splice.outcome === 'moved') {
+      // The first half of a move (a promote): shown once, by the insertion that follows it.
+      for (const message of removed) this.#moving.add(message.id)
+      return []
+    }
     if (splice.outcome !== 'canceled' && removed.length > 0 && splice.inserted.length === 0) return [] // a claim: shown as user/message
     const depth = this.#depth()
     const lines: string[] = []
@@ -241,7 +248,11 @@ export class TimelineView {
       return lines
     }
     for (const message of removed) lines.push(this.#at(depth, s.dim(`- canceled: ${this.#quote(messageText(message))}`)))
-    for (const message of splice.inserted) lines.push(this.#at(depth, s.dim(`+ ${label(message)}: ${this.#quote(messageText(message))}`)))
+    for (const message of splice.inserted) {
+      const moved = this.#moving.delete(message.id)
+      const what = moved ? `promoted to ${splice.target === 'next-step' ? 'steer' : 'queued'}` : label(message)
+      lines.push(this.#at(depth, s.dim(`${moved ? '^' : '+'} ${what}: ${this.#quote(messageText(message))}`)))
+    }
     return lines
   }
 

@@ -212,6 +212,23 @@ describe.concurrent('bosun log', () => {
     expect(result.stdout).toMatch(/step 1 · openai gpt-4o-mini\n\s+user\s+one\n\s+context: [^\n]*\n\s+assistant from openai\n/)
   })
 
+  it('shows a promoted message once, as promoted, not as a claim plus a new steer', async ({ dir, expect }) => {
+    const store = jsonlStore({ dir: sessions(dir) })
+    const agent = await createAgent({ model: scripted({ responses: [{ text: 'one' }, { text: 'two' }] }), store, sessionId: 'promoted' })
+    agent.followup('first')
+    const second = agent.followup('second')
+    agent.inbox.move(second.id, 'next-step')
+    await agent.whenIdle()
+    await agent.close()
+    await store.close()
+    const result = await bosun(['log', 'promoted'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('+ queued: "second"')
+    expect(result.stdout).toContain('^ promoted to steer: "second"')
+    expect(result.stdout).not.toContain('+ steer: "second"')
+    expect(result.stdout.match(/"second"/g)).toHaveLength(2)
+  })
+
   it('an unknown session is a coded error naming where it looked', async ({ dir, expect }) => {
     const result = await bosun(['log', 'nope'], { cwd: dir })
     expect(result.code).toBe(1)
