@@ -11,9 +11,10 @@ import { marketplaceError } from '../marketplace/errors.js'
 import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
 import { fetchOptionsSchema } from '../marketplace/manifest.js'
 import { shownUrl } from '../marketplace/npm-config.js'
-import { detectPackageManager, packageManagerArgs, runPackageManager } from '../marketplace/package-manager.js'
+import { detectPackageManager, packageManagerArgs, runPackageManager, shownArgs } from '../marketplace/package-manager.js'
 import { optionsFromPairs } from '../marketplace/plugin-options.js'
 import { configName } from '../plugins-scan.js'
+import { safeValue } from '../terminal-safe.js'
 import { describeManifest } from './plugins-info.js'
 
 export interface PluginsAddOptions {
@@ -45,9 +46,9 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   const manager = detectPackageManager(ctx.io.cwd)
   const s = ctx.err.style
   const installSpec = `${manifest.name}@${manifest.version}`
-  for (const line of describeManifest(manifest, s, true)) ctx.err.line(line)
+  for (const line of describeManifest(safeValue(manifest), s, true)) ctx.err.line(line)
   ctx.err.line(`${s.bold('from'.padEnd(16))}${shownUrl(new URL('/', typeof version.dist?.tarball === 'string' ? version.dist.tarball : client.config.registry).href)}`)
-  ctx.err.line(`${s.bold('install with'.padEnd(16))}${manager.name} ${packageManagerArgs(manager.name, 'add', installSpec, options.registry).join(' ')}  ${s.dim(`(${manager.reason}, in ${relative(ctx.io.cwd, manager.dir) || '.'})`)}`)
+  ctx.err.line(`${s.bold('install with'.padEnd(16))}${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}  ${s.dim(`(${manager.reason}, in ${relative(ctx.io.cwd, manager.dir) || '.'})`)}`)
   if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {
     throw marketplaceError('NOT_CONFIRMED', 'not confirmed: nothing was installed or written. Answer "y", or pass --yes.')
   }

@@ -7,6 +7,7 @@ import { optionRows, type OptionRow } from '../marketplace/plugin-options.js'
 import type { Style } from '../output.js'
 import { configName } from '../plugins-scan.js'
 import { table } from '../table.js'
+import { safeJson, safeValue } from '../terminal-safe.js'
 
 /**
  * `bosun plugins info <name>`: a package's manifest read from the registry, nothing installed:
@@ -15,14 +16,17 @@ import { table } from '../table.js'
  */
 export async function pluginsInfoCommand(ctx: CommandContext, spec: string, options: { json?: boolean; registry?: string }): Promise<number> {
   const client = registryClient(ctx, options.registry)
-  const { version, manifest } = await findOnRegistry(client, spec)
-  const schema = await fetchOptionsSchema(client, version, manifest)
-  const rows = schema === undefined ? [] : optionRows(schema)
-  const compatible = manifest.coreRange === undefined ? undefined : coreSatisfies(manifest.coreRange)
+  const { version, manifest: found } = await findOnRegistry(client, spec)
+  const schema = await fetchOptionsSchema(client, version, found)
+  const compatible = found.coreRange === undefined ? undefined : coreSatisfies(found.coreRange)
   if (options.json) {
-    ctx.out.line(JSON.stringify({ ...manifest, configName: configName(manifest.name), core: { range: manifest.coreRange, running: CORE_VERSION, satisfied: compatible }, options: rows, schema }))
+    const core = { range: found.coreRange, running: CORE_VERSION, satisfied: compatible }
+    ctx.out.line(safeJson(JSON.stringify({ ...found, configName: configName(found.name), core, options: schema === undefined ? [] : optionRows(schema), schema })))
     return ExitCode.ok
   }
+  // Everything below is the package author's text: control characters are shown, never sent.
+  const manifest = safeValue(found)
+  const rows = schema === undefined ? [] : safeValue(optionRows(schema))
   const s = ctx.out.style
   for (const line of describeManifest(manifest, s, compatible)) ctx.out.line(line)
   ctx.out.line()

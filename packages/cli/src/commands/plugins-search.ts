@@ -4,6 +4,7 @@ import { registryClient } from '../marketplace/lookup.js'
 import { shownUrl } from '../marketplace/npm-config.js'
 import { searchPackages } from '../marketplace/search.js'
 import { table } from '../table.js'
+import { safeJson, safeValue } from '../terminal-safe.js'
 
 /**
  * `bosun plugins search [words]`: Bosun plugins, adapters and stores on the registry the npm
@@ -12,11 +13,13 @@ import { table } from '../table.js'
  */
 export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string }): Promise<number> {
   const client = registryClient(ctx, options.registry)
-  const results = await searchPackages(client, words)
+  const found = await searchPackages(client, words)
   if (options.json) {
-    for (const result of results) ctx.out.line(JSON.stringify(result))
+    for (const result of found) ctx.out.line(safeJson(JSON.stringify(result)))
     return ExitCode.ok
   }
+  // Names and descriptions are a registry's (anyone's) text: control characters are shown, never sent.
+  const results = safeValue(found)
   const where = shownUrl(client.config.registry)
   if (results.length === 0) {
     ctx.err.line(`No Bosun package on ${where}${words.length > 0 ? ` matches "${words.join(' ')}"` : ''}.`)

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { marketplaceError } from './errors.js'
+import { shownUrl } from './npm-config.js'
 
 export type PackageManagerName = 'npm' | 'pnpm' | 'yarn'
 
@@ -51,6 +52,11 @@ export function packageManagerArgs(manager: PackageManagerName, action: 'add' | 
   return [verb, spec, ...(registry !== undefined && action === 'add' ? [`--registry=${registry}`] : [])]
 }
 
+/** The arguments as printed: a `--registry=` URL without its credentials. */
+export function shownArgs(args: readonly string[]): string {
+  return args.map((arg) => (arg.startsWith('--registry=') ? `--registry=${shownUrl(arg.slice('--registry='.length))}` : arg)).join(' ')
+}
+
 /**
  * Runs the package manager in the project root; what it prints goes to `log` (the CLI's stderr).
  * Resolves when it has exited and both pipes have closed; fails with `INSTALL_FAILED` otherwise.
@@ -70,7 +76,7 @@ export function runPackageManager(
     )
     child.once('close', (code, signal) => {
       if (code === 0) resolve()
-      else reject(marketplaceError('INSTALL_FAILED', `${manager.name} ${args.join(' ')} ${signal ? `was killed by ${signal}` : `exited ${code}`}; its output is above.`))
+      else reject(marketplaceError('INSTALL_FAILED', `${manager.name} ${shownArgs(args)} ${signal ? `was killed by ${signal}` : `exited ${code}`}; its output is above.`))
     })
   })
 }
