@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
 import { App } from '../app/components/App.js'
 import { StoreProvider } from '../app/components/store-context.js'
+import { SessionList } from '../app/components/SessionList.js'
 import { ToolCard, RESULT_PREVIEW } from '../app/components/ToolCard.js'
 import { createAppStore, type AppStore } from '../app/state/store.js'
 import { startHost, until, type Harness } from './host-harness.js'
@@ -96,7 +97,7 @@ describe('the page against a real host', () => {
     await until(() => within(second).queryByText('echo: two, edited'), 'the resumed follow-up')
     expect(dock()).toBeNull()
     expect(screen.queryByText('Queue paused')).toBeNull()
-  }, 40_000)
+  }, 90_000)
 
   it('Ctrl+Enter steers and Promote turns a queued follow-up into steering: drawn pending at the tail, then in the step they entered', async () => {
     const { composer } = await openPage(() => [slow(400)])
@@ -110,13 +111,13 @@ describe('the page against a real host', () => {
     const pending = await until(() => screen.queryByRole('region', { name: 'Pending steering' }), 'pending steering')
     await until(() => within(pending).queryByText('promote me'), 'the promoted message pending')
     expect(within(pending).getByText('steer me')).toBeTruthy()
-    await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).queryByRole('region', { name: 'Step 2' }), 'step 2', 20_000)
+    await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).queryByRole('region', { name: 'Step 2' }), 'step 2', 60_000)
     await until(() => screen.queryByRole('region', { name: 'Pending steering' }) === null, 'pending cleared')
     const step2 = within(screen.getByRole('article', { name: 'Turn 1' })).getByRole('region', { name: 'Step 2' })
     expect(within(step2).getByText('steer me')).toBeTruthy()
     expect(within(step2).getByText('promote me')).toBeTruthy()
     expect(within(step2).getAllByText('steer entered here')).toHaveLength(2)
-  }, 40_000)
+  }, 90_000)
 
   it('a pre-step reject names its plugin and shows its metadata', async () => {
     const { composer } = await openPage()
@@ -137,5 +138,28 @@ describe('ToolCard', () => {
     act(() => fireEvent.click(screen.getByRole('button', { name: /Show all/ })))
     expect(screen.getByLabelText('Result').textContent).toBe(result)
     expect(screen.getByTestId('tool-status').textContent).toBe('done')
+  })
+})
+
+describe('SessionList', () => {
+  it('draws subagent sessions under the session that delegated to them, with status and queue counts, and filters by search', async () => {
+    harness = startHost()
+    store = createAppStore({ client: harness.client })
+    const item = (id: string, extra: object = {}) => ({ id, createdAt: 1, loaded: true, status: 'idle', lastSeq: 10, queue: { 'next-turn': 0, 'next-step': 0 }, ...extra })
+    store.setState({ sessions: [item('captain', { status: 'running', queue: { 'next-turn': 2, 'next-step': 1 } }), item('scout', { parentSessionId: 'captain' }), item('lone', { loaded: false })] })
+    render(
+      <StoreProvider store={store}>
+        <SessionList />
+      </StoreProvider>,
+    )
+    const children = screen.getByRole('list', { name: 'Children of captain' })
+    expect(within(children).getByText('scout')).toBeTruthy()
+    const captain = screen.getByRole('button', { name: /^captain/ })
+    expect(captain.textContent).toContain('running')
+    expect(captain.textContent).toContain('3 queued')
+    expect(screen.getByRole('button', { name: /^lone/ }).textContent).toContain('cold')
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Search sessions' }), { target: { value: 'lon' } })
+    expect(screen.queryByText('captain')).toBeNull()
+    expect(screen.getByText('lone')).toBeTruthy()
   })
 })

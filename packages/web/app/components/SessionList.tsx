@@ -3,17 +3,14 @@ import type { SessionListItem } from '@bosun/host/client'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
 
-/** A list item with its parent, when the host tells it (forks and subagents are drawn as children). */
-type Listed = SessionListItem & { parent?: string }
+interface Node { item: SessionListItem; children: Node[] }
 
-interface Node { item: Listed; children: Node[] }
-
-/** Sessions whose parent is listed go under it; the rest are roots. Newest first. */
-function tree(items: readonly Listed[]): Node[] {
+/** Subagent sessions go under the session that delegated to them (when it is listed); the rest are roots. Newest first. */
+function tree(items: readonly SessionListItem[]): Node[] {
   const nodes = new Map(items.map((item) => [item.id, { item, children: [] as Node[] }]))
   const roots: Node[] = []
   for (const node of nodes.values()) {
-    const parent = node.item.parent === undefined ? undefined : nodes.get(node.item.parent)
+    const parent = node.item.parentSessionId === undefined ? undefined : nodes.get(node.item.parentSessionId)
     if (parent === undefined) roots.push(node)
     else parent.children.push(node)
   }
@@ -27,7 +24,7 @@ function queued(item: SessionListItem): number {
 
 /** The sessions of the host: status, queued count, last activity; search; new session. */
 export function SessionList() {
-  const sessions = useApp((state) => state.sessions) as Listed[]
+  const sessions = useApp((state) => state.sessions)
   const selected = useApp((state) => state.selected)
   const select = useApp((state) => state.select)
   const createSession = useApp((state) => state.createSession)
