@@ -53,11 +53,10 @@ export interface StoredRow {
 }
 
 /**
- * Rebuilds the deep-frozen event of a row and pushes it to `out`, whose length is the seq the row
+ * Rebuilds the deep-frozen event of a row and pushes it to `out`. `expected` is the seq the row
  * must have (rows come ordered by seq; another one means a lost event: CORRUPT_LOG).
  */
-export function decodeRow(row: StoredRow, out: SessionEvent[], database: string, session: string): void {
-  const expected = out.length
+export function decodeRow(row: StoredRow, out: SessionEvent[], database: string, session: string, expected: number): void {
   if (row.seq !== expected) {
     throw corruptLog(database, session, `the event with seq ${expected} is missing (the next stored event has seq ${row.seq}). Restore the database from a backup, or fork the session before seq ${expected}.`, {
       seq: expected,

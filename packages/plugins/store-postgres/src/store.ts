@@ -91,10 +91,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const loadEvents = async (id: string, from: number, to: number, limit: number): Promise<SessionEvent[]> => {
     const { rows } = await db.query<StoredRow>(db.sql.selectEvents, [id, from, to, limit])
     const events: SessionEvent[] = []
-    // decodeRow checks contiguity against the array's length: start it at `from`.
-    events.length = from
-    for (const row of rows) decodeRow(row, events, db.name, id)
-    return from === 0 ? events : events.slice(from)
+    for (const row of rows) decodeRow(row, events, db.name, id, from + events.length)
+    return events
   }
 
   const store: PostgresStore = {
