@@ -9,11 +9,10 @@ export { postgresStoreOptionsSchema } from './options.js'
 export type { PostgresStoreOptions } from './options.js'
 export { SCHEMA_VERSION } from './schema.js'
 export type { Lease, LeaseHolder } from './leases.js'
-export { Mailbox } from './mailbox.js'
-export type { MailboxEntry } from './mailbox.js'
-export { Watcher } from './watch.js'
-export type { WatchOptions } from './watch.js'
-export { PostgresWriter } from './writer.js'
+// Made by the store (store.mailbox, store.watch(), the writers of open/create): types only.
+export type { Mailbox, MailboxEntry } from './mailbox.js'
+export type { Watcher, WatchOptions } from './watch.js'
+export type { PostgresWriter } from './writer.js'
 
 /**
  * The store definition a config file names: `store: ['store-postgres', { urlEnv: 'BOSUN_PG_URL' }]`.
