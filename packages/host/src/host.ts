@@ -11,6 +11,9 @@ import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
+import { Cluster, type ClusterOptions } from './cluster/cluster.js'
+import { clusterRoutes } from './cluster/routes.js'
+import { clusterStoreOf } from './cluster/store.js'
 import { listSummaries, sessionSummary } from './summary.js'
 import { webRootRoutes } from './web-root.js'
 
@@ -60,6 +63,11 @@ export interface CreateHostOptions {
   cors?: { origins: readonly string[] }
   /** A built single-page app (a directory holding index.html, e.g. the web UI's dist) served at `/`. */
   webRoot?: string
+  /**
+   * On a store with the cluster API (`@bosun/plugin-store-postgres`), this host is one of many on
+   * that store (SPEC §13, docs/scale-out.md): options here, or `false` to run it alone.
+   */
+  cluster?: ClusterOptions | false
 }
 
 export interface Host {
@@ -67,6 +75,8 @@ export interface Host {
   fetch: (request: Request) => Promise<Response>
   app: Hono
   sessions: SessionManager
+  /** This host's part in a cluster of hosts, when its store has the cluster API. */
+  cluster?: Cluster
   /** Stops taking requests, lets running turns finish for `graceMs` then aborts them, closes every agent. */
   close(options?: { graceMs?: number }): Promise<void>
 }
@@ -103,7 +113,16 @@ export function createHost(options: CreateHostOptions): Host {
   const limits = options.limits ?? {}
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
   const feed = new HostFeed((id) => sessionSummary(sessions, store, id).then(({ delegation: _, ...summary }) => summary))
-  const sessions = new SessionManager(store, factoryFrom(options), limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)))
+  const clusterStore = options.cluster === false ? undefined : clusterStoreOf(store)
+  let cluster: Cluster | undefined
+  const factory = factoryFrom(options)
+  // On a cluster store, a session opened here (by a request or a takeover) first carries out its mail.
+  const opening: AgentFactory = clusterStore === undefined ? factory : async (o) => {
+    const agent = await factory(o)
+    cluster?.opened(o.sessionId)
+    return agent
+  }
+  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)))
   let closing = false
 
   const app = new Hono()
@@ -148,6 +167,10 @@ export function createHost(options: CreateHostOptions): Host {
     corsOrigins: options.cors?.origins ?? [],
     closing: () => closing,
   })
+  if (clusterStore !== undefined) {
+    cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {})
+    clusterRoutes(context, cluster)
+  }
   sessionRoutes(context)
   messageRoutes(context)
   streamRoutes(context)
@@ -157,9 +180,11 @@ export function createHost(options: CreateHostOptions): Host {
     fetch: async (request: Request) => app.fetch(request),
     app,
     sessions,
+    ...(cluster === undefined ? {} : { cluster }),
     async close({ graceMs = 0 } = {}) {
       closing = true
       feed.close()
+      await cluster?.close()
       await sessions.close(graceMs)
     },
   }

@@ -189,6 +189,23 @@ export class SessionManager {
     this.#retiring.set(live.id, closing)
   }
 
+  /**
+   * Forgets a live session whose store lease another host took (a cluster store): its writes are
+   * refused now, so its streams end and its agent is closed without waiting for its turn.
+   */
+  async drop(id: string): Promise<void> {
+    const pending = this.#live.get(id)
+    if (pending === undefined) return
+    this.#live.delete(id)
+    const live = await pending.catch(() => undefined)
+    if (!live) return
+    if (live.idleTimer) clearTimeout(live.idleTimer)
+    live.closed = true
+    for (const listener of [...live.listeners]) listener()
+    live.agent.cancel()
+    await live.agent.close().catch(() => {})
+  }
+
   /** Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent. */
   async close(graceMs = 0): Promise<void> {
     this.#closed ??= this.#closeAll(graceMs)

@@ -17,7 +17,7 @@ export interface StreamOptions {
 
 const encoder = new TextEncoder()
 
-function frame(event: string, data: unknown, id?: number): string {
+export function frame(event: string, data: unknown, id?: number): string {
   return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`
 }
 
@@ -42,7 +42,7 @@ function cachedFrames(live: LiveSession, seq: number, compute: () => string): st
   return frames
 }
 
-function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {
+export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {
   if (event.type === 'turn/start') return 'running'
   if (event.type === 'turn/end') return 'idle'
   return undefined

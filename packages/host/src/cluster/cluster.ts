@@ -1,0 +1,162 @@
+import type { JsonValue } from '@bosun/core'
+import { HostError } from '../errors.js'
+import type { SessionManager } from '../sessions.js'
+import { RELAYED_HEADER, type RelayedRequest } from './relay.js'
+import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
+
+/** Options of a host on a cluster store (`createHost({ cluster })`). */
+export interface ClusterOptions {
+  /** How long a host that does not own a session waits for the owner to answer a relayed request before answering `pending`. Default 5000 ms. */
+  relayWaitMs?: number
+  /** How often the host looks for sessions whose owner died (expired leases) and for mail the wake-ups missed. Default 1000 ms. */
+  pollIntervalMs?: number
+}
+
+export const DEFAULT_RELAY_WAIT_MS = 5000
+
+/**
+ * One host's part in a cluster of hosts on one store (SPEC §13). As a lease owner it carries out
+ * the mail other hosts admitted for its sessions (each entry is the HTTP request a client sent
+ * there, run here on this host's own app, its answer stored as the entry's outcome); it takes the
+ * lease of a cold session that has mail, and of every session whose lease expired unreleased (a
+ * dead host's: the core's crash repair runs at that open and the queue continues); and it drops
+ * a session whose lease another host took.
+ */
+export class Cluster {
+  readonly watcher: ClusterWatcher
+  readonly relayWaitMs: number
+  /** Enders of the streams this host serves from the store (ended when it closes). */
+  readonly streams = new Set<() => void>()
+  readonly #draining = new Map<string, { again: boolean }>()
+  readonly #stops: Array<() => void> = []
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #closed = false
+  readonly #pollMs: number
+
+  constructor(
+    readonly store: ClusterStore,
+    readonly sessions: SessionManager,
+    /** Runs a request on this host's own app (its auth and routes). */
+    readonly fetch: (request: Request) => Promise<Response>,
+    readonly token: string | undefined,
+    options: ClusterOptions = {},
+  ) {
+    this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
+    this.#pollMs = options.pollIntervalMs ?? 1000
+    this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
+    this.#stops.push(this.watcher.onMailbox((session) => this.drain(session)))
+    this.#stops.push(store.onLeaseLost((session) => void sessions.drop(session)))
+    this.#schedule(0)
+  }
+
+  /** Called once a session is open here: mail admitted while it was cold or owned elsewhere is carried out. */
+  opened(id: string): void {
+    setImmediate(() => this.drain(id))
+  }
+
+  /** Carries out a session's pending mail if this host owns it, or takes a cold session that has mail. */
+  drain(id: string): void {
+    if (this.#closed) return
+    const running = this.#draining.get(id)
+    if (running) {
+      running.again = true
+      return
+    }
+    const state = { again: false }
+    this.#draining.set(id, state)
+    void (async () => {
+      try {
+        do {
+          state.again = false
+          await this.#drainOnce(id)
+        } while (state.again && !this.#closed)
+      } catch (error) {
+        console.error(`[bosun host] carrying out the mail of session ${id} failed:`, error)
+      } finally {
+        this.#draining.delete(id)
+      }
+    })()
+  }
+
+  async #drainOnce(id: string): Promise<void> {
+    if (!(await this.sessions.peek(id))) {
+      const holder = await this.store.leaseHolder(id)
+      if (holder !== undefined && holder.expiresInMs > 0 && holder.owner !== this.store.owner) return
+      // A cold session (or a dead owner's): the first host to take its lease carries out its mail.
+      if (!(await this.#take(id))) return
+    }
+    for (;;) {
+      const pending = await this.store.mailbox.pending(id, 50)
+      if (pending.length === 0 || this.#closed) return
+      for (const entry of pending) if (!(await this.#carryOut(id, entry))) return
+    }
+  }
+
+  /** Takes a session's lease by opening it here; false when another host holds it (or it is gone). */
+  async #take(id: string): Promise<boolean> {
+    try {
+      await this.sessions.use(id)
+      return true
+    } catch (error) {
+      if (error instanceof HostError && (error.code === 'session-locked' || error.code === 'session-not-found')) return false
+      throw error
+    }
+  }
+
+  /** Runs one relayed request here and stores its answer; false when this host lost the session meanwhile. */
+  async #carryOut(id: string, entry: ClusterMailboxEntry): Promise<boolean> {
+    const relayed = entry.body as unknown as RelayedRequest
+    const headers: Record<string, string> = { [RELAYED_HEADER]: '1' }
+    if (relayed.body !== undefined) headers['content-type'] = 'application/json'
+    if (relayed.ifMatch !== undefined) headers['if-match'] = relayed.ifMatch
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
+    const response = await this.fetch(new Request(`http://127.0.0.1${relayed.path}`, {
+      method: relayed.method,
+      headers,
+      ...(relayed.body === undefined ? {} : { body: JSON.stringify(relayed.body) }),
+    }))
+    const text = await response.text()
+    let body: JsonValue = null
+    try {
+      body = text === '' ? null : (JSON.parse(text) as JsonValue)
+    } catch {
+      body = text
+    }
+    // Lost the lease between the look-up and the request: the next owner carries it out.
+    if (response.status === 409 && (body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return false
+    try {
+      await this.store.mailbox.complete(id, entry.messageId, { status: response.status, body })
+      return true
+    } catch (error) {
+      if ((error as { code?: string }).code === 'STALE_WRITER') return false
+      throw error
+    }
+  }
+
+  /** Failover: every session whose lease ran out unreleased (its host died) is opened by the first host that sees it. */
+  async #failover(): Promise<void> {
+    const expired = await this.store.expiredLeases(100)
+    for (const { id } of expired) {
+      if (this.#closed) return
+      if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => console.error(`[bosun host] taking over session ${id} failed:`, error))
+    }
+  }
+
+  #schedule(delay: number): void {
+    if (this.#closed) return
+    this.#timer = setTimeout(() => {
+      this.#failover()
+        .catch((error: unknown) => console.error('[bosun host] looking for sessions to take over failed:', error))
+        .finally(() => this.#schedule(this.#pollMs))
+    }, delay)
+    this.#timer.unref?.()
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    clearTimeout(this.#timer)
+    for (const stop of this.#stops) stop()
+    for (const end of [...this.streams]) end()
+    await this.watcher.close()
+  }
+}

@@ -1,0 +1,121 @@
+import type { SessionEvent } from '@bosun/core'
+import { InboxFold } from '../log.js'
+import { frame, statusAfter, type StreamOptions } from '../stream.js'
+import type { ClusterStore, ClusterWatcher } from './store.js'
+
+/** A local stream's options, and the log as read when the client connected. */
+export interface RemoteStreamOptions extends StreamOptions {
+  events: readonly SessionEvent[]
+  seedLength: number
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * A session's SSE stream served by a host that does not own the session: the same frames as
+ * `sessionStream` (hello, every event with its seq, the derived inbox and status frames), read
+ * from the store's events table by seq and woken by the store's wake-ups (LISTEN/NOTIFY, polling
+ * when a NOTIFY was lost). Only committed events are sent, so a client never sees an event the
+ * owner could still lose in a crash, and the seqs it resumes from are the log's.
+ */
+export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: string, options: RemoteStreamOptions): { stream: ReadableStream<Uint8Array>; end: () => void } {
+  const fold = new InboxFold(options.seedLength)
+  const finishedSteps = new Set<string>()
+  let status: 'running' | 'idle' = 'idle'
+  let pending: SessionEvent[] = []
+  const learn = (event: SessionEvent): void => {
+    if (event.type === 'assistant/message') {
+      const { turn, step } = event.data as { turn: number; step: number }
+      finishedSteps.add(`${turn}:${step}`)
+    }
+  }
+  for (const event of options.events) learn(event)
+  let cursor = options.after
+  for (let i = 0; i <= cursor; i++) {
+    fold.apply(options.events[i]!)
+    status = statusAfter(options.events[i]!) ?? status
+  }
+  pending = options.events.slice(cursor + 1)
+  // The hello describes the session now (the end of what was read); the replay follows from the cursor.
+  const hello = (() => {
+    const now = new InboxFold(options.seedLength)
+    let nowStatus: 'running' | 'idle' = 'idle'
+    let inboxVersion = -1
+    for (const event of options.events) {
+      if (now.apply(event)) inboxVersion = event.seq
+      nowStatus = statusAfter(event) ?? nowStatus
+    }
+    return { lastSeq: options.events.length - 1, status: nowStatus, inboxVersion, inbox: now.snapshot() }
+  })()
+
+  let wake: (() => void) | undefined
+  /** Set by a wake-up that came while the stream was reading: read again before waiting. */
+  let signaled = false
+  let ended = false
+  const stop = watcher.onEvents(id, () => {
+    signaled = true
+    wake?.()
+  })
+  const end = (): void => {
+    if (ended) return
+    ended = true
+    stop()
+    wake?.()
+    options.onEnd()
+  }
+  let helloSent = false
+
+  const stream = new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      if (!helloSent) {
+        helloSent = true
+        controller.enqueue(encoder.encode(`retry: 1000\n${frame('hello', hello)}`))
+        return
+      }
+      for (;;) {
+        if (ended) {
+          controller.close()
+          return
+        }
+        if (pending.length === 0) {
+          signaled = false
+          pending = await store.readEvents(id, cursor + 1, options.batch)
+          for (const event of pending) learn(event)
+        }
+        if (pending.length > 0) {
+          let out = ''
+          for (const event of pending) {
+            cursor = event.seq
+            const spliced = fold.apply(event)
+            const changed = statusAfter(event)
+            if (changed) status = changed
+            if (!options.chunks && event.type === 'assistant/chunk') {
+              const { turn, step } = event.data as { turn: number; step: number }
+              if (finishedSteps.has(`${turn}:${step}`)) continue
+            }
+            out += frame('session.event', event, event.seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (changed ? frame('session.status', { status, seq: event.seq }) : '')
+          }
+          pending = []
+          if (out !== '') controller.enqueue(encoder.encode(out))
+          return
+        }
+        if (signaled) continue
+        // Caught up: wait for a wake-up (the log grew) or send a keep-alive comment.
+        const timedOut = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(true), options.keepAliveMs)
+          wake = () => {
+            clearTimeout(timer)
+            resolve(false)
+          }
+        })
+        wake = undefined
+        if (timedOut && !ended) {
+          controller.enqueue(encoder.encode(': keep-alive\n\n'))
+          return
+        }
+      }
+    },
+    cancel: () => end(),
+  }, { highWaterMark: 0 })
+  return { stream, end }
+}

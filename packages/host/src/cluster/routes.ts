@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto'
+import type { JsonValue } from '@bosun/core'
+import type { Context } from 'hono'
+import type { HostContext } from '../context.js'
+import { HostError } from '../errors.js'
+import { checkCursor, intQuery } from '../request.js'
+import { SSE_HEADERS } from '../routes/sessions.js'
+import type { SchemaName } from '../schemas.js'
+import { checkSessionId } from '../sessions.js'
+import type { Cluster } from './cluster.js'
+import { awaitOutcome, outcomeOf, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { remoteStream } from './remote-stream.js'
+
+/** A route that changes a session: run by its lease owner, relayed through the mailbox from any other host. */
+interface Relayable { method: string; pattern: RegExp; schema?: SchemaName; message?: true }
+
+const S = '^/v1/sessions/([^/]+)'
+const RELAYABLE: Relayable[] = [
+  { method: 'POST', pattern: new RegExp(`${S}/messages$`), schema: 'postMessage', message: true },
+  { method: 'PUT', pattern: new RegExp(`${S}/inbox/order$`), schema: 'order' },
+  { method: 'PATCH', pattern: new RegExp(`${S}/inbox/[^/]+$`), schema: 'editMessage' },
+  { method: 'DELETE', pattern: new RegExp(`${S}/inbox/[^/]+$`) },
+  { method: 'POST', pattern: new RegExp(`${S}/inbox/[^/]+/promote$`), schema: 'empty' },
+  { method: 'POST', pattern: new RegExp(`${S}/cancel$`), schema: 'cancel' },
+  { method: 'POST', pattern: new RegExp(`${S}/wake$`), schema: 'empty' },
+]
+
+function sessionOf(match: RegExpMatchArray | null): string | undefined {
+  if (!match) return undefined
+  try {
+    const id = decodeURIComponent(match[1]!)
+    checkSessionId(id)
+    return id
+  } catch {
+    return undefined // the route answers the malformed id
+  }
+}
+
+const answer = (c: Context, outcome: RelayOutcome): Response => c.json(outcome.body, outcome.status as 200)
+
+/**
+ * The routes of a host on a cluster store, registered before the others: a change to a session
+ * another host owns is posted to the mailbox and answered with the owner's answer (or `pending`
+ * after `relayWaitMs`); a stream of such a session is served from the store's events table;
+ * where a message or a relayed request went is looked up in the mailbox.
+ */
+export function clusterRoutes(host: HostContext, cluster: Cluster): void {
+  const { app, sessions } = host
+  const { store } = cluster
+
+  /** True when another live host holds the session's lease (this host could not open it). */
+  const ownedElsewhere = async (id: string): Promise<boolean> => {
+    if (await sessions.peek(id)) return false
+    try {
+      await sessions.use(id)
+      return false
+    } catch (error) {
+      return error instanceof HostError && error.code === 'session-locked'
+    }
+  }
+
+  app.use('/v1/sessions/*', async (c, next) => {
+    const path = new URL(c.req.url).pathname
+    const route = RELAYABLE.find((r) => r.method === c.req.method && r.pattern.test(path))
+    const id = route && c.req.header(RELAYED_HEADER) === undefined ? sessionOf(path.match(route.pattern)) : undefined
+    if (!route || id === undefined || !(await ownedElsewhere(id))) return next()
+
+    const body = route.schema === undefined ? undefined : await host.body<JsonValue>(c, route.schema)
+    const query = new URL(c.req.url).search
+    const relayed: RelayedRequest = {
+      method: c.req.method,
+      // A relayed message is answered once its splice is committed: that commit marks it delivered.
+      path: route.message ? `${path}?wait=durable` : `${path}${query}`,
+      ...(c.req.header('if-match') === undefined ? {} : { ifMatch: c.req.header('if-match')! }),
+      ...(body === undefined ? {} : { body }),
+    }
+    const messageId = route.message ? (body as { clientMessageId: string }).clientMessageId : `request:${randomUUID()}`
+    const { created, entry } = await store.mailbox.post(id, { messageId, kind: route.message ? 'message' : 'request', body: relayed as unknown as JsonValue })
+    const done = outcomeOf(entry) ?? outcomeOf(await awaitOutcome(store, cluster.watcher, id, messageId, cluster.relayWaitMs))
+    if (done !== undefined) {
+      // A repeated clientMessageId is answered with the first admission's receipt, marked duplicate.
+      if (route.message && !created && done.status === 202 && typeof done.body === 'object' && done.body !== null) return answer(c, { status: 202, body: { ...done.body, duplicate: true } })
+      return answer(c, done)
+    }
+    if (route.message) {
+      const delivery = (body as { delivery?: string }).delivery ?? 'followup'
+      return c.json({ accepted: true, messageId, duplicate: !created, delivery, status: 'pending', durable: true, lookup: `/v1/sessions/${encodeURIComponent(id)}/messages/${encodeURIComponent(messageId)}` }, 202)
+    }
+    return c.json({ accepted: true, requestId: messageId, status: 'pending', lookup: `/v1/sessions/${encodeURIComponent(id)}/requests/${encodeURIComponent(messageId)}` }, 202)
+  })
+
+  // Where a message went: still in the mailbox (pending), refused by the owner, or (next) in the log.
+  app.get('/v1/sessions/:id/messages/:messageId', async (c, next) => {
+    const id = c.req.param('id')
+    const messageId = c.req.param('messageId')
+    checkSessionId(id)
+    const entry = await store.mailbox.get(id, messageId).catch(() => undefined)
+    if (entry?.kind === 'message' && entry.deliveredSeq === null) {
+      if (entry.doneAt === null) return c.json({ messageId, state: 'pending' })
+      const outcome = outcomeOf(entry)
+      if (outcome !== undefined && outcome.status >= 400) return answer(c, outcome)
+    }
+    return next()
+  })
+
+  // The answer to a relayed queue operation, cancel or wake that was `pending`.
+  app.get('/v1/sessions/:id/requests/:requestId', async (c) => {
+    const id = c.req.param('id')
+    const requestId = c.req.param('requestId')
+    checkSessionId(id)
+    const entry = await store.mailbox.get(id, requestId)
+    if (entry === undefined || entry.kind !== 'request') throw new HostError('message-not-found', `Session "${id}" has no relayed request "${requestId}".`, { id, requestId })
+    const outcome = outcomeOf(entry)
+    return outcome === undefined ? c.json({ requestId, status: 'pending' }) : answer(c, outcome)
+  })
+
+  app.get('/v1/sessions/:id/stream', async (c, next) => {
+    const id = c.req.param('id')
+    checkSessionId(id)
+    if (!(await ownedElsewhere(id))) return next()
+    const read = await store.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const lastSeq = read.events.length - 1
+    const lastEventId = c.req.header('last-event-id')
+    let after: number
+    if (c.req.query('from') === 'tail') after = lastSeq
+    else if (lastEventId !== undefined && lastEventId !== '') {
+      after = Number(lastEventId)
+      if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
+    } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    checkCursor(id, after, lastSeq)
+    const chunks = c.req.query('chunks')
+    if (chunks !== undefined && chunks !== 'true' && chunks !== 'false') throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunks)}.`, { path: '?chunks' })
+    const { stream, end } = remoteStream(store, cluster.watcher, id, {
+      events: read.events,
+      seedLength: read.header.seedLength ?? 0,
+      after,
+      keepAliveMs: host.keepAliveMs,
+      batch: host.streamBatch,
+      chunks: chunks !== 'false',
+      onEnd: () => cluster.streams.delete(end),
+    })
+    cluster.streams.add(end)
+    return new Response(stream, { status: 200, headers: SSE_HEADERS })
+  })
+}

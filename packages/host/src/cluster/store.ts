@@ -1,0 +1,50 @@
+import type { JsonValue, SessionEvent, Store } from '@bosun/core'
+
+/** A mailbox entry as a cluster store returns it (see `@bosun/plugin-store-postgres`'s `Mailbox`). */
+export interface ClusterMailboxEntry {
+  messageId: string
+  kind: string
+  body: JsonValue
+  deliveredSeq: number | null
+  doneAt: number | null
+  outcome: JsonValue | null
+}
+
+/** The wake-ups a cluster store gives (LISTEN/NOTIFY with polling as the fallback). */
+export interface ClusterWatcher {
+  onEvents(id: string, listener: (length: number) => void): () => void
+  onMailbox(listener: (session: string, messageId: string | undefined) => void): () => void
+  close(): Promise<void>
+}
+
+/**
+ * What the host needs from a store to run as one of many hosts on it (SPEC §13): leases (taken
+ * by `open`, fenced inside every append), reads without the lease, a mailbox for the lease owner,
+ * and wake-ups. Detected by shape, not by package: any store with these members forms a cluster.
+ */
+export interface ClusterStore extends Store {
+  readonly owner: string
+  read(id: string): Promise<{ header: import('@bosun/core').SessionHeader; events: readonly SessionEvent[] } | undefined>
+  readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
+  leaseHolder(id: string): Promise<{ owner: string; epoch: string; expiresInMs: number } | undefined>
+  expiredLeases(limit?: number): Promise<Array<{ id: string }>>
+  onLeaseLost(listener: (session: string, error: Error) => void): () => void
+  readonly mailbox: {
+    post(session: string, message: { messageId: string; kind?: string; body: JsonValue }): Promise<{ created: boolean; entry: ClusterMailboxEntry }>
+    get(session: string, messageId: string): Promise<ClusterMailboxEntry | undefined>
+    pending(session: string, limit?: number): Promise<ClusterMailboxEntry[]>
+    complete(session: string, messageId: string, outcome?: JsonValue): Promise<boolean>
+  }
+  watch(options?: { pollIntervalMs?: number }): ClusterWatcher
+}
+
+const fn = (value: unknown, name: string): boolean => typeof (value as Record<string, unknown>)[name] === 'function'
+
+/** The store as a {@link ClusterStore} when it has the cluster API, else `undefined` (one host per store). */
+export function clusterStoreOf(store: Store): ClusterStore | undefined {
+  const s = store as Partial<ClusterStore>
+  if (typeof s.owner !== 'string' || typeof s.mailbox !== 'object' || s.mailbox === null) return undefined
+  const members = ['read', 'readEvents', 'leaseHolder', 'expiredLeases', 'onLeaseLost', 'watch']
+  if (!members.every((m) => fn(s, m)) || !['post', 'get', 'pending', 'complete'].every((m) => fn(s.mailbox, m))) return undefined
+  return store as ClusterStore
+}
