@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module'
 import { randomUUID } from 'node:crypto'
 import * as acp from '@agentclientprotocol/sdk'
-import type { SessionEvent, Store, UserMessage } from '@bosun/core'
-import { createUserMessage } from '@bosun/core'
-import { foldInbox } from './log.js'
+import type { InboxSplice, SessionEvent, Store, UserMessage } from '@bosun/core'
+import { createUserMessage, messageText } from '@bosun/core'
+import { InboxFold } from './log.js'
 import { SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
@@ -21,9 +21,7 @@ export interface AcpAgentOptions {
 
 type Update = acp.SessionNotification['update']
 
-function textOf(blocks: readonly { type: string; text?: string }[]): string {
-  return blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join('')
-}
+const textOf = (blocks: readonly { type: string }[]): string => messageText({ content: blocks })
 
 /** A tool's content as one ACP text content item. */
 function toolContent(content: unknown): { type: 'content'; content: { type: 'text'; text: string } }[] {
@@ -134,8 +132,9 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
         let cursor = session.length - 1
         let ourTurn: number | undefined
         let currentTurn: number | undefined
-        // The queues as the log has them before the admission, so the claim can be followed by id.
-        const queues = foldInbox(session.events.slice(0, cursor + 1), session.header.seedLength ?? 0) as unknown as Record<string, UserMessage[]>
+        // The queues as the log has them before the admission (the live inbox, at the tail), so the
+        // claim can be followed by id without folding the log from seq 0 on every prompt.
+        const fold = InboxFold.continuing(live.agent.inbox, session.header.seedLength ?? 0)
         currentTurn = live.agent.status === 'running' ? live.agent.turn : undefined
         live.agent.followup(message)
         for (;;) {
@@ -143,8 +142,8 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
             const event = session.events[++cursor]!
             if (event.type === 'turn/start') currentTurn = (event.data as { turn: number }).turn
             if (event.type === 'agent/inbox/spliced') {
-              const s = event.data as { target: string; start: number; removedCount?: number; inserted: UserMessage[]; outcome?: string }
-              const removed = queues[s.target]!.splice(s.start, s.removedCount ?? 0, ...s.inserted)
+              const s = event.data as InboxSplice
+              const removed = fold.apply(event) ?? []
               if (ourTurn === undefined && s.outcome !== 'moved' && removed.some((m) => m.id === message.id) && !s.inserted.some((m) => m.id === message.id)) {
                 if (s.outcome === 'canceled') return { stopReason: 'cancelled' as const }
                 ourTurn = currentTurn

@@ -20,6 +20,18 @@ export class InboxFold {
     const splice = event.data as InboxSplice
     return this.queues[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
   }
+  /**
+   * A fold that continues from the queues as they are now: at the tail of a live session's log
+   * the agent's inbox is the fold of everything before (a splice is appended as the inbox changes),
+   * so a follower starting there need not fold the log from seq 0.
+   */
+  static continuing(queues: { readonly nextTurn: readonly UserMessage[]; readonly nextStep: readonly UserMessage[] }, seedLength = 0): InboxFold {
+    const fold = new InboxFold(seedLength)
+    fold.queues['next-turn'].push(...queues.nextTurn)
+    fold.queues['next-step'].push(...queues.nextStep)
+    return fold
+  }
+
   snapshot(): InboxSnapshot {
     return { 'next-turn': [...this.queues['next-turn']], 'next-step': [...this.queues['next-step']] }
   }
