@@ -90,6 +90,13 @@ describe('the fold of a real log', () => {
     expect(view.status).toBe('idle')
     expect(view.events.map((event) => event.seq)).toEqual(log.map((event) => event.seq))
   })
+
+  it('draws the compaction between turns, with its reason and summary', () => {
+    const view = foldEvents(emptySession(), log)
+    const last = view.items[view.items.length - 1]!
+    expect(last).toMatchObject({ kind: 'compaction', reason: 'manual', summary: expect.stringContaining('They talked about the bosun.'), done: true })
+    expect(typeof (last as { firstKeptSeq: unknown }).firstKeptSeq).toBe('number')
+  })
 })
 
 describe('convergence', () => {
@@ -116,7 +123,8 @@ describe('convergence', () => {
           const end = Math.max(cursor, at % log.length)
           for (const event of log.slice(cursor, end)) frames.push({ event: 'session.event', data: event })
           cursor = Math.max(0, end - back)
-          frames.push({ event: 'hello', data: { lastSeq: end - 1, status: whole.status, inbox: { 'next-turn': [], 'next-step': [] } } })
+          // The hello describes the session as it is at the reconnect: the status the log gives there.
+          frames.push({ event: 'hello', data: { lastSeq: end - 1, status: foldEvents(emptySession(), log.slice(0, end)).status, inbox: { 'next-turn': [], 'next-step': [] } } })
         }
         for (const event of log.slice(cursor)) frames.push({ event: 'session.event', data: event })
         expect(foldFrames(emptySession(), frames)).toEqual(whole)

@@ -2,10 +2,11 @@
  * A real session log for the fold tests: an agent on the scripted model (the offline model) with
  * the retry and content-filter plugins and a tool, driven through the states the UI draws —
  * reasoning, streamed text, a tool call and its result, a retry, a pre-step reject, a steer that
- * enters a later step, an aborted turn and a removed follow-up.
+ * enters a later step, an aborted turn, a removed follow-up and a compaction.
  */
 import { scripted } from '@bosun/adapter-scripted'
 import { createAgent, memoryStore, type SessionEvent } from '@bosun/core'
+import compaction from '@bosun/plugin-compaction'
 import contentFilter from '@bosun/plugin-content-filter'
 import retry from '@bosun/plugin-retry'
 import type { WireEvent } from '@bosun/host/client'
@@ -49,6 +50,7 @@ export async function realLog(): Promise<WireEvent[]> {
     plugins: [
       [retry, { maxAttempts: 3, minDelayMs: 1, maxDelayMs: 1 }],
       [contentFilter, { rules: [{ id: 'secret', keywords: ['forbidden'], action: 'reject' }] }],
+      [compaction, { contextWindow: 100_000, model: { adapter: scripted({ responses: [{ text: 'They talked about the bosun.' }] }) } }],
     ],
   })
   const session = agent.session
@@ -76,5 +78,8 @@ export async function realLog(): Promise<WireEvent[]> {
   agent.inbox.remove(removed.id)
   agent.abort('user stop')
   await agent.whenIdle()
+
+  // A compaction between turns (maintenance), as `agent.compact()` runs it.
+  await agent.compact('manual')
   return session.events.map((event) => ({ seq: event.seq, time: event.time, type: event.type, data: JSON.parse(JSON.stringify(event.data)) as unknown }))
 }

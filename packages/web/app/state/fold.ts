@@ -32,7 +32,8 @@ export function foldEvents(view: SessionView, events: readonly WireEvent[]): Ses
 export { emptySession }
 
 function setStatus(draft: Draft, status: string, seq: number): void {
-  if (seq < draft.view.statusSeq) return
+  // An older frame never wins; the same status again changes nothing (not even where it was decided).
+  if (seq < draft.view.statusSeq || status === draft.view.status) return
   draft.view.status = status
   draft.view.statusSeq = seq
 }
