@@ -1,4 +1,4 @@
-import { forkSession, LOG_FORMAT_VERSION, type Delegation, type PluginContext, type SessionEvent, type SessionHeader, type TurnEndReason } from '@bosun/core'
+import { createUserMessage, forkSession, LOG_FORMAT_VERSION, type Agent, type Delegation, type PluginContext, type SessionEvent, type SessionHeader, type TurnEndReason, type UserMessage } from '@bosun/core'
 
 /** What a child's session is made from: the same at spawn and when recovery adopts a child the crash left unmade. */
 export interface ChildSpec {
@@ -41,4 +41,21 @@ export function settleText(childId: string, profile: string | undefined, epoch: 
   const who = profile ? `${profile} agent ${childId}` : `agent ${childId}`
   const how = reason === 'completed' ? 'finished' : `stopped (${reason})`
   return `[subagent] The ${who} ${how}, settlement ${epoch}.\n${answer}`
+}
+
+/** The header's `delegation` of a child this agent spawns in tool call `callId`. */
+export function delegationOf(ctx: PluginContext, callId: string, depth: number, mode: 'foreground' | 'background'): Delegation {
+  return { parentSessionId: ctx.session.header.id, callId, depth, mode: mode === 'foreground' ? 'one-shot' : 'continuable' }
+}
+
+/** The source of what this agent sends a child: the task, each `send_to_agent` message. */
+export function parentSource(ctx: PluginContext, callId: string): UserMessage['source'] {
+  return { kind: 'parent', parentSessionId: ctx.session.header.id, callId }
+}
+
+/** The task, verbatim, as the child's first follow-up: durable in the child before it is woken. */
+export async function admitTask(ctx: PluginContext, child: Agent, task: string, callId: string): Promise<void> {
+  const message = createUserMessage(task, { source: parentSource(ctx, callId) })
+  child.inbox.splice('next-turn', child.inbox.nextTurn.length, 0, [message])
+  await child.session.flush()
 }

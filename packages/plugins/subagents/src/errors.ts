@@ -8,6 +8,8 @@ export const SubagentErrorCodes = {
   UNKNOWN_CHILD: 'SUBAGENT_UNKNOWN_CHILD',
   /** `agent` names no profile of the plugin's options. */
   UNKNOWN_PROFILE: 'SUBAGENT_UNKNOWN_PROFILE',
+  /** The child could not be started (its spawn failed, or recovery could not make it): it takes no messages. */
+  NOT_STARTED: 'SUBAGENT_NOT_STARTED',
   /** A one-shot (foreground) child was closed after its answer; it takes no more messages. */
   ONE_SHOT: 'SUBAGENT_ONE_SHOT',
 } as const

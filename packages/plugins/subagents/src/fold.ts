@@ -1,5 +1,4 @@
-import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, type SessionEvent, type TurnEndReason } from '@bosun/core'
-import type { SubagentSettled, SubagentSpawned } from './events.js'
+import type { SessionEvent, TurnEndReason } from '@bosun/core'
 
 /** One settlement of a child, found in its own log. */
 export interface Settlement {
@@ -27,61 +26,90 @@ export interface ChildState {
  * the same epochs, hence the same message ids.
  */
 export function foldChild(events: readonly SessionEvent[], seedLength: number, resume: boolean): ChildState {
-  const queued = { 'next-turn': 0, 'next-step': 0 }
-  const live = new Set<string>()
-  const settlements: Settlement[] = []
-  let report: string | undefined
-  let text: string | undefined
-  let settledAtEnd = false
-  for (let i = seedLength; i < events.length; i++) {
-    const event = events[i]!
+  const fold = new ChildFold(resume)
+  for (let i = seedLength; i < events.length; i++) fold.add(events[i]!)
+  return fold.state
+}
+
+/**
+ * {@link foldChild}, one event at a time: fed the child's events as they are appended, so that a
+ * settlement check costs O(1) instead of a pass over the child's whole history. `state` is a
+ * snapshot: later events do not change a state already read.
+ */
+export class ChildFold {
+  readonly #resume: boolean
+  readonly #queued = { 'next-turn': 0, 'next-step': 0 }
+  readonly #live = new Set<string>()
+  readonly #settlements: Settlement[] = []
+  #report: string | undefined
+  #text: string | undefined
+  #settledAtEnd = false
+
+  constructor(resume: boolean) {
+    this.#resume = resume
+  }
+
+  get state(): ChildState {
+    return { settlements: this.#settlements.slice(), settledAtEnd: this.#settledAtEnd, pending: this.#pending() }
+  }
+
+  /** The settlements so far, without a copy (for a caller that only reads them). */
+  get settlements(): readonly Settlement[] {
+    return this.#settlements
+  }
+
+  get settledAtEnd(): boolean {
+    return this.#settledAtEnd
+  }
+
+  #pending(): boolean {
+    return this.#queued['next-turn'] + this.#queued['next-step'] > 0
+  }
+
+  add(event: SessionEvent): void {
     switch (event.type) {
       case 'agent/inbox/spliced': {
         const data = event.data as { target: 'next-turn' | 'next-step'; removedCount?: number; inserted: readonly unknown[] }
-        queued[data.target] += data.inserted.length - (data.removedCount ?? 0)
-        if (queued['next-turn'] + queued['next-step'] > 0) settledAtEnd = false
+        this.#queued[data.target] += data.inserted.length - (data.removedCount ?? 0)
+        if (this.#pending()) this.#settledAtEnd = false
         break
       }
       case 'turn/start':
-        report = undefined
-        settledAtEnd = false
+        this.#report = undefined
+        this.#settledAtEnd = false
         break
       case 'tool/call': {
         const data = event.data as { name: string; arguments: string }
         if (data.name === 'report') {
           const content = parseContent(data.arguments)
-          if (content !== undefined) report = content
+          if (content !== undefined) this.#report = content
         }
         break
       }
       case 'assistant/message': {
         const blocks = (event.data as { message: { content: readonly { type: string; text?: string }[] } }).message.content
         const said = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('')
-        if (said.trim() !== '') text = said
+        if (said.trim() !== '') this.#text = said
         break
       }
       case 'subagent/spawned':
-        live.add((event.data as { childId: string }).childId)
-        break
       case 'subagent/sent':
-        live.add((event.data as { childId: string }).childId)
+        this.#live.add((event.data as { childId: string }).childId)
         break
       case 'subagent/settled':
-        live.delete((event.data as { childId: string }).childId)
+        this.#live.delete((event.data as { childId: string }).childId)
         break
       case 'turn/end': {
         const { turn, reason } = event.data as { turn: number; reason: TurnEndReason }
-        const pending = queued['next-turn'] + queued['next-step'] > 0
-        const halted = reason.kind === 'aborted' || (reason.kind === 'interrupted' && !resume)
-        if (live.size === 0 && (!pending || halted)) {
-          settlements.push({ epoch: settlements.length + 1, turn, reason, answer: report ?? text ?? '' })
-          settledAtEnd = true
+        const halted = reason.kind === 'aborted' || (reason.kind === 'interrupted' && !this.#resume)
+        if (this.#live.size === 0 && (!this.#pending() || halted)) {
+          this.#settlements.push({ epoch: this.#settlements.length + 1, turn, reason, answer: this.#report ?? this.#text ?? '' })
+          this.#settledAtEnd = true
         }
         break
       }
     }
   }
-  return { settlements, settledAtEnd, pending: queued['next-turn'] + queued['next-step'] > 0 }
 }
 
 function parseContent(json: string): string | undefined {
@@ -90,86 +118,5 @@ function parseContent(json: string): string | undefined {
     return typeof value?.content === 'string' ? value.content : undefined
   } catch {
     return undefined
-  }
-}
-
-/** What the parent's log says about one child it spawned. */
-export interface SpawnRecord {
-  callId: string
-  agent?: string
-  mode: 'foreground' | 'background'
-  depth: number
-  /** The parent's turn the spawn happened in (a fork child is seeded with the turns before it). */
-  turn: number
-  /** The `spawn_agent` arguments of the call, read from its `tool/call` (recovery admits the task from them). */
-  task?: string
-  context?: 'fresh' | 'fork'
-  /** A foreground spawn's tool result: `lost` when crash repair wrote it (the answer never reached the model). */
-  result?: 'delivered' | 'lost'
-}
-
-/** What the parent's log says about its children: who was spawned (in order) and which epochs are settled. */
-export interface ParentRecord {
-  spawned: Map<string, SpawnRecord>
-  /** Per child, each settled epoch's `subagent/settled` data. */
-  settled: Map<string, Map<number, SubagentSettled>>
-  /** Scratch for the fold: the current turn, the open `spawn_agent` calls' arguments, the child of each call id. */
-  turn: number
-  calls: Map<string, { task?: string; context?: 'fresh' | 'fork' }>
-  byCall: Map<string, string>
-}
-
-export function foldParent(events: readonly SessionEvent[], seedLength: number): ParentRecord {
-  const record: ParentRecord = { spawned: new Map(), settled: new Map(), turn: 0, calls: new Map(), byCall: new Map() }
-  for (let i = seedLength; i < events.length; i++) noteParentEvent(record, events[i]!)
-  return record
-}
-
-/** A tool result crash repair wrote for a call the crash cut: its real result never reached the model. */
-const REPAIRED = [TOOL_OUTCOME_UNKNOWN, TOOL_NOT_STARTED].map((text) => text.slice(0, text.indexOf(':') + 1))
-
-export function noteParentEvent(record: ParentRecord, event: SessionEvent): void {
-  switch (event.type) {
-    case 'turn/start':
-      record.turn = (event.data as { turn: number }).turn
-      break
-    case 'tool/call': {
-      const { name, callId, arguments: json } = event.data as { name: string; callId: string; arguments: string }
-      if (name === 'spawn_agent') record.calls.set(callId, parseSpawnArgs(json))
-      break
-    }
-    case 'tool/result': {
-      const { callId, content } = event.data as { callId: string; content: readonly { type: string; text?: string }[] }
-      record.calls.delete(callId) // a refused spawn: no child to give its arguments to
-      const spawned = record.spawned.get(record.byCall.get(callId) ?? '')
-      if (spawned?.mode !== 'foreground' || spawned.callId !== callId) break
-      const text = content.map((block) => block.text ?? '').join('')
-      spawned.result = REPAIRED.some((prefix) => text.startsWith(prefix)) ? 'lost' : 'delivered'
-      break
-    }
-    case 'subagent/spawned': {
-      const { childId, callId, agent, mode, depth } = event.data as SubagentSpawned
-      const call = record.calls.get(callId) ?? {}
-      record.calls.delete(callId)
-      record.byCall.set(callId, childId)
-      record.spawned.set(childId, { callId, mode, depth, turn: record.turn, ...call, ...(agent === undefined ? {} : { agent }) })
-      break
-    }
-    case 'subagent/settled': {
-      const data = event.data as SubagentSettled
-      let epochs = record.settled.get(data.childId)
-      if (!epochs) record.settled.set(data.childId, (epochs = new Map()))
-      epochs.set(data.epoch, data)
-      break
-    }
-  }
-}
-
-function parseSpawnArgs(json: string): { task?: string; context?: 'fresh' | 'fork' } {
-  try {
-    const { task, context } = JSON.parse(json) as { task?: unknown; context?: unknown }
-    return { ...(typeof task === 'string' ? { task } : {}), ...(context === 'fork' || context === 'fresh' ? { context } : {}) }
-  } catch {
-    return {}
   }
 }

@@ -32,5 +32,7 @@ export default definePlugin<Options>({
     ctx.hooks.canceled.tap(ctx.name, () => delegator.cancelAll())
     ctx.onClose(() => delegator.closeAll())
     await delegator.recover()
+    // A settlement can start a turn: not before every later plugin's setup tapped its hooks.
+    ctx.onReady(() => delegator.ready())
   },
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
-import { memoryStore, type ModelRequest, type Tool } from '@bosun/core'
+import { definePlugin, memoryStore, type ModelRequest, type Tool } from '@bosun/core'
+import subagents from './index.js'
 import { childIds, ofType, parent, read, textOf, toolResults, until } from '../test/harness.js'
 
 describe('profiles', () => {
@@ -49,6 +50,32 @@ describe('profiles', () => {
     expect(result!.isError).toBe(true)
     // the schema's enum refuses it before execute; either way the model sees the profiles
     expect(textOf(result!.content)).toMatch(/researcher/)
+    await root.close()
+  })
+
+  it("a profile's tools allowlist covers tools plugins add too: a plugin's tool reaches only the children whose profile names it", async () => {
+    const seen = new Map<string, string[]>()
+    const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+    const webSearch = definePlugin({ name: 'web-search', setup: ({ addTool }) => addTool(tool('web')) })
+    const options = { agents: { reader: { tools: ['read'] }, surfer: { tools: ['web'] } } }
+    const spawn = (task: string, agent?: string) => ({ name: 'spawn_agent', args: { task, ...(agent ? { agent } : {}) } })
+    const record = (key: string) => (request: ModelRequest) => (seen.set(key, request.tools.map((t) => t.name)), { text: key })
+    const root = await parent({
+      tools: [tool('read')],
+      plugins: [[subagents, options], webSearch],
+      script: {
+        top: [{ toolCalls: [spawn('as reader', 'reader'), spawn('as surfer', 'surfer'), spawn('as me')] }, { text: 'ok' }],
+        'as reader': [record('reader')],
+        'as surfer': [record('surfer')],
+        'as me': [record('me')],
+      },
+    })
+    root.followup('top')
+    await root.whenIdle()
+    const subagentTools = ['spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report']
+    expect(seen.get('reader')).toEqual(['read', ...subagentTools])
+    expect(seen.get('surfer')).toEqual([...subagentTools, 'web'])
+    expect(seen.get('me')).toEqual(['read', ...subagentTools, 'web'])
     await root.close()
   })
 })

@@ -1,34 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import type { ModelRequest, Store } from '@bosun/core'
-import { childIds, eventsOf, eventually, ofType, parent, startedId, textOf, until, type Script } from '../test/harness.js'
+import type { Store } from '@bosun/core'
+import { childIds, eventsOf, ofType, parent, textOf, until, type Script } from '../test/harness.js'
 import { crashableStore } from '../test/crash.js'
-
-const hang = { text: 'never finishes', delayMs: 600_000 }
-const lastUser = (request: ModelRequest) => {
-  const users = request.messages.filter((m) => m.role === 'user')
-  const last = users[users.length - 1]
-  return last && last.role === 'user' ? textOf(last.content as never) : ''
-}
-
-// The parent starts a background child that hangs, then queues a second message for it.
-const script: Script = {
-  go: [
-    { toolCalls: [{ name: 'spawn_agent', args: { task: 'work', mode: 'background' } }] },
-    (request) => ({ toolCalls: [{ name: 'send_to_agent', args: { childId: startedId(request), message: 'and more' } }] }),
-    { text: 'waiting' },
-  ],
-  work: [(request) => (lastUser(request) === 'and more' ? { text: 'did more' } : hang), (request) => (lastUser(request) === 'and more' ? { text: 'did more' } : hang)],
-}
+import { crashChildMidTurn, midTurnScript } from '../test/mid-turn.js'
 
 async function crashWithChildMidTurn(onRecover: 'notify' | 'resume') {
-  const crashable = crashableStore()
-  const dying = await parent({ store: crashable.store(), script, options: { onRecover } })
-  dying.followup('go')
-  await until(() => dying.status === 'idle' && ofType(dying.session.events, 'subagent/sent').length === 1, 'the follow-up to be queued in the child')
-  const childId = childIds(dying.session.events)[0]!
-  await eventually(async () => (await eventsOf(crashable.inner, childId)).some((e) => e.type === 'step/start'), "the child's model call")
-  crashable.crash()
-  const root = await parent({ store: crashable.store(), script, options: { onRecover } })
+  const { crashable, childId } = await crashChildMidTurn(onRecover)
+  const root = await parent({ store: crashable.store(), script: midTurnScript, options: { onRecover } })
   return { root, childId, crashable }
 }
 

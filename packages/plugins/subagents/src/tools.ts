@@ -2,6 +2,9 @@ import type { Tool } from '@bosun/core'
 import type { Delegator, SpawnArgs } from './delegator.js'
 import type { Options } from './options.js'
 
+/** Every tool this plugin adds: a child gets them whatever its profile's `tools` allowlist names. */
+export const SUBAGENT_TOOL_NAMES = ['spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report'] as const
+
 /** The tools a parent uses: spawn_agent, send_to_agent, interrupt_agent, list_agents. */
 export function parentTools(delegator: Delegator, options: Options): Tool[] {
   const profiles = Object.entries(options.agents ?? {})
