@@ -55,7 +55,8 @@ beforeAll(async () => {
     publishFixture(authors, 'word-guard', env),
     publishFixture(authors, 'future-guard', env, {
       edit: (manifest) => {
-        manifest.description = 'A guard made for a Bosun that does not exist yet.'
+        // A title-setting escape sequence: the CLI must show it, not send it to the terminal.
+        manifest.description = 'A guard made for a Bosun that does not exist yet.\u001b]0;pwned\u0007'
         manifest.bosun.core = '^9.0.0'
         manifest.peerDependencies['@bosun/core'] = '^9.0.0'
       },
@@ -174,13 +175,14 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
     expect(lines[0]).toMatch(/^PACKAGE\s+VERSION\s+KIND\s+HOOKS\s+WEEKLY\s+SOURCE\s+DESCRIPTION$/)
     expect(lines[1]).toMatch(/^@bosun\/plugin-fixture-guard\s+1\.0\.0\s+plugin\s+agent\/pre-step\s+-\s+first-party\s+First-party fixture/)
     expect(table.stdout).toMatch(/\nbosun-plugin-word-guard\s+1\.0\.0\s+plugin\s+agent\/pre-step\s+-\s+A Bosun pre-step plugin/)
-    expect(table.stdout).toMatch(/\nbosun-plugin-future-guard\s+1\.0\.0\s+plugin/)
+    expect(table.stdout).toMatch(/\nbosun-plugin-future-guard\s+1\.0\.0\s+plugin\s+agent\/pre-step\s+-\s+A guard made for a Bosun that does not exist yet\.␛\]0;pwned␇\n/)
+    expect(table.stdout).not.toContain('\u001b')
     expect(table.stdout).not.toContain('bosun-plugin-plain') // found by its name, but it has no Bosun keyword
     expect(table.stdout.match(/first-party/g)).toHaveLength(1)
 
     const json = ok(await bosun(anywhere, ['plugins', 'search', 'future', '--json']), ['plugins', 'search', 'future'], anywhere)
     expect(json.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual([
-      { name: 'bosun-plugin-future-guard', version: '1.0.0', description: 'A guard made for a Bosun that does not exist yet.', kind: 'plugin', hooks: ['agent/pre-step'], firstParty: false },
+      { name: 'bosun-plugin-future-guard', version: '1.0.0', description: 'A guard made for a Bosun that does not exist yet.\u001b]0;pwned\u0007', kind: 'plugin', hooks: ['agent/pre-step'], firstParty: false },
     ])
   })
 
@@ -199,6 +201,8 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
 
     const future = ok(await bosun(anywhere, ['plugins', 'info', 'bosun-plugin-future-guard']), ['plugins', 'info'], anywhere)
     expect(future.stdout).toContain(`^9.0.0  ✗ the running @bosun/core is ${CORE_VERSION}: it will refuse to load`)
+    expect(future.stdout).toContain('does not exist yet.␛]0;pwned␇')
+    expect(future.stdout).not.toContain('\u001b')
   })
 
   it('an unknown package, a package that is not Bosun\'s, a registry that is down: each a coded error', async () => {
@@ -229,6 +233,26 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
     const read = ok(await bosun(secret, ['plugins', 'info', '@private/bosun-plugin-secret-guard', '--json'], { npm_config_userconfig: anonymous, MARKET_TOKEN: registry.token }), ['plugins', 'info'], secret)
     expect(JSON.parse(read.stdout)).toMatchObject({ name: '@private/bosun-plugin-secret-guard', kind: 'plugin', hooks: ['agent/pre-step'] })
     expect(`${read.stdout}${read.stderr}${refused.stderr}`).not.toContain(registry.token)
+  })
+
+  it('search also asks each scoped registry, and takes a package only from the registry that serves its scope', async () => {
+    // The default registry here knows nothing; @private's is the test registry, with its token.
+    const empty = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"objects":[]}'))
+    await new Promise<void>((done) => empty.listen(0, '127.0.0.1', done))
+    try {
+      const host = registry.url.replace(/^http:/, '')
+      const dir = await project('scoped', {
+        'package.json': '{ "name": "scoped", "private": true }\n',
+        '.npmrc': `registry=http://127.0.0.1:${(empty.address() as AddressInfo).port}/\n@private:registry=${registry.url}\n${host}:_authToken=\${MARKET_TOKEN}\n`,
+      })
+      const anonymous = join(work, 'scoped-user-npmrc')
+      await writeFile(anonymous, '')
+      const searched = ok(await bosun(dir, ['plugins', 'search', 'guard', '--json'], { npm_config_userconfig: anonymous, MARKET_TOKEN: registry.token }), ['plugins', 'search'], dir)
+      // The test registry also answers with unscoped packages: those are the default registry's to serve, so they are left out.
+      expect(searched.stdout.trim().split('\n').map((line) => JSON.parse(line).name)).toEqual(['@private/bosun-plugin-secret-guard'])
+    } finally {
+      await new Promise((done) => empty.close(done))
+    }
   })
 
   it('a redirect is followed without the token', async () => {

@@ -36,15 +36,15 @@ export class RegistryClient {
     if (registryOverride !== undefined) this.config = { ...config, registry: registryOverride.endsWith('/') ? registryOverride : `${registryOverride}/` }
   }
 
-  /** `GET /-/v1/search?text=…&size=…` on the default registry. */
-  async search(text: string, size = 250): Promise<SearchHit[]> {
-    const url = new URL(`-/v1/search?${new URLSearchParams({ text, size: String(size) })}`, this.config.registry).href
+  /** `GET /-/v1/search?text=…&size=…` on `registry` (default: the default registry). */
+  async search(text: string, registry = this.config.registry, size = 250): Promise<SearchHit[]> {
+    const url = new URL(`-/v1/search?${new URLSearchParams({ text, size: String(size) })}`, registry).href
     let body: { objects?: SearchHit[] }
     try {
       body = (await this.json(url, 'search')) as { objects?: SearchHit[] }
     } catch (error) {
       if ((error as { code?: string }).code !== 'PACKAGE_NOT_FOUND') throw error
-      throw marketplaceError('REGISTRY_ERROR', `${shownUrl(this.config.registry)} has no search API (GET /-/v1/search answered 404). Search another registry with --registry, or name the package: bosun plugins info <name>.`)
+      throw marketplaceError('REGISTRY_ERROR', `${shownUrl(registry)} has no search API (GET /-/v1/search answered 404). Search another registry with --registry, or name the package: bosun plugins info <name>.`)
     }
     return Array.isArray(body.objects) ? body.objects.filter((hit) => typeof hit?.package?.name === 'string') : []
   }

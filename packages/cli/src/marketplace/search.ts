@@ -1,4 +1,5 @@
 import { bosunManifest, KIND_KEYWORDS, kindOfKeywords, type BosunKind } from './manifest.js'
+import { registryFor } from './npm-config.js'
 import type { RegistryClient, SearchHit } from './registry-client.js'
 
 /** One package `bosun plugins search` shows. */
@@ -22,12 +23,19 @@ const CONCURRENCY = 6
  * words as plain text (private registries such as Verdaccio match only name and description and
  * ignore `keywords:`), and with `keywords:<kw>` qualifiers (npmjs finds packages by keyword that
  * way); the answers are merged and kept only when the package itself carries `bosun-plugin`,
- * `bosun-adapter` or `bosun-store`. Each hit's version document gives its hooks.
+ * `bosun-adapter` or `bosun-store`. Each hit's version document gives its hooks. Every scoped
+ * registry of the npm configuration (`@acme:registry=…`) is searched too, and a package is taken
+ * only from the registry that serves its name (as npm would install it).
  */
 export async function searchPackages(client: RegistryClient, words: readonly string[]): Promise<SearchResult[]> {
   const text = words.join(' ').trim()
   const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
-  const answers = await Promise.all(queries.map((query) => client.search(query)))
+  const registries = [...new Set([client.config.registry, ...client.config.scopes.values()])]
+  const answers = await Promise.all(
+    registries.flatMap((registry) =>
+      queries.map(async (query) => (await client.search(query, registry)).filter((hit) => registryFor(client.config, hit.package.name) === registry)),
+    ),
+  )
   const hits = new Map<string, SearchHit & { version: string }>()
   for (const hit of answers.flat()) {
     // npmjs gives `version`; Verdaccio's own packages come with `dist-tags.latest` instead. A hit
