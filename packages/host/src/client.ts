@@ -4,6 +4,9 @@
  * backoff, so a consumer sees every event once and in order across reconnects.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
+// Types only (erased): the client stays free of the host's runtime code.
+import type { AdmissionReceipt } from './admission.js'
+import type { MessageStatus } from './log.js'
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:4477` */
@@ -18,30 +21,15 @@ export interface WireMessage { id: string; role: 'user'; content: unknown[]; sou
 export interface Queues { 'next-turn': WireMessage[]; 'next-step': WireMessage[] }
 export type Delivery = 'followup' | 'steer' | 'inject'
 
-export interface Receipt {
-  accepted: true
-  messageId: string
-  duplicate: boolean
-  lane: 'next-turn' | 'next-step'
-  delivery: Delivery
-  rerouted?: true
-  seq: number
-  position: number | null
-  status: string
-  durable: boolean
-}
+/** The admission receipt of `POST /v1/sessions/:id/messages` (the host's own type: one definition). */
+export type Receipt = AdmissionReceipt
+export type { MessageStatus }
 
 export interface SessionListItem { id: string; createdAt?: number; loaded: boolean; status: string; lastSeq: number; queue: { 'next-turn': number; 'next-step': number } | null; parentSessionId?: string }
 export interface ChildSessionItem extends SessionListItem { parentSessionId: string; delegation: { parentSessionId: string; callId: string; depth: number; mode: 'one-shot' | 'continuable' } }
 export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inboxVersion: number; inbox: Queues }
 /** Queue operations: `inboxVersion` (from a snapshot, or the seq of the last splice seen) makes a changed queue answer 412 version-mismatch. */
 export interface QueueOptions { inboxVersion?: number }
-export type MessageStatus = { messageId: string; admittedSeq: number; lane: 'next-turn' | 'next-step' } & (
-  | { state: 'queued'; position: number }
-  | { state: 'claimed'; turn: number; stepped: boolean; turnEnd?: string }
-  | { state: 'rejected'; turn: number; by: string; metadata: unknown }
-  | { state: 'canceled' }
-)
 
 export type StreamFrame =
   | { event: 'hello'; data: { lastSeq: number; status: string; inboxVersion?: number; inbox: Queues } }

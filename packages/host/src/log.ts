@@ -61,8 +61,11 @@ export type MessageState =
   | { state: 'rejected'; turn: number; by: string; metadata: unknown }
   | { state: 'canceled' }
 
+/** `GET /v1/sessions/:id/messages/:messageId`: a message's state, where and when it was admitted. */
+export type MessageStatus = MessageState & { messageId: string; admittedSeq: number; lane: Lane }
+
 /** Where a message went, from the log alone (a fold of splices, turns and pre-step rejects). */
-export function messageState(events: readonly SessionEvent[], messageId: string, seedLength = 0): (MessageState & { messageId: string; admittedSeq: number; lane: Lane }) | undefined {
+export function messageState(events: readonly SessionEvent[], messageId: string, seedLength = 0): MessageStatus | undefined {
   const admission = findAdmission(events, messageId, seedLength)
   if (!admission) return undefined
   const base = { messageId, admittedSeq: admission.seq, lane: admission.lane }

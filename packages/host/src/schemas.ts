@@ -90,11 +90,29 @@ export const schemas = {
 
 export type SchemaName = keyof typeof schemas
 
-export interface PostMessageBody {
-  clientMessageId: string
-  content: string | Array<{ type: string; [key: string]: unknown }>
-  delivery?: 'followup' | 'steer' | 'inject'
-}
+/**
+ * The type a body of one of these schemas has once it validated: derived from the schema (the
+ * subset of JSON Schema they use), so the schema is the one source of truth.
+ */
+export type FromSchema<S> =
+  S extends { readonly enum: readonly (infer E)[] } ? E
+  : S extends { readonly anyOf: readonly (infer A)[] } ? FromSchema<A>
+  : S extends { readonly type: 'string' } ? string
+  : S extends { readonly type: 'integer' | 'number' } ? number
+  : S extends { readonly type: 'boolean' } ? boolean
+  : S extends { readonly type: 'array'; readonly items: infer I } ? FromSchema<I>[]
+  : S extends { readonly type: 'object'; readonly properties: infer P } ? ObjectOf<P, S extends { readonly required: readonly (infer R)[] } ? R : never, S extends { readonly additionalProperties: false } ? false : true>
+  : unknown
+
+type ObjectOf<P, R, Open extends boolean> =
+  & { -readonly [K in keyof P as K extends R ? K : never]: FromSchema<P[K]> }
+  & { -readonly [K in keyof P as K extends R ? never : K]?: FromSchema<P[K]> }
+  & (Open extends true ? { [key: string]: unknown } : unknown)
+
+/** The validated body of a schema by name. */
+export type BodyOf<N extends SchemaName> = FromSchema<(typeof schemas)[N]>
+
+export type PostMessageBody = BodyOf<'postMessage'>
 
 const ajv = new Ajv({ allErrors: false, strict: true })
 // Compiled once, when the module loads.

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest'
+import { validateBody, type BodyOf, type PostMessageBody } from '../src/schemas.js'
+
+describe('body types derived from the schemas', () => {
+  it('the type and the validator agree (tsc checks the @ts-expect-error lines)', () => {
+    const ok: PostMessageBody = { clientMessageId: 'a-1', content: [{ type: 'text', text: 'hi' }], delivery: 'steer' }
+    // @ts-expect-error delivery is one of the schema's enum
+    const badDelivery: PostMessageBody = { clientMessageId: 'a-1', content: 'x', delivery: 'shout' }
+    // @ts-expect-error clientMessageId is required by the schema
+    const missing: PostMessageBody = { content: 'x' }
+    // @ts-expect-error additionalProperties: false
+    const extra: BodyOf<'cancel'> = { keepInbox: true, force: true }
+    const fork: BodyOf<'fork'> = { afterTurn: 2 }
+    expect(validateBody('postMessage', ok)).toEqual(ok)
+    expect(validateBody('fork', fork)).toEqual(fork)
+    for (const [name, body] of [['postMessage', badDelivery], ['postMessage', missing], ['cancel', extra]] as const) {
+      expect(() => validateBody(name, body)).toThrow(/Invalid request body/)
+    }
+  })
+})
