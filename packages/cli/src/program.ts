@@ -216,12 +216,12 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('add')
     .description('install a plugin with the project\'s package manager and add it to the config (options checked first), then check the config')
     .argument('<name>', 'the package (word-guard, bosun-plugin-word-guard, @acme/bosun-plugin-x@1.2.0)')
-    .option('-o, --option <key=value...>', 'an option of the plugin, converted by its schema type (lists comma-separated)')
+    .option('-o, --option <key=value>', 'an option of the plugin, converted by its schema type (lists comma-separated); repeat for each', (value: string, previous: string[] = []) => [...previous, value])
     .option('-y, --yes', 'do not ask before installing')
     .option('--registry <url>', 'install from this registry instead of the one npm is configured with')
     .addHelpText('after', examples([
       ['bosun plugins add word-guard --option words=password,secret', 'asks before installing'],
-      ['bosun plugins add @bosun/plugin-rate-limit -o turnsPerMinute=20 --yes', 'no question'],
+      ['bosun plugins add @bosun/plugin-rate-limit -o turnsPerMinute=20 -o onLimit=requeue --yes', 'no question'],
     ], 'It shows the package, version, dependencies, install scripts and license, and asks before installing unless --yes.'))
     .action(run(commands.pluginsAdd))
   plugins
