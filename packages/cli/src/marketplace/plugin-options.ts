@@ -63,7 +63,7 @@ function convert(key: string, text: string, property: JsonSchema | undefined): u
     case 'number':
     case 'integer': {
       const value = Number(text)
-      if (text.trim() === '' || !Number.isFinite(value)) throw fail(`a ${type}`)
+      if (text.trim() === '' || !Number.isFinite(value)) throw fail(type === 'integer' ? 'an integer' : 'a number')
       if (type === 'integer' && !Number.isInteger(value)) throw fail('an integer')
       return value
     }

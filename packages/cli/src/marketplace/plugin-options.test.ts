@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { optionRows, optionsFromPairs } from './plugin-options.js'
+
+const schema = {
+  type: 'object',
+  properties: {
+    turnsPerMinute: { type: 'integer', minimum: 1, description: 'Turns allowed per minute.' },
+    ratio: { type: 'number', default: 0.5 },
+    enabled: { type: 'boolean', default: true },
+    words: { type: 'array', items: { type: 'string' } },
+    limits: { type: 'array', items: { type: 'integer' } },
+    onLimit: { enum: ['reject', 'requeue'] },
+    rules: { type: 'object' },
+  },
+  required: ['turnsPerMinute'],
+  additionalProperties: false,
+}
+
+describe('optionsFromPairs: --option key=value converted by the schema, then validated', () => {
+  it('converts each value by its schema type', () => {
+    expect(optionsFromPairs(['turnsPerMinute=20', 'ratio=0.25', 'enabled=false', 'words=a, b,c', 'limits=1,2', 'onLimit=requeue', 'rules={"x":1}'], schema, 'p')).toEqual({
+      turnsPerMinute: 20, ratio: 0.25, enabled: false, words: ['a', 'b', 'c'], limits: [1, 2], onLimit: 'requeue', rules: { x: 1 },
+    })
+  })
+
+  it.each([
+    [['turnsPerMinute=fast'], 'option "turnsPerMinute" expects an integer, got "fast".'],
+    [['turnsPerMinute=1.5'], 'option "turnsPerMinute" expects an integer, got "1.5".'],
+    [['turnsPerMinute=1', 'enabled=yes'], 'option "enabled" expects a boolean (true or false), got "yes".'],
+    [['turnsPerMinute=1', 'limits=1,x'], 'option "limits[]" expects an integer, got "x".'],
+    [['turnsPerMinute=1', 'rules=nope'], 'option "rules" expects an object (as JSON), got "nope".'],
+    [['turnsPerMinute=1', 'colour=red'], 'p has no option "colour"; its options are: turnsPerMinute, ratio, enabled, words, limits, onLimit, rules.'],
+    [['turnsPerMinute'], '--option "turnsPerMinute" is not key=value'],
+  ])('%j is refused: %s', (pairs, message) => {
+    expect(() => optionsFromPairs(pairs, schema, 'p')).toThrow(message)
+  })
+
+  it('checks the whole schema: a missing required option and a value out of range are named by path', () => {
+    expect(() => optionsFromPairs([], schema, 'p')).toThrow(/Invalid options for p:\n\s+- \$\.turnsPerMinute/)
+    expect(() => optionsFromPairs(['turnsPerMinute=0'], schema, 'p')).toThrow(/\$\.turnsPerMinute/)
+    expect(() => optionsFromPairs(['turnsPerMinute=1', 'onLimit=drop'], schema, 'p')).toThrow(/\$\.onLimit/)
+  })
+})
+
+describe('optionRows: the table bosun plugins info shows', () => {
+  it('lists key, type, required, default and description in the schema\'s order', () => {
+    expect(optionRows(schema).map((row) => [row.key, row.type, row.required, row.default, row.description])).toEqual([
+      ['turnsPerMinute', 'integer', true, undefined, 'Turns allowed per minute.'],
+      ['ratio', 'number', false, '0.5', undefined],
+      ['enabled', 'boolean', false, 'true', undefined],
+      ['words', 'string[]', false, undefined, undefined],
+      ['limits', 'integer[]', false, undefined, undefined],
+      ['onLimit', '"reject" | "requeue"', false, undefined, undefined],
+      ['rules', 'object', false, undefined, undefined],
+    ])
+  })
+})
