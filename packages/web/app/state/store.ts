@@ -137,7 +137,9 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         }
         void (async () => {
           try {
-            for await (const frame of client.stream(id, { signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
+            // chunks: false — finished steps arrive as their assistant/message alone (it carries the whole
+            // text), so a long session loads a fraction of the events; the open step still streams.
+            for await (const frame of client.stream(id, { signal: controller.signal, chunks: false, retry: { initialMs: 250, maxMs: 2000 } })) {
               if (frame.event === 'hello') {
                 hellos += 1
                 if (hellos > 1 && lastEvent !== null) void verify(lastEvent, frame.data.lastSeq)
