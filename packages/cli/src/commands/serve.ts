@@ -17,6 +17,8 @@ export interface ServeOptions {
   initToken?: boolean
   cors?: string[]
   allowedHost?: string[]
+  relayWaitMs?: string
+  clusterPollMs?: string
 }
 
 function corsOrigins(values: string[]): string[] {
@@ -100,11 +102,14 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   if (!isLoopback(hostname) && token === undefined) {
     throw cliError(CliErrorCodes.USAGE, `Refusing to serve on ${hostname} without a token: set BOSUN_HOST_TOKEN to 32+ random characters or pass --token-file (bosun serve --init-token makes one), or serve on 127.0.0.1.`)
   }
+  // On a store with the cluster API (PostgreSQL), this host is one of many (docs/scale-out.md).
+  const cluster = { relayWaitMs: intOption('relay-wait-ms', options.relayWaitMs, 5000, 600_000), pollIntervalMs: Math.max(50, intOption('cluster-poll-ms', options.clusterPollMs, 1000, 600_000)) }
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const store: Store = await openStore(cfg)
   const host = createHost({
     store,
     agentFactory: ({ sessionId, store }) => openAgent(cfg, store, sessionId),
+    cluster,
     ...(token === undefined ? {} : { auth: { token } }),
     // The bind address is not a name clients use: the Host fence takes --allowed-host names (and,
     // with a token, is off unless some are given; docs/host.md, "Exposure").
@@ -124,6 +129,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   }
   ctx.out.line(`bosun host listening on ${server.url}`)
   ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
+  if (host.cluster !== undefined) ctx.err.line(`cluster: one of the hosts on this store, as lease owner "${host.cluster.store.owner}" (docs/scale-out.md)`)
   ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
   await new Promise<void>((resolve) => {
     const stop = (): void => {
