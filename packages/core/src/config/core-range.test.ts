@@ -10,6 +10,16 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
+/** The error `loadConfig` fails with (a config that loads is a failed expectation). */
+async function loadFailure(cwd: string): Promise<Error & { code?: string }> {
+  try {
+    await loadConfig({ cwd })
+  } catch (error) {
+    return error as Error & { code?: string }
+  }
+  throw new Error('the config loaded, but it should have been refused')
+}
+
 /** A project whose node_modules holds `bosun-plugin-<name>` with this manifest (a plugin made without the core's help). */
 async function projectWith(plugins: Record<string, Record<string, unknown>>): Promise<string> {
   dir = await mkdtemp(join(tmpdir(), 'bosun-core-range-'))
@@ -26,14 +36,14 @@ async function projectWith(plugins: Record<string, Record<string, unknown>>): Pr
 describe('a plugin package for another core', () => {
   it('is refused when the config is checked, with its range and the running version named', async () => {
     const cwd = await projectWith({ future: { bosun: { kind: 'plugin', core: '^9.0.0' } } })
-    const error = await loadConfig({ cwd }).catch((caught: unknown) => caught as Error & { code?: string })
+    const error = await loadFailure(cwd)
     expect(error).toMatchObject({ code: 'CONFIG_INVALID' })
     expect(error.message).toContain(`bosun-plugin-future 2.0.0 supports @bosun/core ^9.0.0, but the running @bosun/core is ${CORE_VERSION}.`)
   })
 
   it('the peer range counts when bosun.core is absent; a range that includes the running core loads', async () => {
     const cwd = await projectWith({ peer: { peerDependencies: { '@bosun/core': '>=99' } }, fine: { bosun: { core: `>=${CORE_VERSION}` } } })
-    const error = await loadConfig({ cwd }).catch((caught: unknown) => caught as Error)
+    const error = await loadFailure(cwd)
     expect(error.message).toContain('bosun-plugin-peer 2.0.0 supports @bosun/core >=99')
     expect(error.message).not.toContain('bosun-plugin-fine')
   })
