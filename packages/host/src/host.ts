@@ -4,6 +4,7 @@ import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
 import { installExposure } from './exposure.js'
+import { checkHostOptions } from './options.js'
 import { HostFeed } from './feed.js'
 import { readBody } from './request.js'
 import { messageRoutes } from './routes/messages.js'
@@ -105,10 +106,7 @@ function factoryFrom(options: CreateHostOptions): AgentFactory {
  * serve({ fetch: host.fetch, hostname: '127.0.0.1', port: 4477 })
  */
 export function createHost(options: CreateHostOptions): Host {
-  if (typeof options?.store?.open !== 'function') throw new TypeError('createHost(): "store" must be a Store.')
-  if (options.auth !== undefined && (typeof options.auth.token !== 'string' || options.auth.token.length < 16)) {
-    throw new TypeError('createHost(): "auth.token" must be a string of at least 16 characters (32 random characters recommended).')
-  }
+  checkHostOptions(options)
   const { store } = options
   const limits = options.limits ?? {}
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
