@@ -87,7 +87,7 @@ describe('the published packages', () => {
     const cli = published.find(({ manifest }) => manifest.name === '@bosun/cli')!.manifest
     const bundled = [
       '@bosun/adapter-scripted', '@bosun/adapter-openai', '@bosun/adapter-anthropic', '@bosun/plugin-store-jsonl',
-      '@bosun/plugin-retry', '@bosun/plugin-rate-limit', '@bosun/plugin-content-filter', '@bosun/plugin-compaction',
+      '@bosun/plugin-retry', '@bosun/plugin-rate-limit', '@bosun/plugin-content-filter', '@bosun/plugin-compaction', '@bosun/plugin-subagents',
     ]
     for (const name of bundled) expect(Object.values(FIRST_PARTY_PACKAGES).flat(), name).toContain(name)
     expect(Object.keys(cli.dependencies)).toEqual(expect.arrayContaining([...bundled, '@bosun/core']))

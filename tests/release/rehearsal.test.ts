@@ -152,7 +152,7 @@ describe.sequential('release rehearsal', { timeout: 0 }, () => {
     const cli = (await packument('@bosun/cli')).versions[version]!
     expect(Object.keys(cli.dependencies)).toEqual(expect.arrayContaining([
       '@bosun/adapter-anthropic', '@bosun/adapter-openai', '@bosun/adapter-scripted', '@bosun/core', '@bosun/plugin-compaction',
-      '@bosun/plugin-content-filter', '@bosun/plugin-rate-limit', '@bosun/plugin-retry', '@bosun/plugin-store-jsonl',
+      '@bosun/plugin-content-filter', '@bosun/plugin-rate-limit', '@bosun/plugin-retry', '@bosun/plugin-store-jsonl', '@bosun/plugin-subagents',
     ]))
     expect(cli.dependencies['@bosun/plugin-store-sqlite']).toBeUndefined()
     expect(cli.peerDependenciesMeta).toEqual({ '@bosun/plugin-store-sqlite': { optional: true } })

@@ -3,7 +3,7 @@ import { findPackage } from './packages.js'
 
 /**
  * Bosun's parts that need no provider SDK and no native build: the CLI depends on them, so a
- * config can name any of them (`openai`, `anthropic`, `retry`, `store-jsonl`…) right after
+ * config can name any of them (`openai`, `anthropic`, `retry`, `subagents`, `store-jsonl`, `store-postgres`…) right after
  * `npm install @bosun/cli`. Names resolve from the config file's folder first; these copies
  * stand in only when the project has none of its own (core's `bundled` option).
  */
@@ -12,10 +12,13 @@ const SHIPPED: BundledModules = {
   '@bosun/adapter-openai': () => import('@bosun/adapter-openai'),
   '@bosun/adapter-anthropic': () => import('@bosun/adapter-anthropic'),
   '@bosun/plugin-store-jsonl': () => import('@bosun/plugin-store-jsonl'),
+  // Pure JavaScript (`pg` without its optional native binding): one `bosun serve` per host of a cluster.
+  '@bosun/plugin-store-postgres': () => import('@bosun/plugin-store-postgres'),
   '@bosun/plugin-retry': () => import('@bosun/plugin-retry'),
   '@bosun/plugin-rate-limit': () => import('@bosun/plugin-rate-limit'),
   '@bosun/plugin-content-filter': () => import('@bosun/plugin-content-filter'),
   '@bosun/plugin-compaction': () => import('@bosun/plugin-compaction'),
+  '@bosun/plugin-subagents': () => import('@bosun/plugin-subagents'),
 }
 
 /**

@@ -22,19 +22,20 @@ const PLUGINS = [
   ['rate-limit', { turnsPerMinute: 20 }],
   ['content-filter', { rules: [{ id: 'no-secrets', keywords: ['password'], action: 'reject' }] }],
   ['compaction', { contextWindow: 128000 }],
+  ['subagents', { agents: { researcher: { system: 'You research.' } } }],
 ]
 
 describe('bosun config check, in the repository, with nothing but the CLI installed', () => {
   test.each([
     ['openai', { baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-4.1', apiKeyEnv: 'BUNDLED_TEST_KEY' }],
     ['anthropic', { baseURL: 'http://127.0.0.1:9', model: 'claude-sonnet-4-5', apiKeyEnv: 'BUNDLED_TEST_KEY' }],
-  ] as const)('%s with retry, rate-limit, content-filter and compaction: taken from the CLI', async (adapter, options) => {
+  ] as const)('%s with retry, rate-limit, content-filter, compaction and subagents: taken from the CLI', async (adapter, options) => {
     await writeProject(dir, { model: { adapter, options }, plugins: PLUGINS })
     const result = await bosun(['config', 'check'], { cwd: dir, env: { BUNDLED_TEST_KEY: 'test-key-value' } })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`adapter  ${adapter} {2}@bosun/adapter-${adapter} \\S+ \\(bundled with bosun\\)`))
-    expect(result.stdout).toMatch(/1\. retry[\s\S]*2\. rate-limit[\s\S]*3\. content-filter[\s\S]*4\. compaction/)
+    expect(result.stdout).toMatch(/1\. retry[\s\S]*2\. rate-limit[\s\S]*3\. content-filter[\s\S]*4\. compaction[\s\S]*5\. subagents/)
     expect(result.stdout).toContain('✓ the config is valid')
   })
 
