@@ -75,3 +75,15 @@ describe('the page after the host restarted', () => {
     expect(app.getState().notices).toEqual([])
   })
 })
+
+describe('a host that requires a token', () => {
+  it('says once that the page cannot log in, instead of an empty list', async () => {
+    const host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), auth: { token: 'x'.repeat(40) } })
+    hosts.push(host)
+    app = createAppStore({ client: createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => host.fetch(new Request(input as string, init)) }) })
+    await app.getState().refreshSessions()
+    await app.getState().refreshSessions()
+    expect(app.getState().notices.map((notice) => notice.text)).toEqual([expect.stringContaining('requires a token')])
+    expect(app.getState().sessions).toEqual([])
+  })
+})

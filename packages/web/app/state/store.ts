@@ -53,6 +53,7 @@ export interface AppStoreOptions {
 export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions): AppStore {
   let follow: AbortController | null = null
   let noticeId = 0
+  let toldUnauthorized = false
   const store = createStore<AppState & AppActions>()((set, get) => {
     const notify = (kind: Notice['kind'], text: string): void => {
       noticeId += 1
@@ -99,8 +100,15 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       inspecting: null,
 
       async refreshSessions() {
-        // Polled: a failure (the host restarting) is said by the reconnect banner, not by a notice each time.
-        const sessions = await client.listSessions().catch(() => undefined)
+        // Polled: a failure (the host restarting) is said by the reconnect banner, not by a notice
+        // each time — except a refusal, which retrying cannot fix.
+        const sessions = await client.listSessions().catch((error: unknown) => {
+          if (error instanceof HostClientError && error.status === 401 && !toldUnauthorized) {
+            toldUnauthorized = true
+            notify('error', 'This host requires a token, and the page cannot log in yet: serve on 127.0.0.1 without BOSUN_HOST_TOKEN to use the web UI (docs/web.md, "With a token").')
+          }
+          return undefined
+        })
         if (sessions !== undefined) set({ sessions })
       },
 
