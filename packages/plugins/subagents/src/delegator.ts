@@ -130,8 +130,9 @@ export class Delegator {
     if (this.#record.spawned.size === 0) return 'No child agents.'
     return [...this.#record.spawned].map(([id, spawned]) => {
       const child = this.#opened.get(id)
-      // Not open: a one-shot child is closed for good; a continuable one waits, settled, to be sent to.
-      const status = child ? (child.closing ? 'closed' : child.agent.status) : spawned.mode === 'foreground' ? 'closed' : 'idle'
+      // Not open: a one-shot child, or one that could not start, is closed for good; a continuable one waits, settled, to be sent to.
+      const dead = spawned.mode === 'foreground' || this.#record.settled.get(id)?.get(1)?.reason === 'error'
+      const status = child ? (child.closing ? 'closed' : child.agent.status) : dead ? 'closed' : 'idle'
       const epochs = this.#record.settled.get(id)?.size ?? 0
       return JSON.stringify({ childId: id, agent: spawned.agent ?? null, mode: spawned.mode, status, live: this.#live.has(id), settlements: epochs })
     }).join('\n')

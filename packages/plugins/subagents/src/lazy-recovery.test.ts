@@ -20,6 +20,7 @@ describe('recovery opens only what may still settle', () => {
     let target = ''
     const decide = (request: ModelRequest): ScriptedResponse => {
       if (lastMessageIsUser(request, 'go')) return { toolCalls: ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map((task) => ({ name: 'spawn_agent', args: { task, mode: 'background' } })) }
+      if (lastMessageIsUser(request, 'list')) return { toolCalls: [{ name: 'list_agents', args: {} }] }
       if (lastMessageIsUser(request, 'again')) return { toolCalls: [{ name: 'send_to_agent', args: { childId: target, message: 'more' } }] }
       return { text: 'ok' }
     }
@@ -33,6 +34,13 @@ describe('recovery opens only what may still settle', () => {
 
     const counted = countingStore(inner)
     const root = await parent({ store: counted.store, script, options })
+    expect(counted.opens).toEqual(['root'])
+    // Listing them opens none either: settled continuable children wait, idle, to be sent to.
+    root.followup('list')
+    await until(() => root.status === 'idle' && ofType(root.session.events, 'tool/result').length === 7, 'the listing')
+    const listing = textOf((ofType(root.session.events, 'tool/result').at(-1)!.data as { content: never }).content)
+    expect(listing.split('\n').map((line) => JSON.parse(line) as { status: string; live: boolean; settlements: number })).toEqual(
+      children.map((childId) => ({ childId, agent: null, mode: 'background', status: 'idle', live: false, settlements: 1 })))
     expect(counted.opens).toEqual(['root'])
     target = children[2]!
     root.followup('again')
