@@ -1,5 +1,6 @@
 import { messageText, type InboxSplice, type SessionEvent, type UserMessage } from '@bosun/core'
 import { InboxFold } from './log.js'
+import { sseStream } from './sse.js'
 import type { LiveSession } from './sessions.js'
 import { subscribe } from './subscription.js'
 
@@ -8,7 +9,6 @@ import { subscribe } from './subscription.js'
  * of a log event, read from the log by seq like the session stream (the writer never waits).
  * Steering, pre-step rejects and queue snapshots travel as `data-bosun-*` parts.
  */
-const encoder = new TextEncoder()
 const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`
 
 export interface TurnStreamOptions {
@@ -147,44 +147,27 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
   const subscription = subscribe(live, options.onEnd)
   if (ourTurn !== undefined) currentTurn = ourTurn
 
-  return new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      for (;;) {
-        if (subscription.ended || live.closed === true) {
-          subscription.end()
-          controller.close()
-          return
-        }
-        if (finished) {
-          controller.enqueue(encoder.encode('data: [DONE]\n\n'))
-          subscription.end()
-          controller.close()
-          return
-        }
-        const last = session.length - 1
-        if (cursor < last) {
-          let out = ourTurn !== undefined && !started ? start() : ''
-          while (cursor < last && !finished) {
-            cursor++
-            out += translate(session.events[cursor]!)
-          }
-          if (out !== '') {
-            controller.enqueue(encoder.encode(out))
-            return
-          }
-          continue
-        }
-        // Caught up: wait for the next event, or send a keep-alive comment (the UI stream's SSE
-        // parser skips comments) so proxies and idle timeouts keep a long step's stream open.
-        const timedOut = await subscription.wait(options.keepAliveMs)
-        if (timedOut && !subscription.ended) {
-          controller.enqueue(encoder.encode(': keep-alive\n\n'))
-          return
-        }
+  let doneSent = false
+  const done = (): string => {
+    doneSent = true
+    return 'data: [DONE]\n\n'
+  }
+  // Keep-alive comments while a step produces nothing: the UI stream's SSE parser skips them.
+  return sseStream({
+    read: () => {
+      if (doneSent) return null
+      if (finished) return done()
+      let out = ourTurn !== undefined && !started && cursor < session.length - 1 ? start() : ''
+      while (cursor < session.length - 1 && !finished) {
+        cursor++
+        out += translate(session.events[cursor]!)
       }
+      return out === '' && finished ? done() : out
     },
-    cancel: () => subscription.end(),
-  }, { highWaterMark: 0 })
+    wait: (ms) => subscription.wait(ms),
+    ended: () => subscription.ended || live.closed === true,
+    end: () => subscription.end(),
+  }, options.keepAliveMs)
 }
 
 /** The turn a resume should stream: the open one (its `turn/start` seq), if any. */

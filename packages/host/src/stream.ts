@@ -1,6 +1,7 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from './log.js'
 import type { LiveSession } from './sessions.js'
+import { sseFrame as frame, sseStream } from './sse.js'
 import { subscribe } from './subscription.js'
 
 export interface StreamOptions {
@@ -15,11 +16,8 @@ export interface StreamOptions {
   onEnd: () => void
 }
 
-const encoder = new TextEncoder()
-
-export function frame(event: string, data: unknown, id?: number): string {
-  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`
-}
+/** Kept for the cluster's remote stream, which frames like the session stream. */
+export { sseFrame as frame } from './sse.js'
 
 /**
  * The frames of a session's recent events, shared by its subscribers: each event (with the
@@ -63,57 +61,43 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   const fold = new InboxFold(seedLength)
   for (let i = 0; i <= cursor; i++) fold.apply(session.events[i]!)
   const subscription = subscribe(live, options.onEnd)
-  let helloSent = false
 
-  return new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      if (!helloSent) {
-        helloSent = true
-        // The hello baseline describes the session now; replay follows from the cursor.
-        const inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
-        const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox }
-        controller.enqueue(encoder.encode(`retry: 1000\n${frame('hello', hello)}`))
-        return
-      }
-      for (;;) {
-        if (subscription.ended || live.closed === true) {
-          subscription.end()
-          controller.close()
-          return
-        }
-        const last = session.length - 1
-        if (cursor < last) {
-          let out = ''
-          const stop = Math.min(last, cursor + options.batch)
-          for (let seq = cursor + 1; seq <= stop; seq++) {
-            const event = session.events[seq]!
-            if (!options.chunks && event.type === 'assistant/chunk') {
-              const { turn, step } = event.data as { turn: number; step: number }
-              if (live.finishedSteps.has(`${turn}:${step}`)) continue
-            }
-            // Every subscriber folds the same events, so the frames after an event are the same for all.
-            const spliced = fold.apply(event)
-            out += cachedFrames(live, seq, () => {
-              const status = statusAfter(event)
-              return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
-            })
-          }
-          cursor = stop
-          controller.enqueue(encoder.encode(out))
-          return
-        }
-        // Caught up: wait for the next event, or send a keep-alive comment.
-        const timedOut = await subscription.wait(options.keepAliveMs)
-        if (timedOut && !subscription.ended) {
-          controller.enqueue(encoder.encode(': keep-alive\n\n'))
-          return
-        }
-        // Woken by an append: let the rest of this burst (a model's chunks, a claim's splices)
-        // land first, so that the subscriber gets one write for the burst, not one per event.
-        await new Promise((resolve) => setImmediate(resolve))
-      }
+  return sseStream({
+    // The hello baseline describes the session now; replay follows from the cursor.
+    first: () => {
+      const inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
+      const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox }
+      return `retry: 1000\n${frame('hello', hello)}`
     },
-    cancel: () => subscription.end(),
-  }, { highWaterMark: 0 })
+    read: () => {
+      // A batch can be all skipped chunks: read on until something is sent or the log is caught up.
+      while (cursor < session.length - 1) {
+        let out = ''
+        const stop = Math.min(session.length - 1, cursor + options.batch)
+        for (let seq = cursor + 1; seq <= stop; seq++) {
+          const event = session.events[seq]!
+          if (!options.chunks && event.type === 'assistant/chunk') {
+            const { turn, step } = event.data as { turn: number; step: number }
+            if (live.finishedSteps.has(`${turn}:${step}`)) continue
+          }
+          // Every subscriber folds the same events, so the frames after an event are the same for all.
+          const spliced = fold.apply(event)
+          out += cachedFrames(live, seq, () => {
+            const status = statusAfter(event)
+            return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
+          })
+        }
+        cursor = stop
+        if (out !== '') return out
+      }
+      return ''
+    },
+    wait: (ms) => subscription.wait(ms),
+    ended: () => subscription.ended || live.closed === true,
+    end: () => subscription.end(),
+    // Woken by an append: let the rest of this burst (a model's chunks, a claim's splices) land
+    // first, so that the subscriber gets one write for the burst, not one per event.
+    settle: () => new Promise((resolve) => setImmediate(resolve)),
+  }, options.keepAliveMs)
 }
 
