@@ -51,6 +51,9 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
   /** True when another live host holds the session's lease (this host could not open it). */
   const ownedElsewhere = async (id: string): Promise<boolean> => {
     if (await sessions.peek(id)) return false
+    // A live lease of another host: no need to read the session to learn that the open would fail.
+    const holder = await store.leaseHolder(id)
+    if (holder !== undefined && holder.owner !== store.owner && holder.expiresInMs > 0) return true
     try {
       await sessions.use(id)
       return false
