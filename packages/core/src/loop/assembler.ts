@@ -98,8 +98,19 @@ export class BlockAssembler {
     }
     const content = withoutToolCalls ? this.#blocks.filter((block) => block.type !== 'tool-call') : this.#blocks
     // Deep-frozen copies of strings the chunks' copies carried: logged as owned data, not copied again.
-    return Object.freeze({ role: 'assistant', content: Object.freeze(content.map((block) => Object.freeze({ ...block }))) }) as AssistantMessage
+    return Object.freeze({ role: 'assistant', content: Object.freeze(content.map(frozenBlock)) }) as AssistantMessage
   }
+}
+
+/**
+ * A frozen copy of a block, its text flattened: `+=` per delta leaves a rope of one V8 string node
+ * (32 bytes) per delta, which the log would keep alive for the life of the session; reading a
+ * character makes V8 flatten it into one string, and the nodes become garbage at once.
+ */
+function frozenBlock(block: AssistantBlock): AssistantBlock {
+  if (block.type !== 'tool-call') block.text.charCodeAt(0)
+  else block.arguments.charCodeAt(0)
+  return Object.freeze({ ...block })
 }
 
 function requireString(value: unknown, what: string): string {

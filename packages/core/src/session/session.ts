@@ -48,8 +48,6 @@ export class Session {
   readonly header: SessionHeader
   readonly #events: SessionEvent[]
   readonly #observers = new Set<SessionObserver>()
-  /** The event the observers are being shown ({@link #notifyObserver} reads it). */
-  #notifying: SessionEvent | undefined
   readonly #projections: SessionObserver[] = []
   readonly #writer: SessionWriter | undefined
   readonly #now: () => number
@@ -114,15 +112,13 @@ export class Session {
     // The writer first: if it refuses the event (a closed or stale store), the log is unchanged.
     this.#writer?.append(event)
     this.#events.push(event)
-    if (this.#observers.size !== 0) {
-      // Set.forEach, not for-of: no iterator object per event. Observers added or removed during
-      // the walk are visited or skipped exactly as by for-of; a nested append restores the event.
-      const outer = this.#notifying
-      this.#notifying = event
+    // for-of, not Set.forEach: forEach saves the iterator object but calls each observer through a
+    // builtin, ~180 instructions more per event (callgrind); the iterator is short-lived garbage.
+    for (const observer of this.#observers) {
       try {
-        this.#observers.forEach(this.#notifyObserver, this)
-      } finally {
-        this.#notifying = outer
+        observer(event)
+      } catch (error) {
+        this.#reportError(error, `session observer (on "${type}")`)
       }
     }
     for (const projection of this.#projections) {
@@ -133,15 +129,6 @@ export class Session {
       }
     }
     return event
-  }
-
-  #notifyObserver(observer: SessionObserver): void {
-    const event = this.#notifying!
-    try {
-      observer(event)
-    } catch (error) {
-      this.#reportError(error, `session observer (on "${event.type}")`)
-    }
   }
 
   /**
