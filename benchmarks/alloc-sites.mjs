@@ -7,7 +7,8 @@ import { Session } from 'node:inspector/promises'
 const [name = 'bosun', turnsArg = '3000', retainedArg] = process.argv.slice(2)
 const retained = retainedArg === 'retained'
 const { contender } = await import(`./contenders/${name}.mjs`)
-const c = await contender('memory', { prior: 100, chunks: 10, chunkSize: 10 })
+const chunks = Number(process.env.BENCH_CHUNKS ?? 10)
+const c = await contender('memory', { prior: 100, chunks, chunkSize: 10 })
 const s = await c.fresh()
 for (let i = 0; i < 200; i++) await s.turn('warm')
 const inspector = new Session()

@@ -18,6 +18,9 @@
 //                         and 7 show them (rewritten now if results.json holds those figures).
 //   --smoke               the same code at tiny sizes, one round; writes nothing, prints one JSON line
 //                         (the data and the markdown it would write). Combines with --only / --long.
+//   --quick               for development: the default sizes, ONE round (BENCH_ROUNDS overrides),
+//                         writes nothing, prints the markdown it would write (all figures: ~4 min;
+//                         with --only peers: ~1.5 min). One round has no spread: not for the doc.
 //   --help, -h            usage, exit 0. Any other argument: usage on stderr, exit 2. Both before
 //                         anything is built, measured or written.
 import { execFileSync } from 'node:child_process'
@@ -46,7 +49,7 @@ const PARTS = {
   concurrency: { key: 'fig7', measure: measureConcurrency, render: (d, long) => concurrencyRegion(d, long) },
 }
 
-const USAGE = `usage: node benchmarks/run.mjs [--only <part>] [--long] [--smoke] [--help]
+const USAGE = `usage: node benchmarks/run.mjs [--only <part>] [--long] [--smoke] [--quick] [--help]
 
   (no option)     build the workspace, then measure figures 1–7 (about 10 min); rewrites the
                   peers section of docs/benchmarks.md and benchmarks/results.json
@@ -54,6 +57,7 @@ const USAGE = `usage: node benchmarks/run.mjs [--only <part>] [--long] [--smoke]
                   ${Object.keys(PARTS).join(' | ')} (peers = figures 1–3, then figures 4–7)
   --long          only the cells that take minutes each (not with --only)
   --smoke         every code path at tiny sizes, one round; writes nothing, prints one JSON line
+  --quick         the default sizes, one round; writes nothing, prints the markdown (development)
   --help, -h      print this and exit
 
 Environment: BENCH_ROUNDS (rounds, default 3; --long: 1), BENCH_LONG_TIMEOUT_S (per --long child,
@@ -65,11 +69,12 @@ measured or written.`
  * (unknown or misplaced arguments), or the run's flags.
  */
 function parseArgs(argv) {
-  let smoke = false, long = false, only
+  let smoke = false, quick = false, long = false, only
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--help' || arg === '-h') return { help: true }
     if (arg === '--smoke') smoke = true
+    else if (arg === '--quick') quick = true
     else if (arg === '--long') long = true
     else if (arg === '--only' || arg.startsWith('--only=')) {
       if (only !== undefined) return { error: '--only is given twice' }
@@ -79,19 +84,20 @@ function parseArgs(argv) {
     } else return { error: `unknown argument "${arg}"` }
   }
   if (only && long) return { error: '--long runs its own cells; it does not combine with --only' }
-  return { smoke, long, only }
+  if (quick && (smoke || long)) return { error: '--quick does not combine with --smoke or --long' }
+  return { smoke, quick, long, only }
 }
 
 async function main(args) {
-  const { smoke, long, only } = args
+  const { smoke, quick, long, only } = args
   if (!smoke || !existsSync(join(root, 'packages/core/dist/index.js'))) execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
-  const rounds = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? (long ? 1 : 3))
+  const rounds = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? (long || quick ? 1 : 3))
   const started = Date.now()
   const log = (m) => { if (!smoke) console.error(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${m}`) }
   const env = process.env.BENCH_ROUNDS ? `BENCH_ROUNDS=${process.env.BENCH_ROUNDS} ` : ''
   const command = `${env}node benchmarks/run.mjs${only ? ` --only ${only}` : long ? ' --long' : ''}`
   const ctx = { plan: planFor({ smoke }), rounds, log, longTimeoutMs: Number(process.env.BENCH_LONG_TIMEOUT_S ?? 1800) * 1000 }
-  const previous = !smoke && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : {}
+  const previous = !smoke && !quick && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : {}
 
   // Measure: the --long cells, or one part, or all of them.
   const data = {}
@@ -113,7 +119,7 @@ async function main(args) {
   // The one-file run.mjs stored figures 1–3 at the top level; they now live under `peers`.
   for (const key of ['fig1', 'fig2', 'fig3', 'streamConfigs']) delete previous[key]
   const results = smoke ? data : !only && !long ? { ...data, long: previous.long } : { ...previous, ...data }
-  if (!smoke) writeFileSync(resultsPath, JSON.stringify(results, null, 2)) // before rendering: a render bug loses no measurement
+  if (!smoke && !quick) writeFileSync(resultsPath, JSON.stringify(results, null, 2)) // before rendering: a render bug loses no measurement
   // Render: the whole section, or the part that was measured (--long: the regions it appears in).
   const longData = results.long
   const doc = readFileSync(docPath, 'utf8') // read now, not at the start: edits made during the run are kept
@@ -130,6 +136,7 @@ async function main(args) {
     }
   }
   if (smoke) { process.stdout.write(JSON.stringify({ ...data, markdown: next }) + '\n'); return }
+  if (quick) { process.stdout.write(next.slice(next.indexOf('<!-- peers:start -->'), next.indexOf('<!-- peers:end -->')) + '\n'); return }
   writeFileSync(docPath, next)
   log(`results.json written; docs/benchmarks.md updated (${only ? (only === 'peers' ? 'figures 1–3' : `peers-${only} region`) : long ? 'peers-resume and peers-concurrency regions' : 'the peers section'})`)
 }
