@@ -196,7 +196,7 @@ describe('config errors — resolution', () => {
   it('an unknown store: the packages tried, in order', async () => {
     expect(await bad('unknown-store')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/unknown-store/bosun.config.yaml:
-        - $.store (store "nope-store"): cannot be found: tried @bosun/plugin-nope-store, then bosun-plugin-nope-store (resolving from <fixtures>/bad/unknown-store). It is not one of Bosun's stores, and no installed package provides it. Check the spelling; a third-party store is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known stores: memory, store-jsonl, store-sqlite."
+        - $.store (store "nope-store"): cannot be found: tried @bosun/plugin-nope-store, then bosun-plugin-nope-store (resolving from <fixtures>/bad/unknown-store). It is not one of Bosun's stores, and no installed package provides it. Check the spelling; a third-party store is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known stores: memory, store-jsonl, store-postgres, store-sqlite."
     `)
   })
 

@@ -14,11 +14,11 @@ const adapterName = name(
 )
 const storeName = name(
   '"memory", a store plugin ("store-jsonl" → @bosun/plugin-store-jsonl, then bosun-plugin-store-jsonl), a package name, or a "./path".',
-  ['memory', 'store-jsonl', 'store-sqlite'],
+  ['memory', 'store-jsonl', 'store-sqlite', 'store-postgres'],
 )
 const pluginName = name(
   'A plugin: "rate-limit" → @bosun/plugin-rate-limit (then bosun-plugin-rate-limit), "@acme/x" → @acme/bosun-plugin-x, a package name, or a "./path".',
-  ['retry', 'rate-limit', 'content-filter', 'compaction'],
+  ['retry', 'rate-limit', 'content-filter', 'compaction', 'subagents'],
 )
 
 /** What each alternative (`anyOf`) expects, in the words an error message uses. */

@@ -12,9 +12,9 @@ export type EntryOptions = Record<string, unknown>
 /** Adapters an editor suggests; any `@bosun/adapter-x`, `bosun-adapter-x`, package or `./path` works. */
 export type KnownAdapterName = 'scripted' | 'openai' | 'anthropic'
 /** Stores an editor suggests; any store package or `./path` works. */
-export type KnownStoreName = 'memory' | 'store-jsonl' | 'store-sqlite'
+export type KnownStoreName = 'memory' | 'store-jsonl' | 'store-sqlite' | 'store-postgres'
 /** Plugins an editor suggests; any `@bosun/plugin-x`, `bosun-plugin-x`, `@scope/x`, package or `./path` works. */
-export type KnownPluginName = 'retry' | 'rate-limit' | 'content-filter' | 'compaction'
+export type KnownPluginName = 'retry' | 'rate-limit' | 'content-filter' | 'compaction' | 'subagents'
 
 /** The model: an adapter and its options. */
 export interface ModelConfig {
