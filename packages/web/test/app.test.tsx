@@ -57,6 +57,8 @@ describe('the page against a real host', () => {
     await until(() => within(turn).queryByText('echo: hello there'), 'the echoed answer')
     await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent === 'completed', 'completed')
     expect(within(screen.getByRole('article', { name: 'Turn 1' })).getByText('hello there')).toBeTruthy()
+    const header = screen.getByRole('heading', { level: 1 }).parentElement!
+    await until(() => header.querySelector('time')?.getAttribute('datetime') === new Date(store!.getState().view.events.at(-1)!.time).toISOString(), 'last activity in the header')
   })
 
   it('queues follow-ups while running: edit, keyboard reorder, remove; Stop keeps the queue paused and Resume runs it', async () => {

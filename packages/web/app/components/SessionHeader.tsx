@@ -10,11 +10,17 @@ export function SessionHeader() {
   const stop = useApp((state) => state.stop)
   const resume = useApp((state) => state.resume)
   const inspect = useApp((state) => state.inspect)
+  const lastTime = useApp((state) => state.view.events[state.view.events.length - 1]?.time)
   const running = status === 'running'
   return (
     <header className="flex items-center gap-3 border-b border-slate-300 bg-white px-4 py-2">
       <h1 className="truncate text-base font-semibold">{id}</h1>
       <StatusBadge status={status} />
+      {lastTime === undefined ? null : (
+        <span className="text-xs text-slate-600">
+          last activity <time dateTime={new Date(lastTime).toISOString()}>{new Date(lastTime).toLocaleString()}</time>
+        </span>
+      )}
       <div className="ml-auto flex items-center gap-2">
         {paused ? (
           <span role="status" className="flex items-center gap-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-950">
