@@ -162,12 +162,12 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
     }
     const sending = pool(ids.flatMap((s, i) => Array.from({ length: before }, (_, m) => ({ s, i, m }))), 24, ({ s, i, m }) => post(s, `${s}-m${m}`, i + m + 2))
 
-    // Kill host-0 once half of its sessions are in the middle of a turn (a chunk streamed, no end yet).
+    // Kill host-0 once a fifth of its sessions are in the middle of a turn (a chunk streamed, no end yet).
     const victim = hosts[0]!
     const victimIds = ids.filter((_, i) => i % H === 0)
     const midTurn = (c: StreamClient) => c.types.includes('assistant/chunk') && c.types.lastIndexOf('turn/start') > c.types.lastIndexOf('turn/end')
-    await waitUntil(() => victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length >= Math.ceil(victimIds.length / 2), 120_000,
-      () => `half of ${victim.name}'s ${victimIds.length} sessions to be mid-turn (${victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length} are)`)
+    await waitUntil(() => victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length >= Math.ceil(victimIds.length / 5), 120_000 + N * 1000,
+      () => `a fifth of ${victim.name}'s ${victimIds.length} sessions to be mid-turn (${victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length} are)`)
     const killedAt = Date.now()
     victim.child.kill('SIGKILL')
     await waitUntil(() => !victim.alive, 30_000, () => `${victim.name} to exit after SIGKILL`)

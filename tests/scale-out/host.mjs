@@ -12,10 +12,11 @@ const env = (name) => {
   return value
 }
 const store = postgresStore({ url: env('PG_URL'), schema: env('SCHEMA'), owner: env('OWNER'), leaseTtlMs: Number(env('LEASE_TTL_MS')), poolSize: 6 })
-const delayMs = Number(process.env.CHUNK_DELAY_MS ?? 15)
+const delayMs = Number(process.env.CHUNK_DELAY_MS ?? 20)
 const host = createHost({
   store,
-  // Every turn answers with 40 one-word chunks; the echo after the script would be instant.
+  // Every turn streams 40 chunks, `delayMs` apart: long enough to be killed in the middle (the echo
+  // after the script would be instant).
   agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 50 }, () => ({ text: 'word '.repeat(40), chunkSize: 5, delayMs })) }), store, sessionId }),
   cluster: { relayWaitMs: Number(process.env.RELAY_WAIT_MS ?? 10_000), pollIntervalMs: Number(process.env.POLL_MS ?? 250) },
   limits: { keepAliveMs: 1000 },
