@@ -36,6 +36,13 @@ export type StreamFrame =
   | { event: 'session.event'; data: WireEvent }
   | { event: 'session.inbox'; data: Queues }
   | { event: 'session.status'; data: { status: string; seq: number } }
+  /**
+   * Made by the client, not sent by the host: on a reconnect the host's log no longer holds the
+   * last event this stream delivered (a host killed before it saved events it had already
+   * streamed reuses their seqs). Drop what was built from the earlier frames: the stream starts
+   * over from seq 0 with the log as it is now.
+   */
+  | { event: 'reset'; data: { reason: 'diverged'; seq: number } }
 
 export interface StreamOptions {
   /** Last seq already seen (-1 = from the start). Default -1. */
@@ -110,14 +117,50 @@ export function createClient(options: ClientOptions): HostClient {
     return parsed as T
   }
 
+  /**
+   * Whether the host's log still holds `last` at its seq. Events are streamed before they are
+   * durable (token streaming cannot wait for a sync), so a host killed before its write-behind
+   * flush restarts without them and gives their seqs to other events: resuming after such a seq
+   * would silently mix two histories.
+   */
+  async function stillHolds(id: string, last: WireEvent): Promise<boolean> {
+    try {
+      const page = await call<{ events: WireEvent[] }>('GET', `/v1/sessions/${enc(id)}/events?after=${last.seq - 1}&limit=1`)
+      const now = page.events[0]
+      return now !== undefined && now.seq === last.seq && now.time === last.time && now.type === last.type
+    } catch (error) {
+      if (error instanceof HostClientError && error.code === 'replay-unavailable') return false // the log ends before it
+      throw error
+    }
+  }
+
   async function* stream(id: string, opts: StreamOptions = {}): AsyncGenerator<StreamFrame> {
     let after = opts.after ?? -1
     let tail = opts.fromTail === true
     const initial = opts.retry?.initialMs ?? 200
     const max = opts.retry?.maxMs ?? 5000
     let delay = initial
+    /** The last event delivered, checked against the host's log before each reconnect. */
+    let last: WireEvent | undefined
     const aborted = (): boolean => opts.signal?.aborted === true
     while (!aborted()) {
+      if (last !== undefined) {
+        let holds: boolean
+        try {
+          holds = await stillHolds(id, last)
+        } catch (error) {
+          if (error instanceof HostClientError && error.status >= 400 && error.status < 500) throw error
+          if (aborted()) return
+          await sleep(delay, opts.signal)
+          delay = Math.min(max, delay * 2)
+          continue // the host is still away: check again before resuming
+        }
+        if (!holds) {
+          yield { event: 'reset', data: { reason: 'diverged', seq: last.seq } }
+          after = -1
+          last = undefined
+        }
+      }
       const query = new URLSearchParams()
       if (tail) query.set('from', 'tail')
       else query.set('after', String(after))
@@ -164,6 +207,7 @@ export function createClient(options: ClientOptions): HostClient {
               const seq = Number(message.id)
               if (seq <= after) continue // never twice
               after = seq
+              last = data as WireEvent
             }
             delay = initial
             yield { event: message.event, data } as StreamFrame

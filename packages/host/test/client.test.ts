@@ -70,6 +70,65 @@ describe('@bosun/host/client', () => {
     expect((await client.listSessions()).map((s) => s.id)).toEqual(['c'])
   })
 
+  it('starts over with a reset frame when a restarted host no longer holds the last event it streamed', async () => {
+    // Host A streams a turn; then "restarts" as host B whose log for the same id holds another,
+    // longer history (what a host killed before its flush, then repaired and resumed, can have).
+    const other = await tempDir()
+    try {
+      const b = makeHost(other.dir, () => [{ text: 'a different answer, and a longer one' }], { auth: { token } }).host
+      const serverB = await listen(b, { hostname: '127.0.0.1', port: 0, hasToken: true })
+      const seed = createClient({ baseUrl: serverB.url, token })
+      await seed.createSession('c')
+      await seed.send('c', { content: 'first, on B' }, { waitDurable: true })
+      await seed.send('c', { content: 'second, on B' }, { waitDurable: true })
+      let target = server.url
+      let streams = 0
+      let broke = false
+      const routed: typeof fetch = async (input, init) => {
+        const url = new URL(String(input))
+        const response = await fetch(`${target}${url.pathname}${url.search}`, init)
+        if (!url.pathname.endsWith('/stream') || ++streams > 1 || !response.body) return response
+        // The first stream drops as soon as host A's turn has ended: the "crash".
+        const reader = response.body.getReader()
+        const decoder = new TextDecoder()
+        const dropping = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const { done, value } = await reader.read()
+            if (done) return controller.close()
+            controller.enqueue(value)
+            if (decoder.decode(value, { stream: true }).includes('"turn/end"')) {
+              target = serverB.url
+              broke = true
+              await reader.cancel()
+              controller.error(new Error('connection reset'))
+            }
+          },
+        })
+        return new Response(dropping, { status: response.status, headers: response.headers })
+      }
+      const client = createClient({ baseUrl: 'http://bosun.test', token, fetch: routed })
+      await client.createSession('c')
+      await client.send('c', { content: 'go' }, { waitDurable: true })
+      const bEvents = (await seed.events('c')).events
+      const controller = new AbortController()
+      const frames: StreamFrame[] = []
+      for await (const frame of client.stream('c', { signal: controller.signal, retry: { initialMs: 10 } })) {
+        frames.push(frame)
+        const lastOfB = bEvents.at(-1)!
+        if (frame.event === 'session.event' && frame.data.seq === lastOfB.seq && frame.data.time === lastOfB.time) controller.abort()
+      }
+      expect(broke).toBe(true)
+      const reset = frames.findIndex((f) => f.event === 'reset')
+      expect(reset).toBeGreaterThan(0)
+      // After the reset: host B's whole log, in order, from seq 0, exactly as B stores it.
+      const replayed = frames.slice(reset + 1).flatMap((f) => (f.event === 'session.event' ? [f.data] : []))
+      expect(replayed).toEqual(bEvents)
+      await serverB.close()
+    } finally {
+      await other.cleanup()
+    }
+  })
+
   it('throws HostClientError with the stable code', async () => {
     const client = createClient({ baseUrl: server.url, token })
     await expect(client.getSession('missing')).rejects.toMatchObject({ status: 404, code: 'session-not-found' })
