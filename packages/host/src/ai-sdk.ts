@@ -86,8 +86,10 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
     }
     if (ourTurn === undefined) return ''
     if (!started && event.type === 'turn/start' && currentTurn === ourTurn) return start()
-    const data = event.data as { turn?: number }
-    if (data.turn !== ourTurn) return ''
+    // A user/message carries no turn number (its data is the message): it belongs to the turn
+    // running when it is logged. Every other event of a turn names its turn.
+    const turn = event.type === 'user/message' ? currentTurn : (event.data as { turn?: number }).turn
+    if (turn !== ourTurn) return ''
     switch (event.type) {
       case 'step/start':
         steps++
