@@ -21,8 +21,6 @@ export interface ScaleOutOptions {
   hosts?: number
   /** The hosts' lease TTL: a dead host's sessions are taken over after at most this long. */
   leaseTtlMs?: number
-  /** Messages per session before the kill (the prompt stream), and one more after it. */
-  messagesBefore?: number
   progress?: (line: string) => void
 }
 
@@ -109,7 +107,6 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
   const H = options.hosts ?? 3
   const N = options.sessions
   const leaseTtlMs = options.leaseTtlMs ?? 4000
-  const before = options.messagesBefore ?? 2
   const log = options.progress ?? (() => {})
   const schema = `scale_${randomBytes(5).toString('hex')}`
   const env = { PG_URL: options.url, SCHEMA: schema, LEASE_TTL_MS: String(leaseTtlMs) }
@@ -160,14 +157,25 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
       }
       throw new Error(`posting ${id}: no live host admitted it after 20 attempts`)
     }
-    const sending = pool(ids.flatMap((s, i) => Array.from({ length: before }, (_, m) => ({ s, i, m }))), 24, ({ s, i, m }) => post(s, `${s}-m${m}`, i + m + 2))
+    // The prompt stream: each session gets a message, and the next once its stream showed the turn
+    // end, until the kill — so at any moment many sessions are in the middle of a turn.
+    let killed = false
+    const ended = (c: StreamClient) => c.types.filter((t) => t === 'turn/end').length
+    const sending = Promise.all(ids.map(async (s, i) => {
+      for (let m = 0; !killed; m++) {
+        await post(s, `${s}-m${m}`, i + m + 2)
+        await waitUntil(() => killed || ended(clients[i]!) > m, 120_000 + N * 500, () => `session ${s}: the turn of message m${m} to end on its stream (${ended(clients[i]!)} ended)`)
+      }
+    }))
 
-    // Kill host-0 once a fifth of its sessions are in the middle of a turn (a chunk streamed, no end yet).
+    // Kill host-0 once every one of its sessions had a message and some are in the middle of a turn (a chunk streamed, no end yet).
     const victim = hosts[0]!
     const victimIds = ids.filter((_, i) => i % H === 0)
     const midTurn = (c: StreamClient) => c.types.includes('assistant/chunk') && c.types.lastIndexOf('turn/start') > c.types.lastIndexOf('turn/end')
-    await waitUntil(() => victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length >= Math.ceil(victimIds.length / 5), 120_000 + N * 1000,
-      () => `a fifth of ${victim.name}'s ${victimIds.length} sessions to be mid-turn (${victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length} are)`)
+    const mid = () => victimIds.filter((id) => midTurn(clients[Number(id.slice(2))]!)).length
+    await waitUntil(() => victimIds.every((id) => ended(clients[Number(id.slice(2))]!) >= 1) && mid() >= Math.ceil(victimIds.length / 5), 120_000 + N * 1000,
+      () => `every session of ${victim.name} to have answered one message and a fifth of its ${victimIds.length} sessions to be mid-turn (${mid()} are)`)
+    killed = true
     const killedAt = Date.now()
     victim.child.kill('SIGKILL')
     await waitUntil(() => !victim.alive, 30_000, () => `${victim.name} to exit after SIGKILL`)
