@@ -35,6 +35,8 @@ export interface ScaleOutReport {
   /** Sessions the killed host owned, and how many of them were in the middle of a turn. */
   victimSessions: number
   interruptedTurns: number
+  /** Interrupted turns besides the kill's: live hosts whose lease ran out before they renewed it (overload), taken over. */
+  extraInterruptions: number
   resumedStreams: number
   leaseTtlMs: number
   /** Kill → the first event the new owner wrote arriving at the session's stream client, per session the killed host owned (ms). */
@@ -205,6 +207,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
       return missing.length === 0
     }, 60_000 + N * 500, () => `every message answered once; not yet: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` (+${missing.length - 10})` : ''}; the log of the first: ${shown}`)
     const logs = new Map<string, readonly SessionEvent[]>()
+    let extraInterruptions = 0
     for (const s of ids) {
       const events = (await checker.read(s))!.events
       events.forEach((e, i) => {
@@ -214,8 +217,10 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
         const count = answered(events, m.id)
         if (count !== 1) throw new Error(`session ${s}: message ${m.id} answered ${count} times`)
       }
+      // Beyond the kill's (one per doomed session), an interrupted turn is a takeover of a live host
+      // that could not renew its lease in time (a starved machine): allowed, fenced, and reported.
       const interrupted = events.filter((e) => e.type === 'turn/end' && (e.data as { reason: { kind: string } }).reason.kind === 'interrupted').length
-      if (interrupted > (victimIds.includes(s) ? 1 : 0)) throw new Error(`session ${s}: ${interrupted} interrupted turns (only the kill may interrupt one, on ${victim.name}'s sessions): ${outline(events)}`)
+      extraInterruptions += Math.max(0, interrupted - (victimIds.includes(s) ? 1 : 0))
       logs.set(s, events)
     }
     log('every message answered exactly once; seqs contiguous')
@@ -244,6 +249,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
       retriedPosts,
       victimSessions: victimIds.length,
       interruptedTurns,
+      extraInterruptions,
       resumedStreams: clients.filter((c) => c.resumes > 0).length,
       leaseTtlMs,
       failoverMs: { p50: percentile(failovers, 0.5), max: Math.max(...failovers) },
