@@ -1,6 +1,7 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
-import { frame, statusAfter, type StreamOptions } from '../stream.js'
+import { sseFrame as frame, sseStream } from '../sse.js'
+import { statusAfter, type StreamOptions } from '../stream.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
 
 /** A local stream's options, and the log as read when the client connected. */
@@ -8,8 +9,6 @@ export interface RemoteStreamOptions extends StreamOptions {
   events: readonly SessionEvent[]
   seedLength: number
 }
-
-const encoder = new TextEncoder()
 
 /**
  * A session's SSE stream served by a host that does not own the session: the same frames as
@@ -21,7 +20,6 @@ const encoder = new TextEncoder()
 export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: string, options: RemoteStreamOptions): { stream: ReadableStream<Uint8Array>; end: () => void } {
   const fold = new InboxFold(options.seedLength)
   const finishedSteps = new Set<string>()
-  let status: 'running' | 'idle' = 'idle'
   let pending: SessionEvent[] = []
   const learn = (event: SessionEvent): void => {
     if (event.type === 'assistant/message') {
@@ -33,7 +31,6 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
   let cursor = options.after
   for (let i = 0; i <= cursor; i++) {
     fold.apply(options.events[i]!)
-    status = statusAfter(options.events[i]!) ?? status
   }
   pending = options.events.slice(cursor + 1)
   // The hello describes the session now (the end of what was read); the replay follows from the cursor.
@@ -63,59 +60,51 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
     wake?.()
     options.onEnd()
   }
-  let helloSent = false
 
-  const stream = new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      if (!helloSent) {
-        helloSent = true
-        controller.enqueue(encoder.encode(`retry: 1000\n${frame('hello', hello)}`))
-        return
+  const read = async (): Promise<string> => {
+    for (;;) {
+      if (pending.length === 0) {
+        signaled = false
+        pending = await store.readEvents(id, cursor + 1, options.batch)
+        for (const event of pending) learn(event)
       }
-      for (;;) {
-        if (ended) {
-          controller.close()
-          return
+      if (pending.length === 0) return ''
+      let out = ''
+      for (const event of pending) {
+        cursor = event.seq
+        const spliced = fold.apply(event)
+        const changed = statusAfter(event)
+        if (!options.chunks && event.type === 'assistant/chunk') {
+          const { turn, step } = event.data as { turn: number; step: number }
+          if (finishedSteps.has(`${turn}:${step}`)) continue
         }
-        if (pending.length === 0) {
-          signaled = false
-          pending = await store.readEvents(id, cursor + 1, options.batch)
-          for (const event of pending) learn(event)
-        }
-        if (pending.length > 0) {
-          let out = ''
-          for (const event of pending) {
-            cursor = event.seq
-            const spliced = fold.apply(event)
-            const changed = statusAfter(event)
-            if (changed) status = changed
-            if (!options.chunks && event.type === 'assistant/chunk') {
-              const { turn, step } = event.data as { turn: number; step: number }
-              if (finishedSteps.has(`${turn}:${step}`)) continue
-            }
-            out += frame('session.event', event, event.seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (changed ? frame('session.status', { status, seq: event.seq }) : '')
-          }
-          pending = []
-          if (out !== '') controller.enqueue(encoder.encode(out))
-          return
-        }
-        if (signaled) continue
-        // Caught up: wait for a wake-up (the log grew) or send a keep-alive comment.
-        const timedOut = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(true), options.keepAliveMs)
-          wake = () => {
-            clearTimeout(timer)
-            resolve(false)
-          }
-        })
-        wake = undefined
-        if (timedOut && !ended) {
-          controller.enqueue(encoder.encode(': keep-alive\n\n'))
-          return
-        }
+        out += frame('session.event', event, event.seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (changed ? frame('session.status', { status: changed, seq: event.seq }) : '')
       }
+      pending = []
+      // A batch of only skipped chunks: read on rather than wait for the next wake-up.
+      if (out !== '') return out
+    }
+  }
+
+  const stream = sseStream({
+    first: () => `retry: 1000\n${frame('hello', hello)}`,
+    read: () => (ended ? null : read()),
+    wait: (ms) => {
+      if (signaled || ended) return Promise.resolve(false)
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          wake = undefined
+          resolve(true)
+        }, ms)
+        wake = () => {
+          wake = undefined
+          clearTimeout(timer)
+          resolve(false)
+        }
+      })
     },
-    cancel: () => end(),
-  }, { highWaterMark: 0 })
+    ended: () => ended,
+    end,
+  }, options.keepAliveMs)
   return { stream, end }
 }
