@@ -7,26 +7,29 @@
 interface AbortWatch {
   promise: Promise<void>
   callbacks: Set<() => void>
+  fire: () => void
 }
 
 const watches = new WeakMap<AbortSignal, AbortWatch>()
+/** Signals of {@link ownedAbortController}s: their owner fires the watch, no listener is needed. */
+const owned = new WeakSet<AbortSignal>()
 
-function watch(signal: AbortSignal, resolver?: (resolve: () => void) => void): AbortWatch {
+function watch(signal: AbortSignal): AbortWatch {
   let entry = watches.get(signal)
   if (entry === undefined) {
     const callbacks = new Set<() => void>()
+    let fire!: () => void
     const promise = new Promise<void>((resolve) => {
-      const fire = () => {
+      fire = () => {
         resolve()
         for (const callback of callbacks) callback()
         callbacks.clear()
       }
-      if (resolver) resolver(fire)
-      else if (signal.aborted) fire()
-      else signal.addEventListener('abort', fire, { once: true })
     })
-    entry = { promise, callbacks }
+    entry = { promise, callbacks, fire }
     watches.set(signal, entry)
+    if (signal.aborted) fire()
+    else if (!owned.has(signal)) signal.addEventListener('abort', fire, { once: true })
   }
   return entry
 }
@@ -54,13 +57,15 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
  */
 export function ownedAbortController(): { signal: AbortSignal; abort(reason?: unknown): void } {
   const controller = new AbortController()
-  let fire!: () => void
-  watch(controller.signal, (f) => (fire = f))
+  // The watch (a promise and a set) is made only if someone waits on this signal: most turns
+  // never need it, and the agent makes a controller per turn.
+  owned.add(controller.signal)
   return {
     signal: controller.signal,
     abort(reason?: unknown) {
+      if (controller.signal.aborted) return
       controller.abort(reason)
-      fire()
+      watches.get(controller.signal)?.fire()
     },
   }
 }

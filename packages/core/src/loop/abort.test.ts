@@ -576,3 +576,34 @@ describe('cancel', () => {
     expect(() => agent.cancel(null as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }))
   })
 })
+
+describe('each turn its own AbortController (seed 003: the driver "switches to a new AbortController" after each turn)', () => {
+  it('consecutive turns, in one run and across wakes, get distinct signals; aborting a later turn never reaches an earlier one', async () => {
+    const signals: AbortSignal[] = []
+    const grab = tool('grab', (_args, { signal }) => {
+      signals.push(signal)
+      return 'ok'
+    })
+    const wait = blockingTool('wait', 'waited', {
+      execute: async (_args, { signal }) => {
+        signals.push(signal)
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+        return 'stopped'
+      },
+    })
+    const { agent } = await harness({
+      tools: [grab, wait.tool],
+      responses: [{ toolCalls: [{ name: 'grab' }] }, { text: 'one' }, { toolCalls: [{ name: 'grab' }] }, { text: 'two' }, { toolCalls: [{ name: 'wait' }] }],
+    })
+    agent.followup('first')
+    agent.followup('second') // same run: the driver takes it right after turn 1
+    await agent.whenIdle()
+    agent.followup('third') // a new wake from idle; its tool waits for the abort
+    while (signals.length < 3) await new Promise((resolve) => setTimeout(resolve, 1))
+    expect(new Set(signals).size).toBe(3)
+    // Aborting turn 3 reaches turn 3 only: what turns 1 and 2 left running keeps its signal.
+    agent.abort('stop turn 3')
+    await agent.whenIdle()
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false, true])
+  })
+})

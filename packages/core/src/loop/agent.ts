@@ -32,7 +32,8 @@ export interface CancelOptions {
  * The agent: a driver that turns inbox messages into turns, one at a time.
  *
  * Phases: `idle` (no driver), `running` (a driver owns the loop; one turn per follow-up, FIFO,
- * each with an AbortController that has not aborted: the same one until an abort) and
+ * with a fresh AbortController per turn — seed 003: after each turn the driver "switches to a new
+ * AbortController" — so aborting one turn never reaches work another turn started) and
  * `maintenance` (non-turn work; shown as idle).
  * Concurrent wakes never create two drivers: a wake while running is a no-op (the driver checks
  * for pending work after each turn), and a waking send that arrives after an abort is latched
@@ -42,12 +43,6 @@ export class Agent {
   #phase: Phase = 'idle'
   #status: AgentStatus = 'idle'
   #turnController: OwnedAbortController | undefined
-  /**
-   * The controller of the last run, kept while it is not aborted and handed to the next run: a
-   * controller (with its signal and abort watch) per turn was ~6% of a turn's CPU. A signal is
-   * therefore the same object across turns until it aborts; what listens to it must unlisten.
-   */
-  #spareController: OwnedAbortController | undefined
   #maintenanceController: AbortController | undefined
   /** A waking send arrived while the active turn was aborted (or during maintenance). */
   #wakeRequested = false
@@ -244,7 +239,7 @@ export class Agent {
     // so an abort() right after the waking send — or from a status observer — reaches them; the
     // driver starts on a microtask, so no hook runs inside the caller's followup()/steer() and a
     // burst of sends is queued before the first claim.
-    this.#turnController = this.#freshController()
+    this.#turnController = ownedAbortController()
     this.#setStatus('running')
     // A promise job, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
     void Promise.resolve().then(() => this.#drive())
@@ -254,12 +249,13 @@ export class Agent {
     try {
       let controller = this.#turnController
       while (this.rt.inbox.hasPending && !this.#closed) {
-        if (controller === undefined) controller = this.#freshController()
+        // Made when a turn opens, not after each turn: the last turn of a run needs no successor.
+        if (controller === undefined) controller = ownedAbortController()
         else if (controller.signal.aborted) {
           // Aborted before this turn opened (right after the wake, or the previous turn was
           // aborted): queued input is parked unless a waking send arrived after the abort.
           if (!this.#wakeRequested) break
-          controller = this.#freshController()
+          controller = ownedAbortController()
         }
         this.#wakeRequested = false
         this.#turnController = controller
@@ -269,27 +265,18 @@ export class Agent {
         if (!outcome.started) break
         // A crash (a hook or the store threw) stops the driver: input stays parked (seed 003 §8).
         if (outcome.crashed && !controller.signal.aborted && !this.#wakeRequested) break
-        // A turn that was not aborted leaves its controller to the next one.
+        // Each turn its own controller (seed 003): an abort reaches only the turn it was meant for.
+        if (!controller.signal.aborted) controller = undefined
       }
     } catch (error) {
       this.rt.session.reportError(error, 'agent driver')
     } finally {
-      const controller = this.#turnController
       this.#turnController = undefined
-      // Idle, nothing can abort it (abort() reaches the active controller only): kept for the next wake.
-      if (controller !== undefined && !controller.signal.aborted) this.#spareController = controller
       this.#wakeRequested = false
       this.#phase = 'idle'
       this.#setStatus('idle')
       this.#settleIdle()
     }
-  }
-
-  /** A controller that has not aborted: the one the last run left, or a new one. */
-  #freshController(): OwnedAbortController {
-    const spare = this.#spareController
-    this.#spareController = undefined
-    return spare !== undefined && !spare.signal.aborted ? spare : ownedAbortController()
   }
 
   #settleIdle(): void {
