@@ -15,5 +15,10 @@ export default defineConfig({
     include: ['packages/**/*.test.ts', 'packages/**/*.test.tsx', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts'],
     benchmark: { include: ['packages/**/*.bench.ts', 'tests/**/*.bench.ts'] },
     testTimeout: 20_000,
+    // Vitest's default is one worker per CPU but one, so a 2-core CI machine ran the files one at a
+    // time while the longest of them (the release rehearsal, the marketplace, the browser tests)
+    // mostly wait on child processes — npm installs, Verdaccio, Chromium, PostgreSQL. Two files at
+    // once keep both cores busy; every test is written to pass on a busy machine.
+    maxWorkers: 2,
   },
 })
