@@ -2,6 +2,7 @@ import { memo, useId, useState } from 'react'
 import { formatDuration, formatUsage, stepDuration } from '../state/select.js'
 import type { StepView } from '../state/view.js'
 import { messageText } from '../state/wire.js'
+import { ChildCard } from './ChildCard.js'
 import { Reasoning } from './Reasoning.js'
 import { RetryRow } from './RetryRow.js'
 import { ToolCard } from './ToolCard.js'
@@ -47,6 +48,9 @@ export const StepBlock = memo(function StepBlock({ step }: { step: StepView }) {
               <ToolCard key={`tool-${part.card.callId ?? part.card.index}`} card={part.card} />
             ),
           )}
+          {step.children.map((child) => (
+            <ChildCard key={child.childId} child={child} />
+          ))}
         </div>
       ) : null}
     </section>

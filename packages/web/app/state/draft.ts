@@ -15,7 +15,7 @@ export class Draft {
   }
 
   /** A writable copy of a top-level array or record of the view. */
-  own<K extends 'items' | 'events' | 'inFlight' | 'turnIndex' | 'queues'>(key: K): SessionView[K] {
+  own<K extends 'items' | 'events' | 'inFlight' | 'turnIndex' | 'queues' | 'childIndex'>(key: K): SessionView[K] {
     const value = this.view[key]
     if (this.#owned.has(value)) return value
     const copy = (Array.isArray(value) ? [...value] : { ...value }) as SessionView[K]
@@ -44,7 +44,7 @@ export class Draft {
     if (index < 0) return null
     const item = owner.steps[index]!
     if (this.#owned.has(item)) return item
-    const copy: StepView = { ...item, inputs: [...item.inputs], parts: [...item.parts], retries: [...item.retries] }
+    const copy: StepView = { ...item, inputs: [...item.inputs], parts: [...item.parts], retries: [...item.retries], children: [...item.children] }
     this.#owned.add(copy)
     owner.steps[index] = copy
     return copy

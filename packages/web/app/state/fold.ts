@@ -8,6 +8,7 @@ import type { StreamFrame } from '@bosun/host/client'
 import { Draft } from './draft.js'
 import { applyChunk, applyMessage, resultText, settleCards, updateCard } from './fold-step.js'
 import { applySplice } from './fold-inbox.js'
+import { childSent, childSettled, childSpawned } from './fold-children.js'
 import { emptySession, type SessionView, type StepView, type TurnView } from './view.js'
 import { derivedFrom, type EventData, type WireEvent } from './wire.js'
 
@@ -115,6 +116,12 @@ function foldEvent(draft: Draft, event: WireEvent): void {
       return updateCompaction(draft, event)
     case 'session/end-seed':
       return endSeed(draft, event)
+    case 'subagent/spawned':
+      return childSpawned(draft, data)
+    case 'subagent/settled':
+      return childSettled(draft, data)
+    case 'subagent/sent':
+      return childSent(draft, data)
   }
 }
 
@@ -145,7 +152,7 @@ function endTurn(draft: Draft, event: WireEvent, { turn, reason }: EventData['tu
 function startStep(draft: Draft, event: WireEvent, { turn, step }: EventData['step/start']): void {
   const target = draft.turn(turn)
   if (target === null) return
-  const view: StepView = draft.adopt({ step, startSeq: event.seq, startTime: event.time, endTime: null, finish: null, inputs: [], parts: [], usage: null, interrupted: false, retries: [] })
+  const view: StepView = draft.adopt({ step, startSeq: event.seq, startTime: event.time, endTime: null, finish: null, inputs: [], parts: [], usage: null, interrupted: false, retries: [], children: [] })
   target.steps.push(view)
 }
 

@@ -44,3 +44,9 @@ export function formatUsage(usage: Usage | null): string | null {
 export function stepDuration(step: StepView): number | null {
   return step.endTime === null ? null : step.endTime - step.startTime
 }
+
+/** The first line of an answer, cut to `max` characters: what a card shows. */
+export function answerPreview(answer: string, max = 120): string {
+  const line = answer.trim().split('\n', 1)[0] ?? ''
+  return line.length > max ? `${line.slice(0, max)}…` : line
+}

@@ -32,6 +32,8 @@ export interface AppActions {
   promote(messageId: string): Promise<void>
   reorder(order: string[]): Promise<void>
   stop(keepInbox: boolean): Promise<void>
+  /** Cancels a subagent child's running turn (the host's cancel on the child session). */
+  interruptChild(childId: string): Promise<void>
   resume(): Promise<void>
   fork(afterTurn: number): Promise<void>
   dismiss(id: number): void
@@ -210,6 +212,10 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
 
       async stop(keepInbox) {
         await attempt('Stopping', () => client.cancel(current(), { keepInbox }))
+      },
+
+      async interruptChild(childId) {
+        await attempt('Interrupting the child', () => client.cancel(childId))
       },
 
       async resume() {

@@ -24,6 +24,22 @@ export type StepPart = { kind: 'text'; text: string } | { kind: 'reasoning'; tex
 
 export interface RetryRow { seq: number; attempt: number; delayMs: number; error: { code: string; message: string } }
 
+/** A child agent spawned in a step (`subagent/spawned`), updated by its settlements wherever they were logged. */
+export interface ChildView {
+  childId: string
+  callId: string
+  mode: 'foreground' | 'background'
+  profile: string | null
+  depth: number
+  status: 'running' | 'settled'
+  /** Settlements so far (the last settled epoch). */
+  epochs: number
+  /** How the child's last settling turn ended (`completed`, `aborted`, …); null if not recorded. */
+  reason: string | null
+  /** The last settlement's answer, whole (the card shows a one-line preview). */
+  answer: string | null
+}
+
 export interface StepView {
   step: number
   startSeq: number
@@ -35,6 +51,7 @@ export interface StepView {
   usage: Usage | null
   interrupted: boolean
   retries: RetryRow[]
+  children: ChildView[]
 }
 
 export interface RejectRow { seq: number; by: string; metadata: unknown; messages: WireMessage[] }
@@ -84,6 +101,8 @@ export interface SessionView {
   events: WireEvent[]
   /** Seq of `session/end-seed` for a fork: events up to it are the parent's. */
   seedEnd: number | null
+  /** Child id → the turn and step its card is in. */
+  childIndex: Record<string, { turn: number; step: number }>
 }
 
 export function emptySession(): SessionView {
@@ -98,6 +117,7 @@ export function emptySession(): SessionView {
     turnIndex: {},
     events: [],
     seedEnd: null,
+    childIndex: {},
   }
 }
 

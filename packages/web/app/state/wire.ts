@@ -52,6 +52,10 @@ export interface EventData {
   'compaction/summary': { summary: string; firstKeptSeq: number }
   'compaction/end': Record<string, unknown>
   'session/end-seed': Record<string, never>
+  // Written by @bosun/plugin-subagents in the parent's log (docs/events.md, "Subagents").
+  'subagent/spawned': { childId: string; callId: string; agent?: string; mode: 'foreground' | 'background'; depth: number }
+  'subagent/settled': { childId: string; epoch: number; messageId?: string; reason?: string; answer?: string }
+  'subagent/sent': { childId: string; callId: string; messageId: string }
 }
 
 /** The text of a message's text blocks (images are shown as a placeholder). */
