@@ -140,27 +140,19 @@ export function createClient(options: ClientOptions): HostClient {
     const initial = opts.retry?.initialMs ?? 200
     const max = opts.retry?.maxMs ?? 5000
     let delay = initial
-    /** The last event delivered, checked against the host's log before each reconnect. */
+    /** The last event delivered, checked against the host's log on each reconnect. */
     let last: WireEvent | undefined
+    /** Whether the open connection was checked (a first connection needs no check). */
+    let checked = true
+    /** Drops what was delivered: the stream starts over from seq 0 with the log as it is now. */
+    const reset = (seen: WireEvent): StreamFrame => {
+      after = -1
+      last = undefined
+      checked = true
+      return { event: 'reset', data: { reason: 'diverged', seq: seen.seq } }
+    }
     const aborted = (): boolean => opts.signal?.aborted === true
     while (!aborted()) {
-      if (last !== undefined) {
-        let holds: boolean
-        try {
-          holds = await stillHolds(id, last)
-        } catch (error) {
-          if (error instanceof HostClientError && error.status >= 400 && error.status < 500) throw error
-          if (aborted()) return
-          await sleep(delay, opts.signal)
-          delay = Math.min(max, delay * 2)
-          continue // the host is still away: check again before resuming
-        }
-        if (!holds) {
-          yield { event: 'reset', data: { reason: 'diverged', seq: last.seq } }
-          after = -1
-          last = undefined
-        }
-      }
       const query = new URLSearchParams()
       if (tail) query.set('from', 'tail')
       else query.set('after', String(after))
@@ -182,12 +174,40 @@ export function createClient(options: ClientOptions): HostClient {
         } catch {
           error = undefined
         }
+        // A restarted host whose log ends before the last event delivered: start over (below).
+        if (last !== undefined && error?.code === 'replay-unavailable') {
+          yield reset(last)
+          continue
+        }
         // 4xx is the caller's to fix (no such session, not authorized): no retry.
         if (response.status >= 400 && response.status < 500) throw new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details)
         await sleep(delay, opts.signal)
         delay = Math.min(max, delay * 2)
         continue
       }
+      // A reconnect: the stream is open, so the host is up — check it still holds the last event
+      // delivered before reading on (checked here, not before connecting, so a host that is down
+      // costs stream attempts the caller can see, not a silent loop of checks).
+      if (last !== undefined && !checked) {
+        let holds: boolean | undefined
+        try {
+          holds = await stillHolds(id, last)
+        } catch (error) {
+          if (error instanceof HostClientError && error.status >= 400 && error.status < 500) throw error
+        }
+        if (holds !== true) {
+          response.body.cancel().catch(() => {})
+          if (holds === false) {
+            yield reset(last)
+            continue
+          }
+          if (aborted()) return
+          await sleep(delay, opts.signal)
+          delay = Math.min(max, delay * 2)
+          continue
+        }
+      }
+      checked = true
       const queue: EventSourceMessage[] = []
       const parser = createParser({ onEvent: (message) => queue.push(message) })
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
@@ -218,6 +238,7 @@ export function createClient(options: ClientOptions): HostClient {
       } finally {
         reader.cancel().catch(() => {})
       }
+      checked = false // the connection dropped: the next one is checked first
       if (aborted()) return
       await sleep(delay, opts.signal)
       delay = Math.min(max, delay * 2)

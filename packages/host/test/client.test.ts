@@ -129,6 +129,57 @@ describe('@bosun/host/client', () => {
     }
   })
 
+  it('while the host is away, keeps trying the stream itself (what a caller counts as attempts), then resumes without a reset', async () => {
+    await createClient({ baseUrl: server.url, token }).createSession('away')
+    let streams = 0
+    let down = 0
+    const calls: string[] = []
+    const wrapped: typeof fetch = async (input, init) => {
+      const url = String(input)
+      calls.push(url.includes('/stream') ? 'stream' : 'other')
+      if (url.includes('/stream') && ++streams > 1 && down < 3) {
+        down++
+        throw new TypeError('fetch failed') // connection refused: the host is down
+      }
+      const response = await fetch(input, init)
+      if (!url.includes('/stream') || streams > 1 || !response.body) return response
+      // The first stream breaks once turn 1 has ended.
+      const reader = response.body.getReader()
+      const decoder = new TextDecoder()
+      return new Response(new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read()
+          if (done) return controller.close()
+          controller.enqueue(value)
+          if (decoder.decode(value, { stream: true }).includes('"turn/end"')) {
+            await reader.cancel()
+            controller.error(new Error('connection reset'))
+          }
+        },
+      }), { status: response.status, headers: response.headers })
+    }
+    const client = createClient({ baseUrl: server.url, token, fetch: wrapped })
+    await client.send('away', { content: 'one' }, { waitDurable: true })
+    const controller = new AbortController()
+    const frames: StreamFrame[] = []
+    let sentSecond = false
+    for await (const frame of client.stream('away', { signal: controller.signal, retry: { initialMs: 5, maxMs: 20 } })) {
+      frames.push(frame)
+      if (down === 3 && !sentSecond) {
+        sentSecond = true
+        await client.send('away', { content: 'two' })
+      }
+      const ends = frames.filter((f) => f.event === 'session.event' && f.data.type === 'turn/end').length
+      if (ends === 2) controller.abort()
+    }
+    // Three refused stream attempts in a row, no other request between them (no silent check loop).
+    const firstDown = calls.indexOf('stream', calls.indexOf('stream') + 1)
+    expect(calls.slice(firstDown, firstDown + 3)).toEqual(['stream', 'stream', 'stream'])
+    expect(frames.some((f) => f.event === 'reset')).toBe(false)
+    const seqs = frames.flatMap((f) => (f.event === 'session.event' ? [f.data.seq] : []))
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i))
+  })
+
   it('throws HostClientError with the stable code', async () => {
     const client = createClient({ baseUrl: server.url, token })
     await expect(client.getSession('missing')).rejects.toMatchObject({ status: 404, code: 'session-not-found' })
