@@ -16,9 +16,6 @@ export interface StreamOptions {
   onEnd: () => void
 }
 
-/** Kept for the cluster's remote stream, which frames like the session stream. */
-export { sseFrame as frame } from './sse.js'
-
 /**
  * The frames of a session's recent events, shared by its subscribers: each event (with the
  * derived frames that follow it) is serialised once, not once per subscriber — with many
