@@ -86,6 +86,8 @@ export function messageState(events: readonly SessionEvent[], messageId: string,
       }
       return { ...base, state: 'claimed', turn: turn.turn, stepped: false, ...(turn.end ? { turnEnd: turn.end } : {}) }
     }
+    // Claimed by the open turn, not yet handed to a model step (a pre-step is deciding).
+    if (turn.inFlight?.includes(messageId)) return { ...base, state: 'claimed', turn: turn.turn, stepped: false }
   }
   if (work.canceled.includes(messageId)) return { ...base, state: 'canceled' }
   return undefined

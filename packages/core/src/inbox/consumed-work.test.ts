@@ -400,4 +400,27 @@ describe('foldConsumedWork over agent logs', () => {
       pending: { 'next-turn': [], 'next-step': ['p'] },
     })
   })
+
+  it('a turn still open reports what it claimed and has not yet delivered as inFlight (not unstepped)', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let holding = false
+    const hold = definePlugin({
+      name: 'hold',
+      setup({ hooks }) {
+        hooks.preStep.tapPromise('hold', async (decision) => {
+          holding = true
+          await held
+          return decision
+        })
+      },
+    })
+    const { agent } = await harness({ plugins: [hold], responses: [{ text: 'x' }] })
+    agent.followup(msg('q'))
+    while (!holding) await new Promise((r) => setImmediate(r))
+    expect(foldConsumedWork(agent.session.events).turns).toEqual([{ turn: 1, stepped: [], unstepped: [], inFlight: ['q'] }])
+    release()
+    await agent.whenIdle()
+    expect(foldConsumedWork(agent.session.events).turns).toEqual([{ turn: 1, stepped: ['q'], unstepped: [], end: 'completed' }])
+  })
 })

@@ -11,6 +11,12 @@ export interface TurnWork {
   unstepped: string[]
   /** How the turn ended (absent while it is open). */
   end?: BosunEventMap['turn/end']['reason']['kind']
+  /**
+   * Only on a turn still open at the end of the log: claimed and not (yet) delivered to a step.
+   * Such a message is neither pending nor settled: a pre-step may still run, or a crash leaves it
+   * for recovery, which moves it to `unstepped` when it closes the turn.
+   */
+  inFlight?: string[]
 }
 
 export interface ConsumedWork {
@@ -73,6 +79,7 @@ export function foldConsumedWork(events: readonly SessionEvent[], seedLength = 0
       }
     }
   }
+  if (current && current.claimed.size > 0) current.work.inFlight = [...current.claimed]
   return {
     turns,
     canceled,
