@@ -3,10 +3,10 @@
  * typed; `stream()` parses SSE with eventsource-parser and resumes by the last seq it saw, with
  * backoff, so a consumer sees every event once and in order across reconnects.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser'
 // Types only (erased): the client stays free of the host's runtime code.
 import type { AdmissionReceipt } from './admission.js'
 import type { MessageStatus } from './log.js'
+import { Backoff, errorBody, sseMessages } from './client-sse.js'
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:4477` */
@@ -25,7 +25,21 @@ export type Delivery = 'followup' | 'steer' | 'inject'
 export type Receipt = AdmissionReceipt
 export type { MessageStatus }
 
-export interface SessionListItem { id: string; createdAt?: number; loaded: boolean; status: string; lastSeq: number; queue: { 'next-turn': number; 'next-step': number } | null; parentSessionId?: string }
+/** A session in `GET /v1/sessions`, `GET /v1/stream` and children (the host's `SessionSummary`). */
+export interface SessionListItem {
+  id: string
+  createdAt?: number
+  loaded: boolean
+  status: string
+  lastSeq: number
+  /** Last activity: the `time` of the log's last event (epoch ms), null while the log is empty. */
+  lastEventAt: number | null
+  queue: { 'next-turn': number; 'next-step': number } | null
+  /** A subagent's child: the session that spawned it. */
+  parentSessionId?: string
+  /** A fork: the session it was forked from. */
+  parent?: string
+}
 export interface ChildSessionItem extends SessionListItem { parentSessionId: string; delegation: { parentSessionId: string; callId: string; depth: number; mode: 'one-shot' | 'continuable' } }
 export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inboxVersion: number; inbox: Queues }
 /** Queue operations: `inboxVersion` (from a snapshot, or the seq of the last splice seen) makes a changed queue answer 412 version-mismatch. */
@@ -43,6 +57,20 @@ export type StreamFrame =
    * over from seq 0 with the log as it is now.
    */
   | { event: 'reset'; data: { reason: 'diverged'; seq: number } }
+
+/** The frames of the host stream (`GET /v1/stream`), for session lists. */
+export type HostStreamFrame =
+  /** Every session now: replace the list held (also after each reconnect). */
+  | { event: 'hello'; data: { sessions: SessionListItem[] } }
+  | { event: 'session.added'; data: { id: string } }
+  /** A session's summary after its status or queues changed (the latest state wins). */
+  | { event: 'session.status'; data: SessionListItem }
+
+export interface HostStreamOptions {
+  signal?: AbortSignal
+  /** Reconnect backoff. Default 200 ms doubling up to 5 s. */
+  retry?: { initialMs?: number; maxMs?: number }
+}
 
 export interface StreamOptions {
   /** Last seq already seen (-1 = from the start). Default -1. */
@@ -85,6 +113,11 @@ export interface HostClient {
   fork(id: string, options?: { id?: string; afterTurn?: number }): Promise<{ id: string; parent: string; seedLength: number }>
   /** The session's frames, resumed by the last seq after a dropped connection; ends when `signal` aborts. */
   stream(id: string, options?: StreamOptions): AsyncIterable<StreamFrame>
+  /** The host's session-list frames; reconnects after a drop and starts again with a `hello`; ends when `signal` aborts. */
+  hostStream(options?: HostStreamOptions): AsyncIterable<HostStreamFrame>
+  /** Browsers: exchanges the token for the host's HttpOnly login cookie (the token is not kept). 401 not-authorized on a wrong token, 429 too-many-requests. */
+  login(token: string): Promise<{ loggedIn: true; expiresAt?: number }>
+  logout(): Promise<{ loggedIn: false }>
 }
 
 export function createClient(options: ClientOptions): HostClient {
@@ -137,9 +170,7 @@ export function createClient(options: ClientOptions): HostClient {
   async function* stream(id: string, opts: StreamOptions = {}): AsyncGenerator<StreamFrame> {
     let after = opts.after ?? -1
     let tail = opts.fromTail === true
-    const initial = opts.retry?.initialMs ?? 200
-    const max = opts.retry?.maxMs ?? 5000
-    let delay = initial
+    const backoff = new Backoff(opts.retry?.initialMs ?? 200, opts.retry?.maxMs ?? 5000, opts.signal)
     /** The last event delivered, checked against the host's log on each reconnect. */
     let last: WireEvent | undefined
     /** Whether the open connection was checked (a first connection needs no check). */
@@ -157,34 +188,21 @@ export function createClient(options: ClientOptions): HostClient {
       if (tail) query.set('from', 'tail')
       else query.set('after', String(after))
       if (opts.chunks === false) query.set('chunks', 'false')
-      let response: Response
-      try {
-        response = await doFetch(`${base}/v1/sessions/${enc(id)}/stream?${query}`, { headers: { ...auth, accept: 'text/event-stream' }, ...(opts.signal ? { signal: opts.signal } : {}) })
-      } catch {
-        if (aborted()) return
-        await sleep(delay, opts.signal)
-        delay = Math.min(max, delay * 2)
+      const opened = await openStream(`/v1/sessions/${enc(id)}/stream?${query}`, opts.signal)
+      if (opened === 'aborted') return
+      if (opened === 'retry') {
+        await backoff.wait()
         continue
       }
-      if (!response.ok || !response.body) {
-        const text = await response.text().catch(() => '')
-        let error: { code?: string; message?: string; details?: unknown } | undefined
-        try {
-          error = (JSON.parse(text) as { error?: typeof error }).error
-        } catch {
-          error = undefined
-        }
+      if ('error' in opened) {
         // A restarted host whose log ends before the last event delivered: start over (below).
-        if (last !== undefined && error?.code === 'replay-unavailable') {
+        if (last !== undefined && opened.error.code === 'replay-unavailable') {
           yield reset(last)
           continue
         }
-        // 4xx is the caller's to fix (no such session, not authorized): no retry.
-        if (response.status >= 400 && response.status < 500) throw new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details)
-        await sleep(delay, opts.signal)
-        delay = Math.min(max, delay * 2)
-        continue
+        throw opened.error // 4xx is the caller's to fix (no such session, not authorized): no retry
       }
+      const { body } = opened
       // A reconnect: the stream is open, so the host is up — check it still holds the last event
       // delivered before reading on (checked here, not before connecting, so a host that is down
       // costs stream attempts the caller can see, not a silent loop of checks).
@@ -196,53 +214,84 @@ export function createClient(options: ClientOptions): HostClient {
           if (error instanceof HostClientError && error.status >= 400 && error.status < 500) throw error
         }
         if (holds !== true) {
-          response.body.cancel().catch(() => {})
+          body.cancel().catch(() => {})
           if (holds === false) {
             yield reset(last)
             continue
           }
           if (aborted()) return
-          await sleep(delay, opts.signal)
-          delay = Math.min(max, delay * 2)
+          await backoff.wait()
           continue
         }
       }
       checked = true
-      const queue: EventSourceMessage[] = []
-      const parser = createParser({ onEvent: (message) => queue.push(message) })
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
       try {
-        for (;;) {
-          const { done, value } = await reader.read()
-          if (done) break
-          parser.feed(value)
-          while (queue.length > 0) {
-            const message = queue.shift()!
-            const data = JSON.parse(message.data) as unknown
-            if (message.event === 'hello' && tail) {
-              tail = false
-              after = (data as { lastSeq: number }).lastSeq
-            }
-            if (message.event === 'session.event') {
-              const seq = Number(message.id)
-              if (seq <= after) continue // never twice
-              after = seq
-              last = data as WireEvent
-            }
-            delay = initial
-            yield { event: message.event, data } as StreamFrame
+        for await (const message of sseMessages(body)) {
+          const data = JSON.parse(message.data) as unknown
+          if (message.event === 'hello' && tail) {
+            tail = false
+            after = (data as { lastSeq: number }).lastSeq
           }
+          if (message.event === 'session.event') {
+            const seq = Number(message.id)
+            if (seq <= after) continue // never twice
+            after = seq
+            last = data as WireEvent
+          }
+          backoff.reset()
+          yield { event: message.event, data } as StreamFrame
         }
       } catch {
         if (aborted()) return
-      } finally {
-        reader.cancel().catch(() => {})
       }
       checked = false // the connection dropped: the next one is checked first
       if (aborted()) return
-      await sleep(delay, opts.signal)
-      delay = Math.min(max, delay * 2)
+      await backoff.wait()
     }
+  }
+
+  /**
+   * The host stream: a `hello` with every session, then `session.added` / `session.status`. The
+   * host keeps no cursor for it, so a reconnect simply starts with a new `hello` (the whole list
+   * again: replace what you hold with it), after the same backoff as {@link stream}.
+   */
+  async function* hostStream(opts: HostStreamOptions = {}): AsyncGenerator<HostStreamFrame> {
+    const backoff = new Backoff(opts.retry?.initialMs ?? 200, opts.retry?.maxMs ?? 5000, opts.signal)
+    const aborted = (): boolean => opts.signal?.aborted === true
+    while (!aborted()) {
+      const opened = await openStream('/v1/stream', opts.signal)
+      if (opened === 'aborted') return
+      if (opened !== 'retry') {
+        if ('error' in opened) throw opened.error
+        try {
+          for await (const message of sseMessages(opened.body)) {
+            backoff.reset()
+            yield { event: message.event, data: JSON.parse(message.data) as unknown } as HostStreamFrame
+          }
+        } catch {
+          if (aborted()) return
+        }
+      }
+      if (aborted()) return
+      await backoff.wait()
+    }
+  }
+
+  /**
+   * Opens one stream attempt: its body, a 4xx refusal (the caller's to fix), `retry` (a network
+   * error or a 5xx: the host is away) or `aborted`.
+   */
+  async function openStream(path: string, signal: AbortSignal | undefined): Promise<{ body: ReadableStream<Uint8Array> } | { error: HostClientError } | 'retry' | 'aborted'> {
+    let response: Response
+    try {
+      response = await doFetch(`${base}${path}`, { headers: { ...auth, accept: 'text/event-stream' }, ...(signal ? { signal } : {}) })
+    } catch {
+      return signal?.aborted === true ? 'aborted' : 'retry'
+    }
+    if (response.ok && response.body) return { body: response.body }
+    const error = await errorBody(response)
+    if (response.status >= 400 && response.status < 500) return { error: new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details) }
+    return 'retry'
   }
 
   return {
@@ -272,18 +321,8 @@ export function createClient(options: ClientOptions): HostClient {
     wake: (id) => call('POST', `/v1/sessions/${enc(id)}/wake`, {}),
     fork: (id, forkOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/fork`, forkOptions),
     stream,
+    hostStream,
+    login: (token) => call('POST', '/v1/login', { token }),
+    logout: () => call('POST', '/v1/logout', {}),
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve()
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }

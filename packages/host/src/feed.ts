@@ -8,10 +8,16 @@ import { sseFrame, sseStream } from './sse.js'
  */
 export interface SessionSummaryFrame {
   id: string
+  /** When the session was made (its header's `createdAt`, epoch ms). */
+  createdAt?: number
   status: string
   loaded: boolean
   lastSeq: number
+  /** Last activity: the `time` of the log's last event (epoch ms), null while the log is empty. */
+  lastEventAt: number | null
   queue: { 'next-turn': number; 'next-step': number } | null
+  /** A fork: the session it was forked from (its header's `parent`). */
+  parent?: string
 }
 
 interface Subscriber {
@@ -20,9 +26,9 @@ interface Subscriber {
   wake?: () => void
 }
 
-
 export class HostFeed {
   readonly #subscribers = new Set<Subscriber>()
+  readonly #watchers = new Set<(id: string | null) => void>()
   #closed = false
 
   constructor(readonly summary: (id: string) => Promise<SessionSummaryFrame | undefined>) {}
@@ -32,6 +38,7 @@ export class HostFeed {
       s.added.add(id)
       s.wake?.()
     }
+    for (const watcher of this.#watchers) watcher(id)
   }
 
   changed(id: string): void {
@@ -39,11 +46,26 @@ export class HostFeed {
       s.changed.add(id)
       s.wake?.()
     }
+    for (const watcher of this.#watchers) watcher(id)
+  }
+
+  get closed(): boolean {
+    return this.#closed
   }
 
   close(): void {
     this.#closed = true
     for (const s of this.#subscribers) s.wake?.()
+    for (const watcher of this.#watchers) watcher(null)
+  }
+
+  /**
+   * Calls `listener` with the id of each session added or changed, and with null when the host
+   * closes (a cold session's stream waits on it to go live); returns the unwatch.
+   */
+  watch(listener: (id: string | null) => void): () => void {
+    this.#watchers.add(listener)
+    return () => this.#watchers.delete(listener)
   }
 
   stream(hello: () => Promise<unknown>, keepAliveMs: number): ReadableStream<Uint8Array> {

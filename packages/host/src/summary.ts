@@ -1,4 +1,4 @@
-import type { SessionHeader, Store } from '@bosun/core'
+import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
 import type { SessionSummaryFrame } from './feed.js'
 import { foldInbox } from './log.js'
 import type { SessionManager } from './sessions.js'
@@ -6,7 +6,6 @@ import type { SessionManager } from './sessions.js'
 type Delegation = NonNullable<SessionHeader['delegation']>
 
 export interface SessionSummary extends SessionSummaryFrame {
-  createdAt?: number
   /** A subagent's child: the session that spawned it (`delegation.parentSessionId` of its header). */
   parentSessionId?: string
 }
@@ -17,30 +16,43 @@ export interface ChildSummary extends SessionSummary {
   delegation: Delegation
 }
 
+/** The header fields a list shows: when it was made, whose fork it is, whose subagent. */
+function fromHeader(header: SessionHeader | undefined, createdAt: number | undefined): Pick<SessionSummary, 'createdAt' | 'parent' | 'parentSessionId'> & { delegation?: Delegation } {
+  const at = createdAt ?? header?.createdAt
+  const delegation = header?.delegation
+  return {
+    ...(at === undefined ? {} : { createdAt: at }),
+    ...(header?.parent === undefined ? {} : { parent: header.parent }),
+    ...(delegation ? { parentSessionId: delegation.parentSessionId, delegation } : {}),
+  }
+}
+
+/** The time of the log's last event (a live agent's or the stored log's), null for an empty log. */
+function lastEventAt(events: readonly SessionEvent[]): number | null {
+  return events[events.length - 1]?.time ?? null
+}
+
 /**
  * A session's summary for lists, the host stream and children: a live session from its agent,
  * a stored one read from the store (never resumed).
  */
 export async function sessionSummary(sessions: SessionManager, store: Store, id: string, createdAt?: number): Promise<SessionSummary & { delegation?: Delegation }> {
-  const at = createdAt === undefined ? {} : { createdAt }
   const live = await sessions.peek(id)
   if (live) {
     const { agent } = live
-    const delegation = agent.session.header.delegation
     return {
-      id, ...at, loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
+      id, ...fromHeader(agent.session.header, createdAt), loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
+      lastEventAt: lastEventAt(agent.session.events),
       queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
-      ...(delegation ? { parentSessionId: delegation.parentSessionId, delegation } : {}),
     }
   }
   const stored = store.read ? await store.read(id).catch(() => undefined) : undefined
   const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
-  const delegation = stored?.header.delegation
   return {
-    id, ...at, loaded: false, status: 'idle',
+    id, ...fromHeader(stored?.header, createdAt), loaded: false, status: 'idle',
     lastSeq: stored ? stored.events.length - 1 : -1,
+    lastEventAt: stored ? lastEventAt(stored.events) : null,
     queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
-    ...(delegation ? { parentSessionId: delegation.parentSessionId, delegation } : {}),
   }
 }
 
