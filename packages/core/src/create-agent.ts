@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { BosunError, ErrorCodes, invalidArgument } from './errors.js'
 import { createHooks } from './hooks.js'
 import { Inbox } from './inbox/inbox.js'
-import { Agent } from './loop/agent.js'
+import type { Agent } from './loop/agent.js'
+import { beginOpen, RegisteredAgent } from './live-agents.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, setupPlugins, type AgentConfig, type PluginEntry } from './plugin.js'
@@ -81,6 +82,36 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const sessionId = options.sessionId ?? randomUUID()
   assertSessionId(sessionId)
 
+  // Marked before the first await, so that a second open of this session in this process is
+  // refused (to be borrowed, see live-agents.ts) rather than made a second writer.
+  const registration = beginOpen(store, sessionId)
+  try {
+    const agent = await openAndBuild(options, { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId })
+    registration.opened(agent)
+    return agent
+  } catch (error) {
+    registration.failed()
+    throw error
+  }
+}
+
+/** What `createAgent` checked and resolved before touching the store. */
+interface Checked {
+  model: ModelAdapter
+  store: Store
+  plugins: readonly PluginEntry[]
+  system: SystemPrompt
+  tools: readonly Tool[]
+  maxParallelTools: number
+  declared: ReadonlySet<string>
+  ignorable: ReadonlySet<string>
+  registry: ToolRegistry
+  sessionId: string
+}
+
+/** Opens (or creates) the session and builds the agent on it: see {@link createAgent}. */
+async function openAndBuild(options: CreateAgentOptions, checked: Checked): Promise<RegisteredAgent> {
+  const { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId } = checked
   const hooks = createHooks()
   const stored =
     (await store.open(sessionId)) ??
@@ -117,7 +148,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     throw error
   }
   const ownsStore = options.ownsStore ?? options.store === undefined
-  let agent: Agent | undefined
+  let agent: RegisteredAgent | undefined
   // Work plugins hold until the agent is whole (see PluginContext.onReady); undefined once it ran.
   let ready: (() => void)[] | undefined = []
   try {
@@ -126,7 +157,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     // first, a queue move the crash tore in half is finished, so the message is pending again.
     inbox.recoverTornMoves()
     const recovery = closeOpenTurn(session, inbox)
-    agent = new Agent(
+    agent = new RegisteredAgent(
       {
         session, inbox, surface, hooks, adapter: model, tools: registry, system, maxParallelTools,
         ...(ownsStore ? { closeStore: () => store.close() } : {}),

@@ -1,0 +1,111 @@
+// The registry of live agents: one writer per (store, session) in a process, borrowed by whoever
+// needs that session while it is open.
+import { describe, expect, it } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { createAgent } from './create-agent.js'
+import { BosunError, ErrorCodes } from './errors.js'
+import { awaitLiveAgent, borrowOrOpen, findLiveAgent, whenAgentClosed } from './live-agents.js'
+import { definePlugin } from './plugin.js'
+import { memoryStore } from './store/memory.js'
+import type { Store } from './store/types.js'
+import { gate } from './testing/harness.js'
+
+/** A memory store whose `open` waits for `release()`: an agent caught mid-open. */
+function slowStore() {
+  const inner = memoryStore()
+  const opening = gate()
+  const store: Store = { ...inner, open: async (id) => (await opening.promise, inner.open(id)) }
+  return { store, release: () => opening.open() }
+}
+
+describe('live agents registry', () => {
+  it('holds an agent from the end of createAgent until its close has finished, per store instance', async () => {
+    const store = memoryStore()
+    const agent = await createAgent({ model: scripted(), store, sessionId: 's1' })
+    expect(findLiveAgent(store, 's1')).toBe(agent)
+    expect(findLiveAgent(store, 's2')).toBeUndefined()
+    // Another store object is another set of sessions, even for the same id.
+    expect(findLiveAgent(memoryStore(), 's1')).toBeUndefined()
+    expect(await awaitLiveAgent(store, 's1')).toBe(agent)
+    let closed = false
+    void whenAgentClosed(agent).then(() => (closed = true))
+    const closing = agent.close()
+    // Closing refuses input: it is lent to no one from the call on, and a waiter waits out the close.
+    expect(findLiveAgent(store, 's1')).toBeUndefined()
+    const waited = awaitLiveAgent(store, 's1')
+    await closing
+    expect(await waited).toBeUndefined()
+    await whenAgentClosed(agent)
+    expect(closed).toBe(true)
+    // The session is free again: a new agent opens it and is the one registered.
+    const again = await createAgent({ model: scripted(), store, sessionId: 's1' })
+    expect(findLiveAgent(store, 's1')).toBe(again)
+    await again.close()
+  })
+
+  it('refuses a second open of a session another agent of this process is opening; borrowOrOpen borrows that agent instead', async () => {
+    const { store, release } = slowStore()
+    const first = createAgent({ model: scripted(), store, sessionId: 'shared' })
+    const second = createAgent({ model: scripted(), store, sessionId: 'shared' })
+    const refusal = await second.catch((error: unknown) => error)
+    expect(BosunError.is(refusal, ErrorCodes.SESSION_LOCKED)).toBe(true)
+    expect((refusal as BosunError).details).toMatchObject({ sessionId: 'shared', inProcess: true })
+    expect((refusal as BosunError).message).toContain('borrow')
+    let opens = 0
+    const borrowing = borrowOrOpen(store, 'shared', async () => (opens++, createAgent({ model: scripted(), store, sessionId: 'shared' })))
+    const waiting = awaitLiveAgent(store, 'shared')
+    release()
+    const agent = await first
+    expect(await borrowing).toEqual({ agent, borrowed: true })
+    expect(await waiting).toBe(agent)
+    expect(opens).toBe(0)
+    // The borrower's writes go through the one writer: nothing is fenced.
+    agent.followup('through the borrowed agent')
+    await agent.whenIdle()
+    expect(agent.session.events.some((e) => e.type === 'turn/end')).toBe(true)
+    await agent.close()
+  })
+
+  it('borrowOrOpen opens when nothing holds the session, and retries as a borrow when its own open lost a race', async () => {
+    const store = memoryStore()
+    const opened = await borrowOrOpen(store, 'mine', () => createAgent({ model: scripted(), store, sessionId: 'mine' }))
+    expect(opened.borrowed).toBe(false)
+    expect(findLiveAgent(store, 'mine')).toBe(opened.agent)
+    await opened.agent.close()
+    // The open runs after the check; another open started in between wins, and the loser borrows it.
+    const { store: slow, release } = slowStore()
+    let rival: Promise<unknown> | undefined
+    const racing = borrowOrOpen(slow, 'raced', async () => {
+      rival = createAgent({ model: scripted(), store: slow, sessionId: 'raced' })
+      return createAgent({ model: scripted(), store: slow, sessionId: 'raced' })
+    })
+    await Promise.resolve()
+    release()
+    const result = await racing
+    expect(result.borrowed).toBe(true)
+    expect(result.agent).toBe(await rival)
+    await result.agent.close()
+  })
+
+  it('a failed createAgent leaves nothing registered: the session opens afterwards', async () => {
+    const store = memoryStore()
+    const broken = definePlugin({ name: 'broken', setup() { throw new Error('no') } })
+    await expect(createAgent({ model: scripted(), store, sessionId: 'f', plugins: [broken] })).rejects.toThrow()
+    expect(findLiveAgent(store, 'f')).toBeUndefined()
+    expect(await awaitLiveAgent(store, 'f')).toBeUndefined()
+    const agent = await createAgent({ model: scripted(), store, sessionId: 'f' })
+    expect(findLiveAgent(store, 'f')).toBe(agent)
+    await agent.close()
+  })
+
+  it('a newer open of a whole session replaces the older agent (a crash test abandons one); closing the older leaves the newer registered', async () => {
+    const store = memoryStore()
+    const abandoned = await createAgent({ model: scripted(), store, sessionId: 'c' })
+    const reopened = await createAgent({ model: scripted(), store, sessionId: 'c' })
+    expect(findLiveAgent(store, 'c')).toBe(reopened)
+    await abandoned.close()
+    expect(findLiveAgent(store, 'c')).toBe(reopened)
+    await reopened.close()
+    expect(findLiveAgent(store, 'c')).toBeUndefined()
+  })
+})

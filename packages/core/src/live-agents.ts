@@ -1,0 +1,168 @@
+import { BosunError, ErrorCodes } from './errors.js'
+import { Agent } from './loop/agent.js'
+import type { Store } from './store/types.js'
+
+/**
+ * The agents this process has open, by store instance and session id. A session has one writer:
+ * when a second part of the process needs a session another part already runs — a host asked
+ * about a child its parent runs in the same process, a parent sending to a child the host opened —
+ * it borrows the live agent instead of opening a second one (which a locking store refuses with
+ * SESSION_LOCKED and the memory store answers by fencing the first writer, STALE_WRITER).
+ *
+ * Keyed by the store object (a WeakMap: the registry keeps no store alive), so two stores on the
+ * same directory or two generations of a test store are distinct, as they are to their writers.
+ */
+interface Slot {
+  /** The whole agent on this session (its plugins set up); undefined while none is. */
+  agent?: Agent
+  /** An agent being built on this session: settles when it is registered or failed. */
+  opening?: Promise<void>
+}
+
+/** A registered agent's way out of the registry. */
+interface Registration {
+  /** Resolves when the agent's `close()` has finished (its writer released). */
+  closed: Promise<void>
+  /** Removes the agent from its slot and resolves `closed`. */
+  release: () => void
+  /** Set once `close()` was called: a closing agent refuses input, so it is not lent any more. */
+  started: boolean
+}
+
+const slots = new WeakMap<Store, Map<string, Slot>>()
+const registrations = new WeakMap<Agent, Registration>()
+
+function slotOf(store: Store, sessionId: string, make: boolean): Slot | undefined {
+  let bySession = slots.get(store)
+  if (!bySession) {
+    if (!make) return undefined
+    slots.set(store, (bySession = new Map()))
+  }
+  let slot = bySession.get(sessionId)
+  if (!slot && make) bySession.set(sessionId, (slot = {}))
+  return slot
+}
+
+function forget(store: Store, sessionId: string, slot: Slot): void {
+  if (slot.agent === undefined && slot.opening === undefined) slots.get(store)?.delete(sessionId)
+}
+
+/**
+ * The agent this process has open on `sessionId` of `store`, whole and not closing; `undefined`
+ * when there is none (the session may still be stored: open it then).
+ */
+export function findLiveAgent(store: Store, sessionId: string): Agent | undefined {
+  const agent = slotOf(store, sessionId, false)?.agent
+  return agent && registrations.get(agent)?.started !== true ? agent : undefined
+}
+
+/**
+ * {@link findLiveAgent}, after waiting out an agent being built or closed on that session in this
+ * process: resolves to the live agent to borrow, or `undefined` once nothing here holds the session
+ * (open it yourself then).
+ */
+export async function awaitLiveAgent(store: Store, sessionId: string): Promise<Agent | undefined> {
+  for (;;) {
+    const slot = slotOf(store, sessionId, false)
+    if (slot?.opening) {
+      await slot.opening
+      continue
+    }
+    const agent = slot?.agent
+    const registration = agent && registrations.get(agent)
+    if (agent && registration?.started) {
+      await registration.closed
+      continue
+    }
+    return agent
+  }
+}
+
+/**
+ * Resolves once `agent` has closed (its `close()` finished and it left the registry). A borrower
+ * uses it to let go of an agent its owner closed. Never resolves for an agent that was not
+ * registered (one whose `createAgent` failed is closed by it, before anyone could borrow it).
+ */
+export function whenAgentClosed(agent: Agent): Promise<void> {
+  return registrations.get(agent)?.closed ?? new Promise(() => {})
+}
+
+/**
+ * Borrows the live agent on the session, or opens one with `open` when this process holds none.
+ * An `open` refused because another part of this process started opening the same session at the
+ * same time (SESSION_LOCKED with `details.inProcess`) borrows that agent instead.
+ */
+export async function borrowOrOpen(store: Store, sessionId: string, open: () => Promise<Agent>): Promise<{ agent: Agent; borrowed: boolean }> {
+  for (;;) {
+    const live = await awaitLiveAgent(store, sessionId)
+    if (live) return { agent: live, borrowed: true }
+    try {
+      return { agent: await open(), borrowed: false }
+    } catch (error) {
+      if (!isOpenInProcess(error)) throw error
+    }
+  }
+}
+
+const isOpenInProcess = (error: unknown): boolean =>
+  BosunError.is(error, ErrorCodes.SESSION_LOCKED) && (error.details as { inProcess?: unknown } | undefined)?.inProcess === true
+
+/**
+ * Called by `createAgent` before it opens the session (synchronously, so two opens in one tick
+ * see each other): refuses while another agent of this process is being built on it, else marks
+ * the session as being opened. The returned functions end that mark: `opened` registers the whole
+ * agent (it replaces an older one, which a crash test may have abandoned: the newest writer is the
+ * one that can write), `failed` leaves the registry as it was.
+ */
+export function beginOpen(store: Store, sessionId: string): { opened(agent: RegisteredAgent): void; failed(): void } {
+  const slot = slotOf(store, sessionId, true)!
+  if (slot.opening) {
+    throw new BosunError(
+      ErrorCodes.SESSION_LOCKED,
+      `Session "${sessionId}" is being opened by another agent in this process: borrow that agent (awaitLiveAgent or borrowOrOpen from @bosun/core) instead of opening it twice.`,
+      { details: { sessionId, inProcess: true } },
+    )
+  }
+  let done!: () => void
+  slot.opening = new Promise((resolve) => (done = resolve))
+  const end = () => {
+    slot.opening = undefined
+    done()
+  }
+  return {
+    opened(agent) {
+      let resolve!: () => void
+      const closed = new Promise<void>((r) => (resolve = r))
+      const release = () => {
+        if (slot.agent === agent) slot.agent = undefined
+        forget(store, sessionId, slot)
+        resolve()
+      }
+      registrations.set(agent, { closed, release, started: false })
+      slot.agent = agent
+      end()
+    },
+    failed() {
+      end()
+      forget(store, sessionId, slot)
+    },
+  }
+}
+
+/**
+ * The agent `createAgent` builds: it leaves the registry when its `close()` has finished, and is
+ * lent to no one from the moment `close()` is called.
+ */
+export class RegisteredAgent extends Agent {
+  #closing: Promise<void> | undefined
+
+  override close(): Promise<void> {
+    // Only the first call closes; later calls keep Agent's answer (they wait for idle), so that a
+    // teardown that closes its own agent again does not wait for itself.
+    if (this.#closing) return super.close()
+    const registration = registrations.get(this)
+    if (registration) registration.started = true
+    this.#closing = super.close().finally(() => registration?.release())
+    return this.#closing
+  }
+}
