@@ -21,6 +21,23 @@ export interface TurnStreamOptions {
   onEnd: () => void
 }
 
+/**
+ * Where a turn stream reads a session's log: the live session's events on its owner, or the
+ * store's events table on another host of a cluster (cluster/remote-chat.ts).
+ */
+export interface TurnLog {
+  seedLength: number
+  /** The log as known when the stream starts, at least up to the stream's `after`. */
+  events: readonly SessionEvent[]
+  /** The events after `seq` known now, in order (none: caught up). */
+  since(seq: number): readonly SessionEvent[] | Promise<readonly SessionEvent[]>
+  /** Waits for new events or `ms`; true when it timed out. */
+  wait(ms: number): Promise<boolean>
+  ended(): boolean
+  /** Releases the log (called once, when the stream closes). */
+  end(): void
+}
+
 /** A tool result's content as text: a string as it is, blocks by their text. */
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content
@@ -28,11 +45,25 @@ function resultText(content: unknown): string {
   return JSON.stringify(content)
 }
 
+/** The UI message stream of a live session's turn, read from its agent's log. */
 export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
-  const seedLength = session.header.seedLength ?? 0
+  const subscription = subscribe(live, options.onEnd)
+  return uiTurnStream({
+    seedLength: session.header.seedLength ?? 0,
+    events: session.events,
+    since: (seq) => session.events.slice(seq + 1),
+    wait: (ms) => subscription.wait(ms),
+    ended: () => subscription.ended || live.closed === true,
+    end: () => subscription.end(),
+  }, options)
+}
+
+/** The UI message stream of one turn, translated event by event from `log`. */
+export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onEnd'>): ReadableStream<Uint8Array> {
+  const { seedLength } = log
   const fold = new InboxFold(seedLength)
-  for (let i = seedLength; i <= options.after && i < session.length; i++) fold.apply(session.events[i]!)
+  for (let i = seedLength; i <= options.after && i < log.events.length; i++) fold.apply(log.events[i]!)
   const { queues } = fold
   let cursor = options.after
   let ourTurn = options.turn
@@ -146,7 +177,6 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
     }
   }
 
-  const subscription = subscribe(live, options.onEnd)
   if (ourTurn !== undefined) currentTurn = ourTurn
 
   let doneSent = false
@@ -156,19 +186,21 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
   }
   // Keep-alive comments while a step produces nothing: the UI stream's SSE parser skips them.
   return sseStream({
-    read: () => {
+    read: async () => {
       if (doneSent) return null
       if (finished) return done()
-      let out = ourTurn !== undefined && !started && cursor < session.length - 1 ? start() : ''
-      while (cursor < session.length - 1 && !finished) {
-        cursor++
-        out += translate(session.events[cursor]!)
+      const events = await log.since(cursor)
+      let out = ourTurn !== undefined && !started && events.length > 0 ? start() : ''
+      for (const event of events) {
+        if (finished) break
+        cursor = event.seq
+        out += translate(event)
       }
       return out === '' && finished ? done() : out
     },
-    wait: (ms) => subscription.wait(ms),
-    ended: () => subscription.ended || live.closed === true,
-    end: () => subscription.end(),
+    wait: (ms) => log.wait(ms),
+    ended: () => log.ended(),
+    end: () => log.end(),
   }, options.keepAliveMs)
 }
 

@@ -1,7 +1,7 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
-import { RELAYED_HEADER, type RelayedRequest } from './relay.js'
+import { awaitOutcome, outcomeOf, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
@@ -13,6 +13,9 @@ export interface ClusterOptions {
 }
 
 export const DEFAULT_RELAY_WAIT_MS = 5000
+
+/** How many expired sessions one host opens at once in a failover (each open holds a pool connection at a time). */
+export const TAKEOVER_CONCURRENCY = 8
 
 /**
  * One host's part in a cluster of hosts on one store (SPEC §13). As a lease owner it carries out
@@ -47,6 +50,30 @@ export class Cluster {
     this.#stops.push(this.watcher.onMailbox((session) => this.drain(session)))
     this.#stops.push(store.onLeaseLost((session) => void sessions.drop(session)))
     this.#schedule(0)
+  }
+
+  /** True when another live host holds the session's lease (this host could not open it); a cold session is opened here. */
+  async ownedElsewhere(id: string): Promise<boolean> {
+    if (await this.sessions.peek(id)) return false
+    // A live lease of another host: no need to read the session to learn that the open would fail.
+    const holder = await this.store.leaseHolder(id)
+    if (holder !== undefined && holder.owner !== this.store.owner && holder.expiresInMs > 0) return true
+    try {
+      await this.sessions.use(id)
+      return false
+    } catch (error) {
+      return error instanceof HostError && error.code === 'session-locked'
+    }
+  }
+
+  /**
+   * Posts a request to the session's mailbox (idempotent by `messageId`) and waits up to
+   * `relayWaitMs` for the owner's answer; `outcome` is undefined when it has not come (pending).
+   */
+  async relay(id: string, messageId: string, kind: 'message' | 'request', relayed: RelayedRequest): Promise<{ created: boolean; outcome: RelayOutcome | undefined }> {
+    const { created, entry } = await this.store.mailbox.post(id, { messageId, kind, body: relayed as unknown as JsonValue })
+    const outcome = outcomeOf(entry) ?? outcomeOf(await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs))
+    return { created, outcome }
   }
 
   /** Called once a session is open here: mail admitted while it was cold or owned elsewhere is carried out. */
@@ -133,13 +160,22 @@ export class Cluster {
     }
   }
 
-  /** Failover: every session whose lease ran out unreleased (its host died) is opened by the first host that sees it. */
+  /**
+   * Failover: every session whose lease ran out unreleased (its host died) is opened by the first
+   * host that sees it. Up to {@link TAKEOVER_CONCURRENCY} opens run at once: an open is a few
+   * round trips and a log read, so one at a time left a dead host's 100th session waiting for
+   * the 99 before it; more at once would take the whole pool from the requests being served.
+   */
   async #failover(): Promise<void> {
     const expired = await this.store.expiredLeases(100)
-    for (const { id } of expired) {
-      if (this.#closed) return
-      if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => console.error(`[bosun host] taking over session ${id} failed:`, error))
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < expired.length && !this.#closed) {
+        const { id } = expired[next++]!
+        if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => console.error(`[bosun host] taking over session ${id} failed:`, error))
+      }
     }
+    await Promise.all(Array.from({ length: Math.min(TAKEOVER_CONCURRENCY, expired.length) }, worker))
   }
 
   #schedule(delay: number): void {

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@bosun/core'
+import type { Context } from 'hono'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** A request carried through the mailbox to the session's lease owner, who runs it on its own app. */
@@ -18,6 +19,9 @@ export interface RelayOutcome {
 
 /** Header of a request the owner runs for another host: it is never relayed again (a lease lost meanwhile answers 409). */
 export const RELAYED_HEADER = 'x-bosun-relayed'
+
+/** The owner's answer, as this host's answer. */
+export const answer = (c: Context, outcome: RelayOutcome): Response => c.json(outcome.body, outcome.status as 200)
 
 export function outcomeOf(entry: ClusterMailboxEntry | undefined): RelayOutcome | undefined {
   if (entry?.doneAt === null || entry === undefined) return undefined

@@ -2,6 +2,7 @@ import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
 import { statusAfter, type StreamOptions } from '../stream.js'
+import { SessionWake } from './session-wake.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
 
 /** A local stream's options, and the log as read when the client connected. */
@@ -45,26 +46,13 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
     return { lastSeq: options.events.length - 1, status: nowStatus, inboxVersion, inbox: now.snapshot() }
   })()
 
-  let wake: (() => void) | undefined
-  /** Set by a wake-up that came while the stream was reading: read again before waiting. */
-  let signaled = false
-  let ended = false
-  const stop = watcher.onEvents(id, () => {
-    signaled = true
-    wake?.()
-  })
-  const end = (): void => {
-    if (ended) return
-    ended = true
-    stop()
-    wake?.()
-    options.onEnd()
-  }
+  const wake = new SessionWake(watcher, id, options.onEnd)
+  const end = (): void => wake.end()
 
   const read = async (): Promise<string> => {
     for (;;) {
       if (pending.length === 0) {
-        signaled = false
+        wake.reading()
         pending = await store.readEvents(id, cursor + 1, options.batch)
         for (const event of pending) learn(event)
       }
@@ -88,22 +76,9 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
 
   const stream = sseStream({
     first: () => `retry: 1000\n${frame('hello', hello)}`,
-    read: () => (ended ? null : read()),
-    wait: (ms) => {
-      if (signaled || ended) return Promise.resolve(false)
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => {
-          wake = undefined
-          resolve(true)
-        }, ms)
-        wake = () => {
-          wake = undefined
-          clearTimeout(timer)
-          resolve(false)
-        }
-      })
-    },
-    ended: () => ended,
+    read: () => (wake.ended ? null : read()),
+    wait: (ms) => wake.wait(ms),
+    ended: () => wake.ended,
     end,
   }, options.keepAliveMs)
   return { stream, end }

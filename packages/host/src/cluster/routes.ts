@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { JsonValue } from '@bosun/core'
-import type { Context } from 'hono'
 import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
 import { checkCursor, intQuery } from '../request.js'
@@ -8,7 +7,8 @@ import { SSE_HEADERS } from '../routes/sessions.js'
 import type { SchemaName } from '../schemas.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
-import { awaitOutcome, outcomeOf, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { answer, outcomeOf, RELAYED_HEADER, type RelayedRequest } from './relay.js'
+import { remoteChatRoutes } from './remote-chat.js'
 import { remoteStream } from './remote-stream.js'
 
 /** A route that changes a session: run by its lease owner, relayed through the mailbox from any other host. */
@@ -36,8 +36,6 @@ function sessionOf(match: RegExpMatchArray | null): string | undefined {
   }
 }
 
-const answer = (c: Context, outcome: RelayOutcome): Response => c.json(outcome.body, outcome.status as 200)
-
 /**
  * The routes of a host on a cluster store, registered before the others: a change to a session
  * another host owns is posted to the mailbox and answered with the owner's answer (or `pending`
@@ -45,28 +43,14 @@ const answer = (c: Context, outcome: RelayOutcome): Response => c.json(outcome.b
  * where a message or a relayed request went is looked up in the mailbox.
  */
 export function clusterRoutes(host: HostContext, cluster: Cluster): void {
-  const { app, sessions } = host
+  const { app } = host
   const { store } = cluster
-
-  /** True when another live host holds the session's lease (this host could not open it). */
-  const ownedElsewhere = async (id: string): Promise<boolean> => {
-    if (await sessions.peek(id)) return false
-    // A live lease of another host: no need to read the session to learn that the open would fail.
-    const holder = await store.leaseHolder(id)
-    if (holder !== undefined && holder.owner !== store.owner && holder.expiresInMs > 0) return true
-    try {
-      await sessions.use(id)
-      return false
-    } catch (error) {
-      return error instanceof HostError && error.code === 'session-locked'
-    }
-  }
 
   app.use('/v1/sessions/*', async (c, next) => {
     const path = new URL(c.req.url).pathname
     const route = RELAYABLE.find((r) => r.method === c.req.method && r.pattern.test(path))
     const id = route && c.req.header(RELAYED_HEADER) === undefined ? sessionOf(path.match(route.pattern)) : undefined
-    if (!route || id === undefined || !(await ownedElsewhere(id))) return next()
+    if (!route || id === undefined || !(await cluster.ownedElsewhere(id))) return next()
 
     const body = route.schema === undefined ? undefined : await host.body<JsonValue>(c, route.schema)
     const query = new URL(c.req.url).search
@@ -78,8 +62,7 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
       ...(body === undefined ? {} : { body }),
     }
     const messageId = route.message ? (body as { clientMessageId: string }).clientMessageId : `request:${randomUUID()}`
-    const { created, entry } = await store.mailbox.post(id, { messageId, kind: route.message ? 'message' : 'request', body: relayed as unknown as JsonValue })
-    const done = outcomeOf(entry) ?? outcomeOf(await awaitOutcome(store, cluster.watcher, id, messageId, cluster.relayWaitMs))
+    const { created, outcome: done } = await cluster.relay(id, messageId, route.message ? 'message' : 'request', relayed)
     if (done !== undefined) {
       // A repeated clientMessageId is answered with the first admission's receipt, marked duplicate.
       if (route.message && !created && done.status === 202 && typeof done.body === 'object' && done.body !== null) return answer(c, { status: 202, body: { ...done.body, duplicate: true } })
@@ -120,7 +103,7 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
   app.get('/v1/sessions/:id/stream', async (c, next) => {
     const id = c.req.param('id')
     checkSessionId(id)
-    if (!(await ownedElsewhere(id))) return next()
+    if (!(await cluster.ownedElsewhere(id))) return next()
     const read = await store.read(id)
     if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
     const lastSeq = read.events.length - 1
@@ -146,4 +129,6 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
     cluster.streams.add(end)
     return new Response(stream, { status: 200, headers: SSE_HEADERS })
   })
+
+  remoteChatRoutes(host, cluster)
 }

@@ -1,0 +1,104 @@
+import type { SessionEvent, SessionHeader } from '@bosun/core'
+import type { Context } from 'hono'
+import { openTurn, uiTurnStream, type TurnStreamOptions } from '../ai-sdk.js'
+import type { HostContext } from '../context.js'
+import { HostError } from '../errors.js'
+import { SSE_HEADERS } from '../routes/sessions.js'
+import { CLIENT_MESSAGE_ID_PATTERN } from '../schemas.js'
+import { checkSessionId } from '../sessions.js'
+import type { Cluster } from './cluster.js'
+import { answer, RELAYED_HEADER } from './relay.js'
+import { SessionWake } from './session-wake.js'
+
+const UI_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' }
+
+interface ChatInput {
+  id: string
+  messages: { id: string; role: string; parts: { type: string; text?: string }[] }[]
+  bosun?: { delivery?: 'followup' | 'steer' | 'inject' }
+}
+
+/** The message a chat request admits: its last message, which must be the user's, with text. */
+function chatMessage(input: ChatInput): { clientMessageId: string; content: string; delivery: string } {
+  const index = input.messages.length - 1
+  const last = input.messages[index]!
+  if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${index}/role` })
+  if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${index}/id` })
+  const content = last.parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('')
+  if (content === '') throw new HostError('invalid-request', 'The last user message has no text part.', { path: `/messages/${index}/parts` })
+  return { clientMessageId: last.id, content, delivery: input.bosun?.delivery ?? 'followup' }
+}
+
+/**
+ * The AI SDK chat routes of a host on a cluster store, for a session another host owns (SPEC
+ * §13: any host admits, any host streams). The chat POST admits its message through the
+ * mailbox like `POST …/messages` and streams the turn that claims it — the same UI message parts
+ * the owner sends — translated from the store's events table; the resume route streams the open
+ * turn the same way. A session this host runs (or can open) goes to the host's own routes.
+ */
+export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
+  const { app } = host
+  const { store } = cluster
+
+  /** A turn's UI message stream read from the events table, woken by the store, ended when the host closes. */
+  const turnStream = (id: string, read: { header: SessionHeader; events: readonly SessionEvent[] }, options: Pick<TurnStreamOptions, 'messageId' | 'turn' | 'after'>): Response => {
+    const wake = new SessionWake(cluster.watcher, id, () => cluster.streams.delete(end))
+    const end = (): void => wake.end()
+    cluster.streams.add(end)
+    const stream = uiTurnStream({
+      seedLength: read.header.seedLength ?? 0,
+      events: read.events,
+      since: (seq) => {
+        wake.reading()
+        return store.readEvents(id, seq + 1, host.streamBatch)
+      },
+      wait: (ms) => wake.wait(ms),
+      ended: () => wake.ended,
+      end,
+    }, { ...options, keepAliveMs: host.keepAliveMs })
+    return new Response(stream, { status: 200, headers: UI_HEADERS })
+  }
+
+  app.post('/v1/ai-sdk/chat', async (c, next) => {
+    if (c.req.header(RELAYED_HEADER) !== undefined) return next()
+    // The id decides who answers, so the body is read from a copy: the host's own route reads the original.
+    const peeked = await host.body<ChatInput>(copyOf(c), 'aiSdkChat').catch(() => undefined)
+    if (peeked === undefined || !validId(peeked.id) || !(await cluster.ownedElsewhere(peeked.id))) return next()
+    const { id } = peeked
+    const message = chatMessage(peeked)
+    // Read before the message is posted: its admission (and the turn that claims it) comes after this log's end.
+    const read = await store.read(id)
+    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    const path = `/v1/sessions/${encodeURIComponent(id)}/messages?wait=durable`
+    const { outcome } = await cluster.relay(id, message.clientMessageId, 'message', { method: 'POST', path, body: message })
+    if (outcome !== undefined && outcome.status >= 400) return answer(c, outcome)
+    // A repeated message id: the owner's receipt gives the first admission's seq, before this read's end.
+    const seq = (outcome?.body as { seq?: unknown } | undefined)?.seq
+    const after = typeof seq === 'number' ? Math.min(read.events.length - 1, seq - 1) : read.events.length - 1
+    return turnStream(id, read, { messageId: message.clientMessageId, after })
+  })
+
+  app.get('/v1/ai-sdk/chat/:id/stream', async (c, next) => {
+    const id = c.req.param('id')
+    if (!validId(id) || !(await cluster.ownedElsewhere(id))) return next()
+    const read = await store.read(id)
+    const turn = read === undefined ? undefined : openTurn(read.events)
+    if (read === undefined || turn === undefined) return new Response(null, { status: 204 })
+    return turnStream(id, read, { turn: turn.turn, after: turn.seq - 1 })
+  })
+}
+
+function validId(id: string): boolean {
+  try {
+    checkSessionId(id)
+    return true
+  } catch {
+    return false // the host's own route answers the malformed id
+  }
+}
+
+/** What `host.body` reads, over a copy of the request's body (the original stays unread). */
+function copyOf(c: Context): Context {
+  const raw = c.req.raw.clone()
+  return { req: { raw, header: (name: string) => c.req.header(name) } } as unknown as Context
+}
