@@ -17,6 +17,18 @@ export interface StreamOptions {
 }
 
 /**
+ * A log a session stream reads by seq: a live session's (growing), or a copy read from the store
+ * (a cold session's, see cold-stream.ts). Both give the same frames for the same seqs.
+ */
+export interface StreamLog {
+  readonly events: readonly SessionEvent[]
+  /** Steps (`turn:step`) whose `assistant/message` is in the log: their chunks are history. */
+  readonly finishedSteps: ReadonlySet<string>
+  /** The frames of one seq, serialised once for every subscriber of the log (when it has a cache). */
+  frames?(seq: number, compute: () => string): string
+}
+
+/**
  * The frames of a session's recent events, shared by its subscribers: each event (with the
  * derived frames that follow it) is serialised once, not once per subscriber — with many
  * subscribers on one session, per-subscriber JSON (a full queue snapshot after every splice)
@@ -37,10 +49,63 @@ function cachedFrames(live: LiveSession, seq: number, compute: () => string): st
   return frames
 }
 
+/** A live session's log as a stream reads it. */
+export function liveLog(live: LiveSession): StreamLog {
+  return { events: live.agent.session.events, finishedSteps: live.finishedSteps, frames: (seq, compute) => cachedFrames(live, seq, compute) }
+}
+
 export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {
   if (event.type === 'turn/start') return 'running'
   if (event.type === 'turn/end') return 'idle'
   return undefined
+}
+
+/** The steps of a log whose `assistant/message` is in it (a stored log's `finishedSteps`). */
+export function finishedStepsOf(events: readonly SessionEvent[]): Set<string> {
+  const finished = new Set<string>()
+  for (const event of events) {
+    if (event.type !== 'assistant/message') continue
+    const { turn, step } = event.data as { turn: number; step: number }
+    finished.add(`${turn}:${step}`)
+  }
+  return finished
+}
+
+/**
+ * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` (each
+ * splice is followed by the queues it leaves, each turn boundary by the status): '' once the log
+ * is caught up. A batch can be all skipped chunks: it reads on until something is sent.
+ */
+export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, options: Pick<StreamOptions, 'chunks' | 'batch'>): { out: string; cursor: number } {
+  const last = log.events.length - 1
+  while (cursor < last) {
+    let out = ''
+    const stop = Math.min(last, cursor + options.batch)
+    for (let seq = cursor + 1; seq <= stop; seq++) {
+      const event = log.events[seq]!
+      if (!options.chunks && event.type === 'assistant/chunk') {
+        const { turn, step } = event.data as { turn: number; step: number }
+        if (log.finishedSteps.has(`${turn}:${step}`)) continue
+      }
+      // Every subscriber folds the same events, so the frames after an event are the same for all.
+      const spliced = fold.apply(event)
+      const compute = (): string => {
+        const status = statusAfter(event)
+        return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
+      }
+      out += log.frames === undefined ? compute() : log.frames(seq, compute)
+    }
+    cursor = stop
+    if (out !== '') return { out, cursor }
+  }
+  return { out: '', cursor }
+}
+
+/** The fold of a log's splices up to and including `cursor` (where a replay starts from). */
+export function foldTo(events: readonly SessionEvent[], seedLength: number, cursor: number): InboxFold {
+  const fold = new InboxFold(seedLength)
+  for (let i = 0; i <= cursor; i++) fold.apply(events[i]!)
+  return fold
 }
 
 /**
@@ -53,10 +118,9 @@ export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined
  */
 export function sessionStream(live: LiveSession, options: StreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
-  const seedLength = session.header.seedLength ?? 0
   let cursor = Math.min(options.after, session.length - 1)
-  const fold = new InboxFold(seedLength)
-  for (let i = 0; i <= cursor; i++) fold.apply(session.events[i]!)
+  const fold = foldTo(session.events, session.header.seedLength ?? 0, cursor)
+  const log = liveLog(live)
   const subscription = subscribe(live, options.onEnd)
 
   return sseStream({
@@ -67,34 +131,21 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
       return `retry: 1000\n${frame('hello', hello)}`
     },
     read: () => {
-      // A batch can be all skipped chunks: read on until something is sent or the log is caught up.
-      while (cursor < session.length - 1) {
-        let out = ''
-        const stop = Math.min(session.length - 1, cursor + options.batch)
-        for (let seq = cursor + 1; seq <= stop; seq++) {
-          const event = session.events[seq]!
-          if (!options.chunks && event.type === 'assistant/chunk') {
-            const { turn, step } = event.data as { turn: number; step: number }
-            if (live.finishedSteps.has(`${turn}:${step}`)) continue
-          }
-          // Every subscriber folds the same events, so the frames after an event are the same for all.
-          const spliced = fold.apply(event)
-          out += cachedFrames(live, seq, () => {
-            const status = statusAfter(event)
-            return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
-          })
-        }
-        cursor = stop
-        if (out !== '') return out
-      }
-      return ''
+      const next = readFrames(log, fold, cursor, options)
+      cursor = next.cursor
+      return next.out
     },
     wait: (ms) => subscription.wait(ms),
     ended: () => subscription.ended || live.closed === true,
     end: () => subscription.end(),
-    // Woken by an append: let the rest of this burst (a model's chunks, a claim's splices) land
-    // first, so that the subscriber gets one write for the burst, not one per event.
-    settle: () => new Promise((resolve) => setImmediate(resolve)),
+    settle,
   }, options.keepAliveMs)
 }
 
+/**
+ * Woken by an append: let the rest of this burst (a model's chunks, a claim's splices) land
+ * first, so that the subscriber gets one write for the burst, not one per event.
+ */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}

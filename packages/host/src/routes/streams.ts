@@ -1,5 +1,6 @@
 import { admit, type AdmissionReceipt } from '../admission.js'
 import { openTurn, uiMessageStream } from '../ai-sdk.js'
+import { openColdStream } from '../cold-stream.js'
 import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
 import { checkCursor, intQuery, sessionIdParam } from '../request.js'
@@ -49,21 +50,26 @@ export function streamRoutes(host: HostContext): void {
 
   app.get('/v1/sessions/:id/stream', async (c) => {
     const id = sessionIdParam(c)
-    const live = await sessions.use(id)
     const lastEventId = c.req.header('last-event-id')
-    let after: number
-    if (c.req.query('from') === 'tail') after = live.agent.session.length - 1
+    let cursor: number | 'tail'
+    if (c.req.query('from') === 'tail') cursor = 'tail'
     else if (lastEventId !== undefined && lastEventId !== '') {
-      after = Number(lastEventId)
-      if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
-    } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
-    checkCursor(id, after, live.agent.session.length - 1)
+      cursor = Number(lastEventId)
+      if (!Number.isSafeInteger(cursor) || cursor < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
+    } else cursor = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
     const chunksParam = c.req.query('chunks')
     if (chunksParam !== undefined && chunksParam !== 'true' && chunksParam !== 'false') {
       throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunksParam)}.`, { path: '?chunks' })
     }
+    const common = { keepAliveMs: host.keepAliveMs, batch: host.streamBatch, chunks: chunksParam !== 'false' }
+    // A session no agent has open streams from its stored log, without being resumed (cold-stream.ts).
+    const cold = await openColdStream(sessions, host.feed, id, cursor, common)
+    if (cold !== undefined) return new Response(cold, { status: 200, headers: SSE_HEADERS })
+    const live = await sessions.use(id)
+    const after = cursor === 'tail' ? live.agent.session.length - 1 : cursor
+    checkCursor(id, after, live.agent.session.length - 1)
     const release = sessions.hold(live)
-    const stream = sessionStream(live, { after, keepAliveMs: host.keepAliveMs, batch: host.streamBatch, chunks: chunksParam !== 'false', onEnd: release })
+    const stream = sessionStream(live, { ...common, after, onEnd: release })
     return new Response(stream, { status: 200, headers: SSE_HEADERS })
   })
 }

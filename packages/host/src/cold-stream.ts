@@ -1,0 +1,131 @@
+import type { SessionEvent, SessionHeader } from '@bosun/core'
+import type { HostFeed } from './feed.js'
+import { InboxFold } from './log.js'
+import type { LiveSession, SessionManager } from './sessions.js'
+import { sseFrame as frame, sseStream } from './sse.js'
+import { finishedStepsOf, foldTo, liveLog, readFrames, settle, statusAfter, type StreamLog, type StreamOptions } from './stream.js'
+import { subscribe, type Subscription } from './subscription.js'
+
+/**
+ * A cold session's stream: a session no agent has open is streamed from its stored log, without
+ * resuming it — resuming replays the whole log into an agent before the first byte (seconds for
+ * a 40,000-event session on a busy machine) and then keeps the agent in memory for as long as
+ * someone watches. If the session goes live on this host while the stream is open (a message
+ * resumes it), the stream hands over to the live log at its cursor: the live log starts with the
+ * same stored events, so nothing is sent twice or skipped. Frames are those of `sessionStream`.
+ */
+
+/** Checked again this often while cold, in case the session went live without a change signal. */
+const LIVE_CHECK_MS = 1000
+
+export interface ColdStreamOptions extends Omit<StreamOptions, 'onEnd'> {
+  id: string
+  stored: { header: SessionHeader; events: readonly SessionEvent[] }
+}
+
+/**
+ * True when a crash left the stored log's last turn open: opening it runs recovery (the turn is
+ * closed `interrupted`, its claimed input re-queued and the session woken, SPEC §8 and §10), so
+ * such a session is resumed rather than streamed cold.
+ */
+export function needsRecovery(events: readonly SessionEvent[], seedLength: number): boolean {
+  for (let i = events.length - 1; i >= seedLength; i--) {
+    const type = events[i]!.type
+    if (type === 'turn/end') return false
+    if (type === 'turn/start') return true
+  }
+  return false
+}
+
+/** The hello of a stored log: where it ends, its status, its inbox version and queues (folded on from `fold`, at `cursor`). */
+function storedHello(events: readonly SessionEvent[], seedLength: number, fold: InboxFold, cursor: number): unknown {
+  const now = InboxFold.continuing({ nextTurn: fold.queues['next-turn'], nextStep: fold.queues['next-step'] }, seedLength)
+  let status: 'running' | 'idle' = 'idle'
+  let inboxVersion = -1
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) inboxVersion = event.seq
+    if (i > cursor) now.apply(event)
+    status = statusAfter(event) ?? status
+  }
+  return { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot() }
+}
+
+export function coldSessionStream(sessions: SessionManager, feed: HostFeed, options: ColdStreamOptions): ReadableStream<Uint8Array> {
+  const { id, stored } = options
+  const seedLength = stored.header.seedLength ?? 0
+  let cursor = options.after
+  const fold = foldTo(stored.events, seedLength, cursor)
+  let log: StreamLog = { events: stored.events, finishedSteps: finishedStepsOf(stored.events) }
+  let live: LiveSession | undefined
+  let subscription: Subscription | undefined
+  let ended = false
+  let wake: (() => void) | undefined
+  // A message to the session resumes it and logs a splice: the feed says "changed" at once.
+  const unwatch = feed.watch((changed) => {
+    if (changed === null || changed === id) wake?.()
+  })
+
+  /** Switches to the live log once the session is live here, held (not retired) while streamed. */
+  const goLive = async (): Promise<void> => {
+    const found = await sessions.peek(id)
+    if (found === undefined || found.closed === true || ended || live !== undefined) return
+    live = found
+    log = liveLog(found)
+    subscription = subscribe(found, sessions.hold(found))
+  }
+
+  /** Waits, while cold, for the session to go live, the stream to end, or `ms`; true when it timed out. */
+  const waitCold = async (ms: number): Promise<boolean> => {
+    const deadline = Date.now() + ms
+    for (;;) {
+      await goLive()
+      if (live !== undefined || ended || feed.closed) return false
+      const left = deadline - Date.now()
+      if (left <= 0) return true
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await new Promise<void>((resolve) => {
+        wake = resolve
+        timer = setTimeout(resolve, Math.min(left, LIVE_CHECK_MS))
+      })
+      clearTimeout(timer)
+      wake = undefined
+    }
+  }
+
+  return sseStream({
+    first: () => `retry: 1000\n${frame('hello', storedHello(stored.events, seedLength, fold, cursor))}`,
+    read: () => {
+      const next = readFrames(log, fold, cursor, options)
+      cursor = next.cursor
+      return next.out
+    },
+    wait: (ms) => (subscription === undefined ? waitCold(ms) : subscription.wait(ms)),
+    ended: () => ended || feed.closed || live?.closed === true || subscription?.ended === true,
+    end: () => {
+      if (ended) return
+      ended = true
+      unwatch()
+      wake?.()
+      subscription?.end()
+    },
+    settle,
+  }, options.keepAliveMs)
+}
+
+/**
+ * The stream of session `id` from its stored log, or undefined when it must be served live: it is
+ * live already, unknown (the live path says `session-not-found`), left mid-turn by a crash, or the
+ * client's cursor is past the stored log (a retiring agent may still be writing its tail: the live
+ * path waits for it and answers `replay-unavailable` only if the cursor is past the real log).
+ */
+export async function openColdStream(sessions: SessionManager, feed: HostFeed, id: string, cursor: number | 'tail', options: Omit<ColdStreamOptions, 'id' | 'stored' | 'after'>): Promise<ReadableStream<Uint8Array> | undefined> {
+  if (feed.closed || (await sessions.peek(id)) !== undefined) return undefined
+  const stored = await sessions.read(id)
+  if (stored === undefined || stored.live !== undefined) return undefined
+  if (needsRecovery(stored.events, stored.header.seedLength ?? 0)) return undefined
+  const last = stored.events.length - 1
+  const after = cursor === 'tail' ? last : cursor
+  if (after > last) return undefined
+  return coldSessionStream(sessions, feed, { ...options, id, stored: { header: stored.header, events: stored.events }, after })
+}
