@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
+import type { SessionEvent, SessionHeader, SessionSummary as StoreListItem, Store } from '@bosun/core'
 import type { SessionSummaryFrame } from './feed.js'
 import { foldInbox } from './log.js'
 import type { SessionManager } from './sessions.js'
@@ -16,13 +16,17 @@ export interface ChildSummary extends SessionSummary {
   delegation: Delegation
 }
 
-/** The header fields a list shows: when it was made, whose fork it is, whose subagent. */
-function fromHeader(header: SessionHeader | undefined, createdAt: number | undefined): Pick<SessionSummary, 'createdAt' | 'parent' | 'parentSessionId'> & { delegation?: Delegation } {
-  const at = createdAt ?? header?.createdAt
+/**
+ * The header fields a list shows: when it was made, whose fork it is, whose subagent — from the
+ * header when there is one, else from the store's list entry (a store without `read`).
+ */
+function fromHeader(header: SessionHeader | undefined, listed: Partial<StoreListItem>): Pick<SessionSummary, 'createdAt' | 'parent' | 'parentSessionId'> & { delegation?: Delegation } {
+  const at = listed.createdAt ?? header?.createdAt
+  const parent = header?.parent ?? listed.parent
   const delegation = header?.delegation
   return {
     ...(at === undefined ? {} : { createdAt: at }),
-    ...(header?.parent === undefined ? {} : { parent: header.parent }),
+    ...(parent === undefined ? {} : { parent }),
     ...(delegation ? { parentSessionId: delegation.parentSessionId, delegation } : {}),
   }
 }
@@ -36,20 +40,22 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
  * A session's summary for lists, the host stream and children: a live session from its agent,
  * a stored one read from the store (never resumed).
  */
-export async function sessionSummary(sessions: SessionManager, store: Store, id: string, createdAt?: number): Promise<SessionSummary & { delegation?: Delegation }> {
+export async function sessionSummary(sessions: SessionManager, store: Store, id: string, listed: Partial<StoreListItem> = {}): Promise<SessionSummary & { delegation?: Delegation }> {
   const live = await sessions.peek(id)
   if (live) {
     const { agent } = live
     return {
-      id, ...fromHeader(agent.session.header, createdAt), loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
+      id, ...fromHeader(agent.session.header, listed), loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
       lastEventAt: lastEventAt(agent.session.events),
       queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
     }
   }
   const stored = store.read ? await store.read(id).catch(() => undefined) : undefined
+  // A store without `read` (memory) still names a session's parent and creation in its list.
+  if (!store.read && listed.createdAt === undefined) listed = (await store.list()).find((s) => s.id === id) ?? listed
   const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
   return {
-    id, ...fromHeader(stored?.header, createdAt), loaded: false, status: 'idle',
+    id, ...fromHeader(stored?.header, listed), loaded: false, status: 'idle',
     lastSeq: stored ? stored.events.length - 1 : -1,
     lastEventAt: stored ? lastEventAt(stored.events) : null,
     queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
@@ -59,13 +65,13 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
 /** Every session of the store, summarised; `delegation` is left to {@link childSummaries}. */
 export async function listSummaries(sessions: SessionManager, store: Store): Promise<SessionSummary[]> {
   return Promise.all((await store.list()).map(async (s) => {
-    const { delegation: _, ...summary } = await sessionSummary(sessions, store, s.id, s.createdAt)
+    const { delegation: _, ...summary } = await sessionSummary(sessions, store, s.id, s)
     return summary
   }))
 }
 
 /** The sessions whose header names `parentId` as their delegating parent, in the store's order, none resumed. */
 export async function childSummaries(sessions: SessionManager, store: Store, parentId: string): Promise<ChildSummary[]> {
-  const all = await Promise.all((await store.list()).filter((s) => s.id !== parentId).map((s) => sessionSummary(sessions, store, s.id, s.createdAt)))
+  const all = await Promise.all((await store.list()).filter((s) => s.id !== parentId).map((s) => sessionSummary(sessions, store, s.id, s)))
   return all.filter((s): s is ChildSummary => s.delegation !== undefined && s.delegation.parentSessionId === parentId)
 }

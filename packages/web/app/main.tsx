@@ -20,8 +20,9 @@ store = createAppStore({
   },
 })
 const fromHash = /^#\/s\/(.+)$/.exec(window.location.hash)?.[1]
-void store.getState().refreshSessions()
-setInterval(() => void store!.getState().refreshSessions(), 2000)
+// The list is live from the host stream (GET /v1/stream); a host with a token answers 401 first,
+// and the page shows its login form.
+store.getState().followSessions()
 if (fromHash !== undefined) store.getState().select(decodeURIComponent(fromHash))
 
 createRoot(document.getElementById('root')!).render(

@@ -147,7 +147,7 @@ describe('SessionList', () => {
   it('draws subagent sessions under the session that delegated to them, with status and queue counts, and filters by search', async () => {
     harness = startHost()
     store = createAppStore({ client: harness.client })
-    const item = (id: string, extra: object = {}) => ({ id, createdAt: 1, loaded: true, status: 'idle', lastSeq: 10, queue: { 'next-turn': 0, 'next-step': 0 }, ...extra })
+    const item = (id: string, extra: object = {}) => ({ id, createdAt: 1, loaded: true, status: 'idle', lastSeq: 10, lastEventAt: null, queue: { 'next-turn': 0, 'next-step': 0 }, ...extra })
     store.setState({ sessions: [item('captain', { status: 'running', queue: { 'next-turn': 2, 'next-step': 1 } }), item('scout', { parentSessionId: 'captain' }), item('lone', { loaded: false })] })
     render(
       <StoreProvider store={store}>

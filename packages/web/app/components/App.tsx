@@ -1,5 +1,6 @@
 import { Composer } from './Composer.js'
 import { Inspector } from './Inspector.js'
+import { LoginForm } from './LoginForm.js'
 import { Notices } from './Notices.js'
 import { QueueDock } from './QueueDock.js'
 import { ReconnectBanner } from './ReconnectBanner.js'
@@ -8,9 +9,11 @@ import { SessionList } from './SessionList.js'
 import { Timeline } from './Timeline.js'
 import { useApp } from './store-context.js'
 
-/** The page: the session list on the left, the selected session's conversation on the right. */
+/** The page: the session list on the left, the selected session's conversation on the right (or the login form, when the host wants its token). */
 export function App() {
   const selected = useApp((state) => state.selected)
+  const auth = useApp((state) => state.auth)
+  if (auth === 'required') return <LoginForm />
   return (
     <div className="flex h-full bg-slate-50 text-slate-900">
       <SessionList />

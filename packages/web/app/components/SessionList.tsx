@@ -1,16 +1,24 @@
 import { useMemo, useState } from 'react'
 import type { SessionListItem } from '@bosun/host/client'
+import { relativeTime } from '../state/select.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
+import { useNow } from './use-now.js'
 
 interface Node { item: SessionListItem; children: Node[] }
 
-/** Subagent sessions go under the session that delegated to them (when it is listed); the rest are roots. Newest first. */
+/** The session a row is drawn under: a subagent's delegating parent, or the session a fork was made from. */
+function parentOf(item: SessionListItem): string | undefined {
+  return item.parentSessionId ?? item.parent
+}
+
+/** Subagents and forks go under their parent session (when it is listed); the rest are roots. Newest first. */
 function tree(items: readonly SessionListItem[]): Node[] {
   const nodes = new Map(items.map((item) => [item.id, { item, children: [] as Node[] }]))
   const roots: Node[] = []
   for (const node of nodes.values()) {
-    const parent = node.item.parentSessionId === undefined ? undefined : nodes.get(node.item.parentSessionId)
+    const parentId = parentOf(node.item)
+    const parent = parentId === undefined ? undefined : nodes.get(parentId)
     if (parent === undefined) roots.push(node)
     else parent.children.push(node)
   }
@@ -22,12 +30,13 @@ function queued(item: SessionListItem): number {
   return item.queue === null ? 0 : item.queue['next-turn'] + item.queue['next-step']
 }
 
-/** The sessions of the host: status, queued count, last activity; search; new session. */
+/** The sessions of the host, live from the host stream: status, queued count, last activity; search; new session. */
 export function SessionList() {
   const sessions = useApp((state) => state.sessions)
   const selected = useApp((state) => state.selected)
   const select = useApp((state) => state.select)
   const createSession = useApp((state) => state.createSession)
+  const now = useNow()
   const [query, setQuery] = useState('')
   const shown = useMemo(() => {
     const needle = query.trim().toLowerCase()
@@ -50,8 +59,13 @@ export function SessionList() {
           <span className="flex items-center gap-2 text-xs text-slate-700">
             <StatusBadge status={item.status} />
             {count > 0 ? <span>{count} queued</span> : null}
-            <span title="events in the log">seq {item.lastSeq}</span>
+            {item.lastEventAt === null ? null : (
+              <time dateTime={new Date(item.lastEventAt).toISOString()} title={`last activity: ${new Date(item.lastEventAt).toLocaleString()}`}>
+                {relativeTime(item.lastEventAt, now)}
+              </time>
+            )}
             {item.loaded ? null : <span className="text-slate-600">cold</span>}
+            {item.parent === undefined || item.parentSessionId !== undefined ? null : <span title={`forked from ${item.parent}`}>fork</span>}
           </span>
         </button>
         {node.children.length > 0 ? (

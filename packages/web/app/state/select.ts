@@ -50,3 +50,15 @@ export function answerPreview(answer: string, max = 120): string {
   const line = answer.trim().split('\n', 1)[0] ?? ''
   return line.length > max ? `${line.slice(0, max)}…` : line
 }
+
+/** "just now", "2 min ago", "3 h ago", "5 days ago": how long ago `then` was, at `now` (epoch ms). */
+export function relativeTime(then: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - then) / 1000))
+  if (seconds < 45) return 'just now'
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return `${minutes} min ago`
+  const hours = Math.round(minutes / 60)
+  if (hours < 24) return `${hours} h ago`
+  const days = Math.round(hours / 24)
+  return days === 1 ? 'yesterday' : `${days} days ago`
+}

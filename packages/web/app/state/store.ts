@@ -8,12 +8,18 @@ import { HostClientError, type HostClient, type SessionListItem, type StreamFram
 import { createCoalescer, type Scheduler } from './coalesce.js'
 import type { ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
+import { applyHostFrame } from './session-list.js'
 import type { SessionView } from './view.js'
 
 export interface Notice { id: number; kind: 'info' | 'error'; text: string }
 
 export interface AppState {
   sessions: SessionListItem[]
+  /**
+   * Whether the host let the page in: `required` once it answered 401 (the host has a token and
+   * the page no login cookie): the page shows the login form until `login` succeeds.
+   */
+  auth: 'unknown' | 'ok' | 'required'
   selected: string | null
   view: SessionView
   connection: ConnectionState
@@ -23,7 +29,15 @@ export interface AppState {
 }
 
 export interface AppActions {
+  /** Reads the list once (after creating or forking, so the new session is there at once). */
   refreshSessions(): Promise<void>
+  /** Follows the host stream: the list, live (what the page does from the start). */
+  followSessions(): void
+  /**
+   * Logs in with the token (the host's cookie; the token is not kept), then loads the page.
+   * Answers the host's refusal for the form to show (a wrong token, too many attempts), or null.
+   */
+  login(token: string): Promise<string | null>
   select(id: string | null): void
   createSession(): Promise<void>
   send(text: string, delivery: 'followup' | 'steer'): Promise<void>
@@ -54,8 +68,8 @@ export interface AppStoreOptions {
 
 export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions): AppStore {
   let follow: AbortController | null = null
+  let followList: AbortController | null = null
   let noticeId = 0
-  let toldUnauthorized = false
   const store = createStore<AppState & AppActions>()((set, get) => {
     const notify = (kind: Notice['kind'], text: string): void => {
       noticeId += 1
@@ -70,22 +84,11 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         return undefined
       }
     }
-    let refreshing: Promise<void> | null = null
-    let again = false
-    const refreshSoon = (): void => {
-      if (refreshing !== null) {
-        again = true
-        return
-      }
-      refreshing = get()
-        .refreshSessions()
-        .finally(() => {
-          refreshing = null
-          if (again) {
-            again = false
-            refreshSoon()
-          }
-        })
+    /** A 401: the host wants a token the page has not logged in with. Nothing else to say. */
+    const refused = (error: unknown): boolean => {
+      if (!(error instanceof HostClientError && error.status === 401)) return false
+      set({ auth: 'required' })
+      return true
     }
     const current = (): string => {
       const id = get().selected
@@ -95,6 +98,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
 
     return {
       sessions: [],
+      auth: 'unknown',
       selected: null,
       view: emptySession(),
       connection: { state: 'connecting', retries: 0 },
@@ -102,16 +106,44 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       inspecting: null,
 
       async refreshSessions() {
-        // Polled: a failure (the host restarting) is said by the reconnect banner, not by a notice
-        // each time — except a refusal, which retrying cannot fix.
+        // A failure (the host restarting) is the host stream's to recover from, not a notice.
         const sessions = await client.listSessions().catch((error: unknown) => {
-          if (error instanceof HostClientError && error.status === 401 && !toldUnauthorized) {
-            toldUnauthorized = true
-            notify('error', 'This host requires a token, and the page cannot log in yet: serve on 127.0.0.1 without BOSUN_HOST_TOKEN to use the web UI (docs/web.md, "With a token").')
-          }
+          refused(error)
           return undefined
         })
-        if (sessions !== undefined) set({ sessions })
+        if (sessions !== undefined) set({ sessions, auth: 'ok' })
+      },
+
+      followSessions() {
+        followList?.abort()
+        const controller = new AbortController()
+        followList = controller
+        void (async () => {
+          try {
+            // A reconnect starts with a new hello: the whole list again, so nothing is missed.
+            for await (const frame of client.hostStream({ signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
+              if (controller.signal.aborted) return
+              set((state) => ({ sessions: applyHostFrame(state.sessions, frame), ...(frame.event === 'hello' ? { auth: 'ok' as const } : {}) }))
+            }
+          } catch (error) {
+            if (controller.signal.aborted || refused(error)) return
+            notify('error', `The session list stopped following the host: ${error instanceof Error ? error.message : String(error)}`)
+          }
+        })()
+      },
+
+      async login(token) {
+        try {
+          await client.login(token)
+        } catch (error) {
+          if (error instanceof HostClientError) return error.code === 'not-authorized' ? 'Wrong token: use the one the host was started with (BOSUN_HOST_TOKEN or --token-file).' : error.message
+          return `The host could not be reached: ${error instanceof Error ? error.message : String(error)}`
+        }
+        set({ auth: 'ok' })
+        get().followSessions()
+        const selected = get().selected
+        if (selected !== null) get().select(selected)
+        return null
       },
 
       select(id) {
@@ -127,7 +159,6 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
         let hellos = 0
-        let replayedTo = -1
         let lastEvent: WireEvent | null = null
         /**
          * A host that was killed may not have saved the last events it streamed, and after a
@@ -153,16 +184,11 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
               if (frame.event === 'hello') {
                 hellos += 1
                 if (hellos > 1 && lastEvent !== null) void verify(lastEvent, frame.data.lastSeq)
-                replayedTo = frame.data.lastSeq
               } else if (frame.event === 'session.event') lastEvent = frame.data
               frames.push(frame)
-              // The list's counts follow the selected session's live changes without waiting for
-              // the next poll (not during the replay, and at most one refresh in flight).
-              const live = lastEvent !== null && lastEvent.seq > replayedTo
-              if (live && (frame.event === 'session.status' || frame.event === 'session.inbox')) refreshSoon()
             }
           } catch (error) {
-            if (controller.signal.aborted) return
+            if (controller.signal.aborted || refused(error)) return
             // The host's log ends before the last seq drawn (it lost unsaved events): reload from it.
             if (error instanceof HostClientError && error.code === 'replay-unavailable') {
               notify('info', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
@@ -244,6 +270,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       dispose() {
         follow?.abort()
         follow = null
+        followList?.abort()
+        followList = null
       },
     }
   })
