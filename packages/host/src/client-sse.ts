@@ -25,12 +25,13 @@ export async function errorBody(response: Response): Promise<ErrorBody | undefin
 export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<EventSourceMessage> {
   const queue: EventSourceMessage[] = []
   const parser = createParser({ onEvent: (message) => queue.push(message) })
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) return
-      parser.feed(value)
+      parser.feed(decoder.decode(value, { stream: true }))
       while (queue.length > 0) yield queue.shift()!
     }
   } finally {

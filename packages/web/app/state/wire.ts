@@ -1,61 +1,31 @@
 /**
- * The shapes of the log events the UI reads, as they arrive over the wire (SPEC §2). Written out
- * here because the browser bundle does not import `@bosun/core` (a Node package); unknown event
- * types are kept for the inspector and otherwise ignored.
+ * The shapes of the log events the UI reads, as they arrive over the wire (SPEC §2): core's own
+ * event types (and the subagents plugin's), imported as types only — they vanish from the browser
+ * bundle, which never loads `@bosun/core` (a Node package). Messages keep the client's wire shape
+ * (`WireMessage`: plain JSON, not core's frozen `UserMessage`). Unknown event types are kept for
+ * the inspector and otherwise ignored.
  */
+import type { AssistantBlock, BosunEventMap, InboxSplice, InboxTarget, ModelChunk, ModelUsage, TurnEndReason } from '@bosun/core'
 import type { Queues, WireEvent, WireMessage } from '@bosun/host/client'
+import type { SubagentSent, SubagentSettled, SubagentSpawned } from '@bosun/plugin-subagents'
 
-export type { Queues, WireEvent, WireMessage }
+export type { AssistantBlock, Queues, TurnEndReason, WireEvent, WireMessage }
 
-export type Lane = 'next-turn' | 'next-step'
-
-export type TurnEndReason =
-  | { kind: 'completed' }
-  | { kind: 'blocked'; by: string; metadata: unknown }
-  | { kind: 'aborted'; reason?: string }
-  | { kind: 'error'; error: { code: string; message: string } }
-  | { kind: 'max-tokens' }
-  | { kind: 'interrupted' }
-
-export interface Usage { inputTokens?: number; outputTokens?: number; reasoningTokens?: number; cachedInputTokens?: number }
-
-export type Chunk =
-  | { type: 'text-delta'; text: string }
-  | { type: 'reasoning-delta'; text: string }
-  | { type: 'tool-call-delta'; index: number; id?: string; name?: string; argumentsDelta?: string }
-  | { type: 'usage'; usage: Usage }
-  | { type: 'finish'; reason: string }
-
-export type AssistantBlock =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string }
-  | { type: 'tool-call'; id: string; name: string; arguments: string }
+export type Lane = InboxTarget
+export type Usage = ModelUsage
+export type Chunk = ModelChunk
 
 /** `outcome`: `canceled` (a public removal), `moved` (a promote: removed here, inserted in the other lane); none on a claim. */
-export interface Splice { target: Lane; start: number; removedCount?: number; inserted: WireMessage[]; outcome?: 'canceled' | 'moved' }
+export type Splice = Omit<InboxSplice, 'inserted'> & { inserted: WireMessage[] }
 
-/** The data of each core event type the fold reads. */
-export interface EventData {
-  'turn/start': { turn: number }
-  'turn/end': { turn: number; reason: TurnEndReason }
-  'step/start': { turn: number; step: number }
-  'step/end': { turn: number; step: number; finish: string }
+/** The data of each event type the fold reads: core's map (and the subagents plugin's events, in a parent's log), with wire messages. */
+export type EventData = Omit<BosunEventMap, 'user/message' | 'agent/inbox/spliced'> & {
   'user/message': WireMessage
-  'assistant/chunk': { turn: number; step: number; chunk: Chunk }
-  'assistant/message': { turn: number; step: number; message: { content: AssistantBlock[] }; usage?: Usage; interrupted?: boolean }
-  'tool/call': { turn: number; step: number; callId: string; name: string; arguments: string }
-  'tool/result': { turn: number; step: number; callId: string; content: { type: string; text?: string }[]; isError?: boolean }
   'agent/inbox/spliced': Splice
-  'agent/pre-step/rejected': { turn: number; by: string; metadata: unknown }
-  'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: { code: string; message: string } }
-  'compaction/start': { reason: string }
-  'compaction/summary': { summary: string; firstKeptSeq: number }
-  'compaction/end': Record<string, unknown>
-  'session/end-seed': Record<string, never>
   // Written by @bosun/plugin-subagents in the parent's log (docs/events.md, "Subagents").
-  'subagent/spawned': { childId: string; callId: string; agent?: string; mode: 'foreground' | 'background'; depth: number }
-  'subagent/settled': { childId: string; epoch: number; messageId?: string; reason?: string; answer?: string }
-  'subagent/sent': { childId: string; callId: string; messageId: string }
+  'subagent/spawned': SubagentSpawned
+  'subagent/settled': SubagentSettled
+  'subagent/sent': SubagentSent
 }
 
 /** The text of a message's text blocks (images are shown as a placeholder). */
