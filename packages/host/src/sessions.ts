@@ -1,4 +1,4 @@
-import { assertSessionId, BosunError, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { HostError } from './errors.js'
 
 /** Builds (creating or resuming) the agent of one session on the host's store. */
@@ -20,8 +20,21 @@ export interface LiveSession {
   /** Wakes SSE subscribers waiting for new events. */
   listeners: Set<() => void>
   idleTimer?: ReturnType<typeof setTimeout>
-  /** Set when the host closes the session: its streams end. */
+  /** Set when the host closes the session (or the owner of a borrowed agent closed it): its streams end. */
   closed?: boolean
+  /**
+   * The agent belongs to another part of this process — a subagent parent runs this child — and
+   * the host borrowed it (`borrowOrOpen` from `@bosun/core`): the host admits, cancels and streams
+   * through it but never closes it; it only lets go (see {@link SessionManager}).
+   */
+  borrowed?: boolean
+}
+
+/** The host's hold on an agent's log and status: one per agent, however often it is borrowed (a hook tap cannot be removed). */
+interface Taps {
+  /** The session the taps feed; undefined once the host let go. */
+  live?: LiveSession
+  unsubscribe?: () => void
 }
 
 export function checkSessionId(id: string): void {
@@ -32,9 +45,20 @@ export function checkSessionId(id: string): void {
   }
 }
 
-/** One host, many sessions: agents created on first use and closed after an idle period. */
+const sessionExists = (id: string) => new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
+
+/**
+ * One host, many sessions: agents created on first use and closed after an idle period.
+ *
+ * A session another part of this process already runs (a child its subagent parent opened on the
+ * host's store) is **borrowed**, not opened a second time — a second writer would be refused
+ * (SESSION_LOCKED) or would fence the first (STALE_WRITER). A borrowed session is let go, never
+ * closed: on idle, on `drop` and on host close the host only detaches from it; when its owner
+ * closes it, its streams end and it is forgotten, so the next request opens it afresh.
+ */
 export class SessionManager {
   readonly #live = new Map<string, Promise<LiveSession>>()
+  readonly #taps = new WeakMap<Agent, Taps>()
   /** Sessions retired for idleness whose agents are still closing. */
   readonly #retiring = new Map<string, Promise<void>>()
   #closing = false
@@ -72,6 +96,12 @@ export class SessionManager {
   async read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[]; live?: LiveSession } | undefined> {
     const live = await this.peek(id)
     if (live) return { header: live.agent.session.header, events: live.agent.session.events, live }
+    // Run by another part of this process (a child its parent runs): its log is ahead of the
+    // store's, so it is borrowed and read live (and streamed live, not from the store).
+    if (!this.#closing && findLiveAgent(this.store, id)) {
+      const borrowed = await this.use(id)
+      return { header: borrowed.agent.session.header, events: borrowed.agent.session.events, live: borrowed }
+    }
     if (this.store.read) return this.store.read(id)
     const opened = await this.store.open(id)
     if (!opened) return undefined
@@ -88,8 +118,13 @@ export class SessionManager {
     checkSessionId(id)
     if (this.#closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
     const existing = this.#live.get(id)
-    if (existing && options.create === true) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
-    if (existing) return this.#touch(await existing)
+    if (existing && options.create === true) throw sessionExists(id)
+    if (existing) {
+      const live = await existing
+      if (!live.borrowed || findLiveAgent(this.store, id) === live.agent) return this.#touch(live)
+      // Its owner is closing it: let go now, and open it afresh below (once the close finished).
+      this.#ownerClosed(live)
+    }
     const pending = this.#open(id, options.create ?? false)
     this.#live.set(id, pending)
     try {
@@ -105,22 +140,47 @@ export class SessionManager {
     // same log must wait for it, or it finds the session locked.
     const retiring = this.#retiring.get(id)
     if (retiring !== undefined) await retiring
-    const exists = await this.#stored(id)
-    if (create === true && exists) throw new HostError('session-exists', `Session "${id}" already exists: choose another id, or omit it for a new one.`, { id })
-    if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
-    let agent: Agent
+    let exists = true
+    const { agent, borrowed } = await borrowOrOpen(this.store, id, async () => {
+      exists = await this.#stored(id)
+      if (create === true && exists) throw sessionExists(id)
+      if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
+      return this.#build(id)
+    })
+    if (borrowed && create === true) throw sessionExists(id)
+    const live = this.#attach(id, agent, borrowed)
+    if (borrowed) {
+      const upTo = agent.session.length - 1
+      await agent.session.flush()
+      live.durableSeq = Math.max(live.durableSeq, upTo)
+    }
+    // A turn a crash left open was closed `interrupted`: the session was working, so its queued
+    // and re-queued input continues. Input a user's Stop parked (an `aborted` turn) stays parked.
+    // (A borrowed agent's owner did this when it opened it.)
+    if (!borrowed && (agent.recovery.turn !== undefined || agent.recovery.requeued.length > 0)) agent.wake()
+    if (!exists) this.onChange(id, 'added')
+    return live
+  }
+
+  async #build(id: string): Promise<Agent> {
     try {
-      agent = await this.factory({ sessionId: id, store: this.store })
+      return await this.factory({ sessionId: id, store: this.store })
     } catch (error) {
-      if (error instanceof BosunError && error.code === 'SESSION_LOCKED') {
-        throw new HostError('session-locked', `Session "${id}" is open in another process: ${error.message}`, { id, ...(typeof error.details === 'object' && error.details !== null ? error.details : {}) })
+      // Opened in this process at the same moment: borrowOrOpen borrows that agent instead.
+      if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) {
+        throw new HostError('session-locked', `Session "${id}" is open in another process: ${error.message}`, { id, ...error.details })
       }
       throw error
     }
+  }
+
+  /** Indexes the agent's log and follows it: receipts, finished steps, the inbox version, the streams' wake-ups. */
+  #attach(id: string, agent: Agent, borrowed: boolean): LiveSession {
     const events = agent.session.events
     const admitted = new Map<string, number>()
     const finishedSteps = new Set<string>()
-    const live: LiveSession = { id, agent, users: 0, durableSeq: events.length - 1, inboxSeq: -1, admitted, finishedSteps, listeners: new Set() }
+    // A borrowed agent may hold events its owner has not flushed yet: #open flushes to know.
+    const live: LiveSession = { id, agent, users: 0, durableSeq: borrowed ? -1 : events.length - 1, inboxSeq: -1, admitted, finishedSteps, listeners: new Set(), ...(borrowed ? { borrowed } : {}) }
     const seedLength = agent.session.header.seedLength ?? 0
     const index = (event: SessionEvent): void => {
       if (event.type === 'assistant/message') {
@@ -133,21 +193,56 @@ export class SessionManager {
       }
     }
     for (const event of events) index(event)
-    agent.session.subscribe((event) => {
+    const taps = this.#tapsOf(agent)
+    taps.live = live
+    taps.unsubscribe = agent.session.subscribe((event) => {
       index(event)
       if (event.type === 'agent/inbox/spliced' || event.type === 'turn/start' || event.type === 'turn/end') this.onChange(id, 'changed')
       // Only signals: the writer never waits for a client.
       for (const listener of live.listeners) listener()
     })
+    return live
+  }
+
+  /** Taps the agent's status, and watches for its close, once per agent: later attachments reuse them. */
+  #tapsOf(agent: Agent): Taps {
+    let taps = this.#taps.get(agent)
+    if (taps) return taps
+    const made: Taps = {}
+    this.#taps.set(agent, (taps = made))
     agent.hooks.status.tap('bosun-host', () => {
-      this.onChange(id, 'changed')
+      const live = made.live
+      if (!live) return
+      this.onChange(live.id, 'changed')
       for (const listener of live.listeners) listener()
     })
-    // A turn a crash left open was closed `interrupted`: the session was working, so its queued
-    // and re-queued input continues. Input a user's Stop parked (an `aborted` turn) stays parked.
-    if (agent.recovery.turn !== undefined || agent.recovery.requeued.length > 0) agent.wake()
-    if (!exists) this.onChange(id, 'added')
-    return live
+    // A borrowed agent's owner may close it at any time (a parent closes its children).
+    void whenAgentClosed(agent).then(() => made.live && this.#ownerClosed(made.live))
+    return taps
+  }
+
+  /** Stops following a session's agent (its subscription; the status tap goes quiet). */
+  #detach(live: LiveSession): void {
+    const taps = this.#taps.get(live.agent)
+    if (taps?.live !== live) return
+    taps.unsubscribe?.()
+    taps.live = undefined
+    taps.unsubscribe = undefined
+  }
+
+  /** The agent was closed by its owner (or is closing): its streams end, and the next request opens the session afresh. */
+  #ownerClosed(live: LiveSession): void {
+    if (live.closed === true) return
+    live.closed = true
+    if (live.idleTimer) clearTimeout(live.idleTimer)
+    live.idleTimer = undefined
+    this.#detach(live)
+    const pending = this.#live.get(live.id)
+    void pending?.then((current) => {
+      if (current === live && this.#live.get(live.id) === pending) this.#live.delete(live.id)
+    }, () => {})
+    for (const listener of [...live.listeners]) listener()
+    this.onChange(live.id, 'changed')
   }
 
   #touch(live: LiveSession): LiveSession {
@@ -181,6 +276,9 @@ export class SessionManager {
     }
     this.#live.delete(live.id)
     live.closed = true
+    this.#detach(live)
+    // Borrowed: the owner closes it, not the host.
+    if (live.borrowed) return
     const closing = live.agent.close()
       .catch((error: unknown) => console.error(`[bosun host] closing session ${live.id} failed:`, error))
       .finally(() => {
@@ -201,7 +299,10 @@ export class SessionManager {
     if (!live) return
     if (live.idleTimer) clearTimeout(live.idleTimer)
     live.closed = true
+    this.#detach(live)
     for (const listener of [...live.listeners]) listener()
+    // A borrowed agent is its owner's to stop (its writes are refused the same way).
+    if (live.borrowed) return
     live.agent.cancel()
     await live.agent.close().catch(() => {})
   }
@@ -220,6 +321,13 @@ export class SessionManager {
     await Promise.all(lives.map(async (live) => {
       if (live.idleTimer) clearTimeout(live.idleTimer)
       live.idleTimer = undefined
+      this.#detach(live)
+      if (live.borrowed) {
+        // Let go, not closed: its owner (a parent this host may be closing right now) closes it.
+        live.closed = true
+        for (const listener of [...live.listeners]) listener()
+        return
+      }
       if (graceMs > 0 && live.agent.status !== 'idle') {
         let timer: ReturnType<typeof setTimeout> | undefined
         await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])

@@ -1,4 +1,4 @@
-import { createAgent, definePlugin, type Agent, type Plugin, type PluginContext, type PluginEntry, type Tool } from '@bosun/core'
+import { borrowOrOpen, createAgent, definePlugin, type Agent, type Plugin, type PluginContext, type PluginEntry, type Tool } from '@bosun/core'
 import { ChildFold } from './fold.js'
 import type { Options } from './options.js'
 import { SUBAGENT_TOOL_NAMES } from './tools.js'
@@ -15,7 +15,12 @@ export interface Child {
   awaited: boolean
   /** Canceled with the parent: its next settlement is queued in the parent without waking it. */
   quiet: boolean
-  /** Set once its close started (the close itself, to be awaited by whoever closes the parent). */
+  /**
+   * The agent was already open in this process (the host opened the child's session, e.g. because
+   * a user sent to it) and is borrowed: this agent uses it, never closes it — it lets go instead.
+   */
+  borrowed: boolean
+  /** Set once its close started (the close itself, to be awaited by whoever closes the parent; resolved at once for a borrowed child). */
   closing?: Promise<void>
   waiters: Set<() => void>
 }
@@ -23,25 +28,27 @@ export interface Child {
 /**
  * Builds a child's agent on its stored session: from the parent's resolved config, or from a
  * profile (its system prompt, a fresh adapter from its model entry, only the tools it names —
- * whether the parent's own or added by a plugin; the subagent tools always).
+ * whether the parent's own or added by a plugin; the subagent tools always). A child session this
+ * process already runs (the host opened it) is borrowed instead: a second agent on it would be a
+ * second writer.
  */
-export async function openChildAgent(ctx: PluginContext, options: Options, childId: string, profileName: string | undefined, resume: boolean): Promise<{ agent: Agent; fold: ChildFold }> {
+export async function openChildAgent(ctx: PluginContext, options: Options, childId: string, profileName: string | undefined, resume: boolean): Promise<{ agent: Agent; fold: ChildFold; borrowed: boolean }> {
   const { config } = ctx
   const profile = profileName === undefined ? undefined : options.agents?.[profileName]
-  const model = profile?.model ? await ctx.createModel(profile.model) : config.model
   const allowed = profile?.tools ? new Set([...profile.tools, ...SUBAGENT_TOOL_NAMES]) : undefined
-  const agent = await createAgent({
-    model, store: ctx.store, sessionId: childId, system: profile?.system ?? config.system,
+  const { agent, borrowed } = await borrowOrOpen(ctx.store, childId, async () => createAgent({
+    model: profile?.model ? await ctx.createModel(profile.model) : config.model,
+    store: ctx.store, sessionId: childId, system: profile?.system ?? config.system,
     tools: allowed ? config.tools.filter((tool: Tool) => allowed.has(tool.name)) : config.tools,
     plugins: allowed ? onlyTools(config.plugins, allowed) : config.plugins,
     maxParallelTools: config.maxParallelTools, now: ctx.now,
-  })
+  }))
   // Folded from what is stored, then fed each appended event: no event can fall between (both synchronous).
   const fold = new ChildFold(resume)
   const { events, header } = agent.session
   for (let i = header.seedLength ?? 0; i < events.length; i++) fold.add(events[i]!)
   agent.hooks.event.tap(ctx.name, (event) => fold.add(event))
-  return { agent, fold }
+  return { agent, fold, borrowed }
 }
 
 /** Kept per plugin and allowlist, so that opening many children compiles no schema again. */
@@ -70,7 +77,10 @@ function onlyTools(entries: readonly PluginEntry[], allowed: ReadonlySet<string>
   })
 }
 
-/** Closes a child once (a second call gets the same close), its own children first. */
+/**
+ * Closes a child once (a second call gets the same close), its own children first. A borrowed
+ * child is only let go: its owner (the host) closes it.
+ */
 export function closeChild(child: Child): Promise<void> {
-  return (child.closing ??= child.agent.close())
+  return (child.closing ??= child.borrowed ? Promise.resolve() : child.agent.close())
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { createUserMessage, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
+import { createUserMessage, findLiveAgent, whenAgentClosed, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
 import { closeChild, openChildAgent, type Child } from './child-agent.js'
 import { admitTask, createChildSession, delegationOf, parentSource } from './child-session.js'
 import { SubagentError, SubagentErrorCodes } from './errors.js'
@@ -121,8 +121,10 @@ export class Delegator {
   interrupt(childId: string): string {
     this.#spawned(childId)
     const child = this.#opened.get(childId)
-    if (!child || child.closing) return `Agent ${childId} is not running: nothing to interrupt.`
-    child.agent.abort('interrupted by parent')
+    // Not opened here, it may still run in this process: the host opened it for a user.
+    const agent = child && !child.closing ? child.agent : findLiveAgent(this.#ctx.store, childId)
+    if (!agent) return `Agent ${childId} is not running: nothing to interrupt.`
+    agent.abort('interrupted by parent')
     return `Interrupted ${childId}: its turn stops; queued input stays queued.`
   }
 
@@ -181,14 +183,26 @@ export class Delegator {
   }
 
   async #build(childId: string, mode: 'foreground' | 'background', profile: string | undefined): Promise<Child> {
-    const { agent, fold } = await openChildAgent(this.#ctx, this.#options, childId, profile, this.#resume)
-    const child: Child = { id: childId, agent, mode, fold, awaited: false, quiet: false, waiters: new Set(), ...(profile === undefined ? {} : { profile }) }
+    const { agent, fold, borrowed } = await openChildAgent(this.#ctx, this.#options, childId, profile, this.#resume)
+    const child: Child = { id: childId, agent, mode, fold, borrowed, awaited: false, quiet: false, waiters: new Set(), ...(profile === undefined ? {} : { profile }) }
     this.#opened.set(childId, child)
     agent.hooks.status.tap(this.#ctx.name, (status) => {
-      if (status !== 'idle') return
+      // A borrowed child this agent let go keeps its taps (they cannot be removed): quiet now.
+      if (status !== 'idle' || (child.borrowed && child.closing)) return
       for (const waiter of [...child.waiters]) waiter()
       if (!child.awaited) this.#delivery.settleFrom(child)
     })
+    if (borrowed) {
+      // Its owner (the host) may close it when idle: forget it then, so that the next send opens
+      // it again (and folds what it did meanwhile: a settlement already delivered is not repeated).
+      void whenAgentClosed(agent).then(() => {
+        if (this.#opened.get(childId) !== child) return
+        this.#opened.delete(childId)
+        this.#children.delete(childId)
+        child.closing ??= Promise.resolve()
+        for (const waiter of [...child.waiters]) waiter()
+      })
+    }
     if (this.#closing) await closeChild(child)
     return child
   }
@@ -212,7 +226,9 @@ export class Delegator {
       this.#ctx.session.append('subagent/settled', { childId: child.id, epoch: 1, reason, answer })
       this.#live.delete(child.id)
       if (signal.aborted || reason === 'aborted') {
-        return { content: `Agent ${child.id} was aborted with your step.${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
+        // Aborted with this step, or on its own (a user stopped it through the host).
+        const how = signal.aborted ? 'was aborted with your step' : 'was aborted'
+        return { content: `Agent ${child.id} ${how}.${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
       }
       if (reason !== 'completed') {
         return { content: `Agent ${child.id} did not complete (end reason: ${reason}).${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
