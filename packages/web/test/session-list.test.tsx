@@ -135,6 +135,27 @@ describe('the session list, live from the host stream', () => {
   })
 })
 
+describe('the open session in the list', () => {
+  it('shows the time of the last event its own stream delivered', async () => {
+    const host = hostOver(memoryStore(), () => [{ text: 'v'.repeat(60), chunkSize: 1, delayMs: 5 }])
+    const admin = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => host.fetch(new Request(input as string, init)) })
+    await admin.createSession('open-one')
+    openList(pageClient(() => host).client)
+    await until(() => row('open-one'), 'listed')
+    app!.getState().select('open-one')
+    await admin.send('open-one', { content: 'go' })
+    // Mid-turn the host stream's summary is as of the turn's start; the list shows the later
+    // event the open session's own stream delivered.
+    await until(() => {
+      const state = app!.getState()
+      const viewLast = state.view.events.at(-1)?.time
+      const summary = state.sessions.find((item) => item.id === 'open-one')?.lastEventAt ?? null
+      const shown = row('open-one')?.querySelector('time')?.getAttribute('datetime')
+      return state.view.status === 'running' && viewLast !== undefined && summary !== null && viewLast > summary && shown === new Date(viewLast).toISOString()
+    }, 'the list at the open session\'s last event, ahead of the host stream')
+  })
+})
+
 describe('relativeTime', () => {
   it('says how long ago, in words', () => {
     const now = Date.UTC(2026, 0, 10, 12, 0, 0)

@@ -1,4 +1,5 @@
 import { isQueuePaused } from '../state/select.js'
+import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
 
@@ -18,7 +19,7 @@ export function SessionHeader() {
       <StatusBadge status={status} />
       {lastTime === undefined ? null : (
         <span className="text-xs text-slate-600">
-          last activity <time dateTime={new Date(lastTime).toISOString()}>{new Date(lastTime).toLocaleString()}</time>
+          last activity <LastActivity at={lastTime} />
         </span>
       )}
       <div className="ml-auto flex items-center gap-2">

@@ -1,9 +1,8 @@
 import { useMemo, useState } from 'react'
 import type { SessionListItem } from '@bosun/host/client'
-import { relativeTime } from '../state/select.js'
+import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
-import { useNow } from './use-now.js'
 
 interface Node { item: SessionListItem; children: Node[] }
 
@@ -36,7 +35,8 @@ export function SessionList() {
   const selected = useApp((state) => state.selected)
   const select = useApp((state) => state.select)
   const createSession = useApp((state) => state.createSession)
-  const now = useNow()
+  // The open session's own stream sees every event; the host stream only its status and queue changes.
+  const openLast = useApp((state) => state.view.events[state.view.events.length - 1]?.time)
   const [query, setQuery] = useState('')
   const shown = useMemo(() => {
     const needle = query.trim().toLowerCase()
@@ -46,6 +46,7 @@ export function SessionList() {
   const row = (node: Node, depth: number) => {
     const { item } = node
     const count = queued(item)
+    const last = item.id === selected && openLast !== undefined ? Math.max(openLast, item.lastEventAt ?? 0) : item.lastEventAt
     return (
       <li key={item.id}>
         <button
@@ -59,11 +60,7 @@ export function SessionList() {
           <span className="flex items-center gap-2 text-xs text-slate-700">
             <StatusBadge status={item.status} />
             {count > 0 ? <span>{count} queued</span> : null}
-            {item.lastEventAt === null ? null : (
-              <time dateTime={new Date(item.lastEventAt).toISOString()} title={`last activity: ${new Date(item.lastEventAt).toLocaleString()}`}>
-                {relativeTime(item.lastEventAt, now)}
-              </time>
-            )}
+            {last === null ? null : <LastActivity at={last} />}
             {item.loaded ? null : <span className="text-slate-600">cold</span>}
             {item.parent === undefined || item.parentSessionId !== undefined ? null : <span title={`forked from ${item.parent}`}>fork</span>}
           </span>
