@@ -1,4 +1,5 @@
-import { memo, useId, useState } from 'react'
+import { memo, useId } from 'react'
+import { disclosureKey, useDisclosure } from '../state/disclosure.js'
 import { formatDuration, formatUsage, stepDuration } from '../state/select.js'
 import type { StepView } from '../state/view.js'
 import { messageText } from '../state/wire.js'
@@ -7,9 +8,12 @@ import { Reasoning } from './Reasoning.js'
 import { RetryRow } from './RetryRow.js'
 import { ToolCard } from './ToolCard.js'
 
-/** One step: the input that entered it (a steer is marked), then reasoning, text and tool cards. Collapsible. */
-export const StepBlock = memo(function StepBlock({ step }: { step: StepView }) {
-  const [open, setOpen] = useState(true)
+/**
+ * One step: the input that entered it (a steer is marked), then reasoning, text and tool cards.
+ * Collapsible; collapsed stays collapsed when the row is scrolled away and back (disclosure.ts).
+ */
+export const StepBlock = memo(function StepBlock({ turn, step }: { turn: number; step: StepView }) {
+  const [open, setOpen] = useDisclosure(disclosureKey.step(turn, step.step), true)
   const body = useId()
   const duration = stepDuration(step)
   const usage = formatUsage(step.usage)
@@ -43,9 +47,9 @@ export const StepBlock = memo(function StepBlock({ step }: { step: StepView }) {
                 {part.text}
               </p>
             ) : part.kind === 'reasoning' ? (
-              <Reasoning key={index} text={part.text} />
+              <Reasoning key={index} text={part.text} at={disclosureKey.reasoning(turn, step.step, index)} />
             ) : (
-              <ToolCard key={`tool-${part.card.callId ?? part.card.index}`} card={part.card} />
+              <ToolCard key={`tool-${part.card.callId ?? part.card.index}`} card={part.card} at={disclosureKey.result(turn, step.step, part.card.callId ?? part.card.index)} />
             ),
           )}
           {step.children.map((child) => (

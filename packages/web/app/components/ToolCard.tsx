@@ -1,4 +1,5 @@
-import { memo, useState } from 'react'
+import { memo } from 'react'
+import { useDisclosure } from '../state/disclosure.js'
 import type { ToolCard as Card } from '../state/view.js'
 
 /** Results longer than this are cut, with "Show all". */
@@ -12,9 +13,12 @@ const statusText: Record<Card['status'], string> = {
   canceled: 'canceled',
 }
 
-/** A tool call: its arguments (streaming in), its status and its result. */
-export const ToolCard = memo(function ToolCard({ card }: { card: Card }) {
-  const [all, setAll] = useState(false)
+/**
+ * A tool call: its arguments (streaming in), its status and its result. `at` names the card in
+ * its session (disclosure.ts), so "Show all" stays shown when the row is scrolled away and back.
+ */
+export const ToolCard = memo(function ToolCard({ card, at }: { card: Card; at?: string }) {
+  const [all, setAll] = useDisclosure(at ?? `result:${card.callId ?? card.index}`, false)
   const long = card.result !== null && card.result.length > RESULT_PREVIEW
   const shown = card.result === null ? null : all || !long ? card.result : `${card.result.slice(0, RESULT_PREVIEW)}…`
   return (

@@ -41,7 +41,7 @@ export const TurnGroup = memo(function TurnGroup({ turn }: { turn: TurnView }) {
       </header>
       <div className="flex flex-col gap-2 p-3">
         {turn.steps.map((step) => (
-          <StepBlock key={step.step} step={step} />
+          <StepBlock key={step.step} turn={turn.turn} step={step} />
         ))}
         {turn.rejected === null ? null : <RejectRow reject={turn.rejected} />}
         {turn.reason?.kind === 'error' ? (
