@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { createAgent } from './create-agent.js'
 import { BosunError, ErrorCodes } from './errors.js'
-import { awaitLiveAgent, borrowOrOpen, findLiveAgent, whenAgentClosed } from './live-agents.js'
+import { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed } from './live-agents.js'
 import { definePlugin } from './plugin.js'
 import { memoryStore } from './store/memory.js'
 import type { Store } from './store/types.js'
@@ -107,5 +107,19 @@ describe('live agents registry', () => {
     expect(findLiveAgent(store, 'c')).toBe(reopened)
     await reopened.close()
     expect(findLiveAgent(store, 'c')).toBeUndefined()
+  })
+
+  it('liveAgents lists the whole, not-closing agents of one store', async () => {
+    const store = memoryStore()
+    const a = await createAgent({ model: scripted(), store, sessionId: 'a' })
+    const b = await createAgent({ model: scripted(), store, sessionId: 'b' })
+    const elsewhere = await createAgent({ model: scripted(), store: memoryStore(), sessionId: 'a' })
+    expect(liveAgents(store)).toEqual([a, b])
+    const closing = a.close()
+    expect(liveAgents(store)).toEqual([b])
+    await closing
+    await b.close()
+    expect(liveAgents(store)).toEqual([])
+    await elsewhere.close()
   })
 })

@@ -56,6 +56,15 @@ export function findLiveAgent(store: Store, sessionId: string): Agent | undefine
   return agent && registrations.get(agent)?.started !== true ? agent : undefined
 }
 
+/** Every whole, not-closing agent this process has open on `store` (a host asks which children of a session still work). */
+export function liveAgents(store: Store): Agent[] {
+  const found: Agent[] = []
+  for (const slot of slots.get(store)?.values() ?? []) {
+    if (slot.agent && registrations.get(slot.agent)?.started !== true) found.push(slot.agent)
+  }
+  return found
+}
+
 /**
  * {@link findLiveAgent}, after waiting out an agent being built or closed on that session in this
  * process: resolves to the live agent to borrow, or `undefined` once nothing here holds the session

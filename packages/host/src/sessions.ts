@@ -1,34 +1,11 @@
-import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { HostError } from './errors.js'
+import { liveSession, type LiveSession } from './live-session.js'
+
+export type { LiveSession } from './live-session.js'
 
 /** Builds (creating or resuming) the agent of one session on the host's store. */
 export type AgentFactory = (options: { sessionId: string; store: Store }) => Promise<Agent>
-
-export interface LiveSession {
-  id: string
-  agent: Agent
-  /** Open SSE streams and in-flight requests: a session in use is never closed for idleness. */
-  users: number
-  /** Highest seq known durable (flushed or loaded from the store). */
-  durableSeq: number
-  /** Message ids admitted by this session (from the log), for idempotent receipts. */
-  admitted: Map<string, number>
-  /** Steps (`turn:step`) whose `assistant/message` is in the log: their chunks are history. */
-  finishedSteps: Set<string>
-  /** The inbox version: the seq of the latest `agent/inbox/spliced` (-1 before any), for `If-Match`. */
-  inboxSeq: number
-  /** Wakes SSE subscribers waiting for new events. */
-  listeners: Set<() => void>
-  idleTimer?: ReturnType<typeof setTimeout>
-  /** Set when the host closes the session (or the owner of a borrowed agent closed it): its streams end. */
-  closed?: boolean
-  /**
-   * The agent belongs to another part of this process — a subagent parent runs this child — and
-   * the host borrowed it (`borrowOrOpen` from `@bosun/core`): the host admits, cancels and streams
-   * through it but never closes it; it only lets go (see {@link SessionManager}).
-   */
-  borrowed?: boolean
-}
 
 /** The host's hold on an agent's log and status: one per agent, however often it is borrowed (a hook tap cannot be removed). */
 interface Taps {
@@ -176,23 +153,7 @@ export class SessionManager {
 
   /** Indexes the agent's log and follows it: receipts, finished steps, the inbox version, the streams' wake-ups. */
   #attach(id: string, agent: Agent, borrowed: boolean): LiveSession {
-    const events = agent.session.events
-    const admitted = new Map<string, number>()
-    const finishedSteps = new Set<string>()
-    // A borrowed agent may hold events its owner has not flushed yet: #open flushes to know.
-    const live: LiveSession = { id, agent, users: 0, durableSeq: borrowed ? -1 : events.length - 1, inboxSeq: -1, admitted, finishedSteps, listeners: new Set(), ...(borrowed ? { borrowed } : {}) }
-    const seedLength = agent.session.header.seedLength ?? 0
-    const index = (event: SessionEvent): void => {
-      if (event.type === 'assistant/message') {
-        const { turn, step } = event.data as { turn: number; step: number }
-        finishedSteps.add(`${turn}:${step}`)
-      }
-      if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
-        live.inboxSeq = event.seq
-        for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)
-      }
-    }
-    for (const event of events) index(event)
+    const { live, index } = liveSession(id, agent, borrowed)
     const taps = this.#tapsOf(agent)
     taps.live = live
     taps.unsubscribe = agent.session.subscribe((event) => {
@@ -270,7 +231,7 @@ export class SessionManager {
 
   #maybeRetire(live: LiveSession): void {
     if (live.closed === true || this.#closing) return
-    if (live.users > 0 || live.agent.status !== 'idle') {
+    if (live.users > 0 || live.agent.status !== 'idle' || this.#hasWorkingChildren(live.id)) {
       this.#touch(live)
       return
     }
@@ -285,6 +246,22 @@ export class SessionManager {
         if (this.#retiring.get(live.id) === closing) this.#retiring.delete(live.id)
       })
     this.#retiring.set(live.id, closing)
+  }
+
+  /**
+   * Whether a subagent child of the session (or a child of one) still works in this process:
+   * closing an idle parent closes its children, so it is kept open until they are idle too.
+   */
+  #hasWorkingChildren(id: string): boolean {
+    const agents = liveAgents(this.store)
+    const seen = new Set<string>()
+    const working = (parentId: string): boolean => agents.some((agent) => {
+      const { header } = agent.session
+      if (header.delegation?.parentSessionId !== parentId || seen.has(header.id)) return false
+      seen.add(header.id)
+      return agent.status !== 'idle' || working(header.id)
+    })
+    return working(id)
   }
 
   /**

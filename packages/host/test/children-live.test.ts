@@ -3,7 +3,7 @@
 // time, so a user can send to it, cancel it and watch it live; and a parent borrows a child the
 // host opened. Real HTTP on 127.0.0.1, JSONL files and the memory store, the scripted model.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createAgent, definePlugin, memoryStore, type ModelRequest, type SessionEvent, type Store } from '@bosun/core'
+import { createAgent, definePlugin, findLiveAgent, memoryStore, type ModelRequest, type SessionEvent, type Store } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import subagents from '@bosun/plugin-subagents'
@@ -72,11 +72,11 @@ afterEach(async () => {
   await cleanup()
 })
 
-async function start(store: Store, gate = taskGate(new Set())): Promise<{ host: Host; url: string }> {
+async function start(store: Store, gate = taskGate(new Set()), idleMs?: number): Promise<{ host: Host; url: string }> {
   const host = createHost({
     store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 50 }, () => route) }), store, sessionId, plugins: [subagents, gate.plugin] }),
-    limits: { keepAliveMs: 200 },
+    limits: { keepAliveMs: 200, ...(idleMs === undefined ? {} : { idleMs }) },
   })
   hosts.push(host)
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
@@ -179,5 +179,27 @@ describe.each(stores)('a child its parent runs, through the host (%s store)', (_
     // The host still owns the child: the parent let it go instead of closing it.
     expect(host.sessions.liveIds()).toContain(child)
     expect((await host.sessions.peek(child))?.closed).toBeUndefined()
+  })
+
+  it('keeps an idle parent open while its child works (closing the parent would close the child), and retires it once all are idle', async () => {
+    const store = makeStore()
+    const gate = taskGate(new Set(['research']))
+    const { host, url } = await start(store, gate, 100)
+    await call(url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-bg' })
+    const child = await childOf(url, 'root')
+    await waitFor(() => findLiveAgent(store, child)?.status === 'running', 15_000, 'the child to run')
+    await waitFor(async () => (await call(url, 'GET', '/v1/sessions/root')).body.status === 'idle', 15_000, 'the parent to be idle')
+    // A session made after the parent's last use, retired for idleness: the parent's (earlier, as
+    // long) idle period has passed too — and the parent, whose child still works, stayed open.
+    await call(url, 'POST', '/v1/sessions', { id: 'other' })
+    await waitFor(() => !host.sessions.liveIds().includes('other'), 15_000, 'the idle session to be retired')
+    expect(host.sessions.liveIds()).toContain('root')
+    expect(findLiveAgent(store, child)?.status).toBe('running')
+    gate.open()
+    await waitFor(async () => ofType(await events(url, 'root'), 'subagent/settled').length === 1, 15_000, 'the settlement')
+    expect(ofType(await events(url, 'root'), 'subagent/settled')[0]!.data).toMatchObject({ childId: child, reason: 'completed', answer: 'first finding' })
+    await waitFor(() => !host.sessions.liveIds().includes('root'), 15_000, 'the parent to be retired once everything is idle')
+    expect(findLiveAgent(store, child)).toBeUndefined()
   })
 })

@@ -1,0 +1,54 @@
+import type { Agent, SessionEvent } from '@bosun/core'
+
+/** One session as the host serves it: its agent, and what the routes need from its log, kept up to date. */
+export interface LiveSession {
+  id: string
+  agent: Agent
+  /** Open SSE streams and in-flight requests: a session in use is never closed for idleness. */
+  users: number
+  /** Highest seq known durable (flushed or loaded from the store). */
+  durableSeq: number
+  /** Message ids admitted by this session (from the log), for idempotent receipts. */
+  admitted: Map<string, number>
+  /** Steps (`turn:step`) whose `assistant/message` is in the log: their chunks are history. */
+  finishedSteps: Set<string>
+  /** The inbox version: the seq of the latest `agent/inbox/spliced` (-1 before any), for `If-Match`. */
+  inboxSeq: number
+  /** Wakes SSE subscribers waiting for new events. */
+  listeners: Set<() => void>
+  idleTimer?: ReturnType<typeof setTimeout>
+  /** Set when the host closes the session (or the owner of a borrowed agent closed it): its streams end. */
+  closed?: boolean
+  /**
+   * The agent belongs to another part of this process — a subagent parent runs this child — and
+   * the host borrowed it (`borrowOrOpen` from `@bosun/core`): the host admits, cancels and streams
+   * through it but never closes it; it only lets go (see `SessionManager`).
+   */
+  borrowed?: boolean
+}
+
+/**
+ * A session's host state built from its agent's log so far, and `index` to feed it each event
+ * appended from now on: admitted message ids (idempotent receipts), finished steps (their chunks
+ * are history), the inbox version.
+ */
+export function liveSession(id: string, agent: Agent, borrowed: boolean): { live: LiveSession; index: (event: SessionEvent) => void } {
+  const events = agent.session.events
+  const admitted = new Map<string, number>()
+  const finishedSteps = new Set<string>()
+  // A borrowed agent may hold events its owner has not flushed yet: the manager flushes to know.
+  const live: LiveSession = { id, agent, users: 0, durableSeq: borrowed ? -1 : events.length - 1, inboxSeq: -1, admitted, finishedSteps, listeners: new Set(), ...(borrowed ? { borrowed } : {}) }
+  const seedLength = agent.session.header.seedLength ?? 0
+  const index = (event: SessionEvent): void => {
+    if (event.type === 'assistant/message') {
+      const { turn, step } = event.data as { turn: number; step: number }
+      finishedSteps.add(`${turn}:${step}`)
+    }
+    if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
+      live.inboxSeq = event.seq
+      for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)
+    }
+  }
+  for (const event of events) index(event)
+  return { live, index }
+}
