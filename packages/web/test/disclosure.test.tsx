@@ -31,7 +31,7 @@ afterEach(async () => {
 })
 
 const turnEnded = (turn: number) => () => store!.getState().view.items.some((item) => item.kind === 'turn' && item.turn === turn && item.reason?.kind === 'completed')
-const article = (turn: number) => screen.queryByRole('article', { name: `Turn ${turn}`, exact: true })
+const article = (turn: number) => screen.queryByRole('article', { name: `Turn ${turn}` })
 
 it('a collapsed step, an opened reasoning and a result shown whole stay so when their row is scrolled out of the DOM and back', async () => {
   // Turn 1: a step with reasoning and a tool call (a long result), then a step with the answer; later turns echo.
