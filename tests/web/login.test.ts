@@ -1,6 +1,6 @@
 // The login form in Chromium against the built `bosun serve` with a token (BOSUN_HOST_TOKEN):
 // a wrong token is refused on the form, the right one loads the session list on the host's
-// HttpOnly cookie, and the token is kept nowhere in the page. Needs `pnpm build`; without
+// HttpOnly cookie, and the token is kept nowhere in the page; Log out ends the cookie. Needs `pnpm build`; without
 // Chromium outside CI it is not registered (no-browser.test.ts says how to enable it).
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -60,6 +60,13 @@ if (hasChromium) {
         // Live on the cookie: a session made elsewhere appears without a reload.
         await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'made-after-login' }) })
         await until(async () => (await list.getByRole('button', { name: /^made-after-login/ }).count()) === 1, 'a session created after the login')
+        expect(await axeViolations(page)).toEqual([])
+
+        // Log out ends the cookie: the form again, and the host refuses the page.
+        await page.getByRole('button', { name: 'Log out' }).click()
+        await until(async () => (await form.count()) === 1, 'the login form after logging out')
+        const refused = await page.evaluate(`fetch('/v1/sessions').then((response) => response.status)`)
+        expect(refused).toBe(401)
       } catch (error) {
         await screenshot(page, 'failure-login')
         throw error

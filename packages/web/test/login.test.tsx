@@ -88,6 +88,38 @@ describe('the login form', () => {
     // Live from the host stream on the cookie: a session another client creates appears.
     await admin.createSession('made-after-login')
     await until(() => within(list).queryByText('made-after-login'), 'a session created after the login')
+
+    // A reload (a new page on the same cookie) is in at once, and can log out.
+    store!.getState().dispose()
+    cleanup()
+    openPage(page)
+    await until(() => screen.queryByRole('list', { name: 'Session list' }) && screen.queryByText('behind-the-token'), 'the list on the kept cookie')
+    fireEvent.click(await until(() => screen.queryByRole('button', { name: 'Log out' }), 'Log out on a cookie login'))
+    await until(() => screen.queryByLabelText('Host token'), 'the login form after logging out')
+    expect(cookies()).toBeUndefined()
+    await expect(page.listSessions()).rejects.toMatchObject({ status: 401 })
+  })
+
+  it('offers no Log out on a host without a token', async () => {
+    host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), limits: { keepAliveMs: 200 } })
+    const served = host
+    let hostInfoAnswered = 0
+    const client = createClient({
+      baseUrl: 'http://127.0.0.1',
+      fetch: async (input, init) => {
+        const response = await served.fetch(new Request(input as string, init))
+        if (new URL(input as string).pathname === '/v1/host') hostInfoAnswered += 1
+        return response
+      },
+    })
+    await client.createSession('open-host')
+    openPage(client)
+    await until(() => screen.queryByText('open-host'), 'the list')
+    // The page asks GET /v1/host once it is in; after that answer (and a turn of the event loop) it has decided.
+    await until(() => hostInfoAnswered > 0, 'the page asked the host how it authenticates')
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(screen.queryByRole('button', { name: 'Log out' })).toBeNull()
+    expect(store!.getState().loggedIn).toBe(false)
   })
 
   it('shows the host\'s rate-limit message after too many attempts', async () => {

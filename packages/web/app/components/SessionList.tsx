@@ -35,6 +35,8 @@ export function SessionList() {
   const selected = useApp((state) => state.selected)
   const select = useApp((state) => state.select)
   const createSession = useApp((state) => state.createSession)
+  const loggedIn = useApp((state) => state.loggedIn)
+  const logout = useApp((state) => state.logout)
   // The open session's own stream sees every event; the host stream only its status and queue changes.
   const openLast = useApp((state) => state.view.events[state.view.events.length - 1]?.time)
   const [query, setQuery] = useState('')
@@ -84,6 +86,11 @@ export function SessionList() {
       <ul className="flex-1 overflow-y-auto" aria-label="Session list">
         {shown.map((node) => row(node, 0))}
       </ul>
+      {loggedIn ? (
+        <button type="button" onClick={() => void logout()} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-200">
+          Log out
+        </button>
+      ) : null}
     </nav>
   )
 }

@@ -20,6 +20,8 @@ export interface AppState {
    * the page no login cookie): the page shows the login form until `login` succeeds.
    */
   auth: 'unknown' | 'ok' | 'required'
+  /** Whether the page is in on a login cookie (the host has a token): it can log out. */
+  loggedIn: boolean
   selected: string | null
   view: SessionView
   connection: ConnectionState
@@ -38,6 +40,8 @@ export interface AppActions {
    * Answers the host's refusal for the form to show (a wrong token, too many attempts), or null.
    */
   login(token: string): Promise<string | null>
+  /** Ends the login cookie (`POST /v1/logout`): the page shows the login form again. */
+  logout(): Promise<void>
   select(id: string | null): void
   createSession(): Promise<void>
   send(text: string, delivery: 'followup' | 'steer'): Promise<void>
@@ -99,6 +103,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
     return {
       sessions: [],
       auth: 'unknown',
+      loggedIn: false,
       selected: null,
       view: emptySession(),
       connection: { state: 'connecting', retries: 0 },
@@ -124,6 +129,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
             for await (const frame of client.hostStream({ signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
               if (controller.signal.aborted) return
               set((state) => ({ sessions: applyHostFrame(state.sessions, frame), ...(frame.event === 'hello' ? { auth: 'ok' as const } : {}) }))
+              // In on a host with a token means in on a login cookie (a reload keeps it): offer Log out.
+              if (frame.event === 'hello' && !get().loggedIn) void client.host().then((info) => set({ loggedIn: info.auth === 'bearer' }), () => undefined)
             }
           } catch (error) {
             if (controller.signal.aborted || refused(error)) return
@@ -139,7 +146,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           if (error instanceof HostClientError) return error.code === 'not-authorized' ? 'Wrong token: use the one the host was started with (BOSUN_HOST_TOKEN or --token-file).' : error.message
           return `The host could not be reached: ${error instanceof Error ? error.message : String(error)}`
         }
-        set({ auth: 'ok' })
+        set({ auth: 'ok', loggedIn: true })
         get().followSessions()
         const selected = get().selected
         if (selected !== null) get().select(selected)
@@ -198,6 +205,13 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
             notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)
           }
         })()
+      },
+
+      async logout() {
+        if ((await attempt('Logging out', () => client.logout())) === undefined) return
+        follow?.abort()
+        followList?.abort()
+        set({ auth: 'required', loggedIn: false, sessions: [] })
       },
 
       async createSession() {
