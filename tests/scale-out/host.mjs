@@ -18,7 +18,7 @@ const host = createHost({
   // Every turn streams 40 chunks, `delayMs` apart: long enough to be killed in the middle (the echo
   // after the script would be instant).
   agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 50 }, () => ({ text: 'word '.repeat(40), chunkSize: 5, delayMs })) }), store, sessionId }),
-  cluster: { relayWaitMs: Number(process.env.RELAY_WAIT_MS ?? 10_000), pollIntervalMs: Number(process.env.POLL_MS ?? 250) },
+  cluster: { relayWaitMs: Number(process.env.RELAY_WAIT_MS ?? 10_000), pollIntervalMs: Number(process.env.POLL_MS ?? 250), takeoverConcurrency: Number(process.env.TAKEOVER_CONCURRENCY ?? 8) },
   limits: { keepAliveMs: 1000 },
 })
 const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })

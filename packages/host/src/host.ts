@@ -110,7 +110,10 @@ export function createHost(options: CreateHostOptions): Host {
   const { store } = options
   const limits = options.limits ?? {}
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
-  const feed = new HostFeed((id) => sessionSummary(sessions, store, id).then(({ delegation: _, ...summary }) => summary))
+  const feed = new HostFeed(async (id) => {
+    const { delegation: _, ...summary } = await sessionSummary(sessions, store, id)
+    return cluster === undefined ? summary : (await cluster.withLiveStatus([summary]))[0]!
+  })
   const clusterStore = options.cluster === false ? undefined : clusterStoreOf(store)
   let cluster: Cluster | undefined
   const factory = factoryFrom(options)
@@ -156,7 +159,11 @@ export function createHost(options: CreateHostOptions): Host {
         release()
       }
     },
-    listSessions: () => listSummaries(sessions, store),
+    // On a cluster, a session another host runs shows its live status, not the stored one.
+    listSessions: async () => {
+      const list = await listSummaries(sessions, store)
+      return cluster === undefined ? list : cluster.withLiveStatus(list)
+    },
   }
 
   installExposure(app, context, {
@@ -166,7 +173,7 @@ export function createHost(options: CreateHostOptions): Host {
     closing: () => closing,
   })
   if (clusterStore !== undefined) {
-    cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {})
+    cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {}, (id) => feed.changed(id))
     clusterRoutes(context, cluster)
   }
   sessionRoutes(context)

@@ -10,12 +10,13 @@ export interface ClusterOptions {
   relayWaitMs?: number
   /** How often the host looks for sessions whose owner died (expired leases) and for mail the wake-ups missed. Default 1000 ms. */
   pollIntervalMs?: number
+  /** How many of a dead host's sessions this host opens at once in a failover (each open uses a pool connection at a time). Default 8. */
+  takeoverConcurrency?: number
 }
 
 export const DEFAULT_RELAY_WAIT_MS = 5000
 
-/** How many expired sessions one host opens at once in a failover (each open holds a pool connection at a time). */
-export const TAKEOVER_CONCURRENCY = 8
+export const DEFAULT_TAKEOVER_CONCURRENCY = 8
 
 /**
  * One host's part in a cluster of hosts on one store (SPEC §13). As a lease owner it carries out
@@ -31,10 +32,13 @@ export class Cluster {
   /** Enders of the streams this host serves from the store (ended when it closes). */
   readonly streams = new Set<() => void>()
   readonly #draining = new Map<string, { again: boolean }>()
+  /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
+  readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
   #timer: ReturnType<typeof setTimeout> | undefined
   #closed = false
   readonly #pollMs: number
+  readonly #takeovers: number
 
   constructor(
     readonly store: ClusterStore,
@@ -43,12 +47,16 @@ export class Cluster {
     readonly fetch: (request: Request) => Promise<Response>,
     readonly token: string | undefined,
     options: ClusterOptions = {},
+    /** Tells the host stream that a session another host runs changed status. */
+    readonly changedElsewhere: (id: string) => void = () => {},
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
     this.#pollMs = options.pollIntervalMs ?? 1000
+    this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
     this.#stops.push(this.watcher.onMailbox((session) => this.drain(session)))
     this.#stops.push(store.onLeaseLost((session) => void sessions.drop(session)))
+    this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
     this.#schedule(0)
   }
 
@@ -74,6 +82,33 @@ export class Cluster {
     const { created, entry } = await this.store.mailbox.post(id, { messageId, kind, body: relayed as unknown as JsonValue })
     const outcome = outcomeOf(entry) ?? outcomeOf(await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs))
     return { created, outcome }
+  }
+
+  /**
+   * Summaries with the live status of sessions other hosts run: a session this host has not
+   * loaded shows `running` while the store says it is mid-turn (one indexed query, no log read).
+   */
+  async withLiveStatus<T extends { id: string; loaded: boolean; status: string }>(summaries: T[]): Promise<T[]> {
+    if (summaries.every((s) => s.loaded)) return summaries
+    const running = new Set(await this.store.runningSessions())
+    return summaries.map((s) => (s.loaded || !running.has(s.id) ? s : { ...s, status: 'running' }))
+  }
+
+  #learn(id: string, running: boolean): void {
+    if (running === this.#running.has(id)) return
+    if (running) this.#running.add(id)
+    else this.#running.delete(id)
+    // The owner's own host stream already said so.
+    void this.sessions.peek(id).then((live) => {
+      if (!live && !this.#closed) this.changedElsewhere(id)
+    })
+  }
+
+  /** Catches up with status changes whose NOTIFY was lost (the LISTEN connection was down). */
+  async #reconcile(): Promise<void> {
+    const now = new Set(await this.store.runningSessions())
+    for (const id of now) this.#learn(id, true)
+    for (const id of [...this.#running]) if (!now.has(id)) this.#learn(id, false)
   }
 
   /** Called once a session is open here: mail admitted while it was cold or owned elsewhere is carried out. */
@@ -162,7 +197,7 @@ export class Cluster {
 
   /**
    * Failover: every session whose lease ran out unreleased (its host died) is opened by the first
-   * host that sees it. Up to {@link TAKEOVER_CONCURRENCY} opens run at once: an open is a few
+   * host that sees it. Up to `takeoverConcurrency` opens run at once: an open is a few
    * round trips and a log read, so one at a time left a dead host's 100th session waiting for
    * the 99 before it; more at once would take the whole pool from the requests being served.
    */
@@ -175,14 +210,16 @@ export class Cluster {
         if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => console.error(`[bosun host] taking over session ${id} failed:`, error))
       }
     }
-    await Promise.all(Array.from({ length: Math.min(TAKEOVER_CONCURRENCY, expired.length) }, worker))
+    await Promise.all(Array.from({ length: Math.min(this.#takeovers, expired.length) }, worker))
   }
 
   #schedule(delay: number): void {
     if (this.#closed) return
     this.#timer = setTimeout(() => {
-      this.#failover()
-        .catch((error: unknown) => console.error('[bosun host] looking for sessions to take over failed:', error))
+      Promise.all([
+        this.#failover().catch((error: unknown) => console.error('[bosun host] looking for sessions to take over failed:', error)),
+        this.#reconcile().catch((error: unknown) => console.error('[bosun host] reading which sessions run failed:', error)),
+      ])
         .finally(() => this.#schedule(this.#pollMs))
     }, delay)
     this.#timer.unref?.()

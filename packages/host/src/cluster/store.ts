@@ -14,6 +14,8 @@ export interface ClusterMailboxEntry {
 export interface ClusterWatcher {
   onEvents(id: string, listener: (length: number) => void): () => void
   onMailbox(listener: (session: string, messageId: string | undefined) => void): () => void
+  /** A session's commit moved it to `running` or `idle`, on any host (lossy: compare `runningSessions()` now and then). */
+  onStatus(listener: (session: string, status: string) => void): () => void
   close(): Promise<void>
 }
 
@@ -26,6 +28,8 @@ export interface ClusterStore extends Store {
   readonly owner: string
   read(id: string): Promise<{ header: import('@bosun/core').SessionHeader; events: readonly SessionEvent[] } | undefined>
   readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
+  /** The sessions mid-turn on any host (a committed `turn/start` without its `turn/end`), without reading logs. */
+  runningSessions(): Promise<string[]>
   leaseHolder(id: string): Promise<{ owner: string; epoch: string; expiresInMs: number } | undefined>
   expiredLeases(limit?: number): Promise<Array<{ id: string }>>
   onLeaseLost(listener: (session: string, error: Error) => void): () => void
@@ -44,7 +48,7 @@ const fn = (value: unknown, name: string): boolean => typeof (value as Record<st
 export function clusterStoreOf(store: Store): ClusterStore | undefined {
   const s = store as Partial<ClusterStore>
   if (typeof s.owner !== 'string' || typeof s.mailbox !== 'object' || s.mailbox === null) return undefined
-  const members = ['read', 'readEvents', 'leaseHolder', 'expiredLeases', 'onLeaseLost', 'watch']
+  const members = ['read', 'readEvents', 'runningSessions', 'leaseHolder', 'expiredLeases', 'onLeaseLost', 'watch']
   if (!members.every((m) => fn(s, m)) || !['post', 'get', 'pending', 'complete'].every((m) => fn(s.mailbox, m))) return undefined
   return store as ClusterStore
 }

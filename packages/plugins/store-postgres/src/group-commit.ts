@@ -31,10 +31,10 @@ interface Outcome {
  */
 export class GroupCommit {
   readonly #db: Database
-  readonly #committed: (session: string, length: number) => void
+  readonly #committed: (session: string, length: number, status: SessionStatus | null) => void
   #waiting: Batch[] = []
 
-  constructor(db: Database, committed: (session: string, length: number) => void) {
+  constructor(db: Database, committed: (session: string, length: number, status: SessionStatus | null) => void) {
     this.#db = db
     this.#committed = committed
   }
@@ -69,7 +69,7 @@ export class GroupCommit {
     const result = (await this.#db.query<Outcome & { inserted: number }>(this.#db.sql.append, [
       lease.session, lease.owner, lease.epoch, rows[0]!.seq,
       rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra),
-      delivered.map((d) => d.id), delivered.map((d) => d.seq),
+      delivered.map((d) => d.id), delivered.map((d) => d.seq), statusLeft(rows),
     ])).rows[0]
     return { written: result?.inserted === rows.length, epoch: result?.epoch ?? null, holder: result?.holder ?? null, stored: result?.stored ?? null }
   }
@@ -82,6 +82,7 @@ export class GroupCommit {
       batches[0]!.lease.owner,
       events.map((e) => e.session), events.map((e) => e.row.seq), events.map((e) => e.row.type), events.map((e) => e.row.time), events.map((e) => e.row.data), events.map((e) => e.row.extra),
       delivered.map((d) => d.session), delivered.map((d) => d.id), delivered.map((d) => d.seq),
+      batches.map((b) => statusLeft(b.rows)),
     ])
     const bySession = new Map(rows.map((row) => [row.session, row]))
     return batches.map((b) => bySession.get(b.lease.session) ?? { written: false, epoch: null, holder: null, stored: null })
@@ -96,7 +97,7 @@ export class GroupCommit {
       return batch.reject(storeError(db.name, `write ${rows.length} events of session "${lease.session}"`, outcome, { session: lease.session, seq: first }))
     }
     if (result.written) {
-      this.#committed(lease.session, first + rows.length)
+      this.#committed(lease.session, first + rows.length, statusLeft(rows))
       return batch.resolve()
     }
     if (result.stored === null) {
@@ -110,6 +111,19 @@ export class GroupCommit {
     }
     batch.reject(staleWriter(db.name, lease.session, `${result.stored} events are stored, but this batch starts at seq ${first} (another writer appended)`, { stored: result.stored, seq: first }))
   }
+}
+
+/** A session's live status, as the `sessions.status` column keeps it. */
+export type SessionStatus = 'running' | 'idle'
+
+/** The status a batch leaves its session in: that of its last `turn/start` or `turn/end`, null when it has neither. */
+export function statusLeft(rows: readonly EventRow[]): SessionStatus | null {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const type = rows[i]!.type
+    if (type === 'turn/start') return 'running'
+    if (type === 'turn/end') return 'idle'
+  }
+  return null
 }
 
 /** The mailbox messages a batch splices into the inbox, with the seq of the splice. */

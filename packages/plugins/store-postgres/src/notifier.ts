@@ -13,6 +13,8 @@ export class Notifier {
   /** The latest length per session, for the events channel. */
   readonly #lengths = new Map<string, number>()
   readonly #mail: string[] = []
+  /** The latest status change per session, for the status channel. */
+  readonly #statuses = new Map<string, string>()
   #scheduled = false
   #sending: Promise<void> = Promise.resolve()
 
@@ -24,6 +26,12 @@ export class Notifier {
   appended(session: string, length: number): void {
     if ((this.#lengths.get(session) ?? -1) >= length) return
     this.#lengths.set(session, length)
+    this.#schedule()
+  }
+
+  /** Session `session` committed a `turn/start` (running) or `turn/end` (idle). */
+  statusChanged(session: string, status: string): void {
+    this.#statuses.set(session, status)
     this.#schedule()
   }
 
@@ -48,13 +56,15 @@ export class Notifier {
   }
 
   async #send(): Promise<void> {
-    const { events, mailbox } = this.#db.channels
+    const { events, mailbox, status } = this.#db.channels
     const calls = [
       ...[...this.#lengths].map(([session, length]) => notify(events, `${session} ${length}`)),
       ...this.#mail.map((payload) => notify(mailbox, payload)),
+      ...[...this.#statuses].map(([session, now]) => notify(status, `${session} ${now}`)),
     ].join(', ')
     this.#lengths.clear()
     this.#mail.length = 0
+    this.#statuses.clear()
     if (calls === '') return
     await this.#db.query(`BEGIN; SET LOCAL synchronous_commit TO OFF; SELECT ${calls}; COMMIT`).catch(() => {})
   }

@@ -6,7 +6,9 @@
  *
  * - `sessions`: one row per session, with `length` — the number of stored events. Every append
  *   checks and moves it in the same statement, so the next seq is read from one row, never from
- *   the history.
+ *   the history. `status` (layout 2) is `running` from a committed `turn/start` to its `turn/end`,
+ *   then `idle` (null: no turn yet), moved by the same statement: any host learns which sessions
+ *   run from one indexed query, without reading a log.
  * - `session_events (session_id, seq, type, time, data, extra)`, primary key `(session_id, seq)`:
  *   one row per event; `data` and `extra` are JSON text, kept byte for byte (not `jsonb`, which
  *   reorders keys and refuses `\u0000`).
@@ -17,10 +19,10 @@
  */
 
 /** The layout version this build writes. */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
-/** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert. */
-export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox` }) as const
+/** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert, a session's status change. */
+export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox`, status: `${schema}_status` }) as const
 
 /** Creates the version table (if missing) and reads it, under a lock that serialises concurrent first connections. */
 export const prepareSql = (s: string) => ({
@@ -68,6 +70,9 @@ export const migrations = (s: string): readonly string[] => [
      PRIMARY KEY (session_id, message_id)
    );
    CREATE INDEX session_mailbox_open ON "${s}".session_mailbox (session_id, id) WHERE delivered_seq IS NULL AND done_at IS NULL;`,
+  // Layout 2: each session's live status (a session mid-turn when migrated reads as idle until its next turn).
+  `ALTER TABLE "${s}".sessions ADD COLUMN status text CHECK (status IN ('running', 'idle'));
+   CREATE INDEX sessions_running ON "${s}".sessions (id) WHERE status = 'running';`,
 ]
 
 /** Every statement the store runs against schema `s`. */
@@ -79,6 +84,8 @@ export const statements = (s: string) => ({
   /** A session's events from `$2` on, ordered (at most `$3` of them): an index range, as long as what it returns. */
   selectEvents: `SELECT seq, type, time, data, extra FROM "${s}".session_events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
   listSessions: `SELECT id, created_at AS "createdAt", parent, length FROM "${s}".sessions ORDER BY created_at, id`,
+  /** The sessions mid-turn (a partial index: as long as what it returns). */
+  runningSessions: `SELECT id FROM "${s}".sessions WHERE status = 'running' ORDER BY id`,
   /**
    * One write-behind batch, one statement (so one transaction, one round trip): the caller's lease
    * row is read `FOR SHARE` (a takeover's UPDATE of it waits for this statement, and every later
@@ -87,12 +94,12 @@ export const statements = (s: string) => ({
    * mailbox messages the batch splices are marked delivered. The final SELECT sees the
    * statement's snapshot: `stored` is the length before this batch. (The NOTIFY follows the
    * commit: notifier.ts says why.) Parameters: session, owner, epoch, first seq, types, times,
-   * data, extras, delivered message ids and their seqs.
+   * data, extras, delivered message ids and their seqs, the status the batch leaves (null: unchanged).
    */
   append: `WITH lease AS (
       SELECT epoch FROM "${s}".session_leases WHERE session_id = $1 AND owner = $2 FOR SHARE
     ), bump AS (
-      UPDATE "${s}".sessions SET length = $4::int + cardinality($5::text[])
+      UPDATE "${s}".sessions SET length = $4::int + cardinality($5::text[]), status = COALESCE($11::text, status)
       WHERE id = $1 AND length = $4::int AND (SELECT epoch FROM lease) = $3::bigint
       RETURNING length
     ), ins AS (
@@ -117,15 +124,15 @@ export const statements = (s: string) => ({
    * for all of them), each checked as `append` checks one: a batch whose lease epoch or first seq
    * does not hold is left out, the others are written. One row back per batch: `written`, and
    * for a batch left out the lease and length as the statement's snapshot saw them. Parameters:
-   * per batch (session, epoch, first seq, count); the owner; per event (session, seq, type, time,
+   * per batch (session, epoch, first seq, count, status left or null); the owner; per event (session, seq, type, time,
    * data, extra); per delivered message (session, message id, seq).
    */
   appendGroup: `WITH b AS (
-      SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[]) AS b(session_id, epoch, first, count)
+      SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $15::text[]) AS b(session_id, epoch, first, count, status)
     ), lease AS (
       SELECT l.session_id, l.epoch FROM "${s}".session_leases l WHERE l.session_id IN (SELECT session_id FROM b) AND l.owner = $5 FOR SHARE
     ), bump AS (
-      UPDATE "${s}".sessions t SET length = b.first + b.count
+      UPDATE "${s}".sessions t SET length = b.first + b.count, status = COALESCE(b.status, t.status)
       FROM b JOIN lease ON lease.session_id = b.session_id AND lease.epoch = b.epoch
       WHERE t.id = b.session_id AND t.length = b.first
       RETURNING t.id

@@ -29,6 +29,12 @@ export interface PostgresStore extends Store {
    */
   readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
   /** Who holds a session's lease (owner, epoch, ms left on the database clock), or `undefined` if none ever did. */
+  /**
+   * The sessions mid-turn: a committed `turn/start` whose `turn/end` is not committed yet,
+   * whichever host runs them (one query on a partial index, no log read). A dead host's session
+   * stays here until the host that takes it over ends the interrupted turn.
+   */
+  runningSessions(): Promise<string[]>
   leaseHolder(id: string): Promise<LeaseHolder | undefined>
   /** Sessions whose lease ran out without being released (their host died): what failover resumes. */
   expiredLeases(limit?: number): Promise<Array<{ id: string; owner: string; epoch: string }>>
@@ -77,7 +83,10 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const writerHost = {
     db,
     windowMs: resolved.batchWindowMs,
-    commits: new GroupCommit(db, (session, length) => notifier.appended(session, length)),
+    commits: new GroupCommit(db, (session, length, status) => {
+      notifier.appended(session, length)
+      if (status !== null) notifier.statusChanged(session, status)
+    }),
     release: async (writer: PostgresWriter) => {
       if (writers.get(writer.session) === writer) writers.delete(writer.session)
       await leases.release(writer.lease)
@@ -196,6 +205,15 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         return rows.map(({ id, createdAt, parent, length }) => (parent === null ? { id, createdAt, length } : { id, createdAt, parent, length }))
       } catch (error) {
         throw storeError(db.name, 'list the sessions', error)
+      }
+    },
+
+    async runningSessions() {
+      ensureOpen()
+      try {
+        return (await db.query<{ id: string }>(db.sql.runningSessions)).rows.map((row) => row.id)
+      } catch (error) {
+        throw storeError(db.name, 'list the running sessions', error)
       }
     },
 

@@ -14,6 +14,7 @@ export interface WatchOptions {
 
 type EventsListener = (length: number) => void
 type MailboxListener = (session: string, messageId: string | undefined) => void
+type StatusListener = (session: string, status: string) => void
 
 /**
  * Wake-ups for a host: "session X has N events now" (to push a stream forward from the events
@@ -31,6 +32,7 @@ export class Watcher {
   readonly #forget: (watcher: Watcher) => void
   readonly #sessions = new Map<string, { listeners: Set<EventsListener>; length: number }>()
   readonly #mail = new Set<MailboxListener>()
+  readonly #status = new Set<StatusListener>()
   #client: pg.Client | undefined
   #listening = false
   #closed = false
@@ -87,6 +89,17 @@ export class Watcher {
     return () => this.#mail.delete(listener)
   }
 
+  /**
+   * Calls `listener(session, status)` when a session's commit moved it to `running` (a
+   * `turn/start`) or `idle` (a `turn/end`), on any host. NOTIFY only: a change sent while the
+   * LISTEN connection is down is lost — compare `store.runningSessions()` after a reconnect or
+   * now and then to catch up.
+   */
+  onStatus(listener: StatusListener): () => void {
+    this.#status.add(listener)
+    return () => this.#status.delete(listener)
+  }
+
   /** Polls now (the lengths of watched sessions, the sessions with pending mail). */
   async poll(): Promise<void> {
     this.stats.polls++
@@ -132,7 +145,8 @@ export class Watcher {
     client.on('notification', (message) => this.#notified(message.channel, message.payload ?? ''))
     try {
       await client.connect()
-      await client.query(`LISTEN "${this.#db.channels.events}"; LISTEN "${this.#db.channels.mailbox}"`)
+      const { events, mailbox, status } = this.#db.channels
+      await client.query(`LISTEN "${events}"; LISTEN "${mailbox}"; LISTEN "${status}"`)
     } catch {
       onLost()
       return
@@ -153,29 +167,28 @@ export class Watcher {
     const rest = payload.slice(space + 1)
     if (channel === this.#db.channels.events) this.#seen(session, Number(rest))
     else if (channel === this.#db.channels.mailbox) this.#mailFor(session, rest)
+    else if (channel === this.#db.channels.status) this.#each(this.#status, (listener) => listener(session, rest))
+  }
+
+  #each<T>(listeners: Set<T>, call: (listener: T) => void): void {
+    for (const listener of [...listeners]) {
+      try {
+        call(listener)
+      } catch {
+        // A listener's failure cannot stop the others.
+      }
+    }
   }
 
   #seen(id: string, length: number): void {
     const entry = this.#sessions.get(id)
     if (entry === undefined || !(length > entry.length)) return
     entry.length = length
-    for (const listener of [...entry.listeners]) {
-      try {
-        listener(length)
-      } catch {
-        // A listener's failure cannot stop the others.
-      }
-    }
+    this.#each(entry.listeners, (listener) => listener(length))
   }
 
   #mailFor(session: string, messageId: string | undefined): void {
-    for (const listener of [...this.#mail]) {
-      try {
-        listener(session, messageId)
-      } catch {
-        // A listener's failure cannot stop the others.
-      }
-    }
+    this.#each(this.#mail, (listener) => listener(session, messageId))
   }
 
   #schedulePoll(delay: number): void {
