@@ -76,8 +76,9 @@ export class SessionManager {
     // Run by another part of this process (a child its parent runs): its log is ahead of the
     // store's, so it is borrowed and read live (and streamed live, not from the store).
     if (!this.#closing && findLiveAgent(this.store, id)) {
-      const borrowed = await this.use(id)
-      return { header: borrowed.agent.session.header, events: borrowed.agent.session.events, live: borrowed }
+      // If its owner closes it meanwhile, the store has it all: read that.
+      const borrowed = await this.use(id).catch(() => undefined)
+      if (borrowed) return { header: borrowed.agent.session.header, events: borrowed.agent.session.events, live: borrowed }
     }
     if (this.store.read) return this.store.read(id)
     const opened = await this.store.open(id)
