@@ -1,0 +1,110 @@
+/**
+ * The types of `@bosun/host/client` (re-exported there): the routes' answers, the stream frames
+ * and the client's interface. Types only: the client stays free of the host's runtime code.
+ */
+import type { AdmissionReceipt } from './admission.js'
+import type { MessageStatus } from './log.js'
+
+export interface ClientOptions {
+  /** e.g. `http://127.0.0.1:4477` */
+  baseUrl: string
+  /** Bearer token, when the host requires one. */
+  token?: string
+  fetch?: typeof fetch
+}
+
+export interface WireEvent { seq: number; time: number; type: string; data: unknown }
+export interface WireMessage { id: string; role: 'user'; content: unknown[]; source: { kind: string; [key: string]: unknown } }
+export interface Queues { 'next-turn': WireMessage[]; 'next-step': WireMessage[] }
+export type Delivery = 'followup' | 'steer' | 'inject'
+
+/** The admission receipt of `POST /v1/sessions/:id/messages` (the host's own type: one definition). */
+export type Receipt = AdmissionReceipt
+export type { MessageStatus }
+
+/** A session in `GET /v1/sessions`, `GET /v1/stream` and children (the host's `SessionSummary`). */
+export interface SessionListItem {
+  id: string
+  createdAt?: number
+  loaded: boolean
+  status: string
+  lastSeq: number
+  /** Last activity: the `time` of the log's last event (epoch ms), null while the log is empty. */
+  lastEventAt: number | null
+  queue: { 'next-turn': number; 'next-step': number } | null
+  /** A subagent's child: the session that spawned it. */
+  parentSessionId?: string
+  /** A fork: the session it was forked from. */
+  parent?: string
+}
+export interface ChildSessionItem extends SessionListItem { parentSessionId: string; delegation: { parentSessionId: string; callId: string; depth: number; mode: 'one-shot' | 'continuable' } }
+export interface SessionSnapshot { id: string; loaded: boolean; status: string; turn?: number; lastSeq: number; inboxVersion: number; inbox: Queues }
+/** Queue operations: `inboxVersion` (from a snapshot, or the seq of the last splice seen) makes a changed queue answer 412 version-mismatch. */
+export interface QueueOptions { inboxVersion?: number }
+
+export type StreamFrame =
+  | { event: 'hello'; data: { lastSeq: number; status: string; inboxVersion?: number; inbox: Queues } }
+  | { event: 'session.event'; data: WireEvent }
+  | { event: 'session.inbox'; data: Queues }
+  | { event: 'session.status'; data: { status: string; seq: number } }
+  /**
+   * Made by the client, not sent by the host: on a reconnect the host's log no longer holds the
+   * last event this stream delivered (a host killed before it saved events it had already
+   * streamed reuses their seqs). Drop what was built from the earlier frames: the stream starts
+   * over from seq 0 with the log as it is now.
+   */
+  | { event: 'reset'; data: { reason: 'diverged'; seq: number } }
+
+/** The frames of the host stream (`GET /v1/stream`), for session lists. */
+export type HostStreamFrame =
+  /** Every session now: replace the list held (also after each reconnect). */
+  | { event: 'hello'; data: { sessions: SessionListItem[] } }
+  | { event: 'session.added'; data: { id: string } }
+  /** A session's summary after its status or queues changed (the latest state wins). */
+  | { event: 'session.status'; data: SessionListItem }
+
+export interface HostStreamOptions {
+  signal?: AbortSignal
+  /** Reconnect backoff. Default 200 ms doubling up to 5 s. */
+  retry?: { initialMs?: number; maxMs?: number }
+}
+
+export interface StreamOptions {
+  /** Last seq already seen (-1 = from the start). Default -1. */
+  after?: number
+  /** Live only: start after the current end of the log. */
+  fromTail?: boolean
+  /** `false`: finished steps without their chunks. */
+  chunks?: boolean
+  signal?: AbortSignal
+  /** Reconnect backoff. Default 200 ms doubling up to 5 s. */
+  retry?: { initialMs?: number; maxMs?: number }
+}
+
+export interface HostClient {
+  host(): Promise<{ protocol: string; version: string; capabilities: string[]; auth: string }>
+  listSessions(): Promise<SessionListItem[]>
+  createSession(id?: string): Promise<{ id: string; status: string; lastSeq: number }>
+  getSession(id: string): Promise<SessionSnapshot>
+  /** A subagent parent's child sessions (by their headers' delegation), none resumed. */
+  children(id: string): Promise<ChildSessionItem[]>
+  events(id: string, page?: { after?: number; limit?: number }): Promise<{ events: WireEvent[]; lastSeq: number; next: number | null }>
+  /** Admits a message. `clientMessageId` defaults to a fresh UUID: pass your own to retry safely. */
+  send(id: string, message: { content: string | unknown[]; clientMessageId?: string; delivery?: Delivery }, options?: { waitDurable?: boolean }): Promise<Receipt>
+  messageStatus(id: string, messageId: string): Promise<MessageStatus>
+  editMessage(id: string, messageId: string, content: string | unknown[], options?: QueueOptions): Promise<{ edited: string; inbox: Queues }>
+  removeMessage(id: string, messageId: string, options?: QueueOptions): Promise<{ removed: string; inbox: Queues }>
+  /** Queued follow-up → steering the running turn (409 steer-unavailable when none runs: it stays queued). */
+  promote(id: string, messageId: string, options?: QueueOptions): Promise<{ promoted: string; lane: 'next-step'; position: number | null; inbox: Queues }>
+  reorder(id: string, order: string[], options?: QueueOptions): Promise<{ inbox: Queues }>
+  cancel(id: string, options?: { keepInbox?: boolean }): Promise<{ canceled: true; keepInbox: boolean; inbox: Queues }>
+  wake(id: string): Promise<{ status: string; inbox: Queues }>
+  fork(id: string, options?: { id?: string; afterTurn?: number }): Promise<{ id: string; parent: string; seedLength: number }>
+  /** The session's frames, resumed by the last seq after a dropped connection; ends when `signal` aborts. */
+  stream(id: string, options?: StreamOptions): AsyncIterable<StreamFrame>
+  /** The host's session-list frames; reconnects after a drop and starts again with a `hello`; ends when `signal` aborts. */
+  hostStream(options?: HostStreamOptions): AsyncIterable<HostStreamFrame>
+  /** Browsers: exchanges the token for the host's HttpOnly login cookie (the token is not kept). 401 not-authorized on a wrong token, 429 too-many-requests. */
+  login(token: string): Promise<{ loggedIn: true; expiresAt?: number }>
+  logout(): Promise<{ loggedIn: false }>
+}
