@@ -8,6 +8,7 @@ import type { PreStepDecision } from '../hooks.js'
 import type { ModelAdapter, ModelChunk, ModelRequest } from '../model.js'
 import { insertionOf, is, nextEvent, settle, statuses, turnBoundaries } from '../testing/agent-probes.js'
 import { gate, harness, msg, pausingTap } from '../testing/harness.js'
+import { scripted } from '@bosun/adapter-scripted'
 import { blockingTool, tool } from '../testing/tools.js'
 import { formatTimeline } from '../session/timeline.js'
 import type { Agent } from './agent.js'
@@ -578,21 +579,25 @@ describe('cancel', () => {
 })
 
 describe('each turn its own AbortController (seed 003: the driver "switches to a new AbortController" after each turn)', () => {
-  it('consecutive turns, in one run and across wakes, get distinct signals; aborting a later turn never reaches an earlier one', async () => {
+  /** `grab` keeps its turn's signal and returns; `wait` keeps it and returns once it aborts. */
+  function signalKeepers() {
     const signals: AbortSignal[] = []
     const grab = tool('grab', (_args, { signal }) => {
       signals.push(signal)
       return 'ok'
     })
-    const wait = blockingTool('wait', 'waited', {
-      execute: async (_args, { signal }) => {
-        signals.push(signal)
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
-        return 'stopped'
-      },
+    const wait = tool('wait', async (_args, { signal }) => {
+      signals.push(signal)
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+      return 'stopped'
     })
+    return { signals, grab, wait }
+  }
+
+  it('consecutive turns, in one run and across wakes, get distinct signals; aborting a later turn never reaches an earlier one', async () => {
+    const { signals, grab, wait } = signalKeepers()
     const { agent } = await harness({
-      tools: [grab, wait.tool],
+      tools: [grab, wait],
       responses: [{ toolCalls: [{ name: 'grab' }] }, { text: 'one' }, { toolCalls: [{ name: 'grab' }] }, { text: 'two' }, { toolCalls: [{ name: 'wait' }] }],
     })
     agent.followup('first')
@@ -605,5 +610,82 @@ describe('each turn its own AbortController (seed 003: the driver "switches to a
     agent.abort('stop turn 3')
     await agent.whenIdle()
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false, true])
+  })
+
+  it('a cancel() in turn 2 does not abort the signal turn 1 handed out and its work kept', async () => {
+    const { signals: kept, grab, wait } = signalKeepers()
+    const { agent, timeline } = await harness({
+      tools: [grab, wait],
+      responses: [{ toolCalls: [{ name: 'grab' }] }, { text: 'one' }, { toolCalls: [{ name: 'wait' }] }],
+    })
+    agent.followup('first')
+    agent.followup('second')
+    while (kept.length < 2) await new Promise((resolve) => setTimeout(resolve, 1))
+    agent.cancel()
+    await agent.whenIdle()
+    expect(kept.map((signal) => [signal.aborted, signal.reason])).toEqual([[false, undefined], [true, 'canceled']])
+    expect(timeline().split('\n').slice(-1)).toEqual(['turn/end 2 aborted (canceled)'])
+  })
+})
+
+describe('the turn\'s AbortController is made when its signal is first read', () => {
+  /** The scripted model behind an adapter that never reads the signal (as one that never waits). */
+  const signalBlind = (responses: ScriptedEntry[]): ModelAdapter => {
+    const inner = scripted({ responses })
+    return { name: 'signal-blind', stream: (request) => inner.stream(request, {} as never) }
+  }
+
+  it('an abort before anyone read the signal: the signal read afterwards is already aborted, with the reason', async () => {
+    const seen: [boolean, unknown][] = []
+    const reading = gate()
+    const running = gate()
+    const late = tool('late', async (_args, context) => {
+      running.open()
+      await reading.promise // aborted while waiting, without having looked at the signal
+      seen.push([context.signal.aborted, context.signal.reason])
+      return 'done'
+    })
+    const { agent, timeline } = await harness({ model: signalBlind([{ toolCalls: [{ name: 'late' }] }]), tools: [late] })
+    agent.followup('go')
+    await running.promise
+    agent.abort('stop')
+    reading.open()
+    await agent.whenIdle()
+    expect(seen).toEqual([[true, 'stop']])
+    expect(timeline().split('\n').slice(-2)).toEqual(['step/end 1.1 aborted', 'turn/end 1 aborted (stop)'])
+  })
+
+  it('an abort from turn 1\'s turn/end observer never reaches turn 2: its signal is fresh and unaborted', async () => {
+    const seen: [number, boolean][] = []
+    const look = tool('look', (_args, { signal, turn }) => {
+      seen.push([turn, signal.aborted])
+      return 'looked'
+    })
+    const { agent, timeline } = await harness({
+      model: signalBlind([{ text: 'one' }, { toolCalls: [{ name: 'look' }] }, { text: 'two' }]),
+      tools: [look],
+    })
+    const stop = agent.session.subscribe((event) => {
+      if (event.type !== 'turn/end') return
+      stop()
+      agent.abort('late') // turn 1's controller, after its turn ended and before its signal was ever read
+      agent.followup('again') // a waking send after the abort: latched, runs as turn 2
+    })
+    agent.followup('first')
+    await agent.whenIdle()
+    expect(seen).toEqual([[2, false]])
+    expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1', 'start 2', 'end 2'])
+    expect(timeline().includes('aborted')).toBe(false)
+  })
+
+  it('a turn that never reads its signal still ends aborted at once when a hook ignores the abort', async () => {
+    const stuck = pausingTap<PreStepDecision>()
+    const { agent, timeline } = await harness({ model: signalBlind([{ text: 'never' }]) })
+    agent.hooks.preStep.tapPromise('stuck', stuck.tap)
+    agent.followup('go')
+    await stuck.entered
+    agent.abort('stop')
+    await agent.whenIdle()
+    expect(timeline().split('\n').slice(-1)).toEqual(['turn/end 1 aborted (stop)'])
   })
 })
