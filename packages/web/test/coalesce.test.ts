@@ -47,3 +47,46 @@ describe('createCoalescer', () => {
     expect(frames.pending()).toBe(0)
   })
 })
+
+describe('createCoalescer after a slow flush', () => {
+  it('rests as long as the flush took before the next one, and the frames that arrive meanwhile join one batch', () => {
+    const frames = manualFrames()
+    let now = 0
+    const batches: number[][] = []
+    // Each flush takes 40 ms of the clock (as folding into a long log does).
+    const coalescer = createCoalescer<number>((batch) => {
+      batches.push(batch)
+      now += 40
+    }, frames, () => now)
+    coalescer.push(1)
+    frames.tick()
+    expect(batches).toEqual([[1]])
+    // Frames every 16 ms: none flushes until 40 ms after the slow flush ended (at 80 ms).
+    for (const item of [2, 3]) {
+      coalescer.push(item)
+      now += 16
+      frames.tick()
+    }
+    expect(batches).toEqual([[1]])
+    expect(frames.pending()).toBe(1)
+    coalescer.push(4)
+    now += 16
+    frames.tick()
+    expect(batches).toEqual([[1], [2, 3, 4]])
+  })
+
+  it('a quick flush rests not at all: the next frame flushes', () => {
+    const frames = manualFrames()
+    let now = 0
+    const batches: number[][] = []
+    const coalescer = createCoalescer<number>((batch) => {
+      batches.push(batch)
+      now += 2
+    }, frames, () => now)
+    coalescer.push(1)
+    frames.tick()
+    coalescer.push(2)
+    frames.tick()
+    expect(batches).toEqual([[1], [2]])
+  })
+})

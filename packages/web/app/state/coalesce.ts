@@ -2,6 +2,13 @@
  * Frames arrive one by one (a chunk can be a few characters); the page redraws at most once per
  * animation frame. `createCoalescer` buffers frames and hands each batch to `flush` on the next
  * frame, so streaming text costs one fold and one render per frame, never one per chunk.
+ *
+ * A flush that took long (folding into a long session copies its event list, whatever the batch
+ * size) is followed by a pause as long as it took before the next one: the frames that arrive
+ * meanwhile join the next batch. So folding takes at most about half of the main thread, the
+ * rest is left to reading the stream and drawing, and a 40,000-event replay is folded in a few
+ * dozen batches instead of one per frame (each batch's cost grows with the log: per-frame
+ * batches made the replay's folding quadratic).
  */
 export interface Coalescer<T> {
   push(item: T): void
@@ -22,21 +29,34 @@ export const animationFrames: Scheduler =
     ? { request: (callback) => frameApi.requestAnimationFrame!(callback), cancel: (handle) => frameApi.cancelAnimationFrame!(handle) }
     : { request: (callback) => setTimeout(callback, 16) as unknown as number, cancel: (handle) => clearTimeout(handle) }
 
-export function createCoalescer<T>(flush: (batch: T[]) => void, scheduler: Scheduler = animationFrames): Coalescer<T> {
+/** A flush shorter than this (most of a frame left) is followed by the next frame's, as usual. */
+export const SLOW_FLUSH_MS = 8
+
+export function createCoalescer<T>(flush: (batch: T[]) => void, scheduler: Scheduler = animationFrames, clock: () => number = () => performance.now()): Coalescer<T> {
   let buffer: T[] = []
   let handle: number | null = null
+  /** No flush on a frame before this time (the pause after a slow flush). */
+  let restUntil = 0
   const drain = (): void => {
     if (handle !== null) scheduler.cancel(handle)
     handle = null
     if (buffer.length === 0) return
     const batch = buffer
     buffer = []
+    const started = clock()
     flush(batch)
+    const took = clock() - started
+    restUntil = took > SLOW_FLUSH_MS ? clock() + took : 0
+  }
+  const onFrame = (): void => {
+    handle = null
+    if (restUntil > clock()) handle = scheduler.request(onFrame)
+    else drain()
   }
   return {
     push(item) {
       buffer.push(item)
-      if (handle === null) handle = scheduler.request(drain)
+      if (handle === null) handle = scheduler.request(onFrame)
     },
     drain,
     cancel() {
