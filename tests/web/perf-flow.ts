@@ -10,9 +10,26 @@ import type { BrowserContext } from 'playwright-core'
 import { artifacts, screenshot, until } from './harness.js'
 import { lastSeq } from './page.js'
 
-/** Runs in the page before its scripts: notes when the first turn is drawn and when the log's last seq is folded. */
+/**
+ * Runs in the page before its scripts: notes when the session stream's response arrived (the
+ * host's part), when the first turn is drawn and when the log's last seq is folded, and adds up
+ * the main thread's long tasks (over 50 ms) until then (the page's part).
+ */
 const observe = (finalSeq: number): string => `
-  window.__perf = {}
+  window.__perf = { longTasks: 0 }
+  const realFetch = window.fetch
+  window.fetch = async (...args) => {
+    const url = String(args[0] instanceof Request ? args[0].url : args[0])
+    const stream = window.__perf.streamOpen === undefined && /\\/v1\\/sessions\\/[^/]+\\/stream/.test(url)
+    if (stream) window.__perf.streamAsked = performance.now()
+    const response = await realFetch(...args)
+    if (stream) window.__perf.streamOpen = performance.now()
+    return response
+  }
+  new PerformanceObserver((list) => {
+    if (window.__perf.allFolded !== undefined) return
+    for (const entry of list.getEntries()) window.__perf.longTasks += entry.duration
+  }).observe({ type: 'longtask', buffered: true })
   new MutationObserver(() => {
     const log = document.querySelector('[role=log]')
     if (window.__perf.firstTurn === undefined && document.querySelector('article')) window.__perf.firstTurn = performance.now()
@@ -39,7 +56,7 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
-export interface PerfReport { turns: number; events: number; firstTurnMs: number; allFoldedMs: number; frames: number; frameP50Ms: number; frameP95Ms: number; frameMaxMs: number; framesOver50Ms: number; rowsInDom: number }
+export interface PerfReport { turns: number; events: number; streamAskedMs: number; streamOpenMs: number; firstTurnMs: number; longTasksMs: number; allFoldedMs: number; frames: number; frameP50Ms: number; frameP95Ms: number; frameMaxMs: number; framesOver50Ms: number; rowsInDom: number }
 
 export async function perfFlow(context: BrowserContext, url: string, id: string, turns: number, finalSeq: number): Promise<PerfReport> {
   const page = await context.newPage()
@@ -48,7 +65,7 @@ export async function perfFlow(context: BrowserContext, url: string, id: string,
     await page.goto(`${url}#/s/${encodeURIComponent(id)}`)
     await until(async () => (await lastSeq(page)) === finalSeq, 'the whole session folded', 120_000)
     await until(async () => (await page.getByRole('article', { name: `Turn ${turns}`, exact: true }).count()) === 1, 'the last turn drawn')
-    const marks = (await page.evaluate('window.__perf')) as { firstTurn: number; allFolded: number }
+    const marks = (await page.evaluate('window.__perf')) as { streamAsked: number; streamOpen: number; firstTurn: number; allFolded: number; longTasks: number }
     await screenshot(page, 'long-session')
     const scroll = (await page.evaluate(SCROLL)) as { intervals: number[]; rows: number }
     await until(async () => {
@@ -61,7 +78,10 @@ export async function perfFlow(context: BrowserContext, url: string, id: string,
     const report: PerfReport = {
       turns,
       events: finalSeq + 1,
+      streamAskedMs: Math.round(marks.streamAsked),
+      streamOpenMs: Math.round(marks.streamOpen),
       firstTurnMs: Math.round(marks.firstTurn),
+      longTasksMs: Math.round(marks.longTasks),
       allFoldedMs: Math.round(marks.allFolded),
       frames: scroll.intervals.length,
       frameP50Ms: Math.round(percentile(scroll.intervals, 50) * 10) / 10,
@@ -71,7 +91,7 @@ export async function perfFlow(context: BrowserContext, url: string, id: string,
       rowsInDom: scroll.rows,
     }
     await writeFile(join(artifacts, 'perf.json'), `${JSON.stringify(report, null, 2)}\n`)
-    console.log(`web UI, ${turns}-turn session (${report.events} events): first turn drawn ${report.firstTurnMs} ms, whole log folded ${report.allFoldedMs} ms after navigation; scrolling up 600 px a frame over ${report.frames} frames: p50 ${report.frameP50Ms} ms, p95 ${report.frameP95Ms} ms, max ${report.frameMaxMs} ms, ${report.framesOver50Ms} frames over 50 ms; ${report.rowsInDom} rows in the DOM`)
+    console.log(`web UI, ${turns}-turn session (${report.events} events): stream asked ${report.streamAskedMs} ms, answered ${report.streamOpenMs} ms, first turn drawn ${report.firstTurnMs} ms, whole log folded ${report.allFoldedMs} ms after navigation (long tasks until then: ${report.longTasksMs} ms); scrolling up 600 px a frame over ${report.frames} frames: p50 ${report.frameP50Ms} ms, p95 ${report.frameP95Ms} ms, max ${report.frameMaxMs} ms, ${report.framesOver50Ms} frames over 50 ms; ${report.rowsInDom} rows in the DOM`)
     return report
   } finally {
     await page.close()
