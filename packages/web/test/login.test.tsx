@@ -100,6 +100,24 @@ describe('the login form', () => {
     await expect(page.listSessions()).rejects.toMatchObject({ status: 401 })
   })
 
+  it('asks again after the host restarted (logins live in its memory)', async () => {
+    const makeHost = (): Host => createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), auth: { token }, limits: { keepAliveMs: 200 } })
+    const first = makeHost()
+    const restarted = makeHost()
+    let target = first
+    host = restarted // closed after the test; the first is closed below
+    const browser = cookieFetch((request) => target.fetch(request))
+    openPage(createClient({ baseUrl: 'http://127.0.0.1', fetch: browser.fetch }))
+    await until(() => screen.queryByLabelText('Host token'), 'the login form')
+    await submit(token)
+    await until(() => screen.queryByRole('list', { name: 'Session list' }), 'in')
+    target = restarted
+    await first.close() // ends the host stream; the reconnect reaches a host that never saw the cookie
+    await until(() => screen.queryByLabelText('Host token'), 'the login form again')
+    await submit(token)
+    await until(() => screen.queryByRole('list', { name: 'Session list' }), 'in again')
+  })
+
   it('offers no Log out on a host without a token', async () => {
     host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), limits: { keepAliveMs: 200 } })
     const served = host
