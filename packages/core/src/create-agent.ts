@@ -14,7 +14,7 @@ import { Surface } from './session/surface.js'
 import { memoryStore } from './store/memory.js'
 import { closeOpenTurn } from './store/repair.js'
 import { assertSessionId } from './store/session-id.js'
-import type { Store } from './store/types.js'
+import type { Store, StoredSession } from './store/types.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/types.js'
 
@@ -34,6 +34,14 @@ export interface CreateAgentOptions {
   maxParallelTools?: number
   /** Clock for event times. Default `Date.now`. */
   now?: () => number
+  /**
+   * Makes the session when the store does not have it, instead of `store.create` with a plain
+   * header — e.g. a subagent child's session, which carries its `delegation` and may be seeded
+   * (a fork). It runs inside this agent's claim on the session (see `borrowOrOpen`), so no other
+   * part of the process opens the session between its creation and this agent. Needs `sessionId`;
+   * must return that session, open for writing.
+   */
+  createSession?: () => Promise<StoredSession>
   /**
    * The agent owns the store: `agent.close()` closes it too. Default: true for the memory store
    * made when `store` is omitted, false for a store you pass (you may share it between agents).
@@ -68,6 +76,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     throw invalidArgument(`createAgent(): "maxParallelTools" must be a positive integer, got ${String(maxParallelTools)}.`)
   }
   if (options.now !== undefined && typeof options.now !== 'function') throw invalidArgument('createAgent(): "now" must be a function.')
+  if (options.createSession !== undefined && (typeof options.createSession !== 'function' || options.sessionId === undefined)) {
+    throw invalidArgument('createAgent(): "createSession" must be a function, and needs "sessionId" (the session it makes).')
+  }
   // Everything that can be checked without the store is checked first: a bad config creates no session.
   const resolved = plugins.map((entry, index) => resolvePluginEntry(entry, index))
   const declared = new Set<string>()
@@ -115,7 +126,9 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   const hooks = createHooks()
   const stored =
     (await store.open(sessionId)) ??
-    (await store.create({ id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() } satisfies SessionHeader))
+    (options.createSession
+      ? await createdBy(options.createSession, sessionId)
+      : await store.create({ id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() } satisfies SessionHeader))
   const session = new Session(stored.header, stored.events, {
     writer: stored.writer,
     ...(options.now ? { now: options.now } : {}),
@@ -197,4 +210,12 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   return agent
 }
 
-
+/** The session `createSession` made, checked to be the one asked for. */
+async function createdBy(createSession: () => Promise<StoredSession>, sessionId: string): Promise<StoredSession> {
+  const stored = await createSession()
+  if (stored?.header?.id !== sessionId) {
+    await stored?.writer?.close().catch(() => {})
+    throw invalidArgument(`createAgent(): "createSession" made session "${String(stored?.header?.id)}", not "${sessionId}".`)
+  }
+  return stored
+}

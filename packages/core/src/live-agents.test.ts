@@ -7,6 +7,7 @@ import { BosunError, ErrorCodes } from './errors.js'
 import { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed } from './live-agents.js'
 import { definePlugin } from './plugin.js'
 import { memoryStore } from './store/memory.js'
+import { LOG_FORMAT_VERSION } from './session/events.js'
 import type { Store } from './store/types.js'
 import { gate } from './testing/harness.js'
 
@@ -121,5 +122,32 @@ describe('live agents registry', () => {
     await b.close()
     expect(liveAgents(store)).toEqual([])
     await elsewhere.close()
+  })
+
+  it("createSession makes a missing session inside the agent's claim: an open racing it borrows the agent instead of opening the new session", async () => {
+    const store = memoryStore()
+    const made = gate()
+    const building = createAgent({
+      model: scripted(), store, sessionId: 'child',
+      createSession: async () => {
+        await made.promise
+        return store.create({ id: 'child', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: { parentSessionId: 'p', callId: 'c', depth: 1, mode: 'continuable' } })
+      },
+    })
+    let opens = 0
+    const racing = borrowOrOpen(store, 'child', async () => (opens++, createAgent({ model: scripted(), store, sessionId: 'child' })))
+    made.open()
+    const agent = await building
+    expect(agent.session.header.delegation).toMatchObject({ parentSessionId: 'p' })
+    expect(await racing).toEqual({ agent, borrowed: true })
+    expect(opens).toBe(0)
+    await agent.close()
+    // It is used only when the store lacks the session; it must make the one asked for.
+    const again = await createAgent({ model: scripted(), store, sessionId: 'child', createSession: () => Promise.reject(new Error('not called')) })
+    await again.close()
+    const wrong = createAgent({ model: scripted(), store, sessionId: 'other', createSession: () => store.create({ id: 'stray', version: LOG_FORMAT_VERSION, createdAt: 1 }) })
+    await expect(wrong).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
+    expect(findLiveAgent(store, 'other')).toBeUndefined()
+    await expect(createAgent({ model: scripted(), store, createSession: () => store.create({ id: 'x', version: LOG_FORMAT_VERSION, createdAt: 1 }) })).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
   })
 })

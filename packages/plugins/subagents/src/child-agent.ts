@@ -1,4 +1,5 @@
 import { borrowOrOpen, createAgent, definePlugin, type Agent, type Plugin, type PluginContext, type PluginEntry, type Tool } from '@bosun/core'
+import { createChildSession, type ChildSpec } from './child-session.js'
 import { ChildFold } from './fold.js'
 import type { Options } from './options.js'
 import { SUBAGENT_TOOL_NAMES } from './tools.js'
@@ -28,11 +29,12 @@ export interface Child {
 /**
  * Builds a child's agent on its stored session: from the parent's resolved config, or from a
  * profile (its system prompt, a fresh adapter from its model entry, only the tools it names —
- * whether the parent's own or added by a plugin; the subagent tools always). A child session this
- * process already runs (the host opened it) is borrowed instead: a second agent on it would be a
- * second writer.
+ * whether the parent's own or added by a plugin; the subagent tools always). With `create`, the
+ * child's session is made first (a spawn, or recovery adopting a child a crash left unmade). A
+ * child session this process already runs (the host opened it) is borrowed instead: a second agent
+ * on it would be a second writer.
  */
-export async function openChildAgent(ctx: PluginContext, options: Options, childId: string, profileName: string | undefined, resume: boolean): Promise<{ agent: Agent; fold: ChildFold; borrowed: boolean }> {
+export async function openChildAgent(ctx: PluginContext, options: Options, childId: string, profileName: string | undefined, resume: boolean, create?: ChildSpec): Promise<{ agent: Agent; fold: ChildFold; borrowed: boolean }> {
   const { config } = ctx
   const profile = profileName === undefined ? undefined : options.agents?.[profileName]
   const allowed = profile?.tools ? new Set([...profile.tools, ...SUBAGENT_TOOL_NAMES]) : undefined
@@ -42,6 +44,8 @@ export async function openChildAgent(ctx: PluginContext, options: Options, child
     tools: allowed ? config.tools.filter((tool: Tool) => allowed.has(tool.name)) : config.tools,
     plugins: allowed ? onlyTools(config.plugins, allowed) : config.plugins,
     maxParallelTools: config.maxParallelTools, now: ctx.now,
+    // A new child's session is made inside the agent's claim on it (see createChildSession).
+    ...(create ? { createSession: () => createChildSession(ctx, create) } : {}),
   }))
   // Folded from what is stored, then fed each appended event: no event can fall between (both synchronous).
   const fold = new ChildFold(resume)

@@ -1,4 +1,4 @@
-import { createUserMessage, forkSession, LOG_FORMAT_VERSION, type Agent, type Delegation, type PluginContext, type SessionEvent, type SessionHeader, type TurnEndReason, type UserMessage } from '@bosun/core'
+import { createUserMessage, forkSession, LOG_FORMAT_VERSION, type Agent, type Delegation, type PluginContext, type SessionEvent, type SessionHeader, type StoredSession, type TurnEndReason, type UserMessage } from '@bosun/core'
 
 /** What a child's session is made from: the same at spawn and when recovery adopts a child the crash left unmade. */
 export interface ChildSpec {
@@ -9,19 +9,20 @@ export interface ChildSpec {
   afterTurn?: number
 }
 
-/** Creates the child's session in the parent's store, empty or seeded with the parent's completed turns. */
-export async function createChildSession(ctx: PluginContext, spec: ChildSpec): Promise<void> {
+/**
+ * Creates the child's session in the parent's store, empty or seeded with the parent's completed
+ * turns, and returns it open: the child's agent is built on it (`createAgent`'s `createSession`),
+ * so nothing else in the process can open the child between its creation and its agent.
+ */
+export async function createChildSession(ctx: PluginContext, spec: ChildSpec): Promise<StoredSession> {
   const { childId: id, delegation } = spec
   if (spec.context === 'fork') {
     await ctx.session.flush()
-    const stored = await forkSession(ctx.store, ctx.session.header.id, {
+    return forkSession(ctx.store, ctx.session.header.id, {
       id, delegation, now: ctx.now, ...(spec.afterTurn === undefined ? {} : { afterTurn: spec.afterTurn }),
     })
-    await stored.writer.close()
-  } else {
-    const stored = await ctx.store.create({ id, version: LOG_FORMAT_VERSION, createdAt: ctx.now(), delegation })
-    await stored.writer.close()
   }
+  return ctx.store.create({ id, version: LOG_FORMAT_VERSION, createdAt: ctx.now(), delegation })
 }
 
 /** A stored session as read (without keeping it open), or `undefined` when the store has none. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createUserMessage, findLiveAgent, whenAgentClosed, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
 import { closeChild, openChildAgent, type Child } from './child-agent.js'
-import { admitTask, createChildSession, delegationOf, parentSource } from './child-session.js'
+import { admitTask, delegationOf, parentSource, type ChildSpec } from './child-session.js'
 import { SubagentError, SubagentErrorCodes } from './errors.js'
 import type { Settlement } from './fold.js'
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN, type Options } from './options.js'
@@ -48,7 +48,7 @@ export class Delegator {
 
   /** On reopen (in setup): see {@link recoverChildren}. */
   recover(): Promise<void> {
-    const open = (childId: string, mode: 'foreground' | 'background', profile: string | undefined) => this.#open(childId, mode, profile)
+    const open = (childId: string, mode: 'foreground' | 'background', profile: string | undefined, create?: ChildSpec) => this.#open(childId, mode, profile, create)
     return recoverChildren({ ctx: this.#ctx, record: this.#record, resume: this.#resume, delivery: this.#delivery, live: this.#live, open })
   }
 
@@ -79,8 +79,7 @@ export class Delegator {
     let child: Child | undefined
     try {
       await this.#ctx.session.flush()
-      await createChildSession(this.#ctx, { childId, delegation, ...(args.context === undefined ? {} : { context: args.context }) })
-      child = await this.#open(childId, mode, args.agent)
+      child = await this.#open(childId, mode, args.agent, { childId, delegation, ...(args.context === undefined ? {} : { context: args.context }) })
       child.awaited = mode === 'foreground'
       await admitTask(this.#ctx, child.agent, args.task, tool.callId)
     } catch (error) {
@@ -171,19 +170,19 @@ export class Delegator {
     return spawned
   }
 
-  /** Opens a child once (concurrent callers share the opening). */
-  #open(childId: string, mode: 'foreground' | 'background', profile: string | undefined): Promise<Child> {
+  /** Opens a child once (concurrent callers share the opening); with `create`, its session is made first. */
+  #open(childId: string, mode: 'foreground' | 'background', profile: string | undefined, create?: ChildSpec): Promise<Child> {
     let opening = this.#children.get(childId)
     if (!opening) {
-      opening = this.#build(childId, mode, profile)
+      opening = this.#build(childId, mode, profile, create)
       this.#children.set(childId, opening)
       opening.catch(() => this.#children.delete(childId))
     }
     return opening
   }
 
-  async #build(childId: string, mode: 'foreground' | 'background', profile: string | undefined): Promise<Child> {
-    const { agent, fold, borrowed } = await openChildAgent(this.#ctx, this.#options, childId, profile, this.#resume)
+  async #build(childId: string, mode: 'foreground' | 'background', profile: string | undefined, create: ChildSpec | undefined): Promise<Child> {
+    const { agent, fold, borrowed } = await openChildAgent(this.#ctx, this.#options, childId, profile, this.#resume, create)
     const child: Child = { id: childId, agent, mode, fold, borrowed, awaited: false, quiet: false, waiters: new Set(), ...(profile === undefined ? {} : { profile }) }
     this.#opened.set(childId, child)
     agent.hooks.status.tap(this.#ctx.name, (status) => {

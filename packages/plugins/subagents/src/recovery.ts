@@ -1,6 +1,6 @@
 import type { PluginContext } from '@bosun/core'
 import { closeChild, type Child } from './child-agent.js'
-import { admitTask, createChildSession, delegationOf, hasNoOwnEvents, peekSession, settleText } from './child-session.js'
+import { admitTask, delegationOf, hasNoOwnEvents, peekSession, settleText, type ChildSpec } from './child-session.js'
 import { foldChild } from './fold.js'
 import { settledForGood, type ParentRecord, type SpawnRecord } from './parent-record.js'
 import type { SettlementDelivery } from './settlement.js'
@@ -13,8 +13,8 @@ export interface RecoveryScope {
   delivery: SettlementDelivery
   /** Children counted against `maxLiveChildren`. */
   live: Set<string>
-  /** Opens a child's agent (it becomes one of the delegator's children). */
-  open(childId: string, mode: 'foreground' | 'background', profile: string | undefined): Promise<Child>
+  /** Opens a child's agent (it becomes one of the delegator's children); with `create`, makes its session first. */
+  open(childId: string, mode: 'foreground' | 'background', profile: string | undefined, create?: ChildSpec): Promise<Child>
 }
 
 /**
@@ -56,11 +56,9 @@ async function adopt(scope: RecoveryScope, childId: string, spawned: SpawnRecord
   // Cannot be missing in logs this plugin wrote (the call is logged before it runs): refuse rather than guess a task.
   if (spawned.task === undefined) throw new Error(`no task recorded for child ${childId}`)
   const delegation = delegationOf(scope.ctx, spawned.callId, spawned.depth, spawned.mode)
-  if (missing) {
-    const context = spawned.context ?? 'fresh'
-    await createChildSession(scope.ctx, { childId, delegation, context, ...(context === 'fork' ? { afterTurn: Math.max(0, spawned.turn - 1) } : {}) })
-  }
-  const child = await scope.open(childId, spawned.mode, spawned.agent)
+  const context = spawned.context ?? 'fresh'
+  const create: ChildSpec | undefined = missing ? { childId, delegation, context, ...(context === 'fork' ? { afterTurn: Math.max(0, spawned.turn - 1) } : {}) } : undefined
+  const child = await scope.open(childId, spawned.mode, spawned.agent, create)
   await admitTask(scope.ctx, child.agent, spawned.task, spawned.callId)
   scope.live.add(childId)
   child.agent.wake()
