@@ -4,10 +4,12 @@
  * Measured and reported (tests/web/artifacts/perf.json, docs/benchmarks.md), never asserted.
  */
 import { writeFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import type { BrowserContext } from 'playwright-core'
-import { artifacts, screenshot, until } from './harness.js'
+import { writeBigSession } from './big-session.js'
+import { artifacts, freePort, screenshot, serve, until, workspace } from './harness.js'
 import { lastSeq } from './page.js'
 
 /**
@@ -58,7 +60,26 @@ const percentile = (values: number[], p: number): number => {
 
 export interface PerfReport { turns: number; events: number; streamAskedMs: number; streamOpenMs: number; firstTurnMs: number; longTasksMs: number; allFoldedMs: number; frames: number; frameP50Ms: number; frameP95Ms: number; frameMaxMs: number; framesOver50Ms: number; rowsInDom: number }
 
-export async function perfFlow(context: BrowserContext, url: string, id: string, turns: number, finalSeq: number): Promise<PerfReport> {
+/**
+ * Writes a `turns`-turn session into a fresh folder, serves it with `cli` (this tree's build by
+ * default) — so the session is cold, as after a restart — and measures it with {@link perfFlow}.
+ */
+export async function measureColdSession(context: BrowserContext, turns: number, label: string, cli?: string): Promise<PerfReport> {
+  const work = await workspace([{ text: 'unused' }])
+  try {
+    const finalSeq = await writeBigSession(work.dir, 'long-voyage', turns)
+    const server = await serve(work.dir, await freePort(), {}, cli)
+    try {
+      return await perfFlow(context, server.url, 'long-voyage', turns, finalSeq, label)
+    } finally {
+      await server.stop()
+    }
+  } finally {
+    await work.cleanup()
+  }
+}
+
+export async function perfFlow(context: BrowserContext, url: string, id: string, turns: number, finalSeq: number, label = 'this build'): Promise<PerfReport> {
   const page = await context.newPage()
   try {
     await page.addInitScript(observe(finalSeq))
@@ -91,7 +112,7 @@ export async function perfFlow(context: BrowserContext, url: string, id: string,
       rowsInDom: scroll.rows,
     }
     await writeFile(join(artifacts, 'perf.json'), `${JSON.stringify(report, null, 2)}\n`)
-    console.log(`web UI, ${turns}-turn session (${report.events} events): stream asked ${report.streamAskedMs} ms, answered ${report.streamOpenMs} ms, first turn drawn ${report.firstTurnMs} ms, whole log folded ${report.allFoldedMs} ms after navigation (long tasks until then: ${report.longTasksMs} ms); scrolling up 600 px a frame over ${report.frames} frames: p50 ${report.frameP50Ms} ms, p95 ${report.frameP95Ms} ms, max ${report.frameMaxMs} ms, ${report.framesOver50Ms} frames over 50 ms; ${report.rowsInDom} rows in the DOM`)
+    console.log(`web UI (${label}, load ${loadavg()[0]!.toFixed(1)}), ${turns}-turn session (${report.events} events): stream asked ${report.streamAskedMs} ms, answered ${report.streamOpenMs} ms, first turn drawn ${report.firstTurnMs} ms, whole log folded ${report.allFoldedMs} ms after navigation (long tasks until then: ${report.longTasksMs} ms); scrolling up 600 px a frame over ${report.frames} frames: p50 ${report.frameP50Ms} ms, p95 ${report.frameP95Ms} ms, max ${report.frameMaxMs} ms, ${report.framesOver50Ms} frames over 50 ms; ${report.rowsInDom} rows in the DOM`)
     return report
   } finally {
     await page.close()

@@ -4,9 +4,8 @@
 // (CI=true) a missing browser fails (no-browser.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, hasChromium, launch, serve, slowAnswer, workspace, type Serve, type Workspace } from './harness.js'
-import { writeBigSession } from './big-session.js'
 import { keyboardFlow } from './keyboard-flow.js'
-import { perfFlow } from './perf-flow.js'
+import { measureColdSession } from './perf-flow.js'
 import { queueFlow } from './queue-flow.js'
 import { restartFlow } from './restart-flow.js'
 
@@ -46,10 +45,16 @@ if (hasChromium) {
       }
     }, 240_000)
 
+    // BOSUN_WEB_COMPARE=<another tree>/packages/cli/dist/bin.js measures that build too, in
+    // interleaved rounds (BOSUN_WEB_ROUNDS, 3 by default): how docs/benchmarks.md compares builds.
+    const compare = process.env.BOSUN_WEB_COMPARE
+    const rounds = compare === undefined ? 1 : Number(process.env.BOSUN_WEB_ROUNDS ?? 3)
     it('opens a 5,000-turn session and scrolls it (virtualised; times reported in docs/benchmarks.md, not asserted)', async () => {
-      const finalSeq = await writeBigSession(work.dir, 'long-voyage', 5000)
-      const report = await perfFlow(browser.context, server.url, 'long-voyage', 5000, finalSeq)
-      expect(report.events).toBe(40_000)
-    }, 240_000)
+      for (let round = 1; round <= rounds; round += 1) {
+        if (compare !== undefined) await measureColdSession(browser.context, 5000, `${compare}, round ${round}`, compare)
+        const report = await measureColdSession(browser.context, 5000, compare === undefined ? 'this build' : `this build, round ${round}`)
+        expect(report.events).toBe(40_000)
+      }
+    }, 240_000 * rounds * (compare === undefined ? 1 : 2))
   })
 }
