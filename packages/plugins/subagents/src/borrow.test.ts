@@ -3,13 +3,13 @@
 // when its owner closes it, the parent forgets it and opens it itself on the next send.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
-import { createAgent, findLiveAgent, memoryStore, type ModelRequest } from '@bosun/core'
+import { createAgent, definePlugin, findLiveAgent, memoryStore, type ModelRequest, type Plugin } from '@bosun/core'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import subagents from './index.js'
-import { brain, childIds, ofType, parent, startedId, textOf, toolResults, until } from '../test/harness.js'
+import { brain, childIds, gate, ofType, parent, startedId, textOf, toolResults, until } from '../test/harness.js'
 
 /** The root answers its last message: "go" spawns, "again" sends to the child, anything else is acknowledged. */
 function rootAnswer(request: ModelRequest): ScriptedResponse {
@@ -28,7 +28,7 @@ const settledAnswers = (events: readonly { type: string; data: unknown }[]) =>
  * A parent that spawned a background child (settled once) and closed; then another owner (a host,
  * say) opens the child, and the parent is reopened and sends it "again…": the second settlement.
  */
-async function borrowedBySend(kind: string, dir: string) {
+async function borrowedBySend(kind: string, dir: string, ownerPlugins: Plugin[] = []) {
   const store = kind === 'memory' ? memoryStore() : jsonlStore({ dir })
   const first = await parent({ store, script })
   first.followup('go')
@@ -37,7 +37,7 @@ async function borrowedBySend(kind: string, dir: string) {
   const [childId] = childIds(first.session.events) as [string]
   await first.close()
   // Nothing holds the child now: the other owner opens it.
-  const owner = await createAgent({ model: brain(script), store, sessionId: childId, plugins: [subagents] })
+  const owner = await createAgent({ model: brain(script), store, sessionId: childId, plugins: [subagents, ...ownerPlugins] })
   const root = await parent({ store, script })
   root.followup('again, please')
   await until(() => ofType(root.session.events, 'subagent/settled').length === 2, 'the second settlement')
@@ -53,17 +53,24 @@ describe.each([['memory'], ['JSONL']])('a child another part of the process runs
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('is borrowed by send_to_agent, let go (not closed) by the parent, and reopened by the parent once its owner closed it', async () => {
-    const { store, childId, owner, root } = await borrowedBySend(kind, dir)
+  it('is borrowed by send_to_agent, let go (not closed) by the parent, and reopened by the parent once its owner closed it (a send during the close waits for it)', async () => {
+    const release = gate()
+    const slowClose = definePlugin({ name: 'slow-close', setup: ({ onClose }) => onClose(() => release.promise) })
+    const { store, childId, owner, root } = await borrowedBySend(kind, dir, [slowClose])
     expect(textOf(toolResults(root.session.events).at(-1)!.content)).toContain(`Sent to ${childId}`)
     // The owner's agent did the work: one writer on the child's log.
     expect(ofType(owner.session.events, 'turn/end')).toHaveLength(2)
     expect(findLiveAgent(store, childId)).toBe(owner)
-    // The owner closes it: the parent forgets it, and opens the child itself for the next send.
-    await owner.close()
+    // The owner closes it — slowly: the parent's next send comes while it is closing, waits for
+    // the close, forgets the owner's agent and opens the child itself.
     await root.whenIdle()
+    const closing = owner.close()
     root.followup('again, once more')
+    await until(() => ofType(root.session.events, 'tool/call').filter((e) => (e.data as { name: string }).name === 'send_to_agent').length === 2, 'the second send')
+    release.open()
+    await closing
     await until(() => ofType(root.session.events, 'subagent/settled').length === 3, 'the third settlement')
+    expect(textOf(toolResults(root.session.events).at(-1)!.content)).toContain(`Sent to ${childId}`)
     const reopened = findLiveAgent(store, childId)
     expect(reopened).toBeDefined()
     expect(reopened).not.toBe(owner)

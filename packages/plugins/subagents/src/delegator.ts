@@ -107,7 +107,13 @@ export class Delegator {
     }
     if (!this.#live.has(childId)) this.#reserve()
     // A child settled before a reopen is opened only now, when it has work again.
-    const child = await (this.#children.get(childId) ?? this.#open(childId, spawned.mode, spawned.agent))
+    const open = () => this.#children.get(childId) ?? this.#open(childId, spawned.mode, spawned.agent)
+    let child = await open()
+    if (child.borrowed && !child.closing && findLiveAgent(this.#ctx.store, childId) !== child.agent) {
+      // Its owner (the host) is closing it: once it is closed (and forgotten here), open it here.
+      await whenAgentClosed(child.agent)
+      child = await open()
+    }
     if (child.closing) throw new SubagentError(SubagentErrorCodes.ONE_SHOT, `agent ${childId} is closed.`)
     const sent = child.agent.followup(createUserMessage(message, { source: parentSource(this.#ctx, tool.callId) }))
     this.#live.add(childId)
