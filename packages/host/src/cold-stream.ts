@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionHeader } from '@bosun/core'
+import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
 import type { HostFeed } from './feed.js'
 import { InboxFold } from './log.js'
 import type { LiveSession, SessionManager } from './sessions.js'
@@ -114,13 +114,15 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
 }
 
 /**
- * The stream of session `id` from its stored log, or undefined when it must be served live: it is
- * live already, unknown (the live path says `session-not-found`), left mid-turn by a crash, or the
- * client's cursor is past the stored log (a retiring agent may still be writing its tail: the live
- * path waits for it and answers `replay-unavailable` only if the cursor is past the real log).
+ * The stream of session `id` from its stored log, or undefined when it must be served live: the
+ * store cannot read a session without opening it (opening repairs a crash's open turn without the
+ * agent that would wake its re-queued work), the session is live already, unknown (the live path
+ * says `session-not-found`), left mid-turn by a crash, or the client's cursor is past the stored
+ * log (a retiring agent may still be writing its tail: the live path waits for it and answers
+ * `replay-unavailable` only if the cursor is past the real log).
  */
-export async function openColdStream(sessions: SessionManager, feed: HostFeed, id: string, cursor: number | 'tail', options: Omit<ColdStreamOptions, 'id' | 'stored' | 'after'>): Promise<ReadableStream<Uint8Array> | undefined> {
-  if (feed.closed || (await sessions.peek(id)) !== undefined) return undefined
+export async function openColdStream(store: Store, sessions: SessionManager, feed: HostFeed, id: string, cursor: number | 'tail', options: Omit<ColdStreamOptions, 'id' | 'stored' | 'after'>): Promise<ReadableStream<Uint8Array> | undefined> {
+  if (store.read === undefined || feed.closed || (await sessions.peek(id)) !== undefined) return undefined
   const stored = await sessions.read(id)
   if (stored === undefined || stored.live !== undefined) return undefined
   if (needsRecovery(stored.events, stored.header.seedLength ?? 0)) return undefined

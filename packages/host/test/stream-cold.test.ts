@@ -2,6 +2,7 @@
 // session, the same frames as the live path, and handed over to the live log without gap or
 // duplicate when the session goes live while it is open. Real JSONL files, real HTTP on 127.0.0.1.
 import { describe, expect, it } from 'vitest'
+import { memoryStore } from '@bosun/core'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { listen, type Host, type RunningServer } from '../src/index.js'
 import { eventSeqs, json, makeHost, perTest, req, SseReader, waitFor, type Frame } from './helpers.js'
@@ -169,5 +170,16 @@ describe('host: the stream of a cold session', () => {
     await cold.until(hasSeq(lastSeq))
     await host.close()
     await expect(cold.until(() => false)).rejects.toThrow('stream ended')
+  })
+
+  it('resumes the session when its store cannot read it without opening it (opening would repair a crash with no agent to wake)', async () => {
+    const store = memoryStore()
+    await (await store.create({ id: 'kept', version: 1, createdAt: Date.now() })).writer.close()
+    const { host } = makeHost(work.dir, laterHosts, { store })
+    work.closing.push(host)
+    const response = await req(host, 'GET', '/v1/sessions/kept/stream')
+    expect(response.status).toBe(200)
+    expect(await host.sessions.peek('kept')).toBeDefined()
+    await response.body!.cancel()
   })
 })

@@ -63,7 +63,7 @@ export function streamRoutes(host: HostContext): void {
     }
     const common = { keepAliveMs: host.keepAliveMs, batch: host.streamBatch, chunks: chunksParam !== 'false' }
     // A session no agent has open streams from its stored log, without being resumed (cold-stream.ts).
-    const cold = await openColdStream(sessions, host.feed, id, cursor, common)
+    const cold = await openColdStream(host.store, sessions, host.feed, id, cursor, common)
     if (cold !== undefined) return new Response(cold, { status: 200, headers: SSE_HEADERS })
     const live = await sessions.use(id)
     const after = cursor === 'tail' ? live.agent.session.length - 1 : cursor
