@@ -14,7 +14,7 @@ const loaders = {
 
 async function main() {
   const { contender } = await loaders[config.contender]()
-  const options = { prior: config.prior ?? 100, chunks: config.chunks ?? 10, chunkSize: config.chunkSize ?? 10 }
+  const options = { prior: config.prior ?? 100, chunks: config.chunks ?? 10, chunkSize: config.chunkSize ?? 10, pace: config.pace }
   const c = await contender(config.variant, options)
   const wallMs = []
   const cpuMs = []

@@ -3,15 +3,17 @@
 // is in lib/plan.mjs, the children and rounds in lib/children.mjs + lib/measure.mjs, the markdown in
 // lib/report-*.mjs. Output: results.json here (git-ignored) and the section of docs/benchmarks.md
 // between `<!-- peers:start -->` and `<!-- peers:end -->` (nothing outside it).
-//   node run.mjs          builds the workspace, then all seven figures: 1–3 (per turn, history,
-//                         streaming), 4 (durable step), 5 (resume), 6 (memory, one round), 7
-//                         (concurrency); BENCH_ROUNDS rounds (default 3): about 10 min on the 2-core
-//                         development machine (9.4 min measured on 2026-11-30; BENCH_ROUNDS=2: about 7). Rewrites the whole
-//                         section; keeps results.json's `long`.
+//   node run.mjs          builds the workspace, then all seven figures: 1–3 and 3b (per turn,
+//                         history, streaming, paced streaming), 4 (durable step), 5 (resume), 6
+//                         (memory, one round), 7 (concurrency); BENCH_ROUNDS rounds (default 3) for
+//                         Bosun and pi-agent-core, the first round only for the AI SDK and LangGraph
+//                         (lib/plan.mjs: their cost dwarfs their spread). About 5 min on the quiet
+//                         2-core development machine (9.6 min before issue 20 cut it). Rewrites the
+//                         whole section; keeps results.json's `long`.
 //   --only peers          figures 1–3 alone: rewrites the part above the figure 4–7 regions.
 //   --only durable | resume | memory | concurrency
 //                         figure 4 | 5 | 6 | 7 alone: rewrites only its `<!-- peers-<name>:… -->` region.
-//   --long                only the cells that take minutes each (figure 5: LangGraph at ~1,000,000
+//   --long                only the cells that take minutes each (figure 5: every store at ~1,000,000
 //                         events; figure 7: the AI SDK and LangGraph at 1,000 sessions); one round
 //                         unless BENCH_ROUNDS is set, BENCH_LONG_TIMEOUT_S (default 1800) per child.
 //                         Stored under results.json's `long` with its date; the regions of figures 5
@@ -19,7 +21,7 @@
 //   --smoke               the same code at tiny sizes, one round; writes nothing, prints one JSON line
 //                         (the data and the markdown it would write). Combines with --only / --long.
 //   --quick               for development: the default sizes, ONE round (BENCH_ROUNDS overrides),
-//                         writes nothing, prints the markdown it would write (all figures: ~4 min;
+//                         writes nothing, prints the markdown it would write (all figures: ~3 min;
 //                         with --only peers: ~1.5 min). One round has no spread: not for the doc.
 //   --help, -h            usage, exit 0. Any other argument: usage on stderr, exit 2. Both before
 //                         anything is built, measured or written.
@@ -51,7 +53,7 @@ const PARTS = {
 
 const USAGE = `usage: node benchmarks/run.mjs [--only <part>] [--long] [--smoke] [--quick] [--help]
 
-  (no option)     build the workspace, then measure figures 1–7 (about 10 min); rewrites the
+  (no option)     build the workspace, then measure figures 1–7 (about 5 min); rewrites the
                   peers section of docs/benchmarks.md and benchmarks/results.json
   --only <part>   one part, rewriting only its share of docs/benchmarks.md:
                   ${Object.keys(PARTS).join(' | ')} (peers = figures 1–3, then figures 4–7)

@@ -16,7 +16,7 @@ const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : 
 type Cell = { ok?: boolean; wall?: number; reason?: string; long?: boolean } & Record<string, unknown>
 type Table = Record<string, Record<string, Cell>>
 interface Output {
-  peers?: { fig1: Record<string, Cell>; fig2: Table; fig3: Table }
+  peers?: { fig1: Record<string, Cell>; fig2: Table; fig3: Table; fig3b: Table }
   fig4?: { runs: Table; concurrency: Table }
   fig5?: { runs: Table }
   fig6?: { loaded: Record<string, Cell & { perSession?: { heapUsed: number } }> }
@@ -56,6 +56,7 @@ describe.sequential('benchmarks/run.mjs --smoke', { timeout: 0 }, () => {
     expectResultOrReason('fig1', Object.entries(out.peers!.fig1), 8)
     expectResultOrReason('fig2', cells(out.peers!.fig2), 4)
     expectResultOrReason('fig3', cells(out.peers!.fig3), 4)
+    expectResultOrReason('fig3b', cells(out.peers!.fig3b), 3) // paced: Bosun, pi-agent-core, the AI SDK
     expectResultOrReason('fig4', cells(out.fig4!.runs), 3)
     expectResultOrReason('fig4b', cells(out.fig4!.concurrency), 3) // memory, JSONL, SQLite: N sessions in one store
     expectResultOrReason('fig5', cells(out.fig5!.runs), 6)
@@ -64,11 +65,11 @@ describe.sequential('benchmarks/run.mjs --smoke', { timeout: 0 }, () => {
     expectResultOrReason('fig7', cells(out.fig7!.runs), 8)
     // The largest size's slow cells are left to --long, and say so.
     const deferred = [...cells(out.fig5!.runs), ...cells(out.fig7!.runs)].filter(([, r]) => r.long)
-    expect(deferred.map(([id]) => id).sort()).toEqual(['10 ai', '10 lg-memory', '1000 lg-sqlite'])
+    expect(deferred.map(([id]) => id).sort()).toEqual(['10 ai', '10 lg-memory', '1000 bosun-jsonl', '1000 bosun-sqlite', '1000 lg-sqlite'])
     for (const [, r] of deferred) expect(r.reason).toContain('node benchmarks/run.mjs --long')
     const md = out.markdown
     for (const name of REGIONS) expect(region(md, name), name).toBeDefined()
-    for (const h of ['Figure 1 —', 'Figure 2 —', 'Figure 3 —', 'Figure 4 —', 'Figure 4b —', 'Figure 5 —', 'Figure 6 —', 'Figure 7 —', '### Goals']) expect(md).toContain(h)
+    for (const h of ['Figure 1 —', 'Figure 2 —', 'Figure 3 —', 'Figure 3b —', 'Figure 4 —', 'Figure 4b —', 'Figure 5 —', 'Figure 6 —', 'Figure 7 —', '### Goals']) expect(md).toContain(h)
     expect(md).toContain('Command: `node benchmarks/run.mjs` (all seven figures')
     for (const stale of ['Where Bosun loses', 'Core was not edited', 'Not implemented:']) expect(md).not.toContain(stale)
   })
@@ -103,9 +104,10 @@ describe.sequential('benchmarks/run.mjs --smoke', { timeout: 0 }, () => {
 
   test('--long: the deferred cells measured, and shown in the regions of figures 5 and 7 with their date', async () => {
     const out = await smoke(['--long'])
-    expectResultOrReason('long fig5', Object.entries(out.long!.fig5), 1)
+    expectResultOrReason('long fig5', Object.entries(out.long!.fig5), 3)
     expectResultOrReason('long fig7', Object.entries(out.long!.fig7), 2)
     expect(region(out.markdown, 'resume')).toContain('LangGraph SqliteSaver `getState` (from the `--long` run of')
+    expect(region(out.markdown, 'resume')).toContain('Bosun JSONL `store.open` (from the `--long` run of')
     expect(region(out.markdown, 'concurrency')).toContain('AI SDK streamText (from the `--long` run of')
   })
 

@@ -1,6 +1,6 @@
 // One contender's steady-state turn in ONE session, measured by what does not depend on the
 // machine's load as much as wall time does: `node --expose-gc turn-cost.mjs '<json>'`.
-// Config: { contender, variant, prior, warm, turns, promises }. The session (built with `prior`
+// Config: { contender, variant, prior, chunks, pace, warm, turns, promises } (pace: lib/conversation.mjs). The session (built with `prior`
 // messages of history) runs `warm` turns, then — between two full collections — `turns` turns.
 // Prints one JSON line: wall and CPU ms per turn; bytes allocated per turn (the heap used before
 // each collection minus the heap used after the one before, summed over the window, from
@@ -21,7 +21,7 @@ const loaders = {
 
 async function main() {
   const { contender } = await loaders[config.contender]()
-  const c = await contender(config.variant ?? 'memory', { prior: config.prior ?? 100, chunks: config.chunks ?? 10, chunkSize: 10 })
+  const c = await contender(config.variant ?? 'memory', { prior: config.prior ?? 100, chunks: config.chunks ?? 10, chunkSize: 10, pace: config.pace })
   const session = await c.fresh()
   for (let i = 0; i < (config.warm ?? 200); i++) await session.turn('warm-up')
   const turns = config.turns ?? 2000

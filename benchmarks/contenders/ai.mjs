@@ -5,7 +5,7 @@
 // finish). The mock records every call (`doStreamCalls`); that is a push per step.
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai'
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test'
-import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, toolResult } from '../lib/conversation.mjs'
+import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, pacer, toolResult } from '../lib/conversation.mjs'
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
 
@@ -17,7 +17,21 @@ const tools = {
   }),
 }
 
-function mockModel({ chunks, chunkSize }) {
+/** The parts as a stream that waits before each text delta (figure 3b), as a network stream would. */
+function pacedStream(parts, wait) {
+  let i = 0
+  return new ReadableStream({
+    async pull(controller) {
+      if (i === parts.length) return controller.close()
+      const part = parts[i++]
+      if (part.type === 'text-delta') await wait()
+      controller.enqueue(part)
+    },
+  })
+}
+
+function mockModel({ chunks, chunkSize, pace }) {
+  const wait = pacer(pace)
   const text = [
     { type: 'stream-start', warnings: [] },
     { type: 'text-start', id: 't' },
@@ -29,7 +43,7 @@ function mockModel({ chunks, chunkSize }) {
   return new MockLanguageModelV3({
     doStream: async ({ prompt }) => {
       const last = prompt[prompt.length - 1]
-      if (last?.role === 'tool') return { stream: convertArrayToReadableStream(text) }
+      if (last?.role === 'tool') return { stream: wait ? pacedStream(text, wait) : convertArrayToReadableStream(text) }
       const id = `call_${++calls}`
       return {
         stream: convertArrayToReadableStream([

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, toolResult } from '../lib/conversation.mjs'
+import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, pacer, toolResult } from '../lib/conversation.mjs'
 
 // BENCH_CORE: another build of @bosun/core (ab-core.mjs: the core of a git ref, built elsewhere).
 const { createAgent, memoryStore } = await import(process.env.BENCH_CORE || '@bosun/core')
@@ -21,14 +21,23 @@ async function* play(chunks) {
   for (const chunk of chunks) yield chunk
 }
 
-function model({ chunks, chunkSize }) {
+/** The answer with a wait before each text delta (figure 3b). */
+async function* playPaced(chunks, wait) {
+  for (const chunk of chunks) {
+    if (chunk.type === 'text-delta') await wait()
+    yield chunk
+  }
+}
+
+function model({ chunks, chunkSize, pace }) {
   const text = [...answerDeltas(chunks, chunkSize).map((t) => ({ type: 'text-delta', text: t })), { type: 'finish', reason: 'stop' }]
+  const wait = pacer(pace)
   let calls = 0
   return {
     name: 'bench',
     stream(request) {
       const last = request.messages[request.messages.length - 1]
-      if (last?.role === 'tool') return play(text)
+      if (last?.role === 'tool') return wait ? playPaced(text, wait) : play(text)
       const id = `call_${++calls}`
       return play([
         { type: 'tool-call-delta', index: 0, id, name: TOOL_NAME },

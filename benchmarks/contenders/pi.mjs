@@ -6,7 +6,7 @@
 // The caller receives text deltas the way pi's users do: `agent.subscribe` on `message_update`.
 import { Agent } from '@mariozechner/pi-agent-core'
 import { Type, createAssistantMessageEventStream } from '@mariozechner/pi-ai'
-import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, toolResult } from '../lib/conversation.mjs'
+import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, pacer, toolResult } from '../lib/conversation.mjs'
 
 const piModel = {
   id: 'bench', name: 'bench', api: 'bench', provider: 'bench', baseUrl: 'http://localhost', reasoning: false,
@@ -22,8 +22,9 @@ const tools = [{
   execute: async (_id, { key }) => ({ content: [{ type: 'text', text: toolResult(key) }], details: {} }),
 }]
 
-function streamFn({ chunks, chunkSize }) {
+function streamFn({ chunks, chunkSize, pace }) {
   const deltas = answerDeltas(chunks, chunkSize)
+  const wait = pacer(pace)
   let calls = 0
   return (model, context) => {
     const stream = createAssistantMessageEventStream()
@@ -32,28 +33,53 @@ function streamFn({ chunks, chunkSize }) {
     queueMicrotask(() => {
       stream.push({ type: 'start', partial: output })
       if (last?.role === 'toolResult') {
-        const block = { type: 'text', text: '' }
-        output.content.push(block)
-        stream.push({ type: 'text_start', contentIndex: 0, partial: output })
-        for (const delta of deltas) {
-          block.text += delta
-          stream.push({ type: 'text_delta', contentIndex: 0, delta, partial: output })
+        // Paced (figure 3b): the deltas in their own macrotasks; unpaced, all in this microtask.
+        if (wait) void pushText(stream, output, deltas, wait).then(() => finish(stream, output))
+        else {
+          pushText(stream, output, deltas)
+          finish(stream, output)
         }
-        stream.push({ type: 'text_end', contentIndex: 0, content: block.text, partial: output })
-      } else {
-        const call = { type: 'toolCall', id: `call_${++calls}`, name: TOOL_NAME, arguments: {} }
-        output.content.push(call)
-        stream.push({ type: 'toolcall_start', contentIndex: 0, partial: output })
-        stream.push({ type: 'toolcall_delta', contentIndex: 0, delta: TOOL_ARGS_JSON, partial: output })
-        call.arguments = JSON.parse(TOOL_ARGS_JSON)
-        stream.push({ type: 'toolcall_end', contentIndex: 0, toolCall: call, partial: output })
-        output.stopReason = 'toolUse'
+        return
       }
-      stream.push({ type: 'done', reason: output.stopReason, message: output })
-      stream.end(output)
+      const call = { type: 'toolCall', id: `call_${++calls}`, name: TOOL_NAME, arguments: {} }
+      output.content.push(call)
+      stream.push({ type: 'toolcall_start', contentIndex: 0, partial: output })
+      stream.push({ type: 'toolcall_delta', contentIndex: 0, delta: TOOL_ARGS_JSON, partial: output })
+      call.arguments = JSON.parse(TOOL_ARGS_JSON)
+      stream.push({ type: 'toolcall_end', contentIndex: 0, toolCall: call, partial: output })
+      output.stopReason = 'toolUse'
+      finish(stream, output)
     })
     return stream
   }
+}
+
+/** The answer's text block, delta by delta; with `wait`, awaited before each delta (returns a promise). */
+function pushText(stream, output, deltas, wait) {
+  const block = { type: 'text', text: '' }
+  output.content.push(block)
+  stream.push({ type: 'text_start', contentIndex: 0, partial: output })
+  const push = (delta) => {
+    block.text += delta
+    stream.push({ type: 'text_delta', contentIndex: 0, delta, partial: output })
+  }
+  const end = () => stream.push({ type: 'text_end', contentIndex: 0, content: block.text, partial: output })
+  if (!wait) {
+    for (const delta of deltas) push(delta)
+    return end()
+  }
+  return (async () => {
+    for (const delta of deltas) {
+      await wait()
+      push(delta)
+    }
+    end()
+  })()
+}
+
+function finish(stream, output) {
+  stream.push({ type: 'done', reason: output.stopReason, message: output })
+  stream.end(output)
 }
 
 function makeAgent(options, messages) {

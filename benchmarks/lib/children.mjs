@@ -46,16 +46,18 @@ function failure(error, stderr, childMs, timeoutMs) {
 }
 
 /**
- * Runs `cells` ({ key, label?, run }) in `rounds` interleaved rounds. A cell whose child fails is not
- * run again. Returns, per key, { results: [child results, one per round] } or { reason }.
+ * Runs `cells` ({ key, label?, run, once? }) in `rounds` interleaved rounds; a `once` cell runs in
+ * the first round only (lib/plan.mjs says which: the cells whose cost dwarfs their spread). A cell
+ * whose child fails is not run again. Returns, per key, { results: [child results, one per round] }
+ * or { reason }.
  */
 export async function interleave(cells, rounds, log) {
   const out = Object.fromEntries(cells.map((cell) => [cell.key, { results: [] }]))
   for (let r = 1; r <= rounds; r++) {
     for (const cell of cells) {
       const acc = out[cell.key]
-      if (acc.reason) continue
-      if (cell.label) log?.(`${cell.label}${rounds > 1 ? ` (round ${r}/${rounds})` : ''}`)
+      if (acc.reason || (cell.once && r > 1)) continue
+      if (cell.label) log?.(`${cell.label}${rounds > 1 && !cell.once ? ` (round ${r}/${rounds})` : ''}`)
       const result = await cell.run()
       if (result.ok) acc.results.push(result)
       else { acc.reason = result.reason; delete acc.results }
@@ -72,8 +74,8 @@ export async function interleave(cells, rounds, log) {
 export async function measureTurns(contenders, p, rounds) {
   const cells = contenders.map((c) => {
     const { samples, warmup } = isSlow(c) && p.slow ? p.slow : p
-    const params = { prior: p.prior, chunks: p.chunks ?? 10, chunkSize: p.chunkSize ?? 10, samples, warmup }
-    return { key: c.id, run: () => runChild('child.mjs', c, params) }
+    const params = { prior: p.prior, chunks: p.chunks ?? 10, chunkSize: p.chunkSize ?? 10, pace: p.pace, samples, warmup }
+    return { key: c.id, once: isSlow(c), run: () => runChild('child.mjs', c, params) }
   })
   const raw = await interleave(cells, rounds)
   const out = {}

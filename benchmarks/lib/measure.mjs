@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { interleave, measureTurns, mean, median, runChild, spread } from './children.mjs'
-import { CONCURRENT_DURABLE, CONTENDERS, DURABLE, MEMORY, RESUMERS, isSlow } from './plan.mjs'
+import { CONCURRENT_DURABLE, CONTENDERS, DURABLE, MEMORY, PACED, RESUMERS, isSlow } from './plan.mjs'
 
 const LONG = '`node benchmarks/run.mjs --long`'
 const sec = (ms) => (ms < 1000 ? `${Math.round(ms)} ms` : ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000).toLocaleString('en')} s`)
@@ -23,7 +23,15 @@ export async function measurePeers({ plan, rounds, log }) {
     log(`figure 3: ${p.chunks} deltas of ${p.chunkSize} chars`)
     fig3[`${p.chunks}x${p.chunkSize}`] = await measureTurns(MEMORY, p, rounds)
   }
-  return { fig1, fig2, fig3, streamConfigs: plan.fig3.map((p) => [p.chunks, p.chunkSize]), plan: { fig1: plan.fig1, fig2: plan.fig2, fig3: plan.fig3 } }
+  const fig3b = {}
+  for (const p of plan.fig3b) {
+    log(`figure 3b: ${p.chunks} deltas of ${p.chunkSize} chars, paced (${p.pace})`)
+    fig3b[`${p.chunks}x${p.chunkSize}/${p.pace}`] = await measureTurns(PACED, p, rounds)
+  }
+  return {
+    fig1, fig2, fig3, fig3b, streamConfigs: plan.fig3.map((p) => [p.chunks, p.chunkSize]),
+    plan: { fig1: plan.fig1, fig2: plan.fig2, fig3: plan.fig3, fig3b: plan.fig3b },
+  }
 }
 
 /** Figure 4 (durable-child.mjs): a round = every durable contender at every history size once. */
@@ -31,7 +39,7 @@ export async function measureDurable({ plan, rounds, log }) {
   const { priors, samples, slowLargeSamples } = plan.fig4
   const n = (c, prior) => (isSlow(c) && prior === priors.at(-1) ? slowLargeSamples : samples)
   const cells = priors.flatMap((prior) => DURABLE.map((c) => ({
-    key: `${prior}/${c.id}`, label: `figure 4: ${c.label}, ${prior} prior messages`,
+    key: `${prior}/${c.id}`, label: `figure 4: ${c.label}, ${prior} prior messages`, once: isSlow(c),
     run: () => runChild('durable-child.mjs', c, { prior, samples: n(c, prior) }),
   })))
   // Figure 4b: N sessions at once, one store, Bosun memory / JSONL / SQLite side by side.
@@ -83,11 +91,11 @@ export async function measureDurable({ plan, rounds, log }) {
  * stored session into a directory kept for the figure), then the rounds: each round reopens every
  * stored session once, each in a fresh child. `only(n, c)` picks the cells.
  */
-async function resume({ sizes, reps, only, rounds, log, childOptions }) {
+async function resume({ sizes, reps, only, rounds, log, childOptions, once = () => false }) {
   const work = mkdtempSync(join(tmpdir(), 'bench-resume-'))
   try {
     const cells = (phase) => sizes.flatMap((n) => RESUMERS.filter((c) => only(n, c)).map((c) => ({
-      key: `${n}/${c.id}`, label: `figure 5: ${phase === 'prepare' ? 'writing' : 'reopening'} ${n.toLocaleString('en')} events, ${c.label}`,
+      key: `${n}/${c.id}`, label: `figure 5: ${phase === 'prepare' ? 'writing' : 'reopening'} ${n.toLocaleString('en')} events, ${c.label}`, once: once(n),
       run: () => runChild('resume-child.mjs', c, { phase, events: n, reps: reps(n), dir: join(work, String(n)) }, childOptions),
     })))
     const prepared = await interleave(cells('prepare'), 1, log)
@@ -115,13 +123,19 @@ async function resume({ sizes, reps, only, rounds, log, childOptions }) {
 
 export async function measureResume({ plan, rounds, log }) {
   const { sizes, reps, longSize } = plan.fig5
-  const deferred = (n, c) => n === longSize && c.id === 'lg-sqlite'
-  const runs = await resume({ sizes, reps, rounds, log, only: (n, c) => !deferred(n, c) })
+  // The largest size is the `--long` run's, for every store: writing and reopening 1,000,000 events
+  // took ~2 of the default run's ~10 minutes, and section 3's vitest figures (the vitest part of
+  // `pnpm bench`) time Bosun's own 1,000,000-event opens on every run.
+  const runs = await resume({ sizes, reps, rounds, log, only: (n) => n !== longSize })
   const below = sizes.filter((n) => n < longSize).at(-1)
-  const g = runs[below]?.['lg-sqlite']
   const k = longSize / below
-  const x = g?.ok ? ` (at ${below.toLocaleString('en')} events: getState ${sec(g.getStateMs.median)}, the child writing the checkpoint ${sec(g.prepareS * 1000)} in all; × ${k} if linear)` : ''
-  runs[longSize]['lg-sqlite'] = { ok: false, long: true, reason: `in the \`--long\` run only${x}; filled by ${LONG}` }
+  runs[longSize] = {}
+  for (const c of RESUMERS) {
+    const r = runs[below]?.[c.id]
+    const ms = r?.ok ? (r.getStateMs ?? r.openMs) : undefined
+    const x = ms ? ` (at ${below.toLocaleString('en')} events: ${r.getStateMs ? 'getState' : 'store.open'} ${sec(ms.median)}, the child writing it ${sec(r.prepareS * 1000)} in all; × ${k} if linear)` : ''
+    runs[longSize][c.id] = { ok: false, long: true, reason: `in the \`--long\` run only${x}; filled by ${LONG}` }
+  }
   return { sizes, reps: sizes.map(reps), longSize, runs }
 }
 
@@ -142,9 +156,9 @@ export async function measureMemory({ plan, log }) {
 }
 
 /** Figure 7 (concurrency-child.mjs): a round = every contender at every size once. */
-async function concurrency({ sizes, turns, only, rounds, log, childOptions }) {
+async function concurrency({ sizes, turns, only, rounds, log, childOptions, once = () => false }) {
   const cells = sizes.flatMap((n) => MEMORY.filter((c) => only(n, c)).map((c) => ({
-    key: `${n}/${c.id}`, label: `figure 7: ${c.label}, ${n} sessions × ${turns} turns`,
+    key: `${n}/${c.id}`, label: `figure 7: ${c.label}, ${n} sessions × ${turns} turns`, once: once(c),
     run: () => runChild('concurrency-child.mjs', c, { sessions: n, turns }, childOptions),
   })))
   const raw = await interleave(cells, rounds, log)
@@ -167,7 +181,7 @@ async function concurrency({ sizes, turns, only, rounds, log, childOptions }) {
 export async function measureConcurrency({ plan, rounds, log }) {
   const { sizes, turns, longSize, longIds } = plan.fig7
   const deferred = (n, c) => n === longSize && longIds.includes(c.id)
-  const runs = await concurrency({ sizes, turns, rounds, log, only: (n, c) => !deferred(n, c) })
+  const runs = await concurrency({ sizes, turns, rounds, log, only: (n, c) => !deferred(n, c), once: isSlow })
   const below = sizes.filter((n) => n < longSize).at(-1)
   for (const id of longIds) {
     const r = runs[below]?.[id]
@@ -184,7 +198,7 @@ export async function measureConcurrency({ plan, rounds, log }) {
 export async function measureLong({ plan, rounds, log, longTimeoutMs }) {
   const { longSize: n5, reps } = plan.fig5
   const fig5 = await resume({
-    sizes: [n5], reps, rounds, log, only: (_n, c) => c.id === 'lg-sqlite',
+    sizes: [n5], reps, rounds, log, only: () => true,
     childOptions: { nodeArgs: ['--max-old-space-size=8192'], timeoutMs: longTimeoutMs },
   })
   const { longSize: n7, longIds, turns } = plan.fig7

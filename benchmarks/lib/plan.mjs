@@ -22,8 +22,13 @@ export const CONCURRENT_DURABLE = ['bosun-memory', 'bosun-jsonl', 'bosun-sqlite'
 /** Figure 5: the stores that can reopen a session (pi and the AI SDK keep none). */
 export const RESUMERS = ['bosun-jsonl', 'bosun-sqlite', 'lg-sqlite'].map(byId)
 
-// The AI SDK and LangGraph cost 30–8,000× Bosun's time per turn and are most of the run's time:
-// they get fewer samples per child (`slow`); their ratios to Bosun move little with more.
+/** Figure 3b (paced streaming): Bosun against the two peers whose streaming is closest. */
+export const PACED = ['bosun-memory', 'pi', 'ai'].map(byId)
+
+// The AI SDK and LangGraph cost 30–8,000× Bosun's time per turn and were three quarters of the
+// run's time: they get fewer samples per child (`slow`) and, in the default run, ONE round (the
+// children's `once`); their ratios to Bosun move little with more, and no conclusion rests on
+// their spread. Bosun and pi-agent-core, whose figures are close, keep every round.
 export const isSlow = (c) => c.contender === 'ai' || c.contender === 'langgraph'
 const s = (samples, warmup, slowSamples, slowWarmup) => ({ samples, warmup, slow: { samples: slowSamples, warmup: slowWarmup } })
 const ONE = { samples: 1, warmup: 0 }
@@ -34,6 +39,7 @@ export function plan({ smoke }) {
       fig1: { prior: 100, ...ONE },
       fig2: [{ prior: 10, ...ONE }],
       fig3: [{ prior: 10, chunks: 10, chunkSize: 1, ...ONE }],
+      fig3b: [{ prior: 10, chunks: 10, chunkSize: 1, pace: 'immediate', ...ONE }],
       fig4: { priors: [40], samples: 1, slowLargeSamples: 1, concurrent: [{ sessions: 2, turns: 2 }] },
       // The largest size's LangGraph cell is left to `--long`, as in the default run.
       fig5: { sizes: [200, 1000], reps: () => 1, longSize: 1000 },
@@ -53,6 +59,12 @@ export function plan({ smoke }) {
     ],
     fig3: [[100, 10], [1000, 1], [1000, 10], [1000, 100]].map(([chunks, chunkSize]) => ({ prior: 10, chunks, chunkSize, ...s(20, 5, 8, 2) }))
       .concat([{ prior: 10, chunks: 10000, chunkSize: 10, ...s(8, 2, 3, 1) }]),
+    // Paced: each delta in its own macrotask, as from a network stream (lib/conversation.mjs).
+    // 1 ms timers: ~0.1 s per turn whoever streams, so fewer deltas and samples.
+    fig3b: [
+      { prior: 10, chunks: 1000, chunkSize: 10, pace: 'immediate', ...s(20, 5, 8, 2) },
+      { prior: 10, chunks: 100, chunkSize: 10, pace: 'timer', ...s(10, 3, 5, 1) },
+    ],
     // LangGraph at 4,000 messages: ~1 s per turn (it checkpoints the whole history per step).
     // `concurrent`: N sessions at once in one process, in one store (figure 4b); about as many
     // turns per child at each N.
