@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionHeader, SessionSummary as StoreListItem, Store } from '@bosun/core'
+import { findLiveAgent, type SessionEvent, type SessionHeader, type SessionSummary as StoreListItem, type Store } from '@bosun/core'
 import type { SessionSummaryFrame } from './feed.js'
 import { foldInbox } from './log.js'
 import type { SessionManager } from './sessions.js'
@@ -37,13 +37,14 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
 }
 
 /**
- * A session's summary for lists, the host stream and children: a live session from its agent,
- * a stored one read from the store (never resumed).
+ * A session's summary for lists, the host stream and children: a session live in this process
+ * from its agent, a stored one read from the store (never resumed).
  */
 export async function sessionSummary(sessions: SessionManager, store: Store, id: string, listed: Partial<StoreListItem> = {}): Promise<SessionSummary & { delegation?: Delegation }> {
-  const live = await sessions.peek(id)
-  if (live) {
-    const { agent } = live
+  // A session live in this process: the host's own, or one another part runs that the host has not
+  // borrowed yet (a subagent child its parent runs) — its stored log lags its write-behind.
+  const agent = (await sessions.peek(id))?.agent ?? findLiveAgent(store, id)
+  if (agent) {
     return {
       id, ...fromHeader(agent.session.header, listed), loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
       lastEventAt: lastEventAt(agent.session.events),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgent, type ModelRequest, type SessionEvent } from '@bosun/core'
+import { createAgent, findLiveAgent, type ModelRequest, type SessionEvent, type Store } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import subagents from '@bosun/plugin-subagents'
@@ -29,6 +29,7 @@ const route = (request: ModelRequest): ScriptedResponse =>
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host
+let store: Store
 let bg: string
 let fg: string
 let leaf: string
@@ -37,8 +38,9 @@ const spawned = (events: readonly SessionEvent[]): string[] => events.filter((e)
 
 beforeAll(async () => {
   ;({ dir, cleanup } = await tempDir())
+  store = jsonlStore({ dir })
   host = createHost({
-    store: jsonlStore({ dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 100 }, () => route) }), store, sessionId, plugins: [subagents] }),
     limits: { keepAliveMs: 200 },
   })
@@ -62,7 +64,11 @@ describe('GET /v1/sessions/:id/children', () => {
     const { children } = await json(req(host, 'GET', '/v1/sessions/root/children'))
     expect(children.map((c: { id: string }) => c.id).sort()).toEqual([bg, fg].sort())
     const byId = new Map(children.map((c: { id: string }) => [c.id, c]))
-    expect(byId.get(bg)).toMatchObject({ parentSessionId: 'root', status: 'idle', loaded: false, delegation: { parentSessionId: 'root', callId: 's1', depth: 1, mode: 'continuable' } })
+    // The continuable child stays open in its parent's plugin: it is summarised from that live
+    // agent (loaded, its log's true end), not from the store, whose copy lags the write-behind.
+    const liveBg = findLiveAgent(store, bg)!
+    expect(liveBg).toBeDefined()
+    expect(byId.get(bg)).toMatchObject({ parentSessionId: 'root', status: 'idle', loaded: true, lastSeq: liveBg.session.length - 1, delegation: { parentSessionId: 'root', callId: 's1', depth: 1, mode: 'continuable' } })
     expect(byId.get(fg)).toMatchObject({ parentSessionId: 'root', delegation: { callId: 's2', depth: 1, mode: 'one-shot' } })
     for (const child of children) {
       expect(child.lastSeq).toBeGreaterThan(0)
