@@ -9,8 +9,12 @@
 import type { StepView, TimelineItem } from './view.js'
 import { messageText } from './wire.js'
 
-/** Characters per line of the timeline's text (text-sm across the conversation column). */
-const CHARS_PER_LINE = 110
+/**
+ * Characters per line of the timeline's text (text-sm across the conversation column of a
+ * 1280 px window). The constants are fitted to rows drawn in Chromium: a turn with one step, a
+ * one-line prompt and an answer of n lines is 161 + 20n px.
+ */
+const CHARS_PER_LINE = 140
 const LINE = 20
 
 const lines = (text: string): number => text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / CHARS_PER_LINE)), 0)
@@ -33,7 +37,7 @@ const estimates = new WeakMap<TimelineItem, number>()
 
 export function estimateRowHeight(item: TimelineItem | undefined): number {
   // The pending tail: empty unless steering waits.
-  if (item === undefined) return 8
+  if (item === undefined) return 16
   let height = estimates.get(item)
   if (height === undefined) estimates.set(item, (height = estimate(item)))
   return height
@@ -41,8 +45,8 @@ export function estimateRowHeight(item: TimelineItem | undefined): number {
 
 function estimate(item: TimelineItem): number {
   if (item.kind === 'compaction') return 16 + 24 + 24 + (item.summary === null ? 0 : 24)
-  // Margins, border, header and padding of the turn, then its steps with their gaps.
-  let height = 24 + 2 + 34 + 24
+  // The turn's margins, border, header and padding (fitted), then its steps with their gaps.
+  let height = 65
   for (const step of item.steps) height += stepHeight(step) + 8
   if (item.rejected !== null) height += 120
   if (item.reason?.kind === 'error') height += 48
