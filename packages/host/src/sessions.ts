@@ -65,6 +65,8 @@ export class SessionManager {
   }
 
   async #stored(id: string): Promise<boolean> {
+    // `has` answers without reading the log, which the open after it reads anyway.
+    if (this.store.has) return this.store.has(id)
     if (this.store.read) return (await this.store.read(id)) !== undefined
     return (await this.store.list()).some((s) => s.id === id)
   }

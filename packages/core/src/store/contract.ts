@@ -100,6 +100,21 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       if (store !== s.store) await store.close()
     }))
 
+    it('has(id), where the store offers it, says whether a session is stored without opening it', withStore(async (s) => {
+      if (!s.store.has) return
+      expect(await s.store.has('nope')).toBe(false)
+      const created = await s.store.create(header('here'))
+      expect(await s.store.has('here')).toBe(true)
+      // Asking takes nothing: the open session's writer still appends, and the session opens after it closes.
+      created.writer.append(Object.freeze({ seq: 0, time: 1, type: 'session/end-seed', data: {} }) as SessionEvent)
+      await created.writer.close()
+      expect(await s.store.has('here')).toBe(true)
+      const opened = await s.store.open('here')
+      expect(opened?.events.map((e) => e.seq)).toEqual([0])
+      await opened?.writer.close()
+      await expect(s.store.has('../escape')).rejects.toMatchObject({ code: 'INVALID_SESSION_ID' })
+    }))
+
     it('lists sessions with their creation time and parent', withStore(async (s) => {
       await (await s.store.create(header('a'))).writer.close()
       await (await s.store.create(header('b', { parent: 'a', seedLength: 0 }))).writer.close()

@@ -59,6 +59,11 @@ export function memoryStore(): Store {
       if (!entry) return undefined
       return { header: entry.header, events: [...entry.events], writer: writerFor(entry) }
     },
+    async has(id) {
+      ensureOpen()
+      assertSessionId(id)
+      return sessions.has(id)
+    },
     async list() {
       ensureOpen()
       return [...sessions.values()].map(

@@ -69,6 +69,12 @@ export interface Store {
    * another agent is writing. Without it, readers open the session and close its writer.
    */
   read?(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined>
+  /**
+   * Optional: whether a session with this id is stored, without reading its events (a file's
+   * existence, a row's key). A host asks before it resumes a session; without `has` it reads the
+   * session (or lists every session) just to answer, and then reads it again to open it.
+   */
+  has?(id: string): Promise<boolean>
   list(): Promise<SessionSummary[]>
   /** Flushes and releases everything. */
   close(): Promise<void>

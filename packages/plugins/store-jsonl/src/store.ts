@@ -137,6 +137,14 @@ class JsonlStore implements Store {
     }
   }
 
+  /** Whether `<id>.jsonl` exists as a session file (opened and checked like `read`, not read). */
+  async has(id: string): Promise<boolean> {
+    const opened = await this.#openExisting(id, 'r')
+    if (opened === undefined) return false
+    await opened.handle.close().catch(() => {})
+    return true
+  }
+
   /**
    * Reads only the header line of each `<id>.jsonl`. Files whose header cannot be read (damaged,
    * newer format, removed meanwhile) are left out; `open()` says what is wrong with them.

@@ -63,6 +63,8 @@ export interface Connection {
    * database's layout 1 rows first, then the rest, ordered by seq; a row may hold several events.
    */
   loadSession(id: string): { header: string; rows: StoredRow[] } | undefined
+  /** Whether the session has a row (its key), reading none of its events. */
+  hasSession(id: string): boolean
   listSessions(): ListRow[]
   /** Runs a pending commit round at once, then closes the database. */
   close(): void
@@ -289,6 +291,7 @@ function connect(db: Database.Database, file: string): Connection {
       round ??= setImmediate(runRound)
     },
     loadSession: (id) => load.deferred(id),
+    hasSession: (id) => sessionKey.get(id) !== undefined,
     listSessions: () => list.deferred(),
     close() {
       if (round !== undefined) {

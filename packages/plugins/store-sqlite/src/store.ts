@@ -101,6 +101,16 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       return { header, events, writer: writerFor(c, id, events.length) }
     },
 
+    async has(id: string): Promise<boolean> {
+      assertSessionId(id)
+      const c = open()
+      try {
+        return c.hasSession(id)
+      } catch (error) {
+        throw storeError(file, `read session "${id}"`, error)
+      }
+    },
+
     async list(): Promise<SessionSummary[]> {
       const c = open()
       try {
