@@ -59,4 +59,27 @@ describe.skipIf(!available)('postgres store — write-behind', () => {
     await s.writer.close()
     await store.close()
   })
+
+  it('a batch that failed for a passing reason is retried without a flush, with what was appended after it', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema, statementTimeoutMs: 300, batchWindowMs: 1 })
+    const s = await store.create(header('later'))
+    const blocker = new pg.Client({ connectionString: db.url() })
+    await blocker.connect()
+    await blocker.query('BEGIN')
+    await blocker.query(`SELECT 1 FROM "${schema}".sessions WHERE id = 'later' FOR UPDATE`)
+    const waitingOnLock = async () => (await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${schema}%session_leases%'`))[0]!.n
+    // The window's batch waits on the lock, and its statement times out: no flush() is called.
+    s.writer.append(event(0))
+    await until(async () => (await waitingOnLock()) > 0, 'the batch to wait on the lock')
+    await until(async () => (await waitingOnLock()) === 0, 'the batch to time out')
+    // A turn's end appended after the failure, and nobody flushes.
+    s.writer.append(event(1))
+    await blocker.query('ROLLBACK')
+    await blocker.end()
+    await until(async () => (await rows(schema, 'later')).length === 2, 'the retry to write both events')
+    expect((await rows(schema, 'later')).map((r) => r.seq)).toEqual([0, 1])
+    await s.writer.close()
+    await store.close()
+  })
 })

@@ -6,6 +6,9 @@ import { staleWriter } from './errors.js'
 import type { GroupCommit } from './group-commit.js'
 import type { Lease } from './leases.js'
 
+const RETRY_FIRST_MS = 100
+const RETRY_MAX_MS = 5_000
+
 /** What the writer asks of its store. */
 export interface WriterHost {
   readonly db: Database
@@ -25,7 +28,10 @@ export interface WriterHost {
  * length moved, the rows inserted, the mailbox messages it splices marked delivered); a NOTIFY
  * follows. At
  * most one batch is in flight; a failed batch stays queued, in order, ahead of later appends, and
- * the next `flush()` retries it (STALE_WRITER is final: the database refuses it every time).
+ * is retried by the next `flush()` and, without one, by a timer (0.1 s, doubling up to 5 s): a
+ * passing failure — a statement timeout under load, a dropped connection — must not leave the
+ * events appended after it (a turn's end) in memory only while the lease is still renewed.
+ * STALE_WRITER is final: the database refuses it every time.
  */
 export class PostgresWriter implements SessionWriter {
   readonly #host: WriterHost
@@ -35,6 +41,8 @@ export class PostgresWriter implements SessionWriter {
   /** The seq the next `append` must bring. */
   #next: number
   #timer: ReturnType<typeof setTimeout> | undefined
+  #retry: ReturnType<typeof setTimeout> | undefined
+  #retryDelayMs = RETRY_FIRST_MS
   #inFlight: Promise<void> | undefined
   /** The error of the last failed batch while its rows are still queued. */
   #failure: BosunError | undefined
@@ -76,7 +84,9 @@ export class PostgresWriter implements SessionWriter {
     const target = this.#next
     // Each pass either waits for the batch in flight or writes what is queued; a failure ends the flush.
     while (this.#committed() < target) {
-      if (this.#inFlight !== undefined) await this.#inFlight
+      // A batch in flight that fails (one the window or the retry timer started) is tried again
+      // here: this flush reports its own attempt.
+      if (this.#inFlight !== undefined) await this.#inFlight.catch(() => {})
       else await this.#write()
     }
   }
@@ -93,6 +103,7 @@ export class PostgresWriter implements SessionWriter {
       await this.flush()
     } finally {
       this.#cancelTimer()
+      clearTimeout(this.#retry)
       await this.#host.release(this)
     }
   }
@@ -110,10 +121,14 @@ export class PostgresWriter implements SessionWriter {
         this.#queue = this.#queue.slice(rows.length)
         this.#failure = undefined
         this.#inFlight = undefined
+        this.#retryDelayMs = RETRY_FIRST_MS
+        // Appended while this batch was in flight (the window found it busy): write them too.
+        if (this.#queue.length > 0 && this.#timer === undefined) this.#schedule()
       },
       (error: BosunError) => {
         this.#failure = error
         this.#inFlight = undefined
+        this.#retryLater(error)
         throw error
       },
     )
@@ -129,6 +144,15 @@ export class PostgresWriter implements SessionWriter {
       if (this.#queue.length > 0 && this.#inFlight === undefined && this.#failure === undefined) void this.#write().catch(() => {})
       else if (this.#queue.length > 0 && this.#failure === undefined) this.#schedule()
     }, this.#host.windowMs)
+  }
+
+  #retryLater(error: BosunError): void {
+    if (this.#retry !== undefined || BosunError.is(error, ErrorCodes.STALE_WRITER)) return
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined
+      if (this.#failure !== undefined && this.#inFlight === undefined && this.#queue.length > 0) void this.#write().catch(() => {})
+    }, this.#retryDelayMs)
+    this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, RETRY_MAX_MS)
   }
 
   #cancelTimer(): void {
