@@ -1,6 +1,6 @@
-// The shared abort notification of a signal, and a turn's lazily made controller (when-aborted.ts).
+// The shared abort notification of a turn's signal (when-aborted.ts).
 import { describe, expect, it } from 'vitest'
-import { ABORTED, LazyAbortController, onAbort, unlessAborted, whenAborted } from './when-aborted.js'
+import { ABORTED, onAbort, ownedAbortController, unlessAborted, whenAborted } from './when-aborted.js'
 
 describe('abort notification', () => {
   it('calls each registered callback once, synchronously within abort(), and resolves the shared promise', async () => {
@@ -28,6 +28,22 @@ describe('abort notification', () => {
     for (let i = 0; i < 100; i++) onAbort(controller.signal, () => {})()
     void whenAborted(controller.signal)
     expect(added).toBe(1)
+  })
+
+  it('an owned controller fires its callbacks from its own abort(), with the reason on the signal, and adds no listener', async () => {
+    const owned = ownedAbortController()
+    const add = owned.signal.addEventListener
+    let added = 0
+    owned.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++
+      add.apply(owned.signal, args)
+    }) as typeof add
+    const seen: unknown[] = []
+    onAbort(owned.signal, () => seen.push(owned.signal.reason))
+    owned.abort('stop')
+    expect(seen).toEqual(['stop'])
+    await whenAborted(owned.signal)
+    expect(added).toBe(0)
   })
 
   it('resolves at once for a signal that was aborted before anyone waited', async () => {
@@ -69,60 +85,5 @@ describe('unlessAborted with a grace period', () => {
     await expect(quick).resolves.toBe('in time')
     const slow = unlessAborted(new Promise<string>(() => {}), controller.signal, 20)
     await expect(slow).resolves.toBe(ABORTED)
-  })
-})
-
-describe('LazyAbortController (a turn\'s abort)', () => {
-  it('makes its signal on the first read and returns the same one after; aborting reaches it with the reason', () => {
-    const lazy = new LazyAbortController()
-    const signal = lazy.signal
-    expect(lazy.signal).toBe(signal)
-    expect(signal.aborted).toBe(false)
-    lazy.abort('stop')
-    expect([lazy.aborted, lazy.reason, signal.aborted, signal.reason]).toEqual([true, 'stop', true, 'stop'])
-  })
-
-  it('aborted before anyone read the signal: the signal read afterwards is already aborted, with that reason', () => {
-    const lazy = new LazyAbortController()
-    lazy.abort('early')
-    lazy.abort('second') // only the first abort counts, as with AbortController
-    expect([lazy.signal.aborted, lazy.signal.reason, lazy.reason]).toEqual([true, 'early', 'early'])
-  })
-
-  it('without a reason, its reason is an AbortError like AbortController\'s, the same object on the signal', () => {
-    const lazy = new LazyAbortController()
-    lazy.abort()
-    expect(lazy.reason).toBeInstanceOf(DOMException)
-    expect((lazy.reason as DOMException).name).toBe('AbortError')
-    expect(lazy.signal.reason).toBe(lazy.reason)
-  })
-
-  it('runs the signal\'s abort listeners first, then the callbacks registered on it, once; none after the abort', () => {
-    const lazy = new LazyAbortController()
-    const calls: string[] = []
-    lazy.signal.addEventListener('abort', () => calls.push('listener'))
-    onAbort(lazy, () => calls.push('callback'))
-    const stop = onAbort(lazy, () => calls.push('removed'))
-    stop()
-    lazy.abort('x')
-    lazy.abort('y')
-    onAbort(lazy, () => calls.push('too late'))
-    expect(calls).toEqual(['listener', 'callback'])
-  })
-
-  it('is watched without making its signal: unlessAborted resolves ABORTED at its abort', async () => {
-    const lazy = new LazyAbortController()
-    const pending = unlessAborted(new Promise<number>(() => {}), lazy)
-    lazy.abort('stop')
-    await expect(pending).resolves.toBe(ABORTED)
-    await expect(unlessAborted(Promise.resolve(1), lazy)).resolves.toBe(ABORTED)
-  })
-
-  it('two controllers are independent: aborting one leaves the other\'s signal, read before or after, unaborted', () => {
-    const first = new LazyAbortController()
-    const kept = first.signal
-    const second = new LazyAbortController()
-    second.abort('second only')
-    expect([kept.aborted, first.signal.aborted, second.signal.aborted]).toEqual([false, false, true])
   })
 })

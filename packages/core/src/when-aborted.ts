@@ -11,6 +11,8 @@ interface AbortWatch {
 }
 
 const watches = new WeakMap<AbortSignal, AbortWatch>()
+/** Signals of {@link ownedAbortController}s: their owner fires the watch, no listener is needed. */
+const owned = new WeakSet<AbortSignal>()
 
 function watch(signal: AbortSignal): AbortWatch {
   let entry = watches.get(signal)
@@ -27,7 +29,7 @@ function watch(signal: AbortSignal): AbortWatch {
     entry = { promise, callbacks, fire }
     watches.set(signal, entry)
     if (signal.aborted) fire()
-    else signal.addEventListener('abort', fire, { once: true })
+    else if (!owned.has(signal)) signal.addEventListener('abort', fire, { once: true })
   }
   return entry
 }
@@ -40,78 +42,33 @@ export function whenAborted(signal: AbortSignal): Promise<void> {
 /**
  * Calls `callback` once when `signal` aborts (synchronously within the abort, like a listener);
  * returns the function that unregisters it. A signal that has already aborted calls nothing: check
- * `signal.aborted` first. A {@link LazyAbortController} is watched without making its signal.
+ * `signal.aborted` first.
  */
-export function onAbort(signal: AbortSource, callback: () => void): () => void {
-  if (signal instanceof LazyAbortController) return signal.onAbort(callback)
+export function onAbort(signal: AbortSignal, callback: () => void): () => void {
   const { callbacks } = watch(signal)
   callbacks.add(callback)
   return () => callbacks.delete(callback)
 }
 
-/** What the loop races its waits against: a signal, or a turn's controller before anyone read its signal. */
-export type AbortSource = AbortSignal | LazyAbortController
-
 /**
- * A turn's abort, whose `AbortController` is made only when someone first reads `signal` (an
- * adapter, a tool, a hook): the loop itself checks `aborted` and registers callbacks here, so a
- * turn that hands its signal to nobody never pays for Node's `AbortController` (an `EventTarget`:
- * the largest fixed cost of opening a turn). Each turn still gets its own (seed 003), and the
- * semantics are the controller's: an abort before the first read gives a signal that is already
- * aborted with the same reason; a signal read once is the same object for the rest of the turn.
- * Only the owner aborts it, through {@link abort}.
+ * A controller whose abort notification is fired by its owner's `abort()` rather than by an
+ * `abort` listener: the agent makes one per turn, and a listener on Node's EventTarget costs more
+ * than the rest of opening the turn. Only the owner may abort the controller (through this `abort`).
  */
-export class LazyAbortController {
-  #controller: AbortController | undefined
-  #aborted = false
-  #reason: unknown
-  /** Registered by {@link onAbort}; made on the first registration, dropped at the abort. */
-  #callbacks: Set<() => void> | undefined
-
-  /** Whether {@link abort} was called (without making the signal). */
-  get aborted(): boolean {
-    return this.#aborted
-  }
-
-  /** The abort reason, as the signal has it (an `AbortError` `DOMException` when none was given). */
-  get reason(): unknown {
-    return this.#reason
-  }
-
-  /** The turn's signal, made on the first read (already aborted, with the reason, if the turn was). */
-  get signal(): AbortSignal {
-    let controller = this.#controller
-    if (controller === undefined) {
-      controller = this.#controller = new AbortController()
-      if (this.#aborted) controller.abort(this.#reason)
-    }
-    return controller.signal
-  }
-
-  /**
-   * Aborts once: the signal (if it was read) first, so its `abort` listeners run as with a plain
-   * controller, then the callbacks registered through {@link onAbort}, synchronously.
-   */
-  abort(reason?: unknown): void {
-    if (this.#aborted) return
-    this.#aborted = true
-    this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason
-    this.#controller?.abort(this.#reason)
-    const callbacks = this.#callbacks
-    this.#callbacks = undefined
-    if (callbacks !== undefined) for (const callback of callbacks) callback()
-  }
-
-  /** Calls `callback` once at the abort; returns the function that unregisters it. Nothing after the abort. */
-  onAbort(callback: () => void): () => void {
-    if (this.#aborted) return noop
-    const callbacks = (this.#callbacks ??= new Set())
-    callbacks.add(callback)
-    return () => callbacks.delete(callback)
+export function ownedAbortController(): { signal: AbortSignal; abort(reason?: unknown): void } {
+  const controller = new AbortController()
+  // The watch (a promise and a set) is made only if someone waits on this signal: most turns
+  // never need it, and the agent makes a controller per turn.
+  owned.add(controller.signal)
+  return {
+    signal: controller.signal,
+    abort(reason?: unknown) {
+      if (controller.signal.aborted) return
+      controller.abort(reason)
+      watches.get(controller.signal)?.fire()
+    },
   }
 }
-
-const noop = (): void => {}
 
 /** What {@link unlessAborted} resolves to when the signal aborted first. */
 export const ABORTED: unique symbol = Symbol('bosun.aborted')
@@ -124,7 +81,7 @@ export const ABORTED: unique symbol = Symbol('bosun.aborted')
  * finishing the result of a tool that honoured the abort). A late result of `work` is dropped and
  * a late failure swallowed.
  */
-export function unlessAborted<T>(work: PromiseLike<T>, signal: AbortSource, graceMs = 0): Promise<T | typeof ABORTED> {
+export function unlessAborted<T>(work: PromiseLike<T>, signal: AbortSignal, graceMs = 0): Promise<T | typeof ABORTED> {
   return new Promise((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined
     const giveUp = () => {

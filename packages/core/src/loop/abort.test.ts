@@ -628,7 +628,9 @@ describe('each turn its own AbortController (seed 003: the driver "switches to a
   })
 })
 
-describe('the turn\'s AbortController is made when its signal is first read', () => {
+// Whenever the turn's signal is first read — late, or never by the adapter — it is that turn's own
+// (these hold for a controller made when the turn opens, and must hold for one made lazily).
+describe('a turn\'s signal, whenever it is first read', () => {
   /** The scripted model behind an adapter that never reads the signal (as one that never waits). */
   const signalBlind = (responses: ScriptedEntry[]): ModelAdapter => {
     const inner = scripted({ responses })
@@ -668,7 +670,7 @@ describe('the turn\'s AbortController is made when its signal is first read', ()
     const stop = agent.session.subscribe((event) => {
       if (event.type !== 'turn/end') return
       stop()
-      agent.abort('late') // turn 1's controller, after its turn ended and before its signal was ever read
+      agent.abort('late') // turn 1's controller, after its turn ended; nothing read its signal
       agent.followup('again') // a waking send after the abort: latched, runs as turn 2
     })
     agent.followup('first')

@@ -1,4 +1,4 @@
-import { onAbort, type AbortSource } from '../when-aborted.js'
+import { onAbort } from '../when-aborted.js'
 
 /**
  * Feeds each item of `source` to `onItem`, but stops as soon as `signal` aborts even if the source
@@ -9,7 +9,7 @@ import { onAbort, type AbortSource } from '../when-aborted.js'
  * item: the race cost a promise, an array and a reaction on the never-settling abort promise for
  * every chunk of every model response (the reactions piled up for the length of the stream).
  */
-export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSource, onItem: (item: T) => void): Promise<void> {
+export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal, onItem: (item: T) => void): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   const iterator = source[Symbol.asyncIterator]()
   return new Promise<void>((resolve, reject) => {

@@ -7,8 +7,10 @@ import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { RepairReport } from '../store/repair.js'
 import type { AgentRuntime } from './runtime.js'
-import { LazyAbortController } from '../when-aborted.js'
+import { ownedAbortController } from '../when-aborted.js'
 import { runTurn } from './turn.js'
+
+type OwnedAbortController = ReturnType<typeof ownedAbortController>
 
 type Phase = 'idle' | 'running' | 'maintenance'
 
@@ -31,8 +33,7 @@ export interface CancelOptions {
  *
  * Phases: `idle` (no driver), `running` (a driver owns the loop; one turn per follow-up, FIFO,
  * with a fresh AbortController per turn — seed 003: after each turn the driver "switches to a new
- * AbortController" — so aborting one turn never reaches work another turn started; made lazily,
- * when something first reads the turn's signal) and
+ * AbortController" — so aborting one turn never reaches work another turn started) and
  * `maintenance` (non-turn work; shown as idle).
  * Concurrent wakes never create two drivers: a wake while running is a no-op (the driver checks
  * for pending work after each turn), and a waking send that arrives after an abort is latched
@@ -41,7 +42,7 @@ export interface CancelOptions {
 export class Agent {
   #phase: Phase = 'idle'
   #status: AgentStatus = 'idle'
-  #turnController: LazyAbortController | undefined
+  #turnController: OwnedAbortController | undefined
   #maintenanceController: AbortController | undefined
   /** A waking send arrived while the active turn was aborted (or during maintenance). */
   #wakeRequested = false
@@ -110,7 +111,7 @@ export class Agent {
     if (this.#closed) return
     if (this.#phase === 'idle') {
       if (this.rt.inbox.hasPending) this.#startDriver()
-    } else if (this.#phase === 'maintenance' || this.#turnController?.aborted === true) {
+    } else if (this.#phase === 'maintenance' || this.#turnController?.signal.aborted === true) {
       this.#wakeRequested = true
     }
   }
@@ -216,7 +217,7 @@ export class Agent {
     this.#assertOpen()
     const message = toUserMessage(input)
     // Decided before the splice, so that an observer that cancels during it cannot reclassify it.
-    const wakingAfterAbort = wakeup && this.#turnController?.aborted === true
+    const wakingAfterAbort = wakeup && this.#turnController?.signal.aborted === true
     const queue = wakingAfterAbort ? 'next-turn' : target
     const latch = this.#wakeRequested
     if (wakingAfterAbort || (wakeup && this.#phase === 'maintenance')) this.#wakeRequested = true
@@ -238,7 +239,7 @@ export class Agent {
     // so an abort() right after the waking send — or from a status observer — reaches them; the
     // driver starts on a microtask, so no hook runs inside the caller's followup()/steer() and a
     // burst of sends is queued before the first claim.
-    this.#turnController = new LazyAbortController()
+    this.#turnController = ownedAbortController()
     this.#setStatus('running')
     // A promise job, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
     void Promise.resolve().then(() => this.#drive())
@@ -249,23 +250,23 @@ export class Agent {
       let controller = this.#turnController
       while (this.rt.inbox.hasPending && !this.#closed) {
         // Made when a turn opens, not after each turn: the last turn of a run needs no successor.
-        if (controller === undefined) controller = new LazyAbortController()
-        else if (controller.aborted) {
+        if (controller === undefined) controller = ownedAbortController()
+        else if (controller.signal.aborted) {
           // Aborted before this turn opened (right after the wake, or the previous turn was
           // aborted): queued input is parked unless a waking send arrived after the abort.
           if (!this.#wakeRequested) break
-          controller = new LazyAbortController()
+          controller = ownedAbortController()
         }
         this.#wakeRequested = false
         this.#turnController = controller
         // The number is taken once turn/start is in the log: one the store refused is not used up.
         const turn = this.#lastTurn + 1
-        const outcome = await runTurn(this.rt, turn, controller, () => (this.#lastTurn = turn))
+        const outcome = await runTurn(this.rt, turn, controller.signal, () => (this.#lastTurn = turn))
         if (!outcome.started) break
         // A crash (a hook or the store threw) stops the driver: input stays parked (seed 003 §8).
-        if (outcome.crashed && !controller.aborted && !this.#wakeRequested) break
+        if (outcome.crashed && !controller.signal.aborted && !this.#wakeRequested) break
         // Each turn its own controller (seed 003): an abort reaches only the turn it was meant for.
-        if (!controller.aborted) controller = undefined
+        if (!controller.signal.aborted) controller = undefined
       }
     } catch (error) {
       this.rt.session.reportError(error, 'agent driver')

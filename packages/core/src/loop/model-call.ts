@@ -1,5 +1,5 @@
 import { BosunError, ErrorCodes, serializeError, type SerializedError } from '../errors.js'
-import { ModelError, type ModelAdapter, type ModelCallOptions, type ModelChunk, type ModelRequest, type StepFinish, type ToolSpec } from '../model.js'
+import { ModelError, type ModelAdapter, type ModelChunk, type ModelRequest, type StepFinish, type ToolSpec } from '../model.js'
 import { copyJson, tryCopyJson } from '../json.js'
 import type { BosunEventMap } from '../session/events.js'
 import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
@@ -9,7 +9,7 @@ import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
 import { wrapStream } from './stream-taps.js'
-import { ABORTED, unlessAborted, type LazyAbortController } from '../when-aborted.js'
+import { ABORTED, unlessAborted } from '../when-aborted.js'
 
 export interface ModelCallOutcome {
   finish: StepFinish
@@ -27,7 +27,7 @@ export interface ModelCallOutcome {
  * Model failures are outcomes (`finish: 'error'`), not exceptions; a hook that throws is.
  */
 export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
-  const { turn, step, abort } = scope
+  const { turn, step, signal } = scope
   // Frozen, with a read-only view of the history: a tap changes the request by returning a new one
   // (a waterfall), and nothing a tap or the adapter does can change the history behind the log.
   const initial: ModelRequest = Object.freeze({ system, messages: rt.surface.messages, tools: rt.tools.specs, params: NO_PARAMS })
@@ -36,7 +36,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   // A hook without taps is skipped (no context object, no promise): the common case costs nothing.
   if (rt.hooks.prepareCall.taps.length > 0) {
     const callContext = hookContext(rt, scope, rt.adapter)
-    const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), abort)
+    const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), signal)
     if (prepared === ABORTED) return { finish: 'aborted', toolCalls: [] }
     checkRequest(prepared)
     request = freezeRequest(prepared)
@@ -45,7 +45,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   logRequestContext(rt, request)
   logRequestHeader(rt, scope, request, adapter)
   await rt.session.flush()
-  if (abort.aborted) return { finish: 'aborted', toolCalls: [] }
+  if (signal.aborted) return { finish: 'aborted', toolCalls: [] }
 
   // With `llm/stream` taps, the stream they wrap; without, the adapter is called below, inside the
   // try, so that a throw from it is the call's failure either way.
@@ -59,11 +59,11 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
         [Symbol.asyncIterator]: () => {
           // A stream tap that re-sends with another system prompt or tool set: the log says so first.
           logRequestContext(rt, frozen)
-          return adapter.stream(frozen, streamOptions(abort))[Symbol.asyncIterator]()
+          return adapter.stream(frozen, { signal })[Symbol.asyncIterator]()
         },
       }
     }
-    const stream = await unlessAborted(wrapStream(rt.hooks.llmStream, send, hookContext(rt, scope, adapter), request), abort)
+    const stream = await unlessAborted(wrapStream(rt.hooks.llmStream, send, hookContext(rt, scope, adapter), request), signal)
     if (stream === ABORTED) return { finish: 'aborted', toolCalls: [] }
     wrapped = stream
   }
@@ -79,7 +79,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   })
   let failure: unknown
   try {
-    await forEachUntilAborted(wrapped ?? adapter.stream(request, streamOptions(abort)), abort, (chunk) => {
+    await forEachUntilAborted(wrapped ?? adapter.stream(request, { signal }), signal, (chunk) => {
       // Copied first (a chunk that is not JSON fails here, naming its path), then checked and
       // folded in, then logged: the assembled message never holds what the log refused.
       const copied = tryCopyJson(chunk) ?? copyJson({ chunk }, 'Event "assistant/chunk" data').chunk
@@ -92,7 +92,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     stopWatchingRetries?.()
   }
 
-  if (abort.aborted) return finalise(rt, scope, assembler, 'aborted')
+  if (signal.aborted) return finalise(rt, scope, assembler, 'aborted')
   if (failure === undefined && !assembler.hasContent && assembler.finish === undefined) {
     failure = new ModelError('EMPTY_RESPONSE', `The model (${adapter.name}) ended the stream without any content or finish reason.`)
   }
@@ -106,17 +106,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
 
 /** What the `prepareCall` and `llm/stream` taps receive besides the request. */
 function hookContext(rt: AgentRuntime, scope: StepScope, adapter: ModelAdapter) {
-  const { abort } = scope
-  return { turn: scope.turn, step: scope.step, get signal() { return abort.signal }, session: rt.session, inbox: rt.inbox, surface: rt.surface, adapter }
-}
-
-/**
- * The adapter's options: `signal` is an own getter, so the turn's controller is made only if the
- * adapter reads it (a network adapter hands it to `fetch`; one that never waits does not), and an
- * adapter that copies its options (`{ ...options }`) still gets the signal.
- */
-function streamOptions(abort: LazyAbortController): ModelCallOptions {
-  return { get signal() { return abort.signal } }
+  return { turn: scope.turn, step: scope.step, signal: scope.signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, adapter }
 }
 
 /**

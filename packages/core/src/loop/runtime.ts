@@ -4,7 +4,6 @@ import type { ModelAdapter } from '../model.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { ToolRegistry } from '../tools/registry.js'
-import type { LazyAbortController } from '../when-aborted.js'
 import type { LoggedRequestContext } from './request-context.js'
 
 /** How the system prompt is produced for each step. */
@@ -33,6 +32,5 @@ export interface AgentRuntime {
 export interface StepScope {
   turn: number
   step: number
-  /** The turn's abort: the loop checks it without making the signal; hand `abort.signal` to others. */
-  abort: LazyAbortController
+  signal: AbortSignal
 }
