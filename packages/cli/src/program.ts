@@ -243,6 +243,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--allowed-host <name...>', 'host names the Host fence accepts besides loopback (e.g. a reverse proxy\'s name); with a token, only these and loopback')
     .option('--relay-wait-ms <ms>', 'on a PostgreSQL store (many hosts): how long a request for a session another host owns waits for that host\'s answer before it is answered "pending"', '5000')
     .option('--cluster-poll-ms <ms>', 'on a PostgreSQL store (many hosts): how often to look for a dead host\'s sessions and for mail a lost NOTIFY left', '1000')
+    .option('--takeover-concurrency <n>', 'on a PostgreSQL store (many hosts): how many of a dead host\'s sessions this host opens at once (keep it below the store\'s poolSize)', '8')
     .addHelpText('after', examples([
       ['bosun serve', 'http://127.0.0.1:4477'],
       ['BOSUN_HOST_TOKEN=$(openssl rand -hex 32) bosun serve --host 0.0.0.0', 'reachable from the network, with a bearer token'],

@@ -105,6 +105,15 @@ describe('bosun serve', () => {
     expect(bad.stderr).toMatch(/--allowed-host takes a host name/)
   })
 
+  it('refuses cluster flags out of range before opening anything', async ({ dir }) => {
+    const zero = await bosun(['serve', '--port', '0', '--takeover-concurrency', '0'], { cwd: dir })
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toMatch(/--takeover-concurrency must be at least 1/)
+    const word = await bosun(['serve', '--port', '0', '--relay-wait-ms', 'soon'], { cwd: dir })
+    expect(word.code).toBe(2)
+    expect(word.stderr).toMatch(/--relay-wait-ms must be a whole number/)
+  })
+
   it('refuses a non-loopback bind without a token', async ({ dir }) => {
     const result = await bosun(['serve', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env: { BOSUN_HOST_TOKEN: undefined } })
     expect(result.code).toBe(2)

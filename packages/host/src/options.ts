@@ -35,8 +35,17 @@ export const hostOptionsSchema = {
       properties: { origins: { type: 'array', items: { type: 'string', pattern: '^https?://' } } },
     },
     webRoot: { type: 'string', minLength: 1 },
-    // Its fields are checked by the cluster itself.
-    cluster: { anyOf: [{ const: false }, { type: 'object' }] },
+    // `false` turns the cluster off on a cluster store; the fields are `ClusterOptions` (cluster/cluster.ts).
+    cluster: {
+      anyOf: [
+        { const: false },
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: { relayWaitMs: { type: 'integer', minimum: 0 }, pollIntervalMs: positiveInteger, takeoverConcurrency: positiveInteger },
+        },
+      ],
+    },
   },
   anyOf: [{ required: ['agentFactory'] }, { required: ['agent'] }, { required: ['config'] }],
 } as const
@@ -66,7 +75,13 @@ export function checkHostOptions(options: unknown): void {
   if (!validate(options)) {
     const errors = validate.errors ?? []
     // The anyOf on the three ways to build agents reports itself last; say what it means.
-    const first = errors.find((e) => e.keyword !== 'required' || e.schemaPath.startsWith('#/required')) ?? errors[0]!
+    let first = errors.find((e) => e.keyword !== 'required' || e.schemaPath.startsWith('#/required')) ?? errors[0]!
+    // A nested "false or an object" (cluster) fails both branches: the object branch's deepest
+    // complaint says what is wrong (`"cluster.relayWaitMs" must be >= 0`), not "equal to constant".
+    if (first.instancePath !== '' && (first.keyword === 'const' || first.keyword === 'anyOf')) {
+      const inside = errors.filter((e) => e.instancePath.startsWith(first.instancePath) && e.keyword !== 'const' && e.keyword !== 'anyOf')
+      first = inside.sort((a, b) => b.instancePath.length - a.instancePath.length)[0] ?? first
+    }
     const message = first.schemaPath.startsWith('#/anyOf') ? 'pass "agentFactory", "agent" or "config" to build each session\'s agent' : describe(first)
     throw invalidArgument(`createHost(): ${message}.`)
   }

@@ -19,6 +19,7 @@ export interface ServeOptions {
   allowedHost?: string[]
   relayWaitMs?: string
   clusterPollMs?: string
+  takeoverConcurrency?: string
 }
 
 function corsOrigins(values: string[]): string[] {
@@ -103,7 +104,13 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     throw cliError(CliErrorCodes.USAGE, `Refusing to serve on ${hostname} without a token: set BOSUN_HOST_TOKEN to 32+ random characters or pass --token-file (bosun serve --init-token makes one), or serve on 127.0.0.1.`)
   }
   // On a store with the cluster API (PostgreSQL), this host is one of many (docs/scale-out.md).
-  const cluster = { relayWaitMs: intOption('relay-wait-ms', options.relayWaitMs, 5000, 600_000), pollIntervalMs: Math.max(50, intOption('cluster-poll-ms', options.clusterPollMs, 1000, 600_000)) }
+  const takeoverConcurrency = intOption('takeover-concurrency', options.takeoverConcurrency, 8, 1000)
+  if (takeoverConcurrency < 1) throw cliError(CliErrorCodes.USAGE, '--takeover-concurrency must be at least 1 (1 opens a dead host\'s sessions one after another).')
+  const cluster = {
+    relayWaitMs: intOption('relay-wait-ms', options.relayWaitMs, 5000, 600_000),
+    pollIntervalMs: Math.max(50, intOption('cluster-poll-ms', options.clusterPollMs, 1000, 600_000)),
+    takeoverConcurrency,
+  }
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const store: Store = await openStore(cfg)
   const host = createHost({
