@@ -1,15 +1,13 @@
 import { admit, type AdmissionReceipt } from '../admission.js'
 import { openTurn, uiMessageStream } from '../ai-sdk.js'
+import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import { openColdStream } from '../cold-stream.js'
 import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
 import { checkCursor, intQuery, sessionIdParam } from '../request.js'
-import { CLIENT_MESSAGE_ID_PATTERN } from '../schemas.js'
 import { checkSessionId } from '../sessions.js'
 import { sessionStream } from '../stream.js'
 import { SSE_HEADERS } from './sessions.js'
-
-const UI_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' }
 
 /** The session's SSE stream and the AI SDK chat routes (a UI message stream per turn). */
 export function streamRoutes(host: HostContext): void {
@@ -19,18 +17,14 @@ export function streamRoutes(host: HostContext): void {
   // follow-up, or what `bosun.delivery` says) with its id as the clientMessageId, and the turn
   // that claims it streams as a UI message stream (v1).
   app.post('/v1/ai-sdk/chat', async (c) => {
-    const input = await host.body<{ id: string; messages: { id: string; role: string; parts: { type: string; text?: string }[] }[]; bosun?: { delivery?: 'followup' | 'steer' | 'inject' } }>(c, 'aiSdkChat')
+    const input = await host.body<ChatInput>(c, 'aiSdkChat')
     checkSessionId(input.id)
-    const last = input.messages[input.messages.length - 1]!
-    if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${input.messages.length - 1}/role` })
-    if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${input.messages.length - 1}/id` })
-    const text = last.parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('')
-    if (text === '') throw new HostError('invalid-request', 'The last user message has no text part.', { path: `/messages/${input.messages.length - 1}/parts` })
+    const message = chatMessage(input)
     const live = await sessions.use(input.id, { create: 'if-missing' })
     const release = sessions.hold(live)
     let receipt: AdmissionReceipt
     try {
-      receipt = await admit(live, { clientMessageId: last.id, content: text, delivery: input.bosun?.delivery ?? 'followup' }, false)
+      receipt = await admit(live, message, false)
     } catch (error) {
       release()
       throw error
