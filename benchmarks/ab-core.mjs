@@ -12,7 +12,8 @@
 //   - figure 7's 1,000 sessions × 10 turns (turns/s).
 // Then, once per build, promises created per turn (async_hooks), and with --callgrind
 // instructions per turn: `valgrind --tool=callgrind` of turn-cost.mjs in count mode (node
-// --single-threaded: GC and compilation on the main thread, counted and repeatable) at 200 and
+// --single-threaded --predictable: GC and compilation on the main thread, counted, and no
+// time-based heuristics, so repeatable on a loaded machine) at 200 and
 // 1,200 turns, the difference ÷ 1,000. Prints one line per measure: median over rounds (min–max).
 import { execFile, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
@@ -55,7 +56,9 @@ async function child(script, config, env, flags = []) {
 
 async function instructions(contender, turns, env) {
   const out = join(work, `cg-${contender}-${turns}-${Date.now()}`)
-  await run(['--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, '--single-threaded',
+  // --predictable: without it V8's time-based heuristics (GC scheduling, tier-up) made the same
+  // build's count move by 3–7% on the loaded machine; with it, by under 2% (docs/benchmarks.md §6).
+  await run(['--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, '--single-threaded', '--predictable',
     join(here, 'turn-cost.mjs'), JSON.stringify({ contender, turns, mode: 'count' })], env, 'valgrind')
   const totals = readFileSync(out, 'utf8').match(/^totals: (\d+)/m) ?? readFileSync(out, 'utf8').match(/^summary: (\d+)/m)
   return Number(totals[1])
