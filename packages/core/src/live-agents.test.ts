@@ -150,4 +150,22 @@ describe('live agents registry', () => {
     expect(findLiveAgent(store, 'other')).toBeUndefined()
     await expect(createAgent({ model: scripted(), store, createSession: () => store.create({ id: 'x', version: LOG_FORMAT_VERSION, createdAt: 1 }) })).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
   })
+
+  it('keeps its table on the store without changing what the store lists, and works on a frozen store too', async () => {
+    const store = memoryStore()
+    const keys = Object.keys(store).sort()
+    const agent = await createAgent({ model: scripted(), store, sessionId: 'a' })
+    expect(Object.keys(store).sort()).toEqual(keys)
+    expect(findLiveAgent(store, 'a')).toBe(agent)
+    await agent.close()
+    expect(findLiveAgent(store, 'a')).toBeUndefined()
+
+    const frozen = Object.freeze(memoryStore())
+    const other = await createAgent({ model: scripted(), store: frozen, sessionId: 'a' })
+    expect(findLiveAgent(frozen, 'a')).toBe(other)
+    expect(findLiveAgent(store, 'a')).toBeUndefined()
+    expect(liveAgents(frozen)).toEqual([other])
+    await other.close()
+    expect(liveAgents(frozen)).toEqual([])
+  })
 })

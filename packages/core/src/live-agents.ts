@@ -9,8 +9,13 @@ import type { Store } from './store/types.js'
  * it borrows the live agent instead of opening a second one (which a locking store refuses with
  * SESSION_LOCKED and the memory store answers by fencing the first writer, STALE_WRITER).
  *
- * Keyed by the store object (a WeakMap: the registry keeps no store alive), so two stores on the
- * same directory or two generations of a test store are distinct, as they are to their writers.
+ * Keyed by the store object, so two stores on the same directory or two generations of a test
+ * store are distinct, as they are to their writers. The table lives on the store itself (a hidden
+ * symbol property) and each agent carries its own registration: no weak collection holds an
+ * agent. Why not WeakMaps: with an agent reachable only through a WeakMap (or a WeakRef), V8's
+ * scavenges got far dearer for everything the agent allocates — a fresh session's 1,000-delta turn
+ * went from ~0.7 to ~4.5 ms (docs/benchmarks.md, "Performance problems found"). The table keeps a
+ * store alive no longer than its agents do, which keep it alive anyway.
  */
 interface Slot {
   /** The whole agent on this session (its plugins set up); undefined while none is. */
@@ -18,6 +23,8 @@ interface Slot {
   /** An agent being built on this session: settles when it is registered or failed. */
   opening?: Promise<void>
 }
+
+const REGISTRATION = Symbol('bosun.registration')
 
 /** A registered agent's way out of the registry. */
 interface Registration {
@@ -29,22 +36,33 @@ interface Registration {
   started: boolean
 }
 
-const slots = new WeakMap<Store, Map<string, Slot>>()
-const registrations = new WeakMap<Agent, Registration>()
+/** The store's table of slots, by session id: a non-enumerable property under a private symbol. */
+const SLOTS = Symbol('bosun.liveAgents')
+/** For a store that cannot take a property (frozen): correct, but on the slower weak path above. */
+const frozenStores = new WeakMap<Store, Map<string, Slot>>()
+
+function tableOf(store: Store, make: boolean): Map<string, Slot> | undefined {
+  const own = (store as { [SLOTS]?: Map<string, Slot> })[SLOTS] ?? frozenStores.get(store)
+  if (own || !make) return own
+  const table = new Map<string, Slot>()
+  if (Object.isExtensible(store)) Object.defineProperty(store, SLOTS, { value: table, enumerable: false })
+  else frozenStores.set(store, table)
+  return table
+}
+
+/** The registration of an agent `createAgent` built (undefined for any other agent). */
+const registrationOf = (agent: Agent): Registration | undefined => (agent instanceof RegisteredAgent ? agent[REGISTRATION] : undefined)
 
 function slotOf(store: Store, sessionId: string, make: boolean): Slot | undefined {
-  let bySession = slots.get(store)
-  if (!bySession) {
-    if (!make) return undefined
-    slots.set(store, (bySession = new Map()))
-  }
+  const bySession = tableOf(store, make)
+  if (!bySession) return undefined
   let slot = bySession.get(sessionId)
   if (!slot && make) bySession.set(sessionId, (slot = {}))
   return slot
 }
 
 function forget(store: Store, sessionId: string, slot: Slot): void {
-  if (slot.agent === undefined && slot.opening === undefined) slots.get(store)?.delete(sessionId)
+  if (slot.agent === undefined && slot.opening === undefined) tableOf(store, false)?.delete(sessionId)
 }
 
 /**
@@ -53,14 +71,14 @@ function forget(store: Store, sessionId: string, slot: Slot): void {
  */
 export function findLiveAgent(store: Store, sessionId: string): Agent | undefined {
   const agent = slotOf(store, sessionId, false)?.agent
-  return agent && registrations.get(agent)?.started !== true ? agent : undefined
+  return agent && registrationOf(agent)?.started !== true ? agent : undefined
 }
 
 /** Every whole, not-closing agent this process has open on `store` (a host asks which children of a session still work). */
 export function liveAgents(store: Store): Agent[] {
   const found: Agent[] = []
-  for (const slot of slots.get(store)?.values() ?? []) {
-    if (slot.agent && registrations.get(slot.agent)?.started !== true) found.push(slot.agent)
+  for (const slot of tableOf(store, false)?.values() ?? []) {
+    if (slot.agent && registrationOf(slot.agent)?.started !== true) found.push(slot.agent)
   }
   return found
 }
@@ -78,7 +96,7 @@ export async function awaitLiveAgent(store: Store, sessionId: string): Promise<A
       continue
     }
     const agent = slot?.agent
-    const registration = agent && registrations.get(agent)
+    const registration = agent && registrationOf(agent)
     if (agent && registration?.started) {
       await registration.closed
       continue
@@ -93,7 +111,7 @@ export async function awaitLiveAgent(store: Store, sessionId: string): Promise<A
  * registered (one whose `createAgent` failed is closed by it, before anyone could borrow it).
  */
 export function whenAgentClosed(agent: Agent): Promise<void> {
-  return registrations.get(agent)?.closed ?? new Promise(() => {})
+  return registrationOf(agent)?.closed ?? new Promise(() => {})
 }
 
 /**
@@ -147,7 +165,7 @@ export function beginOpen(store: Store, sessionId: string): { opened(agent: Regi
         forget(store, sessionId, slot)
         resolve()
       }
-      registrations.set(agent, { closed, release, started: false })
+      agent[REGISTRATION] = { closed, release, started: false }
       slot.agent = agent
       end()
     },
@@ -164,12 +182,14 @@ export function beginOpen(store: Store, sessionId: string): { opened(agent: Regi
  */
 export class RegisteredAgent extends Agent {
   #closing: Promise<void> | undefined
+  /** Set by the registry once the agent is whole (a field from construction: one shape for all). */
+  [REGISTRATION]: Registration | undefined = undefined
 
   override close(): Promise<void> {
     // Only the first call closes; later calls keep Agent's answer (they wait for idle), so that a
     // teardown that closes its own agent again does not wait for itself.
     if (this.#closing) return super.close()
-    const registration = registrations.get(this)
+    const registration = this[REGISTRATION]
     if (registration) registration.started = true
     this.#closing = super.close().finally(() => registration?.release())
     return this.#closing
