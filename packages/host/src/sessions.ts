@@ -35,7 +35,12 @@ const sessionExists = (id: string) => new HostError('session-exists', `Session "
  */
 export class SessionManager {
   readonly #live = new Map<string, Promise<LiveSession>>()
-  readonly #taps = new WeakMap<Agent, Taps>()
+  /**
+   * The host's taps on each agent it ever used, until that agent closes. A Map, not a WeakMap: an
+   * agent reachable through a weak collection made V8's young collections far dearer for what it
+   * allocates (docs/benchmarks.md, "Performance problems found", 7).
+   */
+  readonly #taps = new Map<Agent, Taps>()
   /** Sessions retired for idleness whose agents are still closing. */
   readonly #retiring = new Map<string, Promise<void>>()
   #closing = false
@@ -181,7 +186,10 @@ export class SessionManager {
       for (const listener of live.listeners) listener()
     })
     // A borrowed agent's owner may close it at any time (a parent closes its children).
-    void whenAgentClosed(agent).then(() => made.live && this.#ownerClosed(made.live))
+    void whenAgentClosed(agent).then(() => {
+      this.#taps.delete(agent)
+      if (made.live) this.#ownerClosed(made.live)
+    })
     return taps
   }
 
