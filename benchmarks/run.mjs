@@ -31,7 +31,7 @@ import { join } from 'node:path'
 import { here } from './lib/children.mjs'
 import { measureConcurrency, measureDurable, measureLong, measureMemory, measurePeers, measureResume } from './lib/measure.mjs'
 import { plan as planFor } from './lib/plan.mjs'
-import { runMeta, withRegion, withSection } from './lib/report-common.mjs'
+import { lostHeadings, runMeta, withRegion, withSection } from './lib/report-common.mjs'
 import { concurrencyRegion } from './lib/report-concurrency.mjs'
 import { durableRegion } from './lib/report-durable.mjs'
 import { memoryRegion } from './lib/report-memory.mjs'
@@ -139,6 +139,11 @@ async function main(args) {
   }
   if (smoke) { process.stdout.write(JSON.stringify({ ...data, markdown: next }) + '\n'); return }
   if (quick) { process.stdout.write(next.slice(next.indexOf('<!-- peers:start -->'), next.indexOf('<!-- peers:end -->')) + '\n'); return }
+  const lost = lostHeadings(doc, next)
+  if (lost.length > 0) {
+    console.error(`Not rewriting docs/benchmarks.md: it would delete ${lost.map((h) => JSON.stringify(h)).join(', ')}, which sit${lost.length === 1 ? 's' : ''} between <!-- peers:start --> and <!-- peers:end -->, the region this script generates. Move ${lost.length === 1 ? 'that section' : 'those sections'} out of the region and run again; the measurements are kept in benchmarks/results.json.`)
+    process.exit(1)
+  }
   writeFileSync(docPath, next)
   log(`results.json written; docs/benchmarks.md updated (${only ? (only === 'peers' ? 'figures 1–3' : `peers-${only} region`) : long ? 'peers-resume and peers-concurrency regions' : 'the peers section'})`)
 }

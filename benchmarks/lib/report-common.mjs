@@ -56,6 +56,17 @@ export function withSection(doc, main, regions) {
   return PEERS_RE.test(doc) ? doc.replace(PEERS_RE, () => section) : `${doc.trimEnd()}\n\n${section}\n`
 }
 
+/**
+ * The level-2 headings of `before` that `after` no longer has: hand-written sections that sat
+ * inside a generated region (a rewrite of the region would delete them). The generated text keeps
+ * its own headings from run to run, so anything listed here is someone's section.
+ */
+export function lostHeadings(before, after) {
+  const headings = (doc) => doc.split('\n').filter((line) => line.startsWith('## '))
+  const kept = new Set(headings(after))
+  return headings(before).filter((heading) => !kept.has(heading))
+}
+
 /** Replaces one region; a region not there yet goes at the end of the peers section. */
 export function withRegion(doc, name, text) {
   const re = regionRe(name)
