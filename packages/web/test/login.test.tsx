@@ -133,9 +133,9 @@ describe('the login form', () => {
     await client.createSession('open-host')
     openPage(client)
     await until(() => screen.queryByText('open-host'), 'the list')
-    // The page asks GET /v1/host once it is in; after that answer (and a turn of the event loop) it has decided.
+    // The page asks GET /v1/host once it is in, and decides from the answer (loggedIn leaves null).
     await until(() => hostInfoAnswered > 0, 'the page asked the host how it authenticates')
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await until(() => store!.getState().loggedIn !== null, 'the page to decide from the host\'s answer')
     expect(screen.queryByRole('button', { name: 'Log out' })).toBeNull()
     expect(store!.getState().loggedIn).toBe(false)
   })

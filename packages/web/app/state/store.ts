@@ -20,8 +20,11 @@ export interface AppState {
    * the page no login cookie): the page shows the login form until `login` succeeds.
    */
   auth: 'unknown' | 'ok' | 'required'
-  /** Whether the page is in on a login cookie (the host has a token): it can log out. */
-  loggedIn: boolean
+  /**
+   * Whether the page is in on a login cookie (the host has a token): it can log out. `null` until
+   * known — the host has not yet said (`GET /v1/host`) whether it takes a token.
+   */
+  loggedIn: boolean | null
   selected: string | null
   view: SessionView
   connection: ConnectionState
@@ -103,7 +106,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
     return {
       sessions: [],
       auth: 'unknown',
-      loggedIn: false,
+      loggedIn: null,
       selected: null,
       view: emptySession(),
       connection: { state: 'connecting', retries: 0 },
