@@ -7,10 +7,10 @@ import { emptySession, foldEvents } from '../app/state/fold.js'
 import { createAppStore, type AppStore } from '../app/state/store.js'
 import { until } from './host-harness.js'
 
-/** A store holding session "s" after the given follow-ups ran (each answered by echo). */
-async function storeWith(prompts: string[]): Promise<Store> {
+/** A store holding session "s" after the given follow-ups ran (each answered by echo), its clock shifted by `clockMs`. */
+async function storeWith(prompts: string[], clockMs = 0): Promise<Store> {
   const store = memoryStore()
-  const agent = await createAgent({ model: scripted(), store, sessionId: 's' })
+  const agent = await createAgent({ model: scripted(), store, sessionId: 's', now: () => Date.now() + clockMs })
   for (const prompt of prompts) {
     agent.followup(prompt)
     await agent.whenIdle()
@@ -34,7 +34,9 @@ describe('the page after the host restarted', () => {
     ['a longer log whose events at the same seqs differ', ['other one', 'other two', 'other three', 'other four']],
   ])('reloads the session from the log when the host comes back with %s', async (_case, after) => {
     const before = hostOver(await storeWith(['first', 'second']))
-    const restarted = hostOver(await storeWith(after))
+    // Another history, written a minute "later": the client tells logs apart by the event at its
+    // last seq (seq, type, time), and two echo logs made in the same millisecond can agree there.
+    const restarted = hostOver(await storeWith(after, 60_000))
     hosts.push(before, restarted)
     let target = before
     const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => target.fetch(new Request(input as string, init)) })
