@@ -122,33 +122,68 @@ const OBSERVERS = new Set(['session/event', 'agent/status', 'agent/inbox/inserte
  */
 export function createHooks(report?: (error: unknown, context: string) => void): AgentHooks {
   const hooks: AgentHooks = {
-    preStep: new AsyncSeriesWaterfallHook(['decision', 'context'], 'agent/pre-step'),
-    prepareCall: new AsyncSeriesWaterfallHook(['request', 'context'], 'prepareCall'),
-    llmStream: new AsyncSeriesWaterfallHook(['stream', 'context'], 'llm/stream'),
-    toolResult: new AsyncSeriesWaterfallHook(['result', 'context'], 'tool/result'),
-    event: new SyncHook(['event'], 'session/event'),
-    status: new SyncHook(['status'], 'agent/status'),
-    inboxInserted: new SyncHook(['message', 'target'], 'agent/inbox/inserted'),
-    inboxDiscarded: new SyncHook(['message', 'target'], 'agent/inbox/discarded'),
-    inboxClaimed: new SyncHook(['message', 'turn'], 'agent/inbox/claimed'),
-    canceled: new SyncHook([], 'agent/canceled'),
-    compact: new AsyncSeriesBailHook(['context'], 'agent/compact'),
-    error: new SyncHook(['error', 'context'], 'agent/error'),
+    preStep: new AsyncSeriesWaterfallHook(ARGS.decisionContext, 'agent/pre-step'),
+    prepareCall: new AsyncSeriesWaterfallHook(ARGS.requestContext, 'prepareCall'),
+    llmStream: new AsyncSeriesWaterfallHook(ARGS.streamContext, 'llm/stream'),
+    toolResult: new AsyncSeriesWaterfallHook(ARGS.resultContext, 'tool/result'),
+    event: new SyncHook(ARGS.event, 'session/event'),
+    status: new SyncHook(ARGS.status, 'agent/status'),
+    inboxInserted: new SyncHook(ARGS.messageTarget, 'agent/inbox/inserted'),
+    inboxDiscarded: new SyncHook(ARGS.messageTarget, 'agent/inbox/discarded'),
+    inboxClaimed: new SyncHook(ARGS.messageTurn, 'agent/inbox/claimed'),
+    canceled: new SyncHook(ARGS.none, 'agent/canceled'),
+    compact: new AsyncSeriesBailHook(ARGS.context, 'agent/compact'),
+    error: new SyncHook(ARGS.errorContext, 'agent/error'),
   }
   const reportError = report ?? ((error: unknown, context: string) => {
     if (hooks.error.taps.length > 0) hooks.error.call(error, context)
     else console.error(`[bosun] ${context} threw:`, error)
   })
-  for (const hook of Object.values(hooks) as { name?: string; intercept: AsyncSeriesWaterfallHook<[unknown]>['intercept'] }[]) {
-    const hookName = hook.name ?? 'unknown'
-    hook.intercept({
-      register: (tap) => ({
-        ...tap,
-        fn: OBSERVERS.has(hookName) ? containTap(hookName, tap.name, tap.fn, reportError) : wrapTap(hookName, tap.name, tap.type, tap.fn),
-      }),
-    })
+  for (const hook of Object.values(hooks) as { name?: string; interceptors: object[]; intercept: (interceptor: TapWrapper) => void }[]) {
+    const interceptor: TapWrapper = { register: wrapRegisteredTap, bosunHook: hook.name ?? 'unknown', bosunReport: reportError }
+    hook.intercept(interceptor)
+    // `intercept` pushes onto an empty array, which V8 grows to 17 slots (152 bytes) per hook —
+    // 12 hooks an agent, kept by every idle session; a one-slot copy holds the same interceptor.
+    hook.interceptors = hook.interceptors.slice()
   }
   return hooks
+}
+
+/**
+ * The hooks' argument names, shared by every agent's hooks (tapable only reads them): an array per
+ * hook per agent was ~64 bytes kept by every idle session.
+ */
+const ARGS = {
+  decisionContext: ['decision', 'context'],
+  requestContext: ['request', 'context'],
+  streamContext: ['stream', 'context'],
+  resultContext: ['result', 'context'],
+  event: ['event'],
+  status: ['status'],
+  messageTarget: ['message', 'target'],
+  messageTurn: ['message', 'turn'],
+  none: [] as void[],
+  context: ['context'],
+  errorContext: ['error', 'context'],
+} as const
+
+/**
+ * A hook's register interceptor. tapable copies it (`Object.assign`) and calls `register` as its
+ * method, so one shared function reads the hook's name and reporter from `this`: a closure and
+ * its context per hook per agent (~100 bytes each, 12 hooks) were kept by every idle session.
+ */
+interface TapWrapper {
+  register(this: TapWrapper, tap: { name: string; type: string; fn: Function }): { name: string; type: string; fn: Function }
+  bosunHook: string
+  bosunReport: (error: unknown, context: string) => void
+}
+
+function wrapRegisteredTap(this: TapWrapper, tap: { name: string; type: string; fn: Function }): { name: string; type: string; fn: Function } {
+  const hookName = this.bosunHook
+  return {
+    ...tap,
+    fn: OBSERVERS.has(hookName) ? containTap(hookName, tap.name, tap.fn, this.bosunReport) : wrapTap(hookName, tap.name, tap.type, tap.fn),
+  }
 }
 
 /** An observer tap that reports its throw instead of stopping the taps after it. */

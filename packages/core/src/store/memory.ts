@@ -8,6 +8,9 @@ interface Entry {
   events: SessionEvent[]
 }
 
+/** A memory writer's flush and close: nothing to wait for. Shared, not a closure per writer. */
+const resolved = (): Promise<void> => Promise.resolve()
+
 /**
  * The built-in store: sessions live in this process's memory, shared by every agent that uses the
  * same store object (so an agent can resume a session another one wrote). Nothing survives a
@@ -32,8 +35,8 @@ export function memoryStore(): Store {
       }
       entry.events.push(event)
     },
-    flush: () => Promise.resolve(),
-    close: () => Promise.resolve(),
+    flush: resolved,
+    close: resolved,
   })
 
   const ensureOpen = () => {
@@ -63,6 +66,11 @@ export function memoryStore(): Store {
       ensureOpen()
       assertSessionId(id)
       return sessions.has(id)
+    },
+    async header(id) {
+      ensureOpen()
+      assertSessionId(id)
+      return sessions.get(id)?.header
     },
     async list() {
       ensureOpen()
