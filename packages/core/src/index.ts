@@ -52,7 +52,7 @@ export type { CancelOptions, MaintenanceContext } from './loop/agent.js'
 export type { SystemPrompt } from './loop/runtime.js'
 export { createAgent } from './create-agent.js'
 export type { CreateAgentOptions } from './create-agent.js'
-export { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed } from './live-agents.js'
+export { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, offerChildOpener, openThroughParent, whenAgentClosed, type ChildOpener } from './live-agents.js'
 
 export { memoryStore } from './store/memory.js'
 export { assertSessionId } from './store/session-id.js'

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { createAgent } from './create-agent.js'
 import { BosunError, ErrorCodes } from './errors.js'
-import { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed } from './live-agents.js'
+import { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, offerChildOpener, openThroughParent, whenAgentClosed } from './live-agents.js'
 import { definePlugin } from './plugin.js'
 import { memoryStore } from './store/memory.js'
 import { LOG_FORMAT_VERSION } from './session/events.js'
@@ -149,6 +149,59 @@ describe('live agents registry', () => {
     await expect(wrong).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
     expect(findLiveAgent(store, 'other')).toBeUndefined()
     await expect(createAgent({ model: scripted(), store, createSession: () => store.create({ id: 'x', version: LOG_FORMAT_VERSION, createdAt: 1 }) })).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
+  })
+
+  it("openThroughParent asks the parent's offered opener (or every live agent's, without a parent id); the offer ends with the agent", async () => {
+    const store = memoryStore()
+    const asked: string[] = []
+    /** A plugin that opens the sessions named `kid-*` as its children. */
+    const delegating = definePlugin({
+      name: 'delegating',
+      setup(ctx) {
+        offerChildOpener(ctx.store, ctx.session.header.id, async (childId) => {
+          asked.push(`${ctx.session.header.id}:${childId}`)
+          if (!childId.startsWith('kid-')) return undefined
+          return (await borrowOrOpen(ctx.store, childId, () => createAgent({ model: scripted(), store: ctx.store, sessionId: childId }))).agent
+        })
+      },
+    })
+    const parent = await createAgent({ model: scripted(), store, sessionId: 'parent', plugins: [delegating] })
+    const plain = await createAgent({ model: scripted(), store, sessionId: 'plain' })
+    const kid = await openThroughParent(store, 'kid-1', 'parent')
+    expect(kid?.session.header.id).toBe('kid-1')
+    expect(findLiveAgent(store, 'kid-1')).toBe(kid)
+    // Not its child, or no such parent here: nothing opened.
+    expect(await openThroughParent(store, 'stranger', 'parent')).toBeUndefined()
+    expect(await openThroughParent(store, 'kid-2', 'plain')).toBeUndefined()
+    expect(await openThroughParent(store, 'kid-2', 'nobody')).toBeUndefined()
+    // Without a parent id, every live agent that offered an opener is asked.
+    expect((await openThroughParent(store, 'kid-3'))?.session.header.id).toBe('kid-3')
+    expect(asked).toEqual(['parent:kid-1', 'parent:stranger', 'parent:kid-3'])
+    await parent.close()
+    expect(await openThroughParent(store, 'kid-4', 'parent')).toBeUndefined()
+    expect(await openThroughParent(store, 'kid-4')).toBeUndefined()
+    expect(asked).toHaveLength(3)
+    for (const agent of [kid!, plain, findLiveAgent(store, 'kid-3')!]) await agent.close()
+  })
+
+  it('offerChildOpener outside an agent being built keeps nothing and says so', async () => {
+    const store = memoryStore()
+    const agent = await createAgent({ model: scripted(), store, sessionId: 'built' })
+    for (const id of ['built', 'nothing']) expect(offerChildOpener(store, id, async () => agent)).toBe(false)
+    expect(await openThroughParent(store, 'any', 'built')).toBeUndefined()
+    // A failed build drops its offer: the next agent on the session offers none.
+    const failing = definePlugin({
+      name: 'failing',
+      setup(ctx) {
+        offerChildOpener(ctx.store, ctx.session.header.id, async () => agent)
+        throw new Error('setup failed')
+      },
+    })
+    await expect(createAgent({ model: scripted(), store, sessionId: 'p', plugins: [failing] })).rejects.toThrow('setup failed')
+    const again = await createAgent({ model: scripted(), store, sessionId: 'p' })
+    expect(await openThroughParent(store, 'any', 'p')).toBeUndefined()
+    await again.close()
+    await agent.close()
   })
 
   it('keeps its table on the store without changing what the store lists, and works on a frozen store too', async () => {

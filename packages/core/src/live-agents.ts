@@ -22,9 +22,21 @@ interface Slot {
   agent?: Agent
   /** An agent being built on this session: settles when it is registered or failed. */
   opening?: Promise<void>
+  /** Offered during that build (see {@link offerChildOpener}); moved into the registration when it is whole. */
+  childOpener?: ChildOpener
 }
 
-const REGISTRATION = Symbol('bosun.registration')
+/**
+ * Opens a session the agent delegates to (a subagent's child), the way its delegation says it
+ * must be built — a profile's system prompt, model and tools — and keeps it as its own child: the
+ * caller borrows the agent it resolves to. Resolves `undefined` for a session that is not this
+ * agent's child (or not one it can open).
+ */
+export type ChildOpener = (sessionId: string) => Promise<Agent | undefined>
+
+// Registered symbols (`Symbol.for`): a plugin loaded from another copy of @bosun/core (a config
+// file's plugin resolved beside the app's core) still meets the same table and registrations.
+const REGISTRATION = Symbol.for('bosun.registration')
 
 /** A registered agent's way out of the registry. */
 interface Registration {
@@ -34,10 +46,12 @@ interface Registration {
   release: () => void
   /** Set once `close()` was called: a closing agent refuses input, so it is not lent any more. */
   started: boolean
+  /** How this agent opens its children (a plugin offered it during setup). */
+  childOpener?: ChildOpener
 }
 
 /** The store's table of slots, by session id: a non-enumerable property under a private symbol. */
-const SLOTS = Symbol('bosun.liveAgents')
+const SLOTS = Symbol.for('bosun.liveAgents')
 /** For a store that cannot take a property (frozen): correct, but on the slower weak path above. */
 const frozenStores = new WeakMap<Store, Map<string, Slot>>()
 
@@ -51,7 +65,7 @@ function tableOf(store: Store, make: boolean): Map<string, Slot> | undefined {
 }
 
 /** The registration of an agent `createAgent` built (undefined for any other agent). */
-const registrationOf = (agent: Agent): Registration | undefined => (agent instanceof RegisteredAgent ? agent[REGISTRATION] : undefined)
+const registrationOf = (agent: Agent): Registration | undefined => (agent as { [REGISTRATION]?: Registration })[REGISTRATION]
 
 function slotOf(store: Store, sessionId: string, make: boolean): Slot | undefined {
   const bySession = tableOf(store, make)
@@ -135,6 +149,38 @@ const isOpenInProcess = (error: unknown): boolean =>
   BosunError.is(error, ErrorCodes.SESSION_LOCKED) && (error.details as { inProcess?: unknown } | undefined)?.inProcess === true
 
 /**
+ * Offers how the agent being built on `sessionId` opens its children (see {@link ChildOpener}):
+ * a plugin that delegates (`@bosun/plugin-subagents`) calls it from `setup`, with the context's
+ * store and session id. Whoever else in the process needs one of those children — a host a user
+ * asks about a child — then asks the parent with {@link openThroughParent} instead of building the
+ * child from its own config. The offer lives and dies with the agent. Returns `false` (and keeps
+ * nothing) when no agent is being built on that session here — called outside a setup.
+ */
+export function offerChildOpener(store: Store, sessionId: string, open: ChildOpener): boolean {
+  const slot = slotOf(store, sessionId, false)
+  if (!slot?.opening) return false
+  slot.childOpener = open
+  return true
+}
+
+/**
+ * Asks a live agent of this process to open its child `childId` (see {@link offerChildOpener}):
+ * the agent on `parentSessionId` when the child's header names it, else every live agent that
+ * offered an opener (a child spawned a moment ago may not be stored yet). Resolves the child's
+ * agent — borrow it, its parent owns it — or `undefined` when no live agent here opens it (build
+ * it yourself then).
+ */
+export async function openThroughParent(store: Store, childId: string, parentSessionId?: string): Promise<Agent | undefined> {
+  const parents = parentSessionId === undefined ? liveAgents(store) : [await awaitLiveAgent(store, parentSessionId)]
+  for (const parent of parents) {
+    const open = parent && parent.session.header.id !== childId ? registrationOf(parent)?.childOpener : undefined
+    const child = open && (await open(childId))
+    if (child) return child
+  }
+  return undefined
+}
+
+/**
  * Called by `createAgent` before it opens the session (synchronously, so two opens in one tick
  * see each other): refuses while another agent of this process is being built on it, else marks
  * the session as being opened. The returned functions end that mark: `opened` registers the whole
@@ -165,11 +211,13 @@ export function beginOpen(store: Store, sessionId: string): { opened(agent: Regi
         forget(store, sessionId, slot)
         resolve()
       }
-      agent[REGISTRATION] = { closed, release, started: false }
+      agent[REGISTRATION] = { closed, release, started: false, ...(slot.childOpener ? { childOpener: slot.childOpener } : {}) }
+      slot.childOpener = undefined
       slot.agent = agent
       end()
     },
     failed() {
+      slot.childOpener = undefined
       end()
       forget(store, sessionId, slot)
     },

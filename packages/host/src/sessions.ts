@@ -1,4 +1,5 @@
 import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { openChildThroughParent } from './child-open.js'
 import { HostError } from './errors.js'
 import { liveSession, type LiveSession } from './live-session.js'
 
@@ -100,6 +101,11 @@ export class SessionManager {
    * resumes or creates, decided here so that two first requests for one id share one open.
    */
   async use(id: string, options: { create?: boolean | 'if-missing' } = {}): Promise<LiveSession> {
+    return this.#use(id, options, new Set())
+  }
+
+  /** {@link use}; `chain`: the subagent children whose parents are being opened for them (see child-open.ts). */
+  async #use(id: string, options: { create?: boolean | 'if-missing' }, chain: ReadonlySet<string>): Promise<LiveSession> {
     checkSessionId(id)
     if (this.#closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
     const existing = this.#live.get(id)
@@ -110,7 +116,7 @@ export class SessionManager {
       // Its owner is closing it: let go now, and open it afresh below (once the close finished).
       this.#ownerClosed(live)
     }
-    const pending = this.#open(id, options.create ?? false)
+    const pending = this.#open(id, options.create ?? false, chain)
     this.#live.set(id, pending)
     try {
       return this.#touch(await pending)
@@ -120,11 +126,13 @@ export class SessionManager {
     }
   }
 
-  async #open(id: string, create: boolean | 'if-missing'): Promise<LiveSession> {
+  async #open(id: string, create: boolean | 'if-missing', chain: ReadonlySet<string>): Promise<LiveSession> {
     // A retired agent may still be closing (flushing, releasing its lock): a second agent on the
     // same log must wait for it, or it finds the session locked.
     const retiring = this.#retiring.get(id)
     if (retiring !== undefined) await retiring
+    // A subagent's child is built by its parent (its profile), then borrowed below.
+    if (create !== true) await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#use(parentId, {}, through))
     let exists = true
     const { agent, borrowed } = await borrowOrOpen(this.store, id, async () => {
       exists = await this.#stored(id)

@@ -115,6 +115,21 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       await expect(s.store.has('../escape')).rejects.toMatchObject({ code: 'INVALID_SESSION_ID' })
     }))
 
+    it('header(id), where the store offers it, reads a header without taking the session', withStore(async (s) => {
+      if (!s.store.header) return
+      expect(await s.store.header('nope')).toBeUndefined()
+      const delegation = { parentSessionId: 'p', callId: 'call-1', depth: 1, mode: 'continuable' as const }
+      const created = await s.store.create(header('kid', { delegation }))
+      // Asking takes nothing: the open session's writer still appends.
+      created.writer.append(Object.freeze({ seq: 0, time: 1, type: 'session/end-seed', data: {} }) as SessionEvent)
+      expect(await s.store.header('kid')).toMatchObject({ id: 'kid', delegation })
+      await created.writer.close()
+      const opened = await s.store.open('kid')
+      expect(opened?.events.map((e) => e.seq)).toEqual([0])
+      await opened?.writer.close()
+      await expect(s.store.header('../escape')).rejects.toMatchObject({ code: 'INVALID_SESSION_ID' })
+    }))
+
     it('lists sessions with their creation time and parent', withStore(async (s) => {
       await (await s.store.create(header('a'))).writer.close()
       await (await s.store.create(header('b', { parent: 'a', seedLength: 0 }))).writer.close()

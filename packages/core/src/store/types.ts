@@ -75,6 +75,13 @@ export interface Store {
    * session (or lists every session) just to answer, and then reads it again to open it.
    */
   has?(id: string): Promise<boolean>
+  /**
+   * Optional: a stored session's header without its events (a file's first line, a row), or
+   * `undefined` if there is none. A host reads it before it opens a session, to know whether the
+   * session is a subagent's child that its parent must build; without it the host reads the whole
+   * session for that.
+   */
+  header?(id: string): Promise<SessionHeader | undefined>
   list(): Promise<SessionSummary[]>
   /** Flushes and releases everything. */
   close(): Promise<void>

@@ -162,6 +162,18 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       }
     },
 
+    async header(id) {
+      ensureOpen()
+      assertSessionId(id)
+      let found: { header: string } | undefined
+      try {
+        found = (await db.query<{ header: string; length: number }>(db.sql.selectSession, [id])).rows[0]
+      } catch (error) {
+        throw storeError(db.name, `read session "${id}"`, error, { session: id })
+      }
+      return found === undefined ? undefined : decodeHeader(found.header, db.name, id)
+    },
+
     async read(id) {
       ensureOpen()
       assertSessionId(id)

@@ -65,6 +65,8 @@ export interface Connection {
   loadSession(id: string): { header: string; rows: StoredRow[] } | undefined
   /** Whether the session has a row (its key), reading none of its events. */
   hasSession(id: string): boolean
+  /** The session's stored header (JSON), reading none of its events. */
+  readHeader(id: string): string | undefined
   listSessions(): ListRow[]
   /** Runs a pending commit round at once, then closes the database. */
   close(): void
@@ -292,6 +294,7 @@ function connect(db: Database.Database, file: string): Connection {
     },
     loadSession: (id) => load.deferred(id),
     hasSession: (id) => sessionKey.get(id) !== undefined,
+    readHeader: (id) => selectSession.get(id)?.header,
     listSessions: () => list.deferred(),
     close() {
       if (round !== undefined) {

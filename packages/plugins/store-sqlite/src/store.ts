@@ -111,6 +111,18 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     },
 
+    async header(id: string): Promise<SessionHeader | undefined> {
+      assertSessionId(id)
+      const c = open()
+      let text: string | undefined
+      try {
+        text = c.readHeader(id)
+      } catch (error) {
+        throw storeError(file, `read session "${id}"`, error)
+      }
+      return text === undefined ? undefined : decodeHeader(text, file, id)
+    },
+
     async list(): Promise<SessionSummary[]> {
       const c = open()
       try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { createUserMessage, findLiveAgent, whenAgentClosed, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
+import { createUserMessage, findLiveAgent, whenAgentClosed, type Agent, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
 import { closeChild, openChildAgent, type Child } from './child-agent.js'
 import { admitTask, delegationOf, parentSource, type ChildSpec } from './child-session.js'
 import { SubagentError, SubagentErrorCodes } from './errors.js'
@@ -30,6 +30,8 @@ export class Delegator {
   /** Children spawned or woken and not settled since: counted against `maxLiveChildren`. */
   readonly #live = new Set<string>()
   readonly #delivery: SettlementDelivery
+  /** Spawns between their `subagent/spawned` and their task's admission: {@link openFor} waits for them. */
+  readonly #spawning = new Map<string, Promise<void>>()
   #closing = false
 
   constructor(ctx: PluginContext, options: Options) {
@@ -72,6 +74,22 @@ export class Delegator {
     this.#reserve()
     const childId = randomUUID()
     this.#live.add(childId)
+    // Until the task is admitted, a host asking for this child waits (see openFor): it is recorded
+    // as spawned before its session exists, and a user's message must not come before the task.
+    let admitted!: () => void
+    this.#spawning.set(childId, new Promise<void>((resolve) => (admitted = resolve)))
+    const settle = () => {
+      this.#spawning.delete(childId)
+      admitted()
+    }
+    try {
+      return await this.#spawn(childId, args, mode, depth, tool, settle)
+    } finally {
+      settle()
+    }
+  }
+
+  async #spawn(childId: string, args: SpawnArgs, mode: 'foreground' | 'background', depth: number, tool: ToolContext, admitted: () => void): Promise<ToolResultObject> {
     const delegation = delegationOf(this.#ctx, tool.callId, depth, mode)
     // Recorded, durably, before the child exists: after a crash, recovery finds every child this
     // spawn may have made and adopts it (makes what is missing, admits the task), so none is orphaned.
@@ -89,6 +107,7 @@ export class Delegator {
       if (child) await closeChild(child).catch(() => {})
       throw error
     }
+    admitted()
     child.agent.wake()
     if (mode === 'background') {
       return { content: `Started background agent ${childId}. Its answer will arrive as a message when it finishes; use send_to_agent to give it more work.` }
@@ -143,6 +162,31 @@ export class Delegator {
       const epochs = this.#record.settled.get(id)?.size ?? 0
       return JSON.stringify({ childId: id, agent: spawned.agent ?? null, mode: spawned.mode, status, live: this.#live.has(id), settlements: epochs })
     }).join('\n')
+  }
+
+  /**
+   * The opener this agent offers the process (`offerChildOpener`): a host a user asks about one of
+   * its children gets the child as this agent builds it (its profile's system prompt, model and
+   * tools), kept here, so that each settlement of what the user started reaches this agent too.
+   * `undefined` for a session that is not its child, or one that never started.
+   */
+  async openFor(childId: string): Promise<Agent | undefined> {
+    await this.#spawning.get(childId)
+    const spawned = this.#record.spawned.get(childId)
+    if (!spawned || this.#closing) return undefined
+    if (!this.#opened.has(childId) && this.#record.settled.get(childId)?.get(1)?.reason === 'error') return undefined
+    let child = await this.#open(childId, spawned.mode, spawned.agent)
+    if (child.closing) {
+      // A one-shot child closed after its answer (or a borrowed one its owner closed): open it anew.
+      await (child.borrowed ? whenAgentClosed(child.agent) : child.closing.catch(() => {}))
+      if (this.#opened.get(childId) === child) {
+        this.#opened.delete(childId)
+        this.#children.delete(childId)
+      }
+      child = await this.#open(childId, spawned.mode, spawned.agent)
+      if (child.closing) return undefined
+    }
+    return child.agent
   }
 
   /** The parent's `cancel()`: background children are canceled too (which cascades to theirs). */

@@ -1,4 +1,4 @@
-import { definePlugin } from '@bosun/core'
+import { definePlugin, offerChildOpener } from '@bosun/core'
 import { Delegator } from './delegator.js'
 import { SUBAGENT_EVENTS } from './events.js'
 import { optionsSchema, type Options } from './options.js'
@@ -29,6 +29,8 @@ export default definePlugin<Options>({
     const delegator = new Delegator(ctx, options)
     for (const tool of parentTools(delegator, options)) ctx.addTool(tool)
     if (ctx.session.header.delegation) ctx.addTool(reportTool)
+    // A host asked about one of this agent's children builds it through here (with its profile).
+    offerChildOpener(ctx.store, ctx.session.header.id, (childId) => delegator.openFor(childId))
     ctx.hooks.canceled.tap(ctx.name, () => delegator.cancelAll())
     ctx.onClose(() => delegator.closeAll())
     await delegator.recover()

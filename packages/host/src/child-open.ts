@@ -1,0 +1,42 @@
+import { findLiveAgent, openThroughParent, type SessionHeader, type Store } from '@bosun/core'
+
+/**
+ * A subagent's child is its parent's to build: the parent's plugin knows the child's profile (its
+ * system prompt, model and tool allowlist), which the child's header does not record, and the
+ * parent must see every settlement of the child, also of a turn a user started through the host.
+ * So before the host opens a session itself, it asks the child's parent, in this process, to open
+ * it (`openThroughParent` from `@bosun/core`), opening the parent first if it is not running (a
+ * host restart, a settled one-shot child). The host then borrows the child from its parent.
+ *
+ * Nothing happens for a session that is not a child, or when no parent opens it (its parent's
+ * session is gone or held by another process, the plugin is not configured): the host then builds
+ * it from its own config, as any session. A session not stored yet may be a child its parent has
+ * just spawned: the live parents are asked, and one that spawned it answers once it is made.
+ *
+ * @param useParent opens (or borrows) the parent as a host session; `chain` holds the sessions
+ *   being opened this way, so a corrupt header naming its own descendant cannot loop.
+ */
+export async function openChildThroughParent(
+  store: Store,
+  id: string,
+  chain: ReadonlySet<string>,
+  useParent: (parentId: string, chain: ReadonlySet<string>) => Promise<unknown>,
+): Promise<void> {
+  if (findLiveAgent(store, id) || (!store.header && !store.read)) return
+  const header = await storedHeader(store, id)
+  if (header === undefined) {
+    await openThroughParent(store, id)
+    return
+  }
+  const parentId = header.delegation?.parentSessionId
+  if (parentId === undefined || parentId === id || chain.has(parentId)) return
+  const through = new Set(chain).add(id)
+  // A parent that cannot be opened leaves the child to the host's own config.
+  if (!findLiveAgent(store, parentId) && !(await useParent(parentId, through).then(() => true, () => false))) return
+  await openThroughParent(store, id, parentId)
+}
+
+/** The stored header, read without the log where the store can (`Store.header`); `undefined` if there is no such session. */
+async function storedHeader(store: Store, id: string): Promise<SessionHeader | undefined> {
+  return store.header ? store.header(id) : (await store.read?.(id))?.header
+}

@@ -1,0 +1,174 @@
+// A subagent's child the host opens while its parent does not hold it — after a host restart, or a
+// one-shot child its parent closed after its answer — is built by its parent (issue 18, item 7):
+// with its profile's system prompt, model and tools, and the parent learns of every turn a user
+// starts there (one settlement message per epoch). Real HTTP on 127.0.0.1, JSONL files and the
+// memory store, the scripted model.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createAgent, LOG_FORMAT_VERSION, memoryStore, type ModelRequest, type SessionEvent, type Store, type Tool } from '@bosun/core'
+import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import subagents from '@bosun/plugin-subagents'
+import { createHost, listen, type Host, type RunningServer } from '../src/index.js'
+import { call, childOf, events, firstUserText, ofType, textOf } from './children-helpers.js'
+import { tempDir, waitFor } from './helpers.js'
+
+const lastUserText = (request: ModelRequest): string => {
+  const last = request.messages.findLast((m) => m.role === 'user')
+  return last && last.role === 'user' ? textOf(last.content as { type: string; text?: string }[]) : ''
+}
+
+/** The parent's model: each conversation scripted by its first message, the n-th answer by the assistant messages so far. */
+const script: Record<string, ScriptedResponse[]> = {
+  'plan-bg': [{ toolCalls: [{ name: 'spawn_agent', id: 'bg', args: { task: 'research', agent: 'researcher', mode: 'background' } }] }, { text: 'started' }],
+  'plan-fg': [{ toolCalls: [{ name: 'spawn_agent', id: 'fg', args: { task: 'research', agent: 'researcher' } }] }, { text: 'got it' }],
+}
+const parentRoute = (request: ModelRequest): ScriptedResponse => script[firstUserText(request)]?.[request.messages.filter((m) => m.role === 'assistant').length] ?? { text: 'noted' }
+
+/** What the researcher profile's own model was asked: its system prompt, its tools, the message it answered. */
+interface Seen { system: string; tools: string[]; last: string }
+const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+
+let dir: string
+let cleanup: () => Promise<void>
+let seen: Seen[]
+const servers: RunningServer[] = []
+const hosts: Host[] = []
+beforeEach(async () => {
+  ;({ dir, cleanup } = await tempDir())
+  seen = []
+})
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close()
+  for (const host of hosts.splice(0)) await host.close()
+  await cleanup()
+})
+
+async function start(store: Store): Promise<{ host: Host; url: string }> {
+  const researcherModel = scripted({
+    responses: Array.from({ length: 20 }, () => (request: ModelRequest): ScriptedResponse => {
+      seen.push({ system: request.system, tools: request.tools.map((t) => t.name).sort(), last: lastUserText(request) })
+      return { text: `researched: ${lastUserText(request)}` }
+    }),
+  })
+  const profiles = { agents: { researcher: { system: 'You research.', model: { adapter: researcherModel }, tools: ['search'] } } }
+  const host = createHost({
+    store,
+    agentFactory: ({ sessionId, store }) => createAgent({
+      model: scripted({ responses: Array.from({ length: 50 }, () => parentRoute) }),
+      system: 'You plan.', tools: [tool('search'), tool('write')], store, sessionId, plugins: [[subagents, profiles]],
+    }),
+    limits: { keepAliveMs: 200 },
+  })
+  hosts.push(host)
+  const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+  servers.push(server)
+  return { host, url: server.url }
+}
+
+const settled = async (url: string, id: string) => ofType(await events(url, id), 'subagent/settled').map((e) => e.data as { epoch: number; answer: string; messageId?: string })
+const idle = async (url: string, id: string) => (await call(url, 'GET', `/v1/sessions/${id}`)).body.status === 'idle'
+/** The profile's tools (its allowlist) and the subagent tools a child always gets, sorted. */
+const researcherTools = ['interrupt_agent', 'list_agents', 'report', 'search', 'send_to_agent', 'spawn_agent']
+
+const stores: [string, () => Store][] = [['JSONL', () => jsonlStore({ dir })], ['memory', () => memoryStore()]]
+
+describe.each(stores)('a child opened cold through the host (%s store)', (_, makeStore) => {
+  it('after a host restart: its parent builds it with its profile, and learns of the turn a user started there', async () => {
+    const store = makeStore()
+    const first = await start(store)
+    await call(first.url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(first.url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-bg' })
+    const child = await childOf(first.url, 'root')
+    await waitFor(async () => (await settled(first.url, 'root')).length === 1 && (await idle(first.url, 'root')), 15_000, 'the first settlement')
+    await servers.pop()!.close()
+    await hosts.pop()!.close()
+
+    // A new host on the same store: neither the parent nor the child is open.
+    const { host, url } = await start(store)
+    const sent = await call(url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: 'user-1', content: 'a question from the user' })
+    expect(sent.status).toBe(202)
+    // Opened by its parent (which the host opened for it) and borrowed by the host.
+    expect((await host.sessions.peek(child))?.borrowed).toBe(true)
+    expect(host.sessions.liveIds()).toContain('root')
+    await waitFor(async () => (await settled(url, 'root')).length === 2 && (await idle(url, 'root')), 15_000, "the user's turn to settle in the parent")
+    // Both of the child's turns ran on the profile: its system prompt, its model, its tool allowlist.
+    expect(seen).toEqual([
+      { system: 'You research.', tools: researcherTools, last: 'research' },
+      { system: 'You research.', tools: researcherTools, last: 'a question from the user' },
+    ])
+    const root = await events(url, 'root')
+    expect((await settled(url, 'root')).map((d) => [d.epoch, d.answer, d.messageId])).toEqual([
+      [1, 'researched: research', `settle:${child}:1`],
+      [2, 'researched: a question from the user', `settle:${child}:2`],
+    ])
+    // The settlement of the user's turn reached the parent's model once, as a follow-up.
+    const settleMessages = ofType(root, 'user/message').map((e) => (e.data as { id: string }).id).filter((id) => id.startsWith('settle:'))
+    expect(settleMessages).toEqual([`settle:${child}:1`, `settle:${child}:2`])
+    const settle2 = ofType(root, 'user/message').find((e) => (e.data as { id: string }).id === `settle:${child}:2`)!
+    expect(ofType(root, 'assistant/message').some((e) => e.seq > settle2.seq)).toBe(true)
+  })
+
+  it('a one-shot child its parent closed after its answer: reopened by the parent for a user, settled in it, closed again', async () => {
+    const { host, url } = await start(makeStore())
+    await call(url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-fg' })
+    const child = await childOf(url, 'root')
+    await waitFor(async () => ofType(await events(url, 'root'), 'turn/end').length === 1, 15_000, "the parent's turn")
+    const result = ofType(await events(url, 'root'), 'tool/result').map((e) => e.data as { content: { type: string; text?: string }[] })[0]!
+    expect(textOf(result.content)).toBe('researched: research')
+
+    const sent = await call(url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: 'user-1', content: 'one more question' })
+    expect(sent.status).toBe(202)
+    await waitFor(async () => (await settled(url, 'root')).length === 2 && (await idle(url, 'root')), 15_000, "the user's turn to settle in the parent")
+    expect(seen.map((s) => [s.system, s.last])).toEqual([['You research.', 'research'], ['You research.', 'one more question']])
+    // Epoch 1 was the tool result; epoch 2, the user's turn, came as a message.
+    expect((await settled(url, 'root')).map((d) => [d.epoch, d.messageId])).toEqual([[1, undefined], [2, `settle:${child}:2`]])
+    // One-shot: the parent closed it again once it settled, and the host let go.
+    await waitFor(() => !host.sessions.liveIds().includes(child), 15_000, 'the host to let go of the closed child')
+  })
+})
+
+describe('a child reached through the host before its session is made', () => {
+  it("waits for the parent's spawn instead of answering 404, and queues the user's message after the task", async () => {
+    const base = memoryStore()
+    let release!: () => void
+    const made = new Promise<void>((resolve) => (release = resolve))
+    let creating = false
+    // The child's session is made only when the test says: the spawn is logged, the child not yet stored.
+    const store: Store = {
+      ...base,
+      create: async (header, seed) => {
+        if (header.delegation) {
+          creating = true
+          await made
+        }
+        return base.create(header, seed)
+      },
+    }
+    const { host, url } = await start(store)
+    await call(url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-bg' })
+    const child = await childOf(url, 'root')
+    await waitFor(() => creating, 15_000, "the child's session to be on its way")
+    expect(await base.has!(child)).toBe(false)
+    const sending = call(url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: 'user-1', content: 'early question' })
+    // Without the wait for the spawn, the request would be answered 404 before the session is made.
+    release()
+    expect((await sending).status).toBe(202)
+    expect((await host.sessions.peek(child))?.borrowed).toBe(true)
+    await waitFor(async () => (await settled(url, 'root')).length >= 1 && (await idle(url, 'root')) && (await idle(url, child)), 15_000, 'the child to settle')
+    const firstMessages = ofType(await events(url, child), 'user/message').map((e) => textOf((e.data as { content: { type: string; text?: string }[] }).content))
+    expect(firstMessages).toEqual(['research', 'early question'])
+  })
+
+  it('does not loop on headers whose parents name each other: the host builds such a session itself', async () => {
+    const store = memoryStore()
+    const delegation = (parentSessionId: string) => ({ parentSessionId, callId: 'c', depth: 1, mode: 'continuable' as const })
+    await (await store.create({ id: 'a', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: delegation('b') })).writer.close()
+    await (await store.create({ id: 'b', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: delegation('a') })).writer.close()
+    const { host, url } = await start(store)
+    expect((await call(url, 'POST', '/v1/sessions/a/messages', { clientMessageId: 'u', content: 'hello' })).status).toBe(202)
+    expect((await host.sessions.peek('a'))?.borrowed).toBeUndefined()
+    await waitFor(async () => idle(url, 'a'), 15_000, 'the turn')
+  })
+})

@@ -1,0 +1,21 @@
+// What the subagent-children tests share: plain JSON calls against a running host, and reading a
+// session's log through it.
+import type { ModelRequest, SessionEvent } from '@bosun/core'
+import { waitFor } from './helpers.js'
+
+export const textOf = (content: readonly { type: string; text?: string }[]) => content.map((b) => b.text ?? '').join('')
+
+/** The text of a conversation's first user message: a test's scripted model is keyed by it. */
+export const firstUserText = (request: ModelRequest): string => {
+  const first = request.messages.find((m) => m.role === 'user')
+  return first && first.role === 'user' ? textOf(first.content as { type: string; text?: string }[]) : ''
+}
+
+export async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) })
+  return { status: response.status, body: await response.json() }
+}
+export const events = async (url: string, id: string): Promise<SessionEvent[]> => (await call(url, 'GET', `/v1/sessions/${id}/events?limit=1000`)).body.events
+export const ofType = (list: readonly SessionEvent[], type: string) => list.filter((e) => e.type === type)
+/** The first child the session spawned, once its `subagent/spawned` is in the log. */
+export const childOf = async (url: string, id: string) => waitFor(async () => (ofType(await events(url, id), 'subagent/spawned')[0]?.data as { childId: string } | undefined)?.childId, 15_000, 'the spawn')
