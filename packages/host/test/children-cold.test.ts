@@ -21,6 +21,9 @@ const lastUserText = (request: ModelRequest): string => {
 const script: Record<string, ScriptedResponse[]> = {
   'plan-bg': [{ toolCalls: [{ name: 'spawn_agent', id: 'bg', args: { task: 'research', agent: 'researcher', mode: 'background' } }] }, { text: 'started' }],
   'plan-fg': [{ toolCalls: [{ name: 'spawn_agent', id: 'fg', args: { task: 'research', agent: 'researcher' } }] }, { text: 'got it' }],
+  // Three levels: the root's one-shot child spawns a one-shot researcher of its own.
+  'plan-deep': [{ toolCalls: [{ name: 'spawn_agent', id: 'mid', args: { task: 'middle task' } }] }, { text: 'deep done' }],
+  'middle task': [{ toolCalls: [{ name: 'spawn_agent', id: 'leaf', args: { task: 'leaf task', agent: 'researcher' } }] }, { text: 'middle done' }],
 }
 const parentRoute = (request: ModelRequest): ScriptedResponse => script[firstUserText(request)]?.[request.messages.filter((m) => m.role === 'assistant').length] ?? { text: 'noted' }
 
@@ -125,6 +128,27 @@ describe.each(stores)('a child opened cold through the host (%s store)', (_, mak
     expect((await settled(url, 'root')).map((d) => [d.epoch, d.messageId])).toEqual([[1, undefined], [2, `settle:${child}:2`]])
     // One-shot: the parent closed it again once it settled, and the host let go.
     await waitFor(() => !host.sessions.liveIds().includes(child), 15_000, 'the host to let go of the closed child')
+  })
+
+  it('a grandchild after a host restart: opened through its parent, itself opened through the root; each level settles the user\'s turn once', async () => {
+    const store = makeStore()
+    const first = await start(store)
+    await call(first.url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(first.url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-deep' })
+    const middle = await childOf(first.url, 'root')
+    const leaf = await childOf(first.url, middle)
+    await waitFor(async () => ofType(await events(first.url, 'root'), 'turn/end').length === 1 && (await idle(first.url, 'root')), 15_000, "the root's turn")
+    await servers.pop()!.close()
+    await hosts.pop()!.close()
+
+    const { host, url } = await start(store)
+    expect((await call(url, 'POST', `/v1/sessions/${leaf}/messages`, { clientMessageId: 'user-1', content: 'ask the leaf' })).status).toBe(202)
+    // The leaf's settlement wakes the middle child, whose own settlement wakes the root.
+    await waitFor(async () => (await settled(url, 'root')).length === 2 && (await idle(url, 'root')), 15_000, 'the settlement to reach the root')
+    expect(seen.map((s) => [s.system, s.last])).toEqual([['You research.', 'leaf task'], ['You research.', 'ask the leaf']])
+    expect((await settled(url, middle)).map((d) => [d.epoch, d.answer])).toEqual([[1, 'researched: leaf task'], [2, 'researched: ask the leaf']])
+    expect((await settled(url, 'root')).map((d) => d.epoch)).toEqual([1, 2])
+    expect(host.sessions.liveIds()).toEqual(expect.arrayContaining(['root']))
   })
 })
 

@@ -15,7 +15,8 @@ export async function call(url: string, method: string, path: string, body?: unk
   const response = await fetch(`${url}${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) })
   return { status: response.status, body: await response.json() }
 }
-export const events = async (url: string, id: string): Promise<SessionEvent[]> => (await call(url, 'GET', `/v1/sessions/${id}/events?limit=1000`)).body.events
+/** The session's log (empty while it does not exist yet). */
+export const events = async (url: string, id: string): Promise<SessionEvent[]> => (await call(url, 'GET', `/v1/sessions/${id}/events?limit=1000`)).body.events ?? []
 export const ofType = (list: readonly SessionEvent[], type: string) => list.filter((e) => e.type === type)
 /** The first child the session spawned, once its `subagent/spawned` is in the log. */
 export const childOf = async (url: string, id: string) => waitFor(async () => (ofType(await events(url, id), 'subagent/spawned')[0]?.data as { childId: string } | undefined)?.childId, 15_000, 'the spawn')
