@@ -21,7 +21,7 @@ const rounds = () => commitScheduler.stats.rounds
 describe('one round for the sessions that flush together', () => {
   it('two sessions flushing in the same tick: one round, both files written before either is fdatasynced, one fdatasync each', async () => {
     const fs = recordingFs(undefined, { writeSync: true })
-    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000 })
+    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000, journal: false })
     const a = (await store.create(header('a'))).writer
     const b = (await store.create(header('b'))).writer
     fs.calls.length = 0
@@ -43,8 +43,8 @@ describe('one round for the sessions that flush together', () => {
 
   it('sessions of two stores of the same process share the round too', async () => {
     const fs = recordingFs(undefined, { writeSync: true })
-    const first = jsonlStore({ dir, fs, batchWindowMs: 10_000 })
-    const second = jsonlStore({ dir: `${dir}/other`, fs, batchWindowMs: 10_000 })
+    const first = jsonlStore({ dir, fs, batchWindowMs: 10_000, journal: false })
+    const second = jsonlStore({ dir: `${dir}/other`, fs, batchWindowMs: 10_000, journal: false })
     const a = (await first.create(header('a'))).writer
     const b = (await second.create(header('b'))).writer
     fs.calls.length = 0
@@ -61,7 +61,7 @@ describe('one round for the sessions that flush together', () => {
 
   it('a single session stays at its floor: one write and one fdatasync per flush, one round each', async () => {
     const fs = recordingFs(undefined, { writeSync: true })
-    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000 })
+    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000, journal: false })
     const { writer } = await store.create(header('s'))
     fs.calls.length = 0
     const before = rounds()
@@ -76,7 +76,7 @@ describe('one round for the sessions that flush together', () => {
 
   it('appends made after a flush but before its round runs are part of that batch', async () => {
     const fs = recordingFs(undefined, { writeSync: true })
-    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000 })
+    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000, journal: false })
     const { writer } = await store.create(header('s'))
     fs.calls.length = 0
     writer.append(event(0))
@@ -90,7 +90,7 @@ describe('one round for the sessions that flush together', () => {
 
   it('a session whose fdatasync is slow does not hold back the others: their next rounds go on without it', async () => {
     const fs = recordingFs()
-    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000 })
+    const store = jsonlStore({ dir, fs, batchWindowMs: 10_000, journal: false })
     const slow = (await store.create(header('slow'))).writer
     const fast = (await store.create(header('fast'))).writer
     let release!: () => void
@@ -116,7 +116,7 @@ describe('a failure stays with its own file', () => {
     'a failing %s of one session in a shared round rolls back only that file and rejects only its flush',
     async (op) => {
       const fs = recordingFs(undefined, { writeSync: true })
-      const store = jsonlStore({ dir, fs, batchWindowMs: 10_000 })
+      const store = jsonlStore({ dir, fs, batchWindowMs: 10_000, journal: false })
       const writers = await Promise.all(['a', 'b', 'c'].map(async (id) => (await store.create(header(id))).writer))
       const committed = await readSession(dir, 'b')
       const bad = sessionFile(dir, 'b')
@@ -184,13 +184,13 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 )
 
 describe('property: random interleavings of appends, flushes and failures across sessions', () => {
-  it('keep every file equal to a whole-line prefix of what was appended, never shorter than what a resolved flush acknowledged; a rejection only for a session whose file failed', async () => {
+  it('keep every file (with and without the store journal) equal to a whole-line prefix of what was appended, never shorter than what a resolved flush acknowledged; a rejection only for a session whose file failed', async () => {
     let run = 0
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 40 }), fc.boolean(), async (commands, sync) => {
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 40 }), fc.boolean(), fc.boolean(), async (commands, sync, journal) => {
         const folder = `${dir}/run-${run++}`
         const fs = recordingFs(undefined, { writeSync: sync })
-        const store = jsonlStore({ dir: folder, fs, batchWindowMs: 10_000 })
+        const store = jsonlStore({ dir: folder, fs, batchWindowMs: 10_000, journal })
         const ids = Array.from({ length: SESSIONS }, (_, i) => `s${i}`)
         const writers: SessionWriter[] = []
         for (const id of ids) writers.push((await store.create(header(id))).writer)

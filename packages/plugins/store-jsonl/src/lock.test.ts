@@ -202,3 +202,25 @@ describe('a lock file that Bosun did not write', () => {
     await store.close()
   })
 })
+
+it('a lock written before this machine last booted is taken over, even if its pid is alive now', async () => {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' })
+  try {
+    const store = jsonlStore({ dir })
+    await (await store.create(header('s'))).writer.close()
+    const boot = '00000000-0000-4000-8000-000000000000'
+    await writeFile(lockOf('s'), JSON.stringify({ pid: child.pid, host: hostname(), token: 'old boot', boot }))
+    const ownBoot = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').catch(() => undefined)
+    if (ownBoot === undefined) {
+      // No boot id on this platform: the live pid is all there is to go by.
+      await expect(store.open('s')).rejects.toMatchObject({ code: 'SESSION_LOCKED' })
+    } else {
+      const opened = (await store.open('s'))!
+      expect(JSON.parse(await readFile(lockOf('s'), 'utf8'))).toMatchObject({ pid: process.pid, boot: ownBoot.trim() })
+      await opened.writer.close()
+    }
+    await store.close()
+  } finally {
+    child.kill()
+  }
+})

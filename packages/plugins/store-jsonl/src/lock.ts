@@ -1,4 +1,4 @@
-import { constants as fsConstants } from 'node:fs'
+import { constants as fsConstants, readFileSync } from 'node:fs'
 import { lstat, open, unlink } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
 import { randomUUID } from 'node:crypto'
@@ -25,7 +25,18 @@ interface LockOwner {
   pid: number
   host: string
   token?: string
+  /** The kernel's boot id when the lock was written (Linux): a lock from an earlier boot has no live owner, whatever its pid is now. */
+  boot?: string
 }
+
+/** This boot's id (Linux `/proc/sys/kernel/random/boot_id`); undefined elsewhere. */
+const BOOT_ID: string | undefined = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
+})()
 
 export interface SessionLock {
   readonly path: string
@@ -55,7 +66,7 @@ export async function acquireSessionLock(file: string, id: string): Promise<Sess
       const handle = await open(path, 'wx', 0o600)
       created = true
       try {
-        await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), token } satisfies LockOwner))
+        await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), token, ...(BOOT_ID === undefined ? {} : { boot: BOOT_ID }) } satisfies LockOwner))
       } finally {
         await handle.close()
       }
@@ -79,6 +90,24 @@ export async function acquireSessionLock(file: string, id: string): Promise<Sess
     if (!(await removeStale(path, id, owner))) await delay(RETRY_MS)
   }
   throw locked(id, path, undefined)
+}
+
+/**
+ * Whether a live process holds the lock of `file` (`<file>.lock`): false when there is no lock
+ * file or its owner is gone. A lock file that cannot be read as one (a link, a special file, one
+ * being written) counts as held: whatever it guards is left alone.
+ */
+export async function lockHolderAlive(file: string): Promise<boolean> {
+  const path = `${file}.lock`
+  let owner: LockOwner | 'unknown' | 'gone'
+  try {
+    owner = await readOwner(path, file)
+  } catch {
+    return true
+  }
+  if (owner === 'gone') return false
+  if (owner === 'unknown') return (await ageMs(path)) < UNWRITTEN_GRACE_MS
+  return isAlive(owner)
 }
 
 /** Tries before giving up (another process taking the same stale lock over, a lock released meanwhile). */
@@ -168,7 +197,11 @@ async function readOwner(path: string, id: string): Promise<LockOwner | 'unknown
     const { bytesRead } = await handle.read(buffer, 0, MAX_LOCK_BYTES, 0)
     const owner = JSON.parse(buffer.toString('utf8', 0, bytesRead)) as Partial<LockOwner>
     if (!Number.isSafeInteger(owner.pid) || typeof owner.host !== 'string') return 'unknown'
-    return { pid: owner.pid!, host: owner.host, ...(typeof owner.token === 'string' ? { token: owner.token } : {}) }
+    return {
+      pid: owner.pid!, host: owner.host,
+      ...(typeof owner.token === 'string' ? { token: owner.token } : {}),
+      ...(typeof owner.boot === 'string' ? { boot: owner.boot } : {}),
+    }
   } catch (error) {
     if (BosunError.is(error)) throw error
     return 'unknown'
@@ -189,6 +222,8 @@ async function ageMs(path: string): Promise<number> {
 function isAlive(owner: LockOwner): boolean {
   // Another host's process cannot be checked from here: assume it is alive.
   if (owner.host !== hostname()) return true
+  // Written before this machine last booted: its process is gone, even if its pid was reused since.
+  if (owner.boot !== undefined && BOOT_ID !== undefined && owner.boot !== BOOT_ID) return false
   // This process: alive if it still holds that very lock (else a previous process had this pid).
   if (owner.pid === process.pid) return owner.token !== undefined && ownTokens.has(owner.token)
   try {

@@ -11,6 +11,12 @@ export interface JsonlStoreConfig {
    * `flush()` never waits for it. Default 4.
    */
   batchWindowMs?: number
+  /**
+   * Make batches durable through the store journal: one fdatasync per commit round shared by
+   * every session of the round, session files synced in the background (default {@link DEFAULT_JOURNAL}). `false`:
+   * one fdatasync of each session's own file per batch, no journal file.
+   */
+  journal?: boolean
 }
 
 /** Options of {@link jsonlStore} in code: the config options plus an injectable file system. */
@@ -22,12 +28,19 @@ export interface JsonlStoreOptions extends JsonlStoreConfig {
 /** The default batch window: short enough to be invisible, long enough to coalesce a burst of chunks. */
 export const DEFAULT_BATCH_WINDOW_MS = 4
 
+/**
+ * Whether batches go through the store journal unless the options say. Off until the journal's
+ * crash campaign passes (then it becomes the default).
+ */
+export const DEFAULT_JOURNAL = false
+
 /** JSON Schema of {@link JsonlStoreConfig}, validated before the store is created from a config file. */
 export const jsonlStoreOptionsSchema: JsonSchema = {
   type: 'object',
   properties: {
     dir: { type: 'string', minLength: 1, description: 'Folder of the session files, relative to the config file.' },
     batchWindowMs: { type: 'integer', minimum: 0, description: 'Write-behind batch window in milliseconds (default 4).' },
+    journal: { type: 'boolean', description: 'Share one fdatasync per commit round through the store journal (default false); false syncs each session file itself.' },
   },
   required: ['dir'],
   additionalProperties: false,
@@ -42,6 +55,9 @@ export function checkJsonlStoreOptions(options: JsonlStoreOptions): void {
   const window = options.batchWindowMs
   if (window !== undefined && (!Number.isSafeInteger(window) || window < 0)) {
     throw invalidArgument(`jsonlStore(): "batchWindowMs" must be an integer >= 0, got ${String(window)}.`)
+  }
+  if (options.journal !== undefined && typeof options.journal !== 'boolean') {
+    throw invalidArgument(`jsonlStore(): "journal" must be true or false, got ${String(options.journal)}.`)
   }
   if (options.fs !== undefined && typeof options.fs?.open !== 'function') {
     throw invalidArgument('jsonlStore(): "fs" must implement StoreFileSystem (open, readdir, mkdir, unlink).')

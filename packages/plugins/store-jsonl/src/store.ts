@@ -4,10 +4,14 @@ import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession 
 import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
 import { FILE_SUFFIX, eventLine, headerLine } from './format.js'
-import { DEFAULT_BATCH_WINDOW_MS, checkJsonlStoreOptions, type JsonlStoreOptions } from './options.js'
+import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_JOURNAL, checkJsonlStoreOptions, type JsonlStoreOptions } from './options.js'
 import { parseHeader, parseLog } from './reader.js'
 import { acquireSessionLock, type SessionLock } from './lock.js'
 import { JsonlWriter, ioError, writeFully } from './writer.js'
+import { StoreJournal } from './journal.js'
+import { crc32, type JournalRecord } from './journal-format.js'
+import { deadRecordsOf, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
+import { headerCrcOf } from './replay.js'
 
 /** New session files are private to their owner: they hold the conversation. */
 const FILE_MODE = 0o600
@@ -38,12 +42,17 @@ class JsonlStore implements Store {
   readonly #fs: StoreFileSystem
   readonly #windowMs: number
   readonly #writers = new Set<JsonlWriter>()
+  /** The store journal (journal.ts), unless `journal: false`. */
+  readonly #journal: StoreJournal | undefined
+  /** The sweep of dead processes' journals (recovery.ts), run once before the first create or open. */
+  #swept: Promise<void> | undefined
   #closed = false
 
   constructor(options: JsonlStoreOptions) {
     this.#dir = resolve(options.dir)
     this.#fs = options.fs ?? nodeFileSystem
     this.#windowMs = options.batchWindowMs ?? DEFAULT_BATCH_WINDOW_MS
+    this.#journal = (options.journal ?? DEFAULT_JOURNAL) ? new StoreJournal(this.#dir, this.#fs) : undefined
   }
 
   /** Creates `<id>.jsonl` with O_EXCL, writes header and seed, fsyncs the file, then the directory. */
@@ -53,6 +62,7 @@ class JsonlStore implements Store {
     checkHeader(header, seed)
     const file = this.#file(header.id)
     await this.#ensureDirectory()
+    await this.#sweep()
     const lock = await this.#lock(file, header.id)
     let handle: StoreFileHandle
     try {
@@ -88,12 +98,16 @@ class JsonlStore implements Store {
       await lock.release()
       throw BosunError.is(error) ? error : ioError(step, file, header.id, error)
     }
-    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length })
+    const headerCrc = crc32(bytes.subarray(0, bytes.indexOf(0x0a) + 1))
+    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length, headerCrc })
     return { header, events: [...seed], writer }
   }
 
   /** Reads the whole file once, cuts a torn tail (ftruncate + fdatasync) and returns the events deep-frozen. */
   async open(id: string): Promise<StoredSession | undefined> {
+    this.#assertOpen()
+    assertSessionId(id)
+    await this.#sweep()
     const opened = await this.#openExisting(id, 'r+')
     if (opened === undefined) return undefined
     const { file, handle, identity } = opened
@@ -103,14 +117,18 @@ class JsonlStore implements Store {
       // Before reading: a torn tail is cut only when no live writer can be appending to it.
       lock = await this.#lock(file, id)
       if (identity !== undefined) lock.identify(identity)
-      const bytes = await handle.readFile()
+      // What a dead process acknowledged through its journal but may not have made durable here.
+      step = 'replay of the store journal'
+      const bytes = await replayIntoFile(handle, await handle.readFile(), await deadRecordsOf(this.#fs, this.#dir, id))
+      step = 'read'
       const log = parseLog(bytes, file, id)
       if (log.intactLength < bytes.length) {
         step = 'ftruncate (cutting a torn last line)'
         await handle.truncate(log.intactLength)
         await handle.datasync()
       }
-      const writer = await this.#track(handle, lock, { id, file, size: log.intactLength, length: log.events.length })
+      const headerCrc = headerCrcOf(bytes) ?? 0
+      const writer = await this.#track(handle, lock, { id, file, size: log.intactLength, length: log.events.length, headerCrc })
       return { header: log.header, events: log.events, writer }
     } catch (error) {
       await handle.close().catch(() => {})
@@ -128,7 +146,9 @@ class JsonlStore implements Store {
     if (opened === undefined) return undefined
     const { file, handle } = opened
     try {
-      const log = parseLog(await handle.readFile(), file, id)
+      // A dead process's journaled batches are read as if replayed; the file is not touched.
+      const bytes = await handle.readFile()
+      const log = parseLog(replayAll(bytes, await deadRecordsOf(this.#fs, this.#dir, id))?.bytes ?? bytes, file, id)
       return { header: log.header, events: log.events }
     } catch (error) {
       throw BosunError.is(error) ? error : ioError('read', file, id, error)
@@ -172,6 +192,7 @@ class JsonlStore implements Store {
     if (this.#closed) return
     this.#closed = true
     const results = await Promise.allSettled([...this.#writers].map((writer) => writer.close()))
+    await this.#journal?.close()
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected')
     if (failure) throw failure.reason
   }
@@ -202,14 +223,16 @@ class JsonlStore implements Store {
     }
   }
 
-  async #track(handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number }): Promise<JsonlWriter> {
+  async #track(
+    handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number; headerCrc: number },
+  ): Promise<JsonlWriter> {
     if (this.#closed) {
       await handle.close().catch(() => {})
       await lock.release()
       this.#assertOpen()
     }
     const writer = new JsonlWriter({
-      ...at, handle, batchWindowMs: this.#windowMs,
+      ...at, handle, batchWindowMs: this.#windowMs, ...(this.#journal ? { journal: this.#journal } : {}),
       onClose: (closed) => {
         this.#writers.delete(closed)
         return lock.release()
@@ -260,6 +283,36 @@ class JsonlStore implements Store {
     }
     await handle.close().catch(() => {})
     return undefined
+  }
+
+  /** Replays and deletes the journals of dead processes, once (recovery.ts); a failure leaves them for the next store. */
+  #sweep(): Promise<void> {
+    this.#swept ??= sweepDeadJournals(this.#fs, this.#dir, (id, records) => this.#replaySession(id, records)).catch(() => {})
+    return this.#swept
+  }
+
+  /** Replays `records` into session `id`'s file under its lock; `busy` when a live writer holds it. */
+  async #replaySession(id: string, records: JournalRecord[]): Promise<'done' | 'busy'> {
+    if (!isSessionId(id)) return 'done'
+    const file = this.#file(id)
+    let lock: SessionLock
+    try {
+      lock = await this.#lock(file, id)
+    } catch {
+      return 'busy'
+    }
+    try {
+      const opened = await this.#openExisting(id, 'r+')
+      if (opened === undefined) return 'done'
+      try {
+        await replayIntoFile(opened.handle, await opened.handle.readFile(), [records])
+      } finally {
+        await opened.handle.close().catch(() => {})
+      }
+      return 'done'
+    } finally {
+      await lock.release()
+    }
   }
 
   /** The session's write lock (see lock.ts); a custom file system (tests) locks the same real path. */

@@ -3,6 +3,8 @@ import type { SessionEvent, SessionWriter } from '@bosun/core'
 import { errnoCode, type StoreFileHandle, type StoreFileStat } from './file-system.js'
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
+import { encodeRecord } from './journal-format.js'
+import type { JournalGroup, JournalMember, StoreJournal } from './journal.js'
 
 /** What a {@link JsonlWriter} starts from. */
 export interface JsonlWriterOptions {
@@ -15,6 +17,13 @@ export interface JsonlWriterOptions {
   /** Number of events in the file: the seq the first append must carry. */
   length: number
   batchWindowMs: number
+  /**
+   * The store's journal (journal.ts): when given, a batch is made durable by one fdatasync of the
+   * journal shared with the other sessions of its round, not by its own file's.
+   */
+  journal?: StoreJournal
+  /** crc32 of the file's header line, written in each journal record (needed with `journal`). */
+  headerCrc?: number
   /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
   onClose: (writer: JsonlWriter) => void | Promise<void>
 }
@@ -46,7 +55,7 @@ interface Batch {
  * appended, and the writer refuses for good with STALE_WRITER — as it does once the file has no
  * name left (deleted or replaced under it), where every later write would be lost.
  */
-export class JsonlWriter implements SessionWriter, CommitMember {
+export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   readonly #id: string
   readonly #file: string
   readonly #handle: StoreFileHandle
@@ -71,6 +80,13 @@ export class JsonlWriter implements SessionWriter, CommitMember {
   #dirty = false
   #closed = false
   #closing: Promise<void> | undefined
+  readonly #journal: StoreJournal | undefined
+  readonly #headerCrc: number
+  /** The journal flush the batch in flight waits for. */
+  #group: JournalGroup | undefined
+  /** Batches went through the journal since this file was last fdatasynced itself. */
+  #journaled = false
+  #handleClosed = false
 
   constructor(options: JsonlWriterOptions) {
     this.#id = options.id
@@ -81,6 +97,8 @@ export class JsonlWriter implements SessionWriter, CommitMember {
     this.#durable = options.length
     this.#windowMs = options.batchWindowMs
     this.#onClose = options.onClose
+    this.#journal = options.journal
+    this.#headerCrc = options.headerCrc ?? 0
   }
 
   /**
@@ -144,7 +162,21 @@ export class JsonlWriter implements SessionWriter, CommitMember {
         if (BosunError.is(error, ErrorCodes.STALE_WRITER)) break
       }
     }
+    if (this.#journal) {
+      // The journal's records of this file are needed until the file itself is durable.
+      let synced = !this.#journaled
+      if (!synced) {
+        try {
+          await this.#handle.datasync()
+          synced = true
+        } catch (error) {
+          failure ??= ioError('fdatasync', this.#file, this.#id, error)
+        }
+      }
+      this.#journal.release(this, synced)
+    }
     try {
+      this.#handleClosed = true
       await this.#handle.close()
     } catch (error) {
       failure ??= ioError('close', this.#file, this.#id, error)
@@ -244,16 +276,27 @@ export class JsonlWriter implements SessionWriter, CommitMember {
     }
     // An O_DSYNC handle made the write durable already.
     if (this.#handle.durableWrites === true) return this.#commit(batch)
+    if (this.#journal) {
+      this.#group = this.#journal.stage(this, encodeRecord(this.#id, this.#headerCrc, this.#size, bytes))
+      this.#journaled = true
+    }
     return true
+  }
+
+  /** @internal JournalMember: a checkpoint makes this file durable itself (a closed writer synced it already). */
+  syncFile(): Promise<void> {
+    return this.#handleClosed ? Promise.resolve() : this.#handle.datasync()
   }
 
   /** @internal CommitMember, phase 2: fdatasyncs the batch written in phase 1, then settles it. */
   async commitSync(): Promise<void> {
     const batch = this.#inFlight!
+    const group = this.#group
+    this.#group = undefined
     try {
-      await this.#handle.datasync()
+      await (group ? this.#journal!.sync(group) : this.#handle.datasync())
     } catch (error) {
-      await this.#fail(batch, error, 'fdatasync', true)
+      await this.#fail(batch, error, group ? 'fdatasync of the store journal' : 'fdatasync', true)
       return
     }
     this.#commit(batch)

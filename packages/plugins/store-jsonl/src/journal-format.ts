@@ -1,0 +1,101 @@
+import * as zlib from 'node:zlib'
+
+/**
+ * The store journal's on-disk records (see journal.ts for what the journal is for). A record says
+ * "these bytes belong at this offset of this session's file", little-endian:
+ *
+ *   magic u32 | crc32 u32 | body length u32 | body:  id length u16 | id (UTF-8) | header crc32 u32 | offset u64 | bytes
+ *
+ * The crc covers the whole body. The header crc is the crc32 of the session file's header line
+ * (newline included): a record is replayed only into the file it was written for, not into a
+ * session deleted and created again under the same id. A journal is read up to its first record
+ * that is short, has the wrong magic or fails its crc: that is the torn tail of a round that was
+ * never acknowledged (each round's records are written and fdatasynced together, and the next
+ * round starts only after that sync, so only the last round's records can be torn).
+ */
+
+/** "BJR1" read as a little-endian u32: marks the start of a record. */
+export const RECORD_MAGIC = 0x31524a42
+const PREFIX_BYTES = 12
+const FIXED_BODY_BYTES = 2 + 4 + 8
+
+/** Journal files are `<dir>/.bosun-journal-<uuid>`: a leading dot, so never a session id nor a `*.jsonl`. */
+export const JOURNAL_PREFIX = '.bosun-journal-'
+const JOURNAL_NAME = /^\.bosun-journal-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+export function isJournalName(name: string): boolean {
+  return JOURNAL_NAME.test(name)
+}
+
+/** One record read back. */
+export interface JournalRecord {
+  id: string
+  headerCrc: number
+  offset: number
+  bytes: Buffer
+}
+
+/** Encodes a record of `bytes` written at `offset` of session `id`'s file. */
+export function encodeRecord(id: string, headerCrc: number, offset: number, bytes: Uint8Array): Buffer {
+  const idBytes = Buffer.from(id, 'utf8')
+  const bodyLength = FIXED_BODY_BYTES + idBytes.length + bytes.length
+  const record = Buffer.allocUnsafe(PREFIX_BYTES + bodyLength)
+  record.writeUInt32LE(RECORD_MAGIC, 0)
+  record.writeUInt32LE(bodyLength, 8)
+  let at = PREFIX_BYTES
+  at = record.writeUInt16LE(idBytes.length, at)
+  at += idBytes.copy(record, at)
+  at = record.writeUInt32LE(headerCrc >>> 0, at)
+  at = record.writeBigUInt64LE(BigInt(offset), at)
+  record.set(bytes, at)
+  record.writeUInt32LE(crc32(record.subarray(PREFIX_BYTES)), 4)
+  return record
+}
+
+/** Every intact record of a journal, in order, and the length they take (the rest is a torn tail). */
+export function decodeRecords(journal: Buffer): { records: JournalRecord[]; intactLength: number } {
+  const records: JournalRecord[] = []
+  let at = 0
+  while (journal.length - at >= PREFIX_BYTES) {
+    if (journal.readUInt32LE(at) !== RECORD_MAGIC) break
+    const bodyLength = journal.readUInt32LE(at + 8)
+    const bodyStart = at + PREFIX_BYTES
+    if (bodyLength < FIXED_BODY_BYTES || bodyLength > journal.length - bodyStart) break
+    const body = journal.subarray(bodyStart, bodyStart + bodyLength)
+    if (crc32(body) !== journal.readUInt32LE(at + 4)) break
+    const idLength = body.readUInt16LE(0)
+    if (FIXED_BODY_BYTES + idLength > bodyLength) break
+    const id = body.toString('utf8', 2, 2 + idLength)
+    const headerCrc = body.readUInt32LE(2 + idLength)
+    const offset = Number(body.readBigUInt64LE(6 + idLength))
+    records.push({ id, headerCrc, offset, bytes: body.subarray(FIXED_BODY_BYTES + idLength) })
+    at = bodyStart + bodyLength
+  }
+  return { records, intactLength: at }
+}
+
+/** CRC-32 (IEEE): zlib's native one where this Node.js has it (20.15+), else a table in JS. */
+export const crc32: (bytes: Uint8Array) => number =
+  typeof (zlib as { crc32?: unknown }).crc32 === 'function'
+    ? (bytes) => (zlib as unknown as { crc32(data: Uint8Array): number }).crc32(bytes) >>> 0
+    : crc32Js
+
+let table: Uint32Array | undefined
+
+/** @internal The JS fallback, exported for its test. */
+export function crc32Js(bytes: Uint8Array): number {
+  table ??= makeTable()
+  let crc = 0xffffffff
+  for (let i = 0; i < bytes.length; i++) crc = table[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8)
+  return (crc ^ 0xffffffff) >>> 0
+}
+
+function makeTable(): Uint32Array {
+  const result = new Uint32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    result[n] = c >>> 0
+  }
+  return result
+}

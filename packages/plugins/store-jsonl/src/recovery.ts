@@ -1,0 +1,119 @@
+import { join } from 'node:path'
+import { unlink } from 'node:fs/promises'
+import { errnoCode, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
+import { decodeRecords, isJournalName, type JournalRecord } from './journal-format.js'
+import { lockHolderAlive } from './lock.js'
+import { replayRecords, type Replayed } from './replay.js'
+import { writeFully } from './writer.js'
+
+/**
+ * Crash recovery from the journals of dead processes (journal.ts). A journal whose lock has no
+ * live owner holds the batches its process acknowledged but may not have made durable in their
+ * session files. Two paths use it:
+ *
+ * - Opening a session (`open`, under the session's lock; `read`, in memory only) replays that
+ *   session's records from every dead journal into the file's content before parsing it.
+ * - A sweep, once per store, replays every session of every dead journal (each under its own
+ *   session lock) and deletes the journal — only if it could replay every one of its sessions: a
+ *   session locked by a live process was opened, and so replayed, by that process; the journal is
+ *   kept until a later sweep, so that no record is deleted that an opener might still need.
+ *
+ * Replaying is idempotent (replay.ts): records already in the file change nothing.
+ */
+
+/** The paths of the journals in `dir` whose owner is gone. */
+export async function deadJournals(fs: StoreFileSystem, dir: string): Promise<string[]> {
+  let names: string[]
+  try {
+    names = await fs.readdir(dir)
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return []
+    throw error
+  }
+  const dead: string[] = []
+  for (const name of names.filter(isJournalName).sort()) {
+    const path = join(dir, name)
+    if (!(await lockHolderAlive(path))) dead.push(path)
+  }
+  return dead
+}
+
+/** The intact records of a journal; none if it is gone or is not a regular file (never followed if a link). */
+export async function readJournal(fs: StoreFileSystem, path: string): Promise<JournalRecord[]> {
+  let handle
+  try {
+    handle = await fs.open(path, 'r')
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ELOOP' || errnoCode(error) === 'EMLINK') return []
+    throw error
+  }
+  try {
+    const stat = await handle.stat()
+    if (typeof stat.isFile === 'function' && !stat.isFile()) return []
+    return decodeRecords(await handle.readFile()).records
+  } finally {
+    await handle.close().catch(() => {})
+  }
+}
+
+/** The records of session `id`, journal by journal (each in its journal's order), from every dead journal in `dir`. */
+export async function deadRecordsOf(fs: StoreFileSystem, dir: string, id: string): Promise<JournalRecord[][]> {
+  const result: JournalRecord[][] = []
+  for (const path of await deadJournals(fs, dir)) {
+    const records = (await readJournal(fs, path)).filter((record) => record.id === id)
+    if (records.length > 0) result.push(records)
+  }
+  return result
+}
+
+/** Replays several journals' records of one session into its file's content, one journal after the other. */
+export function replayAll(file: Buffer, journals: readonly (readonly JournalRecord[])[]): Replayed | undefined {
+  let result: Replayed | undefined
+  for (const records of journals) {
+    const next = replayRecords(result?.bytes ?? file, records)
+    if (next) result = { bytes: next.bytes, from: Math.min(next.from, result?.from ?? Infinity) }
+  }
+  return result
+}
+
+/** Replays one session's records into its file under its lock: `done`, or `busy` if the session could not be taken. */
+export type ReplaySession = (id: string, records: JournalRecord[]) => Promise<'done' | 'busy'>
+
+/**
+ * Replays every dead journal of `dir` with `replay` and deletes those whose every session was
+ * replayed (then their stale lock file). Errors leave a journal in place for a later sweep.
+ */
+export async function sweepDeadJournals(fs: StoreFileSystem, dir: string, replay: ReplaySession): Promise<void> {
+  for (const path of await deadJournals(fs, dir)) {
+    const bySession = new Map<string, JournalRecord[]>()
+    for (const record of await readJournal(fs, path)) {
+      const list = bySession.get(record.id)
+      if (list) list.push(record)
+      else bySession.set(record.id, [record])
+    }
+    let complete = true
+    for (const [id, records] of bySession) {
+      if ((await replay(id, records).catch(() => 'busy' as const)) === 'busy') complete = false
+    }
+    if (!complete) continue
+    await fs.unlink(path).catch(() => {})
+    // The lock file is not part of the store's file system (lock.ts), nor is removing it.
+    await unlink(`${path}.lock`).catch(() => {})
+  }
+}
+
+/**
+ * Replays the dead journals' records of session `id` into its open file, whose content is
+ * `bytes`: writes what differs, cuts the file to the replayed length and fdatasyncs it. Returns
+ * the file's content after replay (`bytes` itself when nothing was missing).
+ */
+export async function replayIntoFile(
+  handle: StoreFileHandle, bytes: Buffer, journals: readonly (readonly JournalRecord[])[],
+): Promise<Buffer> {
+  const replayed = replayAll(bytes, journals)
+  if (replayed === undefined) return bytes
+  await writeFully(handle, replayed.bytes.subarray(replayed.from), replayed.from)
+  await handle.truncate(replayed.bytes.length)
+  await handle.datasync()
+  return replayed.bytes
+}
