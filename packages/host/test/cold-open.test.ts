@@ -17,6 +17,7 @@ function counted(dir: string): { store: Store; reads: string[] } {
     open: (id) => inner.open(id),
     read: (id) => { reads.push(`read ${id}`); return inner.read!(id) },
     has: (id) => inner.has!(id),
+    header: (id) => inner.header!(id),
     list: () => { reads.push('list'); return inner.list() },
     close: () => inner.close(),
   }
@@ -30,7 +31,7 @@ const hostOn = (store: Store) => createHost({
 })
 
 describe('resuming a cold session', () => {
-  it('asks the store whether the session exists (has) instead of reading its whole log before opening it', async () => {
+  it('asks the store whether the session exists (has) and what its header says (header) instead of reading its whole log before opening it', async () => {
     const first = hostOn(jsonlStore({ dir: t.dir }))
     expect((await req(first, 'POST', '/v1/sessions', { id: 'cold' })).status).toBe(201)
     await first.close()

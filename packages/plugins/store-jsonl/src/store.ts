@@ -165,6 +165,23 @@ class JsonlStore implements Store {
     return true
   }
 
+  /** A session's header from the first line of `<id>.jsonl` (the log is not read). */
+  async header(id: string): Promise<SessionHeader | undefined> {
+    const opened = await this.#openExisting(id, 'r')
+    if (opened === undefined) return undefined
+    const { file, handle } = opened
+    let line: string | undefined
+    try {
+      line = await readFirstLine(handle)
+    } catch (error) {
+      throw ioError('read', file, id, error)
+    } finally {
+      await handle.close().catch(() => {})
+    }
+    // No whole first line: `read` says what is wrong with the file.
+    return line === undefined ? (await this.read(id))?.header : parseHeader(line, file, id)
+  }
+
   /**
    * Reads only the header line of each `<id>.jsonl`. Files whose header cannot be read (damaged,
    * newer format, removed meanwhile) are left out; `open()` says what is wrong with them.
