@@ -1,12 +1,12 @@
 import { BosunError, ErrorCodes, serializeError, type SerializedError } from '../errors.js'
 import { ModelError, type ModelAdapter, type ModelChunk, type ModelRequest, type StepFinish, type ToolSpec } from '../model.js'
-import { copyJson, tryCopyJson } from '../json.js'
 import type { BosunEventMap } from '../session/events.js'
 import type { AssistantMessage, ToolCallBlock } from '../session/messages.js'
 import { appendOwnedData } from '../session/session.js'
 import { logRequestContext } from './request-context.js'
 import { forEachUntilAborted } from './abortable.js'
 import { BlockAssembler } from './assembler.js'
+import { copyChunk } from './chunk-copy.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
 import { wrapStream } from './stream-taps.js'
 import { ABORTED, unlessAborted } from '../when-aborted.js'
@@ -82,7 +82,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     await forEachUntilAborted(wrapped ?? adapter.stream(request, { signal }), signal, (chunk) => {
       // Copied first (a chunk that is not JSON fails here, naming its path), then checked and
       // folded in, then logged: the assembled message never holds what the log refused.
-      const copied = tryCopyJson(chunk) ?? copyJson({ chunk }, 'Event "assistant/chunk" data').chunk
+      const copied = copyChunk(chunk)
       assembler.push(copied)
       appendOwnedData(rt.session, 'assistant/chunk', { turn, step, chunk: copied })
     })
