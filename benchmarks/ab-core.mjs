@@ -1,5 +1,5 @@
 // Before/after of @bosun/core's turn, without touching the working tree:
-//   node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind]
+//   node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind] [--only=turn,fig1,fig3,fig3b,fig7] [--after=<git-ref>]
 // Builds packages/core as it was at <git-ref> into a temporary directory and loads it through
 // BENCH_CORE (contenders/bosun.mjs); "after" is this tree's built dist (run
 // `npx tsc -b tsconfig.build.json` first). Round by round, in separate processes, in the order
@@ -9,12 +9,17 @@
 //     per turn, GC pause per turn and its share of the wall time;
 //   - figure 1's turn (child.mjs: a fresh session of 100 prior messages per sample);
 //   - figure 3's 1,000 × 10-character answer (µs per delta = ms per turn);
+//   - figure 3b's paced answer (1,000 × 10 characters, a setImmediate before each delta):
+//     deltas/s and CPU µs per delta;
 //   - figure 7's 1,000 sessions × 10 turns (turns/s).
 // Then, once per build, promises created per turn (async_hooks), and with --callgrind
 // instructions per turn: `valgrind --tool=callgrind` of turn-cost.mjs in count mode (node
 // --single-threaded --predictable: GC and compilation on the main thread, counted, and no
 // time-based heuristics, so repeatable on a loaded machine) at 200 and
 // 1,200 turns, the difference ÷ 1,000. Prints one line per measure: median over rounds (min–max).
+// --only: these cells alone (and no promise count), e.g. `--only=fig3b` while working on one figure.
+// --after: "after" is that ref's core, built like "before", instead of this tree's dist (which
+// holds whatever is uncommitted in packages/core, other people's work included).
 import { execFile, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -24,13 +29,24 @@ import { abArgs } from './lib/ab-args.mjs'
 import { median } from './lib/children.mjs'
 
 const argv = process.argv.slice(2)
+const USAGE = 'usage: node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind] [--only=turn,fig1,fig3,fig3b,fig7] [--after=<git-ref>]'
+const CELLS = ['turn', 'fig1', 'fig3', 'fig3b', 'fig7']
 const callgrind = argv.includes('--callgrind')
-const { ref, rounds } = abArgs('usage: node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind]', argv.filter((a) => a !== '--callgrind'))
+const onlyArg = argv.find((a) => a.startsWith('--only='))
+const afterArg = argv.find((a) => a.startsWith('--after='))
+const afterRef = afterArg?.slice('--after='.length)
+const only = onlyArg?.slice('--only='.length).split(',')
+if ((only && (only.length === 0 || only.some((name) => !CELLS.includes(name)))) || afterRef === '') {
+  console.error(USAGE)
+  process.exit(2)
+}
+const { ref, rounds } = abArgs(USAGE, argv.filter((a) => a !== '--callgrind' && a !== onlyArg && a !== afterArg))
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
 
-function buildOld(work) {
-  const tar = execFileSync('git', ['archive', ref, 'tsconfig.base.json', 'packages/core'], { cwd: root, maxBuffer: 1 << 28 })
+function buildOld(parent, gitRef = ref) {
+  const work = mkdtempSync(join(parent, 'build-'))
+  const tar = execFileSync('git', ['archive', gitRef, 'tsconfig.base.json', 'packages/core'], { cwd: root, maxBuffer: 1 << 28 })
   execFileSync('tar', ['-x', '-C', work], { input: tar })
   symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'))
   symlinkSync(join(root, 'packages/core/node_modules'), join(work, 'packages/core/node_modules'))
@@ -66,23 +82,28 @@ async function instructions(contender, turns, env) {
 
 const work = mkdtempSync(join(tmpdir(), 'bosun-ab-core-'))
 try {
-  const builds = [['pi-agent-core', 'pi', {}], [`before (${ref})`, 'bosun', { BENCH_CORE: buildOld(work) }], ['after (working tree)', 'bosun', {}]]
+  const builds = [['pi-agent-core', 'pi', {}], [`before (${ref})`, 'bosun', { BENCH_CORE: buildOld(work) }], afterRef ? [`after (${afterRef})`, 'bosun', { BENCH_CORE: buildOld(work, afterRef) }] : ['after (working tree)', 'bosun', {}]]
   const cells = [
-    { name: 'one session, 2,000 turns', script: 'turn-cost.mjs', flags: ['--expose-gc'], config: { turns: 2000 }, measures: {
+    { id: 'turn', name: 'one session, 2,000 turns', script: 'turn-cost.mjs', flags: ['--expose-gc'], config: { turns: 2000 }, measures: {
       'wall ms / turn': (r) => r.wallMsPerTurn, 'CPU ms / turn': (r) => r.cpuMsPerTurn, 'allocated B / turn': (r) => r.allocatedBytesPerTurn,
       'retained B / turn': (r) => r.retainedBytesPerTurn, 'GC ms / turn': (r) => r.gcMsPerTurn, 'GC share of wall': (r) => r.gcShare,
     } },
-    { name: 'figure 1 (fresh session, 100 prior messages)', script: 'child.mjs', config: { variant: 'memory', prior: 100, chunks: 10, chunkSize: 10, samples: 40, warmup: 10 }, measures: {
+    { id: 'fig1', name: 'figure 1 (fresh session, 100 prior messages)', script: 'child.mjs', config: { variant: 'memory', prior: 100, chunks: 10, chunkSize: 10, samples: 40, warmup: 10 }, measures: {
       'wall ms / turn': (r) => median(r.wallMs), 'CPU ms / turn': (r) => median(r.cpuMs),
     } },
-    { name: 'figure 3 (1,000 × 10 ch)', script: 'child.mjs', config: { variant: 'memory', prior: 10, chunks: 1000, chunkSize: 10, samples: 20, warmup: 5 }, measures: {
+    { id: 'fig3', name: 'figure 3 (1,000 × 10 ch)', script: 'child.mjs', config: { variant: 'memory', prior: 10, chunks: 1000, chunkSize: 10, samples: 20, warmup: 5 }, measures: {
       'µs / delta': (r) => median(r.wallMs),
     } },
-    { name: 'figure 7 (1,000 sessions × 10 turns)', script: 'concurrency-child.mjs', config: { variant: 'memory', sessions: 1000, turns: 10, prior: 0 }, measures: {
+    { id: 'fig3b', name: 'figure 3b (1,000 × 10 ch, setImmediate before each delta)', script: 'child.mjs', config: { variant: 'memory', prior: 10, chunks: 1000, chunkSize: 10, pace: 'immediate', samples: 20, warmup: 5 }, measures: {
+      // As figure 3b reports them: deltas/s from the median turn, CPU per delta from the mean.
+      'deltas/s': (r) => 1000 / (median(r.wallMs) / 1000), 'CPU µs / delta': (r) => r.cpuMs.reduce((a, b) => a + b, 0) / r.cpuMs.length,
+    } },
+    { id: 'fig7', name: 'figure 7 (1,000 sessions × 10 turns)', script: 'concurrency-child.mjs', config: { variant: 'memory', sessions: 1000, turns: 10, prior: 0 }, measures: {
       'turns/s': (r) => r.turns / (r.totalMs / 1000), 'CPU ms / turn': (r) => r.cpuMs / r.turns, // r.turns: all sessions' turns
     } },
   ]
   for (const cell of cells) {
+    if (only && !only.includes(cell.id)) continue
     const values = new Map()
     for (let round = 0; round < rounds; round++) {
       for (const [label, contender, env] of builds) {
@@ -102,7 +123,7 @@ try {
       console.log(`${cell.name}, ${measure}: ${parts.join('; ')}; after ÷ before ${(after / before).toFixed(2)} (${rounds} rounds)`)
     }
   }
-  for (const [label, contender, env] of builds) {
+  for (const [label, contender, env] of only ? [] : builds) {
     const { promisesPerTurn } = await child('turn-cost.mjs', { contender, turns: 500, promises: true }, env)
     console.log(`promises / turn, ${label}: ${promisesPerTurn}`)
   }
