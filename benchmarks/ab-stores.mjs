@@ -13,7 +13,8 @@
 //   - figure 4b (concurrency-child.mjs, one shared store): 1, 8 and 64 sessions at once, turns/s,
 //     with the memory store in the same round as the reference.
 // Run `npx tsc -b tsconfig.build.json` first (this tree's dist is what "after" measures). Prints
-// one line per cell: median over rounds (min–max), and after ÷ before.
+// one line per cell: median over rounds (min–max), and after ÷ before. BENCH_AB_STORES=jsonl (or
+// sqlite) keeps only that store's cells (and the memory store's reference), for a shorter run.
 import { execFile, execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +29,11 @@ const root = join(here, '..')
 /** Events of the stored session that the reopen cell opens (figure 5's middle size). */
 const OPEN_EVENTS = 100_000
 const STORES = { jsonl: 'packages/plugins/store-jsonl', sqlite: 'packages/plugins/store-sqlite' }
+const only = process.env.BENCH_AB_STORES
+if (only !== undefined && !(only in STORES)) {
+  console.error(`BENCH_AB_STORES must be one of ${Object.keys(STORES).join(', ')}, got ${only}`)
+  process.exit(2)
+}
 
 /** The stores of `ref`, built into `work`; returns the entry file of each. */
 function buildOld(work) {
@@ -76,7 +82,7 @@ try {
     })
   }
   // Reopening a stored session (resume-child.mjs, figure 5's child): written once by each build.
-  for (const which of ['before', 'after']) {
+  for (const which of only === 'jsonl' ? [] : ['before', 'after']) {
     await child('resume-child.mjs', { contender: 'bosun', variant: 'sqlite', events: OPEN_EVENTS, reps: 1, dir: join(work, `open-${which}`), phase: 'prepare' }, builds[which])
   }
   cells.push({
@@ -92,6 +98,9 @@ try {
         measures: { 'turns/s': (r) => r.turns / (r.totalMs / 1000), 'CPU ms / turn': (r) => r.cpuMs / r.turns },
       })
     }
+  }
+  if (only !== undefined) {
+    cells.splice(0, cells.length, ...cells.filter((cell) => cell.variant === only || cell.variant === 'memory'))
   }
   const values = new Map(cells.map((cell) => [cell, { before: [], after: [] }]))
   for (let round = 1; round <= rounds; round++) {

@@ -28,11 +28,8 @@ export interface JsonlStoreOptions extends JsonlStoreConfig {
 /** The default batch window: short enough to be invisible, long enough to coalesce a burst of chunks. */
 export const DEFAULT_BATCH_WINDOW_MS = 4
 
-/**
- * Whether batches go through the store journal unless the options say. Off until the journal's
- * crash campaign passes (then it becomes the default).
- */
-export const DEFAULT_JOURNAL = false
+/** Whether batches go through the store journal unless the options say (journal.ts). */
+export const DEFAULT_JOURNAL = true
 
 /** JSON Schema of {@link JsonlStoreConfig}, validated before the store is created from a config file. */
 export const jsonlStoreOptionsSchema: JsonSchema = {
@@ -40,7 +37,7 @@ export const jsonlStoreOptionsSchema: JsonSchema = {
   properties: {
     dir: { type: 'string', minLength: 1, description: 'Folder of the session files, relative to the config file.' },
     batchWindowMs: { type: 'integer', minimum: 0, description: 'Write-behind batch window in milliseconds (default 4).' },
-    journal: { type: 'boolean', description: 'Share one fdatasync per commit round through the store journal (default false); false syncs each session file itself.' },
+    journal: { type: 'boolean', description: 'Make batches durable through the store journal, one fdatasync per commit round for all its sessions (default true); false: each session file is fdatasynced itself.' },
   },
   required: ['dir'],
   additionalProperties: false,
