@@ -148,9 +148,11 @@ export class SessionManager {
       live.durableSeq = Math.max(live.durableSeq, upTo)
     }
     // A turn a crash left open was closed `interrupted`: the session was working, so its queued
-    // and re-queued input continues. Input a user's Stop parked (an `aborted` turn) stays parked.
+    // and re-queued input continues; so does input admitted just before a crash (or a lost lease)
+    // that no turn took yet. Input a user's Stop parked (an `aborted` turn) stays parked.
     // (A borrowed agent's owner did this when it opened it.)
-    if (!borrowed && (agent.recovery.turn !== undefined || agent.recovery.requeued.length > 0)) agent.wake()
+    const { recovery } = agent
+    if (!borrowed && (recovery.turn !== undefined || recovery.requeued.length > 0 || (recovery.waiting?.length ?? 0) > 0)) agent.wake()
     if (!exists) this.onChange(id, 'added')
     return live
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createAgent, type Store } from '@bosun/core'
+import { createAgent, createUserMessage, definePlugin, memoryStore, type Store } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost } from '../src/index.js'
@@ -45,5 +45,42 @@ describe('resuming a cold session', () => {
     // An unknown id is still told apart without reading anything.
     expect((await json(req(host, 'POST', '/v1/sessions/ghost/messages', { content: 'x', clientMessageId: 'g' }))).error.code).toBe('session-not-found')
     expect(reads).toEqual([])
+  })
+
+  it('runs input that was admitted but never reached its turn (the process died between the two): nothing accepted is left unanswered', async () => {
+    const store = memoryStore()
+    // A send's splice is in the log, the turn it would have started is not: what a kill (or a lost lease) leaves.
+    const dying = await createAgent({ model: scripted(), store, sessionId: 'stalled' })
+    dying.followup('answered before')
+    await dying.whenIdle()
+    dying.inbox.splice('next-turn', 0, 0, [createUserMessage('accepted, then the host died', { id: 'late' })])
+    // Closing runs nothing queued: the log is left as the kill left it (a live agent would be borrowed, not resumed).
+    await dying.close()
+    const host = hostOn(store)
+    t.closing.push(host)
+    // Resumed (as a cluster's takeover resumes a dead host's sessions), it runs the waiting message unasked.
+    await host.sessions.use('stalled')
+    await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/stalled/messages/late'))).stepped === true)
+    await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/stalled'))).status === 'idle')
+    const turnEnds = (await host.sessions.peek('stalled'))!.agent.session.events.filter((e) => e.type === 'turn/end')
+    expect(turnEnds.map((e) => (e.data as { reason: { kind: string } }).reason.kind)).toEqual(['completed', 'completed'])
+  })
+
+  it('leaves input a Stop parked alone when it resumes a session', async () => {
+    const store = memoryStore()
+    const hold = definePlugin({ name: 'hold', setup: ({ hooks }) => void hooks.preStep.tapPromise('hold', () => new Promise(() => {})) })
+    const stopped = await createAgent({ model: scripted(), store, sessionId: 'parked', plugins: [hold] })
+    stopped.followup('runs until stopped')
+    await waitFor(() => stopped.session.events.some((e) => e.type === 'turn/start'))
+    stopped.followup(createUserMessage('parked by the stop', { id: 'parked' }))
+    stopped.abort('stop')
+    await stopped.whenIdle()
+    await stopped.close()
+    const host = hostOn(store)
+    t.closing.push(host)
+    // The resume decides whether to wake before it resolves: idle, the parked message still queued.
+    await host.sessions.use('parked')
+    const summary = await json(req(host, 'GET', '/v1/sessions/parked'))
+    expect(summary).toMatchObject({ status: 'idle', inbox: { 'next-turn': [{ id: 'parked' }] } })
   })
 })

@@ -3,6 +3,7 @@ import { scripted } from '@bosun/adapter-scripted'
 import { createAgent } from '../create-agent.js'
 import { foldConsumedWork } from '../inbox/consumed-work.js'
 import { definePlugin } from '../plugin.js'
+import { createUserMessage } from '../session/messages.js'
 import { gate, msg, sleep, timeline } from '../testing/harness.js'
 import type { Tool } from '../tools/types.js'
 import type { ModelAdapter } from '../model.js'
@@ -133,6 +134,46 @@ describe('opening a session that a crash left mid-turn', () => {
     expect(again.session.length).toBe(length)
     expect(again.recovery).toEqual({ notStarted: [], outcomeUnknown: [], requeued: [] })
     expect(again.turn).toBe(1)
+  })
+})
+
+describe('input a crash left waiting for its turn', () => {
+  // What a send writes before its turn starts (the splice, durable), and nothing after it: the
+  // state a crash — or a lost lease — leaves between a send's admission and its turn/start.
+  const admitOnly = (agent: Awaited<ReturnType<typeof createAgent>>, text: string) => {
+    const message = createUserMessage(text)
+    agent.inbox.splice('next-turn', agent.inbox.nextTurn.length, 0, [message])
+    return message.id
+  }
+
+  it('reports queued input after a completed turn, or before any turn, as waiting (its owner wakes the agent)', async () => {
+    const store = memoryStore()
+    const first = await createAgent({ model: scripted(), store, sessionId: 'w' })
+    const early = admitOnly(first, 'before any turn')
+    expect((await createAgent({ model: scripted(), store, sessionId: 'w' })).recovery.waiting).toEqual([early])
+    const second = await createAgent({ model: scripted({ responses: [{ text: 'a' }, { text: 'b' }] }), store, sessionId: 'w' })
+    second.wake()
+    await second.whenIdle()
+    const late = admitOnly(second, 'after a completed turn')
+    const third = await createAgent({ model: scripted({ responses: [{ text: 'c' }] }), store, sessionId: 'w' })
+    expect(third.recovery).toEqual({ notStarted: [], outcomeUnknown: [], requeued: [], waiting: [late] })
+    // Woken, it runs: nothing accepted is left behind.
+    third.wake()
+    await third.whenIdle()
+    expect(third.inbox.hasPending).toBe(false)
+  })
+
+  it('does not report input a Stop parked: after an aborted turn the queue waits for a wake', async () => {
+    const { store } = await crashWhile({ model: scripted(), plugins: [preStepThatNeverReturns()] }, async (agent) => {
+      agent.followup('first')
+      while (agent.status !== 'running' || !agent.session.events.some((e) => e.type === 'turn/start')) await sleep(1)
+      agent.followup('parked by the stop')
+      agent.abort('stop')
+      await agent.whenIdle()
+    })
+    const reopened = await createAgent({ model: scripted(), store, sessionId: 'crash' })
+    expect(reopened.inbox.nextTurn.map((m) => m.id)).toHaveLength(1)
+    expect(reopened.recovery.waiting).toBeUndefined()
   })
 })
 

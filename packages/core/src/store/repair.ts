@@ -15,7 +15,18 @@ export interface RepairReport {
   outcomeUnknown: string[]
   /** Ids of claimed-but-never-stepped messages put back at the head of the queue each was claimed from. */
   requeued: string[]
+  /**
+   * Ids of queued messages no turn took although the agent would have run one for them: the log
+   * ends idle after a turn the driver continues from (or before any turn) with input pending — a
+   * crash (or a lost lease) fell between a send's admission and its turn's start. Not set after a
+   * turn that parks input (`aborted`, `error`). Whoever resumes the session wakes the agent for
+   * them, as for a repaired turn.
+   */
+  waiting?: string[]
 }
+
+/** Turn ends after which the driver runs the next turn for pending input (an abort or a crash parks it instead); `interrupted`: a repaired turn, whose queue its owner woke for. */
+const CONTINUING_ENDS = new Set(['completed', 'blocked', 'max-tokens', 'interrupted'])
 
 export const TOOL_NOT_STARTED =
   'TOOL_NOT_STARTED: the session stopped (crash or kill) before this tool call started. It did not run; call it again if it is still needed.'
@@ -34,19 +45,30 @@ export const TOOL_OUTCOME_UNKNOWN =
  *
  * Reads only the events of the open turn (a backwards scan to its `turn/start`).
  */
+function noteWaiting(report: RepairReport, inbox: Inbox): void {
+  if (!inbox.hasPending) return
+  report.waiting = [...inbox.nextStep, ...inbox.nextTurn].map((message) => message.id)
+}
+
 export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   const report: RepairReport = { notStarted: [], outcomeUnknown: [], requeued: [] }
   const events = session.events
   let start = -1
   for (let i = events.length - 1; i >= (session.header.seedLength ?? 0); i--) {
     const type = events[i]!.type
-    if (type === 'turn/end') return report
+    if (type === 'turn/end') {
+      if (CONTINUING_ENDS.has((events[i]!.data as BosunEventMap['turn/end']).reason.kind)) noteWaiting(report, inbox)
+      return report
+    }
     if (type === 'turn/start') {
       start = i
       break
     }
   }
-  if (start < 0) return report
+  if (start < 0) {
+    noteWaiting(report, inbox)
+    return report
+  }
   const turn = (events[start]!.data as BosunEventMap['turn/start']).turn
   report.turn = turn
 
