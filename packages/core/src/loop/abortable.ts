@@ -8,6 +8,13 @@ import { onAbort } from '../when-aborted.js'
  * Driven by callbacks on each `next()` rather than an `await Promise.race([next, aborted])` per
  * item: the race cost a promise, an array and a reaction on the never-settling abort promise for
  * every chunk of every model response (the reactions piled up for the length of the stream).
+ *
+ * The abort is seen through the signal's watch (`onAbort`), which settles this loop within the
+ * abort itself, so a chunk is checked against `settled` alone: no `signal.aborted` read per chunk
+ * (Node's getter brand-checks the signal with a symbol-keyed load that every AbortSignal caller in
+ * the process shares, megamorphic). The signal is read once more after the watch is registered,
+ * for an abort that came while the source was being opened (a stream wrapper's first read logs
+ * `request/context`, and a session observer may abort then).
  */
 export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal, onItem: (item: T) => void): Promise<void> {
   if (signal.aborted) return Promise.resolve()
@@ -31,12 +38,11 @@ export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
     }
     const abortNow = (): void => settle()
     const onResult = (result: IteratorResult<T>): void => {
+      // A chunk that arrives after the abort is dropped: the abort settled the loop.
       if (settled) return
-      // A chunk that arrives after the abort is dropped.
-      if (signal.aborted) return settle()
       try {
         // A hand-written iterator may resolve to anything: reading `done` can throw too.
-        if (result.done) return settle(undefined, !signal.aborted)
+        if (result.done) return settle(undefined, true)
         onItem(result.value)
       } catch (error) {
         return settle(error)
@@ -54,6 +60,8 @@ export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
       void Promise.resolve(next).then(onResult, onError)
     }
     stopWatching = onAbort(signal, abortNow)
+    // Aborted while the iterator was being made: the watch, made after the abort, calls nothing.
+    if (signal.aborted) return settle()
     pull()
   })
 }
