@@ -53,7 +53,8 @@ describe('resuming a cold session', () => {
     const dying = await createAgent({ model: scripted(), store, sessionId: 'stalled' })
     dying.followup('answered before')
     await dying.whenIdle()
-    dying.inbox.splice('next-turn', 0, 0, [createUserMessage('accepted, then the host died', { id: 'late' })])
+    // As the host admits a follow-up: its source records the waking delivery.
+    dying.inbox.splice('next-turn', 0, 0, [createUserMessage('accepted, then the host died', { id: 'late', source: { kind: 'user', delivery: 'followup' } })])
     // Closing runs nothing queued: the log is left as the kill left it (a live agent would be borrowed, not resumed).
     await dying.close()
     const host = hostOn(store)
@@ -82,5 +83,19 @@ describe('resuming a cold session', () => {
     await host.sessions.use('parked')
     const summary = await json(req(host, 'GET', '/v1/sessions/parked'))
     expect(summary).toMatchObject({ status: 'idle', inbox: { 'next-turn': [{ id: 'parked' }] } })
+  })
+
+  it('leaves injected input alone when it resumes a session: an inject waits for the next turn, after a restart too', async () => {
+    const store = memoryStore()
+    const first = hostOn(store)
+    expect((await req(first, 'POST', '/v1/sessions', { id: 'quiet' })).status).toBe(201)
+    const sent = await json(req(first, 'POST', '/v1/sessions/quiet/messages', { content: 'context for later', clientMessageId: 'ctx', delivery: 'inject' }))
+    expect(sent).toMatchObject({ accepted: true, delivery: 'inject', status: 'idle' })
+    await first.close()
+    const host = hostOn(store)
+    t.closing.push(host)
+    // The resume decides whether to wake before it resolves: idle, the injected message still queued.
+    await host.sessions.use('quiet')
+    expect(await json(req(host, 'GET', '/v1/sessions/quiet'))).toMatchObject({ status: 'idle', inbox: { 'next-step': [{ id: 'ctx' }] } })
   })
 })

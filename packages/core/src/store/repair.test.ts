@@ -4,6 +4,7 @@ import { createAgent } from '../create-agent.js'
 import { foldConsumedWork } from '../inbox/consumed-work.js'
 import { definePlugin } from '../plugin.js'
 import { createUserMessage } from '../session/messages.js'
+import { LOG_FORMAT_VERSION, type SessionEvent } from '../session/events.js'
 import { gate, msg, sleep, timeline } from '../testing/harness.js'
 import type { Tool } from '../tools/types.js'
 import type { ModelAdapter } from '../model.js'
@@ -138,15 +139,16 @@ describe('opening a session that a crash left mid-turn', () => {
 })
 
 describe('input a crash left waiting for its turn', () => {
-  // What a send writes before its turn starts (the splice, durable), and nothing after it: the
-  // state a crash — or a lost lease — leaves between a send's admission and its turn/start.
+  // What a waking send writes before its turn starts (the splice, durable, with the delivery the
+  // host records in the source), and nothing after it: the state a crash — or a lost lease —
+  // leaves between a send's admission and its turn/start.
   const admitOnly = (agent: Awaited<ReturnType<typeof createAgent>>, text: string) => {
-    const message = createUserMessage(text)
+    const message = createUserMessage(text, { source: { kind: 'user', delivery: 'followup' } })
     agent.inbox.splice('next-turn', agent.inbox.nextTurn.length, 0, [message])
     return message.id
   }
 
-  it('reports queued input after a completed turn, or before any turn, as waiting (its owner wakes the agent)', async () => {
+  it('reports input a waking send queued after a completed turn, or before any turn, as waiting (its owner wakes the agent)', async () => {
     const store = memoryStore()
     const first = await createAgent({ model: scripted(), store, sessionId: 'w' })
     const early = admitOnly(first, 'before any turn')
@@ -163,6 +165,37 @@ describe('input a crash left waiting for its turn', () => {
     expect(third.inbox.hasPending).toBe(false)
   })
 
+  it('reports input queued before a completed turn ended and still pending (the driver would have run on), whatever its source', async () => {
+    const store = memoryStore()
+    const message = (id: string) => createUserMessage(id, { id })
+    const created = await store.create({ id: 'on', version: LOG_FORMAT_VERSION, createdAt: 1 })
+    const events: [string, unknown][] = [
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [message('a'), message('b')] }],
+      ['turn/start', { turn: 1 }],
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }],
+      ['turn/end', { turn: 1, reason: { kind: 'completed' } }],
+    ]
+    events.forEach(([type, data], seq) => created.writer.append(Object.freeze({ seq, time: 1, type, data }) as SessionEvent))
+    await created.writer.close()
+    const agent = await createAgent({ model: scripted(), store, sessionId: 'on' })
+    expect(agent.recovery.waiting).toEqual(['b'])
+    await agent.close()
+  })
+
+  it('does not report input parked after a completed turn: an inject, a plugin\'s splice without a wake (a subagent settlement after a cancel)', async () => {
+    const store = memoryStore()
+    const first = await createAgent({ model: scripted({ responses: [{ text: 'a' }] }), store, sessionId: 'parked' })
+    first.followup('answered')
+    await first.whenIdle()
+    first.inject(createUserMessage('context for the next turn', { source: { kind: 'user', delivery: 'inject' } }))
+    first.inbox.splice('next-turn', 0, 0, [createUserMessage('settled', { id: 'settle:c:1', source: { kind: 'subagent-settled', childId: 'c', epoch: 1 } })])
+    expect(first.status).toBe('idle')
+    // Abandoned (the memory store wrote every event): what a crash — or a clean close — leaves.
+    const reopened = await createAgent({ model: scripted(), store, sessionId: 'parked' })
+    expect(reopened.inbox.hasPending).toBe(true)
+    expect(reopened.recovery.waiting).toBeUndefined()
+  })
+
   it('does not report input a Stop parked: after an aborted turn the queue waits for a wake', async () => {
     const { store } = await crashWhile({ model: scripted(), plugins: [preStepThatNeverReturns()] }, async (agent) => {
       agent.followup('first')
@@ -174,6 +207,19 @@ describe('input a crash left waiting for its turn', () => {
     const reopened = await createAgent({ model: scripted(), store, sessionId: 'crash' })
     expect(reopened.inbox.nextTurn.map((m) => m.id)).toHaveLength(1)
     expect(reopened.recovery.waiting).toBeUndefined()
+  })
+
+  it('after a Stop, a waking send that no turn took yet is owed its wake, which runs the parked input with it', async () => {
+    const { store } = await crashWhile({ model: scripted(), plugins: [preStepThatNeverReturns()] }, async (agent) => {
+      agent.followup('first')
+      while (agent.status !== 'running' || !agent.session.events.some((e) => e.type === 'turn/start')) await sleep(1)
+      agent.followup(createUserMessage('parked by the stop', { id: 'parked' }))
+      agent.abort('stop')
+      await agent.whenIdle()
+      admitOnly(agent, 'sent after the stop')
+    })
+    const reopened = await createAgent({ model: scripted(), store, sessionId: 'crash' })
+    expect(reopened.recovery.waiting).toEqual(['parked', reopened.inbox.nextTurn[1]!.id])
   })
 })
 

@@ -16,10 +16,13 @@ export interface RepairReport {
   /** Ids of claimed-but-never-stepped messages put back at the head of the queue each was claimed from. */
   requeued: string[]
   /**
-   * Ids of queued messages no turn took although the agent would have run one for them: the log
-   * ends idle after a turn the driver continues from (or before any turn) with input pending — a
-   * crash (or a lost lease) fell between a send's admission and its turn's start. Not set after a
-   * turn that parks input (`aborted`, `error`). Whoever resumes the session wakes the agent for
+   * Ids of the queued messages (the whole queue, in order) when the log ends idle although a wake
+   * was owed: a crash (or a lost lease) fell between a send's admission and its turn's start. Owed
+   * when input queued before the last turn ended is still pending after an end the driver runs on
+   * from (`completed`, `blocked`, `max-tokens`, `interrupted`), or when input queued after that end
+   * (or before any turn) was sent with a wake — its source says `delivery: 'followup' | 'steer'`, as
+   * the host records it. Not set for input that was parked: queued after an `aborted` or `error`
+   * end, injected, or spliced in without a wake. Whoever resumes the session wakes the agent for
    * them, as for a repaired turn.
    */
   waiting?: string[]
@@ -27,6 +30,8 @@ export interface RepairReport {
 
 /** Turn ends after which the driver runs the next turn for pending input (an abort or a crash parks it instead); `interrupted`: a repaired turn, whose queue its owner woke for. */
 const CONTINUING_ENDS = new Set(['completed', 'blocked', 'max-tokens', 'interrupted'])
+/** The `source.delivery` of a send that wakes the agent (`followup`, `steer`); `inject` queues without a wake. */
+const WAKING_DELIVERIES = new Set(['followup', 'steer'])
 
 export const TOOL_NOT_STARTED =
   'TOOL_NOT_STARTED: the session stopped (crash or kill) before this tool call started. It did not run; call it again if it is still needed.'
@@ -45,11 +50,6 @@ export const TOOL_OUTCOME_UNKNOWN =
  *
  * Reads only the events of the open turn (a backwards scan to its `turn/start`).
  */
-function noteWaiting(report: RepairReport, inbox: Inbox): void {
-  if (!inbox.hasPending) return
-  report.waiting = [...inbox.nextStep, ...inbox.nextTurn].map((message) => message.id)
-}
-
 export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   const report: RepairReport = { notStarted: [], outcomeUnknown: [], requeued: [] }
   const events = session.events
@@ -57,7 +57,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   for (let i = events.length - 1; i >= (session.header.seedLength ?? 0); i--) {
     const type = events[i]!.type
     if (type === 'turn/end') {
-      if (CONTINUING_ENDS.has((events[i]!.data as BosunEventMap['turn/end']).reason.kind)) noteWaiting(report, inbox)
+      noteWaiting(report, events, i + 1, inbox, CONTINUING_ENDS.has((events[i]!.data as BosunEventMap['turn/end']).reason.kind))
       return report
     }
     if (type === 'turn/start') {
@@ -66,7 +66,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
     }
   }
   if (start < 0) {
-    noteWaiting(report, inbox)
+    noteWaiting(report, events, session.header.seedLength ?? 0, inbox, false)
     return report
   }
   const turn = (events[start]!.data as BosunEventMap['turn/start']).turn
@@ -165,6 +165,30 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   }
   session.append('turn/end', { turn, reason: { kind: 'interrupted' } })
   return report
+}
+
+/**
+ * Whether a wake is owed for the input pending in a log that ends idle (see
+ * {@link RepairReport.waiting}): input queued before the last turn ended, when the driver runs on
+ * after such an end (`continuing`), or input queued after it by a send that woke the agent. The log
+ * does not say how a message was sent, only its source: a send that records `delivery` there (the
+ * host records `followup`, `steer` or `inject`) tells a waking send from one that parks. Input with
+ * no such record after the end (an `inject`, a plugin's parked splice, a subagent settlement parked
+ * after a cancel, anything a clean close left queued) waits for a wake, as SPEC §8 says resume does.
+ * Reads only the events after that end.
+ */
+function noteWaiting(report: RepairReport, events: readonly SessionEvent[], from: number, inbox: Inbox, continuing: boolean): void {
+  if (!inbox.hasPending) return
+  const queuedAfter = new Set<string>()
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type === 'agent/inbox/spliced') for (const message of (event.data as InboxSplice).inserted) queuedAfter.add(message.id)
+  }
+  const pending = [...inbox.nextStep, ...inbox.nextTurn]
+  if (pending.some((message) => (queuedAfter.has(message.id) ? WAKING_DELIVERIES.has(message.source.delivery as string) : continuing))) {
+    // The wake runs the whole queue, in order, as the live agent would have.
+    report.waiting = pending.map((message) => message.id)
+  }
 }
 
 /** A message a claim took: from which queue, at which log index. */
