@@ -1,4 +1,5 @@
 import { findLiveAgent, openThroughParent, type SessionHeader, type Store } from '@bosun/core'
+import { HostError } from './errors.js'
 
 /**
  * A subagent's child is its parent's to build: the parent's plugin knows the child's profile (its
@@ -8,9 +9,12 @@ import { findLiveAgent, openThroughParent, type SessionHeader, type Store } from
  * it (`openThroughParent` from `@bosun/core`), opening the parent first if it is not running (a
  * host restart, a settled one-shot child). The host then borrows the child from its parent.
  *
- * Nothing happens for a session that is not a child, or when no parent opens it (its parent's
- * session is gone or held by another process, the plugin is not configured): the host then builds
- * it from its own config, as any session. A session not stored yet may be a child its parent has
+ * Nothing happens for a session that is not a child, or when no parent here opens it (its
+ * parent's session is gone or cannot be opened, the plugin is not configured): the host then
+ * builds it from its own config, as any session. A parent another process holds (another host of
+ * a cluster, another process on the same files) owns the child: the host refuses it with
+ * `session-locked` rather than build it without its profile and take it from that parent (a
+ * cluster relays the request to the parent's owner, whose host opens it through the parent). A session not stored yet may be a child its parent has
  * just spawned: the live parents are asked, and one that spawned it answers once it is made.
  *
  * @param useParent opens (or borrows) the parent as a host session; `chain` holds the sessions
@@ -31,9 +35,15 @@ export async function openChildThroughParent(
   const parentId = header.delegation?.parentSessionId
   if (parentId === undefined || parentId === id || chain.has(parentId)) return
   const through = new Set(chain).add(id)
-  // A parent that cannot be opened leaves the child to the host's own config.
-  if (!findLiveAgent(store, parentId) && !(await useParent(parentId, through).then(() => true, () => false))) return
+  if (!findLiveAgent(store, parentId) && !(await useParent(parentId, through).then(() => true, (error: unknown) => heldElsewhere(error, id, parentId)))) return
   await openThroughParent(store, id, parentId)
+}
+
+/** A parent that cannot be opened leaves the child to the host's own config (false), unless another process holds it: then the child is refused too. */
+function heldElsewhere(error: unknown, id: string, parentId: string): false {
+  // Not the host shutting down (no details): the parent's own open was refused (or its parent's, up the chain).
+  if (!(error instanceof HostError) || error.code !== 'session-locked' || (error.details as { id?: unknown } | undefined)?.id !== parentId) return false
+  throw new HostError('session-locked', `Session "${id}" is a subagent child whose parent "${parentId}" is open in another process (or host): send to it there, where its parent opens it.`, { id, parentSessionId: parentId })
 }
 
 /** The stored header, read without the log where the store can (`Store.header`); `undefined` if there is no such session. */

@@ -196,3 +196,28 @@ describe('a child reached through the host before its session is made', () => {
     await waitFor(async () => idle(url, 'a'), 15_000, 'the turn')
   })
 })
+
+describe('a child whose parent another process holds', () => {
+  // Two JSONL store objects on one directory are two processes to the store's locks (a cluster's
+  // hosts are, to its leases): the parent's holder owns its children.
+  it('is not built by this host without its profile: 409 session-locked, the child untouched (a cluster relays it to the parent\'s owner)', async () => {
+    const owner = await start(jsonlStore({ dir }))
+    await call(owner.url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(owner.url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-fg' })
+    const child = await childOf(owner.url, 'root')
+    // The one-shot child answered and was closed: only its parent is held, by the owner.
+    await waitFor(async () => ofType(await events(owner.url, 'root'), 'turn/end').length === 1 && !owner.host.sessions.liveIds().includes(child), 15_000, "the parent's turn")
+    const before = (await events(owner.url, child)).length
+
+    const other = await start(jsonlStore({ dir }))
+    const sent = await call(other.url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: 'user-1', content: 'asked elsewhere' })
+    expect(sent.status).toBe(409)
+    expect(sent.body.error).toMatchObject({ code: 'session-locked', details: { id: child, parentSessionId: 'root' } })
+    expect(other.host.sessions.liveIds()).toEqual([])
+    expect(await events(owner.url, child)).toHaveLength(before)
+    // Its parent's holder opens it, with the profile.
+    expect((await call(owner.url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: 'user-1', content: 'asked the owner' })).status).toBe(202)
+    await waitFor(async () => (await settled(owner.url, 'root')).length === 2, 15_000, "the user's turn to settle in the parent")
+    expect(seen.map((s) => [s.system, s.last])).toEqual([['You research.', 'research'], ['You research.', 'asked the owner']])
+  })
+})
