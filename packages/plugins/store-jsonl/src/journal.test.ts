@@ -74,6 +74,35 @@ describe('one fdatasync per round, shared', () => {
   })
 })
 
+describe('one journal per store', () => {
+  it('two stores of one folder keep a journal each; neither replays nor removes the other\'s live journal', async () => {
+    const first = jsonlStore({ dir, batchWindowMs: 10_000, journal: true })
+    const a = (await first.create(header('a'))).writer
+    a.append(event(0))
+    await a.flush()
+    const [own] = await journalFiles(dir)
+    const second = jsonlStore({ dir, batchWindowMs: 10_000, journal: true })
+    const b = (await second.create(header('b'))).writer
+    b.append(event(0))
+    await b.flush()
+    expect((await journalFiles(dir)).sort()).toEqual([own, (await journalFiles(dir)).find((path) => path !== own)].sort())
+    expect((await second.read!('a'))!.events).toEqual([event(0)])
+    await second.close()
+    expect(await journalFiles(dir)).toEqual([own])
+    await first.close()
+    expect(await journalFiles(dir)).toEqual([])
+  })
+
+  it('journal: false writes no journal file', async () => {
+    const store = jsonlStore({ dir, batchWindowMs: 10_000, journal: false })
+    const { writer } = await store.create(header('s'))
+    writer.append(event(0))
+    await writer.flush()
+    expect((await readdir(dir)).sort()).toEqual(['s.jsonl', 's.jsonl.lock'])
+    await store.close()
+  })
+})
+
 describe('failures', () => {
   it('the journal\'s fdatasync fails: every flush of the round is rejected, each file rolled back, the journal cut back; the retry loses nothing', async () => {
     const fs = recordingFs(undefined, { writeSync: true })
