@@ -270,8 +270,10 @@ export class SessionManager {
   }
 
   /**
-   * Whether a subagent child of the session (or a child of one) still works in this process:
-   * closing an idle parent closes its children, so it is kept open until they are idle too.
+   * Whether a subagent child of the session (or a child of one) still works in this process, or
+   * is still used through this host (a stream on it, a request within idleMs — a child opened
+   * cold through its parent is borrowed from it): closing an idle parent closes its children, so
+   * it is kept open until they are idle and let go too.
    */
   #hasWorkingChildren(id: string): boolean {
     const agents = liveAgents(this.store)
@@ -280,9 +282,15 @@ export class SessionManager {
       const { header } = agent.session
       if (header.delegation?.parentSessionId !== parentId || seen.has(header.id)) return false
       seen.add(header.id)
-      return agent.status !== 'idle' || working(header.id)
+      return agent.status !== 'idle' || this.#followed(agent) || working(header.id)
     })
     return working(id)
+  }
+
+  /** Whether this host still follows the agent as a live session (not retired, dropped or closed). */
+  #followed(agent: Agent): boolean {
+    const live = this.#taps.get(agent)?.live
+    return live !== undefined && live.closed !== true
   }
 
   /**

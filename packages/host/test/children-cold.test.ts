@@ -9,13 +9,9 @@ import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import subagents from '@bosun/plugin-subagents'
 import { createHost, listen, type Host, type RunningServer } from '../src/index.js'
-import { call, childOf, events, firstUserText, ofType, textOf } from './children-helpers.js'
+import { call, childOf, events, firstUserText, idle, lastUserText, ofType, textOf } from './children-helpers.js'
 import { tempDir, waitFor } from './helpers.js'
 
-const lastUserText = (request: ModelRequest): string => {
-  const last = request.messages.findLast((m) => m.role === 'user')
-  return last && last.role === 'user' ? textOf(last.content as { type: string; text?: string }[]) : ''
-}
 
 /** The parent's model: each conversation scripted by its first message, the n-th answer by the assistant messages so far. */
 const script: Record<string, ScriptedResponse[]> = {
@@ -69,7 +65,6 @@ async function start(store: Store): Promise<{ host: Host; url: string }> {
 }
 
 const settled = async (url: string, id: string) => ofType(await events(url, id), 'subagent/settled').map((e) => e.data as { epoch: number; answer: string; messageId?: string })
-const idle = async (url: string, id: string) => (await call(url, 'GET', `/v1/sessions/${id}`)).body.status === 'idle'
 /** The profile's tools (its allowlist) and the subagent tools a child always gets, sorted. */
 const researcherTools = ['interrupt_agent', 'list_agents', 'report', 'search', 'send_to_agent', 'spawn_agent']
 

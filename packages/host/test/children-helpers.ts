@@ -20,3 +20,10 @@ export const events = async (url: string, id: string): Promise<SessionEvent[]> =
 export const ofType = (list: readonly SessionEvent[], type: string) => list.filter((e) => e.type === type)
 /** The first child the session spawned, once its `subagent/spawned` is in the log. */
 export const childOf = async (url: string, id: string) => waitFor(async () => (ofType(await events(url, id), 'subagent/spawned')[0]?.data as { childId: string } | undefined)?.childId, 15_000, 'the spawn')
+/** Whether the host reports the session idle. */
+export const idle = async (url: string, id: string) => (await call(url, 'GET', `/v1/sessions/${id}`)).body.status === 'idle'
+/** The text of a request's last user message: what a scripted child answers. */
+export const lastUserText = (request: ModelRequest): string => {
+  const last = request.messages.findLast((m) => m.role === 'user')
+  return last && last.role === 'user' ? textOf(last.content as { type: string; text?: string }[]) : ''
+}

@@ -9,12 +9,7 @@ import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import subagents from '@bosun/plugin-subagents'
 import { json, req, waitFor } from './helpers.js'
 import { available, useCluster } from './cluster-helpers.js'
-import { firstUserText, textOf } from './children-helpers.js'
-
-const lastUserText = (request: ModelRequest): string => {
-  const last = request.messages.findLast((m) => m.role === 'user')
-  return last && last.role === 'user' ? textOf(last.content as { type: string; text?: string }[]) : ''
-}
+import { firstUserText, lastUserText } from './children-helpers.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — a subagent child', () => {
   const cluster = useCluster()
