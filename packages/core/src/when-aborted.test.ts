@@ -49,6 +49,17 @@ describe('abort notification', () => {
   it('resolves at once for a signal that was aborted before anyone waited', async () => {
     await whenAborted(AbortSignal.abort())
   })
+
+  it('an owned signal first waited on after its abort resolves at once, and a callback registered then is never called', async () => {
+    const owned = ownedAbortController()
+    owned.abort('early')
+    const calls: string[] = []
+    onAbort(owned.signal, () => calls.push('late'))
+    await whenAborted(owned.signal)
+    owned.abort('again')
+    expect(calls).toEqual([])
+    expect(owned.signal.reason).toBe('early')
+  })
 })
 
 describe('unlessAborted', () => {

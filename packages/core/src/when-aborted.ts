@@ -5,38 +5,54 @@
  * waiting remove their callback, so nothing they hold outlives them.
  */
 interface AbortWatch {
-  promise: Promise<void>
+  /** Made by the first {@link whenAborted}: most signals are only waited on through callbacks. */
+  promise: Promise<void> | undefined
   callbacks: Set<() => void>
-  fire: () => void
+  fired: boolean
 }
 
-const watches = new WeakMap<AbortSignal, AbortWatch>()
-/** Signals of {@link ownedAbortController}s: their owner fires the watch, no listener is needed. */
-const owned = new WeakSet<AbortSignal>()
+/**
+ * An {@link ownedAbortController}'s signal keeps its watch in this own property (null until
+ * someone waits): the agent makes one such signal per turn, and an entry per turn in a WeakMap
+ * and a WeakSet (ephemeron tables every collection must process) cost more than the watch. A
+ * signal from elsewhere is not ours to change: its watch is kept in {@link foreignWatches}.
+ */
+const WATCH: unique symbol = Symbol('bosun.abort-watch')
+type OwnedSignal = AbortSignal & { [WATCH]: AbortWatch | null }
+const foreignWatches = new WeakMap<AbortSignal, AbortWatch>()
+
+function isOwned(signal: AbortSignal): signal is OwnedSignal {
+  return WATCH in signal
+}
+
+function fire(entry: AbortWatch): void {
+  if (entry.fired) return
+  entry.fired = true
+  for (const callback of entry.callbacks) callback()
+  entry.callbacks.clear()
+}
 
 function watch(signal: AbortSignal): AbortWatch {
-  let entry = watches.get(signal)
-  if (entry === undefined) {
-    const callbacks = new Set<() => void>()
-    let fire!: () => void
-    const promise = new Promise<void>((resolve) => {
-      fire = () => {
-        resolve()
-        for (const callback of callbacks) callback()
-        callbacks.clear()
-      }
-    })
-    entry = { promise, callbacks, fire }
-    watches.set(signal, entry)
-    if (signal.aborted) fire()
-    else if (!owned.has(signal)) signal.addEventListener('abort', fire, { once: true })
+  const owned = isOwned(signal)
+  let entry = owned ? signal[WATCH] : foreignWatches.get(signal)
+  if (entry === undefined || entry === null) {
+    const made: AbortWatch = { promise: undefined, callbacks: new Set(), fired: false }
+    entry = made
+    if (owned) signal[WATCH] = made
+    else foreignWatches.set(signal, made)
+    if (signal.aborted) fire(made)
+    else if (!owned) signal.addEventListener('abort', () => fire(made), { once: true })
   }
   return entry
 }
 
 /** Resolves when `signal` aborts (at once if it has). For `Promise.race` with other work. */
 export function whenAborted(signal: AbortSignal): Promise<void> {
-  return watch(signal).promise
+  const entry = watch(signal)
+  if (entry.promise === undefined) {
+    entry.promise = entry.fired ? Promise.resolve() : new Promise<void>((resolve) => entry.callbacks.add(resolve))
+  }
+  return entry.promise
 }
 
 /**
@@ -57,15 +73,17 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
  */
 export function ownedAbortController(): { signal: AbortSignal; abort(reason?: unknown): void } {
   const controller = new AbortController()
-  // The watch (a promise and a set) is made only if someone waits on this signal: most turns
+  // The watch (a set of callbacks) is made only if someone waits on this signal: most turns
   // never need it, and the agent makes a controller per turn.
-  owned.add(controller.signal)
+  const signal = controller.signal as OwnedSignal
+  signal[WATCH] = null
   return {
-    signal: controller.signal,
+    signal,
     abort(reason?: unknown) {
-      if (controller.signal.aborted) return
+      if (signal.aborted) return
       controller.abort(reason)
-      watches.get(controller.signal)?.fire()
+      const entry = signal[WATCH]
+      if (entry !== null) fire(entry)
     },
   }
 }
