@@ -1,8 +1,10 @@
 import { createInterface } from 'node:readline'
-import type { Agent, Store } from '@bosun/core'
+import { whenAgentClosed, type Agent, type Store } from '@bosun/core'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { recordHttp } from '../http-debug.js'
+import { leaveSession } from '../leave-session.js'
+import { childClosed, reopenChild, type OpenedSession } from '../open-session.js'
 import { oneLine } from '../output.js'
 import { safeText } from '../terminal-safe.js'
 import { PlainScreen, LiveScreen, type Screen } from './screen.js'
@@ -11,7 +13,8 @@ import { liveLines } from './status-line.js'
 import { attachTranscript, type TurnProgress } from './transcript.js'
 
 export interface ReplOptions {
-  agent: Agent
+  /** The session's agent, and for a subagent child the parents it was opened through (closed on leaving). */
+  opened: OpenedSession
   store: Store
   sessionId: string
   /** For the status line: `scripted`, `openai gpt-4o-mini`. */
@@ -32,7 +35,10 @@ export interface ReplOptions {
  * chat leaves once the input ends and the queue has run.
  */
 export async function runRepl(ctx: CommandContext, options: ReplOptions): Promise<number> {
-  const { agent, sessionId } = options
+  const { sessionId } = options
+  // A one-shot child's parent closes it once it settled: the next message opens it anew (below).
+  let opened = options.opened
+  let agent = opened.agent
   const { io, out } = ctx
   const s = out.style
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true
@@ -52,10 +58,40 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   banner(ctx, screen, options)
   // A pipe gets the answer exactly, as with `bosun run`; a terminal gets it made safe.
   const http = ctx.debug ? recordHttp() : undefined
-  progress = attachTranscript(agent, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, markdown: terminal && options.raw !== true, ...(http ? { http } : {}) })
-  screen.refresh()
-
   let closing = false
+  let leaving = false
+  const follow = (next: Agent) => {
+    progress = attachTranscript(next, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, markdown: terminal && options.raw !== true, ...(http ? { http } : {}) })
+    if (opened.parents.length === 0) return
+    void whenAgentClosed(next).then(() => {
+      if (leaving || next !== agent) return
+      screen.print(s.dim('its parent closed this one-shot child once it settled; your next message opens it again through the parent'))
+      screen.refresh()
+    })
+  }
+  follow(agent)
+  screen.refresh()
+  let reopening: Promise<void> | undefined
+  /** Resolves once a child its parent closed is open again (undefined while the agent is open). */
+  const reopened = (): Promise<void> | undefined => {
+    if (reopening || !childClosed(options.store, opened)) return reopening
+    return (reopening = reopenChild(options.store, opened)
+      .then((again) => {
+        if (again === undefined) return
+        opened = again
+        agent = again.agent
+        follow(agent)
+      }, (error: unknown) => screen.print(`${s.red('error')}: ${safeText(error instanceof Error ? error.message : String(error))}`))
+      .finally(() => (reopening = undefined)))
+  }
+  const send = (text: string) => {
+    try {
+      agent.followup(text)
+    } catch (error) {
+      screen.print(`${s.red('error')}: ${safeText(error instanceof Error ? error.message : String(error))}`)
+    }
+    screen.refresh()
+  }
   const done = new Promise<void>((resolve) => rl.once('close', resolve))
   const interrupt = () => {
     if (closing) return
@@ -92,11 +128,9 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
         screen.refresh()
       })
     } else if (text !== '') {
-      try {
-        agent.followup(text)
-      } catch (error) {
-        screen.print(`${s.red('error')}: ${safeText(error instanceof Error ? error.message : String(error))}`)
-      }
+      const wait = reopened()
+      if (wait) void wait.then(() => send(text))
+      else send(text)
     } else if (agent.status === 'idle' && agent.inbox.hasPending) {
       agent.wake() // Enter on an empty line runs what is still queued (after Ctrl+C, or from before a resume)
     }
@@ -105,12 +139,16 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   if (terminal) io.stdout.on('resize', () => screen.refresh())
 
   await done
+  leaving = true
   unsubscribe()
   await pendingCommand
   screen.close()
   // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now.
-  if (!terminal && !closing) await agent.whenIdle()
-  await agent.close()
+  if (!terminal && !closing) {
+    await reopening
+    await agent.whenIdle()
+  }
+  await leaveSession(ctx, opened, true)
   http?.stop()
   out.line(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
   return ExitCode.ok
@@ -118,7 +156,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
 
 function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void {
   const s = ctx.out.style
-  const { agent } = options
+  const { agent } = options.opened
   const state = options.resumed ? `resumed, ${agent.turn} turn${agent.turn === 1 ? '' : 's'}` : 'new'
   screen.print(`${s.bold('bosun chat')} ${s.dim('·')} session ${s.bold(options.sessionId)} ${s.dim(`(${state})`)} ${s.dim('·')} ${options.model} ${s.dim('·')} ${options.storeLabel}`)
   screen.print(s.dim('/help lists the commands · Ctrl+C aborts a turn · Ctrl+D exits'))

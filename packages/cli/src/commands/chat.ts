@@ -1,6 +1,7 @@
-import { describeStore, loadCliConfig, modelLabel, openAgent, openStore, requireSession, sessionExists, storeKind } from '../agent.js'
+import { describeStore, loadCliConfig, modelLabel, openStore, requireSession, sessionExists, storeKind } from '../agent.js'
 import { runRepl } from '../chat/repl.js'
 import type { CommandContext } from '../context.js'
+import { openSessionAgent } from '../open-session.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 
 /** `bosun chat [--session <id>]`: an interactive chat on a new session (or on `--session`, created if missing). */
@@ -19,9 +20,11 @@ export async function startChat(ctx: CommandContext, sessionId: string, mustExis
   try {
     if (mustExist) await requireSession(cfg, store, sessionId, ctx.io.cwd)
     const resumed = mustExist || (await sessionExists(store, sessionId))
-    const agent = await openAgent(cfg, store, sessionId)
+    // A subagent's child is opened through its parent (one stderr line says so): see open-session.ts.
+    const opened = await openSessionAgent(cfg, store, sessionId, (line) => ctx.err.line(ctx.err.style.dim(line)))
     if (storeKind(cfg).kind === 'memory') ctx.err.line(ctx.err.style.yellow('note: the config keeps sessions in memory; this chat is gone when you leave'))
-    return await runRepl(ctx, { agent, store, sessionId, model: modelLabel(cfg), storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw })
+    const model = opened.parents.length === 0 ? modelLabel(cfg) : `subagent${opened.profile === undefined ? '' : ` ${opened.profile}`}`
+    return await runRepl(ctx, { opened, store, sessionId, model, storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw })
   } finally {
     await store.close()
   }

@@ -1,8 +1,10 @@
-import { createUserMessage, messageText, type Agent, type BosunEventMap, type SessionEvent, type TurnEndReason } from '@bosun/core'
-import { loadCliConfig, openAgent, openStore } from '../agent.js'
+import { createUserMessage, messageText, type BosunEventMap, type SessionEvent, type TurnEndReason } from '@bosun/core'
+import { loadCliConfig, openStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
 import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.js'
+import { leaveSession } from '../leave-session.js'
+import { openSessionAgent, type OpenedSession } from '../open-session.js'
 import { oneLine } from '../output.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
@@ -25,13 +27,15 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   const sessionId = options.session === undefined ? newSessionId() : checkSessionId(options.session)
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const store = await openStore(cfg)
-  let agent: Agent
+  let opened: OpenedSession
   try {
-    agent = await openAgent(cfg, store, sessionId)
+    // A subagent's child is opened through its parent (one stderr line says so): see open-session.ts.
+    opened = await openSessionAgent(cfg, store, sessionId, (line) => ctx.err.line(ctx.err.style.dim(line)))
   } catch (error) {
     await store.close().catch(() => {})
     throw error
   }
+  const { agent } = opened
 
   // --debug: the HTTP requests of the turn, shown when it fails.
   const http = ctx.debug ? recordHttp() : undefined
@@ -74,7 +78,8 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
     return ExitCode.aborted
   }
-  await agent.close()
+  // A child's parents are let finish the turn its settlement started before they close.
+  await leaveSession(ctx, opened, false)
   await store.close()
 
   const s = ctx.err.style
