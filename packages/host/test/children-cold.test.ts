@@ -4,7 +4,7 @@
 // starts there (one settlement message per epoch). Real HTTP on 127.0.0.1, JSONL files and the
 // memory store, the scripted model.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createAgent, LOG_FORMAT_VERSION, memoryStore, type ModelRequest, type SessionEvent, type Store, type Tool } from '@bosun/core'
+import { createAgent, createUserMessage, LOG_FORMAT_VERSION, memoryStore, type ModelRequest, type SessionEvent, type Store, type Tool } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import subagents from '@bosun/plugin-subagents'
@@ -70,16 +70,22 @@ const researcherTools = ['interrupt_agent', 'list_agents', 'report', 'search', '
 
 const stores: [string, () => Store][] = [['JSONL', () => jsonlStore({ dir })], ['memory', () => memoryStore()]]
 
+/** A first host on `store` runs the root's background spawn until its settlement, then closes: the child's id. */
+async function spawnedThenClosed(store: Store): Promise<string> {
+  const first = await start(store)
+  await call(first.url, 'POST', '/v1/sessions', { id: 'root' })
+  await call(first.url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-bg' })
+  const child = await childOf(first.url, 'root')
+  await waitFor(async () => (await settled(first.url, 'root')).length === 1 && (await idle(first.url, 'root')), 15_000, 'the first settlement')
+  await servers.pop()!.close()
+  await hosts.pop()!.close()
+  return child
+}
+
 describe.each(stores)('a child opened cold through the host (%s store)', (_, makeStore) => {
   it('after a host restart: its parent builds it with its profile, and learns of the turn a user started there', async () => {
     const store = makeStore()
-    const first = await start(store)
-    await call(first.url, 'POST', '/v1/sessions', { id: 'root' })
-    await call(first.url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm1', content: 'plan-bg' })
-    const child = await childOf(first.url, 'root')
-    await waitFor(async () => (await settled(first.url, 'root')).length === 1 && (await idle(first.url, 'root')), 15_000, 'the first settlement')
-    await servers.pop()!.close()
-    await hosts.pop()!.close()
+    const child = await spawnedThenClosed(store)
 
     // A new host on the same store: neither the parent nor the child is open.
     const { host, url } = await start(store)
@@ -214,5 +220,28 @@ describe('a child whose parent another process holds', () => {
     expect((await call(owner.url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: 'user-1', content: 'asked the owner' })).status).toBe(202)
     await waitFor(async () => (await settled(owner.url, 'root')).length === 2, 15_000, "the user's turn to settle in the parent")
     expect(seen.map((s) => [s.system, s.last])).toEqual([['You research.', 'research'], ['You research.', 'asked the owner']])
+  })
+})
+
+describe('a child a crash left mid-turn, opened through its parent', () => {
+  it("is woken as the host wakes any session a crash left working: the user's accepted message is answered and settles in the parent", async () => {
+    const store = memoryStore()
+    const child = await spawnedThenClosed(store)
+    // What a host killed during a user's turn in the child leaves: the message admitted and claimed, the turn open.
+    const opened = (await store.open(child))!
+    const message = createUserMessage('asked before the crash', { id: 'user-1', source: { kind: 'user', delivery: 'followup' } })
+    const crashed: [string, unknown][] = [
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [message] }],
+      ['turn/start', { turn: 2 }],
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }],
+    ]
+    crashed.forEach(([type, data], i) => opened.writer.append(Object.freeze({ seq: opened.events.length + i, time: 2, type, data }) as SessionEvent))
+    await opened.writer.close()
+
+    // Resumed by the next host (a restart's first request, a cluster's takeover): through its parent.
+    const { host, url } = await start(store)
+    expect((await host.sessions.use(child)).borrowed).toBe(true)
+    await waitFor(async () => (await settled(url, 'root')).some((s) => s.answer === 'researched: asked before the crash') && (await idle(url, 'root')), 15_000, "the child's answer to settle in the parent")
+    expect(seen.map((s) => s.last)).toEqual(['research', 'asked before the crash'])
   })
 })

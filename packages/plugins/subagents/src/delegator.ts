@@ -175,6 +175,7 @@ export class Delegator {
     const spawned = this.#record.spawned.get(childId)
     if (!spawned || this.#closing) return undefined
     if (!this.#opened.has(childId) && this.#record.settled.get(childId)?.get(1)?.reason === 'error') return undefined
+    let built = !this.#children.has(childId)
     let child = await this.#open(childId, spawned.mode, spawned.agent)
     if (child.closing) {
       // A one-shot child closed after its answer (or a borrowed one its owner closed): open it anew.
@@ -183,9 +184,15 @@ export class Delegator {
         this.#opened.delete(childId)
         this.#children.delete(childId)
       }
+      built = !this.#children.has(childId)
       child = await this.#open(childId, spawned.mode, spawned.agent)
       if (child.closing) return undefined
     }
+    // Opened here for the host, which does not wake a borrowed agent: woken as the host wakes a
+    // session it resumes — a turn a crash left open, input a wake was owed — so a user's turn the
+    // crash cut continues (and settles here). A child already open was this agent's to wake.
+    const { recovery } = child.agent
+    if (built && !child.borrowed && (recovery.turn !== undefined || recovery.requeued.length > 0 || (recovery.waiting?.length ?? 0) > 0)) child.agent.wake()
     return child.agent
   }
 
