@@ -209,6 +209,24 @@ describe('input a crash left waiting for its turn', () => {
     expect(reopened.recovery.waiting).toBeUndefined()
   })
 
+  it('does not report input a Stop parked that was reordered, edited or promoted after the stop: moving a message does not send it again', async () => {
+    const hostSent = (id: string) => createUserMessage(id, { id, source: { kind: 'user', delivery: 'followup' } })
+    const { store } = await crashWhile({ model: scripted(), plugins: [preStepThatNeverReturns()] }, async (agent) => {
+      agent.followup('first')
+      while (agent.status !== 'running' || !agent.session.events.some((e) => e.type === 'turn/start')) await sleep(1)
+      for (const id of ['a', 'b', 'c']) agent.followup(hostSent(id))
+      agent.abort('stop')
+      await agent.whenIdle()
+      // What the host's PUT /inbox/order, PATCH /inbox/:id and promote write: splices that insert the parked messages again.
+      agent.inbox.splice('next-turn', 0, 3, [hostSent('c'), hostSent('a'), hostSent('b')])
+      agent.inbox.replace('a', 'a, edited')
+      agent.inbox.move('b', 'next-step')
+    })
+    const reopened = await createAgent({ model: scripted(), store, sessionId: 'crash' })
+    expect([...reopened.inbox.nextStep, ...reopened.inbox.nextTurn].map((m) => m.id)).toEqual(['b', 'c', 'a'])
+    expect(reopened.recovery.waiting).toBeUndefined()
+  })
+
   it('after a Stop, a waking send that no turn took yet is owed its wake, which runs the parked input with it', async () => {
     const { store } = await crashWhile({ model: scripted(), plugins: [preStepThatNeverReturns()] }, async (agent) => {
       agent.followup('first')

@@ -57,7 +57,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   for (let i = events.length - 1; i >= (session.header.seedLength ?? 0); i--) {
     const type = events[i]!.type
     if (type === 'turn/end') {
-      noteWaiting(report, events, i + 1, inbox, CONTINUING_ENDS.has((events[i]!.data as BosunEventMap['turn/end']).reason.kind))
+      noteWaiting(report, events, session.header.seedLength ?? 0, i, inbox, CONTINUING_ENDS.has((events[i]!.data as BosunEventMap['turn/end']).reason.kind))
       return report
     }
     if (type === 'turn/start') {
@@ -66,7 +66,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
     }
   }
   if (start < 0) {
-    noteWaiting(report, events, session.header.seedLength ?? 0, inbox, false)
+    noteWaiting(report, events, session.header.seedLength ?? 0, -1, inbox, false)
     return report
   }
   const turn = (events[start]!.data as BosunEventMap['turn/start']).turn
@@ -169,26 +169,44 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
 
 /**
  * Whether a wake is owed for the input pending in a log that ends idle (see
- * {@link RepairReport.waiting}): input queued before the last turn ended, when the driver runs on
- * after such an end (`continuing`), or input queued after it by a send that woke the agent. The log
- * does not say how a message was sent, only its source: a send that records `delivery` there (the
- * host records `followup`, `steer` or `inject`) tells a waking send from one that parks. Input with
- * no such record after the end (an `inject`, a plugin's parked splice, a subagent settlement parked
- * after a cancel, anything a clean close left queued) waits for a wake, as SPEC §8 says resume does.
- * Reads only the events after that end.
+ * {@link RepairReport.waiting}): input queued before the last turn ended (`end`, -1 for none),
+ * when the driver runs on after such an end (`continuing`), or input first queued after it by a
+ * send that woke the agent. The log does not say how a message was sent, only its source: a send
+ * that records `delivery` there (the host records `followup`, `steer` or `inject`) tells a waking
+ * send from one that parks. Input with no such record (an `inject`, a plugin's parked splice, a
+ * subagent settlement parked after a cancel, anything sent through the core API) waits for a wake,
+ * as SPEC §8 says resume does. A message queued before the end and spliced in again after it (a
+ * reorder, an edit, a promote) was not sent again: it counts as queued before.
+ *
+ * Scans back from the end for where pending messages were first queued only when their sources
+ * leave the answer open; a log that ends with an empty queue costs nothing.
  */
-function noteWaiting(report: RepairReport, events: readonly SessionEvent[], from: number, inbox: Inbox, continuing: boolean): void {
+function noteWaiting(report: RepairReport, events: readonly SessionEvent[], seedLength: number, end: number, inbox: Inbox, continuing: boolean): void {
   if (!inbox.hasPending) return
-  const queuedAfter = new Set<string>()
-  for (let i = from; i < events.length; i++) {
-    const event = events[i]!
-    if (event.type === 'agent/inbox/spliced') for (const message of (event.data as InboxSplice).inserted) queuedAfter.add(message.id)
-  }
   const pending = [...inbox.nextStep, ...inbox.nextTurn]
-  if (pending.some((message) => (queuedAfter.has(message.id) ? WAKING_DELIVERIES.has(message.source.delivery as string) : continuing))) {
-    // The wake runs the whole queue, in order, as the live agent would have.
-    report.waiting = pending.map((message) => message.id)
+  const woke = pending.filter((message) => WAKING_DELIVERIES.has(message.source.delivery as string))
+  let owed: boolean
+  if (continuing) {
+    // A waking send is owed its wake wherever it was queued; other input only if it was queued before the end.
+    owed = woke.length > 0 || queuedBefore(events, seedLength, end, pending).size > 0
+  } else {
+    // After a parking end (or before any turn) only a waking send queued after it is owed a wake.
+    owed = woke.length > 0 && (end < 0 || woke.some((message) => !queuedBefore(events, seedLength, end, woke).has(message.id)))
   }
+  // The wake runs the whole queue, in order, as the live agent would have.
+  if (owed) report.waiting = pending.map((message) => message.id)
+}
+
+/** Which of `messages` a splice before index `end` queued (back to the seed; stops once all are found). */
+function queuedBefore(events: readonly SessionEvent[], seedLength: number, end: number, messages: readonly UserMessage[]): Set<string> {
+  const ids = new Set(messages.map((message) => message.id))
+  const found = new Set<string>()
+  for (let i = end - 1; i >= seedLength && found.size < ids.size; i--) {
+    const event = events[i]!
+    if (event.type !== 'agent/inbox/spliced') continue
+    for (const message of (event.data as InboxSplice).inserted) if (ids.has(message.id)) found.add(message.id)
+  }
+  return found
 }
 
 /** A message a claim took: from which queue, at which log index. */
