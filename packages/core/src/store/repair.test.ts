@@ -138,6 +138,13 @@ describe('opening a session that a crash left mid-turn', () => {
   })
 })
 
+/** A stored session whose log is exactly `events` (type and data; seq and time filled in). */
+async function storedLog(store: ReturnType<typeof memoryStore>, id: string, events: [string, unknown][]): Promise<void> {
+  const created = await store.create({ id, version: LOG_FORMAT_VERSION, createdAt: 1 })
+  events.forEach(([type, data], seq) => created.writer.append(Object.freeze({ seq, time: 1, type, data }) as SessionEvent))
+  await created.writer.close()
+}
+
 describe('input a crash left waiting for its turn', () => {
   // What a waking send writes before its turn starts (the splice, durable, with the delivery the
   // host records in the source), and nothing after it: the state a crash — or a lost lease —
@@ -168,17 +175,32 @@ describe('input a crash left waiting for its turn', () => {
   it('reports input queued before a completed turn ended and still pending (the driver would have run on), whatever its source', async () => {
     const store = memoryStore()
     const message = (id: string) => createUserMessage(id, { id })
-    const created = await store.create({ id: 'on', version: LOG_FORMAT_VERSION, createdAt: 1 })
-    const events: [string, unknown][] = [
+    await storedLog(store, 'on', [
       ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [message('a'), message('b')] }],
       ['turn/start', { turn: 1 }],
       ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }],
       ['turn/end', { turn: 1, reason: { kind: 'completed' } }],
-    ]
-    events.forEach(([type, data], seq) => created.writer.append(Object.freeze({ seq, time: 1, type, data }) as SessionEvent))
-    await created.writer.close()
+    ])
     const agent = await createAgent({ model: scripted(), store, sessionId: 'on' })
     expect(agent.recovery.waiting).toEqual(['b'])
+    await agent.close()
+  })
+
+  it('does not report a message a blocked turn took that a plugin put back after the end without a wake, though the host sent it as a follow-up', async () => {
+    const store = memoryStore()
+    const sent = createUserMessage('held for approval', { id: 'a', source: { kind: 'user', delivery: 'followup' } })
+    await storedLog(store, 'held', [
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [sent] }],
+      ['turn/start', { turn: 1 }],
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }],
+      ['agent/pre-step/rejected', { turn: 1, by: 'approval', metadata: null }],
+      ['turn/end', { turn: 1, reason: { kind: 'blocked', by: 'approval', metadata: null } }],
+      // The plugin splices it back later (SPEC §4: it may), to run when someone wakes the agent.
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [sent] }],
+    ])
+    const agent = await createAgent({ model: scripted(), store, sessionId: 'held' })
+    expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual(['a'])
+    expect(agent.recovery.waiting).toBeUndefined()
     await agent.close()
   })
 

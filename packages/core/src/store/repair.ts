@@ -18,12 +18,12 @@ export interface RepairReport {
   /**
    * Ids of the queued messages (the whole queue, in order) when the log ends idle although a wake
    * was owed: a crash (or a lost lease) fell between a send's admission and its turn's start. Owed
-   * when input queued before the last turn ended is still pending after an end the driver runs on
-   * from (`completed`, `blocked`, `max-tokens`, `interrupted`), or when input queued after that end
-   * (or before any turn) was sent with a wake — its source says `delivery: 'followup' | 'steer'`, as
-   * the host records it. Not set for input that was parked: queued after an `aborted` or `error`
-   * end, injected, or spliced in without a wake. Whoever resumes the session wakes the agent for
-   * them, as for a repaired turn.
+   * when input pending at the last turn end is still pending after an end the driver runs on from
+   * (`completed`, `blocked`, `max-tokens`, `interrupted`), or when input first queued after that
+   * end (or before any turn) was sent with a wake — its source says `delivery: 'followup' | 'steer'`,
+   * as the host records it. Not set for input that was parked: pending at an `aborted` or `error`
+   * end, injected, spliced in without a wake, or put back after a turn took it. Whoever resumes the
+   * session wakes the agent for them, as for a repaired turn.
    */
   waiting?: string[]
 }
@@ -169,44 +169,45 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
 
 /**
  * Whether a wake is owed for the input pending in a log that ends idle (see
- * {@link RepairReport.waiting}): input queued before the last turn ended (`end`, -1 for none),
- * when the driver runs on after such an end (`continuing`), or input first queued after it by a
- * send that woke the agent. The log does not say how a message was sent, only its source: a send
- * that records `delivery` there (the host records `followup`, `steer` or `inject`) tells a waking
- * send from one that parks. Input with no such record (an `inject`, a plugin's parked splice, a
- * subagent settlement parked after a cancel, anything sent through the core API) waits for a wake,
- * as SPEC §8 says resume does. A message queued before the end and spliced in again after it (a
- * reorder, an edit, a promote) was not sent again: it counts as queued before.
+ * {@link RepairReport.waiting}): input that was pending when the last turn ended (`end`, -1 for
+ * none), when the driver runs on after such an end (`continuing`), or input first queued after it
+ * by a send that woke the agent. The log does not say how a message was sent, only its source: a
+ * send that records `delivery` there (the host records `followup`, `steer` or `inject`) tells a
+ * waking send from one that parks. Input with no such record (an `inject`, a plugin's parked
+ * splice, a subagent settlement parked after a cancel, anything sent through the core API) waits
+ * for a wake, as SPEC §8 says resume does. A message queued before the end and spliced in again
+ * after it was not sent again: pending at the end (then reordered, edited, promoted) it counts as
+ * pending then; taken before the end (a claim a plugin put back later) it is owed nothing.
  *
- * Scans back from the end for where pending messages were first queued only when their sources
- * leave the answer open; a log that ends with an empty queue costs nothing.
+ * Replays the queues up to that end (splices only) — only when input is pending: a log that ends
+ * with empty queues costs nothing.
  */
 function noteWaiting(report: RepairReport, events: readonly SessionEvent[], seedLength: number, end: number, inbox: Inbox, continuing: boolean): void {
   if (!inbox.hasPending) return
   const pending = [...inbox.nextStep, ...inbox.nextTurn]
-  const woke = pending.filter((message) => WAKING_DELIVERIES.has(message.source.delivery as string))
-  let owed: boolean
-  if (continuing) {
-    // A waking send is owed its wake wherever it was queued; other input only if it was queued before the end.
-    owed = woke.length > 0 || queuedBefore(events, seedLength, end, pending).size > 0
-  } else {
-    // After a parking end (or before any turn) only a waking send queued after it is owed a wake.
-    owed = woke.length > 0 && (end < 0 || woke.some((message) => !queuedBefore(events, seedLength, end, woke).has(message.id)))
-  }
+  const before = queuesUpTo(events, seedLength, end)
+  const owed = pending.some((message) => {
+    if (before.pending.has(message.id)) return continuing
+    // Queued before the end, taken, and put back after it: not a send.
+    if (before.queued.has(message.id)) return false
+    return WAKING_DELIVERIES.has(message.source.delivery as string)
+  })
   // The wake runs the whole queue, in order, as the live agent would have.
   if (owed) report.waiting = pending.map((message) => message.id)
 }
 
-/** Which of `messages` a splice before index `end` queued (back to the seed; stops once all are found). */
-function queuedBefore(events: readonly SessionEvent[], seedLength: number, end: number, messages: readonly UserMessage[]): Set<string> {
-  const ids = new Set(messages.map((message) => message.id))
-  const found = new Set<string>()
-  for (let i = end - 1; i >= seedLength && found.size < ids.size; i--) {
+/** The queues replayed from the seed to index `end` (exclusive): the ids pending there, and every id a splice queued. */
+function queuesUpTo(events: readonly SessionEvent[], seedLength: number, end: number): { pending: Set<string>; queued: Set<string> } {
+  const queues: Record<string, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  const queued = new Set<string>()
+  for (let i = seedLength; i < end; i++) {
     const event = events[i]!
     if (event.type !== 'agent/inbox/spliced') continue
-    for (const message of (event.data as InboxSplice).inserted) if (ids.has(message.id)) found.add(message.id)
+    const splice = event.data as InboxSplice
+    queues[splice.target]!.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    for (const message of splice.inserted) queued.add(message.id)
   }
-  return found
+  return { pending: new Set([...queues['next-turn']!, ...queues['next-step']!].map((message) => message.id)), queued }
 }
 
 /** A message a claim took: from which queue, at which log index. */
