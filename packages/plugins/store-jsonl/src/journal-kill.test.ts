@@ -2,8 +2,9 @@
 // killed at a random moment, again and again in the same folder. After some kills the session
 // files are also cut back to what a power loss could leave (anything past what was durable in
 // them: the journal holds the rest). Every run's opening replays the previous run's journal, and
-// every event a flush acknowledged must be there, intact, in order. Needs the dist build.
-import { spawn } from 'node:child_process'
+// every event a flush acknowledged must be there, intact, in order. The child runs the built
+// package: the build is brought up to date first (incremental, quick when current).
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,8 +22,10 @@ const payload = (id: string, seq: number) => `${id}:${seq}:` + 'x'.repeat((seq *
 
 let dir: string
 beforeAll(async () => {
+  const root = fileURLToPath(new URL('../../../..', import.meta.url))
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
   dir = await mkdtemp(join(tmpdir(), 'bosun-jsonl-kill-'))
-})
+}, 180_000)
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
 /** A small seeded PRNG (mulberry32): a failing campaign can be replayed from its seed. */
