@@ -173,12 +173,19 @@ describe('checkpoints', () => {
     await journal.close()
   })
 
-  it('a file that cannot be synced keeps the journal whole', async () => {
-    const journal = new StoreJournal(dir, nodeFileSystem, 10)
-    const failing: JournalMember = { syncFile: () => Promise.reject(new Error('EIO')) }
-    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 0, Buffer.alloc(20))))
-    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 20, Buffer.alloc(20))))
-    expect(decodeRecords(await readFile(journal.path!)).records).toHaveLength(2)
+  it('a file that cannot be synced keeps the journal whole, and is tried again only after another checkpoint size', async () => {
+    const journal = new StoreJournal(dir, nodeFileSystem, 100)
+    let attempts = 0
+    const failing: JournalMember = { syncFile: () => (attempts++, Promise.reject(new Error('EIO'))) }
+    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 0, Buffer.alloc(120))))
+    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 120, Buffer.alloc(20))))
+    expect(attempts).toBe(1)
+    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 140, Buffer.alloc(20))))
+    expect(attempts).toBe(1) // not once per flush
+    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 160, Buffer.alloc(120))))
+    await journal.sync(journal.stage(failing, encodeRecord('a', 1, 280, Buffer.alloc(20))))
+    expect(attempts).toBe(2)
+    expect(decodeRecords(await readFile(journal.path!)).records).toHaveLength(5)
     journal.release(failing, false)
     await journal.close()
     expect(await journalFiles(dir)).toHaveLength(1)

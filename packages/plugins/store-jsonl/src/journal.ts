@@ -61,11 +61,14 @@ export class StoreJournal {
   #keep = false
   /** A failed flush could not be cut back off the journal: cut it before the next write. */
   #cut = false
+  /** The journal length that calls for the next checkpoint (further after a failed one: not a retry per flush). */
+  #checkpointAt: number
 
   constructor(dir: string, fs: StoreFileSystem, checkpointBytes = CHECKPOINT_BYTES) {
     this.#dir = dir
     this.#fs = fs
     this.#checkpointBytes = checkpointBytes
+    this.#checkpointAt = checkpointBytes
   }
 
   /** @internal For tests: the journal's path once it exists. */
@@ -125,7 +128,7 @@ export class StoreJournal {
       await handle.datasync()
       this.#cut = false
     }
-    if (this.#size >= this.#checkpointBytes) await this.#checkpoint(handle)
+    if (this.#size >= this.#checkpointAt) await this.#checkpoint(handle)
     const bytes = group.chunks.length === 1 ? group.chunks[0]! : Buffer.concat(group.chunks)
     try {
       if (handle.writeSync) writeFullySync(handle.writeSync, bytes, this.#size)
@@ -145,8 +148,8 @@ export class StoreJournal {
 
   /**
    * fdatasyncs every session file journaled since the last checkpoint, then cuts the journal to 0.
-   * If a file cannot be synced the journal is kept whole (its records are still needed) and
-   * checkpointing is tried again at the next flush. The cut is not synced on its own: the next
+   * If a file cannot be synced the journal is kept whole (its records are still needed), and the
+   * next checkpoint is tried once the journal has grown by the checkpoint size again. The cut is not synced on its own: the next
    * flush's fdatasync makes it durable with the records written after it, and a crash before that
    * leaves old records whose bytes are durable in their files already (replaying them changes nothing).
    */
@@ -158,12 +161,14 @@ export class StoreJournal {
       try {
         await handle.truncate(0)
         this.#size = 0
+        this.#checkpointAt = this.#checkpointBytes
         return
       } catch {
         // Kept whole: still correct, only longer.
       }
     }
     for (const member of members) this.#dirty.add(member)
+    this.#checkpointAt = this.#size + this.#checkpointBytes
   }
 
   /** Creates the journal on its first flush: lock, file (O_EXCL, 0600), then the folder's fsync, so that its name survives a crash. */
