@@ -19,24 +19,27 @@ import { HostError } from './errors.js'
  *
  * @param useParent opens (or borrows) the parent as a host session; `chain` holds the sessions
  *   being opened this way, so a corrupt header naming its own descendant cannot loop.
+ * @returns `true` when the header read showed the session stored (the caller need not ask the
+ *   store again), else `undefined`.
  */
 export async function openChildThroughParent(
   store: Store,
   id: string,
   chain: ReadonlySet<string>,
   useParent: (parentId: string, chain: ReadonlySet<string>) => Promise<unknown>,
-): Promise<void> {
-  if (findLiveAgent(store, id) || (!store.header && !store.read)) return
+): Promise<true | undefined> {
+  if (findLiveAgent(store, id) || (!store.header && !store.read)) return undefined
   const header = await storedHeader(store, id)
   if (header === undefined) {
     await openThroughParent(store, id)
-    return
+    return undefined
   }
   const parentId = header.delegation?.parentSessionId
-  if (parentId === undefined || parentId === id || chain.has(parentId)) return
+  if (parentId === undefined || parentId === id || chain.has(parentId)) return true
   const through = new Set(chain).add(id)
-  if (!findLiveAgent(store, parentId) && !(await useParent(parentId, through).then(() => true, (error: unknown) => heldElsewhere(error, id, parentId)))) return
+  if (!findLiveAgent(store, parentId) && !(await useParent(parentId, through).then(() => true, (error: unknown) => heldElsewhere(error, id, parentId)))) return true
   await openThroughParent(store, id, parentId)
+  return true
 }
 
 /** A parent that cannot be opened leaves the child to the host's own config (false), unless another process holds it: then the child is refused too. */

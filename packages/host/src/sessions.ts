@@ -71,8 +71,9 @@ export class SessionManager {
   }
 
   async #stored(id: string): Promise<boolean> {
-    // `has` answers without reading the log, which the open after it reads anyway.
+    // `has` or `header` answers without reading the log, which the open after it reads anyway.
     if (this.store.has) return this.store.has(id)
+    if (this.store.header) return (await this.store.header(id)) !== undefined
     if (this.store.read) return (await this.store.read(id)) !== undefined
     return (await this.store.list()).some((s) => s.id === id)
   }
@@ -131,11 +132,12 @@ export class SessionManager {
     // same log must wait for it, or it finds the session locked.
     const retiring = this.#retiring.get(id)
     if (retiring !== undefined) await retiring
-    // A subagent's child is built by its parent (its profile), then borrowed below.
-    if (create !== true) await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#use(parentId, {}, through))
+    // A subagent's child is built by its parent (its profile), then borrowed below. The header
+    // read for that also says the session is stored: not asked again.
+    const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#use(parentId, {}, through))
     let exists = true
     const { agent, borrowed } = await borrowOrOpen(this.store, id, async () => {
-      exists = await this.#stored(id)
+      exists = stored ?? (await this.#stored(id))
       if (create === true && exists) throw sessionExists(id)
       if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
       return this.#build(id)

@@ -47,6 +47,29 @@ describe('resuming a cold session', () => {
     expect(reads).toEqual([])
   })
 
+  it('on a store without has but with header (as PostgreSQL), the header it reads tells that the session exists: no whole-log read before the open', async () => {
+    const inner = jsonlStore({ dir: t.dir })
+    const reads: string[] = []
+    const store: Store = {
+      name: 'no-has',
+      create: (header, seed) => inner.create(header, seed),
+      open: (id) => inner.open(id),
+      read: (id) => { reads.push(`read ${id}`); return inner.read!(id) },
+      header: (id) => inner.header!(id),
+      list: () => { reads.push('list'); return inner.list() },
+      close: () => inner.close(),
+    }
+    const first = hostOn(jsonlStore({ dir: t.dir }))
+    expect((await req(first, 'POST', '/v1/sessions', { id: 'cold' })).status).toBe(201)
+    await first.close()
+    const host = hostOn(store)
+    t.closing.push(host)
+    expect((await req(host, 'POST', '/v1/sessions/cold/messages', { content: 'hi', clientMessageId: 'm' })).status).toBe(202)
+    await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/cold'))).status === 'idle' && host.sessions.liveIds().includes('cold'))
+    expect((await json(req(host, 'POST', '/v1/sessions/ghost/messages', { content: 'x', clientMessageId: 'g' }))).error.code).toBe('session-not-found')
+    expect(reads).toEqual([])
+  })
+
   it('runs input that was admitted but never reached its turn (the process died between the two): nothing accepted is left unanswered', async () => {
     const store = memoryStore()
     // A send's splice is in the log, the turn it would have started is not: what a kill (or a lost lease) leaves.
