@@ -243,6 +243,20 @@ describe('recovery from a dead process\'s journal', () => {
     await store.close()
   })
 
+  it('open replays, under the session lock, a journal whose owner only looks alive (its lock written under another host name); read does not, and the journal stays', async () => {
+    const image = await crashImage()
+    const [journal] = await journalFiles(image)
+    // What a container restarted under a new host name finds: its dead predecessor cannot be checked, so it counts as alive.
+    await writeFile(`${journal}.lock`, JSON.stringify({ pid: 1, host: 'a-host-that-is-gone', token: 'elsewhere' }))
+    const store = jsonlStore({ dir: image })
+    expect((await store.read!('b'))!.events).toEqual([])
+    expect((await store.open('a'))!.events).toEqual([0, 1, 2].map((seq) => event(seq)))
+    expect(await readSession(image, 'a')).toBe(fileText(header('a'), [0, 1, 2].map((seq) => event(seq))))
+    // Not swept: whether its owner is gone cannot be told from here.
+    expect(await journalFiles(image)).toEqual([journal])
+    await store.close()
+  })
+
   it('a session another process holds keeps the journal; opening the others replays them from it, and read() sees the held one\'s records', async () => {
     const image = await crashImage()
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' })

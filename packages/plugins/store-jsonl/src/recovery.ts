@@ -21,8 +21,8 @@ import { writeFully } from './writer.js'
  * Replaying is idempotent (replay.ts): records already in the file change nothing.
  */
 
-/** The paths of the journals in `dir` whose owner is gone. */
-export async function deadJournals(fs: StoreFileSystem, dir: string): Promise<string[]> {
+/** The paths of every journal in `dir`, in name order. */
+async function journalsIn(fs: StoreFileSystem, dir: string): Promise<string[]> {
   let names: string[]
   try {
     names = await fs.readdir(dir)
@@ -30,12 +30,28 @@ export async function deadJournals(fs: StoreFileSystem, dir: string): Promise<st
     if (errnoCode(error) === 'ENOENT') return []
     throw error
   }
+  return names.filter(isJournalName).sort().map((name) => join(dir, name))
+}
+
+/** The paths of the journals in `dir` whose owner is gone. */
+export async function deadJournals(fs: StoreFileSystem, dir: string): Promise<string[]> {
   const dead: string[] = []
-  for (const name of names.filter(isJournalName).sort()) {
-    const path = join(dir, name)
-    if (!(await lockHolderAlive(path))) dead.push(path)
-  }
+  for (const path of await journalsIn(fs, dir)) if (!(await lockHolderAlive(path))) dead.push(path)
   return dead
+}
+
+/**
+ * The records of session `id` from every journal in `dir` but `except` (the opener's own), for
+ * `open`, which holds the session's lock: whatever process wrote them no longer writes this
+ * session, so its records are replayed whether or not it looks alive. A dead owner can look alive
+ * — its pid reused by another process of this boot, or a lock written under another host name (a
+ * container restarted with a new one) — and its acknowledged batches must not be skipped then.
+ * Replaying the records of an owner that is alive and closed the session changes nothing: its
+ * close made them durable in the file, and replay leaves equal bytes as they are.
+ */
+export async function recordsForOpen(fs: StoreFileSystem, dir: string, id: string, except: string | undefined): Promise<JournalRecord[][]> {
+  const paths = (await journalsIn(fs, dir)).filter((path) => path !== except)
+  return recordsOf(fs, paths, id)
 }
 
 /** The intact records of a journal; none if it is gone or is not a regular file (never followed if a link). */
@@ -58,8 +74,12 @@ export async function readJournal(fs: StoreFileSystem, path: string): Promise<Jo
 
 /** The records of session `id`, journal by journal (each in its journal's order), from every dead journal in `dir`. */
 export async function deadRecordsOf(fs: StoreFileSystem, dir: string, id: string): Promise<JournalRecord[][]> {
+  return recordsOf(fs, await deadJournals(fs, dir), id)
+}
+
+async function recordsOf(fs: StoreFileSystem, paths: readonly string[], id: string): Promise<JournalRecord[][]> {
   const result: JournalRecord[][] = []
-  for (const path of await deadJournals(fs, dir)) {
+  for (const path of paths) {
     const records = (await readJournal(fs, path)).filter((record) => record.id === id)
     if (records.length > 0) result.push(records)
   }

@@ -10,7 +10,7 @@ import { acquireSessionLock, type SessionLock } from './lock.js'
 import { JsonlWriter, ioError, writeFully } from './writer.js'
 import { StoreJournal } from './journal.js'
 import { crc32, type JournalRecord } from './journal-format.js'
-import { deadRecordsOf, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
+import { deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
 import { headerCrcOf } from './replay.js'
 
 /** New session files are private to their owner: they hold the conversation. */
@@ -117,9 +117,10 @@ class JsonlStore implements Store {
       // Before reading: a torn tail is cut only when no live writer can be appending to it.
       lock = await this.#lock(file, id)
       if (identity !== undefined) lock.identify(identity)
-      // What a dead process acknowledged through its journal but may not have made durable here.
+      // What another process (a dead one, or one that looks alive) acknowledged through its
+      // journal but may not have made durable here: under the session's lock, all of it.
       step = 'replay of the store journal'
-      const bytes = await replayIntoFile(handle, await handle.readFile(), await deadRecordsOf(this.#fs, this.#dir, id))
+      const bytes = await replayIntoFile(handle, await handle.readFile(), await recordsForOpen(this.#fs, this.#dir, id, this.#journal?.path))
       step = 'read'
       const log = parseLog(bytes, file, id)
       if (log.intactLength < bytes.length) {
