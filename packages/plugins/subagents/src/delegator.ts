@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createUserMessage, findLiveAgent, whenAgentClosed, type Agent, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
 import { closeChild, openChildAgent, type Child } from './child-agent.js'
-import { admitTask, delegationOf, parentSource, type ChildSpec } from './child-session.js'
+import { admitTask, delegationOf, hasNoOwnEvents, parentSource, peekSession, type ChildSpec } from './child-session.js'
 import { SubagentError, SubagentErrorCodes } from './errors.js'
 import type { Settlement } from './fold.js'
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN, type Options } from './options.js'
@@ -120,8 +120,7 @@ export class Delegator {
     if (spawned.mode === 'foreground') {
       throw new SubagentError(SubagentErrorCodes.ONE_SHOT, `agent ${childId} was a foreground (one-shot) child and is closed. Spawn a background agent to continue a conversation.`)
     }
-    const first = this.#record.settled.get(childId)?.get(1)
-    if (!this.#opened.has(childId) && first?.reason === 'error') {
+    if (await this.#neverStarted(childId)) {
       throw new SubagentError(SubagentErrorCodes.NOT_STARTED, `agent ${childId} could not be started, so it takes no messages. Spawn a new agent.`)
     }
     if (!this.#live.has(childId)) this.#reserve()
@@ -174,7 +173,7 @@ export class Delegator {
     await this.#spawning.get(childId)
     const spawned = this.#record.spawned.get(childId)
     if (!spawned || this.#closing) return undefined
-    if (!this.#opened.has(childId) && this.#record.settled.get(childId)?.get(1)?.reason === 'error') return undefined
+    if (await this.#neverStarted(childId)) return undefined
     let built = !this.#children.has(childId)
     let child = await this.#open(childId, spawned.mode, spawned.agent)
     if (child.closing) {
@@ -219,6 +218,21 @@ export class Delegator {
     if (this.#live.size >= max) {
       throw new SubagentError(SubagentErrorCodes.TOO_MANY_LIVE, `${this.#live.size} child agents are already live (maxLiveChildren ${max}). Wait for one to settle, or do this yourself.`)
     }
+  }
+
+  /**
+   * Whether the child's spawn failed (settled as an error before its task reached it, or recovery
+   * could not make it): it takes no messages. A first settlement `error` says only that the first
+   * epoch failed — a child whose first turn ended in a model error did start — so its session
+   * tells: missing, or nothing of its own in it. Read only in that case, and only while the child
+   * is not open in this process.
+   */
+  async #neverStarted(childId: string): Promise<boolean> {
+    if (this.#opened.has(childId) || this.#record.settled.get(childId)?.get(1)?.reason !== 'error') return false
+    // Running in this process (the host opened it): started. (Peeking would open it a second time on a store without `read`.)
+    if (findLiveAgent(this.#ctx.store, childId)) return false
+    const stored = await peekSession(this.#ctx, childId)
+    return stored === undefined || hasNoOwnEvents(stored)
   }
 
   #spawned(childId: string) {
