@@ -196,6 +196,18 @@ describe('a child reached through the host before its session is made', () => {
     expect((await host.sessions.peek('a'))?.borrowed).toBeUndefined()
     await waitFor(async () => idle(url, 'a'), 15_000, 'the turn')
   })
+
+  it('nor deadlocks when both such sessions are asked for at once: each open would wait for the other', async () => {
+    const store = memoryStore()
+    const delegation = (parentSessionId: string) => ({ parentSessionId, callId: 'c', depth: 1, mode: 'continuable' as const })
+    await (await store.create({ id: 'a', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: delegation('b') })).writer.close()
+    await (await store.create({ id: 'b', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: delegation('a') })).writer.close()
+    const { host } = await start(store)
+    let settled = 0
+    const both = Promise.all(['a', 'b'].map((id) => host.sessions.use(id).finally(() => settled++)))
+    await waitFor(() => settled === 2, 15_000, 'both opens to settle')
+    expect((await both).map((live) => live.id)).toEqual(['a', 'b'])
+  })
 })
 
 describe('a child whose parent another process holds', () => {
