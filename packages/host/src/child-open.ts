@@ -53,3 +53,33 @@ function heldElsewhere(error: unknown, id: string, parentId: string): false {
 async function storedHeader(store: Store, id: string): Promise<SessionHeader | undefined> {
   return store.header ? store.header(id) : (await store.read?.(id))?.header
 }
+
+/**
+ * Which parent each open is waiting for (an open → the parent it opens first). Two sessions whose
+ * headers name each other as parent (a damaged store), asked for at once, would each wait for the
+ * other's pending open: before it waits for a pending open, a parent open asks whether that open
+ * waits, through its own parents, for one of the children it is opened for — then it refuses.
+ */
+export class ParentWaits {
+  readonly #waits = new Map<string, string>()
+
+  /** Runs `open` (opening `parentId` for its child `id`), noting the wait meanwhile. */
+  async during<T>(id: string, parentId: string, open: () => Promise<T>): Promise<T> {
+    this.#waits.set(id, parentId)
+    try {
+      return await open()
+    } finally {
+      this.#waits.delete(id)
+    }
+  }
+
+  /** Whether the pending open of `id` waits, through parents, for one of `chain` (the children this open is for). */
+  leadsBack(id: string, chain: ReadonlySet<string>): boolean {
+    const seen = new Set<string>()
+    for (let at = this.#waits.get(id); at !== undefined && !seen.has(at); at = this.#waits.get(at)) {
+      if (chain.has(at)) return true
+      seen.add(at)
+    }
+    return false
+  }
+}

@@ -1,5 +1,5 @@
 import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
-import { openChildThroughParent } from './child-open.js'
+import { openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError } from './errors.js'
 import { liveSession, type LiveSession } from './live-session.js'
 
@@ -42,11 +42,8 @@ export class SessionManager {
    * allocates (docs/benchmarks.md, "Performance problems found", 7).
    */
   readonly #taps = new Map<Agent, Taps>()
-  /**
-   * A session being opened → the parent it is waiting for (see child-open.ts): an open that finds
-   * its parent's open pending checks that this one is not waiting, through parents, for it.
-   */
-  readonly #awaitingParent = new Map<string, string>()
+  /** The parents opens are waiting for (child-open.ts): a wait that would close a cycle is refused. */
+  readonly #parentWaits = new ParentWaits()
   /** Sessions retired for idleness whose agents are still closing. */
   readonly #retiring = new Map<string, Promise<void>>()
   #closing = false
@@ -117,7 +114,7 @@ export class SessionManager {
     const existing = this.#live.get(id)
     if (existing && options.create === true) throw sessionExists(id)
     if (existing) {
-      if (this.#waitsFor(id, chain)) throw new HostError('session-locked', `Session "${id}" is being opened for a session it names as its own parent (a damaged store): not waited for.`)
+      if (this.#parentWaits.leadsBack(id, chain)) throw new HostError('session-locked', `Session "${id}" is being opened for a session it names as its own parent (a damaged store): not waited for.`)
       const live = await existing
       if (!live.borrowed || findLiveAgent(this.store, id) === live.agent) return this.#touch(live)
       // Its owner is closing it: let go now, and open it afresh below (once the close finished).
@@ -140,7 +137,7 @@ export class SessionManager {
     if (retiring !== undefined) await retiring
     // A subagent's child is built by its parent (its profile), then borrowed below. The header
     // read for that also says the session is stored: not asked again.
-    const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#useParent(id, parentId, through))
+    const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#parentWaits.during(id, parentId, () => this.#use(parentId, {}, through)))
     let exists = true
     const { agent, borrowed } = await borrowOrOpen(this.store, id, async () => {
       exists = stored ?? (await this.#stored(id))
@@ -163,30 +160,6 @@ export class SessionManager {
     if (!borrowed && (recovery.turn !== undefined || recovery.requeued.length > 0 || (recovery.waiting?.length ?? 0) > 0)) agent.wake()
     if (!exists) this.onChange(id, 'added')
     return live
-  }
-
-  /** Opens (or borrows) `parentId` for its child `id`, noting the wait so that a cycle of such waits is refused, not deadlocked. */
-  async #useParent(id: string, parentId: string, chain: ReadonlySet<string>): Promise<LiveSession> {
-    this.#awaitingParent.set(id, parentId)
-    try {
-      return await this.#use(parentId, {}, chain)
-    } finally {
-      this.#awaitingParent.delete(id)
-    }
-  }
-
-  /**
-   * Whether the pending open of `id` waits, through the parents it is opening, for one of `chain`
-   * (the children this open is for): waiting for it would be a cycle (headers whose parents name
-   * each other, asked for at once).
-   */
-  #waitsFor(id: string, chain: ReadonlySet<string>): boolean {
-    const seen = new Set<string>()
-    for (let at = this.#awaitingParent.get(id); at !== undefined && !seen.has(at); at = this.#awaitingParent.get(at)) {
-      if (chain.has(at)) return true
-      seen.add(at)
-    }
-    return false
   }
 
   async #build(id: string): Promise<Agent> {
