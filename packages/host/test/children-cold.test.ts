@@ -153,6 +153,22 @@ describe.each(stores)('a child opened cold through the host (%s store)', (_, mak
   })
 })
 
+describe('a cold child asked for twice at once', () => {
+  it('is opened once, through its parent: both messages are admitted to the one agent and settle in the parent', async () => {
+    const store = jsonlStore({ dir })
+    const child = await spawnedThenClosed(store)
+    const { host, url } = await start(store)
+    // The two requests race through the header read, the parent's open and the parent's opener.
+    const sent = await Promise.all(['one', 'two'].map((text, i) => call(url, 'POST', `/v1/sessions/${child}/messages`, { clientMessageId: `u-${i}`, content: `question ${text}` })))
+    expect(sent.map((r) => r.status)).toEqual([202, 202])
+    expect((await host.sessions.peek(child))?.borrowed).toBe(true)
+    await waitFor(async () => (await idle(url, child)) && (await idle(url, 'root')) && seen.length === 3, 15_000, 'both questions to be answered')
+    expect(seen.map((s) => [s.system, s.last]).slice(1).sort()).toEqual([['You research.', 'question one'], ['You research.', 'question two']])
+    // One writer on the child's log: its turns are numbered 1, 2, 3.
+    expect(ofType(await events(url, child), 'turn/start').map((e) => (e.data as { turn: number }).turn)).toEqual([1, 2, 3])
+  })
+})
+
 describe('a child reached through the host before its session is made', () => {
   it("waits for the parent's spawn instead of answering 404, and queues the user's message after the task", async () => {
     const base = memoryStore()
