@@ -127,7 +127,7 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
       const live = await sessions.use(params.sessionId)
       const release = sessions.hold(live)
       try {
-        const message = createUserMessage(textOf(params.prompt as { type: string; text?: string }[]) || ' ', { id: randomUUID(), source: { kind: 'user', via: 'acp' } })
+        const message = createUserMessage(textOf(params.prompt as { type: string; text?: string }[]) || ' ', { id: randomUUID(), source: { kind: 'user', via: 'acp', delivery: 'followup' } })
         const session = live.agent.session
         let cursor = session.length - 1
         let ourTurn: number | undefined

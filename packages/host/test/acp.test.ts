@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -50,5 +50,8 @@ describe('bosun acp', () => {
       expect(texts(updates, 'user_message_chunk')).toBe('onetwothree')
       expect(texts(updates, 'agent_message_chunk')).toMatch(/^first answersecond answerz+$/)
     })
+    // Each prompt is logged as a waking send, so one a crash cuts before its turn is woken on resume (recovery.waiting).
+    const log = (await readFile(join(dir, '.bosun', 'sessions', `${sessionId}.jsonl`), 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line) as { type: string; data: { source?: unknown } })
+    expect(log.filter((e) => e.type === 'user/message').map((e) => e.data.source)).toEqual(Array(3).fill({ kind: 'user', via: 'acp', delivery: 'followup' }))
   })
 })
