@@ -12,11 +12,10 @@ import { StoreJournal } from './journal.js'
 import { crc32, type JournalRecord } from './journal-format.js'
 import { deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
 import { headerCrcOf } from './replay.js'
+import { checkHeader, isSessionId, openSessionFile, readFirstLine, readSummary, type OpenedSessionFile } from './session-file.js'
 
 /** New session files are private to their owner: they hold the conversation. */
 const FILE_MODE = 0o600
-/** Headers are tiny; a "first line" longer than this is not a header. */
-const MAX_HEADER_BYTES = 64 * 1024
 /** Session files whose headers `list()` reads at once. */
 const LIST_CONCURRENCY = 16
 
@@ -199,7 +198,7 @@ class JsonlStore implements Store {
     const ids = names.filter((name) => name.endsWith(FILE_SUFFIX)).map((name) => name.slice(0, -FILE_SUFFIX.length)).filter(isSessionId)
     const summaries: SessionSummary[] = []
     for (let start = 0; start < ids.length; start += LIST_CONCURRENCY) {
-      const chunk = await Promise.all(ids.slice(start, start + LIST_CONCURRENCY).map((id) => this.#summary(id)))
+      const chunk = await Promise.all(ids.slice(start, start + LIST_CONCURRENCY).map((id) => readSummary(this.#fs, this.#file(id), id)))
       for (const summary of chunk) if (summary) summaries.push(summary)
     }
     return summaries
@@ -213,32 +212,6 @@ class JsonlStore implements Store {
     await this.#journal?.close()
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected')
     if (failure) throw failure.reason
-  }
-
-  async #summary(id: string): Promise<SessionSummary | undefined> {
-    const file = this.#file(id)
-    let handle: StoreFileHandle
-    try {
-      handle = await this.#fs.open(file, 'r')
-    } catch (error) {
-      // Not there any more, or a link or a socket named like a session: not listed.
-      if (errnoCode(error) === 'ENOENT' || refusedOpen(error, file, id)) return undefined
-      throw ioError('open', file, id, error)
-    }
-    try {
-      // A FIFO, a device or a folder named like a session is never read: not listed.
-      if ((await checkOpenedFile(handle, file, id)) === 'gone') return undefined
-      const line = await readFirstLine(handle)
-      if (line === undefined) return undefined
-      const header = parseHeader(line, file, id)
-      return { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
-    } catch (error) {
-      // Not a readable session (damaged, newer, or not a regular file): left out of the list.
-      if (BosunError.is(error)) return undefined
-      throw ioError('read', file, id, error)
-    } finally {
-      await handle.close().catch(() => {})
-    }
   }
 
   async #track(
@@ -277,30 +250,11 @@ class JsonlStore implements Store {
     }
   }
 
-  /**
-   * The session's file, opened with `flags` and checked (a regular file with one name, see
-   * file-safety.ts), or undefined when there is no such session.
-   */
-  async #openExisting(id: string, flags: 'r' | 'r+'): Promise<{ file: string; handle: StoreFileHandle; identity?: string } | undefined> {
+  /** The session's file, opened and checked (session-file.ts), or undefined when there is no such session. */
+  #openExisting(id: string, flags: 'r' | 'r+'): Promise<OpenedSessionFile | undefined> {
     this.#assertOpen()
     assertSessionId(id)
-    const file = this.#file(id)
-    let handle: StoreFileHandle
-    try {
-      handle = await this.#fs.open(file, flags)
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return undefined
-      throw refusedOpen(error, file, id) ?? ioError('open', file, id, error)
-    }
-    try {
-      const checked = await checkOpenedFile(handle, file, id)
-      if (checked !== 'gone') return { file, handle, ...checked }
-    } catch (error) {
-      await handle.close().catch(() => {})
-      throw BosunError.is(error) ? error : ioError('fstat', file, id, error)
-    }
-    await handle.close().catch(() => {})
-    return undefined
+    return openSessionFile(this.#fs, this.#file(id), id, flags)
   }
 
   /** Replays and deletes the journals of dead processes, once (recovery.ts); a failure leaves them for the next store. */
@@ -344,43 +298,5 @@ class JsonlStore implements Store {
 
   #assertOpen(): void {
     if (this.#closed) throw new BosunError(ErrorCodes.STORE, `The JSONL store at ${this.#dir} is closed; create a new one to keep working.`)
-  }
-}
-
-function isSessionId(id: string): boolean {
-  try {
-    assertSessionId(id)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Refuses a header or seed that would be written but could not be read back. */
-function checkHeader(header: SessionHeader, seed: readonly SessionEvent[]): void {
-  if (!Number.isSafeInteger(header.version) || header.version < 1 || header.version > LOG_FORMAT_VERSION) {
-    throw invalidArgument(`Session "${header.id}": header "version" must be an integer from 1 to ${LOG_FORMAT_VERSION}, got ${String(header.version)}.`)
-  }
-  if (!Number.isFinite(header.createdAt)) throw invalidArgument(`Session "${header.id}": header "createdAt" must be a finite number.`)
-  if (!Array.isArray(seed)) throw invalidArgument(`Session "${header.id}": the seed must be an array of events.`)
-  seed.forEach((event, index) => {
-    if (event?.seq !== index) throw invalidArgument(`Session "${header.id}": seed event ${index} has seq ${String(event?.seq)}; seeds start at 0 and are contiguous.`)
-  })
-}
-
-/** Reads up to the first newline, growing the buffer as needed; `undefined` if there is none. */
-async function readFirstLine(handle: StoreFileHandle): Promise<string | undefined> {
-  let buffer = Buffer.allocUnsafe(1024)
-  let filled = 0
-  for (;;) {
-    if (filled === buffer.length) {
-      if (buffer.length >= MAX_HEADER_BYTES) return undefined
-      buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)])
-    }
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
-    if (bytesRead === 0) return undefined
-    const newline = buffer.subarray(0, filled + bytesRead).indexOf(0x0a, filled)
-    filled += bytesRead
-    if (newline >= 0) return buffer.toString('utf8', 0, newline)
   }
 }
