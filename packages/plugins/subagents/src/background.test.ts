@@ -19,7 +19,7 @@ describe('spawn_agent, background', () => {
     expect(textOf(toolResults(root.session.events)[0]!.content)).toContain(`Started background agent ${childId}`)
     const settle = userMessages(root.session.events).find((m) => m.id.startsWith('settle:'))!
     expect(settle.id).toBe(`settle:${childId}:1`)
-    expect(settle.source).toEqual({ kind: 'subagent-settled', childId, epoch: 1 })
+    expect(settle.source).toEqual({ kind: 'subagent-settled', childId, epoch: 1, delivery: 'followup' })
     expect(settle.content[0]!.text).toContain('found gold')
     expect(ofType(root.session.events, 'subagent/settled').map((e) => e.data)).toEqual([{ childId, epoch: 1, messageId: `settle:${childId}:1`, reason: 'completed', answer: 'found gold' }])
     expect(ofType(root.session.events, 'subagent/spawned')[0]!.data).toMatchObject({ mode: 'background', depth: 1 })
@@ -51,6 +51,7 @@ describe('spawn_agent, background', () => {
     expect(ofType(root.session.events, 'turn/start')).toHaveLength(1)
     const splice = ofType(root.session.events, 'agent/inbox/spliced').find((e) => (e.data as { inserted: { id: string }[] }).inserted.some((m) => m.id.startsWith('settle:')))!
     expect((splice.data as { target: string }).target).toBe('next-step')
+    expect((splice.data as { inserted: { source: unknown }[] }).inserted[0]!.source).toMatchObject({ kind: 'subagent-settled', delivery: 'steer' })
     await root.close()
   })
 

@@ -63,10 +63,14 @@ export class SettlementDelivery {
    */
   post(childId: string, epoch: number, text: string, park: boolean): string | undefined {
     const messageId = `settle:${childId}:${epoch}`
-    const message = createUserMessage(text, { id: messageId, source: { kind: 'subagent-settled', childId, epoch } })
+    // A waking send records how it was sent (`delivery`, as the host does), so that a crash between
+    // its admission and the turn it starts is woken on reopen (core's `recovery.waiting`); a parked one does not.
+    const delivery = park ? undefined : this.#ctx.agent.status === 'running' ? 'steer' : 'followup'
+    const source = { kind: 'subagent-settled', childId, epoch, ...(delivery ? { delivery } : {}) }
+    const message = createUserMessage(text, { id: messageId, source })
     try {
-      if (park) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
-      else if (this.#ctx.agent.status === 'running') this.#ctx.agent.steer(message)
+      if (delivery === undefined) this.#ctx.inbox.splice('next-turn', this.#ctx.inbox.nextTurn.length, 0, [message])
+      else if (delivery === 'steer') this.#ctx.agent.steer(message)
       else this.#ctx.agent.followup(message)
     } catch (error) {
       if (BosunError.is(error, ErrorCodes.AGENT_CLOSED)) return undefined
