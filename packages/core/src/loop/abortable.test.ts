@@ -8,15 +8,20 @@ import { forEachUntilAborted } from './abortable.js'
 /** A source of `items` that records what was asked of it; `onOpen` runs inside `[Symbol.asyncIterator]()`. */
 function source(items: number[], onOpen?: () => void) {
   const calls: string[] = []
+  /** Every read asked of the source, to wait for (its item, if any, is delivered by a handler registered before). */
+  const reads: Promise<IteratorResult<number>>[] = []
   let i = 0
   return {
     calls,
+    reads,
     [Symbol.asyncIterator]() {
       onOpen?.()
       return {
-        next: async (): Promise<IteratorResult<number>> => {
+        next: (): Promise<IteratorResult<number>> => {
           calls.push('next')
-          return i < items.length ? { done: false, value: items[i++]! } : { done: true, value: undefined }
+          const read = Promise.resolve<IteratorResult<number>>(i < items.length ? { done: false, value: items[i++]! } : { done: true, value: undefined })
+          reads.push(read)
+          return read
         },
         return: async (): Promise<IteratorResult<number>> => {
           calls.push('return')
@@ -54,8 +59,8 @@ describe('forEachUntilAborted', () => {
       seen.push(item)
       if (item === 2) controller.abort('enough')
     })
-    // Let the read that was already asked for settle: its item must not be delivered.
-    await new Promise((resolve) => setImmediate(resolve))
+    // The read that was already asked for has settled: its item must not have been delivered.
+    await Promise.all(items.reads)
     expect(seen).toEqual([1, 2])
     expect(items.calls).toContain('return')
   })
@@ -74,7 +79,7 @@ describe('forEachUntilAborted', () => {
     const done = forEachUntilAborted(stuck, controller.signal, () => {
       throw new Error('no item expected')
     })
-    await new Promise((resolve) => setImmediate(resolve))
+    while (asked === 0) await new Promise((resolve) => setImmediate(resolve))
     controller.abort('stop')
     await done
     expect(asked).toBe(1)
