@@ -43,15 +43,21 @@ export interface SessionSnapshot { id: string; loaded: boolean; status: string; 
 export interface QueueOptions { inboxVersion?: number }
 
 export type StreamFrame =
-  | { event: 'hello'; data: { lastSeq: number; status: string; inboxVersion?: number; inbox: Queues } }
+  /**
+   * `prefix`: the fingerprint of the log up to the stream's cursor (seqs 0 … `prefix.seq`), which
+   * the client compares on a reconnect with the one it kept of what it received. Absent from
+   * hosts older than it.
+   */
+  | { event: 'hello'; data: { lastSeq: number; status: string; inboxVersion?: number; inbox: Queues; prefix?: { seq: number; hash: string } } }
   | { event: 'session.event'; data: WireEvent }
   | { event: 'session.inbox'; data: Queues }
   | { event: 'session.status'; data: { status: string; seq: number } }
   /**
-   * Made by the client, not sent by the host: on a reconnect the host's log no longer holds the
-   * last event this stream delivered (a host killed before it saved events it had already
-   * streamed reuses their seqs). Drop what was built from the earlier frames: the stream starts
-   * over from seq 0 with the log as it is now.
+   * Made by the client, not sent by the host: on a reconnect the host's log is not the one this
+   * stream delivered up to its cursor (a host killed before it saved events it had already
+   * streamed reuses their seqs; a memory host restarted with another history). Drop what was
+   * built from the earlier frames: the stream starts over from seq 0 with the log as it is now.
+   * `seq`: the last seq delivered before it.
    */
   | { event: 'reset'; data: { reason: 'diverged'; seq: number } }
 

@@ -4,6 +4,7 @@
  * seq it saw, with backoff, so a consumer sees every event once and in order across reconnects;
  * `hostStream()` follows the session list the same way, starting again from a new `hello`.
  */
+import { fingerprinted, LogHash } from './client-log-hash.js'
 import { Backoff, errorBody, sseMessages } from './client-sse.js'
 import type { ChildSessionItem, ClientOptions, HostClient, HostStreamFrame, HostStreamOptions, QueueOptions, SessionListItem, StreamFrame, StreamOptions, WireEvent } from './client-types.js'
 
@@ -51,10 +52,9 @@ export function createClient(options: ClientOptions): HostClient {
   }
 
   /**
-   * Whether the host's log still holds `last` at its seq. Events are streamed before they are
-   * durable (token streaming cannot wait for a sync), so a host killed before its write-behind
-   * flush restarts without them and gives their seqs to other events: resuming after such a seq
-   * would silently mix two histories.
+   * Whether the host's log still holds `last` at its seq, compared by seq, time and type: the
+   * check for a host that sends no `prefix` in its `hello` (one older than the fingerprint). It
+   * cannot see a log that differs only before that event.
    */
   async function stillHolds(id: string, last: WireEvent): Promise<boolean> {
     try {
@@ -71,16 +71,39 @@ export function createClient(options: ClientOptions): HostClient {
     let after = opts.after ?? -1
     let tail = opts.fromTail === true
     const backoff = new Backoff(opts.retry?.initialMs ?? 200, opts.retry?.maxMs ?? 5000, opts.signal)
-    /** The last event delivered, checked against the host's log on each reconnect. */
+    /** The last event delivered (a reset names it; the check of a host without `prefix` uses it). */
     let last: WireEvent | undefined
+    /**
+     * The fingerprint of the log this stream received, up to `known.seq` (client-log-hash.ts):
+     * from seq 0 on, or from the first hello's `prefix` when the stream starts at a cursor.
+     * Undefined while not known (a host that sends no prefix).
+     */
+    let known: { seq: number; hash: LogHash } | undefined = after === -1 && !tail ? { seq: -1, hash: new LogHash() } : undefined
     /** Whether the open connection was checked (a first connection needs no check). */
     let checked = true
-    /** Drops what was delivered: the stream starts over from seq 0 with the log as it is now. */
-    const reset = (seen: WireEvent): StreamFrame => {
+    /** Drops what was delivered (up to `seen`): the stream starts over from seq 0 with the log as it is now. */
+    const reset = (seen: number): StreamFrame => {
       after = -1
       last = undefined
+      known = { seq: -1, hash: new LogHash() }
       checked = true
-      return { event: 'reset', data: { reason: 'diverged', seq: seen.seq } }
+      return { event: 'reset', data: { reason: 'diverged', seq: seen } }
+    }
+    /**
+     * A reconnect's check, on its hello (before anything of the new connection is delivered):
+     * whether the host's log up to the cursor is the one this stream received — by the
+     * fingerprint when the host sends one and this stream knows its own at the cursor, else by
+     * the last event delivered. `undefined`: the check could not be made (the host went away).
+     */
+    const sameLog = async (hello: { prefix?: { seq: number; hash: string } }): Promise<boolean | undefined> => {
+      if (hello.prefix !== undefined && known !== undefined && known.seq === after) return hello.prefix.seq === after && hello.prefix.hash === known.hash.hex
+      if (last === undefined) return true
+      try {
+        return await stillHolds(id, last)
+      } catch (error) {
+        if (error instanceof HostClientError && error.status >= 400 && error.status < 500) throw error
+        return undefined
+      }
     }
     const aborted = (): boolean => opts.signal?.aborted === true
     while (!aborted()) {
@@ -97,43 +120,42 @@ export function createClient(options: ClientOptions): HostClient {
       if ('error' in opened) {
         // A restarted host whose log ends before the last event delivered: start over (below).
         if (last !== undefined && opened.error.code === 'replay-unavailable') {
-          yield reset(last)
+          yield reset(last.seq)
           continue
         }
         throw opened.error // 4xx is the caller's to fix (no such session, not authorized): no retry
       }
-      const { body } = opened
-      // A reconnect: the stream is open, so the host is up — check it still holds the last event
-      // delivered before reading on (checked here, not before connecting, so a host that is down
-      // costs stream attempts the caller can see, not a silent loop of checks).
-      if (last !== undefined && !checked) {
-        let holds: boolean | undefined
-        try {
-          holds = await stillHolds(id, last)
-        } catch (error) {
-          if (error instanceof HostClientError && error.status >= 400 && error.status < 500) throw error
-        }
-        if (holds !== true) {
-          body.cancel().catch(() => {})
-          if (holds === false) {
-            yield reset(last)
-            continue
-          }
-          if (aborted()) return
-          await backoff.wait()
-          continue
-        }
-      }
-      checked = true
+      // Set when the new connection's hello shows another log: start over from seq 0.
+      let diverged = false
       try {
-        for await (const message of sseMessages(body)) {
+        for await (const message of sseMessages(opened.body)) {
           const data = JSON.parse(message.data) as unknown
-          if (message.event === 'hello' && tail) {
-            tail = false
-            after = (data as { lastSeq: number }).lastSeq
+          if (message.event === 'hello') {
+            const hello = data as { lastSeq: number; prefix?: { seq: number; hash: string } }
+            // A reconnect: the stream is open, so the host is up — check it still has the log
+            // this stream delivered before reading on (checked here, not before connecting, so a
+            // host that is down costs stream attempts the caller can see, not a loop of checks).
+            if (!checked) {
+              const same = await sameLog(hello)
+              if (same !== true) {
+                diverged = same === false
+                break
+              }
+              checked = true
+            }
+            if (known === undefined && hello.prefix !== undefined && (tail || hello.prefix.seq === after)) known = { seq: hello.prefix.seq, hash: new LogHash(hello.prefix.hash) }
+            if (tail) {
+              tail = false
+              after = hello.lastSeq
+            }
           }
           if (message.event === 'session.event') {
             const seq = Number(message.id)
+            // Every event received is fingerprinted in seq order, also those not delivered again.
+            if (known !== undefined && seq > known.seq) {
+              if (fingerprinted((data as WireEvent).type)) known.hash.add(message.data)
+              known.seq = seq
+            }
             if (seq <= after) continue // never twice
             after = seq
             last = data as WireEvent
@@ -143,6 +165,11 @@ export function createClient(options: ClientOptions): HostClient {
         }
       } catch {
         if (aborted()) return
+      }
+      if (diverged) {
+        // What was built from this stream (or from the caller's cursor) belongs to another log.
+        yield reset(last?.seq ?? after)
+        continue
       }
       checked = false // the connection dropped: the next one is checked first
       if (aborted()) return

@@ -1,6 +1,7 @@
 import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
 import type { HostFeed } from './feed.js'
 import { InboxFold } from './log.js'
+import { logPrefix } from './log-prefix.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { finishedStepsOf, foldTo, liveLog, readFrames, settle, statusAfter, type StreamLog, type StreamOptions } from './stream.js'
@@ -37,7 +38,7 @@ export function needsRecovery(events: readonly SessionEvent[], seedLength: numbe
   return false
 }
 
-/** The hello of a stored log: where it ends, its status, its inbox version and queues (folded on from `fold`, at `cursor`). */
+/** The hello of a stored log: where it ends, its status, its inbox version and queues (folded on from `fold`, at `cursor`), the fingerprint up to `cursor`. */
 function storedHello(events: readonly SessionEvent[], seedLength: number, fold: InboxFold, cursor: number): unknown {
   const now = InboxFold.continuing({ nextTurn: fold.queues['next-turn'], nextStep: fold.queues['next-step'] }, seedLength)
   let status: 'running' | 'idle' = 'idle'
@@ -48,7 +49,7 @@ function storedHello(events: readonly SessionEvent[], seedLength: number, fold: 
     if (i > cursor) now.apply(event)
     status = statusAfter(event) ?? status
   }
-  return { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot() }
+  return { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(events, cursor) }
 }
 
 export function coldSessionStream(sessions: SessionManager, feed: HostFeed, options: ColdStreamOptions): ReadableStream<Uint8Array> {

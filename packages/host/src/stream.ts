@@ -1,5 +1,6 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from './log.js'
+import { logPrefix } from './log-prefix.js'
 import type { LiveSession } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { subscribe } from './subscription.js'
@@ -124,10 +125,11 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   const subscription = subscribe(live, options.onEnd)
 
   return sseStream({
-    // The hello baseline describes the session now; replay follows from the cursor.
+    // The hello baseline describes the session now, and the log up to the cursor (its `prefix`
+    // fingerprint, which a reconnecting client checks); replay follows from the cursor.
     first: () => {
       const inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
-      const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox }
+      const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox, prefix: logPrefix(session.events, cursor) }
       return `retry: 1000\n${frame('hello', hello)}`
     },
     read: () => {

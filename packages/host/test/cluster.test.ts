@@ -89,6 +89,13 @@ describe.skipIf(!available)('host cluster on PostgreSQL — any host admits, the
     const again = await resumed.until((f) => eventSeqs(f).includes(last), 30_000)
     expect(eventSeqs(again)).toEqual(stored.slice(mid + 1).map((e) => e.seq))
     await resumed.cancel()
+    // The fingerprint of the log up to the cursor (what a reconnecting client checks) is the
+    // same from the events table on B as from the owner's live log on A.
+    const owner = new SseReader(await req(a!.host, 'GET', '/v1/sessions/s4/stream', undefined, { 'last-event-id': String(mid) }))
+    const ownerHello = (await owner.until((f) => f.some((frame) => frame.event === 'hello'), 30_000))[0]!
+    await owner.cancel()
+    expect(again[0]).toMatchObject({ event: 'hello', data: { prefix: { seq: mid, hash: expect.stringMatching(/^[0-9a-f]{16}$/) } } })
+    expect((again[0]!.data as { prefix: unknown }).prefix).toEqual((ownerHello.data as { prefix: unknown }).prefix)
   })
 
   it('queue edits, removal and cancel sent to the non-owner are carried out by the owner', async () => {

@@ -1,5 +1,6 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
+import { logPrefix } from '../log-prefix.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
 import { statusAfter, type StreamOptions } from '../stream.js'
 import { SessionWake } from './session-wake.js'
@@ -43,7 +44,7 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
       if (now.apply(event)) inboxVersion = event.seq
       nowStatus = statusAfter(event) ?? nowStatus
     }
-    return { lastSeq: options.events.length - 1, status: nowStatus, inboxVersion, inbox: now.snapshot() }
+    return { lastSeq: options.events.length - 1, status: nowStatus, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(options.events, options.after) }
   })()
 
   const wake = new SessionWake(watcher, id, options.onEnd)

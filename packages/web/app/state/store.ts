@@ -4,7 +4,7 @@
  * which call the one client; components only read the store and call actions.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import { HostClientError, type HostClient, type SessionListItem, type StreamFrame, type WireEvent } from '@bosun/host/client'
+import { HostClientError, type HostClient, type SessionListItem, type StreamFrame } from '@bosun/host/client'
 import { createCoalescer, type Scheduler } from './coalesce.js'
 import type { ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
@@ -168,21 +168,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           if (!controller.signal.aborted) set((state) => ({ view: foldFrames(state.view, batch) }))
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
-        let hellos = 0
-        let lastEvent: WireEvent | null = null
-        /**
-         * A host that was killed may not have saved the last events it streamed, and after a
-         * restart it reuses their seqs. So on every reconnect the page checks that the host still
-         * has the last event it drew; if not, it reloads the session from the log.
-         */
-        const verify = async (seen: WireEvent, hostLastSeq: number): Promise<void> => {
-          let same = hostLastSeq >= seen.seq
-          if (same) {
-            const page = await client.events(id, { after: seen.seq - 1, limit: 1 }).catch(() => null)
-            const found = page?.events[0]
-            same = page === null || (found !== undefined && found.seq === seen.seq && found.time === seen.time && found.type === seen.type && JSON.stringify(found.data) === JSON.stringify(seen.data))
-          }
-          if (same || controller.signal.aborted) return
+        const reload = (): void => {
           notify('info', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
           get().select(id)
         }
@@ -191,20 +177,15 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
             // chunks: false — finished steps arrive as their assistant/message alone (it carries the whole
             // text), so a long session loads a fraction of the events; the open step still streams.
             for await (const frame of client.stream(id, { signal: controller.signal, chunks: false, retry: { initialMs: 250, maxMs: 2000 } })) {
-              if (frame.event === 'hello') {
-                hellos += 1
-                if (hellos > 1 && lastEvent !== null) void verify(lastEvent, frame.data.lastSeq)
-              } else if (frame.event === 'session.event') lastEvent = frame.data
+              // The client checked, on a reconnect, that the host's log up to the page's cursor is
+              // the one the page drew (its fingerprint), and found another: draw it again from seq 0.
+              if (frame.event === 'reset') return reload()
               frames.push(frame)
             }
           } catch (error) {
             if (controller.signal.aborted || refused(error)) return
             // The host's log ends before the last seq drawn (it lost unsaved events): reload from it.
-            if (error instanceof HostClientError && error.code === 'replay-unavailable') {
-              notify('info', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
-              get().select(id)
-              return
-            }
+            if (error instanceof HostClientError && error.code === 'replay-unavailable') return reload()
             notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)
           }
         })()

@@ -1,0 +1,48 @@
+import type { SessionEvent } from '@bosun/core'
+import { fingerprinted, LogHash } from './client-log-hash.js'
+
+/**
+ * The `prefix` of a session stream's `hello`: the fingerprint of the log up to the stream's cursor
+ * (client-log-hash.ts), which a reconnecting client compares with the one it kept of what it
+ * received. Kept per log (a live session's events array only grows, so its fingerprints never
+ * change) and extended on demand: a session nobody reconnects to costs nothing, and a live one
+ * hashes each event once, 8 bytes per event, however many clients reconnect.
+ */
+interface Chain {
+  /** The fingerprint after each seq, two lanes per seq. */
+  lanes: Uint32Array
+  /** The last seq hashed. */
+  upTo: number
+  hash: LogHash
+}
+
+const chains = new WeakMap<readonly SessionEvent[], Chain>()
+
+export interface LogPrefix {
+  /** The stream's cursor: the prefix covers seqs 0 … `seq`. */
+  seq: number
+  hash: string
+}
+
+export function logPrefix(events: readonly SessionEvent[], seq: number): LogPrefix {
+  if (seq < 0) return { seq: -1, hash: LogHash.EMPTY }
+  if (seq >= events.length) throw new RangeError(`logPrefix: seq ${seq} is past the log's end (${events.length - 1}).`)
+  let chain = chains.get(events)
+  if (chain === undefined) chains.set(events, (chain = { lanes: new Uint32Array(0), upTo: -1, hash: new LogHash() }))
+  if (seq > chain.upTo) {
+    if (chain.lanes.length < 2 * (seq + 1)) {
+      const grown = new Uint32Array(Math.max(2 * (seq + 1), 2 * chain.lanes.length))
+      grown.set(chain.lanes)
+      chain.lanes = grown
+    }
+    const { hash, lanes } = chain
+    for (let i = chain.upTo + 1; i <= seq; i++) {
+      const event = events[i]!
+      if (fingerprinted(event.type)) hash.add(JSON.stringify(event))
+      lanes[2 * i] = hash.h1
+      lanes[2 * i + 1] = hash.h2
+    }
+    chain.upTo = seq
+  }
+  return { seq, hash: LogHash.hexOf(chain.lanes[2 * seq]!, chain.lanes[2 * seq + 1]!) }
+}
