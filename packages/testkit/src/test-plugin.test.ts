@@ -87,7 +87,8 @@ describe('testPlugin', () => {
     const kit = await testPlugin(redact)
     const turn = await kit.send('call 555-0100')
     expectEntered(turn, ['call ###-####'])
-    expect(turn.messages[0]?.source).toEqual({ kind: 'user' })
+    // The rewrite keeps the sent message's source: a person's, and how kit.send() sent it (a follow-up).
+    expect(turn.messages[0]?.source).toEqual({ kind: 'user', delivery: 'followup' })
     expect(kit.model.recorded[0]?.messages).toMatchObject([{ role: 'user', content: [{ type: 'text', text: 'call ###-####' }] }])
   })
 

@@ -2,7 +2,7 @@ import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import type { AgentHooks, AgentStatus } from '../hooks.js'
 import type { Inbox } from '../inbox/inbox.js'
 import type { InboxTarget } from '../inbox/types.js'
-import { toUserMessage, type MessageInput, type UserMessage } from '../session/messages.js'
+import { toSentMessage, type MessageInput, type UserMessage } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { RepairReport } from '../store/repair.js'
@@ -88,19 +88,23 @@ export class Agent {
     return this.#lastTurn
   }
 
-  /** Queues input for its own turn (FIFO) and wakes the agent. Returns the message; its id is the receipt. */
+  /**
+   * Queues input for its own turn (FIFO) and wakes the agent. Returns the message queued; its id
+   * is the receipt. Its source records `delivery: 'followup'` unless the input's already says how
+   * it was sent (as for `steer` and `inject`), so crash repair knows a wake was owed for it.
+   */
   followup(input: MessageInput): UserMessage {
-    return this.#send(input, 'next-turn', true)
+    return this.#send(input, 'next-turn', 'followup')
   }
 
   /** Queues input for the next step of the running turn (or opens a turn when idle) and wakes the agent. */
   steer(input: MessageInput): UserMessage {
-    return this.#send(input, 'next-step', true)
+    return this.#send(input, 'next-step', 'steer')
   }
 
   /** Queues input for the next step without waking: it rides the next turn or step that happens. */
   inject(input: MessageInput): UserMessage {
-    return this.#send(input, 'next-step', false)
+    return this.#send(input, 'next-step', 'inject')
   }
 
   /**
@@ -213,9 +217,11 @@ export class Agent {
     }
   }
 
-  #send(input: MessageInput, target: InboxTarget, wakeup: boolean): UserMessage {
+  #send(input: MessageInput, target: InboxTarget, delivery: 'followup' | 'steer' | 'inject'): UserMessage {
     this.#assertOpen()
-    const message = toUserMessage(input)
+    // The log keeps no other trace of how a message was sent: recovery reads it from the source.
+    const message = toSentMessage(input, delivery)
+    const wakeup = delivery !== 'inject'
     // Decided before the splice, so that an observer that cancels during it cannot reclassify it.
     const wakingAfterAbort = wakeup && this.#turnController?.signal.aborted === true
     const queue = wakingAfterAbort ? 'next-turn' : target

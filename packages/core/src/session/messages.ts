@@ -42,6 +42,12 @@ export type AssistantBlock = TextBlock | ReasoningBlock | ToolCallBlock
  */
 export interface MessageSource {
   kind: string
+  /**
+   * How the message was sent: `followup` and `steer` woke the agent, `inject` did not. The agent's
+   * sends record it when the caller did not (a caller such as the host records its own); crash
+   * repair reads it to tell input owed a wake from parked input (`agent.recovery.waiting`).
+   */
+  delivery?: string
   [key: string]: JsonValue | undefined
 }
 
@@ -104,6 +110,17 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
     )
   }
   return toFrozenJson(input as UserMessage, what, VALIDATED)
+}
+
+/**
+ * {@link toUserMessage}, with `delivery` recorded in its source unless the caller already set one
+ * there (see {@link MessageSource.delivery}). A string is made with it at once (no second copy).
+ */
+export function toSentMessage(input: unknown, delivery: 'followup' | 'steer' | 'inject'): UserMessage {
+  if (typeof input === 'string') return createUserMessage(input, { source: { kind: 'user', delivery } })
+  const message = toUserMessage(input)
+  if (message.source.delivery !== undefined) return message
+  return toUserMessage({ ...message, source: { ...message.source, delivery } })
 }
 
 /** Messages that passed {@link toUserMessage}: frozen, checked, reusable without another check (an unforgeable brand). */

@@ -172,6 +172,66 @@ describe('input a crash left waiting for its turn', () => {
     expect(third.inbox.hasPending).toBe(false)
   })
 
+  it('reports input a program sent through the core API with a wake (followup, steer) as waiting; an inject stays parked', async () => {
+    // Each send's events end to end (a fast turn), then the log cut right after the send's splice:
+    // what a kill between the send's durable splice and its turn/start leaves.
+    const cutAfterSend = async (send: (agent: Awaited<ReturnType<typeof createAgent>>) => { id: string }) => {
+      const store = memoryStore()
+      const live = await createAgent({ model: scripted({ responses: [{ text: 'a' }, { text: 'b' }] }), store, sessionId: 'api' })
+      live.followup('answered before')
+      await live.whenIdle()
+      const sent = send(live)
+      await live.whenIdle()
+      await live.close()
+      const full = (await store.open('api'))!
+      await full.writer.close()
+      const splice = full.events.findIndex((e) => e.type === 'agent/inbox/spliced' && (e.data as { inserted: { id: string }[] }).inserted.some((m) => m.id === sent.id))
+      const cut = memoryStore()
+      await (await cut.create(full.header, full.events.slice(0, splice + 1))).writer.close()
+      return { id: sent.id, reopen: () => createAgent({ model: scripted({ responses: [{ text: 'c' }] }), store: cut, sessionId: 'api' }) }
+    }
+    for (const send of [(a: Awaited<ReturnType<typeof createAgent>>) => a.followup('a follow-up'), (a: Awaited<ReturnType<typeof createAgent>>) => a.steer('a steer')]) {
+      const { id, reopen } = await cutAfterSend(send)
+      const agent = await reopen()
+      expect(agent.recovery.waiting).toEqual([id])
+      // Woken (as whoever resumes it does), it runs: nothing sent is left behind.
+      agent.wake()
+      await agent.whenIdle()
+      expect(agent.inbox.hasPending).toBe(false)
+      expect(agent.session.events.some((e) => e.type === 'user/message' && (e.data as { id: string }).id === id)).toBe(true)
+      await agent.close()
+    }
+    // An inject rides the next turn: it never woke the agent, so resume owes it nothing.
+    const injected = await cutAfterSend((a) => {
+      const message = a.inject('context for later')
+      a.followup('runs it') // so that the live agent's turn takes it and the cut log ends right after the inject
+      return message
+    })
+    const parked = await injected.reopen()
+    expect(parked.inbox.nextStep.map((m) => m.id)).toEqual([injected.id])
+    expect(parked.recovery.waiting).toBeUndefined()
+    await parked.close()
+  })
+
+  it('records how the core API sent a message in its source (followup, steer, inject), keeping a delivery the caller set', async () => {
+    const agent = await createAgent({ model: scripted(), plugins: [preStepThatNeverReturns()] })
+    const followup = agent.followup('f')
+    const steer = agent.steer(createUserMessage('s', { source: { kind: 'tool', name: 'probe' } }))
+    const inject = agent.inject('i')
+    const hostSent = agent.followup(createUserMessage('h', { source: { kind: 'user', delivery: 'steer' } }))
+    expect([followup, steer, inject, hostSent].map((m) => m.source)).toEqual([
+      { kind: 'user', delivery: 'followup' },
+      { kind: 'tool', name: 'probe', delivery: 'steer' },
+      { kind: 'user', delivery: 'inject' },
+      { kind: 'user', delivery: 'steer' },
+    ])
+    // The queued (and logged) message is the one returned: its id is the receipt, its source says how it came.
+    expect([...agent.inbox.nextStep, ...agent.inbox.nextTurn]).toEqual(expect.arrayContaining([followup, steer, inject, hostSent]))
+    expect(Object.isFrozen(followup.source)).toBe(true)
+    agent.abort('done')
+    await agent.whenIdle()
+  })
+
   it('reports input queued before a completed turn ended and still pending (the driver would have run on), whatever its source', async () => {
     const store = memoryStore()
     const message = (id: string) => createUserMessage(id, { id })

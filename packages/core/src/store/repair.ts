@@ -21,8 +21,9 @@ export interface RepairReport {
    * when input pending at the last turn end is still pending after an end the driver runs on from
    * (`completed`, `blocked`, `max-tokens`, `interrupted`), or when input first queued after that
    * end (or before any turn) was sent with a wake — its source says `delivery: 'followup' | 'steer'`,
-   * as the host records it. Not set for input that was parked: pending at an `aborted` or `error`
-   * end, injected, spliced in without a wake, or put back after a turn took it. Whoever resumes the
+   * as `agent.followup()` / `agent.steer()` record it (and the host, ACP and the subagents plugin
+   * through them). Not set for input that was parked: pending at an `aborted` or `error` end,
+   * injected, spliced in without a wake, or put back after a turn took it. Whoever resumes the
    * session wakes the agent for them, as for a repaired turn.
    */
   waiting?: string[]
@@ -30,7 +31,7 @@ export interface RepairReport {
 
 /** Turn ends after which the driver runs the next turn for pending input (an abort or a crash parks it instead); `interrupted`: a repaired turn, whose queue its owner woke for. */
 const CONTINUING_ENDS = new Set(['completed', 'blocked', 'max-tokens', 'interrupted'])
-/** The `source.delivery` of a send that wakes the agent (`followup`, `steer`); `inject` queues without a wake. */
+/** The `source.delivery` the agent's waking sends record (`followup`, `steer`); `inject` queues without a wake. */
 const WAKING_DELIVERIES = new Set(['followup', 'steer'])
 
 export const TOOL_NOT_STARTED =
@@ -171,11 +172,11 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
  * Whether a wake is owed for the input pending in a log that ends idle (see
  * {@link RepairReport.waiting}): input that was pending when the last turn ended (`end`, -1 for
  * none), when the driver runs on after such an end (`continuing`), or input first queued after it
- * by a send that woke the agent. The log does not say how a message was sent, only its source: a
- * send that records `delivery` there (the host records `followup`, `steer` or `inject`) tells a
- * waking send from one that parks. Input with no such record (an `inject`, a plugin's parked
- * splice, a subagent settlement parked after a cancel, anything sent through the core API) waits
- * for a wake, as SPEC §8 says resume does. A message queued before the end and spliced in again
+ * by a send that woke the agent. The log does not say how a message was sent, only its source: the
+ * agent's sends record `delivery` there (`followup`, `steer` or `inject`, unless the caller set
+ * one), which tells a waking send from one that parks. Input with no such record (a plugin's
+ * parked splice, a subagent settlement parked after a cancel) or an `inject` waits for a wake, as
+ * SPEC §8 says resume does. A message queued before the end and spliced in again
  * after it was not sent again: pending at the end (then reordered, edited, promoted) it counts as
  * pending then; taken before the end (a claim a plugin put back later) it is owed nothing.
  *
