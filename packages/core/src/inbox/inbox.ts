@@ -12,8 +12,11 @@ const silent: InboxNotifications = { inserted() {}, discarded() {}, claimed() {}
  */
 export class Inbox {
   readonly #state: Record<InboxTarget, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
+  // The collections below are made on first use: an idle session has nothing pending, returnable,
+  // torn or deferred, and empty ones were ~0.6 KiB of every idle session (docs/benchmarks.md,
+  // section 6, goal 2). `#seen` is not: it holds the ids of the history.
   /** Which queue holds each pending id: O(1) duplicate checks and lookups by id. */
-  readonly #where = new Map<string, InboxTarget>()
+  #where: Map<string, InboxTarget> | undefined
   /**
    * Every message id this session has seen (inserted after the seed, or delivered in a
    * `user/message`): a receipt id is unique for the life of a session, so a new message may not
@@ -24,16 +27,16 @@ export class Inbox {
    * Ids claimed and not (yet) delivered to a step: the only ids {@link requeue} may put back.
    * Rejected messages stay here (a plugin may requeue them later); delivery removes them.
    */
-  readonly #returnable = new Set<string>()
+  #returnable: Set<string> | undefined
   /**
    * Messages a replayed move took out of one queue whose insertion into the other is not in the
    * log (a crash between the move's two splices): {@link recoverTornMoves} finishes them.
    */
-  readonly #torn = new Map<string, { message: UserMessage; to: InboxTarget }>()
+  #torn: Map<string, { message: UserMessage; to: InboxTarget }> | undefined
   /** True while a splice event is being appended (observers run, memory not yet changed). */
   #appending = false
   /** Writes made by session observers during an append, run once that splice is applied. */
-  readonly #deferred: (() => void)[] = []
+  #deferred: (() => void)[] | undefined
 
   constructor(
     private readonly session: Session,
@@ -58,8 +61,8 @@ export class Inbox {
         // Replay checks what the queues require, not the receipt rule: the log is what happened.
         this.#validate(splice, 'replay')
         const removed = this.#apply(splice, data.outcome === undefined && (data.removedCount ?? 0) > 0)
-        for (const message of splice.inserted) this.#torn.delete(message.id)
-        if (data.outcome === 'moved') for (const message of removed) this.#torn.set(message.id, { message, to: otherTarget(data.target) })
+        if (this.#torn !== undefined) for (const message of splice.inserted) this.#torn.delete(message.id)
+        if (data.outcome === 'moved') for (const message of removed) (this.#torn ??= new Map()).set(message.id, { message, to: otherTarget(data.target) })
       } catch (error) {
         throw new BosunError(
           ErrorCodes.INVALID_PERSISTED_SPLICE,
@@ -68,6 +71,10 @@ export class Inbox {
         )
       }
     }
+    // Replay made these for messages that have since left them: an idle session keeps none.
+    if (this.#where?.size === 0) this.#where = undefined
+    if (this.#returnable?.size === 0) this.#returnable = undefined
+    if (this.#torn?.size === 0) this.#torn = undefined
     // What the loop delivers to a step is seen, and no longer returnable (before any observer runs).
     session.project((event) => {
       if (event.type === 'user/message') this.#delivered(event.data as UserMessage)
@@ -85,12 +92,12 @@ export class Inbox {
   }
 
   get hasPending(): boolean {
-    return this.#where.size > 0
+    return this.#where !== undefined && this.#where.size > 0
   }
 
   /** The queue holding message `id`, if it is pending. */
   find(id: string): { target: InboxTarget; index: number; message: UserMessage } | undefined {
-    const target = this.#where.get(id)
+    const target = this.#where?.get(id)
     if (target === undefined) return undefined
     const index = this.#state[target].findIndex((message) => message.id === id)
     return { target, index, message: this.#state[target][index]! }
@@ -129,11 +136,11 @@ export class Inbox {
     if (!Array.isArray(messages)) throw invalidArgument('Inbox requeue "messages" must be an array of messages.')
     const checked = messages.map((input, i) => toUserMessage(input, `requeued[${i}]`))
     for (const message of checked) {
-      if (!this.#returnable.has(message.id)) {
+      if (this.#returnable?.has(message.id) !== true) {
         throw new BosunError(
           ErrorCodes.DUPLICATE_MESSAGE_ID,
           `Cannot requeue message "${message.id}": only a message that was claimed and never reached a step can be put back` +
-            (this.#where.has(message.id) ? ' (it is pending).' : '.'),
+            (this.#where?.has(message.id) ? ' (it is pending).' : '.'),
           { details: { id: message.id } },
         )
       }
@@ -178,12 +185,13 @@ export class Inbox {
    */
   recoverTornMoves(): UserMessage[] {
     const recovered: UserMessage[] = []
+    if (this.#torn === undefined) return recovered
     for (const { message, to } of this.#torn.values()) {
-      if (this.#where.has(message.id)) continue
+      if (this.#where?.has(message.id)) continue
       this.#mutate(to, this.#state[to].length, 0, [message], false, 'move')
       recovered.push(message)
     }
-    this.#torn.clear()
+    this.#torn = undefined
     return recovered
   }
 
@@ -250,13 +258,15 @@ export class Inbox {
    * reported (the caller has already returned).
    */
   #defer<T>(run: () => void, result: T): T {
-    this.#deferred.push(run)
+    ;(this.#deferred ??= []).push(run)
     return result
   }
 
   #drainDeferred(): void {
-    while (this.#deferred.length > 0 && !this.#appending) {
-      const run = this.#deferred.shift()!
+    const deferred = this.#deferred
+    if (deferred === undefined) return
+    while (deferred.length > 0 && !this.#appending) {
+      const run = deferred.shift()!
       try {
         run()
       } catch (error) {
@@ -320,13 +330,15 @@ export class Inbox {
   #apply(splice: InboxSplice, claim: boolean): UserMessage[] {
     const removed = this.#state[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
     for (const message of removed) {
-      this.#where.delete(message.id)
-      if (claim) this.#returnable.add(message.id)
+      this.#where!.delete(message.id) // a removed message was pending: #where exists
+      if (claim) (this.#returnable ??= new Set()).add(message.id)
     }
+    if (splice.inserted.length === 0) return removed
+    const where = (this.#where ??= new Map())
     for (const message of splice.inserted) {
-      this.#where.set(message.id, splice.target)
+      where.set(message.id, splice.target)
       this.#seen.add(message.id)
-      this.#returnable.delete(message.id)
+      this.#returnable?.delete(message.id)
     }
     return removed
   }
@@ -334,8 +346,10 @@ export class Inbox {
   /** A message reached a step: its id is seen, and it, and whatever it was derived from, are no longer returnable. */
   #delivered(message: UserMessage): void {
     this.#seen.add(message.id)
-    this.#returnable.delete(message.id)
-    for (const id of derivedFrom(message)) this.#returnable.delete(id)
+    const returnable = this.#returnable
+    if (returnable === undefined || returnable.size === 0) return
+    returnable.delete(message.id)
+    for (const id of derivedFrom(message)) returnable.delete(id)
   }
 
   /**
@@ -368,7 +382,7 @@ export class Inbox {
     for (const message of inserted) {
       const id = (message as UserMessage | undefined)?.id
       if (typeof id !== 'string') throw new BosunError(ErrorCodes.INVALID_SPLICE, 'Inserted item is not a message.')
-      if (seen?.has(id) || (this.#where.has(id) && !leaving?.has(id))) {
+      if (seen?.has(id) || (this.#where?.has(id) && !leaving?.has(id))) {
         throw new BosunError(ErrorCodes.DUPLICATE_MESSAGE_ID, `Message "${id}" is already pending.`, { details: { id } })
       }
       // An edit keeps its id (it leaves and enters in one splice); a requeue is checked by requeue().

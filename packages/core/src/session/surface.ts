@@ -9,6 +9,13 @@ const EMPTY: readonly never[] = Object.freeze([])
  * The model-visible history, a projection of the log maintained incrementally: each event costs
  * O(1), so the work per step never grows with the length of the history. `messages` is
  * append-only and is handed to the model request without a copy.
+ *
+ * A surface attached to a session is built on its first read (`messages`, `seqs`, `apply`), not
+ * when attached: until then it keeps only how many of the log's events it stands for. An idle
+ * session that never runs a turn so holds no copy of its history's messages (their array, their
+ * seqs and a small object per user message and tool result: ~2 KiB for figure 6's 40 messages;
+ * docs/benchmarks.md, section 6, goal 2). The build is the same fold over the same events, so
+ * what a read returns is unchanged, observers' pre-state included.
  */
 export class Surface {
   #messages: ModelMessage[] = []
@@ -17,13 +24,33 @@ export class Surface {
   /** The last views handed out, reused while nothing changed (a view is O(1), but not free). */
   #messagesView: readonly ModelMessage[] = EMPTY
   #seqsView: readonly number[] = EMPTY
+  /** The session of an attached surface not built yet; `undefined` once built. */
+  #source: Session | undefined
+  /**
+   * How many of the source's events the surface stands for: those whose projections have run. An
+   * observer of the event being appended (it is in the log already) sees the surface without it.
+   */
+  #through = 0
 
-  /** Builds the surface from the whole log (seed included) and keeps it current. */
+  /** The surface of the whole log (seed included), kept current; built on its first read. */
   static attach(session: Session): Surface {
     const surface = new Surface()
-    for (const event of session.events) surface.apply(event)
-    session.project((event) => surface.apply(event))
+    surface.#source = session
+    surface.#through = session.events.length
+    session.project((event) => {
+      if (surface.#source === undefined) surface.#apply(event)
+      else surface.#through = event.seq + 1
+    })
     return surface
+  }
+
+  /** Folds the events it stands for, if that was put off: once. */
+  #build(): void {
+    const session = this.#source
+    if (session === undefined) return
+    this.#source = undefined
+    const events = session.events
+    for (let i = 0; i < this.#through; i++) this.#apply(events[i]!)
   }
 
   /**
@@ -31,6 +58,7 @@ export class Surface {
    * prefix after later appends, so a request made from it is a consistent snapshot. O(1).
    */
   get messages(): readonly ModelMessage[] {
+    this.#build()
     // Views are reset to EMPTY when the array is replaced, so equal lengths mean the same prefix.
     if (this.#messagesView.length !== this.#messages.length) this.#messagesView = readOnlyPrefix(this.#messages, this.#messages.length, 'request.messages')
     return this.#messagesView
@@ -41,6 +69,7 @@ export class Surface {
    * `firstKeptSeq - 1`). Ascending; for plugins that choose cut points, such as compaction.
    */
   get seqs(): readonly number[] {
+    this.#build()
     if (this.#seqsView.length !== this.#seqs.length) this.#seqsView = readOnlyPrefix(this.#seqs, this.#seqs.length, 'surface.seqs')
     return this.#seqsView
   }
@@ -72,7 +101,13 @@ export class Surface {
     this.#seqs = [Math.min(seq, firstKeptSeq - 1), ...this.#seqs.slice(keep)]
   }
 
+  /** Applies one more event (after the ones it stands for). */
   apply(event: SessionEvent): void {
+    this.#build()
+    this.#apply(event)
+  }
+
+  #apply(event: SessionEvent): void {
     switch (event.type) {
       case 'user/message': {
         const message = event.data as BosunEventMap['user/message']
