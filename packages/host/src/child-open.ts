@@ -1,4 +1,4 @@
-import { findLiveAgent, openThroughParent, type SessionHeader, type Store } from '@bosun/core'
+import { findLiveAgent, liveAgents, openThroughParent, type Agent, type SessionHeader, type Store } from '@bosun/core'
 import { HostError } from './errors.js'
 
 /**
@@ -17,6 +17,12 @@ import { HostError } from './errors.js'
  * cluster relays the request to the parent's owner, whose host opens it through the parent). A session not stored yet may be a child its parent has
  * just spawned: the live parents are asked, and one that spawned it answers once it is made.
  *
+ * For a session not stored yet, a parent's answer is waited for at most `spawnWaitMs` (see
+ * {@link awaitParentOpen}): a spawn whose store never finishes making the child must not hold the
+ * request forever. Past it the host
+ * answers `503 session-unavailable` with `retry-after`; a parent that closes meanwhile ends the
+ * wait at once, with the same answer.
+ *
  * @param useParent opens (or borrows) the parent as a host session; `chain` holds the sessions
  *   being opened this way, so a corrupt header naming its own descendant cannot loop.
  * @returns `true` when the header read showed the session stored (the caller need not ask the
@@ -27,19 +33,81 @@ export async function openChildThroughParent(
   id: string,
   chain: ReadonlySet<string>,
   useParent: (parentId: string, chain: ReadonlySet<string>) => Promise<unknown>,
+  spawnWaitMs: number = DEFAULT_SPAWN_WAIT_MS,
 ): Promise<true | undefined> {
   if (findLiveAgent(store, id) || (!store.header && !store.read)) return undefined
   const header = await storedHeader(store, id)
   if (header === undefined) {
-    await openThroughParent(store, id)
+    // Not stored (yet): each live parent is asked whether it spawned it, as `openThroughParent(store, id)` would.
+    const deadline = Date.now() + spawnWaitMs
+    for (const parent of liveAgents(store)) {
+      // One that started closing while an earlier one was asked answers nothing any more (openThroughParent skips it too).
+      if (parent.session.header.id === id || findLiveAgent(store, parent.session.header.id) !== parent) continue
+      if ((await awaitParentOpen(store, id, parent, deadline)) !== undefined) break
+    }
     return undefined
   }
   const parentId = header.delegation?.parentSessionId
   if (parentId === undefined || parentId === id || chain.has(parentId)) return true
   const through = new Set(chain).add(id)
   if (!findLiveAgent(store, parentId) && !(await useParent(parentId, through).then(() => true, (error: unknown) => heldElsewhere(error, id, parentId)))) return true
+  // Stored: the spawn made it, and the parent opens it as it opens any child (not bounded: a long
+  // log takes its time, as it would for the host).
   await openThroughParent(store, id, parentId)
   return true
+}
+
+/** How long a request for a subagent's child waits for its parent to make it (`limits.spawnWaitMs`). */
+export const DEFAULT_SPAWN_WAIT_MS = 30_000
+/** What `retry-after` (seconds) tells a client whose request outwaited a spawn. */
+const SPAWN_RETRY_AFTER_S = 5
+
+function unavailable(id: string, parentId: string, why: string, then: string): HostError {
+  return new HostError(
+    'session-unavailable',
+    `Session "${id}" is a subagent child not ready yet: ${why}. Retry in ${SPAWN_RETRY_AFTER_S} s; ${then}.`,
+    { id, parentSessionId: parentId, retryAfter: SPAWN_RETRY_AFTER_S },
+  )
+}
+
+/**
+ * Asks the live `parent` to open its child `id` (`openThroughParent`), and waits for its answer
+ * until `deadline` (the parent waits for a spawn in progress until its task is admitted) or until
+ * the parent starts closing, whichever comes first. Resolves the child's agent, or `undefined`
+ * when the parent does not open it (not its child); throws `session-unavailable` at the deadline,
+ * or when the parent closes first.
+ */
+async function awaitParentOpen(store: Store, id: string, parent: Agent, deadline: number): Promise<Agent | undefined> {
+  const parentId = parent.session.header.id
+  const opening = openThroughParent(store, id, parentId)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let unsubscribe = (): void => {}
+  const ended = new Promise<'timeout' | 'closed'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))
+    timer.unref?.()
+    // A closing parent is no longer lent (findLiveAgent); its close aborts the turn that spawns,
+    // which logs the turn's end: each event of the parent checks again, no polling. (Not checked
+    // at once: it was live a moment ago, and an agent that is no parent of `id` answers at once.)
+    unsubscribe = parent.session.subscribe(() => {
+      if (findLiveAgent(store, parentId) !== parent) resolve('closed')
+    })
+  })
+  try {
+    const outcome = await Promise.race([opening.then((child) => ({ child })), ended])
+    if (outcome === 'timeout') {
+      throw unavailable(id, parentId, `its parent "${parentId}" is still making it (the store has not finished creating the session)`, 'if this persists, check the store the parent writes to')
+    }
+    if (outcome === 'closed') {
+      // The child's open may still be on its way in this process (held where the spawn was): not waited for either.
+      throw unavailable(id, parentId, `its parent "${parentId}" closed before the child's session was made`, 'reopening the parent finishes the spawn (recovery adopts the child)')
+    }
+    return outcome.child
+  } finally {
+    clearTimeout(timer)
+    unsubscribe()
+    // Outwaited, the parent's open still settles later (its child is then the parent's): never unhandled.
+    opening.catch(() => {})
+  }
 }
 
 /** A parent that cannot be opened leaves the child to the host's own config (false), unless another process holds it: then the child is refused too. */

@@ -18,6 +18,7 @@ export const HOST_ERROR_STATUS = {
   'too-many-requests': 429,
   'not-found': 404,
   'internal-error': 500,
+  'session-unavailable': 503,
 } as const
 
 export type HostErrorCode = keyof typeof HOST_ERROR_STATUS
@@ -67,9 +68,11 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
   }
 }
 
+/** The error's JSON answer; `details.retryAfter` (seconds), when set, is sent as `retry-after` too. */
 export function errorResponse(error: HostError, headers: Record<string, string> = {}): Response {
+  const retryAfter = (error.details as { retryAfter?: unknown } | undefined)?.retryAfter
   return new Response(JSON.stringify(error.toJSON()), {
     status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...(typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {}), ...headers },
   })
 }

@@ -36,6 +36,12 @@ export interface HostLimits {
   streamBatch?: number
   /** Largest page of `GET /sessions/:id/events`. Default 1000. */
   pageSize?: number
+  /**
+   * How long a request for a subagent's child its parent is still spawning (logged, not stored
+   * yet) waits for the parent to make it; then `503 session-unavailable` with `retry-after`.
+   * Default 30 s.
+   */
+  spawnWaitMs?: number
 }
 
 export interface HostAuth {
@@ -123,7 +129,7 @@ export function createHost(options: CreateHostOptions): Host {
     cluster?.opened(o.sessionId)
     return agent
   }
-  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)))
+  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)), limits.spawnWaitMs)
   let closing = false
 
   const app = new Hono()

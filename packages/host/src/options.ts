@@ -2,6 +2,8 @@ import { invalidArgument } from '@bosun/core'
 import { Ajv, type ErrorObject } from 'ajv'
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const
+/** The longest delay a Node timer takes: a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * `createHost(options)`, checked by one JSON Schema (compiled once). What JSON cannot say — that
@@ -25,7 +27,7 @@ export const hostOptionsSchema = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: { bodyBytes: positiveInteger, idleMs: positiveInteger, keepAliveMs: positiveInteger, streamBatch: positiveInteger, pageSize: positiveInteger },
+      properties: { bodyBytes: positiveInteger, idleMs: positiveInteger, keepAliveMs: positiveInteger, streamBatch: positiveInteger, pageSize: positiveInteger, spawnWaitMs: { ...positiveInteger, maximum: MAX_TIMER_MS } },
     },
     allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 } },
     cors: {

@@ -1,5 +1,5 @@
 import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
-import { openChildThroughParent, ParentWaits } from './child-open.js'
+import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError } from './errors.js'
 import { liveSession, type LiveSession } from './live-session.js'
 
@@ -55,6 +55,8 @@ export class SessionManager {
     readonly idleMs: number,
     /** Told when a live session's status or queues change, and when a session is created. */
     readonly onChange: (id: string, kind: 'added' | 'changed') => void = () => {},
+    /** How long a request waits for a parent to make a child it is spawning (child-open.ts). */
+    readonly spawnWaitMs: number = DEFAULT_SPAWN_WAIT_MS,
   ) {}
 
   liveIds(): string[] {
@@ -137,7 +139,7 @@ export class SessionManager {
     if (retiring !== undefined) await retiring
     // A subagent's child is built by its parent (its profile), then borrowed below. The header
     // read for that also says the session is stored: not asked again.
-    const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#parentWaits.during(id, parentId, () => this.#use(parentId, {}, through)))
+    const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#parentWaits.during(id, parentId, () => this.#use(parentId, {}, through)), this.spawnWaitMs)
     let exists = true
     const { agent, borrowed } = await borrowOrOpen(this.store, id, async () => {
       exists = stored ?? (await this.#stored(id))
