@@ -3,7 +3,8 @@
 // Each part runs in its own child process: build `sessions` copies of the part, keep them all, and
 // report (heapUsed after − heapUsed before) ÷ sessions, both read after `global.gc()`. The parts
 // are nested, so the differences between consecutive rows are what each layer adds:
-//   parsed     the 40-message history as parsed JSON events (one array), nothing else
+//   parsed     the 40-message history as a store reads it back (lib/stored-log.mjs: parsed JSON
+//              events, frozen, short strings shared; one array), nothing else
 //   arrays     + the memory store's array and the session's array of the same events
 //   session    + a `Session` over them (no writer) and its `Surface` (the model-visible projection)
 //   inbox      + the `Inbox` projection
@@ -25,6 +26,7 @@ import { join } from 'node:path'
 import { writeHeapSnapshot } from 'node:v8'
 import { fileURLToPath } from 'node:url'
 import { deflateRawSync } from 'node:zlib'
+import { storedLog } from './lib/stored-log.mjs'
 
 const PARTS = ['parsed', 'arrays', 'session', 'inbox', 'empty', 'agent', 'surface']
 
@@ -34,14 +36,16 @@ async function measure(part, sessions, snapshot = false) {
   const c = await contender('memory', { prior: 40, chunks: 10, chunkSize: 10 })
   const logJson = JSON.stringify(c.log)
   const header = { id: 'idle', version: 1, createdAt: 0 }
+  const parse = () => storedLog(logJson, core)
   const build = {
-    parsed: () => JSON.parse(logJson),
-    arrays: () => { const events = JSON.parse(logJson); return [events, [...events], [...events]] },
-    session: () => { const events = JSON.parse(logJson); const session = new core.Session(header, [...events]); return [[...events], session, core.Surface.attach(session)] },
-    inbox: () => { const events = JSON.parse(logJson); const session = new core.Session(header, [...events]); return [[...events], session, core.Surface.attach(session), new core.Inbox(session)] },
+    parsed: parse,
+    arrays: () => { const events = parse(); return [events, [...events], [...events]] },
+    session: () => { const events = parse(); const session = new core.Session(header, [...events]); return [[...events], session, core.Surface.attach(session)] },
+    inbox: () => { const events = parse(); const session = new core.Session(header, [...events]); return [[...events], session, core.Surface.attach(session), new core.Inbox(session)] },
     empty: () => core.createAgent({ model: { name: 'm', stream() { throw new Error('idle') } }, store: core.memoryStore(), ownsStore: true }),
     agent: () => c.idle(false),
-    surface: () => core.Surface.attach(new core.Session(header, JSON.parse(logJson))),
+    // Read once: an attached surface is built on its first read.
+    surface: () => { const surface = core.Surface.attach(new core.Session(header, parse())); void surface.messages; return surface },
   }[part]
   for (let i = 0; i < 3; i++) await build()
   const heap = () => { global.gc(); global.gc(); return snapshot ? histogram() : process.memoryUsage().heapUsed }

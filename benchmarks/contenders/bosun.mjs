@@ -5,10 +5,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { storedLog } from '../lib/stored-log.mjs'
 import { TOOL_ARGS_JSON, TOOL_DESCRIPTION, TOOL_NAME, answerDeltas, pacer, toolResult } from '../lib/conversation.mjs'
 
 // BENCH_CORE: another build of @bosun/core (ab-core.mjs: the core of a git ref, built elsewhere).
-const { createAgent, memoryStore } = await import(process.env.BENCH_CORE || '@bosun/core')
+const core = await import(process.env.BENCH_CORE || '@bosun/core')
+const { createAgent, memoryStore } = core
 
 const tools = [{
   name: TOOL_NAME,
@@ -84,12 +86,12 @@ export async function contender(variant, options) {
     logEvents: log.length,
     log, // figure 5: the seed log, written to a store by resume-child.mjs
     // Figure 6: one idle session as a Bosun user holds it — an agent (its own memory store,
-    // model adapter instance and session) loaded from its own copy of the history (as if read
-    // from disk), optionally after one real turn. Returned so the caller keeps it alive.
+    // model adapter instance and session) loaded from its own copy of the history, decoded as
+    // the JSONL store reads it from disk (lib/stored-log.mjs), optionally after one real turn. Returned so the caller keeps it alive.
     async idle(runTurn) {
       const store = memoryStore()
       const id = `idle-${n++}`
-      await (await store.create({ id, version: 1, createdAt: 0 }, JSON.parse(logJson))).writer.close()
+      await (await store.create({ id, version: 1, createdAt: 0 }, storedLog(logJson, core))).writer.close()
       const agent = await createAgent({ model: model(options), store, sessionId: id, tools, ownsStore: true })
       if (runTurn) {
         agent.followup('hello')

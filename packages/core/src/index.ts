@@ -5,6 +5,7 @@
 export { BosunError, ErrorCodes, invalidArgument, serializeError } from './errors.js'
 export type { BosunErrorOptions, ErrorCode, SerializedError } from './errors.js'
 export { freezeParsedJson, isFrozenJson, toFrozenJson } from './json.js'
+export { internString } from './intern.js'
 export type { JsonValue } from './json.js'
 export type { JsonSchema } from './schema.js'
 

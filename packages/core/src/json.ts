@@ -1,4 +1,5 @@
 import { BosunError, ErrorCodes } from './errors.js'
+import { INTERN_MAX_LENGTH, internString } from './intern.js'
 
 /** A JSON value, as stored in the event log. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -221,22 +222,37 @@ function fail(what: string, keys: readonly (string | number)[], problem: string)
 
 /**
  * Deep-freezes, in place, a value that came straight out of `JSON.parse` (so it is JSON by
- * construction) and marks it as checked, so later appends reuse it without a copy. For stores
- * loading a log: one pass, no allocation. Do not pass anything else.
+ * construction) and marks it as checked, so later appends reuse it without a copy. Short string
+ * values are replaced by their shared copy ({@link internString}): a log read back holds one copy
+ * of each event type, role or tool name, not one per event. For stores loading a log: one pass,
+ * no allocation. Do not pass anything else. `mark: false` leaves the root unmarked (the JSONL
+ * store freezes whole event lines: an envelope is never passed on as a message).
  */
-export function freezeParsedJson<T>(value: T): T {
+export function freezeParsedJson<T>(value: T, options?: { mark?: boolean }): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  freezeDeep(mark(value))
+  freezeDeep(options?.mark === false ? value : mark(value))
   return value
 }
 
 function freezeDeep(value: object): void {
   if (Array.isArray(value)) {
-    for (const item of value) if (typeof item === 'object' && item !== null) freezeDeep(item)
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      // Assigned whatever it returns: `!==` compares strings by content, not by copy.
+      if (typeof item === 'string') {
+        if (item.length <= INTERN_MAX_LENGTH) value[i] = internString(item)
+      } else if (typeof item === 'object' && item !== null) freezeDeep(item)
+    }
   } else {
-    for (const key of Object.keys(value)) {
-      const item = (value as Record<string, unknown>)[key]
-      if (typeof item === 'object' && item !== null) freezeDeep(item)
+    const record = value as Record<string, unknown>
+    // for-in, not Object.keys: no array of keys per object (an open pays this per event).
+    for (const key in record) {
+      const item = record[key]
+      if (typeof item === 'string') {
+        // Own keys only (an enumerable key on Object.prototype must not become one), and not an
+        // own "__proto__" (assigning it would set the prototype): those keep their copy.
+        if (item.length <= INTERN_MAX_LENGTH && key !== '__proto__' && Object.hasOwn(record, key)) record[key] = internString(item)
+      } else if (typeof item === 'object' && item !== null) freezeDeep(item)
     }
   }
   Object.freeze(value)

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import { BosunError, ErrorCodes, LOG_FORMAT_VERSION } from '@bosun/core'
+import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, freezeParsedJson } from '@bosun/core'
 import type { SessionEvent, SessionHeader } from '@bosun/core'
 import { HEADER_MARKER } from './format.js'
 
@@ -69,7 +69,9 @@ export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = D
       }
       problem = eventProblem(value, events.length)
       if (problem) throw corrupt(file, index + 1, problem)
-      events.push(deepFreeze(value as SessionEvent))
+      // Frozen in place, each short string (type, role, tool name) shared with the other events':
+      // unmarked, as the envelope is never passed on as a message.
+      events.push(freezeParsedJson(value as SessionEvent, { mark: false }))
     }
     start = stop
   }
@@ -140,17 +142,6 @@ function eventProblem(value: unknown, expectedSeq: number): string | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Freezes a freshly parsed JSON value in place (no copy): a session treats stored events as immutable. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value
-  if (Array.isArray(value)) {
-    for (const item of value) deepFreeze(item)
-  } else {
-    for (const key in value) deepFreeze((value as Record<string, unknown>)[key])
-  }
-  return Object.freeze(value)
 }
 
 /** Index (0-based) of the first line in `bytes[0, length)` that is not valid UTF-8. Slow path only. */

@@ -1,4 +1,4 @@
-import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, freezeParsedJson, toFrozenJson } from '@bosun/core'
+import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, freezeParsedJson, internString, toFrozenJson } from '@bosun/core'
 import type { SessionEvent, SessionHeader } from '@bosun/core'
 import { corruptLog } from './errors.js'
 
@@ -78,7 +78,7 @@ export function decodeRow(row: StoredRow, out: SessionEvent[], database: string,
     throw corruptLog(database, session, `the event with seq ${row.seq} has an "extra" column that is not a JSON object of envelope fields besides seq, time, type and data.`, { seq: row.seq, column: 'extra' })
   }
   // Straight out of JSON.parse, so JSON by construction: frozen in place, not copied.
-  const event = { seq: row.seq, time: row.time, type: row.type, data: freezeParsedJson(data) }
+  const event = { seq: row.seq, time: row.time, type: internString(row.type), data: freezeParsedJson(data) }
   out.push(Object.freeze(extra === undefined ? event : { ...event, ...(freezeParsedJson(extra) as object) }) as SessionEvent)
 }
 

@@ -1,4 +1,4 @@
-import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, freezeParsedJson, toFrozenJson } from '@bosun/core'
+import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, freezeParsedJson, internString, toFrozenJson } from '@bosun/core'
 import type { SessionEvent, SessionHeader } from '@bosun/core'
 import { corruptLog } from './errors.js'
 
@@ -129,9 +129,11 @@ export function decodeRow(row: StoredRow, out: SessionEvent[], file: string, ses
   const problem = packedProblem(row, data, times)
   if (problem !== undefined) throw corruptLog(file, session, `the row of events from seq ${row.seq} ${problem}.`, { seq: row.seq })
   const values = data as unknown[]
+  // One copy of the type for the row's events and the log's other rows of that type.
+  const type = internString(row.type)
   for (let i = 0; i < values.length; i++) {
     const time = times === undefined ? row.time : (times as number[])[i]!
-    out.push(Object.freeze({ seq: row.seq + i, time, type: row.type, data: freezeParsedJson(values[i]) }) as SessionEvent)
+    out.push(Object.freeze({ seq: row.seq + i, time, type, data: freezeParsedJson(values[i]) }) as SessionEvent)
   }
 }
 
@@ -165,7 +167,7 @@ function decodeEvent(row: EventRow, file: string, session: string): SessionEvent
   if (problem !== undefined) throw corruptLog(file, session, `the event with seq ${row.seq} ${problem}.`, { seq: row.seq })
   // Straight out of JSON.parse, so JSON by construction: frozen in place, not copied (an open of a
   // long session pays for this per event).
-  const event = { seq: row.seq, time: row.time, type: row.type, data: freezeParsedJson(data) }
+  const event = { seq: row.seq, time: row.time, type: internString(row.type), data: freezeParsedJson(data) }
   return Object.freeze(extra === undefined ? event : { ...event, ...freezeParsedJson(extra) }) as SessionEvent
 }
 
