@@ -1,25 +1,23 @@
 // Property: whatever a crash leaves of the store journal and of the session files — each cut at
 // a random byte past what was durable, with or without a NUL tail — recovery gives every session
 // every acknowledged event, in order, nothing duplicated, no torn line.
-import { mkdir, stat } from 'node:fs/promises'
+import { mkdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { SessionEvent, SessionWriter } from '@bosun/core'
 import { jsonlStore } from './store.js'
+import { decodeRecords } from './journal-format.js'
 import { copyStoreFiles, cutFile, journalFiles } from './testing/crash-image.js'
-import { event, fileText, header, readSession, sessionFile } from './testing/fixtures.js'
+import { fileText, header, readSession, sessionFile } from './testing/fixtures.js'
 import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
+import { SESSIONS, wave, waveSessions } from './testing/waves.js'
 
 let dir: string
 let cleanup: () => Promise<void>
 beforeEach(async () => ({ dir, cleanup } = await tempDir()))
 afterEach(() => cleanup())
 
-const SESSIONS = 3
 const isJournalSync = (call: FsCall) => call.op === 'datasync' && call.path.includes('.bosun-journal-')
-/** Flushes made in the same tick (one commit round): each appends `count` events to a session, then flushes it. */
-const wave = fc.array(fc.record({ session: fc.nat(SESSIONS - 1), count: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: SESSIONS })
 /** Where a file is cut, as a fraction of what is past its durable length, and how many NUL bytes follow. */
 const cut = fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), zeros: fc.constantFrom(0, 0, 17, 4096) })
 
@@ -33,23 +31,12 @@ it('after a crash cut at a random byte of the journal and of each session file, 
         const image = join(dir, `image-${run++}`)
         const fs = recordingFs(undefined, { writeSync: true })
         const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal: true })
-        const ids = Array.from({ length: SESSIONS }, (_, i) => `s${i}`)
-        const writers: SessionWriter[] = []
-        for (const id of ids) writers.push((await store.create(header(id))).writer)
-        const appended: SessionEvent[][] = ids.map(() => [])
-        const flushWave = (steps: { session: number; count: number }[]) =>
-          steps.map(({ session, count }) => {
-            for (let n = 0; n < count; n++) {
-              const e = event(appended[session]!.length)
-              appended[session]!.push(e)
-              writers[session]!.append(e)
-            }
-            return writers[session]!.flush()
-          })
+        const { ids, appended, flushWave } = await waveSessions(store)
         for (const steps of acked) await Promise.all(flushWave(steps))
         const ackedCounts = appended.map((events) => events.length)
         const [journal] = await journalFiles(live)
-        const journalDurable = (await stat(journal!)).size
+        // Its acknowledged records; past them, zeros the journal grew by ahead of its writes.
+        const journalDurable = decodeRecords(await readFile(journal!)).intactLength
 
         // A round whose journal fdatasync never returns: its bytes are written, not acknowledged.
         let release!: () => void

@@ -1,7 +1,7 @@
 // The store journal's records (journal-format.ts) and their replay into a session file (replay.ts).
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { crc32, crc32Js, decodeRecords, encodeRecord, isJournalName, type JournalRecord } from './journal-format.js'
+import { LEGACY_RECORD_MAGIC, crc32, crc32Js, decodeRecords, encodeRecord, isJournalName, sealRecord, type JournalRecord } from './journal-format.js'
 import { headerCrcOf, replayRecords, wholeLinesEnd } from './replay.js'
 
 const bytes = (text: string) => Buffer.from(text, 'utf8')
@@ -44,6 +44,45 @@ describe('records', () => {
       damaged[first.length + at]! ^= 0x20
       expect(decodeRecords(damaged).records.map((r) => r.offset)).toEqual([10])
     }
+  })
+
+  it('the first record fixes the generation: a record of another one (what a reused journal has past its current records) ends the journal', () => {
+    const sealed = (generation: number, offset: number) => {
+      const r = encodeRecord('s', 1, offset, bytes(`{"seq":${offset}}\n`))
+      sealRecord(r, generation)
+      return r
+    }
+    // Generation 2 written from the start over generation 1's records: 1's are not read.
+    const current = [sealed(2, 10), sealed(2, 20)]
+    const reused = Buffer.concat([...current, sealed(1, 30), sealed(1, 40)])
+    const { records, intactLength } = decodeRecords(reused)
+    expect(records.map((r) => r.offset)).toEqual([10, 20])
+    expect(intactLength).toBe(current[0]!.length + current[1]!.length)
+    // The generation is under the crc: a record whose generation field is changed is torn.
+    const forged = sealed(2, 10)
+    forged.writeUInt32LE(3, 12)
+    expect(decodeRecords(forged).records).toEqual([])
+    // Before the first checkpoint everything is generation 0.
+    expect(decodeRecords(Buffer.concat([sealed(0, 1), sealed(0, 2), sealed(5, 3)])).records.map((r) => r.offset)).toEqual([1, 2])
+  })
+
+  it('a journal written before generations (records "BJR1", without one) is still read', () => {
+    const legacy = (offset: number, data: Buffer) => {
+      const id = bytes('s')
+      const body = Buffer.alloc(2 + id.length + 4 + 8 + data.length)
+      let at = body.writeUInt16LE(id.length, 0)
+      at += id.copy(body, at)
+      at = body.writeUInt32LE(HEAD_CRC, at)
+      at = body.writeBigUInt64LE(BigInt(offset), at)
+      data.copy(body, at)
+      const prefix = Buffer.alloc(12)
+      prefix.writeUInt32LE(LEGACY_RECORD_MAGIC, 0)
+      prefix.writeUInt32LE(crc32(body), 4)
+      prefix.writeUInt32LE(body.length, 8)
+      return Buffer.concat([prefix, body])
+    }
+    const journal = Buffer.concat([legacy(29, lines('0')), legacy(39, lines('1')), Buffer.alloc(64)])
+    expect(decodeRecords(journal).records).toEqual([record(29, lines('0')), record(39, lines('1'))])
   })
 
   it('the JS CRC-32 equals zlib\'s (when this Node.js has it) and the known check value', () => {

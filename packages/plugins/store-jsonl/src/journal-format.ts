@@ -4,20 +4,31 @@ import * as zlib from 'node:zlib'
  * The store journal's on-disk records (see journal.ts for what the journal is for). A record says
  * "these bytes belong at this offset of this session's file", little-endian:
  *
- *   magic u32 | crc32 u32 | body length u32 | body:  id length u16 | id (UTF-8) | header crc32 u32 | offset u64 | bytes
+ *   magic u32 | crc32 u32 | body length u32 | body:  generation u32 | id length u16 | id (UTF-8) | header crc32 u32 | offset u64 | bytes
  *
  * The crc covers the whole body. The header crc is the crc32 of the session file's header line
  * (newline included): a record is replayed only into the file it was written for, not into a
- * session deleted and created again under the same id. A journal is read up to its first record
- * that is short, has the wrong magic or fails its crc: that is the torn tail of a round that was
- * never acknowledged (each round's records are written and fdatasynced together, and the next
- * round starts only after that sync, so only the last round's records can be torn).
+ * session deleted and created again under the same id. The journal file is reused from its start
+ * after each checkpoint, overwriting what is there (an overwrite of blocks the file already has
+ * needs no metadata in the fdatasync: see journal.ts), so what follows the last record written is
+ * zeros or records of an earlier **generation**: a journal is read up to its first record that is
+ * short, has the wrong magic, fails its crc or belongs to another generation than the first
+ * record. That first invalid record is the torn tail of a round that was never acknowledged (each
+ * round's records are written and fdatasynced together, and the next round starts only after that
+ * sync, so only the last round's records can be torn), or the end of the current generation.
+ *
+ * Journals written before generations existed (magic "BJR1", no generation field, never reused)
+ * are still read, so that a crashed process's journal is replayed by an upgraded one.
  */
 
-/** "BJR1" read as a little-endian u32: marks the start of a record. */
-export const RECORD_MAGIC = 0x31524a42
+/** "BJR2" read as a little-endian u32: marks the start of a record (with a generation). */
+export const RECORD_MAGIC = 0x32524a42
+/** "BJR1": a record of a journal written before generations (no generation field). */
+export const LEGACY_RECORD_MAGIC = 0x31524a42
 const PREFIX_BYTES = 12
-const FIXED_BODY_BYTES = 2 + 4 + 8
+const GENERATION_BYTES = 4
+const FIXED_BODY_BYTES = GENERATION_BYTES + 2 + 4 + 8
+const LEGACY_FIXED_BODY_BYTES = 2 + 4 + 8
 
 /** Journal files are `<dir>/.bosun-journal-<uuid>`: a leading dot, so never a session id nor a `*.jsonl`. */
 export const JOURNAL_PREFIX = '.bosun-journal-'
@@ -35,14 +46,18 @@ export interface JournalRecord {
   bytes: Buffer
 }
 
-/** Encodes a record of `bytes` written at `offset` of session `id`'s file. */
+/**
+ * Encodes a record of `bytes` written at `offset` of session `id`'s file, in generation 0. The
+ * journal re-seals it with its current generation when it writes it ({@link sealRecord}): a
+ * batch is encoded when it is staged, before the flush that writes it knows its generation.
+ */
 export function encodeRecord(id: string, headerCrc: number, offset: number, bytes: Uint8Array): Buffer {
   const idBytes = Buffer.from(id, 'utf8')
   const bodyLength = FIXED_BODY_BYTES + idBytes.length + bytes.length
   const record = Buffer.allocUnsafe(PREFIX_BYTES + bodyLength)
   record.writeUInt32LE(RECORD_MAGIC, 0)
   record.writeUInt32LE(bodyLength, 8)
-  let at = PREFIX_BYTES
+  let at = record.writeUInt32LE(0, PREFIX_BYTES)
   at = record.writeUInt16LE(idBytes.length, at)
   at += idBytes.copy(record, at)
   at = record.writeUInt32LE(headerCrc >>> 0, at)
@@ -52,23 +67,43 @@ export function encodeRecord(id: string, headerCrc: number, offset: number, byte
   return record
 }
 
-/** Every intact record of a journal, in order, and the length they take (the rest is a torn tail). */
+/** Sets the generation of an encoded record (in place) and its crc with it; a no-op for generation 0. */
+export function sealRecord(record: Buffer, generation: number): void {
+  if (generation === 0) return
+  record.writeUInt32LE(generation >>> 0, PREFIX_BYTES)
+  record.writeUInt32LE(crc32(record.subarray(PREFIX_BYTES)), 4)
+}
+
+/**
+ * Every intact record of the journal's current generation, in order, and the length they take
+ * (what follows is a torn tail, zeros, or an earlier generation's records).
+ */
 export function decodeRecords(journal: Buffer): { records: JournalRecord[]; intactLength: number } {
   const records: JournalRecord[] = []
   let at = 0
+  // Fixed by the first record: a journal holds one format, and one generation from its start.
+  let magic: number | undefined
+  let generation: number | undefined
   while (journal.length - at >= PREFIX_BYTES) {
-    if (journal.readUInt32LE(at) !== RECORD_MAGIC) break
+    const recordMagic = journal.readUInt32LE(at)
+    if (recordMagic !== (magic ??= recordMagic) || (magic !== RECORD_MAGIC && magic !== LEGACY_RECORD_MAGIC)) break
+    const fixed = magic === RECORD_MAGIC ? FIXED_BODY_BYTES : LEGACY_FIXED_BODY_BYTES
     const bodyLength = journal.readUInt32LE(at + 8)
     const bodyStart = at + PREFIX_BYTES
-    if (bodyLength < FIXED_BODY_BYTES || bodyLength > journal.length - bodyStart) break
+    if (bodyLength < fixed || bodyLength > journal.length - bodyStart) break
     const body = journal.subarray(bodyStart, bodyStart + bodyLength)
     if (crc32(body) !== journal.readUInt32LE(at + 4)) break
-    const idLength = body.readUInt16LE(0)
-    if (FIXED_BODY_BYTES + idLength > bodyLength) break
-    const id = body.toString('utf8', 2, 2 + idLength)
-    const headerCrc = body.readUInt32LE(2 + idLength)
-    const offset = Number(body.readBigUInt64LE(6 + idLength))
-    records.push({ id, headerCrc, offset, bytes: body.subarray(FIXED_BODY_BYTES + idLength) })
+    let field = 0
+    if (magic === RECORD_MAGIC) {
+      if (body.readUInt32LE(0) !== (generation ??= body.readUInt32LE(0))) break
+      field = GENERATION_BYTES
+    }
+    const idLength = body.readUInt16LE(field)
+    if (fixed + idLength > bodyLength) break
+    const id = body.toString('utf8', field + 2, field + 2 + idLength)
+    const headerCrc = body.readUInt32LE(field + 2 + idLength)
+    const offset = Number(body.readBigUInt64LE(field + 6 + idLength))
+    records.push({ id, headerCrc, offset, bytes: body.subarray(fixed + idLength) })
     at = bodyStart + bodyLength
   }
   return { records, intactLength: at }

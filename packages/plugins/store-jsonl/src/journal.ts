@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
-import { JOURNAL_PREFIX } from './journal-format.js'
+import { JOURNAL_PREFIX, sealRecord } from './journal-format.js'
 import { acquireSessionLock, type SessionLock } from './lock.js'
 import { writeFully, writeFullySync } from './writer.js'
 
@@ -19,12 +19,30 @@ import { writeFully, writeFullySync } from './writer.js'
  * before the next flush) and rejected to every member of it, which roll their own files back.
  *
  * Checkpoint: once the journal holds {@link CHECKPOINT_BYTES}, the next flush first fdatasyncs
- * every session file written since the last checkpoint (all at once), then cuts the journal to
- * 0 — its records are in durable session files now. A writer that closes fdatasyncs its own file
- * first ({@link release}); the store's `close()` deletes the journal once every writer did.
- * After a crash the journal's owner is dead, and recovery.ts replays it.
+ * every session file written since the last checkpoint (all at once), then starts the journal
+ * over from its first byte in the next **generation** — its records are in durable session files
+ * now. A writer that closes fdatasyncs its own file first ({@link release}); the store's
+ * `close()` deletes the journal once every writer did. After a crash the journal's owner is dead,
+ * and recovery.ts replays it.
+ *
+ * Why overwrite, not truncate and append: an fdatasync after an append must also commit the
+ * file's new size (on ext4 a journal commit of the file system's metadata, with everyone else's
+ * pending metadata in it); after an overwrite of blocks the file already has, it flushes data
+ * only. So the journal is grown ahead of its writes with zeros ({@link EXTEND_BYTES} at first,
+ * then doubling, in the same write + fdatasync as the flush that needs the room) and reused after
+ * each checkpoint: after a few flushes, a flush's fdatasync no longer changes the file's size.
+ * (Measured: docs/benchmarks.md, section 4.) What lies past the current generation's last record
+ * — zeros, or records of an earlier generation — ends the journal when it is read
+ * (journal-format.ts).
  */
 export const CHECKPOINT_BYTES = 4 * 1024 * 1024
+/**
+ * @internal The checkpoint size a store's journal gets, for tests that need generations to turn
+ * over in a few flushes. Not exported from the package.
+ */
+export const journalTuning = { checkpointBytes: CHECKPOINT_BYTES }
+/** The first extent the journal is grown to with zeros; later extents double, up to the checkpoint size. */
+export const EXTEND_BYTES = 64 * 1024
 
 /** A writer whose batches go through the journal. */
 export interface JournalMember {
@@ -51,8 +69,12 @@ export class StoreJournal {
   #opening: Promise<StoreFileHandle> | undefined
   #lock: SessionLock | undefined
   #path: string | undefined
-  /** Bytes of intact, durable records in the journal. */
+  /** Bytes of intact, durable records of the current generation, from the journal's start. */
   #size = 0
+  /** Bytes the file has (zeros, or records of this or an earlier generation) that flushes overwrite. */
+  #allocated = 0
+  /** Written into every record; a checkpoint moves to the next, then writes from the start again. */
+  #generation = 0
   #pending = newGroup()
   #flushing: Promise<void> | undefined
   /** Members whose journaled bytes may not be durable in their own session file yet. */
@@ -64,7 +86,7 @@ export class StoreJournal {
   /** The journal length that calls for the next checkpoint (further after a failed one: not a retry per flush). */
   #checkpointAt: number
 
-  constructor(dir: string, fs: StoreFileSystem, checkpointBytes = CHECKPOINT_BYTES) {
+  constructor(dir: string, fs: StoreFileSystem, checkpointBytes = journalTuning.checkpointBytes) {
     this.#dir = dir
     this.#fs = fs
     this.#checkpointBytes = checkpointBytes
@@ -126,46 +148,64 @@ export class StoreJournal {
     if (this.#cut) {
       await handle.truncate(this.#size)
       await handle.datasync()
+      this.#allocated = this.#size
       this.#cut = false
     }
-    if (this.#size >= this.#checkpointAt) await this.#checkpoint(handle)
-    const bytes = group.chunks.length === 1 ? group.chunks[0]! : Buffer.concat(group.chunks)
+    if (this.#size >= this.#checkpointAt) await this.#checkpoint()
+    for (const chunk of group.chunks) sealRecord(chunk, this.#generation)
+    const records = group.chunks.length === 1 ? group.chunks[0]! : Buffer.concat(group.chunks)
+    // Past the file's end: the zeros that grow it go in the same write (journal-format.ts).
+    const end = this.#size + records.length
+    const allocated = this.#room(end)
+    const bytes = allocated > this.#allocated && allocated > end ? Buffer.concat([records, Buffer.alloc(allocated - end)]) : records
     try {
       if (handle.writeSync) writeFullySync(handle.writeSync, bytes, this.#size)
       else await writeFully(handle, bytes, this.#size)
       await handle.datasync()
+      this.#allocated = allocated
     } catch (error) {
+      // Cut back whatever this flush wrote, zeros included: its records must not be replayed.
       try {
         await handle.truncate(this.#size)
         await handle.datasync()
+        this.#allocated = this.#size
       } catch {
         this.#cut = true
       }
       throw error
     }
-    this.#size += bytes.length
+    this.#size += records.length
   }
 
   /**
-   * fdatasyncs every session file journaled since the last checkpoint, then cuts the journal to 0.
-   * If a file cannot be synced the journal is kept whole (its records are still needed), and the
-   * next checkpoint is tried once the journal has grown by the checkpoint size again. The cut is not synced on its own: the next
-   * flush's fdatasync makes it durable with the records written after it, and a crash before that
-   * leaves old records whose bytes are durable in their files already (replaying them changes nothing).
+   * The file length a flush ending at `end` leaves: the current one if `end` fits in it; else
+   * grown ahead (at least {@link EXTEND_BYTES}, then doubling up to the checkpoint size), so
+   * that the flushes after it overwrite instead of appending.
    */
-  async #checkpoint(handle: StoreFileHandle): Promise<void> {
+  #room(end: number): number {
+    if (end <= this.#allocated) return this.#allocated
+    let target = Math.max(EXTEND_BYTES, Math.min(2 * this.#allocated, this.#checkpointBytes + EXTEND_BYTES))
+    while (target < end) target += EXTEND_BYTES
+    return target
+  }
+
+  /**
+   * fdatasyncs every session file journaled since the last checkpoint, then starts the next
+   * generation at the journal's first byte. If a file cannot be synced the journal is kept whole
+   * (its records are still needed), and the next checkpoint is tried once the journal has grown by
+   * the checkpoint size again. Nothing is synced for the new generation on its own: until the next
+   * flush's records are durable, a crash leaves the previous generation's records, whose bytes are
+   * durable in their files already (replaying them changes nothing).
+   */
+  async #checkpoint(): Promise<void> {
     const members = [...this.#dirty]
     this.#dirty = new Set()
     const synced = await Promise.allSettled(members.map((member) => member.syncFile()))
     if (synced.every((result) => result.status === 'fulfilled')) {
-      try {
-        await handle.truncate(0)
-        this.#size = 0
-        this.#checkpointAt = this.#checkpointBytes
-        return
-      } catch {
-        // Kept whole: still correct, only longer.
-      }
+      this.#size = 0
+      this.#generation = (this.#generation + 1) >>> 0
+      this.#checkpointAt = this.#checkpointBytes
+      return
     }
     for (const member of members) this.#dirty.add(member)
     this.#checkpointAt = this.#size + this.#checkpointBytes
