@@ -36,7 +36,7 @@ async function parentLog(): Promise<WireEvent[]> {
 }
 
 const cards = (view: SessionView): { turn: number; step: number; child: ChildView }[] =>
-  view.items.flatMap((item) => (item.kind === 'turn' ? item.steps.flatMap((step) => step.children.map((child) => ({ turn: item.turn, step: step.step, child }))) : []))
+  view.items.toArray().flatMap((item) => (item.kind === 'turn' ? item.steps.flatMap((step) => step.children.map((child) => ({ turn: item.turn, step: step.step, child }))) : []))
 
 describe('subagent children in the fold', () => {
   it('puts each child in the step that spawned it and settles it from a real log, the same in any chunking', async () => {

@@ -88,12 +88,12 @@ describe('the fold of a real log', () => {
     expect(view.queues).toEqual({ 'next-turn': [], 'next-step': [] })
     expect(view.inFlight).toEqual([])
     expect(view.status).toBe('idle')
-    expect(view.events.map((event) => event.seq)).toEqual(log.map((event) => event.seq))
+    expect(view.events.toArray().map((event) => event.seq)).toEqual(log.map((event) => event.seq))
   })
 
   it('draws the compaction between turns, with its reason and summary', () => {
     const view = foldEvents(emptySession(), log)
-    const last = view.items[view.items.length - 1]!
+    const last = view.items.at(-1)!
     expect(last).toMatchObject({ kind: 'compaction', reason: 'manual', summary: expect.stringContaining('They talked about the bosun.'), done: true })
     expect(typeof (last as { firstKeptSeq: unknown }).firstKeptSeq).toBe('number')
   })

@@ -56,7 +56,7 @@ describe('the page after the host restarted', () => {
     const view = app.getState().view
     // The page streams without the chunks of finished steps (their message carries the text).
     expect({ ...view, events: [], status: 'idle', statusSeq: 0 }).toEqual({ ...foldEvents(emptySession(), log.events), events: [], status: 'idle', statusSeq: 0 })
-    expect(view.events.map((event) => event.seq)).toEqual(log.events.filter((event) => event.type !== 'assistant/chunk').map((event) => event.seq))
+    expect(view.events.toArray().map((event) => event.seq)).toEqual(log.events.filter((event) => event.type !== 'assistant/chunk').map((event) => event.seq))
     expect(app.getState().notices.map((notice) => notice.text)).toEqual([expect.stringContaining('reloaded from its log')])
   })
 
@@ -77,7 +77,7 @@ describe('the page after the host restarted', () => {
     await before.close()
     await client.send('s', { content: 'after' })
     await until(() => app!.getState().view.lastSeq > lastSeq + 3, 'new events folded on the same view')
-    expect(app.getState().view.items[0]).toBe(drawn.items[0])
+    expect(app.getState().view.items.get(0)).toBe(drawn.items.get(0))
     expect(app.getState().notices).toEqual([])
   })
 })

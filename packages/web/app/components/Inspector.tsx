@@ -7,7 +7,7 @@ import { useApp } from './store-context.js'
 
 /** The events of turn `turn` (from its turn/start up to the next turn's), or all when `turn` is -1. */
 function eventsOf(view: SessionView, turn: number): WireEvent[] {
-  if (turn < 0) return view.events
+  if (turn < 0) return view.events.toArray()
   const turns = view.items.filter((item): item is TurnView => item.kind === 'turn')
   const at = turns.findIndex((item) => item.turn === turn)
   if (at < 0) return []

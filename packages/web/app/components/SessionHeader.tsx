@@ -11,7 +11,7 @@ export function SessionHeader() {
   const stop = useApp((state) => state.stop)
   const resume = useApp((state) => state.resume)
   const inspect = useApp((state) => state.inspect)
-  const lastTime = useApp((state) => state.view.events[state.view.events.length - 1]?.time)
+  const lastTime = useApp((state) => state.view.events.at(-1)?.time)
   const running = status === 'running'
   return (
     <header className="flex items-center gap-3 border-b border-slate-300 bg-white px-4 py-2">

@@ -38,7 +38,7 @@ export function SessionList() {
   const loggedIn = useApp((state) => state.loggedIn)
   const logout = useApp((state) => state.logout)
   // The open session's own stream sees every event; the host stream only its status and queue changes.
-  const openLast = useApp((state) => state.view.events[state.view.events.length - 1]?.time)
+  const openLast = useApp((state) => state.view.events.at(-1)?.time)
   const [query, setQuery] = useState('')
   const shown = useMemo(() => {
     const needle = query.trim().toLowerCase()

@@ -33,11 +33,11 @@ export function Timeline() {
   const count = items.length + 1
   // Stable while the rows are: a new key function makes the virtualiser lay out every row again
   // (5,000 in a long session) on each render, and scrolling renders every frame.
-  const getItemKey = useCallback((index: number) => (index < items.length ? items[index]!.key : 'tail'), [items])
+  const getItemKey = useCallback((index: number) => (index < items.length ? items.get(index)!.key : 'tail'), [items])
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scroller.current,
-    estimateSize: (index) => estimateRowHeight(items[index]),
+    estimateSize: (index) => estimateRowHeight(items.get(index)),
     overscan: 6,
     getItemKey,
     initialRect: { width: 800, height: typeof window === 'undefined' ? 800 : window.innerHeight },
@@ -73,7 +73,7 @@ export function Timeline() {
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((row) => {
-            const item = items[row.index]
+            const item = items.get(row.index)
             return (
               <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${row.start}px)` }}>
                 {item === undefined ? <PendingTail /> : item.kind === 'turn' ? <TurnGroup turn={item} /> : <CompactionRow compaction={item} />}

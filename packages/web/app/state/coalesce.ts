@@ -3,12 +3,11 @@
  * animation frame. `createCoalescer` buffers frames and hands each batch to `flush` on the next
  * frame, so streaming text costs one fold and one render per frame, never one per chunk.
  *
- * A flush that took long (folding into a long session copies its event list, whatever the batch
- * size) is followed by a pause as long as it took before the next one: the frames that arrive
- * meanwhile join the next batch. So folding takes at most about half of the main thread, the
- * rest is left to reading the stream and drawing, and a 40,000-event replay is folded in a few
- * dozen batches instead of one per frame (each batch's cost grows with the log: per-frame
- * batches made the replay's folding quadratic).
+ * A flush that took long (a big batch, a slow render) is followed by a pause as long as it took
+ * before the next one: the frames that arrive meanwhile join the next batch. So folding takes at
+ * most about half of the main thread and the rest is left to reading the stream and drawing.
+ * (A batch's fold costs what it adds, not the log's size — rows.ts — so per-frame batches are
+ * not quadratic; each still costs a render.)
  */
 export interface Coalescer<T> {
   push(item: T): void

@@ -1,38 +1,68 @@
 /**
  * Copy-on-write over a {@link SessionView} for one batch of frames: the first write to a turn, a
- * step or a top-level array copies it once, later writes in the same batch reuse the copy. So
- * folding a batch costs what it changes, not the size of the session, the input state is never
+ * step, a trie node of a long list ({@link Rows}) or a small top-level array copies it once, later
+ * writes in the same batch reuse the copy. So folding a batch costs what it changes, not the size
+ * of the session (a test counts the slots copied: {@link foldWork}), the input state is never
  * mutated, and React's memoised rows re-render only when their turn changed.
  */
-import type { SessionView, StepView, TurnView } from './view.js'
+import { foldWork } from './fold-work.js'
+import type { SessionView, StepView, TimelineItem, TurnView } from './view.js'
+import type { WireEvent } from './wire.js'
+
+export { foldWork }
+
+function counted<T extends object>(copy: T): T {
+  foldWork.copiedSlots += Array.isArray(copy) ? copy.length : Object.keys(copy).length
+  return copy
+}
 
 export class Draft {
   readonly view: SessionView
   readonly #owned = new Set<object>()
 
   constructor(base: SessionView) {
-    this.view = { ...base }
+    this.view = counted({ ...base })
   }
 
-  /** A writable copy of a top-level array or record of the view. */
-  own<K extends 'items' | 'events' | 'inFlight' | 'turnIndex' | 'queues' | 'childIndex'>(key: K): SessionView[K] {
+  /** A writable copy of a small top-level array or record of the view (bounded by the queues or the children). */
+  own<K extends 'inFlight' | 'queues' | 'childIndex'>(key: K): SessionView[K] {
     const value = this.view[key]
     if (this.#owned.has(value)) return value
-    const copy = (Array.isArray(value) ? [...value] : { ...value }) as SessionView[K]
+    const copy = counted((Array.isArray(value) ? [...value] : { ...value }) as SessionView[K])
     this.#owned.add(copy)
     this.view[key] = copy
     return copy
   }
 
+  addEvent(event: WireEvent): void {
+    this.view.events = this.view.events.push(event, this.#owned)
+  }
+
+  /** Appends a timeline item made in this batch (writable for the rest of it); answers its index. */
+  addItem(item: TimelineItem): number {
+    this.#owned.add(item)
+    this.view.items = this.view.items.push(item, this.#owned)
+    return this.view.items.length - 1
+  }
+
+  setItem(index: number, item: TimelineItem): void {
+    this.view.items = this.view.items.set(index, item, this.#owned)
+  }
+
+  /** Turn `turn` is item `index`. */
+  indexTurn(turn: number, index: number): void {
+    this.view.turnIndex = this.view.turnIndex.set(turn, index, this.#owned)
+  }
+
   /** The writable turn `turn`, or null when the log never started it (a fragment; ignored). */
   turn(turn: number): TurnView | null {
-    const index = this.view.turnIndex[turn]
+    const index = this.view.turnIndex.get(turn)
     if (index === undefined) return null
-    const item = this.view.items[index] as TurnView
+    const item = this.view.items.get(index) as TurnView
     if (this.#owned.has(item)) return item
-    const copy: TurnView = { ...item, steps: [...item.steps] }
+    const copy: TurnView = counted({ ...item, steps: counted([...item.steps]) })
     this.#owned.add(copy)
-    this.own('items')[index] = copy
+    this.setItem(index, copy)
     return copy
   }
 
@@ -44,7 +74,7 @@ export class Draft {
     if (index < 0) return null
     const item = owner.steps[index]!
     if (this.#owned.has(item)) return item
-    const copy: StepView = { ...item, inputs: [...item.inputs], parts: [...item.parts], retries: [...item.retries], children: [...item.children] }
+    const copy: StepView = counted({ ...item, inputs: counted([...item.inputs]), parts: counted([...item.parts]), retries: counted([...item.retries]), children: counted([...item.children]) })
     this.#owned.add(copy)
     owner.steps[index] = copy
     return copy

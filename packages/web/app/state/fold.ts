@@ -9,6 +9,7 @@ import { Draft } from './draft.js'
 import { applyChunk, applyMessage, resultText, settleCards, updateCard } from './fold-step.js'
 import { applySplice } from './fold-inbox.js'
 import { childSent, childSettled, childSpawned } from './fold-children.js'
+import { Rows } from './rows.js'
 import { emptySession, type SessionView, type StepView, type TurnView } from './view.js'
 import { derivedFrom, type EventData, type WireEvent } from './wire.js'
 
@@ -42,7 +43,7 @@ function setStatus(draft: Draft, status: string, seq: number): void {
 function foldEvent(draft: Draft, event: WireEvent): void {
   if (event.seq <= draft.view.lastSeq) return
   draft.view.lastSeq = event.seq
-  draft.own('events').push(event)
+  draft.addEvent(event)
   const data = event.data as never
   switch (event.type) {
     case 'turn/start':
@@ -126,10 +127,8 @@ function foldEvent(draft: Draft, event: WireEvent): void {
 }
 
 function startTurn(draft: Draft, event: WireEvent, { turn }: EventData['turn/start']): void {
-  const items = draft.own('items')
-  const view: TurnView = draft.adopt({ kind: 'turn', key: `turn-${turn}`, turn, startSeq: event.seq, startTime: event.time, endTime: null, reason: null, seed: false, steps: [], rejected: null })
-  draft.own('turnIndex')[turn] = items.length
-  items.push(view)
+  const view: TurnView = { kind: 'turn', key: `turn-${turn}`, turn, startSeq: event.seq, startTime: event.time, endTime: null, reason: null, seed: false, steps: [], rejected: null }
+  draft.indexTurn(turn, draft.addItem(view))
   draft.view.openTurn = turn
   setStatus(draft, 'running', event.seq)
 }
@@ -172,19 +171,21 @@ function enterStep(draft: Draft, event: WireEvent, message: EventData['user/mess
 }
 
 function startCompaction(draft: Draft, event: WireEvent, { reason }: EventData['compaction/start']): void {
-  draft.own('items').push(draft.adopt({ kind: 'compaction', key: `compaction-${event.seq}`, startSeq: event.seq, time: event.time, reason: String(reason), summary: null, firstKeptSeq: null, done: false }))
+  draft.addItem({ kind: 'compaction', key: `compaction-${event.seq}`, startSeq: event.seq, time: event.time, reason: String(reason), summary: null, firstKeptSeq: null, done: false })
 }
 
 function updateCompaction(draft: Draft, event: WireEvent): void {
-  const items = draft.own('items')
+  const { items } = draft.view
   for (let index = items.length - 1; index >= 0; index -= 1) {
-    const item = items[index]!
+    const item = items.get(index)!
     if (item.kind !== 'compaction' || item.done) continue
     const data = event.data as Partial<EventData['compaction/summary']>
-    items[index] =
+    draft.setItem(
+      index,
       event.type === 'compaction/end'
         ? { ...item, done: true }
-        : { ...item, summary: String(data.summary ?? ''), firstKeptSeq: typeof data.firstKeptSeq === 'number' ? data.firstKeptSeq : null }
+        : { ...item, summary: String(data.summary ?? ''), firstKeptSeq: typeof data.firstKeptSeq === 'number' ? data.firstKeptSeq : null },
+    )
     return
   }
 }
@@ -194,5 +195,6 @@ function endSeed(draft: Draft, event: WireEvent): void {
   draft.view.seedEnd = event.seq
   draft.view.queues = { 'next-turn': [], 'next-step': [] }
   draft.view.inFlight = []
-  draft.view.items = draft.view.items.map((item) => (item.kind === 'turn' ? { ...item, seed: true } : item))
+  // Once per fork: every item so far is the parent's.
+  draft.view.items = Rows.of(draft.view.items.toArray().map((item) => (item.kind === 'turn' ? { ...item, seed: true } : item)))
 }

@@ -8,8 +8,11 @@ import type { TurnEndReason, Usage } from './wire.js'
  */
 export function isQueuePaused(view: SessionView): boolean {
   if (view.status !== 'idle' || view.queues['next-turn'].length + view.queues['next-step'].length === 0) return false
-  const last = [...view.items].reverse().find((item): item is TurnView => item.kind === 'turn')
-  return last?.reason?.kind === 'aborted'
+  for (let index = view.items.length - 1; index >= 0; index -= 1) {
+    const item = view.items.get(index)!
+    if (item.kind === 'turn') return item.reason?.kind === 'aborted'
+  }
+  return false
 }
 
 export function reasonLabel(reason: TurnEndReason | null): string {

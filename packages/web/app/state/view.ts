@@ -3,6 +3,7 @@
  * pure fold of the log events received (plus the latest derived `session.status` frame), so a
  * reload, a reconnect or a second tab that receives the same events draws the same page.
  */
+import { Rows } from './rows.js'
 import type { Lane, TurnEndReason, Usage, WireEvent, WireMessage } from './wire.js'
 
 /** A message a turn claimed that has not reached a step yet (the hand-off window). */
@@ -94,11 +95,12 @@ export interface SessionView {
   openTurn: number | null
   queues: Record<Lane, WireMessage[]>
   inFlight: InFlight[]
-  items: TimelineItem[]
-  /** Turn number → index in `items`. */
-  turnIndex: Record<number, number>
+  /** The timeline. {@link Rows}, not an array: a batch copies the path to what it changes (rows.ts). */
+  items: Rows<TimelineItem>
+  /** Turn number → index in `items` (undefined: no such turn). */
+  turnIndex: Rows<number | undefined>
   /** Every event received, in seq order (the inspector). */
-  events: WireEvent[]
+  events: Rows<WireEvent>
   /** Seq of `session/end-seed` for a fork: events up to it are the parent's. */
   seedEnd: number | null
   /** Child id → the turn and step its card is in. */
@@ -113,9 +115,9 @@ export function emptySession(): SessionView {
     openTurn: null,
     queues: { 'next-turn': [], 'next-step': [] },
     inFlight: [],
-    items: [],
-    turnIndex: {},
-    events: [],
+    items: Rows.empty(),
+    turnIndex: Rows.empty(),
+    events: Rows.empty(),
     seedEnd: null,
     childIndex: {},
   }

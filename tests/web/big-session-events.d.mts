@@ -1,0 +1,3 @@
+import type { SessionEvent } from '@bosun/core'
+
+export declare function bigSessionEvents(turns: number, startTime?: number): SessionEvent[]
