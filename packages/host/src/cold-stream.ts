@@ -14,6 +14,11 @@ import { subscribe, type Subscription } from './subscription.js'
  * someone watches. If the session goes live on this host while the stream is open (a message
  * resumes it), the stream hands over to the live log at its cursor: the live log starts with the
  * same stored events, so nothing is sent twice or skipped. Frames are those of `sessionStream`.
+ *
+ * The first frame waits for the whole stored log (`Store.read`): the `hello` comes first and
+ * describes the end of the log (last seq, status, queues folded from every splice, the
+ * fingerprint up to the cursor), which no store gives before it has read all of it (docs/host.md,
+ * "A cold session's first frame", with a measurement).
  */
 
 /** Checked again this often while cold, in case the session went live without a change signal. */
