@@ -163,8 +163,10 @@ export function createClient(options: ClientOptions): HostClient {
           backoff.reset()
           yield { event: message.event, data } as StreamFrame
         }
-      } catch {
+      } catch (error) {
         if (aborted()) return
+        // The check's own request was refused (4xx: not authorized any more, …): the caller's to fix.
+        if (error instanceof HostClientError) throw error
       }
       if (diverged) {
         // What was built from this stream (or from the caller's cursor) belongs to another log.

@@ -51,16 +51,17 @@ async function untilEnded(client: ReturnType<typeof createClient>, id: string): 
  * Streams session `c` from `first` until its first turn has ended, drops the connection there
  * (as a host restart would) and reconnects to the host `second()` answers; reads until `done`.
  */
-async function streamAcross(first: string, second: () => Promise<string>, done: (frames: StreamFrame[]) => boolean, options: StreamOptions = {}, older = false): Promise<StreamFrame[]> {
+async function streamAcross(first: string, second: () => Promise<string>, done: (frames: StreamFrame[]) => boolean, options: StreamOptions = {}, older: false | 'older' | 'older, refusing the check' = false): Promise<StreamFrame[]> {
   const others: string[] = []
   let target = Promise.resolve(first)
   let streams = 0
   const routed: typeof fetch = async (input, init) => {
     const url = new URL(String(input))
     if (!url.pathname.endsWith('/stream')) others.push(url.pathname)
+    if (older === 'older, refusing the check' && url.pathname.endsWith('/events')) return Response.json({ error: { code: 'not-authorized', message: 'Log in again.' } }, { status: 401 })
     const response = await fetch(`${await target}${url.pathname}${url.search}`, init)
     if (!url.pathname.endsWith('/stream') || !response.body) return response
-    if (++streams > 1) return older ? withoutPrefix(response) : response
+    if (++streams > 1) return older === false ? response : withoutPrefix(response)
     const reader = response.body.getReader()
     const decoder = new TextDecoder()
     let text = ''
@@ -87,7 +88,7 @@ async function streamAcross(first: string, second: () => Promise<string>, done: 
   }
   expect(streams).toBeGreaterThan(1)
   // The check rides on the new connection's hello: no other request (a host without `prefix`: one).
-  expect(others).toEqual(older ? ['/v1/sessions/c/events'] : [])
+  expect(others).toEqual(older === false ? [] : ['/v1/sessions/c/events'])
   return frames
 }
 
@@ -173,9 +174,15 @@ describe('the client after a reconnect', () => {
     const bEvents = await runTurns(b.url, ['bravo'])
     const end = aEvents.findIndex((e) => e.type === 'turn/end')
     expect(bEvents[end]!.type).not.toBe('turn/end')
-    const frames = await streamAcross(a.url, async () => b.url, (seen) => eventsOf(seen).at(-1)?.seq === bEvents.at(-1)!.seq, {}, true)
+    const frames = await streamAcross(a.url, async () => b.url, (seen) => eventsOf(seen).at(-1)?.seq === bEvents.at(-1)!.seq, {}, 'older')
     const reset = frames.findIndex((f) => f.event === 'reset')
     expect(frames[reset]).toEqual({ event: 'reset', data: { reason: 'diverged', seq: end } })
     expect(eventsOf(frames.slice(reset + 1))).toEqual(bEvents)
+  })
+
+  it('throws when the check itself is refused (401), rather than retrying for ever', async () => {
+    const a = await serve(`${state.dir}/a`, 'short')
+    await runTurns(a.url, ['alpha'])
+    await expect(streamAcross(a.url, async () => a.url, () => false, {}, 'older, refusing the check')).rejects.toMatchObject({ status: 401, code: 'not-authorized' })
   })
 })
