@@ -127,6 +127,19 @@ describe('the client after a reconnect', () => {
     expect(eventsOf(frames.slice(reset + 1))).toEqual(bEvents)
   })
 
+  it('checks a stream started at the caller\'s own cursor too: its first hello\'s prefix is the baseline', async () => {
+    const a = await serve(`${state.dir}/a`, 'same answer')
+    const b = await serve(`${state.dir}/b`, 'same answer')
+    const aEvents = await runTurns(a.url, ['alpha'])
+    const bEvents = await runTurns(b.url, ['bravo', 'charlie'])
+    const end = aEvents.findIndex((e) => e.type === 'turn/end')
+    const frames = await streamAcross(a.url, async () => b.url, (seen) => eventsOf(seen).at(-1)?.seq === bEvents.at(-1)!.seq, { after: 2 })
+    const reset = frames.findIndex((f) => f.event === 'reset')
+    expect(frames[reset]).toEqual({ event: 'reset', data: { reason: 'diverged', seq: end } })
+    expect(eventsOf(frames.slice(0, reset))).toEqual(aEvents.slice(3, end + 1))
+    expect(eventsOf(frames.slice(reset + 1))).toEqual(bEvents)
+  })
+
   it.each([true, false])('resumes without a reset from a host restarted on the same log (chunks: %s)', async (chunks) => {
     // The first connection streams the live log of host "before"; the reconnect reaches the host
     // restarted over the same files, which read the log back from disk and ran a second turn.
