@@ -219,11 +219,12 @@ export class Agent {
 
   #send(input: MessageInput, target: InboxTarget, delivery: 'followup' | 'steer' | 'inject'): UserMessage {
     this.#assertOpen()
-    // The log keeps no other trace of how a message was sent: recovery reads it from the source.
-    const message = toSentMessage(input, delivery)
     const wakeup = delivery !== 'inject'
     // Decided before the splice, so that an observer that cancels during it cannot reclassify it.
     const wakingAfterAbort = wakeup && this.#turnController?.signal.aborted === true
+    // The log keeps no other trace of how a message was sent: recovery reads it from the source
+    // (a waking send after an abort is queued before that turn's end, yet owed its own turn).
+    const message = toSentMessage(input, delivery, wakingAfterAbort)
     const queue = wakingAfterAbort ? 'next-turn' : target
     const latch = this.#wakeRequested
     if (wakingAfterAbort || (wakeup && this.#phase === 'maintenance')) this.#wakeRequested = true

@@ -48,6 +48,13 @@ export interface MessageSource {
    * repair reads it to tell input owed a wake from parked input (`agent.recovery.waiting`).
    */
   delivery?: string
+  /**
+   * Set by the agent on a waking send made while the running turn was already aborted (a Stop,
+   * then the next message before that turn ended): its splice lands before the aborted turn's
+   * `turn/end`, yet the agent runs a turn for it. Crash repair reads it to tell it from input a
+   * Stop parked (`agent.recovery.waiting`).
+   */
+  afterAbort?: boolean
   [key: string]: JsonValue | undefined
 }
 
@@ -114,13 +121,17 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
 
 /**
  * {@link toUserMessage}, with `delivery` recorded in its source unless the caller already set one
- * there (see {@link MessageSource.delivery}). A string is made with it at once (no second copy).
+ * there (see {@link MessageSource.delivery}), and `afterAbort: true` when the send woke the agent
+ * after its running turn was aborted (see {@link MessageSource.afterAbort}). A string is made with
+ * them at once (no second copy).
  */
-export function toSentMessage(input: unknown, delivery: 'followup' | 'steer' | 'inject'): UserMessage {
-  if (typeof input === 'string') return createUserMessage(input, { source: { kind: 'user', delivery } })
+export function toSentMessage(input: unknown, delivery: 'followup' | 'steer' | 'inject', afterAbort = false): UserMessage {
+  const marks = afterAbort ? { afterAbort: true } : undefined
+  if (typeof input === 'string') return createUserMessage(input, { source: { kind: 'user', delivery, ...marks } })
   const message = toUserMessage(input)
-  if (message.source.delivery !== undefined) return message
-  return toUserMessage({ ...message, source: { ...message.source, delivery } })
+  const recorded = message.source.delivery !== undefined
+  if (recorded && marks === undefined) return message
+  return toUserMessage({ ...message, source: { ...message.source, ...(recorded ? undefined : { delivery }), ...marks } })
 }
 
 /** Messages that passed {@link toUserMessage}: frozen, checked, reusable without another check (an unforgeable brand). */

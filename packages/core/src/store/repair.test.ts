@@ -6,6 +6,7 @@ import { definePlugin } from '../plugin.js'
 import { createUserMessage } from '../session/messages.js'
 import { LOG_FORMAT_VERSION, type SessionEvent } from '../session/events.js'
 import { gate, msg, sleep, timeline } from '../testing/harness.js'
+import { preStepThatNeverReturns } from '../testing/hold-steps.js'
 import type { Tool } from '../tools/types.js'
 import type { ModelAdapter } from '../model.js'
 import { forkSession } from './fork.js'
@@ -19,20 +20,6 @@ async function crashWhile(setup: Parameters<typeof createAgent>[0], act: (agent:
   await act(dying)
   // `dying` is abandoned here, mid-turn, as a killed process would be.
   return { store, reopen: (extra: Partial<Parameters<typeof createAgent>[0]> = {}) => createAgent({ model: scripted(), ...extra, store, sessionId: 'crash' }) }
-}
-
-/** A pre-step that holds every step forever: the claim is in the log, nothing was stepped. */
-function preStepThatNeverReturns() {
-  const never = gate()
-  return definePlugin({
-    name: 'hold',
-    setup({ hooks }) {
-      hooks.preStep.tapPromise('hold', async (decision) => {
-        await never.promise
-        return decision
-      })
-    },
-  })
 }
 
 describe('opening a session that a crash left mid-turn', () => {

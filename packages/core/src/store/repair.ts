@@ -22,7 +22,8 @@ export interface RepairReport {
    * (`completed`, `blocked`, `max-tokens`, `interrupted`), or when input first queued after that
    * end (or before any turn) was sent with a wake — its source says `delivery: 'followup' | 'steer'`,
    * as `agent.followup()` / `agent.steer()` record it (and the host, ACP and the subagents plugin
-   * through them). Not set for input that was parked: pending at an `aborted` or `error` end,
+   * through them), or, pending at an aborted end, was sent with a wake during that turn after its
+   * abort (`source.afterAbort`: the live agent runs a turn for it). Not set for input that was parked: pending at an `aborted` or `error` end,
    * injected, spliced in without a wake, or put back after a turn took it. Whoever resumes the
    * session wakes the agent for them, as for a repaired turn.
    */
@@ -187,8 +188,16 @@ function noteWaiting(report: RepairReport, events: readonly SessionEvent[], seed
   if (!inbox.hasPending) return
   const pending = [...inbox.nextStep, ...inbox.nextTurn]
   const before = queuesUpTo(events, seedLength, end)
+  let turnStart: number | undefined
   const owed = pending.some((message) => {
-    if (before.pending.has(message.id)) return continuing
+    if (before.pending.has(message.id)) {
+      if (continuing || message.source.afterAbort !== true) return continuing
+      // Sent with a wake after this turn was aborted (a Stop, then the next message before the
+      // turn ended): queued before the end, yet the live agent runs a turn for it. Only if sent
+      // during the turn that ended here: one sent before it started was parked by its Stop.
+      turnStart ??= lastTurnStart(events, seedLength, end)
+      return before.queued.get(message.id)! > turnStart
+    }
     // Queued before the end, taken, and put back after it: not a send.
     if (before.queued.has(message.id)) return false
     return WAKING_DELIVERIES.has(message.source.delivery as string)
@@ -197,18 +206,27 @@ function noteWaiting(report: RepairReport, events: readonly SessionEvent[], seed
   if (owed) report.waiting = pending.map((message) => message.id)
 }
 
-/** The queues replayed from the seed to index `end` (exclusive): the ids pending there, and every id a splice queued. */
-function queuesUpTo(events: readonly SessionEvent[], seedLength: number, end: number): { pending: Set<string>; queued: Set<string> } {
+/**
+ * The queues replayed from the seed to index `end` (exclusive): the ids pending there, and the
+ * index of the splice that first queued each id (its send; later ones are moves and put-backs).
+ */
+function queuesUpTo(events: readonly SessionEvent[], seedLength: number, end: number): { pending: Set<string>; queued: Map<string, number> } {
   const queues: Record<string, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
-  const queued = new Set<string>()
+  const queued = new Map<string, number>()
   for (let i = seedLength; i < end; i++) {
     const event = events[i]!
     if (event.type !== 'agent/inbox/spliced') continue
     const splice = event.data as InboxSplice
     queues[splice.target]!.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
-    for (const message of splice.inserted) queued.add(message.id)
+    for (const message of splice.inserted) if (!queued.has(message.id)) queued.set(message.id, i)
   }
   return { pending: new Set([...queues['next-turn']!, ...queues['next-step']!].map((message) => message.id)), queued }
+}
+
+/** Index of the last `turn/start` before index `end` (-1 if none): a backwards scan of one turn. */
+function lastTurnStart(events: readonly SessionEvent[], seedLength: number, end: number): number {
+  for (let i = end - 1; i >= seedLength; i--) if (events[i]!.type === 'turn/start') return i
+  return -1
 }
 
 /** A message a claim took: from which queue, at which log index. */
