@@ -148,4 +148,14 @@ describe('convergence', () => {
     foldEvents(half, log.slice(60))
     expect(JSON.stringify(half)).toBe(frozen)
   })
+
+  it('ignores a turn/start whose turn is not a list index or jumps far ahead, and the events of that turn', () => {
+    const start = (seq: number, turn: unknown): WireEvent => ({ seq, time: 1, type: 'turn/start', data: { turn } })
+    const end = (seq: number, turn: unknown): WireEvent => ({ seq, time: 2, type: 'turn/end', data: { turn, reason: { kind: 'completed' } } })
+    const view = foldEvents(emptySession(), [start(0, 0), end(1, 0), start(2, undefined), end(3, undefined), start(4, 1.5), start(5, 1e9), end(6, 1e9), start(7, 1), end(8, 1)])
+    expect(view.turnIndex.length).toBe(2)
+    // Turn 0 is not taken for the malformed ones (an index of NaN or undefined reads as 0 in a trie).
+    expect(turns(view).map((turn) => [turn.turn, turn.reason?.kind ?? null])).toEqual([[0, 'completed'], [undefined, null], [1.5, null], [1e9, null], [1, 'completed']])
+    expect(turns(view)[0]!.endTime).toBe(2)
+  })
 })

@@ -52,4 +52,11 @@ describe("Rows, the view's immutable list", () => {
     const rows = Rows.empty<number | undefined>().set(3, 7, new Set())
     expect(rows.toArray()).toEqual([undefined, undefined, undefined, 7])
   })
+
+  it('answers undefined for what is not a list index, as an array does (a malformed event\'s turn)', () => {
+    const rows = Rows.of([10, 11, 12])
+    for (const index of [Number.NaN, undefined as unknown as number, 1.5, -0.5, Infinity]) expect(rows.get(index)).toBeUndefined()
+    expect(rows.get('1' as unknown as number)).toBe(11)
+    expect([rows.at(1.5), rows.at(-1.5), rows.at(Number.NaN)]).toEqual([11, 12, 10])
+  })
 })

@@ -16,6 +16,9 @@ function counted<T extends object>(copy: T): T {
   return copy
 }
 
+/** How far past the last turn number a `turn/start` may jump and still be indexed. */
+const MAX_TURN_GAP = 4096
+
 export class Draft {
   readonly view: SessionView
   readonly #owned = new Set<object>()
@@ -49,8 +52,13 @@ export class Draft {
     this.view.items = this.view.items.set(index, item, this.#owned)
   }
 
-  /** Turn `turn` is item `index`. */
+  /**
+   * Turn `turn` is item `index`. Turn numbers are small and dense in a log (each turn the next):
+   * one that is not a list index, or far past the last (the list would be filled up to it), is a
+   * malformed event's, and its turn is not indexed — its events are ignored, like a fragment's.
+   */
   indexTurn(turn: number, index: number): void {
+    if (!Number.isSafeInteger(turn) || turn < 0 || turn > this.view.turnIndex.length + MAX_TURN_GAP) return
     this.view.turnIndex = this.view.turnIndex.set(turn, index, this.#owned)
   }
 

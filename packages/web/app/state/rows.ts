@@ -32,17 +32,22 @@ export class Rows<T> implements Iterable<T> {
   /** `root`'s levels below it: `shift / 5`; the trie holds up to 32 << shift elements. */
   private constructor(readonly length: number, readonly root: Node, readonly shift: number) {}
 
-  /** Element `index` (0 … length - 1), else undefined. */
+  /**
+   * Element `index` (0 … length - 1), else undefined — also for what an array would not answer
+   * (NaN, a fraction, `undefined` from a malformed event's data), as `array[index]` does.
+   */
   get(index: number): T | undefined {
-    if (index < 0 || index >= this.length) return undefined
+    if (typeof index !== 'number') return typeof index === 'string' && String(Number(index)) === index ? this.get(Number(index)) : undefined
+    if (!Number.isInteger(index) || index < 0 || index >= this.length) return undefined
     let node = this.root
     for (let level = this.shift; level > 0; level -= BITS) node = node[(index >>> level) & MASK] as Node
     return node[index & MASK] as T
   }
 
-  /** Like `Array.prototype.at`: a negative index counts from the end. */
+  /** Like `Array.prototype.at`: a negative index counts from the end, a fraction is cut, NaN is 0. */
   at(index: number): T | undefined {
-    return this.get(index < 0 ? index + this.length : index)
+    const whole = Math.trunc(Number(index)) || 0
+    return this.get(whole < 0 ? whole + this.length : whole)
   }
 
   push(value: T, owned: Set<object>): Rows<T> {
