@@ -143,7 +143,11 @@ export function createClient(options: ClientOptions): HostClient {
               }
               checked = true
             }
-            if (known === undefined && hello.prefix !== undefined && (tail || hello.prefix.seq === after)) known = { seq: hello.prefix.seq, hash: new LogHash(hello.prefix.hash) }
+            // The host's prefix becomes this stream's fingerprint when it has none at its cursor:
+            // on the first connection (from a caller's cursor, or the tail: the events between the
+            // prefix and `lastSeq` follow and are fingerprinted), or when a tail stream dropped
+            // before those arrived — that connection was checked by the last event instead.
+            if (hello.prefix !== undefined && (known === undefined || known.seq !== after) && (tail || hello.prefix.seq === after)) known = { seq: hello.prefix.seq, hash: new LogHash(hello.prefix.hash) }
             if (tail) {
               tail = false
               after = hello.lastSeq

@@ -27,13 +27,13 @@ async function serve(dir: string, answer: string): Promise<RunningServer> {
   return server
 }
 
-/** Runs each prompt as its own turn on session `c` of the host at `url`; answers its log. */
-async function runTurns(url: string, prompts: string[]): Promise<WireEvent[]> {
+/** Runs each prompt as its own turn on session `c` of the host at `url` (made first unless `from` > 0: messages m<from>, …); answers its log. */
+async function runTurns(url: string, prompts: string[], from = 0): Promise<WireEvent[]> {
   const client = createClient({ baseUrl: url, token })
-  await client.createSession('c')
+  if (from === 0) await client.createSession('c')
   for (const [index, content] of prompts.entries()) {
-    await client.send('c', { content, clientMessageId: `m${index}` }, { waitDurable: true })
-    await untilEnded(client, `m${index}`)
+    await client.send('c', { content, clientMessageId: `m${from + index}` }, { waitDurable: true })
+    await untilEnded(client, `m${from + index}`)
   }
   return (await client.events('c')).events
 }
@@ -197,5 +197,58 @@ describe('the client after a reconnect', () => {
     const a = await serve(`${state.dir}/a`, 'short')
     await runTurns(a.url, ['alpha'])
     await expect(streamAcross(a.url, async () => a.url, () => false, {}, 'older, refusing the check')).rejects.toMatchObject({ status: 401, code: 'not-authorized' })
+  })
+
+  it('a tail stream that dropped before the events between its hello\'s prefix and lastSeq arrived takes the next hello\'s prefix, and later reconnects pass', async () => {
+    const a = await serve(`${state.dir}/a`, 'same answer')
+    const events = await runTurns(a.url, ['alpha'])
+    const end = events.length - 1
+    let streams = 0
+    let more: WireEvent[] = []
+    const routed: typeof fetch = async (input, init) => {
+      const url = new URL(String(input))
+      if (!url.pathname.endsWith('/stream') || ++streams > 1) {
+        // Before the second connection the session runs another turn, which it delivers (and
+        // fingerprints) before it drops: the third connection's check compares fingerprints.
+        if (streams === 2 && url.pathname.endsWith('/stream')) more = await runTurns(a.url, ['bravo'], 1)
+        const response = await fetch(`${a.url}${url.pathname}${url.search}`, init)
+        if (streams !== 2 || !url.pathname.endsWith('/stream')) return response
+        const reader = response.body!.getReader()
+        const decoder = new TextDecoder()
+        let text = ''
+        return new Response(new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (text.includes(`id: ${more.length - 1}\n`)) {
+              await reader.cancel()
+              return controller.error(new Error('connection reset'))
+            }
+            const { done, value } = await reader.read()
+            if (done) return controller.close()
+            text += decoder.decode(value, { stream: true })
+            controller.enqueue(value)
+          },
+        }), { status: 200, headers: response.headers })
+      }
+      // The first (tail) connection: the host took its cursor two events before the hello's
+      // lastSeq (events logged between the route and the first pull), and it drops after the hello.
+      const response = await fetch(`${a.url}${url.pathname}?after=${end - 2}`, init)
+      const reader = response.body!.getReader()
+      const { value } = await reader.read()
+      await reader.cancel()
+      const text = new TextDecoder().decode(value)
+      const hello = text.slice(0, text.indexOf('\n\n', text.indexOf('event: hello')) + 2).replace(/"lastSeq":\d+/, `"lastSeq":${end}`)
+      expect(hello).toContain(`"prefix":{"seq":${end - 2},`)
+      return new Response(new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode(hello)), pull: (controller) => controller.error(new Error('connection reset')) }), { status: 200, headers: response.headers })
+    }
+    const client = createClient({ baseUrl: 'http://bosun.test', token, fetch: routed })
+    const controller = new AbortController()
+    const frames: StreamFrame[] = []
+    for await (const frame of client.stream('c', { fromTail: true, signal: controller.signal, retry: { initialMs: 5, maxMs: 50 } })) {
+      frames.push(frame)
+      if (frame.event === 'reset' || frames.filter((f) => f.event === 'hello').length === 3) controller.abort()
+    }
+    expect(streams).toBe(3)
+    expect(frames.filter((f) => f.event === 'reset')).toEqual([])
+    expect(eventsOf(frames)).toEqual(more.slice(end + 1))
   })
 })
