@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes } from '../errors.js'
 import { copyJson } from '../json.js'
-import type { SessionWriter } from '../store/types.js'
+import { keepsLogIn, type LogKeepingWriter, type SessionWriter } from '../store/types.js'
 import type { BosunEventMap, EventType, SessionEvent, SessionHeader } from './events.js'
 
 /** A synchronous observer of appended events. It must not throw; a throw is contained and reported. */
@@ -50,6 +50,8 @@ export class Session {
   readonly #observers = new Set<SessionObserver>()
   readonly #projections: SessionObserver[] = []
   readonly #writer: SessionWriter | undefined
+  /** The writer pushes each event it accepts into `#events` itself (the memory store): see `keepsLogIn`. */
+  readonly #writerPushes: boolean
   readonly #now: () => number
   readonly #reportError: (error: unknown, context: string) => void
   /**
@@ -60,12 +62,15 @@ export class Session {
   #ignorable: Set<string> | undefined
 
   /**
-   * @param events the stored log (already validated by the store); owned by the session from now on.
+   * @param events the stored log (already validated by the store); owned by the session from now on,
+   *   except that a memory-store writer that handed this very array out takes it over as the
+   *   stored log and pushes the events it accepts (`keepsLogIn`): one array, one push per event.
    */
   constructor(header: SessionHeader, events: SessionEvent[] = [], options: SessionOptions = {}) {
     this.header = Object.freeze({ ...header })
     this.#events = events
     this.#writer = options.writer
+    this.#writerPushes = options.writer !== undefined && keepsLogIn in options.writer && (options.writer as LogKeepingWriter)[keepsLogIn](events)
     this.#now = options.now ?? Date.now
     this.#reportError = options.reportError ?? ((error, context) => console.error(`[bosun] ${context} threw:`, error))
   }
@@ -114,8 +119,9 @@ export class Session {
         : { seq: this.#events.length, time: this.#now(), type, data: frozen as never },
     )
     // The writer first: if it refuses the event (a closed or stale store), the log is unchanged.
+    // A writer that keeps its log in this session's array has pushed the event there already.
     this.#writer?.append(event)
-    this.#events.push(event)
+    if (!this.#writerPushes) this.#events.push(event)
     // for-of, not Set.forEach: forEach saves the iterator object but calls each observer through a
     // builtin, ~180 instructions more per event (callgrind); the iterator is short-lived garbage.
     for (const observer of this.#observers) {

@@ -1,15 +1,120 @@
 import { BosunError, ErrorCodes } from '../errors.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import { assertSessionId } from './session-id.js'
-import type { SessionSummary, SessionWriter, Store, StoredSession } from './types.js'
+import { keepsLogIn, type LogKeepingWriter, type SessionSummary, type Store, type StoredSession } from './types.js'
 
 interface Entry {
   header: SessionHeader
+  /**
+   * The stored log. Either the store's own array, or (with `owner` set) the array of the Session
+   * whose writer appended last: that writer pushes each event it accepts there, once, instead of
+   * the session and the store pushing it into two arrays.
+   */
   events: SessionEvent[]
+  owner: MemoryWriter | undefined
 }
 
-/** A memory writer's flush and close: nothing to wait for. Shared, not a closure per writer. */
-const resolved = (): Promise<void> => Promise.resolve()
+/** What the writers of one memory store share with it. */
+interface StoreState {
+  closed: boolean
+}
+
+const closedError = () => new BosunError(ErrorCodes.STORE, 'The memory store is closed.')
+
+/**
+ * The writer of one opened (or created) memory session. A class, not an object literal of
+ * closures: with many sessions in one process each append found a writer, its `append` closure,
+ * that closure's context, the store's context and `ensureOpen` cold in the cache, one miss each
+ * (figure 7's profile, docs/benchmarks.md section 6); a class instance keeps what the common
+ * append reads in one object.
+ */
+class MemoryWriter implements LogKeepingWriter {
+  readonly #entry: Entry
+  readonly #state: StoreState
+  /** The array handed out with this writer, until a Session takes it over (`keepsLogIn`). */
+  #handed: SessionEvent[] | undefined
+  /** The Session's array, once taken over: every accepted event is pushed there. */
+  #shared: SessionEvent[] | undefined
+  /** `#shared` is the entry's log and the store is open: an append is a seq check and a push. */
+  #owns = false
+
+  constructor(entry: Entry, state: StoreState, handed: SessionEvent[]) {
+    this.#entry = entry
+    this.#state = state
+    this.#handed = handed
+  }
+
+  append(event: SessionEvent): void {
+    const shared = this.#shared
+    if (this.#owns && event.seq === shared!.length) {
+      shared!.push(event)
+      return
+    }
+    this.#appendChecked(event)
+  }
+
+  /** Any other append: a closed store, a second writer, a writer no Session took over. */
+  #appendChecked(event: SessionEvent): void {
+    if (this.#state.closed) throw closedError()
+    const entry = this.#entry
+    const log = entry.events
+    const shared = this.#shared
+    // A Session's seq is its array's length: the array must be the whole stored log as well.
+    if (event.seq !== log.length || (shared !== undefined && shared.length !== log.length)) {
+      throw new BosunError(
+        ErrorCodes.STALE_WRITER,
+        `Session "${entry.header.id}" has ${log.length} stored events but an append brought seq ${event.seq}: another writer is using this session. Reopen it to continue.`,
+      )
+    }
+    const previous = entry.owner
+    // The previous owner's session keeps its array, which stops being the stored log: its next
+    // append finds a longer log and is refused as stale.
+    if (previous !== undefined && previous !== this) previous.#owns = false
+    if (shared !== undefined) {
+      // Same length, and every writer's array is a copy of a prefix of the log: the same events.
+      entry.events = shared
+      entry.owner = this
+      this.#owns = true
+      shared.push(event)
+    } else {
+      if (previous !== undefined) {
+        entry.events = [...log, event]
+        entry.owner = undefined
+      } else {
+        log.push(event)
+      }
+    }
+  }
+
+  [keepsLogIn](events: SessionEvent[]): boolean {
+    if (events !== this.#handed) return false
+    this.#handed = undefined
+    this.#shared = events
+    const entry = this.#entry
+    // Nothing appended since the hand-out and no other session's array is the log: this one
+    // becomes it now, and the store's own copy is dropped (one array per idle session, not two).
+    // Otherwise it becomes the log with this writer's first accepted append.
+    if (entry.owner === undefined && !this.#state.closed && events.length === entry.events.length) {
+      entry.events = events
+      entry.owner = this
+      this.#owns = true
+    }
+    return true
+  }
+
+  /** The store closed: appends take the checked path, which refuses them. */
+  disown(): void {
+    this.#owns = false
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve()
+  }
+}
 
 /**
  * The built-in store: sessions live in this process's memory, shared by every agent that uses the
@@ -22,25 +127,10 @@ const resolved = (): Promise<void> => Promise.resolve()
  */
 export function memoryStore(): Store {
   const sessions = new Map<string, Entry>()
-  let closed = false
-
-  const writerFor = (entry: Entry): SessionWriter => ({
-    append(event) {
-      ensureOpen()
-      if (event.seq !== entry.events.length) {
-        throw new BosunError(
-          ErrorCodes.STALE_WRITER,
-          `Session "${entry.header.id}" has ${entry.events.length} stored events but an append brought seq ${event.seq}: another writer is using this session. Reopen it to continue.`,
-        )
-      }
-      entry.events.push(event)
-    },
-    flush: resolved,
-    close: resolved,
-  })
+  const state: StoreState = { closed: false }
 
   const ensureOpen = () => {
-    if (closed) throw new BosunError(ErrorCodes.STORE, 'The memory store is closed.')
+    if (state.closed) throw closedError()
   }
 
   return {
@@ -51,16 +141,18 @@ export function memoryStore(): Store {
       if (sessions.has(header.id)) {
         throw new BosunError(ErrorCodes.SESSION_EXISTS, `Session "${header.id}" already exists in the memory store.`)
       }
-      const entry: Entry = { header, events: [...seed] }
+      const entry: Entry = { header, events: [...seed], owner: undefined }
       sessions.set(header.id, entry)
-      return { header, events: [...seed], writer: writerFor(entry) } satisfies StoredSession
+      const events = [...seed]
+      return { header, events, writer: new MemoryWriter(entry, state, events) } satisfies StoredSession
     },
     async open(id) {
       ensureOpen()
       assertSessionId(id)
       const entry = sessions.get(id)
       if (!entry) return undefined
-      return { header: entry.header, events: [...entry.events], writer: writerFor(entry) }
+      const events = [...entry.events]
+      return { header: entry.header, events, writer: new MemoryWriter(entry, state, events) }
     },
     async has(id) {
       ensureOpen()
@@ -84,7 +176,8 @@ export function memoryStore(): Store {
       )
     },
     async close() {
-      closed = true
+      state.closed = true
+      for (const entry of sessions.values()) entry.owner?.disown()
     },
   }
 }

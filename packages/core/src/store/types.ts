@@ -86,3 +86,22 @@ export interface Store {
   /** Flushes and releases everything. */
   close(): Promise<void>
 }
+
+/**
+ * Core-private (not exported from the package): how a writer offers to keep its stored log in
+ * the very array its `Session` pushes to, so that an event is pushed once, into one array, not
+ * once into the session's log and again into the store's copy. Only the memory store offers it;
+ * a third-party store's writer does not have the key and is used as before.
+ */
+export const keepsLogIn: unique symbol = Symbol('bosun.writer.keepsLogIn')
+
+/** A writer that can take over a session's event array: see {@link keepsLogIn}. */
+export interface LogKeepingWriter extends SessionWriter {
+  /**
+   * Called once by the `Session` that is built on the array this writer came with. Returns true
+   * if the writer takes that array over: from then on every event it accepts, it pushes there
+   * itself (the session must not push it again), and every event it refuses leaves it unchanged.
+   * Returns false for any other array; the session then pushes, as with any writer.
+   */
+  [keepsLogIn](events: SessionEvent[]): boolean
+}
