@@ -1,7 +1,7 @@
 import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
 import type { HostFeed } from './feed.js'
 import { InboxFold } from './log.js'
-import { logPrefix } from './log-prefix.js'
+import { logPrefix, prefixReady } from './log-prefix.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { finishedStepsOf, foldTo, liveLog, readFrames, settle, statusAfter, type StreamLog, type StreamOptions } from './stream.js'
@@ -100,7 +100,10 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   }
 
   return sseStream({
-    first: () => `retry: 1000\n${frame('hello', storedHello(stored.events, seedLength, fold, cursor))}`,
+    first: async () => {
+      await prefixReady(stored.events, cursor)
+      return `retry: 1000\n${frame('hello', storedHello(stored.events, seedLength, fold, cursor))}`
+    },
     read: () => {
       const next = readFrames(log, fold, cursor, options)
       cursor = next.cursor

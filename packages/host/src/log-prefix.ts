@@ -6,7 +6,12 @@ import { fingerprinted, LogHash } from './client-log-hash.js'
  * (client-log-hash.ts), which a reconnecting client compares with the one it kept of what it
  * received. Kept per log (a live session's events array only grows, so its fingerprints never
  * change) and extended on demand: a session nobody reconnects to costs nothing, and a live one
- * hashes each event once, 8 bytes per event, however many clients reconnect.
+ * hashes each event once, 8–16 bytes per event (the table doubles), however many clients reconnect.
+ *
+ * Hashing is one `JSON.stringify` per event (2–3 µs): a first reconnect at the end of a 50,000-event
+ * log would hold the host's event loop — every other session's stream and turn — for over 100 ms.
+ * So a stream first awaits {@link prefixReady}, which hashes {@link SLICE_EVENTS} events per
+ * macrotask, and only then builds its hello, whose {@link logPrefix} has nothing left to hash.
  */
 interface Chain {
   /** The fingerprint after each seq, two lanes per seq. */
@@ -24,9 +29,34 @@ export interface LogPrefix {
   hash: string
 }
 
+/** Events hashed per macrotask by {@link prefixReady}: ~2–5 ms of work at a time. */
+export const SLICE_EVENTS = 1000
+
+/** @internal For tests: how many times {@link prefixReady} gave the event loop back. */
+export const prefixStats = { yields: 0 }
+
 export function logPrefix(events: readonly SessionEvent[], seq: number): LogPrefix {
   if (seq < 0) return { seq: -1, hash: LogHash.EMPTY }
   if (seq >= events.length) throw new RangeError(`logPrefix: seq ${seq} is past the log's end (${events.length - 1}).`)
+  const chain = extend(events, seq)
+  return { seq, hash: LogHash.hexOf(chain.lanes[2 * seq]!, chain.lanes[2 * seq + 1]!) }
+}
+
+/** Hashes the log up to `seq` a slice per macrotask, so that {@link logPrefix}(events, seq) is then immediate. */
+export async function prefixReady(events: readonly SessionEvent[], seq: number): Promise<void> {
+  const last = Math.min(seq, events.length - 1)
+  for (;;) {
+    const upTo = chains.get(events)?.upTo ?? -1
+    if (upTo >= last) return
+    extend(events, Math.min(last, upTo + SLICE_EVENTS))
+    if (Math.min(last, upTo + SLICE_EVENTS) >= last) return
+    prefixStats.yields++
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+}
+
+/** The log's chain, hashed through `seq` at least. */
+function extend(events: readonly SessionEvent[], seq: number): Chain {
   let chain = chains.get(events)
   if (chain === undefined) chains.set(events, (chain = { lanes: new Uint32Array(0), upTo: -1, hash: new LogHash() }))
   if (seq > chain.upTo) {
@@ -44,5 +74,5 @@ export function logPrefix(events: readonly SessionEvent[], seq: number): LogPref
     }
     chain.upTo = seq
   }
-  return { seq, hash: LogHash.hexOf(chain.lanes[2 * seq]!, chain.lanes[2 * seq + 1]!) }
+  return chain
 }

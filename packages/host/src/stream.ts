@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from './log.js'
-import { logPrefix } from './log-prefix.js'
+import { logPrefix, prefixReady } from './log-prefix.js'
 import type { LiveSession } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { subscribe } from './subscription.js'
@@ -127,7 +127,9 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   return sseStream({
     // The hello baseline describes the session now, and the log up to the cursor (its `prefix`
     // fingerprint, which a reconnecting client checks); replay follows from the cursor.
-    first: () => {
+    first: async () => {
+      // The fingerprint first, a slice per macrotask: a long log must not hold other sessions up.
+      await prefixReady(session.events, cursor)
       const inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
       const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox, prefix: logPrefix(session.events, cursor) }
       return `retry: 1000\n${frame('hello', hello)}`
