@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { INTERN_CAPACITY, INTERN_MAX_LENGTH, internString } from './intern.js'
+import { INTERN_CAPACITY, INTERN_MAX_LENGTH, internString, isNameKey } from './intern.js'
 import { freezeParsedJson, isFrozenJson } from './json.js'
 import { bytesPerValue } from './testing/heap.js'
 
@@ -22,6 +22,16 @@ describe('internString', () => {
     expect(plain - shared).toBeGreaterThan(60)
   })
 
+  it('leaves text alone: only the values of name-like keys are shared', () => {
+    const line = JSON.stringify({ text: 'some user text', id: 'an-id-of-twenty-chars', data: { arguments: '{"key":"value"}' } })
+    const plain = bytesPerValue(20_000, () => deepFreeze(JSON.parse(line)))
+    const frozen = bytesPerValue(20_000, () => freezeParsedJson(JSON.parse(line), { mark: false }))
+    // Shared, the three strings would save ~40 bytes each per line.
+    expect(Math.abs(plain - frozen)).toBeLessThan(20)
+    expect(isNameKey('type') && isNameKey('name') && isNameKey('tools')).toBe(true)
+    expect(isNameKey('text') || isNameKey('id') || isNameKey('__proto__')).toBe(false)
+  })
+
   it('keeps at most its capacity of strings alive, however many distinct ones it sees', () => {
     const distinct = 20 * INTERN_CAPACITY
     const retained = bytesPerValue(1, () => {
@@ -41,6 +51,19 @@ describe('freezeParsedJson with shared strings', () => {
     expect(isFrozenJson(value)).toBe(true)
   })
 
+  it('walks own keys only: an enumerable key on Object.prototype is neither frozen nor copied in', () => {
+    const inherited = { kind: 'not-the-parsed-values' }
+    Object.defineProperty(Object.prototype, 'internTestInherited', { value: inherited, enumerable: true, configurable: true, writable: true })
+    try {
+      const value = freezeParsedJson(JSON.parse('{"type":"assistant/chunk","data":{"text":"hi"}}'))
+      expect(Object.isFrozen(value.data)).toBe(true)
+      expect(Object.isFrozen(inherited)).toBe(false)
+      expect(Object.keys(value)).toEqual(['type', 'data'])
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)['internTestInherited']
+    }
+  })
+
   it('leaves the root unmarked with mark: false', () => {
     const value = freezeParsedJson(JSON.parse('{"type":"assistant/message"}'), { mark: false })
     expect(Object.isFrozen(value)).toBe(true)
@@ -49,10 +72,10 @@ describe('freezeParsedJson with shared strings', () => {
 
   it('keeps an own "__proto__" key a key, and the prototype untouched', () => {
     internString('shared-proto-value')
-    const value = freezeParsedJson(JSON.parse('{"__proto__":"shared-proto-value","a":"shared-proto-value"}'))
+    const value = freezeParsedJson(JSON.parse('{"__proto__":"shared-proto-value","type":"shared-proto-value"}'))
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
     expect(Object.hasOwn(value, '__proto__')).toBe(true)
-    expect(value).toEqual(JSON.parse('{"__proto__":"shared-proto-value","a":"shared-proto-value"}'))
+    expect(value).toEqual(JSON.parse('{"__proto__":"shared-proto-value","type":"shared-proto-value"}'))
   })
 })
 

@@ -9,15 +9,22 @@
  * (docs/benchmarks.md, section 6, "Goal 2 — heap per idle session"). Events appended by a running
  * agent share the code's literals already; this gives a reopened log the same.
  *
- * Bounded twice, so that it never holds a user's text: only strings of at most
- * {@link INTERN_MAX_LENGTH} characters are shared (type names, enum-like values, tool names; a
- * message's text is longer or, when short, costs one entry), and the table starts over when it
- * holds {@link INTERN_CAPACITY} of them (a log full of distinct short ids churns the table but
- * cannot grow it; the next lookups refill it with what recurs).
+ * Bounded, so that it never holds a user's text: `freezeParsedJson` shares only the values of
+ * name-like keys ({@link isNameKey}: types, kinds, roles, reasons, tool names), and only strings
+ * of at most {@link INTERN_MAX_LENGTH} characters are kept; the table starts over when it holds
+ * {@link INTERN_CAPACITY} of them (distinct names churn it but cannot grow it; the next lookups
+ * refill it with what recurs).
  */
 
 /** Longest string shared: the longest core event type is 19 characters, a plugin's a few more. */
 export const INTERN_MAX_LENGTH = 32
+/**
+ * `JSON.parse` itself shares string values of up to this many characters (V8 internalizes them:
+ * `kMaxInternalizedStringValueLength`), so a parsed value that short is not looked up again —
+ * most of a log's strings are (`"text"`, `"user"`, short ids), and a lookup costs a hash of the
+ * string. Another engine or version only makes the cut less exact: equal strings come out either way.
+ */
+export const PARSED_SHARED_MAX_LENGTH = 10
 /** Entries before the table is dropped and started over (~250 KB at most, strings included). */
 export const INTERN_CAPACITY = 4096
 
@@ -36,4 +43,33 @@ export function internString(value: string): string {
   if (table.size >= INTERN_CAPACITY) table = new Map()
   table.set(value, value)
   return value
+}
+
+/**
+ * Keys whose string values are names from a small vocabulary rather than text: event and block
+ * types, chunk kinds, roles, reasons, tool and adapter names, error codes. `freezeParsedJson`
+ * shares only these (and array items under them, such as `tools`): looking up a message's text
+ * or an id would cost a hash per string, fill the table with values that never recur, and save
+ * nothing.
+ */
+export function isNameKey(key: string): boolean {
+  switch (key) {
+    case 'type':
+    case 'kind':
+    case 'reason':
+    case 'finish':
+    case 'name':
+    case 'role':
+    case 'target':
+    case 'outcome':
+    case 'adapter':
+    case 'mode':
+    case 'by':
+    case 'delivery':
+    case 'code':
+    case 'tools':
+      return true
+    default:
+      return false
+  }
 }

@@ -1,5 +1,5 @@
 import { BosunError, ErrorCodes } from './errors.js'
-import { INTERN_MAX_LENGTH, internString } from './intern.js'
+import { INTERN_MAX_LENGTH, PARSED_SHARED_MAX_LENGTH, internString, isNameKey } from './intern.js'
 
 /** A JSON value, as stored in the event log. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -222,38 +222,50 @@ function fail(what: string, keys: readonly (string | number)[], problem: string)
 
 /**
  * Deep-freezes, in place, a value that came straight out of `JSON.parse` (so it is JSON by
- * construction) and marks it as checked, so later appends reuse it without a copy. Short string
- * values are replaced by their shared copy ({@link internString}): a log read back holds one copy
- * of each event type, role or tool name, not one per event. For stores loading a log: one pass,
- * no allocation. Do not pass anything else. `mark: false` leaves the root unmarked (the JSONL
- * store freezes whole event lines: an envelope is never passed on as a message).
+ * construction) and marks it as checked, so later appends reuse it without a copy. The string
+ * values of name-like keys (`type`, `kind`, `role`, `reason`, `name`…: {@link isNameKey}) are
+ * replaced by their shared copy ({@link internString}): a log read back holds one copy of each
+ * event type, chunk kind or tool name, not one per event. For stores loading a log: one pass, no
+ * allocation. Do not pass anything else. `mark: false` leaves the root unmarked (the JSONL store
+ * freezes whole event lines: an envelope is never passed on as a message).
  */
 export function freezeParsedJson<T>(value: T, options?: { mark?: boolean }): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  freezeDeep(options?.mark === false ? value : mark(value))
+  freezeDeep(options?.mark === false ? value : mark(value), '')
   return value
 }
 
-function freezeDeep(value: object): void {
+const hasOwnProperty = Object.prototype.hasOwnProperty
+
+/** `key`: the key `value` is under (an array's items are under the array's key). */
+function freezeDeep(value: object, key: string): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i]
       // Assigned whatever it returns: `!==` compares strings by content, not by copy.
       if (typeof item === 'string') {
-        if (item.length <= INTERN_MAX_LENGTH) value[i] = internString(item)
-      } else if (typeof item === 'object' && item !== null) freezeDeep(item)
+        if (worthSharing(item, key)) value[i] = internString(item)
+      } else if (typeof item === 'object' && item !== null) freezeDeep(item, key)
     }
   } else {
     const record = value as Record<string, unknown>
-    // for-in, not Object.keys: no array of keys per object (an open pays this per event).
-    for (const key in record) {
-      const item = record[key]
+    // for-in, not Object.keys: no array of keys per object (an open pays this per event). Own
+    // keys only: an enumerable key on Object.prototype is not the parsed value's (and would be
+    // found again in every object below). `hasOwnProperty.call` in a for-in over the same object
+    // is the form V8 answers from the enum cache.
+    for (const name in record) {
+      if (!hasOwnProperty.call(record, name)) continue
+      const item = record[name]
       if (typeof item === 'string') {
-        // Own keys only (an enumerable key on Object.prototype must not become one), and not an
-        // own "__proto__" (assigning it would set the prototype): those keep their copy.
-        if (item.length <= INTERN_MAX_LENGTH && key !== '__proto__' && Object.hasOwn(record, key)) record[key] = internString(item)
-      } else if (typeof item === 'object' && item !== null) freezeDeep(item)
+        if (worthSharing(item, name)) record[name] = internString(item)
+      } else if (typeof item === 'object' && item !== null) freezeDeep(item, name)
     }
   }
   Object.freeze(value)
+}
+
+/** Shorter ones `JSON.parse` shares itself; longer ones, and other keys' values, are text. */
+function worthSharing(value: string, key: string): boolean {
+  const length = value.length
+  return length > PARSED_SHARED_MAX_LENGTH && length <= INTERN_MAX_LENGTH && isNameKey(key)
 }

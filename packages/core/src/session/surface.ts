@@ -11,7 +11,8 @@ const EMPTY: readonly never[] = Object.freeze([])
  * append-only and is handed to the model request without a copy.
  *
  * A surface attached to a session is built on its first read (`messages`, `seqs`, `apply`), not
- * when attached: until then it keeps only how many of the log's events it stands for. An idle
+ * when attached: until then it keeps how many of the log's events it stood for then, and the
+ * events appended since (none for a session that is only loaded). An idle
  * session that never runs a turn so holds no copy of its history's messages (their array, their
  * seqs and a small object per user message and tool result: ~2 KiB for figure 6's 40 messages;
  * docs/benchmarks.md, section 6, goal 2). The build is the same fold over the same events, so
@@ -26,11 +27,15 @@ export class Surface {
   #seqsView: readonly number[] = EMPTY
   /** The session of an attached surface not built yet; `undefined` once built. */
   #source: Session | undefined
-  /**
-   * How many of the source's events the surface stands for: those whose projections have run. An
-   * observer of the event being appended (it is in the log already) sees the surface without it.
-   */
+  /** How many of the source's events the surface stood for when attached. */
   #through = 0
+  /**
+   * The events whose projections ran since, in the order they ran (an observer's append runs its
+   * projection before the outer event's): folded after the first `#through`, in that order, as
+   * an eager surface applied them. An observer of the event being appended (its projection has
+   * not run) sees the surface without it. `undefined` while none.
+   */
+  #since: SessionEvent[] | undefined
 
   /** The surface of the whole log (seed included), kept current; built on its first read. */
   static attach(session: Session): Surface {
@@ -39,7 +44,7 @@ export class Surface {
     surface.#through = session.events.length
     session.project((event) => {
       if (surface.#source === undefined) surface.#apply(event)
-      else surface.#through = event.seq + 1
+      else (surface.#since ??= []).push(event)
     })
     return surface
   }
@@ -51,6 +56,9 @@ export class Surface {
     this.#source = undefined
     const events = session.events
     for (let i = 0; i < this.#through; i++) this.#apply(events[i]!)
+    const since = this.#since
+    this.#since = undefined
+    if (since !== undefined) for (const event of since) this.#apply(event)
   }
 
   /**
