@@ -8,9 +8,14 @@
 /** `json`: the history as one JSON array; `core`: the @bosun/core module in use. */
 export function storedLog(json, core) {
   const events = JSON.parse(json)
-  const freeze = core.internString === undefined ? deepFreeze : (event) => core.freezeParsedJson(event, { mark: false })
+  const freeze = storeFreeze(core)
   for (const event of events) freeze(event)
   return events
+}
+
+/** What the JSONL reader of `core`'s build does to each parsed event line. */
+export function storeFreeze(core) {
+  return core.internString === undefined ? deepFreeze : (event) => core.freezeParsedJson(event, { mark: false })
 }
 
 function deepFreeze(value) {
