@@ -25,8 +25,10 @@ export class Surface {
   /** The last views handed out, reused while nothing changed (a view is O(1), but not free). */
   #messagesView: readonly ModelMessage[] = EMPTY
   #seqsView: readonly number[] = EMPTY
-  /** The session of an attached surface not built yet; `undefined` once built. */
+  /** The session of an attached surface (set once: a field that changes type deoptimizes its readers). */
   #source: Session | undefined
+  /** True while an attached surface has not been built. */
+  #unbuilt = false
   /** How many of the source's events the surface stood for when attached. */
   #through = 0
   /**
@@ -41,20 +43,20 @@ export class Surface {
   static attach(session: Session): Surface {
     const surface = new Surface()
     surface.#source = session
+    surface.#unbuilt = true
     surface.#through = session.events.length
     session.project((event) => {
-      if (surface.#source === undefined) surface.#apply(event)
-      else (surface.#since ??= []).push(event)
+      if (surface.#unbuilt) (surface.#since ??= []).push(event)
+      else surface.#apply(event)
     })
     return surface
   }
 
   /** Folds the events it stands for, if that was put off: once. */
   #build(): void {
-    const session = this.#source
-    if (session === undefined) return
-    this.#source = undefined
-    const events = session.events
+    if (!this.#unbuilt) return
+    this.#unbuilt = false
+    const events = this.#source!.events
     for (let i = 0; i < this.#through; i++) this.#apply(events[i]!)
     const since = this.#since
     this.#since = undefined
