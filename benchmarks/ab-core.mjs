@@ -1,5 +1,5 @@
 // Before/after of @bosun/core's turn, without touching the working tree:
-//   node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind] [--only=turn,fig1,fig3,fig3b,fig7] [--after=<git-ref>]
+//   node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind] [--cachesim] [--only=turn,fig1,fig3,fig3b,fig7] [--after=<git-ref>]
 // Builds packages/core as it was at <git-ref> into a temporary directory and loads it through
 // BENCH_CORE (contenders/bosun.mjs); "after" is this tree's built dist (run
 // `npx tsc -b tsconfig.build.json` first). Round by round, in separate processes, in the order
@@ -16,7 +16,13 @@
 // instructions per turn: `valgrind --tool=callgrind` of turn-cost.mjs in count mode (node
 // --single-threaded --predictable: GC and compilation on the main thread, counted, and no
 // time-based heuristics, so repeatable on a loaded machine) at 200 and
-// 1,200 turns, the difference ÷ 1,000. Prints one line per measure: median over rounds (min–max).
+// 1,200 turns, the difference ÷ 1,000. With --cachesim, once per build, figure 7's child (1,000
+// sessions) under `valgrind --tool=cachegrind --cache-sim=yes` at 2 and 6 turns a session, the
+// difference ÷ 4,000 turns: instructions, D1 misses and misses of a simulated 1 MiB last level
+// (this machine's L2 per core; its 32 MiB L3 holds the whole heap) per turn — the machine has no
+// hardware counters, and at 1,000 sessions the commit path was bound by cache misses
+// (docs/benchmarks.md section 6, "Third pass on goal 1"). ~3 minutes per build and length.
+// Prints one line per measure: median over rounds (min–max).
 // --only: these cells alone (and no promise count), e.g. `--only=fig3b` while working on one figure.
 // --after: "after" is that ref's core, built like "before", instead of this tree's dist (which
 // holds whatever is uncommitted in packages/core, other people's work included).
@@ -26,12 +32,14 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { abArgs } from './lib/ab-args.mjs'
+import { cachegrindTotals, dataMisses } from './lib/cachegrind.mjs'
 import { median } from './lib/children.mjs'
 
 const argv = process.argv.slice(2)
-const USAGE = 'usage: node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind] [--only=turn,fig1,fig3,fig3b,fig7] [--after=<git-ref>]'
+const USAGE = 'usage: node benchmarks/ab-core.mjs <git-ref> [rounds=5] [--callgrind] [--cachesim] [--only=turn,fig1,fig3,fig3b,fig7] [--after=<git-ref>]'
 const CELLS = ['turn', 'fig1', 'fig3', 'fig3b', 'fig7']
 const callgrind = argv.includes('--callgrind')
+const cachesim = argv.includes('--cachesim')
 const onlyArg = argv.find((a) => a.startsWith('--only='))
 const afterArg = argv.find((a) => a.startsWith('--after='))
 const afterRef = afterArg?.slice('--after='.length)
@@ -40,7 +48,7 @@ if ((only && (only.length === 0 || only.some((name) => !CELLS.includes(name)))) 
   console.error(USAGE)
   process.exit(2)
 }
-const { ref, rounds } = abArgs(USAGE, argv.filter((a) => a !== '--callgrind' && a !== onlyArg && a !== afterArg))
+const { ref, rounds } = abArgs(USAGE, argv.filter((a) => a !== '--callgrind' && a !== '--cachesim' && a !== onlyArg && a !== afterArg))
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
 
@@ -78,6 +86,14 @@ async function instructions(contender, turns, env) {
     join(here, 'turn-cost.mjs'), JSON.stringify({ contender, turns, mode: 'count' })], env, 'valgrind')
   const totals = readFileSync(out, 'utf8').match(/^totals: (\d+)/m) ?? readFileSync(out, 'utf8').match(/^summary: (\d+)/m)
   return Number(totals[1])
+}
+
+/** Figure 7's child (1,000 sessions × `turns`) under cachegrind: its totals (see the header). */
+async function cacheCounts(contender, turns, env) {
+  const out = join(work, `cachegrind-${contender}-${turns}-${Date.now()}`)
+  await run(['--tool=cachegrind', '--cache-sim=yes', '--LL=1048576,16,64', `--cachegrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath,
+    '--single-threaded', '--predictable', join(here, 'concurrency-child.mjs'), JSON.stringify({ contender, variant: 'memory', sessions: 1000, turns, prior: 0 })], env, 'valgrind')
+  return cachegrindTotals(readFileSync(out, 'utf8'))
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bosun-ab-core-'))
@@ -131,6 +147,13 @@ try {
     for (const [label, contender, env] of builds) {
       const [low, high] = [await instructions(contender, 200, env), await instructions(contender, 1200, env)]
       console.log(`instructions / turn (callgrind), ${label}: ${Math.round((high - low) / 1000).toLocaleString('en-US')}`)
+    }
+  }
+  if (cachesim) {
+    for (const [label, contender, env] of builds) {
+      const [low, high] = [await cacheCounts(contender, 2, env), await cacheCounts(contender, 6, env)]
+      const perTurn = (read) => Math.round((read(high) - read(low)) / 4000).toLocaleString('en-US')
+      console.log(`figure 7 under cachegrind, ${label}, per turn: instructions ${perTurn((t) => t.Ir)}, D1 misses ${perTurn((t) => dataMisses(t).d1)}, 1 MiB last-level misses ${perTurn((t) => dataMisses(t).ll)}`)
     }
   }
 } finally {
