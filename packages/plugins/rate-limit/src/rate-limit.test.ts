@@ -158,7 +158,7 @@ describe('requeue', () => {
       turn/end 1 completed
       turn/start 2
       splice next-turn @0 -1
-      rate-limit/requeued {"turn":2,"dueAt":N,"messages":[{"id":ID,"role":"user","content":[{"type":"text","text":"two"}],"source":{"kind":"user","userId":"ada"}}]}
+      rate-limit/requeued {"turn":2,"dueAt":N,"messages":[{"id":ID,"role":"user","content":[{"type":"text","text":"two"}],"source":{"kind":"user","userId":"ada","delivery":"followup"}}]}
       rejected 2 by=rate-limit {"limit":1,"windowMs":300,"retryAfterMs":N,"counts":"turns","burst":1,"key":"userId:ada","onLimit":"requeue"}
       turn/end 2 blocked by=rate-limit {"limit":1,"windowMs":300,"retryAfterMs":N,"counts":"turns","burst":1,"key":"userId:ada","onLimit":"requeue"}
       turn/start 3
