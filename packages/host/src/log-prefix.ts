@@ -45,11 +45,9 @@ export function logPrefix(events: readonly SessionEvent[], seq: number): LogPref
 /** Hashes the log up to `seq` a slice per macrotask, so that {@link logPrefix}(events, seq) is then immediate. */
 export async function prefixReady(events: readonly SessionEvent[], seq: number): Promise<void> {
   const last = Math.min(seq, events.length - 1)
-  for (;;) {
-    const upTo = chains.get(events)?.upTo ?? -1
+  for (let upTo = chains.get(events)?.upTo ?? -1; upTo < last; ) {
+    upTo = extend(events, Math.min(last, upTo + SLICE_EVENTS)).upTo
     if (upTo >= last) return
-    extend(events, Math.min(last, upTo + SLICE_EVENTS))
-    if (Math.min(last, upTo + SLICE_EVENTS) >= last) return
     prefixStats.yields++
     await new Promise<void>((resolve) => setImmediate(resolve))
   }

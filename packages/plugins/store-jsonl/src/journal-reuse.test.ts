@@ -12,9 +12,9 @@ import { jsonlStore } from './store.js'
 import { EXTEND_BYTES, StoreJournal, journalTuning, type JournalMember } from './journal.js'
 import { decodeRecords, encodeRecord } from './journal-format.js'
 import { copyStoreFiles, cutFile, journalFiles } from './testing/crash-image.js'
-import { fileText, header, readSession, sessionFile } from './testing/fixtures.js'
+import { fileText, header, sessionFile } from './testing/fixtures.js'
 import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
-import { SESSIONS, wave, waveSessions } from './testing/waves.js'
+import { SESSIONS, expectRecovered, wave, waveSessions } from './testing/waves.js'
 import { nodeFileSystem } from './file-system.js'
 
 let dir: string
@@ -93,7 +93,8 @@ it('a crash during a round torn over an earlier generation, sector by sector: re
           return undefined
         }
         const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal: true })
-        const { ids, appended, flushWave } = await waveSessions(store)
+        const sessions = await waveSessions(store)
+        const { ids, appended, flushWave } = sessions
         for (const steps of acked) await Promise.all(flushWave(steps))
         const ackedCounts = appended.map((events) => events.length)
         const [journal] = await journalFiles(live)
@@ -133,16 +134,7 @@ it('a crash during a round torn over an earlier generation, sector by sector: re
           await cutFile(file, from + Math.floor(sessionCuts[i]! * (size - from)))
         }
 
-        const recovered = jsonlStore({ dir: image })
-        for (const [i, id] of ids.entries()) {
-          const { events, writer } = (await recovered.open(id))!
-          expect(events.length).toBeGreaterThanOrEqual(ackedCounts[i]!)
-          expect(events).toEqual(appended[i]!.slice(0, events.length))
-          await writer.close()
-          expect(await readSession(image, id)).toBe(fileText(header(id), events))
-        }
-        await recovered.close()
-        expect(await journalFiles(image)).toEqual([])
+        await expectRecovered(image, sessions, ackedCounts)
       },
     ),
     { numRuns: 40 },

@@ -1,8 +1,11 @@
 // The journal's crash properties drive a store the same way: SESSIONS sessions, each "wave" a set
 // of flushes made in the same tick (one commit round), each appending `count` events first.
 import fc from 'fast-check'
+import { expect } from 'vitest'
 import type { SessionEvent, SessionWriter, Store } from '@bosun/core'
-import { event, header } from './fixtures.js'
+import { jsonlStore } from '../store.js'
+import { journalFiles } from './crash-image.js'
+import { event, fileText, header, readSession } from './fixtures.js'
 
 export const SESSIONS = 3
 
@@ -38,4 +41,22 @@ export async function waveSessions(store: Store): Promise<WaveSessions> {
       return writers[session]!.flush()
     })
   return { ids, appended, flushWave }
+}
+
+/**
+ * Opens every session of a crash image in `image` with a fresh store and checks what recovery
+ * gave: every acknowledged event (`ackedCounts[i]` of session i's), in order, nothing twice, at
+ * most unacknowledged ones after them; no torn line left in the file; no journal left behind.
+ */
+export async function expectRecovered(image: string, { ids, appended }: WaveSessions, ackedCounts: readonly number[]): Promise<void> {
+  const recovered = jsonlStore({ dir: image })
+  for (const [i, id] of ids.entries()) {
+    const { events, writer } = (await recovered.open(id))!
+    expect(events.length).toBeGreaterThanOrEqual(ackedCounts[i]!)
+    expect(events).toEqual(appended[i]!.slice(0, events.length))
+    await writer.close()
+    expect(await readSession(image, id)).toBe(fileText(header(id), events))
+  }
+  await recovered.close()
+  expect(await journalFiles(image)).toEqual([])
 }
