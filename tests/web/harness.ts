@@ -65,10 +65,11 @@ export interface Serve { url: string; child: ChildProcess; stop(): Promise<void>
 
 /**
  * Runs the built `bosun serve --port <port>` in `dir` (with `env` added, e.g. BOSUN_HOST_TOKEN);
- * resolves once it prints its URL. `cli`: another build's `packages/cli/dist/bin.js` (a comparison).
+ * resolves once it prints its URL. `cli`: another build's `packages/cli/dist/bin.js` (a comparison);
+ * `args`: more flags for `bosun serve` (e.g. `--cors <origin>`).
  */
-export async function serve(dir: string, port: number, env: Record<string, string> = {}, cli = bin): Promise<Serve> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--grace-ms', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+export async function serve(dir: string, port: number, env: Record<string, string> = {}, cli = bin, args: readonly string[] = []): Promise<Serve> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--grace-ms', '0', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))

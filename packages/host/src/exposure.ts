@@ -92,6 +92,14 @@ export function fenceHosts(token: string | undefined, allowedHosts: readonly str
   return new Set(allowedHosts.map((h) => hostnameOf(h.includes(':') && !h.startsWith('[') && h.indexOf(':') !== h.lastIndexOf(':') ? `[${h}]` : h)))
 }
 
+/**
+ * Response headers a cross-origin script may read besides the CORS-safelisted ones: without this
+ * list a browser hides them from `fetch`. `etag` is the inbox version an edit sends back as
+ * `if-match`; `retry-after` says when to retry a 429 or 503; `www-authenticate` names the scheme
+ * of a 401.
+ */
+const EXPOSED_HEADERS = 'etag, retry-after, www-authenticate'
+
 function corsPreflight(origin: string): Response {
   return new Response(null, {
     status: 204,
@@ -140,7 +148,7 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
         throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin (or configure cors.origins).')
       }
       if (allowedOrigin) {
-        cors = { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' }
+        cors = { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSED_HEADERS, vary: 'origin' }
         if (c.req.method === 'OPTIONS') return corsPreflight(origin)
       }
     }

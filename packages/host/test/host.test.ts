@@ -167,6 +167,8 @@ describe('host: browsers', () => {
     const cors = await req(h, 'GET', '/v1/host', undefined, { origin: app, authorization: `Bearer ${token}` })
     expect(cors.status).toBe(200)
     expect(cors.headers.get('access-control-allow-origin')).toBe(app)
+    // A cross-origin script can read the inbox version (etag, sent back as if-match) and retry-after.
+    expect(cors.headers.get('access-control-expose-headers')?.split(/,\s*/).sort()).toEqual(['etag', 'retry-after', 'www-authenticate'])
     const missing = await req(h, 'GET', '/v1/sessions/nope', undefined, { origin: app, authorization: `Bearer ${token}` })
     expect(missing.status).toBe(404)
     expect(missing.headers.get('access-control-allow-origin')).toBe(app)
