@@ -15,14 +15,45 @@ export function readOnlyPrefix<T>(array: readonly T[], length: number, what: str
 }
 
 /**
+ * The write traps of a read-only view: every write goes to `refuse`, which throws READ_ONLY with
+ * what the view is and what to do instead. Shared by the surface's prefix views and the sealed
+ * log's view (log-view.ts).
+ */
+export abstract class ReadOnlyTraps<T extends object> implements ProxyHandler<T> {
+  set(): boolean {
+    return this.refuse()
+  }
+
+  defineProperty(): boolean {
+    return this.refuse()
+  }
+
+  deleteProperty(): boolean {
+    return this.refuse()
+  }
+
+  setPrototypeOf(): boolean {
+    return this.refuse()
+  }
+
+  preventExtensions(): boolean {
+    return this.refuse()
+  }
+
+  abstract refuse(): never
+}
+
+/**
  * The traps of one view, on a prototype: a view costs its proxy and this two-field object, not a
  * closure per trap (the surface makes a view per model request).
  */
-class PrefixHandler<T> implements ProxyHandler<T[]> {
+class PrefixHandler<T> extends ReadOnlyTraps<T[]> {
   constructor(
     readonly length: number,
     readonly what: string,
-  ) {}
+  ) {
+    super()
+  }
 
   #outside(key: string | symbol): boolean {
     if (typeof key !== 'string') return false
@@ -51,26 +82,6 @@ class PrefixHandler<T> implements ProxyHandler<T[]> {
     if (key === 'length') return { value: this.length, writable: true, enumerable: false, configurable: false }
     if (this.#outside(key)) return undefined
     return Reflect.getOwnPropertyDescriptor(target, key)
-  }
-
-  set(): boolean {
-    return this.refuse()
-  }
-
-  defineProperty(): boolean {
-    return this.refuse()
-  }
-
-  deleteProperty(): boolean {
-    return this.refuse()
-  }
-
-  setPrototypeOf(): boolean {
-    return this.refuse()
-  }
-
-  preventExtensions(): boolean {
-    return this.refuse()
   }
 
   refuse(): never {

@@ -1,0 +1,75 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { freezeParsedJson } from '../json.js'
+import type { SessionEvent } from './events.js'
+
+/**
+ * A run of consecutive events sealed off the heap: their JSON array text, deflated. Immutable: a
+ * session and the memory store that keeps its log share the same pages, and a fork (a reopened
+ * memory session) shares them too.
+ */
+export interface SealedPage {
+  /** The `seq` of the first event. */
+  readonly first: number
+  readonly count: number
+  /** `JSON.stringify(events)`, `deflateRawSync` at level 1 (fast: sealing runs while a process serves others). */
+  readonly bytes: Buffer
+}
+
+/** Level 1: ~1.8 µs an event at 256-event pages (docs/benchmarks.md, section 6, goal 2, step 3). */
+const DEFLATE_LEVEL = 1
+
+/** Seals `events` (consecutive, the first at `events[0].seq`) into one page. */
+export function sealPage(events: readonly SessionEvent[]): SealedPage {
+  const bytes = deflateRawSync(JSON.stringify(events), { level: DEFLATE_LEVEL })
+  return Object.freeze({ first: events[0]!.seq, count: events.length, bytes })
+}
+
+/**
+ * Decoded pages, most recently used last. Module-level and small: a session read once (a host
+ * streaming an old log, a load-time scan) must not keep its pages decoded, or every idle session
+ * that was read would hold its history live again. A sequential scan decodes each page once.
+ */
+const decoded = new Map<SealedPage, readonly SessionEvent[]>()
+/** Enough for a scan that alternates between two logs (a fork and its parent) and a page of each. */
+export const DECODED_PAGES_KEPT = 4
+/** The page read last: consecutive reads of one page skip the LRU's re-insertion. */
+let lastPage: SealedPage | undefined
+let lastEvents: readonly SessionEvent[] = []
+
+/**
+ * The events of `page`, as a store's decoder gives them back: equal to the sealed ones, deep-frozen,
+ * names shared (`freezeParsedJson`), not the same objects.
+ */
+export function pageEvents(page: SealedPage): readonly SessionEvent[] {
+  if (page === lastPage) return lastEvents
+  let events = decoded.get(page)
+  if (events === undefined) {
+    events = decode(page)
+    if (decoded.size >= DECODED_PAGES_KEPT) decoded.delete(decoded.keys().next().value!)
+  } else {
+    decoded.delete(page)
+  }
+  decoded.set(page, events)
+  lastPage = page
+  lastEvents = events
+  return events
+}
+
+function decode(page: SealedPage): readonly SessionEvent[] {
+  const events = JSON.parse(inflateRawSync(page.bytes).toString('utf8')) as SessionEvent[]
+  // Unmarked, as the JSONL reader freezes an event line: an envelope is never passed on as input.
+  for (const event of events) freezeParsedJson(event, { mark: false })
+  return Object.freeze(events)
+}
+
+/** How many decoded pages are kept now (tests: the cache is bounded). */
+export function decodedPageCount(): number {
+  return decoded.size
+}
+
+/** Drops every decoded page (tests, and a host that wants the memory back at once). */
+export function dropDecodedPages(): void {
+  decoded.clear()
+  lastPage = undefined
+  lastEvents = []
+}
