@@ -5,10 +5,17 @@
 // jbd2 journal listed in /proc/fs/jbd2 (ext4), the file system's journal commits counted over the
 // run. Other processes' writes to the same file system count too: use a file system of its own
 // (e.g. an ext4 image on a loop device) for a clean count. Prints one JSON line.
+// `cycle` splits the wall time at the journal's fdatasyncs (they are chained: one at a time):
+// `waitMs` is spent inside them (the main thread has nothing to do then when every session waits
+// for the one in flight), `roundMs` from a round's first page-cache write (fs.writeSync, wrapped
+// through syncBuiltinESMExports; the store's fstat, encoding and writes) to the fdatasync it
+// ends with, `computeMs` the rest (the sessions' turns up to their next flush, the round's
+// macrotask hop). `batchesPerSync`: session-file writes per journal fdatasync.
 //   TMPDIR          the folder the store is made in (default: the OS temporary folder)
 //   BENCH_STORE_JSONL   another build of the store (its dist/index.js), for a before/after
-import { readFileSync, statSync } from 'node:fs'
+import fs, { readFileSync, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 
 const USAGE = 'usage: node benchmarks/journal-syncs.mjs [sessions=8] [turns=200]'
@@ -42,31 +49,76 @@ const proto = Object.getPrototypeOf(probe)
 await probe.close()
 const datasync = proto.datasync
 const syncMs = []
+// The wall time's phases: [start, end] of every fdatasync, and the time of every write between them.
+const syncSpans = []
+const writeTimes = []
 proto.datasync = async function timed() {
   const t0 = performance.now()
   try {
     return await datasync.call(this)
   } finally {
-    syncMs.push(performance.now() - t0)
+    const t1 = performance.now()
+    syncMs.push(t1 - t0)
+    syncSpans.push([t0, t1])
   }
 }
+const writeSync = fs.writeSync
+fs.writeSync = function timedWrite(...args) {
+  writeTimes.push(performance.now())
+  return writeSync.apply(this, args)
+}
+syncBuiltinESMExports()
 
 const { contender } = await import('./contenders/bosun.mjs')
 const c = await contender('jsonl', { prior: 40, chunks: 10, chunkSize: 10, sharedStore: true })
 const agents = []
 for (let i = 0; i < sessions; i++) agents.push(await c.fresh())
-syncMs.length = 0
+syncMs.length = syncSpans.length = writeTimes.length = 0
 const commits0 = commits()
 const cpu0 = process.cpuUsage()
+const elu0 = performance.eventLoopUtilization()
 const t0 = performance.now()
 await Promise.all(agents.map(async (agent) => {
   for (let i = 0; i < turns; i++) await agent.turn(`question ${i}`)
 }))
 const wallMs = performance.now() - t0
 const cpu = process.cpuUsage(cpu0)
+const elu = performance.eventLoopUtilization(elu0)
+const cycle = phases(t0, t0 + wallMs)
 const fsCommits = commits() - commits0
 for (const agent of agents) await agent.close()
 await c.cleanup()
+
+/**
+ * Splits [from, to] at the fdatasyncs: time inside them, time from the first write after the
+ * previous one to the fdatasync (the round), and the rest (compute). Overlapping fdatasyncs (the
+ * journal's are chained; a checkpoint's run together) count once.
+ */
+function phases(from, to) {
+  let waitMs = 0
+  let roundMs = 0
+  let lastEnd = from
+  let w = 0
+  let phases = 0
+  for (const [start, end] of syncSpans) {
+    if (end <= lastEnd || start < from || end > to) continue
+    while (w < writeTimes.length && writeTimes[w] < lastEnd) w++
+    if (w < writeTimes.length && writeTimes[w] < start) roundMs += start - writeTimes[w]
+    waitMs += end - Math.max(start, lastEnd)
+    lastEnd = end
+    phases++
+  }
+  const writes = writeTimes.filter((t) => t >= from && t <= to).length
+  const computeMs = to - from - waitMs - roundMs
+  const perTurn = (ms) => Number((ms / (sessions * turns)).toFixed(3))
+  return {
+    computeMs: perTurn(computeMs), roundMs: perTurn(roundMs), waitMs: perTurn(waitMs),
+    waitShare: Number((waitMs / (to - from)).toFixed(3)),
+    // A round writes each member's file, then the journal once: writes minus syncs are the
+    // batches (a checkpoint's file syncs, run together, count as one).
+    batchesPerSync: Number(((writes - phases) / phases).toFixed(2)),
+  }
+}
 
 const sorted = [...syncMs].sort((a, b) => a - b)
 const at = (q) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(3))
@@ -75,8 +127,10 @@ console.log(JSON.stringify({
   turns: sessions * turns,
   turnsPerS: Math.round((sessions * turns) / (wallMs / 1000)),
   cpuMsPerTurn: Number(((cpu.user + cpu.system) / 1000 / (sessions * turns)).toFixed(3)),
+  eventLoopUtilization: Number(elu.utilization.toFixed(3)),
   fdatasyncs: syncMs.length,
   fdatasyncMs: { p50: at(0.5), p90: at(0.9), max: at(1) },
   fsJournal: jbd2 ?? null,
   fsJournalCommits: jbd2 ? fsCommits : null,
+  cycleMsPerTurn: cycle,
 }))

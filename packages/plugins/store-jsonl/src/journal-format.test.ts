@@ -1,7 +1,7 @@
 // The store journal's records (journal-format.ts) and their replay into a session file (replay.ts).
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { LEGACY_RECORD_MAGIC, crc32, crc32Js, decodeRecords, encodeRecord, isJournalName, sealRecord, type JournalRecord } from './journal-format.js'
+import { LEGACY_RECORD_MAGIC, RECORD_MAGIC, RecordEncoder, crc32, crc32Js, decodeRecords, encodeRecord, isJournalName, sealRecord, type JournalRecord } from './journal-format.js'
 import { headerCrcOf, replayRecords, wholeLinesEnd } from './replay.js'
 
 const bytes = (text: string) => Buffer.from(text, 'utf8')
@@ -9,6 +9,27 @@ const HEAD = bytes('{"bosun":"session","id":"s"}\n')
 const HEAD_CRC = crc32(HEAD)
 const lines = (...texts: string[]) => bytes(texts.map((t) => `{"seq":${t}}\n`).join(''))
 const record = (offset: number, data: Buffer, headerCrc = HEAD_CRC, id = 's'): JournalRecord => ({ id, headerCrc, offset, bytes: data })
+
+/**
+ * A record built field by field, independently of journal-format.ts (the u64 through BigInt):
+ * "BJR2" with a generation, or without one a record of a journal written before generations ("BJR1").
+ */
+function referenceRecord(id: string, headerCrc: number, offset: number, data: Buffer, generation?: number): Buffer {
+  const idBytes = bytes(id)
+  const generationBytes = generation === undefined ? 0 : 4
+  const body = Buffer.alloc(generationBytes + 2 + idBytes.length + 4 + 8 + data.length)
+  if (generation !== undefined) body.writeUInt32LE(generation, 0)
+  let at = body.writeUInt16LE(idBytes.length, generationBytes)
+  at += idBytes.copy(body, at)
+  at = body.writeUInt32LE(headerCrc, at)
+  at = body.writeBigUInt64LE(BigInt(offset), at)
+  data.copy(body, at)
+  const prefix = Buffer.alloc(12)
+  prefix.writeUInt32LE(generation === undefined ? LEGACY_RECORD_MAGIC : RECORD_MAGIC, 0)
+  prefix.writeUInt32LE(crc32(body), 4)
+  prefix.writeUInt32LE(body.length, 8)
+  return Buffer.concat([prefix, body])
+}
 
 describe('records', () => {
   it('round-trip: id, header crc, offset (past 4 GiB too) and bytes, in order', () => {
@@ -67,22 +88,36 @@ describe('records', () => {
   })
 
   it('a journal written before generations (records "BJR1", without one) is still read', () => {
-    const legacy = (offset: number, data: Buffer) => {
-      const id = bytes('s')
-      const body = Buffer.alloc(2 + id.length + 4 + 8 + data.length)
-      let at = body.writeUInt16LE(id.length, 0)
-      at += id.copy(body, at)
-      at = body.writeUInt32LE(HEAD_CRC, at)
-      at = body.writeBigUInt64LE(BigInt(offset), at)
-      data.copy(body, at)
-      const prefix = Buffer.alloc(12)
-      prefix.writeUInt32LE(LEGACY_RECORD_MAGIC, 0)
-      prefix.writeUInt32LE(crc32(body), 4)
-      prefix.writeUInt32LE(body.length, 8)
-      return Buffer.concat([prefix, body])
-    }
+    const legacy = (offset: number, data: Buffer) => referenceRecord('s', HEAD_CRC, offset, data)
     const journal = Buffer.concat([legacy(29, lines('0')), legacy(39, lines('1')), Buffer.alloc(64)])
     expect(decodeRecords(journal).records).toEqual([record(29, lines('0')), record(39, lines('1'))])
+  })
+
+  it('a writer\'s record (RecordEncoder: the text encoded once, into the record) is the format byte for byte, and the file gets its bytes', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.oneof(fc.nat(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+        // Whole lines or not, any UTF-16 (lone surrogates become U+FFFD, as Buffer.from makes them).
+        fc.array(fc.string({ unit: fc.oneof(fc.constant('\ud83d'), fc.constant('🚢'), fc.constant('é'), fc.constant('\n'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })) }), { maxLength: 4 }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (id, headerCrc, offset, parts, generation) => {
+          const encoder = new RecordEncoder(id, headerCrc)
+          // One encoder, several records: what it keeps of the session must not leak between them.
+          for (const text of parts.length === 0 ? [''] : parts) {
+            const { record: written, bytes: fileBytes } = encoder.encode(offset, text)
+            expect(fileBytes).toEqual(bytes(text))
+            sealRecord(written, generation)
+            expect(written).toEqual(referenceRecord(id, headerCrc, offset, bytes(text), generation))
+            // The file's bytes are the record's own (what is journaled is what the file got).
+            expect(fileBytes.buffer).toBe(written.buffer)
+            expect(decodeRecords(written).records).toEqual([{ id, headerCrc, offset, bytes: bytes(text) }])
+          }
+          expect(encodeRecord(id, headerCrc, offset, bytes(parts.join('')))).toEqual(referenceRecord(id, headerCrc, offset, bytes(parts.join('')), 0))
+        },
+      ),
+    )
   })
 
   it('the JS CRC-32 equals zlib\'s (when this Node.js has it) and the known check value', () => {

@@ -47,29 +47,72 @@ export interface JournalRecord {
 }
 
 /**
- * Encodes a record of `bytes` written at `offset` of session `id`'s file, in generation 0. The
- * journal re-seals it with its current generation when it writes it ({@link sealRecord}): a
- * batch is encoded when it is staged, before the flush that writes it knows its generation.
+ * Encodes a record of `bytes` written at `offset` of session `id`'s file, sealed in generation 0
+ * (the journal re-seals every record it writes with its own generation, {@link sealRecord}).
+ * The writer uses a {@link RecordEncoder} instead; this is the same record, for tests and tools.
  */
 export function encodeRecord(id: string, headerCrc: number, offset: number, bytes: Uint8Array): Buffer {
-  const idBytes = Buffer.from(id, 'utf8')
-  const bodyLength = FIXED_BODY_BYTES + idBytes.length + bytes.length
-  const record = Buffer.allocUnsafe(PREFIX_BYTES + bodyLength)
-  record.writeUInt32LE(RECORD_MAGIC, 0)
-  record.writeUInt32LE(bodyLength, 8)
-  let at = record.writeUInt32LE(0, PREFIX_BYTES)
-  at = record.writeUInt16LE(idBytes.length, at)
-  at += idBytes.copy(record, at)
-  at = record.writeUInt32LE(headerCrc >>> 0, at)
-  at = record.writeBigUInt64LE(BigInt(offset), at)
-  record.set(bytes, at)
-  record.writeUInt32LE(crc32(record.subarray(PREFIX_BYTES)), 4)
+  const record = new RecordEncoder(id, headerCrc).encodeBytes(offset, bytes)
+  sealRecord(record, 0)
   return record
 }
 
-/** Sets the generation of an encoded record (in place) and its crc with it; a no-op for generation 0. */
+/**
+ * A session writer's records. What is the same in every record of a session — the id and its
+ * length, the header crc — is encoded once, here; a batch's text is UTF-8 encoded once, straight
+ * into its record, and the session file gets those very bytes (a view into the record); the crc
+ * is computed once, when the journal seals the record. This runs for every member of every commit
+ * round, on the main thread, while the other sessions wait for the round's fdatasync
+ * (docs/benchmarks.md, section 4).
+ */
+export class RecordEncoder {
+  /** generation (filled when sealed) | id length u16 | id | header crc u32 */
+  readonly #fixed: Buffer
+
+  constructor(id: string, headerCrc: number) {
+    const idBytes = Buffer.from(id, 'utf8')
+    this.#fixed = Buffer.alloc(GENERATION_BYTES + 2 + idBytes.length + 4)
+    let at = this.#fixed.writeUInt16LE(idBytes.length, GENERATION_BYTES)
+    at += idBytes.copy(this.#fixed, at)
+    this.#fixed.writeUInt32LE(headerCrc >>> 0, at)
+  }
+
+  /**
+   * A record of `text` written at `offset`, and `bytes`: the text's UTF-8 encoding inside it. The
+   * record is not sealed: the journal seals it ({@link sealRecord}) when it writes it, in its
+   * generation then.
+   */
+  encode(offset: number, text: string): { record: Buffer; bytes: Buffer } {
+    const length = Buffer.byteLength(text, 'utf8')
+    const record = this.#allocate(offset, length)
+    const head = record.length - length
+    if (record.write(text, head, 'utf8') !== length) throw new Error('journal record: the text did not fill its encoded length')
+    return { record, bytes: record.subarray(head) }
+  }
+
+  /** {@link encode} for bytes already encoded (unsealed too). */
+  encodeBytes(offset: number, bytes: Uint8Array): Buffer {
+    const record = this.#allocate(offset, bytes.length)
+    record.set(bytes, record.length - bytes.length)
+    return record
+  }
+
+  /** A record of `length` bytes at `offset`, everything but the bytes, the generation and the crc filled in. */
+  #allocate(offset: number, length: number): Buffer {
+    const record = Buffer.allocUnsafe(PREFIX_BYTES + this.#fixed.length + 8 + length)
+    record.writeUInt32LE(RECORD_MAGIC, 0)
+    record.writeUInt32LE(this.#fixed.length + 8 + length, 8)
+    this.#fixed.copy(record, PREFIX_BYTES)
+    // The offset, a u64, as two u32 (a file offset is below 2^53): no BigInt per record.
+    const at = PREFIX_BYTES + this.#fixed.length
+    record.writeUInt32LE(offset % 0x100000000, at)
+    record.writeUInt32LE(Math.floor(offset / 0x100000000), at + 4)
+    return record
+  }
+}
+
+/** Sets the generation of an encoded record (in place) and its crc with it. */
 export function sealRecord(record: Buffer, generation: number): void {
-  if (generation === 0) return
   record.writeUInt32LE(generation >>> 0, PREFIX_BYTES)
   record.writeUInt32LE(crc32(record.subarray(PREFIX_BYTES)), 4)
 }

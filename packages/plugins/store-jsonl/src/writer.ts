@@ -3,7 +3,7 @@ import type { SessionEvent, SessionWriter } from '@bosun/core'
 import { errnoCode, type StoreFileHandle, type StoreFileStat } from './file-system.js'
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
-import { encodeRecord } from './journal-format.js'
+import { RecordEncoder } from './journal-format.js'
 import type { JournalGroup, JournalMember, StoreJournal } from './journal.js'
 
 /** What a {@link JsonlWriter} starts from. */
@@ -81,7 +81,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   #closed = false
   #closing: Promise<void> | undefined
   readonly #journal: StoreJournal | undefined
-  readonly #headerCrc: number
+  /** This session's journal records (with a journal only). */
+  readonly #records: RecordEncoder | undefined
   /** The journal flush the batch in flight waits for. */
   #group: JournalGroup | undefined
   /** Batches went through the journal since this file was last fdatasynced itself. */
@@ -98,7 +99,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     this.#windowMs = options.batchWindowMs
     this.#onClose = options.onClose
     this.#journal = options.journal
-    this.#headerCrc = options.headerCrc ?? 0
+    this.#records = options.journal ? new RecordEncoder(options.id, options.headerCrc ?? 0) : undefined
   }
 
   /**
@@ -249,7 +250,9 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     this.#queued = ''
     this.#queuedCount = 0
     if (this.#stale) return this.#fail(batch, this.#stale)
-    const bytes = Buffer.from(batch.text, 'utf8')
+    // With a journal the text is encoded once, into its record; the file gets the same bytes.
+    const encoded = this.#records?.encode(this.#size, batch.text)
+    const bytes = encoded ? encoded.bytes : Buffer.from(batch.text, 'utf8')
     batch.bytes = bytes.length
     let step = 'fstat'
     let touched = false
@@ -276,8 +279,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     }
     // An O_DSYNC handle made the write durable already.
     if (this.#handle.durableWrites === true) return this.#commit(batch)
-    if (this.#journal) {
-      this.#group = this.#journal.stage(this, encodeRecord(this.#id, this.#headerCrc, this.#size, bytes))
+    if (encoded) {
+      this.#group = this.#journal!.stage(this, encoded.record)
       this.#journaled = true
     }
     return true
