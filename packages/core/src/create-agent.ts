@@ -9,6 +9,8 @@ import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, setupPlugins, type AgentConfig, type PluginEntry } from './plugin.js'
 import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
 import { Session } from './session/session.js'
+import { enableLogPages, LOG_PAGES_SCHEMA, type LogPagesOptions } from './session/sealer.js'
+import { compileOptionsValidator } from './schema.js'
 import { checkEventTypes } from './session/event-types.js'
 import { Surface } from './session/surface.js'
 import { memoryStore } from './store/memory.js'
@@ -47,6 +49,14 @@ export interface CreateAgentOptions {
    * made when `store` is omitted, false for a store you pass (you may share it between agents).
    */
   ownsStore?: boolean
+  /**
+   * Sealed log pages: once the session has been idle (its log unchanged, no turn running) for
+   * `idleMs` (default 30,000; the sweep checks every `idleMs`, so 1–2 × that), its events up to the
+   * last `turn/end` are sealed into deflated pages of `pageEvents` events (default 256) off the
+   * heap, and read back as equal frozen copies (compare events by `seq`; docs/architecture.md,
+   * "Sealed log pages"). Default on (`{}`); `false` keeps every event a live object.
+   */
+  logPages?: false | LogPagesOptions
 }
 
 /**
@@ -76,6 +86,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     throw invalidArgument(`createAgent(): "maxParallelTools" must be a positive integer, got ${String(maxParallelTools)}.`)
   }
   if (options.now !== undefined && typeof options.now !== 'function') throw invalidArgument('createAgent(): "now" must be a function.')
+  if (options.logPages !== undefined) compileOptionsValidator(LOG_PAGES_SCHEMA, LOG_PAGES_SCHEMA, ErrorCodes.INVALID_ARGUMENT)(options.logPages, 'createAgent(): "logPages"')
   if (options.createSession !== undefined && (typeof options.createSession !== 'function' || options.sessionId === undefined)) {
     throw invalidArgument('createAgent(): "createSession" must be a function, and needs "sessionId" (the session it makes).')
   }
@@ -207,6 +218,8 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
       session.reportError(error, 'a plugin onReady callback')
     }
   }
+  // Last: the load-time scans (inbox, surface, repair, plugins' ledgers) have read the live log.
+  if (options.logPages !== false) enableLogPages(session, options.logPages ?? {}, agent)
   return agent
 }
 

@@ -22,6 +22,8 @@ export type {
 export { Session } from './session/session.js'
 export type { SessionObserver, SessionOptions } from './session/session.js'
 export { Surface } from './session/surface.js'
+export { sealIdleSessions } from './session/sealer.js'
+export type { LogPagesOptions } from './session/sealer.js'
 
 export { Inbox } from './inbox/inbox.js'
 export { INBOX_TARGETS } from './inbox/types.js'

@@ -52,7 +52,16 @@ function cachedFrames(live: LiveSession, seq: number, compute: () => string): st
 
 /** A live session's log as a stream reads it. */
 export function liveLog(live: LiveSession): StreamLog {
-  return { events: live.agent.session.events, finishedSteps: live.finishedSteps, frames: (seq, compute) => cachedFrames(live, seq, compute) }
+  const session = live.agent.session
+  return {
+    // Read at each use: once the idle sweep seals the session's log, `events` is a view of it and
+    // the array read before stops growing (a stream kept across an idle time would miss events).
+    get events() {
+      return session.events
+    },
+    finishedSteps: live.finishedSteps,
+    frames: (seq, compute) => cachedFrames(live, seq, compute),
+  }
 }
 
 export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {

@@ -1,7 +1,9 @@
 import { BosunError, ErrorCodes } from '../errors.js'
 import { copyJson } from '../json.js'
 import { keepsLogIn, type LogKeepingWriter, type SessionWriter } from '../store/types.js'
+import { EventLog } from './event-log.js'
 import type { BosunEventMap, EventType, SessionEvent, SessionHeader } from './events.js'
+import type { Sealing } from './sealer.js'
 
 /** A synchronous observer of appended events. It must not throw; a throw is contained and reported. */
 export type SessionObserver = (event: SessionEvent) => void
@@ -38,6 +40,12 @@ function checkEventType(type: string): void {
  */
 export let appendOwnedData: <T extends EventType>(session: Session, type: T, data: BosunEventMap[T]) => SessionEvent<T>
 
+/** Core-internal: the session's log (its sealed pages and live tail), for the sweeper (sealer.ts). */
+export let sessionLog: (session: Session) => EventLog
+
+/** Core-internal: makes the session sealable (sealer.ts, `enableLogPages`). */
+export let setSealing: (session: Session, sealing: Sealing) => void
+
 /**
  * An append-only event log. `append` is synchronous: it assigns the next `seq`, freezes the
  * data, hands the event to the store's writer, notifies observers (who therefore see every
@@ -46,7 +54,8 @@ export let appendOwnedData: <T extends EventType>(session: Session, type: T, dat
  */
 export class Session {
   readonly header: SessionHeader
-  readonly #events: SessionEvent[]
+  /** Sealed pages and a live tail (event-log.ts); the tail alone until the sweeper seals a page. */
+  readonly #log: EventLog
   readonly #observers = new Set<SessionObserver>()
   readonly #projections: SessionObserver[] = []
   readonly #writer: SessionWriter | undefined
@@ -60,17 +69,21 @@ export class Session {
    * by every idle session.
    */
   #ignorable: Set<string> | undefined
+  /** Set by `createAgent` unless `logPages: false`: each `turn/end` makes the session a sweep candidate. */
+  #sealing: Sealing | undefined
 
   /**
    * @param events the stored log (already validated by the store); owned by the session from now on,
    *   except that a memory-store writer that handed this very array out takes it over as the
-   *   stored log and pushes the events it accepts (`keepsLogIn`): one array, one push per event.
+   *   stored log and pushes the events it accepts (`keepsLogIn`): one log, one push per event.
+   *   Another session's `events` (a sealed one's view) is read through: its pages are shared.
    */
-  constructor(header: SessionHeader, events: SessionEvent[] = [], options: SessionOptions = {}) {
+  constructor(header: SessionHeader, events: readonly SessionEvent[] = [], options: SessionOptions = {}) {
     this.header = Object.freeze({ ...header })
-    this.#events = events
+    const log = EventLog.from(events)
+    this.#log = log
     this.#writer = options.writer
-    this.#writerPushes = options.writer !== undefined && keepsLogIn in options.writer && (options.writer as LogKeepingWriter)[keepsLogIn](events)
+    this.#writerPushes = options.writer !== undefined && keepsLogIn in options.writer && (options.writer as LogKeepingWriter)[keepsLogIn](events, log)
     this.#now = options.now ?? Date.now
     this.#reportError = options.reportError ?? ((error, context) => console.error(`[bosun] ${context} threw:`, error))
   }
@@ -79,18 +92,30 @@ export class Session {
     return this.header.id
   }
 
-  /** The whole log, read-only. Index `i` holds the event with `seq === i`. */
+  /**
+   * The whole log, read-only. Index `i` holds the event with `seq === i`. While no page is sealed
+   * this is the log's array itself; once the idle sweep has sealed pages it is a read-only view
+   * over the whole log (writes throw READ_ONLY), and an event of a sealed page is read back as an
+   * equal, frozen copy, not the same object: compare events by `seq`. Read it again rather than
+   * keeping it across an idle time (an array kept from before a seal stops growing), and clone
+   * it as `structuredClone([...session.events])` (a view is a proxy).
+   */
   get events(): readonly SessionEvent[] {
-    return this.#events
+    return this.#log.events()
   }
 
   get length(): number {
-    return this.#events.length
+    return this.#log.length
   }
 
   /** The last event, if any. */
   get last(): SessionEvent | undefined {
-    return this.#events[this.#events.length - 1]
+    return this.#log.last
+  }
+
+  /** The event with this `seq`, or undefined: `events[seq]` without the view (a sealed page is decoded through a small shared cache). */
+  eventAt(seq: number): SessionEvent | undefined {
+    return this.#log.at(seq)
   }
 
   /**
@@ -110,18 +135,24 @@ export class Session {
 
   static {
     appendOwnedData = ((session: Session, type: string, data: object) => session.#commit(type, Object.freeze(data))) as typeof appendOwnedData
+    sessionLog = (session) => session.#log
+    setSealing = (session, sealing) => {
+      session.#sealing = sealing
+    }
   }
 
   #commit(type: string, frozen: object): SessionEvent {
+    const log = this.#log
+    const seq = log.base + log.tail.length
     const event: SessionEvent = Object.freeze(
       this.#ignorable !== undefined && this.#ignorable.has(type)
-        ? { seq: this.#events.length, time: this.#now(), type, data: frozen as never, ignorable: true as const }
-        : { seq: this.#events.length, time: this.#now(), type, data: frozen as never },
+        ? { seq, time: this.#now(), type, data: frozen as never, ignorable: true as const }
+        : { seq, time: this.#now(), type, data: frozen as never },
     )
     // The writer first: if it refuses the event (a closed or stale store), the log is unchanged.
-    // A writer that keeps its log in this session's array has pushed the event there already.
+    // A writer that keeps its log in this session's log object has pushed the event there already.
     this.#writer?.append(event)
-    if (!this.#writerPushes) this.#events.push(event)
+    if (!this.#writerPushes) log.tail.push(event)
     // for-of, not Set.forEach: forEach saves the iterator object but calls each observer through a
     // builtin, ~180 instructions more per event (callgrind); the iterator is short-lived garbage.
     for (const observer of this.#observers) {
@@ -138,6 +169,8 @@ export class Session {
         this.#reportError(error, `session projection (on "${type}")`)
       }
     }
+    // After the projections: the turn is over for everything that saw its events.
+    if (type === 'turn/end') this.#sealing?.markIdle()
     return event
   }
 
@@ -171,6 +204,7 @@ export class Session {
 
   /** Flushes, then releases the store's writer. The session accepts no appends afterwards. */
   async close(): Promise<void> {
+    this.#sealing?.close()
     await this.#writer?.close()
   }
 

@@ -44,7 +44,7 @@ export class Surface {
     const surface = new Surface()
     surface.#source = session
     surface.#unbuilt = true
-    surface.#through = session.events.length
+    surface.#through = session.length
     session.project((event) => {
       if (surface.#unbuilt) (surface.#since ??= []).push(event)
       else surface.#apply(event)
@@ -56,8 +56,9 @@ export class Surface {
   #build(): void {
     if (!this.#unbuilt) return
     this.#unbuilt = false
-    const events = this.#source!.events
-    for (let i = 0; i < this.#through; i++) this.#apply(events[i]!)
+    // By seq, not through `events`: a sealed log's view would take a trap per index.
+    const source = this.#source!
+    for (let i = 0; i < this.#through; i++) this.#apply(source.eventAt(i)!)
     const since = this.#since
     this.#since = undefined
     if (since !== undefined) for (const event of since) this.#apply(event)

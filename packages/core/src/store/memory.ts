@@ -1,4 +1,5 @@
 import { BosunError, ErrorCodes } from '../errors.js'
+import { EventLog } from '../session/event-log.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import { assertSessionId } from './session-id.js'
 import { keepsLogIn, type LogKeepingWriter, type SessionSummary, type Store, type StoredSession } from './types.js'
@@ -6,11 +7,12 @@ import { keepsLogIn, type LogKeepingWriter, type SessionSummary, type Store, typ
 interface Entry {
   header: SessionHeader
   /**
-   * The stored log. Either the store's own array, or (with `owner` set) the array of the Session
+   * The stored log. Either the store's own, or (with `owner` set) the log object of the Session
    * whose writer appended last: that writer pushes each event it accepts there, once, instead of
-   * the session and the store pushing it into two arrays.
+   * the session and the store pushing it into two arrays, and the pages the idle sweep seals in
+   * that session's log are the store's too (held once, off the heap).
    */
-  events: SessionEvent[]
+  events: EventLog
   owner: MemoryWriter | undefined
 }
 
@@ -31,14 +33,14 @@ const closedError = () => new BosunError(ErrorCodes.STORE, 'The memory store is 
 class MemoryWriter implements LogKeepingWriter {
   readonly #entry: Entry
   readonly #state: StoreState
-  /** The array handed out with this writer, until a Session takes it over (`keepsLogIn`). */
-  #handed: SessionEvent[] | undefined
-  /** The Session's array, once taken over: every accepted event is pushed there. */
-  #shared: SessionEvent[] | undefined
+  /** The array (or view) handed out with this writer, until a Session takes it over (`keepsLogIn`). */
+  #handed: readonly SessionEvent[] | undefined
+  /** The Session's log, once taken over: every accepted event is pushed there. */
+  #shared: EventLog | undefined
   /** `#shared` is the entry's log and the store is open: an append is a seq check and a push. */
   #owns = false
 
-  constructor(entry: Entry, state: StoreState, handed: SessionEvent[]) {
+  constructor(entry: Entry, state: StoreState, handed: readonly SessionEvent[]) {
     this.#entry = entry
     this.#state = state
     this.#handed = handed
@@ -59,7 +61,7 @@ class MemoryWriter implements LogKeepingWriter {
     const entry = this.#entry
     const log = entry.events
     const shared = this.#shared
-    // A Session's seq is its array's length: the array must be the whole stored log as well.
+    // A Session's seq is its log's length: that log must be the whole stored log as well.
     if (event.seq !== log.length || (shared !== undefined && shared.length !== log.length)) {
       throw new BosunError(
         ErrorCodes.STALE_WRITER,
@@ -78,7 +80,10 @@ class MemoryWriter implements LogKeepingWriter {
       shared.push(event)
     } else {
       if (previous !== undefined) {
-        entry.events = [...log, event]
+        // The previous owner's log stays its session's: the store's own copy (the pages shared).
+        const own = log.fork()
+        own.push(event)
+        entry.events = own
         entry.owner = undefined
       } else {
         log.push(event)
@@ -86,16 +91,16 @@ class MemoryWriter implements LogKeepingWriter {
     }
   }
 
-  [keepsLogIn](events: SessionEvent[]): boolean {
+  [keepsLogIn](events: readonly SessionEvent[], log: EventLog = EventLog.from(events)): boolean {
     if (events !== this.#handed) return false
     this.#handed = undefined
-    this.#shared = events
+    this.#shared = log
     const entry = this.#entry
-    // Nothing appended since the hand-out and no other session's array is the log: this one
-    // becomes it now, and the store's own copy is dropped (one array per idle session, not two).
+    // Nothing appended since the hand-out and no other session's log is the stored one: this one
+    // becomes it now, and the store's own copy is dropped (one log per idle session, not two).
     // Otherwise it becomes the log with this writer's first accepted append.
-    if (entry.owner === undefined && !this.#state.closed && events.length === entry.events.length) {
-      entry.events = events
+    if (entry.owner === undefined && !this.#state.closed && log.length === entry.events.length) {
+      entry.events = log
       entry.owner = this
       this.#owns = true
     }
@@ -141,7 +146,7 @@ export function memoryStore(): Store {
       if (sessions.has(header.id)) {
         throw new BosunError(ErrorCodes.SESSION_EXISTS, `Session "${header.id}" already exists in the memory store.`)
       }
-      const entry: Entry = { header, events: [...seed], owner: undefined }
+      const entry: Entry = { header, events: new EventLog([...seed]), owner: undefined }
       sessions.set(header.id, entry)
       const events = [...seed]
       return { header, events, writer: new MemoryWriter(entry, state, events) } satisfies StoredSession
@@ -151,7 +156,10 @@ export function memoryStore(): Store {
       assertSessionId(id)
       const entry = sessions.get(id)
       if (!entry) return undefined
-      const events = [...entry.events]
+      // A sealed log is handed out as a view of a fork: its pages shared, not decoded; the tail copied.
+      const log = entry.events
+      // (The view is read-only; `StoredSession.events` says a store may hand one out.)
+      const events = (log.pages.length === 0 ? [...log.tail] : log.fork().events()) as SessionEvent[]
       return { header: entry.header, events, writer: new MemoryWriter(entry, state, events) }
     },
     async has(id) {

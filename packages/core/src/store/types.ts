@@ -1,3 +1,4 @@
+import type { EventLog } from '../session/event-log.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 
 /**
@@ -29,7 +30,9 @@ export interface StoredSession {
   header: SessionHeader
   /**
    * Every event, `seq` contiguous from 0, deep-frozen. A fresh array that the caller owns: a
-   * `Session` takes it over and pushes new events to it.
+   * `Session` takes it over and pushes new events to it. The memory store hands out a read-only
+   * view instead (writes throw READ_ONLY) for a session whose log has sealed pages: read it, or
+   * pass it to a `Session`, which shares its pages.
    */
   events: SessionEvent[]
   writer: SessionWriter
@@ -89,19 +92,21 @@ export interface Store {
 
 /**
  * Core-private (not exported from the package): how a writer offers to keep its stored log in
- * the very array its `Session` pushes to, so that an event is pushed once, into one array, not
- * once into the session's log and again into the store's copy. Only the memory store offers it;
- * a third-party store's writer does not have the key and is used as before.
+ * the very log object its `Session` appends to (event-log.ts: sealed pages and a live tail), so
+ * that an event is pushed once, into one array, not once into the session's log and again into
+ * the store's copy, and a page the idle sweep seals is held once. Only the memory store offers
+ * it; a third-party store's writer does not have the key and is used as before.
  */
 export const keepsLogIn: unique symbol = Symbol('bosun.writer.keepsLogIn')
 
-/** A writer that can take over a session's event array: see {@link keepsLogIn}. */
+/** A writer that can take over a session's log: see {@link keepsLogIn}. */
 export interface LogKeepingWriter extends SessionWriter {
   /**
-   * Called once by the `Session` that is built on the array this writer came with. Returns true
-   * if the writer takes that array over: from then on every event it accepts, it pushes there
-   * itself (the session must not push it again), and every event it refuses leaves it unchanged.
-   * Returns false for any other array; the session then pushes, as with any writer.
+   * Called once by the `Session` built on `events`, the array (or view) this writer came with,
+   * with the log the session made of it (absent: a log made of `events`). Returns true if the writer takes that log over: from then
+   * on every event it accepts, it pushes there itself (the session must not push it again), and
+   * every event it refuses leaves it unchanged. Returns false for any other `events`; the session
+   * then pushes, as with any writer.
    */
-  [keepsLogIn](events: SessionEvent[]): boolean
+  [keepsLogIn](events: readonly SessionEvent[], log?: EventLog): boolean
 }

@@ -1,0 +1,193 @@
+import { performance } from 'node:perf_hooks'
+import type { EventLog } from './event-log.js'
+import { sessionLog, setSealing, type Session } from './session.js'
+
+/** `createAgent({ logPages })`: see docs/architecture.md, "Sealed log pages". */
+export interface LogPagesOptions {
+  /** A session is sealed once its log has not grown for this long (checked every `idleMs`: so after 1–2 × `idleMs`). Default 30,000. */
+  idleMs?: number
+  /** Events per sealed page. Default 256. */
+  pageEvents?: number
+}
+
+export const DEFAULT_SEAL_IDLE_MS = 30_000
+export const DEFAULT_PAGE_EVENTS = 256
+
+/** The JSON Schema of `createAgent`'s `logPages` option: the one place its rules are written. */
+export const LOG_PAGES_SCHEMA = {
+  anyOf: [
+    { const: false },
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        idleMs: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'Idle time before a session is sealed, in ms. Default 30000.' },
+        pageEvents: { type: 'integer', minimum: 1, maximum: 65_536, description: 'Events per sealed page. Default 256.' },
+      },
+    },
+  ],
+  'x-expected': 'false, or an object { idleMs?, pageEvents? } of positive integers',
+} as const
+
+/** What the sweeper needs of the session's agent: is a driver running its turns. */
+export interface SealingOwner {
+  readonly status: string
+}
+
+/**
+ * One session's sealing state. The sweeper's set holds these strongly (not a WeakSet or WeakRef:
+ * an entry per session in a weak registry made every GC pay for it — "Performance problems
+ * found", item 7); a session leaves the set when sealed or closed, so a dropped agent is held
+ * until its next sweep at most.
+ */
+export class Sealing {
+  /** The log's length when last looked at, and when (performance.now()). */
+  seenLength = -1
+  seenAt = 0
+  closed = false
+
+  constructor(
+    readonly session: Session,
+    readonly idleMs: number,
+    readonly pageEvents: number,
+    readonly owner: SealingOwner | undefined,
+  ) {}
+
+  /** The session went idle (loaded with history, or a turn ended): a candidate from now on. */
+  markIdle(): void {
+    if (this.closed) return
+    this.seenLength = sessionLog(this.session).length
+    this.seenAt = performance.now()
+    candidates.add(this)
+    arm(this.idleMs)
+  }
+
+  close(): void {
+    this.closed = true
+    candidates.delete(this)
+  }
+}
+
+/** Sessions that may have something to seal. */
+const candidates = new Set<Sealing>()
+let timer: ReturnType<typeof setTimeout> | undefined
+/** The sweep period: the smallest `idleMs` among the candidates since the set was last empty. */
+let period = Infinity
+/** The sweep running (or queued), if any: sweeps never overlap. */
+let running: Promise<number> | undefined
+/** A sweep holds the event loop at most this long before it yields (10,000 sessions must not block it). */
+const SLICE_MS = 5
+
+/** Makes `session` sealable (core-internal: `createAgent` calls it unless `logPages: false`). */
+export function enableLogPages(session: Session, options: LogPagesOptions, owner: SealingOwner | undefined): void {
+  const sealing = new Sealing(session, options.idleMs ?? DEFAULT_SEAL_IDLE_MS, options.pageEvents ?? DEFAULT_PAGE_EVENTS, owner)
+  setSealing(session, sealing)
+  if (session.length > 0) sealing.markIdle()
+}
+
+/**
+ * Seals every idle session now, without waiting for its idle time: those whose agent is not
+ * running a turn, up to their last `turn/end`. For benchmarks and hosts that want the memory back
+ * at once (before a heap measurement, before a snapshot). Resolves with the number of sessions
+ * sealed once the sweep is done (it yields to the event loop between slices of ~5 ms).
+ */
+export function sealIdleSessions(): Promise<number> {
+  return enqueue(true)
+}
+
+/** How many sessions wait for a sweep (tests). */
+export function sealingCandidates(): number {
+  return candidates.size
+}
+
+function arm(idleMs: number): void {
+  if (idleMs < period) {
+    period = idleMs
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  if (timer !== undefined || running !== undefined) return
+  timer = setTimeout(onTimer, period)
+  // The sweeper never keeps a process alive.
+  timer.unref()
+}
+
+function onTimer(): void {
+  timer = undefined
+  void enqueue(false)
+}
+
+function enqueue(force: boolean): Promise<number> {
+  const previous = running
+  const sweep = (previous === undefined ? sweepAll(force) : previous.then(() => sweepAll(force), () => sweepAll(force)))
+  running = sweep
+  void sweep.then(settled, settled)
+  function settled(): void {
+    if (running !== sweep) return
+    running = undefined
+    if (candidates.size === 0) period = Infinity
+    else arm(period)
+  }
+  return sweep
+}
+
+async function sweepAll(force: boolean): Promise<number> {
+  // Never synchronously inside the caller (an observer calling sealIdleSessions mid-append).
+  await null
+  let sealed = 0
+  let sliceStart = performance.now()
+  for (const sealing of candidates) {
+    const now = performance.now()
+    if (now - sliceStart > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      sliceStart = performance.now()
+    }
+    try {
+      if (visit(sealing, force, now)) sealed++
+    } catch (error) {
+      // A seal that fails (out of memory in zlib) leaves the log as it was: report it, drop the candidate.
+      candidates.delete(sealing)
+      sealing.session.reportError(error, 'sealing the session log')
+    }
+  }
+  return sealed
+}
+
+/** Seals one candidate if it is idle; true if it sealed. */
+function visit(sealing: Sealing, force: boolean, now: number): boolean {
+  if (sealing.closed) {
+    candidates.delete(sealing)
+    return false
+  }
+  const log = sessionLog(sealing.session)
+  if (!force) {
+    if (log.length !== sealing.seenLength) {
+      sealing.seenLength = log.length
+      sealing.seenAt = now
+      return false
+    }
+    if (now - sealing.seenAt < sealing.idleMs) return false
+  }
+  // Never inside a turn: observers and projections may still hold this turn's events. A running
+  // driver stays a candidate (it may be between its last turn/end and going idle).
+  if (sealing.owner?.status === 'running') return false
+  const through = sealableThrough(log)
+  candidates.delete(sealing)
+  // A turn still open: its turn/end marks the session again.
+  if (through === undefined) return false
+  return log.seal(through, sealing.pageEvents) > 0
+}
+
+/**
+ * The seq after the log's last `turn/end`, or `undefined` while a turn is open (a `turn/start`
+ * after it). Scans the tail only: the pages end at a `turn/end`.
+ */
+function sealableThrough(log: EventLog): number | undefined {
+  const tail = log.tail
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const type = tail[i]!.type
+    if (type === 'turn/end') return log.base + i + 1
+    if (type === 'turn/start') return undefined
+  }
+  return log.base
+}
