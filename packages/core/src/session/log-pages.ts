@@ -21,10 +21,12 @@ const DEFLATE_LEVEL = 1
 /** Seals `events` (consecutive, the first at `events[0].seq`) into one page. */
 export function sealPage(events: readonly SessionEvent[]): SealedPage {
   const deflated = deflateRawSync(JSON.stringify(events), { level: DEFLATE_LEVEL })
-  // Copied: zlib's one-chunk result is a slice of its 16 KiB output buffer, which a kept page
-  // would keep whole (~16 KiB off the heap for ~2 KiB of page). A copy under 4 KiB comes from
-  // Node's shared 8 KiB pool, so pages sealed one after another pack into the same slabs.
-  const bytes = Buffer.from(deflated)
+  // Copied into a buffer of its own size: zlib's one-chunk result is a slice of its 16 KiB output
+  // buffer, which a kept page would keep whole. Not `Buffer.from` either: under 4 KiB that copies
+  // into Node's shared 8 KiB pool, where figure 6's two pages (3.8 + 0.9 KB) left too little room
+  // for the next session's first page, so each session held a whole slab (8 KiB for 4.7 KB).
+  const bytes = Buffer.allocUnsafeSlow(deflated.length)
+  deflated.copy(bytes)
   return Object.freeze({ first: events[0]!.seq, count: events.length, bytes })
 }
 
