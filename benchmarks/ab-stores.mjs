@@ -2,8 +2,9 @@
 //   node benchmarks/ab-stores.mjs <git-ref> [rounds=5]
 // Builds @bosun/plugin-store-jsonl and @bosun/plugin-store-sqlite as they were at <git-ref> into a
 // temporary directory (against this tree's built @bosun/core: only the stores differ), then runs,
-// in child processes, round by round, every cell with the store of <git-ref> and with this tree's
-// (the contender loads the other build through BENCH_STORE_JSONL / BENCH_STORE_SQLITE):
+// in child processes, round by round, every cell with the store of <git-ref> and with this tree's,
+// in alternating order (the contender loads the other build through BENCH_STORE_JSONL /
+// BENCH_STORE_SQLITE):
 //   - durable acks (acks-child.mjs): 1, 8 and 64 sessions in one store, each appending one event
 //     and awaiting flush() in a closed loop, acks/s;
 //   - figure 4's durable step (durable-child.mjs, 40 prior messages, 15 turns): wall per step and
@@ -106,7 +107,9 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const cell of cells) {
       // The memory store is the same in both builds: measured once per round, as the reference.
-      for (const which of cell.variant === 'memory' ? ['after'] : ['before', 'after']) {
+      // The builds' order alternates by round (ABBA…): on a machine whose load climbs or falls
+      // through a run, a fixed order would put the same build always on the later side.
+      for (const which of cell.variant === 'memory' ? ['after'] : round % 2 === 1 ? ['before', 'after'] : ['after', 'before']) {
         process.stderr.write(`round ${round}/${rounds}: ${cell.name}, ${which}\n`)
         const config = typeof cell.config === 'function' ? cell.config(which) : cell.config
         values.get(cell)[which].push(await child(cell.script, config, builds[which]))

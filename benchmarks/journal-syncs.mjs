@@ -17,6 +17,7 @@ import fs, { readFileSync, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
+import { timedTurns } from './lib/durable-turns.mjs'
 
 const USAGE = 'usage: node benchmarks/journal-syncs.mjs [sessions=8] [turns=200]'
 const args = process.argv.slice(2)
@@ -75,15 +76,7 @@ const agents = []
 for (let i = 0; i < sessions; i++) agents.push(await c.fresh())
 syncMs.length = syncSpans.length = writeTimes.length = 0
 const commits0 = commits()
-const cpu0 = process.cpuUsage()
-const elu0 = performance.eventLoopUtilization()
-const t0 = performance.now()
-await Promise.all(agents.map(async (agent) => {
-  for (let i = 0; i < turns; i++) await agent.turn(`question ${i}`)
-}))
-const wallMs = performance.now() - t0
-const cpu = process.cpuUsage(cpu0)
-const elu = performance.eventLoopUtilization(elu0)
+const { t0, wallMs, cpu, elu } = await timedTurns(agents, turns)
 const cycle = phases(t0, t0 + wallMs)
 const fsCommits = commits() - commits0
 for (const agent of agents) await agent.close()
