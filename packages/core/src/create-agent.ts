@@ -51,10 +51,10 @@ export interface CreateAgentOptions {
   ownsStore?: boolean
   /**
    * Sealed log pages: once the session has been idle (its log unchanged, no turn running) for
-   * `idleMs` (default 30,000; the sweep checks every `idleMs`, so 1–2 × that), its events up to the
-   * last `turn/end` are sealed into deflated pages of `pageEvents` events (default 256) off the
-   * heap, and read back as equal frozen copies (compare events by `seq`; docs/architecture.md,
-   * "Sealed log pages"). Default on (`{}`); `false` keeps every event a live object.
+   * `idleMs` (default 30,000; the sweep checks every `idleMs`, so 1–2 × that), its events before
+   * the last `turn/end` (which stays live) are sealed into deflated pages of `pageEvents` events
+   * (default 256) off the heap, and read back as equal frozen copies (compare events by `seq`;
+   * docs/architecture.md, "Sealed log pages"). Default on (`{}`); `false` keeps every event live.
    */
   logPages?: false | LogPagesOptions
 }

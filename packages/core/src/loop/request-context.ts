@@ -40,11 +40,14 @@ function toolSet(tools: readonly ToolSpec[]): BosunEventMap['request/context']['
   return tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }))
 }
 
-/** The last `request/context` of a resumed session: one backwards scan, once per agent. */
+/**
+ * The last `request/context` of a resumed session: one backwards scan, once per agent (at its
+ * first request, when the surface's first build has just read the log: a sealed log's pages are
+ * then in the decode cache). By seq, not through `session.events`' view.
+ */
 function lastLoggedContext(session: Session): LoggedRequestContext | undefined {
-  const events = session.events
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!
+  for (let i = session.length - 1; i >= 0; i--) {
+    const event = session.eventAt(i)!
     if (event.type !== 'request/context') continue
     const data = event.data as BosunEventMap['request/context']
     return { system: data.system, tools: data.tools, toolsJson: undefined }

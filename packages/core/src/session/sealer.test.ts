@@ -6,8 +6,8 @@ import { definePlugin } from '../plugin.js'
 import { gate } from '../testing/harness.js'
 import type { SessionEvent } from './events.js'
 import { LOG } from './log-view.js'
-import { sealIdleSessions, sealingCandidates } from './sealer.js'
-import { sessionLog, type Session } from './session.js'
+import { enableLogPages, sealIdleSessions, sealingCandidates } from './sealer.js'
+import { Session, sessionLog } from './session.js'
 
 // The idle sweep (sealer.ts): which sessions it seals, and that a sealed session reads, runs and
 // reopens as before. `sealIdleSessions()` runs a sweep now; one test lets the timer do it.
@@ -43,7 +43,7 @@ const pagesOf = (session: Session) => sessionLog(session).pages
 const json = (events: readonly SessionEvent[]) => JSON.stringify(events)
 
 describe('the idle sweep', () => {
-  it('seals an idle session up to its last turn/end, and not a session whose turn is running', async () => {
+  it('seals an idle session up to its last turn/end (which stays live), and not a session whose turn is running', async () => {
     const { agent: idle } = await ranTurns(3)
     const hold = { held: false }
     const { agent: busy } = await ranTurns(2, { plugins: [holdWhen(hold)] })
@@ -51,14 +51,18 @@ describe('the idle sweep', () => {
     busy.followup('held')
     await vi.waitFor(() => expect(busy.session.events.some((event) => event.type === 'turn/start')).toBe(true))
     const before = json(idle.session.events)
+    const lastBefore = idle.session.last
     const busyBefore = busy.session.length
 
     await sealIdleSessions()
 
     const log = sessionLog(idle.session)
     expect(log.pages.length).toBeGreaterThan(0)
-    expect(log.tail).toEqual([]) // the log ends with turn/end
+    // The log ends with turn/end: the one live event, the same object as before.
+    expect(log.tail).toEqual([idle.session.eventAt(log.base)])
+    expect(log.tail[0]!.type).toBe('turn/end')
     expect(json(idle.session.events)).toBe(before)
+    expect(idle.session.last).toBe(lastBefore)
     expect(pagesOf(busy.session)).toEqual([])
     expect(busy.session.length).toBe(busyBefore)
     expect(busy.status).toBe('running')
@@ -72,12 +76,12 @@ describe('the idle sweep', () => {
     agent.inject('later')
     const pending = agent.session.last!
     await sealIdleSessions()
-    expect(sessionLog(agent.session).base).toBe(pending.seq)
+    expect(sessionLog(agent.session).base).toBe(pending.seq - 1) // the turn/end before it stays live too
     expect(agent.session.last).toBe(pending) // the tail's events are the objects appended
     agent.followup('question 1')
     await agent.whenIdle()
     await sealIdleSessions()
-    expect(sessionLog(agent.session).tail).toEqual([])
+    expect(sessionLog(agent.session).tail.map((event) => event.type)).toEqual(['turn/end'])
     await agent.close()
   })
 
@@ -135,6 +139,25 @@ describe('the idle sweep', () => {
     expect(pagesOf(agent.session).every((page) => page.count <= 4)).toBe(true)
     await vi.waitFor(() => expect(sealingCandidates()).toBe(0), { timeout: 10_000, interval: 5 })
     await agent.close()
+  })
+
+  it('seals a long history a chunk at a time, yielding to the event loop between slices', async () => {
+    const session = new Session({ id: 'long', version: 1, createdAt: 0 }, [], { now: () => 1_700_000_000_000 })
+    session.append('turn/start', { turn: 1 })
+    for (let i = 0; i < 20_000; i++) session.append('my-plugin/note', { i, text: `note ${i} of a long history` })
+    session.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
+    const before = json(session.events)
+    enableLogPages(session, { pageEvents: 64 }, undefined)
+    let ranDuringTheSweep = false
+    setImmediate(() => (ranDuringTheSweep = true))
+    // ~20,000 events at a few µs each are far more than one 5 ms slice: the sweep must yield.
+    expect(await sealIdleSessions()).toBe(1)
+    expect(ranDuringTheSweep).toBe(true)
+    const log = sessionLog(session)
+    expect(log.tail.map((event) => event.type)).toEqual(['turn/end'])
+    expect(log.pages.slice(0, -1).every((page) => page.count === 64)).toBe(true)
+    expect(json(session.events)).toBe(before)
+    await session.close()
   })
 
   it('refuses a bad logPages option, naming it', async () => {

@@ -77,6 +77,11 @@ let period = Infinity
 let running: Promise<number> | undefined
 /** A sweep holds the event loop at most this long before it yields (10,000 sessions must not block it). */
 const SLICE_MS = 5
+/**
+ * At most this many events (rounded to whole pages) are sealed at a time, ~5 ms at ~5 µs an event:
+ * a session loaded with a long history is sealed over several slices, not in one long call.
+ */
+const SEAL_CHUNK_EVENTS = 1024
 
 /** Makes `session` sealable (core-internal: `createAgent` calls it unless `logPages: false`). */
 export function enableLogPages(session: Session, options: LogPagesOptions, owner: SealingOwner | undefined): void {
@@ -87,7 +92,7 @@ export function enableLogPages(session: Session, options: LogPagesOptions, owner
 
 /**
  * Seals every idle session now, without waiting for its idle time: those whose agent is not
- * running a turn, up to their last `turn/end`. For benchmarks and hosts that want the memory back
+ * running a turn, up to their last `turn/end` (which stays live). For benchmarks and hosts that want the memory back
  * at once (before a heap measurement, before a snapshot). Resolves with the number of sessions
  * sealed once the sweep is done (it yields to the event loop between slices of ~5 ms).
  */
@@ -137,56 +142,79 @@ async function sweepAll(force: boolean): Promise<number> {
   let sealed = 0
   let sliceStart = performance.now()
   for (const sealing of candidates) {
-    const now = performance.now()
-    if (now - sliceStart > SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      sliceStart = performance.now()
+    let sealedSome = false
+    for (;;) {
+      let now = performance.now()
+      if (now - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        now = sliceStart = performance.now()
+      }
+      let outcome: Outcome
+      try {
+        outcome = visit(sealing, force, now)
+      } catch (error) {
+        // A seal that fails (out of memory in zlib) leaves the log as it was: report it, drop the candidate.
+        candidates.delete(sealing)
+        sealing.session.reportError(error, 'sealing the session log')
+        break
+      }
+      if (outcome !== 'none') sealedSome = true
+      // 'more': a chunk was sealed and more is sealable; checked again (idle, no turn) after it.
+      if (outcome !== 'more') break
     }
-    try {
-      if (visit(sealing, force, now)) sealed++
-    } catch (error) {
-      // A seal that fails (out of memory in zlib) leaves the log as it was: report it, drop the candidate.
-      candidates.delete(sealing)
-      sealing.session.reportError(error, 'sealing the session log')
-    }
+    if (sealedSome) sealed++
   }
   return sealed
 }
 
-/** Seals one candidate if it is idle; true if it sealed. */
-function visit(sealing: Sealing, force: boolean, now: number): boolean {
+type Outcome = 'none' | 'sealed' | 'more'
+
+/** Seals (a chunk of) one candidate if it is idle. */
+function visit(sealing: Sealing, force: boolean, now: number): Outcome {
   if (sealing.closed) {
     candidates.delete(sealing)
-    return false
+    return 'none'
   }
   const log = sessionLog(sealing.session)
   if (!force) {
     if (log.length !== sealing.seenLength) {
       sealing.seenLength = log.length
       sealing.seenAt = now
-      return false
+      return 'none'
     }
-    if (now - sealing.seenAt < sealing.idleMs) return false
+    if (now - sealing.seenAt < sealing.idleMs) return 'none'
   }
   // Never inside a turn: observers and projections may still hold this turn's events. A running
   // driver stays a candidate (it may be between its last turn/end and going idle).
-  if (sealing.owner?.status === 'running') return false
+  if (sealing.owner?.status === 'running') return 'none'
   const through = sealableThrough(log)
-  candidates.delete(sealing)
   // A turn still open: its turn/end marks the session again.
-  if (through === undefined) return false
-  return log.seal(through, sealing.pageEvents) > 0
+  if (through === undefined) {
+    candidates.delete(sealing)
+    return 'none'
+  }
+  // Whole pages from where the next page starts (a short last page is merged and sealed again).
+  const size = sealing.pageEvents
+  const last = log.pages[log.pages.length - 1]
+  const start = last !== undefined && last.count < size ? last.first : log.base
+  const limit = Math.min(through, start + size * Math.max(1, Math.floor(SEAL_CHUNK_EVENTS / size)))
+  const count = log.seal(limit, size)
+  if (limit < through) return 'more'
+  candidates.delete(sealing)
+  return count > 0 ? 'sealed' : 'none'
 }
 
 /**
- * The seq after the log's last `turn/end`, or `undefined` while a turn is open (a `turn/start`
- * after it). Scans the tail only: the pages end at a `turn/end`.
+ * The seq of the log's last `turn/end`, or `undefined` while a turn is open (a `turn/start` after
+ * it). Everything before that `turn/end` may be sealed; the `turn/end` itself stays live, so that
+ * reading the last event (`session.last`, `events.at(-1)`: a host's session list, its open-turn
+ * check scanning back to the last turn boundary) never decodes a page. Scans the tail only.
  */
 function sealableThrough(log: EventLog): number | undefined {
   const tail = log.tail
   for (let i = tail.length - 1; i >= 0; i--) {
     const type = tail[i]!.type
-    if (type === 'turn/end') return log.base + i + 1
+    if (type === 'turn/end') return log.base + i
     if (type === 'turn/start') return undefined
   }
   return log.base
