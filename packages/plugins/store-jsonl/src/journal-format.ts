@@ -86,7 +86,8 @@ export class RecordEncoder {
     const length = Buffer.byteLength(text, 'utf8')
     const record = this.#allocate(offset, length)
     const head = record.length - length
-    if (record.write(text, head, 'utf8') !== length) throw new Error('journal record: the text did not fill its encoded length')
+    // Fills the rest exactly: byteLength counts what the UTF-8 encoder writes (a lone surrogate as U+FFFD).
+    record.write(text, head, 'utf8')
     return { record, bytes: record.subarray(head) }
   }
 
