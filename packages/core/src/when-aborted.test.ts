@@ -39,10 +39,11 @@ describe('abort notification', () => {
       add.apply(owned.signal, args)
     }) as typeof add
     const seen: unknown[] = []
-    onAbort(owned.signal, () => seen.push(owned.signal.reason))
+    // The loop waits on the owned controller itself (its signal has no room for the watch: see TurnAbort).
+    onAbort(owned, () => seen.push(owned.signal.reason))
     owned.abort('stop')
     expect(seen).toEqual(['stop'])
-    await whenAborted(owned.signal)
+    await whenAborted(owned)
     expect(added).toBe(0)
   })
 
@@ -54,8 +55,8 @@ describe('abort notification', () => {
     const owned = ownedAbortController()
     owned.abort('early')
     const calls: string[] = []
-    onAbort(owned.signal, () => calls.push('late'))
-    await whenAborted(owned.signal)
+    onAbort(owned, () => calls.push('late'))
+    await whenAborted(owned)
     owned.abort('again')
     expect(calls).toEqual([])
     expect(owned.signal.reason).toBe('early')

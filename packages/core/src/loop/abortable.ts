@@ -1,4 +1,4 @@
-import { onAbort } from '../when-aborted.js'
+import { onAbort, type AbortSource } from '../when-aborted.js'
 
 /**
  * Feeds each item of `source` to `onItem`, but stops as soon as `signal` aborts even if the source
@@ -10,13 +10,13 @@ import { onAbort } from '../when-aborted.js'
  * every chunk of every model response (the reactions piled up for the length of the stream).
  *
  * The abort is seen through the signal's watch (`onAbort`), which settles this loop within the
- * abort itself, so a chunk is checked against `settled` alone: no `signal.aborted` read per chunk
- * (Node's getter brand-checks the signal with a symbol-keyed load that every AbortSignal caller in
- * the process shares, megamorphic). The signal is read once more after the watch is registered,
+ * abort itself, so a chunk is checked against `settled` alone: no `aborted` read per chunk. The
+ * loop passes its `TurnAbort` (a plain field; see when-aborted.ts for why not the signal's own
+ * getter). The abort state is read once more after the watch is registered,
  * for an abort that came while the source was being opened (a stream wrapper's first read logs
  * `request/context`, and a session observer may abort then).
  */
-export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal, onItem: (item: T) => void): Promise<void> {
+export function forEachUntilAborted<T>(source: AsyncIterable<T>, signal: AbortSource, onItem: (item: T) => void): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   const iterator = source[Symbol.asyncIterator]()
   return new Promise<void>((resolve, reject) => {

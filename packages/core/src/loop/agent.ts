@@ -7,10 +7,10 @@ import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { RepairReport } from '../store/repair.js'
 import type { AgentRuntime } from './runtime.js'
-import { ownedAbortController } from '../when-aborted.js'
+import { ownedAbortController, type TurnAbort } from '../when-aborted.js'
 import { runTurn } from './turn.js'
 
-type OwnedAbortController = ReturnType<typeof ownedAbortController>
+type OwnedAbortController = TurnAbort
 
 type Phase = 'idle' | 'running' | 'maintenance'
 
@@ -115,7 +115,7 @@ export class Agent {
     if (this.#closed) return
     if (this.#phase === 'idle') {
       if (this.rt.inbox.hasPending) this.#startDriver()
-    } else if (this.#phase === 'maintenance' || this.#turnController?.signal.aborted === true) {
+    } else if (this.#phase === 'maintenance' || this.#turnController?.aborted === true) {
       this.#wakeRequested = true
     }
   }
@@ -221,7 +221,7 @@ export class Agent {
     this.#assertOpen()
     const wakeup = delivery !== 'inject'
     // Decided before the splice, so that an observer that cancels during it cannot reclassify it.
-    const wakingAfterAbort = wakeup && this.#turnController?.signal.aborted === true
+    const wakingAfterAbort = wakeup && this.#turnController?.aborted === true
     // The log keeps no other trace of how a message was sent: recovery reads it from the source
     // (a waking send after an abort is queued before that turn's end, yet owed its own turn).
     const message = toSentMessage(input, delivery, wakingAfterAbort)
@@ -258,7 +258,7 @@ export class Agent {
       while (this.rt.inbox.hasPending && !this.#closed) {
         // Made when a turn opens, not after each turn: the last turn of a run needs no successor.
         if (controller === undefined) controller = ownedAbortController()
-        else if (controller.signal.aborted) {
+        else if (controller.aborted) {
           // Aborted before this turn opened (right after the wake, or the previous turn was
           // aborted): queued input is parked unless a waking send arrived after the abort.
           if (!this.#wakeRequested) break
@@ -268,12 +268,12 @@ export class Agent {
         this.#turnController = controller
         // The number is taken once turn/start is in the log: one the store refused is not used up.
         const turn = this.#lastTurn + 1
-        const outcome = await runTurn(this.rt, turn, controller.signal, () => (this.#lastTurn = turn))
+        const outcome = await runTurn(this.rt, turn, controller, () => (this.#lastTurn = turn))
         if (!outcome.started) break
         // A crash (a hook or the store threw) stops the driver: input stays parked (seed 003 §8).
-        if (outcome.crashed && !controller.signal.aborted && !this.#wakeRequested) break
+        if (outcome.crashed && !controller.aborted && !this.#wakeRequested) break
         // Each turn its own controller (seed 003): an abort reaches only the turn it was meant for.
-        if (!controller.signal.aborted) controller = undefined
+        if (!controller.aborted) controller = undefined
       }
     } catch (error) {
       this.rt.session.reportError(error, 'agent driver')

@@ -27,7 +27,8 @@ export interface ModelCallOutcome {
  * Model failures are outcomes (`finish: 'error'`), not exceptions; a hook that throws is.
  */
 export async function callModel(rt: AgentRuntime, scope: StepScope, system: string): Promise<ModelCallOutcome> {
-  const { turn, step, signal } = scope
+  const { turn, step, abort } = scope
+  const signal = abort.signal
   // Frozen, with a read-only view of the history: a tap changes the request by returning a new one
   // (a waterfall), and nothing a tap or the adapter does can change the history behind the log.
   const initial: ModelRequest = Object.freeze({ system, messages: rt.surface.messages, tools: rt.tools.specs, params: NO_PARAMS })
@@ -36,7 +37,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   // A hook without taps is skipped (no context object, no promise): the common case costs nothing.
   if (rt.hooks.prepareCall.taps.length > 0) {
     const callContext = hookContext(rt, scope, rt.adapter)
-    const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), signal)
+    const prepared = await unlessAborted(rt.hooks.prepareCall.promise(initial, callContext), abort)
     if (prepared === ABORTED) return { finish: 'aborted', toolCalls: [] }
     checkRequest(prepared)
     request = freezeRequest(prepared)
@@ -45,7 +46,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   logRequestContext(rt, request)
   logRequestHeader(rt, scope, request, adapter)
   await rt.session.flush()
-  if (signal.aborted) return { finish: 'aborted', toolCalls: [] }
+  if (abort.aborted) return { finish: 'aborted', toolCalls: [] }
 
   // With `llm/stream` taps, the stream they wrap; without, the adapter is called below, inside the
   // try, so that a throw from it is the call's failure either way.
@@ -63,7 +64,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
         },
       }
     }
-    const stream = await unlessAborted(wrapStream(rt.hooks.llmStream, send, hookContext(rt, scope, adapter), request), signal)
+    const stream = await unlessAborted(wrapStream(rt.hooks.llmStream, send, hookContext(rt, scope, adapter), request), abort)
     if (stream === ABORTED) return { finish: 'aborted', toolCalls: [] }
     wrapped = stream
   }
@@ -79,7 +80,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   })
   let failure: unknown
   try {
-    await forEachUntilAborted(wrapped ?? adapter.stream(request, { signal }), signal, (chunk) => {
+    await forEachUntilAborted(wrapped ?? adapter.stream(request, { signal }), abort, (chunk) => {
       // Copied first (a chunk that is not JSON fails here, naming its path), then checked and
       // folded in, then logged: the assembled message never holds what the log refused.
       const copied = copyChunk(chunk)
@@ -92,7 +93,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
     stopWatchingRetries?.()
   }
 
-  if (signal.aborted) return finalise(rt, scope, assembler, 'aborted')
+  if (abort.aborted) return finalise(rt, scope, assembler, 'aborted')
   if (failure === undefined && !assembler.hasContent && assembler.finish === undefined) {
     failure = new ModelError('EMPTY_RESPONSE', `The model (${adapter.name}) ended the stream without any content or finish reason.`)
   }
@@ -106,7 +107,7 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
 
 /** What the `prepareCall` and `llm/stream` taps receive besides the request. */
 function hookContext(rt: AgentRuntime, scope: StepScope, adapter: ModelAdapter) {
-  return { turn: scope.turn, step: scope.step, signal: scope.signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, adapter }
+  return { turn: scope.turn, step: scope.step, signal: scope.abort.signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, adapter }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import type { LoggedRequestContext } from './request-context.js'
+import type { TurnAbort } from '../when-aborted.js'
 
 /** How the system prompt is produced for each step. */
 export type SystemPrompt = string | ((context: { turn: number; step: number; session: Session }) => string | Promise<string>)
@@ -32,5 +33,6 @@ export interface AgentRuntime {
 export interface StepScope {
   turn: number
   step: number
-  signal: AbortSignal
+  /** The turn's abort: `abort.aborted` to check, `abort.signal` for adapters, tools and hooks. */
+  abort: TurnAbort
 }

@@ -5,7 +5,7 @@ import type { TurnEndReason } from '../session/events.js'
 import { createUserMessage, derivedFrom, toUserMessage, type UserMessage } from '../session/messages.js'
 import { appendOwnedData } from '../session/session.js'
 import { runToolCalls } from '../tools/runner.js'
-import { ABORTED, unlessAborted } from '../when-aborted.js'
+import { ABORTED, unlessAborted, type TurnAbort } from '../when-aborted.js'
 import { callModel } from './model-call.js'
 import type { AgentRuntime, StepScope } from './runtime.js'
 
@@ -22,7 +22,7 @@ export interface TurnOutcome {
  * One turn: `turn/start`, steps until the turn ends, `turn/end` — the last appended in a
  * `finally` that nothing can throw past, so the two are always paired.
  */
-export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSignal, started: () => void): Promise<TurnOutcome> {
+export async function runTurn(rt: AgentRuntime, turn: number, abort: TurnAbort, started: () => void): Promise<TurnOutcome> {
   try {
     appendOwnedData(rt.session, 'turn/start', { turn })
     started()
@@ -36,10 +36,10 @@ export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSigna
   }
   const open = { step: 0 }
   try {
-    outcome = { reason: await runSteps(rt, turn, signal, open), crashed: false, started: true }
+    outcome = { reason: await runSteps(rt, turn, abort, open), crashed: false, started: true }
   } catch (error) {
-    outcome = signal.aborted
-      ? { reason: abortedReason(signal), crashed: false, started: true }
+    outcome = abort.aborted
+      ? { reason: abortedReason(abort), crashed: false, started: true }
       : { reason: { kind: 'error', error: serializeError(error) }, crashed: true, started: true }
   } finally {
     try {
@@ -68,14 +68,14 @@ export async function runTurn(rt: AgentRuntime, turn: number, signal: AbortSigna
  * model still owes an answer to tool results: with nothing pending it ends the turn `completed`,
  * with input in `next-step` it claims again.
  */
-async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, open: { step: number }): Promise<TurnEndReason> {
+async function runSteps(rt: AgentRuntime, turn: number, abort: TurnAbort, open: { step: number }): Promise<TurnEndReason> {
   let opened = 0
   /** The last step ended with tool results the model has not answered yet. */
   let owesAnswer = false
   let promptClaimed = false
   for (;;) {
     const step = opened + 1
-    const scope: StepScope = { turn, step, signal }
+    const scope: StepScope = { turn, step, abort }
     const claimed = rt.inbox.claim(promptClaimed ? 'next-step' : 'next-turn', turn)
     if (!promptClaimed && claimed.length === 0) return { kind: 'completed' } // a listener emptied the inbox
     // The first pre-step checkpoint (seed 003 §14): the enqueue, turn/start and the claim are made
@@ -89,16 +89,16 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     promptClaimed = true
     // What plugins compute before the step is raced against the abort: one that ignores the signal
     // cannot hold an aborted turn (seed 000), nor `close()`.
-    const system = typeof rt.system === 'function' ? await unlessAborted(Promise.resolve(rt.system({ turn, step, session: rt.session })), signal) : rt.system
-    if (system === ABORTED) return abortedReason(signal)
+    const system = typeof rt.system === 'function' ? await unlessAborted(Promise.resolve(rt.system({ turn, step, session: rt.session })), abort) : rt.system
+    if (system === ABORTED) return abortedReason(abort)
     if (typeof system !== 'string') throw new BosunError(ErrorCodes.INVALID_HOOK_RESULT, 'The system prompt function must return a string.')
     let decision: ReturnType<typeof checkDecision> = { kind: 'enter', messages: claimed }
     if (rt.hooks.preStep.taps.length > 0) {
       const decided = await unlessAborted(
-        rt.hooks.preStep.promise(decision, { turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system }),
-        signal,
+        rt.hooks.preStep.promise(decision, { turn, step, signal: abort.signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, claimed, system }),
+        abort,
       )
-      if (decided === ABORTED) return abortedReason(signal)
+      if (decided === ABORTED) return abortedReason(abort)
       decision = checkDecision(decided)
     }
     if (decision.kind === 'reject') {
@@ -107,7 +107,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
       rt.session.append('agent/pre-step/rejected', { turn, by, metadata })
       return { kind: 'blocked', by, metadata }
     }
-    if (signal.aborted) return abortedReason(signal)
+    if (abort.aborted) return abortedReason(abort)
     const entered = linkDerived(decision.messages ?? [], claimed)
     if (entered.length === 0 && !owesAnswer) {
       // Nothing new for the model: no step, no request (seed 000).
@@ -123,7 +123,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
 
     if (call.finish === 'tool-calls') {
       const tools = await runToolCalls(call.toolCalls, {
-        turn, step, signal, session: rt.session, inbox: rt.inbox, surface: rt.surface, hooks: rt.hooks, registry: rt.tools,
+        turn, step, abort, session: rt.session, inbox: rt.inbox, surface: rt.surface, hooks: rt.hooks, registry: rt.tools,
         maxParallel: rt.maxParallelTools,
       })
       for (const result of tools.results) {
@@ -133,10 +133,10 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
         const contexts = result.additionalContexts.map((context) => (typeof context === 'string' ? createUserMessage(context, { source }) : context))
         rt.inbox.splice('next-step', Infinity, 0, contexts)
       }
-      const finish = signal.aborted ? 'aborted' : 'tool-calls'
+      const finish = abort.aborted ? 'aborted' : 'tool-calls'
       appendOwnedData(rt.session, 'step/end', { turn, step, finish })
       open.step = 0
-      if (signal.aborted) return abortedReason(signal)
+      if (abort.aborted) return abortedReason(abort)
       if (tools.concludes && rt.inbox.nextStep.length === 0) return { kind: 'completed' }
       owesAnswer = !tools.concludes
       continue
@@ -146,7 +146,7 @@ async function runSteps(rt: AgentRuntime, turn: number, signal: AbortSignal, ope
     open.step = 0
     switch (call.finish) {
       case 'aborted':
-        return abortedReason(signal)
+        return abortedReason(abort)
       case 'error':
         return { kind: 'error', error: call.error ?? { code: 'UNEXPECTED', message: 'The model call failed.' } }
       case 'max-tokens':
@@ -179,8 +179,8 @@ function linkDerived(entered: readonly UserMessage[], claimed: readonly UserMess
   )
 }
 
-function abortedReason(signal: AbortSignal): TurnEndReason {
-  const reason = signal.reason
+function abortedReason(abort: TurnAbort): TurnEndReason {
+  const reason = abort.signal.reason
   return typeof reason === 'string' ? { kind: 'aborted', reason } : { kind: 'aborted' }
 }
 

@@ -4,14 +4,15 @@ import type { Inbox } from '../inbox/inbox.js'
 import type { ContentBlock, ToolCallBlock } from '../session/messages.js'
 import { appendOwnedData, type Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
-import { ABORTED, unlessAborted } from '../when-aborted.js'
+import { ABORTED, unlessAborted, type TurnAbort } from '../when-aborted.js'
 import type { ToolRegistry } from './registry.js'
 import type { ToolResult, ToolReturn } from './types.js'
 
 export interface ToolRunContext {
   turn: number
   step: number
-  signal: AbortSignal
+  /** The turn's abort: `abort.signal` is what tools and hooks receive. */
+  abort: TurnAbort
   session: Session
   inbox: Inbox
   surface: Surface
@@ -70,21 +71,21 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
     const call = calls[index]!
     const entry = ctx.registry.get(call.name)
     const exclusive = entry?.tool.parallel === false
-    while (running.size > 0 && (exclusive || running.size >= ctx.maxParallel) && !ctx.signal.aborted) {
-      await unlessAborted(Promise.race(running), ctx.signal)
+    while (running.size > 0 && (exclusive || running.size >= ctx.maxParallel) && !ctx.abort.aborted) {
+      await unlessAborted(Promise.race(running), ctx.abort)
     }
-    if (ctx.signal.aborted) {
+    if (ctx.abort.aborted) {
       for (let rest = index; rest < calls.length; rest++) settle(rest, errorResult(calls[rest]!, NOT_STARTED))
       break
     }
     const task = startCall(call, ctx).then((result) => settle(index, result))
     running.add(task)
     void task.finally(() => running.delete(task))
-    if (exclusive) await unlessAborted(task, ctx.signal)
+    if (exclusive) await unlessAborted(task, ctx.abort)
   }
   // Wait for every call. After an abort, a call that honours its signal settles promptly and keeps
   // its real result; one that ignores it for longer than the grace period is recorded as abandoned.
-  await unlessAborted(Promise.all(running), ctx.signal, ABORT_GRACE_MS)
+  await unlessAborted(Promise.all(running), ctx.abort, ABORT_GRACE_MS)
   for (let index = 0; index < calls.length; index++) {
     if (settled[index] === undefined) settle(index, errorResult(calls[index]!, ABANDONED))
   }
@@ -98,9 +99,9 @@ export async function runToolCalls(calls: readonly ToolCallBlock[], ctx: ToolRun
  */
 async function runOneCall(call: ToolCallBlock, ctx: ToolRunContext): Promise<ToolRunOutcome> {
   let result: ToolResult
-  if (ctx.signal.aborted) result = errorResult(call, NOT_STARTED)
+  if (ctx.abort.aborted) result = errorResult(call, NOT_STARTED)
   else {
-    const outcome = await unlessAborted(startCall(call, ctx), ctx.signal, ABORT_GRACE_MS)
+    const outcome = await unlessAborted(startCall(call, ctx), ctx.abort, ABORT_GRACE_MS)
     result = outcome === ABORTED ? errorResult(call, ABANDONED) : outcome
   }
   result = await commitResult(call, result, ctx)
@@ -113,9 +114,9 @@ async function commitResult(call: ToolCallBlock, settled: ToolResult, ctx: ToolR
   try {
     if (ctx.hooks.toolResult.taps.length > 0) {
       const hooked = await unlessAborted(ctx.hooks.toolResult.promise(result, {
-        turn: ctx.turn, step: ctx.step, signal: ctx.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
+        turn: ctx.turn, step: ctx.step, signal: ctx.abort.signal, session: ctx.session, inbox: ctx.inbox, surface: ctx.surface,
         call: { callId: call.id, name: call.name, arguments: call.arguments },
-      }), ctx.signal, ABORT_GRACE_MS)
+      }), ctx.abort, ABORT_GRACE_MS)
       // Not the raw result: the hook may exist to redact it.
       result = hooked === ABORTED ? errorResult(call, HOOK_ABORTED) : hooked
     }
@@ -141,8 +142,8 @@ async function startCall(call: ToolCallBlock, ctx: ToolRunContext): Promise<Tool
     const parsed = ctx.registry.parseArguments(entry, call.arguments)
     if (!parsed.ok) return errorResult(call, parsed.message)
     await ctx.session.flush()
-    if (ctx.signal.aborted) return errorResult(call, NOT_STARTED)
-    const value = await entry.tool.execute(parsed.args, { signal: ctx.signal, callId: call.id, turn: ctx.turn, step: ctx.step })
+    if (ctx.abort.aborted) return errorResult(call, NOT_STARTED)
+    const value = await entry.tool.execute(parsed.args, { signal: ctx.abort.signal, callId: call.id, turn: ctx.turn, step: ctx.step })
     return normalise(call, value, entry.tool.concludesTurn === true)
   } catch (error) {
     return errorResult(call, `The tool "${call.name}" failed: ${serializeError(error).message}`)
