@@ -4,6 +4,8 @@ import { createUserMessage, derivedFrom, toUserMessage, type MessageInput, type 
 import { INBOX_TARGETS, otherTarget, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'
 
 const silent: InboxNotifications = { inserted() {}, discarded() {}, claimed() {} }
+/** The `inserted` of every removal the inbox logs: frozen, so one array serves them all. */
+const NONE: readonly UserMessage[] = Object.freeze([])
 
 /**
  * The agent's durable pending work: a replay-once projection of the `agent/inbox/spliced`
@@ -170,7 +172,7 @@ export class Inbox {
       const now = this.#require(id, 'move')
       if (now.target === target) return
       // No deferred write runs between the halves: the pair stays adjacent in the log.
-      this.#mutate(now.target, now.index, 1, [], false, 'move', false)
+      this.#mutate(now.target, now.index, 1, NONE, false, 'move', false)
       this.#mutate(target, this.#state[target].length, 0, [now.message], false, 'move')
     }
     if (this.#appending) return this.#defer(run, found.message)
@@ -206,8 +208,10 @@ export class Inbox {
     if (this.#appending) {
       throw new BosunError(ErrorCodes.INBOX_REENTRANT, 'Inbox claim() cannot run inside a session observer while a splice is being logged.')
     }
-    const claimed = this.#mutate('next-step', 0, this.nextStep.length, [], false, 'claim')
-    if (target === 'next-turn') claimed.push(...this.#mutate('next-turn', 0, 1, [], false, 'claim'))
+    // An empty queue is a no-op splice (nothing logged): not built at all. A turn claims one
+    // message, with `next-step` empty.
+    const claimed = this.nextStep.length === 0 ? [] : this.#mutate('next-step', 0, this.nextStep.length, NONE, false, 'claim')
+    if (target === 'next-turn' && this.nextTurn.length > 0) claimed.push(this.#mutate('next-turn', 0, 1, NONE, false, 'claim')[0]!)
     for (const message of claimed) this.#notify('claimed', message, turn)
     return claimed
   }
@@ -216,8 +220,8 @@ export class Inbox {
   clear(): UserMessage[] {
     if (this.#appending) return this.#defer(() => this.clear(), [])
     return [
-      ...this.#mutate('next-step', 0, this.nextStep.length, [], true),
-      ...this.#mutate('next-turn', 0, this.nextTurn.length, [], true),
+      ...this.#mutate('next-step', 0, this.nextStep.length, NONE, true),
+      ...this.#mutate('next-turn', 0, this.nextTurn.length, NONE, true),
     ]
   }
 
@@ -244,7 +248,7 @@ export class Inbox {
     const found = this.#require(id, 'remove')
     const run = () => {
       const now = this.#require(id, 'remove')
-      this.#mutate(now.target, now.index, 1, [], true)
+      this.#mutate(now.target, now.index, 1, NONE, true)
     }
     if (this.#appending) return this.#defer(run, found.message)
     run()
@@ -308,11 +312,13 @@ export class Inbox {
     // Built in the logged key order without spreads, and appended as owned data: the numbers are
     // normalised above, the messages are frozen checked messages, and the array is this inbox's own.
     const outcome = actualCount === 0 ? undefined : kind === 'move' ? 'moved' : discardRemoved ? 'canceled' : undefined
+    // A removal logs the shared frozen empty array (no array and no freeze per removal).
+    const frozen = inserted.length === 0 ? NONE : Object.freeze(inserted)
     const splice: InboxSplice = actualCount === 0
-      ? { target, start: actualStart, inserted: Object.freeze(inserted) }
+      ? { target, start: actualStart, inserted: frozen }
       : outcome === undefined
-        ? { target, start: actualStart, removedCount: actualCount, inserted: Object.freeze(inserted) }
-        : { target, start: actualStart, removedCount: actualCount, inserted: Object.freeze(inserted), outcome }
+        ? { target, start: actualStart, removedCount: actualCount, inserted: frozen }
+        : { target, start: actualStart, removedCount: actualCount, inserted: frozen, outcome }
     this.#validate(splice, kind)
     this.#appending = true
     try {
@@ -328,14 +334,22 @@ export class Inbox {
   }
 
   #apply(splice: InboxSplice, claim: boolean): UserMessage[] {
-    const removed = this.#state[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
+    const queue = this.#state[splice.target]
+    const inserted = splice.inserted
+    // A turn's two splices are an append and a removal: neither needs the spread of a general
+    // splice (an arguments copy of `inserted`), and an append needs no removed array from splice.
+    const removed = inserted.length === 0
+      ? queue.splice(splice.start, splice.removedCount ?? 0)
+      : splice.removedCount === undefined && splice.start === queue.length
+        ? (pushAll(queue, inserted), [])
+        : queue.splice(splice.start, splice.removedCount ?? 0, ...inserted)
     for (const message of removed) {
       this.#where!.delete(message.id) // a removed message was pending: #where exists
       if (claim) (this.#returnable ??= new Set()).add(message.id)
     }
-    if (splice.inserted.length === 0) return removed
+    if (inserted.length === 0) return removed
     const where = (this.#where ??= new Map())
-    for (const message of splice.inserted) {
+    for (const message of inserted) {
       where.set(message.id, splice.target)
       this.#seen.add(message.id)
       this.#returnable?.delete(message.id)
@@ -409,4 +423,8 @@ export class Inbox {
       this.session.reportError(error, 'inbox notification')
     }
   }
+}
+
+function pushAll(queue: UserMessage[], messages: readonly UserMessage[]): void {
+  for (let i = 0; i < messages.length; i++) queue.push(messages[i]!)
 }
