@@ -189,7 +189,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
       recovery,
     )
     const now = options.now ?? Date.now
-    const config: AgentConfig = Object.freeze({ model, store, system, tools: Object.freeze([...tools]), plugins: Object.freeze([...plugins]), maxParallelTools })
+    const config: AgentConfig = Object.freeze({ model, store, system, tools: Object.freeze([...tools]), plugins: Object.freeze([...plugins]), maxParallelTools, logPages: options.logPages })
     await setupPlugins(plugins, {
       hooks, session, inbox, agent, now, store, config,
       onClose: (teardown) => agent!.onClose(teardown),

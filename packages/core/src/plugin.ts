@@ -5,6 +5,7 @@ import type { Inbox } from './inbox/inbox.js'
 import type { ModelAdapter } from './model.js'
 import { compileOptionsValidator, type JsonSchema } from './schema.js'
 import type { MessageInput, UserMessage } from './session/messages.js'
+import type { LogPagesOptions } from './session/sealer.js'
 import type { Session } from './session/session.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { Store } from './store/types.js'
@@ -80,6 +81,8 @@ export interface AgentConfig {
   readonly tools: readonly Tool[]
   readonly plugins: readonly PluginEntry[]
   readonly maxParallelTools: number
+  /** `createAgent`'s `logPages` as given (`undefined`: the default); a subagent's child gets the same. */
+  readonly logPages: false | LogPagesOptions | undefined
 }
 
 /** A model entry as `setup` receives it: `{ adapter, options? }`, like a config's `model`. */

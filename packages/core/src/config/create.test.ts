@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { types } from 'node:util'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineAdapter } from '../adapter.js'
 import { BosunError } from '../errors.js'
@@ -8,6 +9,7 @@ import { Stage } from '../hooks.js'
 import type { Agent } from '../loop/agent.js'
 import { definePlugin } from '../plugin.js'
 import { messageText, type UserMessage } from '../session/messages.js'
+import { sealIdleSessions } from '../session/sealer.js'
 import { memoryStore } from '../store/memory.js'
 import { buildFixturePackages, fixture, normalize } from '../testing/config-fixtures.js'
 import { createAgentFromConfig } from './create.js'
@@ -87,6 +89,21 @@ describe('createAgentFromConfig', () => {
     const agent = await createAgentFromConfig(await loadConfig({ cwd: fixture('good/stop-at-root/project') }))
     expect(await converse(agent)).toEqual({ system: [''], lines: ['user: hi', 'assistant: echo: hi'] })
     await agent.close()
+  })
+
+  it('logPages from the config reaches the agent and its plugins: false leaves an idle log unsealed, the default seals it', async () => {
+    const seen: unknown[] = []
+    const probe = definePlugin({ name: 'log-pages-probe', setup: (ctx) => void seen.push(ctx.config.logPages) })
+    const off = await createAgentFromConfig({ logPages: false, plugins: [probe] })
+    const on = await createAgentFromConfig({ plugins: [probe] })
+    for (const agent of [off, on]) await converse(agent)
+    await sealIdleSessions()
+    expect(seen).toEqual([false, undefined])
+    expect(types.isProxy(off.session.events)).toBe(false)
+    expect(types.isProxy(on.session.events)).toBe(true) // sealed: a read-only view of its pages
+    expect(on.session.events.map((event) => event.type)).toEqual(off.session.events.map((event) => event.type))
+    await off.close()
+    await on.close()
   })
 
   it('takes a config object from code, resolving names and paths from cwd', async () => {

@@ -53,6 +53,7 @@ export async function createAgentFromConfig(
     tools: resolved.tools,
     ...(resolved.system === undefined ? {} : { system: resolved.system }),
     ...(resolved.maxParallelTools === undefined ? {} : { maxParallelTools: resolved.maxParallelTools }),
+    ...(resolved.logPages === undefined ? {} : { logPages: resolved.logPages }),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
     ownsStore: owned !== undefined,
   }).catch(async (error: unknown) => {

@@ -107,7 +107,7 @@ describe('config errors — the root schema', () => {
   it('unknown keys: a suggestion when one is close (or a prefix), else the known keys', async () => {
     expect(await bad('unknown-key-no-suggestion')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/unknown-key-no-suggestion/bosun.config.json:
-        - $.colour: unknown key "colour"; the known keys are $schema, model, store, system, plugins, tools, maxParallelTools.
+        - $.colour: unknown key "colour"; the known keys are $schema, model, store, system, plugins, tools, maxParallelTools, logPages.
         - $.systemPrompt: unknown key "systemPrompt" — did you mean "system"?
         - $.maxParallel: unknown key "maxParallel" — did you mean "maxParallelTools"?"
     `)
@@ -160,6 +160,13 @@ describe('config errors — the root schema', () => {
         - $.plugins[1]: must be a plugin name ("rate-limit"), [name, options] or a plugin object (found 42)
         - $.plugins[2]: must be a plugin name ("rate-limit"), [name, options] or a plugin object (found ["retry", {…}, "extra"])
         - $.plugins[3]: must be a plugin name ("rate-limit"), [name, options] or a plugin object (found "")"
+    `)
+  })
+
+  it('logPages with a zero idle time and an unknown key', async () => {
+    expect(await bad('log-pages')).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/log-pages/bosun.config.yaml:
+        - $.logPages: must be false, or an object { idleMs?, pageEvents? } of positive integers (found an object)"
     `)
   })
 

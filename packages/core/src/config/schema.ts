@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../schema.js'
+import { LOG_PAGES_SCHEMA } from '../session/sealer.js'
 
 // The root schema validates a config's shape; each plugin, adapter and store then checks its own
 // options against its own schema. The same object, rendered by `renderConfigSchema`, is the
@@ -106,6 +107,10 @@ export const configSchema: JsonSchema = {
       },
     },
     maxParallelTools: { type: 'integer', minimum: 1, default: 8, description: 'Upper bound of tool calls running at once within a step. Default 8.' },
+    logPages: {
+      description: 'Sealing of idle sessions\' logs into compressed pages (docs/architecture.md, "Sealed log pages"): false turns it off; { idleMs, pageEvents } tunes it. Default: on, 30000 ms, 256 events a page. Subagents\' children get the same.',
+      ...LOG_PAGES_SCHEMA,
+    },
   },
 }
 

@@ -2,6 +2,7 @@ import type { AdapterDefinition } from '../adapter.js'
 import type { ModelAdapter } from '../model.js'
 import type { Plugin, PluginEntry } from '../plugin.js'
 import type { StoreDefinition } from '../store/define-store.js'
+import type { LogPagesOptions } from '../session/sealer.js'
 import type { Store } from '../store/types.js'
 import type { Tool } from '../tools/types.js'
 
@@ -63,6 +64,11 @@ export interface BosunConfig {
   tools?: readonly ToolConfig[]
   /** Upper bound of tool calls running at once within a step. Default 8. */
   maxParallelTools?: number
+  /**
+   * Sealing of idle sessions' logs into compressed pages: `false` turns it off, `{ idleMs,
+   * pageEvents }` tunes it (default on: 30,000 ms, 256 events a page). See `createAgent`'s `logPages`.
+   */
+  logPages?: false | LogPagesOptions
 }
 
 /** What {@link loadConfig} returns. */
@@ -108,6 +114,7 @@ export interface ResolvedConfig {
   tools: Tool[]
   system: string | undefined
   maxParallelTools: number | undefined
+  logPages: false | LogPagesOptions | undefined
   /** The folder relative paths in store options resolve from. */
   dir: string
   /** The config file, for messages. */

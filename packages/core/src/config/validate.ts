@@ -75,6 +75,7 @@ export async function validateConfig(loaded: LoadedConfig, options: ValidateConf
     tools: tools.flatMap((result) => result!.value!),
     system: typed.system,
     maxParallelTools: typed.maxParallelTools,
+    logPages: typed.logPages,
     dir,
     file,
   }

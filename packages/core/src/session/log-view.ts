@@ -17,7 +17,18 @@ export const LOG: unique symbol = Symbol('bosun.eventLog')
  * prototype) run over the traps below.
  */
 export function logView(log: EventLog): readonly SessionEvent[] {
-  return new Proxy<SessionEvent[]>([], new LogViewHandler(log))
+  const target: SessionEvent[] = []
+  // util.inspect (console.log, the REPL, a test runner's output) formats a proxy by its target,
+  // without running a trap: an empty array, as if the session had no history. It calls the
+  // target's custom inspect with the proxy as `this`, so this prints the events.
+  Object.defineProperty(target, INSPECT, { value: inspectEvents, configurable: true })
+  return new Proxy<SessionEvent[]>(target, new LogViewHandler(log))
+}
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom')
+
+function inspectEvents(this: readonly SessionEvent[], _depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+  return inspect([...this], options)
 }
 
 /** `key` as an array index, or -1. */

@@ -41,10 +41,12 @@ export interface SealingOwner {
  * until its next sweep at most.
  */
 export class Sealing {
-  /** The log's length when last looked at, and when (performance.now()). */
+  /** The log's length when last looked at (-1: not since it went idle), and when (performance.now()). */
   seenLength = -1
   seenAt = 0
   closed = false
+  /** In the sweeper's set of candidates. */
+  queued = false
 
   constructor(
     readonly session: Session,
@@ -53,24 +55,38 @@ export class Sealing {
     readonly owner: SealingOwner | undefined,
   ) {}
 
-  /** The session went idle (loaded with history, or a turn ended): a candidate from now on. */
+  /**
+   * The session went idle (loaded with history, or a turn ended): a candidate from now on. It runs
+   * at every `turn/end`, so it reads no clock and touches the set only when the session is not in
+   * it yet: the sweep that first sees the log at its new length notes the time (sealed 1–2 ×
+   * `idleMs` after the last event, as before).
+   */
   markIdle(): void {
     if (this.closed) return
-    this.seenLength = sessionLog(this.session).length
-    this.seenAt = performance.now()
+    this.seenLength = -1
+    if (this.queued) return
+    this.queued = true
     candidates.add(this)
     arm(this.idleMs)
   }
 
   close(): void {
     this.closed = true
-    candidates.delete(this)
+    drop(this)
   }
+}
+
+function drop(sealing: Sealing): void {
+  sealing.queued = false
+  candidates.delete(sealing)
 }
 
 /** Sessions that may have something to seal. */
 const candidates = new Set<Sealing>()
 let timer: ReturnType<typeof setTimeout> | undefined
+/** When the armed timer is due (Date.now()), and the `setTimeout` that armed it: see `arm`. */
+let due = 0
+let armedWith: unknown
 /** The sweep period: the smallest `idleMs` among the candidates since the set was last empty. */
 let period = Infinity
 /** The sweep running (or queued), if any: sweeps never overlap. */
@@ -111,10 +127,16 @@ function arm(idleMs: number): void {
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
   }
+  // A timer armed while a test ran fake timers is dropped without running when real timers come
+  // back: one armed through another `setTimeout` than today's, or overdue by more than a period,
+  // is taken as lost and replaced, or nothing would sweep again in this process.
+  if (timer !== undefined && (armedWith !== setTimeout || Date.now() > due + period)) timer = undefined
   if (timer !== undefined || running !== undefined) return
+  due = Date.now() + period
+  armedWith = setTimeout
   timer = setTimeout(onTimer, period)
-  // The sweeper never keeps a process alive.
-  timer.unref()
+  // The sweeper never keeps a process alive (`unref` is absent where a timer is a number).
+  timer.unref?.()
 }
 
 function onTimer(): void {
@@ -154,7 +176,7 @@ async function sweepAll(force: boolean): Promise<number> {
         outcome = visit(sealing, force, now)
       } catch (error) {
         // A seal that fails (out of memory in zlib) leaves the log as it was: report it, drop the candidate.
-        candidates.delete(sealing)
+        drop(sealing)
         sealing.session.reportError(error, 'sealing the session log')
         break
       }
@@ -172,7 +194,7 @@ type Outcome = 'none' | 'sealed' | 'more'
 /** Seals (a chunk of) one candidate if it is idle. */
 function visit(sealing: Sealing, force: boolean, now: number): Outcome {
   if (sealing.closed) {
-    candidates.delete(sealing)
+    drop(sealing)
     return 'none'
   }
   const log = sessionLog(sealing.session)
@@ -190,7 +212,7 @@ function visit(sealing: Sealing, force: boolean, now: number): Outcome {
   const through = sealableThrough(log)
   // A turn still open: its turn/end marks the session again.
   if (through === undefined) {
-    candidates.delete(sealing)
+    drop(sealing)
     return 'none'
   }
   // Whole pages from where the next page starts (a short last page is merged and sealed again).
@@ -200,7 +222,7 @@ function visit(sealing: Sealing, force: boolean, now: number): Outcome {
   const limit = Math.min(through, start + size * Math.max(1, Math.floor(SEAL_CHUNK_EVENTS / size)))
   const count = log.seal(limit, size)
   if (limit < through) return 'more'
-  candidates.delete(sealing)
+  drop(sealing)
   return count > 0 ? 'sealed' : 'none'
 }
 

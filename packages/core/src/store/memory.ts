@@ -39,6 +39,8 @@ class MemoryWriter implements LogKeepingWriter {
   #shared: EventLog | undefined
   /** `#shared` is the entry's log and the store is open: an append is a seq check and a push. */
   #owns = false
+  /** Closed: its session's log stays the stored one only until another session takes the entry. */
+  #closed = false
 
   constructor(entry: Entry, state: StoreState, handed: readonly SessionEvent[]) {
     this.#entry = entry
@@ -99,7 +101,10 @@ class MemoryWriter implements LogKeepingWriter {
     // Nothing appended since the hand-out and no other session's log is the stored one: this one
     // becomes it now, and the store's own copy is dropped (one log per idle session, not two).
     // Otherwise it becomes the log with this writer's first accepted append.
-    if (entry.owner === undefined && !this.#state.closed && log.length === entry.events.length) {
+    // A closed owner gives way: else its whole log would stay live in the store beside this one,
+    // which the sweep seals (two logs for one session, the sealed one saving nothing).
+    if ((entry.owner === undefined || entry.owner.#closed) && !this.#state.closed && log.length === entry.events.length) {
+      if (entry.owner !== undefined) entry.owner.#owns = false
       entry.events = log
       entry.owner = this
       this.#owns = true
@@ -117,6 +122,7 @@ class MemoryWriter implements LogKeepingWriter {
   }
 
   close(): Promise<void> {
+    this.#closed = true
     return Promise.resolve()
   }
 }

@@ -44,6 +44,8 @@ export async function openChildAgent(ctx: PluginContext, options: Options, child
     tools: allowed ? config.tools.filter((tool: Tool) => allowed.has(tool.name)) : config.tools,
     plugins: allowed ? onlyTools(config.plugins, allowed) : config.plugins,
     maxParallelTools: config.maxParallelTools, now: ctx.now,
+    // The parent's sealing of idle logs (off, or tuned) holds for its children too.
+    ...(config.logPages === undefined ? {} : { logPages: config.logPages }),
     // A new child's session is made inside the agent's claim on it (see createChildSession).
     ...(create ? { createSession: () => createChildSession(ctx, create) } : {}),
   }))
