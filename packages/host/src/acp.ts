@@ -119,8 +119,11 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
     })
     .onRequest('session/load', async ({ params, client }) => {
       const live = await sessions.use(params.sessionId)
-      for (const event of live.agent.session.events) {
-        for (const update of updatesOf(event, true)) await client.notify('session/update', { sessionId: params.sessionId, update })
+      const session = live.agent.session
+      // By seq, not over an array kept across the awaits: an array read before an idle seal stops
+      // growing at it (docs/architecture.md, "Sealed log pages").
+      for (let seq = 0; seq < session.length; seq++) {
+        for (const update of updatesOf(session.eventAt(seq)!, true)) await client.notify('session/update', { sessionId: params.sessionId, update })
       }
     })
     .onRequest('session/prompt', async ({ params, client }) => {
