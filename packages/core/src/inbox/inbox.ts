@@ -319,7 +319,10 @@ export class Inbox {
       : outcome === undefined
         ? { target, start: actualStart, removedCount: actualCount, inserted: frozen }
         : { target, start: actualStart, removedCount: actualCount, inserted: frozen, outcome }
-    this.#validate(splice, kind)
+    // The core's own splice: its target was checked by the public method that called this (or is
+    // a constant, or came from #where), and its coordinates were normalised just above, so only
+    // what the caller's messages could break is checked. Replay checks everything (#validate).
+    if (frozen.length > 0) this.#checkInserted(splice, kind)
     this.#appending = true
     try {
       appendOwnedData(this.session, 'agent/inbox/spliced', splice)
@@ -366,11 +369,8 @@ export class Inbox {
     for (const id of derivedFrom(message)) returnable.delete(id)
   }
 
-  /**
-   * Bounds, then: after the change no id appears twice across both queues, and (for a new
-   * message, not a replayed or requeued one) the id was never seen in this session.
-   */
-  #validate(splice: InboxSplice, kind: 'public' | 'claim' | 'requeue' | 'move' | 'replay'): void {
+  /** A persisted splice: its target and bounds, then its messages ({@link #checkInserted}). */
+  #validate(splice: InboxSplice, kind: 'replay'): void {
     if (!INBOX_TARGETS.includes(splice.target)) {
       throw new BosunError(ErrorCodes.INVALID_SPLICE, `Unknown inbox target ${JSON.stringify(splice.target)}.`)
     }
@@ -386,8 +386,17 @@ export class Inbox {
         `Invalid inbox splice: start ${splice.start}, removedCount ${removedCount} on a ${splice.target} queue of ${queue.length}.`,
       )
     }
+    if (splice.inserted.length > 0) this.#checkInserted(splice, kind)
+  }
+
+  /**
+   * After the change no id appears twice across both queues, and (for a new message, not a
+   * replayed or requeued one) the id was never seen in this session. The splice's bounds are valid.
+   */
+  #checkInserted(splice: InboxSplice, kind: 'public' | 'claim' | 'requeue' | 'move' | 'replay'): void {
+    const queue = this.#state[splice.target]
+    const removedCount = splice.removedCount ?? 0
     const inserted = splice.inserted
-    if (inserted.length === 0) return
     // Sets only when there is something to compare (an edit, several insertions): a turn's splices
     // insert one message or remove one, and need none.
     const leaving = removedCount === 0 ? undefined : new Set<string>()
