@@ -1,5 +1,5 @@
 // Figure 6 (memory), one contender in its own process: `node --expose-gc memory-child.mjs '<json>'`
-// with { contender, variant, prior, sessions, turn }. Builds `sessions` idle sessions, each
+// with { contender, variant, prior, sessions, turn, seal? } (seal: false skips Bosun's sealIdleSessions()). Builds `sessions` idle sessions, each
 // holding its own copy of a `prior`-message history (and, if `turn`, after one real turn), keeps
 // them all alive, and prints one JSON line: { ok, priorMessages, sessions, baseHeap, heap,
 // rss, perSession, buildMs } or { ok: false, reason }. heapUsed is read after `global.gc()`
@@ -28,18 +28,25 @@ async function main() {
   const options = { prior: config.prior ?? 40, chunks: config.chunks ?? 10, chunkSize: config.chunkSize ?? 10 }
   const c = await contender(config.variant, options)
   const turn = Boolean(config.turn)
+  // Bosun seals an idle session's log into deflated pages 1–2 × idleMs (30 s) after its last
+  // event; sealIdleSessions() does it now, so that the figure measures an idle session as it is
+  // held after that time, without sleeping (a core without it: nothing to seal). The pages are
+  // Buffers: they count in arrayBuffers/external, reported beside heapUsed.
+  const seal = config.contender === 'bosun' && config.seal !== false ? (await import(process.env.BENCH_CORE || '@bosun/core')).sealIdleSessions : undefined
   // Warm-up: first-use costs (lazy imports, compiled hooks, the shared LangGraph graph).
   for (let i = 0; i < 3; i++) await c.idle(turn)
+  await seal?.()
   const baseHeap = heapAfterGc()
   const kept = []
   const t0 = performance.now()
   for (let i = 0; i < config.sessions; i++) kept.push(await c.idle(turn))
   const buildMs = performance.now() - t0
+  const sealed = seal === undefined ? undefined : await seal()
   const heap = heapAfterGc()
   const rss = process.memoryUsage().rss
   if (kept.length !== config.sessions) throw new Error('lost sessions')
   const per = (k) => (heap[k] - baseHeap[k]) / config.sessions
-  return { ok: true, priorMessages: c.priorMessages, logEvents: c.logEvents, sessions: config.sessions, turn, baseHeap, heap, rss, perSession: { heapUsed: per('heapUsed'), arrayBuffers: per('arrayBuffers'), external: per('external') }, buildMs }
+  return { ok: true, priorMessages: c.priorMessages, logEvents: c.logEvents, sessions: config.sessions, turn, baseHeap, heap, rss, perSession: { heapUsed: per('heapUsed'), arrayBuffers: per('arrayBuffers'), external: per('external') }, buildMs, ...(sealed === undefined ? {} : { sealed }) }
 }
 
 main().then(
