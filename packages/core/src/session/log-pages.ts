@@ -1,6 +1,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { freezeParsedJson } from '../json.js'
 import type { SessionEvent } from './events.js'
+import { PAGE_DICTIONARY } from './page-dictionary.js'
 
 /**
  * A run of consecutive events sealed off the heap: their JSON array text, deflated. Immutable: a
@@ -11,16 +12,22 @@ export interface SealedPage {
   /** The `seq` of the first event. */
   readonly first: number
   readonly count: number
-  /** `JSON.stringify(events)`, `deflateRawSync` at level 1 (fast: sealing runs while a process serves others). */
+  /** `JSON.stringify(events)`, `deflateRawSync` at level 6 with the core's preset dictionary (page-dictionary.ts). */
   readonly bytes: Buffer
 }
 
-/** Level 1: ~1.8 µs an event at 256-event pages (docs/benchmarks.md, section 6, goal 2, step 3). */
-const DEFLATE_LEVEL = 1
+/**
+ * Level 6 (zlib's default) and a preset dictionary: on figure 6's history 4,719 → ~3,100 bytes a
+ * session against level 1 without one, at about the same CPU per event (the dictionary saves
+ * deflate work on small pages). Sealing runs when a session is idle, off the turn
+ * (docs/benchmarks.md, section 6, goal 2, step 3).
+ */
+const DEFLATE_OPTIONS = { level: 6, dictionary: PAGE_DICTIONARY }
+const INFLATE_OPTIONS = { dictionary: PAGE_DICTIONARY }
 
 /** Seals `events` (consecutive, the first at `events[0].seq`) into one page. */
 export function sealPage(events: readonly SessionEvent[]): SealedPage {
-  const deflated = deflateRawSync(JSON.stringify(events), { level: DEFLATE_LEVEL })
+  const deflated = deflateRawSync(JSON.stringify(events), DEFLATE_OPTIONS)
   // Copied into a buffer of its own size: zlib's one-chunk result is a slice of its 16 KiB output
   // buffer, which a kept page would keep whole. Not `Buffer.from` either: under 4 KiB that copies
   // into Node's shared 8 KiB pool, where figure 6's two pages (3.8 + 0.9 KB) left too little room
@@ -62,7 +69,7 @@ export function pageEvents(page: SealedPage): readonly SessionEvent[] {
 }
 
 function decode(page: SealedPage): readonly SessionEvent[] {
-  const events = JSON.parse(inflateRawSync(page.bytes).toString('utf8')) as SessionEvent[]
+  const events = JSON.parse(inflateRawSync(page.bytes, INFLATE_OPTIONS).toString('utf8')) as SessionEvent[]
   // Unmarked, as the JSONL reader freezes an event line: an envelope is never passed on as input.
   for (const event of events) freezeParsedJson(event, { mark: false })
   return Object.freeze(events)
