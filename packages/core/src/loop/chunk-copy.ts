@@ -1,5 +1,6 @@
-import { copyJson, isFrozenJson, tryCopyJson } from '../json.js'
+import { copyJson, tryCopyJson } from '../json.js'
 import type { ModelChunk } from '../model.js'
+import { plainTypedText } from '../tools/result-copy.js'
 
 /**
  * The chunk as `assistant/chunk` logs it: a deep-frozen copy, refused (NOT_JSON, naming the path)
@@ -20,18 +21,5 @@ export function copyChunk(chunk: ModelChunk): ModelChunk {
 
 /** The text of a chunk that is exactly `{ type: 'text-delta', text: string }`; otherwise undefined. */
 function plainTextDelta(chunk: unknown): string | undefined {
-  if (typeof chunk !== 'object' || chunk === null || Object.getPrototypeOf(chunk) !== Object.prototype || isFrozenJson(chunk)) {
-    return undefined
-  }
-  // for-in lists own enumerable keys in order, then inherited enumerable ones: any key but these
-  // two, in this order, is left to the general copy. An own `text` after `type` makes both own
-  // (own keys come first); an inherited one is the general copy's to refuse.
-  let keys = 0
-  for (const key in chunk) {
-    if (key !== (keys === 0 ? 'type' : keys === 1 ? 'text' : undefined)) return undefined
-    keys++
-  }
-  if (keys !== 2 || !Object.hasOwn(chunk, 'text') || (chunk as { type: unknown }).type !== 'text-delta') return undefined
-  const text = (chunk as { text: unknown }).text
-  return typeof text === 'string' ? text : undefined
+  return plainTypedText(chunk, 'text-delta')
 }

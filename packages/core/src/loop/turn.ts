@@ -50,7 +50,11 @@ export async function runTurn(rt: AgentRuntime, turn: number, abort: TurnAbort, 
       rt.session.reportError(error, 'closing an open step')
     }
     try {
-      rt.session.append('turn/end', { turn, reason: outcome.reason })
+      const { reason } = outcome
+      // The two reasons that are a kind alone are logged as shared frozen data (owned: no copy).
+      if (reason.kind === 'completed') appendOwnedData(rt.session, 'turn/end', { turn, reason: COMPLETED })
+      else if (reason.kind === 'max-tokens') appendOwnedData(rt.session, 'turn/end', { turn, reason: MAX_TOKENS })
+      else rt.session.append('turn/end', { turn, reason })
     } catch (error) {
       // Only a non-JSON reason could get here; record the turn's end without it rather than not at all.
       rt.session.reportError(error, 'appending turn/end')
@@ -178,6 +182,9 @@ function linkDerived(entered: readonly UserMessage[], claimed: readonly UserMess
       : createUserMessage(message.content, { id: message.id, source: { ...message.source, derivedFrom: replaced } }),
   )
 }
+
+const COMPLETED: TurnEndReason = Object.freeze({ kind: 'completed' })
+const MAX_TOKENS: TurnEndReason = Object.freeze({ kind: 'max-tokens' })
 
 function abortedReason(abort: TurnAbort): TurnEndReason {
   const reason = abort.signal.reason

@@ -6,6 +6,7 @@ import { appendOwnedData, type Session } from '../session/session.js'
 import type { Surface } from '../session/surface.js'
 import { ABORTED, unlessAborted, type TurnAbort } from '../when-aborted.js'
 import type { ToolRegistry } from './registry.js'
+import { copyTextContent } from './result-copy.js'
 import type { ToolResult, ToolReturn } from './types.js'
 
 export interface ToolRunContext {
@@ -123,10 +124,20 @@ async function commitResult(call: ToolCallBlock, settled: ToolResult, ctx: ToolR
   } catch (error) {
     result = errorResult(call, `A tool/result hook failed: ${serializeError(error).message}`)
   }
-  ctx.session.append('tool/result', {
-    turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content: result.content,
-    ...(result.isError ? { isError: true } : {}),
-  })
+  // Text-only content (a tool that returned a string, every error result) is copied by a
+  // fixed-shape literal and appended as owned data: the call's id and name are strings the
+  // assembler checked. Anything else takes the general copy. The same event either way.
+  const content = copyTextContent(result.content)
+  if (content === undefined) {
+    ctx.session.append('tool/result', {
+      turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content: result.content,
+      ...(result.isError ? { isError: true } : {}),
+    })
+  } else if (result.isError) {
+    appendOwnedData(ctx.session, 'tool/result', { turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content, isError: true })
+  } else {
+    appendOwnedData(ctx.session, 'tool/result', { turn: ctx.turn, step: ctx.step, callId: call.id, name: call.name, content })
+  }
   return result
 }
 
