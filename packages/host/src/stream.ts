@@ -138,9 +138,10 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
     // fingerprint, which a reconnecting client checks); replay follows from the cursor.
     first: async () => {
       // The fingerprint first, a slice per macrotask: a long log must not hold other sessions up.
-      await prefixReady(session.events, cursor)
+      // Keyed on the session, not on `session.events`: a seal replaces that (log-prefix.ts).
+      await prefixReady(session, cursor)
       const inbox = { 'next-turn': [...live.agent.inbox.nextTurn], 'next-step': [...live.agent.inbox.nextStep] }
-      const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox, prefix: logPrefix(session.events, cursor) }
+      const hello = { lastSeq: session.length - 1, status: live.agent.status, inboxVersion: live.inboxSeq, inbox, prefix: logPrefix(session, cursor) }
       return `retry: 1000\n${frame('hello', hello)}`
     },
     read: () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent } from '@bosun/core'
+import { createAgent, sealIdleSessions, type SessionEvent } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
 import { fingerprinted, LogHash } from '../src/client-log-hash.js'
 import { SLICE_EVENTS, logPrefix, prefixReady, prefixStats } from '../src/log-prefix.js'
 
@@ -48,5 +49,23 @@ describe('the hello\'s prefix fingerprint', () => {
     expect(prefixStats.yields).toBe(yieldsBefore)
     expect(logPrefix(events, 9).hash).toBe(clientHash(events, 9))
     expect(logPrefix(events, -1)).toEqual({ seq: -1, hash: LogHash.EMPTY })
+  })
+
+  it('of a session is kept across a seal that lands between prefixReady and logPrefix: the hello hashes nothing then', async () => {
+    const agent = await createAgent({ model: scripted({ responses: [{ text: 'a long answer in short chunks', chunkSize: 2 }] }) })
+    agent.followup('hi')
+    await agent.whenIdle()
+    const { session } = agent
+    const seq = session.length - 1
+    const viewBefore = session.events
+    const expected = clientHash(session.events, seq)
+    await prefixReady(session, seq)
+    const hashed = prefixStats.hashed
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    // The seal replaced `session.events` (a chain keyed on it would start over, synchronously here).
+    expect(session.events).not.toBe(viewBefore)
+    expect(logPrefix(session, seq)).toEqual({ seq, hash: expected })
+    expect(prefixStats.hashed).toBe(hashed)
+    await agent.close()
   })
 })

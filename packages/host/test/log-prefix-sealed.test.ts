@@ -1,0 +1,137 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createAgent, sealIdleSessions, whenAgentClosed, type Agent } from '@bosun/core'
+import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { fingerprinted, LogHash } from '../src/client-log-hash.js'
+import { createHost, listen, type HostLimits, type RunningServer } from '../src/index.js'
+import { SLICE_EVENTS, prefixStats } from '../src/log-prefix.js'
+import { perTest, SseReader, type Frame } from './helpers.js'
+
+// The hello's `prefix` of a live session across the core's idle seal (sealed log pages): the seal
+// makes `session.events` another object, and the fingerprints must outlive that — a reconnect
+// after a seal hashes only the events it has not hashed — but not the session: one closed and
+// opened again is a new `Session`, whose log may differ.
+
+const state = perTest()
+
+/** A host on 127.0.0.1 over a JSONL store in the test's dir; the agents it builds are kept in `agents`. */
+async function serve(responses: () => ScriptedResponse[], limits: HostLimits = {}): Promise<{ server: RunningServer; agents: Agent[] }> {
+  const agents: Agent[] = []
+  const host = createHost({
+    store: jsonlStore({ dir: state.dir }),
+    agentFactory: async ({ sessionId, store }) => {
+      const agent = await createAgent({ model: scripted({ responses: responses() }), store, sessionId })
+      agents.push(agent)
+      return agent
+    },
+    limits: { keepAliveMs: 200, ...limits },
+  })
+  const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+  state.closing.push(server)
+  return { server, agents }
+}
+
+const post = (server: RunningServer, path: string, body: unknown) =>
+  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+const turnEnds = (frames: Frame[]) => frames.filter((f) => f.event === 'session.event' && f.data.type === 'turn/end').length
+
+const lastSeq = (frames: Frame[]) => Number(frames.filter((f) => f.event === 'session.event').at(-1)!.id)
+
+/** The fingerprint a client computes from the event frames it received, up to `seq`. */
+function clientHash(frames: Frame[], seq: number): string {
+  const hash = new LogHash()
+  for (const frame of frames) {
+    if (frame.event !== 'session.event' || Number(frame.id) > seq) continue
+    if (fingerprinted(frame.data.type)) hash.add(JSON.stringify(frame.data))
+  }
+  return hash.hex
+}
+
+/** A reconnect at `cursor` (Last-Event-ID): its hello, and how many events the host hashed and yields it took for it. */
+async function reconnect(server: RunningServer, cursor: number): Promise<{ prefix: { seq: number; hash: string }; hashed: number; yields: number }> {
+  const { hashed, yields } = prefixStats
+  const stream = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream`, { headers: { 'last-event-id': String(cursor) } }))
+  const [hello] = await stream.until((f) => f.length >= 1)
+  await stream.cancel()
+  expect(hello!.event).toBe('hello')
+  return { prefix: hello!.data.prefix, hashed: prefixStats.hashed - hashed, yields: prefixStats.yields - yields }
+}
+
+describe('host: the hello\'s prefix across a sealed log', () => {
+  it('a reconnect after a seal gets the same prefix, and hashes only the events it had not hashed', async () => {
+    // One long answer in one-character chunks: a log of a few slices, sealed into many pages.
+    const answer = 'x'.repeat(3 * SLICE_EVENTS)
+    const { server } = await serve(() => [{ text: answer, chunkSize: 1 }, { text: 'second' }])
+    await post(server, '/v1/sessions', { id: 's' })
+    // A stream from seq 0 (which hashes nothing: its prefix is the empty log's) shows the log.
+    const watch = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream`))
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'one' })
+    await watch.until((f) => turnEnds(f) === 1)
+    const cursor = lastSeq(watch.frames)
+    expect(cursor).toBeGreaterThan(3 * SLICE_EVENTS)
+
+    const first = await reconnect(server, cursor)
+    expect(first.prefix).toEqual({ seq: cursor, hash: clientHash(watch.frames, cursor) })
+    expect(first.hashed).toBe(cursor + 1)
+    expect(first.yields).toBeGreaterThanOrEqual(3)
+
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    const sealed = await reconnect(server, cursor)
+    expect(sealed).toEqual({ prefix: first.prefix, hashed: 0, yields: 0 })
+    // An earlier cursor is answered from the same chain too.
+    expect(await reconnect(server, 10)).toEqual({ prefix: { seq: 10, hash: clientHash(watch.frames, 10) }, hashed: 0, yields: 0 })
+
+    // The log grows after the seal and is sealed again: a reconnect at its new end hashes the new events only.
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'two' })
+    await watch.until((f) => turnEnds(f) === 2)
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    const end = lastSeq(watch.frames)
+    const grown = await reconnect(server, end)
+    expect(grown.prefix).toEqual({ seq: end, hash: clientHash(watch.frames, end) })
+    expect(grown.hashed).toBe(end - cursor)
+    expect((await reconnect(server, cursor)).prefix).toEqual(first.prefix)
+    await watch.cancel()
+  })
+
+  it('a session closed and opened again (a new Session) gets a chain of its own, not the old log\'s', async () => {
+    // Both agents answer the same, so the reopened log's second turn has the old one's seqs.
+    const { server, agents } = await serve(() => [{ text: 'same' }, { text: 'same' }], { idleMs: 50 })
+    await post(server, '/v1/sessions', { id: 's' })
+    const watch = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream`))
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'one' })
+    await watch.until((f) => turnEnds(f) === 1)
+    const firstEnd = lastSeq(watch.frames)
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'two' })
+    await watch.until((f) => turnEnds(f) === 2)
+    const cursor = lastSeq(watch.frames)
+    const old = await reconnect(server, cursor)
+    expect(old.hashed).toBe(cursor + 1)
+    await watch.cancel()
+
+    // Idle with no stream: the host closes the session. Its second turn is then lost, as an
+    // unsynced tail is in a crash, and the session is opened again with another second turn.
+    await whenAgentClosed(agents[0]!)
+    const file = join(state.dir, 's.jsonl')
+    const lines = (await readFile(file, 'utf8')).split('\n')
+    await writeFile(file, lines.slice(0, firstEnd + 2).join('\n') + '\n')
+    const tail = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream?from=tail`))
+    await tail.until((f) => f.length >= 1)
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm3', content: 'TWO' })
+    await tail.until((f) => turnEnds(f) === 1)
+    expect(agents).toHaveLength(2)
+    expect(agents[1]!.session).not.toBe(agents[0]!.session)
+    expect(agents[1]!.session.length - 1).toBe(cursor)
+
+    const replay = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream`))
+    const frames = await replay.until((f) => f.some((frame) => frame.event === 'session.event' && Number(frame.id) === cursor))
+    await replay.cancel()
+    const reopened = await reconnect(server, cursor)
+    expect(reopened.prefix).toEqual({ seq: cursor, hash: clientHash(frames, cursor) })
+    expect(reopened.prefix.hash).not.toBe(old.prefix.hash)
+    expect(reopened.hashed).toBe(cursor + 1)
+    await tail.cancel()
+  })
+})
