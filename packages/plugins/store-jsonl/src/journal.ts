@@ -15,8 +15,12 @@ import { writeFully, writeFullySync } from './writer.js'
  *
  * A flush starts only after the previous one has settled, so the records staged meanwhile go
  * together in the next one (group commit), and only the last flush's records can be torn by a
- * crash. A failed flush is cut back off the journal (ftruncate + fdatasync; if that fails too,
- * before the next flush) and rejected to every member of it, which roll their own files back.
+ * crash. A failed flush is cut back off the journal (ftruncate + fdatasync) before it is rejected
+ * to every member of it, which roll their own files back: its records must not be replayed after
+ * a crash, since every member reports its batch as rolled back. If the journal cannot be cut, the
+ * flush's bytes are overwritten with zeros instead (what a reader takes for the journal's end);
+ * if that fails too, the members are told their batch may come back after a crash
+ * ({@link failedRecordsLeft}), and the next flush writes nothing before it has cut them off.
  *
  * Checkpoint: once the journal holds {@link CHECKPOINT_BYTES}, the next flush first fdatasyncs
  * every session file written since the last checkpoint (all at once), then starts the journal
@@ -81,8 +85,11 @@ export class StoreJournal {
   #dirty = new Set<JournalMember>()
   /** A member closed without its file synced: the records stay needed, the journal is kept. */
   #keep = false
-  /** A failed flush could not be cut back off the journal: cut it before the next write. */
-  #cut = false
+  /**
+   * Bytes past {@link #size} that a failed flush wrote (or may have) and that could be neither cut
+   * nor overwritten: they may hold whole records, replayable after a crash. 0 when there are none.
+   */
+  #leftover = 0
   /** The journal length that calls for the next checkpoint (further after a failed one: not a retry per flush). */
   #checkpointAt: number
 
@@ -96,6 +103,11 @@ export class StoreJournal {
   /** @internal For tests: the journal's path once it exists. */
   get path(): string | undefined {
     return this.#path
+  }
+
+  /** A failed flush's records may still be in the journal (replayable after a crash) until the next flush cuts them off. */
+  get failedRecordsLeft(): boolean {
+    return this.#leftover > 0
   }
 
   /** Stages `record` (a batch `member` has written to its file) for the next flush. */
@@ -128,6 +140,8 @@ export class StoreJournal {
     while (this.#flushing) await this.#flushing.catch(() => {})
     const handle = await this.#opening?.catch(() => undefined)
     if (handle === undefined) return
+    // A kept journal is replayed after the process is gone: not with a failed flush's records.
+    if (this.#leftover > 0) await this.#discard(handle).catch(() => {})
     await handle.close().catch(() => {})
     if (!this.#keep && this.#dirty.size === 0) await this.#fs.unlink(this.#path!).catch(() => {})
     await this.#lock!.release()
@@ -145,12 +159,8 @@ export class StoreJournal {
 
   async #flush(group: Group): Promise<void> {
     const handle = await this.#open()
-    if (this.#cut) {
-      await handle.truncate(this.#size)
-      await handle.datasync()
-      this.#allocated = this.#size
-      this.#cut = false
-    }
+    // An earlier failed flush's bytes first: nothing is written after records that must not be replayed.
+    if (this.#leftover > 0) await this.#discard(handle)
     if (this.#size >= this.#checkpointAt) await this.#checkpoint()
     for (const chunk of group.chunks) sealRecord(chunk, this.#generation)
     const records = group.chunks.length === 1 ? group.chunks[0]! : Buffer.concat(group.chunks)
@@ -164,17 +174,38 @@ export class StoreJournal {
       await handle.datasync()
       this.#allocated = allocated
     } catch (error) {
-      // Cut back whatever this flush wrote, zeros included: its records must not be replayed.
-      try {
-        await handle.truncate(this.#size)
-        await handle.datasync()
-        this.#allocated = this.#size
-      } catch {
-        this.#cut = true
-      }
+      // Before the members hear of it: they report their batches as rolled back.
+      this.#leftover = bytes.length
+      await this.#discard(handle).catch(() => {})
       throw error
     }
     this.#size += records.length
+  }
+
+  /**
+   * Makes what a failed flush wrote past the last durable record ({@link #leftover} bytes, zeros
+   * included) unreadable, durably: cut back (ftruncate + fdatasync), or, if the file cannot be
+   * cut, overwritten with zeros + fdatasync — a reader stops at the first record with the wrong
+   * magic, and past a generation's end the journal holds zeros anyway. Throws the ftruncate's (or
+   * fdatasync's) error if neither works; the bytes stay counted, to be tried again.
+   */
+  async #discard(handle: StoreFileHandle): Promise<void> {
+    try {
+      await handle.truncate(this.#size)
+      this.#allocated = this.#size
+      await handle.datasync()
+    } catch (error) {
+      try {
+        const zeros = Buffer.alloc(this.#leftover)
+        if (handle.writeSync) writeFullySync(handle.writeSync, zeros, this.#size)
+        else await writeFully(handle, zeros, this.#size)
+        await handle.datasync()
+        this.#allocated = Math.max(this.#allocated, this.#size + this.#leftover)
+      } catch {
+        throw error
+      }
+    }
+    this.#leftover = 0
   }
 
   /**

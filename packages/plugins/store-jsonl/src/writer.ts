@@ -76,8 +76,10 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   #unreported: BosunError | undefined
   /** Sticky: another writer appended to the file. */
   #stale: BosunError | undefined
-  /** A rollback failed: bytes past `#size` may be in the file, to be cut before the next write. */
+  /** A rollback failed: bytes past `#size` (lines, or the zeros over them) may be in the file, to be cut before the next write. */
   #dirty = false
+  /** The rollback could neither cut nor zero a failed batch: its lines may be in the file, and come back after a crash. */
+  #residue = false
   #closed = false
   #closing: Promise<void> | undefined
   readonly #journal: StoreJournal | undefined
@@ -259,7 +261,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     try {
       if (this.#dirty) {
         step = 'ftruncate'
-        await this.#rollback()
+        await this.#rollback(0)
       } else {
         // The default file system answers synchronously; a custom one may return any thenable.
         const stat = this.#handle.stat()
@@ -299,7 +301,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     try {
       await (group ? this.#journal!.sync(group) : this.#handle.datasync())
     } catch (error) {
-      await this.#fail(batch, error, group ? 'fdatasync of the store journal' : 'fdatasync', true)
+      // The journal tells whether the flush's records are off it (else they may be replayed after a crash).
+      await this.#fail(batch, error, group ? 'fdatasync of the store journal' : 'fdatasync', true, group !== undefined && this.#journal!.failedRecordsLeft)
       return
     }
     this.#commit(batch)
@@ -315,26 +318,49 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   /**
    * Puts the batch back at the head of the queue and rejects it: with `error` itself when no
    * `step` is given (a stale writer), else with the STORE error of that step, after rolling the
-   * file back if it was `touched`.
+   * file back if it was `touched`. The error says whether the batch could come back after a crash:
+   * its lines left in the file, or (`journalLeftover`) its record left in the store journal.
    */
-  async #fail(batch: Batch, error: unknown, step?: string, touched = false): Promise<false> {
+  async #fail(batch: Batch, error: unknown, step?: string, touched = false, journalLeftover = false): Promise<false> {
     this.#queued = batch.text + this.#queued
     this.#queuedCount += batch.count
     if (step === undefined) {
       batch.settle(error as BosunError)
       return false
     }
-    const rolledBack = touched ? await this.#rollback().then(() => true, () => false) : !this.#dirty
-    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, rolledBack))
+    if (touched) await this.#rollback(batch.bytes).catch(() => {})
+    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, !this.#residue && !journalLeftover))
     return false
   }
 
-  /** Cuts the file back to its last durable length. `#dirty` stays set if that fails. */
-  async #rollback(): Promise<void> {
+  /**
+   * Cuts the file back to its last durable length (ftruncate + fdatasync). If it cannot be cut,
+   * the `length` bytes a failed batch wrote past it are overwritten with zeros (+ fdatasync)
+   * instead: open() cuts a NUL tail as a crash's torn one, so the rolled-back lines cannot come
+   * back after a crash, as they would as whole lines. Throws if the file was not cut; `#dirty`
+   * stays set then (the next batch cuts first), and `#residue` if the zeros failed too.
+   */
+  async #rollback(length: number): Promise<void> {
     this.#dirty = true
-    await this.#handle.truncate(this.#size)
-    await this.#handle.datasync()
-    this.#dirty = false
+    try {
+      await this.#handle.truncate(this.#size)
+      await this.#handle.datasync()
+      this.#dirty = false
+      this.#residue = false
+    } catch (error) {
+      if (length > 0) {
+        const zeros = Buffer.alloc(length)
+        try {
+          if (this.#handle.writeSync) writeFullySync(this.#handle.writeSync, zeros, this.#size)
+          else await writeFully(this.#handle, zeros, this.#size)
+          await this.#handle.datasync()
+          this.#residue = false
+        } catch {
+          this.#residue = true
+        }
+      }
+      throw error
+    }
   }
 
   #staleError(size: number): BosunError {
@@ -389,9 +415,9 @@ export function ioError(step: string, file: string, id: string, cause: unknown, 
       ? ''
       : rolledBack
         ? ` The file is back at its last durable length; the ${queued} event(s) stay queued and the next flush() retries them.`
-        : ` Rolling the file back failed too; the ${queued} event(s) stay queued and the next flush() cuts the file back before retrying.`
+        : ` Rolling back failed too (the file or the store journal could be neither cut nor overwritten), so these events may come back after a crash; the ${queued} event(s) stay queued and the next flush() cuts back before retrying.`
   return new BosunError(ErrorCodes.STORE, `Could not write session "${id}" to ${file}: ${reason}.${state}`, {
     cause,
-    details: { sessionId: id, file, step, ...(code ? { errno: code } : {}) },
+    details: { sessionId: id, file, step, ...(code ? { errno: code } : {}), ...(queued === undefined ? {} : { rolledBack: rolledBack === true }) },
   })
 }
