@@ -1,3 +1,4 @@
+import { invalidArgument } from '../errors.js'
 import type { UserMessage } from '../session/messages.js'
 
 /** The two FIFO queues: `next-turn` waits for its own turn, `next-step` for the next step boundary. */
@@ -30,4 +31,11 @@ export interface InboxNotifications {
 /** The other queue: where a move from `target` goes. */
 export function otherTarget(target: InboxTarget): InboxTarget {
   return target === 'next-turn' ? 'next-step' : 'next-turn'
+}
+
+/** A public method's `target` argument: INVALID_ARGUMENT unless it names one of the two queues. */
+export function checkTarget(target: InboxTarget, what: string): void {
+  if (!INBOX_TARGETS.includes(target)) {
+    throw invalidArgument(`${what} must be "next-turn" or "next-step", got ${JSON.stringify(target)}.`)
+  }
 }
