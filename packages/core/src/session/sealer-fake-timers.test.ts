@@ -1,23 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { SessionEvent } from './events.js'
+import { loadedSession as loaded } from '../testing/sealer-fixtures.js'
 import { enableLogPages } from './sealer.js'
-import { Session, sessionLog } from './session.js'
+import { sessionLog } from './session.js'
 
 // The sweeper's one module-level timer and fake timers. `arm()` once
-// schedules only while `timer === undefined`, and `timer` is cleared only when that timeout runs.
+// schedules only while `timer === undefined`, and `timer` is cleared only when that timeout runs
+// (or when the last candidate leaves).
 // A timer armed while a test had `vi.useFakeTimers()` on (an agent's turn ended, or one loaded a
 // history) is dropped by `vi.useRealTimers()` without running: `timer` stays set forever, so the
 // sweeper never runs again in that process (that test file's worker, a user's test suite): no
 // session is sealed by the timer any more, and every candidate stays in the strong Set.
 
 afterEach(() => vi.useRealTimers())
-
-/** A session loaded with two ended turns: a sweep candidate from the start. */
-function loaded(id: string): Session {
-  const types = ['turn/start', 'turn/end', 'turn/start', 'turn/end']
-  const events = types.map((type, seq) => Object.freeze({ seq, time: seq, type, data: Object.freeze({ turn: 1 + (seq >> 1) }) }) as SessionEvent)
-  return new Session({ id, version: 1, createdAt: 0 }, events)
-}
 
 describe('the sweeper after fake timers', () => {
   it('still seals on its own once real timers are back', async () => {

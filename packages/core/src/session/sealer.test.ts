@@ -2,8 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { BosunError } from '../errors.js'
 import { memoryStore } from '../store/memory.js'
 import { harness, msg, timeline } from '../testing/harness.js'
-import { definePlugin } from '../plugin.js'
-import { gate } from '../testing/harness.js'
+import { holdWhen } from '../testing/sealer-fixtures.js'
 import type { SessionEvent } from './events.js'
 import { LOG } from './log-view.js'
 import { enableLogPages, sealIdleSessions, sealingCandidates } from './sealer.js'
@@ -23,20 +22,6 @@ async function ranTurns(turns: number, options: Parameters<typeof harness>[0] = 
     await made.agent.whenIdle()
   }
   return made
-}
-
-/** Holds every step's pre-step while `held` is true: a turn that stays open. */
-function holdWhen(state: { held: boolean }) {
-  const never = gate()
-  return definePlugin({
-    name: 'hold-when',
-    setup({ hooks }) {
-      hooks.preStep.tapPromise('hold-when', async (decision) => {
-        if (state.held) await never.promise
-        return decision
-      })
-    },
-  })
 }
 
 const pagesOf = (session: Session) => sessionLog(session).pages

@@ -37,8 +37,11 @@ export interface SealingOwner {
 /**
  * One session's sealing state. The sweeper's set holds these strongly (not a WeakSet or WeakRef:
  * an entry per session in a weak registry made every GC pay for it — "Performance problems
- * found", item 7); a session leaves the set when sealed or closed, so a dropped agent is held
- * until its next sweep at most.
+ * found", item 7). So that the set is never what keeps a session alive, a candidate leaves it as
+ * soon as the sweeper cannot seal it without a new mark: when it is sealed, closed, or seen with a
+ * turn open (a running turn, or one that never ends: its `turn/end` would mark it again). What
+ * stays is a session idle at a `turn/end` (sealed and dropped 1–2 × `idleMs` later; a memory
+ * store may still hold its log) or a driver between its `turn/end` and going idle (microtasks).
  */
 export class Sealing {
   /** The log's length when last looked at (-1: not since it went idle), and when (performance.now()). */
@@ -79,6 +82,15 @@ export class Sealing {
 function drop(sealing: Sealing): void {
   sealing.queued = false
   candidates.delete(sealing)
+  if (candidates.size === 0) disarm()
+}
+
+/** No candidate left: no timer either (the next `markIdle` arms one), and the period starts over. */
+function disarm(): void {
+  // A timer armed through another `setTimeout` (a test's fake timers, since restored) is gone already.
+  if (timer !== undefined && armedWith === setTimeout) clearTimeout(timer)
+  timer = undefined
+  period = Infinity
 }
 
 /** Sessions that may have something to seal. */
@@ -206,15 +218,17 @@ function visit(sealing: Sealing, force: boolean, now: number): Outcome {
     }
     if (now - sealing.seenAt < sealing.idleMs) return 'none'
   }
-  // Never inside a turn: observers and projections may still hold this turn's events. A running
-  // driver stays a candidate (it may be between its last turn/end and going idle).
-  if (sealing.owner?.status === 'running') return 'none'
   const through = sealableThrough(log)
-  // A turn still open: its turn/end marks the session again.
+  // A turn still open: its turn/end marks the session again. Dropped even while its driver runs,
+  // so that a turn that never ends does not keep the session (and its agent) in the set for good.
   if (through === undefined) {
     drop(sealing)
     return 'none'
   }
+  // Never inside a turn: observers and projections may still hold this turn's events. A running
+  // driver whose log ends at a turn/end stays a candidate: it is between that turn/end and going
+  // idle (or opening its next turn) for a few microtasks, and going idle marks nothing.
+  if (sealing.owner?.status === 'running') return 'none'
   // Whole pages from where the next page starts (a short last page is merged and sealed again).
   const size = sealing.pageEvents
   const last = log.pages[log.pages.length - 1]
