@@ -63,7 +63,8 @@ export function storeReader(store: Store, options: StoreReaderOptions = {}): Ses
     const stored = await store.open(id)
     if (stored === undefined) return undefined
     await stored.writer.close()
-    return { header: stored.header, events: stored.events }
+    // A store's events are read-only (the memory store's may be a view): a copy, as `read` gets.
+    return { header: stored.header, events: [...stored.events] }
   }
   return {
     list: () => store.list(),

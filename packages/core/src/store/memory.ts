@@ -164,8 +164,7 @@ export function memoryStore(): Store {
       if (!entry) return undefined
       // A sealed log is handed out as a view of a fork: its pages shared, not decoded; the tail copied.
       const log = entry.events
-      // (The view is read-only; `StoredSession.events` says a store may hand one out.)
-      const events = (log.pages.length === 0 ? [...log.tail] : log.fork().events()) as SessionEvent[]
+      const events = log.pages.length === 0 ? [...log.tail] : log.fork().events()
       return { header: entry.header, events, writer: new MemoryWriter(entry, state, events) }
     },
     async has(id) {

@@ -29,12 +29,14 @@ export interface SessionWriter {
 export interface StoredSession {
   header: SessionHeader
   /**
-   * Every event, `seq` contiguous from 0, deep-frozen. A fresh array that the caller owns: a
-   * `Session` takes it over and pushes new events to it. The memory store hands out a read-only
-   * view instead (writes throw READ_ONLY) for a session whose log has sealed pages: read it, or
-   * pass it to a `Session`, which shares its pages.
+   * Every event, `seq` contiguous from 0, deep-frozen. Read-only to the caller: read it, or pass
+   * it to a `Session`, which takes it over and appends through its writer. Most stores hand out a
+   * fresh array; the memory store hands out a read-only view (writes throw READ_ONLY) for a
+   * session whose log has sealed pages, which a `Session` adopts without decoding its pages. A
+   * store may return a mutable array here (it is assignable); a caller that needs one copies it
+   * (`[...stored.events]`).
    */
-  events: SessionEvent[]
+  events: readonly SessionEvent[]
   writer: SessionWriter
 }
 

@@ -26,7 +26,7 @@ async function written(id = 's'): Promise<Buffer> {
 }
 
 /** Opens `id` with a fresh store, returning the events (or the error) and the file afterwards. */
-async function reopen(id = 's'): Promise<{ events?: SessionEvent[]; error?: unknown; file: Buffer }> {
+async function reopen(id = 's'): Promise<{ events?: readonly SessionEvent[]; error?: unknown; file: Buffer }> {
   const store = jsonlStore({ dir })
   try {
     const opened = await store.open(id)
