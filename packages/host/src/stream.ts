@@ -1,6 +1,6 @@
-import type { SessionEvent } from '@bosun/core'
+import type { Session, SessionEvent } from '@bosun/core'
 import { InboxFold } from './log.js'
-import { logPrefix, prefixReady } from './log-prefix.js'
+import { logPrefix, prefixReady, SLICE_EVENTS } from './log-prefix.js'
 import type { LiveSession } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { subscribe } from './subscription.js'
@@ -118,6 +118,27 @@ export function foldTo(events: readonly SessionEvent[], seedLength: number, curs
   return fold
 }
 
+/** @internal For tests: events a live stream folded from its session's log, and the times it gave the event loop back. */
+export const foldStats = { folded: 0, yields: 0 }
+
+/**
+ * {@link foldTo} over a live session, read by seq, {@link SLICE_EVENTS} events per macrotask: once
+ * the idle seal has paged the log, reading it from seq 0 decodes every page (~6 µs an event), which
+ * in one go held the host's event loop for a whole 50,000-event log.
+ */
+async function foldLive(session: Session, seedLength: number, cursor: number): Promise<InboxFold> {
+  const fold = new InboxFold(seedLength)
+  for (let seq = 0; seq <= cursor; seq++) {
+    fold.apply(session.eventAt(seq)!)
+    if ((seq + 1) % SLICE_EVENTS === 0 && seq < cursor) {
+      foldStats.yields++
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  }
+  foldStats.folded += cursor + 1
+  return fold
+}
+
 /**
  * One subscriber of a session's SSE stream. It holds no copy of the events: it keeps a cursor (the
  * last seq it sent) and reads the session's log by seq when the client pulls. The session's
@@ -128,8 +149,12 @@ export function foldTo(events: readonly SessionEvent[], seedLength: number, curs
  */
 export function sessionStream(live: LiveSession, options: StreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
+  const seedLength = session.header.seedLength ?? 0
   let cursor = Math.min(options.after, session.length - 1)
-  const fold = foldTo(session.events, session.header.seedLength ?? 0, cursor)
+  // At the log's end the agent's inbox is the fold of the whole log (a splice is logged as the
+  // inbox changes, inbox-fold.test.ts): a stream from the tail — a caught-up client's reconnect —
+  // folds nothing. Any other cursor is folded in `first`, a slice at a time.
+  let fold = cursor === session.length - 1 ? InboxFold.continuing(live.agent.inbox, seedLength) : undefined
   const log = liveLog(live)
   const subscription = subscribe(live, options.onEnd)
 
@@ -137,6 +162,7 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
     // The hello baseline describes the session now, and the log up to the cursor (its `prefix`
     // fingerprint, which a reconnecting client checks); replay follows from the cursor.
     first: async () => {
+      fold ??= await foldLive(session, seedLength, cursor)
       // The fingerprint first, a slice per macrotask: a long log must not hold other sessions up.
       // Keyed on the session, not on `session.events`: a seal replaces that (log-prefix.ts).
       await prefixReady(session, cursor)
@@ -145,7 +171,8 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
       return `retry: 1000\n${frame('hello', hello)}`
     },
     read: () => {
-      const next = readFrames(log, fold, cursor, options)
+      // `first` has run: the fold is made.
+      const next = readFrames(log, fold!, cursor, options)
       cursor = next.cursor
       return next.out
     },

@@ -7,6 +7,8 @@ import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { fingerprinted, LogHash } from '../src/client-log-hash.js'
 import { createHost, listen, type HostLimits, type RunningServer } from '../src/index.js'
 import { SLICE_EVENTS, prefixStats } from '../src/log-prefix.js'
+import { foldInbox } from '../src/log.js'
+import { foldStats } from '../src/stream.js'
 import { perTest, SseReader, type Frame } from './helpers.js'
 
 // The hello's `prefix` of a live session across the core's idle seal (sealed log pages): the seal
@@ -50,14 +52,30 @@ function clientHash(frames: Frame[], seq: number): string {
   return hash.hex
 }
 
-/** A reconnect at `cursor` (Last-Event-ID): its hello, and how many events the host hashed and yields it took for it. */
-async function reconnect(server: RunningServer, cursor: number): Promise<{ prefix: { seq: number; hash: string }; hashed: number; yields: number }> {
-  const { hashed, yields } = prefixStats
+interface Reconnect {
+  prefix: { seq: number; hash: string }
+  /** Events the host hashed for the hello, and the times it yielded doing so. */
+  hashed: number
+  yields: number
+  /** Events the host folded (the inbox at the cursor), and the times it yielded doing so. */
+  folded: number
+  foldYields: number
+}
+
+/** A reconnect at `cursor` (Last-Event-ID): its hello, and what the host read of the log for it. */
+async function reconnect(server: RunningServer, cursor: number): Promise<Reconnect> {
+  const before = { ...prefixStats, folded: foldStats.folded, foldYields: foldStats.yields }
   const stream = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream`, { headers: { 'last-event-id': String(cursor) } }))
   const [hello] = await stream.until((f) => f.length >= 1)
   await stream.cancel()
   expect(hello!.event).toBe('hello')
-  return { prefix: hello!.data.prefix, hashed: prefixStats.hashed - hashed, yields: prefixStats.yields - yields }
+  return {
+    prefix: hello!.data.prefix,
+    hashed: prefixStats.hashed - before.hashed,
+    yields: prefixStats.yields - before.yields,
+    folded: foldStats.folded - before.folded,
+    foldYields: foldStats.yields - before.foldYields,
+  }
 }
 
 describe('host: the hello\'s prefix across a sealed log', () => {
@@ -79,10 +97,13 @@ describe('host: the hello\'s prefix across a sealed log', () => {
     expect(first.yields).toBeGreaterThanOrEqual(3)
 
     expect(await sealIdleSessions()).toBeGreaterThan(0)
+    // At the tail the inbox is the agent's: nothing of the sealed log is read for the hello.
     const sealed = await reconnect(server, cursor)
-    expect(sealed).toEqual({ prefix: first.prefix, hashed: 0, yields: 0 })
-    // An earlier cursor is answered from the same chain too.
-    expect(await reconnect(server, 10)).toEqual({ prefix: { seq: 10, hash: clientHash(watch.frames, 10) }, hashed: 0, yields: 0 })
+    expect(sealed).toEqual({ prefix: first.prefix, hashed: 0, yields: 0, folded: 0, foldYields: 0 })
+    // An earlier cursor is answered from the same chain too; its inbox is folded, a slice per macrotask.
+    expect(await reconnect(server, 10)).toEqual({ prefix: { seq: 10, hash: clientHash(watch.frames, 10) }, hashed: 0, yields: 0, folded: 11, foldYields: 0 })
+    const mid = 2 * SLICE_EVENTS + 500
+    expect(await reconnect(server, mid)).toEqual({ prefix: { seq: mid, hash: clientHash(watch.frames, mid) }, hashed: 0, yields: 0, folded: mid + 1, foldYields: 2 })
 
     // The log grows after the seal and is sealed again: a reconnect at its new end hashes the new events only.
     await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'two' })
@@ -94,6 +115,41 @@ describe('host: the hello\'s prefix across a sealed log', () => {
     expect(grown.hashed).toBe(end - cursor)
     expect((await reconnect(server, cursor)).prefix).toEqual(first.prefix)
     await watch.cancel()
+  })
+
+  it('a stream from the tail after a seal folds nothing, and its inbox frames are the log\'s queues', async () => {
+    const { server } = await serve(() => [{ text: 'first' }, { text: 'second' }])
+    await post(server, '/v1/sessions', { id: 's' })
+    const watch = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream`))
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'one' })
+    await watch.until((f) => turnEnds(f) === 1)
+    // An inject waits in next-step without waking the agent: the queues at the tail are not empty.
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'i1', content: 'context', delivery: 'inject' })
+    await watch.until((f) => f.some((frame) => frame.event === 'session.inbox' && frame.data['next-step'].length === 1))
+    const cursor = lastSeq(watch.frames)
+    // The tail stream must serialise the next frames itself (a session's frames are cached for
+    // all its subscribers, and another stream would have folded them first).
+    await watch.cancel()
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    const { folded } = foldStats
+    const tail = new SseReader(await fetch(`${server.url}/v1/sessions/s/stream?from=tail`))
+    const [hello] = await tail.until((f) => f.length >= 1)
+    expect(hello!.data.lastSeq).toBe(cursor)
+    expect(foldStats.folded).toBe(folded)
+    await post(server, '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'two' })
+    const frames = await tail.until((f) => turnEnds(f) === 1)
+    const { events } = await (await fetch(`${server.url}/v1/sessions/s/events?limit=1000`)).json() as { events: { seq: number }[] }
+    // Each inbox frame carries the queues the log's splices leave at the event before it.
+    let checked = 0
+    for (const [index, frame] of frames.entries()) {
+      if (frame.event !== 'session.inbox') continue
+      const seq = Number(frames[index - 1]!.id)
+      expect(frame.data).toEqual(foldInbox(events.slice(0, seq + 1) as never))
+      checked++
+    }
+    expect(checked).toBeGreaterThanOrEqual(2)
+    expect(frames.find((f) => f.event === 'session.inbox')!.data['next-step']).toHaveLength(1)
+    await tail.cancel()
   })
 
   it('a session closed and opened again (a new Session) gets a chain of its own, not the old log\'s', async () => {
