@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
 import { JOURNAL_PREFIX, sealRecord } from './journal-format.js'
 import { acquireSessionLock, type SessionLock } from './lock.js'
-import { writeFully, writeFullySync } from './writer.js'
+import { overwriteWithZeros, writeFully, writeFullySync } from './file-writes.js'
 
 /**
  * The store's journal: one file per store per process, `<dir>/.bosun-journal-<uuid>`, locked
@@ -196,10 +196,7 @@ export class StoreJournal {
       await handle.datasync()
     } catch (error) {
       try {
-        const zeros = Buffer.alloc(this.#leftover)
-        if (handle.writeSync) writeFullySync(handle.writeSync, zeros, this.#size)
-        else await writeFully(handle, zeros, this.#size)
-        await handle.datasync()
+        await overwriteWithZeros(handle, this.#size, this.#leftover)
         this.#allocated = Math.max(this.#allocated, this.#size + this.#leftover)
       } catch {
         throw error

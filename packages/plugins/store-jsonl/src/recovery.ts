@@ -4,7 +4,7 @@ import { errnoCode, type StoreFileHandle, type StoreFileSystem } from './file-sy
 import { decodeRecords, isJournalName, type JournalRecord } from './journal-format.js'
 import { lockHolderAlive } from './lock.js'
 import { replayRecords, type Replayed } from './replay.js'
-import { writeFully } from './writer.js'
+import { writeFully } from './file-writes.js'
 
 /**
  * Crash recovery from the journals of dead processes (journal.ts). A journal whose lock has no

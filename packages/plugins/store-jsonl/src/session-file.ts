@@ -3,7 +3,7 @@ import type { SessionEvent, SessionHeader, SessionSummary } from '@bosun/core'
 import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { errnoCode, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
 import { parseHeader } from './reader.js'
-import { ioError } from './writer.js'
+import { ioError } from './file-writes.js'
 
 /** One session file: opening it safely, reading its header line, checking what is written to it. */
 

@@ -1,6 +1,7 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
-import { errnoCode, type StoreFileHandle, type StoreFileStat } from './file-system.js'
+import type { StoreFileHandle, StoreFileStat } from './file-system.js'
+import { ioError, overwriteWithZeros, writeFully, writeFullySync } from './file-writes.js'
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
 import { RecordEncoder } from './journal-format.js'
@@ -349,11 +350,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       this.#residue = false
     } catch (error) {
       if (length > 0) {
-        const zeros = Buffer.alloc(length)
         try {
-          if (this.#handle.writeSync) writeFullySync(this.#handle.writeSync, zeros, this.#size)
-          else await writeFully(this.#handle, zeros, this.#size)
-          await this.#handle.datasync()
+          await overwriteWithZeros(this.#handle, this.#size, length)
           this.#residue = false
         } catch {
           this.#residue = true
@@ -384,40 +382,4 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       details: { sessionId: this.#id, file: this.#file },
     })
   }
-}
-
-/** pwrite until every byte is written (a short write is legal); a write of 0 bytes is an error. */
-export async function writeFully(handle: StoreFileHandle, bytes: Uint8Array, position: number): Promise<void> {
-  let offset = 0
-  while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset)
-    if (!(bytesWritten > 0)) throw Object.assign(new Error('write() wrote no bytes'), { code: 'EIO' })
-    offset += bytesWritten
-  }
-}
-
-/** {@link writeFully} with a synchronous pwrite. */
-export function writeFullySync(writeSync: NonNullable<StoreFileHandle['writeSync']>, bytes: Uint8Array, position: number): void {
-  let offset = 0
-  while (offset < bytes.length) {
-    const written = writeSync(bytes, offset, bytes.length - offset, position + offset)
-    if (!(written > 0)) throw Object.assign(new Error('write() wrote no bytes'), { code: 'EIO' })
-    offset += written
-  }
-}
-
-/** The STORE error for a failed file operation, naming the file and keeping the system error as `cause`. */
-export function ioError(step: string, file: string, id: string, cause: unknown, queued?: number, rolledBack?: boolean): BosunError {
-  const code = errnoCode(cause)
-  const reason = `${step} failed: ${(cause as Error)?.message ?? String(cause)}`
-  const state =
-    queued === undefined
-      ? ''
-      : rolledBack
-        ? ` The file is back at its last durable length; the ${queued} event(s) stay queued and the next flush() retries them.`
-        : ` Rolling back failed too (the file or the store journal could be neither cut nor overwritten), so these events may come back after a crash; the ${queued} event(s) stay queued and the next flush() cuts back before retrying.`
-  return new BosunError(ErrorCodes.STORE, `Could not write session "${id}" to ${file}: ${reason}.${state}`, {
-    cause,
-    details: { sessionId: id, file, step, ...(code ? { errno: code } : {}), ...(queued === undefined ? {} : { rolledBack: rolledBack === true }) },
-  })
 }
