@@ -2,6 +2,7 @@ import { messageText, type InboxSplice, type SessionEvent, type UserMessage } fr
 import { InboxFold } from './log.js'
 import { sseStream } from './sse.js'
 import type { LiveSession } from './sessions.js'
+import { foldSliced } from './stream.js'
 import { subscribe } from './subscription.js'
 
 /**
@@ -17,8 +18,28 @@ export interface TurnStreamOptions {
   turn?: number
   /** Read the log after this seq. */
   after: number
+  /** The inbox as it was at a seq at or before `after` ({@link inboxMark}): the fold continues from it. */
+  mark?: InboxMark
   keepAliveMs: number
   onEnd: () => void
+}
+
+/** A live session's queues and the last seq of its log, read together: the log's inbox fold at that seq. */
+export interface InboxMark {
+  seq: number
+  fold: InboxFold
+}
+
+/**
+ * The inbox fold of a live session's log at its end, without reading the log: the agent's queues
+ * are the fold of everything logged (a splice is appended as the inbox changes). The chat POST
+ * takes one just before it admits, so its turn stream folds on from there instead of from seq 0.
+ * Not from inside a session observer: there the splice being logged is in the log but not yet in
+ * the queues (the inbox appends, then applies).
+ */
+export function inboxMark(live: LiveSession): InboxMark {
+  const { session, inbox } = live.agent
+  return { seq: session.length - 1, fold: InboxFold.continuing(inbox, session.header.seedLength ?? 0) }
 }
 
 /**
@@ -26,9 +47,11 @@ export interface TurnStreamOptions {
  * store's events table on another host of a cluster (cluster/remote-chat.ts).
  */
 export interface TurnLog {
-  seedLength: number
-  /** The log as known when the stream starts, at least up to the stream's `after`. */
-  events: readonly SessionEvent[]
+  /**
+   * The inbox fold of the log up to and including `after` (where the stream starts reading). Not
+   * a pass over the log in one go: read by seq from a known fold, or a slice per macrotask.
+   */
+  foldTo(after: number): InboxFold | Promise<InboxFold>
   /** The events after `seq` known now, in order (none: caught up). */
   since(seq: number): readonly SessionEvent[] | Promise<readonly SessionEvent[]>
   /** Waits for new events or `ms`; true when it timed out. */
@@ -48,10 +71,19 @@ function resultText(content: unknown): string {
 /** The UI message stream of a live session's turn, read from its agent's log. */
 export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
+  const seedLength = session.header.seedLength ?? 0
+  const { mark } = options
   const subscription = subscribe(live, options.onEnd)
   return uiTurnStream({
-    seedLength: session.header.seedLength ?? 0,
-    events: session.events,
+    // After an idle seal `session.events` is a view whose every page a pass from seq 0 decodes:
+    // continue from a fold the host already has (the POST's mark, the agent's queues at the tail),
+    // reading only the events after it; anything else (a resume, a repeated message id) is folded
+    // from seq 0 a slice per macrotask.
+    foldTo: (after) => {
+      if (mark !== undefined && mark.seq <= after) return foldSliced(session, mark.fold, mark.seq + 1, after)
+      if (after === session.length - 1) return InboxFold.continuing(live.agent.inbox, seedLength)
+      return foldSliced(session, new InboxFold(seedLength), 0, after)
+    },
     since: (seq) => session.events.slice(seq + 1),
     wait: (ms) => subscription.wait(ms),
     ended: () => subscription.ended || live.closed === true,
@@ -61,10 +93,8 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
 
 /** The UI message stream of one turn, translated event by event from `log`. */
 export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onEnd'>): ReadableStream<Uint8Array> {
-  const { seedLength } = log
-  const fold = new InboxFold(seedLength)
-  for (let i = seedLength; i <= options.after && i < log.events.length; i++) fold.apply(log.events[i]!)
-  const { queues } = fold
+  // Made at the first read (it may yield to the event loop), before any frame is translated.
+  let fold: InboxFold | undefined
   let cursor = options.after
   let ourTurn = options.turn
   let currentTurn: number | undefined
@@ -89,8 +119,10 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     }
     return out + sse({ type: `${kind}-delta`, id: open!.id, delta: text })
   }
-  const queueSnapshot = (): string =>
-    sse({ type: 'data-bosun-queue', data: { 'next-turn': queues['next-turn'].map((m) => ({ id: m.id, text: messageText(m) })), 'next-step': queues['next-step'].map((m) => ({ id: m.id, text: messageText(m) })) }, transient: true })
+  const queueSnapshot = (): string => {
+    const { queues } = fold!
+    return sse({ type: 'data-bosun-queue', data: { 'next-turn': queues['next-turn'].map((m) => ({ id: m.id, text: messageText(m) })), 'next-step': queues['next-step'].map((m) => ({ id: m.id, text: messageText(m) })) }, transient: true })
+  }
   const start = (): string => {
     started = true
     return sse({ type: 'start', messageId: `bosun-turn-${ourTurn}` })
@@ -100,7 +132,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     if (event.type === 'turn/start') currentTurn = (event.data as { turn: number }).turn
     if (event.type === 'agent/inbox/spliced') {
       const s = event.data as InboxSplice
-      const removed = fold.apply(event) ?? []
+      const removed = fold!.apply(event) ?? []
       // A move between the queues (a promote) neither claims nor cancels it.
       if (ourTurn === undefined && options.messageId !== undefined && s.outcome !== 'moved' && removed.some((m) => m.id === options.messageId)) {
         const kept = s.inserted.some((m) => m.id === options.messageId)
@@ -189,6 +221,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     read: async () => {
       if (doneSent) return null
       if (finished) return done()
+      fold ??= await log.foldTo(options.after)
       const events = await log.since(cursor)
       let out = ourTurn !== undefined && !started && events.length > 0 ? start() : ''
       for (const event of events) {

@@ -118,25 +118,38 @@ export function foldTo(events: readonly SessionEvent[], seedLength: number, curs
   return fold
 }
 
-/** @internal For tests: events a live stream folded from its session's log, and the times it gave the event loop back. */
+/** @internal For tests: events a stream folded from a log before its first frame, and the times it gave the event loop back. */
 export const foldStats = { folded: 0, yields: 0 }
 
 /**
- * {@link foldTo} over a live session, read by seq, {@link SLICE_EVENTS} events per macrotask: once
- * the idle seal has paged the log, reading it from seq 0 decodes every page (~6 µs an event), which
- * in one go held the host's event loop for a whole 50,000-event log.
+ * Calls `each` for seqs `from` … `to`, {@link SLICE_EVENTS} per macrotask: the host's one way to
+ * make a pass over a log that a request cannot avoid (a fold from seq 0, a stored log's hello)
+ * without holding the event loop — every other session's stream and turn — for the whole log.
  */
-async function foldLive(session: Session, seedLength: number, cursor: number): Promise<InboxFold> {
-  const fold = new InboxFold(seedLength)
-  for (let seq = 0; seq <= cursor; seq++) {
-    fold.apply(session.eventAt(seq)!)
-    if ((seq + 1) % SLICE_EVENTS === 0 && seq < cursor) {
+export async function eachSliced(from: number, to: number, each: (seq: number) => void): Promise<void> {
+  for (let seq = from; seq <= to; seq++) {
+    each(seq)
+    if ((seq - from + 1) % SLICE_EVENTS === 0 && seq < to) {
       foldStats.yields++
       await new Promise<void>((resolve) => setImmediate(resolve))
     }
   }
-  foldStats.folded += cursor + 1
+}
+
+/**
+ * Folds `log` (read by seq) on from `fold` over seqs `from` … `to`, a slice per macrotask: once the
+ * idle seal has paged a live log, reading it from seq 0 decodes every page (~6 µs an event), which
+ * in one go held the host's event loop for a whole 50,000-event log.
+ */
+export async function foldSliced(log: { eventAt(seq: number): SessionEvent | undefined }, fold: InboxFold, from: number, to: number): Promise<InboxFold> {
+  await eachSliced(from, to, (seq) => fold.apply(log.eventAt(seq)!))
+  foldStats.folded += Math.max(0, to - from + 1)
   return fold
+}
+
+/** {@link foldTo} over a live session, read by seq ({@link foldSliced}). */
+function foldLive(session: Session, seedLength: number, cursor: number): Promise<InboxFold> {
+  return foldSliced(session, new InboxFold(seedLength), 0, cursor)
 }
 
 /**

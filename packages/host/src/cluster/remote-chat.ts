@@ -4,9 +4,11 @@ import { openTurn, uiTurnStream, type TurnStreamOptions } from '../ai-sdk.js'
 import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import type { HostContext } from '../context.js'
 import { HostError } from '../errors.js'
+import { InboxFold } from '../log.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
 import { answer, RELAYED_HEADER } from './relay.js'
+import { foldSliced } from '../stream.js'
 import { SessionWake } from './session-wake.js'
 
 /**
@@ -25,9 +27,10 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     const wake = new SessionWake(cluster.watcher, id, () => cluster.streams.delete(end))
     const end = (): void => wake.end()
     cluster.streams.add(end)
+    const seedLength = read.header.seedLength ?? 0
     const stream = uiTurnStream({
-      seedLength: read.header.seedLength ?? 0,
-      events: read.events,
+      // The copy read from the store: folded a slice per macrotask, like a live log from seq 0.
+      foldTo: (after) => foldSliced({ eventAt: (seq) => read.events[seq] }, new InboxFold(seedLength), 0, after),
       since: (seq) => {
         wake.reading()
         return store.readEvents(id, seq + 1, host.streamBatch)

@@ -1,8 +1,8 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
-import { logPrefix } from '../log-prefix.js'
+import { logPrefix, prefixReady } from '../log-prefix.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
-import { statusAfter, type StreamOptions } from '../stream.js'
+import { eachSliced, statusAfter, type StreamOptions } from '../stream.js'
 import { SessionWake } from './session-wake.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
 
@@ -18,9 +18,14 @@ export interface RemoteStreamOptions extends StreamOptions {
  * from the store's events table by seq and woken by the store's wake-ups (LISTEN/NOTIFY, polling
  * when a NOTIFY was lost). Only committed events are sent, so a client never sees an event the
  * owner could still lose in a crash, and the seqs it resumes from are the log's.
+ *
+ * The hello needs a pass over the whole log read (the fingerprint up to the cursor, the queues
+ * and status at its end): it is made in `first`, a slice per macrotask (the fingerprint by
+ * `prefixReady`), so that a long log does not hold the host's event loop for one request.
  */
 export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: string, options: RemoteStreamOptions): { stream: ReadableStream<Uint8Array>; end: () => void } {
-  const fold = new InboxFold(options.seedLength)
+  const { events, seedLength } = options
+  const fold = new InboxFold(seedLength)
   const finishedSteps = new Set<string>()
   let pending: SessionEvent[] = []
   const learn = (event: SessionEvent): void => {
@@ -29,23 +34,25 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
       finishedSteps.add(`${turn}:${step}`)
     }
   }
-  for (const event of options.events) learn(event)
   let cursor = options.after
-  for (let i = 0; i <= cursor; i++) {
-    fold.apply(options.events[i]!)
-  }
-  pending = options.events.slice(cursor + 1)
+
   // The hello describes the session now (the end of what was read); the replay follows from the cursor.
-  const hello = (() => {
-    const now = new InboxFold(options.seedLength)
-    let nowStatus: 'running' | 'idle' = 'idle'
+  const hello = async (): Promise<string> => {
+    const now = new InboxFold(seedLength)
+    let status: 'running' | 'idle' = 'idle'
     let inboxVersion = -1
-    for (const event of options.events) {
+    await eachSliced(0, events.length - 1, (seq) => {
+      const event = events[seq]!
+      learn(event)
+      if (seq <= cursor) fold.apply(event)
       if (now.apply(event)) inboxVersion = event.seq
-      nowStatus = statusAfter(event) ?? nowStatus
-    }
-    return { lastSeq: options.events.length - 1, status: nowStatus, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(options.events, options.after) }
-  })()
+      status = statusAfter(event) ?? status
+    })
+    pending = events.slice(cursor + 1)
+    await prefixReady(events, cursor)
+    const data = { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(events, cursor) }
+    return `retry: 1000\n${frame('hello', data)}`
+  }
 
   const wake = new SessionWake(watcher, id, options.onEnd)
   const end = (): void => wake.end()
@@ -76,7 +83,7 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
   }
 
   const stream = sseStream({
-    first: () => `retry: 1000\n${frame('hello', hello)}`,
+    first: hello,
     read: () => (wake.ended ? null : read()),
     wait: (ms) => wake.wait(ms),
     ended: () => wake.ended,

@@ -1,5 +1,5 @@
 import { admit, type AdmissionReceipt } from '../admission.js'
-import { openTurn, uiMessageStream } from '../ai-sdk.js'
+import { inboxMark, openTurn, uiMessageStream } from '../ai-sdk.js'
 import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import { openColdStream } from '../cold-stream.js'
 import type { HostContext } from '../context.js'
@@ -22,6 +22,8 @@ export function streamRoutes(host: HostContext): void {
     const message = chatMessage(input)
     const live = await sessions.use(input.id, { create: 'if-missing' })
     const release = sessions.hold(live)
+    // The queues just before the admission: the turn stream folds on from here, not from seq 0.
+    const mark = inboxMark(live)
     let receipt: AdmissionReceipt
     try {
       receipt = await admit(live, message, false)
@@ -29,7 +31,7 @@ export function streamRoutes(host: HostContext): void {
       release()
       throw error
     }
-    return new Response(uiMessageStream(live, { messageId: receipt.messageId, after: receipt.seq - 1, keepAliveMs: host.keepAliveMs, onEnd: release }), { status: 200, headers: UI_HEADERS })
+    return new Response(uiMessageStream(live, { messageId: receipt.messageId, after: receipt.seq - 1, mark, keepAliveMs: host.keepAliveMs, onEnd: release }), { status: 200, headers: UI_HEADERS })
   })
 
   app.get('/v1/ai-sdk/chat/:id/stream', async (c) => {

@@ -1,0 +1,91 @@
+import zlib from 'node:zlib'
+import { syncBuiltinESMExports } from 'node:module'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createAgent, sealIdleSessions } from '@bosun/core'
+import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { createHost, listen, type RunningServer } from '../src/index.js'
+import { SLICE_EVENTS } from '../src/log-prefix.js'
+import { foldStats } from '../src/stream.js'
+import { perTest } from './helpers.js'
+
+// The AI SDK chat POST to a session whose log the core's idle seal has paged (sealed log pages):
+// the turn stream's inbox fold must not read the sealed log from seq 0 — every page decoded on the
+// host's event loop, in one go — and must send the same bytes as before the seal.
+
+const state = perTest()
+
+async function serve(responses: () => ScriptedResponse[]): Promise<RunningServer> {
+  const host = createHost({
+    store: jsonlStore({ dir: state.dir }),
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId }),
+    limits: { keepAliveMs: 200 },
+  })
+  const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+  state.closing.push(server)
+  return server
+}
+
+const chat = (server: RunningServer, messageId: string, text: string) =>
+  fetch(`${server.url}/v1/ai-sdk/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 's', messages: [{ id: messageId, role: 'user', parts: [{ type: 'text', text }] }] }) })
+
+/** The whole UI message stream of a chat POST, as bytes (it closes after `[DONE]`). */
+async function turnText(server: RunningServer, messageId: string, text: string): Promise<string> {
+  const response = await chat(server, messageId, text)
+  expect(response.status).toBe(200)
+  const body = await response.text()
+  expect(body.endsWith('data: [DONE]\n\n')).toBe(true)
+  return body
+}
+
+/**
+ * Counts the sealed pages inflated (each decode of a page is one `inflateRawSync`): what a read of
+ * the sealed log costs, seen from outside the host's code. The core imports the function by name,
+ * so the builtin's ESM export is synced with the spy.
+ */
+const realInflate = zlib.inflateRawSync
+let inflates = 0
+function countInflates(): void {
+  inflates = 0
+  zlib.inflateRawSync = ((...args: Parameters<typeof realInflate>) => {
+    inflates++
+    return realInflate(...args)
+  }) as typeof realInflate
+  syncBuiltinESMExports()
+}
+afterEach(() => {
+  zlib.inflateRawSync = realInflate
+  syncBuiltinESMExports()
+})
+
+describe('host: the AI SDK chat stream of a sealed session', () => {
+  it('a chat POST folds nothing of the sealed log and decodes no page; a repeated id folds by seq, a slice at a time; same bytes', async () => {
+    // One long answer in one-character chunks: a log of a few slices, sealed into many pages.
+    const long = 'x'.repeat(3 * SLICE_EVENTS)
+    const server = await serve(() => [{ text: long, chunkSize: 1 }, { text: 'second' }])
+    const first = await turnText(server, 'u1', 'one')
+    expect(first.split('text-delta').length - 1).toBe(long.length)
+    const second = await turnText(server, 'u2', 'two')
+    expect(second).toContain('"delta":"second"')
+    // A repeated message id streams the turn that claimed it again, from its admission: before a seal…
+    expect(await turnText(server, 'u2', 'two')).toBe(second)
+
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    countInflates()
+    const before = { ...foldStats }
+    // A new message: the stream folds on from the queues taken just before the admission.
+    const third = await turnText(server, 'u3', 'three')
+    expect(third).toContain('"type":"start","messageId":"bosun-turn-3"')
+    expect({ inflates, folded: foldStats.folded - before.folded }).toEqual({ inflates: 0, folded: 0 })
+
+    // …and after one: the admission is far back, so the fold runs from seq 0 to it, read by seq
+    // and a slice per macrotask (the log before it is the first turn's 3,000+ events).
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    const again = { ...foldStats }
+    expect(await turnText(server, 'u2', 'two')).toBe(second)
+    const folded = foldStats.folded - again.folded
+    expect(folded).toBeGreaterThan(3 * SLICE_EVENTS)
+    expect(foldStats.yields - again.yields).toBe(Math.ceil(folded / SLICE_EVENTS) - 1)
+    expect(inflates).toBeGreaterThan(0)
+  })
+})
