@@ -12,36 +12,18 @@
  *
  *   node packages/host/bench/reconnect-after-seal.mjs [rounds=5] [hostDist=packages/host/dist ...]
  */
-import { loadavg } from 'node:os'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { createAgent, memoryStore, sealIdleSessions } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
-import { bigSessionEvents } from '../../../tests/web/big-session-events.mjs'
+import { alternate, bigEvents, buildsFromArgs, ms, spread, watchEventLoop } from './seal-bench.mjs'
 
-const rounds = Number(process.argv[2] ?? 5)
-const dists = process.argv.length > 3 ? process.argv.slice(3) : ['packages/host/dist']
-const builds = []
-for (const dist of dists) builds.push({ dist, createHost: (await import(pathToFileURL(join(resolve(dist), 'index.js')).href)).createHost, rows: [] })
-
+const { rounds, builds } = await buildsFromArgs()
 const id = 'big'
-const events = bigSessionEvents(6_250)
+const events = bigEvents()
 const last = events.length - 1
 
 /** Streams from the last seq until the hello; its wall time, CPU and the event loop's longest gap meanwhile. */
 async function reconnect(host) {
-  let longest = 0
-  let tick = performance.now()
-  let ticking = true
-  const ticker = () => {
-    const now = performance.now()
-    longest = Math.max(longest, now - tick)
-    tick = now
-    if (ticking) setImmediate(ticker)
-  }
-  setImmediate(ticker)
-  const cpu = process.cpuUsage()
-  const started = performance.now()
+  const watch = watchEventLoop()
   const response = await host.fetch(new Request(`http://127.0.0.1/v1/sessions/${id}/stream?after=${last}`))
   const reader = response.body.getReader()
   const decoder = new TextDecoder()
@@ -51,13 +33,9 @@ async function reconnect(host) {
     if (done) throw new Error('the stream ended before its hello')
     text += decoder.decode(value, { stream: true })
   }
-  const hello = performance.now() - started
-  const used = process.cpuUsage(cpu)
-  // One more tick, so that a gap still open at the hello (work that never yielded) is counted.
-  await new Promise((resolve) => setImmediate(resolve))
-  ticking = false
+  const { wall, cpu, longest } = await watch.stop()
   await reader.cancel()
-  return { hello, cpu: (used.user + used.system) / 1000, longest }
+  return { hello: wall, cpu, longest }
 }
 
 async function round(createHost) {
@@ -72,18 +50,7 @@ async function round(createHost) {
   return { first, afterSeal }
 }
 
-const f = (ms) => `${ms.toFixed(1)} ms`
-for (let r = 0; r < rounds; r += 1) {
-  for (const build of r % 2 === 0 ? builds : [...builds].reverse()) {
-    const row = await round(build.createHost)
-    build.rows.push(row)
-    console.log(`round ${r + 1}, ${build.dist} (load ${loadavg()[0].toFixed(1)}): first reconnect hello ${f(row.first.hello)}; after the seal hello ${f(row.afterSeal.hello)}, CPU ${f(row.afterSeal.cpu)}, longest event-loop gap ${f(row.afterSeal.longest)}`)
-  }
-}
+await alternate(rounds, builds, round, (row) => `first reconnect hello ${ms(row.first.hello)}; after the seal hello ${ms(row.afterSeal.hello)}, CPU ${ms(row.afterSeal.cpu)}, longest event-loop gap ${ms(row.afterSeal.longest)}`)
 for (const { dist, rows } of builds) {
-  const spread = (pick) => {
-    const values = rows.map(pick).sort((a, b) => a - b)
-    return `${values[Math.floor(values.length / 2)].toFixed(1)} ms (${values[0].toFixed(1)}–${values.at(-1).toFixed(1)})`
-  }
-  console.log(`${dist}: median (min–max) over ${rounds} rounds, ${events.length} events: first reconnect hello ${spread((r) => r.first.hello)}; after the seal: hello ${spread((r) => r.afterSeal.hello)}, CPU ${spread((r) => r.afterSeal.cpu)}, longest event-loop gap ${spread((r) => r.afterSeal.longest)}`)
+  console.log(`${dist}: median (min–max) over ${rounds} rounds, ${events.length} events: first reconnect hello ${spread(rows, (r) => r.first.hello)}; after the seal: hello ${spread(rows, (r) => r.afterSeal.hello)}, CPU ${spread(rows, (r) => r.afterSeal.cpu)}, longest event-loop gap ${spread(rows, (r) => r.afterSeal.longest)}`)
 }
