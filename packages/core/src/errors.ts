@@ -19,6 +19,12 @@ export const ErrorCodes = {
    * that was never claimed, or already reached a step.
    */
   DUPLICATE_MESSAGE_ID: 'DUPLICATE_MESSAGE_ID',
+  /**
+   * `agent.followup()`, `steer()` or `inject()` of a message whose `source.delivery` names another
+   * way of sending it (crash recovery reads that field to decide who is owed a wake). Send it with
+   * the method it names, or leave `source.delivery` unset. `details`: `{ id, delivery, expected }`.
+   */
+  DELIVERY_MISMATCH: 'DELIVERY_MISMATCH',
   /** A write to a read-only view: the model request, or the surface's messages (return a new request instead). */
   READ_ONLY: 'READ_ONLY',
   /** Edit or removal by id of a message that is no longer pending (a claim won the race). */

@@ -44,8 +44,9 @@ export interface MessageSource {
   kind: string
   /**
    * How the message was sent: `followup` and `steer` woke the agent, `inject` did not. The agent's
-   * sends record it when the caller did not (a caller such as the host records its own); crash
-   * repair reads it to tell input owed a wake from parked input (`agent.recovery.waiting`).
+   * sends record it; a caller may set it first (the host records its own), to the same value only:
+   * a send whose message says another is refused (DELIVERY_MISMATCH). Crash repair reads it to
+   * tell input owed a wake from parked input (`agent.recovery.waiting`).
    */
   delivery?: string
   /**
@@ -120,18 +121,36 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
 }
 
 /**
- * {@link toUserMessage}, with `delivery` recorded in its source unless the caller already set one
- * there (see {@link MessageSource.delivery}), and `afterAbort: true` when the send woke the agent
- * after its running turn was aborted (see {@link MessageSource.afterAbort}). A string is made with
- * them at once (no second copy).
+ * {@link toUserMessage}, with `delivery` recorded in its source (see {@link MessageSource.delivery}),
+ * and `afterAbort: true` when the send woke the agent after its running turn was aborted (see
+ * {@link MessageSource.afterAbort}). A string is made with them at once (no second copy); a
+ * message whose source already says this `delivery` (the host records its own) is kept as it is.
+ * A message whose source says another one is refused (DELIVERY_MISMATCH), not corrected: crash
+ * recovery reads the field to decide who is owed a wake, so a disagreeing value would be wrong
+ * data in the log, and overwriting it would drop what the caller said without telling them.
  */
 export function toSentMessage(input: unknown, delivery: 'followup' | 'steer' | 'inject', afterAbort = false): UserMessage {
   const marks = afterAbort ? { afterAbort: true } : undefined
   if (typeof input === 'string') return createUserMessage(input, { source: { kind: 'user', delivery, ...marks } })
   const message = toUserMessage(input)
-  const recorded = message.source.delivery !== undefined
-  if (recorded && marks === undefined) return message
-  return toUserMessage({ ...message, source: { ...message.source, ...(recorded ? undefined : { delivery }), ...marks } })
+  const said = message.source.delivery
+  if (said !== undefined && said !== delivery) throw deliveryMismatch(message.id, said, delivery)
+  if (said !== undefined && marks === undefined) return message
+  return toUserMessage({ ...message, source: { ...message.source, delivery, ...marks } })
+}
+
+/** What a caller whose message says one delivery and whose call makes another can do about it. */
+function deliveryMismatch(id: string, said: unknown, delivery: string): BosunError {
+  const method = said === 'followup' || said === 'steer' || said === 'inject' ? said : undefined
+  return new BosunError(
+    ErrorCodes.DELIVERY_MISMATCH,
+    `Cannot ${delivery}() message "${id}": its source.delivery is ${JSON.stringify(said)}, but ${delivery}() records "${delivery}" ` +
+      '(crash recovery reads it to decide which input is owed a wake). ' +
+      (method !== undefined
+        ? `Send it with agent.${method}(), or leave source.delivery unset: the agent records how it was sent.`
+        : `Set it to "${delivery}" or leave source.delivery unset (the agent records how it was sent); keep other data in another source field.`),
+    { details: { id, delivery: said, expected: delivery } },
+  )
 }
 
 /** Messages that passed {@link toUserMessage}: frozen, checked, reusable without another check (an unforgeable brand). */

@@ -200,12 +200,13 @@ describe('input a crash left waiting for its turn', () => {
     await parked.close()
   })
 
-  it('records how the core API sent a message in its source (followup, steer, inject), keeping a delivery the caller set', async () => {
+  it('records how the core API sent a message in its source (followup, steer, inject), keeping a delivery the caller set to the same', async () => {
     const agent = await createAgent({ model: scripted(), plugins: [preStepThatNeverReturns()] })
     const followup = agent.followup('f')
     const steer = agent.steer(createUserMessage('s', { source: { kind: 'tool', name: 'probe' } }))
     const inject = agent.inject('i')
-    const hostSent = agent.followup(createUserMessage('h', { source: { kind: 'user', delivery: 'steer' } }))
+    // A caller's own delivery that disagrees with the method is refused (loop/send-delivery.test.ts).
+    const hostSent = agent.steer(createUserMessage('h', { source: { kind: 'user', delivery: 'steer' } }))
     expect([followup, steer, inject, hostSent].map((m) => m.source)).toEqual([
       { kind: 'user', delivery: 'followup' },
       { kind: 'tool', name: 'probe', delivery: 'steer' },
