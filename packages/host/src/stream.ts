@@ -166,7 +166,10 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   let cursor = Math.min(options.after, session.length - 1)
   // At the log's end the agent's inbox is the fold of the whole log (a splice is logged as the
   // inbox changes, inbox-fold.test.ts): a stream from the tail — a caught-up client's reconnect —
-  // folds nothing. Any other cursor is folded in `first`, a slice at a time.
+  // folds nothing. Any other cursor is folded in `first`, a slice at a time. Not from inside a
+  // session observer: there the splice being logged is in the log but not yet in the queues (the
+  // inbox appends, then applies), and the stream would start one splice behind. The route builds
+  // streams after an await, never inside an append.
   let fold = cursor === session.length - 1 ? InboxFold.continuing(live.agent.inbox, seedLength) : undefined
   const log = liveLog(live)
   const subscription = subscribe(live, options.onEnd)
