@@ -23,15 +23,38 @@ export function writeFullySync(writeSync: NonNullable<StoreFileHandle['writeSync
   }
 }
 
+/** pwrite of every byte, on this thread when the handle can (see StoreFileHandle.writeSync). */
+async function writeAt(handle: StoreFileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  if (handle.writeSync) writeFullySync(handle.writeSync, bytes, position)
+  else await writeFully(handle, bytes, position)
+}
+
 /**
- * Overwrites `length` bytes at `position` with zeros and fdatasyncs them: how a failed write that
- * cannot be cut off is made unreadable (a NUL tail to a session file's reader, the end to a
- * journal's).
+ * Overwrites `length` bytes at `position` with zeros and fdatasyncs them: how a failed journal
+ * flush that cannot be cut off is made unreadable (a journal reader stops at the first zero, so a
+ * write that stops part-way leaves nothing readable after it either).
  */
 export async function overwriteWithZeros(handle: StoreFileHandle, position: number, length: number): Promise<void> {
-  const zeros = Buffer.alloc(length)
-  if (handle.writeSync) writeFullySync(handle.writeSync, zeros, position)
-  else await writeFully(handle, zeros, position)
+  await writeAt(handle, Buffer.alloc(length), position)
+  await handle.datasync()
+}
+
+/**
+ * Overwrites a session file's failed batch (`lines`, written at `position`) with zeros, one line
+ * at a time from the last, then fdatasyncs: a NUL tail that open() cuts like a crash's torn one.
+ * Line by line from the end because the zeros can fail part-way too: a single write stopping
+ * half-way would leave zeros followed by whole lines, which open() refuses as damage in the
+ * middle of the file (CORRUPT_LOG); this way a failure leaves whole lines of the batch, at most
+ * one torn line, then zeros — a file open() reads, the batch partly back (its error says it may be).
+ */
+export async function overwriteLinesWithZeros(handle: StoreFileHandle, position: number, lines: Uint8Array): Promise<void> {
+  const text = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength)
+  const zeros = Buffer.alloc(lines.length)
+  for (let end = lines.length; end > 0; ) {
+    const start = end > 1 ? text.lastIndexOf(0x0a, end - 2) + 1 : 0
+    await writeAt(handle, zeros.subarray(0, end - start), position + start)
+    end = start
+  }
   await handle.datasync()
 }
 

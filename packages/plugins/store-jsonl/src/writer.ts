@@ -1,7 +1,7 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
 import type { StoreFileHandle, StoreFileStat } from './file-system.js'
-import { ioError, overwriteWithZeros, writeFully, writeFullySync } from './file-writes.js'
+import { ioError, overwriteLinesWithZeros, writeFully, writeFullySync } from './file-writes.js'
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
 import { RecordEncoder } from './journal-format.js'
@@ -262,7 +262,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     try {
       if (this.#dirty) {
         step = 'ftruncate'
-        await this.#rollback(0)
+        await this.#rollback()
       } else {
         // The default file system answers synchronously; a custom one may return any thenable.
         const stat = this.#handle.stat()
@@ -329,19 +329,20 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       batch.settle(error as BosunError)
       return false
     }
-    if (touched) await this.#rollback(batch.bytes).catch(() => {})
+    // Encoded again, not kept: the failure path only (the same bytes: the text's UTF-8).
+    if (touched) await this.#rollback(Buffer.from(batch.text, 'utf8')).catch(() => {})
     batch.settle(ioError(step, this.#file, this.#id, error, batch.count, !this.#residue && !journalLeftover))
     return false
   }
 
   /**
    * Cuts the file back to its last durable length (ftruncate + fdatasync). If it cannot be cut,
-   * the `length` bytes a failed batch wrote past it are overwritten with zeros (+ fdatasync)
-   * instead: open() cuts a NUL tail as a crash's torn one, so the rolled-back lines cannot come
-   * back after a crash, as they would as whole lines. Throws if the file was not cut; `#dirty`
-   * stays set then (the next batch cuts first), and `#residue` if the zeros failed too.
+   * the `written` bytes a failed batch wrote (or may have) past it are overwritten with zeros (+
+   * fdatasync) instead: open() cuts a NUL tail as a crash's torn one, so the rolled-back lines
+   * cannot come back after a crash, as they would as whole lines. Throws if the file was not cut;
+   * `#dirty` stays set then (the next batch cuts first), and `#residue` if the zeros failed too.
    */
-  async #rollback(length: number): Promise<void> {
+  async #rollback(written?: Uint8Array): Promise<void> {
     this.#dirty = true
     try {
       await this.#handle.truncate(this.#size)
@@ -349,9 +350,9 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       this.#dirty = false
       this.#residue = false
     } catch (error) {
-      if (length > 0) {
+      if (written !== undefined && written.length > 0) {
         try {
-          await overwriteWithZeros(this.#handle, this.#size, length)
+          await overwriteLinesWithZeros(this.#handle, this.#size, written)
           this.#residue = false
         } catch {
           this.#residue = true

@@ -1,0 +1,74 @@
+// Review of the rollback-by-zeros fix (08f4730): the session file's rollback when its ftruncate
+// fails. A case the fix's own tests did not reach: the zeros themselves written only part-way
+// (the file must stay openable after a crash).
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { jsonlStore } from './store.js'
+import { copyStoreFiles } from './testing/crash-image.js'
+import { event, fileText, header, readSession, rejection } from './testing/fixtures.js'
+import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
+
+let dir: string
+let cleanup: () => Promise<void>
+beforeEach(async () => ({ dir, cleanup } = await tempDir()))
+afterEach(() => cleanup())
+
+const isSessionFile = (call: FsCall) => call.path.endsWith('.jsonl')
+
+/** Session `s` without the journal, event 0 acknowledged; the file system fails what `fail` says. */
+async function oneSession() {
+  const live = join(dir, 'live')
+  const fs = recordingFs(undefined, { writeSync: true })
+  const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal: false })
+  const { writer } = await store.create(header('s'))
+  writer.append(event(0))
+  await writer.flush()
+  return { live, fs, store, writer }
+}
+
+/**
+ * The batch's fdatasync fails, then its rollback's ftruncate; then `zeros` decides each later
+ * write of the session file (the overwrite with zeros): 'EIO' fails it after half its bytes.
+ */
+function failSyncThenCut(fs: ReturnType<typeof recordingFs>, zeros: (n: number) => string | undefined) {
+  let synced = false
+  let cut = false
+  let writes = 0
+  fs.fail = (call) => {
+    if (!isSessionFile(call)) return undefined
+    if (call.op === 'datasync' && !synced) return (synced = true), 'EIO'
+    if (call.op === 'truncate' && synced && !cut) return (cut = true), 'EIO'
+    if (call.op === 'write' && cut) return zeros(++writes)
+    return undefined
+  }
+}
+
+describe('the overwrite with zeros fails part-way', () => {
+  it('a crash then leaves a file open() still reads: at most whole lines of the rejected batch, never CORRUPT_LOG', async () => {
+    const { live, fs, store, writer } = await oneSession()
+    // The first write after the failed cut (the zeros) fails after half its bytes.
+    failSyncThenCut(fs, (n) => (n === 1 ? 'EIO' : undefined))
+    for (const seq of [1, 2, 3]) writer.append(event(seq))
+    const error = await rejection(writer.flush())
+    expect(error.details).toMatchObject({ step: 'fdatasync', rolledBack: false })
+
+    const image = join(dir, 'image')
+    await mkdir(image)
+    await copyStoreFiles(live, image)
+    const recovered = jsonlStore({ dir: image })
+    // Before the fix: CORRUPT_LOG at line 3 (zeros, then the tail of event 2's line, then event 3's).
+    const opened = (await recovered.open('s'))!
+    expect(opened.events.length).toBeGreaterThanOrEqual(1)
+    expect(opened.events).toEqual([0, 1, 2, 3].map((seq) => event(seq)).slice(0, opened.events.length))
+    await opened.writer.close()
+    expect(await readSession(image, 's')).toBe(fileText(header('s'), opened.events))
+    await recovered.close()
+
+    // The live writer cuts the file before its retry.
+    fs.fail = () => undefined
+    await writer.flush()
+    expect(await readSession(live, 's')).toBe(fileText(header('s'), [0, 1, 2, 3].map((seq) => event(seq))))
+    await store.close()
+  })
+})
