@@ -2,6 +2,7 @@ import { messageText, type InboxSplice, type SessionEvent, type UserMessage } fr
 import { InboxFold } from './log.js'
 import { sseStream } from './sse.js'
 import type { LiveSession } from './sessions.js'
+import { SLICE_EVENTS } from './log-prefix.js'
 import { foldSliced } from './stream.js'
 import { subscribe } from './subscription.js'
 
@@ -52,7 +53,7 @@ export interface TurnLog {
    * a pass over the log in one go: read by seq from a known fold, or a slice per macrotask.
    */
   foldTo(after: number): InboxFold | Promise<InboxFold>
-  /** The events after `seq` known now, in order (none: caught up). */
+  /** The events after `seq` known now, in order, maybe only the first of them (none: caught up). */
   since(seq: number): readonly SessionEvent[] | Promise<readonly SessionEvent[]>
   /** Waits for new events or `ms`; true when it timed out. */
   wait(ms: number): Promise<boolean>
@@ -84,7 +85,9 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
       if (after === session.length - 1) return InboxFold.continuing(live.agent.inbox, seedLength)
       return foldSliced(session, new InboxFold(seedLength), 0, after)
     },
-    since: (seq) => session.events.slice(seq + 1),
+    // A slice at a time: a stream from far back (a repeated message id) would otherwise decode
+    // and translate the rest of a sealed log in one go.
+    since: (seq) => session.events.slice(seq + 1, seq + 1 + SLICE_EVENTS),
     wait: (ms) => subscription.wait(ms),
     ended: () => subscription.ended || live.closed === true,
     end: () => subscription.end(),
@@ -222,12 +225,18 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
       if (doneSent) return null
       if (finished) return done()
       fold ??= await log.foldTo(options.after)
-      const events = await log.since(cursor)
-      let out = ourTurn !== undefined && !started && events.length > 0 ? start() : ''
-      for (const event of events) {
-        if (finished) break
-        cursor = event.seq
-        out += translate(event)
+      let out = ''
+      for (;;) {
+        const events = await log.since(cursor)
+        if (ourTurn !== undefined && !started && events.length > 0) out += start()
+        for (const event of events) {
+          if (finished) break
+          cursor = event.seq
+          out += translate(event)
+        }
+        if (out !== '' || finished || events.length === 0) break
+        // Events of other turns, before ours: read on (not wait for a new event), the event loop given back first.
+        await new Promise<void>((resolve) => setImmediate(resolve))
       }
       return out === '' && finished ? done() : out
     },

@@ -1,13 +1,13 @@
 import zlib from 'node:zlib'
 import { syncBuiltinESMExports } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgent, sealIdleSessions } from '@bosun/core'
+import { createAgent, sealIdleSessions, type Plugin } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, listen, type RunningServer } from '../src/index.js'
 import { SLICE_EVENTS } from '../src/log-prefix.js'
 import { foldStats } from '../src/stream.js'
-import { perTest } from './helpers.js'
+import { perTest, stepGate, waitFor } from './helpers.js'
 
 // The AI SDK chat POST to a session whose log the core's idle seal has paged (sealed log pages):
 // the turn stream's inbox fold must not read the sealed log from seq 0 — every page decoded on the
@@ -15,10 +15,10 @@ import { perTest } from './helpers.js'
 
 const state = perTest()
 
-async function serve(responses: () => ScriptedResponse[]): Promise<RunningServer> {
+async function serve(responses: () => ScriptedResponse[], plugins: Plugin[] = []): Promise<RunningServer> {
   const host = createHost({
     store: jsonlStore({ dir: state.dir }),
-    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId }),
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId, plugins }),
     limits: { keepAliveMs: 200 },
   })
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
@@ -31,7 +31,10 @@ const chat = (server: RunningServer, messageId: string, text: string) =>
 
 /** The whole UI message stream of a chat POST, as bytes (it closes after `[DONE]`). */
 async function turnText(server: RunningServer, messageId: string, text: string): Promise<string> {
-  const response = await chat(server, messageId, text)
+  return bodyOf(await chat(server, messageId, text))
+}
+
+async function bodyOf(response: Response): Promise<string> {
   expect(response.status).toBe(200)
   const body = await response.text()
   expect(body.endsWith('data: [DONE]\n\n')).toBe(true)
@@ -87,5 +90,30 @@ describe('host: the AI SDK chat stream of a sealed session', () => {
     expect(folded).toBeGreaterThan(3 * SLICE_EVENTS)
     expect(foldStats.yields - again.yields).toBe(Math.ceil(folded / SLICE_EVENTS) - 1)
     expect(inflates).toBeGreaterThan(0)
+  })
+
+  it('a chat stream whose turn waits behind a long one reads on through it; a repeated id after a seal sends the same bytes', async () => {
+    const gate = stepGate()
+    const long = 'x'.repeat(3 * SLICE_EVENTS)
+    const server = await serve(() => [{ text: long, chunkSize: 1 }, { text: 'second' }], [gate.plugin])
+    const first = await chat(server, 'u1', 'one')
+    await waitFor(() => gate.waiting === 1, 15_000, 'turn 1 to be held at its step')
+    // Queued behind turn 1: its stream reads turn 1's 3,000+ events, which say nothing to it.
+    const second = chat(server, 'u2', 'two')
+    await waitFor(async () => (await (await fetch(`${server.url}/v1/sessions/s`)).json() as { inbox: { 'next-turn': unknown[] } }).inbox['next-turn'].length === 1, 15_000, 'u2 to be queued')
+    gate.open()
+    expect(await bodyOf(first)).toContain('"type":"start","messageId":"bosun-turn-1"')
+    const text = await bodyOf(await second)
+    // Read on to its turn, not waited for a new event: no keep-alive, the turn's parts only.
+    expect(text).not.toContain('keep-alive')
+    expect(text.split('text-delta').length - 1).toBe(1)
+    expect(text).toContain('"type":"start","messageId":"bosun-turn-2"')
+
+    // The same message id again, after a seal: the fold from seq 0 and the read from its admission
+    // (turn 1 between them), by seq, a slice at a time; the same bytes.
+    expect(await sealIdleSessions()).toBeGreaterThan(0)
+    const before = { ...foldStats }
+    expect(await turnText(server, 'u2', 'two')).toBe(text)
+    expect(foldStats.folded - before.folded).toBeGreaterThan(0)
   })
 })
