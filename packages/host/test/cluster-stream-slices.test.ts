@@ -18,8 +18,8 @@ describe.skipIf(!available)('host cluster: a remote stream\'s hello over a long 
     const [a, b] = cluster.hosts(2, { responses: () => [{ text: 'x'.repeat(3 * SLICE_EVENTS), chunkSize: 1 }] })
     await req(a!.host, 'POST', '/v1/sessions', { id: 's' })
     await req(a!.host, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'one' })
-    // An inject waits in next-step without waking the agent: the hello's queues are not empty.
     await waitFor(async () => turnsEnded((await a!.store.read('s'))!.events) === 1, 30_000, 'the owner to answer m1')
+    // An inject waits in next-step without waking the agent: the hello's queues are not empty.
     await req(a!.host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'i1', content: 'context', delivery: 'inject' })
     const last = (await a!.store.read('s'))!.events.length - 1
     expect(last).toBeGreaterThan(3 * SLICE_EVENTS)
