@@ -1,12 +1,14 @@
 // Review of the rollback-by-zeros fix (08f4730): the session file's rollback when its ftruncate
-// fails. A case the fix's own tests did not reach: the zeros themselves written only part-way
-// (the file must stay openable after a crash).
-import { mkdir } from 'node:fs/promises'
+// fails. Two cases the fix's own tests did not reach: the zeros themselves written only part-way
+// (the file must stay openable after a crash), and a file deleted or appended to by someone else
+// while the writer waits to cut those bytes (the writer must still refuse, as it does otherwise).
+import { spawnSync } from 'node:child_process'
+import { mkdir, readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { jsonlStore } from './store.js'
 import { copyStoreFiles } from './testing/crash-image.js'
-import { event, fileText, header, readSession, rejection } from './testing/fixtures.js'
+import { event, fileText, header, readSession, rejection, sessionFile } from './testing/fixtures.js'
 import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
 
 let dir: string
@@ -69,6 +71,49 @@ describe('the overwrite with zeros fails part-way', () => {
     fs.fail = () => undefined
     await writer.flush()
     expect(await readSession(live, 's')).toBe(fileText(header('s'), [0, 1, 2, 3].map((seq) => event(seq))))
+    await store.close()
+  })
+})
+
+/** Event 1's batch rolled back by zeros (its fdatasync and ftruncate failed): the file still to be cut. */
+async function dirtyWriter() {
+  const session = await oneSession()
+  failSyncThenCut(session.fs, () => undefined)
+  session.writer.append(event(1))
+  expect((await rejection(session.writer.flush())).details).toMatchObject({ rolledBack: true })
+  session.fs.fail = () => undefined
+  return session
+}
+
+describe('a writer waiting to cut a failed batch off its file', () => {
+  it('whose file was deleted meanwhile: the next batch is refused with STALE_WRITER, not acknowledged into a file no one can open', async () => {
+    const { live, store, writer } = await dirtyWriter()
+    await unlink(sessionFile(live, 's'))
+    writer.append(event(2))
+    const refused = await rejection(writer.flush())
+    expect(refused.code).toBe('STALE_WRITER')
+    expect(refused.message).toContain('was deleted or replaced')
+    await expect(writer.close()).rejects.toMatchObject({ code: 'STALE_WRITER' })
+    await store.close()
+  })
+
+  it('another process appended past its zeros (its lock deleted by hand): the writer refuses with STALE_WRITER instead of cutting the other\'s events', async () => {
+    const { live, store, writer } = await dirtyWriter()
+    // The other process does what open() does (cuts the NUL tail), then appends its events, more
+    // bytes than the writer's retry (a shorter append is not told apart from the zeros by size).
+    await unlink(`${sessionFile(live, 's')}.lock`)
+    const committed = fileText(header('s'), [event(0)])
+    const lines = [1, 2, 3].map((seq) => JSON.stringify(event(seq, 'from b')) + '\n').join('')
+    const theirs = committed + lines
+    const script = 'const fs = require("node:fs"); fs.truncateSync(process.argv[1], Number(process.argv[2])); fs.appendFileSync(process.argv[1], process.argv[3])'
+    const child = spawnSync(process.execPath, ['-e', script, sessionFile(live, 's'), String(Buffer.byteLength(committed)), lines])
+    expect(child.status).toBe(0)
+
+    writer.append(event(2))
+    const refused = await rejection(writer.flush())
+    expect(refused.code).toBe('STALE_WRITER')
+    expect(await readFile(sessionFile(live, 's'), 'utf8')).toBe(theirs)
+    await expect(writer.close()).rejects.toMatchObject({ code: 'STALE_WRITER' })
     await store.close()
   })
 })

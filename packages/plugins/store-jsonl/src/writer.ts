@@ -260,17 +260,19 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     let step = 'fstat'
     let touched = false
     try {
+      // The default file system answers synchronously; a custom one may return any thenable.
+      const stat = this.#handle.stat()
+      const { size, nlink } = typeof (stat as { then?: unknown }).then === 'function' ? await stat : (stat as StoreFileStat)
+      // No name left: the file was deleted or replaced under this writer; a write would reach no one.
+      if (nlink === 0) throw (this.#stale = this.#goneError())
       if (this.#dirty) {
+        // A failed batch's bytes (or the zeros over them) to cut first: at most its length, as it
+        // is retried at the head of this batch. A longer file holds another writer's bytes, which
+        // the cut would destroy (one no longer than the batch's cannot be told from them by size).
+        if (size < this.#size || size > this.#size + bytes.length) throw (this.#stale = this.#staleError(size))
         step = 'ftruncate'
         await this.#rollback()
-      } else {
-        // The default file system answers synchronously; a custom one may return any thenable.
-        const stat = this.#handle.stat()
-        const { size, nlink } = typeof (stat as { then?: unknown }).then === 'function' ? await stat : (stat as StoreFileStat)
-        // No name left: the file was deleted or replaced under this writer; a write would reach no one.
-        if (nlink === 0) throw (this.#stale = this.#goneError())
-        if (size !== this.#size) throw (this.#stale = this.#staleError(size))
-      }
+      } else if (size !== this.#size) throw (this.#stale = this.#staleError(size))
       touched = true
       step = 'write'
       // Into the page cache, on this thread when the handle can: no thread-pool round trip.
