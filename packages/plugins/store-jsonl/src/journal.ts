@@ -20,7 +20,7 @@ import { overwriteWithZeros, writeFully, writeFullySync } from './file-writes.js
  * a crash, since every member reports its batch as rolled back. If the journal cannot be cut, the
  * flush's bytes are overwritten with zeros instead (what a reader takes for the journal's end);
  * if that fails too, the members are told their batch may come back after a crash
- * ({@link failedRecordsLeft}), and the next flush writes nothing before it has cut them off.
+ * ({@link recordsLeftOf}), and the next flush writes nothing before it has cut them off.
  *
  * Checkpoint: once the journal holds {@link CHECKPOINT_BYTES}, the next flush first fdatasyncs
  * every session file written since the last checkpoint (all at once), then starts the journal
@@ -61,6 +61,8 @@ export interface JournalGroup {
 
 interface Group extends JournalGroup {
   chunks: Buffer[]
+  /** Who staged each chunk. */
+  members: JournalMember[]
   started: boolean
   resolve: () => void
   reject: (error: unknown) => void
@@ -90,6 +92,8 @@ export class StoreJournal {
    * nor overwritten: they may hold whole records, replayable after a crash. 0 when there are none.
    */
   #leftover = 0
+  /** The members whose records those {@link #leftover} bytes hold. */
+  #leftoverMembers = new Set<JournalMember>()
   /** The journal length that calls for the next checkpoint (further after a failed one: not a retry per flush). */
   #checkpointAt: number
 
@@ -105,15 +109,20 @@ export class StoreJournal {
     return this.#path
   }
 
-  /** A failed flush's records may still be in the journal (replayable after a crash) until the next flush cuts them off. */
-  get failedRecordsLeft(): boolean {
-    return this.#leftover > 0
+  /**
+   * Whether a failed flush's records of `member` may still be in the journal (replayable after a
+   * crash) until a later flush cuts them off. A member that was not in that flush has none there,
+   * even if its own flush is refused because of them (its records were never written).
+   */
+  recordsLeftOf(member: JournalMember): boolean {
+    return this.#leftover > 0 && this.#leftoverMembers.has(member)
   }
 
   /** Stages `record` (a batch `member` has written to its file) for the next flush. */
   stage(member: JournalMember, record: Buffer): JournalGroup {
     this.#dirty.add(member)
     this.#pending.chunks.push(record)
+    this.#pending.members.push(member)
     return this.#pending
   }
 
@@ -176,6 +185,7 @@ export class StoreJournal {
     } catch (error) {
       // Before the members hear of it: they report their batches as rolled back.
       this.#leftover = bytes.length
+      this.#leftoverMembers = new Set(group.members)
       await this.#discard(handle).catch(() => {})
       throw error
     }
@@ -203,6 +213,7 @@ export class StoreJournal {
       }
     }
     this.#leftover = 0
+    this.#leftoverMembers.clear()
   }
 
   /**
@@ -273,5 +284,5 @@ function newGroup(): Group {
   const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
   // Every member awaits its group; this only keeps a group nobody awaits from an unhandled rejection.
   done.catch(() => {})
-  return { done, chunks: [], started: false, resolve, reject }
+  return { done, chunks: [], members: [], started: false, resolve, reject }
 }

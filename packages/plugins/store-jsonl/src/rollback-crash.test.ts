@@ -10,6 +10,7 @@ import { decodeRecords } from './journal-format.js'
 import { copyStoreFiles, journalFiles } from './testing/crash-image.js'
 import { event, fileText, header, readSession, rejection } from './testing/fixtures.js'
 import { recordingFs, tempDir, type FsCall, type FsOp } from './testing/recording-fs.js'
+import { twoJournaledSessions } from './testing/two-sessions.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -62,14 +63,7 @@ describe('the store journal: a failed flush whose cut back fails too', () => {
     ['its write fails half-way', 'write'],
   ] as const)('%s, then the journal\'s ftruncate: a crash before the next flush does not replay the rejected batches', async (_, op) => {
     const live = join(dir, 'live')
-    const fs = recordingFs(undefined, { writeSync: true })
-    const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal: true })
-    // Two sessions of equal records: a write that fails half-way leaves the first record whole.
-    const a = (await store.create(header('a'))).writer
-    const b = (await store.create(header('b'))).writer
-    a.append(event(0))
-    b.append(event(0))
-    await Promise.all([a.flush(), b.flush()])
+    const { fs, store, a, b } = await twoJournaledSessions(live)
     const [journal] = await journalFiles(live)
     const committed = decodeRecords(await readFile(journal!)).records.length
 

@@ -304,8 +304,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     try {
       await (group ? this.#journal!.sync(group) : this.#handle.datasync())
     } catch (error) {
-      // The journal tells whether the flush's records are off it (else they may be replayed after a crash).
-      await this.#fail(batch, error, group ? 'fdatasync of the store journal' : 'fdatasync', true, group !== undefined && this.#journal!.failedRecordsLeft)
+      // The journal tells whether this batch's record is off it (else it may be replayed after a crash).
+      await this.#fail(batch, error, group ? 'fdatasync of the store journal' : 'fdatasync', true, group !== undefined && this.#journal!.recordsLeftOf(this))
       return
     }
     this.#commit(batch)
