@@ -67,7 +67,7 @@ export function ioError(step: string, file: string, id: string, cause: unknown, 
       ? ''
       : rolledBack
         ? ` The file is back at its last durable length; the ${queued} event(s) stay queued and the next flush() retries them.`
-        : ` Rolling back failed too (the file or the store journal could be neither cut nor overwritten), so these events may come back after a crash; the ${queued} event(s) stay queued and the next flush() cuts back before retrying.`
+        : ` Rolling back failed too (the file or the store journal could be neither cut nor overwritten), so these events may come back after a crash, or when the session is opened again if this writer is closed before a flush() has cut them off; the ${queued} event(s) stay queued and the next flush() cuts back before retrying.`
   return new BosunError(ErrorCodes.STORE, `Could not write session "${id}" to ${file}: ${reason}.${state}`, {
     cause,
     details: { sessionId: id, file, step, ...(code ? { errno: code } : {}), ...(queued === undefined ? {} : { rolledBack: rolledBack === true }) },

@@ -1,7 +1,8 @@
 // Review of the rollback-by-zeros fix (08f4730): the session file's rollback when its ftruncate
-// fails. Two cases the fix's own tests did not reach: the zeros themselves written only part-way
-// (the file must stay openable after a crash), and a file deleted or appended to by someone else
-// while the writer waits to cut those bytes (the writer must still refuse, as it does otherwise).
+// fails. Cases the fix's own tests did not reach: the zeros themselves written only part-way
+// (the file must stay openable after a crash), a file deleted or appended to by someone else
+// while the writer waits to cut those bytes (the writer must still refuse, as it does otherwise),
+// and a writer closed while they are still there (its errors must say they may come back).
 import { spawnSync } from 'node:child_process'
 import { mkdir, readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -114,6 +115,35 @@ describe('a writer waiting to cut a failed batch off its file', () => {
     expect(refused.code).toBe('STALE_WRITER')
     expect(await readFile(sessionFile(live, 's'), 'utf8')).toBe(theirs)
     await expect(writer.close()).rejects.toMatchObject({ code: 'STALE_WRITER' })
+    await store.close()
+  })
+})
+
+describe('a batch its rollback could neither cut nor zero', () => {
+  it('close() before any flush cut it: the errors say the events may be read back when the session is opened again, and they are', async () => {
+    const { fs, store, writer } = await oneSession()
+    // The batch's fdatasync fails, then every ftruncate and every later write (the zeros included).
+    let synced = false
+    fs.fail = (call) => {
+      if (!isSessionFile(call)) return undefined
+      if (call.op === 'datasync' && !synced) return (synced = true), 'EIO'
+      return synced && (call.op === 'truncate' || call.op === 'write') ? 'EIO' : undefined
+    }
+    // Two lines: the zeros go from the last line and fail half-way through it, leaving event 1's.
+    writer.append(event(1))
+    writer.append(event(2))
+    const error = await rejection(writer.flush())
+    expect(error.details).toMatchObject({ rolledBack: false })
+    expect(error.message).toContain('when the session is opened again')
+
+    // Before: "closed with 2 event(s) not written", nothing about the ones still in the file.
+    const closed = await rejection(writer.close())
+    expect(closed.details).toMatchObject({ lost: 2, rolledBack: false })
+    expect(closed.message).toContain('may still be in')
+
+    fs.fail = () => undefined
+    const reopened = (await store.open('s'))!
+    expect(reopened.events).toEqual([event(0), event(1)])
     await store.close()
   })
 })

@@ -189,12 +189,15 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     await this.#onClose(this)
     if (failure === undefined) return
     const code = BosunError.is(failure) ? failure.code : ErrorCodes.STORE
+    // A failed batch its rollback could not cut off: the next open() may read some of it back.
+    const rolledBack = !this.#residue && !(this.#journal?.recordsLeftOf(this) ?? false)
+    const left = rolledBack ? '' : ` Some of them may still be in ${this.#file} or the store journal (a rollback failed): open the session to see which came back.`
     throw new BosunError(
       code,
       this.#queuedCount > 0
-        ? `Session "${this.#id}" was closed with ${this.#queuedCount} event(s) not written to ${this.#file}: ${(failure as Error).message}`
+        ? `Session "${this.#id}" was closed with ${this.#queuedCount} event(s) not written to ${this.#file}: ${(failure as Error).message}${left}`
         : (failure as Error).message,
-      { cause: failure, details: { sessionId: this.#id, file: this.#file, lost: this.#queuedCount } },
+      { cause: failure, details: { sessionId: this.#id, file: this.#file, lost: this.#queuedCount, ...(this.#queuedCount > 0 ? { rolledBack } : {}) } },
     )
   }
 
