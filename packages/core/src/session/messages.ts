@@ -53,7 +53,8 @@ export interface MessageSource {
    * Set by the agent on a waking send made while the running turn was already aborted (a Stop,
    * then the next message before that turn ended): its splice lands before the aborted turn's
    * `turn/end`, yet the agent runs a turn for it. Crash repair reads it to tell it from input a
-   * Stop parked (`agent.recovery.waiting`).
+   * Stop parked (`agent.recovery.waiting`). The agent's alone: a send whose message already
+   * carries it, whatever its value, is refused (DELIVERY_MISMATCH).
    */
   afterAbort?: boolean
   [key: string]: JsonValue | undefined
@@ -127,7 +128,8 @@ export function toUserMessage(input: unknown, what = 'message'): UserMessage {
  * message whose source already says this `delivery` (the host records its own) is kept as it is.
  * A message whose source says another one is refused (DELIVERY_MISMATCH), not corrected: crash
  * recovery reads the field to decide who is owed a wake, so a disagreeing value would be wrong
- * data in the log, and overwriting it would drop what the caller said without telling them.
+ * data in the log, and overwriting it would drop what the caller said without telling them. So is
+ * one that already carries `afterAbort` (any value): only the send itself can know it.
  */
 export function toSentMessage(input: unknown, delivery: 'followup' | 'steer' | 'inject', afterAbort = false): UserMessage {
   const marks = afterAbort ? { afterAbort: true } : undefined
@@ -135,6 +137,7 @@ export function toSentMessage(input: unknown, delivery: 'followup' | 'steer' | '
   const message = toUserMessage(input)
   const said = message.source.delivery
   if (said !== undefined && said !== delivery) throw deliveryMismatch(message.id, said, delivery)
+  if (message.source.afterAbort !== undefined) throw afterAbortSet(message.id, message.source.afterAbort, delivery)
   if (said !== undefined && marks === undefined) return message
   return toUserMessage({ ...message, source: { ...message.source, delivery, ...marks } })
 }
@@ -150,6 +153,21 @@ function deliveryMismatch(id: string, said: unknown, delivery: string): BosunErr
         ? `Send it with agent.${method}(), or leave source.delivery unset: the agent records how it was sent.`
         : `Set it to "${delivery}" or leave source.delivery unset (the agent records how it was sent); keep other data in another source field.`),
     { details: { id, delivery: said, expected: delivery } },
+  )
+}
+
+/**
+ * A caller-set `afterAbort`, refused whatever it says: whether a send came after an abort is known
+ * only at its splice, so a caller's value is a copy of another send's (deriveUserMessage copies the
+ * source), and crash repair would owe a wake to input the live agent parked.
+ */
+function afterAbortSet(id: string, said: unknown, delivery: string): BosunError {
+  return new BosunError(
+    ErrorCodes.DELIVERY_MISMATCH,
+    `Cannot ${delivery}() message "${id}": its source.afterAbort is ${JSON.stringify(said)}, but only the agent records it, on a send made ` +
+      'after the running turn was aborted (crash recovery reads it to decide which input is owed a wake). ' +
+      'Send it again and leave source.afterAbort unset (a message made with deriveUserMessage() copies it: pass options.source).',
+    { details: { id, afterAbort: said } },
   )
 }
 
