@@ -24,7 +24,8 @@ export const ErrorCodes = {
    * way of sending it (crash recovery reads that field to decide who is owed a wake). Send it with
    * the method it names, or leave `source.delivery` unset. `details`: `{ id, delivery, expected }`.
    * Also a send of a message that already carries `source.afterAbort` (the agent's alone): leave it
-   * unset. `details`: `{ id, afterAbort }`.
+   * unset. `details`: `{ id, afterAbort }`. A message whose id the session has used is
+   * DUPLICATE_MESSAGE_ID instead, whatever its source says.
    */
   DELIVERY_MISMATCH: 'DELIVERY_MISMATCH',
   /** A write to a read-only view: the model request, or the surface's messages (return a new request instead). */

@@ -47,6 +47,14 @@ export class Inbox {
     return this.#queues.hasPending
   }
 
+  /**
+   * Whether message `id` was used in this session — pending, claimed, delivered or canceled — so
+   * that a new message may not reuse it (DUPLICATE_MESSAGE_ID).
+   */
+  hasSeen(id: string): boolean {
+    return this.#queues.hasSeen(id)
+  }
+
   /** The queue holding message `id`, if it is pending. */
   find(id: string): { target: InboxTarget; index: number; message: UserMessage } | undefined {
     return this.#queues.find(id)

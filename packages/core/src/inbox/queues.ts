@@ -60,6 +60,11 @@ export class InboxQueues {
     return this.#where?.has(id) === true
   }
 
+  /** Whether the session has used `id` (pending, claimed, delivered or canceled): a new message may not reuse it. */
+  hasSeen(id: string): boolean {
+    return this.#seen.has(id)
+  }
+
   isReturnable(id: string): boolean {
     return this.#returnable?.has(id) === true
   }
@@ -128,14 +133,7 @@ export class InboxQueues {
         throw new BosunError(ErrorCodes.DUPLICATE_MESSAGE_ID, `Message "${id}" is already pending.`, { details: { id } })
       }
       // An edit keeps its id (it leaves and enters in one splice); a requeue is checked by requeue().
-      if (kind === 'public' && this.#seen.has(id) && !leaving?.has(id)) {
-        throw new BosunError(
-          ErrorCodes.DUPLICATE_MESSAGE_ID,
-          `Message id "${id}" was already used in this session: an id is a receipt, unique for the life of the session. ` +
-            'Send new input with a new id (omit it to get a UUID); to put a claimed message back, use inbox.requeue().',
-          { details: { id } },
-        )
-      }
+      if (kind === 'public' && this.#seen.has(id) && !leaving?.has(id)) throw idAlreadyUsed(id)
       seen?.add(id)
     }
   }
@@ -165,6 +163,16 @@ export class InboxQueues {
     if (this.#returnable?.size === 0) this.#returnable = undefined
     if (this.#torn?.size === 0) this.#torn = undefined
   }
+}
+
+/** A new message reusing an id the session has seen (the receipt rule). */
+export function idAlreadyUsed(id: string): BosunError {
+  return new BosunError(
+    ErrorCodes.DUPLICATE_MESSAGE_ID,
+    `Message id "${id}" was already used in this session: an id is a receipt, unique for the life of the session. ` +
+      'Send new input with a new id (omit it to get a UUID); to put a claimed message back, use inbox.requeue().',
+    { details: { id } },
+  )
 }
 
 function pushAll(queue: UserMessage[], messages: readonly UserMessage[]): void {

@@ -1,6 +1,7 @@
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import type { AgentHooks, AgentStatus } from '../hooks.js'
 import type { Inbox } from '../inbox/inbox.js'
+import { idAlreadyUsed } from '../inbox/queues.js'
 import type { InboxTarget } from '../inbox/types.js'
 import { toSentMessage, type MessageInput, type UserMessage } from '../session/messages.js'
 import type { Session } from '../session/session.js'
@@ -224,7 +225,7 @@ export class Agent {
     const wakingAfterAbort = wakeup && this.#turnController?.aborted === true
     // The log keeps no other trace of how a message was sent: recovery reads it from the source
     // (a waking send after an abort is queued before that turn's end, yet owed its own turn).
-    const message = toSentMessage(input, delivery, wakingAfterAbort)
+    const message = this.#sentMessage(input, delivery, wakingAfterAbort)
     const queue = wakingAfterAbort ? 'next-turn' : target
     const latch = this.#wakeRequested
     if (wakingAfterAbort || (wakeup && this.#phase === 'maintenance')) this.#wakeRequested = true
@@ -238,6 +239,22 @@ export class Agent {
     // logged, and the driver (which starts on a microtask) checks for work before opening a turn.
     if (wakeup && this.#phase === 'idle' && !this.#closed) this.#startDriver()
     return message
+  }
+
+  /**
+   * The message as sent ({@link toSentMessage}). A used id is a duplicate whatever its source says:
+   * re-sending a message the agent queued (its source records how) with another method must answer
+   * DUPLICATE_MESSAGE_ID — what callers treat as "already admitted" — not advise another method that
+   * would fail with it. Only a refused send pays for the look-up.
+   */
+  #sentMessage(input: MessageInput, delivery: 'followup' | 'steer' | 'inject', afterAbort: boolean): UserMessage {
+    try {
+      return toSentMessage(input, delivery, afterAbort)
+    } catch (error) {
+      const id = BosunError.is(error, ErrorCodes.DELIVERY_MISMATCH) ? (error.details as { id: string }).id : undefined
+      if (id !== undefined && this.rt.inbox.hasSeen(id)) throw idAlreadyUsed(id)
+      throw error
+    }
   }
 
   #startDriver(): void {
