@@ -45,6 +45,14 @@ export const CHECKPOINT_BYTES = 4 * 1024 * 1024
  * over in a few flushes. Not exported from the package.
  */
 export const journalTuning = { checkpointBytes: CHECKPOINT_BYTES }
+/** Errors of a cut that failed (the zeros too): the flush refused for it names that step, not an fdatasync that never ran. */
+const discardSteps = new WeakMap<object, string>()
+
+/** The step of the store journal that `error` (from {@link StoreJournal.sync}) failed at. */
+export function journalStep(error: unknown): string {
+  return (typeof error === 'object' && error !== null && discardSteps.get(error)) || 'fdatasync of the store journal'
+}
+
 /** The first extent the journal is grown to with zeros; later extents double, up to the checkpoint size. */
 export const EXTEND_BYTES = 64 * 1024
 
@@ -200,15 +208,18 @@ export class StoreJournal {
    * fdatasync's) error if neither works; the bytes stay counted, to be tried again.
    */
   async #discard(handle: StoreFileHandle): Promise<void> {
+    let step = 'ftruncate'
     try {
       await handle.truncate(this.#size)
       this.#allocated = this.#size
+      step = 'fdatasync after the ftruncate'
       await handle.datasync()
     } catch (error) {
       try {
         await overwriteWithZeros(handle, this.#size, this.#leftover)
         this.#allocated = Math.max(this.#allocated, this.#size + this.#leftover)
       } catch {
+        if (typeof error === 'object' && error !== null) discardSteps.set(error, `${step} of the store journal, then the overwrite with zeros (cutting off an earlier failed flush's records)`)
         throw error
       }
     }

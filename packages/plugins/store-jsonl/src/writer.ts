@@ -5,7 +5,7 @@ import { ioError, overwriteLinesWithZeros, writeFully, writeFullySync } from './
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
 import { RecordEncoder } from './journal-format.js'
-import type { JournalGroup, JournalMember, StoreJournal } from './journal.js'
+import { journalStep, type JournalGroup, type JournalMember, type StoreJournal } from './journal.js'
 
 /** What a {@link JsonlWriter} starts from. */
 export interface JsonlWriterOptions {
@@ -308,7 +308,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       await (group ? this.#journal!.sync(group) : this.#handle.datasync())
     } catch (error) {
       // The journal tells whether this batch's record is off it (else it may be replayed after a crash).
-      await this.#fail(batch, error, group ? 'fdatasync of the store journal' : 'fdatasync', true, group !== undefined && this.#journal!.recordsLeftOf(this))
+      await this.#fail(batch, error, group ? journalStep(error) : 'fdatasync', true, group !== undefined && this.#journal!.recordsLeftOf(this))
       return
     }
     this.#commit(batch)
