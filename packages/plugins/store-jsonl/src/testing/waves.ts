@@ -14,8 +14,8 @@ export interface WaveStep {
   count: number
 }
 
-/** One commit round's flushes, at most one per session. */
-export const wave = fc.array(fc.record({ session: fc.nat(SESSIONS - 1), count: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: SESSIONS })
+/** One commit round's flushes, at most one per session (`uniqueArray` by session: `fc.array` allowed a session twice). */
+export const wave = fc.uniqueArray(fc.record({ session: fc.nat(SESSIONS - 1), count: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: SESSIONS, selector: (step) => step.session })
 
 export interface WaveSessions {
   ids: string[]
