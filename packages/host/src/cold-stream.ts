@@ -4,7 +4,7 @@ import { InboxFold } from './log.js'
 import { logPrefix, prefixReady } from './log-prefix.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
-import { finishedStepsOf, foldTo, liveLog, readFrames, settle, statusAfter, type StreamLog, type StreamOptions } from './stream.js'
+import { eachSliced, liveLog, readFrames, settle, statusAfter, type StreamLog, type StreamOptions } from './stream.js'
 import { subscribe, type Subscription } from './subscription.js'
 
 /**
@@ -18,7 +18,8 @@ import { subscribe, type Subscription } from './subscription.js'
  * The first frame waits for the whole stored log (`Store.read`): the `hello` comes first and
  * describes the end of the log (last seq, status, queues folded from every splice, the
  * fingerprint up to the cursor), which no store gives before it has read all of it (docs/host.md,
- * "A cold session's first frame", with a measurement).
+ * "A cold session's first frame", with a measurement). The pass over the log it read is made a
+ * slice per macrotask ({@link storedHello}).
  */
 
 /** Checked again this often while cold, in case the session went live without a change signal. */
@@ -43,17 +44,29 @@ export function needsRecovery(events: readonly SessionEvent[], seedLength: numbe
   return false
 }
 
-/** The hello of a stored log: where it ends, its status, its inbox version and queues (folded on from `fold`, at `cursor`), the fingerprint up to `cursor`. */
-function storedHello(events: readonly SessionEvent[], seedLength: number, fold: InboxFold, cursor: number): unknown {
-  const now = InboxFold.continuing({ nextTurn: fold.queues['next-turn'], nextStep: fold.queues['next-step'] }, seedLength)
+/**
+ * The hello of a stored log (where it ends, its status, its inbox version and queues, the
+ * fingerprint up to `cursor`), and the stream's state for the replay: `fold` folded up to
+ * `cursor`, `finishedSteps` filled. One pass over the log, a slice per macrotask (`eachSliced`),
+ * the fingerprint by `prefixReady`: in one go, a long log held the host's event loop — every
+ * other session's stream and turn — for the whole pass.
+ */
+async function storedHello(events: readonly SessionEvent[], seedLength: number, cursor: number, fold: InboxFold, finishedSteps: Set<string>): Promise<unknown> {
+  // Folded from seq 0 to the end: the queues the fold up to the cursor continued to, before.
+  const now = new InboxFold(seedLength)
   let status: 'running' | 'idle' = 'idle'
   let inboxVersion = -1
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!
-    if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) inboxVersion = event.seq
-    if (i > cursor) now.apply(event)
+  await eachSliced(0, events.length - 1, (seq) => {
+    const event = events[seq]!
+    if (seq <= cursor) fold.apply(event)
+    if (now.apply(event)) inboxVersion = event.seq
     status = statusAfter(event) ?? status
-  }
+    if (event.type === 'assistant/message') {
+      const { turn, step } = event.data as { turn: number; step: number }
+      finishedSteps.add(`${turn}:${step}`)
+    }
+  })
+  await prefixReady(events, cursor)
   return { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(events, cursor) }
 }
 
@@ -61,8 +74,10 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   const { id, stored } = options
   const seedLength = stored.header.seedLength ?? 0
   let cursor = options.after
-  const fold = foldTo(stored.events, seedLength, cursor)
-  let log: StreamLog = { events: stored.events, finishedSteps: finishedStepsOf(stored.events) }
+  // Both made in `first`, a slice at a time: `read` runs only after it.
+  const fold = new InboxFold(seedLength)
+  const finishedSteps = new Set<string>()
+  let log: StreamLog = { events: stored.events, finishedSteps }
   let live: LiveSession | undefined
   let subscription: Subscription | undefined
   let ended = false
@@ -100,10 +115,7 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   }
 
   return sseStream({
-    first: async () => {
-      await prefixReady(stored.events, cursor)
-      return `retry: 1000\n${frame('hello', storedHello(stored.events, seedLength, fold, cursor))}`
-    },
+    first: async () => `retry: 1000\n${frame('hello', await storedHello(stored.events, seedLength, cursor, fold, finishedSteps))}`,
     read: () => {
       const next = readFrames(log, fold, cursor, options)
       cursor = next.cursor
