@@ -70,17 +70,6 @@ export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined
   return undefined
 }
 
-/** The steps of a log whose `assistant/message` is in it (a stored log's `finishedSteps`). */
-export function finishedStepsOf(events: readonly SessionEvent[]): Set<string> {
-  const finished = new Set<string>()
-  for (const event of events) {
-    if (event.type !== 'assistant/message') continue
-    const { turn, step } = event.data as { turn: number; step: number }
-    finished.add(`${turn}:${step}`)
-  }
-  return finished
-}
-
 /**
  * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` (each
  * splice is followed by the queues it leaves, each turn boundary by the status): '' once the log
@@ -109,13 +98,6 @@ export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, opti
     if (out !== '') return { out, cursor }
   }
   return { out: '', cursor }
-}
-
-/** The fold of a log's splices up to and including `cursor` (where a replay starts from). */
-export function foldTo(events: readonly SessionEvent[], seedLength: number, cursor: number): InboxFold {
-  const fold = new InboxFold(seedLength)
-  for (let i = 0; i <= cursor; i++) fold.apply(events[i]!)
-  return fold
 }
 
 /** @internal For tests: events a stream folded from a log before its first frame, and the times it gave the event loop back. */
@@ -147,7 +129,7 @@ export async function foldSliced(log: { eventAt(seq: number): SessionEvent | und
   return fold
 }
 
-/** {@link foldTo} over a live session, read by seq ({@link foldSliced}). */
+/** The fold of a live session's splices up to and including `cursor`, read by seq ({@link foldSliced}). */
 function foldLive(session: Session, seedLength: number, cursor: number): Promise<InboxFold> {
   return foldSliced(session, new InboxFold(seedLength), 0, cursor)
 }

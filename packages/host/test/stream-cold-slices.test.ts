@@ -91,7 +91,7 @@ describe('host: a cold stream over a long stored log', () => {
       // At the tail nothing is replayed: every event read is the hello's pass (fold, queues,
       // status, finished steps, fingerprint), and no run of reads may span more than two slices
       // (the fold's last part and the fingerprint's first slice share a macrotask).
-      const cases = [
+      const cases: { path: string; headers: Record<string, string>; until: (f: Frame[]) => boolean }[] = [
         { path: '/v1/sessions/s/stream', headers: { 'last-event-id': String(last) }, until: (f: Frame[]) => f.length >= 1 },
         { path: '/v1/sessions/s/stream?chunks=false', headers: { 'last-event-id': '4321' }, until: lastId(last) },
         { path: '/v1/sessions/s/stream', headers: {}, until: lastId(last) },
