@@ -1,10 +1,9 @@
 import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
 import type { HostFeed } from './feed.js'
 import { InboxFold } from './log.js'
-import { logPrefix, prefixReady } from './log-prefix.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
-import { eachSliced, liveLog, readFrames, settle, statusAfter, type StreamLog, type StreamOptions } from './stream.js'
+import { liveLog, readFrames, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
 import { subscribe, type Subscription } from './subscription.js'
 
 /**
@@ -19,7 +18,7 @@ import { subscribe, type Subscription } from './subscription.js'
  * describes the end of the log (last seq, status, queues folded from every splice, the
  * fingerprint up to the cursor), which no store gives before it has read all of it (docs/host.md,
  * "A cold session's first frame", with a measurement). The pass over the log it read is made a
- * slice per macrotask ({@link storedHello}).
+ * slice per macrotask (`storedHello`, stream.ts).
  */
 
 /** Checked again this often while cold, in case the session went live without a change signal. */
@@ -42,32 +41,6 @@ export function needsRecovery(events: readonly SessionEvent[], seedLength: numbe
     if (type === 'turn/start') return true
   }
   return false
-}
-
-/**
- * The hello of a stored log (where it ends, its status, its inbox version and queues, the
- * fingerprint up to `cursor`), and the stream's state for the replay: `fold` folded up to
- * `cursor`, `finishedSteps` filled. One pass over the log, a slice per macrotask (`eachSliced`),
- * the fingerprint by `prefixReady`: in one go, a long log held the host's event loop — every
- * other session's stream and turn — for the whole pass.
- */
-async function storedHello(events: readonly SessionEvent[], seedLength: number, cursor: number, fold: InboxFold, finishedSteps: Set<string>): Promise<unknown> {
-  // Folded from seq 0 to the end: the queues the fold up to the cursor continued to, before.
-  const now = new InboxFold(seedLength)
-  let status: 'running' | 'idle' = 'idle'
-  let inboxVersion = -1
-  await eachSliced(0, events.length - 1, (seq) => {
-    const event = events[seq]!
-    if (seq <= cursor) fold.apply(event)
-    if (now.apply(event)) inboxVersion = event.seq
-    status = statusAfter(event) ?? status
-    if (event.type === 'assistant/message') {
-      const { turn, step } = event.data as { turn: number; step: number }
-      finishedSteps.add(`${turn}:${step}`)
-    }
-  })
-  await prefixReady(events, cursor)
-  return { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(events, cursor) }
 }
 
 export function coldSessionStream(sessions: SessionManager, feed: HostFeed, options: ColdStreamOptions): ReadableStream<Uint8Array> {

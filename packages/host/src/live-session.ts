@@ -1,4 +1,5 @@
 import type { Agent, SessionEvent } from '@bosun/core'
+import { noteFinishedStep } from './stream.js'
 
 /** One session as the host serves it: its agent, and what the routes need from its log, kept up to date. */
 export interface LiveSession {
@@ -40,10 +41,7 @@ export function liveSession(id: string, agent: Agent, borrowed: boolean): { live
   const live: LiveSession = { id, agent, users: 0, durableSeq: borrowed ? -1 : events.length - 1, inboxSeq: -1, admitted, finishedSteps, listeners: new Set(), ...(borrowed ? { borrowed } : {}) }
   const seedLength = agent.session.header.seedLength ?? 0
   const index = (event: SessionEvent): void => {
-    if (event.type === 'assistant/message') {
-      const { turn, step } = event.data as { turn: number; step: number }
-      finishedSteps.add(`${turn}:${step}`)
-    }
+    noteFinishedStep(finishedSteps, event)
     if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
       live.inboxSeq = event.seq
       for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)

@@ -129,6 +129,36 @@ export async function foldSliced(log: { eventAt(seq: number): SessionEvent | und
   return fold
 }
 
+/** Adds the step of an `assistant/message` to `finishedSteps` (whose chunks `?chunks=false` skips). */
+export function noteFinishedStep(finishedSteps: Set<string>, event: SessionEvent): void {
+  if (event.type !== 'assistant/message') return
+  const { turn, step } = event.data as { turn: number; step: number }
+  finishedSteps.add(`${turn}:${step}`)
+}
+
+/**
+ * The hello of a log read from a store — a cold stream's, a cluster host's (where it ends, its
+ * status, its inbox version and queues, the fingerprint up to `cursor`) — and the stream's state
+ * for the replay: `fold` folded up to `cursor`, `finishedSteps` filled. One pass over the log, a
+ * slice per macrotask ({@link eachSliced}), the fingerprint by `prefixReady`: in one go, a long log
+ * held the host's event loop — every other session's stream and turn — for the whole pass.
+ */
+export async function storedHello(events: readonly SessionEvent[], seedLength: number, cursor: number, fold: InboxFold, finishedSteps: Set<string>): Promise<unknown> {
+  // Folded from seq 0 to the end: the queues now, beside the fold up to the cursor.
+  const now = new InboxFold(seedLength)
+  let status: 'running' | 'idle' = 'idle'
+  let inboxVersion = -1
+  await eachSliced(0, events.length - 1, (seq) => {
+    const event = events[seq]!
+    if (seq <= cursor) fold.apply(event)
+    if (now.apply(event)) inboxVersion = event.seq
+    status = statusAfter(event) ?? status
+    noteFinishedStep(finishedSteps, event)
+  })
+  await prefixReady(events, cursor)
+  return { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(events, cursor) }
+}
+
 /** The fold of a live session's splices up to and including `cursor`, read by seq ({@link foldSliced}). */
 function foldLive(session: Session, seedLength: number, cursor: number): Promise<InboxFold> {
   return foldSliced(session, new InboxFold(seedLength), 0, cursor)

@@ -1,8 +1,7 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
-import { logPrefix, prefixReady } from '../log-prefix.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
-import { eachSliced, statusAfter, type StreamOptions } from '../stream.js'
+import { noteFinishedStep, statusAfter, storedHello, type StreamOptions } from '../stream.js'
 import { SessionWake } from './session-wake.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
 
@@ -20,37 +19,20 @@ export interface RemoteStreamOptions extends StreamOptions {
  * owner could still lose in a crash, and the seqs it resumes from are the log's.
  *
  * The hello needs a pass over the whole log read (the fingerprint up to the cursor, the queues
- * and status at its end): it is made in `first`, a slice per macrotask (the fingerprint by
- * `prefixReady`), so that a long log does not hold the host's event loop for one request.
+ * and status at its end): it is made in `first`, a slice per macrotask (`storedHello`), so that
+ * a long log does not hold the host's event loop for one request.
  */
 export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: string, options: RemoteStreamOptions): { stream: ReadableStream<Uint8Array>; end: () => void } {
   const { events, seedLength } = options
   const fold = new InboxFold(seedLength)
   const finishedSteps = new Set<string>()
   let pending: SessionEvent[] = []
-  const learn = (event: SessionEvent): void => {
-    if (event.type === 'assistant/message') {
-      const { turn, step } = event.data as { turn: number; step: number }
-      finishedSteps.add(`${turn}:${step}`)
-    }
-  }
   let cursor = options.after
 
   // The hello describes the session now (the end of what was read); the replay follows from the cursor.
   const hello = async (): Promise<string> => {
-    const now = new InboxFold(seedLength)
-    let status: 'running' | 'idle' = 'idle'
-    let inboxVersion = -1
-    await eachSliced(0, events.length - 1, (seq) => {
-      const event = events[seq]!
-      learn(event)
-      if (seq <= cursor) fold.apply(event)
-      if (now.apply(event)) inboxVersion = event.seq
-      status = statusAfter(event) ?? status
-    })
+    const data = await storedHello(events, seedLength, cursor, fold, finishedSteps)
     pending = events.slice(cursor + 1)
-    await prefixReady(events, cursor)
-    const data = { lastSeq: events.length - 1, status, inboxVersion, inbox: now.snapshot(), prefix: logPrefix(events, cursor) }
     return `retry: 1000\n${frame('hello', data)}`
   }
 
@@ -62,7 +44,7 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
       if (pending.length === 0) {
         wake.reading()
         pending = await store.readEvents(id, cursor + 1, options.batch)
-        for (const event of pending) learn(event)
+        for (const event of pending) noteFinishedStep(finishedSteps, event)
       }
       if (pending.length === 0) return ''
       let out = ''
