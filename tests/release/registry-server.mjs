@@ -2,7 +2,22 @@
 // picks, and prints that port on stdout once it listens. A process of its own, as a registry is:
 // its work on large package documents never competes with the test's own event loop. Its own
 // log lines may come before `listening on <port>`; the test reads up to that line.
+import { createRequire } from 'node:module'
 import { runServer } from 'verdaccio'
+
+// Verdaccio 6.8's search walks the storage folders and ends its walk at the first folder with no
+// package.json, answering 200 with only the packages met before it. While an install runs beside
+// a search, a folder exists without its package.json for a moment: Verdaccio creates the folder
+// of a document it fetched from the uplink, then writes the file. A search at that moment loses
+// packages that were published long before (seen under load: `search future` answered no hits).
+// A folder with no package.json holds no package, so the walk passes over it here; any other
+// error still ends the search as before.
+const require = createRequire(import.meta.url)
+const LocalStorage = require(require.resolve('verdaccio/build/lib/local-storage.js', { paths: [require.resolve('verdaccio')] })).default
+const searchEachPackage = LocalStorage.prototype._searchEachPackage
+LocalStorage.prototype._searchEachPackage = function (onPackage, onEnd) {
+  return searchEachPackage.call(this, (item, done) => onPackage(item, (error) => done(error?.status === 404 ? null : error)), onEnd)
+}
 
 const server = await runServer(JSON.parse(process.argv[2]))
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening on ${server.address().port}\n`))
