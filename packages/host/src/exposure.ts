@@ -39,6 +39,8 @@ function clientOf(env: unknown): string {
 }
 const COOKIE = 'bosun_host'
 
+const isApiPath = (path: string): boolean => path === '/v1' || path.startsWith('/v1/')
+
 /** Loopback names and addresses (localhost, 127.0.0.0/8, ::1): the one definition for binding and the Host fence. */
 export function isLoopback(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
@@ -154,9 +156,12 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
     }
     const path = new URL(c.req.url).pathname
     // Only the API needs credentials: the web UI's static files (webRoot) hold no session data,
-    // and the page must load before it can ask for the token.
-    const api = path === '/v1' || path.startsWith('/v1/')
-    if (token !== undefined && api && path !== '/v1/login') {
+    // and the page must load before it can ask for the token. The router matches the path after
+    // percent-decoding it (`/%761/sessions` is `/v1/sessions` to it), so the decoded path decides
+    // too: judged on the raw path alone, an encoded spelling reached every route without the token.
+    const routed = c.req.path
+    const api = isApiPath(path) || isApiPath(routed)
+    if (token !== undefined && api && routed !== '/v1/login') {
       const header = c.req.header('authorization') ?? ''
       const match = /^Bearer (.+)$/i.exec(header)
       const byBearer = match !== null && tokenMatches(match[1]!.trim(), token)
