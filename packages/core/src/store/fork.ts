@@ -58,18 +58,31 @@ export async function forkSession(store: Store, parentId: string, options: ForkO
 function forkPoint(events: readonly SessionEvent[], parentId: string, afterTurn: number | undefined): number {
   let cut = 0
   let found = afterTurn === 0
+  let lastEnded = 0
+  let lastStarted = 0
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!
+    if (event.type === 'turn/start') lastStarted = (event.data as { turn: number }).turn
     if (event.type === 'turn/end') {
       const turn = (event.data as { turn: number }).turn
+      lastEnded = turn
       if (afterTurn === undefined || turn <= afterTurn) cut = i + 1
       if (turn === afterTurn) found = true
     }
   }
   if (afterTurn !== undefined && !found) {
-    throw invalidArgument(`Cannot fork session "${parentId}" after turn ${afterTurn}: that turn has not completed.`)
+    throw invalidArgument(`Cannot fork session "${parentId}" after turn ${afterTurn}: that turn has not completed. ${forkAdvice(afterTurn, lastStarted, lastEnded)}`)
   }
   // Without afterTurn a running session forks at its last ended turn: the open one is not copied.
   if (afterTurn === 0) cut = 0
   return cut
+}
+
+/** What to ask for instead of a turn that has not ended: the caller learns the turns there are. */
+function forkAdvice(afterTurn: number, lastStarted: number, lastEnded: number): string {
+  const state = afterTurn > lastStarted
+    ? `The session has ${lastStarted === 0 ? 'no turns yet' : `turns up to ${lastStarted}`}`
+    : `Turn ${afterTurn} is still open (running, or left open by a crash until the session is reopened)`
+  const ask = lastEnded === 0 ? 'fork after turn 0 (before the first turn)' : `name a turn up to ${lastEnded}, its last ended one, or leave the turn out to fork after it`
+  return `${state}: ${ask}.`
 }
