@@ -98,9 +98,19 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   if (unknown.length > 0) fail(unknown[0]!, 'is not an option (known: ' + Object.keys(anthropicOptionsSchema.properties as object).join(', ') + ')')
   if (typeof model !== 'string' || model === '') fail('model', 'must be a non-empty string, e.g. "claude-sonnet-4-5"', model)
   if (typeof baseURL !== 'string' || !/^https?:\/\//.test(baseURL)) {
-    fail('baseURL', 'must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1)', baseURL)
+    const problem = 'must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1)'
+    if (typeof baseURL === 'string' && mayHoldCredential(baseURL)) fail('baseURL', `${problem}; the value given is not shown (it may hold a credential)`)
+    fail('baseURL', problem, baseURL)
   }
-  if (typeof apiKeyEnv !== 'string' || !new RegExp(ENV_NAME).test(apiKeyEnv)) fail('apiKeyEnv', 'must be an environment variable name', apiKeyEnv)
+  // fetch refuses a URL with user:password@ on every request, quoting it whole in a retryable
+  // TRANSPORT error (message and cause) that the loop logs: refused here, and never quoted.
+  if (hasUserinfo(baseURL)) {
+    fail('baseURL', 'must not carry user:password@ (the value given is not shown): put the key in the environment variable that apiKeyEnv names')
+  }
+  // A key pasted here instead of a variable's name must not be echoed.
+  if (typeof apiKeyEnv !== 'string' || !new RegExp(ENV_NAME).test(apiKeyEnv)) {
+    fail('apiKeyEnv', 'must name an environment variable (letters, digits and "_", like "ANTHROPIC_API_KEY"); the value given is not shown')
+  }
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) fail('maxTokens', 'must be a positive integer', maxTokens)
   if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 1)) {
     fail('temperature', 'must be a number from 0 to 1', temperature)
@@ -111,15 +121,31 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   if (typeof headers !== 'object' || headers === null || Object.values(headers).some((value) => typeof value !== 'string')) {
     fail('headers', 'must be an object of string values')
   }
-  try {
-    new Headers(headers)
-  } catch (error) {
-    fail('headers', `must hold valid HTTP header names and values: ${(error as Error).message}`)
+  // Headers' own message quotes the offending value, which may be a key with a stray line break.
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]])
+    } catch {
+      fail('headers', `must hold valid HTTP header names and values: ${JSON.stringify(name)} is not a token, or its value has a line break (the value is not shown)`)
+    }
   }
   if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs < 1) fail('idleTimeoutMs', 'must be a positive integer (ms)', idleTimeoutMs)
   if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)) fail('timeoutMs', 'must be a positive integer (ms)', timeoutMs)
   return { model, baseURL, apiKeyEnv, maxTokens, temperature, reasoningEffort, headers: { ...headers }, idleTimeoutMs, timeoutMs }
 }
+
+/** Whether a URL has a user or password before its host (`https://user:key@host`). */
+function hasUserinfo(url: string): boolean {
+  try {
+    const parsed = new URL(url)
+    return parsed.username !== '' || parsed.password !== ''
+  } catch {
+    return /^[^/?#]*\/\/[^/?#]*@/.test(url)
+  }
+}
+
+/** A value that may carry a credential (userinfo, a query) and so is not quoted in an error. */
+const mayHoldCredential = (value: string): boolean => /[@?#]/.test(value)
 
 /** `found` is given as a rest parameter so that an `undefined` value is still shown. */
 function fail(field: string, problem: string, ...found: unknown[]): never {

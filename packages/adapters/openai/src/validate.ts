@@ -27,6 +27,14 @@ function describe(value: unknown): string {
   return String(value)
 }
 
+/**
+ * A base URL as a message may quote it: not one that may carry a credential (`user:key@`, a
+ * query or fragment), since the first 40 characters of `https://user:key@host` are the key.
+ */
+function describeURL(value: unknown): string {
+  return typeof value === 'string' && /[@?#]/.test(value) ? 'a value that is not shown: it may hold a credential' : describe(value)
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -56,9 +64,11 @@ export function validateOptions(input: unknown): OpenAIOptions {
   }
   if (!isNonEmptyString(input.model)) fail('model', `must be a non-empty string (found ${describe(input.model)})`)
   if (typeof input.baseURL === 'string' && !/^https?:\/\//i.test(input.baseURL)) {
-    fail('baseURL', `must start with http:// or https://, e.g. "http://localhost:11434/v1" (found ${describe(input.baseURL)})`)
+    fail('baseURL', `must start with http:// or https://, e.g. "http://localhost:11434/v1" (found ${describeURL(input.baseURL)})`)
   }
-  check(input, 'baseURL', isHttpUrl, 'an http(s) URL without credentials, such as "https://api.deepseek.com"')
+  if (input.baseURL !== undefined && !isHttpUrl(input.baseURL)) {
+    fail('baseURL', `must be an http(s) URL without credentials, such as "https://api.deepseek.com" (found ${describeURL(input.baseURL)})`)
+  }
   // The value of apiKeyEnv is a name, not a secret, but a key pasted here by mistake must not be echoed.
   if (input.apiKeyEnv !== undefined && !(typeof input.apiKeyEnv === 'string' && ENV_NAME.test(input.apiKeyEnv))) {
     fail('apiKeyEnv', 'must name an environment variable (letters, digits and "_", like "DEEPSEEK_API_KEY"); the value given is not shown')
