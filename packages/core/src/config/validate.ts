@@ -40,6 +40,12 @@ export async function validateConfig(loaded: LoadedConfig, options: ValidateConf
     const message = `must be a config object such as { "model": …, "plugins": […] } (found ${describeValue(config)}).`
     throw configError(file, dir, [{ path: root, message }])
   }
+  // A promise has no keys of its own, so the root schema would pass it as an empty config and what
+  // it resolves to would be silently ignored (`export default (async () => ({…}))()`).
+  if (typeof (config as { then?: unknown }).then === 'function') {
+    const message = 'must be a config object, not a promise: it is not awaited, so what it resolves to would be ignored. Await it first (in a config file: export default defineConfig(await …), a top-level await).'
+    throw configError(file, dir, [{ path: root, message }])
+  }
   const tooDeep = depthProblem(config, root)
   if (tooDeep !== undefined) throw configError(file, dir, [tooDeep])
 
