@@ -3,7 +3,32 @@ import type { Context } from 'hono'
 import { HostError } from './errors.js'
 import { checkSessionId, type LiveSession } from './sessions.js'
 
-/** Reads a JSON body, refusing more than `limit` bytes (by content-length and while streaming). */
+/**
+ * How deep a request body's JSON may nest (the config formats' limit too). A body within the size
+ * limit can nest some 500,000 levels; the recursive copy of a message's content overflowed the
+ * stack at a few thousand (a 500 and a stack trace in the host's log per request), and what was
+ * admitted below that was logged for every reader of the session to walk.
+ */
+export const MAX_BODY_DEPTH = 100
+
+/** Whether JSON `text` opens more than `max` objects and arrays inside each other (strings skipped); checked before parsing. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i)
+    if (inString) {
+      if (char === 0x5c) i++ // a backslash: skip the escaped character
+      else if (char === 0x22) inString = false
+    } else if (char === 0x22) inString = true
+    else if (char === 0x7b || char === 0x5b) {
+      if (++depth > max) return true
+    } else if (char === 0x7d || char === 0x5d) depth--
+  }
+  return false
+}
+
+/** Reads a JSON body, refusing more than `limit` bytes (by content-length and while streaming) and more than {@link MAX_BODY_DEPTH} levels. */
 export async function readBody(c: Context, limit: number): Promise<unknown> {
   const length = c.req.header('content-length')
   if (length !== undefined && Number(length) > limit) {
@@ -26,6 +51,9 @@ export async function readBody(c: Context, limit: number): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8')
   if (text.trim() === '') return {}
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    throw new HostError('invalid-request', `The request body nests deeper than ${MAX_BODY_DEPTH} levels of objects and arrays: send flatter JSON.`, { path: '/', limit: MAX_BODY_DEPTH })
+  }
   try {
     return JSON.parse(text)
   } catch {
