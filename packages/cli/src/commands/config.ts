@@ -41,7 +41,9 @@ export async function configCheckCommand(ctx: CommandContext): Promise<number> {
 
   if (cfg.defaultStoreDir !== undefined) {
     field('store', `${s.cyan('store-jsonl')}  ${s.dim(source(cfg, 'store', 'store-jsonl', 'default'))}`)
-    more(`dir: ${relative(cwd, cfg.defaultStoreDir) || '.'} ${s.dim(`(${DEFAULT_SESSIONS_DIR} next to the config, which names no store)`)}`)
+    // With no config file the folder is the current one: there is no config to be next to.
+    const where = cfg.file === undefined ? 'in the current folder: there is no config' : 'next to the config, which names no store'
+    more(`dir: ${relative(cwd, cfg.defaultStoreDir) || '.'} ${s.dim(`(${DEFAULT_SESSIONS_DIR} ${where})`)}`)
   } else if (resolved.store === 'memory') {
     field('store', `${s.cyan('memory')}  ${s.dim('(sessions do not outlive the process)')}`)
   } else {
