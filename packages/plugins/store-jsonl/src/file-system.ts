@@ -1,5 +1,7 @@
 import { constants as fsConstants, fstatSync, writeSync } from 'node:fs'
 import * as nodeFs from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { BosunError, ErrorCodes } from '@bosun/core'
 
 /**
  * The part of a `node:fs/promises` `FileHandle` the JSONL store uses. Every method may reject
@@ -137,6 +139,23 @@ export async function syncDirectory(fs: StoreFileSystem, path: string): Promise<
     await handle.sync()
   } finally {
     await handle.close()
+  }
+}
+
+/** mkdir -p of a store's folder, made durable: every directory created is fsynced, and so is the parent of the first. */
+export async function ensureDirectory(fs: StoreFileSystem, dir: string): Promise<void> {
+  try {
+    const first = await fs.mkdir(dir, { recursive: true })
+    if (first === undefined) return
+    const top = dirname(first)
+    for (let current = dir; ; current = dirname(current)) {
+      await syncDirectory(fs, current)
+      if (current === top || dirname(current) === current) break
+    }
+  } catch (error) {
+    throw new BosunError(ErrorCodes.STORE, `Could not create the session directory ${dir}: ${(error as Error).message}`, {
+      cause: error, details: { dir },
+    })
   }
 }
 

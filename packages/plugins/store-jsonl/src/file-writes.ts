@@ -41,11 +41,14 @@ export async function overwriteWithZeros(handle: StoreFileHandle, position: numb
 
 /**
  * Overwrites a session file's failed batch (`lines`, written at `position`) with zeros, one line
- * at a time from the last, then fdatasyncs: a NUL tail that open() cuts like a crash's torn one.
- * Line by line from the end because the zeros can fail part-way too: a single write stopping
- * half-way would leave zeros followed by whole lines, which open() refuses as damage in the
- * middle of the file (CORRUPT_LOG); this way a failure leaves whole lines of the batch, at most
- * one torn line, then zeros — a file open() reads, the batch partly back (its error says it may be).
+ * at a time from the last, each line's zeros fdatasynced before the next line's are written: a
+ * NUL tail that open() cuts like a crash's torn one. Line by line from the end, because open()
+ * reads zeros followed by whole lines as damage in the middle of the file (CORRUPT_LOG), and
+ * both a write stopping part-way and a crash before an fdatasync (the page cache reaching the
+ * disk in any order) could leave that if more than one line were zeroed at once. This way any
+ * failure or crash leaves whole lines of the batch, at most one line partly zeroed, then zeros —
+ * a file open() reads, the batch partly back (its error says it may be). One fdatasync per line:
+ * the failure path only (an ftruncate that failed), never a flush's.
  */
 export async function overwriteLinesWithZeros(handle: StoreFileHandle, position: number, lines: Uint8Array): Promise<void> {
   const text = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength)
@@ -53,9 +56,9 @@ export async function overwriteLinesWithZeros(handle: StoreFileHandle, position:
   for (let end = lines.length; end > 0; ) {
     const start = end > 1 ? text.lastIndexOf(0x0a, end - 2) + 1 : 0
     await writeAt(handle, zeros.subarray(0, end - start), position + start)
+    await handle.datasync()
     end = start
   }
-  await handle.datasync()
 }
 
 /** The STORE error for a failed file operation, naming the file and keeping the system error as `cause`. */

@@ -1,9 +1,13 @@
-import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
-import { syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
-import { JOURNAL_PREFIX, sealRecord } from './journal-format.js'
-import { acquireSessionLock, type SessionLock } from './lock.js'
+import type { StoreFileHandle, StoreFileSystem } from './file-system.js'
+import { sealRecord } from './journal-format.js'
+import { createJournalFile, deleteJournalFile, type JournalFile } from './journal-file.js'
 import { overwriteWithZeros, writeFully, writeFullySync } from './file-writes.js'
+import { atStep, renameStep, step, stepOf } from './steps.js'
+import { newGroup, type Group, type JournalGroup, type JournalMember } from './journal-group.js'
+import { CHECKPOINT_BYTES, journalRoom, journalTuning } from './journal-space.js'
+
+export type { JournalGroup, JournalMember } from './journal-group.js'
+export { CHECKPOINT_BYTES, EXTEND_BYTES, journalTuning } from './journal-space.js'
 
 /**
  * The store's journal: one file per store per process, `<dir>/.bosun-journal-<uuid>`, locked
@@ -19,70 +23,34 @@ import { overwriteWithZeros, writeFully, writeFullySync } from './file-writes.js
  * to every member of it, which roll their own files back: its records must not be replayed after
  * a crash, since every member reports its batch as rolled back. If the journal cannot be cut, the
  * flush's bytes are overwritten with zeros instead (what a reader takes for the journal's end);
- * if that fails too, the members are told their batch may come back after a crash
- * ({@link recordsLeftOf}), and the next flush writes nothing before it has cut them off.
+ * if that fails too, the journal is **retired**: every session file journaled since the last
+ * checkpoint is fdatasynced (the journal's acknowledged records are then durable in their files),
+ * the file is deleted and the folder fsynced, and the next flush creates a new journal — no
+ * `open()` can replay the failed records. Only if that is not possible (a file cannot be synced,
+ * a closed member's records are still needed, the unlink fails) are the members told their batch
+ * may come back after a crash ({@link recordsLeftOf}), and the next flush writes nothing before
+ * it has cut them off (or retired the journal).
  *
  * Checkpoint: once the journal holds {@link CHECKPOINT_BYTES}, the next flush first fdatasyncs
  * every session file written since the last checkpoint (all at once), then starts the journal
  * over from its first byte in the next **generation** — its records are in durable session files
  * now. A writer that closes fdatasyncs its own file first ({@link release}); the store's
  * `close()` deletes the journal once every writer did. After a crash the journal's owner is dead,
- * and recovery.ts replays it.
- *
- * Why overwrite, not truncate and append: an fdatasync after an append must also commit the
- * file's new size (on ext4 a journal commit of the file system's metadata, with everyone else's
- * pending metadata in it); after an overwrite of blocks the file already has, it flushes data
- * only. So the journal is grown ahead of its writes with zeros ({@link EXTEND_BYTES} at first,
- * then doubling, in the same write + fdatasync as the flush that needs the room) and reused after
- * each checkpoint: after a few flushes, a flush's fdatasync no longer changes the file's size.
- * (Measured: docs/benchmarks.md, section 4.) What lies past the current generation's last record
- * — zeros, or records of an earlier generation — ends the journal when it is read
- * (journal-format.ts).
+ * and recovery.ts replays it. The file is grown ahead of its writes and reused from its start
+ * after a checkpoint: journal-space.ts says why.
  */
-export const CHECKPOINT_BYTES = 4 * 1024 * 1024
-/**
- * @internal The checkpoint size a store's journal gets, for tests that need generations to turn
- * over in a few flushes. Not exported from the package.
- */
-export const journalTuning = { checkpointBytes: CHECKPOINT_BYTES }
-/** Errors of a cut that failed (the zeros too): the flush refused for it names that step, not an fdatasync that never ran. */
-const discardSteps = new WeakMap<object, string>()
-
 /** The step of the store journal that `error` (from {@link StoreJournal.sync}) failed at. */
 export function journalStep(error: unknown): string {
-  return (typeof error === 'object' && error !== null && discardSteps.get(error)) || 'fdatasync of the store journal'
-}
-
-/** The first extent the journal is grown to with zeros; later extents double, up to the checkpoint size. */
-export const EXTEND_BYTES = 64 * 1024
-
-/** A writer whose batches go through the journal. */
-export interface JournalMember {
-  /** fdatasyncs the member's session file; resolves at once if the member closed (it synced its file itself). */
-  syncFile(): Promise<void>
-}
-
-/** The records staged for one flush. */
-export interface JournalGroup {
-  readonly done: Promise<void>
-}
-
-interface Group extends JournalGroup {
-  chunks: Buffer[]
-  /** Who staged each chunk. */
-  members: JournalMember[]
-  started: boolean
-  resolve: () => void
-  reject: (error: unknown) => void
+  return stepOf(error, 'fdatasync of the store journal')
 }
 
 export class StoreJournal {
   readonly #dir: string
   readonly #fs: StoreFileSystem
   readonly #checkpointBytes: number
-  #opening: Promise<StoreFileHandle> | undefined
-  #lock: SessionLock | undefined
-  #path: string | undefined
+  #opening: Promise<JournalFile> | undefined
+  /** The journal file once created (until retired). */
+  #file: JournalFile | undefined
   /** Bytes of intact, durable records of the current generation, from the journal's start. */
   #size = 0
   /** Bytes the file has (zeros, or records of this or an earlier generation) that flushes overwrite. */
@@ -100,8 +68,14 @@ export class StoreJournal {
    * nor overwritten: they may hold whole records, replayable after a crash. 0 when there are none.
    */
   #leftover = 0
-  /** The members whose records those {@link #leftover} bytes hold. */
+  /**
+   * The members whose records those {@link #leftover} bytes hold; also, after a retired journal's
+   * folder fsync failed (a crash could bring its name back), those of its failed flush until a
+   * new journal's creation fsyncs the folder.
+   */
   #leftoverMembers = new Set<JournalMember>()
+  /** A retired journal's deletion is not durable yet (see {@link #leftoverMembers}). */
+  #unlinkPending = false
   /** The journal length that calls for the next checkpoint (further after a failed one: not a retry per flush). */
   #checkpointAt: number
 
@@ -114,7 +88,7 @@ export class StoreJournal {
 
   /** @internal For tests: the journal's path once it exists. */
   get path(): string | undefined {
-    return this.#path
+    return this.#file?.path
   }
 
   /**
@@ -123,7 +97,7 @@ export class StoreJournal {
    * even if its own flush is refused because of them (its records were never written).
    */
   recordsLeftOf(member: JournalMember): boolean {
-    return this.#leftover > 0 && this.#leftoverMembers.has(member)
+    return (this.#leftover > 0 || this.#unlinkPending) && this.#leftoverMembers.has(member)
   }
 
   /** Stages `record` (a batch `member` has written to its file) for the next flush. */
@@ -155,13 +129,13 @@ export class StoreJournal {
    */
   async close(): Promise<void> {
     while (this.#flushing) await this.#flushing.catch(() => {})
-    const handle = await this.#opening?.catch(() => undefined)
-    if (handle === undefined) return
+    const file = await this.#opening?.catch(() => undefined)
+    if (file === undefined) return
     // A kept journal is replayed after the process is gone: not with a failed flush's records.
-    if (this.#leftover > 0) await this.#discard(handle).catch(() => {})
-    await handle.close().catch(() => {})
-    if (!this.#keep && this.#dirty.size === 0) await this.#fs.unlink(this.#path!).catch(() => {})
-    await this.#lock!.release()
+    if (this.#leftover > 0 && (await this.#removeLeftover(file).catch(() => false))) return
+    await file.handle.close().catch(() => {})
+    if (!this.#keep && this.#dirty.size === 0) await this.#fs.unlink(file.path).catch(() => {})
+    await file.lock.release()
   }
 
   #start(): void {
@@ -175,29 +149,75 @@ export class StoreJournal {
   }
 
   async #flush(group: Group): Promise<void> {
-    const handle = await this.#open()
+    let file = await this.#open()
     // An earlier failed flush's bytes first: nothing is written after records that must not be replayed.
-    if (this.#leftover > 0) await this.#discard(handle)
+    if (this.#leftover > 0 && (await this.#removeLeftover(file))) file = await this.#open()
     if (this.#size >= this.#checkpointAt) await this.#checkpoint()
     for (const chunk of group.chunks) sealRecord(chunk, this.#generation)
     const records = group.chunks.length === 1 ? group.chunks[0]! : Buffer.concat(group.chunks)
     // Past the file's end: the zeros that grow it go in the same write (journal-format.ts).
     const end = this.#size + records.length
-    const allocated = this.#room(end)
+    const allocated = journalRoom(this.#allocated, end, this.#checkpointBytes)
     const bytes = allocated > this.#allocated && allocated > end ? Buffer.concat([records, Buffer.alloc(allocated - end)]) : records
+    const { handle } = file
     try {
-      if (handle.writeSync) writeFullySync(handle.writeSync, bytes, this.#size)
-      else await writeFully(handle, bytes, this.#size)
+      try {
+        if (handle.writeSync) writeFullySync(handle.writeSync, bytes, this.#size)
+        else await writeFully(handle, bytes, this.#size)
+      } catch (error) {
+        throw atStep(error, 'write of the store journal')
+      }
       await handle.datasync()
       this.#allocated = allocated
     } catch (error) {
       // Before the members hear of it: they report their batches as rolled back.
       this.#leftover = bytes.length
       this.#leftoverMembers = new Set(group.members)
-      await this.#discard(handle).catch(() => {})
+      await this.#removeLeftover(file).catch(() => {})
       throw error
     }
     this.#size += records.length
+  }
+
+  /**
+   * Removes a failed flush's {@link #leftover} bytes: cut or zeroed ({@link #discard}), else the
+   * journal retired ({@link #retire}). `true` when the journal was retired (the next flush
+   * creates another); throws the cut's error, marked with its step, if neither worked.
+   */
+  async #removeLeftover(file: JournalFile): Promise<boolean> {
+    try {
+      await this.#discard(file.handle)
+      return false
+    } catch (error) {
+      if (await this.#retire(file)) return true
+      throw renameStep(error, `${stepOf(error, 'ftruncate')} of the store journal, then the overwrite with zeros (cutting off an earlier failed flush's records)`)
+    }
+  }
+
+  /**
+   * Deletes the journal, so that no `open()` replays its records: first every session file
+   * journaled since the last checkpoint is fdatasynced (as at a checkpoint), since the journal's
+   * acknowledged records of them are needed until then. `false`, the journal kept, if that cannot
+   * be done: a file that cannot be synced, a closed member that left records here only
+   * ({@link release}), or an unlink that fails.
+   */
+  async #retire(file: JournalFile): Promise<boolean> {
+    if (this.#keep || !(await this.#syncMembers())) return false
+    let deleted: 'durable' | 'unlinked'
+    try {
+      deleted = await deleteJournalFile(this.#fs, this.#dir, file)
+    } catch {
+      return false
+    }
+    this.#opening = undefined
+    this.#file = undefined
+    this.#size = 0
+    this.#allocated = 0
+    this.#checkpointAt = this.#checkpointBytes
+    this.#leftover = 0
+    this.#unlinkPending = deleted === 'unlinked'
+    if (!this.#unlinkPending) this.#leftoverMembers.clear()
+    return true
   }
 
   /**
@@ -208,35 +228,18 @@ export class StoreJournal {
    * fdatasync's) error if neither works; the bytes stay counted, to be tried again.
    */
   async #discard(handle: StoreFileHandle): Promise<void> {
-    let step = 'ftruncate'
     try {
-      await handle.truncate(this.#size)
+      await step('ftruncate', () => handle.truncate(this.#size))
       this.#allocated = this.#size
-      step = 'fdatasync after the ftruncate'
-      await handle.datasync()
+      await step('fdatasync after the ftruncate', () => handle.datasync())
     } catch (error) {
-      try {
-        await overwriteWithZeros(handle, this.#size, this.#leftover)
-        this.#allocated = Math.max(this.#allocated, this.#size + this.#leftover)
-      } catch {
-        if (typeof error === 'object' && error !== null) discardSteps.set(error, `${step} of the store journal, then the overwrite with zeros (cutting off an earlier failed flush's records)`)
-        throw error
-      }
+      await overwriteWithZeros(handle, this.#size, this.#leftover).then(
+        () => (this.#allocated = Math.max(this.#allocated, this.#size + this.#leftover)),
+        () => Promise.reject(error),
+      )
     }
     this.#leftover = 0
     this.#leftoverMembers.clear()
-  }
-
-  /**
-   * The file length a flush ending at `end` leaves: the current one if `end` fits in it; else
-   * grown ahead (at least {@link EXTEND_BYTES}, then doubling up to the checkpoint size), so
-   * that the flushes after it overwrite instead of appending.
-   */
-  #room(end: number): number {
-    if (end <= this.#allocated) return this.#allocated
-    let target = Math.max(EXTEND_BYTES, Math.min(2 * this.#allocated, this.#checkpointBytes + EXTEND_BYTES))
-    while (target < end) target += EXTEND_BYTES
-    return target
   }
 
   /**
@@ -248,52 +251,41 @@ export class StoreJournal {
    * durable in their files already (replaying them changes nothing).
    */
   async #checkpoint(): Promise<void> {
-    const members = [...this.#dirty]
-    this.#dirty = new Set()
-    const synced = await Promise.allSettled(members.map((member) => member.syncFile()))
-    if (synced.every((result) => result.status === 'fulfilled')) {
+    if (await this.#syncMembers()) {
       this.#size = 0
       this.#generation = (this.#generation + 1) >>> 0
       this.#checkpointAt = this.#checkpointBytes
       return
     }
-    for (const member of members) this.#dirty.add(member)
     this.#checkpointAt = this.#size + this.#checkpointBytes
   }
 
-  /** Creates the journal on its first flush: lock, file (O_EXCL, 0600), then the folder's fsync, so that its name survives a crash. */
-  #open(): Promise<StoreFileHandle> {
-    this.#opening ??= this.#create().catch((error: unknown) => {
-      this.#opening = undefined
-      throw error
-    })
+  /** fdatasyncs every session file journaled since the last checkpoint; `false` (they stay to be synced) if one fails. */
+  async #syncMembers(): Promise<boolean> {
+    const members = [...this.#dirty]
+    // Members that stage meanwhile go into the new set: their records are not written yet.
+    this.#dirty = new Set()
+    const synced = await Promise.allSettled(members.map((member) => member.syncFile()))
+    if (synced.every((result) => result.status === 'fulfilled')) return true
+    for (const member of members) this.#dirty.add(member)
+    return false
+  }
+
+  /** Creates the journal file on the first flush after the store opened or the journal was retired (journal-file.ts). */
+  #open(): Promise<JournalFile> {
+    this.#opening ??= createJournalFile(this.#fs, this.#dir).then(
+      (file) => {
+        this.#file = file
+        // Its creation fsynced the folder: a retired journal's deletion is durable now.
+        if (this.#unlinkPending) this.#leftoverMembers.clear()
+        this.#unlinkPending = false
+        return file
+      },
+      (error: unknown) => {
+        this.#opening = undefined
+        throw error
+      },
+    )
     return this.#opening
   }
-
-  async #create(): Promise<StoreFileHandle> {
-    const path = join(this.#dir, JOURNAL_PREFIX + randomUUID())
-    const lock = await acquireSessionLock(path, 'journal')
-    let handle: StoreFileHandle | undefined
-    try {
-      handle = await this.#fs.open(path, 'wx', 0o600)
-      await syncDirectory(this.#fs, this.#dir)
-    } catch (error) {
-      await handle?.close().catch(() => {})
-      if (handle) await this.#fs.unlink(path).catch(() => {})
-      await lock.release()
-      throw error
-    }
-    this.#path = path
-    this.#lock = lock
-    return handle
-  }
-}
-
-function newGroup(): Group {
-  let resolve!: () => void
-  let reject!: (error: unknown) => void
-  const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
-  // Every member awaits its group; this only keeps a group nobody awaits from an unhandled rejection.
-  done.catch(() => {})
-  return { done, chunks: [], members: [], started: false, resolve, reject }
 }

@@ -21,17 +21,18 @@ it.each([
 ] as const)('a flush refused because the journal could not be cut (%s, then the zeros): the error names that step', async (_, step) => {
   const { fs, store, a, b } = await twoJournaledSessions(join(dir, 'live'))
 
-  // a's flush: the journal's fdatasync fails, and neither the cut nor the zeros work.
+  // a's flush: the journal's write fails (its step named since q19a, 'fdatasync of the store
+  // journal' before), and neither the cut nor the zeros nor retiring the journal (its unlink) work.
   let broken = true
-  fs.fail = (call) => (broken && isJournal(call) && ['datasync', 'truncate', 'write'].includes(call.op) ? 'EIO' : undefined)
+  fs.fail = (call) => (broken && isJournal(call) && ['datasync', 'truncate', 'write', 'unlink'].includes(call.op) ? 'EIO' : undefined)
   a.append(event(1))
   const first = await rejection(a.flush())
-  expect(first.details).toMatchObject({ step: 'fdatasync of the store journal', rolledBack: false })
+  expect(first.details).toMatchObject({ step: 'write of the store journal', rolledBack: false })
 
   // b's flush first tries the cut again: it fails at `step`, then the zeros fail; b's own records
   // are never written to the journal, nor synced there.
   const failing: FsOp = step === 'ftruncate' ? 'truncate' : 'datasync'
-  fs.fail = (call) => (isJournal(call) && (call.op === failing || call.op === 'write') ? 'EIO' : undefined)
+  fs.fail = (call) => (isJournal(call) && (call.op === failing || call.op === 'write' || call.op === 'unlink') ? 'EIO' : undefined)
   b.append(event(1))
   const refused = await rejection(b.flush())
   expect(refused.code).toBe('STORE')

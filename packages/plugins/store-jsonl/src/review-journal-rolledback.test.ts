@@ -22,9 +22,10 @@ it('a flush refused because an earlier one\'s records are still in the journal: 
   const live = join(dir, 'live')
   const { fs, store, a, b } = await twoJournaledSessions(live)
 
-  // From now on the journal can be neither synced nor cut nor overwritten with zeros.
+  // From now on the journal can be neither synced nor cut nor overwritten with zeros, nor
+  // deleted (retired, which would leave no failed record to replay).
   let broken = true
-  fs.fail = (call) => (broken && isJournal(call) && ['datasync', 'truncate', 'write'].includes(call.op) ? 'EIO' : undefined)
+  fs.fail = (call) => (broken && isJournal(call) && ['datasync', 'truncate', 'write', 'unlink'].includes(call.op) ? 'EIO' : undefined)
   a.append(event(1))
   expect((await rejection(a.flush())).details).toMatchObject({ rolledBack: false })
   // b's batch: written to b's file, cut off it again (its ftruncate works); its record is never

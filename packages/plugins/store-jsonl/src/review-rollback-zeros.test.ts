@@ -4,13 +4,14 @@
 // while the writer waits to cut those bytes (the writer must still refuse, as it does otherwise),
 // and a writer closed while they are still there (its errors must say they may come back).
 import { spawnSync } from 'node:child_process'
-import { mkdir, readFile, unlink } from 'node:fs/promises'
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { jsonlStore } from './store.js'
 import { copyStoreFiles } from './testing/crash-image.js'
 import { event, fileText, header, readSession, rejection, sessionFile } from './testing/fixtures.js'
-import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
+import { syncThenCutAndZerosFail, tempDir, type FsCall, type RecordingFs } from './testing/recording-fs.js'
+import { oneSession as sessionWithEvent0 } from './testing/one-session.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -20,21 +21,13 @@ afterEach(() => cleanup())
 const isSessionFile = (call: FsCall) => call.path.endsWith('.jsonl')
 
 /** Session `s` without the journal, event 0 acknowledged; the file system fails what `fail` says. */
-async function oneSession() {
-  const live = join(dir, 'live')
-  const fs = recordingFs(undefined, { writeSync: true })
-  const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal: false })
-  const { writer } = await store.create(header('s'))
-  writer.append(event(0))
-  await writer.flush()
-  return { live, fs, store, writer }
-}
+const oneSession = () => sessionWithEvent0(dir, false)
 
 /**
  * The batch's fdatasync fails, then its rollback's ftruncate; then `zeros` decides each later
  * write of the session file (the overwrite with zeros): 'EIO' fails it after half its bytes.
  */
-function failSyncThenCut(fs: ReturnType<typeof recordingFs>, zeros: (n: number) => string | undefined) {
+function failSyncThenCut(fs: RecordingFs, zeros: (n: number) => string | undefined) {
   let synced = false
   let cut = false
   let writes = 0
@@ -47,14 +40,23 @@ function failSyncThenCut(fs: ReturnType<typeof recordingFs>, zeros: (n: number) 
   }
 }
 
+const isValidLength = (call: FsCall) => call.path.includes('.bosun-valid-')
+
 describe('the overwrite with zeros fails part-way', () => {
-  it('a crash then leaves a file open() still reads: at most whole lines of the rejected batch, never CORRUPT_LOG', async () => {
+  it.each([
+    ['the valid length is recorded: none of the rejected batch comes back', false],
+    ['the valid length cannot be recorded either: at most whole lines of the rejected batch come back', true],
+  ])('a crash then leaves a file open() still reads, never CORRUPT_LOG — %s', async (_, recordFails) => {
     const { live, fs, store, writer } = await oneSession()
     // The first write after the failed cut (the zeros) fails after half its bytes.
     failSyncThenCut(fs, (n) => (n === 1 ? 'EIO' : undefined))
+    if (recordFails) {
+      const sessionFaults = fs.fail
+      fs.fail = (call) => (isValidLength(call) && call.op === 'open' ? 'EIO' : sessionFaults(call))
+    }
     for (const seq of [1, 2, 3]) writer.append(event(seq))
     const error = await rejection(writer.flush())
-    expect(error.details).toMatchObject({ step: 'fdatasync', rolledBack: false })
+    expect(error.details).toMatchObject({ step: 'fdatasync', rolledBack: !recordFails })
 
     const image = join(dir, 'image')
     await mkdir(image)
@@ -62,7 +64,8 @@ describe('the overwrite with zeros fails part-way', () => {
     const recovered = jsonlStore({ dir: image })
     // Before the fix: CORRUPT_LOG at line 3 (zeros, then the tail of event 2's line, then event 3's).
     const opened = (await recovered.open('s'))!
-    expect(opened.events.length).toBeGreaterThanOrEqual(1)
+    if (recordFails) expect(opened.events.length).toBeGreaterThanOrEqual(1)
+    else expect(opened.events).toEqual([event(0)])
     expect(opened.events).toEqual([0, 1, 2, 3].map((seq) => event(seq)).slice(0, opened.events.length))
     await opened.writer.close()
     expect(await readSession(image, 's')).toBe(fileText(header('s'), opened.events))
@@ -120,15 +123,33 @@ describe('a writer waiting to cut a failed batch off its file', () => {
 })
 
 describe('a batch its rollback could neither cut nor zero', () => {
-  it('close() before any flush cut it: the errors say the events may be read back when the session is opened again, and they are', async () => {
-    const { fs, store, writer } = await oneSession()
+  it('close() before any flush cut it: the valid length recorded beside the file, the next open() cuts them and deletes the record', async () => {
+    const { live, fs, store, writer } = await oneSession()
     // The batch's fdatasync fails, then every ftruncate and every later write (the zeros included).
-    let synced = false
-    fs.fail = (call) => {
-      if (!isSessionFile(call)) return undefined
-      if (call.op === 'datasync' && !synced) return (synced = true), 'EIO'
-      return synced && (call.op === 'truncate' || call.op === 'write') ? 'EIO' : undefined
-    }
+    fs.fail = syncThenCutAndZerosFail(isSessionFile)
+    writer.append(event(1))
+    writer.append(event(2))
+    expect((await rejection(writer.flush())).details).toMatchObject({ rolledBack: true })
+    const closed = await rejection(writer.close())
+    expect(closed.details).toMatchObject({ lost: 2, rolledBack: true })
+    expect(closed.message).not.toContain('may still be in')
+    // Event 1's line is still whole in the file (the zeros stopped half-way through event 2's).
+    expect(await readSession(live, 's')).toContain(JSON.stringify(event(1)))
+
+    fs.fail = () => undefined
+    const reopened = (await store.open('s'))!
+    expect(reopened.events).toEqual([event(0)])
+    expect(await readSession(live, 's')).toBe(fileText(header('s'), [event(0)]))
+    expect(await readdir(live)).not.toContain('.bosun-valid-s')
+    await store.close()
+  })
+
+  it('close() before any flush cut it, and the valid length cannot be recorded: the errors say the events may be read back when the session is opened again, and they are', async () => {
+    const { fs, store, writer } = await oneSession()
+    // The batch's fdatasync fails, then every ftruncate and every later write (the zeros included),
+    // and the record of the valid length cannot be created.
+    const fileFaults = syncThenCutAndZerosFail(isSessionFile)
+    fs.fail = (call) => (isValidLength(call) && call.op === 'open' ? 'EIO' : fileFaults(call))
     // Two lines: the zeros go from the last line and fail half-way through it, leaving event 1's.
     writer.append(event(1))
     writer.append(event(2))

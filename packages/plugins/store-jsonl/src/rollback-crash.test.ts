@@ -11,6 +11,7 @@ import { copyStoreFiles, journalFiles } from './testing/crash-image.js'
 import { event, fileText, header, readSession, rejection } from './testing/fixtures.js'
 import { recordingFs, tempDir, type FsCall, type FsOp } from './testing/recording-fs.js'
 import { twoJournaledSessions } from './testing/two-sessions.js'
+import { oneSession as sessionWithEvent0 } from './testing/one-session.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -46,16 +47,8 @@ async function recoveredEvents(image: string, id: string) {
   return events
 }
 
-/** A store in `<dir>/live` writing session `s` through the recording file system, event 0 acknowledged. */
-async function oneSession(journal: boolean) {
-  const live = join(dir, 'live')
-  const fs = recordingFs(undefined, { writeSync: true })
-  const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal })
-  const { writer } = await store.create(header('s'))
-  writer.append(event(0))
-  await writer.flush()
-  return { live, fs, store, writer }
-}
+/** Session `s` in `<dir>/live` (testing/one-session.ts), event 0 acknowledged. */
+const oneSession = (journal: boolean) => sessionWithEvent0(dir, journal)
 
 describe('the store journal: a failed flush whose cut back fails too', () => {
   it.each([
@@ -87,20 +80,21 @@ describe('the store journal: a failed flush whose cut back fails too', () => {
     await reopened.close()
   })
 
-  it('a journal that can be neither cut nor overwritten: the rejection says the batch may come back, and no flush writes to that journal until it is cut', async () => {
+  it('a journal that can be neither cut nor overwritten nor retired: the rejection says the batch may come back, and no flush writes to that journal until it is cut', async () => {
     const { live, fs, store, writer } = await oneSession(true)
 
-    // The fdatasync, the ftruncate and the overwrite with zeros all fail.
-    fs.fail = failOnce(['datasync', 'journal'], ['truncate', 'journal'], ['write', 'journal'])
+    // The flush's write fails, then the ftruncate, the overwrite with zeros (its fdatasync) and the
+    // journal's deletion (retiring it). The step is the write's ('fdatasync of the store journal' before q19a).
+    fs.fail = failOnce(['datasync', 'journal'], ['truncate', 'journal'], ['write', 'journal'], ['unlink', 'journal'])
     writer.append(event(1))
     const error = await rejection(writer.flush())
-    expect(error.details).toMatchObject({ step: 'fdatasync of the store journal', rolledBack: false })
+    expect(error.details).toMatchObject({ step: 'write of the store journal', rolledBack: false })
     expect(error.message).toContain('may come back after a crash')
 
     // While the journal cannot be cut, a flush writes nothing to it and is refused the same way.
     const journalWrites = () => fs.calls.filter((call) => call.op === 'write' && isJournal(call)).length
     const before = journalWrites()
-    fs.fail = failOnce(['truncate', 'journal'], ['write', 'journal'])
+    fs.fail = failOnce(['truncate', 'journal'], ['write', 'journal'], ['unlink', 'journal'])
     const refused = await rejection(writer.flush())
     expect(refused.details).toMatchObject({ rolledBack: false })
     // The one journal write of that flush is the failed overwrite with zeros, no record.
@@ -115,7 +109,7 @@ describe('the store journal: a failed flush whose cut back fails too', () => {
     await reopened.close()
   })
 
-  it('a journal kept at close for recovery (a session file could not be synced) is cut back first: recovery does not replay the failed flush', async () => {
+  it('a journal kept at close for recovery (a session file could not be synced, the journal could not be retired) is cut back first: recovery does not replay the failed flush', async () => {
     const { live, fs, store, writer } = await oneSession(true)
     const [journal] = await journalFiles(live)
 
@@ -123,6 +117,8 @@ describe('the store journal: a failed flush whose cut back fails too', () => {
     // session file cannot be synced at close, so the journal is kept. At the journal's close, the cut works.
     let cuts = 0
     fs.fail = (call) => {
+      // Nor can the journal be retired (deleted): its failed records stay until a cut works.
+      if (call.op === 'unlink' && isJournal(call)) return 'EIO'
       if (call.op === 'datasync' && isJournal(call) && cuts === 0) return 'EIO'
       if (call.op === 'truncate' && isJournal(call)) return ++cuts <= 3 ? 'EIO' : undefined
       if (call.op === 'write' && isJournal(call) && cuts > 0 && cuts <= 3) return 'EIO'

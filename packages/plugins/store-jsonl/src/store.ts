@@ -1,8 +1,8 @@
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkOpenedFile, refusedOpen } from './file-safety.js'
-import { errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
+import { ensureDirectory, errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
 import { FILE_SUFFIX, eventLine, headerLine } from './format.js'
 import { DEFAULT_BATCH_WINDOW_MS, DEFAULT_JOURNAL, checkJsonlStoreOptions, type JsonlStoreOptions } from './options.js'
 import { parseHeader, parseLog } from './reader.js'
@@ -13,6 +13,8 @@ import { StoreJournal } from './journal.js'
 import { crc32, type JournalRecord } from './journal-format.js'
 import { deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
 import { headerCrcOf } from './replay.js'
+import { readValidLength, removeValidLength, withinValidLength } from './valid-length.js'
+import { stepOf } from './steps.js'
 import { checkHeader, isSessionId, openSessionFile, readFirstLine, readSummary, type OpenedSessionFile } from './session-file.js'
 
 /** New session files are private to their owner: they hold the conversation. */
@@ -61,7 +63,7 @@ class JsonlStore implements Store {
     assertSessionId(header?.id)
     checkHeader(header, seed)
     const file = this.#file(header.id)
-    await this.#ensureDirectory()
+    await ensureDirectory(this.#fs, this.#dir)
     await this.#sweep()
     const lock = await this.#lock(file, header.id)
     let handle: StoreFileHandle
@@ -120,21 +122,26 @@ class JsonlStore implements Store {
       // What another process (a dead one, or one that looks alive) acknowledged through its
       // journal but may not have made durable here: under the session's lock, all of it.
       step = 'replay of the store journal'
-      const bytes = await replayIntoFile(handle, await handle.readFile(), await recordsForOpen(this.#fs, this.#dir, id, this.#journal?.path))
+      const replayed = await replayIntoFile(handle, await handle.readFile(), await recordsForOpen(this.#fs, this.#dir, id, this.#journal?.path))
+      const headerCrc = headerCrcOf(replayed) ?? 0
+      // A rejected batch a rollback could not remove lies past the recorded length: cut with the torn tail.
+      const valid = await readValidLength(this.#fs, file)
+      const bytes = withinValidLength(replayed, valid, headerCrc)
       step = 'read'
       const log = parseLog(bytes, file, id)
-      if (log.intactLength < bytes.length) {
+      if (log.intactLength < replayed.length) {
         step = 'ftruncate (cutting a torn last line)'
         await handle.truncate(log.intactLength)
         await handle.datasync()
       }
-      const headerCrc = headerCrcOf(bytes) ?? 0
+      // Before anything is appended past it: a record left behind would cut acknowledged events off.
+      if (valid) await removeValidLength(this.#fs, file)
       const writer = await this.#track(handle, lock, { id, file, size: log.intactLength, length: log.events.length, headerCrc })
       return { header: log.header, events: log.events, writer }
     } catch (error) {
       await handle.close().catch(() => {})
       await lock?.release()
-      throw BosunError.is(error) ? error : ioError(step, file, id, error)
+      throw BosunError.is(error) ? error : ioError(stepOf(error, step), file, id, error)
     }
   }
 
@@ -149,7 +156,8 @@ class JsonlStore implements Store {
     try {
       // A dead process's journaled batches are read as if replayed; the file is not touched.
       const bytes = await handle.readFile()
-      const log = parseLog(replayAll(bytes, await deadRecordsOf(this.#fs, this.#dir, id))?.bytes ?? bytes, file, id)
+      const replayed = replayAll(bytes, await deadRecordsOf(this.#fs, this.#dir, id))?.bytes ?? bytes
+      const log = parseLog(withinValidLength(replayed, await readValidLength(this.#fs, file), headerCrcOf(replayed)), file, id)
       return { header: log.header, events: log.events }
     } catch (error) {
       throw BosunError.is(error) ? error : ioError('read', file, id, error)
@@ -224,7 +232,7 @@ class JsonlStore implements Store {
       this.#assertOpen()
     }
     const writer = new JsonlWriter({
-      ...at, handle, batchWindowMs: this.#windowMs, ...(this.#journal ? { journal: this.#journal } : {}),
+      ...at, handle, fs: this.#fs, batchWindowMs: this.#windowMs, ...(this.#journal ? { journal: this.#journal } : {}),
       onClose: (closed) => {
         this.#writers.delete(closed)
         return lock.release()
@@ -232,23 +240,6 @@ class JsonlStore implements Store {
     })
     this.#writers.add(writer)
     return writer
-  }
-
-  /** mkdir -p, made durable: every directory created is fsynced, and so is the parent of the first. */
-  async #ensureDirectory(): Promise<void> {
-    try {
-      const first = await this.#fs.mkdir(this.#dir, { recursive: true })
-      if (first === undefined) return
-      const top = dirname(first)
-      for (let current = this.#dir; ; current = dirname(current)) {
-        await syncDirectory(this.#fs, current)
-        if (current === top || dirname(current) === current) break
-      }
-    } catch (error) {
-      throw new BosunError(ErrorCodes.STORE, `Could not create the session directory ${this.#dir}: ${(error as Error).message}`, {
-        cause: error, details: { dir: this.#dir },
-      })
-    }
   }
 
   /** The session's file, opened and checked (session-file.ts), or undefined when there is no such session. */

@@ -1,55 +1,27 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
 import type { SessionEvent, SessionWriter } from '@bosun/core'
 import type { StoreFileHandle, StoreFileStat } from './file-system.js'
-import { ioError, overwriteLinesWithZeros, writeFully, writeFullySync } from './file-writes.js'
+import { ioError, writeFully, writeFullySync } from './file-writes.js'
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
 import { RecordEncoder } from './journal-format.js'
 import { journalStep, type JournalGroup, type JournalMember, type StoreJournal } from './journal.js'
+import { stepOf } from './steps.js'
+import { FileTail } from './tail.js'
+import { closeError, closedWriterError, goneFileError, nonFiniteTimeError, outOfOrderError, staleWriterError } from './writer-errors.js'
+import type { JsonlWriterOptions } from './writer-options.js'
+import { newBatch, type Batch } from './batch.js'
 
-/** What a {@link JsonlWriter} starts from. */
-export interface JsonlWriterOptions {
-  id: string
-  file: string
-  /** The session file, open for writing. The writer owns it from now on. */
-  handle: StoreFileHandle
-  /** The file's length in bytes, all of it durable. */
-  size: number
-  /** Number of events in the file: the seq the first append must carry. */
-  length: number
-  batchWindowMs: number
-  /**
-   * The store's journal (journal.ts): when given, a batch is made durable by one fdatasync of the
-   * journal shared with the other sessions of its round, not by its own file's.
-   */
-  journal?: StoreJournal
-  /** crc32 of the file's header line, written in each journal record (needed with `journal`). */
-  headerCrc?: number
-  /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
-  onClose: (writer: JsonlWriter) => void | Promise<void>
-}
-
-/**
- * One batch: the lines taken from the queue when its round wrote them; `observed` once a `flush()`
- * awaits it, so that its failure reaches a caller.
- */
-interface Batch {
-  done: Promise<void>
-  observed: boolean
-  /** Settles `done` (before its own bookkeeping runs): `undefined` for durable, else the error. */
-  settle: (error?: BosunError) => void
-  text: string
-  count: number
-  bytes: number
-}
+export type { JsonlWriterOptions } from './writer-options.js'
 
 /**
  * Write-behind for one session file. `append` serialises the event at once and queues the line;
  * queued lines are written as one batch after `batchWindowMs`, or at once by `flush()`, in the
  * process's next group-commit round (commit.ts): one pwrite, then — once every file of the round
  * is written — one fdatasync, alongside the other sessions' (no fdatasync when the handle writes
- * through, O_DSYNC). At most one batch is in flight. A failed batch is rolled back (ftruncate +
- * fdatasync to the last durable length, this file only), put back at the head of the queue, and
+ * through, O_DSYNC). At most one batch is in flight. A failed batch is rolled back (tail.ts: cut
+ * to the last durable length, this file only, else zeroed, else fenced off by a record of that
+ * length), put back at the head of the queue, and
  * its error goes to every `flush()` awaiting it — or, when only the timer wrote it, to the next
  * `flush()`, which reports it without retrying; the flush after that retries. Before each batch
  * the file's size is compared with what this writer last wrote: a difference means another writer
@@ -77,10 +49,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   #unreported: BosunError | undefined
   /** Sticky: another writer appended to the file. */
   #stale: BosunError | undefined
-  /** A rollback failed: bytes past `#size` (lines, or the zeros over them) may be in the file, to be cut before the next write. */
-  #dirty = false
-  /** The rollback could neither cut nor zero a failed batch: its lines may be in the file, and come back after a crash. */
-  #residue = false
+  /** What failed batches left past `#size`, to remove before the next write. */
+  readonly #tail: FileTail
   #closed = false
   #closing: Promise<void> | undefined
   readonly #journal: StoreJournal | undefined
@@ -103,6 +73,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     this.#onClose = options.onClose
     this.#journal = options.journal
     this.#records = options.journal ? new RecordEncoder(options.id, options.headerCrc ?? 0) : undefined
+    this.#tail = new FileTail(options.handle, options.fs && { fs: options.fs, file: options.file, headerCrc: options.headerCrc ?? 0 })
   }
 
   /**
@@ -110,17 +81,9 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
    * follow the last one, and STORE once the writer is closed.
    */
   append(event: SessionEvent): void {
-    if (this.#closed) throw this.#closedError()
-    if (event.seq !== this.#nextSeq) {
-      throw new BosunError(
-        ErrorCodes.STALE_WRITER,
-        `Session "${this.#id}" (${this.#file}) expected seq ${this.#nextSeq} but an append brought seq ${event.seq}: another writer is using this session. Reopen it.`,
-        { details: { sessionId: this.#id, file: this.#file, expected: this.#nextSeq, seq: event.seq } },
-      )
-    }
-    if (!Number.isFinite(event.time)) {
-      throw new BosunError(ErrorCodes.STORE, `Session "${this.#id}": event ${event.seq} has a non-finite "time", which JSON cannot store.`)
-    }
+    if (this.#closed) throw closedWriterError(this.#id, this.#file)
+    if (event.seq !== this.#nextSeq) throw outOfOrderError(this.#id, this.#file, this.#nextSeq, event.seq)
+    if (!Number.isFinite(event.time)) throw nonFiniteTimeError(this.#id, event.seq)
     // Serialised now: the line is fixed at append time whatever happens to the object later.
     this.#queued += eventLine(event)
     this.#queuedCount++
@@ -130,7 +93,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
 
   /** Resolves once every event appended before the call is durable; does not wait for the batch window. */
   async flush(): Promise<void> {
-    if (this.#closed) throw this.#closedError()
+    if (this.#closed) throw closedWriterError(this.#id, this.#file)
     const unreported = this.#unreported
     if (unreported) {
       this.#unreported = undefined
@@ -188,17 +151,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     // Awaited: the session's lock is gone once close resolves (a next open must not race its removal).
     await this.#onClose(this)
     if (failure === undefined) return
-    const code = BosunError.is(failure) ? failure.code : ErrorCodes.STORE
-    // A failed batch its rollback could not cut off: the next open() may read some of it back.
-    const rolledBack = !this.#residue && !(this.#journal?.recordsLeftOf(this) ?? false)
-    const left = rolledBack ? '' : ` Some of them may still be in ${this.#file} or the store journal (a rollback failed): open the session to see which came back.`
-    throw new BosunError(
-      code,
-      this.#queuedCount > 0
-        ? `Session "${this.#id}" was closed with ${this.#queuedCount} event(s) not written to ${this.#file}: ${(failure as Error).message}${left}`
-        : (failure as Error).message,
-      { cause: failure, details: { sessionId: this.#id, file: this.#file, lost: this.#queuedCount, ...(this.#queuedCount > 0 ? { rolledBack } : {}) } },
-    )
+    const rolledBack = !this.#tail.mayComeBack && !(this.#journal?.recordsLeftOf(this) ?? false)
+    throw closeError(this.#id, this.#file, failure, this.#queuedCount, rolledBack)
   }
 
   async #drain(): Promise<void> {
@@ -222,24 +176,16 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   #start(): Batch {
     clearTimeout(this.#timer)
     this.#timer = undefined
-    let settle!: (error?: BosunError) => void
-    const outcome = new Promise<void>((resolve, reject) => {
-      settle = (error) => (error === undefined ? resolve() : reject(error))
-    })
-    const batch: Batch = { done: outcome, observed: false, settle, text: '', count: 0, bytes: 0 }
-    batch.done = outcome.then(
+    const batch = newBatch(
       () => {
         this.#inFlight = undefined
         this.#schedule()
       },
-      (error: BosunError) => {
+      (failed, error) => {
         this.#inFlight = undefined
-        if (!batch.observed) this.#unreported = error
-        throw error
+        if (!failed.observed) this.#unreported = error
       },
     )
-    // The failure is either awaited by a flush or kept in #unreported: never an unhandled rejection.
-    batch.done.catch(() => {})
     this.#inFlight = batch
     commitScheduler.join(this)
     return batch
@@ -267,15 +213,14 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       const stat = this.#handle.stat()
       const { size, nlink } = typeof (stat as { then?: unknown }).then === 'function' ? await stat : (stat as StoreFileStat)
       // No name left: the file was deleted or replaced under this writer; a write would reach no one.
-      if (nlink === 0) throw (this.#stale = this.#goneError())
-      if (this.#dirty) {
+      if (nlink === 0) throw (this.#stale = goneFileError(this.#id, this.#file))
+      if (this.#tail.pending) {
         // A failed batch's bytes (or the zeros over them) to cut first: at most its length, as it
         // is retried at the head of this batch. A longer file holds another writer's bytes, which
         // the cut would destroy (one no longer than the batch's cannot be told from them by size).
-        if (size < this.#size || size > this.#size + bytes.length) throw (this.#stale = this.#staleError(size))
-        step = 'ftruncate'
-        await this.#rollback()
-      } else if (size !== this.#size) throw (this.#stale = this.#staleError(size))
+        if (size < this.#size || size > this.#size + bytes.length) throw (this.#stale = staleWriterError(this.#id, this.#file, this.#size, size))
+        await this.#tail.cutBefore(this.#size)
+      } else if (size !== this.#size) throw (this.#stale = staleWriterError(this.#id, this.#file, this.#size, size))
       touched = true
       step = 'write'
       // Into the page cache, on this thread when the handle can: no thread-pool round trip.
@@ -283,7 +228,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       else await writeFully(this.#handle, bytes, this.#size)
     } catch (error) {
       if (error === this.#stale) return this.#fail(batch, error)
-      return this.#fail(batch, error, step, touched)
+      return this.#fail(batch, error, stepOf(error, step), touched)
     }
     // An O_DSYNC handle made the write durable already.
     if (this.#handle.durableWrites === true) return this.#commit(batch)
@@ -335,57 +280,8 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
       return false
     }
     // Encoded again, not kept: the failure path only (the same bytes: the text's UTF-8).
-    if (touched) await this.#rollback(Buffer.from(batch.text, 'utf8')).catch(() => {})
-    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, !this.#residue && !journalLeftover))
+    if (touched) await this.#tail.rollBack(this.#size, Buffer.from(batch.text, 'utf8'))
+    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, !this.#tail.mayComeBack && !journalLeftover))
     return false
-  }
-
-  /**
-   * Cuts the file back to its last durable length (ftruncate + fdatasync). If it cannot be cut,
-   * the `written` bytes a failed batch wrote (or may have) past it are overwritten with zeros (+
-   * fdatasync) instead: open() cuts a NUL tail as a crash's torn one, so the rolled-back lines
-   * cannot come back after a crash, as they would as whole lines. Throws if the file was not cut;
-   * `#dirty` stays set then (the next batch cuts first), and `#residue` if the zeros failed too.
-   */
-  async #rollback(written?: Uint8Array): Promise<void> {
-    this.#dirty = true
-    try {
-      await this.#handle.truncate(this.#size)
-      await this.#handle.datasync()
-      this.#dirty = false
-      this.#residue = false
-    } catch (error) {
-      if (written !== undefined && written.length > 0) {
-        try {
-          await overwriteLinesWithZeros(this.#handle, this.#size, written)
-          this.#residue = false
-        } catch {
-          this.#residue = true
-        }
-      }
-      throw error
-    }
-  }
-
-  #staleError(size: number): BosunError {
-    return new BosunError(
-      ErrorCodes.STALE_WRITER,
-      `Session "${this.#id}" changed under this writer: ${this.#file} is ${size} bytes, but this writer last left it at ${this.#size}. Another writer (process or store) is appending to it; nothing was written. Reopen the session.`,
-      { details: { sessionId: this.#id, file: this.#file, expectedSize: this.#size, size } },
-    )
-  }
-
-  #goneError(): BosunError {
-    return new BosunError(
-      ErrorCodes.STALE_WRITER,
-      `Session "${this.#id}": ${this.#file} was deleted or replaced while this writer had it open; nothing was written (the old file has no name left, so no one could read it). Reopen the session.`,
-      { details: { sessionId: this.#id, file: this.#file } },
-    )
-  }
-
-  #closedError(): BosunError {
-    return new BosunError(ErrorCodes.STORE, `Session "${this.#id}" (${this.#file}) is closed; open it again to write.`, {
-      details: { sessionId: this.#id, file: this.#file },
-    })
   }
 }

@@ -114,3 +114,17 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
   const dir = await mkdtemp(join(tmpdir(), 'bosun-jsonl-'))
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
+
+/**
+ * A fault for {@link RecordingFs.fail}: the first fdatasync of a file `where` picks fails, and from
+ * then on every ftruncate and write of those files — a batch's sync, then its rollback's cut and
+ * the zeros written instead (the triple failure).
+ */
+export function syncThenCutAndZerosFail(where: (call: FsCall) => boolean): (call: FsCall) => string | undefined {
+  let synced = false
+  return (call) => {
+    if (!where(call)) return undefined
+    if (call.op === 'datasync' && !synced) return (synced = true), 'EIO'
+    return synced && (call.op === 'truncate' || call.op === 'write') ? 'EIO' : undefined
+  }
+}

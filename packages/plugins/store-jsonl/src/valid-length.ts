@@ -1,0 +1,97 @@
+import { basename, dirname, join } from 'node:path'
+import { FILE_SUFFIX } from './format.js'
+import { errnoCode, syncDirectory, type StoreFileSystem } from './file-system.js'
+import { writeFully } from './file-writes.js'
+import { atStep, step } from './steps.js'
+
+/**
+ * A session file's valid length, kept durably beside it in `<dir>/.bosun-valid-<id>` while the
+ * file may hold, past that length, the lines of a batch whose flush was rejected and whose rollback
+ * could neither cut them off nor overwrite them with zeros (tail.ts). Without it those lines, whole,
+ * would be read back by the next `open()` or after a crash: events the caller was told had failed.
+ * `open()` and `read()` take the file as that long (the header crc must match: not a session
+ * created again under the same id); `open()` cuts the file there, then deletes the marker.
+ *
+ * The writer deletes it (and fsyncs the folder) once it has cut the file, before it writes past
+ * that length again: a marker left behind would cut acknowledged events off at the next open.
+ * A leading dot: never a session id, a `*.jsonl` or a journal's name (journal-format.ts).
+ */
+export const VALID_LENGTH_PREFIX = '.bosun-valid-'
+
+export interface ValidLength {
+  /** Bytes of the file that are the session; what follows is a rejected batch. */
+  length: number
+  /** crc32 of the file's header line: the marker applies to that file only. */
+  headerCrc: number
+}
+
+/** The marker's path for the session file `file` (`<dir>/<id>.jsonl`). */
+export function validLengthPath(file: string): string {
+  return join(dirname(file), VALID_LENGTH_PREFIX + basename(file, FILE_SUFFIX))
+}
+
+export function isValidLengthName(name: string): boolean {
+  return name.startsWith(VALID_LENGTH_PREFIX)
+}
+
+/** Writes the marker durably: the file (fsynced), then the folder (its name). Errors name their step. */
+export async function writeValidLength(fs: StoreFileSystem, file: string, value: ValidLength): Promise<void> {
+  const path = validLengthPath(file)
+  const handle = await step(`open of ${path}`, () => fs.open(path, 'w', 0o600))
+  try {
+    const line = Buffer.from(JSON.stringify({ bosun: 'valid-length', ...value }) + '\n', 'utf8')
+    await step(`write of ${path}`, () => writeFully(handle, line, 0))
+    await step(`fsync of ${path}`, () => handle.sync())
+  } finally {
+    await handle.close().catch(() => {})
+  }
+  await step(`fsync of the directory (recording ${path})`, () => syncDirectory(fs, dirname(file)))
+}
+
+/** Deletes the marker durably (unlink, then the folder's fsync); no marker is not an error. */
+export async function removeValidLength(fs: StoreFileSystem, file: string): Promise<void> {
+  const path = validLengthPath(file)
+  await step(`unlink of ${path}`, async () => {
+    try {
+      await fs.unlink(path)
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error
+    }
+  })
+  await step(`fsync of the directory (deleting ${path})`, () => syncDirectory(fs, dirname(file)))
+}
+
+/**
+ * The marker of `file`, if there is one. A torn or unreadable one (a crash while it was written,
+ * before the flush it was for was answered) is no marker: that flush may come back like any
+ * flush a crash interrupted.
+ */
+export async function readValidLength(fs: StoreFileSystem, file: string): Promise<ValidLength | undefined> {
+  let text: string
+  try {
+    const handle = await fs.open(validLengthPath(file), 'r')
+    try {
+      text = (await handle.readFile()).toString('utf8')
+    } finally {
+      await handle.close().catch(() => {})
+    }
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined
+    throw atStep(error, `read of ${validLengthPath(file)}`)
+  }
+  try {
+    const value = JSON.parse(text) as Partial<ValidLength> & { bosun?: unknown }
+    if (value.bosun === 'valid-length' && Number.isSafeInteger(value.length) && Number.isSafeInteger(value.headerCrc)) {
+      return { length: value.length!, headerCrc: value.headerCrc! }
+    }
+  } catch {
+    // Torn: see above.
+  }
+  return undefined
+}
+
+/** `bytes` (the file's content) cut to the marker's length when the marker is for this file and the file is longer. */
+export function withinValidLength(bytes: Buffer, valid: ValidLength | undefined, headerCrc: number | undefined): Buffer {
+  if (valid === undefined || valid.headerCrc !== headerCrc || bytes.length <= valid.length) return bytes
+  return bytes.subarray(0, valid.length)
+}

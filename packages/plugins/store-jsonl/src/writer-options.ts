@@ -1,0 +1,30 @@
+import type { StoreFileHandle, StoreFileSystem } from './file-system.js'
+import type { StoreJournal } from './journal.js'
+import type { JsonlWriter } from './writer.js'
+
+/** What a {@link JsonlWriter} starts from. */
+export interface JsonlWriterOptions {
+  id: string
+  file: string
+  /** The session file, open for writing. The writer owns it from now on. */
+  handle: StoreFileHandle
+  /** The file's length in bytes, all of it durable. */
+  size: number
+  /** Number of events in the file: the seq the first append must carry. */
+  length: number
+  batchWindowMs: number
+  /**
+   * The store's journal (journal.ts): when given, a batch is made durable by one fdatasync of the
+   * journal shared with the other sessions of its round, not by its own file's.
+   */
+  journal?: StoreJournal
+  /** crc32 of the file's header line, written in each journal record (needed with `journal`) and in the record of a valid length. */
+  headerCrc?: number
+  /**
+   * The store's file system: where the file's valid length is recorded if a failed batch can be
+   * neither cut off nor zeroed (tail.ts). Without it, such a batch may come back (`rolledBack: false`).
+   */
+  fs?: StoreFileSystem
+  /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
+  onClose: (writer: JsonlWriter) => void | Promise<void>
+}
