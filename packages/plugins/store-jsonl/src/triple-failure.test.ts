@@ -79,6 +79,32 @@ describe('the store journal: its fdatasync, then its ftruncate and the zeros fai
     await reopened.close()
   })
 
+  it('the folder\'s fsync after the journal\'s unlink fails: a crash could bring the journal back, so the rejection says the batch may come back — until the next journal\'s creation fsyncs the folder', async () => {
+    const live = join(dir, 'live')
+    const { fs, store, a, b } = await twoJournaledSessions(live)
+    const journalFaults = syncThenCutAndZerosFail(isJournal)
+    let unlinked = false
+    fs.fail = (call) => {
+      if (call.op === 'unlink' && isJournal(call)) unlinked = true
+      return unlinked && call.op === 'sync' && call.path === live ? 'EIO' : journalFaults(call)
+    }
+    a.append(event(1))
+    const error = await rejection(a.flush())
+    expect(unlinked).toBe(true)
+    expect(error.details).toMatchObject({ rolledBack: false })
+    expect(await journalFiles(live)).toEqual([])
+
+    // b's flush creates the next journal (its folder fsync works): nothing of a's can come back after it.
+    fs.fail = () => undefined
+    b.append(event(1))
+    await b.flush()
+    expect(await journalFiles(live)).toHaveLength(1)
+    // a's events, still queued, can no longer come back: closed unwritten (its file's writes fail), it says so.
+    fs.fail = (call) => (call.op === 'write' && call.path.endsWith('/a.jsonl') ? 'EIO' : undefined)
+    expect((await rejection(a.close())).details).toMatchObject({ lost: 1, rolledBack: true })
+    await store.close()
+  })
+
   it('a journaled file that cannot be fdatasynced: the journal is kept (its records are needed), and the rejection says the batch may come back', async () => {
     const live = join(dir, 'live')
     const { fs, store, a } = await twoJournaledSessions(live)
