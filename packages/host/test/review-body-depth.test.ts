@@ -37,7 +37,7 @@ describe('host: request bodies nest at most MAX_BODY_DEPTH levels (review)', () 
       const refused = await post(server.port, '/v1/sessions/s1/messages', messageNesting(`deep-${levels}`, levels - 3))
       expect(refused, `${levels} levels`).toEqual({ status: 400, body: { error: { code: 'invalid-request', message: expect.stringContaining(`deeper than ${MAX_BODY_DEPTH} levels`), details: { path: '/', limit: MAX_BODY_DEPTH } } } })
     }
-    const events = await (await fetch(`http://127.0.0.1:${server.port}/v1/sessions/s1/events`)).json()
+    const events = (await (await fetch(`http://127.0.0.1:${server.port}/v1/sessions/s1/events`)).json()) as { events: unknown[] }
     expect(events.events).toEqual([])
     const admitted = await post(server.port, '/v1/sessions/s1/messages', messageNesting('at-limit', MAX_BODY_DEPTH - 3))
     expect(admitted.status).toBe(202)
