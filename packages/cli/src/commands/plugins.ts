@@ -2,6 +2,7 @@ import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { scanPlugins } from '../plugins-scan.js'
 import { table } from '../table.js'
+import { safeJson, safeValue } from '../terminal-safe.js'
 
 /**
  * `bosun plugins`: the Bosun plugins installed in `node_modules` from the cwd upward (packages
@@ -11,7 +12,7 @@ import { table } from '../table.js'
 export async function pluginsCommand(ctx: CommandContext, options: { json?: boolean }): Promise<number> {
   const plugins = await scanPlugins({ cwd: ctx.io.cwd })
   if (options.json) {
-    for (const plugin of plugins) ctx.out.line(JSON.stringify(plugin))
+    for (const plugin of plugins) ctx.out.line(safeJson(JSON.stringify(plugin)))
     return ExitCode.ok
   }
   if (plugins.length === 0) {
@@ -20,13 +21,15 @@ export async function pluginsCommand(ctx: CommandContext, options: { json?: bool
     return ExitCode.ok
   }
   const s = ctx.out.style
-  const rows = plugins.map((plugin) => [
+  // A package.json's text: control characters are shown, never sent (the printer would let SGR
+  // colour sequences through as if they were the CLI's own), as `plugins info` shows a manifest.
+  const rows = safeValue(plugins).map((plugin) => [
     plugin.name,
     plugin.version ?? '?',
     plugin.configName,
     plugin.hooks === undefined ? s.dim('(no "bosun.hooks" manifest)') : plugin.hooks.length === 0 ? s.dim('(none)') : plugin.hooks.join(', '),
   ])
   for (const line of table(['PACKAGE', 'VERSION', 'CONFIG NAME', 'HOOKS'], rows, s, ctx.out.columns, 80)) ctx.out.line(line)
-  ctx.err.line(s.dim(`Name one in a config by its config name: "plugins": ["${plugins[0]!.configName}"]`))
+  ctx.err.line(s.dim(`Name one in a config by its config name: "plugins": ["${safeValue(plugins[0]!.configName)}"]`))
   return ExitCode.ok
 }
