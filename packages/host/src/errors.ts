@@ -23,6 +23,14 @@ export const HOST_ERROR_STATUS = {
 
 export type HostErrorCode = keyof typeof HOST_ERROR_STATUS
 
+/**
+ * `404 session-not-found` for a session the store does not have: what the user can do next is
+ * list the sessions or create this one, so the message says so (the same words on every route).
+ */
+export function sessionNotFound(id: string): HostError {
+  return new HostError('session-not-found', `No session "${id}" in this host's store: GET /v1/sessions lists the sessions there, POST /v1/sessions creates one.`, { id })
+}
+
 /** An error the host answers as `{ error: { code, message, details? } }` with the code's status. */
 export class HostError extends Error {
   readonly code: HostErrorCode

@@ -3,7 +3,7 @@ import type { Context } from 'hono'
 import { openTurn, uiTurnStream, type TurnStreamOptions } from '../ai-sdk.js'
 import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import type { HostContext } from '../context.js'
-import { HostError } from '../errors.js'
+import { sessionNotFound } from '../errors.js'
 import { InboxFold } from '../log.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
@@ -51,7 +51,7 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     const message = chatMessage(peeked)
     // Read before the message is posted: its admission (and the turn that claims it) comes after this log's end.
     const read = await store.read(id)
-    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!read) throw sessionNotFound(id)
     const path = `/v1/sessions/${encodeURIComponent(id)}/messages?wait=durable`
     const { outcome } = await cluster.relay(id, message.clientMessageId, 'message', { method: 'POST', path, body: message })
     if (outcome !== undefined && outcome.status >= 400) return answer(c, outcome)

@@ -48,8 +48,12 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
 
   app.use('/v1/sessions/*', async (c, next) => {
     const path = new URL(c.req.url).pathname
-    const route = RELAYABLE.find((r) => r.method === c.req.method && r.pattern.test(path))
-    const id = route && c.req.header(RELAYED_HEADER) === undefined ? sessionOf(path.match(route.pattern)) : undefined
+    // Matched on the path the router matched (percent-decoded: `/v1/%73essions/…` is a session
+    // route to it), or an encoded spelling would skip the relay and answer session-locked. The
+    // raw path is what is relayed: the owner's router decodes it the same way.
+    const routed = c.req.path
+    const route = RELAYABLE.find((r) => r.method === c.req.method && r.pattern.test(routed))
+    const id = route && c.req.header(RELAYED_HEADER) === undefined ? sessionOf(routed.match(route.pattern)) : undefined
     if (!route || id === undefined || !(await cluster.ownedElsewhere(id))) return next()
 
     const body = route.schema === undefined ? undefined : await host.body<JsonValue>(c, route.schema)

@@ -1,7 +1,7 @@
 import { BosunError, createUserMessage } from '@bosun/core'
 import { admit } from '../admission.js'
 import type { HostContext } from '../context.js'
-import { HostError } from '../errors.js'
+import { HostError, sessionNotFound } from '../errors.js'
 import { messageState } from '../log.js'
 import { checkInboxVersion, inboxOf, sessionIdParam } from '../request.js'
 import type { PostMessageBody } from '../schemas.js'
@@ -26,7 +26,7 @@ export function messageRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const messageId = c.req.param('messageId')
     const read = await sessions.read(id)
-    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!read) throw sessionNotFound(id)
     const state = messageState(read.events, messageId, read.header.seedLength ?? 0)
     if (!state) throw new HostError('message-not-found', `Session "${id}" has no message "${messageId}".`, { id, messageId })
     return c.json(state)

@@ -1,6 +1,6 @@
 import { BosunError, forkSession } from '@bosun/core'
 import type { HostContext } from '../context.js'
-import { HostError, hostErrorOf } from '../errors.js'
+import { HostError, hostErrorOf, sessionNotFound } from '../errors.js'
 import { foldInbox } from '../log.js'
 import { openApiDocument } from '../openapi.js'
 import { checkCursor, inboxOf, inboxVersionOf, intQuery, sessionIdParam } from '../request.js'
@@ -39,7 +39,7 @@ export function sessionRoutes(host: HostContext): void {
   app.get('/v1/sessions/:id', async (c) => {
     const id = sessionIdParam(c)
     const read = await sessions.read(id)
-    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!read) throw sessionNotFound(id)
     const seedLength = read.header.seedLength ?? 0
     if (read.live) {
       const { agent } = read.live
@@ -54,7 +54,7 @@ export function sessionRoutes(host: HostContext): void {
   // A subagent's children (`delegation.parentSessionId` in their headers), read, never resumed.
   app.get('/v1/sessions/:id/children', async (c) => {
     const id = sessionIdParam(c)
-    if (!(await sessions.exists(id))) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!(await sessions.exists(id))) throw sessionNotFound(id)
     return c.json({ children: await childSummaries(sessions, host.store, id) })
   })
 
@@ -63,7 +63,7 @@ export function sessionRoutes(host: HostContext): void {
     const after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
     const limit = intQuery(c, 'limit', 100, 1, host.pageSize)
     const read = await sessions.read(id)
-    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!read) throw sessionNotFound(id)
     const lastSeq = read.events.length - 1
     checkCursor(id, after, lastSeq)
     const events = read.events.slice(after + 1, after + 1 + limit)
@@ -76,7 +76,7 @@ export function sessionRoutes(host: HostContext): void {
     const input = await host.body<{ id?: string; afterTurn?: number }>(c, 'fork')
     const childId = input.id ?? crypto.randomUUID()
     checkSessionId(childId)
-    if (!(await sessions.exists(id))) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!(await sessions.exists(id))) throw sessionNotFound(id)
     // Open here: the store would answer session-locked for it.
     if (await sessions.peek(childId)) throw new HostError('session-exists', `Session "${childId}" already exists: choose another id.`, { id: childId })
     // A turn that just ended may still be in the live session's write-behind: the fork reads the store.
