@@ -109,9 +109,26 @@ async function load(loader: ModuleLoader, specifier: string, resolved: string): 
   try {
     namespace = await loader.jiti.import(file)
   } catch (error) {
-    return { ok: false, message: `${specifier} failed to load: ${summarizeError(error)}`, cause: error }
+    const summary = summarizeError(error)
+    const hint = missingPackageHint(error, specifier)
+    const stop = hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''
+    return { ok: false, message: `${specifier} failed to load: ${summary}${stop}${hint}`, cause: error }
   }
   return { ok: true, specifier, ...defaultExport(namespace) }
+}
+
+/**
+ * What to do when the module imports a package that is not installed — say a local
+ * `./guard.mjs` importing `@bosun/core` in a folder where only the `bosun` CLI is: the CLI's own
+ * copies serve the names a config gives, not the imports of the config's modules.
+ */
+function missingPackageHint(error: unknown, specifier: string): string {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return ''
+  const name = /Cannot find (?:module|package) '([^']+)'/.exec((error as Error).message)?.[1]
+  if (name === undefined || name.startsWith('.') || isAbsolute(name) || name.startsWith('file:') || name.startsWith('node:')) return ''
+  const pkg = packageOf(name)
+  return ` ${specifier} imports ${pkg}, which is not installed where it can be found: install it in the project (npm install ${pkg}).`
 }
 
 async function loadBundled(specifier: string, importModule: () => Promise<unknown>): Promise<Imported> {
