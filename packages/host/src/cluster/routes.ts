@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { JsonValue } from '@bosun/core'
 import type { HostContext } from '../context.js'
-import { HostError } from '../errors.js'
+import { HostError, sessionNotFound } from '../errors.js'
 import { checkCursor, intQuery } from '../request.js'
 import { SSE_HEADERS } from '../routes/sessions.js'
 import type { SchemaName } from '../schemas.js'
@@ -109,7 +109,7 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
     checkSessionId(id)
     if (!(await cluster.ownedElsewhere(id))) return next()
     const read = await store.read(id)
-    if (!read) throw new HostError('session-not-found', `No session "${id}" in this host's store.`, { id })
+    if (!read) throw sessionNotFound(id)
     const lastSeq = read.events.length - 1
     const lastEventId = c.req.header('last-event-id')
     let after: number
