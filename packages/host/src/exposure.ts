@@ -39,6 +39,13 @@ function clientOf(env: unknown): string {
 }
 const COOKIE = 'bosun_host'
 
+/**
+ * The hosts createHost() made without a token. listen() asks here rather than trusting its
+ * `hasToken` option alone: a token-less host bound to 0.0.0.0 serves any client on the network
+ * that names loopback in its Host header (only browsers cannot).
+ */
+export const hostsWithoutToken = new WeakSet<object>()
+
 const isApiPath = (path: string): boolean => path === '/v1' || path.startsWith('/v1/')
 
 /** Loopback names and addresses (localhost, 127.0.0.0/8, ::1): the one definition for binding and the Host fence. */

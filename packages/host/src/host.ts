@@ -3,7 +3,7 @@ import { createAgent, type CreateAgentOptions, type Store } from '@bosun/core'
 import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
-import { installExposure } from './exposure.js'
+import { hostsWithoutToken, installExposure } from './exposure.js'
 import { checkHostOptions } from './options.js'
 import { HostFeed } from './feed.js'
 import { readBody } from './request.js'
@@ -187,7 +187,7 @@ export function createHost(options: CreateHostOptions): Host {
   streamRoutes(context)
   if (options.webRoot !== undefined) webRootRoutes(app, options.webRoot)
 
-  return {
+  const host: Host = {
     fetch: async (request: Request) => app.fetch(request),
     app,
     sessions,
@@ -199,6 +199,8 @@ export function createHost(options: CreateHostOptions): Host {
       await sessions.close(graceMs)
     },
   }
+  if (context.token === undefined) hostsWithoutToken.add(host)
+  return host
 }
 
 export { schemas }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { HostError } from './errors.js'
-import { isLoopback } from './exposure.js'
+import { hostsWithoutToken, isLoopback } from './exposure.js'
 import type { Host } from './host.js'
 
 export interface ListenOptions {
@@ -9,7 +9,10 @@ export interface ListenOptions {
   hostname?: string
   /** Default 4477; 0 picks a free port. */
   port?: number
-  /** Whether the host was created with a token: a non-loopback bind refuses to start without one. */
+  /**
+   * Whether the host was created with a token: a non-loopback bind refuses to start without one.
+   * A host from createHost() without `auth` is refused there whatever this says.
+   */
   hasToken: boolean
 }
 
@@ -26,8 +29,8 @@ export { isLoopback }
 export async function listen(host: Host, options: ListenOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1'
   const port = options.port ?? 4477
-  if (!isLoopback(hostname) && !options.hasToken) {
-    throw new HostError('not-authorized', `Refusing to listen on ${hostname} without a token: set BOSUN_HOST_TOKEN (32+ random characters), or bind to 127.0.0.1.`)
+  if (!isLoopback(hostname) && (!options.hasToken || hostsWithoutToken.has(host))) {
+    throw new HostError('not-authorized', `Refusing to listen on ${hostname} without a token: create the host with auth: { token } (32+ random characters; bosun serve reads BOSUN_HOST_TOKEN), or bind to 127.0.0.1.`)
   }
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: host.fetch, hostname, port }, () => resolve(s))
