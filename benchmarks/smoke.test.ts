@@ -2,11 +2,20 @@
 // full run, each `--only` part, `--long`) at tiny sizes, one round, including the markdown it
 // would write. Asserts only that each cell is a result or a stated reason, and that a smoke run
 // writes nothing; benchmarks assert no timing. The real run is `pnpm bench` (not part of the tests).
+// Each figure is measured once in this file: the full run measures figures 1–7 and stores them in a
+// results file, the `--only` parts and `--long`'s regions are rendered from it (`--render`,
+// `--results`), and `--long` measures only its own cells. Which parts each selection measures is
+// checked in cli.test.ts.
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
+// @ts-expect-error -- plain .mjs modules of the benchmark harness, without type declarations
+import { commandOf } from './lib/cli.mjs'
+// @ts-expect-error -- as above
+import { peersMain } from './lib/report-peers.mjs'
 
 const here = import.meta.dirname
 const docPath = join(here, '../docs/benchmarks.md')
@@ -15,12 +24,13 @@ const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : 
 
 type Cell = { ok?: boolean; wall?: number; reason?: string; long?: boolean } & Record<string, unknown>
 type Table = Record<string, Record<string, Cell>>
+type Run = { command: string; rounds: number }
 interface Output {
-  peers?: { fig1: Record<string, Cell>; fig2: Table; fig3: Table; fig3b: Table }
-  fig4?: { runs: Table; concurrency: Table }
-  fig5?: { runs: Table }
-  fig6?: { loaded: Record<string, Cell & { perSession?: { heapUsed: number } }> }
-  fig7?: { runs: Table }
+  peers?: { fig1: Record<string, Cell>; fig2: Table; fig3: Table; fig3b: Table; run: Run; total?: { command: string }; versions?: string }
+  fig4?: { runs: Table; concurrency: Table; run: Run }
+  fig5?: { runs: Table; run: Run }
+  fig6?: { loaded: Record<string, Cell & { perSession?: { heapUsed: number } }>; run: Run }
+  fig7?: { runs: Table; run: Run }
   long?: { fig5: Record<string, Cell>; fig7: Record<string, Cell> }
   markdown: string
 }
@@ -47,12 +57,32 @@ function expectResultOrReason(name: string, list: ReadonlyArray<readonly [string
 }
 const region = (doc: string, name: string) => new RegExp(`<!-- peers-${name}:start -->[\\s\\S]*?<!-- peers-${name}:end -->`).exec(doc)?.[0]
 const REGIONS = ['durable', 'resume', 'memory', 'concurrency']
+/** The peers section, and its part above the regions (figures 1–3). */
+const section = (doc: string) => doc.slice(doc.indexOf('<!-- peers:start -->'), doc.indexOf('<!-- peers:end -->'))
+const main = (doc: string) => doc.slice(doc.indexOf('<!-- peers:start -->'), doc.indexOf('<!-- peers-durable:start -->'))
+
+const work = mkdtempSync(join(tmpdir(), 'bench-smoke-test-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+const resultsFile = join(work, 'results.json')
+let full: Promise<Output> | undefined
+/**
+ * The file's one full smoke run (figures 1–7 measured once), its figures stored in `resultsFile`
+ * as a real run stores them in results.json: the later tests render from it.
+ */
+function fullRun(): Promise<Output> {
+  full ??= smoke([]).then((out) => {
+    const { markdown: _, ...results } = out
+    writeFileSync(resultsFile, JSON.stringify(results))
+    return out
+  })
+  return full
+}
 
 // Each test waits for its run to end (`timeout: 0`): a fixed limit here failed on a loaded 2-core
 // machine while nothing was wrong.
 describe.sequential('benchmarks/run.mjs --smoke', { timeout: 0 }, () => {
   test('the full run: figures 1–7, every cell a result or a stated reason, the whole peers section', async () => {
-    const out = await smoke([])
+    const out = await fullRun()
     expectResultOrReason('fig1', Object.entries(out.peers!.fig1), 8)
     expectResultOrReason('fig2', cells(out.peers!.fig2), 4)
     expectResultOrReason('fig3', cells(out.peers!.fig3), 4)
@@ -72,50 +102,67 @@ describe.sequential('benchmarks/run.mjs --smoke', { timeout: 0 }, () => {
     for (const h of ['Figure 1 —', 'Figure 2 —', 'Figure 3 —', 'Figure 3b —', 'Figure 4 —', 'Figure 4b —', 'Figure 5 —', 'Figure 6 —', 'Figure 7 —', '### Goals']) expect(md).toContain(h)
     expect(md).toContain('Command: `node benchmarks/run.mjs` (all seven figures')
     for (const stale of ['Where Bosun loses', 'Core was not edited', 'Not implemented:']) expect(md).not.toContain(stale)
+    // What --render needs to show the figures as measured: the whole run's command, the versions.
+    expect(out.peers!.total?.command).toBe('node benchmarks/run.mjs')
+    expect(md).toContain(`Versions: ${out.peers!.versions}.`)
+    for (const name of ['fig4', 'fig5', 'fig6', 'fig7'] as const) expect(out[name]!.run).toMatchObject({ command: 'node benchmarks/run.mjs', rounds: 1 })
   })
 
-  test('--only peers: figures 1–3, the regions of figures 4–7 kept as they are in the doc', async () => {
-    const out = await smoke(['--only', 'peers'])
+  test('--render: the full run\'s section again from its results file, nothing measured', async () => {
+    const measured = await fullRun()
+    const out = await smoke(['--render', '--results', resultsFile])
+    expect(Object.keys(out).sort()).toEqual(['fig4', 'fig5', 'fig6', 'fig7', 'markdown', 'peers'])
+    expect(section(out.markdown)).toBe(section(measured.markdown))
+  })
+
+  test('--only peers: figures 1–3 (rendered from the full run), the regions of figures 4–7 kept as they are in the doc', async () => {
+    const measured = await fullRun()
+    const out = await smoke(['--only', 'peers', '--render', '--results', resultsFile])
     expect(Object.keys(out).sort()).toEqual(['markdown', 'peers'])
-    expectResultOrReason('fig1', Object.entries(out.peers!.fig1), 8)
-    expect(out.markdown).toContain('Command: `node benchmarks/run.mjs --only peers` (figures 1–3 only')
+    expect(main(out.markdown)).toBe(main(measured.markdown))
     const doc = readFileSync(docPath, 'utf8')
     for (const name of REGIONS) expect(region(out.markdown, name), name).toBe(region(doc, name))
+    // Figures 1–3 measured by `--only peers` (no whole-run total) name that command instead.
+    const alone = { ...measured.peers, total: undefined, run: { ...measured.peers!.run, command: commandOf({ only: 'peers' }) } }
+    expect(peersMain(alone)).toContain('Command: `node benchmarks/run.mjs --only peers` (figures 1–3 only')
   })
 
   test.each([
-    ['durable', 'fig4', 3],
-    ['resume', 'fig5', 6],
-    ['concurrency', 'fig7', 8],
-  ] as const)('--only %s: its figure alone, only its region rewritten', async (name, key, count) => {
-    const out = await smoke(['--only', name])
+    ['durable', 'fig4'],
+    ['resume', 'fig5'],
+    ['memory', 'fig6'],
+    ['concurrency', 'fig7'],
+  ] as const)('--only %s: its figure alone (rendered from the full run), only its region rewritten', async (name, key) => {
+    const measured = await fullRun()
+    const out = await smoke(['--only', name, '--render', '--results', resultsFile])
     expect(Object.keys(out).sort()).toEqual(['markdown', key].sort())
-    expectResultOrReason(key, cells(out[key]!.runs), count)
+    expect(out[key]).toEqual(measured[key])
+    expect(region(out.markdown, name)).toBe(region(measured.markdown, name))
     const doc = readFileSync(docPath, 'utf8')
-    expect(region(out.markdown, name)).toContain(`Command: \`node benchmarks/run.mjs --only ${name}\``)
+    expect(main(out.markdown)).toBe(main(doc))
     for (const other of REGIONS.filter((r) => r !== name)) expect(region(out.markdown, other), other).toBe(region(doc, other))
   })
 
-  test('--only memory: figure 6 alone (loaded sessions at smoke size)', async () => {
-    const out = await smoke(['--only', 'memory'])
-    expectResultOrReason('fig6', Object.entries(out.fig6!.loaded), 4)
-    expect(region(out.markdown, 'memory')).toContain('Command: `node benchmarks/run.mjs --only memory`')
-  })
-
-  test('--long: the deferred cells measured, and shown in the regions of figures 5 and 7 with their date', async () => {
-    const out = await smoke(['--long'])
+  test('--long: only the deferred cells measured, shown in the regions of figures 5 and 7 with their date', async () => {
+    await fullRun()
+    const out = await smoke(['--long', '--results', resultsFile])
+    expect(Object.keys(out).sort()).toEqual(['long', 'markdown'])
     expectResultOrReason('long fig5', Object.entries(out.long!.fig5), 3)
     expectResultOrReason('long fig7', Object.entries(out.long!.fig7), 2)
     expect(region(out.markdown, 'resume')).toContain('LangGraph SqliteSaver `getState` (from the `--long` run of')
     expect(region(out.markdown, 'resume')).toContain('Bosun JSONL `store.open` (from the `--long` run of')
     expect(region(out.markdown, 'concurrency')).toContain('AI SDK streamText (from the `--long` run of')
+    const doc = readFileSync(docPath, 'utf8')
+    for (const other of ['durable', 'memory']) expect(region(out.markdown, other), other).toBe(region(doc, other))
   })
 
-  test('--long: a child stopped at the time limit states where it stopped', async () => {
-    const out = await smoke(['--long'], { BENCH_LONG_TIMEOUT_S: '0.5' })
-    const stopped = Object.entries({ ...out.long!.fig5, ...out.long!.fig7 }).filter(([, r]) => !r.ok)
-    expect(stopped.length).toBeGreaterThan(0)
-    for (const [id, r] of stopped) expect(r.reason, id).toMatch(/^stopped at the 0\.5 s time limit/)
+  test('--long: a child stopped at the time limit (BENCH_LONG_TIMEOUT_S) says so', async () => {
+    // 10 ms: every child is stopped before it measures anything (the cells were measured above);
+    // the phase a stopped child had reached is checked in cli.test.ts.
+    const out = await smoke(['--long'], { BENCH_LONG_TIMEOUT_S: '0.01' })
+    const stopped = Object.entries({ ...out.long!.fig5, ...out.long!.fig7 })
+    expect(stopped.map(([id]) => id).sort()).toEqual(['ai', 'bosun-jsonl', 'bosun-sqlite', 'lg-memory', 'lg-sqlite'])
+    for (const [id, r] of stopped) expect(r.reason, id).toMatch(/^stopped at the 0\.01 s time limit/)
   })
 })
 
@@ -140,7 +187,7 @@ describe('benchmarks/run.mjs: the command line is read before anything runs', { 
     expect(stdout).toContain('--only <part>')
   })
 
-  test.each([['--bogus'], ['help'], ['--only', 'nope'], ['--only'], ['--only', 'durable', '--long'], ['--smoke', 'extra']])(
+  test.each([['--bogus'], ['help'], ['--only', 'nope'], ['--only'], ['--only', 'durable', '--long'], ['--smoke', 'extra'], ['--results'], ['--render', '--quick']])(
     '%s is refused with the usage and exit 2',
     async (...args) => {
       const { code, stdout, stderr } = await run(args)
@@ -150,4 +197,18 @@ describe('benchmarks/run.mjs: the command line is read before anything runs', { 
       expect(stderr).toContain('usage: node benchmarks/run.mjs')
     },
   )
+
+  test.each([
+    ['no results file', [], 'there is no'],
+    ['a results file without figure 4, --only durable', ['--only', 'durable'], 'holds no figure 4 (`fig4`); measure it first: node benchmarks/run.mjs --only durable'],
+    ['a results file without --long cells, --long', ['--long'], 'holds no --long cells; measure them first: node benchmarks/run.mjs --long'],
+  ])('--render with %s: exit 1, saying what to measure', async (_what, argv, says) => {
+    const file = join(work, argv.length ? 'empty.json' : 'absent.json')
+    if (argv.length) writeFileSync(file, '{}')
+    const { code, stdout, stderr } = await run([...argv, '--render', '--results', file])
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(/^run\.mjs: --render/)
+    expect(stderr).toContain(says)
+  })
 })

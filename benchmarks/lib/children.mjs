@@ -36,7 +36,8 @@ export function runChild(script, c, params, { nodeArgs = [], timeoutMs = 300_000
 }
 
 const n = (x) => x.toLocaleString('en')
-function failure(error, stderr, childMs, timeoutMs) {
+/** A failed child's reason: stopped by the time limit, out of heap, or failed — with the phase it had reached. */
+export function failure(error, stderr, childMs, timeoutMs) {
   const line = stderr.split('\n').filter((l) => l.startsWith('BENCH_PROGRESS ')).pop()
   const p = line ? JSON.parse(line.slice('BENCH_PROGRESS '.length)) : undefined
   const at = p ? ` while ${p.phase} (last reading at ${p.s} s: heapUsed ${n(p.heapMiB)} MiB, heap limit ${n(p.heapLimitMiB)} MiB)` : ''
