@@ -69,11 +69,25 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
     case 'SESSION_EXISTS':
       return new HostError('session-exists', `${error.message} Choose another id.`, at)
     case 'SESSION_LOCKED':
-      return new HostError('session-locked', `${error.message} Retry once the other writer has closed it.`, at)
+      return lockedElsewhere(id, error.details)
     default:
       if (!UNREADABLE.has(error.code)) return undefined
       return new HostError('internal-error', `The stored session${id === undefined ? '' : ` "${id}"`} cannot be read (${error.code}): the host's log names the file; \`bosun log\` shows what is damaged.`, { ...at, cause: error.code })
   }
+}
+
+/**
+ * A session another writer holds, as the client is told. The store's own message and details name
+ * the server's side — the JSONL lock file to delete, the pid and machine holding it, PostgreSQL's
+ * host, port and database — which are the operator's business, as with an unreadable log
+ * (hostErrorOf). Only a cluster's lease owner and how long its lease runs are passed on.
+ */
+export function lockedElsewhere(id: string | undefined, details: Record<string, unknown>): HostError {
+  const { owner, expiresInMs } = details
+  const lease = typeof owner === 'string' ? { owner, ...(typeof expiresInMs === 'number' ? { expiresInMs } : {}) } : {}
+  const where = typeof owner === 'string' ? `host "${owner}"` : 'another process'
+  const session = id === undefined ? 'The session' : `Session "${id}"`
+  return new HostError('session-locked', `${session} is open for writing in ${where}: send the request there, or retry once it has closed the session (\`bosun log\` on the server reads it meanwhile).`, { ...(id === undefined ? {} : { id }), ...lease })
 }
 
 /** The error's JSON answer; `details.retryAfter` (seconds), when set, is sent as `retry-after` too. */

@@ -1,6 +1,6 @@
 import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
-import { HostError } from './errors.js'
+import { HostError, lockedElsewhere } from './errors.js'
 import { liveSession, type LiveSession } from './live-session.js'
 
 export type { LiveSession } from './live-session.js'
@@ -169,9 +169,7 @@ export class SessionManager {
       return await this.factory({ sessionId: id, store: this.store })
     } catch (error) {
       // Opened in this process at the same moment: borrowOrOpen borrows that agent instead.
-      if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) {
-        throw new HostError('session-locked', `Session "${id}" is open in another process: ${error.message}`, { id, ...error.details })
-      }
+      if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) throw lockedElsewhere(id, error.details)
       throw error
     }
   }

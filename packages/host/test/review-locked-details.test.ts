@@ -1,0 +1,44 @@
+import { hostname } from 'node:os'
+import { describe, expect, it } from 'vitest'
+import { listen } from '../src/index.js'
+import { available, useCluster } from './cluster-helpers.js'
+import { makeHost, perTest, req } from './helpers.js'
+
+// Security review: a 409 session-locked passed the store's message and details to the client —
+// the JSONL lock file's absolute path (with "delete it" advice), the pid and machine holding it,
+// or PostgreSQL's host, port and database. What names the server's side stays on the server, as
+// for an unreadable log; a cluster's lease owner, which the client can act on, is still said.
+
+const state = perTest()
+
+describe('host: session-locked names no file, process or database of the server (review)', () => {
+  it('JSONL: a session another host on the store holds', async () => {
+    const a = makeHost(state.dir).host
+    const b = makeHost(state.dir).host
+    state.closing.push(a)
+    const server = await listen(b, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    state.closing.push(server)
+    expect((await req(a, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
+    const answer = await fetch(`http://127.0.0.1:${server.port}/v1/sessions/s/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientMessageId: 'x', content: 'hi' }) })
+    expect(answer.status).toBe(409)
+    const text = await answer.text()
+    const { error } = JSON.parse(text)
+    expect(error).toEqual({ code: 'session-locked', message: expect.stringContaining('Session "s" is open for writing in another process'), details: { id: 's' } })
+    for (const secret of [state.dir, '.lock', `${process.pid}`, `"${hostname()}"`]) expect(text, secret).not.toContain(secret)
+  })
+})
+
+describe.skipIf(!available)('host cluster: session-locked names the lease owner, not the database (review)', () => {
+  const cluster = useCluster()
+
+  it('a change run on a host that does not own the session', async () => {
+    const [a, b] = cluster.hosts(2, {})
+    expect((await req(a!.host, 'POST', '/v1/sessions', { id: 'held' })).status).toBe(201)
+    // Marked as already relayed, so B runs it itself (what a lease lost meanwhile looks like).
+    const answer = await req(b!.host, 'POST', '/v1/sessions/held/wake', {}, { 'x-bosun-relayed': '1' })
+    expect(answer.status).toBe(409)
+    const text = await answer.text()
+    expect(JSON.parse(text).error).toEqual({ code: 'session-locked', message: expect.stringContaining('Session "held" is open for writing in host "host-a"'), details: { id: 'held', owner: 'host-a', expiresInMs: expect.any(Number) } })
+    expect(text).not.toMatch(/postgres(ql)?:\/\/|127\.0\.0\.1|database/)
+  })
+})
