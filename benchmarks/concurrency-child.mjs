@@ -1,5 +1,5 @@
 // Figure 7 (concurrency), one contender in its own process: `node concurrency-child.mjs '<json>'`
-// with { contender, variant, sessions, turns, prior, sharedStore? } (figure 4 runs it too, on the
+// with { contender, variant, sessions, turns, prior, sharedStore?, warm? } (figure 4 runs it too, on the
 // durable stores, with `sharedStore`: all Bosun sessions in one store). Builds `sessions` sessions (untimed; for
 // LangGraph, threads on ONE shared compiled graph + MemorySaver via `thread()`, for the others
 // `fresh()`), then runs them all at once: every session runs `turns` turns one after the other,
@@ -34,8 +34,10 @@ async function main() {
   const c = await contender(config.variant, options)
   const make = () => (c.thread ? c.thread() : c.fresh())
   try {
-    // Warm-up: one session, 3 turns (first-use costs), not counted.
-    { const s = await make(); for (let i = 0; i < 3; i++) await s.turn('warm-up'); await s.close() }
+    // Warm-up: one session, `warm` turns (default 3: first-use costs), not counted. The figure
+    // keeps 3; a larger `warm` (e.g. 3000) lets V8 finish optimizing first, for a steady-state
+    // comparison (docs/benchmarks.md, section 6, "Sixth pass").
+    { const s = await make(); for (let i = 0; i < (config.warm ?? 3); i++) await s.turn('warm-up'); await s.close() }
     progress(`building ${config.sessions} sessions`)
     const sessions = []
     for (let i = 0; i < config.sessions; i++) sessions.push(await make())
