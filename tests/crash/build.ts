@@ -18,6 +18,16 @@ export function killsFromEnv(): number {
   return kills
 }
 
+/**
+ * The campaign test's time limit: 15 s a kill (a kill's run takes about 1 s on a quiet machine and
+ * up to 3 s at a load of 10), at least 15 minutes. Not a fixed limit: `pnpm test:crash --kills 2000`
+ * hit the old fixed 900 s at kill ~300 on a loaded machine while nothing was wrong. The campaign has
+ * no other watchdog, so a hung run still fails, after at most this long.
+ */
+export function campaignTimeoutMs(): number {
+  return Math.max(900_000, killsFromEnv() * 15_000)
+}
+
 /** The campaign's seed: 1 by default; `pnpm test:crash --seed N` replays another campaign (a failure names its run's seed). */
 export function seedFromEnv(): number {
   const seed = Number(process.env.BOSUN_CRASH_SEED ?? 1)

@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest'
-import { buildOnce, killsFromEnv, seedFromEnv } from './build.js'
+import { buildOnce, campaignTimeoutMs, killsFromEnv, seedFromEnv } from './build.js'
 import { crashCampaign } from './campaign.js'
 
 beforeAll(buildOnce, 180_000)
@@ -11,4 +11,4 @@ it(`SQLite: a session survives ${killsFromEnv()} SIGKILLs, some of them in the m
   expect(report.acked).toBeGreaterThan(0)
   expect(report.interruptedTurns).toBeGreaterThan(0) // the kills did land inside turns
   if (report.kills >= 10) expect(report.repairTears).toBeGreaterThan(0) // and some inside recovery's batch
-}, 900_000)
+}, campaignTimeoutMs())
