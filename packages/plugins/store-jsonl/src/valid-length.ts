@@ -34,10 +34,18 @@ export function isValidLengthName(name: string): boolean {
   return name.startsWith(VALID_LENGTH_PREFIX)
 }
 
-/** Writes the marker durably: the file (fsynced), then the folder (its name). Errors name their step. */
+/**
+ * Writes the marker durably: the file (fsynced), then the folder (its name). Errors name their step.
+ * Created O_EXCL ('wx') after deleting whatever has the name: an open with 'w' would follow a
+ * symbolic link planted there and truncate the file it points to (the store follows no link in
+ * its folder, file-safety.ts), and 'wx' is a flag StoreFileSystem documents. Whatever had the
+ * name is no marker this writer needs: an earlier write of it failed (its flush was rejected as
+ * possibly coming back), and a stale one was deleted by the open() that gave the writer.
+ */
 export async function writeValidLength(fs: StoreFileSystem, file: string, value: ValidLength): Promise<void> {
   const path = validLengthPath(file)
-  const handle = await step(`open of ${path}`, () => fs.open(path, 'w', 0o600))
+  await step(`unlink of ${path}`, () => unlinkIfThere(fs, path))
+  const handle = await step(`open of ${path}`, () => fs.open(path, 'wx', 0o600))
   try {
     const line = Buffer.from(JSON.stringify({ bosun: 'valid-length', ...value }) + '\n', 'utf8')
     await step(`write of ${path}`, () => writeFully(handle, line, 0))
@@ -51,14 +59,16 @@ export async function writeValidLength(fs: StoreFileSystem, file: string, value:
 /** Deletes the marker durably (unlink, then the folder's fsync); no marker is not an error. */
 export async function removeValidLength(fs: StoreFileSystem, file: string): Promise<void> {
   const path = validLengthPath(file)
-  await step(`unlink of ${path}`, async () => {
-    try {
-      await fs.unlink(path)
-    } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') throw error
-    }
-  })
+  await step(`unlink of ${path}`, () => unlinkIfThere(fs, path))
   await step(`fsync of the directory (deleting ${path})`, () => syncDirectory(fs, dirname(file)))
+}
+
+async function unlinkIfThere(fs: StoreFileSystem, path: string): Promise<void> {
+  try {
+    await fs.unlink(path)
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error
+  }
 }
 
 /**
