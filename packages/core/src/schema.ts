@@ -70,6 +70,11 @@ export function formatAjvError(error: ErrorObject, root: unknown, schema?: JsonS
       const expected = schema === undefined ? undefined : expectedAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))
       return `${path} ${expected === undefined ? (error.message ?? 'is invalid') : `must be ${expected}`} (found ${found})`
     }
+    case 'type': {
+      // A property whose type alone does not say what to give (a model object only code makes).
+      const expected = schema === undefined ? undefined : expectedAt(schema, error.schemaPath.replace(/\/type$/, ''))
+      return `${path} ${expected === undefined ? (error.message ?? 'is invalid') : `must be ${expected}`} (found ${found})`
+    }
     case 'required':
       return `${path} is required`
     case 'additionalProperties':

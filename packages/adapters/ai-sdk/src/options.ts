@@ -53,6 +53,8 @@ export const aiSdkOptionsSchema: JsonSchema = {
       type: 'object',
       description:
         "An AI SDK language model object, e.g. openai('gpt-4.1') from @ai-sdk/openai (only possible in a TypeScript config or in code).",
+      'x-expected':
+        "an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript",
     },
     maxTokens: { type: 'integer', minimum: 1, description: 'Upper bound of output tokens per response.' },
     temperature: { type: 'number', minimum: 0, description: 'Sampling temperature.' },

@@ -552,7 +552,7 @@ describe('the adapter definition and its options schema', () => {
       throw new Error('expected the options to be rejected')
     }
     expect(await invalid({})).toContain('$.model is required')
-    expect(await invalid({ model: 'openai:gpt-4.1' })).toContain('$.model must be object')
+    expect(await invalid({ model: 'openai:gpt-4.1' })).toContain("$.model must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript (found \"openai:gpt-4.1\")")
     const model = mockV2({ responses: [] })
     expect(await invalid({ model, maxTokens: 0 })).toContain('$.maxTokens must be >= 1')
     expect(await invalid({ model, maxTokens: 1.5 })).toContain('$.maxTokens must be integer')

@@ -68,6 +68,10 @@ function describe(error: ErrorObject, schema: JsonSchema, root: unknown): string
       return typeof expected === 'string' ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
     }
     case 'type': {
+      // A property whose JSON type alone does not say what to give (a model object that only
+      // code can make) carries its own `x-expected` phrase.
+      const expected = schemaAt(schema, error.schemaPath.replace(/\/type$/, ''))?.['x-expected']
+      if (typeof expected === 'string') return `must be ${expected} (found ${found})`
       const types = String((error.params as { type: string | string[] }).type).split(',')
       return `must be ${types.map(article).join(' or ')} (found ${found})`
     }
