@@ -62,9 +62,19 @@ export function refusedOpen(error: unknown, file: string, id: string): BosunErro
 
 /** The UNSAFE_STORE_FILE error of a lock file that Bosun did not write: a link or a special file. */
 export function unsafeLockFile(path: string, id: string, kind: string): BosunError {
+  return unsafeOwnFile(`The lock file of session "${id}"`, 'lock file', path, id, kind)
+}
+
+/** The same for a session's record of its valid length (valid-length.ts). */
+export function unsafeValidLengthFile(path: string, id: string, kind: string): BosunError {
+  return unsafeOwnFile(`The record of session "${id}"'s valid length`, 'record', path, id, kind)
+}
+
+/** A file the store writes beside a session (`what`, a `noun` of Bosun's) is a link or a special file. */
+function unsafeOwnFile(what: string, noun: string, path: string, id: string, kind: string): BosunError {
   return new BosunError(
     ErrorCodes.UNSAFE_STORE_FILE,
-    `The lock file of session "${id}", ${path}, is a ${kind}, not a lock file Bosun writes; the store neither follows nor reads it. ` +
+    `${what}, ${path}, is a ${kind}, not a ${noun} Bosun writes; the store neither follows nor reads it. ` +
       'Delete it, then open the session again.',
     { details: { sessionId: id, file: path, kind } },
   )

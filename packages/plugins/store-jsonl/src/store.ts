@@ -125,7 +125,7 @@ class JsonlStore implements Store {
       const replayed = await replayIntoFile(handle, await handle.readFile(), await recordsForOpen(this.#fs, this.#dir, id, this.#journal?.path))
       const headerCrc = headerCrcOf(replayed) ?? 0
       // A rejected batch a rollback could not remove lies past the recorded length: cut with the torn tail.
-      const valid = await readValidLength(this.#fs, file)
+      const valid = await readValidLength(this.#fs, file, id)
       const bytes = withinValidLength(replayed, valid, headerCrc)
       step = 'read'
       const log = parseLog(bytes, file, id)
@@ -157,7 +157,7 @@ class JsonlStore implements Store {
       // A dead process's journaled batches are read as if replayed; the file is not touched.
       const bytes = await handle.readFile()
       const replayed = replayAll(bytes, await deadRecordsOf(this.#fs, this.#dir, id))?.bytes ?? bytes
-      const log = parseLog(withinValidLength(replayed, await readValidLength(this.#fs, file), headerCrcOf(replayed)), file, id)
+      const log = parseLog(withinValidLength(replayed, await readValidLength(this.#fs, file, id), headerCrcOf(replayed)), file, id)
       return { header: log.header, events: log.events }
     } catch (error) {
       throw BosunError.is(error) ? error : ioError('read', file, id, error)

@@ -1,4 +1,6 @@
 import { basename, dirname, join } from 'node:path'
+import { BosunError } from '@bosun/core'
+import { refusedOpen, specialKind, unsafeValidLengthFile } from './file-safety.js'
 import { FILE_SUFFIX } from './format.js'
 import { errnoCode, syncDirectory, type StoreFileSystem } from './file-system.js'
 import { writeFully } from './file-writes.js'
@@ -72,22 +74,30 @@ async function unlinkIfThere(fs: StoreFileSystem, path: string): Promise<void> {
 }
 
 /**
- * The marker of `file`, if there is one. A torn or unreadable one (a crash while it was written,
- * before the flush it was for was answered) is no marker: that flush may come back like any
- * flush a crash interrupted.
+ * The marker of session `id`'s `file`, if there is one. A torn or unreadable one (a crash while it
+ * was written, before the flush it was for was answered) is no marker: that flush may come back
+ * like any flush a crash interrupted. A link or a special file under its name is refused
+ * (UNSAFE_STORE_FILE): the store never writes one, and follows or reads none in its folder.
  */
-export async function readValidLength(fs: StoreFileSystem, file: string): Promise<ValidLength | undefined> {
+export async function readValidLength(fs: StoreFileSystem, file: string, id: string): Promise<ValidLength | undefined> {
+  const path = validLengthPath(file)
   let text: string
   try {
-    const handle = await fs.open(validLengthPath(file), 'r')
+    // 'r' opens O_NOFOLLOW | O_NONBLOCK (file-system.ts): a link fails, a FIFO does not block.
+    const handle = await fs.open(path, 'r')
     try {
+      const stat = await handle.stat()
+      if (typeof stat.isFile === 'function' && !stat.isFile()) throw unsafeValidLengthFile(path, id, specialKind(stat))
       text = (await handle.readFile()).toString('utf8')
     } finally {
       await handle.close().catch(() => {})
     }
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined
-    throw atStep(error, `read of ${validLengthPath(file)}`)
+    if (BosunError.is(error)) throw error
+    const refused = refusedOpen(error, path, id)
+    if (refused) throw unsafeValidLengthFile(path, id, String(refused.details?.kind))
+    throw atStep(error, `read of ${path}`)
   }
   try {
     const value = JSON.parse(text) as Partial<ValidLength> & { bosun?: unknown }
