@@ -13,6 +13,7 @@ export function abortedError(cause?: unknown): ModelError {
  * {@link ModelError}:
  *
  * - an abort (our signal aborted, or an `AbortError`) → `ABORTED`;
+ * - fetch refusing a URL with user:password@ → `INVALID_REQUEST`, not retryable, without the URL;
  * - an `APICallError` (or anything with a numeric `statusCode`) → the code of the status
  *   (`ModelError.codeForStatus`, `CONTEXT_WINDOW_EXCEEDED` when the message says so), its
  *   `isRetryable`, and `retryAfterMs` from its `responseHeaders`;
@@ -30,6 +31,13 @@ export function toModelError(error: unknown, signal: AbortSignal, provider: stri
   // oversized body; the provider wraps that in its APICallError. Bosun's error says what happened.
   const own = causeModelError(error)
   if (own !== undefined) return own
+  if (refusedUrlCredentials(error)) {
+    return new ModelError(
+      'INVALID_REQUEST',
+      `${provider}: the provider's baseURL carries user:password@, which fetch refuses on every request (the URL is not shown): remove it, and give the key as the provider's apiKey option or its environment variable.`,
+      { retryable: false },
+    )
+  }
   const message = errorMessage(error)
   const status = numberField(error, 'statusCode') ?? numberField(error, 'status')
   if (status !== undefined && status >= 100 && status <= 599) {
@@ -76,6 +84,19 @@ function causeModelError(error: unknown): ModelError | undefined {
     cause = (cause as { cause?: unknown }).cause
   }
   return undefined
+}
+
+/**
+ * fetch's refusal of a URL with user:password@ (Node's TypeError 'Request cannot be constructed
+ * from a URL that includes credentials: <the URL>'), which the provider passes on as it is: it
+ * fails every request the same way, and its message and cause quote the password, so the error
+ * made of it keeps neither (the native adapters refuse such a baseURL when they are created).
+ */
+function refusedUrlCredentials(error: unknown): boolean {
+  for (let at = error, depth = 0; typeof at === 'object' && at !== null && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
+    if (/URL that includes credentials/i.test(stringField(at, 'message') ?? '')) return true
+  }
+  return false
 }
 
 function codeForName(name: string, message: string): ModelErrorCode | undefined {
