@@ -154,10 +154,13 @@ class JsonlStore implements Store {
     if (opened === undefined) return undefined
     const { file, handle } = opened
     try {
+      // The record before the file: a writer or an open() cuts the file, then deletes the record,
+      // so a file read before its cut is read with its record (the other order could miss both).
+      const valid = await readValidLength(this.#fs, file, id)
       // A dead process's journaled batches are read as if replayed; the file is not touched.
       const bytes = await handle.readFile()
       const replayed = replayAll(bytes, await deadRecordsOf(this.#fs, this.#dir, id))?.bytes ?? bytes
-      const log = parseLog(withinValidLength(replayed, await readValidLength(this.#fs, file, id), headerCrcOf(replayed)), file, id)
+      const log = parseLog(withinValidLength(replayed, valid, headerCrcOf(replayed)), file, id)
       return { header: log.header, events: log.events }
     } catch (error) {
       throw BosunError.is(error) ? error : ioError('read', file, id, error)
