@@ -44,6 +44,29 @@ describe('a config module that imports a package that is not installed', () => {
     expect(tool).toMatch(/^\.\/tools\/clock\.ts failed to load: .*'bosun-missing-clock\/sub\/path\.js'.*\. \.\/tools\/clock\.ts imports bosun-missing-clock, which is not installed where it can be found: install it in the project \(npm install bosun-missing-clock\)\.$/)
   })
 
+  // Review of 29b7c2d: the missing package may be a dependency of an installed one, which the
+  // config's module imports; "./guard.mjs imports missing-b … npm install missing-b" blamed the
+  // config's module and advised installing someone else's dependency into the project.
+  it('a dependency missing under an installed package names that package, ESM and CommonJS', async () => {
+    const dir = await project({
+      'bosun.config.json': JSON.stringify({ plugins: ['./guard.mjs', 'bosun-plugin-broken'], tools: ['./tools/clock.cjs'] }),
+      'guard.mjs': "import { x } from 'dep-a'\nexport default { name: 'guard', setup() {} }\n",
+      'tools/clock.cjs': "const { now } = require('@scope/dep-c')\nmodule.exports = { name: 'clock', description: 'now', parameters: { type: 'object' }, execute: () => now() }\n",
+      'node_modules/dep-a/package.json': JSON.stringify({ name: 'dep-a', version: '1.0.0', type: 'module', exports: './index.js' }),
+      'node_modules/dep-a/index.js': "export { x } from 'missing-b'\n",
+      'node_modules/@scope/dep-c/package.json': JSON.stringify({ name: '@scope/dep-c', version: '1.0.0', main: 'lib/index.js' }),
+      'node_modules/@scope/dep-c/lib/index.js': "module.exports = require('missing-d/sub')\n",
+      'node_modules/bosun-plugin-broken/package.json': JSON.stringify({ name: 'bosun-plugin-broken', version: '1.0.0', type: 'module', exports: './index.js' }),
+      'node_modules/bosun-plugin-broken/index.js': "import 'missing-e'\nexport default { name: 'broken', setup() {} }\n",
+    })
+    const [guard, broken, clock] = await problems(dir)
+    expect(guard).toContain('./guard.mjs failed to load: ')
+    expect(guard).toMatch(/ dep-a imports missing-b, which is not installed beside it: reinstall dep-a \(npm install dep-a\), which brings its dependencies\.$/)
+    expect(guard).not.toContain('npm install missing-b')
+    expect(clock).toMatch(/ @scope\/dep-c imports missing-d, which is not installed beside it: reinstall @scope\/dep-c \(npm install @scope\/dep-c\), which brings its dependencies\.$/)
+    expect(broken).toMatch(/ bosun-plugin-broken imports missing-e, which is not installed beside it: reinstall bosun-plugin-broken \(npm install bosun-plugin-broken\), which brings its dependencies\.$/)
+  })
+
   it('a missing relative file gets no install advice', async () => {
     const dir = await project({
       'bosun.config.json': JSON.stringify({ plugins: ['./guard.mjs'] }),

@@ -120,15 +120,28 @@ async function load(loader: ModuleLoader, specifier: string, resolved: string): 
 /**
  * What to do when the module imports a package that is not installed — say a local
  * `./guard.mjs` importing `@bosun/core` in a folder where only the `bosun` CLI is: the CLI's own
- * copies serve the names a config gives, not the imports of the config's modules.
+ * copies serve the names a config gives, not the imports of the config's modules. When the
+ * import was made by an installed package (a dependency it lacks), that package is named and
+ * reinstalled instead: installing its dependency into the project is not the cure.
  */
 function missingPackageHint(error: unknown, specifier: string): string {
   const code = (error as { code?: unknown } | undefined)?.code
   if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return ''
-  const name = /Cannot find (?:module|package) '([^']+)'/.exec((error as Error).message)?.[1]
+  const message = String((error as Error).message)
+  const name = /Cannot find (?:module|package) '([^']+)'/.exec(message)?.[1]
   if (name === undefined || name.startsWith('.') || isAbsolute(name) || name.startsWith('file:') || name.startsWith('node:')) return ''
   const pkg = packageOf(name)
+  const importer = /imported from (\S.*?)\s*$/m.exec(message)?.[1] ?? /Require stack:\s*\n- (.+)/.exec(message)?.[1]
+  const owner = importer === undefined ? undefined : installedPackageOf(importer)
+  if (owner !== undefined && owner !== pkg) return ` ${owner} imports ${pkg}, which is not installed beside it: reinstall ${owner} (npm install ${owner}), which brings its dependencies.`
   return ` ${specifier} imports ${pkg}, which is not installed where it can be found: install it in the project (npm install ${pkg}).`
+}
+
+/** The installed package a file is in (`…/node_modules/@a/b/lib/x.js` → `@a/b`); undefined outside node_modules. */
+function installedPackageOf(file: string): string | undefined {
+  const path = file.trim().replace(/\\/g, '/')
+  const at = path.lastIndexOf('/node_modules/')
+  return at === -1 ? undefined : packageOf(path.slice(at + '/node_modules/'.length))
 }
 
 async function loadBundled(specifier: string, importModule: () => Promise<unknown>): Promise<Imported> {
