@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { jsonlStore } from './store.js'
 import { event, fileText, header, readSession, rejection } from './testing/fixtures.js'
-import { tempDir } from './testing/recording-fs.js'
+import { syncThenCutAndZerosFail, tempDir } from './testing/recording-fs.js'
 import { oneSession } from './testing/one-session.js'
 
 let dir: string
@@ -24,12 +24,7 @@ it('a link named like the record is replaced, not written through; the record st
   const open = fs.open
   fs.open = (path, flag, mode) => (path.includes('.bosun-valid-') && flags.push(flag), open(path, flag, mode))
   // The batch's fdatasync fails, then the cut and the zeros: the valid length is recorded.
-  let synced = false
-  fs.fail = (call) => {
-    if (!call.path.endsWith('/s.jsonl')) return undefined
-    if (call.op === 'datasync' && !synced) return (synced = true), 'EIO'
-    return synced && (call.op === 'truncate' || call.op === 'write') ? 'EIO' : undefined
-  }
+  fs.fail = syncThenCutAndZerosFail((call) => call.path.endsWith('/s.jsonl'))
   writer.append(event(1))
   expect((await rejection(writer.flush())).details).toMatchObject({ rolledBack: true })
   // Before: the victim held the record's JSON, and the open used 'w' (O_TRUNC, following the link).

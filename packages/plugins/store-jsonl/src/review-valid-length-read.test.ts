@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { jsonlStore } from './store.js'
 import { event, readSession, rejection } from './testing/fixtures.js'
-import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
+import { recordingFs, syncThenCutAndZerosFail, tempDir, type FsCall } from './testing/recording-fs.js'
 import { oneSession } from './testing/one-session.js'
 
 let dir: string
@@ -17,12 +17,7 @@ afterEach(() => cleanup())
 it('a read() racing the open() that cuts the file and deletes its record does not return the rejected events', async () => {
   const { live, fs, store, writer } = await oneSession(dir, false)
   // Event 1's fdatasync fails, then every cut and write of the file: the valid length is recorded.
-  let synced = false
-  fs.fail = (call) => {
-    if (!call.path.endsWith('/s.jsonl')) return undefined
-    if (call.op === 'datasync' && !synced) return (synced = true), 'EIO'
-    return synced && (call.op === 'truncate' || call.op === 'write') ? 'EIO' : undefined
-  }
+  fs.fail = syncThenCutAndZerosFail((call) => call.path.endsWith('/s.jsonl'))
   // Two lines: the zeros go from the last line, and the failing write stops in it, so event 1's line stays whole.
   writer.append(event(1))
   writer.append(event(2))
