@@ -80,14 +80,17 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
  * A session another writer holds, as the client is told. The store's own message and details name
  * the server's side — the JSONL lock file to delete, the pid and machine holding it, PostgreSQL's
  * host, port and database — which are the operator's business, as with an unreadable log
- * (hostErrorOf). Only a cluster's lease owner and how long its lease runs are passed on.
+ * (hostErrorOf). On a cluster only how long the holder's lease runs is passed on: its owner is the
+ * store's `owner`, by default `<hostname>:<pid>:<random>`, the machine and process again.
  */
 export function lockedElsewhere(id: string | undefined, details: Record<string, unknown>): HostError {
   const { owner, expiresInMs } = details
-  const lease = typeof owner === 'string' ? { owner, ...(typeof expiresInMs === 'number' ? { expiresInMs } : {}) } : {}
-  const where = typeof owner === 'string' ? `host "${owner}"` : 'another process'
+  const lease = typeof owner === 'string' && typeof expiresInMs === 'number' ? { expiresInMs } : {}
   const session = id === undefined ? 'The session' : `Session "${id}"`
-  return new HostError('session-locked', `${session} is open for writing in ${where}: send the request there, or retry once it has closed the session (\`bosun log\` on the server reads it meanwhile).`, { ...(id === undefined ? {} : { id }), ...lease })
+  const message = typeof owner === 'string'
+    ? `${session} is open for writing in another host of the cluster: retry the request — a host relays it to the session's owner, or opens the session once that lease has ended (details.expiresInMs).`
+    : `${session} is open for writing in another process: send the request there, or retry once it has closed the session (\`bosun log\` on the server reads it meanwhile).`
+  return new HostError('session-locked', message, { ...(id === undefined ? {} : { id }), ...lease })
 }
 
 /** The error's JSON answer; `details.retryAfter` (seconds), when set, is sent as `retry-after` too. */

@@ -42,12 +42,13 @@ export function useCluster() {
   return {
     sql: async (text: string, values?: unknown[]) => (await admin!.query(text, values)).rows,
     /** `n` hosts on a new schema; each session's model replays `responses()` and then echoes. */
-    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions> } = {}): ClusterHost[] & { schema: string } {
+    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions>; defaultOwners?: boolean } = {}): ClusterHost[] & { schema: string } {
       const schema = `c_${randomBytes(6).toString('hex')}`
       schemas.push(schema)
       const made = Array.from({ length: n }, (_, i) => {
         const name = `host-${String.fromCharCode(97 + i)}`
-        const store = postgresStore({ url: server!.url, schema, owner: name, poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 30_000 })
+        // defaultOwners: the stores name themselves (`<hostname>:<pid>:<random>`), as a deployment that sets no owner.
+        const store = postgresStore({ url: server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 30_000 })
         const host = createHost({
           store,
           agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: options.responses?.() ?? [] }), store, sessionId, plugins: options.plugins?.() ?? [] }),
