@@ -13,7 +13,7 @@ import { StoreJournal } from './journal.js'
 import { crc32, type JournalRecord } from './journal-format.js'
 import { deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
 import { headerCrcOf } from './replay.js'
-import { readValidLength, removeValidLength, withinValidLength } from './valid-length.js'
+import { readValidLength, removeValidLength, unlinkValidLength, withinValidLength } from './valid-length.js'
 import { stepOf } from './steps.js'
 import { checkHeader, isSessionId, openSessionFile, readFirstLine, readSummary, type OpenedSessionFile } from './session-file.js'
 
@@ -57,7 +57,7 @@ class JsonlStore implements Store {
     this.#journal = (options.journal ?? DEFAULT_JOURNAL) ? new StoreJournal(this.#dir, this.#fs) : undefined
   }
 
-  /** Creates `<id>.jsonl` with O_EXCL, writes header and seed, fsyncs the file, then the directory. */
+  /** Creates `<id>.jsonl` with O_EXCL, writes header and seed, fsyncs the file, deletes a stale valid-length record, fsyncs the directory. */
   async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<StoredSession> {
     this.#assertOpen()
     assertSessionId(header?.id)
@@ -91,6 +91,7 @@ class JsonlStore implements Store {
       await writeFully(handle, bytes, 0)
       step = 'fsync'
       await handle.sync()
+      await unlinkValidLength(this.#fs, file)
       step = 'fsync of the directory'
       await syncDirectory(this.#fs, this.#dir)
     } catch (error) {
@@ -98,7 +99,7 @@ class JsonlStore implements Store {
       await handle.close().catch(() => {})
       await this.#fs.unlink(file).catch(() => {})
       await lock.release()
-      throw BosunError.is(error) ? error : ioError(step, file, header.id, error)
+      throw BosunError.is(error) ? error : ioError(stepOf(error, step), file, header.id, error)
     }
     const headerCrc = crc32(bytes.subarray(0, bytes.indexOf(0x0a) + 1))
     const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length, headerCrc })

@@ -60,9 +60,18 @@ export async function writeValidLength(fs: StoreFileSystem, file: string, value:
 
 /** Deletes the marker durably (unlink, then the folder's fsync); no marker is not an error. */
 export async function removeValidLength(fs: StoreFileSystem, file: string): Promise<void> {
+  await unlinkValidLength(fs, file)
+  await step(`fsync of the directory (deleting ${validLengthPath(file)})`, () => syncDirectory(fs, dirname(file)))
+}
+
+/**
+ * Deletes the marker, not durably: for create(), whose folder fsync follows. A marker there
+ * outlived a session file deleted by hand; a session created again with an equal header line
+ * (same crc) would have its acknowledged events cut off by it at the next open().
+ */
+export async function unlinkValidLength(fs: StoreFileSystem, file: string): Promise<void> {
   const path = validLengthPath(file)
   await step(`unlink of ${path}`, () => unlinkIfThere(fs, path))
-  await step(`fsync of the directory (deleting ${path})`, () => syncDirectory(fs, dirname(file)))
 }
 
 async function unlinkIfThere(fs: StoreFileSystem, path: string): Promise<void> {
