@@ -40,7 +40,8 @@ function clientOf(env: unknown): string {
 const COOKIE = 'bosun_host'
 
 /**
- * The hosts createHost() made without a token. listen() asks here rather than trusting its
+ * The hosts createHost() made without a token, and their app, fetch and close (what a copy of the
+ * host keeps). listen() asks here rather than trusting its
  * `hasToken` option alone: a token-less host bound to 0.0.0.0 serves any client on the network
  * that names loopback in its Host header (only browsers cannot).
  */

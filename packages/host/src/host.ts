@@ -199,7 +199,8 @@ export function createHost(options: CreateHostOptions): Host {
       await sessions.close(graceMs)
     },
   }
-  if (context.token === undefined) hostsWithoutToken.add(host)
+  // Its parts too: a copy of the host (spread, or with its fetch wrapped) serves the same routes.
+  if (context.token === undefined) for (const part of [host, app, host.fetch, host.close]) hostsWithoutToken.add(part)
   return host
 }
 

@@ -25,11 +25,16 @@ export interface RunningServer {
 
 export { isLoopback }
 
+/** Whether `host`, or the app, fetch or close it carries, is one createHost() made without a token. */
+function madeWithoutToken(host: Host): boolean {
+  return [host, host.app, host.fetch, host.close].some((part) => typeof part === 'object' || typeof part === 'function' ? hostsWithoutToken.has(part) : false)
+}
+
 /** Serves a host with @hono/node-server. Refuses a non-loopback bind without a token. */
 export async function listen(host: Host, options: ListenOptions): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1'
   const port = options.port ?? 4477
-  if (!isLoopback(hostname) && (!options.hasToken || hostsWithoutToken.has(host))) {
+  if (!isLoopback(hostname) && (!options.hasToken || madeWithoutToken(host))) {
     throw new HostError('not-authorized', `Refusing to listen on ${hostname} without a token: create the host with auth: { token } (32+ random characters; bosun serve reads BOSUN_HOST_TOKEN), or bind to 127.0.0.1.`)
   }
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

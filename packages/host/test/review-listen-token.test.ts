@@ -41,6 +41,17 @@ describe('listen(): a non-loopback bind of a host without a token is refused, wh
     }
   })
 
+  // Review of eee8f57: the host was recognised by its object only, so a copy of it — spread to
+  // add a property, or with its fetch wrapped (logging, metrics) — was taken at hasToken's word.
+  it('a copy of such a host, or one with its fetch wrapped, on 0.0.0.0', async () => {
+    const { host } = makeHost(state.dir)
+    const copies = { spread: { ...host }, 'wrapped fetch': { ...host, fetch: (request: Request) => host.fetch(request) }, 'fetch and close only': { fetch: host.fetch, close: host.close } as unknown as typeof host }
+    for (const [name, copy] of Object.entries(copies)) {
+      const outcome = await attempt(listen(copy, { hostname: '0.0.0.0', port: 0, hasToken: true }))
+      expect(outcome, name).toMatchObject({ code: 'not-authorized', message: expect.stringContaining('without a token') })
+    }
+  })
+
   it('a host created with auth still binds where it is told (and loopback needs no token)', async () => {
     const { host } = makeHost(state.dir, undefined, { auth: { token: 'q'.repeat(40) } })
     expect(await attempt(listen(host, { hostname: '0.0.0.0', port: 0, hasToken: true }))).toEqual({ served: 401 })
