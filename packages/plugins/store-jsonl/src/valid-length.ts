@@ -16,7 +16,8 @@ import { atStep, step } from './steps.js'
  *
  * The writer deletes it (and fsyncs the folder) once it has cut the file, before it writes past
  * that length again: a marker left behind would cut acknowledged events off at the next open.
- * A leading dot: never a session id, a `*.jsonl` or a journal's name (journal-format.ts).
+ * A leading dot: never a session's file, a lock or a journal (journal-format.ts), and list()
+ * leaves it out even for an id ending in `.jsonl` (no session id starts with a dot).
  */
 export const VALID_LENGTH_PREFIX = '.bosun-valid-'
 
@@ -29,7 +30,10 @@ export interface ValidLength {
 
 /** The marker's path for the session file `file` (`<dir>/<id>.jsonl`). */
 export function validLengthPath(file: string): string {
-  return join(dirname(file), VALID_LENGTH_PREFIX + basename(file, FILE_SUFFIX))
+  const id = basename(file, FILE_SUFFIX)
+  // Windows drops a name's trailing dots: `a.`'s record would be `a`'s. A session id may end with
+  // one dot (never two: no ".."), and never holds a `~`, so this `~` keeps every name apart.
+  return join(dirname(file), VALID_LENGTH_PREFIX + id + (id.endsWith('.') ? '~' : ''))
 }
 
 export function isValidLengthName(name: string): boolean {
