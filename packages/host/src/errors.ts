@@ -35,6 +35,11 @@ export function sessionNotFound(id: string): HostError {
 export class HostError extends Error {
   readonly code: HostErrorCode
   readonly details: unknown
+  /**
+   * What the operator needs and the client must not see (a lock file to delete, the process or
+   * database holding a session): written to the host's log once per text, never answered.
+   */
+  serverNote: string | undefined
   constructor(code: HostErrorCode, message: string, details?: unknown) {
     super(message)
     this.name = 'HostError'
@@ -69,7 +74,7 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
     case 'SESSION_EXISTS':
       return new HostError('session-exists', `${error.message} Choose another id.`, at)
     case 'SESSION_LOCKED':
-      return lockedElsewhere(id, error.details)
+      return lockedElsewhere(id, error.details, error.message)
     default:
       if (!UNREADABLE.has(error.code)) return undefined
       return new HostError('internal-error', `The stored session${id === undefined ? '' : ` "${id}"`} cannot be read (${error.code}): the host's log names the file; \`bosun log\` shows what is damaged.`, { ...at, cause: error.code })
@@ -83,14 +88,18 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
  * (hostErrorOf). On a cluster only how long the holder's lease runs is passed on: its owner is the
  * store's `owner`, by default `<hostname>:<pid>:<random>`, the machine and process again.
  */
-export function lockedElsewhere(id: string | undefined, details: Record<string, unknown>): HostError {
+export function lockedElsewhere(id: string | undefined, details: Record<string, unknown>, storeMessage: string): HostError {
   const { owner, expiresInMs } = details
   const lease = typeof owner === 'string' && typeof expiresInMs === 'number' ? { expiresInMs } : {}
   const session = id === undefined ? 'The session' : `Session "${id}"`
   const message = typeof owner === 'string'
     ? `${session} is open for writing in another host of the cluster: retry the request — a host relays it to the session's owner, or opens the session once that lease has ended (details.expiresInMs).`
     : `${session} is open for writing in another process: send the request there, or retry once it has closed the session (\`bosun log\` on the server reads it meanwhile).`
-  return new HostError('session-locked', message, { ...(id === undefined ? {} : { id }), ...lease })
+  const error = new HostError('session-locked', message, { ...(id === undefined ? {} : { id }), ...lease })
+  // The store's own words (e.g. "If no such process is running, delete <lock file>") go to the
+  // host's log instead: after a crash that left a lock behind, that is where the operator looks.
+  error.serverNote = `session-locked: ${storeMessage}`
+  return error
 }
 
 /** The error's JSON answer; `details.retryAfter` (seconds), when set, is sent as `retry-after` too. */

@@ -133,12 +133,21 @@ export function createHost(options: CreateHostOptions): Host {
   let closing = false
 
   const app = new Hono()
+  const noted = new Set<string>()
+  /** An answer's server-side note, logged once per text (a client retrying a locked session says it once). */
+  const note = (error: HostError): HostError => {
+    if (error.serverNote === undefined || noted.has(error.serverNote)) return error
+    if (noted.size >= 256) noted.clear()
+    noted.add(error.serverNote)
+    console.error(`[bosun host] ${error.serverNote}`)
+    return error
+  }
   app.onError((error, c) => {
-    if (error instanceof HostError) return errorResponse(error)
+    if (error instanceof HostError) return errorResponse(note(error))
     const mapped = hostErrorOf(error, c.req.param('id'))
     if (mapped) {
       if (mapped.code === 'internal-error') console.error('[bosun host] request failed:', error)
-      return errorResponse(mapped)
+      return errorResponse(note(mapped))
     }
     console.error('[bosun host] request failed:', error)
     return errorResponse(new HostError('internal-error', 'The host failed to answer this request; see its log.'))

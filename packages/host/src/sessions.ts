@@ -169,7 +169,7 @@ export class SessionManager {
       return await this.factory({ sessionId: id, store: this.store })
     } catch (error) {
       // Opened in this process at the same moment: borrowOrOpen borrows that agent instead.
-      if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) throw lockedElsewhere(id, error.details)
+      if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) throw lockedElsewhere(id, error.details, error.message)
       throw error
     }
   }

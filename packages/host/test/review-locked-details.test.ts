@@ -1,5 +1,5 @@
 import { hostname } from 'node:os'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { listen } from '../src/index.js'
 import { available, useCluster } from './cluster-helpers.js'
 import { makeHost, perTest, req } from './helpers.js'
@@ -25,6 +25,27 @@ describe('host: session-locked names no file, process or database of the server 
     const { error } = JSON.parse(text)
     expect(error).toEqual({ code: 'session-locked', message: expect.stringContaining('Session "s" is open for writing in another process'), details: { id: 's' } })
     for (const secret of [state.dir, '.lock', `${process.pid}`, `"${hostname()}"`]) expect(text, secret).not.toContain(secret)
+  })
+})
+
+// Review of e4ec230: the store's words left the answer and went nowhere — after a crash that left
+// a lock file behind, the operator had no way to learn which file to delete. They go to the
+// host's log, once per text however often a client retries.
+describe('host: what session-locked keeps from the client goes to the host\'s log', () => {
+  it('JSONL: the store\'s message, lock file included, logged once for two refused requests', async () => {
+    const a = makeHost(state.dir).host
+    const b = makeHost(state.dir).host
+    state.closing.push(a, b)
+    expect((await req(a, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      for (let i = 0; i < 2; i++) expect((await req(b, 'POST', '/v1/sessions/s/messages', { clientMessageId: `x${i}`, content: 'hi' })).status).toBe(409)
+      const lines = logged.mock.calls.map((call) => call.join(' ')).filter((line) => line.includes('session-locked'))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^\[bosun host\] session-locked: Session "s" is open for writing in this process .* If no such process is running, delete .*s\.jsonl\.lock\.$/)
+    } finally {
+      logged.mockRestore()
+    }
   })
 })
 
