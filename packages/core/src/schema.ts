@@ -86,14 +86,19 @@ export function formatAjvError(error: ErrorObject, root: unknown, schema?: JsonS
   }
 }
 
-/** The `x-expected` sentence of the sub-schema at a `#/a/b` schema path, or undefined. */
-function expectedAt(schema: JsonSchema, pointer: string): string | undefined {
+/** The sub-schema at a `#/a/b` schema path (an ajv error's `schemaPath`), or undefined. */
+export function schemaAt(schema: JsonSchema, pointer: string): JsonSchema | undefined {
   let node: unknown = schema
   for (const part of pointer.replace(/^#/, '').split('/').slice(1)) {
     if (typeof node !== 'object' || node === null) return undefined
     node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
   }
-  const expected = typeof node === 'object' && node !== null ? (node as JsonSchema)['x-expected'] : undefined
+  return typeof node === 'object' && node !== null ? (node as JsonSchema) : undefined
+}
+
+/** The `x-expected` sentence of the sub-schema at a `#/a/b` schema path, or undefined. */
+export function expectedAt(schema: JsonSchema, pointer: string): string | undefined {
+  const expected = schemaAt(schema, pointer)?.['x-expected']
   return typeof expected === 'string' ? expected : undefined
 }
 

@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { ajv, valueAt, type JsonSchema } from '../schema.js'
+import { ajv, expectedAt, schemaAt, valueAt, type JsonSchema } from '../schema.js'
 import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './credentials.js'
 import { childPath, describeValue, suggest } from './problems.js'
 
@@ -64,14 +64,14 @@ function describe(error: ErrorObject, schema: JsonSchema, root: unknown): string
       return known.length > 0 ? `unknown key ${key}; the known keys are ${known.join(', ')}.` : `unknown key ${key}.`
     }
     case 'anyOf': {
-      const expected = schemaAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))?.['x-expected']
-      return typeof expected === 'string' ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
+      const expected = expectedAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))
+      return expected !== undefined ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
     }
     case 'type': {
       // A property whose JSON type alone does not say what to give (a model object that only
       // code can make) carries its own `x-expected` phrase.
-      const expected = schemaAt(schema, error.schemaPath.replace(/\/type$/, ''))?.['x-expected']
-      if (typeof expected === 'string') return `must be ${expected} (found ${found})`
+      const expected = expectedAt(schema, error.schemaPath.replace(/\/type$/, ''))
+      if (expected !== undefined) return `must be ${expected} (found ${found})`
       const types = String((error.params as { type: string | string[] }).type).split(',')
       return `must be ${types.map(article).join(' or ')} (found ${found})`
     }
@@ -93,12 +93,3 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
 }
 
-/** The sub-schema at a `#/a/b` pointer. */
-function schemaAt(schema: JsonSchema, pointer: string): JsonSchema | undefined {
-  let node: unknown = schema
-  for (const part of pointer.replace(/^#/, '').split('/').slice(1)) {
-    if (typeof node !== 'object' || node === null) return undefined
-    node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
-  }
-  return typeof node === 'object' && node !== null ? (node as JsonSchema) : undefined
-}
