@@ -50,7 +50,7 @@ export function isValidLengthName(name: string): boolean {
  */
 export async function writeValidLength(fs: StoreFileSystem, file: string, value: ValidLength): Promise<void> {
   const path = validLengthPath(file)
-  await step(`unlink of ${path}`, () => unlinkIfThere(fs, path))
+  await unlinkValidLength(fs, file)
   const handle = await step(`open of ${path}`, () => fs.open(path, 'wx', 0o600))
   try {
     const line = Buffer.from(JSON.stringify({ bosun: 'valid-length', ...value }) + '\n', 'utf8')
