@@ -19,7 +19,7 @@ import { atStep, step } from './steps.js'
  * A leading dot: never a session's file, a lock or a journal (journal-format.ts), and list()
  * leaves it out even for an id ending in `.jsonl` (no session id starts with a dot).
  */
-export const VALID_LENGTH_PREFIX = '.bosun-valid-'
+const VALID_LENGTH_PREFIX = '.bosun-valid-'
 
 export interface ValidLength {
   /** Bytes of the file that are the session; what follows is a rejected batch. */
