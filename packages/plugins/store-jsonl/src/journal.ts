@@ -7,7 +7,7 @@ import { newGroup, type Group, type JournalGroup, type JournalMember } from './j
 import { CHECKPOINT_BYTES, journalRoom, journalTuning } from './journal-space.js'
 
 export type { JournalGroup, JournalMember } from './journal-group.js'
-export { CHECKPOINT_BYTES, EXTEND_BYTES, journalTuning } from './journal-space.js'
+export { EXTEND_BYTES, journalTuning } from './journal-space.js'
 
 /**
  * The store's journal: one file per store per process, `<dir>/.bosun-journal-<uuid>`, locked
