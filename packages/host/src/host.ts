@@ -7,7 +7,7 @@ import { hostsWithoutToken, installExposure } from './exposure.js'
 import { checkHostOptions } from './options.js'
 import { HostFeed } from './feed.js'
 import { readBody } from './request.js'
-import { messageRoutes } from './routes/messages.js'
+import { messageIdChecks, messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
@@ -187,6 +187,7 @@ export function createHost(options: CreateHostOptions): Host {
     corsOrigins: options.cors?.origins ?? [],
     closing: () => closing,
   })
+  messageIdChecks(context)
   if (clusterStore !== undefined) {
     cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {}, (id) => feed.changed(id))
     clusterRoutes(context, cluster)

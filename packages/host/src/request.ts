@@ -78,6 +78,23 @@ export function sessionIdParam(c: Context): string {
   return id
 }
 
+/** The longest message id a URL may name: a clientMessageId (128), a UUID, a subagent's `settle:<session id>:<epoch>`. */
+export const MAX_MESSAGE_ID = 256
+const MESSAGE_ID = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,${MAX_MESSAGE_ID - 1}}$`)
+
+/**
+ * Refuses a `:messageId` route parameter that no message of a session can have, before anything
+ * looks it up (a store, a cluster's mailbox, a relay): the ids the host admits
+ * (`clientMessageId`), the core makes (UUIDs) and the subagents plugin makes
+ * (`settle:<child id>:<epoch>`) are all letters, digits, `.`, `_`, `:` and `-`, at most 256.
+ */
+export function checkMessageIdParam(c: Context): void {
+  const id = c.req.param('messageId')
+  if (id === undefined || MESSAGE_ID.test(id)) return
+  const shown = id.length > 64 ? `${id.slice(0, 64)}…` : id
+  throw new HostError('invalid-request', `Invalid message id ${JSON.stringify(shown)} in the URL (${id.length} characters): a message id is 1-${MAX_MESSAGE_ID} letters, digits, ".", "_", ":" or "-", starting with a letter or digit — the clientMessageId it was sent with, or the messageId of its admission receipt.`, { path: ':messageId' })
+}
+
 export function inboxOf(agent: Agent): { 'next-turn': readonly UserMessage[]; 'next-step': readonly UserMessage[] } {
   return { 'next-turn': [...agent.inbox.nextTurn], 'next-step': [...agent.inbox.nextStep] }
 }

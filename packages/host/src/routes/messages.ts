@@ -3,13 +3,28 @@ import { admit } from '../admission.js'
 import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
 import { messageState } from '../log.js'
-import { checkInboxVersion, inboxOf, sessionIdParam } from '../request.js'
+import { checkInboxVersion, checkMessageIdParam, inboxOf, sessionIdParam } from '../request.js'
 import type { PostMessageBody } from '../schemas.js'
 
 const notQueued = (id: string, messageId: string): HostError =>
   new HostError('queue-item-not-found', `Message "${messageId}" is not queued (claimed by a turn, removed, or never admitted): see GET /v1/sessions/${id}/messages/${messageId}.`, { id, messageId })
 
-/** Admission, where a message went, and queue operations by message id. */
+/**
+ * The routes that name a message in their URL: its id is checked first (`400 invalid-request`).
+ * Registered before the cluster's routes, which look the id up in the mailbox or relay it.
+ */
+const MESSAGE_ID_ROUTES = ['/v1/sessions/:id/messages/:messageId', '/v1/sessions/:id/inbox/:messageId', '/v1/sessions/:id/inbox/:messageId/promote'] as const
+
+export function messageIdChecks(host: HostContext): void {
+  for (const path of MESSAGE_ID_ROUTES) {
+    host.app.use(path, async (c, next) => {
+      checkMessageIdParam(c)
+      await next()
+    })
+  }
+}
+
+/** Admission, where a message went, and queue operations by message id (checked by {@link messageIdChecks}). */
 export function messageRoutes(host: HostContext): void {
   const { app, sessions } = host
 
