@@ -1,5 +1,7 @@
 import { messageText, type InboxSplice, type SessionEvent, type UserMessage } from '@bosun/core'
+import { PART_DEPTH, withinDepth } from './ai-sdk-chat.js'
 import { InboxFold } from './log.js'
+import { nestsDeeperThan } from './request.js'
 import { sseStream } from './sse.js'
 import type { LiveSession } from './sessions.js'
 import { SLICE_EVENTS } from './log-prefix.js'
@@ -67,6 +69,19 @@ function resultText(content: unknown): string {
   if (typeof content === 'string') return content
   if (Array.isArray(content)) return messageText({ content })
   return JSON.stringify(content)
+}
+
+/**
+ * A tool call's input as its part carries it: the parsed arguments, or their text when they are
+ * not JSON or nest deeper than a part may ({@link PART_DEPTH}: the client sends the part back).
+ */
+function toolInput(args: string): unknown {
+  if (nestsDeeperThan(args, PART_DEPTH - 1)) return args
+  try {
+    return JSON.parse(args)
+  } catch {
+    return args
+  }
 }
 
 /** The UI message stream of a live session's turn, read from its agent's log. */
@@ -164,7 +179,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
         // Input that rides a later step of the turn: a steer (or an injected context).
         if (steps <= 1) return ''
         const message = event.data as UserMessage
-        return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: messageText(message), source: message.source } })
+        return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: messageText(message), source: withinDepth(message.source, 2) } })
       }
       case 'assistant/chunk': {
         const chunk = (event.data as { chunk: { type: string; text?: string } }).chunk
@@ -177,13 +192,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
         const blocks = (event.data as { message: { content: { type: string; id?: string; name?: string; arguments?: string }[] } }).message.content
         for (const block of blocks) {
           if (block.type !== 'tool-call') continue
-          let input: unknown = block.arguments
-          try {
-            input = JSON.parse(block.arguments ?? '')
-          } catch {
-            // raw string arguments stay as they are
-          }
-          out += sse({ type: 'tool-input-available', toolCallId: block.id, toolName: block.name, input })
+          out += sse({ type: 'tool-input-available', toolCallId: block.id, toolName: block.name, input: toolInput(block.arguments ?? '') })
         }
         return out
       }
@@ -197,12 +206,12 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
         return closeOpen() + sse({ type: 'finish-step' })
       case 'agent/pre-step/rejected': {
         const r = event.data as { by: string; metadata: unknown }
-        return sse({ type: 'data-bosun-rejected', data: { turn: ourTurn, by: r.by, metadata: r.metadata } })
+        return sse({ type: 'data-bosun-rejected', data: { turn: ourTurn, by: r.by, metadata: withinDepth(r.metadata, 2) } })
       }
       case 'turn/end': {
         finished = true
         const reason = (event.data as { reason: { kind: string; error?: { message?: string } } }).reason
-        let out = closeOpen() + sse({ type: 'data-bosun-turn-end', data: { turn: ourTurn, reason } })
+        let out = closeOpen() + sse({ type: 'data-bosun-turn-end', data: { turn: ourTurn, reason: withinDepth(reason, 2) } })
         if (reason.kind === 'aborted') out += sse({ type: 'abort' })
         else if (reason.kind === 'error') out += sse({ type: 'error', errorText: reason.error?.message ?? 'The turn failed.' })
         return out + sse({ type: 'finish' })

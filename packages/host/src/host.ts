@@ -6,7 +6,8 @@ import { errorResponse, HostError, hostErrorOf } from './errors.js'
 import { hostsWithoutToken, installExposure } from './exposure.js'
 import { checkHostOptions } from './options.js'
 import { HostFeed } from './feed.js'
-import { readBody } from './request.js'
+import { CHAT_BODY_DEPTH } from './ai-sdk-chat.js'
+import { MAX_BODY_DEPTH, readBody } from './request.js'
 import { messageIdChecks, messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
@@ -164,7 +165,8 @@ export function createHost(options: CreateHostOptions): Host {
     streamBatch: limits.streamBatch ?? 256,
     pageSize: limits.pageSize ?? 1000,
     token: options.auth?.token,
-    body: async (c, schema) => validateBody(schema, await readBody(c, bodyLimit)),
+    // A chat body carries back every part the host sent into the chat: its depth limit leaves room for them.
+    body: async (c, schema) => validateBody(schema, await readBody(c, bodyLimit, schema === 'aiSdkChat' ? CHAT_BODY_DEPTH : MAX_BODY_DEPTH)),
     async withSession(id, fn) {
       const live = await sessions.use(id)
       const release = sessions.hold(live)

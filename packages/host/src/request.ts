@@ -28,8 +28,8 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false
 }
 
-/** Reads a JSON body, refusing more than `limit` bytes (by content-length and while streaming) and more than {@link MAX_BODY_DEPTH} levels. */
-export async function readBody(c: Context, limit: number): Promise<unknown> {
+/** Reads a JSON body, refusing more than `limit` bytes (by content-length and while streaming) and more than `maxDepth` levels. */
+export async function readBody(c: Context, limit: number, maxDepth = MAX_BODY_DEPTH): Promise<unknown> {
   const length = c.req.header('content-length')
   if (length !== undefined && Number(length) > limit) {
     throw new HostError('payload-too-large', `The request body is larger than ${limit} bytes: send less.`, { limit })
@@ -51,8 +51,8 @@ export async function readBody(c: Context, limit: number): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8')
   if (text.trim() === '') return {}
-  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-    throw new HostError('invalid-request', `The request body nests deeper than ${MAX_BODY_DEPTH} levels of objects and arrays: send flatter JSON.`, { path: '/', limit: MAX_BODY_DEPTH })
+  if (nestsDeeperThan(text, maxDepth)) {
+    throw new HostError('invalid-request', `The request body nests deeper than ${maxDepth} levels of objects and arrays: send flatter JSON.`, { path: '/', limit: maxDepth })
   }
   try {
     return JSON.parse(text)
