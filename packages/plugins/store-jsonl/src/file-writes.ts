@@ -64,7 +64,8 @@ export async function overwriteLinesWithZeros(handle: StoreFileHandle, position:
 /**
  * The STORE error for a failed file operation, naming the file and keeping the system error as
  * `cause`. For a failed batch: `queued` events, `rolledBack`, and `record` when the rollback left
- * the batch's lines in the file behind a record of its valid length (tail.ts) at that path.
+ * the batch's lines in the file behind a record of its valid length (tail.ts): the record's name,
+ * beside the file (no other path than `file` in what a host may pass on).
  */
 export function ioError(step: string, file: string, id: string, cause: unknown, queued?: number, rolledBack?: boolean, record?: string): BosunError {
   const code = errnoCode(cause)
@@ -73,7 +74,7 @@ export function ioError(step: string, file: string, id: string, cause: unknown, 
     queued === undefined
       ? ''
       : rolledBack && record !== undefined
-        ? ` The file could be neither cut back nor overwritten, so its last durable length is recorded in ${record}: opening the session (or reading it) stops there, and the lines past it are not read. The ${queued} event(s) stay queued and the next flush() cuts the file back before retrying them.`
+        ? ` The file could be neither cut back nor overwritten, so its last durable length is recorded beside it, in ${record}: opening the session (or reading it) stops there, and the lines past it are not read. The ${queued} event(s) stay queued and the next flush() cuts the file back before retrying them.`
       : rolledBack
         ? ` The file is back at its last durable length; the ${queued} event(s) stay queued and the next flush() retries them.`
         : ` Rolling back failed too (the file or the store journal could be neither cut nor overwritten), so these events may come back after a crash, or when the session is opened again if this writer is closed before a flush() has cut them off; the ${queued} event(s) stay queued and the next flush() cuts back before retrying.`

@@ -164,7 +164,7 @@ class JsonlStore implements Store {
       const log = parseLog(withinValidLength(replayed, valid, headerCrcOf(replayed)), file, id)
       return { header: log.header, events: log.events }
     } catch (error) {
-      throw BosunError.is(error) ? error : ioError('read', file, id, error)
+      throw BosunError.is(error) ? error : ioError(stepOf(error, 'read'), file, id, error)
     } finally {
       await handle.close().catch(() => {})
     }

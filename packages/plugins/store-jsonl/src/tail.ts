@@ -1,7 +1,7 @@
 import type { StoreFileHandle, StoreFileSystem } from './file-system.js'
 import { overwriteLinesWithZeros } from './file-writes.js'
 import { step } from './steps.js'
-import { removeValidLength, validLengthPath, writeValidLength } from './valid-length.js'
+import { removeValidLength, validLengthName, writeValidLength } from './valid-length.js'
 
 /** Where a writer's session file records its valid length (valid-length.ts); without it, nothing is recorded. */
 export interface TailRecord {
@@ -41,9 +41,9 @@ export class FileTail {
     return this.#dirty || this.#recordMayExist
   }
 
-  /** The path of the record that fences off a failed batch's lines still in the file, while it does. */
-  get recordPath(): string | undefined {
-    return this.#residue && this.#recorded ? validLengthPath(this.#record!.file) : undefined
+  /** The name (beside the file) of the record that fences off a failed batch's lines still in the file, while it does. */
+  get recordName(): string | undefined {
+    return this.#residue && this.#recorded ? validLengthName(this.#record!.file) : undefined
   }
 
   /** A failed batch's lines may come back at the next open() or after a crash: neither removed nor fenced off by a record. */

@@ -36,6 +36,15 @@ export function validLengthPath(file: string): string {
   return join(dirname(file), VALID_LENGTH_PREFIX + id + (id.endsWith('.') ? '~' : ''))
 }
 
+/**
+ * The marker's name, as errors give it (`details.step`, messages): relative to the store's folder,
+ * beside the session file they name. Error details may reach a client (a host's answer); the
+ * server's directory layout must not.
+ */
+export function validLengthName(file: string): string {
+  return basename(validLengthPath(file))
+}
+
 export function isValidLengthName(name: string): boolean {
   return name.startsWith(VALID_LENGTH_PREFIX)
 }
@@ -50,22 +59,23 @@ export function isValidLengthName(name: string): boolean {
  */
 export async function writeValidLength(fs: StoreFileSystem, file: string, value: ValidLength): Promise<void> {
   const path = validLengthPath(file)
+  const name = validLengthName(file)
   await unlinkValidLength(fs, file)
-  const handle = await step(`open of ${path}`, () => fs.open(path, 'wx', 0o600))
+  const handle = await step(`open of ${name}`, () => fs.open(path, 'wx', 0o600))
   try {
     const line = Buffer.from(JSON.stringify({ bosun: 'valid-length', ...value }) + '\n', 'utf8')
-    await step(`write of ${path}`, () => writeFully(handle, line, 0))
-    await step(`fsync of ${path}`, () => handle.sync())
+    await step(`write of ${name}`, () => writeFully(handle, line, 0))
+    await step(`fsync of ${name}`, () => handle.sync())
   } finally {
     await handle.close().catch(() => {})
   }
-  await step(`fsync of the directory (recording ${path})`, () => syncDirectory(fs, dirname(file)))
+  await step(`fsync of the directory (recording ${name})`, () => syncDirectory(fs, dirname(file)))
 }
 
 /** Deletes the marker durably (unlink, then the folder's fsync); no marker is not an error. */
 export async function removeValidLength(fs: StoreFileSystem, file: string): Promise<void> {
   await unlinkValidLength(fs, file)
-  await step(`fsync of the directory (deleting ${validLengthPath(file)})`, () => syncDirectory(fs, dirname(file)))
+  await step(`fsync of the directory (deleting ${validLengthName(file)})`, () => syncDirectory(fs, dirname(file)))
 }
 
 /**
@@ -74,8 +84,7 @@ export async function removeValidLength(fs: StoreFileSystem, file: string): Prom
  * (same crc) would have its acknowledged events cut off by it at the next open().
  */
 export async function unlinkValidLength(fs: StoreFileSystem, file: string): Promise<void> {
-  const path = validLengthPath(file)
-  await step(`unlink of ${path}`, () => unlinkIfThere(fs, path))
+  await step(`unlink of ${validLengthName(file)}`, () => unlinkIfThere(fs, validLengthPath(file)))
 }
 
 async function unlinkIfThere(fs: StoreFileSystem, path: string): Promise<void> {
@@ -110,7 +119,7 @@ export async function readValidLength(fs: StoreFileSystem, file: string, id: str
     if (BosunError.is(error)) throw error
     const refused = refusedOpen(error, path, id)
     if (refused) throw unsafeValidLengthFile(path, id, String(refused.details?.kind))
-    throw atStep(error, `read of ${path}`)
+    throw atStep(error, `read of ${validLengthName(file)}`)
   }
   try {
     const value = JSON.parse(text) as Partial<ValidLength> & { bosun?: unknown }

@@ -281,7 +281,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     }
     // Encoded again, not kept: the failure path only (the same bytes: the text's UTF-8).
     if (touched) await this.#tail.rollBack(this.#size, Buffer.from(batch.text, 'utf8'))
-    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, !this.#tail.mayComeBack && !journalLeftover, this.#tail.recordPath))
+    batch.settle(ioError(step, this.#file, this.#id, error, batch.count, !this.#tail.mayComeBack && !journalLeftover, this.#tail.recordName))
     return false
   }
 }
