@@ -3,18 +3,15 @@
 // from the start over the previous one. What a crash can leave of such a file is a torn
 // overwrite: some sectors of the last, unacknowledged round new, the others still the previous
 // generation's. The property below cuts it that way, across several generations.
-import { statSync } from 'node:fs'
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readFile, stat, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { jsonlStore } from './store.js'
 import { EXTEND_BYTES, StoreJournal, journalTuning, type JournalMember } from './journal.js'
 import { decodeRecords, encodeRecord } from './journal-format.js'
-import { copyStoreFiles, cutFile, journalFiles } from './testing/crash-image.js'
-import { fileText, header, sessionFile } from './testing/fixtures.js'
-import { recordingFs, tempDir, type FsCall } from './testing/recording-fs.js'
-import { SESSIONS, expectRecovered, wave, waveSessions } from './testing/waves.js'
+import { heldRound } from './testing/held-round.js'
+import { tempDir } from './testing/recording-fs.js'
+import { SESSIONS, expectRecovered, wave } from './testing/waves.js'
 import { nodeFileSystem } from './file-system.js'
 
 let dir: string
@@ -69,7 +66,6 @@ describe('the journal file is reused', () => {
 })
 
 const SECTOR = 512
-const isJournalCall = (call: FsCall) => call.path.includes('.bosun-journal-')
 
 it('a crash during a round torn over an earlier generation, sector by sector: replay restores every acknowledged event exactly once, in order', async () => {
   // A checkpoint every ~2 KB: generations turn over every few rounds.
@@ -79,43 +75,10 @@ it('a crash during a round torn over an earlier generation, sector by sector: re
     fc.asyncProperty(
       fc.array(wave, { minLength: 1, maxLength: 12 }), wave, fc.array(fc.boolean(), { minLength: 64, maxLength: 64 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: SESSIONS, maxLength: SESSIONS }),
       async (acked, unacked, sectorsNew, sessionCuts) => {
-        const live = join(dir, `live-${run}`)
-        const image = join(dir, `image-${run++}`)
-        const fs = recordingFs(undefined, { writeSync: true })
-        // A session file's bytes are durable up to its size when its last fdatasync started.
-        const durable = new Map<string, number>()
-        let release!: () => void
-        const held = new Promise<void>((resolve) => (release = resolve))
-        let holding = false
-        fs.hold = (call) => (holding && call.op === 'datasync' && isJournalCall(call) ? held : undefined)
-        fs.fail = (call) => {
-          if (call.op === 'datasync' && !isJournalCall(call)) durable.set(call.path, statSync(call.path).size)
-          return undefined
-        }
-        const store = jsonlStore({ dir: live, fs, batchWindowMs: 10_000, journal: true })
-        const sessions = await waveSessions(store)
-        const { ids, appended, flushWave } = sessions
-        for (const steps of acked) await Promise.all(flushWave(steps))
-        const ackedCounts = appended.map((events) => events.length)
-        const [journal] = await journalFiles(live)
-        const previous = await readFile(journal!)
-
-        // The unacknowledged round: written (over the previous generation, or past a checkpoint
-        // at its start), its fdatasync never returns.
-        holding = true
-        const reached = fs.next((call) => call.op === 'datasync' && isJournalCall(call))
-        const pending = flushWave(unacked)
-        await reached
-        await mkdir(image)
-        await copyStoreFiles(live, image)
-        // What was synced at the crash (closing the store below syncs the rest).
-        const synced = new Map(durable)
-        release()
-        await Promise.all(pending)
-        await store.close()
+        const { sessions, ackedCounts, previous, imageJournal, cutSessions } = await heldRound(join(dir, `live-${run}`), join(dir, `image-${run++}`), acked, unacked)
+        const image = dirname(imageJournal)
 
         // The journal: each sector the round changed is new or still the previous bytes.
-        const imageJournal = join(image, journal!.slice(live.length + 1))
         const written = await readFile(imageJournal)
         const torn = Buffer.from(written)
         for (let sector = 0; sector * SECTOR < torn.length; sector++) {
@@ -127,12 +90,7 @@ it('a crash during a round torn over an earlier generation, sector by sector: re
         }
         await writeFile(imageJournal, torn)
         // The session files: their synced bytes, and a random part of the rest.
-        for (const [i, id] of ids.entries()) {
-          const file = sessionFile(image, id)
-          const size = (await stat(file)).size
-          const from = synced.get(sessionFile(live, id)) ?? Buffer.byteLength(fileText(header(id), []))
-          await cutFile(file, from + Math.floor(sessionCuts[i]! * (size - from)))
-        }
+        await cutSessions(sessionCuts)
 
         await expectRecovered(image, sessions, ackedCounts)
       },
