@@ -1,4 +1,4 @@
-import { Inbox, Session, messageText, type SessionEvent, type TurnEndReason, type UserMessage } from '@bosun/core'
+import { Inbox, Session, messageText, summarizeLog, type SessionEvent, type TurnEndReason, type UserMessage } from '@bosun/core'
 import type { SessionLog } from './session-reader.js'
 
 /** What `sessions list` and `sessions show` tell about a session, computed from its log alone. */
@@ -25,26 +25,15 @@ export function sessionInfo(log: SessionLog): SessionInfo {
   const { header, events } = log
   const turnList: SessionInfo['turnList'] = []
   let current: SessionInfo['turnList'][number] | undefined
-  let firstPrompt: string | undefined
-  let firstQueued: string | undefined
   for (const event of events) {
     switch (event.type) {
       case 'turn/start':
         current = { turn: (event.data as { turn: number }).turn, prompt: undefined, reason: undefined, startedAt: event.time, endedAt: undefined }
         turnList.push(current)
         break
-      case 'user/message': {
-        const message = event.data as UserMessage
-        const text = messageText(message)
-        if (current && current.prompt === undefined) current.prompt = text
-        if (firstPrompt === undefined && message.source.kind === 'user') firstPrompt = text
+      case 'user/message':
+        if (current && current.prompt === undefined) current.prompt = messageText(event.data as UserMessage)
         break
-      }
-      case 'agent/inbox/spliced': {
-        const inserted = (event.data as { inserted: readonly UserMessage[] }).inserted
-        if (firstQueued === undefined && inserted.length > 0) firstQueued = messageText(inserted[0]!)
-        break
-      }
       case 'turn/end':
         if (current) {
           current.reason = (event.data as { reason: TurnEndReason }).reason
@@ -55,15 +44,17 @@ export function sessionInfo(log: SessionLog): SessionInfo {
     }
   }
   const inbox = pendingOf(log)
+  // What a store that keeps summaries lists (session-list.ts): the same fold.
+  const summary = summarizeLog(header, events)
   return {
     id: header.id,
     createdAt: header.createdAt,
     parent: header.parent,
     seedLength: header.seedLength ?? 0,
-    events: events.length,
-    turns: turnList.at(-1)?.turn ?? 0,
-    lastActivity: events.at(-1)?.time ?? header.createdAt,
-    firstPrompt: firstPrompt ?? firstQueued,
+    events: summary.length,
+    turns: summary.turns,
+    lastActivity: summary.lastActivity,
+    firstPrompt: summary.firstPrompt ?? undefined,
     turnList,
     pending: { nextTurn: inbox.nextTurn, nextStep: inbox.nextStep },
   }

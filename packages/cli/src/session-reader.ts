@@ -19,6 +19,8 @@ export interface SessionLog {
 export interface SessionReader {
   list(): Promise<SessionSummary[]>
   read(id: string): Promise<SessionLog | undefined>
+  /** A session's header without its events where the store can (`Store.header`), else read with them. */
+  header(id: string): Promise<SessionHeader | undefined>
   /**
    * Events appended after the first `fromSeq` ones, for `--follow`. Returns `[]` when nothing new
    * is complete yet.
@@ -69,6 +71,10 @@ export function storeReader(store: Store, options: StoreReaderOptions = {}): Ses
   return {
     list: () => store.list(),
     read,
+    async header(id) {
+      assertSessionId(id)
+      return store.header ? store.header(id) : (await read(id))?.header
+    },
     async readAfter(id, fromSeq) {
       const known = versions.get(id)
       if (known !== undefined && known === (await options.version?.(id))) return []

@@ -1,48 +1,38 @@
-import { BosunError, forkSession, messageText, type Delegation } from '@bosun/core'
+import { forkSession, messageText } from '@bosun/core'
 import { loadCliConfig, openReader, readSession, requirePersistentStore, requireSession, withStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
 import { formatTime, reasonLabel, sessionInfo, type SessionInfo } from '../session-info.js'
+import { listSessions, skipReason, type ListedSession } from '../session-list.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { treeOrder, type TreeRow } from '../session-tree.js'
 import { table } from '../table.js'
 import { safeJson, safeText } from '../terminal-safe.js'
 
-/** A listed session: what `sessions show` tells, and the `delegation` of a subagent's child (from its header). */
-type Listed = SessionInfo & { delegation?: Delegation; parentSessionId?: string }
-
 /**
  * `bosun sessions list`: id, created, turns, last activity and first prompt of each session, oldest
- * first. `--tree`: subagents' children nested under their parents (from the headers' `delegation`,
- * read without opening any session for writing).
+ * first (from the store's summaries where it keeps them, else from each log: session-list.ts).
+ * `--tree`: subagents' children nested under their parents (from the headers' `delegation`, read
+ * without opening any session for writing).
  */
 export async function sessionsListCommand(ctx: CommandContext, options: { json?: boolean; tree?: boolean }): Promise<number> {
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const reader = await openReader(cfg)
-  const infos: Listed[] = []
+  let infos: ListedSession[]
   try {
-    for (const summary of await reader.list()) {
-      try {
-        const log = await reader.read(summary.id)
-        const delegation = log?.header.delegation
-        if (log) infos.push({ ...sessionInfo(log), ...(delegation ? { delegation, parentSessionId: delegation.parentSessionId } : {}) })
-      } catch (error) {
-        // One damaged session must not hide the others; `bosun log <id>` shows what is wrong with it.
-        const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
-        ctx.err.line(ctx.err.style.yellow(safeText(`skipped ${summary.id}: ${code}: ${error instanceof Error ? error.message : String(error)}`)))
-      }
-    }
+    // One damaged session must not hide the others; `bosun log <id>` shows what is wrong with it.
+    infos = await listSessions(reader, (id, error) => ctx.err.line(ctx.err.style.yellow(safeText(`skipped ${id}: ${skipReason(error)}`))))
   } finally {
     await reader.close()
   }
   infos.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
-  const rows: TreeRow<Listed>[] = options.tree ? treeOrder(infos) : infos.map((node) => ({ node, level: 0 }))
+  const rows: TreeRow<ListedSession>[] = options.tree ? treeOrder(infos) : infos.map((node) => ({ node, level: 0 }))
   if (options.json) {
     for (const { node, level, note } of rows) {
-      const { turnList: _turns, pending, parentSessionId: _parent, ...rest } = node
+      const { parentSessionId: _parent, ...rest } = node
       const tree = options.tree ? { level, ...(note ? { note } : {}) } : {}
-      ctx.out.line(safeJson(JSON.stringify({ ...rest, pending: pending.nextTurn.length + pending.nextStep.length, ...tree })))
+      ctx.out.line(safeJson(JSON.stringify({ ...rest, ...tree })))
     }
     return ExitCode.ok
   }
@@ -63,7 +53,7 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
 }
 
 /** `  └ <id> (background)`: indented under its parent; a root that names a parent says why it is one. */
-function treeId(info: Listed, level: number, note: TreeRow<Listed>['note']): string {
+function treeId(info: ListedSession, level: number, note: TreeRow<ListedSession>['note']): string {
   const id = safeText(info.id)
   const kind = info.delegation ? ` (${info.delegation.mode === 'one-shot' ? 'foreground' : 'background'})` : ''
   if (level > 0) return `${'  '.repeat(level - 1)}└ ${id}${kind}`

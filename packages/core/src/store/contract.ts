@@ -16,6 +16,7 @@ import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../se
 import { createUserMessage } from '../session/messages.js'
 import { Session } from '../session/session.js'
 import { forkSession } from './fork.js'
+import { summarizeLog } from './summary.js'
 import type { Store } from './types.js'
 
 export interface StoreUnderTest {
@@ -232,6 +233,90 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       expect(opened?.events.map((e) => e.type)).toEqual(['turn/start', 'turn/end', 'session/end-seed'])
       expect((await store.open('parent'))?.events.length).toBe(3)
       if (store !== s.store) await store.close()
+    }))
+
+    it('list() summaries, where the store gives them, equal what a full read computes (property)', withStore(async (s) => {
+      // One step of a log: the events the list's fields are made of, and one they ignore.
+      const op = fc.oneof(
+        fc.constant({ kind: 'turn' as const }),
+        fc.record({ kind: fc.constant('message' as const), user: fc.boolean(), text: fc.string({ maxLength: 8 }) }),
+        fc.record({ kind: fc.constant('queue' as const), count: fc.integer({ min: 1, max: 3 }), text: fc.string({ maxLength: 8 }) }),
+        fc.record({ kind: fc.constant('unqueue' as const), count: fc.integer({ min: 1, max: 3 }) }),
+        fc.constant({ kind: 'other' as const }),
+      )
+      type Op = typeof op extends fc.Arbitrary<infer T> ? T : never
+      let n = 0
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(op, { maxLength: 6 }),
+          // Each open of the session writes batches (one flush each), then closes it or reopens the store.
+          fc.array(fc.record({ batches: fc.array(fc.array(op, { maxLength: 5 }), { maxLength: 3 }), reopen: fc.boolean() }), { minLength: 1, maxLength: 4 }),
+          async (seedOps, opens) => {
+            const id = `sum-${n++}`
+            let time = 1_700_000_000_000
+            let turn = 0
+            let queued = 0
+            let ids = 0
+            const eventOf = (o: Op, appendTo: (type: string, data: object) => void) => {
+              time += 1000
+              switch (o.kind) {
+                case 'turn':
+                  return appendTo('turn/start', { turn: ++turn })
+                case 'message':
+                  return appendTo('user/message', createUserMessage(o.text, { id: `u${ids++}`, source: { kind: o.user ? 'user' : 'agent' } }))
+                case 'queue': {
+                  const inserted = Array.from({ length: o.count }, () => createUserMessage(o.text, { id: `q${ids++}` }))
+                  appendTo('agent/inbox/spliced', { target: 'next-turn', start: queued, inserted })
+                  queued += o.count
+                  return
+                }
+                case 'unqueue': {
+                  const removedCount = Math.min(o.count, queued)
+                  if (removedCount === 0) return appendTo('test/other', {})
+                  queued -= removedCount
+                  return appendTo('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount, inserted: [] })
+                }
+                default:
+                  return appendTo('test/other', {})
+              }
+            }
+            // A fork's seed: its splices are the parent's, not queued here.
+            const seed: SessionEvent[] = []
+            for (const o of seedOps) eventOf(o, (type, data) => seed.push(Object.freeze({ seq: seed.length, time, type, data }) as SessionEvent))
+            queued = 0
+            if (seed.length > 0) seed.push(Object.freeze({ seq: seed.length, time, type: 'session/end-seed', data: {} }) as SessionEvent)
+            const created = await s.store.create(header(id, seed.length > 0 ? { parent: 'p', seedLength: seed.length } : {}), seed)
+            await created.writer.close()
+            // A store that summarises a new session keeps summarising it as it is written.
+            const summarises = (await s.store.list()).find((entry) => entry.id === id)?.lastActivity !== undefined
+            let store = s.store
+            for (const { batches, reopen } of opens) {
+              const stored = (await store.open(id))!
+              const session = new Session(stored.header, stored.events, { writer: stored.writer, now: () => time })
+              for (const batch of batches) {
+                for (const o of batch) eventOf(o, (type, data) => session.append(type, data as never))
+                await session.flush()
+              }
+              await stored.writer.close()
+              if (reopen && s.reopen) {
+                if (store !== s.store) await store.close()
+                store = await s.reopen()
+              }
+            }
+            const listed = (await store.list()).find((entry) => entry.id === id)!
+            const opened = (await store.open(id))!
+            await opened.writer.close()
+            const fields = [listed.lastActivity, listed.turns, listed.firstPrompt, listed.pending]
+            // All or none, and never a guess: what a reader computes from the whole log.
+            if (fields.every((field) => field === undefined) && !summarises) return
+            expect(fields.includes(undefined)).toBe(false)
+            const { length, lastActivity, turns, firstPrompt, pending } = listed
+            expect({ length, lastActivity, turns, firstPrompt, pending }).toEqual(summarizeLog(opened.header, opened.events))
+            if (store !== s.store) await store.close()
+          },
+        ),
+        { numRuns: 30 },
+      )
     }))
 
     it('round-trips random batches exactly (property)', withStore(async (s) => {

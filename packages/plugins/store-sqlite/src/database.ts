@@ -7,7 +7,7 @@ import { packRows, type EventRow, type StoredRow } from './codec.js'
 import { storeError } from './errors.js'
 import { checkDatabaseFiles } from './file-safety.js'
 import {
-  BUSY_TIMEOUT_MS, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, PACKED_TYPE, SCHEMA_VERSION, SQL,
+  BUSY_TIMEOUT_MS, CREATE_SUMMARIES, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, PACKED_TYPE, SCHEMA_VERSION, SQL,
 } from './schema.js'
 
 /** @internal Counters for tests and diagnostics; not part of the public API. */
@@ -29,8 +29,19 @@ export interface CommitMember {
   readonly session: string
   /** Every row queued now, in order; empty when there is nothing to write. */
   pendingRows(): readonly EventRow[]
+  /**
+   * The session's list summary once the `rows` first rows are written (schema.ts, `session_summaries`),
+   * written with them; `undefined`: none is written.
+   */
+  summaryAfter?(rows: number): StoredSummary | undefined
   /** `error` undefined: the `rows` first rows were committed. Otherwise they were rolled back. */
   settle(rows: number, error: unknown): void
+}
+
+/** A row of `session_summaries`: the summary's JSON and the log length it was computed at. */
+export interface StoredSummary {
+  length: number
+  summary: string
 }
 
 type Outcome = { ok: true } | { ok: false; error: unknown }
@@ -40,6 +51,9 @@ interface ListRow {
   createdAt: number
   parent: string | null
   length: number
+  /** The stored summary's JSON, or null; only valid when `summaryLength` is `length`. */
+  summary: string | null
+  summaryLength: number | null
 }
 
 /** One open database: the connection, its statements (prepared once) and its transactions. */
@@ -47,8 +61,8 @@ export interface Connection {
   readonly file: string
   readonly db: Database.Database
   readonly stats: ConnectionStats
-  /** Inserts a session and its seed in one transaction; SESSION_EXISTS if the id is taken. */
-  createSession(header: SessionHeader, seed: readonly EventRow[]): void
+  /** Inserts a session, its seed and its summary in one transaction; SESSION_EXISTS if the id is taken. */
+  createSession(header: SessionHeader, seed: readonly EventRow[], summary?: StoredSummary): void
   /**
    * Queues `member` for the next commit round (group commit). One macrotask later (`setImmediate`,
    * so that concurrent flushes of other sessions join), ONE `BEGIN IMMEDIATE` transaction writes
@@ -117,6 +131,8 @@ export function openDatabase(file: string): Connection {
         db.pragma(`user_version = ${SCHEMA_VERSION}`)
       }).immediate()
     }
+    // Outside the layout version (schema.ts): a no-op once the table exists.
+    db.exec(CREATE_SUMMARIES)
     return connect(db, file)
   } catch (error) {
     db.close()
@@ -150,6 +166,7 @@ function connect(db: Database.Database, file: string): Connection {
   const selectEvents = db.prepare<[number, number, number], StoredRow>(SQL.selectEvents)
   const insertEvent = db.prepare<[number, number, number, string, string, string | null, number, string | null]>(SQL.insertEvent)
   const nextSeq = db.prepare<[number, number, number], number>(SQL.nextSeq).pluck()
+  const upsertSummary = db.prepare<[string, number, string]>(SQL.upsertSummary)
   // `length` is null for a session with no row in `events` (none yet, or only layout 1 rows).
   const listSessions = db.prepare<[], Omit<ListRow, 'length'> & { length: number | null }>(SQL.listSessions)
   // A database migrated from layout 1 keeps those rows in events_v1, read before the newer ones.
@@ -192,7 +209,10 @@ function connect(db: Database.Database, file: string): Connection {
       insertEvent.run(ref.key, seq, time, type, data, extra, count, times)
     })
   }
-  const create = db.transaction((header: SessionHeader, seed: readonly EventRow[]) => {
+  const writeSummary = (session: string, summary: StoredSummary | undefined) => {
+    if (summary !== undefined) upsertSummary.run(session, summary.length, summary.summary)
+  }
+  const create = db.transaction((header: SessionHeader, seed: readonly EventRow[], summary: StoredSummary | undefined) => {
     if (selectSession.get(header.id) !== undefined) {
       throw new BosunError(ErrorCodes.SESSION_EXISTS, `SQLite store ${file}: session "${header.id}" already exists.`, {
         details: { file, session: header.id },
@@ -200,8 +220,9 @@ function connect(db: Database.Database, file: string): Connection {
     }
     insertSession.run(header.id, JSON.stringify(header), header.createdAt, header.parent ?? null)
     insertRows({ id: header.id, key: keyOf(header.id) }, seed)
+    writeSummary(header.id, summary)
   })
-  const append = db.transaction((session: string, batch: readonly EventRow[]) => {
+  const append = db.transaction((session: string, batch: readonly EventRow[], summary: StoredSummary | undefined) => {
     const ref = { id: session, key: keyOf(session) }
     const stored = next(ref)
     const first = batch[0]!.seq
@@ -213,14 +234,15 @@ function connect(db: Database.Database, file: string): Connection {
       )
     }
     insertRows(ref, batch)
+    writeSummary(session, summary)
   })
   // Called inside `group`, `append` runs as a nested better-sqlite3 transaction, i.e. inside a
   // SAVEPOINT: on error it rolls back to that savepoint (only this batch's rows) and rethrows.
-  const group = db.transaction((batches: ReadonlyArray<{ session: string; rows: readonly EventRow[] }>): Outcome[] => {
+  const group = db.transaction((batches: ReadonlyArray<{ session: string; rows: readonly EventRow[]; summary: StoredSummary | undefined }>): Outcome[] => {
     const outcomes: Outcome[] = []
-    for (const { session, rows } of batches) {
+    for (const { session, rows, summary } of batches) {
       try {
-        append(session, rows)
+        append(session, rows, summary)
         outcomes.push({ ok: true })
       } catch (error) {
         // Some errors (SQLITE_FULL, IOERR, NOMEM, BUSY…) make SQLite roll back the whole
@@ -240,7 +262,9 @@ function connect(db: Database.Database, file: string): Connection {
     const members = [...queue]
     queue.clear()
     const batches = members.map((member) => ({ member, session: member.session, rows: member.pendingRows() }))
-    const writing = batches.filter((batch) => batch.rows.length > 0)
+    const writing = batches
+      .filter((batch) => batch.rows.length > 0)
+      .map((batch) => ({ ...batch, summary: batch.member.summaryAfter?.(batch.rows.length) }))
     let outcomes: Outcome[]
     if (writing.length === 0) {
       outcomes = []
@@ -283,9 +307,9 @@ function connect(db: Database.Database, file: string): Connection {
     file,
     db,
     stats,
-    createSession(header, seed) {
+    createSession(header, seed, summary) {
       // IMMEDIATE: take the write lock first, so a concurrent writer waits (busy_timeout) instead of failing.
-      create.immediate(header, seed)
+      create.immediate(header, seed, summary)
     },
     requestCommit(member) {
       if (!db.open) throw new BosunError(ErrorCodes.STORE, `SQLite store ${file} is closed.`, { details: { file, session: member.session } })

@@ -86,6 +86,19 @@ function sessionEventsView(legacy: boolean): string {
   return `CREATE VIEW session_events AS ${legacy ? `${old} UNION ALL ` : ''}${rows};`
 }
 
+/**
+ * Each session's list summary (`LogSummary` of @bosun/core: last activity, turns, first prompt,
+ * pending count) as JSON, written in the same savepoint as every batch of its events, with the
+ * `length` it was computed at. Not part of the layout version: a database without it gets it on
+ * open, and a build that does not know it leaves it behind — `list()` uses a summary only while
+ * its `length` is the session's, and reads nothing else otherwise.
+ */
+export const CREATE_SUMMARIES = `CREATE TABLE IF NOT EXISTS session_summaries (
+  id      TEXT PRIMARY KEY NOT NULL,
+  length  INTEGER NOT NULL,
+  summary TEXT NOT NULL
+);`
+
 /** The bounds of a session's keys; both parameters are the session key. */
 const RANGE = 'key >= (? << 32) AND key < ((? + 1) << 32)'
 
@@ -106,9 +119,12 @@ export const SQL = {
    * no row when the session has none here. Parameters: the session key three times.
    */
   nextSeq: `SELECT key - (? << 32) + count AS next FROM events WHERE ${RANGE} ORDER BY key DESC LIMIT 1`,
+  /** Parameters: session id, length, summary JSON. */
+  upsertSummary: 'INSERT INTO session_summaries (id, length, summary) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET length = excluded.length, summary = excluded.summary',
   listSessions: `SELECT s.id AS id, s.created_at AS createdAt, s.parent AS parent,
-    (SELECT e.key - (s.key << 32) + e.count FROM events e WHERE e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32) ORDER BY e.key DESC LIMIT 1) AS length
-    FROM sessions s ORDER BY s.created_at, s.id`,
+    (SELECT e.key - (s.key << 32) + e.count FROM events e WHERE e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32) ORDER BY e.key DESC LIMIT 1) AS length,
+    m.length AS summaryLength, m.summary AS summary
+    FROM sessions s LEFT JOIN session_summaries m ON m.id = s.id ORDER BY s.created_at, s.id`,
   /** A migrated database's layout 1 rows. */
   legacy: {
     selectEvents: 'SELECT seq, time, type, data, extra, 1 AS count, NULL AS times FROM events_v1 WHERE session_id = ? ORDER BY seq',

@@ -130,10 +130,30 @@ describe('sqlite store — database', () => {
     a.writer.append(event(2))
     await a.writer.close()
     await (await store.create(header('b', { parent: 'a', createdAt: 5 }))).writer.close()
+    const none = { turns: 0, firstPrompt: null, pending: 0 }
     expect(await store.list()).toEqual([
-      { id: 'b', createdAt: 5, parent: 'a', length: 0 },
-      { id: 'a', createdAt: 1_700_000_000_000, length: 3 },
+      { id: 'b', createdAt: 5, parent: 'a', length: 0, lastActivity: 5, ...none },
+      { id: 'a', createdAt: 1_700_000_000_000, length: 3, lastActivity: 1_700_000_000_002, ...none },
     ])
+  })
+
+  it('lists a summary only while it was written with the log it summarises', async () => {
+    const store = make()
+    const a = await store.create(header('a'))
+    a.writer.append(Object.freeze({ seq: 0, time: 7, type: 'turn/start', data: { turn: 1 } }) as SessionEvent)
+    await a.writer.close()
+    expect(await store.list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 1, lastActivity: 7, turns: 1, firstPrompt: null, pending: 0 }])
+    // A build that does not keep summaries appended a row: the summary is of a shorter log, and not used.
+    raw((db) => db.prepare(`INSERT INTO events (key, time, type, data) VALUES (${rowKey('a', 1)}, 8, 'turn/start', '{"turn":2}')`).run({ id: 'a' }))
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 2 }])
+    // Opened and written again, the session's summary is whole again.
+    const reopened = (await make().open('a'))!
+    reopened.writer.append(event(2))
+    await reopened.writer.close()
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3, lastActivity: 1_700_000_000_002, turns: 2, firstPrompt: null, pending: 0 }])
+    // A database from before summaries (the table dropped): listed with lengths only, and the table comes back.
+    raw((db) => db.exec('DROP TABLE session_summaries'))
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3 }])
   })
 
   it('refuses a seed that is not contiguous from 0, writing nothing', async () => {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
-import { BosunError, ErrorCodes, assertSessionId, invalidArgument } from '@bosun/core'
-import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
+import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument } from '@bosun/core'
+import type { LogSummary, SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkHeader, decodeHeader, decodeRow, encodeEvent } from './codec.js'
 import { openDatabase, type Connection, type ConnectionStats } from './database.js'
 import { storeError } from './errors.js'
@@ -54,8 +54,9 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     connection ??= openDatabase(file)
     return connection
   }
-  const writerFor = (c: Connection, session: string, length: number): SqliteWriter => {
-    const writer = new SqliteWriter(c, session, length, batchWindowMs, (w) => writers.delete(w))
+  /** The writer of a session whose log is `events`; it keeps the list summary (`session_summaries`) with every batch. */
+  const writerFor = (c: Connection, header: SessionHeader, events: readonly SessionEvent[]): SqliteWriter => {
+    const writer = new SqliteWriter(c, header.id, LogSummaryFold.of(header, events), batchWindowMs, (w) => writers.delete(w))
     writers.add(writer)
     return writer
   }
@@ -77,12 +78,13 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       })
       const c = open()
       const stored: SessionHeader = Object.freeze({ ...header })
+      const summary = LogSummaryFold.of(stored, seed)
       try {
-        c.createSession(stored, rows)
+        c.createSession(stored, rows, { length: summary.length, summary: JSON.stringify(summary.summary()) })
       } catch (error) {
         throw storeError(file, `create session "${header.id}"`, error, {})
       }
-      return { header: stored, events: [...seed], writer: writerFor(c, header.id, seed.length) }
+      return { header: stored, events: [...seed], writer: writerFor(c, stored, seed) }
     },
 
     async open(id: string): Promise<StoredSession | undefined> {
@@ -98,7 +100,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       const header = decodeHeader(loaded.header, file, id)
       const events: SessionEvent[] = []
       for (const row of loaded.rows) decodeRow(row, events, file, id)
-      return { header, events, writer: writerFor(c, id, events.length) }
+      return { header, events, writer: writerFor(c, header, events) }
     },
 
     async has(id: string): Promise<boolean> {
@@ -126,7 +128,14 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     async list(): Promise<SessionSummary[]> {
       const c = open()
       try {
-        return c.listSessions().map(({ id, createdAt, parent, length }) => (parent === null ? { id, createdAt, length } : { id, createdAt, parent, length }))
+        return c.listSessions().map(({ id, createdAt, parent, length, summary, summaryLength }) => ({
+          id,
+          createdAt,
+          ...(parent === null ? {} : { parent }),
+          length,
+          // Kept with every batch; one that does not match the log's length (written by an older build) is not used.
+          ...(summary !== null && summaryLength === length ? listFields(summary) : {}),
+        }))
       } catch (error) {
         throw storeError(file, 'list the sessions', error)
       }
@@ -150,4 +159,18 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
   internals.set(store, { connection: () => connection, stats: () => connection?.stats })
   return store
+}
+
+/** The fields of a stored summary that `SessionSummary` carries; none if it does not parse as one. */
+function listFields(json: string): Partial<SessionSummary> {
+  let parsed: Partial<LogSummary>
+  try {
+    parsed = JSON.parse(json) as Partial<LogSummary>
+  } catch {
+    return {}
+  }
+  const { lastActivity, turns, firstPrompt, pending } = parsed
+  if (typeof lastActivity !== 'number' || typeof turns !== 'number' || typeof pending !== 'number') return {}
+  if (firstPrompt !== null && typeof firstPrompt !== 'string') return {}
+  return { lastActivity, turns, firstPrompt, pending }
 }

@@ -1,7 +1,7 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
-import type { SessionEvent, SessionWriter } from '@bosun/core'
+import type { LogSummaryFold, SessionEvent, SessionWriter } from '@bosun/core'
 import { encodeEvent, type EventRow } from './codec.js'
-import type { CommitMember, Connection } from './database.js'
+import type { CommitMember, Connection, StoredSummary } from './database.js'
 import { storeError } from './errors.js'
 
 /**
@@ -21,6 +21,11 @@ export class SqliteWriter implements SessionWriter, CommitMember {
   readonly #windowMs: number
   readonly #release: (writer: SqliteWriter) => void
   #queue: EventRow[] = []
+  /** The events of `#queue`, one per row, for the summary written with them. */
+  #queuedEvents: SessionEvent[] = []
+  /** The list summary of the committed log; `#candidate`, of the log once the round's rows are in. */
+  #summary: LogSummaryFold
+  #candidate: LogSummaryFold | undefined
   /** The seq the next `append` must bring. */
   #next: number
   #timer: ReturnType<typeof setTimeout> | undefined
@@ -31,10 +36,11 @@ export class SqliteWriter implements SessionWriter, CommitMember {
   #closed = false
   #closing: Promise<void> | undefined
 
-  constructor(connection: Connection, session: string, length: number, windowMs: number, release: (writer: SqliteWriter) => void) {
+  constructor(connection: Connection, session: string, summary: LogSummaryFold, windowMs: number, release: (writer: SqliteWriter) => void) {
     this.#connection = connection
     this.#session = session
-    this.#next = length
+    this.#summary = summary
+    this.#next = summary.length
     this.#windowMs = windowMs
     this.#release = release
   }
@@ -63,6 +69,7 @@ export class SqliteWriter implements SessionWriter, CommitMember {
       )
     }
     this.#queue.push(encodeEvent(event, this.#session))
+    this.#queuedEvents.push(event)
     this.#next++
     this.#schedule()
   }
@@ -107,13 +114,25 @@ export class SqliteWriter implements SessionWriter, CommitMember {
     return this.#queue
   }
 
+  /** @internal CommitMember: the summary once the `rows` first queued rows are written (O(rows)). */
+  summaryAfter(rows: number): StoredSummary {
+    const fold = this.#summary.clone()
+    for (let i = 0; i < rows; i++) fold.add(this.#queuedEvents[i]!)
+    this.#candidate = fold
+    return { length: fold.length, summary: JSON.stringify(fold.summary()) }
+  }
+
   /** @internal CommitMember: the outcome of the round for the `rows` first queued rows. */
   settle(rows: number, error: unknown): void {
     const round = this.#round
     this.#round = undefined
+    const candidate = this.#candidate
+    this.#candidate = undefined
     if (error === undefined) {
       // Synchronous with pendingRows(): no append can have happened in between.
       this.#queue = this.#queue.slice(rows)
+      this.#queuedEvents = this.#queuedEvents.slice(rows)
+      if (candidate !== undefined) this.#summary = candidate
       this.#failure = undefined
       round?.resolve()
       return

@@ -1,0 +1,66 @@
+import { BosunError, type Delegation, type SessionSummary } from '@bosun/core'
+import { sessionInfo, type SessionInfo } from './session-info.js'
+import type { SessionReader } from './session-reader.js'
+
+/**
+ * One row of `bosun sessions list`: what `sessions show` tells without the turns, `pending` as a
+ * count, and a subagent's child's `delegation` (from its header). `--json` prints its keys in the
+ * order {@link row} makes them.
+ */
+export type ListedSession = Omit<SessionInfo, 'turnList' | 'pending'> & {
+  delegation?: Delegation
+  pending: number
+  /** `delegation.parentSessionId`, for the tree (not printed). */
+  parentSessionId?: string
+}
+
+/**
+ * Every session the reader lists, in the store's order. A session whose summary the store keeps
+ * (all of `length`, `lastActivity`, `turns`, `firstPrompt` and `pending`, e.g. SQLite) costs its
+ * header alone; any other is read whole and summarised here, so listing a store that keeps no
+ * summaries (JSONL, PostgreSQL) costs a read of every log. A session that cannot be read is
+ * passed to `skipped` and left out: one damaged session must not hide the others.
+ */
+export async function listSessions(reader: SessionReader, skipped: (id: string, error: unknown) => void): Promise<ListedSession[]> {
+  const listed: ListedSession[] = []
+  for (const summary of await reader.list()) {
+    try {
+      const row = (await fromSummary(reader, summary)) ?? (await fromLog(reader, summary.id))
+      if (row) listed.push(row)
+    } catch (error) {
+      skipped(summary.id, error)
+    }
+  }
+  return listed
+}
+
+/** The row from the store's summary and the session's header, or `undefined` when the store keeps no whole summary. */
+async function fromSummary(reader: SessionReader, summary: SessionSummary): Promise<ListedSession | undefined> {
+  const { length, lastActivity, turns, firstPrompt, pending } = summary
+  if (length === undefined || lastActivity === undefined || turns === undefined || firstPrompt === undefined || pending === undefined) return undefined
+  const header = await reader.header(summary.id)
+  if (header === undefined) return undefined
+  return row(
+    { id: header.id, createdAt: header.createdAt, parent: header.parent, seedLength: header.seedLength ?? 0, events: length, turns, lastActivity, firstPrompt: firstPrompt ?? undefined },
+    pending,
+    header.delegation,
+  )
+}
+
+/** The row from the whole log. */
+async function fromLog(reader: SessionReader, id: string): Promise<ListedSession | undefined> {
+  const log = await reader.read(id)
+  if (log === undefined) return undefined
+  const { turnList: _turns, pending, ...info } = sessionInfo(log)
+  return row(info, pending.nextTurn.length + pending.nextStep.length, log.header.delegation)
+}
+
+function row(info: Omit<ListedSession, 'pending' | 'delegation' | 'parentSessionId'>, pending: number, delegation: Delegation | undefined): ListedSession {
+  return { ...info, ...(delegation ? { delegation } : {}), pending, ...(delegation ? { parentSessionId: delegation.parentSessionId } : {}) }
+}
+
+/** `CODE: message` of a skipped session's error. */
+export function skipReason(error: unknown): string {
+  const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
+  return `${code}: ${error instanceof Error ? error.message : String(error)}`
+}

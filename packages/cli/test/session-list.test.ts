@@ -1,0 +1,79 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createAgent, forkSession, type Store } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+import { sqliteStore } from '@bosun/plugin-store-sqlite'
+import { listSessions } from '../src/session-list.js'
+import { storeReader } from '../src/session-reader.js'
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bosun-list-'))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+/** `store`, counting the calls that read a whole log; `summaries: false` lists without the summary fields. */
+function watched(store: Store, summaries = true): Store & { logReads: number } {
+  const wrapper = {
+    name: store.name,
+    logReads: 0,
+    create: store.create.bind(store),
+    async open(id: string) {
+      wrapper.logReads++
+      return store.open(id)
+    },
+    header: store.header!.bind(store),
+    async list() {
+      const listed = await store.list()
+      return summaries ? listed : listed.map(({ id, createdAt, parent, length }) => ({ id, createdAt, ...(parent === undefined ? {} : { parent }), length }))
+    },
+    close: store.close.bind(store),
+  }
+  return wrapper
+}
+
+/** Sessions of every kind the list tells apart: turns, a queued message, a fork, a subagent-like child. */
+async function sessions(file: string): Promise<void> {
+  const store = sqliteStore({ file })
+  const agent = await createAgent({ model: scripted(), store, sessionId: 'turns' })
+  agent.followup('first prompt')
+  agent.followup('second prompt')
+  await agent.whenIdle()
+  await agent.close()
+  const parked = await createAgent({ model: scripted(), store, sessionId: 'parked' })
+  parked.followup('left from before')
+  parked.abort('closed')
+  await parked.close()
+  await (await forkSession(store, 'turns', { id: 'forked', afterTurn: 1 })).writer.close()
+  const delegation = { parentSessionId: 'turns', callId: 'call-1', depth: 1, mode: 'one-shot' as const }
+  await (await store.create({ id: 'child', version: 1, createdAt: 5, delegation })).writer.close()
+  await store.close()
+}
+
+describe('sessions list', () => {
+  it('lists from the summaries a store keeps, reading no log, exactly what reading every log gives', async () => {
+    const file = join(dir, 'sessions.sqlite')
+    await sessions(file)
+    const cheap = watched(sqliteStore({ file }))
+    const full = watched(sqliteStore({ file }), false)
+    const skipped: string[] = []
+    const listed = await listSessions(storeReader(cheap), (id) => skipped.push(id))
+    const read = await listSessions(storeReader(full), (id) => skipped.push(id))
+    await cheap.close()
+    await full.close()
+    expect(skipped).toEqual([])
+    expect(cheap.logReads).toBe(0)
+    expect(full.logReads).toBe(4)
+    expect(JSON.stringify(listed)).toBe(JSON.stringify(read))
+    expect(listed.map(({ id, turns, pending, firstPrompt }) => ({ id, turns, pending, firstPrompt }))).toEqual([
+      { id: 'child', turns: 0, pending: 0, firstPrompt: undefined },
+      { id: 'turns', turns: 2, pending: 0, firstPrompt: 'first prompt' },
+      { id: 'parked', turns: 0, pending: 1, firstPrompt: 'left from before' },
+      { id: 'forked', turns: 1, pending: 0, firstPrompt: 'first prompt' },
+    ])
+  })
+})

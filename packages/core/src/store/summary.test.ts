@@ -1,0 +1,88 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { Inbox } from '../inbox/inbox.js'
+import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
+import { createUserMessage } from '../session/messages.js'
+import { Session } from '../session/session.js'
+import { summarizeLog } from './summary.js'
+
+const header = (extra: Partial<SessionHeader> = {}): SessionHeader => ({ id: 's', version: LOG_FORMAT_VERSION, createdAt: 1_000, ...extra })
+
+/** What an inbox replayed from the log holds: the reference for `pending`. */
+const replayedPending = (h: SessionHeader, events: readonly SessionEvent[]) => {
+  const inbox = new Inbox(new Session(h, [...events]))
+  return inbox.nextTurn.length + inbox.nextStep.length
+}
+
+const op = fc.oneof(
+  fc.record({ kind: fc.constant('queue' as const), step: fc.boolean(), count: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('cancel' as const), step: fc.boolean(), start: fc.nat(3), count: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('move' as const), pick: fc.nat(10) }),
+  fc.record({ kind: fc.constant('turn' as const) }),
+  fc.record({ kind: fc.constant('message' as const), user: fc.boolean(), text: fc.string({ maxLength: 6 }) }),
+)
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never
+
+/** Runs `ops` on a live session and inbox, as an agent would write them. */
+function run(session: Session, ops: readonly Op[], ids: { n: number }): void {
+  const inbox = new Inbox(session)
+  let turn = session.events.findLast((e) => e.type === 'turn/start')?.data as { turn: number } | undefined
+  let turns = turn?.turn ?? 0
+  for (const o of ops) {
+    switch (o.kind) {
+      case 'queue':
+        inbox.splice(o.step ? 'next-step' : 'next-turn', Infinity, 0, Array.from({ length: o.count }, () => createUserMessage(`q${ids.n}`, { id: `m${ids.n++}` })))
+        break
+      case 'cancel':
+        inbox.splice(o.step ? 'next-step' : 'next-turn', o.start, o.count)
+        break
+      case 'move': {
+        const all = [...inbox.nextTurn, ...inbox.nextStep]
+        if (all.length > 0) inbox.move(all[o.pick % all.length]!.id, o.pick % 2 === 0 ? 'next-step' : 'next-turn')
+        break
+      }
+      case 'turn':
+        session.append('turn/start', { turn: ++turns })
+        break
+      case 'message':
+        session.append('user/message', createUserMessage(o.text, { id: `m${ids.n++}`, source: { kind: o.user ? 'user' : 'agent' } }))
+        break
+    }
+  }
+}
+
+describe('summarizeLog', () => {
+  it('tells last activity, turns, the first prompt and what is pending', () => {
+    let now = 1_000
+    const session = new Session(header(), [], { now: () => (now += 10) })
+    expect(summarizeLog(header(), [])).toEqual({ length: 0, lastActivity: 1_000, turns: 0, firstPrompt: null, pending: 0 })
+    const inbox = new Inbox(session)
+    inbox.splice('next-turn', 0, 0, [createUserMessage('queued first', { id: 'a' }), createUserMessage('then', { id: 'b' })])
+    expect(summarizeLog(header(), session.events)).toMatchObject({ firstPrompt: 'queued first', pending: 2 })
+    session.append('turn/start', { turn: 1 })
+    session.append('user/message', createUserMessage('from a tool', { id: 'c', source: { kind: 'agent' } }))
+    session.append('user/message', createUserMessage('typed', { id: 'd' }))
+    inbox.splice('next-turn', 0, 1)
+    expect(summarizeLog(header(), session.events)).toEqual({ length: 5, lastActivity: now, turns: 1, firstPrompt: 'typed', pending: 1 })
+  })
+
+  it('counts pending as the inbox replays it, a fork seed left out (property)', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 12 }), fc.array(op, { maxLength: 12 }), (seedOps, ops) => {
+        const ids = { n: 0 }
+        const parent = new Session(header(), [])
+        run(parent, seedOps, ids)
+        const seed: SessionEvent[] = [...parent.events, { seq: parent.events.length, time: 1, type: 'session/end-seed', data: {} } as SessionEvent]
+        const h = seedOps.length === 0 ? header() : header({ parent: 'p', seedLength: seed.length })
+        const child = new Session(h, seedOps.length === 0 ? [] : seed)
+        run(child, ops, ids)
+        const summary = summarizeLog(h, child.events)
+        expect(summary.pending).toBe(replayedPending(h, child.events))
+        expect(summary.length).toBe(child.events.length)
+        const starts = child.events.filter((e) => e.type === 'turn/start')
+        expect(summary.turns).toBe((starts.at(-1)?.data as { turn: number } | undefined)?.turn ?? 0)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -1,0 +1,103 @@
+import type { InboxSplice } from '../inbox/types.js'
+import type { SessionEvent, SessionHeader } from '../session/events.js'
+import { messageText, type UserMessage } from '../session/messages.js'
+
+/**
+ * What a session list tells about a session, computed from its log alone: the optional fields of
+ * {@link SessionSummary} that a store may keep so that listing need not read every log.
+ */
+export interface LogSummary {
+  /** Number of events. */
+  length: number
+  /** Time of the last event; the creation time for an empty log. */
+  lastActivity: number
+  /** The last turn number started (0 before the first turn). */
+  turns: number
+  /**
+   * The text of the first message a user sent (`source.kind: 'user'`), else of the first message
+   * queued (the first inserted by an inbox splice); `null` when there is neither.
+   */
+  firstPrompt: string | null
+  /**
+   * Messages still queued: of every inbox splice after the seed, the messages inserted minus
+   * those removed (what the agent's inbox replays to).
+   */
+  pending: number
+}
+
+/**
+ * A {@link LogSummary} built one event at a time (O(1) each), for a store that keeps the summary
+ * beside the log and updates it with every batch it writes. `summarizeLog` folds a whole log.
+ */
+export class LogSummaryFold {
+  #length = 0
+  #lastActivity: number
+  #turns = 0
+  #firstPrompt: string | undefined
+  #firstQueued: string | undefined
+  #pending = 0
+  readonly #seedLength: number
+
+  constructor(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>) {
+    this.#lastActivity = header.createdAt
+    this.#seedLength = header.seedLength ?? 0
+  }
+
+  /** The fold of a whole log, to fold on from. */
+  static of(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>, events: readonly SessionEvent[]): LogSummaryFold {
+    const fold = new LogSummaryFold(header)
+    for (const event of events) fold.add(event)
+    return fold
+  }
+
+  get length(): number {
+    return this.#length
+  }
+
+  add(event: SessionEvent): void {
+    const seq = this.#length++
+    this.#lastActivity = event.time
+    switch (event.type) {
+      case 'turn/start':
+        this.#turns = (event.data as { turn: number }).turn
+        break
+      case 'user/message':
+        if (this.#firstPrompt === undefined && (event.data as UserMessage).source?.kind === 'user') {
+          this.#firstPrompt = messageText(event.data as UserMessage)
+        }
+        break
+      case 'agent/inbox/spliced': {
+        const { inserted, removedCount } = event.data as InboxSplice
+        if (this.#firstQueued === undefined && this.#firstPrompt === undefined && inserted.length > 0) this.#firstQueued = messageText(inserted[0]!)
+        if (seq >= this.#seedLength) this.#pending += inserted.length - (removedCount ?? 0)
+        break
+      }
+    }
+  }
+
+  /** A copy that folds on independently (a batch's fold, kept only once the batch is written). */
+  clone(): LogSummaryFold {
+    const copy = new LogSummaryFold({ createdAt: this.#lastActivity, seedLength: this.#seedLength })
+    copy.#length = this.#length
+    copy.#turns = this.#turns
+    copy.#firstPrompt = this.#firstPrompt
+    copy.#firstQueued = this.#firstQueued
+    copy.#pending = this.#pending
+    return copy
+  }
+
+  summary(): LogSummary {
+    return {
+      length: this.#length,
+      lastActivity: this.#lastActivity,
+      turns: this.#turns,
+      firstPrompt: this.#firstPrompt ?? this.#firstQueued ?? null,
+      pending: this.#pending,
+    }
+  }
+}
+
+/** The {@link LogSummary} of a whole log (what a store that keeps one must agree with). */
+export function summarizeLog(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>, events: readonly SessionEvent[]): LogSummary {
+  return LogSummaryFold.of(header, events).summary()
+}
