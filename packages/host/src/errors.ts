@@ -19,6 +19,7 @@ export const HOST_ERROR_STATUS = {
   'not-found': 404,
   'internal-error': 500,
   'session-unavailable': 503,
+  'too-many-streams': 503,
 } as const
 
 export type HostErrorCode = keyof typeof HOST_ERROR_STATUS

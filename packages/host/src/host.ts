@@ -12,6 +12,7 @@ import { messageIdChecks, messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
+import { DEFAULT_MAX_STREAMS, installStreamLimit, StreamSlots } from './stream-limit.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { clusterRoutes } from './cluster/routes.js'
@@ -43,6 +44,11 @@ export interface HostLimits {
    * Default 30 s.
    */
   spawnWaitMs?: number
+  /**
+   * SSE streams open at once (session, host and AI SDK streams, together): one more is refused
+   * `503 too-many-streams` with `retry-after` until one closes. Default 1000.
+   */
+  streams?: number
 }
 
 export interface HostAuth {
@@ -85,6 +91,8 @@ export interface Host {
   sessions: SessionManager
   /** This host's part in a cluster of hosts, when its store has the cluster API. */
   cluster?: Cluster
+  /** SSE streams open now (at most `limits.streams`). */
+  readonly openStreams: number
   /** Stops taking requests, lets running turns finish for `graceMs` then aborts them, closes every agent. */
   close(options?: { graceMs?: number }): Promise<void>
 }
@@ -189,6 +197,8 @@ export function createHost(options: CreateHostOptions): Host {
     corsOrigins: options.cors?.origins ?? [],
     closing: () => closing,
   })
+  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS)
+  installStreamLimit(app, streams)
   messageIdChecks(context)
   if (clusterStore !== undefined) {
     cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {}, (id) => feed.changed(id))
@@ -204,6 +214,9 @@ export function createHost(options: CreateHostOptions): Host {
     app,
     sessions,
     ...(cluster === undefined ? {} : { cluster }),
+    get openStreams() {
+      return streams.open
+    },
     async close({ graceMs = 0 } = {}) {
       closing = true
       feed.close()

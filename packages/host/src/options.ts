@@ -27,7 +27,7 @@ export const hostOptionsSchema = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: { bodyBytes: positiveInteger, idleMs: positiveInteger, keepAliveMs: positiveInteger, streamBatch: positiveInteger, pageSize: positiveInteger, spawnWaitMs: { ...positiveInteger, maximum: MAX_TIMER_MS } },
+      properties: { bodyBytes: positiveInteger, idleMs: positiveInteger, keepAliveMs: positiveInteger, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, spawnWaitMs: { ...positiveInteger, maximum: MAX_TIMER_MS } },
     },
     allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 } },
     cors: {

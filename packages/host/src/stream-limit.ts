@@ -1,0 +1,95 @@
+import type { Context, Hono, Next } from 'hono'
+import { HostError } from './errors.js'
+import { ROUTES } from './openapi.js'
+
+/** Streams open at once on a host, by default (`limits.streams`). */
+export const DEFAULT_MAX_STREAMS = 1000
+/** What a refused stream's `retry-after` says, in seconds. */
+const RETRY_AFTER_S = 5
+
+/**
+ * The host's bound on open SSE streams (the session, host and AI SDK streams, a cluster host's
+ * streams of sessions others own): each holds a connection and its state for as long as the
+ * client keeps it, so without a bound clients could open them until the host ran out of memory
+ * or file descriptors. A stream takes a slot before its route runs (a refused chat POST admits
+ * nothing) and gives it back when its body ends — read to the end, canceled by a client that went
+ * away, or closed by the host (the session or the host closing); an answer that is not a stream
+ * (an error, a 204) gives it back at once.
+ */
+export class StreamSlots {
+  #open = 0
+  constructor(readonly max: number) {}
+
+  /** Streams open now. */
+  get open(): number {
+    return this.#open
+  }
+
+  /** Takes a slot for the route `next` runs; refuses `503 too-many-streams` when none is free. */
+  async admit(c: Context, next: Next): Promise<void> {
+    if (this.#open >= this.max) throw this.#full()
+    this.#open++
+    let held = true
+    const release = (): void => {
+      if (!held) return
+      held = false
+      this.#open--
+    }
+    try {
+      await next()
+    } catch (error) {
+      release()
+      throw error
+    }
+    const response = c.res
+    if (response.body === null || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      release()
+      return
+    }
+    c.res = new Response(releasedAtEnd(response.body, release), response)
+  }
+
+  #full(): HostError {
+    const error = new HostError('too-many-streams', `This host has ${this.max} streams open, the most it serves at once: close a stream this client no longer reads, or retry in ${RETRY_AFTER_S} s.`, { limit: this.max, retryAfter: RETRY_AFTER_S })
+    // Logged once (a constant text: see the host's onError): the operator may raise the limit.
+    error.serverNote = `too-many-streams: ${this.max} SSE streams are open, the most limits.streams allows; further streams are refused with 503 until some close (raise limits.streams if the host has the memory and file descriptors).`
+    return error
+  }
+}
+
+/** `body`, passed through as the client reads it, calling `release` once when it ends or is canceled. */
+function releasedAtEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: Awaited<ReturnType<typeof reader.read>>
+      try {
+        read = await reader.read()
+      } catch (error) {
+        release()
+        controller.error(error)
+        return
+      }
+      if (read.done) {
+        release()
+        controller.close()
+      } else controller.enqueue(read.value)
+    },
+    cancel(reason) {
+      release()
+      return reader.cancel(reason)
+    },
+  }, { highWaterMark: 0 })
+}
+
+/**
+ * Puts every SSE route of {@link ROUTES} behind `slots`. Registered before any route (the
+ * cluster's included), after the exposure checks: an unauthorised client takes no slot.
+ */
+export function installStreamLimit(app: Hono, slots: StreamSlots): void {
+  for (const route of ROUTES) {
+    if (route.sse !== true) continue
+    const method = route.method.toUpperCase()
+    app.use(route.path.replace(/\{(\w+)\}/g, ':$1'), (c, next) => (c.req.method === method ? slots.admit(c, next) : next()))
+  }
+}
