@@ -128,8 +128,8 @@ describe('factories refuse bad input with a code and create nothing', () => {
     expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
     expect((error as Error).message).toMatchInlineSnapshot(`
       "Invalid options for plugin "limited" (plugins[0]):
-        - $.extra is not a known option
-        - $.max must be >= 1 (found 0)"
+        - $.extra: unknown key "extra"; the known keys are max.
+        - $.max: must be >= 1 (found 0)"
     `)
     expect(await store.list()).toEqual([])
   })

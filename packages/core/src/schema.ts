@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.js'
+import { childPath, describeValue, suggest } from './config/problems.js'
 import { BosunError, ErrorCodes } from './errors.js'
 
 /** A JSON Schema object (draft-07 / 2019-09 keywords that ajv supports). */
@@ -36,54 +38,106 @@ export function compileOptionsValidator(
   }
   validator = (value, what) => {
     if (fn(value)) return
-    // An `anyOf` with an `x-expected` sentence is reported once, with that sentence, not per branch.
-    const errors = (fn.errors ?? []).filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
-    const lines = errors.map((e) => `  - ${formatAjvError(e, value, schema)}`)
+    const problems = schemaProblems(fn.errors ?? [], schema, value)
+    const lines = problems.map((problem) => `  - ${problemLine(problem)}`)
     throw new BosunError(code, `Invalid options for ${what}:\n${lines.join('\n')}`, {
-      details: { what, paths: errors.map((e) => jsonPath(e)).join(',') },
+      details: { what, paths: problems.map((problem) => problemPath('$', problem.keys)).join(',') },
     })
   }
   compiled.set(owner, validator)
   return validator
 }
 
-/** `$.a.b[0]`-style path of an ajv error (the property itself for `required`/`additionalProperties`). */
-export function jsonPath(error: ErrorObject): string {
-  let path = '$'
-  for (const part of error.instancePath.split('/').slice(1)) {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~')
-    path += /^\d+$/.test(key) ? `[${key}]` : `.${key}`
-  }
-  if (error.keyword === 'required') path += `.${(error.params as { missingProperty: string }).missingProperty}`
-  if (error.keyword === 'additionalProperties') {
-    path += `.${(error.params as { additionalProperty: string }).additionalProperty}`
-  }
-  return path
+/**
+ * One problem a schema finds in a value, in the words every options error uses — from code
+ * (`createAdapter`, a plugin's or store's options, a tool's arguments) and from a config file,
+ * which only puts the file and the entry's key path in front.
+ */
+export interface SchemaProblem {
+  /** JSON pointer of the value in error, relative to the validated value (`''` for the value itself). */
+  pointer: string
+  /** The keys from the validated value to the value in error (to the property itself for `required` and `additionalProperties`). */
+  keys: (string | number)[]
+  /** What is wrong: `must be an integer (found "hot")`, `is required`, `unknown key "tagg" — did you mean "tag"?` */
+  message: string
 }
 
-/** One line: path, what was expected, what was found. */
-export function formatAjvError(error: ErrorObject, root: unknown, schema?: JsonSchema): string {
-  const path = jsonPath(error)
-  const found = describe(valueAt(root, error.instancePath))
+/**
+ * The problems of a failed validation: `anyOf` alternatives collapse into one "must be …" when the
+ * `anyOf` has an `x-expected` phrase, unknown keys get a "did you mean" from the schema's own
+ * properties, and each message says what was found — never a value (or key) that looks like a
+ * credential.
+ */
+export function schemaProblems(errors: readonly ErrorObject[], schema: JsonSchema, root: unknown): SchemaProblem[] {
+  // An `anyOf` with an `x-expected` phrase is reported once, with that phrase, not per branch.
+  const shown = errors.filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
+  return shown.map((error) => ({ pointer: error.instancePath, keys: errorKeys(error), message: problemMessage(error, schema, root) }))
+}
+
+/** `base` with `keys` appended: `$.a[0]`, `$.plugins[1][1].tag`, `$["odd key"]`, `$[<credential>]`. */
+export function problemPath(base: string, keys: readonly (string | number)[]): string {
+  return keys.reduce<string>((path, key) => childPath(path, key), base)
+}
+
+/** A problem as code callers get it: `$.max: must be >= 1 (found 0)`. */
+export function problemLine(problem: SchemaProblem): string {
+  return `${problemPath('$', problem.keys)}: ${problem.message}`
+}
+
+function errorKeys(error: ErrorObject): (string | number)[] {
+  const keys: (string | number)[] = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((key) => (/^\d+$/.test(key) ? Number(key) : key))
+  if (error.keyword === 'required') keys.push((error.params as { missingProperty: string }).missingProperty)
+  if (error.keyword === 'additionalProperties') keys.push((error.params as { additionalProperty: string }).additionalProperty)
+  return keys
+}
+
+function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): string {
+  const found = describeValue(valueAt(root, error.instancePath))
   switch (error.keyword) {
+    case 'required':
+      return 'is required'
+    case 'additionalProperties': {
+      const name = (error.params as { additionalProperty: string }).additionalProperty
+      if (looksLikeCredential(name)) return `unknown key that looks like a credential, not shown: ${KEEP_CREDENTIALS_OUT}.`
+      const key = JSON.stringify(name)
+      const parent = schemaAt(schema, error.schemaPath.replace(/\/additionalProperties$/, ''))
+      const known = Object.keys((parent?.['properties'] as object | undefined) ?? {})
+      const guess = suggest(name, known)
+      if (guess !== undefined) return `unknown key ${key} — did you mean ${JSON.stringify(guess)}?`
+      return known.length > 0 ? `unknown key ${key}; the known keys are ${known.join(', ')}.` : `unknown key ${key}.`
+    }
     case 'anyOf': {
-      const expected = schema === undefined ? undefined : expectedAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))
-      return `${path} ${expected === undefined ? (error.message ?? 'is invalid') : `must be ${expected}`} (found ${found})`
+      const expected = expectedAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))
+      return expected !== undefined ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
     }
     case 'type': {
-      // A property whose type alone does not say what to give (a model object only code makes).
-      const expected = schema === undefined ? undefined : expectedAt(schema, error.schemaPath.replace(/\/type$/, ''))
-      return `${path} ${expected === undefined ? (error.message ?? 'is invalid') : `must be ${expected}`} (found ${found})`
+      // A property whose JSON type alone does not say what to give (a model object that only
+      // code can make) carries its own `x-expected` phrase.
+      const expected = expectedAt(schema, error.schemaPath.replace(/\/type$/, ''))
+      if (expected !== undefined) return `must be ${expected} (found ${found})`
+      const types = String((error.params as { type: string | string[] }).type).split(',')
+      return `must be ${types.map(article).join(' or ')} (found ${found})`
     }
-    case 'required':
-      return `${path} is required`
-    case 'additionalProperties':
-      return `${path} is not a known option`
+    case 'minLength': {
+      const limit = (error.params as { limit: number }).limit
+      return limit === 1 ? `must not be empty (found ${found})` : `must be at least ${limit} characters long (found ${found})`
+    }
+    case 'maxLength':
+      return `must be at most ${(error.params as { limit: number }).limit} characters long (found ${found})`
     case 'enum':
-      return `${path} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} (found ${found})`
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} (found ${found})`
     default:
-      return `${path} ${error.message ?? 'is invalid'} (found ${found})`
+      // ajv's own messages name the rule (`must be >= 1`, `must match pattern "…"`), never the value.
+      return `${error.message ?? 'is invalid'} (found ${found})`
   }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
 }
 
 /** The sub-schema at a `#/a/b` schema path (an ajv error's `schemaPath`), or undefined. */
@@ -110,13 +164,4 @@ export function valueAt(root: unknown, pointer: string): unknown {
     value = (value as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
   }
   return value
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-  if (Array.isArray(value)) return 'an array'
-  if (value === null) return 'null'
-  if (typeof value === 'object') return 'an object'
-  return String(value)
 }

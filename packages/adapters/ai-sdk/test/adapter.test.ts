@@ -551,14 +551,14 @@ describe('the adapter definition and its options schema', () => {
       }
       throw new Error('expected the options to be rejected')
     }
-    expect(await invalid({})).toContain('$.model is required')
-    expect(await invalid({ model: 'openai:gpt-4.1' })).toContain("$.model must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript (found \"openai:gpt-4.1\")")
+    expect(await invalid({})).toContain('$.model: is required')
+    expect(await invalid({ model: 'openai:gpt-4.1' })).toContain("$.model: must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript (found \"openai:gpt-4.1\")")
     const model = mockV2({ responses: [] })
-    expect(await invalid({ model, maxTokens: 0 })).toContain('$.maxTokens must be >= 1')
-    expect(await invalid({ model, maxTokens: 1.5 })).toContain('$.maxTokens must be integer')
-    expect(await invalid({ model, temperature: -0.1 })).toContain('$.temperature must be >= 0')
-    expect(await invalid({ model, providerOptions: { anthropic: 1 } })).toContain('$.providerOptions.anthropic must be object')
-    expect(await invalid({ model, topP: 1 })).toContain('$.topP is not a known option')
+    expect(await invalid({ model, maxTokens: 0 })).toContain('$.maxTokens: must be >= 1 (found 0)')
+    expect(await invalid({ model, maxTokens: 1.5 })).toContain('$.maxTokens: must be an integer (found 1.5)')
+    expect(await invalid({ model, temperature: -0.1 })).toContain('$.temperature: must be >= 0 (found -0.1)')
+    expect(await invalid({ model, providerOptions: { anthropic: 1 } })).toContain('$.providerOptions.anthropic: must be an object (found 1)')
+    expect(await invalid({ model, topP: 1 })).toContain('$.topP: unknown key "topP"')
   })
 
   it('reports a model object that is not an AI SDK model after the schema', async () => {

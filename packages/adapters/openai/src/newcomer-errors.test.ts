@@ -88,7 +88,7 @@ describe('a baseURL without a scheme', () => {
     const error = await createAdapter(definition, { model: 'm', baseURL: 'localhost:11434/v1' }).catch((e: unknown) => e)
     expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
     expect((error as Error).message).toBe(
-      'Invalid options for adapter "openai":\n  - $.baseURL must be a URL that starts with http:// or https:// (no spaces, no user:password@), e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")',
+      'Invalid options for adapter "openai":\n  - $.baseURL: must be a URL that starts with http:// or https:// (no spaces, no user:password@), e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")',
     )
   })
 

@@ -186,7 +186,7 @@ describe('results', () => {
     expect(results).toMatchInlineSnapshot(`
       [
         "tool/result echo "The arguments of \\"echo\\" are not valid JSON (<parser message>). Call the tool again with a JSON object." error",
-        "tool/result echo "Invalid arguments for \\"echo\\": $.text must be string (found 5). Call the tool again with arguments that match its schema." error",
+        "tool/result echo "Invalid arguments for \\"echo\\": $.text: must be a string (found 5). Call the tool again with arguments that match its schema." error",
         "tool/result nope "There is no tool named \\"nope\\". Available tools: echo, boom, nothing." error",
         "tool/result boom "The tool \\"boom\\" failed: disk on fire" error",
         "tool/result nothing "The tool \\"nothing\\" returned nothing; a tool must return a string, content blocks or { content }." error",

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv'
 import { BosunError, ErrorCodes } from '../errors.js'
 import type { ToolSpec } from '../model.js'
 import { toFrozenJson } from '../json.js'
-import { ajv, formatAjvError } from '../schema.js'
+import { ajv, problemLine, schemaProblems } from '../schema.js'
 import type { Tool } from './types.js'
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
@@ -82,7 +82,9 @@ export class ToolRegistry {
       return { ok: false, message: `The arguments of "${entry.tool.name}" are not valid JSON (${(error as Error).message}). Call the tool again with a JSON object.` }
     }
     if (entry.validate(args)) return { ok: true, args }
-    const problems = (entry.validate.errors ?? []).map((e) => formatAjvError(e, args)).join('; ')
+    const problems = schemaProblems(entry.validate.errors ?? [], entry.tool.parameters, args)
+      .map((problem) => problemLine(problem).replace(/\.$/, ''))
+      .join('; ')
     return { ok: false, message: `Invalid arguments for "${entry.tool.name}": ${problems}. Call the tool again with arguments that match its schema.` }
   }
 }

@@ -33,7 +33,7 @@ describe('rate-limit options', () => {
 
   it('says what was expected', async () => {
     await expect(build({ turnsPerMinute: 1, onLimit: 'drop' })).rejects.toThrow(
-      /plugin "rate-limit" \(plugins\[0\]\):\n {2}- \$\.onLimit must be one of "reject", "delay", "requeue" \(found "drop"\)/,
+      /plugin "rate-limit" \(plugins\[0\]\):\n {2}- \$\.onLimit: must be one of "reject", "delay", "requeue" \(found "drop"\)/,
     )
   })
 })

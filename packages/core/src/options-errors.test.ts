@@ -1,0 +1,62 @@
+// A plugin's bad options give the same message from code (createAgent) and from a config: one
+// formatter (schema.ts schemaProblems); a config only puts the file and the entry's key path first.
+import { describe, expect, it } from 'vitest'
+import scriptedAdapter, { scripted } from '@bosun/adapter-scripted'
+import { validateConfig } from './config/validate.js'
+import { createAgent } from './create-agent.js'
+import { BosunError } from './errors.js'
+import { definePlugin } from './plugin.js'
+import { memoryStore } from './store/memory.js'
+
+const tagger = definePlugin<{ tag: string }>({
+  name: 'tagger',
+  schema: {
+    type: 'object',
+    properties: {
+      tag: { type: 'string', minLength: 1 },
+      repeat: { type: 'integer', minimum: 1 },
+      mode: { anyOf: [{ const: 'fast' }, { type: 'integer' }], 'x-expected': '"fast" or a number of steps' },
+    },
+    required: ['tag'],
+    additionalProperties: false,
+  },
+  setup() {},
+})
+
+const KEY = 'sk-proj-SECRETabcdefghij1234567890'
+const bad = { tag: '', repeat: 'two', tagg: 'x', mode: 'slow', [KEY]: true }
+
+async function fromCode(options: unknown): Promise<string> {
+  const error = await createAgent({ model: scripted({ responses: [] }), store: memoryStore(), plugins: [[tagger, options as never]] }).catch((e: unknown) => e)
+  expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
+  return (error as Error).message
+}
+
+async function fromConfig(options: unknown): Promise<string> {
+  const config = { model: { adapter: scriptedAdapter }, plugins: [[tagger, options]] }
+  const error = await validateConfig({ config: config as never, file: '/project/bosun.config.ts', dir: '/project' }, { env: {} }).catch((e: unknown) => e)
+  expect(BosunError.is(error, 'CONFIG_INVALID')).toBe(true)
+  return (error as Error).message
+}
+
+describe('options errors', () => {
+  it('from code and from a config: the same message for each option, the config adds where', async () => {
+    const code = (await fromCode(bad)).split('\n').slice(1).map((line) => line.replace(/^ {2}- \$/, ''))
+    const config = (await fromConfig(bad)).split('\n').slice(1).map((line) => line.replace(/^ {2}- \$\.plugins\[0\]\[1\](.*?) \(plugin "tagger"\)/, '$1'))
+    expect(code).toEqual([
+      '.tagg: unknown key "tagg" — did you mean "tag"?',
+      '[<credential>]: unknown key that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter\'s "apiKeyEnv" option (or a plugin\'s own …Env option).',
+      '.tag: must not be empty (found "")',
+      '.repeat: must be an integer (found "two")',
+      '.mode: must be "fast" or a number of steps (found "slow")',
+    ])
+    expect(config).toEqual(code)
+  })
+
+  it('from code, a key that looks like a credential is named by neither the message nor the details', async () => {
+    const error = await createAgent({ model: scripted({ responses: [] }), plugins: [[tagger, { tag: 'a', [KEY]: 1 }]] }).catch((e: unknown) => e)
+    expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
+    expect(JSON.stringify({ message: (error as Error).message, details: (error as BosunError).details })).not.toContain('SECRET')
+    expect((error as BosunError).details).toMatchObject({ paths: '$[<credential>]' })
+  })
+})
