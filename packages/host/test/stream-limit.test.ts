@@ -85,11 +85,20 @@ describe('host: open SSE streams are bounded by limits.streams', () => {
     expect(host.openStreams).toBe(1)
   })
 
-  it('closing the host ends its streams and frees every slot', async () => {
+  it('a session closing ends its streams and frees their slots; so does closing the host, for every stream', async () => {
     const { host, server, url } = await serve(5)
     expect((await post(`${url}/v1/sessions`, { id: 's1' })).status).toBe(201)
-    const readers = [await opened(await fetch(`${url}/v1/sessions/s1/stream`)), await opened(await fetch(`${url}/v1/stream`))]
-    expect(host.openStreams).toBe(2)
+    expect((await post(`${url}/v1/sessions`, { id: 's2' })).status).toBe(201)
+    const readers = [
+      await opened(await fetch(`${url}/v1/sessions/s1/stream`)),
+      await opened(await fetch(`${url}/v1/sessions/s1/stream`)),
+      await opened(await fetch(`${url}/v1/sessions/s2/stream`)),
+      await opened(await fetch(`${url}/v1/stream`)),
+    ]
+    expect(host.openStreams).toBe(4)
+    // As when a cluster host loses a session's lease: the session is closed here, its streams end.
+    await host.sessions.drop('s1')
+    await waitFor(() => host.openStreams === 2, 15_000, () => `the slots of s1's streams freed (open: ${host.openStreams})`)
     await server.close()
     await waitFor(() => host.openStreams === 0, 15_000, () => `every slot freed (open: ${host.openStreams})`)
     for (const reader of readers) await reader.cancel()
