@@ -64,6 +64,10 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
   app.get('/v1/ai-sdk/chat/:id/stream', async (c, next) => {
     const id = c.req.param('id')
     if (!validId(id) || !(await cluster.ownedElsewhere(id))) return next()
+    // The last turn ended: nothing to resume, known without reading the log. Otherwise (`running`,
+    // a status the store does not know, no such session) the log is read: the stream folds it.
+    const status = await store.sessionStatus?.(id)
+    if (status === 'idle') return new Response(null, { status: 204 })
     const read = await store.read(id)
     const turn = read === undefined ? undefined : openTurn(read.events)
     if (read === undefined || turn === undefined) return new Response(null, { status: 204 })

@@ -30,6 +30,12 @@ export interface ClusterStore extends Store {
   readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
   /** The sessions mid-turn on any host (a committed `turn/start` without its `turn/end`), without reading logs. */
   runningSessions(): Promise<string[]>
+  /**
+   * Optional: one session's status without reading its log (`running` mid-turn, `idle` after a
+   * turn ended, `null` unknown, `undefined` no such session). Without it, the routes that need to
+   * know whether a turn is open read the log.
+   */
+  sessionStatus?(id: string): Promise<'running' | 'idle' | null | undefined>
   leaseHolder(id: string): Promise<{ owner: string; epoch: string; expiresInMs: number } | undefined>
   expiredLeases(limit?: number): Promise<Array<{ id: string }>>
   onLeaseLost(listener: (session: string, error: Error) => void): () => void

@@ -86,6 +86,8 @@ export const statements = (s: string) => ({
   listSessions: `SELECT id, created_at AS "createdAt", parent, length FROM "${s}".sessions ORDER BY created_at, id`,
   /** The sessions mid-turn (a partial index: as long as what it returns). */
   runningSessions: `SELECT id FROM "${s}".sessions WHERE status = 'running' ORDER BY id`,
+  /** One session's status (its primary key: no log read). */
+  sessionStatus: `SELECT status FROM "${s}".sessions WHERE id = $1`,
   /**
    * One write-behind batch, one statement (so one transaction, one round trip): the caller's lease
    * row is read `FOR SHARE` (a takeover's UPDATE of it waits for this statement, and every later

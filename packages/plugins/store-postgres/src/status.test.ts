@@ -21,10 +21,12 @@ describe.skipIf(!available)('postgres store — which sessions run (sessions.sta
     const { writer } = await a.create(header('s'))
     await a.create(header('other'))
     expect(await b.runningSessions()).toEqual([])
+    expect([await b.sessionStatus('s'), await b.sessionStatus('nobody')]).toEqual([null, undefined])
 
     writer.append(turn(0, 'turn/start', 1))
     await writer.flush()
     expect(await b.runningSessions()).toEqual(['s'])
+    expect(await b.sessionStatus('s')).toBe('running')
     await until(() => heard.includes('s running'), 'the running NOTIFY on host B')
 
     // A batch with the turn's end and the next turn's start leaves the session running.
@@ -35,6 +37,7 @@ describe.skipIf(!available)('postgres store — which sessions run (sessions.sta
     writer.append(turn(3, 'turn/end', 2))
     await writer.flush()
     expect(await b.runningSessions()).toEqual([])
+    expect([await b.sessionStatus('s'), await b.sessionStatus('other')]).toEqual(['idle', null])
     await until(() => heard.at(-1) === 's idle', 'the idle NOTIFY on host B')
     expect(heard.every((h) => h.startsWith('s '))).toBe(true)
     await writer.close()

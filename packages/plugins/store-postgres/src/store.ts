@@ -35,6 +35,12 @@ export interface PostgresStore extends Store {
    * stays here until the host that takes it over ends the interrupted turn.
    */
   runningSessions(): Promise<string[]>
+  /**
+   * One session's status as `runningSessions` reads it (one row, no log read): `running` mid-turn,
+   * `idle` after a `turn/end`; `null` when no turn has been committed since the status is kept (a
+   * new session, or one a database of layout 1 held); `undefined` when there is no such session.
+   */
+  sessionStatus(id: string): Promise<'running' | 'idle' | null | undefined>
   leaseHolder(id: string): Promise<LeaseHolder | undefined>
   /** Sessions whose lease ran out without being released (their host died): what failover resumes. */
   expiredLeases(limit?: number): Promise<Array<{ id: string; owner: string; epoch: string }>>
@@ -226,6 +232,16 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         return (await db.query<{ id: string }>(db.sql.runningSessions)).rows.map((row) => row.id)
       } catch (error) {
         throw storeError(db.name, 'list the running sessions', error)
+      }
+    },
+
+    async sessionStatus(id) {
+      ensureOpen()
+      assertSessionId(id)
+      try {
+        return (await db.query<{ status: 'running' | 'idle' | null }>(db.sql.sessionStatus, [id])).rows[0]?.status
+      } catch (error) {
+        throw storeError(db.name, `read the status of session "${id}"`, error, { session: id })
       }
     },
 
