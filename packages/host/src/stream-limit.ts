@@ -46,6 +46,13 @@ export class StreamSlots {
       release()
       return
     }
+    // Hono answers a HEAD with the GET route's headers and drops its body unread: a stream nobody
+    // cancels kept its subscription and its hold on the session (never retired) for good.
+    if (c.req.method === 'HEAD') {
+      release()
+      await response.body.cancel()
+      return
+    }
     c.res = new Response(releasedAtEnd(response.body, release), response)
   }
 
@@ -90,6 +97,8 @@ export function installStreamLimit(app: Hono, slots: StreamSlots): void {
   for (const route of ROUTES) {
     if (route.sse !== true) continue
     const method = route.method.toUpperCase()
-    app.use(route.path.replace(/\{(\w+)\}/g, ':$1'), (c, next) => (c.req.method === method ? slots.admit(c, next) : next()))
+    // A HEAD runs the GET route (Hono): its stream is made too, and must be let go.
+    const counted = (m: string): boolean => m === method || (m === 'HEAD' && method === 'GET')
+    app.use(route.path.replace(/\{(\w+)\}/g, ':$1'), (c, next) => (counted(c.req.method) ? slots.admit(c, next) : next()))
   }
 }

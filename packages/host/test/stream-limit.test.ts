@@ -85,6 +85,21 @@ describe('host: open SSE streams are bounded by limits.streams', () => {
     expect(host.openStreams).toBe(1)
   })
 
+  it('a HEAD of a stream route makes no stream that outlives it (its subscription and hold are let go)', async () => {
+    const { host, url } = await serve(1)
+    expect((await post(`${url}/v1/sessions`, { id: 's1' })).status).toBe(201)
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${url}/v1/sessions/s1/stream`, { method: 'HEAD' })
+      expect(head.status).toBe(200)
+      expect(head.headers.get('content-type')).toContain('text/event-stream')
+    }
+    const live = (await host.sessions.peek('s1'))!
+    expect(live.listeners.size).toBe(0)
+    expect(live.users).toBe(0)
+    expect(host.openStreams).toBe(0)
+    await opened(await fetch(`${url}/v1/sessions/s1/stream`))
+  })
+
   it('a session closing ends its streams and frees their slots; so does closing the host, for every stream', async () => {
     const { host, server, url } = await serve(5)
     expect((await post(`${url}/v1/sessions`, { id: 's1' })).status).toBe(201)
