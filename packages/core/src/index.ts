@@ -73,6 +73,6 @@ export type { StoreContext, StoreDefinition } from './store/define-store.js'
 export {
   DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, errorFromResponse, excerpt, fetchWithoutRedirects, isContentChunk, maskSecret,
   MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES, MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText,
-  redactSecret, retryAfterMs, withContentDeadline, withIdleTimeout,
+  redactSecret, retryAfterMs, shownBaseURL, withContentDeadline, withIdleTimeout,
 } from './adapter-kit/index.js'
 export type { Deadlines } from './adapter-kit/index.js'

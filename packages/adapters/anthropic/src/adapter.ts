@@ -1,6 +1,6 @@
 import {
   BosunError, errorFromResponse, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
-  withContentDeadline,
+  shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest } from '@bosun/core'
 import { resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
@@ -51,7 +51,7 @@ export function anthropic(options: AnthropicOptions): AnthropicAdapter {
       { retryable: false },
     )
   }
-  const connection: Connection = { options: resolved, url: `${resolved.baseURL.replace(/\/+$/, '')}/v1/messages`, where: shown(resolved.baseURL), apiKey }
+  const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), apiKey }
   return Object.freeze({
     name: 'anthropic' as const,
     model: resolved.model,
@@ -155,14 +155,11 @@ function withPathHint(error: ModelError, { url, where }: Connection): ModelError
   return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
 }
 
-/** A base URL as an error may show it: origin and path, never the query or fragment. */
-function shown(baseURL: string): string {
-  try {
-    const url = new URL(baseURL)
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
-  } catch {
-    return 'the configured baseURL'
-  }
+/** `<baseURL>/v1/messages`, with the base URL's query (a proxy's `?api-version=…`) kept after the path. */
+function messagesURL(baseURL: string): string {
+  const url = new URL(baseURL)
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/messages`
+  return url.href
 }
 
 /** The `code` of a fetch failure's cause (undici puts `ECONNREFUSED` there, or in the cause's own cause). */

@@ -97,15 +97,17 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   const unknown = Object.keys(options).filter((key) => !(key in (anthropicOptionsSchema.properties as object)))
   if (unknown.length > 0) fail(unknown[0]!, 'is not an option (known: ' + Object.keys(anthropicOptionsSchema.properties as object).join(', ') + ')')
   if (typeof model !== 'string' || model === '') fail('model', 'must be a non-empty string, e.g. "claude-sonnet-4-5"', model)
-  if (typeof baseURL !== 'string' || !/^https?:\/\//.test(baseURL)) {
-    const problem = 'must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1)'
-    if (typeof baseURL === 'string' && mayHoldCredential(baseURL)) fail('baseURL', `${problem}; the value given is not shown (it may hold a credential)`)
-    fail('baseURL', problem, baseURL)
-  }
+  if (typeof baseURL !== 'string' || !/^https?:\/\//.test(baseURL)) refuseURL('must start with http:// or https://', baseURL)
+  // Parsed now: the request URL is made from it, and URL's own error would quote it whole.
+  if (!URL.canParse(baseURL)) refuseURL('must be a valid URL', baseURL)
   // fetch refuses a URL with user:password@ on every request, quoting it whole in a retryable
   // TRANSPORT error (message and cause) that the loop logs: refused here, and never quoted.
   if (hasUserinfo(baseURL)) {
     fail('baseURL', 'must not carry user:password@ (the value given is not shown): put the key in the environment variable that apiKeyEnv names')
+  }
+  // fetch never sends a fragment: one here does nothing but may hold a token (`#access_token=…`).
+  if (baseURL.includes('#')) {
+    fail('baseURL', 'must not have a #fragment (the value given is not shown): it is never sent to the server; put the key in the environment variable that apiKeyEnv names')
   }
   // A key pasted here instead of a variable's name must not be echoed.
   if (typeof apiKeyEnv !== 'string' || !new RegExp(ENV_NAME).test(apiKeyEnv)) {
@@ -146,6 +148,13 @@ function hasUserinfo(url: string): boolean {
 
 /** A value that may carry a credential (userinfo, a query) and so is not quoted in an error. */
 const mayHoldCredential = (value: string): boolean => /[@?#]/.test(value)
+
+/** A refused baseURL: quoted unless it may hold a credential. */
+function refuseURL(problem: string, baseURL: unknown): never {
+  const expected = `${problem}, e.g. "https://api.anthropic.com" (without /v1)`
+  if (typeof baseURL === 'string' && mayHoldCredential(baseURL)) fail('baseURL', `${expected}; the value given is not shown (it may hold a credential)`)
+  fail('baseURL', expected, baseURL)
+}
 
 /** `found` is given as a rest parameter so that an `undefined` value is still shown. */
 function fail(field: string, problem: string, ...found: unknown[]): never {

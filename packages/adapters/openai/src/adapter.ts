@@ -1,6 +1,6 @@
 import {
   BosunError, ErrorCodes, errorFromResponse, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
-  withContentDeadline,
+  shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
 import { classify, withPathHint } from './errors.js'
@@ -15,7 +15,11 @@ export interface OpenAIAdapter extends ModelAdapter {
   readonly name: 'openai'
   /** The configured model (`request.model` overrides it per request). */
   readonly model: string
-  /** The API root requests go to (`<baseURL>/chat/completions`). */
+  /**
+   * The API root requests go to (`<baseURL>/chat/completions`), as it may be shown or logged: a
+   * query the option gave (`?api-version=…`) is sent with every request, but shown here with its
+   * values `[redacted]`, since a proxy may take its key there.
+   */
   readonly baseURL: string
   /** The tag of this server's reasoning blocks; see {@link OpenAIOptions.provider}. */
   readonly provider: string
@@ -41,7 +45,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   const provider = checked.provider ?? providerFor(root)
   const label = KNOWN_LABELS[provider] ?? `The server at ${root.host}`
   // The base URL as errors show it: no query (it may carry a token), no fragment.
-  const where = `${root.origin}${root.pathname.replace(/\/+$/, '')}`
+  const where = shownBaseURL(root)
   // Kept in this closure only: never a property, never logged, never in an error.
   const apiKey = readApiKey(checked, root)
   const deadlines: Deadlines = { idleTimeoutMs: checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: checked.timeoutMs }
@@ -97,7 +101,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   return Object.freeze({
     name: 'openai' as const,
     model: checked.model,
-    baseURL: root.href.replace(/\/+$/, ''),
+    baseURL: shownBaseURL(root, 'redact'),
     provider,
     // Lazy: `run` is a generator, so no request is made before the stream is iterated.
     stream: (request: ModelRequest, callOptions: ModelCallOptions): AsyncIterable<ModelChunk> =>

@@ -11,6 +11,7 @@ const optionKeys = [
 ]
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const KEY_ADVICE = 'Put the API key in an environment variable and name it with "apiKeyEnv" (default OPENAI_API_KEY for api.openai.com)'
 
 function fail(path: string, problem: string): never {
   throw invalidArgument(`openai(): ${path} ${problem}`, { path })
@@ -68,6 +69,10 @@ export function validateOptions(input: unknown): OpenAIOptions {
   }
   if (input.baseURL !== undefined && !isHttpUrl(input.baseURL)) {
     fail('baseURL', `must be an http(s) URL without credentials, such as "https://api.deepseek.com" (found ${describeURL(input.baseURL)})`)
+  }
+  // fetch never sends a fragment: one here does nothing but may hold a token (`#access_token=…`).
+  if (typeof input.baseURL === 'string' && input.baseURL.includes('#')) {
+    fail('baseURL', `must not have a #fragment (the value given is not shown): it is never sent to the server. ${KEY_ADVICE}`)
   }
   // The value of apiKeyEnv is a name, not a secret, but a key pasted here by mistake must not be echoed.
   if (input.apiKeyEnv !== undefined && !(typeof input.apiKeyEnv === 'string' && ENV_NAME.test(input.apiKeyEnv))) {

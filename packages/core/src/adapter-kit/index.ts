@@ -7,4 +7,5 @@ export { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, isContentChunk, withCon
 export type { Deadlines } from './deadline.js'
 export { excerpt, maskSecret, MIN_MASKED_KEY_PREFIX, redactSecret } from './redact.js'
 export { fetchWithoutRedirects } from './provider-fetch.js'
+export { shownBaseURL } from './base-url.js'
 export { MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES, readBodyText } from './read-body.js'

@@ -1,0 +1,50 @@
+// The public adapter.baseURL kept the query string of the baseURL option — where a proxy's key
+// may sit (`?key=…`) — while errors already left it out; a fragment (never sent) was accepted.
+import { BosunError, createAdapter, serializeError } from '@bosun/core'
+import { inspect } from 'node:util'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { openai } from './adapter.js'
+import definition from './index.js'
+import { run } from './testing/helpers.js'
+import { startServer, type TestServer } from './testing/server.js'
+
+const TOKEN = 'pxy-Q7fK2mX9vR4tL8nB'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(() => server.close())
+beforeEach(() => server.reset())
+
+/** Everything of a value a user or a log could see. */
+const shown = (value: unknown): string => `${value instanceof Error ? value.message : ''}\n${JSON.stringify(value instanceof Error ? serializeError(value) : value)}\n${inspect(value, { depth: 10 })}`
+
+describe('openai(): a baseURL with a query string (review)', () => {
+  it('sends the query with every request, and shows it with its values redacted', async () => {
+    const adapter = openai({ model: 'm', baseURL: `${server.url}?api-version=2024-10-21&key=${TOKEN}` })
+    expect(adapter.baseURL).toBe(`${server.url}?api-version=[redacted]&key=[redacted]`)
+    expect(shown(adapter)).not.toContain(TOKEN.slice(0, 8))
+    const result = await run(adapter)
+    expect(result.error).toBeUndefined()
+    expect(server.requests.map((request) => request.path)).toEqual([`/v1/chat/completions?api-version=2024-10-21&key=${TOKEN}`])
+  })
+
+  it('refuses a #fragment (never sent) without quoting it, from code and through createAdapter', async () => {
+    const baseURL = `${server.url}#access_token=${TOKEN}`
+    let error: unknown
+    try {
+      openai({ model: 'm', baseURL })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { path: 'baseURL' } })
+    expect((error as Error).message).toContain('must not have a #fragment')
+    expect((error as Error).message).toContain('apiKeyEnv')
+    expect(shown(error)).not.toContain(TOKEN.slice(0, 8))
+    const viaDefinition = await createAdapter(definition, { model: 'm', baseURL }).catch((e: unknown) => e)
+    expect(BosunError.is(viaDefinition)).toBe(true)
+    expect(shown(viaDefinition)).not.toContain(TOKEN.slice(0, 8))
+    expect(server.requests).toEqual([])
+  })
+})
