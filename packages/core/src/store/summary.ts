@@ -1,6 +1,7 @@
 import type { InboxSplice } from '../inbox/types.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import { messageText, type UserMessage } from '../session/messages.js'
+import type { SessionSummary } from './types.js'
 
 /**
  * What a session list tells about a session, computed from its log alone: the optional fields of
@@ -100,4 +101,22 @@ export class LogSummaryFold {
 /** The {@link LogSummary} of a whole log (what a store that keeps one must agree with). */
 export function summarizeLog(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>, events: readonly SessionEvent[]): LogSummary {
   return LogSummaryFold.of(header, events).summary()
+}
+
+/**
+ * The list fields of a summary a store kept as JSON (`JSON.stringify` of a {@link LogSummary}),
+ * for a session whose log now has `length` events: none unless the summary is of exactly that log
+ * (one written by a build that did not keep it up to date is of a shorter log) and well-formed.
+ */
+export function summaryFields(json: string, length: number): Pick<SessionSummary, 'lastActivity' | 'turns' | 'firstPrompt' | 'pending'> {
+  let parsed: Partial<LogSummary>
+  try {
+    parsed = JSON.parse(json) as Partial<LogSummary>
+  } catch {
+    return {}
+  }
+  const { lastActivity, turns, firstPrompt, pending } = parsed ?? {}
+  if (parsed?.length !== length || typeof lastActivity !== 'number' || typeof turns !== 'number' || typeof pending !== 'number') return {}
+  if (firstPrompt !== null && typeof firstPrompt !== 'string') return {}
+  return { lastActivity, turns, firstPrompt, pending }
 }

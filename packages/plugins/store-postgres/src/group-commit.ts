@@ -8,6 +8,8 @@ import type { Lease } from './leases.js'
 interface Batch {
   lease: Lease
   rows: readonly EventRow[]
+  /** The session's list summary once `rows` are in (schema.ts, `sessions.summary`). */
+  summary: string
   resolve: () => void
   reject: (error: BosunError) => void
 }
@@ -39,10 +41,10 @@ export class GroupCommit {
     this.#committed = committed
   }
 
-  /** Joins the next round; resolves once `rows` are committed, rejects with this batch's error. */
-  commit(lease: Lease, rows: readonly EventRow[]): Promise<void> {
+  /** Joins the next round; resolves once `rows` (and `summary` with them) are committed, rejects with this batch's error. */
+  commit(lease: Lease, rows: readonly EventRow[], summary: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.#waiting.push({ lease, rows, resolve, reject }) === 1) setImmediate(() => void this.#round())
+      if (this.#waiting.push({ lease, rows, summary, resolve, reject }) === 1) setImmediate(() => void this.#round())
     })
   }
 
@@ -64,12 +66,12 @@ export class GroupCommit {
     batches.forEach((batch, i) => this.#settle(batch, outcomes[i]!))
   }
 
-  async #one({ lease, rows }: Batch): Promise<Outcome> {
+  async #one({ lease, rows, summary }: Batch): Promise<Outcome> {
     const delivered = deliveries(rows)
     const result = (await this.#db.query<Outcome & { inserted: number }>(this.#db.sql.append, [
       lease.session, lease.owner, lease.epoch, rows[0]!.seq,
       rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra),
-      delivered.map((d) => d.id), delivered.map((d) => d.seq), statusLeft(rows),
+      delivered.map((d) => d.id), delivered.map((d) => d.seq), statusLeft(rows), summary,
     ])).rows[0]
     return { written: result?.inserted === rows.length, epoch: result?.epoch ?? null, holder: result?.holder ?? null, stored: result?.stored ?? null }
   }
@@ -82,7 +84,7 @@ export class GroupCommit {
       batches[0]!.lease.owner,
       events.map((e) => e.session), events.map((e) => e.row.seq), events.map((e) => e.row.type), events.map((e) => e.row.time), events.map((e) => e.row.data), events.map((e) => e.row.extra),
       delivered.map((d) => d.session), delivered.map((d) => d.id), delivered.map((d) => d.seq),
-      batches.map((b) => statusLeft(b.rows)),
+      batches.map((b) => statusLeft(b.rows)), batches.map((b) => b.summary),
     ])
     const bySession = new Map(rows.map((row) => [row.session, row]))
     return batches.map((b) => bySession.get(b.lease.session) ?? { written: false, epoch: null, holder: null, stored: null })

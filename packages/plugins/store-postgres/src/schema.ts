@@ -8,7 +8,9 @@
  *   checks and moves it in the same statement, so the next seq is read from one row, never from
  *   the history. `status` (layout 2) is `running` from a committed `turn/start` to its `turn/end`,
  *   then `idle` (null: no turn yet), moved by the same statement: any host learns which sessions
- *   run from one indexed query, without reading a log.
+ *   run from one indexed query, without reading a log. `summary` (layout 3) is the session's
+ *   list summary (`LogSummary` of @bosun/core, JSON with the `length` it was computed at), also
+ *   written by every append: `list()` gives it only while its length is the session's.
  * - `session_events (session_id, seq, type, time, data, extra)`, primary key `(session_id, seq)`:
  *   one row per event; `data` and `extra` are JSON text, kept byte for byte (not `jsonb`, which
  *   reorders keys and refuses `\u0000`).
@@ -19,7 +21,7 @@
  */
 
 /** The layout version this build writes. */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert, a session's status change. */
 export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox`, status: `${schema}_status` }) as const
@@ -73,17 +75,19 @@ export const migrations = (s: string): readonly string[] => [
   // Layout 2: each session's live status (a session mid-turn when migrated reads as idle until its next turn).
   `ALTER TABLE "${s}".sessions ADD COLUMN status text CHECK (status IN ('running', 'idle'));
    CREATE INDEX sessions_running ON "${s}".sessions (id) WHERE status = 'running';`,
+  // Layout 3: each session's list summary (null for the sessions already there, until their next batch).
+  `ALTER TABLE "${s}".sessions ADD COLUMN summary text;`,
 ]
 
 /** Every statement the store runs against schema `s`. */
 export const statements = (s: string) => ({
   selectSession: `SELECT header, length FROM "${s}".sessions WHERE id = $1`,
-  insertSession: `INSERT INTO "${s}".sessions (id, header, created_at, parent, length) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING 1 AS created`,
+  insertSession: `INSERT INTO "${s}".sessions (id, header, created_at, parent, length, summary) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING 1 AS created`,
   insertEvents: `INSERT INTO "${s}".session_events (session_id, seq, type, time, data, extra)
     SELECT $1, e.seq, e.type, e.time, e.data, e.extra FROM unnest($2::int[], $3::text[], $4::float8[], $5::text[], $6::text[]) AS e(seq, type, time, data, extra)`,
   /** A session's events from `$2` on, ordered (at most `$3` of them): an index range, as long as what it returns. */
   selectEvents: `SELECT seq, type, time, data, extra FROM "${s}".session_events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
-  listSessions: `SELECT id, created_at AS "createdAt", parent, length FROM "${s}".sessions ORDER BY created_at, id`,
+  listSessions: `SELECT id, created_at AS "createdAt", parent, length, summary FROM "${s}".sessions ORDER BY created_at, id`,
   /** The sessions mid-turn (a partial index: as long as what it returns). */
   runningSessions: `SELECT id FROM "${s}".sessions WHERE status = 'running' ORDER BY id`,
   /** One session's status (its primary key: no log read). */
@@ -96,12 +100,13 @@ export const statements = (s: string) => ({
    * mailbox messages the batch splices are marked delivered. The final SELECT sees the
    * statement's snapshot: `stored` is the length before this batch. (The NOTIFY follows the
    * commit: notifier.ts says why.) Parameters: session, owner, epoch, first seq, types, times,
-   * data, extras, delivered message ids and their seqs, the status the batch leaves (null: unchanged).
+   * data, extras, delivered message ids and their seqs, the status the batch leaves (null: unchanged),
+   * the summary after the batch.
    */
   append: `WITH lease AS (
       SELECT epoch FROM "${s}".session_leases WHERE session_id = $1 AND owner = $2 FOR SHARE
     ), bump AS (
-      UPDATE "${s}".sessions SET length = $4::int + cardinality($5::text[]), status = COALESCE($11::text, status)
+      UPDATE "${s}".sessions SET length = $4::int + cardinality($5::text[]), status = COALESCE($11::text, status), summary = $12::text
       WHERE id = $1 AND length = $4::int AND (SELECT epoch FROM lease) = $3::bigint
       RETURNING length
     ), ins AS (
@@ -126,15 +131,15 @@ export const statements = (s: string) => ({
    * for all of them), each checked as `append` checks one: a batch whose lease epoch or first seq
    * does not hold is left out, the others are written. One row back per batch: `written`, and
    * for a batch left out the lease and length as the statement's snapshot saw them. Parameters:
-   * per batch (session, epoch, first seq, count, status left or null); the owner; per event (session, seq, type, time,
-   * data, extra); per delivered message (session, message id, seq).
+   * per batch (session, epoch, first seq, count, status left or null, summary after it); the owner; per event
+   * (session, seq, type, time, data, extra); per delivered message (session, message id, seq).
    */
   appendGroup: `WITH b AS (
-      SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $15::text[]) AS b(session_id, epoch, first, count, status)
+      SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $15::text[], $16::text[]) AS b(session_id, epoch, first, count, status, summary)
     ), lease AS (
       SELECT l.session_id, l.epoch FROM "${s}".session_leases l WHERE l.session_id IN (SELECT session_id FROM b) AND l.owner = $5 FOR SHARE
     ), bump AS (
-      UPDATE "${s}".sessions t SET length = b.first + b.count, status = COALESCE(b.status, t.status)
+      UPDATE "${s}".sessions t SET length = b.first + b.count, status = COALESCE(b.status, t.status), summary = b.summary
       FROM b JOIN lease ON lease.session_id = b.session_id AND lease.epoch = b.epoch
       WHERE t.id = b.session_id AND t.length = b.first
       RETURNING t.id

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '@bosun/core'
-import { migrations } from './schema.js'
+import { migrations, SCHEMA_VERSION } from './schema.js'
 import { postgresStore } from './store.js'
 import { available, header, until, usePostgres } from './testing/postgres.js'
 
@@ -44,18 +44,21 @@ describe.skipIf(!available)('postgres store — which sessions run (sessions.sta
     await Promise.all([a.close(), b.close()])
   })
 
-  it('a schema at layout 1 is migrated: its sessions gain the status column, idle until their next turn', async () => {
+  it('a schema at layout 1 is migrated: its sessions gain the status and summary columns, idle and unsummarised until their next batch', async () => {
     const schema = pg.schema()
     await pg.sql(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".bosun_schema (version integer NOT NULL); INSERT INTO "${schema}".bosun_schema VALUES (1)`)
     await pg.sql(migrations(schema)[0]!)
     await pg.sql(`INSERT INTO "${schema}".sessions (id, header, created_at, length) VALUES ('old', $1, 1, 0)`, [JSON.stringify(header('old'))])
     const store = postgresStore({ url: pg.url(), schema, owner: 'host-a' })
     expect(await store.runningSessions()).toEqual([])
-    expect(await pg.sql(`SELECT version FROM "${schema}".bosun_schema`)).toEqual([{ version: 2 }])
+    expect(await pg.sql(`SELECT version FROM "${schema}".bosun_schema`)).toEqual([{ version: SCHEMA_VERSION }])
+    // No list summary until the session's next batch: listed with its length alone (a reader reads the log).
+    expect(await store.list()).toEqual([{ id: 'old', createdAt: 1, length: 0 }])
     const opened = (await store.open('old'))!
     opened.writer.append(turn(0, 'turn/start', 1))
     await opened.writer.flush()
     expect(await store.runningSessions()).toEqual(['old'])
+    expect(await store.list()).toEqual([{ id: 'old', createdAt: 1, length: 1, lastActivity: 1_700_000_000_000, turns: 1, firstPrompt: null, pending: 0 }])
     await opened.writer.close()
     await store.close()
   })

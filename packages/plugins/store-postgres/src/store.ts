@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
-import { BosunError, ErrorCodes, assertSessionId, invalidArgument } from '@bosun/core'
+import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, summarizeLog, summaryFields } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkHeader, decodeHeader, decodeRow, encodeEvent, type StoredRow } from './codec.js'
 import { openDatabase, type Database } from './database.js'
@@ -98,8 +98,10 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       await leases.release(writer.lease)
     },
   }
-  const writerFor = (session: string, length: number, lease: Lease): PostgresWriter => {
-    const writer = new PostgresWriter(writerHost, session, length, lease)
+  /** The writer of a session whose log is `events`; it writes the list summary (`sessions.summary`) with every batch. */
+  const writerFor = (header: SessionHeader, events: readonly SessionEvent[], lease: Lease): PostgresWriter => {
+    const session = header.id
+    const writer = new PostgresWriter(writerHost, session, LogSummaryFold.of(header, events), lease)
     writers.set(session, writer)
     return writer
   }
@@ -130,7 +132,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       let epoch: string
       try {
         epoch = await db.transaction(async (client) => {
-          const created = await client.query(db.sql.insertSession, [header.id, JSON.stringify(header), header.createdAt, header.parent ?? null, rows.length])
+          const summary = JSON.stringify(summarizeLog(header, seed))
+          const created = await client.query(db.sql.insertSession, [header.id, JSON.stringify(header), header.createdAt, header.parent ?? null, rows.length, summary])
           if (created.rowCount === 0) {
             throw new BosunError(ErrorCodes.SESSION_EXISTS, `PostgreSQL store ${db.name}: session "${header.id}" already exists.`, { details: { database: db.name, session: header.id } })
           }
@@ -143,7 +146,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         throw storeError(db.name, `create session "${header.id}"`, error)
       }
       const lease = leases.hold({ session: header.id, owner, epoch })
-      return { header: stored, events: [...seed], writer: writerFor(header.id, seed.length, lease) }
+      return { header: stored, events: [...seed], writer: writerFor(stored, seed, lease) }
     },
 
     async open(id) {
@@ -158,7 +161,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           // The lease is ours: no other writer can append while we read.
           const found = await store.read(id)
           if (found === undefined) throw new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${id}" vanished while it was opened.`, { details: { database: db.name, session: id } })
-          return { header: found.header, events: found.events as SessionEvent[], writer: writerFor(id, found.events.length, lease) }
+          return { header: found.header, events: found.events as SessionEvent[], writer: writerFor(found.header, found.events, lease) }
         } catch (error) {
           await leases.release(lease).catch(() => {})
           throw error
@@ -219,8 +222,15 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     async list(): Promise<SessionSummary[]> {
       ensureOpen()
       try {
-        const { rows } = await db.query<{ id: string; createdAt: number; parent: string | null; length: number }>(db.sql.listSessions)
-        return rows.map(({ id, createdAt, parent, length }) => (parent === null ? { id, createdAt, length } : { id, createdAt, parent, length }))
+        const { rows } = await db.query<{ id: string; createdAt: number; parent: string | null; length: number; summary: string | null }>(db.sql.listSessions)
+        return rows.map(({ id, createdAt, parent, length, summary }) => ({
+          id,
+          createdAt,
+          ...(parent === null ? {} : { parent }),
+          length,
+          // Written with every batch; a row from before layout 3 has none until its next batch.
+          ...(summary === null ? {} : summaryFields(summary, length)),
+        }))
       } catch (error) {
         throw storeError(db.name, 'list the sessions', error)
       }

@@ -1,5 +1,5 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
-import type { SessionEvent, SessionWriter } from '@bosun/core'
+import type { LogSummaryFold, SessionEvent, SessionWriter } from '@bosun/core'
 import { encodeEvent, type EventRow } from './codec.js'
 import type { Database } from './database.js'
 import { staleWriter } from './errors.js'
@@ -38,6 +38,10 @@ export class PostgresWriter implements SessionWriter {
   readonly #session: string
   readonly lease: Lease
   #queue: EventRow[] = []
+  /** The events of `#queue`, one per row, for the list summary written with them. */
+  #queuedEvents: SessionEvent[] = []
+  /** The list summary of the committed log. */
+  #summary: LogSummaryFold
   /** The seq the next `append` must bring. */
   #next: number
   #timer: ReturnType<typeof setTimeout> | undefined
@@ -49,10 +53,11 @@ export class PostgresWriter implements SessionWriter {
   #closed = false
   #closing: Promise<void> | undefined
 
-  constructor(host: WriterHost, session: string, length: number, lease: Lease) {
+  constructor(host: WriterHost, session: string, summary: LogSummaryFold, lease: Lease) {
     this.#host = host
     this.#session = session
-    this.#next = length
+    this.#summary = summary
+    this.#next = summary.length
     this.lease = lease
   }
 
@@ -74,6 +79,7 @@ export class PostgresWriter implements SessionWriter {
       throw staleWriter(database, this.#session, `expected an append with seq ${this.#next}, got ${String(event?.seq)}: events are appended in order, without gaps`, { expected: this.#next })
     }
     this.#queue.push(encodeEvent(event, this.#session))
+    this.#queuedEvents.push(event)
     this.#next++
     this.#schedule()
   }
@@ -114,11 +120,15 @@ export class PostgresWriter implements SessionWriter {
 
   #write(): Promise<void> {
     const rows = this.#queue.slice()
-    const batch = this.#host.commits.commit(this.lease, rows)
+    const summary = this.#summary.clone()
+    for (let i = 0; i < rows.length; i++) summary.add(this.#queuedEvents[i]!)
+    const batch = this.#host.commits.commit(this.lease, rows, JSON.stringify(summary.summary()))
     this.#inFlight = batch.then(
       () => {
         // Rows appended meanwhile stay queued behind the ones just committed.
         this.#queue = this.#queue.slice(rows.length)
+        this.#queuedEvents = this.#queuedEvents.slice(rows.length)
+        this.#summary = summary
         this.#failure = undefined
         this.#inFlight = undefined
         this.#retryDelayMs = RETRY_FIRST_MS

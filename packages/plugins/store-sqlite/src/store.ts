@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
-import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument } from '@bosun/core'
-import type { LogSummary, SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
+import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, summaryFields } from '@bosun/core'
+import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkHeader, decodeHeader, decodeRow, encodeEvent } from './codec.js'
 import { openDatabase, type Connection, type ConnectionStats } from './database.js'
 import { storeError } from './errors.js'
@@ -134,7 +134,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
           ...(parent === null ? {} : { parent }),
           length,
           // Kept with every batch; one that does not match the log's length (written by an older build) is not used.
-          ...(summary !== null && summaryLength === length ? listFields(summary) : {}),
+          ...(summary !== null && summaryLength === length ? summaryFields(summary, length) : {}),
         }))
       } catch (error) {
         throw storeError(file, 'list the sessions', error)
@@ -159,18 +159,4 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
   internals.set(store, { connection: () => connection, stats: () => connection?.stats })
   return store
-}
-
-/** The fields of a stored summary that `SessionSummary` carries; none if it does not parse as one. */
-function listFields(json: string): Partial<SessionSummary> {
-  let parsed: Partial<LogSummary>
-  try {
-    parsed = JSON.parse(json) as Partial<LogSummary>
-  } catch {
-    return {}
-  }
-  const { lastActivity, turns, firstPrompt, pending } = parsed
-  if (typeof lastActivity !== 'number' || typeof turns !== 'number' || typeof pending !== 'number') return {}
-  if (firstPrompt !== null && typeof firstPrompt !== 'string') return {}
-  return { lastActivity, turns, firstPrompt, pending }
 }
