@@ -47,9 +47,10 @@ export interface SessionSummary {
   /** Number of events, where the store knows it cheaply. */
   length?: number
   // The four fields below, where the store knows them cheaply and correctly (without reading the
-  // log: e.g. a summary kept beside it, updated with every batch written; SQLite does). Each is what
-  // `summarizeLog(header, events)` computes from the whole log (the contract suite checks it). A
-  // store gives all four with `length`, or none: a reader that needs them reads the log otherwise.
+  // log: a summary kept beside it, written with every batch, as the SQLite and PostgreSQL stores
+  // do). Each is what `summarizeLog(header, events)` computes from the whole log (the contract
+  // suite checks it). A store gives all four with `length`, or none: a reader that needs them
+  // reads the log otherwise.
   /** Time of the last event (the creation time for an empty log). */
   lastActivity?: number
   /** The last turn number started (0 before the first turn). */
