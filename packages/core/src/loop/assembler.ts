@@ -21,14 +21,14 @@ export class BlockAssembler {
     switch (chunk?.type) {
       case 'text-delta': {
         requireString(chunk.text, 'text-delta.text')
-        const last = this.#blocks[this.#blocks.length - 1]
+        const last = this.#last()
         if (last?.type === 'text') (last as { text: string }).text += chunk.text
         else this.#blocks.push({ type: 'text', text: chunk.text })
         return
       }
       case 'reasoning-delta': {
         requireString(chunk.text, 'reasoning-delta.text')
-        let last = this.#blocks[this.#blocks.length - 1]
+        let last = this.#last()
         // A signature closes a reasoning block (Anthropic sends it last): new text after it is a
         // new block, so two consecutive thinking blocks keep their own signatures.
         const closed = last?.type === 'reasoning' && last.signature !== undefined && chunk.text !== ''
@@ -66,6 +66,17 @@ export class BlockAssembler {
       default:
         malformed(`unknown chunk type ${JSON.stringify((chunk as { type?: unknown } | undefined)?.type)}`)
     }
+  }
+
+  /**
+   * The last block, or undefined: never `blocks[-1]`. Reading index -1 of an empty array (the first
+   * chunk of every call) is a named-property miss that turns the read's inline cache megamorphic,
+   * and every later delta of the process then paid a megamorphic keyed load (~70 instructions,
+   * callgrind) for what is an array element read.
+   */
+  #last(): AssistantBlock | undefined {
+    const blocks = this.#blocks
+    return blocks.length === 0 ? undefined : blocks[blocks.length - 1]
   }
 
   get hasContent(): boolean {
