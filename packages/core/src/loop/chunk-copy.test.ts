@@ -48,6 +48,23 @@ describe('copyChunk', () => {
     expect(general(checked)).toBe(checked)
   })
 
+  it('copies a text delta the adapter froze itself (frozen is not checked JSON), and one without a type goes the general way', () => {
+    expectSameCopy(Object.freeze({ type: 'text-delta', text: 'frozen' }))
+    expectSameCopy({ text: 'no type' })
+    const inheritedType = Object.assign(Object.create({ type: 'text-delta' }) as object, { text: 'i' })
+    expect(() => copyChunk(inheritedType as ModelChunk)).toThrow(/not JSON|plain object/)
+  })
+
+  it('does not take an enumerable `text` on Object.prototype for the chunk’s own', () => {
+    Object.defineProperty(Object.prototype, 'text', { value: 'polluted', enumerable: true, configurable: true, writable: true })
+    try {
+      expectSameCopy({ type: 'text-delta' })
+      expect(Object.hasOwn(copyChunk({ type: 'text-delta' } as ModelChunk), 'text')).toBe(false)
+    } finally {
+      delete (Object.prototype as { text?: unknown }).text
+    }
+  })
+
   it('leaves a text delta whose text is not a string, or an inherited text, to the general copy', () => {
     expectSameCopy({ type: 'text-delta', text: 5 })
     const inherited = Object.create({ text: 'inherited' }) as object
