@@ -39,10 +39,47 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGener
   }
 }
 
-/** Reconnect delays: `initialMs` doubling up to `maxMs`; back to `initialMs` once a frame arrives. */
+/**
+ * Whether a stream attempt answered `status` (not a stream) is tried again: a 5xx (the host is
+ * away or, 503 too-many-streams, full), a 408, a 429, or an answer with no body. Any other 4xx is
+ * the caller's to fix (no such session, not authorized): retrying would be refused the same way.
+ */
+export function retriesStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429 || status < 400
+}
+
+/**
+ * The longest wait a `retry-after` gets: a host or proxy asking for longer is asked again after
+ * a minute (a page does not sit for an hour on a header).
+ */
+export const MAX_RETRY_AFTER_MS = 60_000
+
+/**
+ * A `retry-after` header's wait in ms — delay-seconds or an HTTP date (RFC 9110 §10.2.3) — capped
+ * at {@link MAX_RETRY_AFTER_MS}; undefined when the header is absent or unreadable.
+ */
+export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
+  if (header === null) return undefined
+  const text = header.trim()
+  if (/^\d+$/.test(text)) return Math.min(MAX_RETRY_AFTER_MS, Number(text) * 1000)
+  // Every HTTP-date form starts with the day's name (Date.parse alone takes "-3" or "1.5" as dates).
+  const at = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN
+  return Number.isNaN(at) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, at - now))
+}
+
+/**
+ * Reconnect delays: `initialMs` doubling up to `maxMs`, each wait jittered (clients dropped or
+ * refused together do not all come back together); back to `initialMs` once a frame arrives.
+ */
 export class Backoff {
   #delay: number
-  constructor(readonly initialMs: number, readonly maxMs: number, readonly signal?: AbortSignal) {
+  constructor(
+    readonly initialMs: number,
+    readonly maxMs: number,
+    readonly signal?: AbortSignal,
+    /** The jitter's randomness and the wait itself (tests pass their own). */
+    readonly hooks: { random?: () => number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> } = {},
+  ) {
     this.#delay = initialMs
   }
 
@@ -50,9 +87,15 @@ export class Backoff {
     this.#delay = this.initialMs
   }
 
-  /** Waits the current delay (cut short by an abort), then doubles it. */
-  async wait(): Promise<void> {
-    await sleep(this.#delay, this.signal)
+  /**
+   * Waits between half the current delay and all of it — or, when the host answered with a
+   * `retry-after` (`retryAfterMs`), that long plus up to half the delay — cut short by an abort;
+   * then doubles the delay (up to `maxMs`).
+   */
+  async wait(retryAfterMs?: number): Promise<void> {
+    const half = this.#delay / 2
+    const ms = Math.max(retryAfterMs ?? 0, half) + (this.hooks.random ?? Math.random)() * half
+    await (this.hooks.sleep ?? sleep)(ms, this.signal)
     this.#delay = Math.min(this.maxMs, this.#delay * 2)
   }
 }

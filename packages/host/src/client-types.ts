@@ -71,7 +71,11 @@ export type HostStreamFrame =
 
 export interface HostStreamOptions {
   signal?: AbortSignal
-  /** Reconnect backoff. Default 200 ms doubling up to 5 s. */
+  /**
+   * Reconnect backoff. Default 200 ms doubling up to 5 s, each wait jittered (between half the
+   * delay and all of it). A refused attempt's `retry-after` (503 too-many-streams says 5 s) is
+   * waited in full, up to a minute. A 4xx other than 408/429 is not retried: it is thrown.
+   */
   retry?: { initialMs?: number; maxMs?: number }
 }
 
@@ -83,7 +87,11 @@ export interface StreamOptions {
   /** `false`: finished steps without their chunks. */
   chunks?: boolean
   signal?: AbortSignal
-  /** Reconnect backoff. Default 200 ms doubling up to 5 s. */
+  /**
+   * Reconnect backoff. Default 200 ms doubling up to 5 s, each wait jittered (between half the
+   * delay and all of it). A refused attempt's `retry-after` (503 too-many-streams says 5 s) is
+   * waited in full, up to a minute. A 4xx other than 408/429 is not retried: it is thrown.
+   */
   retry?: { initialMs?: number; maxMs?: number }
 }
 

@@ -5,8 +5,11 @@
  * `hostStream()` follows the session list the same way, starting again from a new `hello`.
  */
 import { fingerprinted, LogHash } from './client-log-hash.js'
-import { Backoff, errorBody, sseMessages } from './client-sse.js'
+import { Backoff, errorBody, retriesStatus, retryAfterMs, sseMessages } from './client-sse.js'
 import type { ChildSessionItem, ClientOptions, HostClient, HostStreamFrame, HostStreamOptions, QueueOptions, SessionListItem, StreamFrame, StreamOptions, WireEvent } from './client-types.js'
+
+/** How the streams retry (a page showing its own reconnect state reads a refusal the same way). */
+export { MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from './client-sse.js'
 
 export type {
   ClientOptions, WireEvent, WireMessage, Queues, Delivery, Receipt, MessageStatus, SessionListItem,
@@ -113,8 +116,8 @@ export function createClient(options: ClientOptions): HostClient {
       if (opts.chunks === false) query.set('chunks', 'false')
       const opened = await openStream(`/v1/sessions/${enc(id)}/stream?${query}`, opts.signal)
       if (opened === 'aborted') return
-      if (opened === 'retry') {
-        await backoff.wait()
+      if ('retryAfterMs' in opened) {
+        await backoff.wait(opened.retryAfterMs)
         continue
       }
       if ('error' in opened) {
@@ -194,16 +197,18 @@ export function createClient(options: ClientOptions): HostClient {
     while (!aborted()) {
       const opened = await openStream('/v1/stream', opts.signal)
       if (opened === 'aborted') return
-      if (opened !== 'retry') {
-        if ('error' in opened) throw opened.error
-        try {
-          for await (const message of sseMessages(opened.body)) {
-            backoff.reset()
-            yield { event: message.event, data: JSON.parse(message.data) as unknown } as HostStreamFrame
-          }
-        } catch {
-          if (aborted()) return
+      if ('retryAfterMs' in opened) {
+        await backoff.wait(opened.retryAfterMs)
+        continue
+      }
+      if ('error' in opened) throw opened.error
+      try {
+        for await (const message of sseMessages(opened.body)) {
+          backoff.reset()
+          yield { event: message.event, data: JSON.parse(message.data) as unknown } as HostStreamFrame
         }
+      } catch {
+        if (aborted()) return
       }
       if (aborted()) return
       await backoff.wait()
@@ -211,20 +216,21 @@ export function createClient(options: ClientOptions): HostClient {
   }
 
   /**
-   * Opens one stream attempt: its body, a 4xx refusal (the caller's to fix), `retry` (a network
-   * error or a 5xx: the host is away) or `aborted`.
+   * Opens one stream attempt: its body, a refusal that is the caller's to fix (a 4xx: no such
+   * session, not authorized), a retry (a network error, a 5xx — the host is away or, 503
+   * too-many-streams, full —, a 408 or 429), with the wait its `retry-after` asks for, or `aborted`.
    */
-  async function openStream(path: string, signal: AbortSignal | undefined): Promise<{ body: ReadableStream<Uint8Array> } | { error: HostClientError } | 'retry' | 'aborted'> {
+  async function openStream(path: string, signal: AbortSignal | undefined): Promise<{ body: ReadableStream<Uint8Array> } | { error: HostClientError } | { retryAfterMs: number | undefined } | 'aborted'> {
     let response: Response
     try {
       response = await doFetch(`${base}${path}`, { headers: { ...auth, accept: 'text/event-stream' }, ...(signal ? { signal } : {}) })
     } catch {
-      return signal?.aborted === true ? 'aborted' : 'retry'
+      return signal?.aborted === true ? 'aborted' : { retryAfterMs: undefined }
     }
     if (response.ok && response.body) return { body: response.body }
     const error = await errorBody(response)
-    if (response.status >= 400 && response.status < 500) return { error: new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details) }
-    return 'retry'
+    if (!retriesStatus(response.status)) return { error: new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details) }
+    return { retryAfterMs: retryAfterMs(response.headers.get('retry-after')) }
   }
 
   return {
