@@ -7,7 +7,8 @@ export type { BosunErrorOptions, ErrorCode, SerializedError } from './errors.js'
 export { freezeParsedJson, isFrozenJson, toFrozenJson } from './json.js'
 export { internString } from './intern.js'
 export type { JsonValue } from './json.js'
-export type { JsonSchema } from './schema.js'
+export { compileOptionsValidator, optionsError } from './schema.js'
+export type { JsonSchema, OptionsProblem } from './schema.js'
 
 export { createUserMessage, derivedFrom, deriveUserMessage, messageText, toUserMessage } from './session/messages.js'
 export type {
@@ -71,8 +72,9 @@ export type { ForkOptions } from './store/fork.js'
 export { createStore, defineStore } from './store/define-store.js'
 export type { StoreContext, StoreDefinition } from './store/define-store.js'
 export {
-  DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, errorFromResponse, excerpt, fetchWithoutRedirects, isContentChunk, maskSecret,
-  MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES, MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText,
-  redactSecret, retryAfterMs, shownBaseURL, withContentDeadline, withIdleTimeout,
+  adapterOptionProblems, apiKeyEnvOptionSchema, baseURLOptionSchema, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, errorFromResponse,
+  excerpt, fetchWithoutRedirects, headersOptionSchema, isContentChunk, maskSecret, MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES,
+  MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText, redactSecret, retryAfterMs, shownBaseURL,
+  withContentDeadline, withIdleTimeout,
 } from './adapter-kit/index.js'
 export type { Deadlines } from './adapter-kit/index.js'

@@ -6,6 +6,7 @@ import { validateConfig } from './config/validate.js'
 import { createAgent } from './create-agent.js'
 import { BosunError } from './errors.js'
 import { definePlugin } from './plugin.js'
+import { optionsError } from './schema.js'
 import { memoryStore } from './store/memory.js'
 
 const tagger = definePlugin<{ tag: string }>({
@@ -58,5 +59,51 @@ describe('options errors', () => {
     expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
     expect(JSON.stringify({ message: (error as Error).message, details: (error as BosunError).details })).not.toContain('SECRET')
     expect((error as BosunError).details).toMatchObject({ paths: '$[<credential>]' })
+  })
+})
+
+describe('options errors: values that may be credentials, keys a schema refuses, checks outside the schema', () => {
+  const proxy = definePlugin<Record<string, unknown>>({
+    name: 'proxy',
+    schema: {
+      type: 'object',
+      properties: {
+        tokenEnv: { type: 'string', pattern: '^[A-Z_]+$' },
+        accessToken: { type: 'integer' },
+        headers: { type: 'object', propertyNames: { pattern: '^[a-z-]+$', 'x-expected': 'a lower-case header name' }, additionalProperties: { type: 'string', maxLength: 3 } },
+        url: { type: 'string', maxLength: 10 },
+      },
+      additionalProperties: false,
+    },
+    setup() {},
+  })
+
+  it('never quote a value under a secret-looking or …Env key or in headers, whatever it looks like; name a refused key by its rule', async () => {
+    const options = { tokenEnv: 'hunter2 now', accessToken: 'hunter2', headers: { 'x-pass': 'hunter2', 'Bad Name': 'a' }, url: 'user:hunter2@example.com' }
+    const error = await createAgent({ model: scripted({ responses: [] }), plugins: [[proxy, options]] }).catch((e: unknown) => e)
+    expect((error as Error).message.split('\n').slice(1).sort()).toEqual([
+      '  - $.accessToken: must be an integer (found a string not shown: under this key it could be a credential)',
+      '  - $.headers["Bad Name"]: the key must be a lower-case header name',
+      '  - $.headers["x-pass"]: must be at most 3 characters long (found a string not shown: under this key it could be a credential)',
+      '  - $.tokenEnv: must match pattern "^[A-Z_]+$" (found a string not shown: under this key it could be a credential)',
+      // no scheme, but user:password@ all the same
+      "  - $.url: must be at most 10 characters long (found a string that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter's \"apiKeyEnv\" option (or a plugin's own …Env option))",
+    ])
+    expect(JSON.stringify((error as BosunError).details)).not.toContain('hunter2')
+  })
+
+  it('a check outside the schema reads like the schema: optionsError, with found described the same way', () => {
+    const error = optionsError('plugin "proxy"', [
+      { keys: ['rules', 0, 'pattern'], message: 'must be a valid regular expression' },
+      { keys: ['url'], message: 'must be a URL that parses', found: 'http://exa_mple:99999' },
+      { keys: ['apiKeyEnv'], message: 'must name a set variable', found: 'hunter2' },
+    ])
+    expect([error.code, error.details]).toEqual(['PLUGIN_OPTIONS_INVALID', { what: 'plugin "proxy"', paths: '$.rules[0].pattern,$.url,$.apiKeyEnv' }])
+    expect(error.message).toBe([
+      'Invalid options for plugin "proxy":',
+      '  - $.rules[0].pattern: must be a valid regular expression',
+      '  - $.url: must be a URL that parses (found "http://exa_mple:99999")',
+      '  - $.apiKeyEnv: must name a set variable (found a string not shown: under this key it could be a credential)',
+    ].join('\n'))
   })
 })

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.js'
 import { childPath, describeValue, suggest } from './config/problems.js'
+import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
 
 /** A JSON Schema object (draft-07 / 2019-09 keywords that ajv supports). */
@@ -38,14 +39,34 @@ export function compileOptionsValidator(
   }
   validator = (value, what) => {
     if (fn(value)) return
-    const problems = schemaProblems(fn.errors ?? [], schema, value)
-    const lines = problems.map((problem) => `  - ${problemLine(problem)}`)
-    throw new BosunError(code, `Invalid options for ${what}:\n${lines.join('\n')}`, {
-      details: { what, paths: problems.map((problem) => problemPath('$', problem.keys)).join(',') },
-    })
+    throw optionsError(what, schemaProblems(fn.errors ?? [], schema, value), code)
   }
   compiled.set(owner, validator)
   return validator
+}
+
+/**
+ * A problem with an option that a check outside the schema found (a URL that does not parse, a
+ * regular expression that does not compile…). With `found`, the line ends `(found …)` as the
+ * schema's do — described, never quoted when it may be a credential ({@link describeFound}).
+ */
+export interface OptionsProblem {
+  keys: readonly (string | number)[]
+  message: string
+  found?: unknown
+}
+
+/**
+ * The error of bad options, in the words of every options error: `Invalid options for <what>:`
+ * and one `  - $.path: message` line per problem; `details` is `{ what, paths }` (the paths
+ * comma-separated). For the checks a JSON Schema cannot express, so that they read like the
+ * schema's own: say what was expected and, unless it may be a credential, what was found.
+ */
+export function optionsError(what: string, problems: readonly OptionsProblem[], code: string = ErrorCodes.PLUGIN_OPTIONS_INVALID): BosunError {
+  const lines = problems.map((problem) => `  - ${problemLine(problem)}`)
+  return new BosunError(code, `Invalid options for ${what}:\n${lines.join('\n')}`, {
+    details: { what, paths: problems.map((problem) => problemPath('$', problem.keys)).join(',') },
+  })
 }
 
 /**
@@ -70,7 +91,9 @@ export interface SchemaProblem {
  */
 export function schemaProblems(errors: readonly ErrorObject[], schema: JsonSchema, root: unknown): SchemaProblem[] {
   // An `anyOf` with an `x-expected` phrase is reported once, with that phrase, not per branch.
-  const shown = errors.filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
+  // A bad key under `propertyNames` is reported once, by the rule it breaks (ajv adds a second, vaguer error).
+  const shown = errors.filter((e) => e.keyword !== 'propertyNames')
+    .filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
   return shown.map((error) => ({ pointer: error.instancePath, keys: errorKeys(error), message: problemMessage(error, schema, root) }))
 }
 
@@ -80,23 +103,44 @@ export function problemPath(base: string, keys: readonly (string | number)[]): s
 }
 
 /** A problem as code callers get it: `$.max: must be >= 1 (found 0)`. */
-export function problemLine(problem: SchemaProblem): string {
-  return `${problemPath('$', problem.keys)}: ${problem.message}`
+export function problemLine(problem: OptionsProblem): string {
+  const found = 'found' in problem ? ` (found ${describeFound(problem.found, problem.keys)})` : ''
+  return `${problemPath('$', problem.keys)}: ${problem.message}${found}`
 }
 
-function errorKeys(error: ErrorObject): (string | number)[] {
-  const keys: (string | number)[] = error.instancePath
+/** The keys of a JSON pointer: `/a/0/b` → `['a', 0, 'b']`. */
+function pointerKeys(pointer: string): (string | number)[] {
+  return pointer
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((key) => (/^\d+$/.test(key) ? Number(key) : key))
+}
+
+function errorKeys(error: ErrorObject): (string | number)[] {
+  const keys = pointerKeys(error.instancePath)
   if (error.keyword === 'required') keys.push((error.params as { missingProperty: string }).missingProperty)
   if (error.keyword === 'additionalProperties') keys.push((error.params as { additionalProperty: string }).additionalProperty)
+  if (error.propertyName !== undefined) keys.push(error.propertyName)
   return keys
 }
 
+/**
+ * How an options error describes a found value: {@link describeValue} (which never quotes one that
+ * looks like a credential), and nothing of any value under a key that may hold one.
+ */
+function describeFound(value: unknown, keys: readonly (string | number)[]): string {
+  if (typeof value === 'string' && !mayQuoteValueAt(keys)) return 'a string not shown: under this key it could be a credential'
+  return describeValue(value)
+}
+
 function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): string {
-  const found = describeValue(valueAt(root, error.instancePath))
+  if (error.propertyName !== undefined) {
+    // A key that `propertyNames` refuses: the path names it (unless it looks like a credential).
+    const expected = expectedAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/propertyNames/') + '/propertyNames'.length))
+    return `the key ${expected !== undefined ? `must be ${expected}` : error.message ?? 'is invalid'}`
+  }
+  const found = describeFound(valueAt(root, error.instancePath), pointerKeys(error.instancePath))
   switch (error.keyword) {
     case 'required':
       return 'is required'

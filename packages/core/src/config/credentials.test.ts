@@ -34,6 +34,8 @@ const CREDENTIALS: [string, string][] = [
   ['URL sig parameter (Azure SAS)', 'https://x.blob.core.windows.net/c?sv=2020-08-04&sig=SECRETabc'],
   ['URL signature parameter (S3)', 'https://s3.example.com/o?X-Amz-Signature=SECRETabc'],
   ['URL fragment token', 'https://app.example.com/callback#access_token=SECRET'],
+  ['userinfo in a URL without its scheme', 'user:SECRET1@api.example.com/v1'],
+  ['a key parameter in a URL without its scheme', 'api.example.com/v1?api-key=SECRET1'],
   ['a key inside a sentence', 'my key is sk-proj-SECRETabcdefghij1234567890, thanks'],
 ]
 
@@ -48,6 +50,8 @@ const ORDINARY = [
   'accounts/fireworks/models/llama-v3p1-70b-instruct',
   'https://api.deepseek.com/v1',
   'https://openrouter.ai/api/v1?ref=bosun&model=x',
+  'api.deepseek.com/v1?ref=bosun',
+  'someone@example.com',
   'OPENAI_API_KEY',
   'MyCompanyProductionServer2024',
   '550e8400-e29b-41d4-a716-446655440000',

@@ -78,7 +78,7 @@ export function mentionsCredential(error: unknown, depth = 0): boolean {
 }
 
 function credentialWord(word: string): boolean {
-  if (KEY_PREFIX.test(word) || JWT.test(word) || credentialInUrl(word) !== undefined) return true
+  if (KEY_PREFIX.test(word) || JWT.test(word) || credentialInUrl(word) !== undefined || schemelessUrlCredential(word)) return true
   // Long random runs: split where a URL, a path or a model name would (`/`, `.`, `-`, `@`, `?`…),
   // so that `meta-llama/Llama-3.3-70B-Instruct` is short words, while a random key stays long runs.
   return word.split(/[/.:@?&=#%!|\\_+-]+/).some(randomRun)
@@ -100,6 +100,18 @@ function randomRun(run: string): boolean {
 
 function charClass(char: string): number {
   return char >= 'a' && char <= 'z' ? 0 : char >= 'A' && char <= 'Z' ? 1 : 2
+}
+
+/**
+ * A URL written without its scheme that carries a credential: `user:key@host/v1`,
+ * `host/v1?api-key=…` (only worth hiding: such a value is refused anyway, as not a URL).
+ */
+function schemelessUrlCredential(word: string): boolean {
+  if (!/[@?#]/.test(word) || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) return false
+  const url = parseUrl(`http://${word}`)
+  if (url === undefined) return false
+  if (url.password !== '') return true
+  return credentialInUrl(url.href) === 'query'
 }
 
 function parseUrl(word: string): URL | undefined {

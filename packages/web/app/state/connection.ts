@@ -1,14 +1,26 @@
 /**
  * What the page knows about its connection to the host, read off the client's own fetches: the
- * client resumes a dropped stream by itself (`?after=<last seq>`), and this wrapper only notices
- * when a stream's body ends or breaks and when the next attempt is answered, so the page can say
- * "reconnecting (attempt n)" without a second reconnect loop of its own.
+ * client resumes a dropped or refused stream by itself (`?after=<last seq>`, waiting what a
+ * refusal's `retry-after` asks), and this wrapper only notices when a stream's body ends or breaks
+ * and how each next attempt is answered, so the page can say "reconnecting (attempt n)" — and why
+ * — without a second reconnect loop of its own.
  */
+import { retriesStatus, retryAfterMs } from '@bosun/host/client'
+
 export interface ConnectionState {
-  state: 'connecting' | 'live' | 'reconnecting'
+  /** `stopped`: the stream was refused for good (a 4xx such as 401, 403 or 404): no retry comes. */
+  state: 'connecting' | 'live' | 'reconnecting' | 'stopped'
   /** Failed or dropped attempts since the stream was last live. */
   retries: number
+  /**
+   * The host's answer to the last attempt, when it refused it (a 5xx, 408 or 429; none after a
+   * network error or a dropped stream): its status, its error code when it sent one, and the wait
+   * its `retry-after` asked for (ms, capped as the client caps it).
+   */
+  refusal?: Refusal
 }
+
+export interface Refusal { status: number; code?: string; retryAfterMs?: number }
 
 export function watchStreams(fetchImpl: typeof fetch, report: (change: (previous: ConnectionState) => ConnectionState) => void): typeof fetch {
   const isStream = (input: Parameters<typeof fetch>[0]): boolean => /\/v1\/sessions\/[^/]+\/stream/.test(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
@@ -23,7 +35,10 @@ export function watchStreams(fetchImpl: typeof fetch, report: (change: (previous
       throw error
     }
     if (!response.ok || response.body === null) {
-      if (response.status >= 500) report((previous) => ({ state: 'reconnecting', retries: previous.retries + 1 }))
+      if (retriesStatus(response.status)) {
+        const refusal = await refusalOf(response)
+        report((previous) => ({ state: 'reconnecting', retries: previous.retries + 1, refusal }))
+      }
       return response
     }
     report(() => ({ state: 'live', retries: 0 }))
@@ -45,4 +60,12 @@ export function watchStreams(fetchImpl: typeof fetch, report: (change: (previous
     })
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
+}
+
+/** A refused attempt's status, error code (from a copy of its body: the client reads the body) and `retry-after`. */
+async function refusalOf(response: Response): Promise<Refusal> {
+  const body = (await response.clone().json().catch(() => undefined)) as { error?: { code?: unknown } } | undefined
+  const code = body?.error?.code
+  const wait = retryAfterMs(response.headers.get('retry-after'))
+  return { status: response.status, ...(typeof code === 'string' ? { code } : {}), ...(wait === undefined ? {} : { retryAfterMs: wait }) }
 }

@@ -66,6 +66,13 @@ export interface AppActions {
 
 export type AppStore = StoreApi<AppState & AppActions>
 
+/** Why the session stream ended for good, said for the page (what the host's own message says is for API callers). */
+function streamStopped(id: string, error: unknown): string {
+  if (error instanceof HostClientError && error.status === 404) return `Session "${id}" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.`
+  if (error instanceof HostClientError && error.status === 403) return `The host refused this page (${error.code}): ${error.message} Open the web UI at the address the host prints, then reload.`
+  return `The session stream stopped: ${error instanceof Error ? error.message : String(error)}. Reload the page to try again.`
+}
+
 export interface AppStoreOptions {
   client: HostClient
   scheduler?: Scheduler
@@ -183,10 +190,12 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
               frames.push(frame)
             }
           } catch (error) {
-            if (controller.signal.aborted || refused(error)) return
+            if (controller.signal.aborted) return
             // The host's log ends before the last seq drawn (it lost unsaved events): reload from it.
             if (error instanceof HostClientError && error.code === 'replay-unavailable') return reload()
-            notify('error', `The session stream stopped: ${error instanceof Error ? error.message : String(error)}`)
+            // Refused for good (401, 403, 404): no retry comes, so the banner must not say one does.
+            set({ connection: { state: 'stopped', retries: 0 } })
+            if (!refused(error)) notify('error', streamStopped(id, error))
           }
         })()
       },

@@ -1,0 +1,110 @@
+// @vitest-environment happy-dom
+import { cleanup, render, screen } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import { scripted } from '@bosun/adapter-scripted'
+import { createAgent, memoryStore } from '@bosun/core'
+import { createHost, type Host } from '@bosun/host'
+import { createClient } from '@bosun/host/client'
+import { ReconnectBanner } from '../app/components/ReconnectBanner.js'
+import { StoreProvider } from '../app/components/store-context.js'
+import { watchStreams, type ConnectionState } from '../app/state/connection.js'
+import { createAppStore, type AppStore } from '../app/state/store.js'
+import { until } from './host-harness.js'
+
+/**
+ * The page's connection state (connection.ts, the store, the banner) when the host refuses or
+ * loses the session stream: a refusal it will retry says why and how long the host asked to
+ * wait; one it will not (404, 401) leaves no banner promising a retry.
+ */
+const hosts: Host[] = []
+let app: AppStore | undefined
+afterEach(async () => {
+  app?.getState().dispose()
+  cleanup()
+  for (const host of hosts.splice(0)) await host.close()
+})
+
+const hostWith = (limits: { streams?: number } = {}): Host => {
+  const host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), limits: { keepAliveMs: 200, ...limits } })
+  hosts.push(host)
+  return host
+}
+
+/** The page's store over a client whose fetch reaches `target()` and is watched as main.tsx watches it; the banner rendered. */
+function page(target: () => Host): { client: ReturnType<typeof createClient>; states: ConnectionState[] } {
+  const states: ConnectionState[] = []
+  const fetch = watchStreams((input, init) => target().fetch(new Request(input as string, init)), (change) => {
+    app!.getState().setConnection(change)
+    states.push(app!.getState().connection)
+  })
+  const client = createClient({ baseUrl: 'http://127.0.0.1', fetch })
+  app = createAppStore({ client })
+  render(
+    <StoreProvider store={app}>
+      <ReconnectBanner />
+    </StoreProvider>,
+  )
+  return { client, states }
+}
+
+const banner = (): string | null => screen.queryByRole('status')?.textContent ?? null
+
+describe('a session stream the host refuses with 503 too-many-streams', () => {
+  it('shows why and the wait asked for, retries after it by itself, then goes live from the last event shown', async () => {
+    const host = hostWith({ streams: 1 })
+    const { client, states } = page(() => host)
+    await client.createSession('s')
+    await client.send('s', { content: 'first' }, { waitDurable: true })
+    await until(async () => (await client.getSession('s')).status === 'idle', 'the first turn ended')
+    const { lastSeq } = await client.events('s')
+
+    // Another client holds the host's only stream slot.
+    const held = await host.fetch(new Request('http://127.0.0.1/v1/stream'))
+    expect(held.status).toBe(200)
+    app!.getState().select('s')
+    await until(() => app!.getState().connection.state === 'reconnecting', 'the refusal noticed')
+    expect(app!.getState().connection).toEqual({ state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 } })
+    expect(banner()).toBe('The host is serving as many streams as it allows — reconnecting (attempt 1) after the 5 s it asked for. Nothing is lost: the stream resumes after the last event shown.')
+
+    await held.body!.cancel() // the other client goes away: its slot is free
+    await until(() => app!.getState().connection.state === 'live', 'the stream live again', 20_000)
+    expect(banner()).toBeNull()
+    // One refusal, waited out (5 s), then live — not a retry every few hundred ms meanwhile.
+    expect(states.map((state) => state.state)).toEqual(['reconnecting', 'live'])
+    await until(() => app!.getState().view.lastSeq === lastSeq, 'the log folded')
+
+    await client.send('s', { content: 'second' })
+    await until(() => app!.getState().view.events.toArray().some((event) => event.type === 'turn/end' && event.seq > lastSeq), 'the new turn folded')
+    const seqs = app!.getState().view.events.toArray().map((event) => event.seq)
+    expect(new Set(seqs).size).toBe(seqs.length)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+  }, 30_000)
+})
+
+describe('a session stream refused for good', () => {
+  it('404 after a drop (the host came back without the session): no banner promising a retry, a notice that says what to do', async () => {
+    const before = hostWith()
+    const after = hostWith()
+    let target = before
+    const { client } = page(() => target)
+    await client.createSession('gone')
+    app!.getState().select('gone')
+    await until(() => app!.getState().connection.state === 'live', 'the stream live')
+    target = after
+    await before.close() // the stream drops; the next attempt reaches a host without the session
+    await until(() => app!.getState().connection.state === 'stopped', 'the refusal taken as final')
+    expect(banner()).toBeNull()
+    expect(app!.getState().notices.map((notice) => notice.text)).toEqual(['Session "gone" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.'])
+  })
+
+  it('401: the login form, and no banner', async () => {
+    const host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), auth: { token: 't'.repeat(40) } })
+    hosts.push(host)
+    page(() => host)
+    app!.getState().select('s')
+    await until(() => app!.getState().auth === 'required', 'the login form asked for')
+    expect(app!.getState().connection.state).toBe('stopped')
+    expect(banner()).toBeNull()
+    expect(app!.getState().notices).toEqual([])
+  })
+})

@@ -1,0 +1,85 @@
+// The web UI in Chromium against a host whose stream slots are all taken (`limits.streams`): the
+// page's session stream is refused `503 too-many-streams`, the banner says so and how long the
+// host asked to wait, and once another client lets its stream go the page retries by itself, goes
+// live from the last event shown and draws new events — nothing doubled. The host runs in this
+// process (createHost + listen over the built UI in packages/web/dist/app), since `bosun serve`
+// has no flag for the limit. Needs `pnpm --filter @bosun/web build`; without Chromium outside CI
+// it is not registered (no-browser.test.ts says how to enable it).
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAgent, memoryStore } from '@bosun/core'
+import { scripted } from '../../packages/adapters/scripted/src/index.js'
+import { createClient } from '../../packages/host/src/client.js'
+import { createHost, listen, type Host, type RunningServer } from '../../packages/host/src/index.js'
+import { hasChromium, launch, screenshot, until } from './harness.js'
+import { lastSeq, turn, waitForReason } from './page.js'
+
+const webRoot = fileURLToPath(new URL('../../packages/web/dist/app/', import.meta.url))
+
+if (hasChromium) {
+  describe('the web UI when the host refuses its stream (503 too-many-streams), in Chromium', () => {
+    let host: Host
+    let server: RunningServer
+    let browser: Awaited<ReturnType<typeof launch>>
+    beforeAll(async () => {
+      if (!existsSync(webRoot)) throw new Error(`The web UI is not built at ${webRoot}: run pnpm --filter @bosun/web build first.`)
+      // Three slots: the page's session list (GET /v1/stream), and two this test holds.
+      host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), limits: { streams: 3 }, webRoot })
+      server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+      browser = await launch()
+    }, 60_000)
+    afterAll(async () => {
+      await browser?.close()
+      await server?.close()
+    }, 60_000)
+
+    it('says why and how long, retries by itself once a slot is free, goes live from the last event shown', async () => {
+      const client = createClient({ baseUrl: server.url })
+      await client.createSession('busy')
+      await client.send('busy', { content: 'first', clientMessageId: 'm1' }, { waitDurable: true })
+      await until(async () => (await client.getSession('busy')).status === 'idle', 'the first turn ended')
+
+      const page = await browser.context.newPage()
+      const holders: AbortController[] = []
+      try {
+        await page.goto(server.url)
+        const list = page.getByRole('list', { name: 'Session list' })
+        await until(async () => (await list.getByRole('button', { name: /^busy/ }).count()) === 1, 'the session list')
+        await until(() => host.openStreams === 1, 'the page’s list stream open')
+        // Another client takes the two slots left.
+        for (let index = 0; index < 2; index++) {
+          const holder = new AbortController()
+          holders.push(holder)
+          const held = await fetch(`${server.url}/v1/stream`, { signal: holder.signal })
+          expect(held.status).toBe(200)
+        }
+        expect(host.openStreams).toBe(3)
+
+        await list.getByRole('button', { name: /^busy/ }).click()
+        const refused = page.getByRole('status').filter({ hasText: 'The host is serving as many streams as it allows — reconnecting (attempt 1) after the 5 s it asked for.' })
+        await until(async () => (await refused.count()) === 1, 'the banner saying why')
+        await screenshot(page, 'stream-refused')
+
+        holders[0]!.abort() // one of the other client's streams ends: a slot is free
+        await waitForReason(page, 1, 'completed')
+        await until(async () => (await page.getByText(/reconnecting/).count()) === 0, 'the banner gone')
+        await until(async () => (await lastSeq(page)) === (await client.events('busy')).lastSeq, 'the log drawn to its end')
+
+        await client.send('busy', { content: 'second', clientMessageId: 'm2' })
+        await waitForReason(page, 2, 'completed')
+        expect(await turn(page, 2).getByText('echo: second').count()).toBe(1)
+        await until(async () => (await lastSeq(page)) === (await client.events('busy')).lastSeq, 'the new turn drawn to its end')
+        expect(await turn(page, 1).count()).toBe(1)
+        expect(await turn(page, 1).getByText('echo: first').count()).toBe(1)
+        expect(await page.getByRole('article', { name: 'Turn 3', exact: true }).count()).toBe(0)
+      } catch (error) {
+        await screenshot(page, 'failure-stream-limit')
+        throw error
+      } finally {
+        for (const holder of holders) holder.abort()
+        await page.close().catch(() => {})
+      }
+    }, 120_000)
+  })
+}
