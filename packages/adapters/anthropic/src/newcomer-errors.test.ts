@@ -49,19 +49,18 @@ describe('a 404 says what is wrong with the path', () => {
 })
 
 describe('a baseURL without a scheme', () => {
+  const LINE = '$.baseURL: must be a URL that starts with http:// or https:// (no spaces, no user:password@, no #fragment), e.g. "https://api.anthropic.com" (found "api.anthropic.com")'
+
   it('in a config file: a plain sentence naming the option, not a regular expression', async () => {
     const config = { model: { adapter: definition, options: { model: 'm', apiKeyEnv: KEY_ENV, baseURL: 'api.anthropic.com' } } }
     const error = await validateConfig({ config, file: undefined, dir: process.cwd() }).catch((e: unknown) => e)
     expect(BosunError.is(error, 'CONFIG_INVALID')).toBe(true)
     const message = (error as Error).message
-    expect(message).toContain('baseURL')
-    expect(message).toContain('must be a URL that starts with http:// or https://, e.g. "https://api.anthropic.com" (found "api.anthropic.com")')
+    expect(message).toContain(`  - $.model.options${LINE.slice(1).replace(': ', ' (adapter "anthropic"): ')}`)
     expect(message).not.toMatch(/pattern|\^https/)
   })
 
   it('in code: the same sentence', () => {
-    expect(() => anthropic({ model: 'm', apiKeyEnv: KEY_ENV, baseURL: 'api.anthropic.com' })).toThrow(
-      'anthropic(): "baseURL" must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1) (found "api.anthropic.com").',
-    )
+    expect(() => anthropic({ model: 'm', apiKeyEnv: KEY_ENV, baseURL: 'api.anthropic.com' })).toThrow(`Invalid options for anthropic():\n  - ${LINE}`)
   })
 })

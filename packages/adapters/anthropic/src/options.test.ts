@@ -48,21 +48,24 @@ describe('anthropic() in code', () => {
     })
   })
 
-  it('refuses bad options with INVALID_ARGUMENT naming the field', () => {
+  it('refuses bad options with INVALID_ARGUMENT, in the words a config file gets (the schema is the one source)', async () => {
     const cases: [object, string][] = [
-      [{}, 'anthropic(): "model" must be a non-empty string, e.g. "claude-sonnet-4-5" (found undefined).'],
-      [{ model: 'm', maxTokens: 1.5 }, 'anthropic(): "maxTokens" must be a positive integer (found 1.5).'],
-      [{ model: 'm', temperature: -1 }, 'anthropic(): "temperature" must be a number from 0 to 1 (found -1).'],
-      [{ model: 'm', reasoningEffort: 'max' }, 'anthropic(): "reasoningEffort" must be "low", "medium" or "high" (found "max").'],
-      [{ model: 'm', baseURL: 'ftp://x' }, 'anthropic(): "baseURL" must start with http:// or https://, e.g. "https://api.anthropic.com" (without /v1) (found "ftp://x").'],
-      [{ model: 'm', idleTimeoutMs: 0 }, 'anthropic(): "idleTimeoutMs" must be a positive integer (ms) (found 0).'],
-      [{ model: 'm', timeoutMs: 1.5 }, 'anthropic(): "timeoutMs" must be a positive integer (ms) (found 1.5).'],
-      [{ model: 'm', headers: { a: 1 } }, 'anthropic(): "headers" must be an object of string values.'],
-      [{ model: 'm', headers: { 'bad name': 'x' } }, expect.stringContaining('anthropic(): "headers" must hold valid HTTP header names and values') as unknown as string],
-      [{ model: 'm', apiKey: 'sk-…' }, expect.stringContaining('anthropic(): "apiKey" is not an option') as unknown as string],
+      [{}, '$.model: is required'],
+      [{ model: 'm', maxTokens: 1.5 }, '$.maxTokens: must be an integer (found 1.5)'],
+      [{ model: 'm', temperature: -1 }, '$.temperature: must be >= 0 (found -1)'],
+      [{ model: 'm', reasoningEffort: 'max' }, '$.reasoningEffort: must be one of "low", "medium", "high" (found "max")'],
+      [{ model: 'm', baseURL: 'ftp://x' }, '$.baseURL: must be a URL that starts with http:// or https:// (no spaces, no user:password@, no #fragment), e.g. "https://api.anthropic.com" (found "ftp://x")'],
+      [{ model: 'm', idleTimeoutMs: 0 }, '$.idleTimeoutMs: must be >= 1 (found 0)'],
+      [{ model: 'm', timeoutMs: 1.5 }, '$.timeoutMs: must be an integer (found 1.5)'],
+      [{ model: 'm', headers: { a: 1 } }, '$.headers.a: must be a string without line breaks (found 1)'],
+      [{ model: 'm', headers: { 'bad name': 'x' } }, '$.headers["bad name"]: the key must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)'],
+      [{ model: 'm', apiKey: 'sk-…' }, '$.apiKey: unknown key "apiKey" — did you mean "apiKeyEnv"?'],
     ]
-    for (const [options, message] of cases) {
-      expect(() => anthropic({ apiKeyEnv: KEY_ENV, ...options } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message }))
+    for (const [options, line] of cases) {
+      const given = { apiKeyEnv: KEY_ENV, ...options }
+      expect(() => anthropic(given as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: `Invalid options for anthropic():\n  - ${line}` }))
+      const viaDefinition = await createAdapter(definition, given).catch((e: unknown) => e)
+      expect(viaDefinition).toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID', message: `Invalid options for adapter "anthropic":\n  - ${line}` })
     }
   })
 

@@ -72,29 +72,24 @@ describe('a 404 says what is wrong with the path', () => {
 })
 
 describe('a baseURL without a scheme', () => {
+  const LINE = '$.baseURL: must be a URL that starts with http:// or https:// (no spaces, no user:password@, no #fragment), e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")'
+
   it('in a config file: a plain sentence naming the option, not a regular expression', async () => {
     const config = { model: { adapter: definition, options: { model: 'm', baseURL: 'localhost:11434/v1' } } }
     const error = await validateConfig({ config, file: undefined, dir: process.cwd() }).catch((e: unknown) => e)
     expect(BosunError.is(error, 'CONFIG_INVALID')).toBe(true)
     const message = (error as Error).message
-    expect(message).toContain('baseURL')
-    expect(message).toContain('must be a URL that starts with http:// or https://')
-    expect(message).toContain('e.g. "http://localhost:11434/v1"')
-    expect(message).toContain('"localhost:11434/v1"')
+    expect(message).toContain(`  - $.model.options${LINE.slice(1).replace(': ', ' (adapter "openai"): ')}`)
     expect(message).not.toMatch(/pattern|\^https/)
   })
 
   it('through the definition (createAdapter): the same sentence, once', async () => {
     const error = await createAdapter(definition, { model: 'm', baseURL: 'localhost:11434/v1' }).catch((e: unknown) => e)
     expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
-    expect((error as Error).message).toBe(
-      'Invalid options for adapter "openai":\n  - $.baseURL: must be a URL that starts with http:// or https:// (no spaces, no user:password@), e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")',
-    )
+    expect((error as Error).message).toBe(`Invalid options for adapter "openai":\n  - ${LINE}`)
   })
 
   it('in code: the same sentence', () => {
-    expect(() => openai({ model: 'm', baseURL: 'localhost:11434/v1' })).toThrow(
-      'openai(): baseURL must start with http:// or https://, e.g. "http://localhost:11434/v1" (found "localhost:11434/v1")',
-    )
+    expect(() => openai({ model: 'm', baseURL: 'localhost:11434/v1' })).toThrow(`Invalid options for openai():\n  - ${LINE}`)
   })
 })

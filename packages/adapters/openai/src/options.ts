@@ -1,4 +1,4 @@
-import { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema } from '@bosun/core'
+import { apiKeyEnvOptionSchema, baseURLOptionSchema, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, headersOptionSchema } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
 /** Which request field carries the output-token limit. */
@@ -62,26 +62,12 @@ export const openaiOptionsSchema: JsonSchema = {
   required: ['model'],
   properties: {
     model: { type: 'string', minLength: 1, description: 'The model name; request.model overrides it per request.' },
-    baseURL: {
-      // One branch, for the sentence: a failed anyOf is reported with `x-expected`, not with the regular expression.
-      anyOf: [{ type: 'string', pattern: '^https?://[^\\s/?#@]+([/?#]\\S*)?$' }],
-      'x-expected': 'a URL that starts with http:// or https:// (no spaces, no user:password@), e.g. "http://localhost:11434/v1"',
-      description: 'The API root without /chat/completions, without credentials. Default https://api.openai.com/v1.',
-    },
-    apiKeyEnv: {
-      type: 'string',
-      pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-      description: 'Environment variable holding the API key. Default: OPENAI_API_KEY for api.openai.com, no key elsewhere.',
-    },
+    baseURL: baseURLOptionSchema('http://localhost:11434/v1', 'The API root without /chat/completions, without credentials. Default https://api.openai.com/v1.'),
+    apiKeyEnv: apiKeyEnvOptionSchema('DEEPSEEK_API_KEY', 'Environment variable holding the API key. Default: OPENAI_API_KEY for api.openai.com, no key elsewhere.'),
     maxTokens: { type: 'integer', minimum: 1, description: 'Output-token limit.' },
     temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature.' },
     reasoningEffort: { type: 'string', minLength: 1, description: 'reasoning_effort for reasoning models (low, medium, high…).' },
-    headers: {
-      type: 'object',
-      propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
-      additionalProperties: { type: 'string', pattern: '^[^\\r\\n]*$' },
-      description: 'Extra HTTP headers sent with every request. Never put a key here.',
-    },
+    headers: headersOptionSchema('Extra HTTP headers sent with every request. Never put a key here.'),
     ...deadlineOptionsSchema,
     maxTokensField: {
       enum: ['max_tokens', 'max_completion_tokens'],

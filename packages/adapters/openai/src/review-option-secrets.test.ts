@@ -25,7 +25,7 @@ describe('openai(): a refused baseURL is not quoted when it may hold a credentia
   it('user:password@ in an http(s) URL, and in one with another scheme or none', () => {
     for (const baseURL of [`https://user:${PASSWORD}@api.example.com/v1`, `http://${PASSWORD}@127.0.0.1:9/v1`, `ftp://user:${PASSWORD}@example.com`, `user:${PASSWORD}@example.com/v1`]) {
       const error = refusal(baseURL)
-      expect(error, baseURL).toMatchObject({ code: 'INVALID_ARGUMENT', details: { path: 'baseURL' } })
+      expect(error, baseURL).toMatchObject({ code: 'INVALID_ARGUMENT', details: { paths: '$.baseURL' } })
       expect(shown(error), baseURL).not.toContain(PASSWORD.slice(0, 8))
     }
   })
