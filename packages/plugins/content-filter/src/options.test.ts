@@ -38,9 +38,10 @@ describe('content-filter options: checked in setup, when the agent is built', ()
   it('an invalid regular expression fails naming $.rules[0].pattern and the RegExp error', async () => {
     const error = await build({ rules: [{ id: 'a', pattern: '(unclosed', action: 'reject' }] }).catch((e: unknown) => e)
     // an options error found by setup reaches the caller as it is, not wrapped as a setup failure
-    expect(error).toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID', details: { paths: '$.rules[0].pattern' } })
+    expect(error).toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID', details: { what: 'plugin "content-filter"', paths: '$.rules[0].pattern' } })
+    // the shared formatter's line: `$.path: message`, as the schema's own errors read
     expect((error as Error).message).toContain(
-      'Invalid options for plugin "content-filter":\n  - $.rules[0].pattern is not a valid regular expression: ',
+      'Invalid options for plugin "content-filter":\n  - $.rules[0].pattern: must be a valid regular expression: ',
     )
     expect((error as Error).message).toMatch(/Unterminated group$/) // V8's own words
   })
@@ -58,8 +59,17 @@ describe('content-filter options: checked in setup, when the agent is built', ()
     }
     const error = await build(options).catch((e: unknown) => e)
     expect((error as { details: unknown }).details).toEqual({
-      plugin: 'content-filter',
+      what: 'plugin "content-filter"',
       paths: '$.rules[1].pattern,$.rules[2].id,$.rules[2].flags,$.rules[3].test,$.rules[4].scope,$.rules[5].keywords[0]',
     })
+    const lines = (error as Error).message.split('\n').slice(1)
+    expect(lines.map((line) => line.replace(/(RegExp flags|regular expression): .*/, '$1: …'))).toEqual([
+      '  - $.rules[1].pattern: must be a valid regular expression: …',
+      '  - $.rules[2].id: must be unique: $.rules[0] has the id "a" too',
+      '  - $.rules[2].flags: must be valid RegExp flags: …',
+      '  - $.rules[3].test: must be a function (text, message) => boolean | string, given in code (found "not a function")',
+      '  - $.rules[4].scope: must be "input" for a test predicate: it judges input messages only (found "output")',
+      '  - $.rules[5].keywords[0]: must keep a letter once case and accents are folded',
+    ])
   })
 })

@@ -1,4 +1,4 @@
-import { BosunError, ErrorCodes } from '@bosun/core'
+import { optionsError, type OptionsProblem } from '@bosun/core'
 import { foldString, foldText } from './fold.js'
 import type { Options, Rule, RuleAction, RulePredicate } from './options.js'
 
@@ -44,14 +44,13 @@ export type CompiledRule = SpanRule | LengthRule | TestRule
  * (`$.rules[2].pattern`), so a bad config still fails when the agent is built, before any turn.
  */
 export function compileRules({ rules }: Options, plugin: string): CompiledRule[] {
-  const problems: { path: string; message: string }[] = []
+  const problems: OptionsProblem[] = []
   const seen = new Map<string, number>()
   const compiled: CompiledRule[] = []
   rules.forEach((rule, index) => {
-    const at = `$.rules[${index}]`
-    const fail = (field: string, message: string) => problems.push({ path: `${at}.${field}`, message })
+    const fail = (message: string, ...keys: (string | number)[]) => problems.push({ keys: ['rules', index, ...keys], message })
     const earlier = seen.get(rule.id)
-    if (earlier !== undefined) fail('id', `repeats the id ${JSON.stringify(rule.id)} of $.rules[${earlier}]`)
+    if (earlier !== undefined) fail(`must be unique: $.rules[${earlier}] has the id ${JSON.stringify(rule.id)} too`, 'id')
     seen.set(rule.id, index)
     const scope = rule.scope ?? 'input'
     const base = { id: rule.id, action: rule.action, input: scope !== 'output', output: scope !== 'input' }
@@ -65,34 +64,31 @@ export function compileRules({ rules }: Options, plugin: string): CompiledRule[]
     } else if (rule.maxLength !== undefined) {
       compiled.push({ ...base, kind: 'length', replacement, maxLength: rule.maxLength })
     } else if (typeof rule.test === 'function') {
-      if (base.output) fail('scope', `a test predicate judges input messages only; use scope "input" (found ${JSON.stringify(scope)})`)
+      if (base.output) problems.push({ keys: ['rules', index, 'scope'], message: 'must be "input" for a test predicate: it judges input messages only', found: scope })
       else compiled.push({ ...base, kind: 'test', replacement, test: rule.test })
     } else {
-      fail('test', `must be a function (text, message) => boolean | string, given in code (found ${typeof rule.test})`)
+      problems.push({ keys: ['rules', index, 'test'], message: 'must be a function (text, message) => boolean | string, given in code', found: rule.test })
     }
   })
-  if (problems.length > 0) {
-    throw new BosunError(
-      ErrorCodes.PLUGIN_OPTIONS_INVALID,
-      `Invalid options for plugin "${plugin}":\n${problems.map((p) => `  - ${p.path} ${p.message}`).join('\n')}`,
-      { details: { plugin, paths: problems.map((p) => p.path).join(',') } },
-    )
-  }
+  if (problems.length > 0) throw optionsError(`plugin ${JSON.stringify(plugin)}`, problems)
   return compiled
 }
 
-function compilePattern(rule: Rule, fail: (field: string, message: string) => void): RegExp | undefined {
+/** Records a problem of the rule at the keys under it (`'pattern'`, `'keywords', 0`). */
+type Fail = (message: string, ...keys: (string | number)[]) => void
+
+function compilePattern(rule: Rule, fail: Fail): RegExp | undefined {
   const flags = [...new Set((rule.flags ?? '').replace(/[gy]/g, ''))].join('') + 'g'
   try {
     new RegExp('', flags)
   } catch (error) {
-    fail('flags', `are not valid RegExp flags: ${(error as Error).message}`)
+    fail(`must be valid RegExp flags: ${(error as Error).message}`, 'flags')
     return undefined
   }
   try {
     return new RegExp(rule.pattern!, flags)
   } catch (error) {
-    fail('pattern', `is not a valid regular expression: ${(error as Error).message}`)
+    fail(`must be a valid regular expression: ${(error as Error).message}`, 'pattern')
     return undefined
   }
 }
@@ -110,11 +106,11 @@ function firstMatch(regex: RegExp, text: string, from: number): Match | undefine
 /** Scripts written without spaces between words: a keyword edge in one of them matches anywhere. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u
 
-function compileKeywords(rule: Rule, fail: (field: string, message: string) => void): Pick<SpanRule, 'first' | 'longest'> | undefined {
+function compileKeywords(rule: Rule, fail: Fail): Pick<SpanRule, 'first' | 'longest'> | undefined {
   const words = rule.keywords!.map(foldString)
   const empty = words.findIndex((word) => word.trim() === '')
   if (empty >= 0) {
-    fail(`keywords[${empty}]`, 'has no letters left once case and accents are folded')
+    fail('must keep a letter once case and accents are folded', 'keywords', empty)
     return undefined
   }
   const whole = rule.wholeWords ?? true
