@@ -74,7 +74,8 @@ export interface HostStreamOptions {
   /**
    * Reconnect backoff. Default 200 ms doubling up to 5 s, each wait jittered (between half the
    * delay and all of it). A refused attempt's `retry-after` (503 too-many-streams says 5 s) is
-   * waited in full, up to a minute. A 4xx other than 408/429 is not retried: it is thrown.
+   * waited in full, up to a minute. A 4xx other than 408/429 is not retried: it is thrown. Both
+   * delays must be positive (ms, at most 2^31 - 1), else the stream throws `invalid-argument` at once.
    */
   retry?: { initialMs?: number; maxMs?: number }
 }
@@ -90,7 +91,8 @@ export interface StreamOptions {
   /**
    * Reconnect backoff. Default 200 ms doubling up to 5 s, each wait jittered (between half the
    * delay and all of it). A refused attempt's `retry-after` (503 too-many-streams says 5 s) is
-   * waited in full, up to a minute. A 4xx other than 408/429 is not retried: it is thrown.
+   * waited in full, up to a minute. A 4xx other than 408/429 is not retried: it is thrown. Both
+   * delays must be positive (ms, at most 2^31 - 1), else the stream throws `invalid-argument` at once.
    */
   retry?: { initialMs?: number; maxMs?: number }
 }

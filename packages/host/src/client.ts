@@ -24,6 +24,24 @@ export class HostClientError extends Error {
   }
 }
 
+/** The longest wait a timer keeps (ms): Node waits 1 ms for anything longer. */
+const MAX_RETRY_MS = 2 ** 31 - 1
+
+/**
+ * A stream's reconnect backoff, its `retry` option checked first: a delay that is not a positive
+ * number of milliseconds (0, negative, NaN, past a timer's reach) would send the next attempt at
+ * once, again and again, for as long as the host is away.
+ */
+function backoffFor(opts: { retry?: { initialMs?: number; maxMs?: number }; signal?: AbortSignal }): Backoff {
+  const { initialMs = 200, maxMs = 5000 } = opts.retry ?? {}
+  for (const [name, ms] of [['initialMs', initialMs], ['maxMs', maxMs]] as const) {
+    if (typeof ms !== 'number' || !(ms > 0 && ms <= MAX_RETRY_MS)) {
+      throw new HostClientError(0, 'invalid-argument', `retry.${name} must be a positive number of milliseconds, at most ${MAX_RETRY_MS}, got ${String(ms)}: leave it out for the default (initialMs 200, maxMs 5000).`, { path: `retry.${name}` })
+    }
+  }
+  return new Backoff(initialMs, maxMs, opts.signal)
+}
+
 export function createClient(options: ClientOptions): HostClient {
   const base = options.baseUrl.replace(/\/+$/, '')
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis)
@@ -73,7 +91,7 @@ export function createClient(options: ClientOptions): HostClient {
   async function* stream(id: string, opts: StreamOptions = {}): AsyncGenerator<StreamFrame> {
     let after = opts.after ?? -1
     let tail = opts.fromTail === true
-    const backoff = new Backoff(opts.retry?.initialMs ?? 200, opts.retry?.maxMs ?? 5000, opts.signal)
+    const backoff = backoffFor(opts)
     /** The last event delivered (a reset names it; the check of a host without `prefix` uses it). */
     let last: WireEvent | undefined
     /**
@@ -192,7 +210,7 @@ export function createClient(options: ClientOptions): HostClient {
    * again: replace what you hold with it), after the same backoff as {@link stream}.
    */
   async function* hostStream(opts: HostStreamOptions = {}): AsyncGenerator<HostStreamFrame> {
-    const backoff = new Backoff(opts.retry?.initialMs ?? 200, opts.retry?.maxMs ?? 5000, opts.signal)
+    const backoff = backoffFor(opts)
     const aborted = (): boolean => opts.signal?.aborted === true
     while (!aborted()) {
       const opened = await openStream('/v1/stream', opts.signal)
