@@ -4,7 +4,7 @@ import { Inbox } from '../inbox/inbox.js'
 import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
 import { createUserMessage } from '../session/messages.js'
 import { Session } from '../session/session.js'
-import { summarizeLog } from './summary.js'
+import { LogSummaryFold, summarizeLog } from './summary.js'
 
 const header = (extra: Partial<SessionHeader> = {}): SessionHeader => ({ id: 's', version: LOG_FORMAT_VERSION, createdAt: 1_000, ...extra })
 
@@ -84,5 +84,23 @@ describe('summarizeLog', () => {
       }),
       { numRuns: 200 },
     )
+  })
+})
+
+describe('LogSummaryFold on events it cannot read', () => {
+  // Session.append takes any JSON object under a core type, and a store folds every event it writes
+  // (SQLite in its commit round, PostgreSQL in its batch): a throw there took down the round.
+  it('folds malformed core events without throwing, counting only what it can read', () => {
+    const session = new Session(header(), [])
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0 })
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: 'x', removedCount: 'all' })
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [null] })
+    session.append('user/message', { id: 'u', source: { kind: 'user' }, content: 5 })
+    session.append('user/message', { id: 'v', source: { kind: 'user' }, content: [null, { type: 'text', text: 'hi' }] })
+    session.append('turn/start', { turn: 'one' })
+    session.append('turn/start', {})
+    const fold = new LogSummaryFold(header())
+    for (const event of session.events) fold.add(event)
+    expect(fold.summary()).toEqual({ length: 7, lastActivity: session.events.at(-1)!.time, turns: 0, firstPrompt: '', pending: 1 })
   })
 })

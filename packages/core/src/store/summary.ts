@@ -1,6 +1,6 @@
 import type { InboxSplice } from '../inbox/types.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
-import { messageText, type UserMessage } from '../session/messages.js'
+import type { UserMessage } from '../session/messages.js'
 import type { SessionSummary } from './types.js'
 
 /**
@@ -59,18 +59,21 @@ export class LogSummaryFold {
     const seq = this.#length++
     this.#lastActivity = event.time
     switch (event.type) {
-      case 'turn/start':
-        this.#turns = (event.data as { turn: number }).turn
+      // Read defensively: Session.append takes any JSON object under a core type, and a store folds
+      // every event it writes — a throw here would fail the commit round of every session in it.
+      case 'turn/start': {
+        const turn = (event.data as Partial<{ turn: number }> | null)?.turn
+        if (typeof turn === 'number') this.#turns = turn
         break
+      }
       case 'user/message':
-        if (this.#firstPrompt === undefined && (event.data as UserMessage).source?.kind === 'user') {
-          this.#firstPrompt = messageText(event.data as UserMessage)
-        }
+        if (this.#firstPrompt === undefined && (event.data as Partial<UserMessage> | null)?.source?.kind === 'user') this.#firstPrompt = textOf(event.data)
         break
       case 'agent/inbox/spliced': {
-        const { inserted, removedCount } = event.data as InboxSplice
-        if (this.#firstQueued === undefined && this.#firstPrompt === undefined && inserted.length > 0) this.#firstQueued = messageText(inserted[0]!)
-        if (seq >= this.#seedLength) this.#pending += inserted.length - (removedCount ?? 0)
+        const { inserted, removedCount } = (event.data ?? {}) as Partial<InboxSplice>
+        const count = Array.isArray(inserted) ? inserted.length : 0
+        if (this.#firstQueued === undefined && this.#firstPrompt === undefined && count > 0) this.#firstQueued = textOf(inserted![0])
+        if (seq >= this.#seedLength) this.#pending += count - (Number.isSafeInteger(removedCount) ? removedCount! : 0)
         break
       }
     }
@@ -96,6 +99,17 @@ export class LogSummaryFold {
       pending: this.#pending,
     }
   }
+}
+
+/** A message's text as `messageText` gives it, `''` for a message with no readable content (never a throw). */
+function textOf(message: unknown): string {
+  const content = (message as { content?: unknown } | null)?.content
+  if (!Array.isArray(content)) return ''
+  let text = ''
+  for (const block of content as unknown[]) {
+    if (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text') text += (block as { text: string }).text
+  }
+  return text
 }
 
 /** The {@link LogSummary} of a whole log (what a store that keeps one must agree with). */

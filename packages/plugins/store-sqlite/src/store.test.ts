@@ -191,6 +191,25 @@ describe('sqlite store — database', () => {
 })
 
 describe('sqlite store — write-behind', () => {
+  it('commits a round holding a core event with malformed data (Session.append takes it): the summary fold does not throw', async () => {
+    // The round folds each batch's events into its summary: a throw there escaped the round's
+    // setImmediate (the process crashed) and left every session of the round unsettled.
+    const store = make({ batchWindowMs: 60_000 })
+    const a = await store.create(header('a'))
+    const b = await store.create(header('b'))
+    a.writer.append(Object.freeze({ seq: 0, time: 5, type: 'agent/inbox/spliced', data: Object.freeze({ target: 'next-turn', start: 0 }) }) as SessionEvent)
+    a.writer.append(Object.freeze({ seq: 1, time: 6, type: 'user/message', data: Object.freeze({ id: 'u', source: { kind: 'user' }, content: 5 }) }) as SessionEvent)
+    b.writer.append(event(0))
+    await Promise.all([a.writer.flush(), b.writer.flush()])
+    expect(inspectSqliteStore(store).stats()).toEqual({ commits: 1, rollbacks: 0, events: 3 })
+    expect(await make().list()).toEqual([
+      { id: 'a', createdAt: 1_700_000_000_000, length: 2, lastActivity: 6, turns: 0, firstPrompt: '', pending: 0 },
+      { id: 'b', createdAt: 1_700_000_000_000, length: 1, lastActivity: 1_700_000_000_000, turns: 0, firstPrompt: null, pending: 0 },
+    ])
+    await a.writer.close()
+    await b.writer.close()
+  })
+
   it('commits N appends as one transaction on flush', async () => {
     const store = make({ batchWindowMs: 60_000 })
     const s = await store.create(header('batch'))
