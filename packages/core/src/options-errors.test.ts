@@ -6,6 +6,7 @@ import { validateConfig } from './config/validate.js'
 import { createAgent } from './create-agent.js'
 import { BosunError } from './errors.js'
 import { definePlugin } from './plugin.js'
+import { adapterOptionProblems } from './adapter-kit/options.js'
 import { optionsError } from './schema.js'
 import { memoryStore } from './store/memory.js'
 
@@ -105,5 +106,15 @@ describe('options errors: values that may be credentials, keys a schema refuses,
       '  - $.url: must be a URL that parses (found "http://exa_mple:99999")',
       '  - $.apiKeyEnv: must name a set variable (found a string not shown: under this key it could be a credential)',
     ].join('\n'))
+  })
+
+  it('an adapter\'s baseURL that does not parse is not quoted when its query, fragment or userinfo holds a key', () => {
+    for (const baseURL of ['https://p.example:99999/v1?key=SECRET12', 'https://p.example:99999/v1#access_token=SECRET', 'https://u:SECRET12@p.example:99999']) {
+      const error = optionsError('openai()', adapterOptionProblems({ baseURL }, 'https://api.example/v1'))
+      expect(error.message).toContain('$.baseURL: must be a URL that parses')
+      expect(error.message).not.toContain('SECRET')
+    }
+    // One without them is still quoted: it is what the user wrote.
+    expect(optionsError('openai()', adapterOptionProblems({ baseURL: 'https://p.example:99999/v1' }, 'https://api.example/v1')).message).toContain('(found "https://p.example:99999/v1")')
   })
 })

@@ -36,6 +36,11 @@ const CREDENTIALS: [string, string][] = [
   ['URL fragment token', 'https://app.example.com/callback#access_token=SECRET'],
   ['userinfo in a URL without its scheme', 'user:SECRET1@api.example.com/v1'],
   ['a key parameter in a URL without its scheme', 'api.example.com/v1?api-key=SECRET1'],
+  // A URL that does not parse (its port or host is bad) is quoted by the check that refuses it.
+  ['a key parameter in a URL that does not parse', 'https://proxy.example:99999/v1?key=SECRET1'],
+  ['userinfo in a URL that does not parse', 'https://user:SECRET1@proxy.example:99999/v1'],
+  ['a fragment token in a URL that does not parse', 'https://app.example:99999/cb#access_token=SECRET'],
+  ['a query in a URL whose host is broken', 'https://[proxy/v1?token=SECRET1'],
   ['a key inside a sentence', 'my key is sk-proj-SECRETabcdefghij1234567890, thanks'],
 ]
 
@@ -51,6 +56,8 @@ const ORDINARY = [
   'https://api.deepseek.com/v1',
   'https://openrouter.ai/api/v1?ref=bosun&model=x',
   'api.deepseek.com/v1?ref=bosun',
+  'http://exa_mple:99999',
+  'https://openrouter.ai:99999/api/v1?ref=bosun',
   'someone@example.com',
   'OPENAI_API_KEY',
   'MyCompanyProductionServer2024',

@@ -78,7 +78,7 @@ export function mentionsCredential(error: unknown, depth = 0): boolean {
 }
 
 function credentialWord(word: string): boolean {
-  if (KEY_PREFIX.test(word) || JWT.test(word) || credentialInUrl(word) !== undefined || schemelessUrlCredential(word)) return true
+  if (KEY_PREFIX.test(word) || JWT.test(word) || credentialInUrl(word) !== undefined || schemelessUrlCredential(word) || unparsableUrlCredential(word)) return true
   // Long random runs: split where a URL, a path or a model name would (`/`, `.`, `-`, `@`, `?`…),
   // so that `meta-llama/Llama-3.3-70B-Instruct` is short words, while a random key stays long runs.
   return word.split(/[/.:@?&=#%!|\\_+-]+/).some(randomRun)
@@ -112,6 +112,17 @@ function schemelessUrlCredential(word: string): boolean {
   if (url === undefined) return false
   if (url.password !== '') return true
   return credentialInUrl(url.href) === 'query'
+}
+
+/**
+ * A URL that does not parse (a bad port or host: the value an options check refuses, saying what
+ * it found) whose userinfo, query or fragment carries a credential — read again with a stand-in
+ * host; one that still does not parse is not quoted if it has any of them.
+ */
+function unparsableUrlCredential(word: string): boolean {
+  if (!/[@?#]/.test(word) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(word) || parseUrl(word) !== undefined) return false
+  const standIn = parseUrl(word.replace(/^([a-z][a-z0-9+.-]*:\/\/)((?:[^/?#@]*@)?)[^/?#]*/i, '$1$2host.invalid'))
+  return standIn === undefined || credentialInUrl(standIn.href) !== undefined
 }
 
 function parseUrl(word: string): URL | undefined {
