@@ -51,6 +51,18 @@ function run(session: Session, ops: readonly Op[], ids: { n: number }): void {
   }
 }
 
+/** A session forked from one that ran `seedOps` (none: not a fork), then running `ops`. */
+function forked(seedOps: readonly Op[], ops: readonly Op[]): { h: SessionHeader; child: Session } {
+  const ids = { n: 0 }
+  const parent = new Session(header(), [])
+  run(parent, seedOps, ids)
+  const seed: SessionEvent[] = [...parent.events, { seq: parent.events.length, time: 1, type: 'session/end-seed', data: {} } as SessionEvent]
+  const h = seedOps.length === 0 ? header() : header({ parent: 'p', seedLength: seed.length })
+  const child = new Session(h, seedOps.length === 0 ? [] : seed)
+  run(child, ops, ids)
+  return { h, child }
+}
+
 describe('summarizeLog', () => {
   it('tells last activity, turns, the first prompt and what is pending', () => {
     let now = 1_000
@@ -69,13 +81,7 @@ describe('summarizeLog', () => {
   it('counts pending as the inbox replays it, a fork seed left out (property)', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 12 }), fc.array(op, { maxLength: 12 }), (seedOps, ops) => {
-        const ids = { n: 0 }
-        const parent = new Session(header(), [])
-        run(parent, seedOps, ids)
-        const seed: SessionEvent[] = [...parent.events, { seq: parent.events.length, time: 1, type: 'session/end-seed', data: {} } as SessionEvent]
-        const h = seedOps.length === 0 ? header() : header({ parent: 'p', seedLength: seed.length })
-        const child = new Session(h, seedOps.length === 0 ? [] : seed)
-        run(child, ops, ids)
+        const { h, child } = forked(seedOps, ops)
         const summary = summarizeLog(h, child.events)
         expect(summary.pending).toBe(replayedPending(h, child.events))
         expect(summary.length).toBe(child.events.length)
@@ -102,5 +108,31 @@ describe('LogSummaryFold on events it cannot read', () => {
     const fold = new LogSummaryFold(header())
     for (const event of session.events) fold.add(event)
     expect(fold.summary()).toEqual({ length: 7, lastActivity: session.events.at(-1)!.time, turns: 0, firstPrompt: '', pending: 1 })
+  })
+})
+
+describe('LogSummaryFold state', () => {
+  // A store that keeps the fold as a cache (JSONL's <id>.summary.json) saves it as JSON and folds on later.
+  it('a fold saved as JSON and resumed folds on to what a whole fold gives, at any cut (property)', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 12 }), fc.array(op, { maxLength: 12 }), fc.nat(), (seedOps, ops, cutAt) => {
+        const { h, child } = forked(seedOps, ops)
+        const cut = cutAt % (child.events.length + 1)
+        const saved = JSON.parse(JSON.stringify(LogSummaryFold.of(h, child.events.slice(0, cut)).state())) as unknown
+        const resumed = LogSummaryFold.fromState(saved)!
+        for (const event of child.events.slice(cut)) resumed.add(event)
+        expect(resumed.summary()).toEqual(summarizeLog(h, child.events))
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('fromState refuses what is not a saved fold', () => {
+    const state = LogSummaryFold.of(header(), []).state()
+    for (const bad of [null, 5, 'x', [], {}, { ...state, length: -1 }, { ...state, length: 1.5 }, { ...state, pending: 'x' }, { ...state, turns: null },
+      { ...state, seedLength: undefined }, { ...state, firstPrompt: 3 }, { ...state, firstQueued: {} }, { ...state, lastActivity: '1' }]) {
+      expect(LogSummaryFold.fromState(bad)).toBeUndefined()
+    }
+    expect(LogSummaryFold.fromState(state)?.summary()).toEqual(summarizeLog(header(), []))
   })
 })

@@ -90,6 +90,34 @@ export class LogSummaryFold {
     return copy
   }
 
+  /**
+   * The fold as plain JSON, to keep beside a log and fold on from later ({@link LogSummaryFold.fromState}):
+   * a store that keeps a summary as a cache (JSONL's sidecar file) resumes the fold after the events it covers.
+   */
+  state(): LogSummaryState {
+    return {
+      length: this.#length, lastActivity: this.#lastActivity, turns: this.#turns, pending: this.#pending, seedLength: this.#seedLength,
+      ...(this.#firstPrompt === undefined ? {} : { firstPrompt: this.#firstPrompt }),
+      ...(this.#firstQueued === undefined ? {} : { firstQueued: this.#firstQueued }),
+    }
+  }
+
+  /** The fold a {@link LogSummaryFold.state} was taken of; `undefined` for anything that is not one (a damaged or foreign value). */
+  static fromState(value: unknown): LogSummaryFold | undefined {
+    if (typeof value !== 'object' || value === null) return undefined
+    const { length, lastActivity, turns, pending, seedLength, firstPrompt, firstQueued } = value as Partial<LogSummaryState>
+    if (!Number.isSafeInteger(length) || length! < 0 || !Number.isSafeInteger(seedLength) || seedLength! < 0) return undefined
+    if (typeof lastActivity !== 'number' || typeof turns !== 'number' || !Number.isSafeInteger(pending)) return undefined
+    if ((firstPrompt !== undefined && typeof firstPrompt !== 'string') || (firstQueued !== undefined && typeof firstQueued !== 'string')) return undefined
+    const fold = new LogSummaryFold({ createdAt: lastActivity, seedLength })
+    fold.#length = length!
+    fold.#turns = turns
+    fold.#pending = pending!
+    fold.#firstPrompt = firstPrompt
+    fold.#firstQueued = firstQueued
+    return fold
+  }
+
   summary(): LogSummary {
     return {
       length: this.#length,
@@ -99,6 +127,19 @@ export class LogSummaryFold {
       pending: this.#pending,
     }
   }
+}
+
+/** What {@link LogSummaryFold.state} gives: the fold's whole state, JSON. */
+export interface LogSummaryState {
+  length: number
+  lastActivity: number
+  turns: number
+  pending: number
+  seedLength: number
+  /** The first user's message text, if any yet. */
+  firstPrompt?: string
+  /** The first queued message's text, if any yet (kept while there is no `firstPrompt`). */
+  firstQueued?: string
 }
 
 /** A message's text as `messageText` gives it, `''` for a message with no readable content (never a throw). */
