@@ -16,9 +16,9 @@ export type ListedSession = Omit<SessionInfo, 'turnList' | 'pending'> & {
 
 /**
  * Every session the reader lists, in the store's order. A session whose summary the store keeps
- * (all of `length`, `lastActivity`, `turns`, `firstPrompt` and `pending`, e.g. SQLite) costs its
- * header alone; any other is read whole and summarised here, so listing a store that keeps no
- * summaries (JSONL, PostgreSQL) costs a read of every log. A session that cannot be read is
+ * (all of `length`, `lastActivity`, `turns`, `firstPrompt` and `pending`: SQLite, PostgreSQL,
+ * JSONL) costs its header alone; any other is read whole and summarised here, so listing a store
+ * that keeps no summaries costs a read of every log. A session that cannot be read is
  * passed to `skipped` and left out: one damaged session must not hide the others.
  */
 export async function listSessions(reader: SessionReader, skipped: (id: string, error: unknown) => void): Promise<ListedSession[]> {

@@ -47,8 +47,9 @@ export interface SessionSummary {
   /** Number of events, where the store knows it cheaply. */
   length?: number
   // The four fields below, where the store knows them cheaply and correctly (without reading the
-  // log: a summary kept beside it, written with every batch, as the SQLite and PostgreSQL stores
-  // do). Each is what `summarizeLog(header, events)` computes from the whole log (the contract
+  // whole log: a summary kept beside it, written with every batch, as the SQLite and PostgreSQL
+  // stores do, or kept as a cache and folded on over the log's last lines, as the JSONL store
+  // does). Each is what `summarizeLog(header, events)` computes from the whole log (the contract
   // suite checks it). A store gives all four with `length`, or none: a reader that needs them
   // reads the log otherwise.
   /** Time of the last event (the creation time for an empty log). */

@@ -76,6 +76,12 @@ export interface StoreFileSystem {
   mkdir(path: string, options: { recursive: true }): Promise<string | undefined>
   /** Removes a file whose creation failed half-way. */
   unlink(path: string): Promise<void>
+  /**
+   * rename(2), used for one thing: replacing a session's list summary (`<id>.summary.json`, a
+   * cache, summary-file.ts) at once. Without it the store keeps no summaries, and `list()` reads
+   * every session's whole log.
+   */
+  rename?(from: string, to: string): Promise<void>
 }
 
 const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY } = fsConstants
@@ -107,6 +113,7 @@ export const nodeFileSystem: StoreFileSystem = {
   readdir: (path) => nodeFs.readdir(path),
   mkdir: (path, options) => nodeFs.mkdir(path, options),
   unlink: (path) => nodeFs.unlink(path),
+  rename: (from, to) => nodeFs.rename(from, to),
   async open(path, flags, mode) {
     const handle = await nodeFs.open(path, SESSION_FLAGS[flags] ?? flags, mode)
     return wrapHandle(handle, flags === 'r+' || flags === 'wx')

@@ -31,22 +31,44 @@ export const DECODE_SLICE_BYTES = 64 * 1024 * 1024
  * `sliceBytes` is for tests (slice boundaries must not change the result).
  */
 export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = DECODE_SLICE_BYTES): ParsedLog {
-  let end = bytes.length
-  // A crash can leave zero-filled blocks at the end (the size was updated, the data was not).
-  while (end > 0 && bytes[end - 1] === 0) end--
-  const lastNewline = end === 0 ? -1 : bytes.lastIndexOf(NEWLINE, end - 1)
-  if (lastNewline < 0) {
+  const headerEnd = bytes.indexOf(NEWLINE) + 1
+  // A newline is never one of a crash's NUL bytes: the header is whole iff there is one.
+  if (headerEnd === 0) {
     throw corrupt(file, 1, 'the header line is incomplete', 'The session was never fully created; delete the file to reuse its id.')
   }
-  let intactLength = lastNewline + 1
-  const badUtf8 = isUtf8(bytes.subarray(0, intactLength)) ? -1 : firstInvalidUtf8Line(bytes, intactLength)
-  const headerEnd = bytes.indexOf(NEWLINE) + 1
-  const header = parseHeader(bytes.toString('utf8', 0, headerEnd - 1), file, id, badUtf8 === 0)
+  const header = parseHeader(bytes.toString('utf8', 0, headerEnd - 1), file, id, !isUtf8(bytes.subarray(0, headerEnd)))
+  const { events, intactLength } = parseEvents(bytes, headerEnd, 0, file, sliceBytes)
+  if (header.seedLength !== undefined && header.seedLength > events.length) {
+    throw corrupt(file, events.length + 2, `the header announces more seed events than the ${events.length} stored`)
+  }
+  return { header, events, intactLength }
+}
+
+/** The events of a session file's lines, as {@link parseLog} reads them, and where they end. */
+export interface ParsedEvents {
+  /** Deep-frozen, `seq` contiguous from the first one's. */
+  events: SessionEvent[]
+  /** End of the intact lines: a torn last line is left out (see {@link ParsedLog.intactLength}). */
+  intactLength: number
+}
+
+/**
+ * Parses the event lines of `bytes` from `start` (just past a newline) whose first event has seq
+ * `firstSeq`: the whole log after its header ({@link parseLog}), or the tail of one after the
+ * events a list summary covers (summary-file.ts). Only the last line may be damaged (left out of
+ * `intactLength`); damage before it is CORRUPT_LOG, with the line's number (seq + 2).
+ */
+export function parseEvents(bytes: Buffer, start: number, firstSeq: number, file: string, sliceBytes = DECODE_SLICE_BYTES): ParsedEvents {
+  const end = contentEnd(bytes)
+  const lastNewline = end <= start ? -1 : bytes.lastIndexOf(NEWLINE, end - 1)
   const events: SessionEvent[] = []
-  let index = 1 // 0-based line index in the file (line 0 is the header)
-  slices: for (let start = headerEnd; start < intactLength; ) {
-    const stop = sliceEnd(bytes, start, intactLength, sliceBytes)
-    const lines = bytes.toString('utf8', start, stop - 1).split('\n')
+  if (lastNewline < start) return { events, intactLength: start }
+  let intactLength = lastNewline + 1
+  const badUtf8 = isUtf8(bytes.subarray(start, intactLength)) ? -1 : firstInvalidUtf8Line(bytes, start, intactLength)
+  let index = 0 // 0-based index of the line from `start`
+  slices: for (let from = start; from < intactLength; ) {
+    const stop = sliceEnd(bytes, from, intactLength, sliceBytes)
+    const lines = bytes.toString('utf8', from, stop - 1).split('\n')
     const lastSlice = stop === intactLength
     for (let i = 0; i < lines.length; i++, index++) {
       const isLast = lastSlice && i === lines.length - 1
@@ -60,25 +82,30 @@ export function parseLog(bytes: Buffer, file: string, id: string, sliceBytes = D
           problem = notJson('the line', error)
         }
       }
+      const seq = firstSeq + events.length
       if (problem !== undefined) {
         if (isLast) {
           intactLength = bytes.lastIndexOf(NEWLINE, lastNewline - 1) + 1
           break slices
         }
-        throw corrupt(file, index + 1, problem)
+        throw corrupt(file, seq + 2, problem)
       }
-      problem = eventProblem(value, events.length)
-      if (problem) throw corrupt(file, index + 1, problem)
+      problem = eventProblem(value, seq)
+      if (problem) throw corrupt(file, seq + 2, problem)
       // Frozen in place, each short string (type, role, tool name) shared with the other events':
       // unmarked, as the envelope is never passed on as a message.
       events.push(freezeParsedJson(value as SessionEvent, { mark: false }))
     }
-    start = stop
+    from = stop
   }
-  if (header.seedLength !== undefined && header.seedLength > events.length) {
-    throw corrupt(file, events.length + 2, `the header announces more seed events than the ${events.length} stored`)
-  }
-  return { header, events, intactLength }
+  return { events, intactLength }
+}
+
+/** The end of the content: a crash can leave zero-filled blocks at the end (the size was updated, the data was not). */
+function contentEnd(bytes: Buffer): number {
+  let end = bytes.length
+  while (end > 0 && bytes[end - 1] === 0) end--
+  return end
 }
 
 /** The end (just past a newline) of the slice that starts at `start`: whole lines, about `size` bytes. */
@@ -144,9 +171,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Index (0-based) of the first line in `bytes[0, length)` that is not valid UTF-8. Slow path only. */
-function firstInvalidUtf8Line(bytes: Buffer, length: number): number {
-  let start = 0
+/** Index (0-based, from `start`) of the first line in `bytes[start, length)` that is not valid UTF-8. Slow path only. */
+function firstInvalidUtf8Line(bytes: Buffer, start: number, length: number): number {
   for (let index = 0; start < length; index++) {
     const end = bytes.indexOf(NEWLINE, start)
     if (!isUtf8(bytes.subarray(start, end))) return index

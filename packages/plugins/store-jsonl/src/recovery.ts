@@ -77,6 +77,26 @@ export async function deadRecordsOf(fs: StoreFileSystem, dir: string, id: string
   return recordsOf(fs, await deadJournals(fs, dir), id)
 }
 
+/** The records of every session in the dead journals of `dir`, by session, as {@link deadRecordsOf} gives them for one (for `list()`). */
+export async function deadRecordsBySession(fs: StoreFileSystem, dir: string): Promise<Map<string, JournalRecord[][]>> {
+  const bySession = new Map<string, JournalRecord[][]>()
+  for (const path of await deadJournals(fs, dir)) {
+    for (const [id, records] of bySessionId(await readJournal(fs, path))) bySession.set(id, [...(bySession.get(id) ?? []), records])
+  }
+  return bySession
+}
+
+/** One journal's records grouped by session, each session's in journal order. */
+function bySessionId(records: readonly JournalRecord[]): Map<string, JournalRecord[]> {
+  const bySession = new Map<string, JournalRecord[]>()
+  for (const record of records) {
+    const list = bySession.get(record.id)
+    if (list) list.push(record)
+    else bySession.set(record.id, [record])
+  }
+  return bySession
+}
+
 async function recordsOf(fs: StoreFileSystem, paths: readonly string[], id: string): Promise<JournalRecord[][]> {
   const result: JournalRecord[][] = []
   for (const path of paths) {
@@ -105,12 +125,7 @@ export type ReplaySession = (id: string, records: JournalRecord[]) => Promise<'d
  */
 export async function sweepDeadJournals(fs: StoreFileSystem, dir: string, replay: ReplaySession): Promise<void> {
   for (const path of await deadJournals(fs, dir)) {
-    const bySession = new Map<string, JournalRecord[]>()
-    for (const record of await readJournal(fs, path)) {
-      const list = bySession.get(record.id)
-      if (list) list.push(record)
-      else bySession.set(record.id, [record])
-    }
+    const bySession = bySessionId(await readJournal(fs, path))
     let complete = true
     for (const [id, records] of bySession) {
       if ((await replay(id, records).catch(() => 'busy' as const)) === 'busy') complete = false

@@ -1,9 +1,14 @@
-import { BosunError, LOG_FORMAT_VERSION, assertSessionId, invalidArgument } from '@bosun/core'
+import { BosunError, LOG_FORMAT_VERSION, LogSummaryFold, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary } from '@bosun/core'
 import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { errnoCode, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
-import { parseHeader } from './reader.js'
+import { parseHeader, parseLog } from './reader.js'
 import { ioError } from './file-writes.js'
+import { crc32, type JournalRecord } from './journal-format.js'
+import { replayAll } from './recovery.js'
+import { headerCrcOf } from './replay.js'
+import { foldFromSummaryFile, readSummaryFile } from './summary-file.js'
+import { readValidLength, withinValidLength } from './valid-length.js'
 
 /** One session file: opening it safely, reading its header line, checking what is written to it. */
 
@@ -39,8 +44,18 @@ export async function openSessionFile(fs: StoreFileSystem, file: string, id: str
   return undefined
 }
 
-/** A session's list entry from its header line; undefined for a file that is not a readable session (`open()` says why). */
-export async function readSummary(fs: StoreFileSystem, file: string, id: string): Promise<SessionSummary | undefined> {
+/**
+ * A session's list entry: its header line, and the list fields of its whole log (summary-file.ts:
+ * from its sidecar and the bytes past it, else from a full read — with `dead`, the records that
+ * dead processes' journals hold for it, as `read()` replays them). Undefined for a file that is
+ * not a readable session; one whose header reads but whose log does not (damaged) is listed
+ * without the fields (`open()` and `read()` say what is wrong with it). Damage before the sidecar's
+ * offset is not seen here (the point is not to read those bytes): such a log is listed with the
+ * fields of when it was written.
+ */
+export async function readSummary(
+  fs: StoreFileSystem, file: string, id: string, dead: readonly (readonly JournalRecord[])[] | undefined,
+): Promise<SessionSummary | undefined> {
   let handle: StoreFileHandle
   try {
     handle = await fs.open(file, 'r')
@@ -50,19 +65,53 @@ export async function readSummary(fs: StoreFileSystem, file: string, id: string)
     throw ioError('open', file, id, error)
   }
   try {
-    // A FIFO, a device or a folder named like a session is never read: not listed.
-    if ((await checkOpenedFile(handle, file, id)) === 'gone') return undefined
-    const line = await readFirstLine(handle)
-    if (line === undefined) return undefined
-    const header = parseHeader(line, file, id)
-    return { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
+    let header: SessionHeader
+    let headerBytes: Buffer
+    try {
+      // A FIFO, a device or a folder named like a session is never read: not listed.
+      if ((await checkOpenedFile(handle, file, id)) === 'gone') return undefined
+      const line = await readFirstLine(handle)
+      if (line === undefined) return undefined
+      header = parseHeader(line, file, id)
+      headerBytes = Buffer.from(line + '\n', 'utf8')
+    } catch (error) {
+      // Not a readable session (damaged, newer, or not a regular file): left out of the list.
+      if (BosunError.is(error)) return undefined
+      throw error
+    }
+    const entry: SessionSummary = { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
+    try {
+      return { ...entry, ...(await foldOf(fs, file, id, handle, crc32(headerBytes), headerBytes.length, dead)).summary() }
+    } catch {
+      // Damaged, or unreadable past its header: listed without the fields, which a reader that
+      // needs them gets from read() — and read() tells what is wrong. One session never fails the list.
+      return entry
+    }
   } catch (error) {
-    // Not a readable session (damaged, newer, or not a regular file): left out of the list.
-    if (BosunError.is(error)) return undefined
-    throw ioError('read', file, id, error)
+    throw BosunError.is(error) ? error : ioError('read', file, id, error)
   } finally {
     await handle.close().catch(() => {})
   }
+}
+
+/** The fold of the session's whole log, as `read()` would read it: from the sidecar when it can, else from every line. */
+async function foldOf(
+  fs: StoreFileSystem, file: string, id: string, handle: StoreFileHandle, headerCrc: number, headerBytes: number,
+  dead: readonly (readonly JournalRecord[])[] | undefined,
+): Promise<LogSummaryFold> {
+  // The sidecar, then the record, then the file (as read() does): each written before the next is cut or grown.
+  const kept = dead === undefined ? await readSummaryFile(fs, file) : undefined
+  const valid = await readValidLength(fs, file, id)
+  if (kept !== undefined) {
+    const { size } = await handle.stat()
+    const end = valid !== undefined && valid.headerCrc === headerCrc ? Math.min(size, valid.length) : size
+    const fold = await foldFromSummaryFile(kept, file, handle, headerCrc, headerBytes, end)
+    if (fold) return fold
+  }
+  const bytes = await handle.readFile()
+  const replayed = dead === undefined ? bytes : replayAll(bytes, dead)?.bytes ?? bytes
+  const log = parseLog(withinValidLength(replayed, valid, headerCrcOf(replayed)), file, id)
+  return LogSummaryFold.of(log.header, log.events)
 }
 
 export function isSessionId(id: string): boolean {

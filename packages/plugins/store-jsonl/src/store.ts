@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path'
-import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, assertSessionId, invalidArgument } from '@bosun/core'
+import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, LogSummaryFold, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { ensureDirectory, errnoCode, nodeFileSystem, syncDirectory, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
@@ -10,11 +10,12 @@ import { acquireSessionLock, type SessionLock } from './lock.js'
 import { JsonlWriter } from './writer.js'
 import { ioError, writeFully } from './file-writes.js'
 import { StoreJournal } from './journal.js'
-import { crc32, type JournalRecord } from './journal-format.js'
-import { deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
+import { crc32, isJournalName, type JournalRecord } from './journal-format.js'
+import { deadRecordsBySession, deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
 import { headerCrcOf } from './replay.js'
 import { readValidLength, removeValidLength, unlinkValidLength, withinValidLength } from './valid-length.js'
 import { stepOf } from './steps.js'
+import { unlinkSummaryFile } from './summary-file.js'
 import { checkHeader, isSessionId, openSessionFile, readFirstLine, readSummary, type OpenedSessionFile } from './session-file.js'
 
 /** New session files are private to their owner: they hold the conversation. */
@@ -92,6 +93,8 @@ class JsonlStore implements Store {
       step = 'fsync'
       await handle.sync()
       await unlinkValidLength(this.#fs, file)
+      // A list summary left by a session deleted by hand: a cache, checked before use anyway.
+      await unlinkSummaryFile(this.#fs, file)
       step = 'fsync of the directory'
       await syncDirectory(this.#fs, this.#dir)
     } catch (error) {
@@ -102,7 +105,7 @@ class JsonlStore implements Store {
       throw BosunError.is(error) ? error : ioError(stepOf(error, step), file, header.id, error)
     }
     const headerCrc = crc32(bytes.subarray(0, bytes.indexOf(0x0a) + 1))
-    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length, headerCrc })
+    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length, headerCrc, summary: LogSummaryFold.of(header, seed) })
     return { header, events: [...seed], writer }
   }
 
@@ -137,7 +140,9 @@ class JsonlStore implements Store {
       }
       // Before anything is appended past it: a record left behind would cut acknowledged events off.
       if (valid) await removeValidLength(this.#fs, file)
-      const writer = await this.#track(handle, lock, { id, file, size: log.intactLength, length: log.events.length, headerCrc })
+      const writer = await this.#track(handle, lock, {
+        id, file, size: log.intactLength, length: log.events.length, headerCrc, summary: LogSummaryFold.of(log.header, log.events),
+      })
       return { header: log.header, events: log.events, writer }
     } catch (error) {
       await handle.close().catch(() => {})
@@ -196,8 +201,12 @@ class JsonlStore implements Store {
   }
 
   /**
-   * Reads only the header line of each `<id>.jsonl`. Files whose header cannot be read (damaged,
-   * newer format, removed meanwhile) are left out; `open()` says what is wrong with them.
+   * Each `<id>.jsonl`'s header line and its log's list fields (`length`, `lastActivity`, `turns`,
+   * `firstPrompt`, `pending`), from the summary its writer keeps beside it (`<id>.summary.json`)
+   * and the log's lines past it: a bounded tail, not the whole log (summary-file.ts). Without a
+   * usable summary the log is read whole; the fields are the same. Files whose header cannot be
+   * read (damaged, newer format, removed meanwhile) are left out, and a log damaged past its header
+   * is listed without the fields; `open()` says what is wrong with them.
    */
   async list(): Promise<SessionSummary[]> {
     this.#assertOpen()
@@ -209,9 +218,12 @@ class JsonlStore implements Store {
       throw new BosunError(ErrorCodes.STORE, `Could not list the sessions in ${this.#dir}: ${(error as Error).message}`, { cause: error })
     }
     const ids = names.filter((name) => name.endsWith(FILE_SUFFIX)).map((name) => name.slice(0, -FILE_SUFFIX.length)).filter(isSessionId)
+    // What dead processes acknowledged through their journals and their files may lack: read()
+    // replays it, so a session with such records is summarised from a full read like read()'s.
+    const dead = names.some(isJournalName) ? await deadRecordsBySession(this.#fs, this.#dir).catch(() => undefined) : new Map<string, JournalRecord[][]>()
     const summaries: SessionSummary[] = []
     for (let start = 0; start < ids.length; start += LIST_CONCURRENCY) {
-      const chunk = await Promise.all(ids.slice(start, start + LIST_CONCURRENCY).map((id) => readSummary(this.#fs, this.#file(id), id)))
+      const chunk = await Promise.all(ids.slice(start, start + LIST_CONCURRENCY).map((id) => readSummary(this.#fs, this.#file(id), id, dead?.get(id) ?? (dead ? undefined : []))))
       for (const summary of chunk) if (summary) summaries.push(summary)
     }
     return summaries
@@ -228,7 +240,7 @@ class JsonlStore implements Store {
   }
 
   async #track(
-    handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number; headerCrc: number },
+    handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number; headerCrc: number; summary: LogSummaryFold },
   ): Promise<JsonlWriter> {
     if (this.#closed) {
       await handle.close().catch(() => {})

@@ -1,3 +1,4 @@
+import type { LogSummaryFold } from '@bosun/core'
 import type { StoreFileHandle, StoreFileSystem } from './file-system.js'
 import type { StoreJournal } from './journal.js'
 import type { JsonlWriter } from './writer.js'
@@ -25,6 +26,12 @@ export interface JsonlWriterOptions {
    * neither cut off nor zeroed (tail.ts). Without it, such a batch may come back (`rolledBack: false`).
    */
   fs?: StoreFileSystem
+  /**
+   * The list summary of the file's events (core's fold), which the writer folds on with every
+   * append and writes beside the file (summary-file.ts) when it closes and every
+   * `SUMMARY_EVERY_BYTES` of log. Without it (or without `fs`), the writer keeps no summary.
+   */
+  summary?: LogSummaryFold
   /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
   onClose: (writer: JsonlWriter) => void | Promise<void>
 }

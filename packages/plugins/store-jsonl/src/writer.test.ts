@@ -102,6 +102,8 @@ describe('durable creation', () => {
       { op: 'open', path: file }, { op: 'stat', path: file }, { op: 'write', path: file }, { op: 'sync', path: file },
       // A stale record of a valid length deleted (review-valid-length-recreate.test.ts): ENOENT here.
       { op: 'unlink', path: join(dir, '.bosun-valid-s') },
+      // And a list summary left by a session of that id deleted by hand (summary-file.ts).
+      { op: 'unlink', path: join(dir, 's.summary.json') },
       { op: 'open', path: dir }, { op: 'sync', path: dir },
     ])
     expect(await readSession(dir, 's')).toBe(fileText(header('s'), [event(0)]))

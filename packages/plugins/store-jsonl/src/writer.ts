@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
-import type { SessionEvent, SessionWriter } from '@bosun/core'
-import type { StoreFileHandle, StoreFileStat } from './file-system.js'
+import type { LogSummaryFold, SessionEvent, SessionWriter } from '@bosun/core'
+import type { StoreFileHandle, StoreFileStat, StoreFileSystem } from './file-system.js'
 import { ioError, writeFully, writeFullySync } from './file-writes.js'
 import { commitScheduler, type CommitMember } from './commit.js'
 import { eventLine } from './format.js'
@@ -11,6 +11,7 @@ import { FileTail } from './tail.js'
 import { closeError, closedWriterError, goneFileError, nonFiniteTimeError, outOfOrderError, staleWriterError } from './writer-errors.js'
 import type { JsonlWriterOptions } from './writer-options.js'
 import { newBatch, type Batch } from './batch.js'
+import { SUMMARY_EVERY_BYTES, writeSummaryFile } from './summary-file.js'
 
 export type { JsonlWriterOptions } from './writer-options.js'
 
@@ -61,6 +62,16 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   /** Batches went through the journal since this file was last fdatasynced itself. */
   #journaled = false
   #handleClosed = false
+  readonly #fs: StoreFileSystem | undefined
+  readonly #headerCrc: number
+  /** The list summary of every event appended (summary-file.ts); dropped if an event cannot be folded. */
+  #summary: LogSummaryFold | undefined
+  /** The log's length at the last summary written beside it (0: none known). */
+  #summarisedAt = 0
+  /** The summary of the batch in flight, taken when that batch brings the log {@link SUMMARY_EVERY_BYTES} past the last one. */
+  #summaryDue: LogSummaryFold | undefined
+  /** The summary being written, off the batch path; one at a time. */
+  #summaryWrite: Promise<void> | undefined
 
   constructor(options: JsonlWriterOptions) {
     this.#id = options.id
@@ -74,6 +85,9 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     this.#journal = options.journal
     this.#records = options.journal ? new RecordEncoder(options.id, options.headerCrc ?? 0) : undefined
     this.#tail = new FileTail(options.handle, options.fs && { fs: options.fs, file: options.file, headerCrc: options.headerCrc ?? 0 })
+    this.#fs = options.fs
+    this.#headerCrc = options.headerCrc ?? 0
+    this.#summary = options.fs?.rename ? options.summary : undefined
   }
 
   /**
@@ -88,6 +102,14 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     this.#queued += eventLine(event)
     this.#queuedCount++
     this.#nextSeq++
+    if (this.#summary) {
+      try {
+        this.#summary.add(event)
+      } catch {
+        // An event the fold cannot read (not one a Session makes): no summary; list() reads the log.
+        this.#summary = undefined
+      }
+    }
     this.#schedule()
   }
 
@@ -129,6 +151,9 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
         if (BosunError.is(error, ErrorCodes.STALE_WRITER)) break
       }
     }
+    // Everything appended is durable: the summary is of the whole file.
+    await this.#summaryWrite
+    if (failure === undefined && this.#summary && this.#summarisedAt !== this.#size) await this.#writeSummary(this.#summary)
     if (this.#journal) {
       // The journal's records of this file are needed until the file itself is durable.
       let synced = !this.#journaled
@@ -206,6 +231,10 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     const encoded = this.#records?.encode(this.#size, batch.text)
     const bytes = encoded ? encoded.bytes : Buffer.from(batch.text, 'utf8')
     batch.bytes = bytes.length
+    // The batch holds every event appended: the summary now is the file's once it is durable.
+    if (this.#summary && this.#summaryWrite === undefined && this.#size + bytes.length - this.#summarisedAt >= SUMMARY_EVERY_BYTES) {
+      this.#summaryDue = this.#summary.clone()
+    }
     let step = 'fstat'
     let touched = false
     try {
@@ -262,8 +291,23 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   #commit(batch: Batch): false {
     this.#size += batch.bytes
     this.#durable += batch.count
+    const due = this.#summaryDue
+    this.#summaryDue = undefined
+    // Not awaited: the batch is settled now; close() waits for it.
+    if (due) this.#summaryWrite = this.#writeSummary(due).finally(() => (this.#summaryWrite = undefined))
     batch.settle()
     return false
+  }
+
+  /** Writes `summary`, the summary of the file's first `#size` bytes, beside it; a failure is ignored (a cache: list() reads more of the log). */
+  async #writeSummary(summary: LogSummaryFold): Promise<void> {
+    const size = this.#size
+    try {
+      await writeSummaryFile(this.#fs!, this.#file, this.#handle, { size, headerCrc: this.#headerCrc, fold: summary })
+      this.#summarisedAt = size
+    } catch {
+      // Left as it was: the next one is due at the next batch.
+    }
   }
 
   /**
@@ -273,6 +317,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
    * its lines left in the file, or (`journalLeftover`) its record left in the store journal.
    */
   async #fail(batch: Batch, error: unknown, step?: string, touched = false, journalLeftover = false): Promise<false> {
+    this.#summaryDue = undefined
     this.#queued = batch.text + this.#queued
     this.#queuedCount += batch.count
     if (step === undefined) {
