@@ -1,23 +1,29 @@
 // Task H2: what `bosun sessions list` costs on a SQLite store of long sessions, before and after
-// the store kept list summaries. `node benchmarks/list-sessions.mjs [sessions] [events] [rounds]`
-// (after `npx tsc -b tsconfig.build.json`): builds a store of `sessions` sessions × `events` events
-// (turns of a user message, 24 chunks, a tool call and result, queued messages), then times the
-// CLI's own listing (packages/cli/dist/session-list.js) `rounds` times each way, interleaved:
-// `full`, the store's list without its summary fields, so every log is read and summarised as
-// before; `summary`, as the CLI lists now. Prints one JSON line per round and the medians.
+// the store kept list summaries; task R2: the same on a JSONL store (the default), before and
+// after its summary files. `node benchmarks/list-sessions.mjs [sessions] [events] [rounds] [store]`
+// (after `npx tsc -b tsconfig.build.json`; `store` is `sqlite`, the default, or `jsonl`): builds a
+// store of `sessions` sessions × `events` events (turns of a user message, 24 chunks, a tool call
+// and result, queued messages), then times the CLI's own listing (packages/cli/dist/session-list.js)
+// `rounds` times each way, interleaved: `full`, the store's list without its summary fields, so
+// every log is read and summarised as before; `summary`, as the CLI lists now. Prints one JSON line
+// per round and the medians.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createUserMessage } from '@bosun/core'
 import { sqliteStore } from '@bosun/plugin-store-sqlite'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { listSessions } from '../packages/cli/dist/session-list.js'
 import { storeReader } from '../packages/cli/dist/session-reader.js'
 
 const sessions = Number(process.argv[2] ?? 50)
 const length = Number(process.argv[3] ?? 10_000)
 const rounds = Number(process.argv[4] ?? 5)
+const kind = process.argv[5] ?? 'sqlite'
+if (kind !== 'sqlite' && kind !== 'jsonl') throw new Error(`store must be sqlite or jsonl, got ${kind}`)
 const dir = await mkdtemp(join(tmpdir(), 'bosun-list-bench-'))
 const file = join(dir, 'sessions.sqlite')
+const makeStore = () => (kind === 'sqlite' ? sqliteStore({ file }) : jsonlStore({ dir: join(dir, 'sessions') }))
 
 /** A log of about `length` events shaped like an agent's: each turn ~30 events. */
 function log(length) {
@@ -41,7 +47,7 @@ function log(length) {
   return events.slice(0, length)
 }
 
-const build = sqliteStore({ file })
+const build = makeStore()
 const seed = log(length)
 for (let s = 0; s < sessions; s++) {
   const created = await build.create({ id: `s${s}`, version: 1, createdAt: 1_700_000_000_000 + s }, seed)
@@ -56,13 +62,14 @@ const withoutSummaries = (store) => ({
   list: async () => (await store.list()).map(({ id, createdAt, parent, length }) => ({ id, createdAt, ...(parent === undefined ? {} : { parent }), length })),
   header: (id) => store.header(id),
   open: (id) => store.open(id),
+  ...(store.read ? { read: (id) => store.read(id) } : {}),
   close: () => store.close(),
 })
 
 const times = { full: [], summary: [] }
 for (let round = 0; round < rounds; round++) {
   for (const mode of round % 2 === 0 ? ['full', 'summary'] : ['summary', 'full']) {
-    const store = sqliteStore({ file })
+    const store = makeStore()
     const reader = storeReader(mode === 'full' ? withoutSummaries(store) : store)
     const start = process.hrtime.bigint()
     const listed = await listSessions(reader, (id, error) => { throw new Error(`${id}: ${error}`) })
@@ -75,5 +82,5 @@ for (let round = 0; round < rounds; round++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const spread = (xs) => [Math.min(...xs), Math.max(...xs)].map((x) => Math.round(x * 10) / 10)
-console.log(JSON.stringify({ sessions, events: length, rounds, fullMedianMs: Math.round(median(times.full)), fullRange: spread(times.full), summaryMedianMs: Math.round(median(times.summary) * 10) / 10, summaryRange: spread(times.summary) }))
+console.log(JSON.stringify({ store: kind, sessions, events: length, rounds, fullMedianMs: Math.round(median(times.full)), fullRange: spread(times.full), summaryMedianMs: Math.round(median(times.summary) * 10) / 10, summaryRange: spread(times.summary) }))
 await rm(dir, { recursive: true, force: true })
