@@ -43,6 +43,14 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a subagent child', (
     // Carried out by A, the parent's owner: the child runs on the profile and settles in the parent.
     await waitFor(async () => (await events('root')).filter((e) => e.type === 'subagent/settled').length === 2, 30_000, "the user's turn to settle in the parent")
     expect(seen).toEqual(['You research.|research', 'You research.|asked on b'])
-    expect(b!.host.sessions.liveIds()).toEqual([])
+    // B took nothing. The mail woke B too, and B tried to take the cold child (the first host to
+    // take a cold session's lease carries out its mail) and lost: opening it means opening its
+    // parent, which A holds. On a loaded machine that attempt can still be under way now, listed
+    // in liveIds() while it runs, so it is waited out: a B that kept the child would hold it
+    // until its idleMs (minutes). The parent's lease never moved (each take raises the epoch: it
+    // is still A's first), and A took the child's last.
+    await waitFor(() => b!.host.sessions.liveIds().length === 0, 30_000, "host B to hold no session (its attempt at the cold child to end)")
+    expect(await a!.store.leaseHolder('root')).toMatchObject({ owner: 'host-a', epoch: '1' })
+    expect(await a!.store.leaseHolder(child)).toMatchObject({ owner: 'host-a' })
   }, 60_000)
 })
