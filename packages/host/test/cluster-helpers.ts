@@ -48,7 +48,10 @@ export function useCluster() {
       const made = Array.from({ length: n }, (_, i) => {
         const name = `host-${String.fromCharCode(97 + i)}`
         // defaultOwners: the stores name themselves (`<hostname>:<pid>:<random>`), as a deployment that sets no owner.
-        const store = postgresStore({ url: server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 30_000 })
+        // Leases of 10 minutes by default: only a test that expires one (as a dead host leaves it)
+        // moves a session. With the product's 30 s, a worker or database paused 20 s on a loaded
+        // machine would miss a renewal and the other host would take its sessions over.
+        const store = postgresStore({ url: server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 600_000 })
         const host = createHost({
           store,
           agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: options.responses?.() ?? [] }), store, sessionId, plugins: options.plugins?.() ?? [] }),
