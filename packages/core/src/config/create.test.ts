@@ -177,7 +177,8 @@ describe('createAgentFromConfig — the JSONL store', () => {
     const first = await createAgentFromConfig(await loadConfig({ cwd: fixture('good/store-jsonl') }), { sessionId: 'from-config' })
     expect((await converse(first, 'remember me')).lines).toEqual(['user: remember me', 'assistant: echo: remember me'])
     await first.close()
-    expect(await readdir(dir)).toEqual(['from-config.jsonl'])
+    // The log, and the list summary the JSONL store writes beside it when its writer closes.
+    expect((await readdir(dir)).sort()).toEqual(['from-config.jsonl', 'from-config.summary.json'])
 
     const second = await createAgentFromConfig(await loadConfig({ cwd: fixture('good/store-jsonl') }), { sessionId: 'from-config' })
     expect(second.turn).toBe(1)
