@@ -13,7 +13,8 @@ describe.concurrent('a newcomer in an empty folder, with no config and no networ
     expect(run.stderr).toMatch(/^session \d{8}-\d{6}-[a-z0-9]{4}\n$/)
     expect(run).toMatchObject({ code: 0, stdout: 'echo: hello\n' })
     const id = sessionIdFrom(run.stderr)
-    expect(await readdir(join(dir, '.bosun/sessions'))).toEqual([`${id}.jsonl`])
+    // The session's log, and the list summary the JSONL store writes beside it when the run closes it.
+    expect((await readdir(join(dir, '.bosun/sessions'))).sort()).toEqual([`${id}.jsonl`, `${id}.summary.json`])
 
     const log = await bosun(['log', id], { cwd: dir })
     expect(log.code).toBe(0)
