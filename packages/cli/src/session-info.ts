@@ -13,7 +13,7 @@ export interface SessionInfo {
   turns: number
   /** Time of the last event (the creation time for an empty log). */
   lastActivity: number
-  /** Text of the first message a user sent (the first queued one if none ran yet). */
+  /** Text of the first message a user sent (the first queued one if none ran yet): `summarizeLog`'s preview, at most `FIRST_PROMPT_MAX` code points. */
   firstPrompt: string | undefined
   /** Each turn: its number, its first message, and how it ended (`undefined`: still open). */
   turnList: { turn: number; prompt: string | undefined; reason: TurnEndReason | undefined; startedAt: number; endedAt: number | undefined }[]

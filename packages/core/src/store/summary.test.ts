@@ -4,7 +4,7 @@ import { Inbox } from '../inbox/inbox.js'
 import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
 import { createUserMessage } from '../session/messages.js'
 import { Session } from '../session/session.js'
-import { LogSummaryFold, summarizeLog } from './summary.js'
+import { FIRST_PROMPT_MAX, LogSummaryFold, summarizeLog, summaryFields } from './summary.js'
 
 const header = (extra: Partial<SessionHeader> = {}): SessionHeader => ({ id: 's', version: LOG_FORMAT_VERSION, createdAt: 1_000, ...extra })
 
@@ -90,6 +90,71 @@ describe('summarizeLog', () => {
       }),
       { numRuns: 200 },
     )
+  })
+})
+
+/** The reference preview, by code points (`Array.from`): whole up to the cap, else the first cap - 1 and `…`. */
+const expectedPreview = (text: string) => {
+  const points = Array.from(text)
+  return points.length <= FIRST_PROMPT_MAX ? text : `${points.slice(0, FIRST_PROMPT_MAX - 1).join('')}…`
+}
+
+describe('summarizeLog firstPrompt: a preview of bounded size', () => {
+  const firstPromptOf = (...texts: string[]) => {
+    const session = new Session(header(), [])
+    session.append('user/message', { id: 'u', role: 'user', source: { kind: 'user' }, content: texts.map((text) => ({ type: 'text', text })) })
+    return summarizeLog(header(), session.events).firstPrompt!
+  }
+
+  it('keeps a text of up to FIRST_PROMPT_MAX code points whole, cuts a longer one to FIRST_PROMPT_MAX with `…`', () => {
+    expect(FIRST_PROMPT_MAX).toBe(200)
+    expect(firstPromptOf('a'.repeat(200))).toBe('a'.repeat(200))
+    expect(firstPromptOf('a'.repeat(201))).toBe(`${'a'.repeat(199)}…`)
+    expect(firstPromptOf('x'.repeat(100_000))).toBe(`${'x'.repeat(199)}…`)
+    // Counted in code points: 200 emoji (400 code units) are whole, 201 are cut between pairs.
+    expect(firstPromptOf('😀'.repeat(200))).toBe('😀'.repeat(200))
+    expect(firstPromptOf('😀'.repeat(201))).toBe(`${'😀'.repeat(199)}…`)
+    // The cut never splits a pair, wherever the pairs start.
+    const cut = firstPromptOf(`a${'😀'.repeat(300)}`)
+    expect(cut).toBe(`a${'😀'.repeat(198)}…`)
+    expect(cut).not.toMatch(/\p{Cs}/u)
+    // Over several text blocks, as messageText joins them.
+    expect(firstPromptOf('b'.repeat(150), 'c'.repeat(150))).toBe(`${'b'.repeat(150)}${'c'.repeat(49)}…`)
+    expect(firstPromptOf('d'.repeat(500), 'e'.repeat(500))).toBe(`${'d'.repeat(199)}…`)
+  })
+
+  it('cuts the first queued message alike', () => {
+    const session = new Session(header(), [])
+    new Inbox(session).splice('next-turn', 0, 0, [createUserMessage('q'.repeat(1_000), { id: 'a' })])
+    expect(summarizeLog(header(), session.events).firstPrompt).toBe(`${'q'.repeat(199)}…`)
+  })
+
+  it('is the reference preview of the text, for any text (property)', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 420 }), fc.string({ unit: 'binary', minLength: 190, maxLength: 420 }))
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 3 }), (texts) => {
+        const preview = firstPromptOf(...texts)
+        expect(preview).toBe(expectedPreview(texts.join('')))
+        expect(Array.from(preview).length).toBeLessThanOrEqual(FIRST_PROMPT_MAX)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('reads a longer firstPrompt saved by an earlier build as a preview (summaryFields, fromState)', () => {
+    // SQLite's row and PostgreSQL's JSON: what summaryFields reads.
+    const long = `${'l'.repeat(5_000)}😀`
+    const saved = JSON.stringify({ length: 1, lastActivity: 5, turns: 0, firstPrompt: long, pending: 0 })
+    expect(summaryFields(saved, 1)).toEqual({ lastActivity: 5, turns: 0, firstPrompt: `${'l'.repeat(199)}…`, pending: 0 })
+    // A preview read back is not cut again.
+    const preview = `${'p'.repeat(199)}…`
+    expect(summaryFields(JSON.stringify({ length: 1, lastActivity: 5, turns: 0, firstPrompt: preview, pending: 0 }), 1).firstPrompt).toBe(preview)
+    // JSONL's sidecar: a saved fold, resumed.
+    const state = { ...LogSummaryFold.of(header(), []).state(), length: 1 }
+    expect(LogSummaryFold.fromState({ ...state, firstPrompt: long })!.summary().firstPrompt).toBe(`${'l'.repeat(199)}…`)
+    const queued = LogSummaryFold.fromState({ ...state, firstQueued: 'q'.repeat(300) })!
+    expect(queued.summary().firstPrompt).toBe(`${'q'.repeat(199)}…`)
+    expect(queued.state().firstQueued).toBe(`${'q'.repeat(199)}…`)
   })
 })
 

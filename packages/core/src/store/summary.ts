@@ -16,7 +16,8 @@ export interface LogSummary {
   turns: number
   /**
    * The text of the first message a user sent (`source.kind: 'user'`), else of the first message
-   * queued (the first inserted by an inbox splice); `null` when there is neither.
+   * queued (the first inserted by an inbox splice); `null` when there is neither. A preview: at
+   * most {@link FIRST_PROMPT_MAX} code points, a longer text cut and ending in `…`.
    */
   firstPrompt: string | null
   /**
@@ -24,6 +25,29 @@ export interface LogSummary {
    * those removed (what the agent's inbox replays to).
    */
   pending: number
+}
+
+/**
+ * The most code points a summary's `firstPrompt` holds. A list shows a preview, and a store writes
+ * the summary with every batch (SQLite, PostgreSQL): the whole text of a long first prompt made
+ * every batch's write grow with it. A longer text keeps its first `FIRST_PROMPT_MAX - 1` code
+ * points (a surrogate pair is never split) followed by `…`, so a preview is never cut again.
+ */
+export const FIRST_PROMPT_MAX = 200
+
+/** `text` as a summary keeps it: whole up to {@link FIRST_PROMPT_MAX} code points, else cut and ending in `…`. */
+function preview(text: string): string {
+  // Never more code points than code units: a text this short is whole.
+  if (text.length <= FIRST_PROMPT_MAX) return text
+  let end = 0
+  let cut = 0
+  for (let count = 0; end < text.length; count++) {
+    if (count === FIRST_PROMPT_MAX - 1) cut = end
+    else if (count === FIRST_PROMPT_MAX) return `${text.slice(0, cut)}…`
+    // A pair is one code point; a lone surrogate counts as one.
+    end += text.codePointAt(end)! > 0xffff ? 2 : 1
+  }
+  return text
 }
 
 /**
@@ -67,12 +91,12 @@ export class LogSummaryFold {
         break
       }
       case 'user/message':
-        if (this.#firstPrompt === undefined && (event.data as Partial<UserMessage> | null)?.source?.kind === 'user') this.#firstPrompt = textOf(event.data)
+        if (this.#firstPrompt === undefined && (event.data as Partial<UserMessage> | null)?.source?.kind === 'user') this.#firstPrompt = previewOf(event.data)
         break
       case 'agent/inbox/spliced': {
         const { inserted, removedCount } = (event.data ?? {}) as Partial<InboxSplice>
         const count = Array.isArray(inserted) ? inserted.length : 0
-        if (this.#firstQueued === undefined && this.#firstPrompt === undefined && count > 0) this.#firstQueued = textOf(inserted![0])
+        if (this.#firstQueued === undefined && this.#firstPrompt === undefined && count > 0) this.#firstQueued = previewOf(inserted![0])
         if (seq >= this.#seedLength) this.#pending += count - (Number.isSafeInteger(removedCount) ? removedCount! : 0)
         break
       }
@@ -102,7 +126,11 @@ export class LogSummaryFold {
     }
   }
 
-  /** The fold a {@link LogSummaryFold.state} was taken of; `undefined` for anything that is not one (a damaged or foreign value). */
+  /**
+   * The fold a {@link LogSummaryFold.state} was taken of; `undefined` for anything that is not one
+   * (a damaged or foreign value). A text longer than a preview (a state saved by a build that kept
+   * it whole) is cut as {@link LogSummaryFold#add} cuts it.
+   */
   static fromState(value: unknown): LogSummaryFold | undefined {
     if (typeof value !== 'object' || value === null) return undefined
     const { length, lastActivity, turns, pending, seedLength, firstPrompt, firstQueued } = value as Partial<LogSummaryState>
@@ -113,8 +141,8 @@ export class LogSummaryFold {
     fold.#length = length!
     fold.#turns = turns
     fold.#pending = pending!
-    fold.#firstPrompt = firstPrompt
-    fold.#firstQueued = firstQueued
+    fold.#firstPrompt = firstPrompt === undefined ? undefined : preview(firstPrompt)
+    fold.#firstQueued = firstQueued === undefined ? undefined : preview(firstQueued)
     return fold
   }
 
@@ -136,21 +164,30 @@ export interface LogSummaryState {
   turns: number
   pending: number
   seedLength: number
-  /** The first user's message text, if any yet. */
+  /** The first user's message text (its preview), if any yet. */
   firstPrompt?: string
-  /** The first queued message's text, if any yet (kept while there is no `firstPrompt`). */
+  /** The first queued message's text (its preview), if any yet (kept while there is no `firstPrompt`). */
   firstQueued?: string
 }
 
-/** A message's text as `messageText` gives it, `''` for a message with no readable content (never a throw). */
-function textOf(message: unknown): string {
+/** Code units enough to hold more than {@link FIRST_PROMPT_MAX} code points (at most two units each). */
+const PREVIEW_UNITS = 2 * FIRST_PROMPT_MAX + 1
+
+/**
+ * The {@link preview} of a message's text as `messageText` gives it, `''` for a message with no
+ * readable content (never a throw). Reads no more of a long text than the preview needs.
+ */
+function previewOf(message: unknown): string {
   const content = (message as { content?: unknown } | null)?.content
   if (!Array.isArray(content)) return ''
   let text = ''
   for (const block of content as unknown[]) {
-    if (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text') text += (block as { text: string }).text
+    if (text.length >= PREVIEW_UNITS) break
+    if (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text') {
+      text += String((block as { text: unknown }).text).slice(0, PREVIEW_UNITS - text.length)
+    }
   }
-  return text
+  return preview(text)
 }
 
 /** The {@link LogSummary} of a whole log (what a store that keeps one must agree with). */
@@ -162,6 +199,8 @@ export function summarizeLog(header: Pick<SessionHeader, 'createdAt' | 'seedLeng
  * The list fields of a summary a store kept as JSON (`JSON.stringify` of a {@link LogSummary}),
  * for a session whose log now has `length` events: none unless the summary is of exactly that log
  * (one written by a build that did not keep it up to date is of a shorter log) and well-formed.
+ * A `firstPrompt` longer than a preview (written by a build that kept it whole) is cut as the
+ * fold cuts it, so it is what a full read gives.
  */
 export function summaryFields(json: string, length: number): Pick<SessionSummary, 'lastActivity' | 'turns' | 'firstPrompt' | 'pending'> {
   let parsed: Partial<LogSummary>
@@ -173,5 +212,5 @@ export function summaryFields(json: string, length: number): Pick<SessionSummary
   const { lastActivity, turns, firstPrompt, pending } = parsed ?? {}
   if (parsed?.length !== length || typeof lastActivity !== 'number' || typeof turns !== 'number' || typeof pending !== 'number') return {}
   if (firstPrompt !== null && typeof firstPrompt !== 'string') return {}
-  return { lastActivity, turns, firstPrompt, pending }
+  return { lastActivity, turns, firstPrompt: firstPrompt === null ? null : preview(firstPrompt), pending }
 }

@@ -56,7 +56,10 @@ export interface SessionSummary {
   lastActivity?: number
   /** The last turn number started (0 before the first turn). */
   turns?: number
-  /** Text of the first message a user sent, else of the first one queued; `null`: there is none. */
+  /**
+   * Text of the first message a user sent, else of the first one queued; `null`: there is none.
+   * A preview of at most `FIRST_PROMPT_MAX` code points (summary.ts), a longer text cut with `…`.
+   */
   firstPrompt?: string | null
   /** Messages still queued (inserted minus removed by the inbox splices after the seed). */
   pending?: number

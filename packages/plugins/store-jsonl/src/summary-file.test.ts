@@ -152,6 +152,20 @@ describe('list() from the summaries', () => {
     expect((await listed('s'))?.length).toBe(150)
   })
 
+  it('a sidecar an earlier build wrote with the whole first prompt is used, its first prompt read as the preview a full read gives', async () => {
+    const whole = `${'w'.repeat(5_000)} the end`
+    const first = Object.freeze({ seq: 0, time: 1_700_000_000_000, type: 'user/message', data: createUserMessage(whole, { id: 'u' }) }) as SessionEvent
+    await written('s', [first, ...logEvents(1, 60)])
+    const saved = JSON.parse(await readFile(sidecar('s'), 'utf8')) as { fold: { firstPrompt?: string } }
+    expect(saved.fold.firstPrompt).toBe(`${'w'.repeat(199)}…`)
+    await writeFile(sidecar('s'), JSON.stringify({ ...saved, fold: { ...saved.fold, firstPrompt: whole } }))
+    const fs = countingFs()
+    expect(await listed('s', fs)).toEqual(await fullRead('s'))
+    expect((await listed('s'))?.firstPrompt).toBe(`${'w'.repeat(199)}…`)
+    // From the sidecar, not a full read.
+    expect(fs.logBytes).toBeLessThan((await stat(sessionFile(dir, 's'))).size / 2)
+  })
+
   it.each([
     ['torn JSON', (text: string) => text.slice(0, text.length / 2)],
     ['a newer format', (text: string) => text.replace('"format":1', '"format":2')],

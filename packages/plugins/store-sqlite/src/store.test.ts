@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { BosunError, createStore } from '@bosun/core'
+import { BosunError, createStore, createUserMessage, summarizeLog } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
 import definition, { sqliteStore } from './index.js'
 import { SCHEMA_VERSION } from './schema.js'
@@ -154,6 +154,36 @@ describe('sqlite store — database', () => {
     // A database from before summaries (the table dropped): listed with lengths only, and the table comes back.
     raw((db) => db.exec('DROP TABLE session_summaries'))
     expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3 }])
+  })
+
+  it('keeps a preview of a long first prompt, so the summary row written with every batch stays small', async () => {
+    // The row is rewritten by every batch: with the whole text of a 100,000-character first prompt,
+    // 100 one-event batches wrote 0.74 MB instead of 0.22 MB.
+    const store = make()
+    const s = await store.create(header('long'))
+    s.writer.append(Object.freeze({ seq: 0, time: 1, type: 'user/message', data: createUserMessage('x'.repeat(100_000), { id: 'u' }) }) as SessionEvent)
+    for (let seq = 1; seq <= 3; seq++) {
+      s.writer.append(event(seq))
+      await s.writer.flush()
+    }
+    await s.writer.close()
+    const bytes = raw((db) => db.prepare(`SELECT length(CAST(summary AS BLOB)) FROM session_summaries WHERE id = 'long'`).pluck().get())
+    expect(bytes).toBeLessThan(400)
+    const [listed] = await make().list()
+    expect(listed).toMatchObject({ length: 4, firstPrompt: `${'x'.repeat(199)}…` })
+    const opened = (await make().open('long'))!
+    await opened.writer.close()
+    expect(listed!.firstPrompt).toBe(summarizeLog(opened.header, opened.events).firstPrompt)
+  })
+
+  it('lists the preview of a whole first prompt that an earlier build kept in the summary row', async () => {
+    const store = make()
+    const s = await store.create(header('old'))
+    s.writer.append(Object.freeze({ seq: 0, time: 1, type: 'user/message', data: createUserMessage('y'.repeat(1_000), { id: 'u' }) }) as SessionEvent)
+    await s.writer.close()
+    const whole = JSON.stringify({ length: 1, lastActivity: 1, turns: 0, firstPrompt: 'y'.repeat(1_000), pending: 0 })
+    raw((db) => db.prepare(`UPDATE session_summaries SET summary = ? WHERE id = 'old'`).run(whole))
+    expect(await make().list()).toEqual([{ id: 'old', createdAt: 1_700_000_000_000, length: 1, lastActivity: 1, turns: 0, firstPrompt: `${'y'.repeat(199)}…`, pending: 0 }])
   })
 
   it('refuses a seed that is not contiguous from 0, writing nothing', async () => {
