@@ -1,5 +1,5 @@
-import { BosunError, type Delegation, type SessionSummary } from '@bosun/core'
-import { sessionInfo, type SessionInfo } from './session-info.js'
+import { BosunError, summarizeLog, type Delegation, type LogSummary, type SessionHeader, type SessionSummary } from '@bosun/core'
+import type { SessionInfo } from './session-info.js'
 import type { SessionReader } from './session-reader.js'
 
 /**
@@ -17,9 +17,10 @@ export type ListedSession = Omit<SessionInfo, 'turnList' | 'pending'> & {
 /**
  * Every session the reader lists, in the store's order. A session whose summary the store keeps
  * (all of `length`, `lastActivity`, `turns`, `firstPrompt` and `pending`: SQLite, PostgreSQL,
- * JSONL) costs its header alone; any other is read whole and summarised here, so listing a store
- * that keeps no summaries costs a read of every log. A session that cannot be read is
- * passed to `skipped` and left out: one damaged session must not hide the others.
+ * JSONL) costs its header alone; any other is read whole and summarised here with the same fold
+ * (`summarizeLog`, which the store's summary must equal), so a session gives the same row either
+ * way, and listing a store that keeps no summaries costs a read of every log. A session that
+ * cannot be read is passed to `skipped` and left out: one damaged session must not hide the others.
  */
 export async function listSessions(reader: SessionReader, skipped: (id: string, error: unknown) => void): Promise<ListedSession[]> {
   const listed: ListedSession[] = []
@@ -40,23 +41,27 @@ async function fromSummary(reader: SessionReader, summary: SessionSummary): Prom
   if (length === undefined || lastActivity === undefined || turns === undefined || firstPrompt === undefined || pending === undefined) return undefined
   const header = await reader.header(summary.id)
   if (header === undefined) return undefined
-  return row(
-    { id: header.id, createdAt: header.createdAt, parent: header.parent, seedLength: header.seedLength ?? 0, events: length, turns, lastActivity, firstPrompt: firstPrompt ?? undefined },
-    pending,
-    header.delegation,
-  )
+  return row(header, { length, lastActivity, turns, firstPrompt, pending })
 }
 
-/** The row from the whole log. */
+/**
+ * The row from the whole log, summarised as a store summarises it — not by replaying the inbox
+ * (`sessions show` does, and refuses a log whose splices do not replay): a summary is never
+ * checked that way, and the row must not depend on whether the store keeps one.
+ */
 async function fromLog(reader: SessionReader, id: string): Promise<ListedSession | undefined> {
   const log = await reader.read(id)
   if (log === undefined) return undefined
-  const { turnList: _turns, pending, ...info } = sessionInfo(log)
-  return row(info, pending.nextTurn.length + pending.nextStep.length, log.header.delegation)
+  return row(log.header, summarizeLog(log.header, log.events))
 }
 
-function row(info: Omit<ListedSession, 'pending' | 'delegation' | 'parentSessionId'>, pending: number, delegation: Delegation | undefined): ListedSession {
-  return { ...info, ...(delegation ? { delegation } : {}), pending, ...(delegation ? { parentSessionId: delegation.parentSessionId } : {}) }
+function row(header: SessionHeader, summary: LogSummary): ListedSession {
+  const { delegation } = header
+  return {
+    id: header.id, createdAt: header.createdAt, parent: header.parent, seedLength: header.seedLength ?? 0,
+    events: summary.length, turns: summary.turns, lastActivity: summary.lastActivity, firstPrompt: summary.firstPrompt ?? undefined,
+    ...(delegation ? { delegation } : {}), pending: summary.pending, ...(delegation ? { parentSessionId: delegation.parentSessionId } : {}),
+  }
 }
 
 /** `CODE: message` of a skipped session's error. */

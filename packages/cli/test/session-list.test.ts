@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createAgent, forkSession, type Store } from '@bosun/core'
+import { BosunError, createAgent, createUserMessage, forkSession, type SessionEvent, type Store } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { sqliteStore } from '@bosun/plugin-store-sqlite'
+import { sessionInfo } from '../src/session-info.js'
 import { listSessions } from '../src/session-list.js'
 import { storeReader } from '../src/session-reader.js'
 
@@ -75,5 +76,35 @@ describe('sessions list', () => {
       { id: 'parked', turns: 0, pending: 1, firstPrompt: 'left from before' },
       { id: 'forked', turns: 1, pending: 0, firstPrompt: 'first prompt' },
     ])
+  })
+
+  it('gives the same rows from a summary and from the log for a long first prompt and for splices the inbox cannot replay', async () => {
+    const file = join(dir, 'sessions.sqlite')
+    const store = sqliteStore({ file })
+    const event = (seq: number, type: string, data: object) => Object.freeze({ seq, time: 1_700_000_000_000 + seq, type, data }) as SessionEvent
+    const long = await store.create({ id: 'long', version: 1, createdAt: 1 })
+    long.writer.append(event(0, 'user/message', createUserMessage('x'.repeat(10_000), { id: 'u' })))
+    await long.writer.close()
+    // A splice to a queue that does not exist: the agent's inbox refuses to replay it, the summary counts it.
+    const odd = await store.create({ id: 'odd', version: 1, createdAt: 2 })
+    odd.writer.append(event(0, 'agent/inbox/spliced', { target: 'nowhere', start: 0, inserted: [createUserMessage('queued', { id: 'q' })] }))
+    await odd.writer.close()
+    const cheap = watched(store)
+    const full = watched(store, false)
+    const skipped: string[] = []
+    const listed = await listSessions(storeReader(cheap), (id) => skipped.push(id))
+    const read = await listSessions(storeReader(full), (id) => skipped.push(id))
+    expect(skipped).toEqual([])
+    expect([cheap.logReads, full.logReads]).toEqual([0, 2])
+    expect(JSON.stringify(read)).toBe(JSON.stringify(listed))
+    expect(listed.map(({ id, firstPrompt, pending }) => ({ id, firstPrompt, pending }))).toEqual([
+      { id: 'long', firstPrompt: `${'x'.repeat(199)}…`, pending: 0 },
+      { id: 'odd', firstPrompt: 'queued', pending: 1 },
+    ])
+    // `sessions show` replays the inbox, and refuses the log.
+    const opened = (await store.open('odd'))!
+    await opened.writer.close()
+    expect(() => sessionInfo({ header: opened.header, events: [...opened.events] })).toThrow(expect.objectContaining({ code: 'INVALID_PERSISTED_SPLICE' }) as BosunError)
+    await store.close()
   })
 })
