@@ -174,6 +174,13 @@ describe('LogSummaryFold on events it cannot read', () => {
     for (const event of session.events) fold.add(event)
     expect(fold.summary()).toEqual({ length: 7, lastActivity: session.events.at(-1)!.time, turns: 0, firstPrompt: '', pending: 1 })
   })
+
+  it('never counts pending below zero when a damaged log removes more than is queued', () => {
+    const session = new Session(header(), [])
+    session.append('agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [], removedCount: 1 })
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage('a', { id: 'a' })] })
+    expect(summarizeLog(session.header, session.events).pending).toBe(1)
+  })
 })
 
 describe('LogSummaryFold state', () => {

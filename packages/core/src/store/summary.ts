@@ -97,7 +97,8 @@ export class LogSummaryFold {
         const { inserted, removedCount } = (event.data ?? {}) as Partial<InboxSplice>
         const count = Array.isArray(inserted) ? inserted.length : 0
         if (this.#firstQueued === undefined && this.#firstPrompt === undefined && count > 0) this.#firstQueued = previewOf(inserted![0])
-        if (seq >= this.#seedLength) this.#pending += count - (Number.isSafeInteger(removedCount) ? removedCount! : 0)
+        // Never below zero: only a damaged log removes more than is queued (the inbox refuses to replay it).
+        if (seq >= this.#seedLength) this.#pending = Math.max(0, this.#pending + count - (Number.isSafeInteger(removedCount) ? removedCount! : 0))
         break
       }
     }
@@ -140,7 +141,7 @@ export class LogSummaryFold {
     const fold = new LogSummaryFold({ createdAt: lastActivity, seedLength })
     fold.#length = length!
     fold.#turns = turns
-    fold.#pending = pending!
+    fold.#pending = Math.max(0, pending!)
     fold.#firstPrompt = firstPrompt === undefined ? undefined : preview(firstPrompt)
     fold.#firstQueued = firstQueued === undefined ? undefined : preview(firstQueued)
     return fold
@@ -212,5 +213,5 @@ export function summaryFields(json: string, length: number): Pick<SessionSummary
   const { lastActivity, turns, firstPrompt, pending } = parsed ?? {}
   if (parsed?.length !== length || typeof lastActivity !== 'number' || typeof turns !== 'number' || typeof pending !== 'number') return {}
   if (firstPrompt !== null && typeof firstPrompt !== 'string') return {}
-  return { lastActivity, turns, firstPrompt: firstPrompt === null ? null : preview(firstPrompt), pending }
+  return { lastActivity, turns, firstPrompt: firstPrompt === null ? null : preview(firstPrompt), pending: Math.max(0, pending) }
 }
