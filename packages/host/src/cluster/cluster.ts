@@ -31,7 +31,7 @@ export class Cluster {
   readonly relayWaitMs: number
   /** Enders of the streams this host serves from the store (ended when it closes). */
   readonly streams = new Set<() => void>()
-  readonly #draining = new Map<string, { again: boolean }>()
+  readonly #draining = new Map<string, { again: boolean; done: Promise<void> }>()
   /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
   readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
@@ -54,7 +54,7 @@ export class Cluster {
     this.#pollMs = options.pollIntervalMs ?? 1000
     this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
-    this.#stops.push(this.watcher.onMailbox((session) => this.drain(session)))
+    this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
     this.#stops.push(store.onLeaseLost((session) => void sessions.drop(session)))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
     this.#schedule(0)
@@ -63,9 +63,9 @@ export class Cluster {
   /** True when another live host holds the session's lease (this host could not open it); a cold session is opened here. */
   async ownedElsewhere(id: string): Promise<boolean> {
     if (await this.sessions.peek(id)) return false
-    // A live lease of another host: no need to read the session to learn that the open would fail.
-    const holder = await this.store.leaseHolder(id)
-    if (holder !== undefined && holder.owner !== this.store.owner && holder.expiresInMs > 0) return true
+    // A live lease of another host (on a subagent child's parent too, where the store can tell):
+    // no need to open the session, or build its parent, to learn that the open would fail.
+    if (await this.#heldElsewhere(id)) return true
     try {
       await this.sessions.use(id)
       return false
@@ -114,20 +114,23 @@ export class Cluster {
 
   /** Called once a session is open here: mail admitted while it was cold or owned elsewhere is carried out. */
   opened(id: string): void {
-    setImmediate(() => this.drain(id))
+    setImmediate(() => void this.drain(id))
   }
 
-  /** Carries out a session's pending mail if this host owns it, or takes a cold session that has mail. */
-  drain(id: string): void {
-    if (this.#closed) return
+  /**
+   * Carries out a session's pending mail if this host owns it, or takes a cold session that has
+   * mail. Resolves (never rejects) once this round of draining the session has ended.
+   */
+  drain(id: string): Promise<void> {
+    if (this.#closed) return Promise.resolve()
     const running = this.#draining.get(id)
     if (running) {
       running.again = true
-      return
+      return running.done
     }
-    const state = { again: false }
+    const state: { again: boolean; done: Promise<void> } = { again: false, done: Promise.resolve() }
     this.#draining.set(id, state)
-    void (async () => {
+    state.done = (async () => {
       try {
         do {
           state.again = false
@@ -139,20 +142,44 @@ export class Cluster {
         this.#draining.delete(id)
       }
     })()
+    return state.done
   }
 
   async #drainOnce(id: string): Promise<void> {
-    if (!(await this.sessions.peek(id))) {
-      const holder = await this.store.leaseHolder(id)
-      if (holder !== undefined && holder.expiresInMs > 0 && holder.owner !== this.store.owner) return
-      // A cold session (or a dead owner's): the first host to take its lease carries out its mail.
-      if (!(await this.#take(id))) return
-    }
+    // A cold session (or a dead owner's): the first host to take its lease carries out its mail.
+    if (!(await this.sessions.peek(id)) && !((await this.#worthTaking(id)) && (await this.#take(id)))) return
     for (;;) {
       const pending = await this.store.mailbox.pending(id, 50)
       if (pending.length === 0 || this.#closed) return
       for (const entry of pending) if (!(await this.#carryOut(id, entry))) return
     }
+  }
+
+  /**
+   * Whether a session not open here is worth opening on a wake-up: it has pending mail, and no
+   * other host holds a live lease on it or (a subagent's child, opened through its parent) on an
+   * ancestor — one query, before anything is opened or built. A snapshot, never a lost message: a
+   * lease that runs out after it was read leaves the mail pending, and the watcher's poll wakes
+   * every host again for it (every `pollIntervalMs`); mail posted after it was read notifies again.
+   * The store's refusal of `open` stays the arbiter.
+   */
+  async #worthTaking(id: string): Promise<boolean> {
+    const checked = await this.#wakeCheck(id)
+    if (checked !== null) return checked !== undefined && !checked.heldElsewhere && checked.pendingMail
+    return !(await this.#heldElsewhere(id)) && (await this.store.mailbox.pending(id, 1)).length > 0
+  }
+
+  /** The store's one-query check, or null when it has none or it failed (e.g. a header up the chain that is not JSON). */
+  async #wakeCheck(id: string): Promise<{ heldElsewhere: boolean; pendingMail: boolean } | undefined | null> {
+    return this.store.wakeCheck === undefined ? null : this.store.wakeCheck(id).catch(() => null)
+  }
+
+  /** Whether another host holds a live lease on the session, or on a subagent ancestor where the store can tell (`wakeCheck`). */
+  async #heldElsewhere(id: string): Promise<boolean> {
+    const checked = await this.#wakeCheck(id)
+    if (checked !== null) return checked?.heldElsewhere === true
+    const holder = await this.store.leaseHolder(id)
+    return holder !== undefined && holder.expiresInMs > 0 && holder.owner !== this.store.owner
   }
 
   /** Takes a session's lease by opening it here; false when another host holds it (or it is gone). */

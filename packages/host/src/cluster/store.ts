@@ -37,6 +37,12 @@ export interface ClusterStore extends Store {
    */
   sessionStatus?(id: string): Promise<'running' | 'idle' | null | undefined>
   leaseHolder(id: string): Promise<{ owner: string; epoch: string; expiresInMs: number } | undefined>
+  /**
+   * Optional: on a mailbox wake-up for a session not open here, whether another owner's live lease
+   * holds it or a subagent ancestor (`heldElsewhere`) and whether it has pending mail, in one query
+   * (`undefined`: no such session). Without it, the host asks `leaseHolder` and `mailbox.pending`.
+   */
+  wakeCheck?(id: string): Promise<{ heldElsewhere: boolean; pendingMail: boolean } | undefined>
   expiredLeases(limit?: number): Promise<Array<{ id: string }>>
   onLeaseLost(listener: (session: string, error: Error) => void): () => void
   readonly mailbox: {

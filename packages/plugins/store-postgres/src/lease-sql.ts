@@ -20,6 +20,25 @@ export const leaseStatements = (s: string) => ({
       CASE WHEN expires_at = '-infinity' THEN -1 ELSE (extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 END AS "expiresInMs"
     FROM "${s}".session_leases WHERE session_id = $1`,
   /**
+   * What a host that does not have a session open needs on a mailbox wake-up, in one statement
+   * and without reading a log: whether the session exists, whether another owner than `$2` holds a
+   * live lease on it or on one of its subagent ancestors (the header's
+   * `delegation.parentSessionId`, up to 32 levels: a child is opened through its parent, so the
+   * parent's holder owns it), and whether it has pending mail. A hint: `acquire` still decides.
+   * Parameters: session, owner.
+   */
+  wake: `WITH RECURSIVE chain(id, depth) AS (
+      SELECT id, 0 FROM "${s}".sessions WHERE id = $1
+      UNION ALL
+      SELECT p.id, c.depth + 1 FROM chain c
+        JOIN "${s}".sessions t ON t.id = c.id
+        JOIN "${s}".sessions p ON p.id = t.header::jsonb -> 'delegation' ->> 'parentSessionId'
+      WHERE c.depth < 32
+    )
+    SELECT EXISTS (SELECT 1 FROM chain) AS stored,
+      EXISTS (SELECT 1 FROM chain c JOIN "${s}".session_leases l ON l.session_id = c.id WHERE l.owner <> $2 AND l.expires_at > clock_timestamp()) AS "heldElsewhere",
+      EXISTS (SELECT 1 FROM "${s}".session_mailbox m WHERE m.session_id = $1 AND m.delivered_seq IS NULL AND m.done_at IS NULL) AS "pendingMail"`,
+  /**
    * Renews every lease `$1` still holds among `$3` (sessions) / `$4` (their epochs) for `$2` ms;
    * returns the sessions renewed — one missing was taken over. Parameters: owner, ttl ms, sessions, epochs.
    */

@@ -150,4 +150,24 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
     await s.writer.close().catch(() => {})
     await a.close().catch(() => {})
   })
+
+  it("wakeCheck: another owner's live lease on the session or a subagent ancestor, and pending mail, in one query", async () => {
+    const { schema, a, b } = stores()
+    const child = (id: string, parent: string) => header(id, { delegation: { parentSessionId: parent, callId: 'c', depth: 1, mode: 'one-shot' } })
+    const root = await a.create(header('g'))
+    for (const [id, parent] of [['p', 'g'], ['c', 'p'], ['x', 'y'], ['y', 'x']] as const) await (await b.create(child(id, parent))).writer.close()
+    // The grandparent is A's: the child is held elsewhere for B (its open would be refused), not for A.
+    expect(await b.wakeCheck('c')).toEqual({ heldElsewhere: true, pendingMail: false })
+    expect(await a.wakeCheck('c')).toEqual({ heldElsewhere: false, pendingMail: false })
+    await b.mailbox.post('c', { messageId: 'm1', body: { hello: 1 } })
+    expect(await b.wakeCheck('c')).toEqual({ heldElsewhere: true, pendingMail: true })
+    // An expired lease holds nothing; nor does a released one.
+    await expire(schema, 'g')
+    expect(await b.wakeCheck('c')).toEqual({ heldElsewhere: false, pendingMail: true })
+    // Headers naming each other (a damaged store) end the walk; an unknown session is undefined.
+    expect(await b.wakeCheck('x')).toEqual({ heldElsewhere: false, pendingMail: false })
+    expect(await b.wakeCheck('nobody')).toBeUndefined()
+    await root.writer.close().catch(() => {})
+    await Promise.all([a.close(), b.close()])
+  })
 })

@@ -42,6 +42,14 @@ export interface PostgresStore extends Store {
    */
   sessionStatus(id: string): Promise<'running' | 'idle' | null | undefined>
   leaseHolder(id: string): Promise<LeaseHolder | undefined>
+  /**
+   * What a host that does not have the session open checks on a mailbox wake-up, in one query
+   * (no log read, no lease taken): `heldElsewhere` when another owner holds a live lease on the
+   * session or on one of its subagent ancestors (a child is opened through its parent, so `open`
+   * would be refused), `pendingMail` when it has mail neither delivered nor done; `undefined` for
+   * no such session. A snapshot: `open` stays the one that decides.
+   */
+  wakeCheck(id: string): Promise<{ heldElsewhere: boolean; pendingMail: boolean } | undefined>
   /** Sessions whose lease ran out without being released (their host died): what failover resumes. */
   expiredLeases(limit?: number): Promise<Array<{ id: string; owner: string; epoch: string }>>
   /** Renews this store's leases now (they are renewed every third of `leaseTtlMs` anyway). */
@@ -256,6 +264,17 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     },
 
     leaseHolder: (id) => (ensureOpen(), assertSessionId(id), leases.holder(id)),
+    async wakeCheck(id) {
+      ensureOpen()
+      assertSessionId(id)
+      let row: { stored: boolean; heldElsewhere: boolean; pendingMail: boolean } | undefined
+      try {
+        row = (await db.query<{ stored: boolean; heldElsewhere: boolean; pendingMail: boolean }>(db.leaseSql.wake, [id, owner])).rows[0]
+      } catch (error) {
+        throw storeError(db.name, `read the lease and mail of session "${id}"`, error, { session: id })
+      }
+      return row?.stored ? { heldElsewhere: row.heldElsewhere, pendingMail: row.pendingMail } : undefined
+    },
     async expiredLeases(limit = 100) {
       ensureOpen()
       try {
