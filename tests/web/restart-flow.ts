@@ -1,8 +1,8 @@
 /**
  * The server is killed (SIGKILL) mid-turn and started again on the same port: the open tab shows
- * the reconnect banner with its attempt count, resumes, and ends up drawing exactly what a fresh
- * tab draws from the log — nothing doubled, nothing missing — and so does a second tab that
- * watched the whole time.
+ * the reconnect banner with its attempt count (and the session list that it is not live),
+ * resumes, and ends up drawing exactly what a fresh tab draws from the log — nothing doubled,
+ * nothing missing — and so does a second tab that watched the whole time.
  */
 import { expect } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -31,7 +31,9 @@ export async function restartFlow(context: BrowserContext, dir: string, port: nu
 
     await server.kill()
     await until(async () => (await a.getByText(/Connection lost — reconnecting \(attempt \d+\)/).count()) === 1, 'the reconnect banner')
-    await until(async () => Number(/attempt (\d+)/.exec((await a.getByText(/reconnecting \(attempt/).textContent()) ?? '')?.[1] ?? 0) >= 2, 'a retry counted', 30_000)
+    await until(async () => Number(/attempt (\d+)/.exec((await a.getByText(/Connection lost — reconnecting \(attempt/).textContent()) ?? '')?.[1] ?? 0) >= 2, 'a retry counted', 30_000)
+    // The session list's host stream dropped too: the list says it is not live.
+    await until(async () => (await a.getByRole('navigation', { name: 'Sessions' }).getByRole('status').filter({ hasText: /^List not live — reconnecting \(attempt \d+\): connection lost\.$/ }).count()) === 1, 'the list notice')
     await screenshot(a, 'reconnect')
 
     server = await serve(dir, port)
@@ -40,7 +42,7 @@ export async function restartFlow(context: BrowserContext, dir: string, port: nu
       await waitForReason(page, 1, 'interrupted')
       await waitForReason(page, 2, 'completed', 90_000)
     }
-    await until(async () => (await a.getByText(/reconnecting/).count()) === 0, 'the banner gone')
+    await until(async () => (await a.getByText(/reconnecting/).count()) === 0, 'the banner and the list notice gone')
 
     const snapshot = (await (await fetch(`${server.url}/v1/sessions/${encodeURIComponent(id)}`)).json()) as { lastSeq: number }
     const fresh = await context.newPage()

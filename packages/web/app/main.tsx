@@ -10,7 +10,7 @@ import './styles.css'
 let store: AppStore | undefined
 const client = createClient({
   baseUrl: window.location.origin,
-  fetch: watchStreams(window.fetch.bind(window), (change) => store?.getState().setConnection(change)),
+  fetch: watchStreams(window.fetch.bind(window), (change, stream) => store?.getState().setConnection(change, stream)),
 })
 store = createAppStore({
   client,

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react'
 import type { SessionListItem } from '@bosun/host/client'
+import { downBecause, waitAsked } from '../state/connection.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
@@ -27,6 +28,22 @@ function tree(items: readonly SessionListItem[]): Node[] {
 
 function queued(item: SessionListItem): number {
   return item.queue === null ? 0 : item.queue['next-turn'] + item.queue['next-step']
+}
+
+/** Says so while the list is not live (its host stream dropped or refused, or stopped for good), and why; nothing while it is live. */
+function ListNotLive() {
+  const connection = useApp((state) => state.listConnection)
+  if (connection.state !== 'reconnecting' && connection.state !== 'stopped') return null
+  const why = connection.state === 'stopped' ? `stopped: ${lowerFirst(connection.why ?? 'Reload the page to follow the host again.')}` : `reconnecting (attempt ${connection.retries})${waitAsked(connection.refusal)}: ${lowerFirst(downBecause(connection.refusal))}.`
+  return (
+    <p role="status" className="rounded border border-amber-300 bg-amber-100 px-2 py-1 text-xs text-amber-950">
+      List not live — {why}
+    </p>
+  )
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1)
 }
 
 /** The sessions of the host, live from the host stream: status, queued count, last activity; search; new session. */
@@ -83,6 +100,7 @@ export function SessionList() {
         Search sessions
         <input type="search" value={query} onChange={(event) => setQuery(event.target.value)} className="rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900" placeholder="id…" />
       </label>
+      <ListNotLive />
       <ul className="flex-1 overflow-y-auto" aria-label="Session list">
         {shown.map((node) => row(node, 0))}
       </ul>

@@ -3,7 +3,9 @@
  * client resumes a dropped or refused stream by itself (`?after=<last seq>`, waiting what a
  * refusal's `retry-after` asks), and this wrapper only notices when a stream's body ends or breaks
  * and how each next attempt is answered, so the page can say "reconnecting (attempt n)" — and why
- * — without a second reconnect loop of its own.
+ * — without a second reconnect loop of its own. It watches both of the page's streams: the open
+ * session's (`/v1/sessions/<id>/stream`, the banner over the conversation) and the host stream
+ * that keeps the session list live (`/v1/stream`, the notice in the list), each reported as its own.
  */
 import { retriesStatus, retryAfterMs } from '@bosun/host/client'
 
@@ -18,15 +20,31 @@ export interface ConnectionState {
    * its `retry-after` asked for (ms, capped as the client caps it).
    */
   refusal?: Refusal
+  /** For `stopped`, when the page has more to say than a notice: why the stream ended and what to do. */
+  why?: string
 }
 
 export interface Refusal { status: number; code?: string; retryAfterMs?: number }
 
-export function watchStreams(fetchImpl: typeof fetch, report: (change: (previous: ConnectionState) => ConnectionState) => void): typeof fetch {
-  const isStream = (input: Parameters<typeof fetch>[0]): boolean => /\/v1\/sessions\/[^/]+\/stream/.test(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
-  const dropped = (): void => report((previous) => ({ state: 'reconnecting', retries: previous.state === 'reconnecting' ? previous.retries : previous.retries + 1 }))
+/** Which of the page's streams a change is about: the open session's, or the host stream behind the session list. */
+export type StreamKind = 'session' | 'list'
+
+type Change = (previous: ConnectionState) => ConnectionState
+
+/** The stream a request opens, if it is one (its path, not its query: `?after=<seq>` follows a reconnect). */
+function streamOf(input: Parameters<typeof fetch>[0]): StreamKind | undefined {
+  const path = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, 'http://page.invalid').pathname
+  if (/\/v1\/sessions\/[^/]+\/stream$/.test(path)) return 'session'
+  if (path.endsWith('/v1/stream')) return 'list'
+  return undefined
+}
+
+export function watchStreams(fetchImpl: typeof fetch, reportTo: (change: Change, stream: StreamKind) => void): typeof fetch {
   return async (input, init) => {
-    if (!isStream(input)) return fetchImpl(input, init)
+    const stream = streamOf(input)
+    if (stream === undefined) return fetchImpl(input, init)
+    const report = (change: Change): void => reportTo(change, stream)
+    const dropped = (): void => report((previous) => ({ state: 'reconnecting', retries: previous.state === 'reconnecting' ? previous.retries : previous.retries + 1 }))
     let response: Response
     try {
       response = await fetchImpl(input, init)
@@ -68,4 +86,16 @@ async function refusalOf(response: Response): Promise<Refusal> {
   const code = body?.error?.code
   const wait = retryAfterMs(response.headers.get('retry-after'))
   return { status: response.status, ...(typeof code === 'string' ? { code } : {}), ...(wait === undefined ? {} : { retryAfterMs: wait }) }
+}
+
+/** Why a stream is down, for the page: the host's refusal said plainly, or a lost connection. */
+export function downBecause(refusal: Refusal | undefined): string {
+  if (refusal === undefined) return 'Connection lost'
+  if (refusal.code === 'too-many-streams') return 'The host is serving as many streams as it allows'
+  return `The host answered ${refusal.status}${refusal.code === undefined ? '' : ` (${refusal.code})`}`
+}
+
+/** " after the 5 s it asked for" when the refusal asked for a wait (its `retry-after`), else "". */
+export function waitAsked(refusal: Refusal | undefined): string {
+  return refusal?.retryAfterMs === undefined ? '' : ` after the ${Math.ceil(refusal.retryAfterMs / 1000)} s it asked for`
 }

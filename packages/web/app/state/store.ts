@@ -6,7 +6,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import { HostClientError, type HostClient, type SessionListItem, type StreamFrame } from '@bosun/host/client'
 import { createCoalescer, type Scheduler } from './coalesce.js'
-import type { ConnectionState } from './connection.js'
+import type { ConnectionState, StreamKind } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { applyHostFrame } from './session-list.js'
 import type { SessionView } from './view.js'
@@ -27,7 +27,13 @@ export interface AppState {
   loggedIn: boolean | null
   selected: string | null
   view: SessionView
+  /** The open session's stream (the banner over the conversation). */
   connection: ConnectionState
+  /**
+   * The host stream that keeps the session list live (`GET /v1/stream`; the notice in the list).
+   * `stopped` carries `why`: what ended it and what to do.
+   */
+  listConnection: ConnectionState
   notices: Notice[]
   /** Turn number the inspector opens at, or null when closed. */
   inspecting: number | null
@@ -59,7 +65,8 @@ export interface AppActions {
   fork(afterTurn: number): Promise<void>
   dismiss(id: number): void
   inspect(turn: number | null): void
-  setConnection(change: (previous: ConnectionState) => ConnectionState): void
+  /** A change to a stream's connection state, as `watchStreams` reports it: the open session's (the default) or the list's. */
+  setConnection(change: (previous: ConnectionState) => ConnectionState, stream?: StreamKind): void
   /** Stops following the selected session (page unload, tests). */
   dispose(): void
 }
@@ -69,8 +76,13 @@ export type AppStore = StoreApi<AppState & AppActions>
 /** Why the session stream ended for good, said for the page (what the host's own message says is for API callers). */
 function streamStopped(id: string, error: unknown): string {
   if (error instanceof HostClientError && error.status === 404) return `Session "${id}" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.`
+  return stoppedBecause('The session stream', error, 'try again')
+}
+
+/** Why a stream ended for good, for a 403 (the page is not on the host's own address) or anything else. */
+function stoppedBecause(what: string, error: unknown, reloadTo: string): string {
   if (error instanceof HostClientError && error.status === 403) return `The host refused this page (${error.code}): ${error.message} Open the web UI at the address the host prints, then reload.`
-  return `The session stream stopped: ${error instanceof Error ? error.message : String(error)}. Reload the page to try again.`
+  return `${what} stopped: ${error instanceof Error ? error.message : String(error)}. Reload the page to ${reloadTo}.`
 }
 
 export interface AppStoreOptions {
@@ -117,6 +129,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       selected: null,
       view: emptySession(),
       connection: { state: 'connecting', retries: 0 },
+      listConnection: { state: 'connecting', retries: 0 },
       notices: [],
       inspecting: null,
 
@@ -133,6 +146,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         followList?.abort()
         const controller = new AbortController()
         followList = controller
+        set({ listConnection: { state: 'connecting', retries: 0 } })
         void (async () => {
           try {
             // A reconnect starts with a new hello: the whole list again, so nothing is missed.
@@ -143,8 +157,10 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
               if (frame.event === 'hello' && !get().loggedIn) void client.host().then((info) => set({ loggedIn: info.auth === 'bearer' }), () => undefined)
             }
           } catch (error) {
-            if (controller.signal.aborted || refused(error)) return
-            notify('error', `The session list stopped following the host: ${error instanceof Error ? error.message : String(error)}`)
+            if (controller.signal.aborted) return
+            // Refused for good (401, 403): no retry comes; the list says so, and what to do (401: the login form).
+            refused(error)
+            set({ listConnection: { state: 'stopped', retries: 0, why: stoppedBecause('The host stream', error, 'follow the host again') } })
           }
         })()
       },
@@ -270,8 +286,9 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         set({ inspecting: turn })
       },
 
-      setConnection(change) {
-        set((state) => ({ connection: change(state.connection) }))
+      setConnection(change, stream = 'session') {
+        if (stream === 'list') set((state) => ({ listConnection: change(state.listConnection) }))
+        else set((state) => ({ connection: change(state.connection) }))
       },
 
       dispose() {
