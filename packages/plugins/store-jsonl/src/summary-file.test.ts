@@ -143,6 +143,23 @@ describe('list() from the summaries', () => {
     expect((await kept('s')).fold.length).toBe(1000)
   })
 
+  it('a sidecar that cannot be written is tried again after another SUMMARY_EVERY_BYTES of log, not at every batch', async () => {
+    // The folder refuses new files (a read-only folder, a full quota): here, every rename fails.
+    const fs = countingFs()
+    fs.rename = async () => {
+      fs.renames++
+      throw Object.assign(new Error('EACCES: permission denied, rename'), { code: 'EACCES' })
+    }
+    await written('s', logEvents(0, 1000), 5, fs)
+    const size = (await stat(sessionFile(dir, 's'))).size
+    // 200 batches: one attempt per 64 KiB of log (each reads up to 64 KiB of it back) and one at close.
+    expect(fs.renames).toBeGreaterThan(1)
+    expect(fs.renames).toBeLessThanOrEqual(Math.ceil(size / SUMMARY_EVERY_BYTES) + 1)
+    // A cache: the log is whole and listed from a full read.
+    expect(await listed('s')).toEqual(await fullRead('s'))
+    expect((await fullRead('s')).length).toBe(1000)
+  })
+
   it('a stale sidecar (an older one) is folded on from: the same fields', async () => {
     await written('s', logEvents(0, 100))
     const old = await readFile(sidecar('s'))

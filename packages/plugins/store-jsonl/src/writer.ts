@@ -66,7 +66,10 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
   readonly #headerCrc: number
   /** The list summary of every event appended (summary-file.ts); dropped if an event cannot be folded. */
   #summary: LogSummaryFold | undefined
-  /** The log's length at the last summary written beside it (0: none known). */
+  /**
+   * The log's length at the last summary written beside it, or tried: a write that failed is tried
+   * again only once the log has grown {@link SUMMARY_EVERY_BYTES} more (0: none known).
+   */
   #summarisedAt = 0
   /** The summary of the batch in flight, taken when that batch brings the log {@link SUMMARY_EVERY_BYTES} past the last one. */
   #summaryDue: LogSummaryFold | undefined
@@ -299,14 +302,19 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     return false
   }
 
-  /** Writes `summary`, the summary of the file's first `#size` bytes, beside it; a failure is ignored (a cache: list() reads more of the log). */
+  /**
+   * Writes `summary`, the summary of the file's first `#size` bytes, beside it; a failure is ignored
+   * (a cache: list() reads more of the log) and not retried before the log has grown another
+   * {@link SUMMARY_EVERY_BYTES}: a folder that refuses the sidecar for good (read-only, out of
+   * quota) would otherwise cost every batch a read of up to 64 KiB of the log and two opens.
+   */
   async #writeSummary(summary: LogSummaryFold): Promise<void> {
     const size = this.#size
+    this.#summarisedAt = size
     try {
       await writeSummaryFile(this.#fs!, this.#file, this.#handle, { size, headerCrc: this.#headerCrc, fold: summary })
-      this.#summarisedAt = size
     } catch {
-      // Left as it was: the next one is due at the next batch.
+      // Left as it was: list() folds on from the older sidecar, or reads the log whole.
     }
   }
 
