@@ -55,7 +55,9 @@ export function watchStreams(fetchImpl: typeof fetch, reportTo: (change: Change,
     if (!response.ok || response.body === null) {
       if (retriesStatus(response.status)) {
         const refusal = await refusalOf(response)
-        report((previous) => ({ state: 'reconnecting', retries: previous.retries + 1, refusal }))
+        // Dropped while its body was read (another session selected, logged out): no longer this
+        // page's stream — a report would land on the state of the stream that replaced it.
+        if (init?.signal?.aborted !== true) report((previous) => ({ state: 'reconnecting', retries: previous.retries + 1, refusal }))
       }
       return response
     }
