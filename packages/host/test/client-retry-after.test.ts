@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { Backoff, MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from '../src/client-sse.js'
 import { createClient, HostClientError, type StreamFrame } from '../src/client.js'
 import { listen } from '../src/index.js'
-import { makeHost, perTest } from './helpers.js'
+import { makeHost, perTest, waitFor } from './helpers.js'
 
 /**
  * How the typed client waits before trying a stream again: jittered backoff, a refusal's
@@ -134,11 +134,11 @@ describe('a refused stream attempt', () => {
         if (frame.event === 'session.event' && frame.data.type === 'turn/end' && frame.data.seq > before) controller.abort()
       }
     })()
-    await until(() => attempts.length === 1)
+    await waitFor(() => attempts.length === 1, 20_000, 'the refused first attempt')
     expect(attempts[0]).toMatchObject({ status: 503, retryAfter: '5' })
     holder.abort() // frees the slot: the next attempt is served
     await held.body?.cancel().catch(() => {})
-    await until(() => frames.length > 0)
+    await waitFor(() => frames.length > 0, 20_000, 'the first frame after the retry-after')
     await client.send('c', { content: 'after', clientMessageId: 'm1' }, { waitDurable: true })
     await reading
 
@@ -151,7 +151,3 @@ describe('a refused stream attempt', () => {
     expect(seqs).toEqual(events.map((event) => event.seq).filter((seq) => seq <= seqs.at(-1)!))
   }, 30_000)
 })
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5))
-}
