@@ -1,4 +1,4 @@
-import type { Agent } from '@bosun/core'
+import { liveAgents, type Agent, type Store } from '@bosun/core'
 import type { CommandContext } from './context.js'
 import { topAgent, type OpenedSession } from './open-session.js'
 import { during } from './stall.js'
@@ -13,40 +13,90 @@ import { safeText } from './terminal-safe.js'
  * see it; Ctrl+C stops waiting, and the parent's turn then ends `aborted` as it closes (logged
  * like any aborted turn: the settlement is in its log either way).
  *
- * @param abort stop the child's running turn first (leaving a chat on a terminal leaves now).
+ * Unless `abort`, it also waits for the subagents' children the session runs in the background
+ * (`bosun run`): closing would abort them, so their answers would never reach the session. Each
+ * settlement runs a turn of its parent, and the wait lasts until the whole tree is idle at once;
+ * stderr names the child it waits for, and Ctrl+C stops waiting. A child still working when the
+ * session closes (a chat left on a terminal, a wait stopped) is named on stderr: it is aborted,
+ * and its parent gets that settlement when it is next opened.
+ *
+ * @param abort stop the child's running turn first, and do not wait for background children
+ *   (leaving a chat, or a `bosun run` interrupted with Ctrl+C, leaves now).
  */
-export async function leaveSession(ctx: CommandContext, opened: OpenedSession, abort: boolean): Promise<void> {
-  if (opened.parents.length === 0) return opened.agent.close()
-  if (abort) opened.agent.abort('closed')
-  await untilQuiet(ctx, opened)
-  await topAgent(opened).close()
+export async function leaveSession(ctx: CommandContext, opened: OpenedSession, abort: boolean, store: Store): Promise<void> {
+  if (abort && opened.parents.length > 0) opened.agent.abort('closed')
+  if (opened.parents.length > 0 || !abort) await untilQuiet(ctx, opened, abort ? undefined : store)
+  const top = topAgent(opened)
+  for (const child of descendants(store, top)) {
+    if (child.status === 'idle') continue
+    const id = child.session.header.id
+    ctx.err.line(ctx.err.style.yellow(safeText(`stopped background agent ${id}: it was still working, and its turn ends aborted as its parent closes (its parent gets that settlement when it is next opened) · \`bosun log ${id}\` shows it`)))
+  }
+  await top.close()
 }
 
-/** Waits until the child and each of its parents are idle at once (a parent's turn may wake the child again), or until Ctrl+C. */
-async function untilQuiet(ctx: CommandContext, { agent, parents }: OpenedSession): Promise<void> {
-  const agents = [agent, ...parents]
+/**
+ * The live agents of `store` below `top` in the subagent tree (children, their children…), from
+ * their headers' `delegation`. Only agents this process runs, so only the ones closing `top` stops.
+ */
+function descendants(store: Store, top: Agent): Agent[] {
+  const live = liveAgents(store)
+  const ids = new Set([top.session.header.id])
+  const found: Agent[] = []
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const agent of live) {
+      const id = agent.session.header.id
+      const parent = agent.session.header.delegation?.parentSessionId
+      if (parent === undefined || ids.has(id) || !ids.has(parent)) continue
+      ids.add(id)
+      found.push(agent)
+      grew = true
+    }
+  }
+  return found
+}
+
+/**
+ * Waits until the child, each of its parents and — given `store` — every background child below
+ * the top parent are idle at once (a parent's turn may wake a child again, and a settlement runs a
+ * turn of its parent, which may spawn more), or until Ctrl+C.
+ */
+async function untilQuiet(ctx: CommandContext, opened: OpenedSession, store: Store | undefined): Promise<void> {
+  const { agent, parents } = opened
   let stop!: () => void
   const stopped = new Promise<'stopped'>((resolve) => (stop = () => resolve('stopped')))
   const unsubscribe = ctx.io.onInterrupt(() => stop())
-  let told = false
+  const told = new Set<string>()
+  const tell = (id: string, line: string) => {
+    if (told.has(id)) return
+    told.add(id)
+    ctx.err.line(ctx.err.style.dim(safeText(line)))
+  }
   try {
     for (;;) {
-      const busy = parents.find((parent) => parent.status !== 'idle')
-      if (busy && !told) {
-        told = true
-        const id = busy.session.header.id
-        ctx.err.line(ctx.err.style.dim(safeText(`waiting for the parent session ${id}: it is running a turn on what this session settled · Ctrl+C stops waiting (its turn is aborted) · \`bosun log ${id}\` shows it`)))
+      const children = store === undefined ? [] : descendants(store, topAgent(opened))
+      const agents = [agent, ...parents, ...children]
+      if (agents.every(isIdle)) return
+      const parent = parents.find((each) => !isIdle(each))
+      if (parent) {
+        const id = parent.session.header.id
+        tell(id, `waiting for the parent session ${id}: it is running a turn on what this session settled · Ctrl+C stops waiting (its turn is aborted) · \`bosun log ${id}\` shows it`)
       }
+      for (const child of children.filter((each) => !isIdle(each))) {
+        const id = child.session.header.id
+        tell(id, `waiting for background agent ${id}: its answer goes to session ${child.session.header.delegation!.parentSessionId} · Ctrl+C stops waiting (it is aborted) · \`bosun log ${id}\` shows it`)
+      }
+      const busy = agents.find((each) => !isIdle(each))!.session.header.id
       const wait = {
-        doing: `waiting for the parent session ${parents[0]!.session.header.id} to be idle`,
-        message: `The parent session ${parents[0]!.session.header.id} never became idle: a plugin hook, a tool or the model adapter awaits something that can never happen. \`bosun log ${parents[0]!.session.header.id}\` shows how far it got.`,
+        doing: `waiting for session ${busy} to be idle`,
+        message: `The session ${busy} never became idle: a plugin hook, a tool or the model adapter awaits something that can never happen. \`bosun log ${busy}\` shows how far it got.`,
       }
       const outcome = await during(wait, () => Promise.race([Promise.all(agents.map((each) => each.whenIdle())), stopped]))
       if (outcome === 'stopped') {
-        ctx.err.line(ctx.err.style.yellow('stopped waiting: the parent\'s turn is aborted as it closes'))
+        ctx.err.line(ctx.err.style.yellow(parents.length > 0 ? 'stopped waiting: the parent\'s turn is aborted as it closes' : 'stopped waiting: what still runs is aborted as the session closes'))
         return
       }
-      if (agents.every(isIdle)) return
     }
   } finally {
     unsubscribe()

@@ -148,7 +148,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     await reopening
     await agent.whenIdle()
   }
-  await leaveSession(ctx, opened, true)
+  await leaveSession(ctx, opened, true, options.store)
   http?.stop()
   out.line(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
   return ExitCode.ok

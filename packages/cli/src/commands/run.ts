@@ -78,8 +78,9 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
     return ExitCode.aborted
   }
-  // A child's parents are let finish the turn its settlement started before they close.
-  await leaveSession(ctx, opened, false)
+  // A child's parents are let finish the turn its settlement started before they close, and the
+  // session's background children their work (each settlement runs a turn here) — unless Ctrl+C.
+  await leaveSession(ctx, opened, interrupts > 0, store)
   await store.close()
 
   const s = ctx.err.style

@@ -1,0 +1,81 @@
+import { beforeAll, describe } from 'vitest'
+import type { SessionEvent } from '@bosun/core'
+import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, type Started } from './helpers.js'
+
+beforeAll(requireBuild)
+
+/** A tool that returns once a file named `gate` exists in the cwd; an abort ends its wait (the child is closed). */
+const GATE_TOOL = `import { existsSync } from 'node:fs'
+export default {
+  name: 'gate',
+  description: 'Waits for the test.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  async execute(args, { signal }) {
+    while (!existsSync('gate') && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 20))
+    return signal.aborted ? 'aborted' : 'open'
+  },
+}
+`
+
+/**
+ * The lead spawns a background researcher and ends its turn; the researcher works until the test
+ * opens the gate, then answers; the lead answers the settlement in a turn of its own.
+ */
+const config = {
+  model: { adapter: 'scripted', options: { responses: [
+    { toolCalls: [{ name: 'spawn_agent', id: 's1', args: { task: 'dig', agent: 'researcher', mode: 'background' } }] },
+    { text: 'started a researcher' },
+    { text: 'the researcher found gold' },
+  ] } },
+  tools: ['./gate.mjs'],
+  plugins: [['subagents', { agents: { researcher: { system: 'You research.', model: { adapter: 'scripted', options: { responses: [
+    { toolCalls: [{ name: 'gate', args: {} }] },
+    { text: 'gold' },
+  ] } } } } }]],
+}
+
+const ofType = (events: readonly SessionEvent[], type: string) => events.filter((e) => e.type === type)
+const endKinds = (events: readonly SessionEvent[]) => ofType(events, 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)
+const childOf = (events: readonly SessionEvent[]) => (ofType(events, 'subagent/spawned')[0]!.data as { childId: string }).childId
+
+/** Until the CLI says it waits for the background child, or has exited without waiting. */
+const waiting = (run: Started) =>
+  waitFor(() => run.output.stderr.includes('waiting for background agent') || run.exitCode !== null || run.signalCode !== null, 'the CLI to wait for the child or exit')
+
+describe.concurrent('bosun run with a background subagent', () => {
+  it('waits for the background child: its answer reaches the session, which answers it in a turn printed on stdout', async ({ dir, expect }) => {
+    await writeProject(dir, config, { 'gate.mjs': GATE_TOOL })
+    const run = start(['run', '--session', 'lead', 'plan'], { cwd: dir })
+    await waiting(run)
+    expect(run.output.stderr).toContain('waiting for background agent ')
+    await writeProject(dir, undefined, { gate: '' })
+    const result = await finished(run)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('started a researcher\nthe researcher found gold\n')
+
+    const lead = await readEvents(dir, 'lead')
+    const child = childOf(lead)
+    expect(result.stderr).toContain(`waiting for background agent ${child}: its answer goes to session lead · Ctrl+C stops waiting (it is aborted) · \`bosun log ${child}\` shows it\n`)
+    expect(result.stderr).not.toContain('stopped background agent')
+    expect(endKinds(lead)).toEqual(['completed', 'completed'])
+    expect(ofType(lead, 'subagent/settled').map((e) => (e.data as { reason: string }).reason)).toEqual(['completed'])
+    expect(endKinds(await readEvents(dir, child))).toEqual(['completed'])
+  })
+
+  it('Ctrl+C while it waits: the child is aborted as the session closes, and stderr names it', async ({ dir, expect }) => {
+    await writeProject(dir, config, { 'gate.mjs': GATE_TOOL })
+    const run = start(['run', '--session', 'lead', 'plan'], { cwd: dir })
+    await waiting(run)
+    expect(run.output.stderr).toContain('waiting for background agent ')
+    run.kill('SIGINT')
+    const result = await finished(run)
+    expect(result.code).toBe(0) // the prompt's turn completed
+    expect(result.stdout).toBe('started a researcher\n')
+    const lead = await readEvents(dir, 'lead')
+    const child = childOf(lead)
+    expect(result.stderr).toContain('stopped waiting: what still runs is aborted as the session closes\n')
+    expect(result.stderr).toContain(`stopped background agent ${child}: it was still working, and its turn ends aborted as its parent closes (its parent gets that settlement when it is next opened) · \`bosun log ${child}\` shows it\n`)
+    expect(endKinds(lead)).toEqual(['completed'])
+    expect(endKinds(await readEvents(dir, child))).toEqual(['aborted'])
+  })
+})
