@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes } from './errors.js'
 import type { JsonSchema } from './schema.js'
-import { compileOptionsValidator } from './schema.js'
+import { compileOptionsValidator, withCheckedOptions } from './schema.js'
 import type { ModelAdapter } from './model.js'
 
 /**
@@ -33,14 +33,18 @@ export function defineAdapter<Options>(
   return Object.freeze({ ...definition, kind: 'bosun-adapter' as const })
 }
 
-/** Validates `options` against the adapter's schema, then creates the adapter. */
+/**
+ * Validates `options` against the adapter's schema, then creates the adapter. The options are
+ * checked once: an adapter whose `create` checks them again with {@link assertOptions} (so that
+ * its own function, called from code, checks them too) is told they were just checked — see
+ * {@link withCheckedOptions}.
+ */
 export async function createAdapter<Options>(
   definition: AdapterDefinition<Options>,
   options: unknown,
 ): Promise<ModelAdapter> {
-  if (definition.schema) {
-    const validate = compileOptionsValidator(definition, definition.schema)
-    validate(options ?? {}, `adapter "${definition.name}"`)
-  }
-  return definition.create((options ?? {}) as Options)
+  const value = options ?? {}
+  if (!definition.schema) return definition.create(value as Options)
+  compileOptionsValidator(definition, definition.schema)(value, `adapter "${definition.name}"`)
+  return withCheckedOptions(definition.schema, value, () => definition.create(value as Options))
 }

@@ -7,8 +7,8 @@ export type { BosunErrorOptions, ErrorCode, SerializedError } from './errors.js'
 export { freezeParsedJson, isFrozenJson, toFrozenJson } from './json.js'
 export { internString } from './intern.js'
 export type { JsonValue } from './json.js'
-export { compileOptionsValidator, optionsError } from './schema.js'
-export type { JsonSchema, OptionsProblem } from './schema.js'
+export { assertOptions, compileOptionsValidator, optionsError } from './schema.js'
+export type { AssertOptionsOptions, JsonSchema, OptionsProblem } from './schema.js'
 
 export { createUserMessage, derivedFrom, deriveUserMessage, messageText, toUserMessage } from './session/messages.js'
 export type {

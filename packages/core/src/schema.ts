@@ -16,6 +16,28 @@ export function ajv(): Ajv {
 }
 
 const compiled = new WeakMap<object, (value: unknown, what: string) => void>()
+const compiledSchemas = new WeakMap<JsonSchema, ValidateFunction>()
+
+/** `schema` compiled once (per schema object); a schema ajv refuses is the module's bug: INVALID_PLUGIN. */
+function compiledSchema(schema: JsonSchema): ValidateFunction {
+  let fn = compiledSchemas.get(schema)
+  if (fn) return fn
+  try {
+    fn = ajv().compile(schema)
+  } catch (error) {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `The options schema is not a valid JSON Schema: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+  compiledSchemas.set(schema, fn)
+  return fn
+}
+
+/** What `schema` finds wrong with `value`, in the words of every options error (empty: valid). */
+function problemsOf(schema: JsonSchema, value: unknown): SchemaProblem[] {
+  const fn = compiledSchema(schema)
+  return fn(value) ? [] : schemaProblems(fn.errors ?? [], schema, value)
+}
 
 /**
  * Returns a validator for `schema`, compiled once per `owner` (a plugin, adapter or tool object).
@@ -29,20 +51,68 @@ export function compileOptionsValidator(
 ): (value: unknown, what: string) => void {
   let validator = compiled.get(owner)
   if (validator) return validator
-  let fn: ValidateFunction
-  try {
-    fn = ajv().compile(schema)
-  } catch (error) {
-    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `The options schema is not a valid JSON Schema: ${(error as Error).message}`, {
-      cause: error,
-    })
-  }
+  compiledSchema(schema) // a broken schema fails now, not at the first value
   validator = (value, what) => {
-    if (fn(value)) return
-    throw optionsError(what, schemaProblems(fn.errors ?? [], schema, value), code)
+    const problems = problemsOf(schema, value)
+    if (problems.length > 0) throw optionsError(what, problems, code)
   }
   compiled.set(owner, validator)
   return validator
+}
+
+/** Options of {@link assertOptions}. */
+export interface AssertOptionsOptions<T> {
+  /** The error's code. Default `INVALID_ARGUMENT` (a code caller's mistake). */
+  code?: string
+  /** Where the value sits in the options, for the paths: `['responses', 2]` gives `$.responses[2].chunkSize`. */
+  at?: readonly (string | number)[]
+  /**
+   * What the schema cannot say (a URL that parses, a value JSON cannot hold, a function), run on
+   * a value the schema has passed; its problems are reported like the schema's ({@link OptionsProblem}).
+   */
+  check?: (value: T) => readonly OptionsProblem[]
+}
+
+/**
+ * Checks options given from code against the JSON Schema a config file's are checked with — one
+ * source of truth, so a mistake reads the same from code and from a config — then runs `check`
+ * for what the schema cannot say. Throws one error (`INVALID_ARGUMENT` unless `code` says)
+ * listing every problem: `Invalid options for scripted():\n  - $.responses[2].chunkSize: must be >= 1 (found 0)`.
+ * The schema is compiled once. Options {@link createAdapter} has just checked against the same
+ * schema are not checked by it again (see {@link withCheckedOptions}); `check` still runs.
+ *
+ * @example
+ * export function myStore(options: MyStoreOptions): Store {
+ *   const checked = assertOptions<MyStoreOptions>(myStoreOptionsSchema, options, 'myStore()')
+ *   …
+ * }
+ */
+export function assertOptions<T>(schema: JsonSchema, value: unknown, what: string, options: AssertOptionsOptions<T> = {}): T {
+  const { code = ErrorCodes.INVALID_ARGUMENT, at = [], check } = options
+  const vouched = checked !== undefined && checked.schema === schema && checked.value === value && at.length === 0
+  checked = undefined
+  const problems: OptionsProblem[] = vouched ? [] : problemsOf(schema, value)
+  if (problems.length === 0 && check !== undefined) problems.push(...check(value as T))
+  if (problems.length > 0) throw optionsError(what, at.length === 0 ? problems : problems.map((problem) => ({ ...problem, keys: [...at, ...problem.keys] })), code)
+  return value as T
+}
+
+/** The options just checked against `schema` (by `createAdapter`), while its `create` runs synchronously. */
+let checked: { schema: JsonSchema; value: unknown } | undefined
+
+/**
+ * Runs `create` (an adapter's) after the caller has checked `value` against `schema`: the first
+ * {@link assertOptions} of that very value against that schema, made synchronously by `create`,
+ * trusts the check instead of repeating it. Anything else — another value, another schema, a
+ * check after an `await` — is checked as usual, so no options go unchecked.
+ */
+export function withCheckedOptions<R>(schema: JsonSchema, value: unknown, create: () => R): R {
+  checked = { schema, value }
+  try {
+    return create()
+  } finally {
+    checked = undefined
+  }
 }
 
 /**
@@ -127,11 +197,19 @@ function errorKeys(error: ErrorObject): (string | number)[] {
 
 /**
  * How an options error describes a found value: {@link describeValue} (which never quotes one that
- * looks like a credential), and nothing of any value under a key that may hold one.
+ * looks like a credential), and only the type of any value — a number, a boolean, an array's
+ * items too — under a key that may hold one (a secret-looking key, a `…Env` key, `headers`) or
+ * anywhere inside such a key's value.
  */
 function describeFound(value: unknown, keys: readonly (string | number)[]): string {
-  if (typeof value === 'string' && !mayQuoteValueAt(keys)) return 'a string not shown: under this key it could be a credential'
+  const hidden = keys.some((_, index) => !mayQuoteValueAt(keys.slice(0, index + 1)))
+  if (hidden && value !== null && value !== undefined) return `${typeOfValue(value)} not shown: under this key it could be a credential`
   return describeValue(value)
+}
+
+function typeOfValue(value: unknown): string {
+  if (Array.isArray(value)) return 'an array'
+  return article(typeof value)
 }
 
 function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): string {
@@ -154,8 +232,10 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
       if (guess !== undefined) return `unknown key ${key} — did you mean ${JSON.stringify(guess)}?`
       return known.length > 0 ? `unknown key ${key}; the known keys are ${known.join(', ')}.` : `unknown key ${key}.`
     }
-    case 'anyOf': {
-      const expected = expectedAt(schema, error.schemaPath.replace(/\/anyOf$/, ''))
+    case 'anyOf':
+    case 'not': {
+      // An `anyOf` (or a `not`: a key that must be left out when another is given) says what it wants with `x-expected`.
+      const expected = expectedAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')))
       return expected !== undefined ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
     }
     case 'type': {
@@ -174,10 +254,25 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
       return `must be at most ${(error.params as { limit: number }).limit} characters long (found ${found})`
     case 'enum':
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')} (found ${found})`
+    case 'minimum':
+    case 'maximum': {
+      // Both bounds given: the range in words, `must be an integer from 100 to 599 (found 42)`.
+      const bounded = schemaAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')))
+      const range = bounded === undefined ? undefined : rangePhrase(bounded)
+      if (range !== undefined) return `must be ${range} (found ${found})`
+      return `${error.message ?? 'is invalid'} (found ${found})`
+    }
     default:
       // ajv's own messages name the rule (`must be >= 1`, `must match pattern "…"`), never the value.
       return `${error.message ?? 'is invalid'} (found ${found})`
   }
+}
+
+/** `an integer from 1 to 100`, `a number from 0 to 2`, for a schema with both `minimum` and `maximum`. */
+function rangePhrase(schema: JsonSchema): string | undefined {
+  const { minimum, maximum, type } = schema
+  if (typeof minimum !== 'number' || typeof maximum !== 'number') return undefined
+  return `${type === 'integer' ? 'an integer' : 'a number'} from ${minimum} to ${maximum}`
 }
 
 function article(type: string): string {

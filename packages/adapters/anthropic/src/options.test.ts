@@ -52,12 +52,12 @@ describe('anthropic() in code', () => {
     const cases: [object, string][] = [
       [{}, '$.model: is required'],
       [{ model: 'm', maxTokens: 1.5 }, '$.maxTokens: must be an integer (found 1.5)'],
-      [{ model: 'm', temperature: -1 }, '$.temperature: must be >= 0 (found -1)'],
+      [{ model: 'm', temperature: -1 }, '$.temperature: must be a number from 0 to 1 (found -1)'],
       [{ model: 'm', reasoningEffort: 'max' }, '$.reasoningEffort: must be one of "low", "medium", "high" (found "max")'],
       [{ model: 'm', baseURL: 'ftp://x' }, '$.baseURL: must be a URL that starts with http:// or https:// (no spaces, no user:password@, no #fragment), e.g. "https://api.anthropic.com" (found "ftp://x")'],
       [{ model: 'm', idleTimeoutMs: 0 }, '$.idleTimeoutMs: must be >= 1 (found 0)'],
       [{ model: 'm', timeoutMs: 1.5 }, '$.timeoutMs: must be an integer (found 1.5)'],
-      [{ model: 'm', headers: { a: 1 } }, '$.headers.a: must be a string without line breaks (found 1)'],
+      [{ model: 'm', headers: { a: 1 } }, '$.headers.a: must be a string without line breaks (found a number not shown: under this key it could be a credential)'],
       [{ model: 'm', headers: { 'bad name': 'x' } }, '$.headers["bad name"]: the key must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)'],
       [{ model: 'm', apiKey: 'sk-…' }, '$.apiKey: unknown key "apiKey" — did you mean "apiKeyEnv"?'],
     ]

@@ -1,6 +1,6 @@
 import {
-  adapterOptionProblems, apiKeyEnvOptionSchema, baseURLOptionSchema, compileOptionsValidator, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema,
-  ErrorCodes, headersOptionSchema, optionsError,
+  adapterOptionProblems, apiKeyEnvOptionSchema, assertOptions, baseURLOptionSchema, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema,
+  headersOptionSchema,
 } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
@@ -81,12 +81,10 @@ export const anthropicOptionsSchema: JsonSchema = {
  * options are checked against, so a mistake reads the same from code and from a config — then
  * what the schema cannot say (the base URL parses, the headers are ones fetch can send), and fills
  * in the defaults. Throws `INVALID_ARGUMENT` listing every problem:
- * `Invalid options for anthropic():\n  - $.temperature: must be <= 1 (found 3)`.
+ * `Invalid options for anthropic():\n  - $.temperature: must be a number from 0 to 1 (found 3)`.
  */
 export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
-  compileOptionsValidator(anthropicOptionsSchema, anthropicOptionsSchema, ErrorCodes.INVALID_ARGUMENT)(options, 'anthropic()')
-  const problems = adapterOptionProblems(options, EXAMPLE_URL)
-  if (problems.length > 0) throw optionsError('anthropic()', problems, ErrorCodes.INVALID_ARGUMENT)
+  assertOptions<AnthropicOptions>(anthropicOptionsSchema, options, 'anthropic()', { check: (checked) => adapterOptionProblems(checked, EXAMPLE_URL) })
   const { model, baseURL = DEFAULT_BASE_URL, apiKeyEnv = DEFAULT_API_KEY_ENV, maxTokens = DEFAULT_MAX_TOKENS } = options
   const { temperature, reasoningEffort, headers = {}, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, timeoutMs } = options
   return { model, baseURL, apiKeyEnv, maxTokens, temperature, reasoningEffort, headers: { ...headers }, idleTimeoutMs, timeoutMs }
