@@ -141,12 +141,12 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .action(run(commands.show))
   sessions
     .command('fork')
-    .description('a new session seeded with this one up to a completed turn; prints its id')
+    .description('a new session seeded with this one up to the end of a turn; prints its id')
     .argument('<id>', 'the session to fork')
-    .addOption(new Option('--at-turn <n>', 'fork after turn <n> (default: the last completed turn)').argParser(nonNegativeInteger))
+    .addOption(new Option('--at-turn <n>', 'fork after turn <n> (default: the last turn that ended: completed, aborted, blocked or failed)').argParser(nonNegativeInteger))
     .option('--id <new-id>', 'the new session\'s id (default: a fresh one)')
     .addHelpText('after', examples([
-      ['bosun sessions fork 20260312-142205-k3f9', 'after its last completed turn'],
+      ['bosun sessions fork 20260312-142205-k3f9', 'after its last turn that ended'],
       ['bosun sessions fork 20260312-142205-k3f9 --at-turn 2', 'try another answer to turn 3'],
     ]))
     .action(run(commands.fork))

@@ -1,5 +1,5 @@
 import { beforeAll, describe } from 'vitest'
-import { bosun, it, requireBuild } from './helpers.js'
+import { GUARD_PLUGIN, bosun, it, requireBuild, writeProject } from './helpers.js'
 
 beforeAll(requireBuild)
 
@@ -23,6 +23,16 @@ describe.concurrent('bosun --help and errors', () => {
       expect(result.stdout, command).toContain('Examples:\n  $ bosun')
       expect(result.stdout, command).toContain('--config <file>')
     })
+  })
+
+  it('sessions fork --help gives the default the command has: the last turn that ended, a blocked one included', async ({ dir, expect }) => {
+    await writeProject(dir, { plugins: ['./guard.mjs'] }, { 'guard.mjs': GUARD_PLUGIN })
+    expect((await bosun(['run', '--session', 'a', 'hello'], { cwd: dir })).code).toBe(0)
+    expect((await bosun(['run', '--session', 'a', 'forbidden'], { cwd: dir })).code).toBe(3)
+    const [help, fork] = await Promise.all([bosun(['sessions', 'fork', '--help'], { cwd: dir }), bosun(['sessions', 'fork', 'a', '--id', 'b'], { cwd: dir })])
+    expect(fork.stderr).toContain('forked a after turn 2 as b')
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('fork after turn <n> (default: the last turn that ended: completed, aborted, blocked or failed)')
+    expect(help.stdout).not.toContain('completed turn')
   })
 
   it('an unknown command or option is a usage error (exit 2), with a suggestion', async ({ dir, expect }) => {

@@ -20,7 +20,7 @@ export const SLASH_HELP: readonly [string, string][] = [
   ['/queue', 'list the queued messages, numbered'],
   ['/drop <n>', 'remove queued message <n> before it runs'],
   ['/compact', 'compact the history now (needs a compaction plugin)'],
-  ['/fork', 'fork this session at its last completed turn (this chat stays here)'],
+  ['/fork', 'fork this session at its last turn that ended (this chat stays here)'],
   ['/help', 'this list'],
   ['/exit', 'leave (as Ctrl+D does)'],
 ]
