@@ -137,6 +137,14 @@ export const scriptedResponseSchema: JsonSchema = {
     },
     error: errorSchema,
   },
+  // A failing response has no finish: `finish` must be left out when `error` is given.
+  dependencies: {
+    error: {
+      properties: {
+        finish: { not: {}, 'x-expected': 'left out when "error" is given: a failing response has no finish' },
+      },
+    },
+  },
 }
 
 /** JSON Schema of {@link ScriptedOptions} as a config file gives them (responses are objects). */

@@ -2,6 +2,7 @@ import { createHook } from 'node:async_hooks'
 import { describe, it, expect } from 'vitest'
 import { BosunError, createAdapter, createUserMessage, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelMessage, ModelRequest } from '@bosun/core'
+import { validateConfig } from '@bosun/core/config'
 import definition, { scripted, scriptedOptionsSchema } from './index.js'
 import type { ScriptedAdapter } from './index.js'
 
@@ -278,7 +279,9 @@ describe('scripted(): function responses and recording', () => {
     await chunksOf(model)
     const { error } = await collect(model)
     expect(BosunError.is(error, 'INVALID_ARGUMENT')).toBe(true)
-    expect((error as Error).message).toBe('scripted(): responses[1]().chunkSize must be a positive integer (found 0)')
+    expect((error as Error).message).toBe(
+      'Invalid options for scripted() (the response the function at $.responses[1] returned):\n  - $.responses[1].chunkSize: must be >= 1 (found 0)',
+    )
   })
 
   it('records requests only when asked', async () => {
@@ -386,63 +389,91 @@ describe('scripted(): abort and delay', () => {
 
 describe('scripted(): invalid options', () => {
   const bad = (options: unknown) => () => scripted(options as never)
+  /** The message `scripted()` throws for one problem. */
+  const one = (line: string) => `Invalid options for scripted():\n  - ${line}`
 
-  it('throws INVALID_ARGUMENT naming the response index and field', () => {
-    let caught: unknown
-    try {
-      scripted({ responses: [{ text: 'a' }, {}, { chunkSize: 0 }] })
-    } catch (error) {
-      caught = error
+  // Each rule is the schema's (scriptedOptionsSchema): the same line from code and from a config file.
+  const cases: [options: unknown, line: string][] = [
+    [{ responses: [{ text: 'a' }, {}, { chunkSize: 0 }] }, '$.responses[2].chunkSize: must be >= 1 (found 0)'],
+    [{ responses: [{ chunkSize: 1.5 }] }, '$.responses[0].chunkSize: must be an integer (found 1.5)'],
+    [{ responses: [{ finish: 'done' }] }, '$.responses[0].finish: must be one of "stop", "tool-calls", "max-tokens", "content-filter" (found "done")'],
+    [{ responses: [{ delayMs: -1 }] }, '$.responses[0].delayMs: must be >= 0 (found -1)'],
+    [{ responses: [{ text: 5 }] }, '$.responses[0].text: must be a string (found 5)'],
+    [{ responses: [{ txt: 'a' }] }, '$.responses[0].txt: unknown key "txt" — did you mean "text"?'],
+    [{ responses: [null] }, '$.responses[0]: must be an object (found null)'],
+    [{ responses: {} }, '$.responses: must be an array (found an object)'],
+    [{ record: 'yes' }, '$.record: must be a boolean (found "yes")'],
+    [{ response: [] }, '$.response: unknown key "response" — did you mean "responses"?'],
+    [{ responses: [{ toolCalls: [{ name: '' }] }] }, '$.responses[0].toolCalls[0].name: must not be empty (found "")'],
+    [{ responses: [{ toolCalls: [{ args: {} }] }] }, '$.responses[0].toolCalls[0].name: is required'],
+    [{ responses: [{ toolCalls: [{ name: 'a', args: [1] }] }] }, '$.responses[0].toolCalls[0].args: must be an object (found [1])'],
+    [{ responses: [{ toolCalls: { name: 'a' } }] }, '$.responses[0].toolCalls: must be an array (found an object)'],
+    [{ responses: [{ usage: { inputTokens: -1 } }] }, '$.responses[0].usage.inputTokens: must be >= 0 (found -1)'],
+    [{ responses: [{ error: { status: 42 } }] }, '$.responses[0].error.status: must be an integer from 100 to 599 (found 42)'],
+    [{ responses: [{ error: {}, finish: 'stop' }] }, '$.responses[0].finish: must be left out when "error" is given: a failing response has no finish (found "stop")'],
+  ]
+
+  it('throws INVALID_ARGUMENT naming each problem by its path, in the words of the schema', () => {
+    for (const [options, line] of cases) {
+      let caught: unknown
+      try {
+        scripted(options as never)
+      } catch (error) {
+        caught = error
+      }
+      expect(BosunError.is(caught, 'INVALID_ARGUMENT'), line).toBe(true)
+      expect((caught as Error).message).toBe(one(line))
     }
-    expect(BosunError.is(caught, 'INVALID_ARGUMENT')).toBe(true)
-    expect((caught as Error).message).toBe('scripted(): responses[2].chunkSize must be a positive integer (found 0)')
+    expect(bad('x')).toThrow(one('$: must be an object (found "x")'))
+    expect(bad({ responses: [{ error: { code: 'NOPE' } }] })).toThrow('$.responses[0].error.code: must be one of "AUTH"')
   })
 
-  it('explains each mistake', () => {
-    expect(bad({ responses: [{ finish: 'done' }] })).toThrowErrorMatchingInlineSnapshot(
-      `[BosunError: scripted(): responses[0].finish must be one of "stop", "tool-calls", "max-tokens", "content-filter" (found "done")]`,
+  it('reports every problem at once', () => {
+    expect(bad({ responses: [{ chunkSize: 0, text: 5 }], record: 1 })).toThrow(
+      [
+        'Invalid options for scripted():',
+        '  - $.responses[0].text: must be a string (found 5)',
+        '  - $.responses[0].chunkSize: must be >= 1 (found 0)',
+        '  - $.record: must be a boolean (found 1)',
+      ].join('\n'),
     )
-    expect(bad({ responses: [{ chunkSize: 1.5 }] })).toThrow('scripted(): responses[0].chunkSize must be a positive integer (found 1.5)')
-    expect(bad({ responses: [{ delayMs: -1 }] })).toThrow('scripted(): responses[0].delayMs must be a non-negative number (found -1)')
-    expect(bad({ responses: [{ text: 5 }] })).toThrow('scripted(): responses[0].text must be a string (found 5)')
-    expect(bad({ responses: [{ txt: 'a' }] })).toThrow(
-      'scripted(): responses[0].txt is not a known field (known: text, reasoning, toolCalls, finish, usage, chunkSize, delayMs, error)',
-    )
-    expect(bad({ responses: [null] })).toThrow('scripted(): responses[0] must be a response object or a function (found null)')
-    expect(bad({ responses: {} })).toThrow('scripted(): responses must be an array (found an object)')
-    expect(bad('x')).toThrow('scripted(): options must be an object (found "x")')
-    expect(bad({ record: 'yes' })).toThrow('scripted(): record must be a boolean (found "yes")')
-    expect(bad({ response: [] })).toThrow('scripted(): response is not a known option (known: responses, record)')
   })
 
-  it('checks tool calls, usage and errors', () => {
-    expect(bad({ responses: [{ toolCalls: [{ name: '' }] }] })).toThrow(
-      'scripted(): responses[0].toolCalls[0].name must be a non-empty string (found "")',
-    )
-    expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: [1] }] }] })).toThrow(
-      'scripted(): responses[0].toolCalls[0].args must be an object (found an array)',
-    )
-    expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: { n: Number.NaN } }] }] })).toThrow(
-      'scripted(): responses[0].toolCalls[0].args.n is not JSON',
-    )
-    expect(bad({ responses: [{ toolCalls: { name: 'a' } }] })).toThrow('scripted(): responses[0].toolCalls must be an array (found an object)')
-    expect(bad({ responses: [{ usage: { inputTokens: -1 } }] })).toThrow(
-      'scripted(): responses[0].usage.inputTokens must be a non-negative integer (found -1)',
-    )
-    expect(bad({ responses: [{ error: { status: 42 } }] })).toThrow(
-      'scripted(): responses[0].error.status must be an integer from 100 to 599 (found 42)',
-    )
-    expect(bad({ responses: [{ error: { code: 'NOPE' } }] })).toThrow('scripted(): responses[0].error.code must be one of "AUTH"')
-    expect(bad({ responses: [{ error: {}, finish: 'stop' }] })).toThrow(
-      'scripted(): responses[0].finish cannot be combined with error (a failing response has no finish)',
-    )
+  it('a config file gets the same line for each rule, under its entry\'s path', async () => {
+    for (const [options, line] of cases) {
+      const config = { model: { adapter: definition, options } }
+      const error = await validateConfig({ config: config as never, file: '/project/bosun.config.ts', dir: '/project' }, { env: {} }).catch((e: unknown) => e)
+      expect(BosunError.is(error, 'CONFIG_INVALID'), line).toBe(true)
+      const [path, problem] = line.split(/: (.*)/s) as [string, string]
+      expect((error as Error).message).toContain(`  - $.model.options${path.slice(1)} (adapter "scripted"): ${problem}`)
+    }
+  })
+
+  it('refuses from code what JSON cannot hold, which the schema lets pass', () => {
+    const notJson = 'must be JSON: a plain object, an array, a string, a finite number, a boolean or null'
+    expect(bad({ responses: [{ delayMs: Number.POSITIVE_INFINITY }] })).toThrow(one(`$.responses[0].delayMs: ${notJson} (found Infinity)`))
+    expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: { n: Number.NaN } }] }] })).toThrow(one(`$.responses[0].toolCalls[0].args.n: ${notJson} (found NaN)`))
+    expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: { m: new Map() } }] }] })).toThrow(one(`$.responses[0].toolCalls[0].args.m: ${notJson} (found a Map object)`))
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: cycle }] }] })).toThrow(one(`$.responses[0].toolCalls[0].args.self: ${notJson} (this value contains itself)`))
+    // The same value twice is not a cycle.
+    const shared = { a: 1 }
+    expect(() => scripted({ responses: [{ toolCalls: [{ name: 'a', args: { x: shared, y: shared } }] }] })).not.toThrow()
+  })
+
+  it('takes functions as entries (code only) and checks the others around them', () => {
+    expect(() => scripted({ responses: [() => ({ text: 'a' }), { text: 'b' }] })).not.toThrow()
+    expect(bad({ responses: [() => ({}), { chunkSize: 0 }] })).toThrow(one('$.responses[1].chunkSize: must be >= 1 (found 0)'))
   })
 
   it('validates pushed responses with their position in the script', () => {
     const model = scripted({ responses: [{ text: 'a' }] })
     expect(() => model.push({ text: 'b' }, { delayMs: Number.POSITIVE_INFINITY })).toThrow(
-      'scripted(): responses[2].delayMs must be a non-negative number (found Infinity)',
+      'Invalid options for scripted().push():\n  - $.responses[2].delayMs: must be JSON: a plain object, an array, a string, a finite number, a boolean or null (found Infinity)',
     )
+    expect(() => model.push({ chunkSize: 0 })).toThrow('Invalid options for scripted().push():\n  - $.responses[1].chunkSize: must be >= 1 (found 0)')
+    expect(model.remaining).toBe(1)
   })
 })
 

@@ -34,7 +34,8 @@ export interface ScriptedAdapter extends ModelAdapter {
 /**
  * Creates a deterministic, offline model adapter. Each `stream()` call consumes the next
  * response, in order; with none left it answers `echo: <text of the last user message>`.
- * Invalid options throw a `BosunError` with code `INVALID_ARGUMENT` naming the field.
+ * Invalid options throw a `BosunError` with code `INVALID_ARGUMENT` naming each field, in the
+ * words a config file gets (they are checked against `scriptedOptionsSchema`).
  *
  * @example
  * const model = scripted({ responses: [
@@ -77,7 +78,7 @@ class ScriptedModel implements ScriptedAdapter {
 
   push(...responses: ScriptedEntry[]): this {
     const start = this.#queue.length
-    responses.forEach((entry, i) => validateEntry(entry, `responses[${start + i}]`))
+    responses.forEach((entry, i) => validateEntry(entry, start + i))
     this.#queue.push(...responses)
     return this
   }
@@ -99,7 +100,7 @@ class ScriptedModel implements ScriptedAdapter {
     if (this.#head >= this.#queue.length) return echo(request)
     const index = this.#head++
     const entry = this.#queue[index]!
-    return typeof entry === 'function' ? validateResponse(entry(request), `responses[${index}]()`) : entry
+    return typeof entry === 'function' ? validateResponse(entry(request), index) : entry
   }
 }
 
