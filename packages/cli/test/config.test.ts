@@ -56,6 +56,14 @@ describe.concurrent('bosun config check', () => {
     expect(result.stdout).not.toContain('sk-proj')
   })
 
+  it('shows a plugin\'s options as written: a model entry in them by its adapter name, not the definition it resolved to', async ({ dir, expect }) => {
+    await writeProject(dir, { plugins: [['compaction', { contextWindow: 1000, model: { adapter: 'scripted', options: { responses: [] } } }]] })
+    const result = await bosun(['config', 'check'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('   options: contextWindow: 1000, model: {"adapter":"scripted","options":{"responses":[]}}\n')
+    expect(result.stdout).not.toContain('"schema"')
+  })
+
   it('with no config, shows the defaults: the scripted model and JSONL sessions under .bosun/sessions', async ({ dir, expect }) => {
     const result = await bosun(['config', 'check'], { cwd: dir })
     expect(result.code).toBe(0)

@@ -65,7 +65,9 @@ export async function configCheckCommand(ctx: CommandContext): Promise<number> {
     const line = `${index + 1}. ${s.cyan(plugin.name)}  ${s.dim(source(cfg, 'plugin', spec))}`
     if (index === 0) field('plugins', line)
     else more(line)
-    if (options !== undefined) more(`   options: ${describeOptions(options)}`)
+    // The options as written: a model entry in them was resolved to an adapter definition, which is not what the user wrote.
+    const written = Array.isArray(raw) && raw.length > 1 ? raw[1] : options
+    if (written !== undefined) more(`   options: ${describeOptions(written)}`)
     const hooks = taps.get(plugin.name)
     taps.delete(plugin.name)
     more(`   hooks: ${hooks && hooks.size > 0 ? [...hooks].join(', ') : s.dim('(taps none)')}`)
