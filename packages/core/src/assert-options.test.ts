@@ -2,6 +2,7 @@
 // checked with, through the same formatter; createAdapter checks an adapter's options once.
 import { describe, expect, it } from 'vitest'
 import { createAdapter, defineAdapter } from './adapter.js'
+import { validateConfig } from './config/validate.js'
 import { BosunError } from './errors.js'
 import type { ModelAdapter } from './model.js'
 import { ajv, assertOptions, optionsError, type JsonSchema } from './schema.js'
@@ -158,5 +159,27 @@ describe('options errors: what is found', () => {
     expect(problem({ temperature: -0.5 })).toBe('  - $.temperature: must be a number from 0 to 2 (found -0.5)')
     expect(problem({ max: 0 })).toBe('  - $.max: must be >= 1 (found 0)')
     expect(problem({ below: 2 })).toBe('  - $.below: must be <= 1 (found 2)')
+  })
+
+  it('Infinity and NaN are not numbers (ajv passes them by default): from code and from a config', async () => {
+    const numbers: JsonSchema = { type: 'object', properties: { count: { type: 'integer', minimum: 0 }, ratio: { type: 'number' } } }
+    expect(() => assertOptions(numbers, { count: Number.POSITIVE_INFINITY, ratio: Number.NaN }, 'x')).toThrow(
+      'Invalid options for x:\n  - $.count: must be an integer (found Infinity)\n  - $.ratio: must be a number (found NaN)',
+    )
+    // A YAML config can say `.inf`.
+    const error = await validateConfig({ config: { model: 'scripted', maxParallelTools: Number.POSITIVE_INFINITY } as never, file: '/p/bosun.config.yaml', dir: '/p' }, { env: {} }).catch((e: unknown) => e)
+    expect((error as Error).message).toContain('$.maxParallelTools: must be an integer (found Infinity)')
+  })
+
+  it('a oneOf with an x-expected phrase is one problem, in its words', () => {
+    const either: JsonSchema = {
+      type: 'object',
+      properties: { url: { type: 'string' }, urlEnv: { type: 'string' } },
+      oneOf: [{ required: ['url'] }, { required: ['urlEnv'] }],
+      'x-expected': 'an object with exactly one of "url" and "urlEnv"',
+    }
+    for (const options of [{}, { url: 'a', urlEnv: 'B' }]) {
+      expect(() => assertOptions(either, options, 'x')).toThrow('Invalid options for x:\n  - $: must be an object with exactly one of "url" and "urlEnv" (found an object)')
+    }
   })
 })

@@ -9,9 +9,13 @@ export type JsonSchema = { [key: string]: unknown }
 
 let shared: Ajv | undefined
 
-/** One ajv instance for the process: schemas are compiled once and cached by owner. */
+/**
+ * One ajv instance for the process: schemas are compiled once and cached by owner. Numbers are
+ * strict: `Infinity` and `NaN` (a YAML `.inf`, a code caller's division) fail `type: number` and
+ * `type: integer`, which ajv otherwise lets pass.
+ */
 export function ajv(): Ajv {
-  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false })
+  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false, strictNumbers: true })
   return shared
 }
 
@@ -154,8 +158,8 @@ export interface SchemaProblem {
 }
 
 /**
- * The problems of a failed validation: `anyOf` alternatives collapse into one "must be …" when the
- * `anyOf` has an `x-expected` phrase, unknown keys get a "did you mean" from the schema's own
+ * The problems of a failed validation: `anyOf` (and `oneOf`) alternatives collapse into one
+ * "must be …" when it has an `x-expected` phrase, unknown keys get a "did you mean" from the schema's own
  * properties, and each message says what was found — never a value (or key) that looks like a
  * credential.
  */
@@ -164,6 +168,7 @@ export function schemaProblems(errors: readonly ErrorObject[], schema: JsonSchem
   // A bad key under `propertyNames` is reported once, by the rule it breaks (ajv adds a second, vaguer error).
   const shown = errors.filter((e) => e.keyword !== 'propertyNames')
     .filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
+    .filter((e) => !e.schemaPath.includes('/oneOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/oneOf/'))) === undefined)
   return shown.map((error) => ({ pointer: error.instancePath, keys: errorKeys(error), message: problemMessage(error, schema, root) }))
 }
 
@@ -233,8 +238,9 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
       return known.length > 0 ? `unknown key ${key}; the known keys are ${known.join(', ')}.` : `unknown key ${key}.`
     }
     case 'anyOf':
+    case 'oneOf':
     case 'not': {
-      // An `anyOf` (or a `not`: a key that must be left out when another is given) says what it wants with `x-expected`.
+      // An `anyOf` or `oneOf` (or a `not`: a key that must be left out when another is given) says what it wants with `x-expected`.
       const expected = expectedAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')))
       return expected !== undefined ? `must be ${expected} (found ${found})` : `${error.message ?? 'is invalid'} (found ${found})`
     }

@@ -449,9 +449,11 @@ describe('scripted(): invalid options', () => {
     }
   })
 
-  it('refuses from code what JSON cannot hold, which the schema lets pass', () => {
+  it('refuses from code what JSON cannot hold where the schema cannot see it', () => {
     const notJson = 'must be JSON: a plain object, an array, a string, a finite number, a boolean or null'
-    expect(bad({ responses: [{ delayMs: Number.POSITIVE_INFINITY }] })).toThrow(one(`$.responses[0].delayMs: ${notJson} (found Infinity)`))
+    // The schema refuses Infinity where it says number; code, where it cannot see (a tool call's args).
+    expect(bad({ responses: [{ delayMs: Number.POSITIVE_INFINITY }] })).toThrow(one('$.responses[0].delayMs: must be a number (found Infinity)'))
+    expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: { n: Number.POSITIVE_INFINITY } }] }] })).toThrow(one(`$.responses[0].toolCalls[0].args.n: ${notJson} (found Infinity)`))
     expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: { n: Number.NaN } }] }] })).toThrow(one(`$.responses[0].toolCalls[0].args.n: ${notJson} (found NaN)`))
     expect(bad({ responses: [{ toolCalls: [{ name: 'a', args: { m: new Map() } }] }] })).toThrow(one(`$.responses[0].toolCalls[0].args.m: ${notJson} (found a Map object)`))
     const cycle: Record<string, unknown> = {}
@@ -470,7 +472,10 @@ describe('scripted(): invalid options', () => {
   it('validates pushed responses with their position in the script', () => {
     const model = scripted({ responses: [{ text: 'a' }] })
     expect(() => model.push({ text: 'b' }, { delayMs: Number.POSITIVE_INFINITY })).toThrow(
-      'Invalid options for scripted().push():\n  - $.responses[2].delayMs: must be JSON: a plain object, an array, a string, a finite number, a boolean or null (found Infinity)',
+      'Invalid options for scripted().push():\n  - $.responses[2].delayMs: must be a number (found Infinity)',
+    )
+    expect(() => model.push({ toolCalls: [{ name: 'a', args: { at: new Date(0) as never } }] })).toThrow(
+      'Invalid options for scripted().push():\n  - $.responses[1].toolCalls[0].args.at: must be JSON: a plain object, an array, a string, a finite number, a boolean or null (found a Date object)',
     )
     expect(() => model.push({ chunkSize: 0 })).toThrow('Invalid options for scripted().push():\n  - $.responses[1].chunkSize: must be >= 1 (found 0)')
     expect(model.remaining).toBe(1)

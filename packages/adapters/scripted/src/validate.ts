@@ -5,8 +5,9 @@ import type { ScriptedEntry, ScriptedOptions, ScriptedResponse } from './options
 
 // The options of `scripted()` from code are checked against `scriptedOptionsSchema`, the schema a
 // config file's are checked with, through the core's formatter: one set of rules, one wording.
-// Code only adds what JSON cannot hold: a function as an entry of `responses` (checked when it
-// is called), and values JSON cannot represent (Infinity, a Map, a cycle), which the schema lets pass.
+// Code only adds what the schema cannot see: a function as an entry of `responses` (checked when
+// it is called), and values JSON cannot represent (Infinity, a Map, a cycle) where the schema
+// says nothing of them — inside a tool call's `args`.
 
 const WHAT = 'scripted()'
 
