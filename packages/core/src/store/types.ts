@@ -104,6 +104,22 @@ export interface Store {
    * session for that.
    */
   header?(id: string): Promise<SessionHeader | undefined>
+  /**
+   * Optional: one session's list summary — what `list()` gives for it, the header's `delegation`
+   * aside — without listing every session or reading its log (a row, a file beside the log), or
+   * `undefined` if there is none.
+   * `length` is required here: the number of events stored when the summary was read, a
+   * consistent snapshot with the fields beside it. A host reads it to learn where a session's log
+   * ends (a page of `GET …/events`, the start of a chat stream on another host of a cluster).
+   */
+  summary?(id: string): Promise<(SessionSummary & { length: number }) | undefined>
+  /**
+   * Optional: the stored events of a session from `fromSeq` on, in order, at most `limit`
+   * (default 1000), as a range of the log (its cost is what it returns, whatever the history's
+   * length); empty for an unknown session or nothing stored there. With {@link Store.summary} a
+   * host reads a page or the tail of a log that is not open instead of the whole of it.
+   */
+  readEvents?(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
   list(): Promise<SessionSummary[]>
   /** Flushes and releases everything. */
   close(): Promise<void>

@@ -28,6 +28,12 @@ export interface PostgresStore extends Store {
    * unknown session or nothing new.
    */
   readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
+  /**
+   * One session's list item as `list()` gives it, `delegation` aside (one row, no log read, no
+   * header): `length` is the number of events committed, read with the summary beside it;
+   * `undefined` for no such session.
+   */
+  summary(id: string): Promise<(SessionSummary & { length: number }) | undefined>
   /** Who holds a session's lease (owner, epoch, ms left on the database clock), or `undefined` if none ever did. */
   /**
    * The sessions mid-turn: a committed `turn/start` whose `turn/end` is not committed yet,
@@ -213,6 +219,22 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         throw storeError(db.name, `read session "${id}"`, new Error(`the session has ${found.length} events but ${events.length} are stored: the event with seq ${events.length} is missing`), { session: id })
       }
       return { header, events }
+    },
+
+    async summary(id) {
+      ensureOpen()
+      assertSessionId(id)
+      type Row = { createdAt: number; parent: string | null; length: number; summary: string | null }
+      let row: Row | undefined
+      try {
+        row = (await db.query<Row>(db.sql.selectSummary, [id])).rows[0]
+      } catch (error) {
+        throw storeError(db.name, `read the summary of session "${id}"`, error, { session: id })
+      }
+      if (row === undefined) return undefined
+      const { createdAt, parent, length, summary } = row
+      // The length and the summary of one row, written by the same statement: a consistent snapshot.
+      return { id, createdAt, ...(parent === null ? {} : { parent }), length, ...(summary === null ? {} : summaryFields(summary, length)) }
     },
 
     async readEvents(id, fromSeq, limit = 1000) {
