@@ -84,20 +84,50 @@ export class SessionManager {
 
   /** Reads a session's header and events without resuming it (the live log when it runs). */
   async read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[]; live?: LiveSession } | undefined> {
-    const live = await this.peek(id)
+    const live = await this.#readLive(id)
     if (live) return { header: live.agent.session.header, events: live.agent.session.events, live }
-    // Run by another part of this process (a child its parent runs): its log is ahead of the
-    // store's, so it is borrowed and read live (and streamed live, not from the store).
-    if (!this.#closing && findLiveAgent(this.store, id)) {
-      // If its owner closes it meanwhile, the store has it all: read that.
-      const borrowed = await this.use(id).catch(() => undefined)
-      if (borrowed) return { header: borrowed.agent.session.header, events: borrowed.agent.session.events, live: borrowed }
+    return this.#readStored(id)
+  }
+
+  /**
+   * A page of a session's log — at most `limit` events after seq `after` — and its last seq,
+   * without resuming it. A session not live here is read from the store: only the page, where the
+   * store tells the log's length and reads a range of it (`Store.summary`, `Store.readEvents`),
+   * else the whole log. The page ends at the length read, as a slice of a whole read would.
+   */
+  async page(id: string, after: number, limit: number): Promise<{ lastSeq: number; events: readonly SessionEvent[] } | undefined> {
+    const live = await this.#readLive(id)
+    const { summary, readEvents } = this.store
+    if (live === undefined && summary !== undefined && readEvents !== undefined) {
+      const stored = await summary.call(this.store, id)
+      if (stored === undefined) return undefined
+      const count = Math.min(limit, stored.length - 1 - after)
+      return { lastSeq: stored.length - 1, events: count > 0 ? await readEvents.call(this.store, id, after + 1, count) : [] }
     }
+    const read = live === undefined ? await this.#readStored(id) : live.agent.session
+    return read === undefined ? undefined : { lastSeq: read.events.length - 1, events: read.events.slice(after + 1, after + 1 + limit) }
+  }
+
+  /** A stored session's whole log, read without taking it for writing where the store can. */
+  async #readStored(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined> {
     if (this.store.read) return this.store.read(id)
     const opened = await this.store.open(id)
     if (!opened) return undefined
     await opened.writer.close()
     return { header: opened.header, events: opened.events }
+  }
+
+  /**
+   * The session if it is live in this process: the host's own, or one another part of this
+   * process runs (a child its parent runs), borrowed — its log is ahead of the store's, so it is
+   * read live (and streamed live, not from the store). If its owner closes it meanwhile, the
+   * store has it all: undefined.
+   */
+  async #readLive(id: string): Promise<LiveSession | undefined> {
+    const live = await this.peek(id)
+    if (live) return live
+    if (!this.#closing && findLiveAgent(this.store, id)) return this.use(id).catch(() => undefined)
+    return undefined
   }
 
   /**

@@ -5,6 +5,7 @@ import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import type { HostContext } from '../context.js'
 import { sessionNotFound } from '../errors.js'
 import { InboxFold } from '../log.js'
+import { LogTail, tailStore } from '../log-tail.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
 import { answer, RELAYED_HEADER } from './relay.js'
@@ -23,14 +24,12 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
   const { store } = cluster
 
   /** A turn's UI message stream read from the events table, woken by the store, ended when the host closes. */
-  const turnStream = (id: string, read: { header: SessionHeader; events: readonly SessionEvent[] }, options: Pick<TurnStreamOptions, 'messageId' | 'turn' | 'after'>): Response => {
+  const turnStream = (id: string, log: StoredLog, options: Pick<TurnStreamOptions, 'messageId' | 'turn' | 'after'>): Response => {
     const wake = new SessionWake(cluster.watcher, id, () => cluster.streams.delete(end))
     const end = (): void => wake.end()
     cluster.streams.add(end)
-    const seedLength = read.header.seedLength ?? 0
     const stream = uiTurnStream({
-      // The copy read from the store: folded a slice per macrotask, like a live log from seq 0.
-      foldTo: (after) => foldSliced({ eventAt: (seq) => read.events[seq] }, new InboxFold(seedLength), 0, after),
+      foldTo: (after) => log.foldTo(after),
       since: (seq) => {
         wake.reading()
         return store.readEvents(id, seq + 1, host.streamBatch)
@@ -42,6 +41,28 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     return new Response(stream, { status: 200, headers: UI_HEADERS })
   }
 
+  /**
+   * The session's log as a chat stream starts on it: where the store tells the log's length and
+   * reads ranges of it (PostgreSQL), its end read back only as far as the stream needs (the open
+   * turn, the inbox at the cursor: `LogTail`); else the whole log, read once. Undefined: no such session.
+   */
+  const storedLog = async (id: string): Promise<StoredLog | undefined> => {
+    const tailed = tailStore(store)
+    if (tailed !== undefined) {
+      const tail = await LogTail.open(tailed, id, host.pageSize)
+      return tail === undefined ? undefined : { length: tail.length, tail, foldTo: async (after) => (await tail.inboxAt(after)) ?? foldWhole(id, after) }
+    }
+    const read = await store.read(id)
+    return read === undefined ? undefined : wholeLog(read)
+  }
+
+  /** The inbox fold through `after` of the whole log, read now (a log only grows: its first events are those the tail saw). */
+  const foldWhole = async (id: string, after: number): Promise<InboxFold> => {
+    const read = await store.read(id)
+    if (read === undefined) throw sessionNotFound(id)
+    return wholeLog(read).foldTo(after)
+  }
+
   app.post('/v1/ai-sdk/chat', async (c, next) => {
     if (c.req.header(RELAYED_HEADER) !== undefined) return next()
     // The id decides who answers, so the body is read from a copy: the host's own route reads the original.
@@ -49,16 +70,16 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     if (peeked === undefined || !validId(peeked.id) || !(await cluster.ownedElsewhere(peeked.id))) return next()
     const { id } = peeked
     const message = chatMessage(peeked)
-    // Read before the message is posted: its admission (and the turn that claims it) comes after this log's end.
-    const read = await store.read(id)
-    if (!read) throw sessionNotFound(id)
+    // Where the log ends, read before the message is posted: its admission (and the turn that claims it) comes after.
+    const log = await storedLog(id)
+    if (!log) throw sessionNotFound(id)
     const path = `/v1/sessions/${encodeURIComponent(id)}/messages?wait=durable`
     const { outcome } = await cluster.relay(id, message.clientMessageId, 'message', { method: 'POST', path, body: message })
     if (outcome !== undefined && outcome.status >= 400) return answer(c, outcome)
     // A repeated message id: the owner's receipt gives the first admission's seq, before this read's end.
     const seq = (outcome?.body as { seq?: unknown } | undefined)?.seq
-    const after = typeof seq === 'number' ? Math.min(read.events.length - 1, seq - 1) : read.events.length - 1
-    return turnStream(id, read, { messageId: message.clientMessageId, after })
+    const after = typeof seq === 'number' ? Math.min(log.length - 1, seq - 1) : log.length - 1
+    return turnStream(id, log, { messageId: message.clientMessageId, after })
   })
 
   app.get('/v1/ai-sdk/chat/:id/stream', async (c, next) => {
@@ -68,11 +89,29 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     // a status the store does not know, no such session) the log is read: the stream folds it.
     const status = await store.sessionStatus?.(id)
     if (status === 'idle') return new Response(null, { status: 204 })
-    const read = await store.read(id)
-    const turn = read === undefined ? undefined : openTurn(read.events)
-    if (read === undefined || turn === undefined) return new Response(null, { status: 204 })
-    return turnStream(id, read, { turn: turn.turn, after: turn.seq - 1 })
+    const log = await storedLog(id)
+    const turn = log === undefined ? undefined : log.tail === undefined ? openTurn(log.events!) : await log.tail.openTurn()
+    if (log === undefined || turn === undefined) return new Response(null, { status: 204 })
+    return turnStream(id, log, { turn: turn.turn, after: turn.seq - 1 })
   })
+}
+
+/** A session's log as a chat stream starts on it: where it ends, and the inbox fold at a seq before that. */
+interface StoredLog {
+  /** Events in the log when it was read. */
+  length: number
+  /** The log read from its end (`LogTail`), when the store can. */
+  tail?: LogTail
+  /** The whole log, when the store cannot read its end alone. */
+  events?: readonly SessionEvent[]
+  foldTo(after: number): Promise<InboxFold>
+}
+
+/** A log read whole: folded from seq 0 a slice per macrotask, like a live log. */
+function wholeLog(read: { header: SessionHeader; events: readonly SessionEvent[] }): StoredLog {
+  const { events } = read
+  const seedLength = read.header.seedLength ?? 0
+  return { length: events.length, events, foldTo: (after) => foldSliced({ eventAt: (seq) => events[seq] }, new InboxFold(seedLength), 0, after) }
 }
 
 function validId(id: string): boolean {

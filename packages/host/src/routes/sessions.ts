@@ -62,11 +62,11 @@ export function sessionRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
     const limit = intQuery(c, 'limit', 100, 1, host.pageSize)
-    const read = await sessions.read(id)
-    if (!read) throw sessionNotFound(id)
-    const lastSeq = read.events.length - 1
+    // Only the page where the store can read one (sessions.ts): not the whole log for 100 events.
+    const page = await sessions.page(id, after, limit)
+    if (!page) throw sessionNotFound(id)
+    const { lastSeq, events } = page
     checkCursor(id, after, lastSeq)
-    const events = read.events.slice(after + 1, after + 1 + limit)
     const next = events.length === 0 ? after : events[events.length - 1]!.seq
     return c.json({ events, lastSeq, next: next < lastSeq ? next : null })
   })
