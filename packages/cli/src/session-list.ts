@@ -55,7 +55,7 @@ async function fromLog(reader: SessionReader, id: string): Promise<ListedSession
   return row(log.header, summarizeLog(log.header, log.events))
 }
 
-function row(header: SessionHeader, summary: LogSummary): ListedSession {
+function row(header: SessionHeader, summary: Omit<LogSummary, 'queued'>): ListedSession {
   const { delegation } = header
   return {
     id: header.id, createdAt: header.createdAt, parent: header.parent, seedLength: header.seedLength ?? 0,

@@ -85,7 +85,8 @@ describe('sessions list', () => {
     const long = await store.create({ id: 'long', version: 1, createdAt: 1 })
     long.writer.append(event(0, 'user/message', createUserMessage('x'.repeat(10_000), { id: 'u' })))
     await long.writer.close()
-    // A splice to a queue that does not exist: the agent's inbox refuses to replay it, the summary counts it.
+    // A splice to a queue that does not exist: the agent's inbox refuses to replay it; the summary
+    // counts what it leaves in the two queues (pending: their sum), nothing, and takes its first prompt.
     const odd = await store.create({ id: 'odd', version: 1, createdAt: 2 })
     odd.writer.append(event(0, 'agent/inbox/spliced', { target: 'nowhere', start: 0, inserted: [createUserMessage('queued', { id: 'q' })] }))
     await odd.writer.close()
@@ -99,7 +100,7 @@ describe('sessions list', () => {
     expect(JSON.stringify(read)).toBe(JSON.stringify(listed))
     expect(listed.map(({ id, firstPrompt, pending }) => ({ id, firstPrompt, pending }))).toEqual([
       { id: 'long', firstPrompt: `${'x'.repeat(199)}…`, pending: 0 },
-      { id: 'odd', firstPrompt: 'queued', pending: 1 },
+      { id: 'odd', firstPrompt: 'queued', pending: 0 },
     ])
     // `sessions show` replays the inbox, and refuses the log.
     const opened = (await store.open('odd'))!

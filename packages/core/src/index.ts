@@ -61,7 +61,7 @@ export { awaitLiveAgent, borrowOrOpen, findLiveAgent, liveAgents, offerChildOpen
 export { memoryStore } from './store/memory.js'
 export { assertSessionId } from './store/session-id.js'
 export type { SessionSummary, SessionWriter, Store, StoredSession } from './store/types.js'
-export { FIRST_PROMPT_MAX, LogSummaryFold, summarizeLog, summaryFields } from './store/summary.js'
+export { FIRST_PROMPT_MAX, LogSummaryFold, listedDelegation, summarizeLog, summaryFields } from './store/summary.js'
 export type { LogSummary, LogSummaryState } from './store/summary.js'
 export { formatEvent, formatTimeline } from './session/timeline.js'
 export type { TimelineOptions } from './session/timeline.js'

@@ -2,6 +2,7 @@ import { BosunError, ErrorCodes } from '../errors.js'
 import { EventLog } from '../session/event-log.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import { assertSessionId } from './session-id.js'
+import { LogSummaryFold } from './summary.js'
 import { keepsLogIn, type LogKeepingWriter, type SessionSummary, type Store, type StoredSession } from './types.js'
 
 interface Entry {
@@ -14,6 +15,12 @@ interface Entry {
    */
   events: EventLog
   owner: MemoryWriter | undefined
+  /**
+   * The list summary of the log's first `summary.length` events, folded on by `list()` over the
+   * events appended since the last list (none on the append path). The stored log only grows (a
+   * writer that takes it over brings the same events), so the fold stays of its prefix.
+   */
+  summary?: LogSummaryFold
 }
 
 /** What the writers of one memory store share with it. */
@@ -179,14 +186,18 @@ export function memoryStore(): Store {
     },
     async list() {
       ensureOpen()
-      return [...sessions.values()].map(
-        ({ header, events }): SessionSummary => ({
+      return [...sessions.values()].map((entry): SessionSummary => {
+        const { header, events } = entry
+        const fold = (entry.summary ??= new LogSummaryFold(header))
+        if (fold.length < events.length) for (const event of events.slice(fold.length)) fold.add(event)
+        return {
           id: header.id,
           createdAt: header.createdAt,
           ...(header.parent === undefined ? {} : { parent: header.parent }),
-          length: events.length,
-        }),
-      )
+          ...fold.summary(),
+          delegation: header.delegation ?? null,
+        }
+      })
     },
     async close() {
       state.closed = true

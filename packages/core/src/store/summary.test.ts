@@ -8,10 +8,10 @@ import { FIRST_PROMPT_MAX, LogSummaryFold, summarizeLog, summaryFields } from '.
 
 const header = (extra: Partial<SessionHeader> = {}): SessionHeader => ({ id: 's', version: LOG_FORMAT_VERSION, createdAt: 1_000, ...extra })
 
-/** What an inbox replayed from the log holds: the reference for `pending`. */
-const replayedPending = (h: SessionHeader, events: readonly SessionEvent[]) => {
+/** What an inbox replayed from the log holds, per queue: the reference for `queued` (and `pending`, their sum). */
+const replayedQueues = (h: SessionHeader, events: readonly SessionEvent[]) => {
   const inbox = new Inbox(new Session(h, [...events]))
-  return inbox.nextTurn.length + inbox.nextStep.length
+  return { 'next-turn': inbox.nextTurn.length, 'next-step': inbox.nextStep.length }
 }
 
 const op = fc.oneof(
@@ -67,7 +67,7 @@ describe('summarizeLog', () => {
   it('tells last activity, turns, the first prompt and what is pending', () => {
     let now = 1_000
     const session = new Session(header(), [], { now: () => (now += 10) })
-    expect(summarizeLog(header(), [])).toEqual({ length: 0, lastActivity: 1_000, turns: 0, firstPrompt: null, pending: 0 })
+    expect(summarizeLog(header(), [])).toEqual({ length: 0, lastActivity: 1_000, turns: 0, firstPrompt: null, pending: 0, queued: { 'next-turn': 0, 'next-step': 0 } })
     const inbox = new Inbox(session)
     inbox.splice('next-turn', 0, 0, [createUserMessage('queued first', { id: 'a' }), createUserMessage('then', { id: 'b' })])
     expect(summarizeLog(header(), session.events)).toMatchObject({ firstPrompt: 'queued first', pending: 2 })
@@ -75,15 +75,18 @@ describe('summarizeLog', () => {
     session.append('user/message', createUserMessage('from a tool', { id: 'c', source: { kind: 'agent' } }))
     session.append('user/message', createUserMessage('typed', { id: 'd' }))
     inbox.splice('next-turn', 0, 1)
-    expect(summarizeLog(header(), session.events)).toEqual({ length: 5, lastActivity: now, turns: 1, firstPrompt: 'typed', pending: 1 })
+    inbox.splice('next-step', 0, 0, [createUserMessage('steer', { id: 'e' })])
+    expect(summarizeLog(header(), session.events)).toEqual({ length: 6, lastActivity: now, turns: 1, firstPrompt: 'typed', pending: 2, queued: { 'next-turn': 1, 'next-step': 1 } })
   })
 
-  it('counts pending as the inbox replays it, a fork seed left out (property)', () => {
+  it('counts each queue and pending as the inbox replays them, a fork seed left out (property)', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 12 }), fc.array(op, { maxLength: 12 }), (seedOps, ops) => {
         const { h, child } = forked(seedOps, ops)
         const summary = summarizeLog(h, child.events)
-        expect(summary.pending).toBe(replayedPending(h, child.events))
+        const queues = replayedQueues(h, child.events)
+        expect(summary.queued).toEqual(queues)
+        expect(summary.pending).toBe(queues['next-turn'] + queues['next-step'])
         expect(summary.length).toBe(child.events.length)
         const starts = child.events.filter((e) => e.type === 'turn/start')
         expect(summary.turns).toBe((starts.at(-1)?.data as { turn: number } | undefined)?.turn ?? 0)
@@ -156,6 +159,17 @@ describe('summarizeLog firstPrompt: a preview of bounded size', () => {
     expect(queued.summary().firstPrompt).toBe(`${'q'.repeat(199)}…`)
     expect(queued.state().firstQueued).toBe(`${'q'.repeat(199)}…`)
   })
+
+  it('gives queued only from a summary that counted each queue and adds up to its pending (summaryFields)', () => {
+    const current = { length: 2, lastActivity: 5, turns: 0, firstPrompt: null, pending: 3, queued: { 'next-turn': 1, 'next-step': 2 } }
+    expect(summaryFields(JSON.stringify(current), 2)).toEqual({ lastActivity: 5, turns: 0, firstPrompt: null, pending: 3, queued: { 'next-turn': 1, 'next-step': 2 } })
+    // Written by an earlier build: the other fields, no queued (a reader that needs it reads the log).
+    const { queued: _, ...earlier } = current
+    expect(summaryFields(JSON.stringify(earlier), 2)).toEqual({ lastActivity: 5, turns: 0, firstPrompt: null, pending: 3 })
+    for (const queued of [{ 'next-turn': 1, 'next-step': 1 }, { 'next-turn': 1 }, { 'next-turn': -1, 'next-step': 4 }, { 'next-turn': 1.5, 'next-step': 1.5 }, [1, 2], null]) {
+      expect(summaryFields(JSON.stringify({ ...current, queued }), 2)).not.toHaveProperty('queued')
+    }
+  })
 })
 
 describe('LogSummaryFold on events it cannot read', () => {
@@ -172,14 +186,43 @@ describe('LogSummaryFold on events it cannot read', () => {
     session.append('turn/start', {})
     const fold = new LogSummaryFold(header())
     for (const event of session.events) fold.add(event)
-    expect(fold.summary()).toEqual({ length: 7, lastActivity: session.events.at(-1)!.time, turns: 0, firstPrompt: '', pending: 1 })
+    expect(fold.summary()).toEqual({ length: 7, lastActivity: session.events.at(-1)!.time, turns: 0, firstPrompt: '', pending: 1, queued: { 'next-turn': 1, 'next-step': 0 } })
   })
 
   it('never counts pending below zero when a damaged log removes more than is queued', () => {
     const session = new Session(header(), [])
     session.append('agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [], removedCount: 1 })
     session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage('a', { id: 'a' })] })
-    expect(summarizeLog(session.header, session.events).pending).toBe(1)
+    expect(summarizeLog(session.header, session.events)).toMatchObject({ pending: 1, queued: { 'next-turn': 1, 'next-step': 0 } })
+  })
+
+  it('counts what splicing arrays leaves (the host\'s inbox fold), for damaged splices too (property)', () => {
+    // Removals past a queue's end, negative or fractional bounds, strings, unknown queues: what
+    // `queues[target].splice(start, removedCount ?? 0, ...inserted)` leaves where it can run at all.
+    const value = fc.oneof(fc.integer({ min: -4, max: 6 }), fc.double({ min: -4, max: 6, noNaN: true }), fc.constantFrom(undefined, null, '1', 'x', 1e300, -1e300, [2]))
+    const splice = fc.record({
+      target: fc.constantFrom('next-turn', 'next-step', 'later', undefined),
+      start: value,
+      removedCount: value,
+      inserted: fc.oneof({ arbitrary: fc.nat(3), weight: 4 }, { arbitrary: fc.constant(-1), weight: 1 }),
+    })
+    fc.assert(
+      fc.property(fc.array(splice, { maxLength: 20 }), (splices) => {
+        const session = new Session(header(), [])
+        const queues: Record<string, unknown[]> = { 'next-turn': [], 'next-step': [] }
+        for (const [i, { target, start, removedCount, inserted }] of splices.entries()) {
+          const messages = inserted < 0 ? 'not an array' : Array.from({ length: inserted }, (_, k) => createUserMessage('m', { id: `m${i}-${k}` }))
+          session.append('agent/inbox/spliced', { target, start, removedCount, inserted: messages } as never)
+          if (target === 'next-turn' || target === 'next-step') {
+            if (Array.isArray(messages)) queues[target]!.splice(start as number, (removedCount ?? 0) as number, ...messages)
+          }
+        }
+        const summary = summarizeLog(header(), session.events)
+        expect(summary.queued).toEqual({ 'next-turn': queues['next-turn']!.length, 'next-step': queues['next-step']!.length })
+        expect(summary.pending).toBe(queues['next-turn']!.length + queues['next-step']!.length)
+      }),
+      { numRuns: 500 },
+    )
   })
 })
 
@@ -201,7 +244,10 @@ describe('LogSummaryFold state', () => {
 
   it('fromState refuses what is not a saved fold', () => {
     const state = LogSummaryFold.of(header(), []).state()
-    for (const bad of [null, 5, 'x', [], {}, { ...state, length: -1 }, { ...state, length: 1.5 }, { ...state, pending: 'x' }, { ...state, turns: null },
+    // A state saved by a build that kept the pending total alone (no per-queue counts) is not one either.
+    const { queued: _, ...before } = state
+    for (const bad of [null, 5, 'x', [], {}, { ...state, length: -1 }, { ...state, length: 1.5 }, { ...before, pending: 0 }, { ...state, queued: [1] },
+      { ...state, queued: [0, -1] }, { ...state, queued: { 'next-turn': 0, 'next-step': 0 } }, { ...state, queued: [0, 0.5] }, { ...state, turns: null },
       { ...state, seedLength: undefined }, { ...state, firstPrompt: 3 }, { ...state, firstQueued: {} }, { ...state, lastActivity: '1' }]) {
       expect(LogSummaryFold.fromState(bad)).toBeUndefined()
     }

@@ -1,5 +1,5 @@
 import type { InboxSplice } from '../inbox/types.js'
-import type { SessionEvent, SessionHeader } from '../session/events.js'
+import type { Delegation, SessionEvent, SessionHeader } from '../session/events.js'
 import type { UserMessage } from '../session/messages.js'
 import type { SessionSummary } from './types.js'
 
@@ -22,9 +22,36 @@ export interface LogSummary {
   firstPrompt: string | null
   /**
    * Messages still queued: of every inbox splice after the seed, the messages inserted minus
-   * those removed (what the agent's inbox replays to).
+   * those removed (what the agent's inbox replays to). The sum of {@link LogSummary.queued}.
    */
   pending: number
+  /** {@link LogSummary.pending} per queue: how many messages each queue holds after the log. */
+  queued: QueuedCounts
+}
+
+/** How many messages each inbox queue holds (a summary's `queued`). */
+export type QueuedCounts = NonNullable<SessionSummary['queued']>
+
+/**
+ * How many messages `Array.prototype.splice(start, removedCount ?? 0)` removes from a queue of
+ * `length`: what the host's inbox fold and the consumed-work fold remove, for any value a stored
+ * splice holds (a well-formed one is within bounds; a damaged one is clamped, never below zero).
+ */
+function removedBy(length: number, start: unknown, removedCount: unknown): number {
+  const from = integer(start)
+  const at = from < 0 ? Math.max(length + from, 0) : Math.min(from, length)
+  return Math.min(Math.max(integer(removedCount ?? 0), 0), length - at)
+}
+
+/** A queue's count as a saved state holds it. */
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0
+}
+
+/** `ToIntegerOrInfinity`, as `splice` reads its arguments (NaN: 0); a JSON value only (never a getter that throws). */
+function integer(value: unknown): number {
+  const n = Math.trunc(typeof value === 'number' ? value : Number(value))
+  return Number.isNaN(n) ? 0 : n
 }
 
 /**
@@ -60,7 +87,8 @@ export class LogSummaryFold {
   #turns = 0
   #firstPrompt: string | undefined
   #firstQueued: string | undefined
-  #pending = 0
+  #nextTurn = 0
+  #nextStep = 0
   readonly #seedLength: number
 
   constructor(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>) {
@@ -94,11 +122,16 @@ export class LogSummaryFold {
         if (this.#firstPrompt === undefined && (event.data as Partial<UserMessage> | null)?.source?.kind === 'user') this.#firstPrompt = previewOf(event.data)
         break
       case 'agent/inbox/spliced': {
-        const { inserted, removedCount } = (event.data ?? {}) as Partial<InboxSplice>
+        const { target, start, inserted, removedCount } = (event.data ?? {}) as Partial<InboxSplice>
         const count = Array.isArray(inserted) ? inserted.length : 0
         if (this.#firstQueued === undefined && this.#firstPrompt === undefined && count > 0) this.#firstQueued = previewOf(inserted![0])
-        // Never below zero: only a damaged log removes more than is queued (the inbox refuses to replay it).
-        if (seq >= this.#seedLength) this.#pending = Math.max(0, this.#pending + count - (Number.isSafeInteger(removedCount) ? removedCount! : 0))
+        if (seq < this.#seedLength) break
+        // As the host's inbox fold splices its arrays: a damaged splice removes what `splice` would
+        // (never more than is queued, never below zero); one with no known queue or no array of
+        // messages (which no fold can apply) counts nothing.
+        if (!Array.isArray(inserted)) break
+        if (target === 'next-turn') this.#nextTurn += count - removedBy(this.#nextTurn, start, removedCount)
+        else if (target === 'next-step') this.#nextStep += count - removedBy(this.#nextStep, start, removedCount)
         break
       }
     }
@@ -111,7 +144,8 @@ export class LogSummaryFold {
     copy.#turns = this.#turns
     copy.#firstPrompt = this.#firstPrompt
     copy.#firstQueued = this.#firstQueued
-    copy.#pending = this.#pending
+    copy.#nextTurn = this.#nextTurn
+    copy.#nextStep = this.#nextStep
     return copy
   }
 
@@ -121,7 +155,7 @@ export class LogSummaryFold {
    */
   state(): LogSummaryState {
     return {
-      length: this.#length, lastActivity: this.#lastActivity, turns: this.#turns, pending: this.#pending, seedLength: this.#seedLength,
+      length: this.#length, lastActivity: this.#lastActivity, turns: this.#turns, queued: [this.#nextTurn, this.#nextStep], seedLength: this.#seedLength,
       ...(this.#firstPrompt === undefined ? {} : { firstPrompt: this.#firstPrompt }),
       ...(this.#firstQueued === undefined ? {} : { firstQueued: this.#firstQueued }),
     }
@@ -129,19 +163,21 @@ export class LogSummaryFold {
 
   /**
    * The fold a {@link LogSummaryFold.state} was taken of; `undefined` for anything that is not one
-   * (a damaged or foreign value). A text longer than a preview (a state saved by a build that kept
-   * it whole) is cut as {@link LogSummaryFold#add} cuts it.
+   * (a damaged or foreign value), and for a state saved by a build that did not count each queue
+   * (no `queued`: its pending count alone cannot be split). A text longer than a preview (a state
+   * saved by a build that kept it whole) is cut as {@link LogSummaryFold#add} cuts it.
    */
   static fromState(value: unknown): LogSummaryFold | undefined {
     if (typeof value !== 'object' || value === null) return undefined
-    const { length, lastActivity, turns, pending, seedLength, firstPrompt, firstQueued } = value as Partial<LogSummaryState>
+    const { length, lastActivity, turns, queued, seedLength, firstPrompt, firstQueued } = value as Partial<LogSummaryState>
     if (!Number.isSafeInteger(length) || length! < 0 || !Number.isSafeInteger(seedLength) || seedLength! < 0) return undefined
-    if (typeof lastActivity !== 'number' || typeof turns !== 'number' || !Number.isSafeInteger(pending)) return undefined
+    if (typeof lastActivity !== 'number' || typeof turns !== 'number' || !Array.isArray(queued) || queued.length !== 2 || !isCount(queued[0]) || !isCount(queued[1])) return undefined
     if ((firstPrompt !== undefined && typeof firstPrompt !== 'string') || (firstQueued !== undefined && typeof firstQueued !== 'string')) return undefined
     const fold = new LogSummaryFold({ createdAt: lastActivity, seedLength })
     fold.#length = length!
     fold.#turns = turns
-    fold.#pending = Math.max(0, pending!)
+    fold.#nextTurn = queued[0]
+    fold.#nextStep = queued[1]
     fold.#firstPrompt = firstPrompt === undefined ? undefined : preview(firstPrompt)
     fold.#firstQueued = firstQueued === undefined ? undefined : preview(firstQueued)
     return fold
@@ -153,7 +189,8 @@ export class LogSummaryFold {
       lastActivity: this.#lastActivity,
       turns: this.#turns,
       firstPrompt: this.#firstPrompt ?? this.#firstQueued ?? null,
-      pending: this.#pending,
+      pending: this.#nextTurn + this.#nextStep,
+      queued: { 'next-turn': this.#nextTurn, 'next-step': this.#nextStep },
     }
   }
 }
@@ -163,7 +200,8 @@ export interface LogSummaryState {
   length: number
   lastActivity: number
   turns: number
-  pending: number
+  /** The `next-turn` and `next-step` counts. */
+  queued: [number, number]
   seedLength: number
   /** The first user's message text (its preview), if any yet. */
   firstPrompt?: string
@@ -201,9 +239,11 @@ export function summarizeLog(header: Pick<SessionHeader, 'createdAt' | 'seedLeng
  * for a session whose log now has `length` events: none unless the summary is of exactly that log
  * (one written by a build that did not keep it up to date is of a shorter log) and well-formed.
  * A `firstPrompt` longer than a preview (written by a build that kept it whole) is cut as the
- * fold cuts it, so it is what a full read gives.
+ * fold cuts it, so it is what a full read gives. `queued` only from a summary that holds both
+ * counts and they add up to its `pending`: one written by a build that did not count each queue
+ * has none, and a reader that needs it reads the log (never a guessed split).
  */
-export function summaryFields(json: string, length: number): Pick<SessionSummary, 'lastActivity' | 'turns' | 'firstPrompt' | 'pending'> {
+export function summaryFields(json: string, length: number): Pick<SessionSummary, 'lastActivity' | 'turns' | 'firstPrompt' | 'pending' | 'queued'> {
   let parsed: Partial<LogSummary>
   try {
     parsed = JSON.parse(json) as Partial<LogSummary>
@@ -213,5 +253,30 @@ export function summaryFields(json: string, length: number): Pick<SessionSummary
   const { lastActivity, turns, firstPrompt, pending } = parsed ?? {}
   if (parsed?.length !== length || typeof lastActivity !== 'number' || typeof turns !== 'number' || typeof pending !== 'number') return {}
   if (firstPrompt !== null && typeof firstPrompt !== 'string') return {}
-  return { lastActivity, turns, firstPrompt: firstPrompt === null ? null : preview(firstPrompt), pending: Math.max(0, pending) }
+  const nextTurn = parsed.queued?.['next-turn']
+  const nextStep = parsed.queued?.['next-step']
+  const queued = isCount(nextTurn) && isCount(nextStep) && nextTurn + nextStep === pending ? { queued: { 'next-turn': nextTurn, 'next-step': nextStep } } : {}
+  return { lastActivity, turns, firstPrompt: firstPrompt === null ? null : preview(firstPrompt), pending: Math.max(0, pending), ...queued }
+}
+
+/**
+ * A list entry's `delegation` from a session's header (parsed, or its JSON text as a store keeps
+ * it): the header's delegation, `null` when it has none; nothing when the header does not read as
+ * one (damaged: the entry does not say, and a reader that needs it reads the header and is told).
+ */
+export function listedDelegation(header: unknown): Pick<SessionSummary, 'delegation'> {
+  let value = header
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      return {}
+    }
+  }
+  if (typeof value !== 'object' || value === null) return {}
+  const delegation = (value as { delegation?: unknown }).delegation
+  if (delegation === undefined) return { delegation: null }
+  const { parentSessionId, callId, depth, mode } = (delegation ?? {}) as Partial<Delegation>
+  if (typeof parentSessionId !== 'string' || typeof callId !== 'string' || typeof depth !== 'number' || (mode !== 'one-shot' && mode !== 'continuable')) return {}
+  return { delegation: delegation as Delegation }
 }

@@ -1,5 +1,5 @@
 import type { EventLog } from '../session/event-log.js'
-import type { SessionEvent, SessionHeader } from '../session/events.js'
+import type { Delegation, SessionEvent, SessionHeader } from '../session/events.js'
 
 /**
  * The write side of one open session. `append` is synchronous and only enqueues; the store
@@ -46,12 +46,14 @@ export interface SessionSummary {
   parent?: string
   /** Number of events, where the store knows it cheaply. */
   length?: number
-  // The four fields below, where the store knows them cheaply and correctly (without reading the
+  // The five fields below, where the store knows them cheaply and correctly (without reading the
   // whole log: a summary kept beside it, written with every batch, as the SQLite and PostgreSQL
-  // stores do, or kept as a cache and folded on over the log's last lines, as the JSONL store
-  // does). Each is what `summarizeLog(header, events)` computes from the whole log (the contract
-  // suite checks it). A store gives all four with `length`, or none: a reader that needs them
-  // reads the log otherwise.
+  // stores do, kept as a cache and folded on over the log's last lines, as the JSONL store does,
+  // or folded on from the last list, as the memory store does). Each is what
+  // `summarizeLog(header, events)` computes from the whole log (the contract suite checks it). A
+  // store gives the first four with `length`, or none; `queued` with them, except from a summary
+  // written by a build that did not count each queue (SQLite, PostgreSQL until the session's next
+  // batch). A reader that needs a field that is absent reads the log.
   /** Time of the last event (the creation time for an empty log). */
   lastActivity?: number
   /** The last turn number started (0 before the first turn). */
@@ -61,8 +63,20 @@ export interface SessionSummary {
    * A preview of at most `FIRST_PROMPT_MAX` code points (summary.ts), a longer text cut with `…`.
    */
   firstPrompt?: string | null
-  /** Messages still queued (inserted minus removed by the inbox splices after the seed). */
+  /** Messages still queued (inserted minus removed by the inbox splices after the seed): the sum of `queued`. */
   pending?: number
+  /**
+   * Messages still queued in each inbox queue: what the inbox splices after the seed leave in
+   * `next-turn` and `next-step` (what folding the log's splices into the two queues gives).
+   */
+  queued?: { 'next-turn': number; 'next-step': number }
+  /**
+   * The header's `delegation` (a subagent's child: its parent session and spawning call), `null`
+   * when the header has none — given by a store that has the header in hand when it lists (every
+   * built-in store: a file's first line, a header row); absent: the store does not say, and a
+   * reader that needs it reads the header.
+   */
+  delegation?: Delegation | null
 }
 
 /**

@@ -174,9 +174,9 @@ describe('list', () => {
     const fs = recordingFs()
     const listed = await jsonlStore({ dir, fs }).list()
     expect(listed.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
-      { id: 'a', createdAt: 1_700_000_000_000, ...summarizeLog(header('a'), events) },
+      { id: 'a', createdAt: 1_700_000_000_000, delegation: null, ...summarizeLog(header('a'), events) },
       // Damaged past its summary: listed without the fields (read() says what is wrong).
-      { id: 'b', createdAt: 5, parent: 'a' },
+      { id: 'b', createdAt: 5, parent: 'a', delegation: null },
     ])
     expect(fs.calls.filter((c) => c.op === 'readFile' && c.path.endsWith('.jsonl'))).toEqual([])
     await store.close()

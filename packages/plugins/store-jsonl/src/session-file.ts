@@ -79,7 +79,7 @@ export async function readSummary(
       if (BosunError.is(error)) return undefined
       throw error
     }
-    const entry: SessionSummary = { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
+    const entry: SessionSummary = { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }), delegation: header.delegation ?? null }
     try {
       return { ...entry, ...(await foldOf(fs, file, id, handle, crc32(headerBytes), headerBytes.length, dead)).summary() }
     } catch {

@@ -32,7 +32,10 @@ function logEvents(from: number, count: number): SessionEvent[] {
       ['turn/start', { turn: seq / 5 + 1 }],
       ['user/message', createUserMessage(text, { id: `u${seq}`, source: { kind: seq % 2 === 0 ? 'user' : 'agent' } })],
       ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage(text, { id: `q${seq}` })] }],
-      ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: seq % 3 === 0 ? 1 : 0, inserted: [] }],
+      // Every other one queues into next-step instead: both queues' counts move.
+      seq % 10 === 3
+        ? ['agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [createUserMessage(text, { id: `s${seq}` })] }]
+        : ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: seq % 3 === 0 ? 1 : 0, inserted: [] }],
       ['test/value', { text }],
     ]
     const [type, data] = kinds[seq % 5]!
@@ -84,7 +87,7 @@ async function written(id: string, events: readonly SessionEvent[], perBatch = 1
   await store.close()
 }
 
-const FIELDS = ['length', 'lastActivity', 'turns', 'firstPrompt', 'pending'] as const
+const FIELDS = ['length', 'lastActivity', 'turns', 'firstPrompt', 'pending', 'queued'] as const
 const fieldsOf = (entry: SessionSummary | undefined) => entry && (Object.fromEntries(FIELDS.map((field) => [field, entry[field]])) as Pick<SessionSummary, (typeof FIELDS)[number]>)
 
 /** Session `id`'s list fields, from a fresh store. */
@@ -185,7 +188,15 @@ describe('list() from the summaries', () => {
 
   it.each([
     ['torn JSON', (text: string) => text.slice(0, text.length / 2)],
-    ['a newer format', (text: string) => text.replace('"format":1', '"format":2')],
+    ['a newer format', (text: string) => text.replace('"format":2', '"format":3')],
+    // What the build before per-queue counts wrote: its pending total cannot be split into the queues.
+    ['the format before per-queue counts', (text: string) => {
+      const value = JSON.parse(text) as { format: number; fold: { queued?: [number, number]; pending?: number } }
+      const [nextTurn, nextStep] = value.fold.queued!
+      delete value.fold.queued
+      return JSON.stringify({ ...value, format: 1, fold: { ...value.fold, pending: nextTurn + nextStep } })
+    }],
+    ['this format with a fold of the earlier one', (text: string) => text.replace(/"queued":\[\d+,\d+\]/, '"pending":3')],
     ['a fold that is not one', (text: string) => text.replace(/"fold":\{[^}]*\}/, '"fold":{"length":"many"}')],
     ['another file\'s header crc', (text: string) => text.replace(/"headerCrc":\d+/, '"headerCrc":1')],
     ['an offset past the end', (text: string) => text.replace(/"byteOffset":(\d+)/, (_, n: string) => `"byteOffset":${Number(n) + 1_000_000}`)],
@@ -234,7 +245,7 @@ describe('list() from the summaries', () => {
     await written('s', logEvents(0, 30))
     await appendFile(sessionFile(dir, 's'), 'not json\n' + JSON.stringify(logEvents(30, 1)[0]) + '\n')
     const store = jsonlStore({ dir })
-    expect((await store.list()).find((entry) => entry.id === 's')).toEqual({ id: 's', createdAt: header('s').createdAt })
+    expect((await store.list()).find((entry) => entry.id === 's')).toEqual({ id: 's', createdAt: header('s').createdAt, delegation: null })
     await expect(store.read!('s')).rejects.toMatchObject({ code: 'CORRUPT_LOG' })
     await store.close()
   })

@@ -20,12 +20,16 @@ import { parseEvents } from './reader.js'
  * A sidecar is used only if it is of this log: the crc of the header line (a session created
  * again under the same id has another, or create() deleted its sidecar) and the crc of the line
  * that ends at `byteOffset`, which must be the last event the fold counted (a file replaced,
- * rolled back or zeroed there by a crash has other bytes; the line holds the event's seq and time). Anything else — no sidecar, a damaged one, a newer format, one past the
+ * rolled back or zeroed there by a crash has other bytes; the line holds the event's seq and time). Anything else — no sidecar, a damaged one, another format, one past the
  * file's end or its valid length — and `list()` reads the whole log instead: the same answer.
  */
 const SUMMARY_SUFFIX = '.summary.json'
-/** What a sidecar's `format` must be for this build to use it; a newer one is not read. */
-const SUMMARY_FORMAT = 1
+/**
+ * What a sidecar's `format` must be for this build to use it; any other is not read (the list
+ * folds that log whole). 2: the fold counts each inbox queue (`queued`); a format-1 sidecar has
+ * the pending total alone, which cannot be split.
+ */
+const SUMMARY_FORMAT = 2
 /** The log grows this much past the last sidecar before its writer writes a new one. */
 export const SUMMARY_EVERY_BYTES = 64 * 1024
 /** For a last line too long to check whole, the bytes of its end that a sidecar's crc covers. */

@@ -87,7 +87,7 @@ export const statements = (s: string) => ({
     SELECT $1, e.seq, e.type, e.time, e.data, e.extra FROM unnest($2::int[], $3::text[], $4::float8[], $5::text[], $6::text[]) AS e(seq, type, time, data, extra)`,
   /** A session's events from `$2` on, ordered (at most `$3` of them): an index range, as long as what it returns. */
   selectEvents: `SELECT seq, type, time, data, extra FROM "${s}".session_events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
-  listSessions: `SELECT id, created_at AS "createdAt", parent, length, summary FROM "${s}".sessions ORDER BY created_at, id`,
+  listSessions: `SELECT id, created_at AS "createdAt", parent, header, length, summary FROM "${s}".sessions ORDER BY created_at, id`,
   /** One session's row as a list item (its primary key: no log read). */
   selectSummary: `SELECT created_at AS "createdAt", parent, length, summary FROM "${s}".sessions WHERE id = $1`,
   /** The sessions mid-turn (a partial index: as long as what it returns). */

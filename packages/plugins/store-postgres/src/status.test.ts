@@ -53,12 +53,14 @@ describe.skipIf(!available)('postgres store — which sessions run (sessions.sta
     expect(await store.runningSessions()).toEqual([])
     expect(await pg.sql(`SELECT version FROM "${schema}".bosun_schema`)).toEqual([{ version: SCHEMA_VERSION }])
     // No list summary until the session's next batch: listed with its length alone (a reader reads the log).
-    expect(await store.list()).toEqual([{ id: 'old', createdAt: 1, length: 0 }])
+    expect(await store.list()).toEqual([{ id: 'old', createdAt: 1, length: 0, delegation: null }])
     const opened = (await store.open('old'))!
     opened.writer.append(turn(0, 'turn/start', 1))
     await opened.writer.flush()
     expect(await store.runningSessions()).toEqual(['old'])
-    expect(await store.list()).toEqual([{ id: 'old', createdAt: 1, length: 1, lastActivity: 1_700_000_000_000, turns: 1, firstPrompt: null, pending: 0 }])
+    expect(await store.list()).toEqual([
+      { id: 'old', createdAt: 1, length: 1, lastActivity: 1_700_000_000_000, turns: 1, firstPrompt: null, pending: 0, queued: { 'next-turn': 0, 'next-step': 0 }, delegation: null },
+    ])
     await opened.writer.close()
     await store.close()
   })

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
-import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, summarizeLog, summaryFields } from '@bosun/core'
+import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, listedDelegation, summarizeLog, summaryFields } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkHeader, decodeHeader, decodeRow, encodeEvent, type StoredRow } from './codec.js'
 import { openDatabase, type Database } from './database.js'
@@ -252,14 +252,15 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     async list(): Promise<SessionSummary[]> {
       ensureOpen()
       try {
-        const { rows } = await db.query<{ id: string; createdAt: number; parent: string | null; length: number; summary: string | null }>(db.sql.listSessions)
-        return rows.map(({ id, createdAt, parent, length, summary }) => ({
+        const { rows } = await db.query<{ id: string; createdAt: number; parent: string | null; header: string; length: number; summary: string | null }>(db.sql.listSessions)
+        return rows.map(({ id, createdAt, parent, header, length, summary }) => ({
           id,
           createdAt,
           ...(parent === null ? {} : { parent }),
           length,
           // Written with every batch; a row from before layout 3 has none until its next batch.
           ...(summary === null ? {} : summaryFields(summary, length)),
+          ...listedDelegation(header),
         }))
       } catch (error) {
         throw storeError(db.name, 'list the sessions', error)

@@ -50,6 +50,8 @@ interface ListRow {
   id: string
   createdAt: number
   parent: string | null
+  /** The header's JSON (small: read for the list entry's `delegation`). */
+  header: string
   length: number
   /** The stored summary's JSON, or null; only valid when `summaryLength` is `length`. */
   summary: string | null

@@ -197,9 +197,9 @@ describe('a database of layout 1', () => {
     expect(raw((db) => db.pragma('page_size', { simple: true }))).toBe(4096)
     const store = make()
     expect(await store.list()).toEqual([
-      { id: 'a', createdAt: 1_700_000_000_000, length: 4 },
-      { id: 'b', createdAt: 1_700_000_000_000, length: 2 },
-      { id: 'empty', createdAt: 1_700_000_000_000, length: 0 },
+      { id: 'a', createdAt: 1_700_000_000_000, length: 4, delegation: null },
+      { id: 'b', createdAt: 1_700_000_000_000, length: 2, delegation: null },
+      { id: 'empty', createdAt: 1_700_000_000_000, length: 0, delegation: null },
     ])
     expect(raw((db) => db.pragma('user_version', { simple: true }))).toBe(SCHEMA_VERSION)
     // An existing database keeps its pages.

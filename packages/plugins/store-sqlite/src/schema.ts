@@ -121,7 +121,7 @@ export const SQL = {
   nextSeq: `SELECT key - (? << 32) + count AS next FROM events WHERE ${RANGE} ORDER BY key DESC LIMIT 1`,
   /** Parameters: session id, length, summary JSON. */
   upsertSummary: 'INSERT INTO session_summaries (id, length, summary) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET length = excluded.length, summary = excluded.summary',
-  listSessions: `SELECT s.id AS id, s.created_at AS createdAt, s.parent AS parent,
+  listSessions: `SELECT s.id AS id, s.created_at AS createdAt, s.parent AS parent, s.header AS header,
     (SELECT e.key - (s.key << 32) + e.count FROM events e WHERE e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32) ORDER BY e.key DESC LIMIT 1) AS length,
     m.length AS summaryLength, m.summary AS summary
     FROM sessions s LEFT JOIN session_summaries m ON m.id = s.id ORDER BY s.created_at, s.id`,

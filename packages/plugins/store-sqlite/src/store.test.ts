@@ -130,7 +130,7 @@ describe('sqlite store — database', () => {
     a.writer.append(event(2))
     await a.writer.close()
     await (await store.create(header('b', { parent: 'a', createdAt: 5 }))).writer.close()
-    const none = { turns: 0, firstPrompt: null, pending: 0 }
+    const none = { turns: 0, firstPrompt: null, pending: 0, queued: { 'next-turn': 0, 'next-step': 0 }, delegation: null }
     expect(await store.list()).toEqual([
       { id: 'b', createdAt: 5, parent: 'a', length: 0, lastActivity: 5, ...none },
       { id: 'a', createdAt: 1_700_000_000_000, length: 3, lastActivity: 1_700_000_000_002, ...none },
@@ -142,18 +142,19 @@ describe('sqlite store — database', () => {
     const a = await store.create(header('a'))
     a.writer.append(Object.freeze({ seq: 0, time: 7, type: 'turn/start', data: { turn: 1 } }) as SessionEvent)
     await a.writer.close()
-    expect(await store.list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 1, lastActivity: 7, turns: 1, firstPrompt: null, pending: 0 }])
+    const queued = { 'next-turn': 0, 'next-step': 0 }
+    expect(await store.list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 1, lastActivity: 7, turns: 1, firstPrompt: null, pending: 0, queued, delegation: null }])
     // A build that does not keep summaries appended a row: the summary is of a shorter log, and not used.
     raw((db) => db.prepare(`INSERT INTO events (key, time, type, data) VALUES (${rowKey('a', 1)}, 8, 'turn/start', '{"turn":2}')`).run({ id: 'a' }))
-    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 2 }])
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 2, delegation: null }])
     // Opened and written again, the session's summary is whole again.
     const reopened = (await make().open('a'))!
     reopened.writer.append(event(2))
     await reopened.writer.close()
-    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3, lastActivity: 1_700_000_000_002, turns: 2, firstPrompt: null, pending: 0 }])
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3, lastActivity: 1_700_000_000_002, turns: 2, firstPrompt: null, pending: 0, queued, delegation: null }])
     // A database from before summaries (the table dropped): listed with lengths only, and the table comes back.
     raw((db) => db.exec('DROP TABLE session_summaries'))
-    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3 }])
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3, delegation: null }])
   })
 
   it('keeps a preview of a long first prompt, so the summary row written with every batch stays small', async () => {
@@ -176,14 +177,15 @@ describe('sqlite store — database', () => {
     expect(listed!.firstPrompt).toBe(summarizeLog(opened.header, opened.events).firstPrompt)
   })
 
-  it('lists the preview of a whole first prompt that an earlier build kept in the summary row', async () => {
+  it('lists the preview of a whole first prompt that an earlier build kept in the summary row (no per-queue counts: none listed)', async () => {
     const store = make()
     const s = await store.create(header('old'))
     s.writer.append(Object.freeze({ seq: 0, time: 1, type: 'user/message', data: createUserMessage('y'.repeat(1_000), { id: 'u' }) }) as SessionEvent)
     await s.writer.close()
     const whole = JSON.stringify({ length: 1, lastActivity: 1, turns: 0, firstPrompt: 'y'.repeat(1_000), pending: 0 })
     raw((db) => db.prepare(`UPDATE session_summaries SET summary = ? WHERE id = 'old'`).run(whole))
-    expect(await make().list()).toEqual([{ id: 'old', createdAt: 1_700_000_000_000, length: 1, lastActivity: 1, turns: 0, firstPrompt: `${'y'.repeat(199)}…`, pending: 0 }])
+    // That build kept no per-queue counts: `queued` is left out (a reader that needs it reads the log), the rest is used.
+    expect(await make().list()).toEqual([{ id: 'old', createdAt: 1_700_000_000_000, length: 1, lastActivity: 1, turns: 0, firstPrompt: `${'y'.repeat(199)}…`, pending: 0, delegation: null }])
   })
 
   it('refuses a seed that is not contiguous from 0, writing nothing', async () => {
@@ -233,8 +235,8 @@ describe('sqlite store — write-behind', () => {
     await Promise.all([a.writer.flush(), b.writer.flush()])
     expect(inspectSqliteStore(store).stats()).toEqual({ commits: 1, rollbacks: 0, events: 3 })
     expect(await make().list()).toEqual([
-      { id: 'a', createdAt: 1_700_000_000_000, length: 2, lastActivity: 6, turns: 0, firstPrompt: '', pending: 0 },
-      { id: 'b', createdAt: 1_700_000_000_000, length: 1, lastActivity: 1_700_000_000_000, turns: 0, firstPrompt: null, pending: 0 },
+      { id: 'a', createdAt: 1_700_000_000_000, length: 2, lastActivity: 6, turns: 0, firstPrompt: '', pending: 0, queued: { 'next-turn': 0, 'next-step': 0 }, delegation: null },
+      { id: 'b', createdAt: 1_700_000_000_000, length: 1, lastActivity: 1_700_000_000_000, turns: 0, firstPrompt: null, pending: 0, queued: { 'next-turn': 0, 'next-step': 0 }, delegation: null },
     ])
     await a.writer.close()
     await b.writer.close()

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, summaryFields } from '@bosun/core'
+import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, listedDelegation, summaryFields } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkHeader, decodeHeader, decodeRow, encodeEvent } from './codec.js'
 import { openDatabase, type Connection, type ConnectionStats } from './database.js'
@@ -128,13 +128,14 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     async list(): Promise<SessionSummary[]> {
       const c = open()
       try {
-        return c.listSessions().map(({ id, createdAt, parent, length, summary, summaryLength }) => ({
+        return c.listSessions().map(({ id, createdAt, parent, header, length, summary, summaryLength }) => ({
           id,
           createdAt,
           ...(parent === null ? {} : { parent }),
           length,
           // Kept with every batch; one that does not match the log's length (written by an older build) is not used.
           ...(summary !== null && summaryLength === length ? summaryFields(summary, length) : {}),
+          ...listedDelegation(header),
         }))
       } catch (error) {
         throw storeError(file, 'list the sessions', error)
