@@ -181,5 +181,7 @@ describe('options errors: what is found', () => {
     for (const options of [{}, { url: 'a', urlEnv: 'B' }]) {
       expect(() => assertOptions(either, options, 'x')).toThrow('Invalid options for x:\n  - $: must be an object with exactly one of "url" and "urlEnv" (found an object)')
     }
+    // `type` and `oneOf` both fail with the root's phrase: one line, not two.
+    expect(() => assertOptions(either, 'u', 'x')).toThrow(expect.objectContaining({ message: 'Invalid options for x:\n  - $: must be an object with exactly one of "url" and "urlEnv" (found "u")' }))
   })
 })

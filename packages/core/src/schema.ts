@@ -169,7 +169,10 @@ export function schemaProblems(errors: readonly ErrorObject[], schema: JsonSchem
   const shown = errors.filter((e) => e.keyword !== 'propertyNames')
     .filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
     .filter((e) => !e.schemaPath.includes('/oneOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/oneOf/'))) === undefined)
-  return shown.map((error) => ({ pointer: error.instancePath, keys: errorKeys(error), message: problemMessage(error, schema, root) }))
+  const problems = shown.map((error) => ({ pointer: error.instancePath, keys: errorKeys(error), message: problemMessage(error, schema, root) }))
+  // Two rules of one phrase (`type` and `oneOf` both saying the root's x-expected) make one line.
+  const line = (problem: SchemaProblem) => `${problemPath('$', problem.keys)}: ${problem.message}`
+  return problems.filter((problem, index) => problems.findIndex((other) => line(other) === line(problem)) === index)
 }
 
 /** `base` with `keys` appended: `$.a[0]`, `$.plugins[1][1].tag`, `$["odd key"]`, `$[<credential>]`. */
