@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { BosunError, createStore } from '@bosun/core'
 import { validateConfig } from '@bosun/core/config'
 import definition, { postgresStore } from './index.js'
+import { resolveOptions } from './options.js'
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const secret = 'pa55-w0rd-never-shown'
@@ -22,6 +23,63 @@ describe('postgres store — options', () => {
     const error = await validateConfig({ config: config as never, file: join(packageDir, 'bosun.config.json'), dir: packageDir }, { env: {} }).catch((e: unknown) => e)
     expect((error as Error).message).toContain('environment variable "BOSUN_PG_URL_NOT_SET" is not set')
     expect(() => postgresStore({ urlEnv: 'BOSUN_PG_URL_NOT_SET' })).toThrow(/BOSUN_PG_URL_NOT_SET named by "urlEnv" is not set/)
+  })
+
+  // Each rule is the schema's (postgresStoreOptionsSchema): the same line from code and from a config file.
+  const cases: [options: unknown, line: string][] = [
+    [{}, '$: must be an object with exactly one of "url" and "urlEnv" (found an object)'],
+    [{ url: 'postgres://h/db', urlEnv: 'X' }, '$: must be an object with exactly one of "url" and "urlEnv" (found an object)'],
+    [{ url: 'mysql://h/db' }, '$.url: must be a URL that starts with postgres:// or postgresql:// (found "mysql://h/db")'],
+    [{ urlEnv: 'not a name' }, '$.urlEnv: must be the name of an environment variable (letters, digits and "_"), like "BOSUN_PG_URL" (found a string not shown: under this key it could be a credential)'],
+    [{ url: 'postgres://h/db', schema: 'Bad-Name' }, '$.schema: must be a lower-case SQL identifier of at most 48 characters (letters, digits and "_", not starting with a digit) (found "Bad-Name")'],
+    [{ url: 'postgres://h/db', poolSize: 0 }, '$.poolSize: must be an integer from 1 to 1000 (found 0)'],
+    [{ url: 'postgres://h/db', poolSize: 5000 }, '$.poolSize: must be an integer from 1 to 1000 (found 5000)'],
+    [{ url: 'postgres://h/db', statementTimeoutMs: -1 }, '$.statementTimeoutMs: must be >= 0 (found -1)'],
+    [{ url: 'postgres://h/db', leaseTtlMs: 10 }, '$.leaseTtlMs: must be >= 300 (found 10)'],
+    [{ url: 'postgres://h/db', batchWindowMs: 1.5 }, '$.batchWindowMs: must be an integer (found 1.5)'],
+    [{ url: 'postgres://h/db', owner: '' }, '$.owner: must not be empty (found "")'],
+    [{ url: 'postgres://h/db', owner: 'o'.repeat(201) }, `$.owner: must be at most 200 characters long (found "${'o'.repeat(40)}…")`],
+    [{ url: 'postgres://h/db', pool: 2 }, '$.pool: unknown key "pool" — did you mean "poolSize"?'],
+  ]
+
+  it('postgresStore() checks its options against the schema: every problem, in the words of the schema', () => {
+    for (const [options, line] of cases) {
+      expect(() => postgresStore(options as never), line).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', message: `Invalid options for postgresStore():\n  - ${line}` }),
+      )
+    }
+    expect(() => postgresStore('postgres://h/db' as never)).toThrow(expect.objectContaining({ message: 'Invalid options for postgresStore():\n  - $: must be an object with exactly one of "url" and "urlEnv" (found "postgres://h/db")' }))
+    // JSON cannot say Infinity, YAML can (.inf): the schema refuses it either way.
+    expect(() => postgresStore({ url: 'postgres://h/db', leaseTtlMs: Number.POSITIVE_INFINITY })).toThrow('$.leaseTtlMs: must be an integer (found Infinity)')
+  })
+
+  it('a config file gets the same line for each rule, under the store entry\'s path', async () => {
+    for (const [options, line] of cases) {
+      // A config's …Env value is the config loader's to check first (for every entry): see below.
+      if ((options as { urlEnv?: string }).urlEnv === 'not a name') continue
+      const config = { model: 'scripted', store: [definition, options] }
+      const error = await validateConfig({ config: config as never, file: join(packageDir, 'bosun.config.ts'), dir: packageDir }, { env: {} }).catch((e: unknown) => e)
+      expect(BosunError.is(error, 'CONFIG_INVALID'), line).toBe(true)
+      const [path, problem] = line.split(/: (.*)/s) as [string, string]
+      expect((error as Error).message).toContain(`  - $.store[1]${path.slice(1)} (store "store-postgres"): ${problem}`)
+    }
+    const config = { model: 'scripted', store: [definition, { urlEnv: 'not a name' }] }
+    const error = await validateConfig({ config: config as never, file: join(packageDir, 'bosun.config.ts'), dir: packageDir }, { env: {} }).catch((e: unknown) => e)
+    expect((error as Error).message).toContain('  - $.store[1].urlEnv (store "store-postgres"): must name an environment variable')
+  })
+
+  it('a URL in the variable urlEnv names must be a PostgreSQL URL, not shown', () => {
+    const password = 'pa55-in-env'
+    const error = (() => {
+      try {
+        resolveOptions({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: `mysql://bosun:${password}@db/bosun` })
+      } catch (e) {
+        return e as Error
+      }
+      return undefined
+    })()
+    expect(error?.message).toBe('Invalid options for postgresStore():\n  - $.urlEnv: the URL in BOSUN_PG_URL must start with postgres:// or postgresql:// (it is not shown, as it may hold a password)')
+    expect(resolveOptions({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: ' postgres://h/db ' }).url).toBe('postgres://h/db')
   })
 
   it('the schema takes exactly one of url and urlEnv, known keys, and sane numbers', async () => {

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@bosun/core'
+import { assertOptions, ErrorCodes, optionsError } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
 /** Options of the PostgreSQL store; the same shape is accepted from a config file. */
@@ -28,20 +28,37 @@ export interface PostgresStoreOptions {
   owner?: string
 }
 
-/** The JSON Schema of {@link PostgresStoreOptions}, validated before a config file's store is created. */
+const URL_EXPECTED = 'a URL that starts with postgres:// or postgresql://'
+
+/**
+ * The JSON Schema of {@link PostgresStoreOptions}: what a config file's options are checked
+ * against, and `postgresStore()`'s from code (the one source of the rules).
+ */
 export const postgresStoreOptionsSchema: JsonSchema = {
   type: 'object',
   properties: {
-    url: { type: 'string', pattern: '^postgres(ql)?://', description: 'Connection URL without a password (use urlEnv for one with credentials).' },
-    urlEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable holding the connection URL.' },
-    schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,47}$', description: 'PostgreSQL schema of the tables. Default bosun.' },
+    // The pattern in an anyOf branch, for the sentence (x-expected) instead of the regular expression.
+    url: { type: 'string', anyOf: [{ pattern: '^postgres(ql)?://' }], 'x-expected': URL_EXPECTED, description: 'Connection URL without a password (use urlEnv for one with credentials).' },
+    urlEnv: {
+      type: 'string',
+      anyOf: [{ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }],
+      'x-expected': 'the name of an environment variable (letters, digits and "_"), like "BOSUN_PG_URL"',
+      description: 'Environment variable holding the connection URL.',
+    },
+    schema: {
+      type: 'string',
+      anyOf: [{ pattern: '^[a-z_][a-z0-9_]{0,47}$' }],
+      'x-expected': 'a lower-case SQL identifier of at most 48 characters (letters, digits and "_", not starting with a digit)',
+      description: 'PostgreSQL schema of the tables. Default bosun.',
+    },
     poolSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'Connections in the pool. Default 10.' },
     statementTimeoutMs: { type: 'integer', minimum: 0, description: 'statement_timeout in ms (0: none). Default 30000.' },
     leaseTtlMs: { type: 'integer', minimum: 300, description: 'Lease time to live in ms, renewed every third of it. Default 30000.' },
     batchWindowMs: { type: 'integer', minimum: 0, description: 'How long appends are gathered into one transaction, in ms. Default 4.' },
     owner: { type: 'string', minLength: 1, maxLength: 200, description: 'This store\'s name in lease rows. Default hostname:pid:random.' },
   },
-  oneOf: [{ required: ['url'], not: { required: ['urlEnv'] } }, { required: ['urlEnv'], not: { required: ['url'] } }],
+  oneOf: [{ required: ['url'] }, { required: ['urlEnv'] }],
+  'x-expected': 'an object with exactly one of "url" and "urlEnv"',
   additionalProperties: false,
 }
 
@@ -58,38 +75,25 @@ export interface ResolvedOptions {
   owner: string | undefined
 }
 
+const WHAT = 'postgresStore()'
+
 /**
- * Checks options given from code (a config file's options are checked by the schema first) and
- * reads `urlEnv`. Messages never show the URL (it may hold a password).
+ * Checks options given from code against {@link postgresStoreOptionsSchema} (`INVALID_ARGUMENT`,
+ * in the words a config file gets), then reads `urlEnv` — what a schema cannot know: that the
+ * variable is set and holds a PostgreSQL URL. Messages never show the URL (it may hold a password).
  */
 export function resolveOptions(options: PostgresStoreOptions, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) throw invalidArgument('postgresStore(options): options must be an object with "url" or "urlEnv".')
-  const { url, urlEnv, schema = DEFAULTS.schema, poolSize = DEFAULTS.poolSize, statementTimeoutMs = DEFAULTS.statementTimeoutMs } = options
-  const { leaseTtlMs = DEFAULTS.leaseTtlMs, batchWindowMs = DEFAULTS.batchWindowMs, owner } = options
-  if ((url === undefined) === (urlEnv === undefined)) throw invalidArgument('postgresStore(): give exactly one of "url" and "urlEnv".')
-  let resolved = url
-  if (urlEnv !== undefined) {
-    if (typeof urlEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(urlEnv)) {
-      throw invalidArgument('postgresStore(): "urlEnv" must name an environment variable (letters, digits and "_"); the value given is not shown.')
-    }
-    resolved = env[urlEnv]?.trim()
-    if (!resolved) throw invalidArgument(`postgresStore(): the environment variable ${urlEnv} named by "urlEnv" is not set. Set it to the database URL (export ${urlEnv}=postgres://…).`)
-  }
-  if (typeof resolved !== 'string' || !/^postgres(ql)?:\/\//.test(resolved)) {
-    throw invalidArgument(`postgresStore(): the ${urlEnv === undefined ? '"url"' : `URL in ${urlEnv}`} must start with postgres:// or postgresql:// (it is not shown, as it may hold a password).`)
-  }
-  if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,47}$/.test(schema)) {
-    throw invalidArgument(`postgresStore(): "schema" must be a lower-case SQL identifier of at most 48 characters, got ${JSON.stringify(schema)}.`)
-  }
-  const integer = (name: string, value: number, min: number) => {
-    if (!Number.isSafeInteger(value) || value < min) throw invalidArgument(`postgresStore(): "${name}" must be an integer of at least ${min}, got ${String(value)}.`)
-  }
-  integer('poolSize', poolSize, 1)
-  integer('statementTimeoutMs', statementTimeoutMs, 0)
-  integer('leaseTtlMs', leaseTtlMs, 300)
-  integer('batchWindowMs', batchWindowMs, 0)
-  if (owner !== undefined && (typeof owner !== 'string' || owner.length === 0 || owner.length > 200)) {
-    throw invalidArgument('postgresStore(): "owner" must be a string of 1 to 200 characters.')
-  }
-  return { url: resolved, schema, poolSize, statementTimeoutMs, leaseTtlMs, batchWindowMs, owner }
+  const checked = assertOptions<PostgresStoreOptions>(postgresStoreOptionsSchema, options, WHAT)
+  const { url, urlEnv, schema = DEFAULTS.schema, poolSize = DEFAULTS.poolSize, statementTimeoutMs = DEFAULTS.statementTimeoutMs } = checked
+  const { leaseTtlMs = DEFAULTS.leaseTtlMs, batchWindowMs = DEFAULTS.batchWindowMs, owner } = checked
+  return { url: url ?? urlFromEnv(urlEnv!, env), schema, poolSize, statementTimeoutMs, leaseTtlMs, batchWindowMs, owner }
+}
+
+/** The URL in the variable `name` (the schema has checked that it is a variable's name). */
+function urlFromEnv(name: string, env: NodeJS.ProcessEnv): string {
+  const url = env[name]?.trim()
+  const problem = (message: string) => optionsError(WHAT, [{ keys: ['urlEnv'], message }], ErrorCodes.INVALID_ARGUMENT)
+  if (!url) throw problem(`the environment variable ${name} named by "urlEnv" is not set: set it to the database URL (export ${name}=postgres://…)`)
+  if (!/^postgres(ql)?:\/\//.test(url)) throw problem(`the URL in ${name} must start with postgres:// or postgresql:// (it is not shown, as it may hold a password)`)
+  return url
 }
