@@ -13,6 +13,8 @@ export const CliErrorCodes = {
   NO_INPUT: 'NO_INPUT',
   /** What bosun was waiting for (a config file's code, a plugin's setup, a turn) can never finish. */
   STALLED: 'STALLED',
+  /** `bosun serve` could not listen on its address and port (in use, not allowed, not this machine's). */
+  LISTEN_FAILED: 'LISTEN_FAILED',
 } as const
 
 /** A coded error for something the user can fix: printed as `error CODE: message`, never with a stack. */

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
-import { request } from 'node:http'
+import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, bosun } from './helpers.js'
@@ -112,6 +113,19 @@ describe('bosun serve', () => {
     const word = await bosun(['serve', '--port', '0', '--relay-wait-ms', 'soon'], { cwd: dir })
     expect(word.code).toBe(2)
     expect(word.stderr).toMatch(/--relay-wait-ms must be a whole number/)
+  })
+
+  it('a port in use is a coded error saying what to do, not an unexpected one', async ({ dir }) => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = taken.address() as AddressInfo
+      const result = await bosun(['serve', '--port', String(port)], { cwd: dir })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toBe(`error LISTEN_FAILED: Cannot listen on 127.0.0.1:${port}: the port is already in use (another bosun serve, or another program). Stop it, or pick another port: --port <n> (--port 0 picks a free one).\n`)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
   })
 
   it('refuses a non-loopback bind without a token', async ({ dir }) => {

@@ -132,7 +132,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   } catch (error) {
     await host.close()
     await store.close().catch(() => {})
-    throw error
+    throw listenError(error, hostname, port)
   }
   ctx.out.line(`bosun host listening on ${server.url}`)
   ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
@@ -152,4 +152,16 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   await store.close()
   ctx.err.line('stopped')
   return ExitCode.ok
+}
+
+/** Why the socket could not listen, as what to do: an address in use, a port not allowed, an address not this machine's. Other errors pass. */
+function listenError(error: unknown, hostname: string, port: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code
+  const at = `${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`
+  const what =
+    code === 'EADDRINUSE' ? `the port is already in use (another bosun serve, or another program). Stop it, or pick another port: --port <n> (--port 0 picks a free one).`
+    : code === 'EACCES' ? `this user may not listen on port ${port} (ports below 1024 need privileges). Pick a port from 1024 up: --port <n> (--port 0 picks a free one).`
+    : code === 'EADDRNOTAVAIL' ? `${hostname} is not an address of this machine. Bind one of its addresses with --host (127.0.0.1, the default, or 0.0.0.0 for all of them, with a token).`
+    : undefined
+  return what === undefined ? error : cliError(CliErrorCodes.LISTEN_FAILED, `Cannot listen on ${at}: ${what}`, { code, hostname, port })
 }
