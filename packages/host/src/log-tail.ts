@@ -73,6 +73,12 @@ export class LogTail {
     return undefined
   }
 
+  /** The seq of the log's last inbox splice after the seed (its inbox version, as `inboxVersionOf` finds it), -1 if none: read back to it. */
+  async lastSplice(): Promise<number> {
+    for (let seq = this.length - 1; seq >= this.seedLength; seq--) if ((await this.at(seq)).type === 'agent/inbox/spliced') return seq
+    return -1
+  }
+
   /**
    * The inbox fold of the log through seq `upTo`, equal to folding every splice from seq 0, read
    * back only to the last point at or before `upTo + 1` where both queues were empty. That point

@@ -121,8 +121,12 @@ export class SessionManager {
    * The session if it is live in this process: the host's own, or one another part of this
    * process runs (a child its parent runs), borrowed — its log is ahead of the store's, so it is
    * read live (and streamed live, not from the store). If its owner closes it meanwhile, the
-   * store has it all: undefined.
+   * store has it all: undefined. Never resumes a stored session.
    */
+  async readLive(id: string): Promise<LiveSession | undefined> {
+    return this.#readLive(id)
+  }
+
   async #readLive(id: string): Promise<LiveSession | undefined> {
     const live = await this.peek(id)
     if (live) return live

@@ -81,6 +81,34 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     expect(counted.reads).toBe(0)
   })
 
+  it('GET /v1/sessions/:id of a session not loaded reads the log\'s end: the same answer and ETag as from a whole read', { timeout: 240_000 }, async () => {
+    const gate = stepGate()
+    let gated = false
+    const [a, b, c] = cluster.hosts(3, { responses: LONG, plugins: () => (gated ? [gate.plugin] : []) })
+    const length = await longSession(a!, 'state-1')
+    withoutSummary(c!)
+    const counted = countReads(b!)
+    const compare = async () => {
+      const [tail, whole] = [await req(b!.host, 'GET', '/v1/sessions/state-1'), await req(c!.host, 'GET', '/v1/sessions/state-1')]
+      expect(tail.headers.get('etag')).toBe(whole.headers.get('etag'))
+      const body = await tail.json()
+      expect(body).toEqual(await whole.json())
+      return body
+    }
+    expect(await compare()).toMatchObject({ loaded: false, lastSeq: length - 1, inbox: { 'next-turn': [], 'next-step': [] } })
+    // Messages waiting behind a held turn: the queues the answer carries are folded from the tail.
+    await a!.host.sessions.drop('state-1')
+    gated = true
+    for (const m of ['w-1', 'w-2', 'w-3']) await req(a!.host, 'POST', '/v1/sessions/state-1/messages?wait=durable', { clientMessageId: m, content: m })
+    await waitFor(() => gate.waiting === 1, 60_000, 'the turn to be held on A')
+    await waitFor(async () => (await b!.store.summary('state-1'))?.pending === 2, 60_000, 'the claim of w-1 committed')
+    const held = await compare()
+    expect(held.inbox['next-turn'].map((m: { id: string }) => m.id)).toEqual(['w-2', 'w-3'])
+    expect(counted.reads).toBe(0)
+    expect(counted.lowest).toBeGreaterThanOrEqual(length - 1000)
+    gate.open()
+  })
+
   it('the AI SDK chat POST on a non-owner reads the log\'s tail, not its 5,000 events: the same parts as from a whole read', { timeout: 240_000 }, async () => {
     const [a, b, c] = cluster.hosts(3, { responses: LONG })
     const length = await longSession(a!, 'chat-long')

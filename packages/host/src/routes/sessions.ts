@@ -1,10 +1,11 @@
-import { BosunError, forkSession } from '@bosun/core'
+import { BosunError, forkSession, type Store } from '@bosun/core'
 import type { HostContext } from '../context.js'
 import { HostError, hostErrorOf, sessionNotFound } from '../errors.js'
-import { foldInbox } from '../log.js'
+import { foldInbox, type InboxSnapshot } from '../log.js'
+import { LogTail, tailStore } from '../log-tail.js'
 import { openApiDocument } from '../openapi.js'
 import { checkCursor, inboxOf, inboxVersionOf, intQuery, sessionIdParam } from '../request.js'
-import { checkSessionId } from '../sessions.js'
+import { checkSessionId, type SessionManager } from '../sessions.js'
 import { childSummaries } from '../summary.js'
 
 export const PROTOCOL = 'bosun-host/1'
@@ -38,17 +39,16 @@ export function sessionRoutes(host: HostContext): void {
 
   app.get('/v1/sessions/:id', async (c) => {
     const id = sessionIdParam(c)
-    const read = await sessions.read(id)
-    if (!read) throw sessionNotFound(id)
-    const seedLength = read.header.seedLength ?? 0
-    if (read.live) {
-      const { agent } = read.live
-      c.header('etag', `"${read.live.inboxSeq}"`)
-      return c.json({ id, loaded: true, status: agent.status, turn: agent.turn, lastSeq: agent.session.length - 1, inboxVersion: read.live.inboxSeq, inbox: inboxOf(agent) })
+    const live = await sessions.readLive(id)
+    if (live) {
+      const { agent } = live
+      c.header('etag', `"${live.inboxSeq}"`)
+      return c.json({ id, loaded: true, status: agent.status, turn: agent.turn, lastSeq: agent.session.length - 1, inboxVersion: live.inboxSeq, inbox: inboxOf(agent) })
     }
-    const inboxVersion = inboxVersionOf(read.events, seedLength)
-    c.header('etag', `"${inboxVersion}"`)
-    return c.json({ id, loaded: false, status: 'idle', lastSeq: read.events.length - 1, inboxVersion, inbox: foldInbox(read.events, seedLength) })
+    // Not loaded: from the log's end where the store can read it alone (log-tail.ts), else the whole log.
+    const cold = await coldState(host.store, id, host.pageSize) ?? (await wholeState(sessions, id))
+    c.header('etag', `"${cold.inboxVersion}"`)
+    return c.json({ id, loaded: false, status: 'idle', ...cold })
   })
 
   // A subagent's children (`delegation.parentSessionId` in their headers), read, never resumed.
@@ -112,4 +112,29 @@ export function sessionRoutes(host: HostContext): void {
       return c.json({ status: live.agent.status, inbox: inboxOf(live.agent) })
     })
   })
+}
+
+/** A cold session's end as `GET /v1/sessions/:id` gives it. */
+interface ColdState { lastSeq: number; inboxVersion: number; inbox: InboxSnapshot }
+
+/**
+ * A cold session's end read back from its last events (`LogTail`): undefined when the store
+ * cannot read a log's end alone or the tail cannot give the inbox (the caller reads the whole
+ * log); `session-not-found` for no such session.
+ */
+async function coldState(store: Store, id: string, page: number): Promise<ColdState | undefined> {
+  const tailed = tailStore(store)
+  if (tailed === undefined) return undefined
+  const tail = await LogTail.open(tailed, id, page)
+  if (tail === undefined) throw sessionNotFound(id)
+  const fold = await tail.inboxAt(tail.length - 1)
+  return fold === undefined ? undefined : { lastSeq: tail.length - 1, inboxVersion: await tail.lastSplice(), inbox: fold.snapshot() }
+}
+
+/** A cold session's end from its whole log. */
+async function wholeState(sessions: SessionManager, id: string): Promise<ColdState> {
+  const read = await sessions.read(id)
+  if (!read) throw sessionNotFound(id)
+  const seedLength = read.header.seedLength ?? 0
+  return { lastSeq: read.events.length - 1, inboxVersion: inboxVersionOf(read.events, seedLength), inbox: foldInbox(read.events, seedLength) }
 }
