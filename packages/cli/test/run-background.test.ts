@@ -78,4 +78,15 @@ describe.concurrent('bosun run with a background subagent', () => {
     expect(endKinds(lead)).toEqual(['completed'])
     expect(endKinds(await readEvents(dir, child))).toEqual(['aborted'])
   })
+
+  it('leaving bosun chat does not wait: a background child still working is aborted and named on stderr', async ({ dir, expect }) => {
+    await writeProject(dir, config, { 'gate.mjs': GATE_TOOL })
+    const result = await finished(start(['chat', '--session', 'lead'], { cwd: dir, input: 'plan\n' }))
+    expect(result.code).toBe(0)
+    const lead = await readEvents(dir, 'lead')
+    const child = childOf(lead)
+    expect(result.stderr).toContain(`stopped background agent ${child}: it was still working`)
+    expect(endKinds(lead)).toEqual(['completed'])
+    expect(endKinds(await readEvents(dir, child))).toEqual(['aborted'])
+  })
 })
