@@ -37,8 +37,29 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
 }
 
 /**
+ * A stored session's row from its store list entry alone, when the entry has every field the row
+ * needs (a store's current summary and header: SQLite, PostgreSQL, JSONL, memory); `undefined`
+ * otherwise (a summary written by an earlier build without the per-queue counts, a store that
+ * keeps none), and the caller reads the log. The same row as {@link sessionSummary}'s full read:
+ * the store's summary is the fold of the whole log (the store contract checks it).
+ */
+function fromListed(id: string, listed: Partial<StoreListItem>): (SessionSummary & { delegation?: Delegation }) | undefined {
+  const { createdAt, parent, length, lastActivity, queued, delegation } = listed
+  if (createdAt === undefined || length === undefined || lastActivity === undefined || queued === undefined || delegation === undefined) return undefined
+  return {
+    id, createdAt, ...(parent === undefined ? {} : { parent }),
+    ...(delegation === null ? {} : { parentSessionId: delegation.parentSessionId, delegation }),
+    loaded: false, status: 'idle', lastSeq: length - 1,
+    // An empty log's summary gives its creation time; the row says there is no event yet.
+    lastEventAt: length === 0 ? null : lastActivity,
+    queue: { 'next-turn': queued['next-turn'], 'next-step': queued['next-step'] },
+  }
+}
+
+/**
  * A session's summary for lists, the host stream and children: a session live in this process
- * from its agent, a stored one read from the store (never resumed).
+ * from its agent, a stored one from its store list entry `listed` when that has every field
+ * ({@link fromListed}: no log read), else read from the store (never resumed).
  */
 export async function sessionSummary(sessions: SessionManager, store: Store, id: string, listed: Partial<StoreListItem> = {}): Promise<SessionSummary & { delegation?: Delegation }> {
   // A session live in this process: the host's own, or one another part runs that the host has not
@@ -51,9 +72,11 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
       queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
     }
   }
-  const stored = store.read ? await store.read(id).catch(() => undefined) : undefined
-  // A store without `read` (memory) still names a session's parent and creation in its list.
+  // A store without `read` (memory) still names a session's parent and creation in its list, and its summary.
   if (!store.read && listed.createdAt === undefined) listed = (await store.list()).find((s) => s.id === id) ?? listed
+  const kept = fromListed(id, listed)
+  if (kept) return kept
+  const stored = store.read ? await store.read(id).catch(() => undefined) : undefined
   const inbox = stored ? foldInbox(stored.events, stored.header.seedLength ?? 0) : undefined
   return {
     id, ...fromHeader(stored?.header, listed), loaded: false, status: 'idle',
