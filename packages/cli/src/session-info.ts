@@ -1,4 +1,4 @@
-import { Inbox, Session, messageText, summarizeLog, type SessionEvent, type TurnEndReason, type UserMessage } from '@bosun/core'
+import { Inbox, Session, foldConsumedWork, messageText, summarizeLog, type InboxSplice, type SessionEvent, type TurnEndReason, type UserMessage } from '@bosun/core'
 import type { SessionLog } from './session-reader.js'
 
 /** What `sessions list` and `sessions show` tell about a session, computed from its log alone. */
@@ -43,6 +43,7 @@ export function sessionInfo(log: SessionLog): SessionInfo {
         break
     }
   }
+  claimedPrompts(events, turnList)
   const inbox = pendingOf(log)
   // What a store that keeps summaries lists (session-list.ts): the same fold.
   const summary = summarizeLog(header, events)
@@ -57,6 +58,26 @@ export function sessionInfo(log: SessionLog): SessionInfo {
     firstPrompt: summary.firstPrompt ?? undefined,
     turnList,
     pending: { nextTurn: inbox.nextTurn, nextStep: inbox.nextStep },
+  }
+}
+
+/**
+ * A turn whose input never reached a step (blocked by a pre-step plugin, aborted or failed first)
+ * has no `user/message`: its prompt is then the first message it claimed, as it was queued.
+ */
+function claimedPrompts(events: readonly SessionEvent[], turnList: SessionInfo['turnList']): void {
+  if (turnList.every((turn) => turn.prompt !== undefined)) return
+  const queued = new Map<string, UserMessage>()
+  for (const event of events) {
+    if (event.type === 'agent/inbox/spliced') for (const message of (event.data as InboxSplice).inserted) queued.set(message.id, message)
+  }
+  const work = new Map(foldConsumedWork(events).turns.map((turn) => [turn.turn, turn]))
+  for (const turn of turnList) {
+    if (turn.prompt !== undefined) continue
+    const claimed = work.get(turn.turn)
+    const first = claimed && [...claimed.unstepped, ...(claimed.inFlight ?? [])][0]
+    const message = first === undefined ? undefined : queued.get(first)
+    if (message) turn.prompt = messageText(message)
   }
 }
 

@@ -4,7 +4,7 @@ import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { bosun, readEvents, requireBuild, it } from './helpers.js'
+import { GUARD_PLUGIN, bosun, readEvents, requireBuild, it, writeProject } from './helpers.js'
 
 beforeAll(requireBuild)
 
@@ -39,6 +39,15 @@ describe.concurrent('bosun sessions', () => {
     expect(text).toMatch(/TURN\s+ENDED\s+STARTED\s+PROMPT\n1\s+completed\s+<time>\s+first prompt\n2\s+completed\s+<time>\s+second prompt\n/)
     const json = JSON.parse(asJson.stdout)
     expect(json).toMatchObject({ id: 's-1', turns: 2, firstPrompt: 'first prompt', pending: { nextTurn: [], nextStep: [] } })
+  })
+
+  it('show gives a turn that never reached a step (blocked by a plugin) the message it claimed as its prompt', async ({ dir, expect }) => {
+    await writeProject(dir, { plugins: ['./guard.mjs'] }, { 'guard.mjs': GUARD_PLUGIN })
+    expect((await bosun(['run', '--session', 's', 'hello'], { cwd: dir })).code).toBe(0)
+    expect((await bosun(['run', '--session', 's', 'a forbidden question'], { cwd: dir })).code).toBe(3)
+    const [table, json] = await Promise.all([bosun(['sessions', 'show', 's'], { cwd: dir }), bosun(['sessions', 'show', 's', '--json'], { cwd: dir })])
+    expect(JSON.parse(json.stdout).turnList.map((turn: { prompt?: string }) => turn.prompt)).toEqual(['hello', 'a forbidden question'])
+    expect(table.stdout).toMatch(/\n2 +blocked by guard +\S+ \S+ +a forbidden question\n/)
   })
 
   it('fork --at-turn N makes a new session seeded with the first N turns, which resumes on its own', async ({ dir, expect }) => {
