@@ -132,6 +132,37 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       await expect(s.store.header('../escape')).rejects.toMatchObject({ code: 'INVALID_SESSION_ID' })
     }))
 
+    it("summary(id) and readEvents(id, fromSeq, limit), where the store offers them, give a session's list item and ranges of its committed log", withStore(async (s) => {
+      const { summary, readEvents } = s.store
+      if (!summary && !readEvents) return
+      const events = await write(s.store, 'one', 12)
+      await (await s.store.create(header('two', { parent: 'one' }))).writer.close()
+      const store = await later(s)
+      if (summary) {
+        // What list() gives for it, the header's delegation aside (toEqual takes undefined for missing).
+        const listed = (await store.list()).map((item) => ({ ...item, delegation: undefined }))
+        for (const id of ['one', 'two']) expect(await store.summary!(id)).toEqual(listed.find((item) => item.id === id))
+        expect(await store.summary!('one')).toMatchObject({ id: 'one', length: 12 })
+        expect(await store.summary!('nope')).toBeUndefined()
+        await expect(store.summary!('../escape')).rejects.toMatchObject({ code: 'INVALID_SESSION_ID' })
+      }
+      if (readEvents) {
+        for (const [from, limit] of [[0, 1], [0, 12], [3, 4], [11, 5], [12, 1], [40, 3]] as const) {
+          expect(await store.readEvents!('one', from, limit)).toEqual(events.slice(from, from + limit))
+        }
+        expect(await store.readEvents!('one', 5)).toEqual(events.slice(5))
+        expect(await store.readEvents!('nope', 0)).toEqual([])
+        await expect(store.readEvents!('one', -1)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' })
+        await expect(store.readEvents!('../escape', 0)).rejects.toMatchObject({ code: 'INVALID_SESSION_ID' })
+      }
+      // One more event committed: counted and read.
+      const open = (await store.open('one'))!
+      open.writer.append({ ...events[0]!, seq: 12 })
+      await open.writer.close()
+      if (summary) expect((await store.summary!('one'))!.length).toBe(13)
+      if (readEvents) expect((await store.readEvents!('one', 12)).map((e) => e.seq)).toEqual([12])
+    }))
+
     it("list() gives a session's delegation from its header, null for none, where the store says", withStore(async (s) => {
       const delegation = { parentSessionId: 'p', callId: 'call-1', depth: 1, mode: 'one-shot' as const }
       await (await s.store.create(header('kid', { delegation }))).writer.close()

@@ -99,11 +99,12 @@ export function packRows(rows: readonly EventRow[], type: string, max: number, e
 
 /**
  * Rebuilds the deep-frozen events of a stored row (one, or a packed run) and pushes them to `out`.
- * `out.length` is the seq the row must start at: rows come ordered by seq, so a different one
- * means a gap (a lost event), reported as CORRUPT_LOG.
+ * `first + out.length` is the seq the row must start at (`first`: the seq of `out[0]`, 0 for a
+ * whole log): rows come ordered by seq, so a different one means a gap (a lost event), reported
+ * as CORRUPT_LOG.
  */
-export function decodeRow(row: StoredRow, out: SessionEvent[], file: string, session: string): void {
-  const expected = out.length
+export function decodeRow(row: StoredRow, out: SessionEvent[], file: string, session: string, first = 0): void {
+  const expected = first + out.length
   if (row.seq !== expected) {
     throw corruptLog(
       file, session,

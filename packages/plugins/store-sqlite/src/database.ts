@@ -79,6 +79,14 @@ export interface Connection {
    * database's layout 1 rows first, then the rest, ordered by seq; a row may hold several events.
    */
   loadSession(id: string): { header: string; rows: StoredRow[] } | undefined
+  /**
+   * The rows holding seqs `from` … `to - 1` of a session, ordered (the first may start before
+   * `from`: a packed row), in one read transaction; `undefined` for no such session. A rowid
+   * range; a migrated database's session with layout 1 rows is read whole and cut.
+   */
+  readRange(id: string, from: number, to: number): StoredRow[] | undefined
+  /** One session's list row (no header) in one read transaction; `undefined` for no such session. */
+  readSummary(id: string): Omit<ListRow, 'id' | 'header'> | undefined
   /** Whether the session has a row (its key), reading none of its events. */
   hasSession(id: string): boolean
   /** The session's stored header (JSON), reading none of its events. */
@@ -169,6 +177,8 @@ function connect(db: Database.Database, file: string): Connection {
   const insertEvent = db.prepare<[number, number, number, string, string, string | null, number, string | null]>(SQL.insertEvent)
   const nextSeq = db.prepare<[number, number, number], number>(SQL.nextSeq).pluck()
   const upsertSummary = db.prepare<[string, number, string]>(SQL.upsertSummary)
+  const selectEventRange = db.prepare<[number, number, number, number, number], StoredRow>(SQL.selectEventRange)
+  const selectSummary = db.prepare<[string], Omit<ListRow, 'id' | 'header' | 'length'> & { length: number | null }>(SQL.selectSummary)
   // `length` is null for a session with no row in `events` (none yet, or only layout 1 rows).
   const listSessions = db.prepare<[], Omit<ListRow, 'length'> & { length: number | null }>(SQL.listSessions)
   // A database migrated from layout 1 keeps those rows in events_v1, read before the newer ones.
@@ -300,6 +310,19 @@ function connect(db: Database.Database, file: string): Connection {
     const rows = selectEvents.all(found.key, found.key, found.key)
     return { header: found.header, rows: legacy ? [...legacy.selectEvents.all(id), ...rows] : rows }
   })
+  const range = db.transaction((id: string, from: number, to: number): StoredRow[] | undefined => {
+    const found = selectSession.get(id)
+    if (found === undefined) return undefined
+    const rows = legacy?.nextSeq.get(id) != null
+      ? [...legacy.selectEvents.all(id), ...selectEvents.all(found.key, found.key, found.key)]
+      : selectEventRange.all(found.key, found.key, Math.max(0, from - MAX_EVENTS_PER_ROW + 1), found.key, to)
+    return rows.filter((row) => row.seq + row.count > from && row.seq < to)
+  })
+  const summaryRow = db.transaction((id: string): Omit<ListRow, 'id' | 'header'> | undefined => {
+    const found = selectSummary.get(id)
+    if (found === undefined) return undefined
+    return { ...found, length: found.length ?? legacy?.nextSeq.get(id) ?? 0 }
+  })
   const list = db.transaction((): ListRow[] => {
     const old = legacy ? new Map(legacy.listLengths.all().map((row) => [row.id, row.length])) : undefined
     return listSessions.all().map((s) => ({ ...s, length: s.length ?? old?.get(s.id) ?? 0 }))
@@ -319,6 +342,8 @@ function connect(db: Database.Database, file: string): Connection {
       round ??= setImmediate(runRound)
     },
     loadSession: (id) => load.deferred(id),
+    readRange: (id, from, to) => range.deferred(id, from, to),
+    readSummary: (id) => summaryRow.deferred(id),
     hasSession: (id) => sessionKey.get(id) !== undefined,
     readHeader: (id) => selectSession.get(id)?.header,
     listSessions: () => list.deferred(),

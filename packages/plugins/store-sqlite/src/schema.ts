@@ -119,6 +119,17 @@ export const SQL = {
    * no row when the session has none here. Parameters: the session key three times.
    */
   nextSeq: `SELECT key - (? << 32) + count AS next FROM events WHERE ${RANGE} ORDER BY key DESC LIMIT 1`,
+  /**
+   * The rows holding seqs `from` … `to - 1` of a session: a rowid range, as long as what it returns
+   * (a packed row starts at most MAX_EVENTS_PER_ROW - 1 seqs before `from`). Parameters: the session
+   * key twice, the first seq a row may start at, the session key, `to`.
+   */
+  selectEventRange: 'SELECT key - (? << 32) AS seq, time, type, data, extra, count, times FROM events WHERE key >= (? << 32) + ? AND key < (? << 32) + ? ORDER BY key',
+  /** One session's row, its length (as `nextSeq` reads it) and its stored summary. Parameter: session id. */
+  selectSummary: `SELECT s.created_at AS createdAt, s.parent AS parent,
+    (SELECT e.key - (s.key << 32) + e.count FROM events e WHERE e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32) ORDER BY e.key DESC LIMIT 1) AS length,
+    m.length AS summaryLength, m.summary AS summary
+    FROM sessions s LEFT JOIN session_summaries m ON m.id = s.id WHERE s.id = ?`,
   /** Parameters: session id, length, summary JSON. */
   upsertSummary: 'INSERT INTO session_summaries (id, length, summary) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET length = excluded.length, summary = excluded.summary',
   listSessions: `SELECT s.id AS id, s.created_at AS createdAt, s.parent AS parent, s.header AS header,

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path'
 import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, listedDelegation, summaryFields } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
-import { checkHeader, decodeHeader, decodeRow, encodeEvent } from './codec.js'
+import { checkHeader, decodeHeader, decodeRow, encodeEvent, type StoredRow } from './codec.js'
 import { openDatabase, type Connection, type ConnectionStats } from './database.js'
 import { storeError } from './errors.js'
 import { checkOptions, type SqliteStoreOptions } from './options.js'
+import { MAX_EVENTS_PER_SESSION } from './schema.js'
 import { SqliteWriter } from './writer.js'
 
 /** A {@link Store} kept in one SQLite database file. */
@@ -123,6 +124,40 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         throw storeError(file, `read session "${id}"`, error)
       }
       return text === undefined ? undefined : decodeHeader(text, file, id)
+    },
+
+    async summary(id: string) {
+      assertSessionId(id)
+      const c = open()
+      let row: ReturnType<Connection['readSummary']>
+      try {
+        row = c.readSummary(id)
+      } catch (error) {
+        throw storeError(file, `read the summary of session "${id}"`, error)
+      }
+      if (row === undefined) return undefined
+      const { createdAt, parent, length, summary, summaryLength } = row
+      // Read in one transaction with the rows' length: a summary of a shorter log (an older build's) is left out.
+      return { id, createdAt, ...(parent === null ? {} : { parent }), length, ...(summary !== null && summaryLength === length ? summaryFields(summary, length) : {}) }
+    },
+
+    async readEvents(id: string, fromSeq: number, limit = 1000): Promise<SessionEvent[]> {
+      assertSessionId(id)
+      if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) throw invalidArgument(`readEvents(): "fromSeq" must be a non-negative integer, got ${String(fromSeq)}.`)
+      if (!Number.isSafeInteger(limit) || limit < 1) throw invalidArgument(`readEvents(): "limit" must be a positive integer, got ${String(limit)}.`)
+      const c = open()
+      let rows: StoredRow[] | undefined
+      try {
+        rows = c.readRange(id, fromSeq, Math.min(fromSeq + limit, MAX_EVENTS_PER_SESSION))
+      } catch (error) {
+        throw storeError(file, `read the events of session "${id}"`, error)
+      }
+      if (rows === undefined || rows.length === 0) return []
+      // The first row holds `fromSeq` (a packed one may start before it); one that starts after it is a gap: CORRUPT_LOG.
+      const first = Math.min(fromSeq, rows[0]!.seq)
+      const events: SessionEvent[] = []
+      for (const row of rows) decodeRow(row, events, file, id, first)
+      return events.slice(fromSeq - first, fromSeq - first + limit)
     },
 
     async list(): Promise<SessionSummary[]> {
