@@ -2,7 +2,7 @@ import { createHook } from 'node:async_hooks'
 import { describe, it, expect } from 'vitest'
 import { BosunError, createAdapter, createUserMessage, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelMessage, ModelRequest } from '@bosun/core'
-import { validateConfig } from '@bosun/core/config'
+import { expectCodeLines, expectConfigLines, type OptionsCase } from '../../../core/src/testing/options-lines.js'
 import definition, { scripted, scriptedOptionsSchema } from './index.js'
 import type { ScriptedAdapter } from './index.js'
 
@@ -393,7 +393,7 @@ describe('scripted(): invalid options', () => {
   const one = (line: string) => `Invalid options for scripted():\n  - ${line}`
 
   // Each rule is the schema's (scriptedOptionsSchema): the same line from code and from a config file.
-  const cases: [options: unknown, line: string][] = [
+  const cases: OptionsCase[] = [
     [{ responses: [{ text: 'a' }, {}, { chunkSize: 0 }] }, '$.responses[2].chunkSize: must be >= 1 (found 0)'],
     [{ responses: [{ chunkSize: 1.5 }] }, '$.responses[0].chunkSize: must be an integer (found 1.5)'],
     [{ responses: [{ finish: 'done' }] }, '$.responses[0].finish: must be one of "stop", "tool-calls", "max-tokens", "content-filter" (found "done")'],
@@ -414,16 +414,7 @@ describe('scripted(): invalid options', () => {
   ]
 
   it('throws INVALID_ARGUMENT naming each problem by its path, in the words of the schema', () => {
-    for (const [options, line] of cases) {
-      let caught: unknown
-      try {
-        scripted(options as never)
-      } catch (error) {
-        caught = error
-      }
-      expect(BosunError.is(caught, 'INVALID_ARGUMENT'), line).toBe(true)
-      expect((caught as Error).message).toBe(one(line))
-    }
+    expectCodeLines(scripted, 'scripted()', cases)
     expect(bad('x')).toThrow(one('$: must be an object (found "x")'))
     expect(bad({ responses: [{ error: { code: 'NOPE' } }] })).toThrow('$.responses[0].error.code: must be one of "AUTH"')
   })
@@ -440,13 +431,7 @@ describe('scripted(): invalid options', () => {
   })
 
   it('a config file gets the same line for each rule, under its entry\'s path', async () => {
-    for (const [options, line] of cases) {
-      const config = { model: { adapter: definition, options } }
-      const error = await validateConfig({ config: config as never, file: '/project/bosun.config.ts', dir: '/project' }, { env: {} }).catch((e: unknown) => e)
-      expect(BosunError.is(error, 'CONFIG_INVALID'), line).toBe(true)
-      const [path, problem] = line.split(/: (.*)/s) as [string, string]
-      expect((error as Error).message).toContain(`  - $.model.options${path.slice(1)} (adapter "scripted"): ${problem}`)
-    }
+    await expectConfigLines(definition, cases)
   })
 
   it('refuses from code what JSON cannot hold where the schema cannot see it', () => {

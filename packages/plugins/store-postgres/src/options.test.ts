@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { BosunError, createStore } from '@bosun/core'
 import { validateConfig } from '@bosun/core/config'
+import { expectCodeLines, expectConfigLines, type OptionsCase } from '../../../core/src/testing/options-lines.js'
 import definition, { postgresStore } from './index.js'
 import { resolveOptions } from './options.js'
 
@@ -26,7 +27,7 @@ describe('postgres store — options', () => {
   })
 
   // Each rule is the schema's (postgresStoreOptionsSchema): the same line from code and from a config file.
-  const cases: [options: unknown, line: string][] = [
+  const cases: OptionsCase[] = [
     [{}, '$: must be an object with exactly one of "url" and "urlEnv" (found an object)'],
     [{ url: 'postgres://h/db', urlEnv: 'X' }, '$: must be an object with exactly one of "url" and "urlEnv" (found an object)'],
     [{ url: 'mysql://h/db' }, '$.url: must be a URL that starts with postgres:// or postgresql:// (found "mysql://h/db")'],
@@ -43,26 +44,15 @@ describe('postgres store — options', () => {
   ]
 
   it('postgresStore() checks its options against the schema: every problem, in the words of the schema', () => {
-    for (const [options, line] of cases) {
-      expect(() => postgresStore(options as never), line).toThrow(
-        expect.objectContaining({ code: 'INVALID_ARGUMENT', message: `Invalid options for postgresStore():\n  - ${line}` }),
-      )
-    }
+    expectCodeLines(postgresStore, 'postgresStore()', cases)
     expect(() => postgresStore('postgres://h/db' as never)).toThrow(expect.objectContaining({ message: 'Invalid options for postgresStore():\n  - $: must be an object with exactly one of "url" and "urlEnv" (found "postgres://h/db")' }))
     // JSON cannot say Infinity, YAML can (.inf): the schema refuses it either way.
     expect(() => postgresStore({ url: 'postgres://h/db', leaseTtlMs: Number.POSITIVE_INFINITY })).toThrow('$.leaseTtlMs: must be an integer (found Infinity)')
   })
 
   it('a config file gets the same line for each rule, under the store entry\'s path', async () => {
-    for (const [options, line] of cases) {
-      // A config's …Env value is the config loader's to check first (for every entry): see below.
-      if ((options as { urlEnv?: string }).urlEnv === 'not a name') continue
-      const config = { model: 'scripted', store: [definition, options] }
-      const error = await validateConfig({ config: config as never, file: join(packageDir, 'bosun.config.ts'), dir: packageDir }, { env: {} }).catch((e: unknown) => e)
-      expect(BosunError.is(error, 'CONFIG_INVALID'), line).toBe(true)
-      const [path, problem] = line.split(/: (.*)/s) as [string, string]
-      expect((error as Error).message).toContain(`  - $.store[1]${path.slice(1)} (store "store-postgres"): ${problem}`)
-    }
+    // A config's …Env value is the config loader's to check first (for every entry): see below.
+    await expectConfigLines(definition, cases.filter(([options]) => (options as { urlEnv?: string }).urlEnv !== 'not a name'))
     const config = { model: 'scripted', store: [definition, { urlEnv: 'not a name' }] }
     const error = await validateConfig({ config: config as never, file: join(packageDir, 'bosun.config.ts'), dir: packageDir }, { env: {} }).catch((e: unknown) => e)
     expect((error as Error).message).toContain('  - $.store[1].urlEnv (store "store-postgres"): must name an environment variable')
