@@ -1,4 +1,4 @@
-import { invalidArgument } from '@bosun/core'
+import { assertOptions } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 import type { StoreFileSystem } from './file-system.js'
 
@@ -31,7 +31,7 @@ export const DEFAULT_BATCH_WINDOW_MS = 4
 /** Whether batches go through the store journal unless the options say (journal.ts). */
 export const DEFAULT_JOURNAL = true
 
-/** JSON Schema of {@link JsonlStoreConfig}, validated before the store is created from a config file. */
+/** JSON Schema of {@link JsonlStoreConfig}: a config file's options and `jsonlStore()`'s from code are checked against it. */
 export const jsonlStoreOptionsSchema: JsonSchema = {
   type: 'object',
   properties: {
@@ -43,20 +43,21 @@ export const jsonlStoreOptionsSchema: JsonSchema = {
   additionalProperties: false,
 }
 
-/** The same checks for options given in code, where the schema does not run. */
+/**
+ * Checks options given in code against {@link jsonlStoreOptionsSchema} — the schema a config
+ * file's are checked with, so a mistake reads the same — then `fs`, which only code can give (it
+ * is not in the schema): it must implement {@link StoreFileSystem}. Throws `INVALID_ARGUMENT`
+ * listing every problem: `Invalid options for jsonlStore():\n  - $.dir: must not be empty (found "")`.
+ */
 export function checkJsonlStoreOptions(options: JsonlStoreOptions): void {
-  if (typeof options !== 'object' || options === null) throw invalidArgument('jsonlStore(options): options must be an object.')
-  if (typeof options.dir !== 'string' || options.dir.length === 0) {
-    throw invalidArgument('jsonlStore(): "dir" must be a non-empty path (the folder of the session files).')
-  }
-  const window = options.batchWindowMs
-  if (window !== undefined && (!Number.isSafeInteger(window) || window < 0)) {
-    throw invalidArgument(`jsonlStore(): "batchWindowMs" must be an integer >= 0, got ${String(window)}.`)
-  }
-  if (options.journal !== undefined && typeof options.journal !== 'boolean') {
-    throw invalidArgument(`jsonlStore(): "journal" must be true or false, got ${String(options.journal)}.`)
-  }
-  if (options.fs !== undefined && typeof options.fs?.open !== 'function') {
-    throw invalidArgument('jsonlStore(): "fs" must implement StoreFileSystem (open, readdir, mkdir, unlink).')
-  }
+  const withFs = typeof options === 'object' && options !== null && 'fs' in options
+  const config = withFs ? withoutFs(options) : options
+  assertOptions(jsonlStoreOptionsSchema, config, 'jsonlStore()', {
+    check: () => (options.fs === undefined || typeof options.fs?.open === 'function' ? [] : [{ keys: ['fs'], message: 'must implement StoreFileSystem (open, readdir, mkdir, unlink)', found: options.fs }]),
+  })
+}
+
+function withoutFs(options: JsonlStoreOptions): JsonlStoreConfig {
+  const { fs: _fs, ...config } = options
+  return config
 }

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@bosun/core'
+import { assertOptions } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
 /** Options of the SQLite store; the same shape is accepted from a config file. */
@@ -15,7 +15,7 @@ export interface SqliteStoreOptions {
   batchWindowMs?: number
 }
 
-/** The JSON Schema of {@link SqliteStoreOptions}, validated before a config file's store is created. */
+/** The JSON Schema of {@link SqliteStoreOptions}: a config file's options and `sqliteStore()`'s from code are checked against it. */
 export const sqliteStoreOptionsSchema: JsonSchema = {
   type: 'object',
   properties: {
@@ -33,17 +33,12 @@ export const sqliteStoreOptionsSchema: JsonSchema = {
 /** Default of {@link SqliteStoreOptions.batchWindowMs}. */
 export const DEFAULT_BATCH_WINDOW_MS = 4
 
-/** Checks options given from code (a config file's options are checked by the schema first). */
+/**
+ * Checks options given from code against {@link sqliteStoreOptionsSchema} — the schema a config
+ * file's are checked with, so a mistake reads the same — and fills the default. Throws
+ * `INVALID_ARGUMENT` listing every problem: `Invalid options for sqliteStore():\n  - $.file: is required`.
+ */
 export function checkOptions(options: SqliteStoreOptions): Required<SqliteStoreOptions> {
-  if (typeof options !== 'object' || options === null) {
-    throw invalidArgument('sqliteStore(options): options must be an object with a "file".')
-  }
-  const { file, batchWindowMs = DEFAULT_BATCH_WINDOW_MS } = options
-  if (typeof file !== 'string' || file.length === 0) {
-    throw invalidArgument(`sqliteStore(): "file" must be a non-empty path, got ${JSON.stringify(file)}.`)
-  }
-  if (!Number.isSafeInteger(batchWindowMs) || batchWindowMs < 0) {
-    throw invalidArgument(`sqliteStore(): "batchWindowMs" must be a non-negative integer, got ${String(batchWindowMs)}.`)
-  }
+  const { file, batchWindowMs = DEFAULT_BATCH_WINDOW_MS } = assertOptions<SqliteStoreOptions>(sqliteStoreOptionsSchema, options, 'sqliteStore()')
   return { file, batchWindowMs }
 }

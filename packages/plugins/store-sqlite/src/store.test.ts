@@ -535,7 +535,7 @@ describe('sqlite store — group commit', () => {
 
 describe('sqlite store — options and definition', () => {
   it('validates options from code', () => {
-    expect(() => sqliteStore({ file: '' })).toThrow(/"file"/)
+    expect(() => sqliteStore({ file: '' })).toThrow('$.file: must not be empty')
     expect(() => sqliteStore({ file: 'x', batchWindowMs: -1 })).toThrow(/batchWindowMs/)
     expect(() => sqliteStore({ file: 'x', batchWindowMs: 1.5 })).toThrow(/batchWindowMs/)
     expect(() => sqliteStore(undefined as never)).toThrow(BosunError)

@@ -1,0 +1,26 @@
+// sqliteStore() checks its options against sqliteStoreOptionsSchema, the schema a config file's
+// are checked with: the same line for each mistake from code and from a config file.
+import { describe, expect, it } from 'vitest'
+import { expectCodeLines, expectConfigLines, type OptionsCase } from '../../../core/src/testing/options-lines.js'
+import definition, { sqliteStore } from './index.js'
+
+const cases: OptionsCase[] = [
+  [{}, '$.file: is required'],
+  [{ file: '' }, '$.file: must not be empty (found "")'],
+  [{ file: ['a'] }, '$.file: must be a string (found ["a"])'],
+  [{ file: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be >= 0 (found -1)'],
+  [{ file: 'x', batchWindowMs: 1.5 }, '$.batchWindowMs: must be an integer (found 1.5)'],
+  [{ file: 'x', batch: 1 }, '$.batch: unknown key "batch" — did you mean "batchWindowMs"?'],
+]
+
+describe('sqliteStore() options', () => {
+  it('from code: INVALID_ARGUMENT listing each problem in the words of the schema', () => {
+    expectCodeLines(sqliteStore, 'sqliteStore()', cases)
+    expect(() => sqliteStore(null as never)).toThrow('Invalid options for sqliteStore():\n  - $: must be an object (found null)')
+    expect(() => sqliteStore({ file: 'x', batchWindowMs: Number.NaN })).toThrow('$.batchWindowMs: must be an integer (found NaN)')
+  })
+
+  it('from a config file: the same line under the store entry\'s path', async () => {
+    await expectConfigLines(definition, cases)
+  })
+})
