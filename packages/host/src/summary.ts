@@ -56,6 +56,12 @@ function fromListed(id: string, listed: Partial<StoreListItem>): (SessionSummary
   }
 }
 
+/** One session's list entry from `Store.summary` and `Store.header` (delegation), or undefined when either has none or fails (the log is read instead). */
+async function oneListed(store: Store, id: string): Promise<Partial<StoreListItem> | undefined> {
+  const [summary, header] = await Promise.all([store.summary!(id).catch(() => undefined), store.header!(id).catch(() => undefined)])
+  return summary && header ? { ...summary, delegation: header.delegation ?? null } : undefined
+}
+
 /**
  * A session's summary for lists, the host stream and children: a session live in this process
  * from its agent, a stored one from its store list entry `listed` when that has every field
@@ -72,6 +78,9 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
       queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
     }
   }
+  // One session asked for alone (a host stream's frame): its own summary and header where the store
+  // reads them without its log (PostgreSQL: two rows) instead of the whole log below.
+  if (listed.createdAt === undefined && store.summary && store.header) listed = await oneListed(store, id) ?? listed
   // A store without `read` (memory) still names a session's parent and creation in its list, and its summary.
   if (!store.read && listed.createdAt === undefined) listed = (await store.list()).find((s) => s.id === id) ?? listed
   const kept = fromListed(id, listed)

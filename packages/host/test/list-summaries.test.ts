@@ -16,6 +16,7 @@ import { postgresStore } from '@bosun/plugin-store-postgres'
 import { postgresAvailable, startPostgres, type PostgresServer } from '@bosun/testkit'
 import { createHost, type Host } from '../src/index.js'
 import { foldInbox } from '../src/log.js'
+import { sessionSummary } from '../src/summary.js'
 import { json, req, SseReader, tempDir } from './helpers.js'
 
 const delegation = { parentSessionId: 'plain', callId: 'call-1', depth: 1, mode: 'one-shot' as const }
@@ -196,6 +197,13 @@ describe.skipIf(!available)('host lists from the PostgreSQL store\'s summaries',
       const got = await lists(host)
       expect(reads).toEqual([])
       await expectFullReadRows(reference, got)
+      // One session alone (a host stream's status frame for a session cold here): its row from
+      // Store.summary and Store.header, no log read either.
+      const alone = async () => Promise.all(sessions.map(({ header }) => sessionSummary(host.sessions, store, header.id)))
+      const expected = await Promise.all(sessions.map(({ header }) => fullReadRow(reference, header.id)))
+      const withDelegation = expected.map((row) => (row.id === 'kid' ? { ...row, delegation } : row))
+      expect(await alone()).toEqual(withDelegation)
+      expect(reads).toEqual([])
 
       // What the build before per-queue counts wrote for `kid`: the same fields without `queued`.
       const [{ summary }] = (await admin!.query<{ summary: string }>(`SELECT summary FROM "${schema}".sessions WHERE id = 'kid'`)).rows as [{ summary: string }]
@@ -205,6 +213,8 @@ describe.skipIf(!available)('host lists from the PostgreSQL store\'s summaries',
       // Read for the list, the hello and the children: that session alone.
       expect(reads).toEqual(['kid', 'kid', 'kid'])
       await expectFullReadRows(reference, again)
+      expect(await alone()).toEqual(withDelegation)
+      expect(reads).toEqual(['kid', 'kid', 'kid', 'kid'])
     } finally {
       for (const host of hosts.splice(0)) await host.close()
       for (const store of [writer, reference, plain]) await store.close().catch(() => {})
