@@ -1,7 +1,7 @@
-import { invalidArgument, ModelError, withContentDeadline } from '@bosun/core'
-import type { Deadlines, JsonValue, ModelAdapter, ModelChunk, ModelRequest } from '@bosun/core'
+import { assertOptions, ModelError, withContentDeadline } from '@bosun/core'
+import type { Deadlines, JsonValue, ModelAdapter, ModelChunk, ModelRequest, OptionsProblem } from '@bosun/core'
 import { abortedError, toModelError } from './errors.js'
-import { DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } from './options.js'
+import { aiSdkOptionsSchema, DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } from './options.js'
 import type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
 import { toPrompt, toTools } from './prompt.js'
 import { StreamMapper } from './stream.js'
@@ -44,17 +44,11 @@ interface CallSettings {
  * const agent = await createAgent({ model: aiSdk({ model: openai('gpt-4.1'), maxTokens: 4096 }) })
  */
 export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
-  if (typeof options !== 'object' || options === null) throw invalidArgument('aiSdk(options): options must be an object with a "model".')
-  const model = checkModel(options.model)
+  // The schema a config file's options are checked with, then what it cannot say of the model object.
+  assertOptions<AiSdkOptions>(aiSdkOptionsSchema, options, 'aiSdk()', { check: ({ model }) => modelProblems(model) })
+  const model = options.model
   const spec = model.specificationVersion
-  checkNumber(options.maxTokens, 'maxTokens', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
-  checkNumber(options.temperature, 'temperature', (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0')
-  checkNumber(options.idleTimeoutMs, 'idleTimeoutMs', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
-  checkNumber(options.timeoutMs, 'timeoutMs', (n) => Number.isSafeInteger(n) && n >= 1, 'a positive integer')
   const deadlines: Deadlines = { idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: options.timeoutMs }
-  if (options.providerOptions !== undefined && !isRecord(options.providerOptions)) {
-    throw invalidArgument('aiSdk(): "providerOptions" must be an object keyed by provider, e.g. { anthropic: { … } }.')
-  }
   const defaults: CallSettings = {
     ...(options.maxTokens === undefined ? {} : { maxOutputTokens: options.maxTokens }),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
@@ -197,31 +191,17 @@ function settings(defaults: CallSettings, params: { [key: string]: JsonValue }):
   return result
 }
 
-function checkModel(model: unknown): AiSdkLanguageModel {
-  if (typeof model === 'string') {
-    throw invalidArgument(
-      `aiSdk(): "model" must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, not the string "${model}".`,
-    )
-  }
-  if (!isRecord(model) || typeof model.doStream !== 'function') {
-    throw invalidArgument("aiSdk(): \"model\" must be an AI SDK language model, e.g. openai('gpt-4.1') from @ai-sdk/openai.")
-  }
-  const version = model.specificationVersion
+/** What the schema cannot say of `model` (an object it has passed): that it is a language model this adapter speaks to. */
+function modelProblems(model: unknown): OptionsProblem[] {
+  const record = model as Record<string, unknown>
+  const problem = (message: string): OptionsProblem[] => [{ keys: ['model'], message }]
+  if (typeof record.doStream !== 'function') return problem("must be an AI SDK language model (with doStream), e.g. openai('gpt-4.1') from @ai-sdk/openai")
+  const version = record.specificationVersion
   if (!specificationVersions.includes(version as AiSdkSpecificationVersion)) {
-    throw invalidArgument(
-      `aiSdk(): the model implements AI SDK specification ${JSON.stringify(version)}; supported are ${specificationVersions.join(', ')} (AI SDK 5, 6 and 7 providers).`,
-      { specificationVersion: String(version) },
-    )
+    return problem(`implements AI SDK specification ${JSON.stringify(version)}; supported are ${specificationVersions.join(', ')} (AI SDK 5, 6 and 7 providers)`)
   }
-  if (typeof model.provider !== 'string' || typeof model.modelId !== 'string') {
-    throw invalidArgument('aiSdk(): the model has no "provider" and "modelId" strings.')
-  }
-  return model as unknown as AiSdkLanguageModel
-}
-
-function checkNumber(value: unknown, name: string, ok: (n: number) => boolean, expected: string): void {
-  if (value === undefined) return
-  if (typeof value !== 'number' || !ok(value)) throw invalidArgument(`aiSdk(): "${name}" must be ${expected} (found ${String(value)}).`)
+  if (typeof record.provider !== 'string' || typeof record.modelId !== 'string') return problem('has no "provider" and "modelId" strings')
+  return []
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,7 @@ import type { ModelAdapter, ModelChunk, ModelMessage, ModelRequest } from '@bosu
 import type { LanguageModelV2StreamPart, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import definition, { aiSdk, aiSdkOptionsSchema } from '../src/index.js'
 import { apiCallError, finishV2, finishV3, mockV2, mockV3, mockV4 } from './mock-model.js'
+import { expectCodeLines, expectConfigLines, type OptionsCase } from '../../../core/src/testing/options-lines.js'
 
 const user = (text: string): ModelMessage => createUserMessage(text, { id: text })
 
@@ -457,8 +458,8 @@ describe('abort', () => {
     const quiet = await collect(aiSdk({ model: silent, idleTimeoutMs: 50 }))
     expect(quiet.error).toMatchObject({ code: 'TIMEOUT' })
     expect(silent.calls[0]!.abortSignal!.aborted).toBe(true)
-    expect(() => aiSdk({ model: silent, idleTimeoutMs: 0 })).toThrow(/"idleTimeoutMs" must be a positive integer/)
-    expect(() => aiSdk({ model: silent, timeoutMs: 1.5 })).toThrow(/"timeoutMs" must be a positive integer/)
+    expect(() => aiSdk({ model: silent, idleTimeoutMs: 0 })).toThrow('$.idleTimeoutMs: must be >= 1 (found 0)')
+    expect(() => aiSdk({ model: silent, timeoutMs: 1.5 })).toThrow('$.timeoutMs: must be an integer (found 1.5)')
   })
 
   it('parts that make no chunk (metadata, an unsigned reasoning start, empty deltas) are not progress: TIMEOUT', async () => {
@@ -559,6 +560,28 @@ describe('the adapter definition and its options schema', () => {
     expect(await invalid({ model, temperature: -0.1 })).toContain('$.temperature: must be >= 0 (found -0.1)')
     expect(await invalid({ model, providerOptions: { anthropic: 1 } })).toContain('$.providerOptions.anthropic: must be an object (found 1)')
     expect(await invalid({ model, topP: 1 })).toContain('$.topP: unknown key "topP"')
+  })
+
+  it('aiSdk() from code and a config file give the same line for each rule of the schema (no hand-written twin)', async () => {
+    const model = mockV2({ responses: [] })
+    const cases: OptionsCase[] = [
+      [{}, '$.model: is required'],
+      [{ model: 'openai:gpt-4.1' }, "$.model: must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript (found \"openai:gpt-4.1\")"],
+      [{ model, maxTokens: 0 }, '$.maxTokens: must be >= 1 (found 0)'],
+      [{ model, maxTokens: 1.5 }, '$.maxTokens: must be an integer (found 1.5)'],
+      [{ model, temperature: -0.1 }, '$.temperature: must be >= 0 (found -0.1)'],
+      [{ model, providerOptions: { anthropic: 1 } }, '$.providerOptions.anthropic: must be an object (found 1)'],
+      [{ model, idleTimeoutMs: 0 }, '$.idleTimeoutMs: must be >= 1 (found 0)'],
+      [{ model, timeoutMs: 1.5 }, '$.timeoutMs: must be an integer (found 1.5)'],
+      [{ model, timeoutMs: Number.POSITIVE_INFINITY }, '$.timeoutMs: must be an integer (found Infinity)'],
+    ]
+    expectCodeLines(aiSdk, 'aiSdk()', cases)
+    await expectConfigLines(definition, cases)
+    // What the schema cannot say of the model object, from code and through createAdapter alike.
+    const v1 = { specificationVersion: 'v1', provider: 'p', modelId: 'm', doStream: () => {} }
+    const line = '$.model: implements AI SDK specification "v1"; supported are v2, v3, v4 (AI SDK 5, 6 and 7 providers)'
+    expect(() => aiSdk({ model: v1 as never })).toThrow(`Invalid options for aiSdk():\n  - ${line}`)
+    await expect(createAdapter(definition, { model: v1 })).rejects.toThrow(`Invalid options for aiSdk():\n  - ${line}`)
   })
 
   it('reports a model object that is not an AI SDK model after the schema', async () => {
