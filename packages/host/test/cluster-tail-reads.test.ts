@@ -91,7 +91,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     const compare = async () => {
       const [tail, whole] = [await req(b!.host, 'GET', '/v1/sessions/state-1'), await req(c!.host, 'GET', '/v1/sessions/state-1')]
       expect(tail.headers.get('etag')).toBe(whole.headers.get('etag'))
-      const body = await tail.json()
+      const body = (await tail.json()) as { inbox: Record<'next-turn' | 'next-step', { id: string }[]> }
       expect(body).toEqual(await whole.json())
       return body
     }
@@ -103,7 +103,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     await waitFor(() => gate.waiting === 1, 60_000, 'the turn to be held on A')
     await waitFor(async () => (await b!.store.summary('state-1'))?.pending === 2, 60_000, 'the claim of w-1 committed')
     const held = await compare()
-    expect(held.inbox['next-turn'].map((m: { id: string }) => m.id)).toEqual(['w-2', 'w-3'])
+    expect(held.inbox['next-turn'].map((m) => m.id)).toEqual(['w-2', 'w-3'])
     expect(counted.reads).toBe(0)
     expect(counted.lowest).toBeGreaterThanOrEqual(length - 1000)
     gate.open()

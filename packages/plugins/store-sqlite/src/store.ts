@@ -13,6 +13,10 @@ export interface SqliteStore extends Store {
   readonly name: 'sqlite'
   /** The database file, as an absolute path. */
   readonly file: string
+  /** One session's list item with its length (one read transaction, no log read), or `undefined`. */
+  summary(id: string): Promise<(SessionSummary & { length: number }) | undefined>
+  /** The events from `fromSeq` on, at most `limit` (default 1000): a range of keys, as long as what it returns. */
+  readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
 }
 
 /** @internal What tests may inspect: the open connection (if any) and its counters. */
