@@ -1,15 +1,16 @@
-import { invalidArgument } from '@bosun/core'
-import { Ajv, type ErrorObject } from 'ajv'
+import { assertOptions } from '@bosun/core'
+import type { JsonSchema, OptionsProblem } from '@bosun/core'
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const
 /** The longest delay a Node timer takes: a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
- * `createHost(options)`, checked by one JSON Schema (compiled once). What JSON cannot say — that
- * `store.open` and `agentFactory` are functions — is checked after it, by hand.
+ * `createHost(options)`, checked by one JSON Schema through the core's options formatter (the
+ * words every options error uses). What JSON cannot say — that `store.open` and `agentFactory`
+ * are functions — is checked after it.
  */
-export const hostOptionsSchema = {
+export const hostOptionsSchema: JsonSchema = {
   type: 'object',
   required: ['store'],
   additionalProperties: false,
@@ -22,7 +23,8 @@ export const hostOptionsSchema = {
       type: 'object',
       additionalProperties: false,
       required: ['token'],
-      properties: { token: { type: 'string', minLength: 16 } },
+      // The length in an anyOf branch, for the sentence with its advice.
+      properties: { token: { type: 'string', anyOf: [{ minLength: 16 }], 'x-expected': 'a string of at least 16 characters (32 random characters recommended)' } },
     },
     limits: {
       type: 'object',
@@ -34,60 +36,33 @@ export const hostOptionsSchema = {
       type: 'object',
       additionalProperties: false,
       required: ['origins'],
-      properties: { origins: { type: 'array', items: { type: 'string', pattern: '^https?://' } } },
+      properties: { origins: { type: 'array', items: { type: 'string', anyOf: [{ pattern: '^https?://' }], 'x-expected': 'an origin that starts with http:// or https://' } } },
     },
     webRoot: { type: 'string', minLength: 1 },
     // `false` turns the cluster off on a cluster store; the fields are `ClusterOptions` (cluster/cluster.ts).
     cluster: {
-      anyOf: [
-        { const: false },
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: { relayWaitMs: { type: 'integer', minimum: 0 }, pollIntervalMs: positiveInteger, takeoverConcurrency: positiveInteger },
-        },
-      ],
+      type: ['object', 'boolean'],
+      not: { const: true },
+      'x-expected': 'false (no cluster) or an object of cluster options',
+      additionalProperties: false,
+      properties: { relayWaitMs: { type: 'integer', minimum: 0 }, pollIntervalMs: positiveInteger, takeoverConcurrency: positiveInteger },
     },
   },
   anyOf: [{ required: ['agentFactory'] }, { required: ['agent'] }, { required: ['config'] }],
-} as const
-
-// strictRequired off: the anyOf names options the top level defines.
-const validate = new Ajv({ allErrors: false, strict: true, strictRequired: false }).compile(hostOptionsSchema)
-
-const HINTS: Record<string, string> = {
-  '/auth/token': ' (32 random characters recommended)',
+  'x-expected': 'an object with "store" and one of "agentFactory", "agent" or "config" to build each session\'s agent',
 }
 
-function describe(error: ErrorObject): string {
-  if (error.keyword === 'additionalProperties') {
-    const extra = (error.params as { additionalProperty: string }).additionalProperty
-    return `${error.instancePath === '' ? '' : `"${error.instancePath.slice(1).replaceAll('/', '.')}" has `}unknown option "${extra}"`
+/** What the schema cannot say: the store is a Store and the factory a function. */
+function functionProblems(options: { store: { open?: unknown }; agentFactory?: unknown }): OptionsProblem[] {
+  const problems: OptionsProblem[] = []
+  if (typeof options.store.open !== 'function') problems.push({ keys: ['store'], message: 'must be a Store (an object with open, create, list and close)' })
+  if (options.agentFactory !== undefined && typeof options.agentFactory !== 'function') {
+    problems.push({ keys: ['agentFactory'], message: 'must be a function ({ sessionId, store }) => Promise<Agent>', found: options.agentFactory })
   }
-  if (error.keyword === 'required') {
-    const missing = (error.params as { missingProperty: string }).missingProperty
-    return `"${[...error.instancePath.slice(1).split('/').filter(Boolean), missing].join('.')}" is required`
-  }
-  const path = error.instancePath.slice(1).replaceAll('/', '.')
-  return `"${path}" ${error.message ?? 'is invalid'}${HINTS[error.instancePath] ?? ''}`
+  return problems
 }
 
-/** Throws INVALID_ARGUMENT naming the option's path (e.g. `"limits.idleMs" must be >= 1`). */
+/** Throws INVALID_ARGUMENT listing every problem by its path (`Invalid options for createHost():\n  - $.limits.idleMs: must be >= 1 (found 0)`). */
 export function checkHostOptions(options: unknown): void {
-  if (!validate(options)) {
-    const errors = validate.errors ?? []
-    // The anyOf on the three ways to build agents reports itself last; say what it means.
-    let first = errors.find((e) => e.keyword !== 'required' || e.schemaPath.startsWith('#/required')) ?? errors[0]!
-    // A nested "false or an object" (cluster) fails both branches: the object branch's deepest
-    // complaint says what is wrong (`"cluster.relayWaitMs" must be >= 0`), not "equal to constant".
-    if (first.instancePath !== '' && (first.keyword === 'const' || first.keyword === 'anyOf')) {
-      const inside = errors.filter((e) => e.instancePath.startsWith(first.instancePath) && e.keyword !== 'const' && e.keyword !== 'anyOf')
-      first = inside.sort((a, b) => b.instancePath.length - a.instancePath.length)[0] ?? first
-    }
-    const message = first.schemaPath.startsWith('#/anyOf') ? 'pass "agentFactory", "agent" or "config" to build each session\'s agent' : describe(first)
-    throw invalidArgument(`createHost(): ${message}.`)
-  }
-  const { store, agentFactory } = options as { store: { open?: unknown }; agentFactory?: unknown }
-  if (typeof store.open !== 'function') throw invalidArgument('createHost(): "store" must be a Store (an object with open, create, list and close).')
-  if (agentFactory !== undefined && typeof agentFactory !== 'function') throw invalidArgument('createHost(): "agentFactory" must be a function ({ sessionId, store }) => Promise<Agent>.')
+  assertOptions(hostOptionsSchema, options, 'createHost()', { check: functionProblems })
 }
