@@ -136,6 +136,12 @@ describe('options errors: what is found', () => {
     expect(() => assertOptions(secrets, { apiKey: null }, 'proxy()')).toThrow('$.apiKey: must be a string (found null)')
   })
 
+  it('headers given as a string, an array or a number (not an object of headers) is not shown either: it holds header values', () => {
+    for (const [headers, type] of [['x-api-key: pin-4321', 'a string'], [['Authorization: Basic pin4321'], 'an array'], [4321, 'a number']] as const) {
+      expect(() => assertOptions(secrets, { headers }, 'proxy()')).toThrow(`$.headers: must be an object (found ${type} not shown: under this key it could be a credential)`)
+    }
+  })
+
   it('a check outside the schema gets the same treatment', () => {
     expect(optionsError('x', [{ keys: ['clientSecret'], message: 'must be long', found: 7 }]).message).toBe(
       'Invalid options for x:\n  - $.clientSecret: must be long (found a number not shown: under this key it could be a credential)',

@@ -15,13 +15,16 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 /**
  * Whether an options error may quote the value found at `keys` (its path in the options): not
  * under a secret-looking key, a `…Env` key (a key pasted where a variable's name belongs) or a
- * `headers` object (a header may carry a key) — whatever the value looks like.
+ * `headers` object (a header may carry a key), nor `headers` itself (given as a string or an array
+ * of header lines, it holds their values) — whatever the value looks like.
  */
 export function mayQuoteValueAt(keys: readonly (string | number)[]): boolean {
   const key = keys.at(-1)
   if (typeof key !== 'string') return true
-  return !SECRET_KEY.test(key) && !ENV_KEY.test(key) && !(typeof keys.at(-2) === 'string' && /^headers$/i.test(keys.at(-2) as string))
+  return !SECRET_KEY.test(key) && !ENV_KEY.test(key) && !HEADERS.test(key) && !(typeof keys.at(-2) === 'string' && HEADERS.test(keys.at(-2) as string))
 }
+
+const HEADERS = /^headers$/i
 
 export interface SecretFinding {
   path: string
