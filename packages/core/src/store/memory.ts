@@ -1,4 +1,4 @@
-import { BosunError, ErrorCodes } from '../errors.js'
+import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import { EventLog } from '../session/event-log.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import { assertSessionId } from './session-id.js'
@@ -184,24 +184,35 @@ export function memoryStore(): Store {
       assertSessionId(id)
       return sessions.get(id)?.header
     },
+    async summary(id) {
+      ensureOpen()
+      assertSessionId(id)
+      const entry = sessions.get(id)
+      return entry === undefined ? undefined : summaryOf(entry)
+    },
+    async readEvents(id, fromSeq, limit = 1000) {
+      ensureOpen()
+      assertSessionId(id)
+      if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) throw invalidArgument(`readEvents(): "fromSeq" must be a non-negative integer, got ${String(fromSeq)}.`)
+      if (!Number.isSafeInteger(limit) || limit < 1) throw invalidArgument(`readEvents(): "limit" must be a positive integer, got ${String(limit)}.`)
+      // A sealed page is decoded only for the events asked for.
+      return sessions.get(id)?.events.slice(fromSeq, fromSeq + limit) ?? []
+    },
     async list() {
       ensureOpen()
-      return [...sessions.values()].map((entry): SessionSummary => {
-        const { header, events } = entry
-        const fold = (entry.summary ??= new LogSummaryFold(header))
-        if (fold.length < events.length) for (const event of events.slice(fold.length)) fold.add(event)
-        return {
-          id: header.id,
-          createdAt: header.createdAt,
-          ...(header.parent === undefined ? {} : { parent: header.parent }),
-          ...fold.summary(),
-          delegation: header.delegation ?? null,
-        }
-      })
+      return [...sessions.values()].map((entry): SessionSummary => ({ ...summaryOf(entry), delegation: entry.header.delegation ?? null }))
     },
     async close() {
       state.closed = true
       for (const entry of sessions.values()) entry.owner?.disown()
     },
   }
+}
+
+/** An entry's list item (its header's delegation aside), its summary folded on over the events appended since the last one. */
+function summaryOf(entry: Entry): SessionSummary & { length: number } {
+  const { header, events } = entry
+  const fold = (entry.summary ??= new LogSummaryFold(header))
+  if (fold.length < events.length) for (const event of events.slice(fold.length)) fold.add(event)
+  return { id: header.id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }), ...fold.summary() }
 }
