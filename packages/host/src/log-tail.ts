@@ -93,7 +93,9 @@ export class LogTail {
    */
   async inboxAt(upTo: number): Promise<InboxFold | undefined> {
     const { queued, seedLength } = this
-    if (queued === undefined || upTo >= this.length || upTo + 1 < seedLength) return undefined
+    // Through a seq of the seed (or none): nothing is folded yet.
+    if (upTo < seedLength && upTo < this.length) return new InboxFold(seedLength)
+    if (queued === undefined || upTo >= this.length) return undefined
     // Back from the end: the queues' lengths before each splice, until both are empty at or before upTo + 1.
     const lengths = { ...queued }
     let empty = this.length

@@ -229,6 +229,8 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     await cluster.sql(`UPDATE "${hosts.schema}".sessions SET summary = $1 WHERE id = $2`, [JSON.stringify(wrong), row!.id])
     const off = (await LogTail.open(store, row!.id, 5))!
     expect(off.queued).toBeDefined()
-    for (let upTo = -1; upTo < off.length; upTo++) expect(await off.inboxAt(upTo)).toBeUndefined()
+    // (Through seq -1 nothing is folded: that needs no summary.)
+    expect((await off.inboxAt(-1))?.snapshot()).toEqual({ 'next-turn': [], 'next-step': [] })
+    for (let upTo = 0; upTo < off.length; upTo++) expect(await off.inboxAt(upTo)).toBeUndefined()
   })
 })
