@@ -142,6 +142,15 @@ describe('options errors: what is found', () => {
     }
   })
 
+  it('a property whose schema says writeOnly (a connection URL that may hold a password) is never shown, whatever it holds', () => {
+    const url: JsonSchema = { type: 'object', properties: { url: { type: 'string', writeOnly: true, anyOf: [{ pattern: '^postgres://' }], 'x-expected': 'a postgres:// URL' } } }
+    // A connection string with its password, which no credential pattern knows: never quoted.
+    expect(() => assertOptions(url, { url: 'host=db user=bob password=hunter2' }, 'x()')).toThrow(
+      'Invalid options for x():\n  - $.url: must be a postgres:// URL (found a string not shown: under this key it could be a credential)',
+    )
+    expect(() => assertOptions(url, { url: 4321 }, 'x()')).toThrow('$.url: must be a postgres:// URL (found a number not shown: under this key it could be a credential)')
+  })
+
   it('a check outside the schema gets the same treatment', () => {
     expect(optionsError('x', [{ keys: ['clientSecret'], message: 'must be long', found: 7 }]).message).toBe(
       'Invalid options for x:\n  - $.clientSecret: must be long (found a number not shown: under this key it could be a credential)',

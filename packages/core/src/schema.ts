@@ -207,10 +207,11 @@ function errorKeys(error: ErrorObject): (string | number)[] {
  * How an options error describes a found value: {@link describeValue} (which never quotes one that
  * looks like a credential), and only the type of any value — a number, a boolean, an array's
  * items too — under a key that may hold one (a secret-looking key, a `…Env` key, `headers`) or
- * anywhere inside such a key's value.
+ * anywhere inside such a key's value, or where the schema says `writeOnly` (`secret`: a
+ * connection URL, which may hold a password in a form no credential pattern knows).
  */
-function describeFound(value: unknown, keys: readonly (string | number)[]): string {
-  const hidden = keys.some((_, index) => !mayQuoteValueAt(keys.slice(0, index + 1)))
+function describeFound(value: unknown, keys: readonly (string | number)[], secret = false): string {
+  const hidden = secret || keys.some((_, index) => !mayQuoteValueAt(keys.slice(0, index + 1)))
   if (hidden && value !== null && value !== undefined) return `${typeOfValue(value)} not shown: under this key it could be a credential`
   return describeValue(value)
 }
@@ -226,7 +227,9 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
     const expected = expectedAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/propertyNames/') + '/propertyNames'.length))
     return `the key ${expected !== undefined ? `must be ${expected}` : error.message ?? 'is invalid'}`
   }
-  const found = describeFound(valueAt(root, error.instancePath), pointerKeys(error.instancePath))
+  // The value's own schema (the failed keyword's parent) may say it is never shown: `writeOnly`.
+  const secret = schemaAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')))?.['writeOnly'] === true
+  const found = describeFound(valueAt(root, error.instancePath), pointerKeys(error.instancePath), secret)
   switch (error.keyword) {
     case 'required':
       return 'is required'

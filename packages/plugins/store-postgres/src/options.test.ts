@@ -30,7 +30,10 @@ describe('postgres store — options', () => {
   const cases: OptionsCase[] = [
     [{}, '$: must be an object with exactly one of "url" and "urlEnv" (found an object)'],
     [{ url: 'postgres://h/db', urlEnv: 'X' }, '$: must be an object with exactly one of "url" and "urlEnv" (found an object)'],
-    [{ url: 'mysql://h/db' }, '$.url: must be a URL that starts with postgres:// or postgresql:// (found "mysql://h/db")'],
+    // The URL is never shown (it may hold a password: from code it may, and not always as user:password@).
+    [{ url: 'mysql://h/db' }, '$.url: must be a URL that starts with postgres:// or postgresql:// (found a string not shown: under this key it could be a credential)'],
+    [{ url: 'host=db user=bosun password=hunter2' }, '$.url: must be a URL that starts with postgres:// or postgresql:// (found a string not shown: under this key it could be a credential)'],
+    [{ url: 5432 }, '$.url: must be a URL that starts with postgres:// or postgresql:// (found a number not shown: under this key it could be a credential)'],
     [{ urlEnv: 'not a name' }, '$.urlEnv: must be the name of an environment variable (letters, digits and "_"), like "BOSUN_PG_URL" (found a string not shown: under this key it could be a credential)'],
     [{ url: 'postgres://h/db', schema: 'Bad-Name' }, '$.schema: must be a lower-case SQL identifier of at most 48 characters (letters, digits and "_", not starting with a digit) (found "Bad-Name")'],
     [{ url: 'postgres://h/db', poolSize: 0 }, '$.poolSize: must be an integer from 1 to 1000 (found 0)'],

@@ -38,7 +38,8 @@ export const postgresStoreOptionsSchema: JsonSchema = {
   type: 'object',
   properties: {
     // The pattern in an anyOf branch, for the sentence (x-expected) instead of the regular expression.
-    url: { type: 'string', anyOf: [{ pattern: '^postgres(ql)?://' }], 'x-expected': URL_EXPECTED, description: 'Connection URL without a password (use urlEnv for one with credentials).' },
+    // writeOnly: an error never shows it (from code it may hold a password, in a form no credential pattern knows: `host=… password=…`).
+    url: { type: 'string', writeOnly: true, anyOf: [{ pattern: '^postgres(ql)?://' }], 'x-expected': URL_EXPECTED, description: 'Connection URL without a password (use urlEnv for one with credentials).' },
     urlEnv: {
       type: 'string',
       anyOf: [{ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }],
