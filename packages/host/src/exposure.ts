@@ -155,7 +155,7 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
       }
       const allowedOrigin = corsOrigins.has(origin.toLowerCase())
       if (originHost !== hostHeader.toLowerCase() && !allowedOrigin) {
-        throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin (or configure cors.origins).')
+        throw new HostError('forbidden-origin', 'Requests from another origin are refused: call the host from its own origin, or allow that origin with cors.origins (bosun serve --cors <origin>).')
       }
       if (allowedOrigin) {
         cors = { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSED_HEADERS, vary: 'origin' }

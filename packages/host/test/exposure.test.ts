@@ -65,6 +65,16 @@ describe('host: the Host fence', () => {
     expect((await getWithHost(port, '/v1/host', `192.168.1.20:${port}`)).status).toBe(403)
   })
 
+  it('each refusal says how to allow the request: the createHost option and its bosun serve flag', async () => {
+    const { port } = await serve({})
+    const foreignHost = await getWithHost(port, '/v1/host', `evil.example:${port}`)
+    expect(foreignHost.status).toBe(403)
+    expect(JSON.parse(foreignHost.body).error.message).toMatch(/allowedHosts \(bosun serve --allowed-host <name>\)/)
+    const foreignOrigin = await getWithHost(port, '/v1/host', `127.0.0.1:${port}`, { origin: 'https://app.example.com' })
+    expect(foreignOrigin.status).toBe(403)
+    expect(JSON.parse(foreignOrigin.body).error).toMatchObject({ code: 'forbidden-origin', message: expect.stringMatching(/cors\.origins \(bosun serve --cors <origin>\)/) })
+  })
+
   it('with a token and allowed names, the fence holds as a second line', async () => {
     const { port } = await serve({ auth: { token: TOKEN }, allowedHosts: ['bosun.internal'] })
     const auth = { authorization: `Bearer ${TOKEN}` }
