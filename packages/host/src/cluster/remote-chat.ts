@@ -50,7 +50,7 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     const tailed = tailStore(store)
     if (tailed !== undefined) {
       const tail = await LogTail.open(tailed, id, host.pageSize)
-      return tail === undefined ? undefined : { length: tail.length, tail, foldTo: async (after) => (await tail.inboxAt(after)) ?? foldWhole(id, after) }
+      return tail === undefined ? undefined : { length: tail.length, openTurn: () => tail.openTurn(), foldTo: async (after) => (await tail.inboxAt(after)) ?? foldWhole(id, after) }
     }
     const read = await store.read(id)
     return read === undefined ? undefined : wholeLog(read)
@@ -90,7 +90,7 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     const status = await store.sessionStatus?.(id)
     if (status === 'idle') return new Response(null, { status: 204 })
     const log = await storedLog(id)
-    const turn = log === undefined ? undefined : log.tail === undefined ? openTurn(log.events!) : await log.tail.openTurn()
+    const turn = await log?.openTurn()
     if (log === undefined || turn === undefined) return new Response(null, { status: 204 })
     return turnStream(id, log, { turn: turn.turn, after: turn.seq - 1 })
   })
@@ -100,10 +100,9 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
 interface StoredLog {
   /** Events in the log when it was read. */
   length: number
-  /** The log read from its end (`LogTail`), when the store can. */
-  tail?: LogTail
-  /** The whole log, when the store cannot read its end alone. */
-  events?: readonly SessionEvent[]
+  /** The turn left open at the end, if any. */
+  openTurn(): Promise<{ turn: number; seq: number } | undefined>
+  /** The inbox fold through seq `after`. */
   foldTo(after: number): Promise<InboxFold>
 }
 
@@ -111,7 +110,7 @@ interface StoredLog {
 function wholeLog(read: { header: SessionHeader; events: readonly SessionEvent[] }): StoredLog {
   const { events } = read
   const seedLength = read.header.seedLength ?? 0
-  return { length: events.length, events, foldTo: (after) => foldSliced({ eventAt: (seq) => events[seq] }, new InboxFold(seedLength), 0, after) }
+  return { length: events.length, openTurn: async () => openTurn(events), foldTo: (after) => foldSliced({ eventAt: (seq) => events[seq] }, new InboxFold(seedLength), 0, after) }
 }
 
 function validId(id: string): boolean {
