@@ -8,7 +8,10 @@ const cases: OptionsCase[] = [
   [{}, '$.dir: is required'],
   [{ dir: '' }, '$.dir: must not be empty (found "")'],
   [{ dir: 7 }, '$.dir: must be a string (found 7)'],
-  [{ dir: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be >= 0 (found -1)'],
+  [{ dir: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found -1)'],
+  // A timer's longest wait: Node fires a longer one after 1 ms (the twin before the schema refused any unsafe integer).
+  [{ dir: 'x', batchWindowMs: 2 ** 31 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found 2147483648)'],
+  [{ dir: 'x', batchWindowMs: 1e300 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found 1e+300)'],
   [{ dir: 'x', batchWindowMs: 1.5 }, '$.batchWindowMs: must be an integer (found 1.5)'],
   [{ dir: 'x', journal: 'yes' }, '$.journal: must be a boolean (found "yes")'],
   [{ dir: 'x', dri: 'y' }, '$.dri: unknown key "dri" — did you mean "dir"?'],

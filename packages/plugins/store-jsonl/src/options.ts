@@ -31,12 +31,15 @@ export const DEFAULT_BATCH_WINDOW_MS = 4
 /** Whether batches go through the store journal unless the options say (journal.ts). */
 export const DEFAULT_JOURNAL = true
 
+/** A timer's longest wait in ms: Node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** JSON Schema of {@link JsonlStoreConfig}: a config file's options and `jsonlStore()`'s from code are checked against it. */
 export const jsonlStoreOptionsSchema: JsonSchema = {
   type: 'object',
   properties: {
     dir: { type: 'string', minLength: 1, description: 'Folder of the session files, relative to the config file.' },
-    batchWindowMs: { type: 'integer', minimum: 0, description: 'Write-behind batch window in milliseconds (default 4).' },
+    batchWindowMs: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, description: 'Write-behind batch window in milliseconds (default 4).' },
     journal: { type: 'boolean', description: 'Make batches durable through the store journal, one fdatasync per commit round for all its sessions (default true); false: each session file is fdatasynced itself.' },
   },
   required: ['dir'],

@@ -28,6 +28,9 @@ export interface PostgresStoreOptions {
   owner?: string
 }
 
+/** A timer's longest wait in ms (and statement_timeout's largest): Node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 const URL_EXPECTED = 'a URL that starts with postgres:// or postgresql://'
 
 /**
@@ -53,9 +56,9 @@ export const postgresStoreOptionsSchema: JsonSchema = {
       description: 'PostgreSQL schema of the tables. Default bosun.',
     },
     poolSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'Connections in the pool. Default 10.' },
-    statementTimeoutMs: { type: 'integer', minimum: 0, description: 'statement_timeout in ms (0: none). Default 30000.' },
-    leaseTtlMs: { type: 'integer', minimum: 300, description: 'Lease time to live in ms, renewed every third of it. Default 30000.' },
-    batchWindowMs: { type: 'integer', minimum: 0, description: 'How long appends are gathered into one transaction, in ms. Default 4.' },
+    statementTimeoutMs: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, description: 'statement_timeout in ms (0: none). Default 30000.' },
+    leaseTtlMs: { type: 'integer', minimum: 300, maximum: MAX_TIMER_MS, description: 'Lease time to live in ms, renewed every third of it. Default 30000.' },
+    batchWindowMs: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, description: 'How long appends are gathered into one transaction, in ms. Default 4.' },
     owner: { type: 'string', minLength: 1, maxLength: 200, description: 'This store\'s name in lease rows. Default hostname:pid:random.' },
   },
   oneOf: [{ required: ['url'] }, { required: ['urlEnv'] }],

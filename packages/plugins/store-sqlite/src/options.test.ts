@@ -8,7 +8,10 @@ const cases: OptionsCase[] = [
   [{}, '$.file: is required'],
   [{ file: '' }, '$.file: must not be empty (found "")'],
   [{ file: ['a'] }, '$.file: must be a string (found ["a"])'],
-  [{ file: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be >= 0 (found -1)'],
+  [{ file: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found -1)'],
+  // A timer's longest wait: Node fires a longer one after 1 ms (the twin before the schema refused any unsafe integer).
+  [{ file: 'x', batchWindowMs: 2 ** 31 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found 2147483648)'],
+  [{ file: 'x', batchWindowMs: 1e300 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found 1e+300)'],
   [{ file: 'x', batchWindowMs: 1.5 }, '$.batchWindowMs: must be an integer (found 1.5)'],
   [{ file: 'x', batch: 1 }, '$.batch: unknown key "batch" — did you mean "batchWindowMs"?'],
 ]

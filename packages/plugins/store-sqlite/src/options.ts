@@ -15,6 +15,9 @@ export interface SqliteStoreOptions {
   batchWindowMs?: number
 }
 
+/** A timer's longest wait in ms: Node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** The JSON Schema of {@link SqliteStoreOptions}: a config file's options and `sqliteStore()`'s from code are checked against it. */
 export const sqliteStoreOptionsSchema: JsonSchema = {
   type: 'object',
@@ -23,6 +26,7 @@ export const sqliteStoreOptionsSchema: JsonSchema = {
     batchWindowMs: {
       type: 'integer',
       minimum: 0,
+      maximum: MAX_TIMER_MS,
       description: 'How long appends are gathered into one transaction, in milliseconds. Default 4.',
     },
   },
