@@ -458,7 +458,7 @@ describe('abort', () => {
     const quiet = await collect(aiSdk({ model: silent, idleTimeoutMs: 50 }))
     expect(quiet.error).toMatchObject({ code: 'TIMEOUT' })
     expect(silent.calls[0]!.abortSignal!.aborted).toBe(true)
-    expect(() => aiSdk({ model: silent, idleTimeoutMs: 0 })).toThrow('$.idleTimeoutMs: must be >= 1 (found 0)')
+    expect(() => aiSdk({ model: silent, idleTimeoutMs: 0 })).toThrow('$.idleTimeoutMs: must be an integer from 1 to 2147483647 (found 0)')
     expect(() => aiSdk({ model: silent, timeoutMs: 1.5 })).toThrow('$.timeoutMs: must be an integer (found 1.5)')
   })
 
@@ -571,7 +571,10 @@ describe('the adapter definition and its options schema', () => {
       [{ model, maxTokens: 1.5 }, '$.maxTokens: must be an integer (found 1.5)'],
       [{ model, temperature: -0.1 }, '$.temperature: must be >= 0 (found -0.1)'],
       [{ model, providerOptions: { anthropic: 1 } }, '$.providerOptions.anthropic: must be an object (found 1)'],
-      [{ model, idleTimeoutMs: 0 }, '$.idleTimeoutMs: must be >= 1 (found 0)'],
+      [{ model, idleTimeoutMs: 0 }, '$.idleTimeoutMs: must be an integer from 1 to 2147483647 (found 0)'],
+      // A timer's longest wait: Node fires a longer one after 1 ms, every call a TIMEOUT (the twin refused unsafe integers).
+      [{ model, idleTimeoutMs: 2 ** 31 }, '$.idleTimeoutMs: must be an integer from 1 to 2147483647 (found 2147483648)'],
+      [{ model, timeoutMs: 1e300 }, '$.timeoutMs: must be an integer from 1 to 2147483647 (found 1e+300)'],
       [{ model, timeoutMs: 1.5 }, '$.timeoutMs: must be an integer (found 1.5)'],
       [{ model, timeoutMs: Number.POSITIVE_INFINITY }, '$.timeoutMs: must be an integer (found Infinity)'],
     ]

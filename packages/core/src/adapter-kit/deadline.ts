@@ -4,6 +4,9 @@ import { ModelError, type ModelChunk } from '../model.js'
 /** The default of every adapter's `idleTimeoutMs`: one minute without content. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000
 
+/** A timer's longest wait in ms: Node fires a longer one after 1 ms (every call would be a TIMEOUT). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * The JSON Schema properties of the two deadlines every HTTP adapter accepts. Spread into each
  * adapter's options schema so that the adapters share one definition (and one validation) of them.
@@ -12,12 +15,14 @@ export const deadlineOptionsSchema: { idleTimeoutMs: JsonSchema; timeoutMs: Json
   idleTimeoutMs: {
     type: 'integer',
     minimum: 1,
+    maximum: MAX_TIMER_MS,
     description:
       'Fail with TIMEOUT when no content (text, reasoning or tool-call progress) arrives for this long, in ms; keep-alives do not count. Default 60000.',
   },
   timeoutMs: {
     type: 'integer',
     minimum: 1,
+    maximum: MAX_TIMER_MS,
     description: 'Fail with TIMEOUT when one request (headers, stream and all) takes longer than this, in ms. Default: no limit.',
   },
 }
