@@ -2,6 +2,7 @@ import { borrowOrOpen, createAgent, definePlugin, type Agent, type Plugin, type 
 import { createChildSession, type ChildSpec } from './child-session.js'
 import { ChildFold } from './fold.js'
 import type { Options } from './options.js'
+import { recordPluginTool, splitEntry } from './profile-tools.js'
 import { SUBAGENT_TOOL_NAMES } from './tools.js'
 
 /** A child this agent has open: its agent, and its settlements folded as its events are appended. */
@@ -67,7 +68,7 @@ const wrappedPlugins = new WeakMap<object, Map<string, Plugin>>()
 function onlyTools(entries: readonly PluginEntry[], allowed: ReadonlySet<string>): PluginEntry[] {
   const key = [...allowed].sort().join('\n')
   return entries.map((entry) => {
-    const [plugin, options] = Array.isArray(entry) ? (entry as readonly [Plugin, unknown]) : [entry as Plugin, undefined]
+    const [plugin, options] = splitEntry(entry)
     let byAllowlist = wrappedPlugins.get(plugin)
     if (!byAllowlist) wrappedPlugins.set(plugin, (byAllowlist = new Map()))
     let wrapped = byAllowlist.get(key)
@@ -75,7 +76,11 @@ function onlyTools(entries: readonly PluginEntry[], allowed: ReadonlySet<string>
       wrapped = definePlugin<any>({
         ...plugin,
         setup: (context, pluginOptions) =>
-          plugin.setup({ ...context, addTool: (tool: Tool) => (allowed.has(tool.name) ? context.addTool(tool) : undefined) }, pluginOptions),
+          plugin.setup({ ...context, addTool: (tool: Tool) => {
+            // Recorded whether let through or not: a profile naming it names a tool (profile-tools.ts).
+            if (typeof tool?.name === 'string') recordPluginTool(plugin, tool.name)
+            return allowed.has(tool.name) ? context.addTool(tool) : undefined
+          } }, pluginOptions),
       })
       byAllowlist.set(key, wrapped)
     }

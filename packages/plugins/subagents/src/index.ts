@@ -2,6 +2,7 @@ import { definePlugin, offerChildOpener } from '@bosun/core'
 import { Delegator } from './delegator.js'
 import { SUBAGENT_EVENTS } from './events.js'
 import { optionsSchema, type Options } from './options.js'
+import { checkProfileTools } from './profile-tools.js'
 import { parentTools, reportTool } from './tools.js'
 
 export { optionsSchema, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN } from './options.js'
@@ -26,6 +27,8 @@ export default definePlugin<Options>({
   schema: optionsSchema,
   events: SUBAGENT_EVENTS,
   async setup(ctx, options) {
+    // A profile's tools entry that names no tool fails the agent's creation (bosun config check too).
+    checkProfileTools(ctx, options)
     const delegator = new Delegator(ctx, options)
     for (const tool of parentTools(delegator, options)) ctx.addTool(tool)
     if (ctx.session.header.delegation) ctx.addTool(reportTool)

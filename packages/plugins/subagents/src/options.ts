@@ -6,7 +6,7 @@ export interface AgentProfile {
   system?: string
   /** The child's model, shaped like the config's top-level `model`; each child gets a fresh adapter. Default: the parent's adapter. */
   model?: ModelEntry
-  /** Which of the parent's tools the child gets, by name. Default: all. The subagent tools are always added. */
+  /** Which of the parent's tools the child gets, by name (exact, no patterns). Default: all. The subagent tools are always added. A name that is no tool is refused (`PLUGIN_OPTIONS_INVALID`). */
   tools?: string[]
   /** One line the model sees in `spawn_agent`'s description. */
   description?: string

@@ -78,4 +78,51 @@ describe('profiles', () => {
     expect(seen.get('me')).toEqual(['read', ...subagentTools, 'web'])
     await root.close()
   })
+
+  it("a profile's tools entry that names no tool fails the agent's creation, saying where, what there is and what to do", async () => {
+    const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+    const attempt = parent({ tools: [tool('read-file'), tool('search')], options: { agents: { researcher: { tools: ['search', 'read_file'] }, writer: { tools: ['./tools/search.ts'] } } } })
+    await expect(attempt).rejects.toMatchObject({
+      code: 'PLUGIN_OPTIONS_INVALID',
+      details: { paths: '$.agents.researcher.tools[1],$.agents.writer.tools[0]' },
+      message: [
+        'Invalid options for plugin "subagents" (plugins[0]):',
+        '  - $.agents.researcher.tools[1]: names no tool — did you mean "read-file"? (found "read_file")',
+        '  - $.agents.writer.tools[0]: names no tool — did you mean "search"? (found "./tools/search.ts")',
+        'The agent\'s tools: read-file, search (from its "tools"; no other plugin adds any); and the subagent tools (spawn_agent, send_to_agent, interrupt_agent, list_agents, report), which every child gets anyway. ' +
+          'A profile\'s "tools" lists, by name, the tools its children get: correct the name (a tool\'s name, not its file), or leave "tools" out to give them all.',
+      ].join('\n'),
+    })
+  })
+
+  it('names checked at creation are the top-level agent\'s: a child without a tool another profile names still opens, and a profile may name a subagent tool', async () => {
+    const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+    const root = await parent({
+      tools: [tool('read'), tool('write')],
+      options: { agents: { reader: { tools: ['read', 'list_agents'] }, writer: { tools: ['write'] } } },
+      script: { top: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'as reader', agent: 'reader' } }] }, { text: 'ok' }] },
+    })
+    root.followup('top')
+    await root.whenIdle()
+    const [result] = toolResults(root.session.events)
+    expect([result!.isError, textOf(result!.content)]).toEqual([undefined, 'done: as reader'])
+    await root.close()
+  })
+
+  it('beside another plugin, a name no plugin adds either is refused at the spawn, once the child\'s plugins have run', async () => {
+    const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+    const webSearch = definePlugin({ name: 'web-search', setup: ({ addTool }) => addTool(tool('web')) })
+    const root = await parent({
+      tools: [tool('read')],
+      plugins: [webSearch, [subagents, { agents: { surfer: { tools: ['web', 'Web_Search'] } } }]],
+      script: { top: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'as surfer', agent: 'surfer' } }] }, { text: 'ok' }] },
+    })
+    root.followup('top')
+    await root.whenIdle()
+    const [result] = toolResults(root.session.events)
+    expect(result!.isError).toBe(true)
+    expect(textOf(result!.content)).toContain('Invalid options for plugin "subagents" (plugins[1]):\n  - $.agents.surfer.tools[1]: names no tool (found "Web_Search")\nThe agent\'s tools: read, web; and the subagent tools')
+    expect(ofType(root.session.events, 'subagent/settled')[0]!.data).toMatchObject({ reason: 'error' })
+    await root.close()
+  })
 })
