@@ -43,8 +43,10 @@ export function sessionInfo(log: SessionLog): SessionInfo {
         break
     }
   }
-  claimedPrompts(events, turnList)
+  // The inbox first: its replay checks every splice (a damaged one is INVALID_PERSISTED_SPLICE),
+  // which the fold of claimed prompts reads without checking.
   const inbox = pendingOf(log)
+  claimedPrompts(events, turnList)
   // What a store that keeps summaries lists (session-list.ts): the same fold.
   const summary = summarizeLog(header, events)
   return {

@@ -108,4 +108,15 @@ describe('sessions list', () => {
     expect(() => sessionInfo({ header: opened.header, events: [...opened.events] })).toThrow(expect.objectContaining({ code: 'INVALID_PERSISTED_SPLICE' }) as BosunError)
     await store.close()
   })
+
+  it('sessions show refuses a splice the inbox cannot replay with its coded error, also when a turn never reached a step', () => {
+    const event = (seq: number, type: string, data: object) => Object.freeze({ seq, time: 1_700_000_000_000 + seq, type, data }) as SessionEvent
+    // A blocked turn has no user/message (its prompt is looked up among the claimed messages), then a damaged splice.
+    const events = [
+      event(0, 'turn/start', { turn: 1 }),
+      event(1, 'turn/end', { turn: 1, reason: { kind: 'blocked', by: 'guard', metadata: {} } }),
+      event(2, 'agent/inbox/spliced', { target: 'nowhere', start: 0, inserted: [createUserMessage('queued', { id: 'q' })] }),
+    ]
+    expect(() => sessionInfo({ header: { id: 'odd', version: 1, createdAt: 1 }, events })).toThrow(expect.objectContaining({ code: 'INVALID_PERSISTED_SPLICE' }) as BosunError)
+  })
 })
