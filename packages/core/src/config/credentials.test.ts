@@ -42,6 +42,10 @@ const CREDENTIALS: [string, string][] = [
   ['a fragment token in a URL that does not parse', 'https://app.example:99999/cb#access_token=SECRET'],
   ['a query in a URL whose host is broken', 'https://[proxy/v1?token=SECRET1'],
   ['a key inside a sentence', 'my key is sk-proj-SECRETabcdefghij1234567890, thanks'],
+  // A connection string of name=value pairs (libpq, ODBC, .NET), which is not a URL.
+  ['a password in a connection string', 'host=db user=bosun password=SECRET1'],
+  ['a Password= pair ended by ;', 'Server=db;User Id=sa;Password=SECRET1;'],
+  ['a PWD= pair', 'DSN=app;UID=sa;PWD=SECRET1'],
 ]
 
 const ORDINARY = [

@@ -79,6 +79,7 @@ export function mentionsCredential(error: unknown, depth = 0): boolean {
 
 function credentialWord(word: string): boolean {
   if (KEY_PREFIX.test(word) || JWT.test(word) || credentialInUrl(word) !== undefined || schemelessUrlCredential(word) || unparsableUrlCredential(word)) return true
+  if (connectionStringCredential(word)) return true
   // Long random runs: split where a URL, a path or a model name would (`/`, `.`, `-`, `@`, `?`…),
   // so that `meta-llama/Llama-3.3-70B-Instruct` is short words, while a random key stays long runs.
   return word.split(/[/.:@?&=#%!|\\_+-]+/).some(randomRun)
@@ -100,6 +101,15 @@ function randomRun(run: string): boolean {
 
 function charClass(char: string): number {
   return char >= 'a' && char <= 'z' ? 0 : char >= 'A' && char <= 'Z' ? 1 : 2
+}
+
+/**
+ * A `name=value` pair of a connection string that is not a URL (libpq's `host=db password=…`,
+ * ODBC's `PWD=…`, .NET's `Password=…;`) whose name is a credential parameter's.
+ */
+function connectionStringCredential(word: string): boolean {
+  const pair = /^([A-Za-z][\w.-]*)=(.+)$/.exec(word)
+  return pair !== null && (CREDENTIAL_PARAM.test(pair[1]!) || /^pwd$/i.test(pair[1]!))
 }
 
 /**

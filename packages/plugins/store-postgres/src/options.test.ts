@@ -52,6 +52,8 @@ describe('postgres store — options', () => {
 
   it('postgresStore() checks its options against the schema: every problem, in the words of the schema', () => {
     expectCodeLines(postgresStore, 'postgresStore()', cases)
+    // A connection string given for the options (postgresStore(process.env.DATABASE_URL)): its password never shown.
+    expect(() => postgresStore('host=db user=bosun password=hunter2' as never)).toThrow('$: must be an object with exactly one of "url" and "urlEnv" (found a string that looks like a credential, not shown')
     expect(() => postgresStore('postgres://h/db' as never)).toThrow(expect.objectContaining({ message: 'Invalid options for postgresStore():\n  - $: must be an object with exactly one of "url" and "urlEnv" (found "postgres://h/db")' }))
     // JSON cannot say Infinity, YAML can (.inf): the schema refuses it either way.
     expect(() => postgresStore({ url: 'postgres://h/db', leaseTtlMs: Number.POSITIVE_INFINITY })).toThrow('$.leaseTtlMs: must be an integer (found Infinity)')
