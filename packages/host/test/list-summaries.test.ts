@@ -138,7 +138,7 @@ describe('host lists from the stores\' summaries', () => {
   beforeAll(async () => ({ dir, cleanup } = await tempDir()))
   afterAll(() => cleanup())
 
-  it('JSONL: no log read for the list, the hello or the children; a sidecar of the earlier format is folded by the store, still no read', async () => {
+  it('JSONL: no log read for the list, the hello or the children; a sidecar of the earlier format (no per-queue counts) makes that session alone read', async () => {
     const folder = join(dir, 'jsonl')
     await fill(jsonlStore({ dir: folder }))
     const { store, reads } = counting(jsonlStore({ dir: folder }))
@@ -147,14 +147,16 @@ describe('host lists from the stores\' summaries', () => {
     expect(reads).toEqual([])
     await expectFullReadRows(jsonlStore({ dir: folder }), got)
 
-    // The sidecar the build before per-queue counts wrote: refused, the store folds that log itself.
+    // The sidecar the build before per-queue counts wrote: the store folds on from it (its tail
+    // alone) and lists that session without `queued`, so the host reads that log for the counts.
     const sidecar = join(folder, 'plain.summary.json')
     const value = JSON.parse(await readFile(sidecar, 'utf8')) as { format: number; fold: { queued?: [number, number]; pending?: number } }
     const [nextTurn, nextStep] = value.fold.queued!
     delete value.fold.queued
     await writeFile(sidecar, JSON.stringify({ ...value, format: 1, fold: { ...value.fold, pending: nextTurn + nextStep } }))
     const again = await lists(host)
-    expect(reads).toEqual([])
+    // Read for the list and the hello (it is no one's child): that session alone.
+    expect(reads).toEqual(['plain', 'plain'])
     await expectFullReadRows(jsonlStore({ dir: folder }), again)
   })
 

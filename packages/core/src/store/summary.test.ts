@@ -4,7 +4,7 @@ import { Inbox } from '../inbox/inbox.js'
 import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from '../session/events.js'
 import { createUserMessage } from '../session/messages.js'
 import { Session } from '../session/session.js'
-import { FIRST_PROMPT_MAX, LogSummaryFold, summarizeLog, summaryFields } from './summary.js'
+import { FIRST_PROMPT_MAX, LogSummaryFold, summarizeLog, summaryFields, type LogSummaryPendingState, type LogSummaryState } from './summary.js'
 
 const header = (extra: Partial<SessionHeader> = {}): SessionHeader => ({ id: 's', version: LOG_FORMAT_VERSION, createdAt: 1_000, ...extra })
 
@@ -243,14 +243,51 @@ describe('LogSummaryFold state', () => {
   })
 
   it('fromState refuses what is not a saved fold', () => {
-    const state = LogSummaryFold.of(header(), []).state()
-    // A state saved by a build that kept the pending total alone (no per-queue counts) is not one either.
+    const state = LogSummaryFold.of(header(), []).state() as LogSummaryState
     const { queued: _, ...before } = state
-    for (const bad of [null, 5, 'x', [], {}, { ...state, length: -1 }, { ...state, length: 1.5 }, { ...before, pending: 0 }, { ...state, queued: [1] },
-      { ...state, queued: [0, -1] }, { ...state, queued: { 'next-turn': 0, 'next-step': 0 } }, { ...state, queued: [0, 0.5] }, { ...state, turns: null },
+    for (const bad of [null, 5, 'x', [], {}, { ...state, length: -1 }, { ...state, length: 1.5 }, before, { ...state, queued: [1] },
+      { ...state, queued: [0, -1] }, { ...state, queued: { 'next-turn': 0, 'next-step': 0 } }, { ...state, queued: [0, 0.5] }, { ...state, queued: null },
+      { ...before, pending: -1 }, { ...before, pending: 0.5 }, { ...before, pending: '1' }, { ...state, turns: null },
       { ...state, seedLength: undefined }, { ...state, firstPrompt: 3 }, { ...state, firstQueued: {} }, { ...state, lastActivity: '1' }]) {
       expect(LogSummaryFold.fromState(bad)).toBeUndefined()
     }
     expect(LogSummaryFold.fromState(state)?.summary()).toEqual(summarizeLog(header(), []))
+  })
+
+  // What a build before per-queue counts saved (JSONL's format-1 sidecar): the pending total alone.
+  const pendingOnly = (state: LogSummaryState): LogSummaryPendingState => {
+    const { queued, ...rest } = state
+    return { ...rest, pending: queued[0] + queued[1] }
+  }
+
+  it('a state with the pending total alone folds on to what a whole fold gives, without queued, at any cut (property)', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 12 }), fc.array(op, { maxLength: 12 }), fc.nat(), (seedOps, ops, cutAt) => {
+        const { h, child } = forked(seedOps, ops)
+        const cut = cutAt % (child.events.length + 1)
+        const saved = JSON.parse(JSON.stringify(pendingOnly(LogSummaryFold.of(h, child.events.slice(0, cut)).state() as LogSummaryState))) as unknown
+        const resumed = LogSummaryFold.fromState(saved)!
+        for (const event of child.events.slice(cut)) resumed.add(event)
+        const { queued, ...whole } = summarizeLog(h, child.events)
+        // Exactly the full read's pending (the inbox's replay), and no split it cannot know.
+        expect(resumed.summary()).toEqual(whole)
+        expect(whole.pending).toBe(queued['next-turn'] + queued['next-step'])
+        // Saved again, it is still a total alone: never counts per queue it does not have.
+        expect(resumed.state()).toEqual(pendingOnly(LogSummaryFold.of(h, child.events).state() as LogSummaryState))
+        expect(resumed.clone().summary()).toEqual(whole)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('a fold with the pending total alone never counts below zero, nor a splice to no queue', () => {
+    const session = new Session(header(), [])
+    session.append('agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [], removedCount: 5 })
+    session.append('agent/inbox/spliced', { target: 'later', start: 0, inserted: [createUserMessage('a', { id: 'a' })] } as never)
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage('b', { id: 'b' })] })
+    const resumed = LogSummaryFold.fromState(pendingOnly(LogSummaryFold.of(header(), []).state() as LogSummaryState))!
+    for (const event of session.events) resumed.add(event)
+    expect(resumed.summary()).toEqual({ length: 3, lastActivity: session.events.at(-1)!.time, turns: 0, firstPrompt: 'a', pending: 1 })
+    expect(resumed.summary().pending).toBe(summarizeLog(header(), session.events).pending)
   })
 })

@@ -89,6 +89,11 @@ export class LogSummaryFold {
   #firstQueued: string | undefined
   #nextTurn = 0
   #nextStep = 0
+  /**
+   * The pending total of a fold whose queues are not known (resumed from a state saved by a build
+   * that did not count each queue); `undefined` when `#nextTurn` and `#nextStep` hold the counts.
+   */
+  #pendingOnly: number | undefined
   readonly #seedLength: number
 
   constructor(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>) {
@@ -130,7 +135,12 @@ export class LogSummaryFold {
         // (never more than is queued, never below zero); one with no known queue or no array of
         // messages (which no fold can apply) counts nothing.
         if (!Array.isArray(inserted)) break
-        if (target === 'next-turn') this.#nextTurn += count - removedBy(this.#nextTurn, start, removedCount)
+        if (this.#pendingOnly !== undefined) {
+          // Queues not known: as splicing gives for a splice within its queue (every one the inbox
+          // writes: normalised coordinates, which its replay checks), bounded by the total, so
+          // exactly what a full read gives for a log the inbox replays, and never below zero.
+          if (target === 'next-turn' || target === 'next-step') this.#pendingOnly += count - removedBy(this.#pendingOnly, start, removedCount)
+        } else if (target === 'next-turn') this.#nextTurn += count - removedBy(this.#nextTurn, start, removedCount)
         else if (target === 'next-step') this.#nextStep += count - removedBy(this.#nextStep, start, removedCount)
         break
       }
@@ -146,16 +156,20 @@ export class LogSummaryFold {
     copy.#firstQueued = this.#firstQueued
     copy.#nextTurn = this.#nextTurn
     copy.#nextStep = this.#nextStep
+    copy.#pendingOnly = this.#pendingOnly
     return copy
   }
 
   /**
    * The fold as plain JSON, to keep beside a log and fold on from later ({@link LogSummaryFold.fromState}):
    * a store that keeps a summary as a cache (JSONL's sidecar file) resumes the fold after the events it covers.
+   * A fold resumed from a state without per-queue counts gives such a state again
+   * ({@link LogSummaryPendingState}: never one with counts it does not have).
    */
-  state(): LogSummaryState {
+  state(): LogSummaryState | LogSummaryPendingState {
+    const counts = this.#pendingOnly === undefined ? { queued: [this.#nextTurn, this.#nextStep] as [number, number] } : { pending: this.#pendingOnly }
     return {
-      length: this.#length, lastActivity: this.#lastActivity, turns: this.#turns, queued: [this.#nextTurn, this.#nextStep], seedLength: this.#seedLength,
+      length: this.#length, lastActivity: this.#lastActivity, turns: this.#turns, ...counts, seedLength: this.#seedLength,
       ...(this.#firstPrompt === undefined ? {} : { firstPrompt: this.#firstPrompt }),
       ...(this.#firstQueued === undefined ? {} : { firstQueued: this.#firstQueued }),
     }
@@ -163,35 +177,35 @@ export class LogSummaryFold {
 
   /**
    * The fold a {@link LogSummaryFold.state} was taken of; `undefined` for anything that is not one
-   * (a damaged or foreign value), and for a state saved by a build that did not count each queue
-   * (no `queued`: its pending count alone cannot be split). A text longer than a preview (a state
-   * saved by a build that kept it whole) is cut as {@link LogSummaryFold#add} cuts it.
+   * (a damaged or foreign value). A state saved by a build that did not count each queue (a
+   * `pending` total, no `queued`: {@link LogSummaryPendingState}) gives a fold whose queues are not
+   * known: it folds on the total alone and its {@link LogSummaryFold#summary} has no `queued` (the
+   * total cannot be split; a reader that needs the counts reads the log). A text longer than a
+   * preview (a state saved by a build that kept it whole) is cut as {@link LogSummaryFold#add} cuts it.
    */
   static fromState(value: unknown): LogSummaryFold | undefined {
     if (typeof value !== 'object' || value === null) return undefined
-    const { length, lastActivity, turns, queued, seedLength, firstPrompt, firstQueued } = value as Partial<LogSummaryState>
+    const { length, lastActivity, turns, queued, pending, seedLength, firstPrompt, firstQueued } = value as Partial<LogSummaryState & LogSummaryPendingState>
     if (!Number.isSafeInteger(length) || length! < 0 || !Number.isSafeInteger(seedLength) || seedLength! < 0) return undefined
-    if (typeof lastActivity !== 'number' || typeof turns !== 'number' || !Array.isArray(queued) || queued.length !== 2 || !isCount(queued[0]) || !isCount(queued[1])) return undefined
+    if (typeof lastActivity !== 'number' || typeof turns !== 'number') return undefined
+    const counted = Array.isArray(queued) && queued.length === 2 && isCount(queued[0]) && isCount(queued[1])
+    if (queued === undefined ? !isCount(pending) : !counted) return undefined
     if ((firstPrompt !== undefined && typeof firstPrompt !== 'string') || (firstQueued !== undefined && typeof firstQueued !== 'string')) return undefined
     const fold = new LogSummaryFold({ createdAt: lastActivity, seedLength })
     fold.#length = length!
     fold.#turns = turns
-    fold.#nextTurn = queued[0]
-    fold.#nextStep = queued[1]
+    if (queued === undefined) fold.#pendingOnly = pending
+    else [fold.#nextTurn, fold.#nextStep] = queued
     fold.#firstPrompt = firstPrompt === undefined ? undefined : preview(firstPrompt)
     fold.#firstQueued = firstQueued === undefined ? undefined : preview(firstQueued)
     return fold
   }
 
-  summary(): LogSummary {
-    return {
-      length: this.#length,
-      lastActivity: this.#lastActivity,
-      turns: this.#turns,
-      firstPrompt: this.#firstPrompt ?? this.#firstQueued ?? null,
-      pending: this.#nextTurn + this.#nextStep,
-      queued: { 'next-turn': this.#nextTurn, 'next-step': this.#nextStep },
-    }
+  /** The summary of the events folded; without `queued` for a fold whose queues are not known ({@link LogSummaryFold.fromState}). */
+  summary(): LogSummary | Omit<LogSummary, 'queued'> {
+    const fields = { length: this.#length, lastActivity: this.#lastActivity, turns: this.#turns, firstPrompt: this.#firstPrompt ?? this.#firstQueued ?? null }
+    if (this.#pendingOnly !== undefined) return { ...fields, pending: this.#pendingOnly }
+    return { ...fields, pending: this.#nextTurn + this.#nextStep, queued: { 'next-turn': this.#nextTurn, 'next-step': this.#nextStep } }
   }
 }
 
@@ -207,6 +221,15 @@ export interface LogSummaryState {
   firstPrompt?: string
   /** The first queued message's text (its preview), if any yet (kept while there is no `firstPrompt`). */
   firstQueued?: string
+}
+
+/**
+ * A state saved by a build that did not count each queue (JSONL's sidecar format 1), and what
+ * {@link LogSummaryFold.state} gives for a fold resumed from one: the pending total instead of `queued`.
+ */
+export type LogSummaryPendingState = Omit<LogSummaryState, 'queued'> & {
+  /** Messages still queued, all queues together. */
+  pending: number
 }
 
 /** Code units enough to hold more than {@link FIRST_PROMPT_MAX} code points (at most two units each). */
@@ -231,7 +254,8 @@ function previewOf(message: unknown): string {
 
 /** The {@link LogSummary} of a whole log (what a store that keeps one must agree with). */
 export function summarizeLog(header: Pick<SessionHeader, 'createdAt' | 'seedLength'>, events: readonly SessionEvent[]): LogSummary {
-  return LogSummaryFold.of(header, events).summary()
+  // A fold of a whole log counts each queue (only one resumed from an earlier build's state does not).
+  return LogSummaryFold.of(header, events).summary() as LogSummary
 }
 
 /**

@@ -189,14 +189,8 @@ describe('list() from the summaries', () => {
   it.each([
     ['torn JSON', (text: string) => text.slice(0, text.length / 2)],
     ['a newer format', (text: string) => text.replace('"format":2', '"format":3')],
-    // What the build before per-queue counts wrote: its pending total cannot be split into the queues.
-    ['the format before per-queue counts', (text: string) => {
-      const value = JSON.parse(text) as { format: number; fold: { queued?: [number, number]; pending?: number } }
-      const [nextTurn, nextStep] = value.fold.queued!
-      delete value.fold.queued
-      return JSON.stringify({ ...value, format: 1, fold: { ...value.fold, pending: nextTurn + nextStep } })
-    }],
     ['this format with a fold of the earlier one', (text: string) => text.replace(/"queued":\[\d+,\d+\]/, '"pending":3')],
+    ['the earlier format with a fold of this one', (text: string) => text.replace('"format":2', '"format":1')],
     ['a fold that is not one', (text: string) => text.replace(/"fold":\{[^}]*\}/, '"fold":{"length":"many"}')],
     ['another file\'s header crc', (text: string) => text.replace(/"headerCrc":\d+/, '"headerCrc":1')],
     ['an offset past the end', (text: string) => text.replace(/"byteOffset":(\d+)/, (_, n: string) => `"byteOffset":${Number(n) + 1_000_000}`)],
@@ -207,6 +201,46 @@ describe('list() from the summaries', () => {
     const fs = countingFs()
     expect(await listed('s', fs)).toEqual(await fullRead('s'))
     expect(fs.logBytes).toBeGreaterThanOrEqual((await stat(sessionFile(dir, 's'))).size)
+  })
+
+  it('a format-1 sidecar (before per-queue counts) is folded on from for the fields it has, listed without queued, until the writer writes format 2', async () => {
+    await written('s', logEvents(0, 600))
+    // The sidecar as the build before per-queue counts wrote it (c918929): format 1, the fold's
+    // pending total (inserted minus removed: the sum of the queues for a log the inbox replays), no queued.
+    const current = JSON.parse(await readFile(sidecar('s'), 'utf8')) as { byteOffset: number; lineStart: number; headerCrc: number; check: number; fold: Record<string, unknown> }
+    const { length, lastActivity, turns, queued, seedLength, ...previews } = current.fold as { queued: [number, number] } & Record<string, unknown>
+    const fold = { length, lastActivity, turns, pending: queued[0] + queued[1], seedLength, ...previews }
+    const earlier = { bosun: 'summary', format: 1, headerCrc: current.headerCrc, byteOffset: current.byteOffset, lineStart: current.lineStart, check: current.check, fold }
+    // The log goes on past it: turns, prompts and splices (pending moves) the tail alone holds.
+    await written('s', logEvents(600, 60))
+    await writeFile(sidecar('s'), JSON.stringify(earlier))
+    const size = (await stat(sessionFile(dir, 's'))).size
+    const full = await fullRead('s')
+    expect(full.pending).not.toBe(fold.pending)
+    expect(full.turns).not.toBe(turns)
+
+    const fs = countingFs()
+    const store = jsonlStore({ dir, fs })
+    const entry = (await store.list()).find((e) => e.id === 's')!
+    await store.close()
+    // Only the tail past its offset (and the header and the line it checks): not the whole log.
+    expect(fs.logBytes).toBeLessThan(size - earlier.byteOffset + SUMMARY_EVERY_BYTES)
+    expect(fs.logBytes).toBeLessThan(size / 4)
+    const { queued: _, ...counted } = full
+    expect(fieldsOf(entry)).toEqual({ ...counted, queued: undefined })
+    // No queued at all (never a guessed split): a reader that needs the counts reads the log.
+    expect(entry).not.toHaveProperty('queued')
+
+    // The session's writer (its fold from a full read at open) writes format 2 with the counts.
+    const writer = jsonlStore({ dir })
+    await (await writer.open('s'))!.writer.close()
+    await writer.close()
+    const rewritten = JSON.parse(await readFile(sidecar('s'), 'utf8')) as { format: number; byteOffset: number; fold: { queued?: unknown; pending?: unknown } }
+    expect(rewritten).toMatchObject({ format: 2, byteOffset: size, fold: { queued: [full.queued['next-turn'], full.queued['next-step']] } })
+    expect(rewritten.fold).not.toHaveProperty('pending')
+    const after = countingFs()
+    expect(await listed('s', after)).toEqual(full)
+    expect(after.logBytes).toBeLessThan(SUMMARY_EVERY_BYTES)
   })
 
   it('an offset moved to another line boundary, its fold kept, is caught by the crc of the bytes before it', async () => {

@@ -20,16 +20,21 @@ import { parseEvents } from './reader.js'
  * A sidecar is used only if it is of this log: the crc of the header line (a session created
  * again under the same id has another, or create() deleted its sidecar) and the crc of the line
  * that ends at `byteOffset`, which must be the last event the fold counted (a file replaced,
- * rolled back or zeroed there by a crash has other bytes; the line holds the event's seq and time). Anything else — no sidecar, a damaged one, another format, one past the
+ * rolled back or zeroed there by a crash has other bytes; the line holds the event's seq and time). Anything else — no sidecar, a damaged one, a format not read, one past the
  * file's end or its valid length — and `list()` reads the whole log instead: the same answer.
+ * A format-1 sidecar (written before the fold counted each queue) is used as well, for the fields
+ * it has: its fold folds on the pending total alone and the list entry has no `queued`.
  */
 const SUMMARY_SUFFIX = '.summary.json'
 /**
- * What a sidecar's `format` must be for this build to use it; any other is not read (the list
- * folds that log whole). 2: the fold counts each inbox queue (`queued`); a format-1 sidecar has
- * the pending total alone, which cannot be split.
+ * The format this build writes: 2, the fold counts each inbox queue (`queued`). It reads that and
+ * format 1, whose fold has the pending total alone (`pending`, which cannot be split: listed
+ * without `queued`, until the session's writer writes the sidecar again from a full read); any
+ * other is not read (the list folds that log whole).
  */
 const SUMMARY_FORMAT = 2
+/** The format written before per-queue counts, still read. */
+const PENDING_ONLY_FORMAT = 1
 /** The log grows this much past the last sidecar before its writer writes a new one. */
 export const SUMMARY_EVERY_BYTES = 64 * 1024
 /** For a last line too long to check whole, the bytes of its end that a sidecar's crc covers. */
@@ -63,7 +68,10 @@ export function summaryPath(file: string): string {
 export async function writeSummaryFile(
   fs: StoreFileSystem, file: string, written: StoreFileHandle, at: { size: number; headerCrc: number; fold: LogSummaryFold },
 ): Promise<void> {
-  if (fs.rename === undefined) return
+  const fold = at.fold.state()
+  // Never a fold whose queues are not known under the format that has them (the writer's fold is
+  // of a full read; this keeps one resumed from a format-1 sidecar from ever being written as format 2).
+  if (fs.rename === undefined || !('queued' in fold)) return
   // Read through a handle of its own: the writer's may be write-only (a created file's).
   const handle = await fs.open(file, 'r')
   let lineStart: number
@@ -78,7 +86,7 @@ export async function writeSummaryFile(
   }
   if (checked === undefined) return
   const text = JSON.stringify({
-    bosun: 'summary', format: SUMMARY_FORMAT, headerCrc: at.headerCrc, byteOffset: at.size, lineStart, check: crc32(checked), fold: at.fold.state(),
+    bosun: 'summary', format: SUMMARY_FORMAT, headerCrc: at.headerCrc, byteOffset: at.size, lineStart, check: crc32(checked), fold,
   })
   const path = summaryPath(file)
   const temp = `${path}.tmp`
@@ -182,7 +190,11 @@ async function checkedBytes(handle: StoreFileHandle, lineStart: number, offset: 
   return inside === bytes.length - 1 && (lineStart === 0 || bytes[0] === NEWLINE) ? bytes : undefined
 }
 
-/** The sidecar of `file`, if there is a well-formed one of this format. A link or anything but a regular file under its name is not read. */
+/**
+ * The sidecar of `file`, if there is a well-formed one of a format this build reads (its fold as
+ * that format has it: counts per queue, or the pending total alone). A link or anything but a
+ * regular file under its name is not read.
+ */
 export async function readSummaryFile(fs: StoreFileSystem, file: string): Promise<KeptSummary | undefined> {
   let text: string
   try {
@@ -204,7 +216,10 @@ export async function readSummaryFile(fs: StoreFileSystem, file: string): Promis
   } catch {
     return undefined
   }
-  if (value?.bosun !== 'summary' || value.format !== SUMMARY_FORMAT) return undefined
+  if (value?.bosun !== 'summary' || (value.format !== SUMMARY_FORMAT && value.format !== PENDING_ONLY_FORMAT)) return undefined
+  // Each format's fold: per-queue counts in format 2, the total alone in format 1.
+  const counted = typeof value.fold === 'object' && value.fold !== null && (value.fold as { queued?: unknown }).queued !== undefined
+  if (counted !== (value.format === SUMMARY_FORMAT)) return undefined
   const { headerCrc, byteOffset, lineStart, check } = value
   if (!Number.isSafeInteger(headerCrc) || !Number.isSafeInteger(byteOffset) || byteOffset! < 1 || !Number.isSafeInteger(check)) return undefined
   if (!Number.isSafeInteger(lineStart) || lineStart! < -1) return undefined
