@@ -52,8 +52,9 @@ export interface SessionSummary {
   // or folded on from the last list, as the memory store does). Each is what
   // `summarizeLog(header, events)` computes from the whole log (the contract suite checks it). A
   // store gives the first four with `length`, or none; `queued` with them, except from a summary
-  // written by a build that did not count each queue (SQLite, PostgreSQL until the session's next
-  // batch). A reader that needs a field that is absent reads the log.
+  // written by a build that did not count each queue (SQLite and PostgreSQL until the session's next
+  // batch, JSONL until its writer next writes the `<id>.summary.json` sidecar). A reader that needs
+  // a field that is absent reads the log.
   /** Time of the last event (the creation time for an empty log). */
   lastActivity?: number
   /** The last turn number started (0 before the first turn). */
