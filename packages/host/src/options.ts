@@ -4,6 +4,8 @@ import type { JsonSchema, OptionsProblem } from '@bosun/core'
 const positiveInteger = { type: 'integer', minimum: 1 } as const
 /** The longest delay a Node timer takes: a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1
+/** A wait the host hands to a timer: past {@link MAX_TIMER_MS}, `idleMs` would retire a session at once and `pollIntervalMs` poll every millisecond. */
+const timerMs = { ...positiveInteger, maximum: MAX_TIMER_MS } as const
 
 /**
  * `createHost(options)`, checked by one JSON Schema through the core's options formatter (the
@@ -29,7 +31,7 @@ export const hostOptionsSchema: JsonSchema = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: { bodyBytes: positiveInteger, idleMs: positiveInteger, keepAliveMs: positiveInteger, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, spawnWaitMs: { ...positiveInteger, maximum: MAX_TIMER_MS } },
+      properties: { bodyBytes: positiveInteger, idleMs: timerMs, keepAliveMs: timerMs, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, spawnWaitMs: timerMs },
     },
     allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 } },
     cors: {
@@ -45,7 +47,7 @@ export const hostOptionsSchema: JsonSchema = {
       not: { const: true },
       'x-expected': 'false (no cluster) or an object of cluster options',
       additionalProperties: false,
-      properties: { relayWaitMs: { type: 'integer', minimum: 0 }, pollIntervalMs: positiveInteger, takeoverConcurrency: positiveInteger },
+      properties: { relayWaitMs: { ...timerMs, minimum: 0 }, pollIntervalMs: timerMs, takeoverConcurrency: positiveInteger },
     },
   },
   anyOf: [{ required: ['agentFactory'] }, { required: ['agent'] }, { required: ['config'] }],
@@ -62,7 +64,7 @@ function functionProblems(options: { store: { open?: unknown }; agentFactory?: u
   return problems
 }
 
-/** Throws INVALID_ARGUMENT listing every problem by its path (`Invalid options for createHost():\n  - $.limits.idleMs: must be >= 1 (found 0)`). */
+/** Throws INVALID_ARGUMENT listing every problem by its path (`Invalid options for createHost():\n  - $.limits.idleMs: must be an integer from 1 to 2147483647 (found 0)`). */
 export function checkHostOptions(options: unknown): void {
   assertOptions(hostOptionsSchema, options, 'createHost()', { check: functionProblems })
 }

@@ -18,7 +18,7 @@ describe('createHost options', () => {
   it('are checked by one schema through the core\'s options formatter, each problem named by its path', async () => {
     const store = memoryStore()
     const line = (options: unknown) => refusal(options).replace(/^Invalid options for createHost\(\):\n {2}- /, '')
-    expect(line({ store, agentFactory, limits: { idleMs: 0 } })).toBe('$.limits.idleMs: must be >= 1 (found 0)')
+    expect(line({ store, agentFactory, limits: { idleMs: 0 } })).toBe('$.limits.idleMs: must be an integer from 1 to 2147483647 (found 0)')
     expect(line({ store, agentFactory, limits: { idleMs: 1.5 } })).toBe('$.limits.idleMs: must be an integer (found 1.5)')
     expect(line({ store, agentFactory, limits: { idle: 10 } })).toBe('$.limits.idle: unknown key "idle" — did you mean "idleMs"?')
     expect(line({ store, agentFactory, limits: { spawnWaitMs: 0 } })).toBe('$.limits.spawnWaitMs: must be an integer from 1 to 2147483647 (found 0)')
@@ -33,7 +33,11 @@ describe('createHost options', () => {
     expect(line({ agentFactory })).toBe('$.store: is required')
     expect(line({ store })).toBe('$: must be an object with "store" and one of "agentFactory", "agent" or "config" to build each session\'s agent (found an object)')
     expect(line({ store: {}, agentFactory })).toBe('$.store: must be a Store (an object with open, create, list and close)')
-    expect(line({ store, agentFactory, cluster: { relayWaitMs: -1 } })).toBe('$.cluster.relayWaitMs: must be >= 0 (found -1)')
+    expect(line({ store, agentFactory, cluster: { relayWaitMs: -1 } })).toBe('$.cluster.relayWaitMs: must be an integer from 0 to 2147483647 (found -1)')
+    // Each is handed to a Node timer, which fires at once for a longer wait (a poll every millisecond).
+    for (const [group, key] of [['limits', 'idleMs'], ['limits', 'keepAliveMs'], ['cluster', 'relayWaitMs'], ['cluster', 'pollIntervalMs']] as const) {
+      expect(line({ store, agentFactory, [group]: { [key]: 2 ** 31 } })).toBe(`$.${group}.${key}: must be an integer from ${key === 'relayWaitMs' ? 0 : 1} to 2147483647 (found 2147483648)`)
+    }
     expect(line({ store, agentFactory, cluster: { pollIntervalMs: 1.5 } })).toBe('$.cluster.pollIntervalMs: must be an integer (found 1.5)')
     expect(line({ store, agentFactory, cluster: { takeoverConcurrency: 0 } })).toBe('$.cluster.takeoverConcurrency: must be >= 1 (found 0)')
     expect(line({ store, agentFactory, cluster: { relayWait: 5 } })).toBe('$.cluster.relayWait: unknown key "relayWait" — did you mean "relayWaitMs"?')
@@ -42,7 +46,7 @@ describe('createHost options', () => {
     expect(line({ store, agentFactory: 'make one' })).toBe('$.agentFactory: must be a function ({ sessionId, store }) => Promise<Agent> (found "make one")')
     // Every problem at once; Infinity is not a number of milliseconds.
     expect(refusal({ store, agentFactory, limits: { idleMs: 0, pageSize: Number.POSITIVE_INFINITY } })).toBe(
-      'Invalid options for createHost():\n  - $.limits.idleMs: must be >= 1 (found 0)\n  - $.limits.pageSize: must be an integer (found Infinity)',
+      'Invalid options for createHost():\n  - $.limits.idleMs: must be an integer from 1 to 2147483647 (found 0)\n  - $.limits.pageSize: must be an integer (found Infinity)',
     )
     await createHost({ store, agentFactory, cluster: false }).close()
     const host = createHost({ store, agentFactory, auth: { token: 'x'.repeat(32) }, limits: { idleMs: 1000, pageSize: 10, spawnWaitMs: 5000 }, allowedHosts: ['bosun.internal'], cors: { origins: ['https://app.example.com'] } })

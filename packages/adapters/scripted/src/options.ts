@@ -133,7 +133,9 @@ export const scriptedResponseSchema: JsonSchema = {
     delayMs: {
       type: 'number',
       minimum: 0,
-      description: 'Milliseconds to wait before each chunk (and before a scripted error). Abort-aware. Default 0.',
+      // A Node timer fires at once for a longer wait.
+      maximum: 2_147_483_647,
+      description: 'Milliseconds to wait before each chunk (and before a scripted error), at most 2147483647. Abort-aware. Default 0.',
     },
     error: errorSchema,
   },

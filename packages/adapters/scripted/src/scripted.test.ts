@@ -397,7 +397,9 @@ describe('scripted(): invalid options', () => {
     [{ responses: [{ text: 'a' }, {}, { chunkSize: 0 }] }, '$.responses[2].chunkSize: must be >= 1 (found 0)'],
     [{ responses: [{ chunkSize: 1.5 }] }, '$.responses[0].chunkSize: must be an integer (found 1.5)'],
     [{ responses: [{ finish: 'done' }] }, '$.responses[0].finish: must be one of "stop", "tool-calls", "max-tokens", "content-filter" (found "done")'],
-    [{ responses: [{ delayMs: -1 }] }, '$.responses[0].delayMs: must be >= 0 (found -1)'],
+    [{ responses: [{ delayMs: -1 }] }, '$.responses[0].delayMs: must be a number from 0 to 2147483647 (found -1)'],
+    // A Node timer fires at once for a longer wait: the response would not be delayed at all.
+    [{ responses: [{ delayMs: 2 ** 31 }] }, '$.responses[0].delayMs: must be a number from 0 to 2147483647 (found 2147483648)'],
     [{ responses: [{ text: 5 }] }, '$.responses[0].text: must be a string (found 5)'],
     [{ responses: [{ txt: 'a' }] }, '$.responses[0].txt: unknown key "txt" — did you mean "text"?'],
     [{ responses: [null] }, '$.responses[0]: must be an object (found null)'],

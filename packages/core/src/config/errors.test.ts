@@ -298,7 +298,7 @@ describe('config errors — options', () => {
         - $.model.options.recrd (adapter "scripted"): unknown key "recrd" — did you mean "record"?
         - $.model.options.responses[0].chunkSize (adapter "scripted"): must be >= 1 (found 0)
         - $.model.options.responses[1].finish (adapter "scripted"): must be one of "stop", "tool-calls", "max-tokens", "content-filter" (found "done")
-        - $.model.options.responses[1].delayMs (adapter "scripted"): must be >= 0 (found -1)"
+        - $.model.options.responses[1].delayMs (adapter "scripted"): must be a number from 0 to 2147483647 (found -1)"
     `)
   })
 
