@@ -5,13 +5,21 @@ import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, t
 beforeAll(requireBuild)
 
 /** A tool that returns once a file named `gate` exists in the cwd; an abort ends its wait (the child is closed). */
-const GATE_TOOL = `import { existsSync } from 'node:fs'
+const GATE_TOOL = `import { existsSync, watch } from 'node:fs'
 export default {
   name: 'gate',
   description: 'Waits for the test.',
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   async execute(args, { signal }) {
-    while (!existsSync('gate') && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 20))
+    // Woken by the folder's change events (no polling); checked again once watched, so a gate made
+    // in between is not missed.
+    await new Promise((resolve) => {
+      let watcher
+      const done = () => { watcher?.close(); signal.removeEventListener('abort', done); resolve() }
+      signal.addEventListener('abort', done, { once: true })
+      watcher = watch('.', () => { if (existsSync('gate')) done() })
+      if (existsSync('gate') || signal.aborted) done()
+    })
     return signal.aborted ? 'aborted' : 'open'
   },
 }
