@@ -81,6 +81,7 @@ export class RegistryClient {
     let current = url
     let authorization = authorizationFor(this.config, url)
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      refuseUrlCredentials(current, hop > 0)
       let response: Response
       try {
         response = await fetch(current, {
@@ -118,6 +119,23 @@ export class RegistryClient {
   }
 }
 
+/**
+ * A URL with a user name or password in it is never fetched: `fetch` refuses it with an error that
+ * quotes the whole URL, password included, which reached the terminal. A registry's credential
+ * belongs in `.npmrc` (`//host/:_authToken=…`), where it is sent to that registry only.
+ */
+function refuseUrlCredentials(url: string, redirected: boolean): void {
+  const parsed = new URL(url)
+  if (parsed.username === '' && parsed.password === '') return
+  const origin = shownUrl(new URL('/', parsed).href)
+  throw marketplaceError(
+    'REGISTRY_ERROR',
+    redirected
+      ? `the registry redirected to ${origin} with a user name or password in the URL; refused (not shown). Check the registry, or use another one.`
+      : `the registry URL ${origin} has a user name or password in it (not shown), which is never sent. Remove it from the URL ("registry" in your .npmrc, or --registry) and give the credential in .npmrc: //${parsed.host}/:_authToken=\${NPM_TOKEN}.`,
+  )
+}
+
 async function limitedBody(response: Response, url: string): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? 0)
   if (declared > MAX_BYTES) throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} is larger than ${MAX_BYTES / 1024 / 1024} MiB; refused.`)
@@ -140,5 +158,10 @@ function reason(error: unknown): string {
     if (first) return first.code
   }
   const cause = (error as { cause?: unknown }).cause
-  return cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error)
+  return withoutUrlCredentials(cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error))
+}
+
+/** `text` with every URL's `user:password@` left out: an error's own message may quote the URL it failed on. */
+function withoutUrlCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1')
 }

@@ -1,0 +1,61 @@
+// A registry URL with `user:password@` in it: fetch refuses such a URL with a TypeError quoting it
+// whole, and the client's error passed that message on — the password reached the terminal. Real
+// HTTP servers on 127.0.0.1.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { RegistryClient } from './registry-client.js'
+
+const PASSWORD = 'hunter2-REGISTRY-PASSWORD'
+const config = { registry: 'https://registry.npmjs.org/', scopes: new Map<string, string>(), credentials: new Map() }
+const servers: Server[] = []
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))))
+})
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<number> {
+  const server = createServer(handler)
+  servers.push(server)
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return (server.address() as AddressInfo).port
+}
+
+async function failure(promise: Promise<unknown>): Promise<{ code?: string; message: string }> {
+  try {
+    await promise
+  } catch (error) {
+    return error as { code?: string; message: string }
+  }
+  throw new Error('expected a failure')
+}
+
+describe('RegistryClient: a URL with a user name or password', () => {
+  it('--registry https://user:password@host is refused without showing the password, and nothing is sent', async () => {
+    const seen: IncomingHttpHeaders[] = []
+    const port = await serve((request, response) => {
+      seen.push(request.headers)
+      response.end('{"objects":[]}')
+    })
+    const client = new RegistryClient(config, `http://bosun:${PASSWORD}@127.0.0.1:${port}`)
+    for (const attempt of [client.search('guard'), client.packument('bosun-plugin-guard')]) {
+      const error = await failure(attempt)
+      expect(error.code).toBe('REGISTRY_ERROR')
+      expect(error.message).not.toContain(PASSWORD)
+      expect(error.message).toContain(`the registry URL http://127.0.0.1:${port}/ has a user name or password in it (not shown)`)
+      expect(error.message).toContain(`//127.0.0.1:${port}/:_authToken=`)
+    }
+    expect(seen).toEqual([])
+  })
+
+  it('a redirect to a URL with a password is refused without showing it', async () => {
+    const target = await serve((_, response) => response.end('{}'))
+    const port = await serve((_, response) => {
+      response.writeHead(302, { location: `http://someone:${PASSWORD}@127.0.0.1:${target}/elsewhere` })
+      response.end()
+    })
+    const error = await failure(new RegistryClient(config, `http://127.0.0.1:${port}/`).packument('bosun-plugin-guard'))
+    expect(error.code).toBe('REGISTRY_ERROR')
+    expect(error.message).toBe(`the registry redirected to http://127.0.0.1:${target}/ with a user name or password in the URL; refused (not shown). Check the registry, or use another one.`)
+  })
+})
