@@ -1,3 +1,5 @@
+import { looksLikeCredential } from '@bosun/core/config'
+
 /** Option keys whose values are never printed (a key ending in `Env` names a variable and is shown). */
 const SECRET_KEY = /(api[-_]?key|apikey|token|secret|password|passwd|passphrase|credential|authorization|auth|cookie|private[-_]?key|session[-_]?key)$/i
 
@@ -16,7 +18,9 @@ const REDACTED = '<redacted>'
 export function looksSecret(key: string, value: unknown): boolean {
   if (/Env$/.test(key)) return false
   if (SECRET_KEY.test(key) && value !== undefined && value !== null && value !== '') return true
-  return typeof value === 'string' && SECRET_VALUE.some((pattern) => pattern.test(value.trim()))
+  // The core's judge too (the one config errors use): a connection string's `Password=…`, a URL's
+  // `user:pass@` or `?api-key=`, a key inside a longer string.
+  return typeof value === 'string' && (SECRET_VALUE.some((pattern) => pattern.test(value.trim())) || looksLikeCredential(value))
 }
 
 /**

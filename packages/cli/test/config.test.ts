@@ -56,6 +56,15 @@ describe.concurrent('bosun config check', () => {
     expect(result.stdout).not.toContain('sk-proj')
   })
 
+  it('never prints a password inside an option\'s string (a connection string), which the loader accepts under a plain key', async ({ dir, expect }) => {
+    const plugin = "export default { kind: 'bosun-plugin', name: 'reports', setup() {} }\n"
+    await writeProject(dir, { plugins: [['./reports.mjs', { table: 'runs', dsn: 'Server=db;User Id=app;Password=hunter2-IN-DSN' }]] }, { 'reports.mjs': plugin })
+    const result = await bosun(['config', 'check'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('   options: table: "runs", dsn: "<redacted>"\n')
+    expect(result.stdout + result.stderr).not.toContain('hunter2')
+  })
+
   it('shows a plugin\'s options as written: a model entry in them by its adapter name, not the definition it resolved to', async ({ dir, expect }) => {
     await writeProject(dir, { plugins: [['compaction', { contextWindow: 1000, model: { adapter: 'scripted', options: { responses: [] } } }]] })
     const result = await bosun(['config', 'check'], { cwd: dir })

@@ -26,6 +26,26 @@ describe('secrets are never printed', () => {
     })
   })
 
+  it('redacts what the core takes for a credential inside a longer string: a connection string\'s password, a URL\'s user:pass@ or ?key=', () => {
+    expect(
+      redact({
+        dsn: 'Server=db;Database=app;User Id=app;Password=hunter2',
+        libpq: 'host=db user=app password=hunter2',
+        endpoint: 'postgres://app:hunter2@db:5432/app',
+        webhook: 'https://hooks.example/notify?api-key=hunter2',
+        plain: 'Server=db;Database=app',
+        url: 'https://api.example/v1',
+      }),
+    ).toEqual({
+      dsn: '<redacted>',
+      libpq: '<redacted>',
+      endpoint: '<redacted>',
+      webhook: '<redacted>',
+      plain: 'Server=db;Database=app',
+      url: 'https://api.example/v1',
+    })
+  })
+
   it('describes options on one line, long lists by their length', () => {
     expect(describeOptions({ baseURL: 'https://api.deepseek.com', apiKeyEnv: 'DEEPSEEK_API_KEY', token: 'x'.repeat(40) })).toBe(
       'baseURL: "https://api.deepseek.com", apiKeyEnv: "DEEPSEEK_API_KEY", token: "<redacted>"',
