@@ -3,6 +3,7 @@ import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.
 import { childPath, describeValue, suggest } from './config/problems.js'
 import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
+import { BOUNDS_KEYWORD, boundMessage, boundsKeyword, type BoundParams } from './schema-bounds.js'
 
 /** A JSON Schema object (draft-07 / 2019-09 keywords that ajv supports). */
 export type JsonSchema = { [key: string]: unknown }
@@ -12,10 +13,11 @@ let shared: Ajv | undefined
 /**
  * One ajv instance for the process: schemas are compiled once and cached by owner. Numbers are
  * strict: `Infinity` and `NaN` (a YAML `.inf`, a code caller's division) fail `type: number` and
- * `type: integer`, which ajv otherwise lets pass.
+ * `type: integer`, which ajv otherwise lets pass. It knows `x-bosun-bounds`, a rule between two
+ * options that counts a field left out at its default (see {@link BOUNDS_KEYWORD}).
  */
 export function ajv(): Ajv {
-  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false, strictNumbers: true })
+  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false, strictNumbers: true }).addKeyword(boundsKeyword)
   return shared
 }
 
@@ -233,6 +235,12 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
   switch (error.keyword) {
     case 'required':
       return 'is required'
+    case BOUNDS_KEYWORD: {
+      // `must be at most maxDelayMs (500) (found 600)`: the other option's value shown by the same rules as a found one.
+      const params = error.params as BoundParams
+      const otherKeys = [...pointerKeys(error.instancePath).slice(0, -1), params.other]
+      return `${boundMessage(params, describeFound(params.limit, otherKeys))} (found ${found})`
+    }
     case 'additionalProperties': {
       const name = (error.params as { additionalProperty: string }).additionalProperty
       if (looksLikeCredential(name)) return `unknown key that looks like a credential, not shown: ${KEEP_CREDENTIALS_OUT}.`
