@@ -101,6 +101,24 @@ describe('bosun chat in a real terminal', () => {
     expect(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(events)
   })
 
+  it('draws an answer line wider than the terminal once: its preview wraps over rows the next redraw erases, no copies left behind', async () => {
+    // One paragraph, no newline, streamed in small chunks: 60 numbered words, about 7 rows of 40 columns.
+    const words = Array.from({ length: 60 }, (_, index) => `w${index + 1}x`)
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: words.join(' '), chunkSize: 6, delayMs: 15 }] } } })
+    const result = await runInPty(['chat', '--session', 'chat-wide'], [
+      { expect: 'idle' },
+      { send: `go${Keys.enter}` },
+      { expect: 'turn 1 completed' },
+      { send: Keys.ctrlD },
+      { wait_exit: true },
+    ], { cwd: dir, cols: 40 })
+    expect(result.ok, explain(result)).toBe(true)
+    // Every word once, in order, in rows no wider than the terminal.
+    const answer = result.screen.slice(result.screen.indexOf('› go\n') + 5, result.screen.indexOf('  ─ turn 1 completed'))
+    expect(answer.split(/\s+/).filter(Boolean)).toEqual(words)
+    expect(Math.max(...answer.split('\n').map((row) => row.length))).toBeLessThan(40)
+  })
+
   it('shows a blocked turn with the plugin and its metadata, lists and drops queued messages, and leaves on a second Ctrl+C', async () => {
     await writeProject(
       dir,

@@ -31,7 +31,8 @@ export interface Screen {
  * The terminal layout: the transcript scrolls above a live area of [the answer's unfinished
  * line][queued messages][status line][prompt + what the user is typing]. Every change erases the
  * live area (cursor up to its first row, clear down), writes what became final, and redraws it,
- * so typing never mixes with streamed text. The unfinished line is word-wrapped to one row, and
+ * so typing never mixes with streamed text. The streamed unfinished line is word-wrapped to one
+ * row (a Markdown preview, which may be wider, is drawn word-wrapped over the rows it needs), and
  * the prompt row is redrawn exactly as readline would, so readline's own cursor state stays valid.
  */
 export class LiveScreen implements Screen {
@@ -114,8 +115,11 @@ export class LiveScreen implements Screen {
     let text = ''
     let rows = 0
     if (this.#partial !== '') {
-      text += `${this.#partial}\n`
-      rows++
+      // A preview is the unfinished line as it stands, as wide as it came: drawn word-wrapped,
+      // each row counted, so the next erase goes up over all of them (not one, leaving copies).
+      const wrapped = wrapRows(this.#partial, columns - 1)
+      text += `${wrapped.join('\n')}\n`
+      rows += wrapped.length
     }
     for (const line of this.#liveLines()) {
       text += `${truncate(safeStyled(line), columns - 1)}\n`
@@ -143,12 +147,9 @@ export class LiveScreen implements Screen {
       this.#partial = this.#partial.slice(newline + 1)
       newline = this.#partial.indexOf('\n')
     }
-    const max = this.#columns() - 1
-    while (displayWidth(this.#partial) > max) {
-      const [head, rest] = wrapAt(this.#partial, max)
-      finished += `${head}\n`
-      this.#partial = rest
-    }
+    const rows = wrapRows(this.#partial, this.#columns() - 1)
+    this.#partial = rows.pop()!
+    for (const row of rows) finished += `${row}\n`
     return finished
   }
 
@@ -192,6 +193,19 @@ export class PlainScreen implements Screen {
   close(): void {
     this.endStream()
   }
+}
+
+/** `text` word-wrapped into rows of at most `max` columns (one row, itself, when it fits). */
+function wrapRows(text: string, max: number): string[] {
+  const rows: string[] = []
+  let rest = text
+  while (displayWidth(rest) > max) {
+    const [head, tail] = wrapAt(rest, max)
+    rows.push(head)
+    rest = tail
+  }
+  rows.push(rest)
+  return rows
 }
 
 /** Splits `text` before `max` columns, at the last space if there is one. */
