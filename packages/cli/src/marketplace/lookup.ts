@@ -31,7 +31,7 @@ export async function findOnRegistry(client: RegistryClient, spec: string): Prom
   let lastError: unknown
   for (const candidate of candidates) {
     try {
-      const version = pickVersion(await client.packument(candidate), range, satisfiesRange)
+      const version = releaseOf(candidate, pickVersion(await client.packument(candidate), range, satisfiesRange))
       const manifest = bosunManifest(version)
       if (manifest.kind === undefined) {
         throw marketplaceError(
@@ -49,4 +49,22 @@ export async function findOnRegistry(client: RegistryClient, spec: string): Prom
     throw marketplaceError('PACKAGE_NOT_FOUND', `no package ${candidates.map((candidate) => `"${candidate}"`).join(' or ')} on the registry. Check the name (bosun plugins search <words> lists what there is).`, { name })
   }
   throw lastError
+}
+
+/** A release's version as npm writes it: not a URL, a path, a tag or a git spec. */
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/
+
+/**
+ * The version document, once it is a release of `name`: what is shown, checked and installed is
+ * `<its name>@<its version>`, so a document that names another package (`evil`, a URL, a git
+ * spec) or a version that is no version (`https://…/x.tgz`, `file:…`) would have the package
+ * manager install something else than what was shown and checked.
+ */
+function releaseOf(name: string, version: VersionManifest): VersionManifest {
+  if (version.name === name && typeof version.version === 'string' && SEMVER.test(version.version)) return version
+  throw marketplaceError(
+    'REGISTRY_ERROR',
+    `the registry's document for ${name} ${version.name === name ? 'gives a version that is not a version number' : 'names another package'} (not shown); refused, nothing was installed. Check the registry (the "registry" in your .npmrc, or --registry).`,
+    { name },
+  )
 }

@@ -21,15 +21,6 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<numbe
   return (server.address() as AddressInfo).port
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code?: string; message: string }> {
-  try {
-    await promise
-  } catch (error) {
-    return error as { code?: string; message: string }
-  }
-  throw new Error('expected a failure')
-}
-
 describe('RegistryClient: a URL with a user name or password', () => {
   it('--registry https://user:password@host is refused without showing the password, and nothing is sent', async () => {
     const seen: IncomingHttpHeaders[] = []
@@ -39,11 +30,10 @@ describe('RegistryClient: a URL with a user name or password', () => {
     })
     const client = new RegistryClient(config, `http://bosun:${PASSWORD}@127.0.0.1:${port}`)
     for (const attempt of [client.search('guard'), client.packument('bosun-plugin-guard')]) {
-      const error = await failure(attempt)
-      expect(error.code).toBe('REGISTRY_ERROR')
-      expect(error.message).not.toContain(PASSWORD)
-      expect(error.message).toContain(`the registry URL http://127.0.0.1:${port}/ has a user name or password in it (not shown)`)
-      expect(error.message).toContain(`//127.0.0.1:${port}/:_authToken=`)
+      await expect(attempt).rejects.toMatchObject({
+        code: 'REGISTRY_ERROR',
+        message: `the registry URL http://127.0.0.1:${port}/ has a user name or password in it (not shown), which is never sent. Remove it from the URL ("registry" in your .npmrc, or --registry) and give the credential in .npmrc: //127.0.0.1:${port}/:_authToken=\${NPM_TOKEN}.`,
+      })
     }
     expect(seen).toEqual([])
   })
@@ -54,8 +44,9 @@ describe('RegistryClient: a URL with a user name or password', () => {
       response.writeHead(302, { location: `http://someone:${PASSWORD}@127.0.0.1:${target}/elsewhere` })
       response.end()
     })
-    const error = await failure(new RegistryClient(config, `http://127.0.0.1:${port}/`).packument('bosun-plugin-guard'))
-    expect(error.code).toBe('REGISTRY_ERROR')
-    expect(error.message).toBe(`the registry redirected to http://127.0.0.1:${target}/ with a user name or password in the URL; refused (not shown). Check the registry, or use another one.`)
+    await expect(new RegistryClient(config, `http://127.0.0.1:${port}/`).packument('bosun-plugin-guard')).rejects.toMatchObject({
+      code: 'REGISTRY_ERROR',
+      message: `the registry redirected to http://127.0.0.1:${target}/ with a user name or password in the URL; refused (not shown). Check the registry, or use another one.`,
+    })
   })
 })

@@ -1,0 +1,57 @@
+// What `bosun plugins add|info` shows, checks and installs is `<name>@<version>` from the
+// registry's version document: a document for one package that names another (or gives a URL as
+// its version) had the package manager install something else than what was shown. A real HTTP
+// registry on 127.0.0.1.
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { findOnRegistry } from './lookup.js'
+import { RegistryClient } from './registry-client.js'
+
+const servers: Server[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))))
+})
+
+/** A registry serving one document for `bosun-plugin-guard` whose latest version is `version`. */
+async function registryWith(version: Record<string, unknown>): Promise<RegistryClient> {
+  const server = createServer((request, response) => {
+    if (request.url !== '/bosun-plugin-guard') {
+      response.writeHead(404).end('{}')
+      return
+    }
+    response.setHeader('content-type', 'application/json')
+    response.end(JSON.stringify({ name: 'bosun-plugin-guard', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }))
+  })
+  servers.push(server)
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  return new RegistryClient({ registry, scopes: new Map(), credentials: new Map() })
+}
+
+const release = { name: 'bosun-plugin-guard', version: '1.0.0', keywords: ['bosun-plugin'] }
+
+describe('findOnRegistry: only a release of the package asked for', () => {
+  it('finds a document that is a release of the name', async () => {
+    const { manifest } = await findOnRegistry(await registryWith(release), 'bosun-plugin-guard')
+    expect(`${manifest.name}@${manifest.version}`).toBe('bosun-plugin-guard@1.0.0')
+  })
+
+  it('refuses a document that names another package (which would be installed instead)', async () => {
+    for (const name of ['bosun-plugin-other', 'https://attacker.example/x.tgz#', '--ignore-scripts=false']) {
+      await expect(findOnRegistry(await registryWith({ ...release, name }), 'bosun-plugin-guard')).rejects.toMatchObject({
+        code: 'REGISTRY_ERROR',
+        message: `the registry's document for bosun-plugin-guard names another package (not shown); refused, nothing was installed. Check the registry (the "registry" in your .npmrc, or --registry).`,
+      })
+    }
+  })
+
+  it('refuses a version that is not a version number (a URL, a path, a git spec)', async () => {
+    for (const version of ['https://attacker.example/x.tgz', 'file:../x', 'github:attacker/x', 'latest']) {
+      await expect(findOnRegistry(await registryWith({ ...release, version }), 'bosun-plugin-guard')).rejects.toMatchObject({
+        code: 'REGISTRY_ERROR',
+        message: expect.stringContaining('gives a version that is not a version number (not shown); refused, nothing was installed.'),
+      })
+    }
+  })
+})
