@@ -8,7 +8,7 @@ import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, setupPlugins, type AgentConfig, type PluginEntry } from './plugin.js'
 import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
-import { Session } from './session/session.js'
+import { adoptWriter, Session } from './session/session.js'
 import { enableLogPages, LOG_PAGES_SCHEMA, type LogPagesOptions } from './session/sealer.js'
 import { compileOptionsValidator } from './schema.js'
 import { checkEventTypes } from './session/event-types.js'
@@ -25,7 +25,10 @@ export interface CreateAgentOptions {
   model: ModelAdapter
   /** Where the session is kept. Default: a new in-memory store. */
   store?: Store
-  /** Resume this session if the store has it, else create it. Default: a new UUID. */
+  /**
+   * Resume this session if the store has it, else create it — in the store only once every plugin
+   * setup passed (a refused config leaves no session behind). Default: a new UUID.
+   */
   sessionId?: string
   /** Plugins in order, each `plugin` or `[plugin, options]`. Options are validated before any setup runs. */
   plugins?: readonly PluginEntry[]
@@ -60,9 +63,9 @@ export interface CreateAgentOptions {
 }
 
 /**
- * Builds an agent: validates plugins and tools, opens (resuming) or creates the session, rebuilds
- * the inbox, surface and turn counter from the log, and runs plugin setups in order. Resuming
- * starts nothing by itself: pending input runs at the next wake.
+ * Builds an agent: validates plugins and tools, opens (resuming) or stages a new session, rebuilds
+ * the inbox, surface and turn counter from the log, runs plugin setups in order and then creates a
+ * new session in the store. Resuming starts nothing by itself: pending input runs at the next wake.
  *
  * @example
  * const agent = await createAgent({ model: scripted({ responses: [{ text: 'hi' }] }) })
@@ -131,17 +134,22 @@ interface Checked {
   sessionId: string
 }
 
-/** Opens (or creates) the session and builds the agent on it: see {@link createAgent}. */
+/**
+ * Opens (or creates) the session and builds the agent on it: see {@link createAgent}.
+ *
+ * A session the store does not have (and no `createSession` makes) is staged: built in memory,
+ * without a writer, and created in the store — with whatever the setups appended as its first
+ * events — only once every setup and check passed. A config refused there leaves nothing behind
+ * (no empty session file for `bosun sessions list` to show); an existing session is never removed.
+ */
 async function openAndBuild(options: CreateAgentOptions, checked: Checked): Promise<RegisteredAgent> {
   const { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId } = checked
   const hooks = createHooks()
-  const stored =
-    (await store.open(sessionId)) ??
-    (options.createSession
-      ? await createdBy(options.createSession, sessionId)
-      : await store.create({ id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() } satisfies SessionHeader))
-  const session = new Session(stored.header, stored.events, {
-    writer: stored.writer,
+  const stored = (await store.open(sessionId)) ?? (options.createSession ? await createdBy(options.createSession, sessionId) : undefined)
+  const header: SessionHeader = stored?.header ?? { id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() }
+  const release = () => stored?.writer.close().catch(() => {})
+  const session = new Session(header, stored?.events ?? [], {
+    ...(stored ? { writer: stored.writer } : {}),
     ...(options.now ? { now: options.now } : {}),
     reportError: (error, context) => {
       // `isUsed()` is always true here (every hook has an interceptor): count the taps.
@@ -153,7 +161,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   try {
     checkEventTypes(session.events, declared, sessionId)
   } catch (error) {
-    await stored.writer.close().catch(() => {})
+    await release()
     throw error
   }
   // Taps are counted on every call (a plugin may tap later); a hook without taps costs nothing.
@@ -168,7 +176,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
       claimed: (message, turn) => hooks.inboxClaimed.taps.length > 0 && hooks.inboxClaimed.call(message, turn),
     })
   } catch (error) {
-    await stored.writer.close().catch(() => {})
+    await release()
     throw error
   }
   const ownsStore = options.ownsStore ?? options.store === undefined
@@ -202,11 +210,13 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
     })
     // The tool set is fixed from here on: every request of a session is made from it (or from what prepareCall returns).
     registry.seal()
+    // Every setup passed: a staged session is created now, seeded with what the setups appended.
+    if (!stored) adoptWriter(session, await store.create(header, session.events.slice()))
   } catch (error) {
     // Nobody gets this agent to close later: close it now, running the teardowns earlier setups
     // registered (a child they opened, a timer), and release the session (a locking store keeps it locked).
     if (agent) await agent.close().catch(() => {})
-    else await stored.writer.close().catch(() => {})
+    else await release()
     throw error
   }
   const callbacks = ready

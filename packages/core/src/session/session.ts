@@ -1,6 +1,6 @@
 import { BosunError, ErrorCodes } from '../errors.js'
 import { copyJson } from '../json.js'
-import { keepsLogIn, type LogKeepingWriter, type SessionWriter } from '../store/types.js'
+import { keepsLogIn, type LogKeepingWriter, type SessionWriter, type StoredSession } from '../store/types.js'
 import { EventLog } from './event-log.js'
 import type { BosunEventMap, EventType, SessionEvent, SessionHeader } from './events.js'
 import type { Sealing } from './sealer.js'
@@ -47,6 +47,14 @@ export let sessionLog: (session: Session) => EventLog
 export let setSealing: (session: Session, sealing: Sealing) => void
 
 /**
+ * Core-internal: gives a session built without a writer (a new session `createAgent` stages until
+ * every plugin setup passed) the writer of the stored session just created from it. `stored.events`
+ * is what the store was given, a prefix of this log: the events appended since (a setup's timer,
+ * during the create) are handed to the writer first, so the stored log is this log.
+ */
+export let adoptWriter: (session: Session, stored: StoredSession) => void
+
+/**
  * An append-only event log. `append` is synchronous: it assigns the next `seq`, freezes the
  * data, hands the event to the store's writer, notifies observers (who therefore see every
  * projection's pre-state) and then the projections, and returns the event. Durability is
@@ -58,9 +66,10 @@ export class Session {
   readonly #log: EventLog
   readonly #observers = new Set<SessionObserver>()
   readonly #projections: SessionObserver[] = []
-  readonly #writer: SessionWriter | undefined
+  /** Set once: at construction, or by {@link adoptWriter} for a session staged without one. */
+  #writer: SessionWriter | undefined
   /** The writer pushes each event it accepts into `#events` itself (the memory store): see `keepsLogIn`. */
-  readonly #writerPushes: boolean
+  #writerPushes: boolean
   readonly #now: () => number
   readonly #reportError: (error: unknown, context: string) => void
   /**
@@ -83,7 +92,7 @@ export class Session {
     const log = EventLog.from(events)
     this.#log = log
     this.#writer = options.writer
-    this.#writerPushes = options.writer !== undefined && keepsLogIn in options.writer && (options.writer as LogKeepingWriter)[keepsLogIn](events, log)
+    this.#writerPushes = options.writer !== undefined && takesLog(options.writer, events, log)
     this.#now = options.now ?? Date.now
     this.#reportError = options.reportError ?? ((error, context) => console.error(`[bosun] ${context} threw:`, error))
   }
@@ -138,6 +147,13 @@ export class Session {
     sessionLog = (session) => session.#log
     setSealing = (session, sealing) => {
       session.#sealing = sealing
+    }
+    adoptWriter = (session, { events, writer }) => {
+      if (session.#writer !== undefined) throw new BosunError(ErrorCodes.INVALID_ARGUMENT, `Session "${session.id}" already has a writer.`)
+      const log = session.#log
+      for (let seq = events.length; seq < log.length; seq++) writer.append(log.at(seq)!)
+      session.#writer = writer
+      session.#writerPushes = takesLog(writer, events, log)
     }
   }
 
@@ -216,4 +232,9 @@ export class Session {
       // A reporter that throws has nowhere left to report to.
     }
   }
+}
+
+/** Whether `writer` takes over `log`, made of the `events` it was handed out with (`keepsLogIn`). */
+function takesLog(writer: SessionWriter, events: readonly SessionEvent[], log: EventLog): boolean {
+  return keepsLogIn in writer && (writer as LogKeepingWriter)[keepsLogIn](events, log)
 }
