@@ -5,7 +5,7 @@ import type { JsonSchema } from '@bosun/core'
 export interface Options {
   /** Attempts per model request, the first one included (1 turns retrying off). Default 4. */
   maxAttempts?: number
-  /** Shortest backoff between attempts, in ms. Default 500. */
+  /** Shortest backoff between attempts, in ms; at most `maxDelayMs`. Default 500. */
   minDelayMs?: number
   /**
    * Longest wait between attempts, in ms: the backoff never exceeds it, and a provider that asks
@@ -46,10 +46,12 @@ export const optionsSchema: JsonSchema = {
     },
     random: { description: 'Code only: the jitter source, a function returning a number in [0, 1).' },
   },
+  // minDelayMs ≤ maxDelayMs, either one counted at its default when left out.
+  'x-bosun-bounds': { minDelayMs: { maximum: 'maxDelayMs' } },
   additionalProperties: false,
 }
 
-/** {@link Options} with every default filled in and the cross-field rules checked. */
+/** {@link Options} with every default filled in. */
 export interface RetryPolicy {
   maxAttempts: number
   minDelayMs: number
@@ -59,15 +61,12 @@ export interface RetryPolicy {
 }
 
 /**
- * Fills the defaults and checks what the schema cannot express (`minDelayMs` ≤ `maxDelayMs`, a
- * function for `random`). Throws `INVALID_ARGUMENT`, which `createAgent` reports as the plugin's
- * `PLUGIN_SETUP_FAILED` — still at startup, never mid-turn.
+ * Fills the defaults (the schema, `minDelayMs` ≤ `maxDelayMs` included, has checked the options)
+ * and checks what it cannot express: a function for `random`. Throws `INVALID_ARGUMENT`, which
+ * `createAgent` reports as the plugin's `PLUGIN_SETUP_FAILED` — still at startup, never mid-turn.
  */
 export function resolvePolicy(options: Options): RetryPolicy {
   const { maxAttempts = 4, minDelayMs = 500, maxDelayMs = 60_000, retryOn = DEFAULT_RETRY_ON, random = Math.random } = options
-  if (minDelayMs > maxDelayMs) {
-    throw invalidArgument(`retry: "minDelayMs" (${minDelayMs}) must not exceed "maxDelayMs" (${maxDelayMs}).`, { minDelayMs, maxDelayMs })
-  }
   if (typeof random !== 'function') throw invalidArgument('retry: "random" must be a function returning a number in [0, 1).')
   return { maxAttempts, minDelayMs, maxDelayMs, retryOn: new Set(retryOn), random }
 }

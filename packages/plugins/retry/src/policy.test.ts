@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { ModelError } from '@bosun/core'
 import { testPlugin } from '@bosun/testkit'
+import { expectConfigLines, expectPluginCodeLines, type OptionsCase } from '../../../core/src/testing/options-lines.js'
 import retry from './index.js'
 import { resolvePolicy } from './options.js'
 import { backoffDelay, decide } from './policy.js'
@@ -76,10 +77,15 @@ describe('options', () => {
     })
   })
 
-  it('refuses minDelayMs above maxDelayMs when the agent is built', async () => {
-    await expect(testPlugin(retry, { minDelayMs: 2000, maxDelayMs: 1000 })).rejects.toMatchObject({
-      code: 'PLUGIN_SETUP_FAILED',
-      message: expect.stringContaining('"minDelayMs" (2000) must not exceed "maxDelayMs" (1000)'),
-    })
+  it('refuses minDelayMs above maxDelayMs — either counted at its default — with one line, from code and from a config file', async () => {
+    const cases: OptionsCase[] = [
+      [{ minDelayMs: 2000, maxDelayMs: 1000 }, '$.minDelayMs: must be at most maxDelayMs (1000) (found 2000)'],
+      [{ minDelayMs: 90_000 }, '$.minDelayMs: must be at most maxDelayMs (60000 by default) (found 90000)'],
+      [{ maxDelayMs: 100 }, '$.maxDelayMs: must be at least minDelayMs (500 by default) (found 100)'],
+    ]
+    await expectPluginCodeLines(retry, cases)
+    await expectConfigLines(retry, cases)
+    await expect(testPlugin(retry, { minDelayMs: 1000, maxDelayMs: 1000 })).resolves.toBeDefined()
+    await expect(testPlugin(retry, { maxDelayMs: 500 })).resolves.toBeDefined()
   })
 })
