@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { scripted } from '@bosun/adapter-scripted'
 import { testPlugin } from '@bosun/testkit'
+import { expectConfigLines, expectPluginCodeLines, type OptionsCase } from '../../../core/src/testing/options-lines.js'
 import compaction from './index.js'
 
 describe('options', () => {
@@ -36,11 +37,16 @@ describe('options', () => {
     })
   })
 
-  it('refuses a retainRatio that is not below thresholdRatio', async () => {
-    await expect(testPlugin(compaction, { thresholdRatio: 0.5, retainRatio: 0.5 })).rejects.toMatchObject({
-      code: 'PLUGIN_SETUP_FAILED',
-      message: expect.stringContaining('"retainRatio" (0.5) must be below "thresholdRatio" (0.5)'),
-    })
+  it('refuses a retainRatio that is not below thresholdRatio — either counted at its default — with one line, from code and from a config file', async () => {
+    const cases: OptionsCase[] = [
+      [{ thresholdRatio: 0.5, retainRatio: 0.5 }, '$.retainRatio: must be below thresholdRatio (0.5) (found 0.5)'],
+      [{ retainRatio: 0.9 }, '$.retainRatio: must be below thresholdRatio (0.8 by default) (found 0.9)'],
+      [{ thresholdRatio: 0.2 }, '$.thresholdRatio: must be above retainRatio (0.25 by default) (found 0.2)'],
+    ]
+    await expectPluginCodeLines(compaction, cases)
+    await expectConfigLines(compaction, cases)
+    await expect(testPlugin(compaction, { thresholdRatio: 0.3 })).resolves.toBeDefined()
+    await expect(testPlugin(compaction, { retainRatio: 0.79 })).resolves.toBeDefined()
   })
 
   it('refuses a model object that is neither an adapter nor an adapter definition', async () => {

@@ -1,4 +1,3 @@
-import { invalidArgument } from '@bosun/core'
 import type { AdapterDefinition, JsonSchema, ModelAdapter, PluginContext } from '@bosun/core'
 
 /**
@@ -59,6 +58,9 @@ export const optionsSchema: JsonSchema = {
       additionalProperties: false,
     },
   },
+  // retainRatio < thresholdRatio, either one counted at its default when left out: a compaction
+  // that kept as much as the threshold would trigger the next one at once.
+  'x-bosun-bounds': { retainRatio: { exclusiveMaximum: 'thresholdRatio' } },
   additionalProperties: false,
 }
 
@@ -72,17 +74,12 @@ export interface CompactionSettings {
 }
 
 /**
- * Fills the defaults, checks what the schema cannot express (`retainRatio` below
- * `thresholdRatio`) and creates the summary adapter with the context's `createModel` (which
- * checks the shape of `model.adapter`). Throws `INVALID_ARGUMENT`, which `createAgent` reports as
- * `PLUGIN_SETUP_FAILED` — at startup.
+ * Fills the defaults (the schema, `retainRatio` below `thresholdRatio` included, has checked the
+ * options) and creates the summary adapter with the context's `createModel` (which checks the
+ * shape of `model.adapter`: `INVALID_ARGUMENT`, which `createAgent` reports as
+ * `PLUGIN_SETUP_FAILED` — at startup).
  */
 export async function resolveSettings(options: Options, createModel: PluginContext['createModel']): Promise<CompactionSettings> {
   const { contextWindow = 128_000, thresholdRatio = 0.8, retainRatio = 0.25, model } = options
-  if (retainRatio >= thresholdRatio) {
-    throw invalidArgument(
-      `compaction: "retainRatio" (${retainRatio}) must be below "thresholdRatio" (${thresholdRatio}), or every compaction would trigger the next.`,
-    )
-  }
   return { contextWindow, thresholdRatio, retainRatio, adapter: model === undefined ? undefined : await createModel(model) }
 }
