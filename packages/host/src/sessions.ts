@@ -1,4 +1,4 @@
-import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
 import { liveSession, type LiveSession } from './live-session.js'
@@ -46,6 +46,8 @@ export class SessionManager {
   readonly #parentWaits = new ParentWaits()
   /** Sessions retired for idleness whose agents are still closing. */
   readonly #retiring = new Map<string, Promise<void>>()
+  /** The subagent children the host stream follows (see {@link #announceChild}), until each closes. */
+  readonly #announced = new Set<string>()
   #closing = false
   #closed: Promise<void> | undefined
 
@@ -216,10 +218,41 @@ export class SessionManager {
     taps.unsubscribe = agent.session.subscribe((event) => {
       index(event)
       if (event.type === 'agent/inbox/spliced' || event.type === 'turn/start' || event.type === 'turn/end') this.onChange(id, 'changed')
+      if (event.type === 'subagent/spawned') this.#announceChild(id, (event.data as { childId: string }).childId)
+      // A child settled (one the host stream no longer follows, reopened by its parent, too).
+      else if (event.type === 'subagent/settled') this.onChange((event.data as { childId: string }).childId, 'changed')
       // Only signals: the writer never waits for a client.
       for (const listener of live.listeners) listener()
     })
     return live
+  }
+
+  /**
+   * A subagent child a session this host follows has spawned: the host stream announces it
+   * (`session.added`) once its parent has made it, and sends its status as it changes while it
+   * runs in this process (its own spawns too), until it closes. The host does not borrow it for
+   * that — a child no client uses keeps nothing open — it only listens to its log.
+   */
+  #announceChild(parentId: string, childId: string): void {
+    if (this.#closing || this.#announced.has(childId)) return
+    this.#announced.add(childId)
+    // The parent hands over the child it is spawning (it waits for the spawn), as for a request.
+    void openThroughParent(this.store, childId, parentId).then((child) => {
+      if (child === undefined || this.#closing) {
+        this.#announced.delete(childId)
+        return
+      }
+      this.onChange(childId, 'added')
+      const unsubscribe = child.session.subscribe((event) => {
+        if (event.type === 'agent/inbox/spliced' || event.type === 'turn/start' || event.type === 'turn/end') this.onChange(childId, 'changed')
+        else if (event.type === 'subagent/spawned') this.#announceChild(childId, (event.data as { childId: string }).childId)
+      })
+      void whenAgentClosed(child).then(() => {
+        unsubscribe()
+        this.#announced.delete(childId)
+        if (!this.#closing) this.onChange(childId, 'changed')
+      })
+    }, () => this.#announced.delete(childId))
   }
 
   /** Taps the agent's status, and watches for its close, once per agent: later attachments reuse them. */

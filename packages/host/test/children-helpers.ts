@@ -1,6 +1,6 @@
 // What the subagent-children tests share: plain JSON calls against a running host, and reading a
 // session's log through it.
-import type { ModelRequest, SessionEvent } from '@bosun/core'
+import { definePlugin, type ModelRequest, type SessionEvent } from '@bosun/core'
 import { waitFor } from './helpers.js'
 
 export const textOf = (content: readonly { type: string; text?: string }[]) => content.map((b) => b.text ?? '').join('')
@@ -26,4 +26,21 @@ export const idle = async (url: string, id: string) => (await call(url, 'GET', `
 export const lastUserText = (request: ModelRequest): string => {
   const last = request.messages.findLast((m) => m.role === 'user')
   return last && last.role === 'user' ? textOf(last.content as { type: string; text?: string }[]) : ''
+}
+
+/** Holds every step of a session whose task (its first queued message) is one of `held` until the test opens the gate. */
+export function taskGate(held: ReadonlySet<string>) {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  const plugin = definePlugin({
+    name: 'task-gate',
+    setup({ hooks, session }) {
+      hooks.preStep.tapPromise('task-gate', async (decision) => {
+        const first = session.events.find((e) => e.type === 'agent/inbox/spliced')?.data as { inserted: { content: { type: string; text?: string }[] }[] } | undefined
+        if (first && held.has(textOf(first.inserted[0]?.content ?? []))) await opened
+        return decision
+      })
+    },
+  })
+  return { plugin, open }
 }

@@ -3,12 +3,12 @@
 // time, so a user can send to it, cancel it and watch it live; a child the host opens cold is
 // opened through its parent (children-cold.test.ts has the profile cases). Real HTTP on 127.0.0.1, JSONL files and the memory store, the scripted model.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createAgent, definePlugin, findLiveAgent, memoryStore, type ModelRequest, type SessionEvent, type Store } from '@bosun/core'
+import { createAgent, findLiveAgent, memoryStore, type ModelRequest, type SessionEvent, type Store } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import subagents from '@bosun/plugin-subagents'
 import { createHost, listen, type Host, type RunningServer } from '../src/index.js'
-import { call, childOf, events, firstUserText, ofType, textOf } from './children-helpers.js'
+import { call, childOf, events, firstUserText, ofType, taskGate, textOf } from './children-helpers.js'
 import { SseReader, tempDir, waitFor, type Frame } from './helpers.js'
 
 
@@ -31,23 +31,6 @@ const script: Record<string, Answer[]> = {
 const route = (request: ModelRequest): ScriptedResponse => {
   const answer = script[firstUserText(request)]?.[request.messages.filter((m) => m.role === 'assistant').length] ?? { text: 'done' }
   return typeof answer === 'function' ? answer(request) : answer
-}
-
-/** Holds every step of a session whose task (its first queued message) is one of `held` until the test opens the gate. */
-function taskGate(held: ReadonlySet<string>) {
-  let open!: () => void
-  const opened = new Promise<void>((resolve) => (open = resolve))
-  const plugin = definePlugin({
-    name: 'task-gate',
-    setup({ hooks, session }) {
-      hooks.preStep.tapPromise('task-gate', async (decision) => {
-        const first = session.events.find((e) => e.type === 'agent/inbox/spliced')?.data as { inserted: { content: { type: string; text?: string }[] }[] } | undefined
-        if (first && held.has(textOf(first.inserted[0]?.content ?? []))) await opened
-        return decision
-      })
-    },
-  })
-  return { plugin, open }
 }
 
 let dir: string
