@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { BosunError, ErrorCodes } from '@bosun/core'
@@ -97,6 +97,20 @@ export interface Connection {
 }
 
 /**
+ * A new database file is private to its owner (mode 0600), as JSONL's session files are: it holds
+ * the conversations. SQLite would create it with 0644 (less the umask), readable by every user of
+ * the machine, and gives its `-wal` and `-shm` files the database file's mode. An existing file
+ * keeps its mode; `wx` never follows a link (checkDatabaseFiles has refused a dangling one).
+ */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+}
+
+/**
  * Opens (creating if needed) the database at `file`: refuses a path that is not a regular file
  * (UNSAFE_STORE_FILE, see file-safety.ts) and a newer layout before touching anything, gives a new
  * database {@link NEW_DATABASE_PAGE_SIZE}-byte pages, then sets WAL and `synchronous=FULL`,
@@ -112,6 +126,11 @@ export function openDatabase(file: string): Connection {
     checkDatabaseFiles(file)
   } catch (error) {
     throw storeError(file, 'check the database file', error)
+  }
+  try {
+    createPrivately(file)
+  } catch (error) {
+    throw storeError(file, 'create the database file', error)
   }
   let db: Database.Database
   try {
