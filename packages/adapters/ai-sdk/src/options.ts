@@ -21,7 +21,7 @@ export type AiSdkProviderOptions = { [provider: string]: { [key: string]: JsonVa
 export interface AiSdkOptions {
   /** The AI SDK language model, e.g. `openai('gpt-4.1')` from `@ai-sdk/openai`. */
   model: AiSdkLanguageModel
-  /** Upper bound of output tokens per response (`maxOutputTokens`). Default: the provider's. */
+  /** Upper bound of output tokens per response (`maxOutputTokens`), a safe integer ≥ 1. Default: the provider's. */
   maxTokens?: number
   /** Sampling temperature. Default: the provider's. */
   temperature?: number
@@ -56,7 +56,8 @@ export const aiSdkOptionsSchema: JsonSchema = {
       'x-expected':
         "an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript",
     },
-    maxTokens: { type: 'integer', minimum: 1, description: 'Upper bound of output tokens per response.' },
+    // A safe integer: a larger one is no exact integer (1e21 and up reach the provider as "1e+21").
+    maxTokens: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Upper bound of output tokens per response.' },
     temperature: { type: 'number', minimum: 0, description: 'Sampling temperature.' },
     providerOptions: {
       type: 'object',

@@ -555,7 +555,7 @@ describe('the adapter definition and its options schema', () => {
     expect(await invalid({})).toContain('$.model: is required')
     expect(await invalid({ model: 'openai:gpt-4.1' })).toContain("$.model: must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript (found \"openai:gpt-4.1\")")
     const model = mockV2({ responses: [] })
-    expect(await invalid({ model, maxTokens: 0 })).toContain('$.maxTokens: must be >= 1 (found 0)')
+    expect(await invalid({ model, maxTokens: 0 })).toContain('$.maxTokens: must be an integer from 1 to 9007199254740991 (found 0)')
     expect(await invalid({ model, maxTokens: 1.5 })).toContain('$.maxTokens: must be an integer (found 1.5)')
     expect(await invalid({ model, temperature: -0.1 })).toContain('$.temperature: must be >= 0 (found -0.1)')
     expect(await invalid({ model, providerOptions: { anthropic: 1 } })).toContain('$.providerOptions.anthropic: must be an object (found 1)')
@@ -567,7 +567,10 @@ describe('the adapter definition and its options schema', () => {
     const cases: OptionsCase[] = [
       [{}, '$.model: is required'],
       [{ model: 'openai:gpt-4.1' }, "$.model: must be an AI SDK model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, which only a TypeScript config (bosun.config.ts) or code can give: write this config in TypeScript (found \"openai:gpt-4.1\")"],
-      [{ model, maxTokens: 0 }, '$.maxTokens: must be >= 1 (found 0)'],
+      [{ model, maxTokens: 0 }, '$.maxTokens: must be an integer from 1 to 9007199254740991 (found 0)'],
+      // Beyond a safe integer it is no exact integer: 1e300 went to the provider as maxOutputTokens 1e+300.
+      [{ model, maxTokens: 1e300 }, '$.maxTokens: must be an integer from 1 to 9007199254740991 (found 1e+300)'],
+      [{ model, maxTokens: 2 ** 53 }, '$.maxTokens: must be an integer from 1 to 9007199254740991 (found 9007199254740992)'],
       [{ model, maxTokens: 1.5 }, '$.maxTokens: must be an integer (found 1.5)'],
       [{ model, temperature: -0.1 }, '$.temperature: must be >= 0 (found -0.1)'],
       [{ model, providerOptions: { anthropic: 1 } }, '$.providerOptions.anthropic: must be an object (found 1)'],
