@@ -120,6 +120,7 @@ export default definePlugin<Options>({
       if (action === 'delay') {
         const { counts, limit, windowMs, retryAfterMs: delayMs } = over
         session.append('rate-limit/delayed', { turn, step, key, counts, limit, windowMs, delayMs })
+        // A sleep ends after a timer's longest wait at the most (a window of a month): read the verdict again.
         while (over) {
           await sleep(over.retryAfterMs, signal)
           over = verdict(key, step)

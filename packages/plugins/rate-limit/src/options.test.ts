@@ -11,6 +11,8 @@ describe('rate-limit options', () => {
     ['steps only', { stepsPerMinute: 100 }],
     ['everything', { turnsPerMinute: 20, stepsPerMinute: 100, burst: 5, per: 'source', onLimit: 'delay', windowMs: 1000, sourceKey: 'tenant' }],
     ['requeue', { turnsPerMinute: 1, onLimit: 'requeue' }],
+    // No upper bound: a wait past a timer's longest (24.8 days) is taken in steps (sleep.test.ts, requeue.test.ts).
+    ['a window of a month, delayed', { turnsPerMinute: 100, windowMs: 30 * 24 * 3_600_000, onLimit: 'delay' }],
   ])('accepts %s', async (_, options) => {
     const agent = await build(options)
     await agent.close()

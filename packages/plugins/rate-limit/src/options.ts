@@ -37,6 +37,7 @@ export interface Options {
   /**
    * The window the per-minute limits count over, in milliseconds. Default `60000`. Mostly for
    * tests and for other periods: `{ turnsPerMinute: 100, windowMs: 3_600_000 }` is 100 an hour.
+   * No upper bound: it is arithmetic, and a wait longer than a timer's (24.8 days) is taken in steps.
    */
   windowMs?: number
   /**

@@ -45,6 +45,23 @@ it('reads due times on the clock it was given, not on Date.now', () => {
   expect(queued()).toEqual(['later'])
 })
 
+it('waits for a due time past a timer\'s longest wait (a window of a month) in steps, not by re-arming every millisecond', () => {
+  vi.useFakeTimers() // they fire a wait past 2^31 - 1 ms after 1 ms, as Node does
+  let reads = 0
+  const { requeue, queued, taken } = setup(() => (reads++, Date.now()))
+  const due = Date.now() + 2 ** 31 + 100
+  requeue.schedule(taken('next month'), due)
+  const armed = reads
+  vi.advanceTimersByTime(1000)
+  expect(reads).toBe(armed) // no timer fired: nothing read the clock again
+  vi.advanceTimersByTime(2 ** 31 - 1 - 1000)
+  expect(queued()).toEqual([]) // the first step ended; not due yet, armed again
+  vi.advanceTimersByTime(100)
+  expect(queued()).toEqual([])
+  vi.advanceTimersByTime(1)
+  expect(queued()).toEqual(['next month'])
+})
+
 describe('outstandingRequeues (what a previous process logged and did not carry out)', () => {
   const [a, b, c] = [createUserMessage('a'), createUserMessage('b'), createUserMessage('c')]
   let seq = 0

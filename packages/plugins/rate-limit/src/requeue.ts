@@ -1,4 +1,5 @@
 import type { Inbox, SessionEvent, Session, UserMessage } from '@bosun/core'
+import { MAX_TIMER_MS } from './sleep.js'
 
 interface Pending {
   dueAt: number
@@ -70,7 +71,8 @@ export class Requeue {
     clearTimeout(this.#timer)
     const next = this.#pending[0]
     if (!next) return
-    this.#timer = setTimeout(() => this.#deliver(), Math.max(0, next.dueAt - this.now()))
+    // A due time past a timer's longest wait is reached in steps: #deliver finds nothing due and arms again.
+    this.#timer = setTimeout(() => this.#deliver(), Math.min(MAX_TIMER_MS, Math.max(0, next.dueAt - this.now())))
     // A requeue is not a reason to keep the process alive (see the class comment).
     this.#timer.unref?.()
   }

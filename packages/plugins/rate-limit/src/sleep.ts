@@ -1,8 +1,16 @@
 import { BosunError } from '@bosun/core'
 
 /**
- * Waits `ms`, or rejects as soon as `signal` aborts (the turn was aborted): the loop then ends the
- * turn `aborted`, and the wait leaves no timer behind.
+ * A timer's longest wait (about 24.8 days): Node fires a longer one after 1 ms, with a
+ * `TimeoutOverflowWarning`. A wait may be longer (a `windowMs` of a month), so it is taken in
+ * steps of at most this, each caller checking again when one ends.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * Waits `ms`, but at most {@link MAX_TIMER_MS} (the caller checks again and waits on), or rejects
+ * as soon as `signal` aborts (the turn was aborted): the loop then ends the turn `aborted`, and
+ * the wait leaves no timer behind.
  */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -15,7 +23,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)
       resolve()
-    }, ms)
+    }, Math.min(ms, MAX_TIMER_MS))
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }
