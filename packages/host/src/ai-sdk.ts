@@ -15,6 +15,21 @@ import { subscribe } from './subscription.js'
  */
 const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`
 
+/** The AI SDK's finish reasons (`finish.finishReason`, what `useChat`'s `onFinish` is given). */
+type UiFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'
+
+/**
+ * The `finishReason` of a turn's `finish` part: from how it ended, and for a completed turn from
+ * how its last step ended (a model's `content-filter` stop completes the turn too).
+ */
+function uiFinishReason(reason: string, lastStep: string | undefined): UiFinishReason {
+  if (reason === 'max-tokens') return 'length'
+  if (reason === 'error') return 'error'
+  if (reason !== 'completed') return 'other' // aborted, blocked by a pre-step plugin, interrupted by a crash
+  if (lastStep === 'content-filter' || lastStep === 'tool-calls') return lastStep
+  return lastStep === 'max-tokens' ? 'length' : 'stop'
+}
+
 export interface TurnStreamOptions {
   /** The message whose turn is streamed (found by its claim), or the turn itself when resuming. */
   messageId?: string
@@ -121,6 +136,8 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
   let part = 0
   let open: { kind: 'text' | 'reasoning'; id: string } | undefined
   let steps = 0
+  /** How the turn's last ended step finished (`step/end`), for the `finish` part's reason. */
+  let lastStep: string | undefined
 
   const closeOpen = (): string => {
     if (!open) return ''
@@ -156,7 +173,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
         const kept = s.inserted.some((m) => m.id === options.messageId)
         if (s.outcome === 'canceled' && !kept) {
           finished = true
-          return sse({ type: 'start' }) + sse({ type: 'data-bosun-canceled', data: { messageId: options.messageId } }) + sse({ type: 'finish' })
+          return sse({ type: 'start' }) + sse({ type: 'data-bosun-canceled', data: { messageId: options.messageId } }) + sse({ type: 'finish', finishReason: 'other' })
         }
         if (s.outcome !== 'canceled' && currentTurn !== undefined) {
           ourTurn = currentTurn
@@ -203,6 +220,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
           : sse({ type: 'tool-output-available', toolCallId: r.callId, output: resultText(r.content) })
       }
       case 'step/end':
+        lastStep = (event.data as { finish: string }).finish
         return closeOpen() + sse({ type: 'finish-step' })
       case 'agent/pre-step/rejected': {
         const r = event.data as { by: string; metadata: unknown }
@@ -210,11 +228,11 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
       }
       case 'turn/end': {
         finished = true
-        const reason = (event.data as { reason: { kind: string; error?: { message?: string } } }).reason
+        const reason = (event.data as { reason: { kind: string; reason?: unknown; error?: { message?: string } } }).reason
         let out = closeOpen() + sse({ type: 'data-bosun-turn-end', data: { turn: ourTurn, reason: withinDepth(reason, 2) } })
-        if (reason.kind === 'aborted') out += sse({ type: 'abort' })
+        if (reason.kind === 'aborted') out += sse(typeof reason.reason === 'string' ? { type: 'abort', reason: reason.reason } : { type: 'abort' })
         else if (reason.kind === 'error') out += sse({ type: 'error', errorText: reason.error?.message ?? 'The turn failed.' })
-        return out + sse({ type: 'finish' })
+        return out + sse({ type: 'finish', finishReason: uiFinishReason(reason.kind, lastStep) })
       }
       default:
         return ''

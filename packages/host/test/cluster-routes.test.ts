@@ -68,7 +68,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — AI SDK routes and fo
     const chunks = await uiChunks(await resumed)
     expect(chunks[0]).toEqual({ type: 'start', messageId: 'bosun-turn-1' })
     expect(textOf(chunks)).toBe('after the gate')
-    expect(chunks.at(-1)).toEqual({ type: 'finish' })
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' })
     expect(await b!.store.leaseHolder('chat-2')).toMatchObject({ owner: 'host-a' })
   })
 
