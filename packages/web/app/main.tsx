@@ -2,6 +2,7 @@ import { createRoot } from 'react-dom/client'
 import { createClient } from '@bosun/host/client'
 import { App } from './components/App.js'
 import { StoreProvider } from './components/store-context.js'
+import { followAddress, hashOf } from './state/address.js'
 import { watchStreams } from './state/connection.js'
 import { createAppStore, type AppStore } from './state/store.js'
 import './styles.css'
@@ -15,15 +16,15 @@ const client = createClient({
 store = createAppStore({
   client,
   onSelect: (id) => {
-    const hash = id === null ? '' : `#/s/${encodeURIComponent(id)}`
+    const hash = hashOf(id)
     if (window.location.hash !== hash) history.replaceState(null, '', hash === '' ? window.location.pathname : hash)
   },
 })
-const fromHash = /^#\/s\/(.+)$/.exec(window.location.hash)?.[1]
 // The list is live from the host stream (GET /v1/stream); a host with a token answers 401 first,
 // and the page shows its login form.
 store.getState().followSessions()
-if (fromHash !== undefined) store.getState().select(decodeURIComponent(fromHash))
+// The session the address names, now and whenever it changes (a link, the address bar, Back).
+followAddress(window, store)
 
 createRoot(document.getElementById('root')!).render(
   <StoreProvider store={store}>

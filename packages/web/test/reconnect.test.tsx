@@ -101,7 +101,7 @@ describe('a session stream the host refuses with 503 too-many-streams', () => {
 })
 
 describe('a session stream refused for good', () => {
-  it('404 after a drop (the host came back without the session): no banner promising a retry, a notice that says what to do', async () => {
+  it('404 after a drop (the host came back without the session): no banner promising a retry; the page says what to do in the session\'s place', async () => {
     const before = hostWith()
     const after = hostWith()
     let target = before
@@ -113,7 +113,8 @@ describe('a session stream refused for good', () => {
     await before.close() // the stream drops; the next attempt reaches a host without the session
     await until(() => app!.getState().connection.state === 'stopped', 'the refusal taken as final')
     expect(banner()).toBeNull()
-    expect(app!.getState().notices.map((notice) => notice.text)).toEqual(['Session "gone" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.'])
+    expect(app!.getState().unavailable).toBe('Session "gone" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.')
+    expect(app!.getState().notices).toEqual([])
   })
 
   it('401: the login form, and no banner', async () => {

@@ -13,6 +13,7 @@ import { useApp } from './store-context.js'
 export function App() {
   const selected = useApp((state) => state.selected)
   const auth = useApp((state) => state.auth)
+  const unavailable = useApp((state) => state.unavailable)
   if (auth === 'required') return <LoginForm />
   return (
     <div className="flex h-full bg-slate-50 text-slate-900">
@@ -22,6 +23,11 @@ export function App() {
           <div className="m-auto max-w-md p-8 text-center text-slate-600">
             <h1 className="mb-2 text-xl font-semibold text-slate-900">Bosun</h1>
             <p>Choose a session on the left, or start a new one.</p>
+          </div>
+        ) : unavailable !== null ? (
+          <div className="m-auto max-w-md p-8 text-center text-slate-600">
+            <h1 className="mb-2 text-xl font-semibold break-all text-slate-900">{selected}</h1>
+            <p role="alert">{unavailable}</p>
           </div>
         ) : (
           <>

@@ -26,6 +26,12 @@ export interface AppState {
    */
   loggedIn: boolean | null
   selected: string | null
+  /**
+   * Why the selected session cannot be shown, once the host said it has no such session (its
+   * stream answered 404: a mistyped or stale address, a deleted session): the page says so in
+   * place of the conversation, and offers no controls that could only fail. Null otherwise.
+   */
+  unavailable: string | null
   view: SessionView
   /** The open session's stream (the banner over the conversation). */
   connection: ConnectionState
@@ -127,6 +133,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       auth: 'unknown',
       loggedIn: null,
       selected: null,
+      unavailable: null,
       view: emptySession(),
       connection: { state: 'connecting', retries: 0 },
       listConnection: { state: 'connecting', retries: 0 },
@@ -182,7 +189,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       select(id) {
         follow?.abort()
         follow = null
-        set({ selected: id, view: emptySession(), connection: { state: 'connecting', retries: 0 }, inspecting: null })
+        set({ selected: id, unavailable: null, view: emptySession(), connection: { state: 'connecting', retries: 0 }, inspecting: null })
         onSelect?.(id)
         if (id === null) return
         const controller = new AbortController()
@@ -211,7 +218,9 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
             if (error instanceof HostClientError && error.code === 'replay-unavailable') return reload()
             // Refused for good (401, 403, 404): no retry comes, so the banner must not say one does.
             set({ connection: { state: 'stopped', retries: 0 } })
-            if (!refused(error)) notify('error', streamStopped(id, error))
+            // No such session: said in its place (streamStopped), not in a notice beside an idle-looking session.
+            if (error instanceof HostClientError && error.status === 404) set({ unavailable: streamStopped(id, error) })
+            else if (!refused(error)) notify('error', streamStopped(id, error))
           }
         })()
       },

@@ -1,0 +1,46 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest'
+import { followAddress, hashOf, sessionOfHash } from '../app/state/address.js'
+import { createAppStore, type AppStore } from '../app/state/store.js'
+import { startHost, until, type Harness } from './host-harness.js'
+
+let harness: Harness | undefined
+let store: AppStore | undefined
+let unfollow: (() => void) | undefined
+afterEach(async () => {
+  unfollow?.()
+  store?.getState().dispose()
+  await harness?.close()
+  window.location.hash = ''
+})
+
+describe('the session in the page\'s address', () => {
+  it('reads #/s/<id> as written by hashOf; an escape that does not decode names no session', () => {
+    expect(sessionOfHash(hashOf('a b/ü'))).toBe('a b/ü')
+    expect(sessionOfHash('#/s/%E0%A4%A')).toBeNull()
+    expect(sessionOfHash('')).toBeNull()
+    expect(hashOf(null)).toBe('')
+  })
+
+  it('opens the session the address names at load and each one it names later (a link, the address bar, Back)', async () => {
+    harness = startHost()
+    for (const id of ['alpha', 'beta']) await harness.client.createSession(id)
+    store = createAppStore({ client: harness.client })
+    window.location.hash = '#/s/alpha'
+    unfollow = followAddress(window, store)
+    expect(store.getState().selected).toBe('alpha')
+    window.location.hash = '#/s/beta'
+    await until(() => store!.getState().selected === 'beta', 'beta selected after the address changed')
+    window.location.hash = '#/s/%E0%A4%A'
+    await until(() => store!.getState().selected === null, 'nothing selected for a mangled address')
+  })
+
+  it('a session the host does not have is unavailable, said in its place, with no notice beside it', async () => {
+    harness = startHost()
+    store = createAppStore({ client: harness.client })
+    store.getState().select('no-such-session')
+    await until(() => store!.getState().unavailable, 'the session said unavailable')
+    expect(store.getState().unavailable).toMatch(/^Session "no-such-session" is not on this host/)
+    expect(store.getState().notices).toEqual([])
+  })
+})

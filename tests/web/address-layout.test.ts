@@ -1,0 +1,66 @@
+// The page's address in Chromium against the built `bosun serve` (found walking the web UI, V3):
+// an address changed while the page is open (a link, the address bar, Back) opens that session;
+// an address that does not decode still draws the page; a session the host does not have is said
+// in its place, with no controls. Needs `pnpm build`; without Chromium
+// outside CI it is not registered (no-browser.test.ts says how to enable it).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { freePort, hasChromium, launch, screenshot, serve, until, workspace, type Serve, type Workspace } from './harness.js'
+import { composer } from './page.js'
+
+const heading = (page: Page) => page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 })
+
+if (hasChromium) {
+  describe('the web UI\'s address, in Chromium', () => {
+    let work: Workspace
+    let server: Serve
+    let browser: Awaited<ReturnType<typeof launch>>
+    beforeAll(async () => {
+      work = await workspace([])
+      server = await serve(work.dir, await freePort())
+      browser = await launch()
+      for (const id of ['alpha', 'beta']) {
+        const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
+        expect(created.status).toBe(201)
+      }
+    }, 60_000)
+    afterAll(async () => {
+      await browser?.close()
+      await server?.stop()
+      await work?.cleanup()
+    }, 60_000)
+
+    it('opens the session the address names when it changes (address bar, link, Back); a mangled address or an unknown session still draws the page', async () => {
+      const page = await browser.context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (error) => errors.push(error.message))
+      try {
+        await page.goto(`${server.url}/#/s/alpha`)
+        await until(async () => (await heading(page).textContent()) === 'alpha', 'alpha open')
+        // The address bar edited, or a link to another session followed, in the open page.
+        await page.evaluate("window.location.hash = '#/s/beta'")
+        await until(async () => (await heading(page).textContent()) === 'beta', 'beta open after the address changed')
+        await page.goBack()
+        await until(async () => (await heading(page).textContent()) === 'alpha', 'alpha open again after Back')
+
+        // An escape that does not decode: the page, with nothing selected (it was blank, on a URIError).
+        await page.goto(`${server.url}/#/s/%E0%A4%A`)
+        await page.reload()
+        await until(async () => (await page.getByRole('button', { name: 'New session' }).count()) === 1, 'the page drawn')
+        expect(await page.getByText('Choose a session on the left, or start a new one.').count()).toBe(1)
+
+        // A session the host does not have: said in its place; no status, Stop or message box that could only fail.
+        await page.goto(`${server.url}/#/s/no-such-session`)
+        await page.reload()
+        const alert = page.getByRole('main', { name: 'Session' }).getByRole('alert')
+        await until(async () => /Session "no-such-session" is not on this host/.test((await alert.textContent().catch(() => '')) ?? ''), 'the session said missing')
+        expect(await composer(page).count()).toBe(0)
+        expect(await page.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0)
+        await screenshot(page, 'missing-session')
+        expect(errors).toEqual([])
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+  })
+}
