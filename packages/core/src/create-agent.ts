@@ -6,7 +6,7 @@ import type { Agent } from './loop/agent.js'
 import { beginOpen, RegisteredAgent } from './live-agents.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
-import { resolvePluginEntry, setupPlugins, type AgentConfig, type PluginEntry } from './plugin.js'
+import { resolvePluginEntry, runSetupChecks, setupPlugins, type AgentConfig, type PluginEntry, type SetupCheck } from './plugin.js'
 import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
 import { adoptWriter, Session } from './session/session.js'
 import { enableLogPages, LOG_PAGES_SCHEMA, type LogPagesOptions } from './session/sealer.js'
@@ -183,6 +183,8 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   let agent: RegisteredAgent | undefined
   // Work plugins hold until the agent is whole (see PluginContext.onReady); undefined once it ran.
   let ready: (() => void)[] | undefined = []
+  // Checks of the agent as every setup left it (see PluginContext.afterSetup); undefined once they ran.
+  let checks: SetupCheck[] | undefined = []
   try {
     const surface = Surface.attach(session)
     // A turn that a crash left open is closed before anything else happens (persistence §8);
@@ -206,11 +208,19 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
         if (!ready) throw invalidArgument('onReady() can be called only during setup: the agent is already built.')
         ready.push(callback)
       },
+      afterSetup: (check) => {
+        if (typeof check.check !== 'function') throw invalidArgument('afterSetup(check): check must be a function.')
+        if (!checks) throw invalidArgument('afterSetup() can be called only during setup: the agent is already built.')
+        checks.push(check)
+      },
       addTool: (tool, where) => registry.add(tool, where),
     })
     // The tool set is fixed from here on: every request of a session is made from it (or from what prepareCall returns).
     registry.seal()
-    // Every setup passed: a staged session is created now, seeded with what the setups appended.
+    const registered = checks
+    checks = undefined
+    await runSetupChecks(registered, Object.freeze({ toolNames: Object.freeze(registry.names) }))
+    // Every setup and check passed: a staged session is created now, seeded with what the setups appended.
     if (!stored) adoptWriter(session, await store.create(header, session.events.slice()))
   } catch (error) {
     // Nobody gets this agent to close later: close it now, running the teardowns earlier setups

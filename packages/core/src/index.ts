@@ -47,7 +47,7 @@ export type {
 } from './hooks.js'
 export { definePlugin } from './plugin.js'
 export { stepRequestCount } from './loop/step-requests.js'
-export type { AgentConfig, ModelEntry, Plugin, PluginAgentApi, PluginContext, PluginEntry } from './plugin.js'
+export type { AgentConfig, BuiltAgent, ModelEntry, Plugin, PluginAgentApi, PluginContext, PluginEntry } from './plugin.js'
 
 export type { Tool, ToolContext, ToolResult, ToolResultObject, ToolReturn } from './tools/types.js'
 

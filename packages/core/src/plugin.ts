@@ -50,6 +50,17 @@ export interface PluginContext {
    */
   onReady(callback: () => void): void
   /**
+   * Registers a check of the agent as every setup left it: run once every plugin's setup is done
+   * and the tool set is sealed (`built.toolNames`: the agent's own tools, then those plugins added,
+   * in setup order) — for what one setup cannot judge alone, such as an option naming a tool a
+   * later plugin adds. Checks run once each, in registration order, awaited, before any `onReady`
+   * callback and before a new session is written to the store. A check that throws fails
+   * `createAgent` as a setup's throw does: `PLUGIN_OPTIONS_INVALID` as it is, anything else as
+   * `PLUGIN_SETUP_FAILED` naming the plugin; the teardowns run and nothing is left in the store.
+   * Only during `setup`: afterwards it throws `INVALID_ARGUMENT`.
+   */
+  afterSetup(check: (built: BuiltAgent) => void | Promise<void>): void
+  /**
    * Creates the adapter a model entry describes — an option the plugin's schema marks
    * `"x-bosun-model": true` (a helper model: a summariser, a judge): a ready adapter is returned
    * as it is, an adapter definition is created with `options` (checked against its schema). A
@@ -71,6 +82,12 @@ export interface PluginContext {
    * like this one. From a config file it is what the loader resolved (adapters created, names resolved).
    */
   config: AgentConfig
+}
+
+/** What an {@link PluginContext.afterSetup} check is given: the agent once every plugin's setup is done. */
+export interface BuiltAgent {
+  /** Every tool of the agent, sealed: its own `tools`, then those plugins added, in setup order. */
+  readonly toolNames: readonly string[]
 }
 
 /** {@link PluginContext.config}: the options the agent was created with, defaults filled in. */
@@ -177,27 +194,52 @@ export function resolvePluginEntry(entry: unknown, index: number): { plugin: Plu
   return { plugin: typed, options: value }
 }
 
+/** A plugin's {@link PluginContext.afterSetup} check, with the plugin's name for its error. */
+export interface SetupCheck {
+  plugin: string
+  check: (built: BuiltAgent) => void | Promise<void>
+}
+
 /** Validates every entry first (so a bad option fails before any setup runs), then sets them up in order. */
 export async function setupPlugins(
   entries: readonly unknown[],
-  context: Omit<PluginContext, 'name' | 'createModel' | 'addTool'> & { addTool(tool: Tool, where: string): void },
+  context: Omit<PluginContext, 'name' | 'createModel' | 'addTool' | 'afterSetup'> & {
+    addTool(tool: Tool, where: string): void
+    afterSetup(check: SetupCheck): void
+  },
 ): Promise<void> {
   // Resolved again (cheap: schemas are compiled once) so that this function stands on its own.
   const resolved = entries.map((entry, index) => resolvePluginEntry(entry, index))
   for (const { plugin, options } of resolved) {
     try {
       const addTool = (tool: Tool) => context.addTool(tool, `plugin "${plugin.name}" addTool()`)
-      await plugin.setup({ ...context, name: plugin.name, createModel, addTool }, options)
+      const afterSetup = (check: SetupCheck['check']) => context.afterSetup({ plugin: plugin.name, check })
+      await plugin.setup({ ...context, name: plugin.name, createModel, addTool, afterSetup }, options)
     } catch (error) {
-      // Options that setup finds invalid (a regex that does not compile) are an options error.
-      if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) throw error
-      throw new BosunError(
-        ErrorCodes.PLUGIN_SETUP_FAILED,
-        `Plugin "${plugin.name}" failed in setup: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error, details: { plugin: plugin.name } },
-      )
+      throw setupError(plugin.name, 'in setup', error)
     }
   }
+}
+
+/** Runs the {@link PluginContext.afterSetup} checks in order, each once; the first to throw fails as a setup would. */
+export async function runSetupChecks(checks: readonly SetupCheck[], built: BuiltAgent): Promise<void> {
+  for (const { plugin, check } of checks) {
+    try {
+      await check(built)
+    } catch (error) {
+      throw setupError(plugin, 'its afterSetup check', error)
+    }
+  }
+}
+
+/** A setup's (or check's) throw: options that setup finds invalid (a regex that does not compile) are an options error as they are. */
+function setupError(plugin: string, where: string, error: unknown): BosunError {
+  if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) return error
+  return new BosunError(
+    ErrorCodes.PLUGIN_SETUP_FAILED,
+    `Plugin "${plugin}" failed ${where}: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error, details: { plugin } },
+  )
 }
 
 /** {@link PluginContext.createModel}: the same rules as the config's `model`, for an entry given in code or resolved by the config loader. */

@@ -2,7 +2,7 @@ import { borrowOrOpen, createAgent, definePlugin, type Agent, type Plugin, type 
 import { createChildSession, type ChildSpec } from './child-session.js'
 import { ChildFold } from './fold.js'
 import type { Options } from './options.js'
-import { recordPluginTool, splitEntry } from './profile-tools.js'
+import { splitEntry } from './profile-tools.js'
 import { SUBAGENT_TOOL_NAMES } from './tools.js'
 
 /** A child this agent has open: its agent, and its settlements folded as its events are appended. */
@@ -76,11 +76,7 @@ function onlyTools(entries: readonly PluginEntry[], allowed: ReadonlySet<string>
       wrapped = definePlugin<any>({
         ...plugin,
         setup: (context, pluginOptions) =>
-          plugin.setup({ ...context, addTool: (tool: Tool) => {
-            // Recorded whether let through or not: a profile naming it names a tool (profile-tools.ts).
-            if (typeof tool?.name === 'string') recordPluginTool(plugin, tool.name)
-            return allowed.has(tool.name) ? context.addTool(tool) : undefined
-          } }, pluginOptions),
+          plugin.setup({ ...context, addTool: (tool: Tool) => (allowed.has(tool.name) ? context.addTool(tool) : undefined) }, pluginOptions),
       })
       byAllowlist.set(key, wrapped)
     }

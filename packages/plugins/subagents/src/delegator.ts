@@ -6,7 +6,6 @@ import { SubagentError, SubagentErrorCodes } from './errors.js'
 import type { Settlement } from './fold.js'
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN, type Options } from './options.js'
 import { foldParent, noteParentEvent, type ParentRecord } from './parent-record.js'
-import { unknownProfileTools } from './profile-tools.js'
 import { recoverChildren } from './recovery.js'
 import { SettlementDelivery } from './settlement.js'
 import './events.js'
@@ -99,9 +98,6 @@ export class Delegator {
     try {
       await this.#ctx.session.flush()
       child = await this.#open(childId, mode, args.agent, { childId, delegation, ...(args.context === undefined ? {} : { context: args.context }) })
-      // A name the setup could not judge (another plugin might have added it) is judged now that the child's plugins have run.
-      const unknownTools = args.agent === undefined ? undefined : unknownProfileTools(this.#ctx, this.#options, args.agent)
-      if (unknownTools) throw unknownTools
       child.awaited = mode === 'foreground'
       await admitTask(this.#ctx, child.agent, args.task, tool.callId)
     } catch (error) {

@@ -27,7 +27,8 @@ export default definePlugin<Options>({
   schema: optionsSchema,
   events: SUBAGENT_EVENTS,
   async setup(ctx, options) {
-    // A profile's tools entry that names no tool fails the agent's creation (bosun config check too).
+    // A profile's tools entry that names no tool fails the agent's creation (bosun config check
+    // too): checked once every plugin's setup is done, so a tool a later plugin adds counts.
     checkProfileTools(ctx, options)
     const delegator = new Delegator(ctx, options)
     for (const tool of parentTools(delegator, options)) ctx.addTool(tool)

@@ -5,46 +5,19 @@ import { SUBAGENT_TOOL_NAMES } from './tools.js'
 /**
  * Refuses a profile's `tools` entry that names no tool (a typo would otherwise leave the child
  * without it, silently): `PLUGIN_OPTIONS_INVALID`, at the agent's creation — so `bosun config
- * check` and `bosun run` fail on it. Checked for a top-level agent only: a child's tools are its
- * profile's, and its own children's profiles name tools of that narrower set by design.
- *
- * At setup the agent's tools are the config's own (`ctx.config.tools`) and the subagent tools; a
- * tool another plugin adds with `addTool` is not there yet. So a name missing from them is refused
- * here when no other plugin could add it, and otherwise when a child is built from the profile
- * (see {@link unknownProfileTools}), once every plugin's tools are known.
+ * check` and `bosun run` fail on it. Registered from setup as an `afterSetup` check, so it judges
+ * the agent's whole tool set — the config's own and those every plugin added, whatever their
+ * order. For a top-level agent only: a child's tools are its profile's, and its own children's
+ * profiles name tools of that narrower set by design.
  */
 export function checkProfileTools(ctx: PluginContext, options: Options): void {
   if (ctx.session.header.delegation) return
-  const { plugins, tools } = ctx.config
-  if (plugins.some((entry) => pluginOf(entry).name !== ctx.name)) return
-  const names = tools.map((tool) => tool.name)
-  const problems = Object.entries(options.agents ?? {}).flatMap(([profile, { tools: wanted = [] }]) =>
-    wanted.flatMap((name, index) => (isKnown(name, names) ? [] : [{ profile, index, name }])))
-  if (problems.length > 0) throw profileToolsError(ctx, options, problems, names, false)
-}
-
-/** Tool names each plugin added in the children built here (whether their profile let them through or not). */
-const addedByPlugin = new WeakMap<Plugin, Set<string>>()
-
-/** Records that `plugin` added a tool named `name` (the child's `addTool` wrapper calls it). */
-export function recordPluginTool(plugin: Plugin, name: string): void {
-  let names = addedByPlugin.get(plugin)
-  if (!names) addedByPlugin.set(plugin, (names = new Set()))
-  names.add(name)
-}
-
-/**
- * The error for `profile`'s `tools` entries that name no tool of the agent — the config's own,
- * the subagent tools or one a plugin added — or `undefined` when each names one. For a child just
- * built from the profile: its plugins' setups have run, so what they add is known.
- */
-export function unknownProfileTools(ctx: PluginContext, options: Options, profile: string): BosunError | undefined {
-  if (ctx.session.header.delegation) return undefined
-  const wanted = options.agents?.[profile]?.tools ?? []
-  const added = ctx.config.plugins.flatMap((entry) => [...(addedByPlugin.get(pluginOf(entry)) ?? [])])
-  const names = [...new Set([...ctx.config.tools.map((tool) => tool.name), ...added])].filter((name) => !isSubagentTool(name))
-  const problems = wanted.flatMap((name, index) => (isKnown(name, names) ? [] : [{ profile, index, name }]))
-  return problems.length > 0 ? profileToolsError(ctx, options, problems, names, true) : undefined
+  ctx.afterSetup(({ toolNames }) => {
+    const names = toolNames.filter((name) => !isSubagentTool(name))
+    const problems = Object.entries(options.agents ?? {}).flatMap(([profile, { tools: wanted = [] }]) =>
+      wanted.flatMap((name, index) => (isKnown(name, names) ? [] : [{ profile, index, name }])))
+    if (problems.length > 0) throw profileToolsError(ctx, options, problems, names)
+  })
 }
 
 function isKnown(name: string, names: readonly string[]): boolean {
@@ -74,7 +47,6 @@ function profileToolsError(
   options: Options,
   problems: readonly { profile: string; index: number; name: string }[],
   names: readonly string[],
-  withPluginTools: boolean,
 ): BosunError {
   const lines = problems.map(({ profile, index, name }) => {
     const guess = nearName(name, [...names, ...SUBAGENT_TOOL_NAMES])
@@ -84,7 +56,7 @@ function profileToolsError(
   const error = optionsError(`plugin "${ctx.name}"${at === undefined ? '' : ` (plugins[${at}])`}`, lines)
   const own = names.length > 0 ? names.join(', ') : 'none'
   const hint =
-    `The agent's tools: ${own}${withPluginTools ? '' : ' (from its "tools"; no other plugin adds any)'}; and the subagent tools (${SUBAGENT_TOOL_NAMES.join(', ')}), which every child gets anyway. ` +
+    `The agent's tools: ${own} (its own and those its plugins add); and the subagent tools (${SUBAGENT_TOOL_NAMES.join(', ')}), which every child gets anyway. ` +
     `A profile's "tools" lists, by name, the tools its children get: correct the name (a tool's name, not its file), or leave "tools" out to give them all.`
   return new BosunError(error.code, `${error.message}\n${hint}`, { details: error.details })
 }

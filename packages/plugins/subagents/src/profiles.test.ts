@@ -89,7 +89,7 @@ describe('profiles', () => {
         'Invalid options for plugin "subagents" (plugins[0]):',
         '  - $.agents.researcher.tools[1]: names no tool — did you mean "read-file"? (found "read_file")',
         '  - $.agents.writer.tools[0]: names no tool — did you mean "search"? (found "./tools/search.ts")',
-        'The agent\'s tools: read-file, search (from its "tools"; no other plugin adds any); and the subagent tools (spawn_agent, send_to_agent, interrupt_agent, list_agents, report), which every child gets anyway. ' +
+        'The agent\'s tools: read-file, search (its own and those its plugins add); and the subagent tools (spawn_agent, send_to_agent, interrupt_agent, list_agents, report), which every child gets anyway. ' +
           'A profile\'s "tools" lists, by name, the tools its children get: correct the name (a tool\'s name, not its file), or leave "tools" out to give them all.',
       ].join('\n'),
     })
@@ -109,20 +109,35 @@ describe('profiles', () => {
     await root.close()
   })
 
-  it('beside another plugin, a name no plugin adds either is refused at the spawn, once the child\'s plugins have run', async () => {
+  it('beside other plugins, before or after it, a name no plugin adds is refused at creation; one a later plugin adds is a tool', async () => {
     const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
     const webSearch = definePlugin({ name: 'web-search', setup: ({ addTool }) => addTool(tool('web')) })
+    const fetcher = definePlugin({ name: 'fetcher', setup: ({ addTool }) => addTool(tool('fetch')) })
+    const store = memoryStore()
+    const attempt = parent({
+      store, tools: [tool('read')],
+      plugins: [webSearch, [subagents, { agents: { surfer: { tools: ['web', 'fetch', 'Web_Search'] } } }], fetcher],
+    })
+    await expect(attempt).rejects.toMatchObject({
+      code: 'PLUGIN_OPTIONS_INVALID',
+      message: expect.stringContaining('Invalid options for plugin "subagents" (plugins[1]):\n  - $.agents.surfer.tools[2]: names no tool (found "Web_Search")\nThe agent\'s tools: read, web, fetch (its own and those its plugins add); and the subagent tools'),
+    })
+    // Refused before the session was written: nothing is left in the store.
+    expect(await store.list()).toEqual([])
+    // Named right, the tool the plugin after subagents adds reaches the child.
+    const seen: string[][] = []
     const root = await parent({
       tools: [tool('read')],
-      plugins: [webSearch, [subagents, { agents: { surfer: { tools: ['web', 'Web_Search'] } } }]],
-      script: { top: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'as surfer', agent: 'surfer' } }] }, { text: 'ok' }] },
+      plugins: [webSearch, [subagents, { agents: { surfer: { tools: ['fetch'] } } }], fetcher],
+      script: {
+        top: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'as surfer', agent: 'surfer' } }] }, { text: 'ok' }],
+        'as surfer': [(request: ModelRequest) => (seen.push(request.tools.map((t) => t.name)), { text: 'surfed' })],
+      },
     })
     root.followup('top')
     await root.whenIdle()
-    const [result] = toolResults(root.session.events)
-    expect(result!.isError).toBe(true)
-    expect(textOf(result!.content)).toContain('Invalid options for plugin "subagents" (plugins[1]):\n  - $.agents.surfer.tools[1]: names no tool (found "Web_Search")\nThe agent\'s tools: read, web; and the subagent tools')
-    expect(ofType(root.session.events, 'subagent/settled')[0]!.data).toMatchObject({ reason: 'error' })
+    expect(textOf(toolResults(root.session.events)[0]!.content)).toBe('surfed')
+    expect(seen).toEqual([['spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report', 'fetch']])
     await root.close()
   })
 })
