@@ -3,7 +3,7 @@ import {
   shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest } from '@bosun/core'
-import { resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
+import { DEFAULT_API_KEY_ENV, resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
 import { toAnthropicRequest } from './request.js'
 import { sseEvents } from './sse.js'
 import { MessageStreamDecoder, streamError, type AnthropicEvent } from './stream.js'
@@ -24,13 +24,15 @@ interface Connection {
   readonly url: string
   /** The base URL as errors show it: no query (it may carry a token), no fragment, no trailing `/`. */
   readonly where: string
-  readonly apiKey: string
+  /** Undefined for a server other than api.anthropic.com when `apiKeyEnv` was not named: no key is sent. */
+  readonly apiKey: string | undefined
 }
 
 /**
  * Creates an adapter for the Anthropic Messages API. The API key is read once, now, from the
- * environment variable named by `apiKeyEnv` (default `ANTHROPIC_API_KEY`); a missing key throws
- * a `ModelError` `AUTH` naming the variable. Invalid options throw `INVALID_ARGUMENT`.
+ * environment variable named by `apiKeyEnv` — by default `ANTHROPIC_API_KEY`, for
+ * api.anthropic.com only: another `baseURL` gets no key unless its variable is named — and a
+ * missing key throws a `ModelError` `AUTH` naming the variable. Invalid options throw `INVALID_ARGUMENT`.
  *
  * The stream is lazy: no request is sent until it is iterated. Every failure is thrown from the
  * iteration as a `ModelError` with a stable code.
@@ -41,16 +43,7 @@ interface Connection {
  */
 export function anthropic(options: AnthropicOptions): AnthropicAdapter {
   const resolved = resolveOptions(options)
-  // Trimmed: `fetch` trims header values, so the trimmed key is what is sent (and what a server
-  // echoing it back would show, so what redaction must look for).
-  const apiKey = process.env[resolved.apiKeyEnv]?.trim()
-  if (apiKey === undefined || apiKey === '') {
-    throw new ModelError(
-      'AUTH',
-      `The Anthropic API key is missing: set the environment variable ${resolved.apiKeyEnv} (or name another one with the option apiKeyEnv).`,
-      { retryable: false },
-    )
-  }
+  const apiKey = readApiKey(options.apiKeyEnv === undefined, resolved)
   const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), apiKey }
   return Object.freeze({
     name: 'anthropic' as const,
@@ -58,6 +51,28 @@ export function anthropic(options: AnthropicOptions): AnthropicAdapter {
     stream: (request: ModelRequest, call?: ModelCallOptions): AsyncIterable<ModelChunk> => streamMessage(connection, request, call?.signal),
   })
 }
+
+/**
+ * The key. `ANTHROPIC_API_KEY` by default, but only for api.anthropic.com: an Anthropic key is
+ * never sent to another server (a proxy, another provider's Anthropic-compatible API) unless its
+ * variable is named with `apiKeyEnv` — as the openai adapter keeps `OPENAI_API_KEY` for
+ * api.openai.com. Trimmed: `fetch` trims header values, so the trimmed key is what is sent (and
+ * what a server echoing it back would show, so what redaction must look for).
+ */
+function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions): string | undefined {
+  if (byDefault && new URL(baseURL).hostname.toLowerCase() !== ANTHROPIC_HOST) return undefined
+  const apiKey = process.env[apiKeyEnv]?.trim()
+  if (apiKey === undefined || apiKey === '') {
+    throw new ModelError(
+      'AUTH',
+      `The Anthropic API key is missing: set the environment variable ${apiKeyEnv} (or name another one with the option apiKeyEnv).`,
+      { retryable: false },
+    )
+  }
+  return apiKey
+}
+
+const ANTHROPIC_HOST = 'api.anthropic.com'
 
 async function* streamMessage(connection: Connection, request: ModelRequest, signal: AbortSignal | undefined): AsyncGenerator<ModelChunk, void, undefined> {
   // One controller per request: the turn's abort, a deadline and an early stop all close the socket.
@@ -94,7 +109,7 @@ async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<Mo
 async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
   const secret = connection.apiKey
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, { secret }), connection)
+  if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret }), connection)
   const type = response.headers.get('content-type')
   if (type !== null && !type.includes('text/event-stream')) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
@@ -112,7 +127,8 @@ async function* send(connection: Connection, body: string, signal: AbortSignal):
 function headers(connection: Connection): Headers {
   const result = new Headers({ 'content-type': 'application/json', accept: 'text/event-stream', 'anthropic-version': ANTHROPIC_VERSION })
   for (const [name, value] of Object.entries(connection.options.headers)) result.set(name, value)
-  result.set('x-api-key', connection.apiKey)
+  if (connection.apiKey === undefined) result.delete('x-api-key')
+  else result.set('x-api-key', connection.apiKey)
   return result
 }
 
@@ -153,6 +169,11 @@ function withPathHint(error: ModelError, { url, where }: Connection): ModelError
   const options: ModelErrorOptions = { status: 404, retryable: error.retryable }
   if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
   return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
+}
+
+/** What a 401 or 403 from a server that was sent no key says: how to send it one. */
+function noKeyHint({ where }: Connection): string {
+  return ` (no key was sent: ${DEFAULT_API_KEY_ENV} goes to ${ANTHROPIC_HOST} only. Name the variable holding this server's key with the option apiKeyEnv — "apiKeyEnv": "${DEFAULT_API_KEY_ENV}" for a proxy that takes your Anthropic key — for ${where})`
 }
 
 /** `<baseURL>/v1/messages`, with the base URL's query (a proxy's `?api-version=…`) kept after the path. */

@@ -13,7 +13,10 @@ export interface AnthropicOptions {
   model: string
   /** The API root, without `/v1`. Default `https://api.anthropic.com`. */
   baseURL?: string
-  /** The environment variable that holds the API key. Default `ANTHROPIC_API_KEY`. */
+  /**
+   * The environment variable that holds the API key. Default `ANTHROPIC_API_KEY`, for
+   * api.anthropic.com only: another `baseURL` (a proxy, a compatible API) gets no key unless it is named.
+   */
   apiKeyEnv?: string
   /** `max_tokens` of each request (Anthropic requires it). Default 4096; `params.maxTokens` overrides it. */
   maxTokens?: number
@@ -64,7 +67,7 @@ export const anthropicOptionsSchema: JsonSchema = {
   properties: {
     model: { type: 'string', minLength: 1, description: 'The model, e.g. claude-sonnet-4-5.' },
     baseURL: baseURLOptionSchema(EXAMPLE_URL, 'The API root, without /v1. Default https://api.anthropic.com.'),
-    apiKeyEnv: apiKeyEnvOptionSchema('ANTHROPIC_API_KEY', 'The environment variable that holds the API key. Default ANTHROPIC_API_KEY.'),
+    apiKeyEnv: apiKeyEnvOptionSchema('ANTHROPIC_API_KEY', 'The environment variable that holds the API key. Default ANTHROPIC_API_KEY, for api.anthropic.com only: another baseURL gets no key unless it is named.'),
     maxTokens: { type: 'integer', minimum: 1, description: 'max_tokens of each request. Default 4096.' },
     temperature: { type: 'number', minimum: 0, maximum: 1, description: 'Sampling temperature, 0–1.' },
     reasoningEffort: {

@@ -14,18 +14,29 @@ const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too man
  * key) is masked in the body **before** any excerpt is cut, so a provider echoing the key cannot
  * leave a piece of it at the cut.
  */
-export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret }: { secret?: string } = {}): ModelError {
+export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret, authHint }: ResponseErrorOptions = {}): ModelError {
   const body = maskSecret(text, secret)
   let code: ModelErrorCode = ModelError.codeForStatus(status)
   const detail = providerMessage(body)
   if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
   const wait = retryAfterMs(headers, Date.now(), { resetHeaders: status === 429 })
   const quota = status === 429 && QUOTA.test(body)
-  return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${quota ? QUOTA_HINT : hint(code)}`, {
+  const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code)
+  return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${said}`, {
     status,
     ...(quota ? { retryable: false } : {}),
     ...(wait === undefined || quota ? {} : { retryAfterMs: wait }),
   })
+}
+
+export interface ResponseErrorOptions {
+  /** The key that was sent: masked in the body before anything of it is quoted. */
+  secret?: string
+  /**
+   * What a 401/403 says to do, in place of "check that the environment variable named by
+   * apiKeyEnv holds a valid key" — e.g. for a request an adapter sent without a key.
+   */
+  authHint?: string
 }
 
 /** OpenAI's code (and type) for a 429 that no wait cures: the account's quota or credit is used up. */
@@ -37,7 +48,7 @@ const QUOTA_HINT = ' (the account has no quota left: check its plan and billing;
  * {@link MAX_ERROR_BODY_BYTES} (a larger one is `RESPONSE_TOO_LARGE`), then
  * {@link modelErrorFromResponse}.
  */
-export async function errorFromResponse(provider: string, response: Response, options: { secret?: string } = {}): Promise<ModelError> {
+export async function errorFromResponse(provider: string, response: Response, options: ResponseErrorOptions = {}): Promise<ModelError> {
   const body = await readBodyText(response, MAX_ERROR_BODY_BYTES, `The error body of HTTP ${response.status} from ${provider}`)
   return modelErrorFromResponse(provider, response.status, response.headers, body, options)
 }
