@@ -1,22 +1,24 @@
-// The page's address in Chromium against the built `bosun serve` (found walking the web UI, V3):
-// an address changed while the page is open (a link, the address bar, Back) opens that session;
-// an address that does not decode still draws the page; a session the host does not have is said
-// in its place, with no controls. Needs `pnpm build`; without Chromium
+// The page's address and its layout in Chromium against the built `bosun serve` (found walking the
+// web UI, V3): an address changed while the page is open (a link, the address bar, Back) opens
+// that session; an address that does not decode still draws the page; a session the host does not
+// have is said in its place, with no controls; and in a narrow window (a phone, a half screen) the
+// header's Stop and a queued message's text stay on screen. Needs `pnpm build`; without Chromium
 // outside CI it is not registered (no-browser.test.ts says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { freePort, hasChromium, launch, screenshot, serve, until, workspace, type Serve, type Workspace } from './harness.js'
-import { composer } from './page.js'
+import { freePort, hasChromium, launch, screenshot, serve, slowAnswer, until, workspace, type Serve, type Workspace } from './harness.js'
+import { composer, dock, dockTexts, send, turn } from './page.js'
 
 const heading = (page: Page) => page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 })
 
 if (hasChromium) {
-  describe('the web UI\'s address, in Chromium', () => {
+  describe('the web UI\'s address and narrow layout, in Chromium', () => {
     let work: Workspace
     let server: Serve
     let browser: Awaited<ReturnType<typeof launch>>
     beforeAll(async () => {
-      work = await workspace([])
+      // Each session's first answer streams for about a minute: the narrow test stops it.
+      work = await workspace([slowAnswer(6000)])
       server = await serve(work.dir, await freePort())
       browser = await launch()
       for (const id of ['alpha', 'beta']) {
@@ -58,6 +60,38 @@ if (hasChromium) {
         expect(await page.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0)
         await screenshot(page, 'missing-session')
         expect(errors).toEqual([])
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('in a 420-pixel window the list sits above the session, Stop is on screen and a queued message shows its text', async () => {
+      const page = await browser.context.newPage()
+      try {
+        await page.setViewportSize({ width: 420, height: 860 })
+        await page.goto(`${server.url}/#/s/alpha`)
+        await until(async () => (await heading(page).textContent()) === 'alpha', 'alpha open')
+        await send(page, 'Tell me about the bosun, at length.')
+        await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent().catch(() => '')) === 'running', 'turn 1 running')
+        await send(page, 'a follow-up that waits its turn')
+        await until(async () => (await dockTexts(page)).length === 1, 'one queued')
+        await screenshot(page, 'narrow')
+
+        const inView = async (name: string) => {
+          const box = await page.getByRole('button', { name, exact: true }).boundingBox()
+          return box !== null && box.x >= 0 && box.x + box.width <= 420 && box.width > 0
+        }
+        expect(await inView('Stop')).toBe(true)
+        expect(await inView('Stop and clear queue')).toBe(true)
+        expect(await inView('Inspector')).toBe(true)
+        const title = await heading(page).boundingBox()
+        expect(title!.width).toBeGreaterThan(20)
+        expect(title!.x + title!.width).toBeLessThanOrEqual(420)
+        const text = await dock(page).getByText('a follow-up that waits its turn').boundingBox()
+        expect(text!.width).toBeGreaterThan(100)
+
+        await page.getByRole('button', { name: 'Stop and clear queue' }).click()
+        await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 aborted')
       } finally {
         await page.close()
       }

@@ -16,9 +16,9 @@ export function App() {
   const unavailable = useApp((state) => state.unavailable)
   if (auth === 'required') return <LoginForm />
   return (
-    <div className="flex h-full bg-slate-50 text-slate-900">
+    <div className="flex h-full flex-col bg-slate-50 text-slate-900 md:flex-row">
       <SessionList />
-      <main className="flex min-w-0 flex-1 flex-col" aria-label="Session">
+      <main className="flex min-h-0 min-w-0 flex-1 flex-col" aria-label="Session">
         {selected === null ? (
           <div className="m-auto max-w-md p-8 text-center text-slate-600">
             <h1 className="mb-2 text-xl font-semibold text-slate-900">Bosun</h1>

@@ -29,14 +29,14 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
   }
 
   return (
-    <li {...dragProps} tabIndex={0} aria-label={label} data-message-id={message.id} className="flex items-center gap-2 rounded border border-slate-300 bg-white px-2 py-1">
+    <li {...dragProps} tabIndex={0} aria-label={label} data-message-id={message.id} className="flex flex-wrap items-center gap-x-2 gap-y-1 rounded border border-slate-300 bg-white px-2 py-1">
       <span aria-hidden="true" className="cursor-grab text-slate-500" title="Drag to reorder">
         ⋮⋮
       </span>
       {draft === null ? (
-        <span className="flex-1 truncate text-sm whitespace-pre-wrap">{text}</span>
+        <span className="min-w-0 flex-1 basis-40 truncate text-sm whitespace-pre-wrap">{text}</span>
       ) : (
-        <span className="flex flex-1 items-center gap-1 text-xs">
+        <span className="flex min-w-0 flex-1 basis-40 items-center gap-1 text-xs">
           <input
             autoFocus
             aria-label="Edit queued message"

@@ -14,15 +14,19 @@ export function SessionHeader() {
   const lastTime = useApp((state) => state.view.events.at(-1)?.time)
   const running = status === 'running'
   return (
-    <header className="flex items-center gap-3 border-b border-slate-300 bg-white px-4 py-2">
-      <h1 className="truncate text-base font-semibold">{id}</h1>
-      <StatusBadge status={status} />
-      {lastTime === undefined ? null : (
-        <span className="text-xs text-slate-600">
-          last activity <LastActivity at={lastTime} />
-        </span>
-      )}
-      <div className="ml-auto flex items-center gap-2">
+    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-slate-300 bg-white px-4 py-2">
+      <div className="flex min-w-0 flex-1 basis-64 items-center gap-3">
+        <h1 className="min-w-0 truncate text-base font-semibold" title={id ?? undefined}>
+          {id}
+        </h1>
+        <StatusBadge status={status} />
+        {lastTime === undefined ? null : (
+          <span className="shrink-0 text-xs text-slate-600">
+            last activity <LastActivity at={lastTime} />
+          </span>
+        )}
+      </div>
+      <div className="ml-auto flex flex-wrap items-center gap-2 whitespace-nowrap">
         {paused ? (
           <span role="status" className="flex items-center gap-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-950">
             Queue paused

@@ -92,7 +92,7 @@ export function SessionList() {
   }
 
   return (
-    <nav aria-label="Sessions" className="flex w-72 shrink-0 flex-col gap-2 border-r border-slate-300 bg-slate-100 p-3">
+    <nav aria-label="Sessions" className="flex max-h-[35vh] w-full shrink-0 flex-col gap-2 border-b border-slate-300 bg-slate-100 p-3 md:max-h-none md:w-72 md:border-r md:border-b-0">
       <button type="button" onClick={() => void createSession()} className="rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
         New session
       </button>
