@@ -72,10 +72,12 @@ export class Notifier {
 
 /**
  * One `pg_notify` call with literal arguments (one round trip for a whole batch needs the simple
- * query protocol, which takes no parameters). Channels are built from a checked schema name;
- * payloads hold checked ids without control characters: doubling quotes makes them literals
- * (`standard_conforming_strings`, on since PostgreSQL 9.1, leaves backslashes alone).
+ * query protocol, which takes no parameters). Channels are built from a checked schema name. A
+ * payload holds a message id, which `mailbox.post` takes with quotes and backslashes: it is an
+ * escape string (`E'…'`, backslashes and quotes doubled), a literal whatever the server's
+ * `standard_conforming_strings` — with that setting off, a plain `'…'` reads `\'` as a quote, so
+ * doubling quotes alone let an id end the literal and run its own SQL.
  */
 function notify(channel: string, payload: string): string {
-  return `pg_notify('${channel}', '${payload.replaceAll("'", "''")}')`
+  return `pg_notify('${channel}', E'${payload.replaceAll('\\', '\\\\').replaceAll("'", "''")}')`
 }
