@@ -19,6 +19,11 @@ export interface HostContext {
   /** Runs `fn` with the session live and held (not retired meanwhile). */
   withSession<T>(id: string, fn: (live: LiveSession) => Promise<T> | T): Promise<T>
   listSessions(): Promise<unknown[]>
+  /**
+   * Rows of sessions this host has not loaded, with the live status of those another host of a
+   * cluster runs (`running` mid-turn); as they are without a cluster.
+   */
+  liveStatus<T extends { id: string; loaded: boolean; status: string }>(rows: T[]): Promise<T[]>
   /** The bearer token, when the host requires one. */
   token: string | undefined
 }

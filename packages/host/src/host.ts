@@ -127,10 +127,12 @@ export function createHost(options: CreateHostOptions): Host {
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
   const feed = new HostFeed(async (id) => {
     const { delegation: _, ...summary } = await sessionSummary(sessions, store, id)
-    return cluster === undefined ? summary : (await cluster.withLiveStatus([summary]))[0]!
+    return (await liveStatus([summary]))[0]!
   })
   const clusterStore = options.cluster === false ? undefined : clusterStoreOf(store)
   let cluster: Cluster | undefined
+  /** On a cluster, a session another host runs shows its live status, not the stored one (lists, snapshots, children, the host stream). */
+  const liveStatus = async <T extends { id: string; loaded: boolean; status: string }>(rows: T[]): Promise<T[]> => (cluster === undefined ? rows : cluster.withLiveStatus(rows))
   const factory = factoryFrom(options)
   // On a cluster store, a session opened here (by a request or a takeover) first carries out its mail.
   const opening: AgentFactory = clusterStore === undefined ? factory : async (o) => {
@@ -185,10 +187,8 @@ export function createHost(options: CreateHostOptions): Host {
       }
     },
     // On a cluster, a session another host runs shows its live status, not the stored one.
-    listSessions: async () => {
-      const list = await listSummaries(sessions, store)
-      return cluster === undefined ? list : cluster.withLiveStatus(list)
-    },
+    listSessions: async () => liveStatus(await listSummaries(sessions, store)),
+    liveStatus,
   }
 
   installExposure(app, context, {

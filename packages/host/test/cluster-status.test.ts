@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { createAgent, type ModelRequest, type Store } from '@bosun/core'
+import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
+import subagents from '@bosun/plugin-subagents'
+import { listen } from '../src/index.js'
 import { json, req, SseReader, stepGate, waitFor } from './helpers.js'
 import { available, turnsEnded, useCluster } from './cluster-helpers.js'
+import { firstUserText, taskGate } from './children-helpers.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — live status of sessions other hosts run', () => {
   const cluster = useCluster()
@@ -31,6 +36,35 @@ describe.skipIf(!available)('host cluster on PostgreSQL — live status of sessi
     expect(statusFrames(feed.frames)).toEqual(['running', 'idle'])
     expect(await statusOn(b)).toEqual({ busy: 'idle', quiet: 'idle' })
     await feed.cancel()
+  })
+
+  it("host B's snapshot of a session host A runs, and B's list of its parent's children, say running (they said idle)", async () => {
+    const gate = taskGate(new Set(['research']))
+    const script: Record<string, ScriptedResponse[]> = { delegate: [{ toolCalls: [{ name: 'spawn_agent', id: 'bg', args: { task: 'research', mode: 'background' } }] }, { text: 'started' }] }
+    const route = (request: ModelRequest): ScriptedResponse => script[firstUserText(request)]?.[request.messages.filter((m) => m.role === 'assistant').length] ?? { text: 'done' }
+    const agentFactory = ({ sessionId, store }: { sessionId: string; store: Store }) => createAgent({ model: scripted({ responses: Array.from({ length: 10 }, () => route) }), store, sessionId, plugins: [subagents, gate.plugin] })
+    const [a, b] = cluster.hosts(2, { host: { agentFactory } })
+    const server = await listen(b!.host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    try {
+      const onB = async (path: string) => {
+        const response = await fetch(`${server.url}${path}`)
+        expect(response.status).toBe(200)
+        return response.json() as Promise<any>
+      }
+      await req(a!.host, 'POST', '/v1/sessions', { id: 'lead' })
+      await req(a!.host, 'POST', '/v1/sessions/lead/messages', { clientMessageId: 'm-1', content: 'delegate' })
+      // The child is held at its first step on A, mid-turn; B has not loaded it.
+      await waitFor(async () => (await onB('/v1/sessions')).sessions.find((s: { parentSessionId?: string; status: string }) => s.parentSessionId === 'lead' && s.status === 'running'), 30_000, 'B to list the child as running')
+      const [child] = (await onB('/v1/sessions/lead/children')).children
+      expect(child).toMatchObject({ parentSessionId: 'lead', loaded: false, status: 'running' })
+      expect(await onB(`/v1/sessions/${child.id}`)).toMatchObject({ id: child.id, loaded: false, status: 'running' })
+      expect(await b!.host.sessions.peek(child.id)).toBeUndefined()
+      gate.open()
+      await waitFor(async () => (await onB(`/v1/sessions/${child.id}`)).status === 'idle', 30_000, "B's snapshot of the child to say idle")
+      expect((await onB('/v1/sessions/lead/children')).children[0]).toMatchObject({ id: child.id, status: 'idle' })
+    } finally {
+      await server.close()
+    }
   })
 
   it('a status change whose NOTIFY was lost is caught up by the poll', async () => {

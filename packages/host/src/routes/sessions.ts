@@ -48,14 +48,16 @@ export function sessionRoutes(host: HostContext): void {
     // Not loaded: from the log's end where the store can read it alone (log-tail.ts), else the whole log.
     const cold = await coldState(host.store, id, host.pageSize) ?? (await wholeState(sessions, id))
     c.header('etag', `"${cold.inboxVersion}"`)
-    return c.json({ id, loaded: false, status: 'idle', ...cold })
+    // On a cluster, a session another host runs is `running` mid-turn, as in the list.
+    const [row] = await host.liveStatus([{ id, loaded: false, status: 'idle' }])
+    return c.json({ ...row!, ...cold })
   })
 
   // A subagent's children (`delegation.parentSessionId` in their headers), read, never resumed.
   app.get('/v1/sessions/:id/children', async (c) => {
     const id = sessionIdParam(c)
     if (!(await sessions.exists(id))) throw sessionNotFound(id)
-    return c.json({ children: await childSummaries(sessions, host.store, id) })
+    return c.json({ children: await host.liveStatus(await childSummaries(sessions, host.store, id)) })
   })
 
   app.get('/v1/sessions/:id/events', async (c) => {
