@@ -1,11 +1,14 @@
 // assertOptions: options given from code are checked against the schema a config file's are
-// checked with, through the same formatter; createAdapter checks an adapter's options once.
+// checked with, through the same formatter; createAdapter and createStore check options once.
 import { describe, expect, it } from 'vitest'
 import { createAdapter, defineAdapter } from './adapter.js'
 import { validateConfig } from './config/validate.js'
 import { BosunError } from './errors.js'
 import type { ModelAdapter } from './model.js'
 import { ajv, assertOptions, optionsError, type JsonSchema } from './schema.js'
+import { createStore, defineStore } from './store/define-store.js'
+import { memoryStore } from './store/memory.js'
+import type { Store } from './store/types.js'
 
 // Counts every validation against a schema that carries it: the check itself, not a stand-in.
 let checks = 0
@@ -101,6 +104,44 @@ describe('createAdapter checks an adapter\'s options once', () => {
     checks = 0
     await createAdapter(twice, { level: 3 })
     expect(checks).toBe(2)
+  })
+})
+
+describe('createStore checks a store\'s options once', () => {
+  /** A store package's function: it checks its options itself, so that a code caller's are checked too. */
+  function countedStore(options: unknown): Store {
+    assertOptions(schema, options, 'countedStore()')
+    return memoryStore()
+  }
+  const store = defineStore({ name: 'counted', schema, create: (options) => countedStore(options) })
+
+  it('once through createStore (twice before), once from code', async () => {
+    checks = 0
+    await (await createStore(store, { level: 3 })).close()
+    expect(checks).toBe(1)
+    checks = 0
+    await (await createStore(store, undefined)).close()
+    expect(checks).toBe(1)
+    checks = 0
+    await countedStore({ level: 3 }).close()
+    expect(checks).toBe(1)
+  })
+
+  it('bad options: createStore\'s own message and code, unchanged, checked once', async () => {
+    checks = 0
+    const error = await rejection(createStore(store, { level: 12 }))
+    expect([error.code, error.message]).toEqual(['PLUGIN_OPTIONS_INVALID', 'Invalid options for store "counted":\n  - $.level: must be an integer from 1 to 9 (found 12)'])
+    expect(checks).toBe(1)
+  })
+
+  it('a copy the definition makes (a path resolved against baseDir) is checked again: the trust covers that value only', async () => {
+    const copying = defineStore({ name: 'copying', schema, create: (options: { url?: string }, { baseDir }) => countedStore({ ...options, url: `file://${baseDir}/${options.url ?? ''}` }) })
+    checks = 0
+    await (await createStore(copying, { url: 'x' }, { baseDir: '/project' })).close()
+    expect(checks).toBe(2)
+    const breaking = defineStore({ name: 'breaking', schema, create: (options: object) => countedStore({ ...options, level: 0 }) })
+    const error = await rejection(createStore(breaking, { level: 3 }))
+    expect([error.code, error.message]).toEqual(['INVALID_ARGUMENT', 'Invalid options for countedStore():\n  - $.level: must be an integer from 1 to 9 (found 0)'])
   })
 })
 

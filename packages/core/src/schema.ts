@@ -84,8 +84,9 @@ export interface AssertOptionsOptions<T> {
  * source of truth, so a mistake reads the same from code and from a config — then runs `check`
  * for what the schema cannot say. Throws one error (`INVALID_ARGUMENT` unless `code` says)
  * listing every problem: `Invalid options for scripted():\n  - $.responses[2].chunkSize: must be >= 1 (found 0)`.
- * The schema is compiled once. Options {@link createAdapter} has just checked against the same
- * schema are not checked by it again (see {@link withCheckedOptions}); `check` still runs.
+ * The schema is compiled once. Options that `createAdapter` or `createStore` has just checked
+ * against the same schema are not checked by it again (see {@link withCheckedOptions}); `check`
+ * still runs.
  *
  * @example
  * export function myStore(options: MyStoreOptions): Store {
@@ -103,14 +104,15 @@ export function assertOptions<T>(schema: JsonSchema, value: unknown, what: strin
   return value as T
 }
 
-/** The options just checked against `schema` (by `createAdapter`), while its `create` runs synchronously. */
+/** The options just checked against `schema` (by `createAdapter` or `createStore`), while its `create` runs synchronously. */
 let checked: { schema: JsonSchema; value: unknown } | undefined
 
 /**
- * Runs `create` (an adapter's) after the caller has checked `value` against `schema`: the first
- * {@link assertOptions} of that very value against that schema, made synchronously by `create`,
- * trusts the check instead of repeating it. Anything else — another value, another schema, a
- * check after an `await` — is checked as usual, so no options go unchecked.
+ * Runs `create` (an adapter's or a store's) after the caller has checked `value` against
+ * `schema`: the first {@link assertOptions} of that very value against that schema, made
+ * synchronously by `create`, trusts the check instead of repeating it. Anything else — another
+ * value, another schema, a check after an `await` — is checked as usual, so no options go
+ * unchecked.
  */
 export function withCheckedOptions<R>(schema: JsonSchema, value: unknown, create: () => R): R {
   checked = { schema, value }

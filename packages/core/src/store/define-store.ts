@@ -1,5 +1,5 @@
 import { BosunError, ErrorCodes } from '../errors.js'
-import { compileOptionsValidator, type JsonSchema } from '../schema.js'
+import { compileOptionsValidator, withCheckedOptions, type JsonSchema } from '../schema.js'
 import type { Store } from './types.js'
 
 /** What a store is created with besides its options. */
@@ -37,13 +37,20 @@ export function defineStore<Options>(definition: Omit<StoreDefinition<Options>, 
   return store
 }
 
-/** Validates `options` against the store's schema, then creates the store. */
+/**
+ * Validates `options` against the store's schema, then creates the store. The options are
+ * checked once: a `create` that hands those very options to the store's own function, which checks
+ * them with {@link assertOptions} (so that a code caller's are checked too), is told they were just
+ * checked — see {@link withCheckedOptions}. A `create` that passes a copy (a path resolved against
+ * `baseDir`) has its copy checked again.
+ */
 export async function createStore<Options>(
   definition: StoreDefinition<Options>,
   options: unknown,
   context: StoreContext = { baseDir: process.cwd() },
 ): Promise<Store> {
   const value = options ?? {}
-  if (definition.schema) compileOptionsValidator(definition, definition.schema)(value, `store "${definition.name}"`)
-  return definition.create(value as Options, context)
+  if (!definition.schema) return definition.create(value as Options, context)
+  compileOptionsValidator(definition, definition.schema)(value, `store "${definition.name}"`)
+  return withCheckedOptions(definition.schema, value, () => definition.create(value as Options, context))
 }
