@@ -4,7 +4,7 @@ import type { SessionReader } from './session-reader.js'
 
 /**
  * One row of `bosun sessions list`: what `sessions show` tells without the turns, `pending` as a
- * count, and a subagent's child's `delegation` (from its header). `--json` prints its keys in the
+ * count, and a subagent's child's `delegation` (its header's, as the list entry gives it). `--json` prints its keys in the
  * order {@link row} makes them.
  */
 export type ListedSession = Omit<SessionInfo, 'turnList' | 'pending'> & {
@@ -17,7 +17,8 @@ export type ListedSession = Omit<SessionInfo, 'turnList' | 'pending'> & {
 /**
  * Every session the reader lists, in the store's order. A session whose summary the store keeps
  * (all of `length`, `lastActivity`, `turns`, `firstPrompt` and `pending`: SQLite, PostgreSQL,
- * JSONL) costs its header alone; any other is read whole and summarised here with the same fold
+ * JSONL) costs nothing more — its header only for a fork, or where the entry lacks `delegation`
+ * (see {@link headerOf}); any other is read whole and summarised here with the same fold
  * (`summarizeLog`, which the store's summary must equal), so a session gives the same row either
  * way, and listing a store that keeps no summaries costs a read of every log. A session that
  * cannot be read is passed to `skipped` and left out: one damaged session must not hide the others.
@@ -35,13 +36,28 @@ export async function listSessions(reader: SessionReader, skipped: (id: string, 
   return listed
 }
 
-/** The row from the store's summary and the session's header, or `undefined` when the store keeps no whole summary. */
+/** The row from the store's summary (and the header where it must), or `undefined` when the store keeps no whole summary. */
 async function fromSummary(reader: SessionReader, summary: SessionSummary): Promise<ListedSession | undefined> {
   const { length, lastActivity, turns, firstPrompt, pending } = summary
   if (length === undefined || lastActivity === undefined || turns === undefined || firstPrompt === undefined || pending === undefined) return undefined
-  const header = await reader.header(summary.id)
+  const header = await headerOf(reader, summary)
   if (header === undefined) return undefined
   return row(header, { length, lastActivity, turns, firstPrompt, pending })
+}
+
+/** What a row shows of the session's header. */
+type RowHeader = Pick<SessionHeader, 'id' | 'createdAt' | 'parent' | 'seedLength' | 'delegation'>
+
+/**
+ * The header fields of a row from the list entry, which has the id, creation time, `parent` and
+ * `delegation` (`null`: none) — so listing reads no header — except where it cannot: a store
+ * whose entry does not give `delegation`, and a fork, whose `seedLength` only its header has
+ * (a session that is no fork has none: 0).
+ */
+async function headerOf(reader: SessionReader, summary: SessionSummary): Promise<RowHeader | undefined> {
+  const { id, createdAt, parent, delegation } = summary
+  if (delegation === undefined || parent !== undefined) return reader.header(id)
+  return { id, createdAt, ...(delegation === null ? {} : { delegation }) }
 }
 
 /**
@@ -55,7 +71,7 @@ async function fromLog(reader: SessionReader, id: string): Promise<ListedSession
   return row(log.header, summarizeLog(log.header, log.events))
 }
 
-function row(header: SessionHeader, summary: Omit<LogSummary, 'queued'>): ListedSession {
+function row(header: RowHeader, summary: Omit<LogSummary, 'queued'>): ListedSession {
   const { delegation } = header
   return {
     id: header.id, createdAt: header.createdAt, parent: header.parent, seedLength: header.seedLength ?? 0,

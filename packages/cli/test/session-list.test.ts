@@ -17,19 +17,28 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-/** `store`, counting the calls that read a whole log; `summaries: false` lists without the summary fields. */
-function watched(store: Store, summaries = true): Store & { logReads: number } {
+/**
+ * `store`, counting the calls that read a whole log and those that read a header; `summaries:
+ * false` lists without the summary fields, `'no delegation'` without the entries' `delegation`
+ * (a store that does not give it).
+ */
+function watched(store: Store, summaries: boolean | 'no delegation' = true): Store & { logReads: number; headerReads: number } {
   const wrapper = {
     name: store.name,
     logReads: 0,
+    headerReads: 0,
     create: store.create.bind(store),
     async open(id: string) {
       wrapper.logReads++
       return store.open(id)
     },
-    header: store.header!.bind(store),
+    async header(id: string) {
+      wrapper.headerReads++
+      return store.header!(id)
+    },
     async list() {
       const listed = await store.list()
+      if (summaries === 'no delegation') return listed.map(({ delegation: _delegation, ...rest }) => rest)
       return summaries ? listed : listed.map(({ id, createdAt, parent, length }) => ({ id, createdAt, ...(parent === undefined ? {} : { parent }), length }))
     },
     close: store.close.bind(store),
@@ -56,20 +65,29 @@ async function sessions(file: string): Promise<void> {
 }
 
 describe('sessions list', () => {
-  it('lists from the summaries a store keeps, reading no log, exactly what reading every log gives', async () => {
+  it('lists from the summaries a store keeps, reading no log and no header but a fork\'s, exactly what reading every log gives', async () => {
     const file = join(dir, 'sessions.sqlite')
     await sessions(file)
     const cheap = watched(sqliteStore({ file }))
     const full = watched(sqliteStore({ file }), false)
+    const older = watched(sqliteStore({ file }), 'no delegation')
     const skipped: string[] = []
     const listed = await listSessions(storeReader(cheap), (id) => skipped.push(id))
     const read = await listSessions(storeReader(full), (id) => skipped.push(id))
+    const fallenBack = await listSessions(storeReader(older), (id) => skipped.push(id))
     await cheap.close()
     await full.close()
+    await older.close()
     expect(skipped).toEqual([])
-    expect(cheap.logReads).toBe(0)
+    // The fork's seedLength is in its header only; the list entry gives the rest (delegation too).
+    expect([cheap.logReads, cheap.headerReads]).toEqual([0, 1])
     expect(full.logReads).toBe(4)
+    // A store whose entries lack delegation: each header is read for it.
+    expect([older.logReads, older.headerReads]).toEqual([0, 4])
     expect(JSON.stringify(listed)).toBe(JSON.stringify(read))
+    expect(JSON.stringify(fallenBack)).toBe(JSON.stringify(read))
+    expect(listed.find((session) => session.id === 'child')).toMatchObject({ delegation: { parentSessionId: 'turns', mode: 'one-shot' }, parentSessionId: 'turns', seedLength: 0 })
+    expect(listed.find((session) => session.id === 'forked')).toMatchObject({ parent: 'turns', seedLength: 14 })
     expect(listed.map(({ id, turns, pending, firstPrompt }) => ({ id, turns, pending, firstPrompt }))).toEqual([
       { id: 'child', turns: 0, pending: 0, firstPrompt: undefined },
       { id: 'turns', turns: 2, pending: 0, firstPrompt: 'first prompt' },
@@ -96,7 +114,7 @@ describe('sessions list', () => {
     const listed = await listSessions(storeReader(cheap), (id) => skipped.push(id))
     const read = await listSessions(storeReader(full), (id) => skipped.push(id))
     expect(skipped).toEqual([])
-    expect([cheap.logReads, full.logReads]).toEqual([0, 2])
+    expect([cheap.logReads, cheap.headerReads, full.logReads]).toEqual([0, 0, 2])
     expect(JSON.stringify(read)).toBe(JSON.stringify(listed))
     expect(listed.map(({ id, firstPrompt, pending }) => ({ id, firstPrompt, pending }))).toEqual([
       { id: 'long', firstPrompt: `${'x'.repeat(199)}…`, pending: 0 },
