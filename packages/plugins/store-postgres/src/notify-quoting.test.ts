@@ -17,8 +17,8 @@ describe.skipIf(!available)('postgres store — a NOTIFY payload is a literal wh
     const store = postgresStore({ url: url.href, schema, owner: 'host-a' })
     const watcherStore = postgresStore({ url: pg.url(), schema, owner: 'host-b' })
     await store.create(header('s'))
-    const [{ setting }] = await pg.sql<{ setting: string }>("SELECT current_setting('standard_conforming_strings') AS setting")
-    expect(setting).toBe('on') // the admin connection; the store's own connections have it off
+    // The admin connection has it on; the store's own connections have it off.
+    expect(await pg.sql("SELECT current_setting('standard_conforming_strings') AS setting")).toEqual([{ setting: 'on' }])
     await pg.sql(`CREATE TABLE "${schema}".canary (n integer)`)
 
     const watcher = watcherStore.watch({ pollIntervalMs: 60_000 })
