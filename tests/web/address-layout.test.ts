@@ -1,9 +1,10 @@
 // The page's address and its layout in Chromium against the built `bosun serve` (found walking the
 // web UI, V3): an address changed while the page is open (a link, the address bar, Back) opens
 // that session; an address that does not decode still draws the page; a session the host does not
-// have is said in its place, with no controls; and in a narrow window (a phone, a half screen) the
-// header's Stop and a queued message's text stay on screen. Needs `pnpm build`; without Chromium
-// outside CI it is not registered (no-browser.test.ts says how to enable it).
+// have is said in its place, with no controls; in a narrow window (a phone, a half screen) the
+// header's Stop and a queued message's text stay on screen; a word wider than the conversation
+// breaks. Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts
+// says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { freePort, hasChromium, launch, screenshot, serve, slowAnswer, until, workspace, type Serve, type Workspace } from './harness.js'
@@ -90,6 +91,24 @@ if (hasChromium) {
         const text = await dock(page).getByText('a follow-up that waits its turn').boundingBox()
         expect(text!.width).toBeGreaterThan(100)
 
+        await page.getByRole('button', { name: 'Stop and clear queue' }).click()
+        await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 aborted')
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('breaks a word wider than the conversation (a long URL) instead of scrolling the conversation sideways', async () => {
+      const page = await browser.context.newPage()
+      try {
+        const url = `https://example.com/${'a'.repeat(400)}`
+        await page.goto(`${server.url}/#/s/beta`)
+        await until(async () => (await heading(page).textContent()) === 'beta', 'beta open')
+        await send(page, url)
+        await until(async () => (await turn(page, 1).getByText(url).count()) === 1, 'the message drawn in turn 1')
+        const log = page.getByRole('log', { name: 'Conversation' })
+        const [scrollWidth, clientWidth] = await log.evaluate((element) => [element.scrollWidth, element.clientWidth])
+        expect(scrollWidth).toBeLessThanOrEqual(clientWidth)
         await page.getByRole('button', { name: 'Stop and clear queue' }).click()
         await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 aborted')
       } finally {

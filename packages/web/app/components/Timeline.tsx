@@ -51,7 +51,8 @@ export function Timeline() {
     <DisclosureContext.Provider value={disclosure}>
       <div
         ref={scroller}
-        className="flex-1 overflow-y-auto"
+        // A word wider than its box (a URL, a path, base64) breaks instead of widening the conversation.
+        className="flex-1 overflow-y-auto [overflow-wrap:anywhere]"
         role="log"
         aria-label="Conversation"
         tabIndex={0}
