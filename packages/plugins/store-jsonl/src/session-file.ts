@@ -1,14 +1,15 @@
+import { isUtf8 } from 'node:buffer'
 import { BosunError, LOG_FORMAT_VERSION, LogSummaryFold, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary } from '@bosun/core'
 import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { errnoCode, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
-import { parseHeader, parseLog } from './reader.js'
+import { parseHeader, parseLog, type ParsedLog } from './reader.js'
 import { ioError } from './file-writes.js'
 import { crc32, type JournalRecord } from './journal-format.js'
 import { replayAll } from './recovery.js'
 import { headerCrcOf } from './replay.js'
 import { foldFromSummaryFile, readSummaryFile } from './summary-file.js'
-import { readValidLength, withinValidLength } from './valid-length.js'
+import { readValidLength, withinValidLength, type ValidLength } from './valid-length.js'
 
 /** One session file: opening it safely, reading its header line, checking what is written to it. */
 
@@ -79,7 +80,7 @@ export async function readSummary(
       if (BosunError.is(error)) return undefined
       throw error
     }
-    const entry: SessionSummary = { id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }), delegation: header.delegation ?? null }
+    const entry: SessionSummary = { ...entryOf(header), delegation: header.delegation ?? null }
     try {
       return { ...entry, ...(await foldOf(fs, file, id, handle, crc32(headerBytes), headerBytes.length, dead)).summary() }
     } catch {
@@ -108,10 +109,52 @@ async function foldOf(
     const fold = await foldFromSummaryFile(kept, file, handle, headerCrc, headerBytes, end)
     if (fold) return fold
   }
+  const log = await wholeLog(file, id, handle, valid, dead)
+  return LogSummaryFold.of(log.header, log.events)
+}
+
+/** The session's whole log as `read()` reads it: within its valid length, with `dead`'s records replayed (in memory). */
+async function wholeLog(
+  file: string, id: string, handle: StoreFileHandle, valid: ValidLength | undefined, dead: readonly (readonly JournalRecord[])[] | undefined,
+): Promise<ParsedLog> {
   const bytes = await handle.readFile()
   const replayed = dead === undefined ? bytes : replayAll(bytes, dead)?.bytes ?? bytes
-  const log = parseLog(withinValidLength(replayed, valid, headerCrcOf(replayed)), file, id)
-  return LogSummaryFold.of(log.header, log.events)
+  return parseLog(withinValidLength(replayed, valid, headerCrcOf(replayed)), file, id)
+}
+
+/**
+ * One session's list entry for `summary(id)`: what {@link readSummary} gives for it, the header's
+ * `delegation` aside, with `length`, through the same path (the sidecar and the lines past it,
+ * else a full read); `undefined` when there is no such session. Where the list leaves a file out
+ * or its fields out (a link, a damaged header or log), this throws what `read()` says about it.
+ */
+export async function sessionSummary(
+  fs: StoreFileSystem, file: string, id: string, dead: readonly (readonly JournalRecord[])[] | undefined,
+): Promise<(SessionSummary & { length: number }) | undefined> {
+  const opened = await openSessionFile(fs, file, id, 'r')
+  if (opened === undefined) return undefined
+  const { handle } = opened
+  let step = 'read'
+  try {
+    const line = await readFirstLineBytes(handle)
+    if (line === undefined) {
+      // No header line within reach: what a full read says (an incomplete header), or its summary.
+      const log = await wholeLog(file, id, handle, await readValidLength(fs, file, id), dead ?? [])
+      return { ...entryOf(log.header), ...LogSummaryFold.of(log.header, log.events).summary() }
+    }
+    const header = parseHeader(line.toString('utf8', 0, line.length - 1), file, id, !isUtf8(line))
+    step = 'read (summarising the log)'
+    return { ...entryOf(header), ...(await foldOf(fs, file, id, handle, crc32(line), line.length, dead)).summary() }
+  } catch (error) {
+    throw BosunError.is(error) ? error : ioError(step, file, id, error)
+  } finally {
+    await handle.close().catch(() => {})
+  }
+}
+
+/** A list entry's fields from the header (`delegation` aside). */
+function entryOf(header: SessionHeader): SessionSummary {
+  return { id: header.id, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) }
 }
 
 export function isSessionId(id: string): boolean {
@@ -137,6 +180,12 @@ export function checkHeader(header: SessionHeader, seed: readonly SessionEvent[]
 
 /** Reads up to the first newline, growing the buffer as needed; `undefined` if there is none. */
 export async function readFirstLine(handle: StoreFileHandle): Promise<string | undefined> {
+  const line = await readFirstLineBytes(handle)
+  return line?.toString('utf8', 0, line.length - 1)
+}
+
+/** The bytes of the first line, its newline included; `undefined` if there is none within {@link MAX_HEADER_BYTES}. */
+export async function readFirstLineBytes(handle: StoreFileHandle): Promise<Buffer | undefined> {
   let buffer = Buffer.allocUnsafe(1024)
   let filled = 0
   for (;;) {
@@ -148,6 +197,6 @@ export async function readFirstLine(handle: StoreFileHandle): Promise<string | u
     if (bytesRead === 0) return undefined
     const newline = buffer.subarray(0, filled + bytesRead).indexOf(0x0a, filled)
     filled += bytesRead
-    if (newline >= 0) return buffer.toString('utf8', 0, newline)
+    if (newline >= 0) return buffer.subarray(0, newline + 1)
   }
 }

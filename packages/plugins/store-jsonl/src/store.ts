@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { join, resolve } from 'node:path'
 import { BosunError, ErrorCodes, LOG_FORMAT_VERSION, LogSummaryFold, assertSessionId, invalidArgument } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
@@ -16,7 +17,8 @@ import { headerCrcOf } from './replay.js'
 import { readValidLength, removeValidLength, unlinkValidLength, withinValidLength } from './valid-length.js'
 import { stepOf } from './steps.js'
 import { unlinkSummaryFile } from './summary-file.js'
-import { checkHeader, isSessionId, openSessionFile, readFirstLine, readSummary, type OpenedSessionFile } from './session-file.js'
+import { checkHeader, isSessionId, openSessionFile, readFirstLine, readFirstLineBytes, readSummary, sessionSummary, type OpenedSessionFile } from './session-file.js'
+import { readEventRange, wholeLinesEndAt } from './range.js'
 
 /** New session files are private to their owner: they hold the conversation. */
 const FILE_MODE = 0o600
@@ -198,6 +200,59 @@ class JsonlStore implements Store {
     }
     // No whole first line: `read` says what is wrong with the file.
     return line === undefined ? (await this.read(id))?.header : parseHeader(line, file, id)
+  }
+
+  /**
+   * One session's list entry — what `list()` gives for it, the header's `delegation` aside — with
+   * its `length`, by the same path: the header line, the sidecar and the log's lines past it, else
+   * (no usable sidecar, or records of the session in a dead process's journal) a full read like
+   * `read()`'s. `undefined` for no such session; a file `list()` would leave out or list without the
+   * fields (damaged, a link) is refused with what `read()` says about it.
+   */
+  async summary(id: string): Promise<(SessionSummary & { length: number }) | undefined> {
+    this.#assertOpen()
+    assertSessionId(id)
+    // As list(): with a dead process's records for it, a full read replaying them (with [], when
+    // the journals cannot be read, a full read all the same).
+    const dead = await deadRecordsOf(this.#fs, this.#dir, id).catch(() => [])
+    return sessionSummary(this.#fs, this.#file(id), id, dead.length > 0 ? dead : undefined)
+  }
+
+  /**
+   * Events `fromSeq` … `fromSeq + limit - 1` as `read()` gives them (a torn last line left out,
+   * not cut), reading only their lines (range.ts): the header line, the end of the file (its
+   * last line) and a binary search over byte offsets for the line of `fromSeq`. The file is read
+   * up to the length it had when asked (a writer appending meanwhile is not waited for). With a
+   * dead process's journal records for the session, or a file the search cannot answer for
+   * (damaged, cut meanwhile), the log is read whole, as `read()` reads it.
+   */
+  async readEvents(id: string, fromSeq: number, limit = 1000): Promise<SessionEvent[]> {
+    this.#assertOpen()
+    assertSessionId(id)
+    if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) throw invalidArgument(`readEvents(): "fromSeq" must be a non-negative integer, got ${String(fromSeq)}.`)
+    if (!Number.isSafeInteger(limit) || limit < 1) throw invalidArgument(`readEvents(): "limit" must be a positive integer, got ${String(limit)}.`)
+    const opened = await this.#openExisting(id, 'r')
+    if (opened === undefined) return []
+    const { file, handle } = opened
+    let events: SessionEvent[] | undefined
+    try {
+      // The record before the file, as read() reads them (see there).
+      const valid = await readValidLength(this.#fs, file, id)
+      const { size } = await handle.stat()
+      const line = await readFirstLineBytes(handle)
+      if (line !== undefined && (await deadRecordsOf(this.#fs, this.#dir, id)).length === 0) {
+        parseHeader(line.toString('utf8', 0, line.length - 1), file, id, !isUtf8(line))
+        const applies = valid !== undefined && valid.headerCrc === crc32(line)
+        const length = applies ? Math.min(size, valid.length) : size
+        const end = length < line.length ? undefined : await wholeLinesEndAt(handle, line.length, length)
+        if (end !== undefined) events = await readEventRange(handle, file, { start: line.length, end }, fromSeq, limit)
+      }
+    } catch (error) {
+      throw BosunError.is(error) ? error : ioError(stepOf(error, 'read'), file, id, error)
+    } finally {
+      await handle.close().catch(() => {})
+    }
+    return events ?? (await this.read(id))?.events.slice(fromSeq, fromSeq + limit) ?? []
   }
 
   /**

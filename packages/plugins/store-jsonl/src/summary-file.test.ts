@@ -7,11 +7,12 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createUserMessage, summarizeLog } from '@bosun/core'
 import type { SessionEvent, SessionSummary } from '@bosun/core'
-import { nodeFileSystem, type StoreFileSystem } from './file-system.js'
+import type { StoreFileSystem } from './file-system.js'
 import { crc32 } from './journal-format.js'
 import { jsonlStore } from './store.js'
 import { SUMMARY_EVERY_BYTES, summaryPath } from './summary-file.js'
 import { header, sessionFile } from './testing/fixtures.js'
+import { countingFs } from './testing/counting-fs.js'
 import { tempDir } from './testing/recording-fs.js'
 import { copyStoreFiles } from './testing/crash-image.js'
 import { validLengthPath } from './valid-length.js'
@@ -42,38 +43,6 @@ function logEvents(from: number, count: number): SessionEvent[] {
     events.push(Object.freeze({ seq, time: 1_700_000_000_000 + seq * 1000, type, data }) as SessionEvent)
   }
   return events
-}
-
-/** The real file system, counting the bytes read from session logs and the sidecars renamed into place. */
-function countingFs(): StoreFileSystem & { logBytes: number; renames: number } {
-  const rename = nodeFileSystem.rename!
-  const fs = {
-    ...nodeFileSystem,
-    logBytes: 0,
-    renames: 0,
-    async rename(from: string, to: string) {
-      fs.renames++
-      return rename(from, to)
-    },
-    async open(path: string, flags: string, mode?: number) {
-      const handle = await nodeFileSystem.open(path, flags, mode)
-      if (!path.endsWith('.jsonl')) return handle
-      return {
-        ...handle,
-        read: async (buffer: Uint8Array, offset: number, length: number, position: number) => {
-          const result = await handle.read(buffer, offset, length, position)
-          fs.logBytes += result.bytesRead
-          return result
-        },
-        readFile: async () => {
-          const bytes = await handle.readFile()
-          fs.logBytes += bytes.length
-          return bytes
-        },
-      }
-    },
-  }
-  return fs
 }
 
 /** Creates `id` and writes `events` in batches of `perBatch` (a flush each), then closes it. */

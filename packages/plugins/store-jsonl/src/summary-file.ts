@@ -228,7 +228,7 @@ export async function readSummaryFile(fs: StoreFileSystem, file: string): Promis
 }
 
 /** Bytes `[from, to)` of the file, or `undefined` if it is shorter (cut meanwhile). */
-async function readAt(handle: StoreFileHandle, from: number, to: number): Promise<Buffer | undefined> {
+export async function readAt(handle: StoreFileHandle, from: number, to: number): Promise<Buffer | undefined> {
   const bytes = Buffer.allocUnsafe(to - from)
   for (let filled = 0; filled < bytes.length; ) {
     const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, from + filled)
