@@ -4,28 +4,7 @@ import { foldInbox } from '../src/log.js'
 import { LogTail, tailStore } from '../src/log-tail.js'
 import { json, req, stepGate, waitFor } from './helpers.js'
 import { available, useCluster, type ClusterHost } from './cluster-helpers.js'
-
-/**
- * What a host asks its store, from now on: whole-log reads (`read`), and the seqs of every range
- * read (`readEvents`: the lowest seq asked for, and how many events came back).
- */
-function countReads(h: ClusterHost): { reads: number; ranges: number; events: number; lowest: number } {
-  const counter = { reads: 0, ranges: 0, events: 0, lowest: Infinity }
-  const read = h.store.read.bind(h.store)
-  const readEvents = h.store.readEvents.bind(h.store)
-  h.store.read = (id) => {
-    counter.reads++
-    return read(id)
-  }
-  h.store.readEvents = async (id, fromSeq, limit) => {
-    const events = await readEvents(id, fromSeq, limit)
-    counter.ranges++
-    counter.events += events.length
-    counter.lowest = Math.min(counter.lowest, fromSeq)
-    return events
-  }
-  return counter
-}
+import { countReads } from './store-reads.js'
 
 /** A host whose store cannot say where a log ends (no `summary`): its routes read whole logs, as before. */
 function withoutSummary(h: ClusterHost): void {
@@ -67,7 +46,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     const length = await longSession(a!, 'page-1')
     expect(length).toBeGreaterThan(5000)
     withoutSummary(c!)
-    const counted = countReads(b!)
+    const counted = countReads(b!.store)
     for (const query of ['after=2000&limit=100', '', `after=${length - 3}&limit=50`, `after=${length - 1}`, 'after=-1&limit=1000']) {
       const before = counted.events
       const page = await json(req(b!.host, 'GET', `/v1/sessions/page-1/events?${query}`))
@@ -87,7 +66,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     const [a, b, c] = cluster.hosts(3, { responses: LONG, plugins: () => (gated ? [gate.plugin] : []) })
     const length = await longSession(a!, 'state-1')
     withoutSummary(c!)
-    const counted = countReads(b!)
+    const counted = countReads(b!.store)
     const compare = async () => {
       const [tail, whole] = [await req(b!.host, 'GET', '/v1/sessions/state-1'), await req(c!.host, 'GET', '/v1/sessions/state-1')]
       expect(tail.headers.get('etag')).toBe(whole.headers.get('etag'))
@@ -113,7 +92,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     const [a, b, c] = cluster.hosts(3, { responses: LONG })
     const length = await longSession(a!, 'chat-long')
     withoutSummary(c!)
-    const counted = countReads(b!)
+    const counted = countReads(b!.store)
     const first = await uiChunks(await req(b!.host, 'POST', '/v1/ai-sdk/chat', chat('chat-long', 'u-1', 'one more')))
     expect(first[0]).toEqual({ type: 'start', messageId: 'bosun-turn-13' })
     expect(counted.reads).toBe(0)
@@ -134,7 +113,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     const [a, b, c] = cluster.hosts(3, { responses: LONG })
     await longSession(a!, 'queued-1')
     withoutSummary(c!)
-    const counted = countReads(b!)
+    const counted = countReads(b!.store)
     // q-5 was admitted while turns before it ran: the queue snapshots of its turn list what waited behind it.
     const replayed = await uiChunks(await req(b!.host, 'POST', '/v1/ai-sdk/chat', chat('queued-1', 'q-5', 'question 5')))
     const whole = await uiChunks(await req(c!.host, 'POST', '/v1/ai-sdk/chat', chat('queued-1', 'q-5', 'question 5')))
@@ -155,8 +134,8 @@ describe.skipIf(!available)('host cluster on PostgreSQL — routes read the end 
     await waitFor(() => gate.waiting === 1, 60_000, 'the turn to be held on A')
     await waitFor(async () => (await b!.store.sessionStatus('resume-1')) === 'running', 60_000, 'the turn/start committed')
     withoutSummary(c!)
-    const counted = countReads(b!)
-    const countedWhole = countReads(c!)
+    const counted = countReads(b!.store)
+    const countedWhole = countReads(c!.store)
     const resumed = req(b!.host, 'GET', '/v1/ai-sdk/chat/resume-1/stream')
     const whole = req(c!.host, 'GET', '/v1/ai-sdk/chat/resume-1/stream')
     await waitFor(() => counted.ranges > 0 && countedWhole.reads > 0, 60_000, 'hosts B and C to read the log')
