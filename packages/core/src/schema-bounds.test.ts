@@ -24,6 +24,16 @@ const schema: JsonSchema = {
   additionalProperties: false,
 }
 
+/** The problem lines assertOptions throws for `options` (none: it passed). */
+function lines(checked: JsonSchema, options: unknown): string[] {
+  try {
+    assertOptions(checked, options, 'bounded()')
+    return []
+  } catch (error) {
+    return (error as Error).message.split('\n').slice(1).map((line) => line.replace(/^ {2}- /, ''))
+  }
+}
+
 const plugin = definePlugin<Record<string, unknown>>({ name: 'bounded', schema, setup() {} })
 
 const cases: OptionsCase[] = [
@@ -55,17 +65,16 @@ describe('x-bosun-bounds', () => {
     }
   })
 
-  it('leaves a value that is not a number to its own rule', () => {
-    expect(() => assertOptions(schema, { minDelayMs: 'soon', maxDelayMs: 5 }, 'bounded()')).toThrow(
-      'Invalid options for bounded():\n  - $.minDelayMs: must be an integer (found "soon")',
-    )
+  it('leaves a value that breaks a rule of its own (or is no number) to that rule: one line, what to fix first', () => {
+    expect(lines(schema, { minDelayMs: 'soon', maxDelayMs: 5 })).toEqual(['$.minDelayMs: must be an integer (found "soon")'])
+    expect(lines(schema, { minDelayMs: -1, maxDelayMs: -5 })).toEqual(['$.minDelayMs: must be >= 0 (found -1)', '$.maxDelayMs: must be >= 0 (found -5)'])
+    // The limit breaking its own rule: the bound on the other option is not reported either.
+    expect(lines(schema, { minDelayMs: 3, maxDelayMs: -5 })).toEqual(['$.maxDelayMs: must be >= 0 (found -5)'])
   })
 
   it('checks the options of a nested object against that object\'s own fields', () => {
     const nested: JsonSchema = { type: 'object', properties: { retry: schema } }
-    expect(() => assertOptions(nested, { retry: { maxDelayMs: 1 } }, 'nested()')).toThrow(
-      'Invalid options for nested():\n  - $.retry.maxDelayMs: must be at least minDelayMs (500 by default) (found 1)',
-    )
+    expect(lines(nested, { retry: { maxDelayMs: 1 } })).toEqual(['$.retry.maxDelayMs: must be at least minDelayMs (500 by default) (found 1)'])
   })
 
   it.each<[string, JsonSchema]>([

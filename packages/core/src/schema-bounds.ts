@@ -96,7 +96,7 @@ export const boundsKeyword: FuncKeywordDefinition = {
         const [at, params]: [string, BoundParams] = own.byDefault
           ? [other, { relation: RELATIONS[relation].reverse, other: key, limit: own.value, byDefault: true }]
           : [key, { relation, other, limit: limit.value, byDefault: limit.byDefault }]
-        const instancePath = `${context?.instancePath ?? ''}/${at.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        const instancePath = `${context?.instancePath ?? ''}/${pointerPart(at)}`
         errors.push({ keyword: BOUNDS_KEYWORD, instancePath, params: params as unknown as Record<string, unknown>, message: boundMessage(params, String(params.limit)) })
       }
       validate.errors = errors.length > 0 ? errors : undefined
@@ -106,6 +106,23 @@ export const boundsKeyword: FuncKeywordDefinition = {
     return validate
   },
   errors: true,
+}
+
+/**
+ * Whether a broken bound goes unreported because one of the two options it compares breaks a rule
+ * of its own (`minDelayMs: -1` is below its minimum): that line says what to fix, and the bound
+ * compared a value that is wrong anyway.
+ */
+export function boundShadowed(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
+  if (error.keyword !== BOUNDS_KEYWORD) return false
+  const parent = error.instancePath.slice(0, error.instancePath.lastIndexOf('/'))
+  const other = `${parent}/${pointerPart((error.params as BoundParams).other)}`
+  return errors.some((e) => e.keyword !== BOUNDS_KEYWORD && (e.instancePath === error.instancePath || e.instancePath === other))
+}
+
+/** A property name as a JSON pointer's segment. */
+function pointerPart(name: string): string {
+  return name.replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
 /** `must be at most maxDelayMs (500)`, `must be below thresholdRatio (0.8 by default)`; `limit` as the formatter may show it. */

@@ -3,7 +3,7 @@ import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.
 import { childPath, describeValue, suggest } from './config/problems.js'
 import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
-import { BOUNDS_KEYWORD, boundMessage, boundsKeyword, type BoundParams } from './schema-bounds.js'
+import { BOUNDS_KEYWORD, boundMessage, boundShadowed, boundsKeyword, type BoundParams } from './schema-bounds.js'
 
 /** A JSON Schema object (draft-07 / 2019-09 keywords that ajv supports). */
 export type JsonSchema = { [key: string]: unknown }
@@ -170,7 +170,8 @@ export interface SchemaProblem {
 export function schemaProblems(errors: readonly ErrorObject[], schema: JsonSchema, root: unknown): SchemaProblem[] {
   // An `anyOf` with an `x-expected` phrase is reported once, with that phrase, not per branch.
   // A bad key under `propertyNames` is reported once, by the rule it breaks (ajv adds a second, vaguer error).
-  const shown = errors.filter((e) => e.keyword !== 'propertyNames')
+  // A rule between two options (x-bosun-bounds) is left out while either breaks a rule of its own.
+  const shown = errors.filter((e) => e.keyword !== 'propertyNames' && !boundShadowed(e, errors))
     .filter((e) => !e.schemaPath.includes('/anyOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/anyOf/'))) === undefined)
     .filter((e) => !e.schemaPath.includes('/oneOf/') || expectedAt(schema, e.schemaPath.slice(0, e.schemaPath.lastIndexOf('/oneOf/'))) === undefined)
   const problems = shown.map((error) => ({ pointer: error.instancePath, keys: errorKeys(error), message: problemMessage(error, schema, root) }))
