@@ -37,6 +37,8 @@ export interface ChatInput {
   id: string
   messages: { id: string; role: string; parts: { type: string; text?: string }[] }[]
   bosun?: { delivery?: 'followup' | 'steer' | 'inject' }
+  /** What `useChat` asks for: `submit-message` (a new message) or `regenerate-message` (a new answer to the last one). */
+  trigger?: string
 }
 
 /**
@@ -44,6 +46,10 @@ export interface ChatInput {
  * id is the clientMessageId. One check for the owner's route and a cluster's non-owner route.
  */
 export function chatMessage(input: ChatInput): { clientMessageId: string; content: string; delivery: 'followup' | 'steer' | 'inject' } {
+  // A regenerate resends the last user message, already admitted: it would stream that old turn again.
+  if (input.trigger === 'regenerate-message') {
+    throw new HostError('invalid-request', 'Regenerating an answer is not supported: a Bosun session keeps every turn it ran. Send the message again with a new id (it runs as a new turn), or fork the session before that turn (POST /v1/sessions/:id/fork with afterTurn) and chat in the fork.', { path: '/trigger' })
+  }
   const index = input.messages.length - 1
   const last = input.messages[index]!
   if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${index}/role` })

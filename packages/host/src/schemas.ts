@@ -77,6 +77,7 @@ export const schemas = {
         items: { type: 'object', required: ['id', 'role', 'parts'], properties: { id: { type: 'string' }, role: { type: 'string' }, parts: { type: 'array' } } },
       },
       bosun: { type: 'object', additionalProperties: false, properties: { delivery: { enum: ['followup', 'steer', 'inject'] } } },
+      trigger: { type: 'string' },
     },
   },
   ticket: {

@@ -1,6 +1,7 @@
-// The chat stream's `finish` part carries the turn's finishReason, as the AI SDK's own streams do
+// What ai 6's useChat sends and reads on the chat route. The stream's `finish` part carries the turn's finishReason, as the AI SDK's own streams do
 // (ai 6: `useChat`'s `onFinish` is given it): a page tells a turn cut by the token limit or failed
-// from one that answered (found building an app against the host, V4: `finish` had no reason).
+// from one that answered (found building an app against the host, V4: `finish` had no reason);
+// a regenerate is refused (it replayed the old answer).
 // Real HTTP on 127.0.0.1, JSONL files, ai 6's DefaultChatTransport (which checks every chunk
 // against the protocol's schema).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -74,5 +75,14 @@ describe('AI SDK chat: the finish part', () => {
       }
     }
     expect(chunks.slice(-2)).toEqual([{ type: 'abort', reason: 'canceled' }, { type: 'finish', finishReason: 'other' }])
+  })
+
+  it("useChat's regenerate is refused, saying what to do, and admits nothing (it replayed the turn of the message it resends)", async () => {
+    await chat('c-again', 'answer')
+    const transport = new DefaultChatTransport({ api: `${server.url}/v1/ai-sdk/chat` })
+    const refused = transport.sendMessages({ chatId: 'c-again', messages: [{ id: 'c-again-u1', role: 'user', parts: [{ type: 'text', text: 'answer' }] }], trigger: 'regenerate-message', messageId: 'bosun-turn-1', abortSignal: undefined })
+    await expect(refused).rejects.toThrow(/"code":"invalid-request".*fork the session.*"path":"\/trigger"/)
+    const log = await (await fetch(`${server.url}/v1/sessions/c-again/events?limit=1000`)).json() as { events: { type: string }[] }
+    expect(log.events.filter((e) => e.type === 'turn/start')).toHaveLength(1)
   })
 })
