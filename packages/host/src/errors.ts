@@ -73,7 +73,8 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
     case 'INVALID_SESSION_ID':
       return new HostError('invalid-request', error.message)
     case 'SESSION_EXISTS':
-      return new HostError('session-exists', `${error.message} Choose another id.`, at)
+      // The store's message names its side (a JSONL file's absolute path, PostgreSQL's host and database).
+      return new HostError('session-exists', `Session${id === undefined ? '' : ` "${id}"`} already exists: choose another id.`, at)
     case 'SESSION_LOCKED':
       return lockedElsewhere(id, error.details, error.message)
     default:
