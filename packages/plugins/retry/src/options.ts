@@ -9,7 +9,8 @@ export interface Options {
   minDelayMs?: number
   /**
    * Longest wait between attempts, in ms: the backoff never exceeds it, and a provider that asks
-   * for a longer wait (`retryAfterMs`) is not retried — the turn ends with its error. Default 60000.
+   * for a longer wait (`retryAfterMs`) is not retried — the turn ends with its error. At most
+   * 2147483647 (about 24.8 days, a timer's longest wait). Default 60000.
    */
   maxDelayMs?: number
   /** The error codes that are retried. Default `['RATE_LIMIT', 'SERVER', 'TIMEOUT', 'TRANSPORT', 'EMPTY_RESPONSE']`. */
@@ -31,9 +32,11 @@ export const optionsSchema: JsonSchema = {
   properties: {
     maxAttempts: { type: 'integer', minimum: 1, maximum: 100, default: 4, description: 'Attempts per model request, the first included.' },
     minDelayMs: { type: 'integer', minimum: 0, default: 500, description: 'Shortest backoff between attempts, in ms.' },
+    // A timer's longest wait: Node fires a longer one after 1 ms, so a longer Retry-After was retried at once.
     maxDelayMs: {
       type: 'integer',
       minimum: 0,
+      maximum: 2_147_483_647,
       default: 60_000,
       description: 'Longest wait between attempts, in ms; a provider asking for longer is not retried.',
     },

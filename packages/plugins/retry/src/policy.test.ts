@@ -77,6 +77,16 @@ describe('options', () => {
     })
   })
 
+  it('refuses a maxDelayMs no timer can wait (Node fires a wait past 2147483647 ms after 1 ms), from code and from a config file', async () => {
+    const cases: OptionsCase[] = [
+      [{ maxDelayMs: 2 ** 31 }, '$.maxDelayMs: must be an integer from 0 to 2147483647 (found 2147483648)'],
+      [{ maxDelayMs: -1 }, '$.maxDelayMs: must be an integer from 0 to 2147483647 (found -1)'],
+    ]
+    await expectPluginCodeLines(retry, cases)
+    await expectConfigLines(retry, cases)
+    await expect(testPlugin(retry, { maxDelayMs: 2 ** 31 - 1 })).resolves.toBeDefined()
+  })
+
   it('refuses minDelayMs above maxDelayMs — either counted at its default — with one line, from code and from a config file', async () => {
     const cases: OptionsCase[] = [
       [{ minDelayMs: 2000, maxDelayMs: 1000 }, '$.minDelayMs: must be at most maxDelayMs (1000) (found 2000)'],
