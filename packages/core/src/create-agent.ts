@@ -10,7 +10,7 @@ import { resolvePluginEntry, runSetupChecks, setupPlugins, type AgentConfig, typ
 import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
 import { adoptWriter, Session } from './session/session.js'
 import { enableLogPages, LOG_PAGES_SCHEMA, type LogPagesOptions } from './session/sealer.js'
-import { compileOptionsValidator } from './schema.js'
+import { assertOptions, compileOptionsValidator, type JsonSchema } from './schema.js'
 import { checkEventTypes } from './session/event-types.js'
 import { Surface } from './session/surface.js'
 import { memoryStore } from './store/memory.js'
@@ -19,6 +19,18 @@ import { assertSessionId } from './store/session-id.js'
 import type { Store, StoredSession } from './store/types.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/types.js'
+
+/**
+ * `maxParallelTools`, as a config file gives it too: the config schema's property is this very
+ * object, so a code caller and a config get the same line (`$.maxParallelTools: must be >= 1 (found 0)`).
+ */
+export const MAX_PARALLEL_TOOLS_SCHEMA = {
+  type: 'integer', minimum: 1, default: 8,
+  description: 'Upper bound of tool calls running at once within a step. Default 8.',
+} as const satisfies JsonSchema
+
+/** The options `createAgent` checks against a schema the config shares (see {@link MAX_PARALLEL_TOOLS_SCHEMA}). */
+const AGENT_OPTIONS_SCHEMA: JsonSchema = { type: 'object', properties: { maxParallelTools: MAX_PARALLEL_TOOLS_SCHEMA } }
 
 export interface CreateAgentOptions {
   /** The model adapter, e.g. `scripted({...})` or an adapter made from a config file. */
@@ -85,9 +97,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (typeof system !== 'string' && typeof system !== 'function') {
     throw invalidArgument('createAgent(): "system" must be a string or a function returning one.')
   }
-  if (!Number.isSafeInteger(maxParallelTools) || maxParallelTools < 1) {
-    throw invalidArgument(`createAgent(): "maxParallelTools" must be a positive integer, got ${String(maxParallelTools)}.`)
-  }
+  if (options.maxParallelTools !== undefined) assertOptions(AGENT_OPTIONS_SCHEMA, { maxParallelTools }, 'createAgent()')
   if (options.now !== undefined && typeof options.now !== 'function') throw invalidArgument('createAgent(): "now" must be a function.')
   if (options.logPages !== undefined) compileOptionsValidator(LOG_PAGES_SCHEMA, LOG_PAGES_SCHEMA, ErrorCodes.INVALID_ARGUMENT)(options.logPages, 'createAgent(): "logPages"')
   if (options.createSession !== undefined && (typeof options.createSession !== 'function' || options.sessionId === undefined)) {

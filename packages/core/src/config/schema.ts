@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../schema.js'
+import { MAX_PARALLEL_TOOLS_SCHEMA } from '../create-agent.js'
 import { LOG_PAGES_SCHEMA } from '../session/sealer.js'
 
 // The root schema validates a config's shape; each plugin, adapter and store then checks its own
@@ -106,7 +107,7 @@ export const configSchema: JsonSchema = {
         'x-expected': EXPECTED.tool,
       },
     },
-    maxParallelTools: { type: 'integer', minimum: 1, default: 8, description: 'Upper bound of tool calls running at once within a step. Default 8.' },
+    maxParallelTools: MAX_PARALLEL_TOOLS_SCHEMA,
     logPages: {
       description: 'Sealing of idle sessions\' logs into compressed pages (docs/architecture.md, "Sealed log pages"): false turns it off; { idleMs, pageEvents } tunes it. Default: on, 30000 ms, 256 events a page. Subagents\' children get the same.',
       ...LOG_PAGES_SCHEMA,
