@@ -40,6 +40,13 @@ export class LiveScreen implements Screen {
   readonly #out: OutputStream
   readonly #liveLines: () => string[]
   #partial = ''
+  /**
+   * Whether `#partial` is a preview: text its caller holds and streams once it is finished (so
+   * `close` leaves it to the caller), not streamed text only the screen holds.
+   */
+  #previewing = false
+  /** After `close`: whether the last text written went through without ending its line. */
+  #openLine = false
   /** Rows drawn above the prompt (partial + live lines); valid while `#drawn`. */
   #aboveRows = 0
   #drawn = false
@@ -52,8 +59,9 @@ export class LiveScreen implements Screen {
   }
 
   stream(text: string): void {
-    if (this.#closed) return void this.#out.write(text)
+    if (this.#closed) return this.#through(text)
     this.#erase()
+    this.#previewing = false
     this.#partial += text
     this.#out.write(this.#takeFinished())
     this.#draw()
@@ -63,10 +71,12 @@ export class LiveScreen implements Screen {
     if (this.#closed || text === this.#partial) return
     this.#erase()
     this.#partial = text
+    this.#previewing = text !== ''
     this.#draw()
   }
 
   endStream(): void {
+    if (this.#closed) return this.#endLine()
     if (this.#partial === '') return
     this.#erase()
     this.#out.write(`${this.#partial}\n`)
@@ -75,6 +85,10 @@ export class LiveScreen implements Screen {
   }
 
   print(text: string): void {
+    if (this.#closed) {
+      this.#endLine()
+      return this.#through(`${safeStyled(text)}\n`)
+    }
     this.#erase()
     if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
     this.#partial = ''
@@ -96,9 +110,26 @@ export class LiveScreen implements Screen {
 
   close(): void {
     this.#erase()
-    if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
+    // A preview is its caller's: it streams the text when the answer ends (the turn's end as the
+    // session closes), which would print it a second time.
+    if (this.#partial !== '' && !this.#previewing) this.#out.write(`${this.#partial}\n`)
     this.#partial = ''
+    this.#previewing = false
     this.#closed = true
+  }
+
+  /** After `close`: `text` as it comes, noting whether it left its line open. */
+  #through(text: string): void {
+    if (text === '') return
+    this.#out.write(text)
+    this.#openLine = !text.endsWith('\n')
+  }
+
+  /** After `close`: ends the line streamed text left open. */
+  #endLine(): void {
+    if (!this.#openLine) return
+    this.#out.write('\n')
+    this.#openLine = false
   }
 
   #erase(promptRow = this.#rl.getCursorPos().rows): void {
