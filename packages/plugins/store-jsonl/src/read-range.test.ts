@@ -247,6 +247,41 @@ describe('jsonl store — summary(id)', () => {
     await expectSummary(39)
   })
 
+  it('a dead journal that cannot be read: summary(id) reads the log whole, as list() does, and gives the same entry', async () => {
+    // Session `s` written without the journal and closed (its sidecar written); a dead journal in the folder holds another session's batch.
+    const live = join(dir, 'live')
+    const image = join(dir, 'image')
+    const plain = jsonlStore({ dir: live, batchWindowMs: 0, journal: false })
+    const s = await plain.create(header('s'))
+    for (const e of range(0, 30).map((seq) => sized(seq, 400))) s.writer.append(e)
+    await plain.close()
+    const writing = jsonlStore({ dir: live, batchWindowMs: 0, journal: true })
+    stores.push(writing)
+    const other = await writing.create(header('other'))
+    other.writer.append(sized(0, 100))
+    await other.writer.flush()
+    await mkdir(image)
+    await copyStoreFiles(live, image)
+    await writeFile(summaryPath(sessionFile(image, 's')), await readFile(summaryPath(sessionFile(live, 's'))))
+    // Readable, the journal has nothing of `s`: its sidecar is used.
+    const readable = storeAt(image)
+    const entry = await listedEntry(readable, 's')
+    expect(readable.fs.wholeReads).toBe(1) // `other`'s
+    expect(await readable.summary('s')).toEqual(entry)
+    expect(readable.fs.wholeReads).toBe(1)
+    // Unreadable (EIO): what it holds is not known, and both read the log whole.
+    const unreadable = storeAt(image)
+    const open = unreadable.fs.open.bind(unreadable.fs)
+    unreadable.fs.open = async (path, flags, mode) => {
+      if (path.includes('.bosun-journal-')) throw Object.assign(new Error('EIO: i/o error, open'), { code: 'EIO' })
+      return open(path, flags, mode)
+    }
+    expect(await unreadable.summary('s')).toEqual(entry)
+    expect(unreadable.fs.wholeReads).toBe(1)
+    expect(await listedEntry(unreadable, 's')).toEqual(entry)
+    expect(unreadable.fs.wholeReads).toBe(3)
+  })
+
   it('a header the list leaves out: summary(id) says what read() says', async () => {
     await writeFile(sessionFile(dir, 'h'), '{"bosun":"session","id":"other","version":1,"createdAt":1}\n')
     await writeFile(sessionFile(dir, 'i'), '{"bosun":"session","id":"i"')

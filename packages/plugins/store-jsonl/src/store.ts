@@ -212,10 +212,10 @@ class JsonlStore implements Store {
   async summary(id: string): Promise<(SessionSummary & { length: number }) | undefined> {
     this.#assertOpen()
     assertSessionId(id)
-    // As list(): with a dead process's records for it, a full read replaying them (with [], when
-    // the journals cannot be read, a full read all the same).
-    const dead = await deadRecordsOf(this.#fs, this.#dir, id).catch(() => [])
-    return sessionSummary(this.#fs, this.#file(id), id, dead.length > 0 ? dead : undefined)
+    // As list(): with a dead process's records for it, a full read replaying them; when the
+    // journals cannot be read, a full read all the same (none replayed), never the sidecar alone.
+    const dead = await deadRecordsOf(this.#fs, this.#dir, id).then((records) => (records.length > 0 ? records : undefined), () => [])
+    return sessionSummary(this.#fs, this.#file(id), id, dead)
   }
 
   /**
