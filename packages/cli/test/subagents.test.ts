@@ -89,6 +89,21 @@ describe.concurrent('subagents in the CLI', () => {
     ])
   })
 
+  it('bosun sessions show says who spawned a child and how (its header\'s delegation), in --json too; a top-level session says nothing of it', async ({ dir, expect }) => {
+    const { bg, fg, leaf } = await subagentTree(dir)
+    const [root, child, grandchild, json] = await Promise.all([
+      bosun(['sessions', 'show', 'root'], { cwd: dir }),
+      bosun(['sessions', 'show', bg], { cwd: dir }),
+      bosun(['sessions', 'show', leaf], { cwd: dir }),
+      bosun(['sessions', 'show', fg, '--json'], { cwd: dir }),
+    ])
+    expect(child.code).toBe(0)
+    expect(child.stdout).toContain(`\nspawned  by root · background · depth 1 · call s1\n`)
+    expect(grandchild.stdout).toContain(`\nspawned  by ${fg} · foreground · depth 2 · call c1\n`)
+    expect(root.stdout).not.toContain('spawned')
+    expect(JSON.parse(json.stdout).delegation).toEqual({ parentSessionId: 'root', callId: 's2', depth: 1, mode: 'one-shot' })
+  })
+
   it('bosun log reads a settlement written before reason and answer were recorded, and shows plugin strings terminal-safe', async ({ dir, expect }) => {
     const store = jsonlStore({ dir: sessions(dir) })
     const stored = await store.create({ id: 'old', version: LOG_FORMAT_VERSION, createdAt: 1 })

@@ -1,4 +1,4 @@
-import { forkSession, messageText } from '@bosun/core'
+import { forkSession, messageText, type Delegation } from '@bosun/core'
 import { loadCliConfig, openReader, readSession, requirePersistentStore, requireSession, withStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
@@ -67,14 +67,17 @@ export async function sessionsShowCommand(ctx: CommandContext, id: string, optio
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const reader = await openReader(cfg)
   let info: SessionInfo
+  let delegation: Delegation | undefined
   try {
-    info = sessionInfo(await readSession(cfg, reader, id, ctx.io.cwd))
+    const log = await readSession(cfg, reader, id, ctx.io.cwd)
+    info = sessionInfo(log)
+    delegation = log.header.delegation
   } finally {
     await reader.close()
   }
   if (options.json) {
     const pending = { nextTurn: info.pending.nextTurn.map(messageText), nextStep: info.pending.nextStep.map(messageText) }
-    ctx.out.line(safeJson(JSON.stringify({ ...info, pending })))
+    ctx.out.line(safeJson(JSON.stringify({ ...info, ...(delegation ? { delegation } : {}), pending })))
     return ExitCode.ok
   }
   const s = ctx.out.style
@@ -83,6 +86,8 @@ export async function sessionsShowCommand(ctx: CommandContext, id: string, optio
   field('session', shownId)
   field('created', formatTime(info.createdAt))
   if (info.parent) field('parent', `${safeText(info.parent)} (its first ${info.seedLength - 1} events are the parent's)`)
+  // A subagent's child: who spawned it and how (`bosun log <parent>` shows the spawn).
+  if (delegation) field('spawned', `by ${safeText(delegation.parentSessionId)} · ${delegation.mode === 'one-shot' ? 'foreground' : 'background'} · depth ${delegation.depth} · call ${safeText(delegation.callId)}`)
   field('events', String(info.events))
   field('turns', String(info.turns))
   field('last', formatTime(info.lastActivity))
