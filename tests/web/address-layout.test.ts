@@ -6,7 +6,7 @@
 // breaks. Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts
 // says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
+import type { ConsoleMessage, Page } from 'playwright-core'
 import { freePort, hasChromium, launch, screenshot, serve, slowAnswer, until, workspace, type Serve, type Workspace } from './harness.js'
 import { composer, dock, dockTexts, send, turn } from './page.js'
 
@@ -37,9 +37,15 @@ if (hasChromium) {
       const page = await browser.context.newPage()
       const errors: string[] = []
       page.on('pageerror', (error) => errors.push(error.message))
+      // Nothing the page asks for on a load fails (its request for /favicon.ico was a 404 on every load).
+      const loadErrors: string[] = []
+      const onConsole = (message: ConsoleMessage) => (message.type() === 'error' ? loadErrors.push(message.text()) : undefined)
+      page.on('console', onConsole)
       try {
         await page.goto(`${server.url}/#/s/alpha`)
         await until(async () => (await heading(page).textContent()) === 'alpha', 'alpha open')
+        expect(loadErrors).toEqual([])
+        page.off('console', onConsole) // the unknown session below is a 404 by design
         // The address bar edited, or a link to another session followed, in the open page.
         await page.evaluate("window.location.hash = '#/s/beta'")
         await until(async () => (await heading(page).textContent()) === 'beta', 'beta open after the address changed')
