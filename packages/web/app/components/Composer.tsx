@@ -20,7 +20,10 @@ export function Composer() {
     const value = text.trim()
     if (value === '') return
     setText('')
-    void send(value, delivery)
+    // Not taken (the host unreachable, or refusing): the text comes back, unless something new was typed meanwhile.
+    void send(value, delivery).then((taken) => {
+      if (!taken) setText((current) => (current === '' ? value : current))
+    })
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return

@@ -59,7 +59,8 @@ export interface AppActions {
   logout(): Promise<void>
   select(id: string | null): void
   createSession(): Promise<void>
-  send(text: string, delivery: 'followup' | 'steer'): Promise<void>
+  /** Sends a message; answers whether the host took it (if not, a notice said why, and the page gives the text back to edit or send again). */
+  send(text: string, delivery: 'followup' | 'steer'): Promise<boolean>
   edit(messageId: string, text: string): Promise<void>
   remove(messageId: string): Promise<void>
   promote(messageId: string): Promise<void>
@@ -112,7 +113,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       try {
         return await call()
       } catch (error) {
-        notify('error', `${what} failed: ${error instanceof HostClientError ? error.message : String(error)}`)
+        // A refusal is the host's to explain; no answer at all (a fetch that throws) means it is not there.
+        notify('error', `${what} failed: ${error instanceof HostClientError ? error.message : `the host could not be reached (${String(error)}). Try again once it is back.`}`)
         return undefined
       }
     }
@@ -243,6 +245,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         const id = current()
         const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', () => client.send(id, { content: text, delivery }))
         if (receipt?.rerouted === true) notify('info', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
+        return receipt !== undefined
       },
 
       async edit(messageId, text) {
