@@ -80,7 +80,8 @@ export function sessionIdParam(c: Context): string {
 
 /** The longest message id a URL may name: a clientMessageId (128), a UUID, a subagent's `settle:<session id>:<epoch>`. */
 export const MAX_MESSAGE_ID = 256
-const MESSAGE_ID = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,${MAX_MESSAGE_ID - 1}}$`)
+/** A message id as the routes take it in the URL (see {@link checkMessageIdParam}). */
+export const MESSAGE_ID = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,${MAX_MESSAGE_ID - 1}}$`)
 
 /**
  * Refuses a `:messageId` route parameter that no message of a session can have, before anything

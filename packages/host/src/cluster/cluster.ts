@@ -1,7 +1,7 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
-import { awaitOutcome, outcomeOf, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { awaitOutcome, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
@@ -193,8 +193,13 @@ export class Cluster {
     }
   }
 
-  /** Runs one relayed request here and stores its answer; false when this host lost the session meanwhile. */
+  /** Runs one relayed request here (or refuses one no host would relay) and stores its answer; false when this host lost the session meanwhile. */
   async #carryOut(id: string, entry: ClusterMailboxEntry): Promise<boolean> {
+    const reason = refusal(id, entry)
+    if (reason !== undefined) {
+      console.error(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
+      return this.#complete(id, entry, refused(id, entry.messageId, reason))
+    }
     const relayed = entry.body as unknown as RelayedRequest
     const headers: Record<string, string> = { [RELAYED_HEADER]: '1' }
     if (relayed.body !== undefined) headers['content-type'] = 'application/json'
@@ -214,8 +219,13 @@ export class Cluster {
     }
     // Lost the lease between the look-up and the request: the next owner carries it out.
     if (response.status === 409 && (body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return false
+    return this.#complete(id, entry, { status: response.status, body })
+  }
+
+  /** Stores an entry's answer; false when this host lost the session meanwhile (the next owner answers it). */
+  async #complete(id: string, entry: ClusterMailboxEntry, outcome: RelayOutcome): Promise<boolean> {
     try {
-      await this.store.mailbox.complete(id, entry.messageId, { status: response.status, body })
+      await this.store.mailbox.complete(id, entry.messageId, outcome as unknown as JsonValue)
       return true
     } catch (error) {
       if ((error as { code?: string }).code === 'STALE_WRITER') return false

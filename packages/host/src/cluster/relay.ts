@@ -1,5 +1,10 @@
 import type { JsonValue } from '@bosun/core'
 import type { Context } from 'hono'
+import { getPath } from 'hono/utils/url'
+import { HostError } from '../errors.js'
+import { MESSAGE_ID } from '../request.js'
+import type { SchemaName } from '../schemas.js'
+import { checkSessionId } from '../sessions.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** A request carried through the mailbox to the session's lease owner, who runs it on its own app. */
@@ -9,6 +14,81 @@ export interface RelayedRequest {
   path: string
   ifMatch?: string
   body?: JsonValue
+}
+
+/** A route that changes a session: run by its lease owner, relayed through the mailbox from any other host. */
+export interface Relayable { method: string; pattern: RegExp; schema?: SchemaName; message?: true }
+
+const S = '^/v1/sessions/([^/]+)'
+/** The routes a host relays, and the only ones a lease owner runs from its mailbox ({@link refusal}). The second group is a queued message's id. */
+export const RELAYABLE: readonly Relayable[] = [
+  { method: 'POST', pattern: new RegExp(`${S}/messages$`), schema: 'postMessage', message: true },
+  { method: 'PUT', pattern: new RegExp(`${S}/inbox/order$`), schema: 'order' },
+  { method: 'PATCH', pattern: new RegExp(`${S}/inbox/([^/]+)$`), schema: 'editMessage' },
+  { method: 'DELETE', pattern: new RegExp(`${S}/inbox/([^/]+)$`) },
+  { method: 'POST', pattern: new RegExp(`${S}/inbox/([^/]+)/promote$`), schema: 'empty' },
+  { method: 'POST', pattern: new RegExp(`${S}/cancel$`), schema: 'cancel' },
+  { method: 'POST', pattern: new RegExp(`${S}/wake$`), schema: 'empty' },
+]
+
+/** The session id of a relayable route's match, or undefined when the route would refuse it. */
+export function sessionOf(match: RegExpMatchArray | null): string | undefined {
+  const id = match ? decoded(match[1]!) : undefined
+  if (id === undefined) return undefined
+  try {
+    checkSessionId(id)
+    return id
+  } catch {
+    return undefined // the route answers the malformed id
+  }
+}
+
+function decoded(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return undefined
+  }
+}
+
+const shown = (value: string): string => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)
+
+/**
+ * Why the lease owner does not run a mailbox entry of `session`, or undefined when it is a
+ * request this host would relay itself: one of {@link RELAYABLE}'s method and path (matched on
+ * the path as the router decodes it), naming this session and, for a queued message, a message id
+ * the route takes; a message route posted as a message, the others as requests. Only a writer to
+ * the database could post anything else; the reason names the method and path, never the query,
+ * body or `If-Match`.
+ */
+export function refusal(session: string, entry: ClusterMailboxEntry): string | undefined {
+  const relayed = entry.body as Partial<Record<keyof RelayedRequest, unknown>> | null
+  if (typeof relayed !== 'object' || relayed === null || Array.isArray(relayed)) return 'it is not a relayed request'
+  const { method, path, ifMatch } = relayed
+  if (typeof method !== 'string' || typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) return 'it names no method and path'
+  if (ifMatch !== undefined && (typeof ifMatch !== 'string' || !/^[\x20-\x7e]*$/.test(ifMatch))) return 'its If-Match is not a header value'
+  let routed: string
+  try {
+    const request = new Request(`http://127.0.0.1${path}`)
+    if (new URL(request.url).host !== '127.0.0.1') return 'its path is not a path'
+    routed = getPath(request)
+  } catch {
+    return 'its path is not a path'
+  }
+  const named = `${shown(method)} ${shown(routed)}`
+  const route = RELAYABLE.find((r) => r.method === method && r.pattern.test(routed))
+  if (route === undefined) return `${named} is not a route hosts relay`
+  const match = routed.match(route.pattern)!
+  if (sessionOf(match) !== session) return `${named} does not name this session`
+  if (match[2] !== undefined && !MESSAGE_ID.test(decoded(match[2]) ?? '')) return `${named} names no message id`
+  if ((route.message === true) !== (entry.kind === 'message')) return `${named} was posted as a ${shown(entry.kind)}`
+  return undefined
+}
+
+/** The owner's answer to a mailbox entry it refuses ({@link refusal}): 400 invalid-request, what the sender sees. */
+export function refused(session: string, messageId: string, reason: string): RelayOutcome {
+  const error = new HostError('invalid-request', `The host that owns session "${session}" refused the relayed request ${shown(messageId)}: ${reason}. A host runs from the mailbox only the changes hosts relay (POST /messages, the queue's PATCH, DELETE, promote and order, cancel, wake); send the change to any host's route.`, { id: session, requestId: messageId })
+  return { status: error.status, body: error.toJSON() as unknown as JsonValue }
 }
 
 /** The owner's answer, stored as the mailbox entry's outcome. */

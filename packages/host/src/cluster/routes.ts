@@ -4,37 +4,11 @@ import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
 import { checkCursor, intQuery } from '../request.js'
 import { SSE_HEADERS } from '../routes/sessions.js'
-import type { SchemaName } from '../schemas.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
-import { answer, outcomeOf, RELAYED_HEADER, type RelayedRequest } from './relay.js'
+import { answer, outcomeOf, RELAYABLE, RELAYED_HEADER, sessionOf, type RelayedRequest } from './relay.js'
 import { remoteChatRoutes } from './remote-chat.js'
 import { remoteStream } from './remote-stream.js'
-
-/** A route that changes a session: run by its lease owner, relayed through the mailbox from any other host. */
-interface Relayable { method: string; pattern: RegExp; schema?: SchemaName; message?: true }
-
-const S = '^/v1/sessions/([^/]+)'
-const RELAYABLE: Relayable[] = [
-  { method: 'POST', pattern: new RegExp(`${S}/messages$`), schema: 'postMessage', message: true },
-  { method: 'PUT', pattern: new RegExp(`${S}/inbox/order$`), schema: 'order' },
-  { method: 'PATCH', pattern: new RegExp(`${S}/inbox/[^/]+$`), schema: 'editMessage' },
-  { method: 'DELETE', pattern: new RegExp(`${S}/inbox/[^/]+$`) },
-  { method: 'POST', pattern: new RegExp(`${S}/inbox/[^/]+/promote$`), schema: 'empty' },
-  { method: 'POST', pattern: new RegExp(`${S}/cancel$`), schema: 'cancel' },
-  { method: 'POST', pattern: new RegExp(`${S}/wake$`), schema: 'empty' },
-]
-
-function sessionOf(match: RegExpMatchArray | null): string | undefined {
-  if (!match) return undefined
-  try {
-    const id = decodeURIComponent(match[1]!)
-    checkSessionId(id)
-    return id
-  } catch {
-    return undefined // the route answers the malformed id
-  }
-}
 
 /**
  * The routes of a host on a cluster store, registered before the others: a change to a session
