@@ -48,6 +48,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   const where = shownBaseURL(root)
   // Kept in this closure only: never a property, never logged, never in an error.
   const apiKey = readApiKey(checked, root)
+  const authHint = authHintFor(checked, apiKey !== undefined, where)
   const deadlines: Deadlines = { idleTimeoutMs: checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: checked.timeoutMs }
   const extraHeaders = { ...checked.headers }
   const settings: RequestSettings = {
@@ -71,7 +72,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     headers.set('accept', 'text/event-stream')
     if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
     const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
-    if (!response.ok) throw withPathHint(await errorFromResponse(label, response, { secret: apiKey }), endpoint)
+    if (!response.ok) throw withPathHint(await errorFromResponse(label, response, { secret: apiKey, authHint }), endpoint)
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
     const mapper = new ChunkMapper(label, provider, apiKey)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
@@ -118,6 +119,19 @@ function providerFor(url: URL): string {
   if (host === 'api.x.ai') return 'xai'
   return `openai-compatible:${url.host}`
 }
+
+/**
+ * What a 401 or 403 says to do: with a key sent, the variable it came from (never its value);
+ * without one (another server than api.openai.com, no `apiKeyEnv`), that none was sent and how to
+ * give one — unless `headers` carries the authorization, whose value then was refused.
+ */
+function authHintFor(options: OpenAIOptions, keySent: boolean, where: string): string {
+  if (keySent) return ` (check that the environment variable ${options.apiKeyEnv ?? DEFAULT_API_KEY_ENV}${options.apiKeyEnv === undefined ? '' : ', named by apiKeyEnv,'} holds a valid key for ${where})`
+  if (Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')) return ` (no key from apiKeyEnv was sent: check the authorization given in the option headers for ${where})`
+  return ` (no key was sent: ${DEFAULT_API_KEY_ENV} goes to api.openai.com only. If ${where} needs a key, name the environment variable that holds it with the option apiKeyEnv, e.g. "apiKeyEnv": "VLLM_API_KEY")`
+}
+
+const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
 
 /**
  * The key: from `apiKeyEnv` when given (unset or empty is an error naming the variable);
