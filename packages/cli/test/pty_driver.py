@@ -240,7 +240,9 @@ def main():
             pump(0.05)
     if exit_code is None:
         os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        # Reaped here: the reads below must not wait for it again (waitpid would raise ECHILD, and
+        # the scenario's result, with its screen, would be lost).
+        exit_code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     # Read what is left: the process may have written its last bytes just before the exit was
     # noticed. Once it has exited, a read returns what is buffered, then fails (EIO): the end.
     while pump(0.05):
