@@ -104,6 +104,36 @@ describe('createAgent on a new session', () => {
   })
 })
 
+describe('createAgent on a new session another agent creates during its setup', () => {
+  it('says so, not the store\'s "choose another id": created again, it resumes that session', async () => {
+    // Two stores on one folder: two processes. The first agent's setup waits; the second creates the id meanwhile.
+    let entered!: () => void
+    const inSetup = new Promise<void>((resolve) => (entered = resolve))
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const slow = definePlugin({ name: 'slow', async setup() { entered(); await gate } })
+    const firstStore = jsonlStore({ dir })
+    const first = createAgent({ model: model(), store: firstStore, sessionId: 'raced', plugins: [slow] })
+    await inSetup
+    const otherStore = jsonlStore({ dir })
+    const other = await createAgent({ model: model(), store: otherStore, sessionId: 'raced' })
+    other.followup('hi')
+    await other.whenIdle()
+    await other.close()
+    release()
+    const error = await first.then(() => undefined, (caught: unknown) => caught)
+    expect(error).toMatchObject({
+      code: ErrorCodes.SESSION_EXISTS,
+      message: 'Session "raced" was created by another agent while this one\'s plugins were being set up, and nothing of this one was stored: create the agent again (run the command again) to resume it.',
+    })
+    expect((error as Error).cause).toMatchObject({ code: ErrorCodes.SESSION_EXISTS })
+    const resumed = await createAgent({ model: model(), store: firstStore, sessionId: 'raced', plugins: [slow] })
+    expect(resumed.turn).toBe(1)
+    await resumed.close()
+    await Promise.all([firstStore.close(), otherStore.close()])
+  })
+})
+
 describe('createAgent on an existing session', () => {
   it('leaves it untouched when a plugin setup refuses', async () => {
     const store = jsonlStore({ dir })

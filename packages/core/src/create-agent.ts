@@ -7,7 +7,7 @@ import { beginOpen, RegisteredAgent } from './live-agents.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, runSetupChecks, setupPlugins, type AgentConfig, type PluginEntry, type SetupCheck } from './plugin.js'
-import { LOG_FORMAT_VERSION, type SessionHeader } from './session/events.js'
+import { LOG_FORMAT_VERSION, type SessionEvent, type SessionHeader } from './session/events.js'
 import { adoptWriter, Session } from './session/session.js'
 import { enableLogPages, LOG_PAGES_SCHEMA, type LogPagesOptions } from './session/sealer.js'
 import { assertOptions, compileOptionsValidator, type JsonSchema } from './schema.js'
@@ -231,7 +231,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
     checks = undefined
     await runSetupChecks(registered, Object.freeze({ toolNames: Object.freeze(registry.names) }))
     // Every setup and check passed: a staged session is created now, seeded with what the setups appended.
-    if (!stored) adoptWriter(session, await store.create(header, session.events.slice()))
+    if (!stored) adoptWriter(session, await createStaged(store, header, session.events.slice()))
   } catch (error) {
     // Nobody gets this agent to close later: close it now, running the teardowns earlier setups
     // registered (a child they opened, a timer), and release the session (a locking store keeps it locked).
@@ -251,6 +251,26 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   // Last: the load-time scans (inbox, surface, repair, plugins' ledgers) have read the live log.
   if (options.logPages !== false) enableLogPages(session, options.logPages ?? {}, agent)
   return agent
+}
+
+/**
+ * Creates the staged session in the store. SESSION_EXISTS here means another agent (another
+ * process, another host) created the id while this one's plugins were being set up — the store
+ * had no such session when this one looked: said as such, since the store's own words ("choose
+ * another id") are wrong for a caller that asked to resume the session or create it. A new
+ * `createAgent` with this id resumes it.
+ */
+async function createStaged(store: Store, header: SessionHeader, seed: readonly SessionEvent[]): Promise<StoredSession> {
+  try {
+    return await store.create(header, seed)
+  } catch (error) {
+    if (!BosunError.is(error, ErrorCodes.SESSION_EXISTS)) throw error
+    throw new BosunError(
+      ErrorCodes.SESSION_EXISTS,
+      `Session "${header.id}" was created by another agent while this one's plugins were being set up, and nothing of this one was stored: create the agent again (run the command again) to resume it.`,
+      { cause: error, details: error.details },
+    )
+  }
 }
 
 /** The session `createSession` made, checked to be the one asked for. */
