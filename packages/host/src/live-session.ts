@@ -1,4 +1,5 @@
 import type { Agent, SessionEvent } from '@bosun/core'
+import type { MessageIndex } from './message-index.js'
 import { noteFinishedStep } from './stream.js'
 
 /** One session as the host serves it: its agent, and what the routes need from its log, kept up to date. */
@@ -15,6 +16,8 @@ export interface LiveSession {
   finishedSteps: Set<string>
   /** The inbox version: the seq of the latest `agent/inbox/spliced` (-1 before any), for `If-Match`. */
   inboxSeq: number
+  /** Where each admitted message went (`GET …/messages/:messageId`): built on the first such request, then fed each appended event. */
+  messages?: MessageIndex
   /** Wakes SSE subscribers waiting for new events. */
   listeners: Set<() => void>
   idleTimer?: ReturnType<typeof setTimeout>
@@ -42,6 +45,7 @@ export function liveSession(id: string, agent: Agent, borrowed: boolean): { live
   const seedLength = agent.session.header.seedLength ?? 0
   const index = (event: SessionEvent): void => {
     noteFinishedStep(finishedSteps, event)
+    live.messages?.apply(event)
     if (event.type === 'agent/inbox/spliced' && event.seq >= seedLength) {
       live.inboxSeq = event.seq
       for (const m of (event.data as { inserted: { id: string }[] }).inserted) if (!admitted.has(m.id)) admitted.set(m.id, event.seq)

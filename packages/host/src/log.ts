@@ -64,7 +64,16 @@ export type MessageState =
 /** `GET /v1/sessions/:id/messages/:messageId`: a message's state, where and when it was admitted. */
 export type MessageStatus = MessageState & { messageId: string; admittedSeq: number; lane: Lane }
 
-/** Where a message went, from the log alone (a fold of splices, turns and pre-step rejects). */
+/** A `claimed` status: by `turn`, delivered to a step or not, with how the turn ended once it has. */
+export function claimedStatus(base: { messageId: string; admittedSeq: number; lane: Lane }, turn: { turn: number; end?: string | undefined }, stepped: boolean): MessageStatus {
+  return { ...base, state: 'claimed', turn: turn.turn, stepped, ...(turn.end ? { turnEnd: turn.end } : {}) }
+}
+
+/**
+ * Where a message went, from the log alone (a fold of splices, turns and pre-step rejects): what a
+ * session not live here answers from its stored log. A live session answers the same from its
+ * `MessageIndex` (message-index.ts), kept as events are appended, without folding the log.
+ */
 export function messageState(events: readonly SessionEvent[], messageId: string, seedLength = 0): MessageStatus | undefined {
   const admission = findAdmission(events, messageId, seedLength)
   if (!admission) return undefined
@@ -77,17 +86,17 @@ export function messageState(events: readonly SessionEvent[], messageId: string,
   // The latest turn that claimed it (a message requeued by recovery is claimed again later).
   for (let i = work.turns.length - 1; i >= 0; i--) {
     const turn = work.turns[i]!
-    if (turn.stepped.includes(messageId)) return { ...base, state: 'claimed', turn: turn.turn, stepped: true, ...(turn.end ? { turnEnd: turn.end } : {}) }
+    if (turn.stepped.includes(messageId)) return claimedStatus(base, turn, true)
     if (turn.unstepped.includes(messageId)) {
       const rejected = events.find((e) => e.type === 'agent/pre-step/rejected' && (e.data as { turn: number }).turn === turn.turn)
       if (rejected) {
         const data = rejected.data as { by: string; metadata: unknown }
         return { ...base, state: 'rejected', turn: turn.turn, by: data.by, metadata: data.metadata }
       }
-      return { ...base, state: 'claimed', turn: turn.turn, stepped: false, ...(turn.end ? { turnEnd: turn.end } : {}) }
+      return claimedStatus(base, turn, false)
     }
     // Claimed by the open turn, not yet handed to a model step (a pre-step is deciding).
-    if (turn.inFlight?.includes(messageId)) return { ...base, state: 'claimed', turn: turn.turn, stepped: false }
+    if (turn.inFlight?.includes(messageId)) return claimedStatus(base, { turn: turn.turn }, false)
   }
   if (work.canceled.includes(messageId)) return { ...base, state: 'canceled' }
   return undefined

@@ -2,7 +2,8 @@ import { BosunError, createUserMessage } from '@bosun/core'
 import { admit } from '../admission.js'
 import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
-import { messageState } from '../log.js'
+import { messageState, type MessageStatus } from '../log.js'
+import { liveMessageStatus } from '../message-index.js'
 import { checkInboxVersion, checkMessageIdParam, inboxOf, sessionIdParam } from '../request.js'
 import type { PostMessageBody } from '../schemas.js'
 
@@ -40,9 +41,16 @@ export function messageRoutes(host: HostContext): void {
   app.get('/v1/sessions/:id/messages/:messageId', async (c) => {
     const id = sessionIdParam(c)
     const messageId = c.req.param('messageId')
-    const read = await sessions.read(id)
-    if (!read) throw sessionNotFound(id)
-    const state = messageState(read.events, messageId, read.header.seedLength ?? 0)
+    // Live here: from the session's index, the cost of the message's queue. Not loaded: the stored
+    // log's fold (docs/host.md says why no store's summary or range read answers it exactly).
+    const live = await sessions.readLive(id)
+    let state: MessageStatus | undefined
+    if (live !== undefined) state = liveMessageStatus(live, messageId)
+    else {
+      const read = await sessions.read(id)
+      if (!read) throw sessionNotFound(id)
+      state = messageState(read.events, messageId, read.header.seedLength ?? 0)
+    }
     if (!state) throw new HostError('message-not-found', `Session "${id}" has no message "${messageId}".`, { id, messageId })
     return c.json(state)
   })
