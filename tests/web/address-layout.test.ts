@@ -51,6 +51,11 @@ if (hasChromium) {
         await until(async () => (await heading(page).textContent()) === 'beta', 'beta open after the address changed')
         await page.goBack()
         await until(async () => (await heading(page).textContent()) === 'alpha', 'alpha open again after Back')
+        // A session opened from the page is a step in the tab's history too: Back returns to the one before.
+        await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /^beta/ }).click()
+        await until(async () => (await heading(page).textContent()) === 'beta' && page.url().endsWith('#/s/beta'), 'beta opened from the list')
+        await page.goBack()
+        await until(async () => (await heading(page).textContent()) === 'alpha' && page.url().endsWith('#/s/alpha'), 'alpha again after Back')
 
         // An escape that does not decode: the page, with nothing selected (it was blank, on a URIError).
         await page.goto(`${server.url}/#/s/%E0%A4%A`)

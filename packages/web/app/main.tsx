@@ -16,8 +16,10 @@ const client = createClient({
 store = createAppStore({
   client,
   onSelect: (id) => {
+    // A session opened from the page (the list, a child's Open, New session, Fork) is a new entry
+    // in the tab's history, so Back returns to the one before (followAddress opens it).
     const hash = hashOf(id)
-    if (window.location.hash !== hash) history.replaceState(null, '', hash === '' ? window.location.pathname : hash)
+    if (window.location.hash !== hash) history.pushState(null, '', hash === '' ? window.location.pathname : hash)
   },
 })
 // The list is live from the host stream (GET /v1/stream); a host with a token answers 401 first,
