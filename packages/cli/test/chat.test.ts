@@ -78,7 +78,7 @@ describe('bosun chat in a real terminal', () => {
         '› What time is it?',
         'Let me check the clock for you.',
         '  → clock({})',
-        '  ← clock: 12:00',
+        '  ← clock: 12:00 (+1 lines)',
         '  ↳ steer: be brief',
         'It is noon. Being brief.',
         '  ─ turn 1 completed',

@@ -119,7 +119,9 @@ export function attachTranscript(
       }
       case 'tool/result': {
         const { name, content, isError } = safeValue(event.data as BosunEventMap['tool/result'])
-        const line = `  ← ${name}: ${oneLine(messageText({ content }).split('\n')[0] ?? '', 160)}`
+        // The first line, and how many more there are (as `bosun log` says it): a cut result is not taken for the whole.
+        const lines = messageText({ content }).split('\n')
+        const line = `  ← ${name}: ${oneLine(lines[0] ?? '', 160)}${lines.length > 1 ? ` (+${lines.length - 1} lines)` : ''}`
         screen.print(isError ? style.red(line) : style.dim(line))
         break
       }
