@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { BosunError, ErrorCodes } from '../errors.js'
 import { compileOptionsValidator, withCheckedOptions, type JsonSchema } from '../schema.js'
 import type { Store } from './types.js'
@@ -16,6 +17,13 @@ export interface StoreDefinition<Options = unknown> {
   readonly kind: 'bosun-store'
   readonly name: string
   readonly schema?: JsonSchema
+  /**
+   * The options that are file or folder paths (e.g. `['dir']`): {@link createStore} resolves a
+   * relative one against `baseDir` before it checks the options, so that `create` can hand the
+   * very value checked to the store's own function and it is checked once. A value that is not a
+   * non-empty string is left as it is, for the schema to refuse.
+   */
+  readonly paths?: readonly string[]
   create(options: Options, context: StoreContext): Store | Promise<Store>
 }
 
@@ -23,7 +31,7 @@ export interface StoreDefinition<Options = unknown> {
  * Declares a store package's entry point.
  *
  * @example
- * export default defineStore({ name: 'store-jsonl', schema, create: (options, { baseDir }) => jsonlStore({ ...options, dir: resolve(baseDir, options.dir) }) })
+ * export default defineStore({ name: 'store-jsonl', schema, paths: ['dir'], create: (options) => jsonlStore(options) })
  */
 export function defineStore<Options>(definition: Omit<StoreDefinition<Options>, 'kind'>): StoreDefinition<Options> {
   if (typeof definition?.name !== 'string' || definition.name.length === 0) {
@@ -32,25 +40,43 @@ export function defineStore<Options>(definition: Omit<StoreDefinition<Options>, 
   if (typeof definition.create !== 'function') {
     throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Store "${definition.name}" needs a "create(options, context)" function.`)
   }
+  if (definition.paths !== undefined && !(Array.isArray(definition.paths) && definition.paths.every((key) => typeof key === 'string'))) {
+    throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Store "${definition.name}": "paths" must be a list of option names, e.g. ['dir'].`)
+  }
   const store = Object.freeze({ ...definition, kind: 'bosun-store' as const })
   if (store.schema) compileOptionsValidator(store, store.schema)
   return store
 }
 
 /**
- * Validates `options` against the store's schema, then creates the store. The options are
- * checked once: a `create` that hands those very options to the store's own function, which checks
- * them with {@link assertOptions} (so that a code caller's are checked too), is told they were just
- * checked — see {@link withCheckedOptions}. A `create` that passes a copy (a path resolved against
- * `baseDir`) has its copy checked again.
+ * Resolves the definition's `paths` against `baseDir`, validates the options against the store's
+ * schema, then creates the store. The options are checked once: a `create` that hands those very
+ * options to the store's own function, which checks them with {@link assertOptions} (so that a
+ * code caller's are checked too), is told they were just checked — see {@link withCheckedOptions}.
+ * A `create` that passes a copy has its copy checked again.
  */
 export async function createStore<Options>(
   definition: StoreDefinition<Options>,
   options: unknown,
   context: StoreContext = { baseDir: process.cwd() },
 ): Promise<Store> {
-  const value = options ?? {}
+  const value = withPaths(definition.paths, options ?? {}, context.baseDir)
   if (!definition.schema) return definition.create(value as Options, context)
   compileOptionsValidator(definition, definition.schema)(value, `store "${definition.name}"`)
   return withCheckedOptions(definition.schema, value, () => definition.create(value as Options, context))
+}
+
+/**
+ * `options` with each of `paths` resolved against `baseDir` (a new object), or `options` itself
+ * when it has none. Only a non-empty string is resolved: an option the schema refuses is shown as
+ * it was given.
+ */
+function withPaths(paths: readonly string[] | undefined, options: unknown, baseDir: string): unknown {
+  if (paths === undefined || typeof options !== 'object' || options === null || Array.isArray(options)) return options
+  const record = options as Record<string, unknown>
+  const given = paths.filter((key) => Object.hasOwn(record, key) && typeof record[key] === 'string' && record[key] !== '')
+  if (given.length === 0) return options
+  const resolved = { ...record }
+  for (const key of given) resolved[key] = resolve(baseDir, record[key] as string)
+  return resolved
 }

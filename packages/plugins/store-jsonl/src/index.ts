@@ -3,7 +3,6 @@
  * batches. Name it in a config file (`store: ['store-jsonl', { dir: '.bosun/sessions' }]`) or call
  * {@link jsonlStore} from code.
  */
-import { resolve } from 'node:path'
 import { defineStore } from '@bosun/core'
 import { jsonlStoreOptionsSchema, type JsonlStoreConfig } from './options.js'
 import { jsonlStore } from './store.js'
@@ -25,5 +24,8 @@ export type { StoreFileHandle, StoreFileSystem } from './file-system.js'
 export default defineStore<JsonlStoreConfig>({
   name: 'store-jsonl',
   schema: jsonlStoreOptionsSchema,
-  create: (options, { baseDir }) => jsonlStore({ ...options, dir: resolve(baseDir, options.dir) }),
+  // createStore resolves `dir` against the config file's folder before it checks the options: jsonlStore() gets
+  // the very value checked, and does not check it again.
+  paths: ['dir'],
+  create: (options) => jsonlStore(options),
 })

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import { defineStore } from '@bosun/core'
 import { sqliteStoreOptionsSchema } from './options.js'
 import type { SqliteStoreOptions } from './options.js'
@@ -18,5 +17,8 @@ export { SCHEMA_VERSION } from './schema.js'
 export default defineStore<SqliteStoreOptions>({
   name: 'store-sqlite',
   schema: sqliteStoreOptionsSchema,
-  create: (options, { baseDir }) => sqliteStore({ ...options, file: resolve(baseDir, options.file) }),
+  // createStore resolves `file` against the config file's folder before it checks the options: sqliteStore() gets
+  // the very value checked, and does not check it again.
+  paths: ['file'],
+  create: (options) => sqliteStore(options),
 })
