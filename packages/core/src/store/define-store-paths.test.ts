@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BosunError } from '../errors.js'
 import type { JsonSchema } from '../schema.js'
-import { createStore, defineStore } from './define-store.js'
+import { createStore, defineStore, resolveStorePaths } from './define-store.js'
 import { memoryStore } from './memory.js'
 
 const schema: JsonSchema = { type: 'object', properties: { dir: { type: 'string', minLength: 1 }, n: { type: 'integer' } }, additionalProperties: false }
@@ -29,5 +29,18 @@ describe('defineStore paths', () => {
 
   it('paths that are not a list of option names are the plugin\'s mistake', () => {
     expect(() => defineStore({ name: 'bad', paths: 'dir' as never, create: () => memoryStore() })).toThrow(expect.objectContaining({ code: 'INVALID_PLUGIN', message: 'Store "bad": "paths" must be a list of option names, e.g. [\'dir\'].' }))
+  })
+})
+
+describe('resolveStorePaths', () => {
+  it('gives the very object back when nothing changes (absolute paths, no paths), a copy when a path is resolved', () => {
+    const absolute = { dir: resolve('/abs'), n: 1 }
+    expect(resolveStorePaths(['dir'], absolute, '/project')).toBe(absolute)
+    const none = { n: 1 }
+    expect(resolveStorePaths(['dir'], none, '/project')).toBe(none)
+    const relative = { dir: 'a', n: 1 }
+    const resolved = resolveStorePaths(['dir'], relative, '/project')
+    expect(resolved).toEqual({ dir: resolve('/project', 'a'), n: 1 })
+    expect(relative).toEqual({ dir: 'a', n: 1 })
   })
 })

@@ -60,23 +60,31 @@ export async function createStore<Options>(
   options: unknown,
   context: StoreContext = { baseDir: process.cwd() },
 ): Promise<Store> {
-  const value = withPaths(definition.paths, options ?? {}, context.baseDir)
+  const value = resolveStorePaths(definition.paths, options ?? {}, context.baseDir)
   if (!definition.schema) return definition.create(value as Options, context)
   compileOptionsValidator(definition, definition.schema)(value, `store "${definition.name}"`)
   return withCheckedOptions(definition.schema, value, () => definition.create(value as Options, context))
 }
 
 /**
- * `options` with each of `paths` resolved against `baseDir` (a new object), or `options` itself
- * when it has none. Only a non-empty string is resolved: an option the schema refuses is shown as
- * it was given.
+ * `options` with each of `paths` resolved against `baseDir`: a new object when a path changed,
+ * else `options` itself (an absolute path is kept as it is). Only a non-empty string is
+ * resolved: an option the schema refuses is shown as it was given. {@link createStore} calls it
+ * before its check; a definition's `create` calls it too, so that a caller who hands `create`
+ * relative paths and a `baseDir` directly gets them resolved, while the value `createStore`
+ * checked (already absolute) passes through as the very same object and is not checked again.
  */
-function withPaths(paths: readonly string[] | undefined, options: unknown, baseDir: string): unknown {
+export function resolveStorePaths<Options>(paths: readonly string[] | undefined, options: Options, baseDir: string): Options {
   if (paths === undefined || typeof options !== 'object' || options === null || Array.isArray(options)) return options
   const record = options as Record<string, unknown>
-  const given = paths.filter((key) => Object.hasOwn(record, key) && typeof record[key] === 'string' && record[key] !== '')
-  if (given.length === 0) return options
-  const resolved = { ...record }
-  for (const key of given) resolved[key] = resolve(baseDir, record[key] as string)
-  return resolved
+  let resolved: Record<string, unknown> | undefined
+  for (const key of paths) {
+    const value = record[key]
+    if (!Object.hasOwn(record, key) || typeof value !== 'string' || value === '') continue
+    const absolute = resolve(baseDir, value)
+    if (absolute === value) continue
+    resolved ??= { ...record }
+    resolved[key] = absolute
+  }
+  return (resolved ?? options) as Options
 }

@@ -36,3 +36,10 @@ it('a bad option: the same line from code and from createStore, checked once', a
     [{ dir: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found -1)'],
   ], count, base)
 })
+
+it('a caller of the definition\'s create itself gets a relative dir resolved against baseDir', async () => {
+  const store = await definition.create({ dir: 'direct', batchWindowMs: 0 }, { baseDir: base })
+  await (await store.create(header('d'))).writer.close()
+  await store.close()
+  expect(existsSync(join(base, 'direct', 'd.jsonl'))).toBe(true)
+})

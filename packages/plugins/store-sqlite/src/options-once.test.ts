@@ -35,3 +35,10 @@ it('a bad option: the same line from code and from createStore, checked once', a
     [{ file: 'x', batchWindowMs: -1 }, '$.batchWindowMs: must be an integer from 0 to 2147483647 (found -1)'],
   ], count, base)
 })
+
+it('a caller of the definition\'s create itself gets a relative file resolved against baseDir', async () => {
+  const store = await definition.create({ file: 'direct.sqlite', batchWindowMs: 0 }, { baseDir: base })
+  await (await store.create(header('d'))).writer.close()
+  await store.close()
+  expect(existsSync(join(base, 'direct.sqlite'))).toBe(true)
+})
