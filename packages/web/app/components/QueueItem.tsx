@@ -24,8 +24,13 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
   const label = `Queued message ${position + 1}: ${text}`
 
   const save = (): void => {
-    if (draft !== null && draft.trim() !== '' && draft !== text) void edit(message.id, draft.trim())
+    const value = draft?.trim() ?? ''
     setDraft(null)
+    if (value === '' || value === text) return
+    // Not taken (the host unreachable, or the message claimed meanwhile): the editor opens again with the text.
+    void edit(message.id, value).then((taken) => {
+      if (!taken) setDraft((current) => current ?? value)
+    })
   }
 
   return (

@@ -61,7 +61,8 @@ export interface AppActions {
   createSession(): Promise<void>
   /** Sends a message; answers whether the host took it (if not, a notice said why, and the page gives the text back to edit or send again). */
   send(text: string, delivery: 'followup' | 'steer'): Promise<boolean>
-  edit(messageId: string, text: string): Promise<void>
+  /** Edits a queued message; answers whether the host took the edit (if not, a notice said why). */
+  edit(messageId: string, text: string): Promise<boolean>
   remove(messageId: string): Promise<void>
   promote(messageId: string): Promise<void>
   reorder(order: string[]): Promise<void>
@@ -249,7 +250,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       },
 
       async edit(messageId, text) {
-        await attempt('Editing', () => client.editMessage(current(), messageId, text))
+        return (await attempt('Editing', () => client.editMessage(current(), messageId, text))) !== undefined
       },
 
       async remove(messageId) {
