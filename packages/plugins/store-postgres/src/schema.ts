@@ -23,8 +23,8 @@
 /** The layout version this build writes. */
 export const SCHEMA_VERSION = 3
 
-/** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert, a session's status change. */
-export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox`, status: `${schema}_status` }) as const
+/** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert, a session's status change, a session made. */
+export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox`, status: `${schema}_status`, sessions: `${schema}_sessions` }) as const
 
 /** Creates the version table (if missing) and reads it, under a lock that serialises concurrent first connections. */
 export const prepareSql = (s: string) => ({

@@ -151,6 +151,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           if (created.rowCount === 0) {
             throw new BosunError(ErrorCodes.SESSION_EXISTS, `PostgreSQL store ${db.name}: session "${header.id}" already exists.`, { details: { database: db.name, session: header.id } })
           }
+          // "A session was made, by this owner" (a fork and a subagent's child are made here too).
+          // Inside the transaction: delivered at its commit, never for a create rolled back. It
+          // holds PostgreSQL's notify lock until the commit is flushed (notifier.ts): the appends'
+          // NOTIFYs wait that long, once per create; the appends themselves do not.
+          await client.query('SELECT pg_notify($1, $2)', [db.channels.sessions, `${header.id} ${owner}`])
           if (rows.length > 0) {
             await client.query(db.sql.insertEvents, [header.id, rows.map((r) => r.seq), rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra)])
           }

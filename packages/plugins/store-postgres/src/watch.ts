@@ -15,11 +15,13 @@ export interface WatchOptions {
 type EventsListener = (length: number) => void
 type MailboxListener = (session: string, messageId: string | undefined) => void
 type StatusListener = (session: string, status: string) => void
+type CreatedListener = (session: string, owner: string) => void
 
 /**
  * Wake-ups for a host: "session X has N events now" (to push a stream forward from the events
- * table) and "session X has new mail" (for its lease owner). One dedicated connection LISTENs on
- * the schema's two channels; NOTIFY is sent at the commit of an append or a mailbox post. A
+ * table), "session X has new mail" (for its lease owner), "session X changed status" and "session
+ * X was made". One dedicated connection LISTENs on the schema's channels; NOTIFY is sent at the
+ * commit of an append, a mailbox post, a status change or a create. A
  * notification sent while that connection is down is lost, so the watcher also polls — at once
  * after every (re)connection, and every `pollIntervalMs` — the lengths of the watched sessions and
  * the sessions with pending mail. Wake-ups are at-least-once hints: a listener reads what is new
@@ -33,6 +35,8 @@ export class Watcher {
   readonly #sessions = new Map<string, { listeners: Set<EventsListener>; length: number }>()
   readonly #mail = new Set<MailboxListener>()
   readonly #status = new Set<StatusListener>()
+  readonly #created = new Set<CreatedListener>()
+  readonly #listen = new Set<() => void>()
   #client: pg.Client | undefined
   #listening = false
   #closed = false
@@ -100,6 +104,29 @@ export class Watcher {
     return () => this.#status.delete(listener)
   }
 
+  /**
+   * Calls `listener(session, owner)` when a session was made — `create`, so also a fork and a
+   * subagent's child — by the store whose lease owner is `owner` (compare with your own store's
+   * `owner` to skip your own). Sent inside the create's transaction: only for a create that
+   * committed, before any NOTIFY of the session's appends. NOTIFY only: a creation sent while the
+   * LISTEN connection is down is lost — list the sessions again on {@link onListen}.
+   */
+  onCreated(listener: CreatedListener): () => void {
+    this.#created.add(listener)
+    return () => this.#created.delete(listener)
+  }
+
+  /**
+   * Calls `listener()` each time the LISTEN connection is up — the first time and after every
+   * reconnection — once it LISTENs: the NOTIFYs sent while it was down (or before it first came
+   * up) are lost, and whatever is known only from them (creations, status changes) should be read
+   * again now. Anything committed after this call is notified.
+   */
+  onListen(listener: () => void): () => void {
+    this.#listen.add(listener)
+    return () => this.#listen.delete(listener)
+  }
+
   /** Polls now (the lengths of watched sessions, the sessions with pending mail). */
   async poll(): Promise<void> {
     this.stats.polls++
@@ -145,8 +172,8 @@ export class Watcher {
     client.on('notification', (message) => this.#notified(message.channel, message.payload ?? ''))
     try {
       await client.connect()
-      const { events, mailbox, status } = this.#db.channels
-      await client.query(`LISTEN "${events}"; LISTEN "${mailbox}"; LISTEN "${status}"`)
+      const { events, mailbox, status, sessions } = this.#db.channels
+      await client.query(`LISTEN "${events}"; LISTEN "${mailbox}"; LISTEN "${status}"; LISTEN "${sessions}"`)
     } catch {
       onLost()
       return
@@ -155,8 +182,10 @@ export class Watcher {
     this.#listening = true
     this.#delay = this.#reconnectMs
     this.#connected.resolve()
-    // Whatever was notified while no connection listened is found by this poll.
+    // Whatever was notified while no connection listened is found by this poll, and by the
+    // listeners that read again what only a NOTIFY tells.
     this.#schedulePoll(0)
+    this.#each(this.#listen, (listener) => listener())
   }
 
   #notified(channel: string, payload: string): void {
@@ -168,6 +197,7 @@ export class Watcher {
     if (channel === this.#db.channels.events) this.#seen(session, Number(rest))
     else if (channel === this.#db.channels.mailbox) this.#mailFor(session, rest)
     else if (channel === this.#db.channels.status) this.#each(this.#status, (listener) => listener(session, rest))
+    else if (channel === this.#db.channels.sessions) this.#each(this.#created, (listener) => listener(session, rest))
   }
 
   #each<T>(listeners: Set<T>, call: (listener: T) => void): void {
