@@ -23,6 +23,8 @@ export interface SessionSummaryFrame {
 interface Subscriber {
   added: Set<string>
   changed: Set<string>
+  /** The whole list is to be sent again (a `hello`): see {@link HostFeed.relist}. */
+  relist: boolean
   wake?: () => void
 }
 
@@ -49,6 +51,18 @@ export class HostFeed {
     for (const watcher of this.#watchers) watcher(id)
   }
 
+  /**
+   * Every stream sends a new `hello` (the whole list, read when the stream next writes) — a
+   * cluster host whose LISTEN connection was down may have missed sessions other hosts made. A
+   * client replaces its list with a `hello` wherever it comes, as after a reconnect.
+   */
+  relist(): void {
+    for (const s of this.#subscribers) {
+      s.relist = true
+      s.wake?.()
+    }
+  }
+
   get closed(): boolean {
     return this.#closed
   }
@@ -69,7 +83,7 @@ export class HostFeed {
   }
 
   stream(hello: () => Promise<unknown>, keepAliveMs: number): ReadableStream<Uint8Array> {
-    const sub: Subscriber = { added: new Set(), changed: new Set() }
+    const sub: Subscriber = { added: new Set(), changed: new Set(), relist: false }
     this.#subscribers.add(sub)
     const end = (): void => {
       this.#subscribers.delete(sub)
@@ -77,12 +91,17 @@ export class HostFeed {
     return sseStream({
       first: async () => `retry: 1000\n${sseFrame('hello', await hello())}`,
       read: async () => {
-        if (sub.added.size === 0 && sub.changed.size === 0) return ''
+        let out = ''
+        if (sub.relist) {
+          sub.relist = false
+          out += sseFrame('hello', await hello())
+        }
+        // Sent after a new hello too (it may hold them already): a session.added is never dropped.
+        if (sub.added.size === 0 && sub.changed.size === 0) return out
         const added = [...sub.added]
         const changed = [...new Set([...added, ...sub.changed])]
         sub.added.clear()
         sub.changed.clear()
-        let out = ''
         for (const id of added) out += sseFrame('session.added', { id })
         for (const id of changed) {
           const summary = await this.summary(id)

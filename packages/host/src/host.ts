@@ -201,7 +201,7 @@ export function createHost(options: CreateHostOptions): Host {
   installStreamLimit(app, streams)
   messageIdChecks(context)
   if (clusterStore !== undefined) {
-    cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {}, (id) => feed.changed(id))
+    cluster = new Cluster(clusterStore, sessions, async (request) => app.fetch(request), context.token, options.cluster || {}, feed)
     clusterRoutes(context, cluster)
   }
   sessionRoutes(context)

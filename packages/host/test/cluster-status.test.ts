@@ -13,10 +13,14 @@ describe.skipIf(!available)('host cluster on PostgreSQL — live status of sessi
   it('host B lists a session host A runs as running, and its host stream says when it starts and ends', async () => {
     const gate = stepGate()
     const [a, b] = cluster.hosts(2, { plugins: () => [gate.plugin] })
-    await req(a!.host, 'POST', '/v1/sessions', { id: 'busy' })
-    await req(a!.host, 'POST', '/v1/sessions', { id: 'quiet' })
     const feed = new SseReader(await req(b!.host, 'GET', '/v1/stream'))
     await feed.until((frames) => frames.some((f) => f.event === 'hello'), 30_000)
+    await (b!.host.cluster!.watcher as unknown as { whenListening(): Promise<void> }).whenListening()
+    await req(a!.host, 'POST', '/v1/sessions', { id: 'busy' })
+    await req(a!.host, 'POST', '/v1/sessions', { id: 'quiet' })
+    // B announces both (session.added, then each one's idle row); the frames after are the turn's.
+    await feed.until((frames) => ['busy', 'quiet'].every((id) => frames.some((f) => f.event === 'session.status' && f.data?.id === id)), 30_000)
+    const announced = feed.frames.length
 
     await req(a!.host, 'POST', '/v1/sessions/busy/messages', { clientMessageId: 'm-1', content: 'held' })
     await waitFor(() => gate.waiting === 1, 30_000, 'the turn to be held on A')
@@ -28,7 +32,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — live status of sessi
     expect(await b!.store.leaseHolder('busy')).toMatchObject({ owner: 'host-a' })
     expect(await b!.host.sessions.peek('busy')).toBeUndefined()
 
-    const statusFrames = (frames: { event: string; data?: { id: string; status: string } }[]) => frames.filter((f) => f.event === 'session.status' && f.data?.id === 'busy').map((f) => f.data!.status)
+    const statusFrames = (frames: { event: string; data?: { id: string; status: string } }[]) => frames.slice(announced).filter((f) => f.event === 'session.status' && f.data?.id === 'busy').map((f) => f.data!.status)
     await feed.until((frames) => statusFrames(frames).includes('running'), 30_000)
     gate.open()
     await waitFor(async () => turnsEnded((await b!.store.read('busy'))!.events) === 1, 30_000, 'the turn to end on A')
@@ -70,10 +74,14 @@ describe.skipIf(!available)('host cluster on PostgreSQL — live status of sessi
   it('a status change whose NOTIFY was lost is caught up by the poll', async () => {
     const hosts = cluster.hosts(2)
     const [a, b] = hosts
-    await req(a!.host, 'POST', '/v1/sessions', { id: 'lost' })
     const feed = new SseReader(await req(b!.host, 'GET', '/v1/stream'))
     await feed.until((frames) => frames.some((f) => f.event === 'hello'), 30_000)
+    await (b!.host.cluster!.watcher as unknown as { whenListening(): Promise<void> }).whenListening()
     const frameOf = (status: string) => (frames: { event: string; data?: { id: string; status: string } }[]) => frames.some((f) => f.event === 'session.status' && f.data?.id === 'lost' && f.data.status === status)
+    // Announced on B (session.added, then its row) before its status moves: a row read after the
+    // move would say running before the poll learned it, and the move back would look like no change.
+    await req(a!.host, 'POST', '/v1/sessions', { id: 'lost' })
+    await feed.until(frameOf('idle'), 30_000)
     // The row changes as a commit changes it, and no NOTIFY is sent: as if it was lost on the way.
     await cluster.sql(`UPDATE "${hosts.schema}".sessions SET status = 'running' WHERE id = 'lost'`)
     await feed.until(frameOf('running'), 30_000)

@@ -16,6 +16,16 @@ export interface ClusterOptions {
 
 export const DEFAULT_RELAY_WAIT_MS = 5000
 
+/** What a cluster tells the host stream (`GET /v1/stream`) about sessions other hosts made or run. */
+export interface ClusterFeed {
+  /** A session another host runs changed status. */
+  changed(id: string): void
+  /** A session another host (or process) made: `session.added`. */
+  added(id: string): void
+  /** What only a NOTIFY tells may have been missed (the LISTEN connection was down): send each stream the whole list again. */
+  relist(): void
+}
+
 export const DEFAULT_TAKEOVER_CONCURRENCY = 8
 
 /**
@@ -47,8 +57,8 @@ export class Cluster {
     readonly fetch: (request: Request) => Promise<Response>,
     readonly token: string | undefined,
     options: ClusterOptions = {},
-    /** Tells the host stream that a session another host runs changed status. */
-    readonly changedElsewhere: (id: string) => void = () => {},
+    /** Tells the host stream of sessions other hosts made or run. */
+    readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, relist: () => {} },
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
     this.#pollMs = options.pollIntervalMs ?? 1000
@@ -57,6 +67,15 @@ export class Cluster {
     this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
     this.#stops.push(store.onLeaseLost((session) => void sessions.drop(session)))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
+    // A session made elsewhere: this host's own are announced where it makes them (sessions.ts, the fork route).
+    const created = this.watcher.onCreated?.((session, owner) => {
+      if (owner !== store.owner && !this.#closed) feed.added(session)
+    })
+    if (created) this.#stops.push(created)
+    const listening = this.watcher.onListen?.(() => {
+      if (!this.#closed) feed.relist()
+    })
+    if (listening) this.#stops.push(listening)
     this.#schedule(0)
   }
 
@@ -101,7 +120,7 @@ export class Cluster {
     else this.#running.delete(id)
     // The owner's own host stream already said so.
     void this.sessions.peek(id).then((live) => {
-      if (!live && !this.#closed) this.changedElsewhere(id)
+      if (!live && !this.#closed) this.feed.changed(id)
     })
   }
 

@@ -16,6 +16,13 @@ export interface ClusterWatcher {
   onMailbox(listener: (session: string, messageId: string | undefined) => void): () => void
   /** A session's commit moved it to `running` or `idle`, on any host (lossy: compare `runningSessions()` now and then). */
   onStatus(listener: (session: string, status: string) => void): () => void
+  /**
+   * Optional: a session was made (created, forked, a subagent's child) by the store whose lease
+   * owner is `owner`, on any host — only a create that committed. Lossy like `onStatus`: see `onListen`.
+   */
+  onCreated?(listener: (session: string, owner: string) => void): () => void
+  /** Optional: the LISTEN connection is up (first, and after each reconnection): what was notified while it was down is lost. */
+  onListen?(listener: () => void): () => void
   close(): Promise<void>
 }
 
