@@ -60,7 +60,17 @@ export function anthropic(options: AnthropicOptions): AnthropicAdapter {
  * what a server echoing it back would show, so what redaction must look for).
  */
 function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions): string | undefined {
-  if (byDefault && new URL(baseURL).hostname.toLowerCase() !== ANTHROPIC_HOST) return undefined
+  const root = new URL(baseURL)
+  if (byDefault && root.hostname.toLowerCase() !== ANTHROPIC_HOST) return undefined
+  // The key would cross the network in clear text before the server's redirect to https (which
+  // Bosun does not follow anyway): refuse before anything is sent.
+  if (root.hostname.toLowerCase() === ANTHROPIC_HOST && root.protocol !== 'https:') {
+    throw new ModelError(
+      'AUTH',
+      `The baseURL ${root.protocol}//${ANTHROPIC_HOST} would send the Anthropic API key unencrypted: write https://${ANTHROPIC_HOST} (or leave baseURL out).`,
+      { retryable: false },
+    )
+  }
   const apiKey = process.env[apiKeyEnv]?.trim()
   if (apiKey === undefined || apiKey === '') {
     throw new ModelError(

@@ -75,3 +75,19 @@ describe('the default ANTHROPIC_API_KEY goes to api.anthropic.com only', () => {
     expect(() => anthropic({ model: 'claude-test' })).toThrow(expect.objectContaining({ code: 'AUTH', message: 'The Anthropic API key is missing: set the environment variable ANTHROPIC_API_KEY (or name another one with the option apiKeyEnv).' }))
   })
 })
+
+describe('api.anthropic.com over plain http', () => {
+  it('is refused when the adapter is made, before a key could cross the network unencrypted — by default or named', () => {
+    for (const options of [{}, { apiKeyEnv: 'ANTHROPIC_API_KEY' }]) {
+      let thrown: unknown
+      try {
+        anthropic({ model: 'claude-test', baseURL: 'http://api.anthropic.com', ...options })
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toMatchObject({ code: 'AUTH', retryable: false })
+      expect((thrown as Error).message).toBe('The baseURL http://api.anthropic.com would send the Anthropic API key unencrypted: write https://api.anthropic.com (or leave baseURL out).')
+      expect((thrown as Error).message).not.toContain(ANTHROPIC_KEY)
+    }
+  })
+})

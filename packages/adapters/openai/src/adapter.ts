@@ -139,6 +139,15 @@ const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
  * to another server by default; other servers get no key.
  */
 function readApiKey(options: OpenAIOptions, root: URL): string | undefined {
+  // The key would cross the network in clear text before api.openai.com's redirect to https
+  // (which Bosun does not follow anyway): refuse before anything is sent.
+  if (root.hostname.toLowerCase() === 'api.openai.com' && root.protocol !== 'https:') {
+    throw new BosunError(
+      ErrorCodes.CONFIG_INVALID,
+      `openai(): baseURL ${root.protocol}//api.openai.com would send the API key unencrypted: write https://api.openai.com/v1 (or leave baseURL out).`,
+      { details: { option: 'baseURL' } },
+    )
+  }
   if (options.apiKeyEnv !== undefined) {
     const value = process.env[options.apiKeyEnv]?.trim()
     if (!value) {

@@ -49,3 +49,26 @@ describe('openai: what a 401 or 403 says', () => {
     expect(error?.message).not.toContain('from-headers-77')
   })
 })
+
+describe('openai: api.openai.com over plain http', () => {
+  it('is refused when the adapter is made, before a key could cross the network unencrypted — by default or named', () => {
+    const saved = process.env.OPENAI_API_KEY
+    process.env.OPENAI_API_KEY = 'sk-plain-http-test-0001'
+    try {
+      for (const options of [{}, { apiKeyEnv: 'OPENAI_API_KEY' }]) {
+        let thrown: unknown
+        try {
+          openai({ model: 'gpt-test', baseURL: 'http://api.openai.com/v1', ...options })
+        } catch (error) {
+          thrown = error
+        }
+        expect(thrown).toMatchObject({ code: 'CONFIG_INVALID', details: { option: 'baseURL' } })
+        expect((thrown as Error).message).toBe('openai(): baseURL http://api.openai.com would send the API key unencrypted: write https://api.openai.com/v1 (or leave baseURL out).')
+        expect((thrown as Error).message).not.toContain('sk-plain-http-test-0001')
+      }
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY
+      else process.env.OPENAI_API_KEY = saved
+    }
+  })
+})
