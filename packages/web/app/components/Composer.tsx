@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from 'react'
+import { useRef, useState, type KeyboardEvent } from 'react'
 import { useApp } from './store-context.js'
 
 /** Ctrl+Enter (⌘+Enter on a Mac) steers; plain Enter queues; Shift+Enter is a new line. */
@@ -15,14 +15,23 @@ export function Composer() {
   const send = useApp((state) => state.send)
   const running = useApp((state) => state.view.status === 'running')
   const [text, setText] = useState('')
+  // A send with no answer may still have been taken (the connection cut after the host admitted it): its
+  // clientMessageId stays with the text that came back, and sending that same text again reuses it, so the
+  // host answers the first admission instead of making a second message. Changed text is a new message.
+  const unanswered = useRef<{ text: string; clientMessageId: string } | null>(null)
 
   const submit = (delivery: 'followup' | 'steer'): void => {
     const value = text.trim()
     if (value === '') return
     setText('')
+    const kept = unanswered.current
+    const clientMessageId = kept !== null && kept.text === value ? kept.clientMessageId : globalThis.crypto.randomUUID()
+    unanswered.current = null
     // Not taken (the host unreachable, or refusing): the text comes back, unless something new was typed meanwhile.
-    void send(value, delivery).then((taken) => {
-      if (!taken) setText((current) => (current === '' ? value : current))
+    void send(value, delivery, clientMessageId).then((taken) => {
+      if (taken) return
+      unanswered.current = { text: value, clientMessageId }
+      setText((current) => (current === '' ? value : current))
     })
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {

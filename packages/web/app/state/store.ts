@@ -59,8 +59,12 @@ export interface AppActions {
   logout(): Promise<void>
   select(id: string | null): void
   createSession(): Promise<void>
-  /** Sends a message; answers whether the host took it (if not, a notice said why, and the page gives the text back to edit or send again). */
-  send(text: string, delivery: 'followup' | 'steer'): Promise<boolean>
+  /**
+   * Sends a message; answers whether the host took it (if not, a notice said why, and the page gives the text back to edit or send again).
+   * `clientMessageId` (else a new one) is the host's idempotency key: a send again with the id of one whose answer was lost is
+   * answered `duplicate` — the host had taken it — and never makes a second message (a notice says so).
+   */
+  send(text: string, delivery: 'followup' | 'steer', clientMessageId?: string): Promise<boolean>
   /** Edits a queued message; answers whether the host took the edit (if not, a notice said why). */
   edit(messageId: string, text: string): Promise<boolean>
   remove(messageId: string): Promise<void>
@@ -242,10 +246,11 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         get().select(created.id)
       },
 
-      async send(text, delivery) {
+      async send(text, delivery, clientMessageId) {
         const id = current()
-        const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', () => client.send(id, { content: text, delivery }))
-        if (receipt?.rerouted === true) notify('info', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
+        const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', () => client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) }))
+        if (receipt?.duplicate === true) notify('info', 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
+        else if (receipt?.rerouted === true) notify('info', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
         return receipt !== undefined
       },
 
