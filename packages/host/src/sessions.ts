@@ -138,8 +138,10 @@ export class SessionManager {
 
   /**
    * The live session, resumed from the store on first use; `session-not-found` if the store has
-   * none. `create: true` makes a new one (`session-exists` if the id is taken); `'if-missing'`
-   * resumes or creates, decided here so that two first requests for one id share one open.
+   * none. `create: true` makes a new one (`session-exists` if the id is taken, also when another
+   * host or process creates it first); `'if-missing'` resumes or creates, decided here so that two
+   * first requests for one id share one open — and when another host or process creates the id
+   * first, it is opened instead (once), as if it had existed.
    */
   async use(id: string, options: { create?: boolean | 'if-missing' } = {}): Promise<LiveSession> {
     return this.#use(id, options, new Set())
@@ -182,6 +184,16 @@ export class SessionManager {
       if (create === true && exists) throw sessionExists(id)
       if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
       return this.#build(id)
+    }).catch((error: unknown) => {
+      // Open-or-create lost the race for a new id: another host (or process) created it while this
+      // one's agent was being built (its plugin setups run before the store's create). As if it had
+      // existed when this one looked: opened now, once — locked by its creator, that is
+      // `session-locked` (a cluster host relays to the owner); a second refusal is the answer.
+      if (create !== 'if-missing' || exists || !(error instanceof HostError && error.code === 'session-exists')) throw error
+      return borrowOrOpen(this.store, id, async () => {
+        exists = await this.#stored(id)
+        return this.#build(id)
+      })
     })
     if (borrowed && create === true) throw sessionExists(id)
     const live = this.#attach(id, agent, borrowed)
@@ -206,6 +218,8 @@ export class SessionManager {
     } catch (error) {
       // Opened in this process at the same moment: borrowOrOpen borrows that agent instead.
       if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) throw lockedElsewhere(id, error.details, error.message)
+      // Created elsewhere while this agent's plugins were being set up (the id was free when looked up).
+      if (BosunError.is(error, 'SESSION_EXISTS')) throw sessionExists(id)
       throw error
     }
   }

@@ -79,14 +79,19 @@ export class Cluster {
     this.#schedule(0)
   }
 
-  /** True when another live host holds the session's lease (this host could not open it); a cold session is opened here. */
-  async ownedElsewhere(id: string): Promise<boolean> {
+  /**
+   * True when another live host holds the session's lease (this host could not open it); a cold
+   * session is opened here. `create: 'if-missing'` (a route that opens or creates): a new id is
+   * created here — or, when another host creates it first (while this one's agent was being
+   * built), found held by that host, so the request is relayed to it as for any session it owns.
+   */
+  async ownedElsewhere(id: string, options: { create?: 'if-missing' } = {}): Promise<boolean> {
     if (await this.sessions.peek(id)) return false
     // A live lease of another host (on a subagent child's parent too, where the store can tell):
     // no need to open the session, or build its parent, to learn that the open would fail.
     if (await this.#heldElsewhere(id)) return true
     try {
-      await this.sessions.use(id)
+      await this.sessions.use(id, options)
       return false
     } catch (error) {
       return error instanceof HostError && error.code === 'session-locked'

@@ -67,9 +67,11 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     if (c.req.header(RELAYED_HEADER) !== undefined) return next()
     // The id decides who answers, so the body is read from a copy: the host's own route reads the original.
     const peeked = await host.body<ChatInput>(copyOf(c), 'aiSdkChat').catch(() => undefined)
-    if (peeked === undefined || !validId(peeked.id) || !(await cluster.ownedElsewhere(peeked.id))) return next()
+    // A message the route refuses is refused there, before anything is opened or created.
+    const message = peeked === undefined || !validId(peeked.id) ? undefined : messageOf(peeked)
+    // The chat opens or creates its session: a new id another host created first is relayed to it.
+    if (peeked === undefined || message === undefined || !(await cluster.ownedElsewhere(peeked.id, { create: 'if-missing' }))) return next()
     const { id } = peeked
-    const message = chatMessage(peeked)
     // Where the log ends, read before the message is posted: its admission (and the turn that claims it) comes after.
     const log = await storedLog(id)
     if (!log) throw sessionNotFound(id)
@@ -111,6 +113,15 @@ function wholeLog(read: { header: SessionHeader; events: readonly SessionEvent[]
   const { events } = read
   const seedLength = read.header.seedLength ?? 0
   return { length: events.length, openTurn: async () => openTurn(events), foldTo: (after) => foldSliced({ eventAt: (seq) => events[seq] }, new InboxFold(seedLength), 0, after) }
+}
+
+/** The chat's message, or undefined when the host's own route refuses it (it answers why). */
+function messageOf(input: ChatInput): ReturnType<typeof chatMessage> | undefined {
+  try {
+    return chatMessage(input)
+  } catch {
+    return undefined
+  }
 }
 
 function validId(id: string): boolean {
