@@ -120,18 +120,20 @@ describe('bosun chat in a real terminal', () => {
   })
 
   it('Ctrl+D while the answer streams: its unfinished line once, the aborted turn on a row of its own', async () => {
-    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'Streaming-slowly-so-Ctrl+D-lands-mid-line and more words after it.', chunkSize: 2, delayMs: 150 }] } } })
+    // Ctrl+D goes as soon as the first chunk shows; the rest of the line would take 20 more seconds
+    // (a chunk a second, abort-aware), so the answer is still streaming however busy the machine.
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: 'Zq-unfinished line, and more words after it.', chunkSize: 2, delayMs: 1000 }] } } })
     const result = await runInPty(['chat', '--session', 'chat-leave'], [
       { expect: 'idle' },
       { send: `go${Keys.enter}` },
-      { expect: 'Streaming-slowly' },
+      { expect: 'Zq' },
       { send: Keys.ctrlD },
       { wait_exit: true },
     ], { cwd: dir })
     expect(result.ok, explain(result)).toBe(true)
     expect(result.exit_code).toBe(0)
-    expect(result.screen.match(/Streaming-slowly/g)).toHaveLength(1)
-    expect(result.screen).toMatch(/\nStreaming-slowly[^\n]*\n {2}■ turn 1 aborted \(closed\)\nsession chat-leave saved/)
+    expect(result.screen.match(/Zq/g)).toHaveLength(1)
+    expect(result.screen).toMatch(/\nZq[^\n]*\n {2}■ turn 1 aborted \(closed\)\nsession chat-leave saved/)
   })
 
   it('shows a blocked turn with the plugin and its metadata, lists and drops queued messages, and leaves on a second Ctrl+C', async () => {
