@@ -69,7 +69,7 @@ export { closeOpenTurn, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './store/r
 export type { RepairReport } from './store/repair.js'
 export { forkSession } from './store/fork.js'
 export type { ForkOptions } from './store/fork.js'
-export { createStore, defineStore, resolveStorePaths } from './store/define-store.js'
+export { createStore, defineStore } from './store/define-store.js'
 export type { StoreContext, StoreDefinition } from './store/define-store.js'
 export {
   adapterOptionProblems, apiKeyEnvOptionSchema, baseURLOptionSchema, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, errorFromResponse,

@@ -43,7 +43,14 @@ export function defineStore<Options>(definition: Omit<StoreDefinition<Options>, 
   if (definition.paths !== undefined && !(Array.isArray(definition.paths) && definition.paths.every((key) => typeof key === 'string'))) {
     throw new BosunError(ErrorCodes.INVALID_PLUGIN, `Store "${definition.name}": "paths" must be a list of option names, e.g. ['dir'].`)
   }
-  const store = Object.freeze({ ...definition, kind: 'bosun-store' as const })
+  const { paths, create } = definition
+  // A caller of `create` itself (not through createStore) gets relative paths resolved too; what
+  // createStore resolved and checked is already absolute and passes through as the same object.
+  const store = Object.freeze({
+    ...definition,
+    kind: 'bosun-store' as const,
+    ...(paths === undefined ? {} : { create: (options: Options, context: StoreContext) => create(resolveStorePaths(paths, options, context.baseDir), context) }),
+  })
   if (store.schema) compileOptionsValidator(store, store.schema)
   return store
 }
@@ -70,7 +77,7 @@ export async function createStore<Options>(
  * `options` with each of `paths` resolved against `baseDir`: a new object when a path changed,
  * else `options` itself (an absolute path is kept as it is). Only a non-empty string is
  * resolved: an option the schema refuses is shown as it was given. {@link createStore} calls it
- * before its check; a definition's `create` calls it too, so that a caller who hands `create`
+ * before its check, and {@link defineStore}'s `create` again, so that a caller who hands `create`
  * relative paths and a `baseDir` directly gets them resolved, while the value `createStore`
  * checked (already absolute) passes through as the very same object and is not checked again.
  */

@@ -3,7 +3,7 @@
  * batches. Name it in a config file (`store: ['store-jsonl', { dir: '.bosun/sessions' }]`) or call
  * {@link jsonlStore} from code.
  */
-import { defineStore, resolveStorePaths } from '@bosun/core'
+import { defineStore } from '@bosun/core'
 import { jsonlStoreOptionsSchema, type JsonlStoreConfig } from './options.js'
 import { jsonlStore } from './store.js'
 
@@ -27,7 +27,5 @@ export default defineStore<JsonlStoreConfig>({
   // createStore resolves `dir` against the config file's folder before it checks the options: jsonlStore() gets
   // the very value checked, and does not check it again.
   paths: ['dir'],
-  // A caller of `create` itself gets a relative `dir` resolved against `baseDir` too; what createStore checked is
-  // already absolute and passes through as the same object.
-  create: (options, { baseDir }) => jsonlStore(resolveStorePaths(['dir'], options, baseDir)),
+  create: (options) => jsonlStore(options),
 })

@@ -1,4 +1,4 @@
-import { defineStore, resolveStorePaths } from '@bosun/core'
+import { defineStore } from '@bosun/core'
 import { sqliteStoreOptionsSchema } from './options.js'
 import type { SqliteStoreOptions } from './options.js'
 import { sqliteStore } from './store.js'
@@ -20,7 +20,5 @@ export default defineStore<SqliteStoreOptions>({
   // createStore resolves `file` against the config file's folder before it checks the options: sqliteStore() gets
   // the very value checked, and does not check it again.
   paths: ['file'],
-  // A caller of `create` itself gets a relative `file` resolved against `baseDir` too; what createStore checked is
-  // already absolute and passes through as the same object.
-  create: (options, { baseDir }) => sqliteStore(resolveStorePaths(['file'], options, baseDir)),
+  create: (options) => sqliteStore(options),
 })
