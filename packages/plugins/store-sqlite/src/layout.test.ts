@@ -9,6 +9,7 @@ import { BosunError } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
 import { MAX_EVENTS_PER_ROW, NEW_DATABASE_PAGE_SIZE, SCHEMA_VERSION } from './schema.js'
 import { sqliteStore, type SqliteStore } from './store.js'
+import { writeLayout1 } from './testing/layout-1.js'
 import { event, header, rowKey, tempDatabase, withDatabase } from './testing/temp.js'
 
 let file: string
@@ -161,39 +162,12 @@ describe('pages and WAL', () => {
   })
 })
 
-/** Layout 1, as version 1 of this package created it. */
-const LAYOUT_1 = `
-CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, header TEXT NOT NULL, created_at INTEGER NOT NULL, parent TEXT);
-CREATE TABLE events (
-  session_id TEXT NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, extra TEXT,
-  PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-PRAGMA user_version = 1;
-`
-
-/** Writes a layout 1 database (4 KiB pages, as SQLite's default) holding `sessions`. */
-function writeLayout1(sessions: Record<string, SessionEvent[]>): void {
-  raw((db) => {
-    db.pragma('journal_mode = WAL')
-    db.exec(LAYOUT_1)
-    const insertSession = db.prepare('INSERT INTO sessions VALUES (?, ?, ?, NULL)')
-    const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)')
-    for (const [id, events] of Object.entries(sessions)) {
-      insertSession.run(id, JSON.stringify(header(id)), 1_700_000_000_000)
-      for (const e of events) {
-        const { seq, time, type, data, ...rest } = e
-        insertEvent.run(id, seq, time, type, JSON.stringify(data), Object.keys(rest).length ? JSON.stringify(rest) : null)
-      }
-    }
-  })
-}
-
 describe('a database of layout 1', () => {
   const oldA = [other(0), chunk(1, 'a'), chunk(2, 'b'), Object.freeze({ ...event(3), ignorable: true }) as SessionEvent]
   const oldB = [event(0), event(1)]
 
   it('is migrated when first opened: every stored event reads back as it was, and the logs go on from there', async () => {
-    writeLayout1({ a: oldA, b: oldB, empty: [] })
+    writeLayout1(file, { a: oldA, b: oldB, empty: [] })
     expect(raw((db) => db.pragma('page_size', { simple: true }))).toBe(4096)
     const store = make()
     expect(await store.list()).toEqual([
@@ -229,7 +203,7 @@ describe('a database of layout 1', () => {
   })
 
   it('a stale writer is refused across the two layouts, and a gap in the old rows is CORRUPT_LOG', async () => {
-    writeLayout1({ s: oldB, gap: [event(0), event(2)] })
+    writeLayout1(file, { s: oldB, gap: [event(0), event(2)] })
     const one = make()
     const two = make()
     const first = (await one.open('s'))!
@@ -247,7 +221,7 @@ describe('a database of layout 1', () => {
   })
 
   it('is migrated once, by whichever store opens it first, even with two opening it at once', async () => {
-    writeLayout1({ a: oldB })
+    writeLayout1(file, { a: oldB })
     const [x, y] = [make(), make()]
     const [lx, ly] = await Promise.all([x.list(), y.list()])
     expect(lx).toEqual(ly)
