@@ -1,4 +1,3 @@
-import { invalidArgument } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
 
 /** The options of the retry plugin, as a config file gives them: `['retry', { maxAttempts: 5 }]`. */
@@ -47,7 +46,15 @@ export const optionsSchema: JsonSchema = {
       default: [...DEFAULT_RETRY_ON],
       description: 'Error codes to retry (RATE_LIMIT, SERVER, TIMEOUT, TRANSPORT, EMPTY_RESPONSE, INVALID_REQUEST, …).',
     },
-    random: { description: 'Code only: the jitter source, a function returning a number in [0, 1).' },
+    // Code only: JSON Schema has no function type, and ajv's `type` fails a function for every JSON
+    // type, so `not` any of them lets a function alone through — and refuses any value a config
+    // file can hold, with the path and the x-expected words, before setup (PLUGIN_OPTIONS_INVALID
+    // from code, CONFIG_INVALID from a config), as every other options mistake is reported.
+    random: {
+      not: { type: ['object', 'array', 'string', 'number', 'boolean', 'null'] },
+      'x-expected': 'a function returning a number in [0, 1), given in code',
+      description: 'Code only: the jitter source, a function returning a number in [0, 1).',
+    },
   },
   // minDelayMs ≤ maxDelayMs, either one counted at its default when left out.
   'x-bosun-bounds': { minDelayMs: { maximum: 'maxDelayMs' } },
@@ -64,12 +71,10 @@ export interface RetryPolicy {
 }
 
 /**
- * Fills the defaults (the schema, `minDelayMs` ≤ `maxDelayMs` included, has checked the options)
- * and checks what it cannot express: a function for `random`. Throws `INVALID_ARGUMENT`, which
- * `createAgent` reports as the plugin's `PLUGIN_SETUP_FAILED` — still at startup, never mid-turn.
+ * Fills the defaults. The schema has checked the options — `minDelayMs` ≤ `maxDelayMs` and a
+ * function for `random` included — before `setup` runs, from code and from a config file alike.
  */
 export function resolvePolicy(options: Options): RetryPolicy {
   const { maxAttempts = 4, minDelayMs = 500, maxDelayMs = 60_000, retryOn = DEFAULT_RETRY_ON, random = Math.random } = options
-  if (typeof random !== 'function') throw invalidArgument('retry: "random" must be a function returning a number in [0, 1).')
   return { maxAttempts, minDelayMs, maxDelayMs, retryOn: new Set(retryOn), random }
 }
