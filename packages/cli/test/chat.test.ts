@@ -101,11 +101,10 @@ describe('bosun chat in a real terminal', () => {
     expect(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(events)
   })
 
-  it('draws an answer line wider than the terminal once: its preview wraps over rows the next redraw erases, no copies left behind', async () => {
-    // One paragraph, no newline, streamed in small chunks: 60 numbered words, about 7 rows of 40 columns.
-    const words = Array.from({ length: 60 }, (_, index) => `w${index + 1}x`)
-    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: words.join(' '), chunkSize: 6, delayMs: 15 }] } } })
-    const result = await runInPty(['chat', '--session', 'chat-wide'], [
+  /** Chats one answer of `text` on a 40-column terminal: the program's bytes and the answer's rows as shown. */
+  const oneWideAnswer = async (session: string, text: string, chunkSize: number) => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text, chunkSize, delayMs: 15 }] } } })
+    const result = await runInPty(['chat', '--session', session], [
       { expect: 'idle' },
       { send: `go${Keys.enter}` },
       { expect: 'turn 1 completed' },
@@ -113,10 +112,31 @@ describe('bosun chat in a real terminal', () => {
       { wait_exit: true },
     ], { cwd: dir, cols: 40 })
     expect(result.ok, explain(result)).toBe(true)
+    return { raw: result.raw, answer: result.screen.slice(result.screen.indexOf('› go\n') + 5, result.screen.indexOf('  ─ turn 1 completed')) }
+  }
+
+  it('draws an answer line wider than the terminal once: its preview wraps over rows the next redraw erases, no copies left behind', async () => {
+    // One paragraph, no newline, streamed in small chunks: 60 numbered words, about 7 rows of 40 columns.
+    const words = Array.from({ length: 60 }, (_, index) => `w${index + 1}x`)
+    const { answer } = await oneWideAnswer('chat-wide', words.join(' '), 6)
     // Every word once, in order, in rows no wider than the terminal.
-    const answer = result.screen.slice(result.screen.indexOf('› go\n') + 5, result.screen.indexOf('  ─ turn 1 completed'))
     expect(answer.split(/\s+/).filter(Boolean)).toEqual(words)
     expect(Math.max(...answer.split('\n').map((row) => row.length))).toBeLessThan(40)
+  })
+
+  it('wraps a coloured answer line by the columns it shows: rows as full as plain ones, every word once', async () => {
+    // Every other word bold: the rendered line carries an escape sequence per word. Counted as
+    // columns, they made rows end early (and could cut a sequence in two, showing part as text).
+    const words = Array.from({ length: 40 }, (_, index) => `w${index + 1}x`)
+    const { raw, answer } = await oneWideAnswer('chat-colour', words.map((word, index) => (index % 2 === 0 ? `**${word}**` : word)).join(' '), 12)
+    expect(raw).toContain('\u001b[1mw1x\u001b[22m')
+    expect(answer.split(/\s+/).filter(Boolean)).toEqual(words)
+    const rows = answer.trimEnd().split('\n')
+    // Each row is as full as the 39 columns allow: the next row's first word would not have fit.
+    for (const [index, row] of rows.slice(0, -1).entries()) {
+      expect(row.length, `row ${index + 1}: ${row}`).toBeLessThan(40)
+      expect(`${row} ${rows[index + 1]!.split(' ')[0]}`.length, `row ${index + 1}: ${row}`).toBeGreaterThan(39)
+    }
   })
 
   it('Ctrl+D while the answer streams: its unfinished line once, the aborted turn on a row of its own', async () => {

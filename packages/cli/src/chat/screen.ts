@@ -2,6 +2,7 @@ import { clearScreenDown, cursorTo, moveCursor, type Interface } from 'node:read
 import type { OutputStream } from '../io.js'
 import { displayWidth, truncate } from '../output.js'
 import { safeStyled } from '../terminal-safe.js'
+import { wrapRows } from './wrap.js'
 
 /** Where the chat prints: a transcript that only grows, and (on a terminal) a live area below it. */
 export interface Screen {
@@ -224,33 +225,4 @@ export class PlainScreen implements Screen {
   close(): void {
     this.endStream()
   }
-}
-
-/** `text` word-wrapped into rows of at most `max` columns (one row, itself, when it fits). */
-function wrapRows(text: string, max: number): string[] {
-  const rows: string[] = []
-  let rest = text
-  while (displayWidth(rest) > max) {
-    const [head, tail] = wrapAt(rest, max)
-    rows.push(head)
-    rest = tail
-  }
-  rows.push(rest)
-  return rows
-}
-
-/** Splits `text` before `max` columns, at the last space if there is one. */
-function wrapAt(text: string, max: number): [string, string] {
-  let width = 0
-  let index = 0
-  let lastSpace = -1
-  for (const char of text) {
-    const w = displayWidth(char)
-    if (width + w > max) break
-    if (char === ' ') lastSpace = index
-    width += w
-    index += char.length
-  }
-  if (lastSpace > 0) return [text.slice(0, lastSpace), text.slice(lastSpace + 1)]
-  return [text.slice(0, index), text.slice(index)]
 }

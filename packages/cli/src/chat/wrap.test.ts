@@ -1,0 +1,34 @@
+import { stripVTControlCharacters } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { createStyle, displayWidth } from '../output.js'
+import { wrapRows } from './wrap.js'
+
+const style = createStyle(true)
+const visible = (rows: string[]) => rows.map((row) => stripVTControlCharacters(row))
+
+describe('wrapRows: word-wrapping the chat’s unfinished line', () => {
+  it('counts visible columns: coloured words wrap where the same plain words do', () => {
+    const words = Array.from({ length: 30 }, (_, index) => `w${index + 1}x`)
+    const plain = wrapRows(words.join(' '), 20)
+    const coloured = wrapRows(words.map((word, index) => (index % 2 === 0 ? style.bold(word) : style.cyan(word))).join(' '), 20)
+    expect(visible(coloured)).toEqual(plain)
+    expect(Math.max(...coloured.map(displayWidth))).toBeLessThanOrEqual(20)
+  })
+
+  it('never cuts an escape sequence in two, and a style open at a cut is closed there and opened again on the next row', () => {
+    const rows = wrapRows(style.bold('x'.repeat(25)), 10)
+    expect(visible(rows)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)])
+    expect(rows[0]).toBe(`\u001b[1m${'x'.repeat(10)}\u001b[0m`)
+    expect(rows[1]).toBe(`\u001b[1m${'x'.repeat(10)}\u001b[0m`)
+    expect(rows[2]).toBe(`\u001b[1m${'x'.repeat(5)}\u001b[22m`)
+  })
+
+  it('a style closed before the cut is not opened again', () => {
+    expect(wrapRows(`${style.bold('one')} two three`, 9)).toEqual(['\u001b[1mone\u001b[22m two', 'three'])
+  })
+
+  it('wide characters take two columns; a row holds at least one character', () => {
+    expect(wrapRows('漢字漢字漢字', 5)).toEqual(['漢字', '漢字', '漢字'])
+    expect(wrapRows('漢x', 1)).toEqual(['漢', 'x'])
+  })
+})
