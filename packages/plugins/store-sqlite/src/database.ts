@@ -82,7 +82,7 @@ export interface Connection {
   /**
    * The rows holding seqs `from` … `to - 1` of a session, ordered (the first may start before
    * `from`: a packed row), in one read transaction; `undefined` for no such session. A rowid
-   * range; a migrated database's session with layout 1 rows is read whole and cut.
+   * range, and on a migrated database a range of `events_v1`'s key before it.
    */
   readRange(id: string, from: number, to: number): StoredRow[] | undefined
   /** One session's list row (no header) in one read transaction; `undefined` for no such session. */
@@ -205,6 +205,7 @@ function connect(db: Database.Database, file: string): Connection {
   const legacy = migrated
     ? {
         selectEvents: db.prepare<[string], StoredRow>(SQL.legacy.selectEvents),
+        selectRange: db.prepare<[string, number, number], StoredRow>(SQL.legacy.selectRange),
         nextSeq: db.prepare<[string], number | null>(SQL.legacy.nextSeq).pluck(),
         listLengths: db.prepare<[], { id: string; length: number }>(SQL.legacy.listLengths),
       }
@@ -332,10 +333,10 @@ function connect(db: Database.Database, file: string): Connection {
   const range = db.transaction((id: string, from: number, to: number): StoredRow[] | undefined => {
     const found = selectSession.get(id)
     if (found === undefined) return undefined
-    const rows = legacy?.nextSeq.get(id) != null
-      ? [...legacy.selectEvents.all(id), ...selectEvents.all(found.key, found.key, found.key)]
-      : selectEventRange.all(found.key, found.key, Math.max(0, from - MAX_EVENTS_PER_ROW + 1), found.key, to)
-    return rows.filter((row) => row.seq + row.count > from && row.seq < to)
+    // A migrated database's layout 1 rows of the range (all below the newer rows' seqs), then the newer ones: two key ranges.
+    const old = legacy ? legacy.selectRange.all(id, from, to) : []
+    const rows = selectEventRange.all(found.key, found.key, Math.max(0, from - MAX_EVENTS_PER_ROW + 1), found.key, to)
+    return [...old, ...rows.filter((row) => row.seq + row.count > from)]
   })
   const summaryRow = db.transaction((id: string): Omit<ListRow, 'id' | 'header'> | undefined => {
     const found = selectSummary.get(id)

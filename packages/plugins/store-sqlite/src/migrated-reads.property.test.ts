@@ -3,10 +3,10 @@
 // session's row must still be what a full read (`open`) and `list()` give.
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { summarizeLog } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
-import { sqliteStore, type SqliteStore } from './store.js'
+import { inspectSqliteStore, sqliteStore, type SqliteStore } from './store.js'
 import { header, tempDatabase } from './testing/temp.js'
 import { writeLayout1 } from './testing/layout-1.js'
 
@@ -116,5 +116,36 @@ describe('sqlite store — reads of a database migrated from layout 1', () => {
       ),
       { numRuns: 40 },
     )
+  })
+
+  it('a page reads about the rows it returns, in the layout 1 rows and after them', async () => {
+    file = join(dir, 'long.sqlite')
+    const old = eventsOf([{ kind: { type: 'test/value', text: 'old' }, repeat: 2_000, dt: 0, ignorable: false }], 0)
+    writeLayout1(file, { s: old })
+    const store = make()
+    const s = (await store.open('s'))!
+    const added = eventsOf([{ kind: { type: 'assistant/chunk', text: 'new' }, repeat: 600, dt: 0, ignorable: false }], old.length)
+    for (const e of added) s.writer.append(e)
+    await s.writer.close()
+    const log = [...old, ...added]
+    // Every row a statement of the store's connection hands back (better-sqlite3 reads a result whole with all()).
+    const statement = Object.getPrototypeOf(inspectSqliteStore(store).connection()!.db.prepare('SELECT 1')) as { all: (...args: unknown[]) => unknown[] }
+    const all = statement.all
+    let rows = 0
+    const spy = vi.spyOn(statement, 'all').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      const result = all.apply(this, args)
+      rows += result.length
+      return result
+    })
+    try {
+      for (const from of [1_500, 1_995, 2_300]) {
+        rows = 0
+        expect(await store.readEvents('s', from, 10)).toEqual(log.slice(from, from + 10))
+        // The page's own rows, and at most one packed row of 256 chunks before them (one row here).
+        expect(rows, `from ${from}`).toBeLessThanOrEqual(12)
+      }
+    } finally {
+      spy.mockRestore()
+    }
   })
 })

@@ -139,6 +139,8 @@ export const SQL = {
   /** A migrated database's layout 1 rows. */
   legacy: {
     selectEvents: 'SELECT seq, time, type, data, extra, 1 AS count, NULL AS times FROM events_v1 WHERE session_id = ? ORDER BY seq',
+    /** Seqs `from` … `to - 1` (one event a row): a range of layout 1's primary key. Parameters: session id, from, to. */
+    selectRange: 'SELECT seq, time, type, data, extra, 1 AS count, NULL AS times FROM events_v1 WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
     nextSeq: 'SELECT MAX(seq) + 1 AS next FROM events_v1 WHERE session_id = ?',
     listLengths: 'SELECT session_id AS id, MAX(seq) + 1 AS length FROM events_v1 GROUP BY session_id',
   },
