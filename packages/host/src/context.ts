@@ -18,7 +18,7 @@ export interface HostContext {
   body<T>(c: Context, schema: SchemaName): Promise<T>
   /** Runs `fn` with the session live and held (not retired meanwhile). */
   withSession<T>(id: string, fn: (live: LiveSession) => Promise<T> | T): Promise<T>
-  listSessions(): Promise<unknown[]>
+  listSessions(): Promise<Array<{ id: string }>>
   /**
    * Rows of sessions this host has not loaded, with the live status of those another host of a
    * cluster runs (`running` mid-turn); as they are without a cluster.

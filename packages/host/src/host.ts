@@ -125,11 +125,11 @@ export function createHost(options: CreateHostOptions): Host {
   const { store } = options
   const limits = options.limits ?? {}
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
+  const clusterStore = options.cluster === false ? undefined : clusterStoreOf(store)
   const feed = new HostFeed(async (id) => {
     const { delegation: _, ...summary } = await sessionSummary(sessions, store, id)
     return (await liveStatus([summary]))[0]!
-  })
-  const clusterStore = options.cluster === false ? undefined : clusterStoreOf(store)
+  }, { cluster: clusterStore !== undefined })
   let cluster: Cluster | undefined
   /** On a cluster, a session another host runs shows its live status, not the stored one (lists, snapshots, children, the host stream). */
   const liveStatus = async <T extends { id: string; loaded: boolean; status: string }>(rows: T[]): Promise<T[]> => (cluster === undefined ? rows : cluster.withLiveStatus(rows))

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
+import { connect, createServer, type Socket } from 'node:net'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import { createAgent, foldConsumedWork, type Plugin, type SessionEvent } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { postgresStore, type PostgresStore } from '@bosun/plugin-store-postgres'
 import { postgresAvailable, startPostgres, type PostgresServer } from '@bosun/testkit'
-import { createHost, type CreateHostOptions, type Host } from '../src/index.js'
+import { createHost, listen, type CreateHostOptions, type Host, type RunningServer } from '../src/index.js'
 
 /** True when this machine can run the cluster tests (a PostgreSQL is found; on CI a missing one fails). */
 export const available = postgresAvailable()
@@ -40,9 +41,11 @@ export function useCluster() {
     await server?.stop()
   }, 120_000)
   return {
+    /** The database's URL (a throwaway cluster's password: never logged). */
+    url: () => server!.url,
     sql: async (text: string, values?: unknown[]) => (await admin!.query(text, values)).rows,
     /** `n` hosts on a new schema; each session's model replays `responses()` and then echoes. */
-    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions>; defaultOwners?: boolean } = {}): ClusterHost[] & { schema: string } {
+    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions>; defaultOwners?: boolean; storeUrl?: (url: string, index: number) => string } = {}): ClusterHost[] & { schema: string } {
       const schema = `c_${randomBytes(6).toString('hex')}`
       schemas.push(schema)
       const made = Array.from({ length: n }, (_, i) => {
@@ -51,7 +54,7 @@ export function useCluster() {
         // Leases of 10 minutes by default: only a test that expires one (as a dead host leaves it)
         // moves a session. With the product's 30 s, a worker or database paused 20 s on a loaded
         // machine would miss a renewal and the other host would take its sessions over.
-        const store = postgresStore({ url: server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 600_000 })
+        const store = postgresStore({ url: options.storeUrl?.(server!.url, i) ?? server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 600_000 })
         const host = createHost({
           store,
           agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: options.responses?.() ?? [] }), store, sessionId, plugins: options.plugins?.() ?? [] }),
@@ -68,6 +71,22 @@ export function useCluster() {
   }
 }
 
+/**
+ * Serves a test's hosts on 127.0.0.1 (no token); each server is closed after the test, before its
+ * hosts are (call it after {@link useCluster}: later afterEach hooks run first). Returns the URL.
+ */
+export function useServers(): (h: ClusterHost) => Promise<string> {
+  const servers: RunningServer[] = []
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close()
+  })
+  return async (h) => {
+    const server = await listen(h.host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    servers.push(server)
+    return server.url
+  }
+}
+
 /** Messages of a log's splices with `id`, and the turns that ended: what "answered exactly once" is checked on. */
 export function admissionsOf(events: readonly SessionEvent[], id: string): number {
   return events.filter((e) => e.type === 'agent/inbox/spliced' && (e.data as { inserted: { id: string }[] }).inserted.some((m) => m.id === id)).length
@@ -80,4 +99,60 @@ export function turnsEnded(events: readonly SessionEvent[]): number {
 /** Turns that delivered message `id` to the model and ended other than `interrupted`: 1 when it was answered exactly once. */
 export function answeredTurns(events: readonly SessionEvent[], id: string): number {
   return foldConsumedWork(events, 0).turns.filter((t) => t.stepped.includes(id) && t.end !== undefined && t.end !== 'interrupted').length
+}
+
+/** How a store's watcher names its LISTEN connection (`application_name`). */
+const LISTEN_APPLICATION = 'bosun-store-postgres:listen'
+
+/**
+ * A TCP proxy to PostgreSQL at `url` that holds every LISTEN connection (its startup packet names
+ * the watcher's application_name) until `release()`; the pool's connections pass at once. A host
+ * on `url` (the proxy's) has its queries answered while its LISTEN connection is not up yet, for
+ * as long as a test needs. Reads the startup packet in clear: for the test clusters, which use no TLS.
+ */
+export async function listenGate(url: string): Promise<{ url: string; held: () => number; release: () => void; close: () => void }> {
+  const target = new URL(url)
+  const waiting: Array<() => void> = []
+  let released = false
+  const track = (socket: Socket): Socket => {
+    socket.on('error', () => socket.destroy())
+    return socket
+  }
+  const server = createServer((client) => {
+    track(client)
+    let startup = Buffer.alloc(0)
+    const onData = (chunk: Buffer): void => {
+      startup = Buffer.concat([startup, chunk])
+      if (startup.length < 4 || startup.length < startup.readInt32BE(0)) return
+      client.off('data', onData)
+      client.pause()
+      const pass = (): void => {
+        const upstream = track(connect(Number(target.port || 5432), target.hostname, () => {
+          upstream.write(startup)
+          client.pipe(upstream)
+          upstream.pipe(client)
+          client.resume()
+        }))
+        upstream.on('close', () => client.destroy())
+        client.on('close', () => upstream.destroy())
+      }
+      if (!released && startup.includes(LISTEN_APPLICATION)) waiting.push(pass)
+      else pass()
+    }
+    client.on('data', onData)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const proxied = new URL(url)
+  proxied.hostname = '127.0.0.1'
+  proxied.port = String((server.address() as { port: number }).port)
+  return {
+    url: proxied.toString(),
+    held: () => waiting.length,
+    release: () => {
+      released = true
+      for (const pass of waiting.splice(0)) pass()
+    },
+    /** Takes no new connection; those open end with their hosts' stores. */
+    close: () => server.close(),
+  }
 }

@@ -22,6 +22,8 @@ export interface ClusterFeed {
   changed(id: string): void
   /** A session another host (or process) made: `session.added`. */
   added(id: string): void
+  /** The LISTEN connection is up for the first time: tell the streams opened before it of the sessions made meanwhile. */
+  listened(): void
   /** What only a NOTIFY tells may have been missed (the LISTEN connection was down): send each stream the whole list again. */
   relist(): void
 }
@@ -58,7 +60,7 @@ export class Cluster {
     readonly token: string | undefined,
     options: ClusterOptions = {},
     /** Tells the host stream of sessions other hosts made or run. */
-    readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, relist: () => {} },
+    readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, listened: () => {}, relist: () => {} },
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
     this.#pollMs = options.pollIntervalMs ?? 1000
@@ -72,10 +74,18 @@ export class Cluster {
       if (owner !== store.owner && !this.#closed) feed.added(session)
     })
     if (created) this.#stops.push(created)
+    // The first connect follows the streams' hellos (a catch-up, no second hello); a reconnect may
+    // have lost any NOTIFY, so each stream is sent the whole list again.
+    let connected = false
     const listening = this.watcher.onListen?.(() => {
-      if (!this.#closed) feed.relist()
+      if (this.#closed) return
+      if (connected) feed.relist()
+      else feed.listened()
+      connected = true
     })
     if (listening) this.#stops.push(listening)
+    // A store whose watcher does not say when it listens: nothing to wait for.
+    else feed.listened()
     this.#schedule(0)
   }
 
