@@ -22,7 +22,7 @@ if (hasChromium) {
       work = await workspace([slowAnswer(6000)])
       server = await serve(work.dir, await freePort())
       browser = await launch()
-      for (const id of ['alpha', 'beta']) {
+      for (const id of ['alpha', 'beta', 'a-b']) {
         const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
         expect(created.status).toBe(201)
       }
@@ -72,6 +72,35 @@ if (hasChromium) {
         expect(await page.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0)
         await screenshot(page, 'missing-session')
         expect(errors).toEqual([])
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('an address spelled otherwise than the page\'s own opens its session in place: the address is normalised, no history entry is added', async () => {
+      const page = await browser.context.newPage()
+      try {
+        await page.goto(`${server.url}/#/s/alpha`)
+        await until(async () => (await heading(page).textContent()) === 'alpha', 'alpha open')
+        const entries = async () => Number(await page.evaluate('history.length'))
+        const before = await entries()
+        // A link (or the address bar) naming a-b with its '-' escaped: one step in the tab's history.
+        await page.evaluate("window.location.hash = '#/s/a%2Db'")
+        await until(async () => (await heading(page).textContent()) === 'a-b' && page.url().endsWith('#/s/a-b'), 'a-b open at its own address')
+        // The page wrote its own spelling over the step the user took; it pushed a second one before.
+        expect(await entries()).toBe(before + 1)
+        await page.goBack()
+        await until(async () => (await heading(page).textContent()) === 'alpha' && page.url().endsWith('#/s/alpha'), 'alpha again after one Back')
+        // Loaded so: the page's own address in place, nothing to go Back to but the page before.
+        await page.goto(`${server.url}/#/s/a%2Db`)
+        await page.reload()
+        await until(async () => (await heading(page).textContent()) === 'a-b' && page.url().endsWith('#/s/a-b'), 'a-b open on a load')
+        const loaded = await entries()
+        await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /^beta/ }).click()
+        await until(async () => page.url().endsWith('#/s/beta'), 'beta opened from the list')
+        expect(await entries()).toBe(loaded + 1)
+        await page.goBack()
+        await until(async () => (await heading(page).textContent()) === 'a-b' && page.url().endsWith('#/s/a-b'), 'a-b again after Back')
       } finally {
         await page.close()
       }

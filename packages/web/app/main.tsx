@@ -2,7 +2,7 @@ import { createRoot } from 'react-dom/client'
 import { createClient } from '@bosun/host/client'
 import { App } from './components/App.js'
 import { StoreProvider } from './components/store-context.js'
-import { followAddress, hashOf } from './state/address.js'
+import { addressOf, followAddress, hashOf } from './state/address.js'
 import { watchStreams } from './state/connection.js'
 import { createAppStore, type AppStore } from './state/store.js'
 import './styles.css'
@@ -18,8 +18,7 @@ store = createAppStore({
   onSelect: (id) => {
     // A session opened from the page (the list, a child's Open, New session, Fork) is a new entry
     // in the tab's history, so Back returns to the one before (followAddress opens it).
-    const hash = hashOf(id)
-    if (window.location.hash !== hash) history.pushState(null, '', hash === '' ? window.location.pathname : hash)
+    if (window.location.hash !== hashOf(id)) history.pushState(null, '', addressOf(id, window.location.pathname))
   },
 })
 // The list is live from the host stream (GET /v1/stream); a host with a token answers 401 first,

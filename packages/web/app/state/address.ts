@@ -21,9 +21,16 @@ export function sessionOfHash(hash: string): string | null {
   }
 }
 
-/** What `followAddress` reads and listens to: `window` in the page. */
+/** The page's own address for a session (or for none: the page without a hash), as `history` takes it. */
+export function addressOf(id: string | null, pathname: string): string {
+  const hash = hashOf(id)
+  return hash === '' ? pathname : hash
+}
+
+/** What `followAddress` reads, writes and listens to: `window` in the page. */
 export interface AddressWindow {
-  readonly location: { readonly hash: string }
+  readonly location: { readonly hash: string; readonly pathname: string }
+  readonly history: { replaceState(data: unknown, unused: string, url: string): void }
   addEventListener(type: 'hashchange', listener: () => void): void
   removeEventListener(type: 'hashchange', listener: () => void): void
 }
@@ -32,10 +39,16 @@ export interface AddressWindow {
  * Opens the session the address names now, and each one it names later; returns the unfollow.
  * Selecting writes the address itself (the store's `onSelect`, with `hashOf`), which fires no
  * `hashchange`; an address naming the session already open changes nothing.
+ *
+ * An address spelled otherwise than the page's own (`#/s/a%2Db` for `a-b`, an escape that does
+ * not decode) is replaced by the page's own first, in place: it is the step the user took, so
+ * `onSelect` must find the address already written and push nothing — a second entry for the same
+ * session made Back go nowhere visible.
  */
 export function followAddress(window: AddressWindow, store: AppStore): () => void {
   const open = (): void => {
     const id = sessionOfHash(window.location.hash)
+    if (window.location.hash !== hashOf(id)) window.history.replaceState(null, '', addressOf(id, window.location.pathname))
     if (id !== store.getState().selected) store.getState().select(id)
   }
   open()
