@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.js'
+import { envNameProblems } from './config/env-names.js'
 import { childPath, describeValue, suggest } from './config/problems.js'
 import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
@@ -39,10 +40,17 @@ function compiledSchema(schema: JsonSchema): ValidateFunction {
   return fn
 }
 
-/** What `schema` finds wrong with `value`, in the words of every options error (empty: valid). */
-function problemsOf(schema: JsonSchema, value: unknown): SchemaProblem[] {
+/**
+ * What `schema` finds wrong with `value`, in the words of every options error (empty: valid) —
+ * and every `…Env` option that does not name a variable, whatever the schema says of it (a
+ * plugin's `{ type: 'string' }` lets a pasted key through to its "variable … is not set").
+ * A value the schema refuses already is not reported twice: neither line shows it.
+ */
+function problemsOf(schema: JsonSchema, value: unknown): OptionsProblem[] {
   const fn = compiledSchema(schema)
-  return fn(value) ? [] : schemaProblems(fn.errors ?? [], schema, value)
+  const problems: OptionsProblem[] = fn(value) ? [] : schemaProblems(fn.errors ?? [], schema, value)
+  const refused = new Set(problems.map((problem) => problemPath('$', problem.keys)))
+  return [...problems, ...envNameProblems(value).filter((problem) => !refused.has(problemPath('$', problem.keys)))]
 }
 
 /**

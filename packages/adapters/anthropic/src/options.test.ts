@@ -61,6 +61,8 @@ describe('anthropic() in code', () => {
       [{ model: 'm', headers: { a: 1 } }, '$.headers.a: must be a string without line breaks (found a number not shown: under this key it could be a credential)'],
       [{ model: 'm', headers: { 'bad name': 'x' } }, '$.headers["bad name"]: the key must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)'],
       [{ model: 'm', apiKey: 'sk-…' }, '$.apiKey: unknown key "apiKey" — did you mean "apiKeyEnv"?'],
+      // A key pasted where the variable's name belongs, though it passes for one: refused before "… is missing" could quote it.
+      [{ model: 'm', apiKeyEnv: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }, '$.apiKeyEnv: must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — put the key in a variable and name it here (the value given is not shown)'],
     ]
     for (const [options, line] of cases) {
       const given = { apiKeyEnv: KEY_ENV, ...options }

@@ -37,6 +37,9 @@ const bad: [unknown, string][] = [
   [{ model: 'm', maxTokensField: 'max_output_tokens' }, '$.maxTokensField: must be one of "max_tokens", "max_completion_tokens" (found "max_output_tokens")'],
   [{ model: 'm', reasoningPassback: 'yes' }, '$.reasoningPassback: must be a boolean (found "yes")'],
   [{ model: 'm', apiKey: 'sk-live-123' }, '$.apiKey: unknown key "apiKey" — did you mean "apiKeyEnv"?'],
+  // A key pasted where the variable's name belongs, though it passes for one: refused before "… is not set" could quote it.
+  [{ model: 'm', apiKeyEnv: 'ghp_hunter2aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }, '$.apiKeyEnv: must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — put the key in a variable and name it here (the value given is not shown)'],
+  [{ model: 'm', apiKeyEnv: 'AKIAHUNTER2EXAMPLE00' }, '$.apiKeyEnv: must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — put the key in a variable and name it here (the value given is not shown)'],
   ['gpt-4.1', '$: must be an object (found "gpt-4.1")'],
 ]
 
@@ -74,7 +77,7 @@ describe('options', () => {
       expect((error as Error).message.startsWith(`Invalid options for openai():\n  - ${line}`), (error as Error).message).toBe(true)
       expect((error as Error).message.split('\n')).toHaveLength(2)
       expect((error as BosunError).details).toEqual({ what: 'openai()', paths: line.slice(0, line.indexOf(': ')) })
-      expect((error as Error).message).not.toMatch(/sk-live-123|hunter2|pw@/)
+      expect((error as Error).message).not.toMatch(/sk-live-123|hunter2|HUNTER2|pw@/)
     }
   })
 

@@ -1,5 +1,5 @@
 import { childPath } from './problems.js'
-import { isPlainObject } from './secrets.js'
+import { isPlainObject } from './plain-strings.js'
 import type { ConfigProblem } from './types.js'
 
 /**

@@ -343,7 +343,7 @@ describe('config errors — secrets', () => {
   it('a secret put where a variable name belongs is refused, and not shown', async () => {
     expect(await bad('env-holds-secret')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/env-holds-secret/bosun.config.yaml:
-        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, so it is not shown. Put the secret itself in an environment variable and give that variable's name here."
+        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — put the key in a variable and name it here (the value given is not shown)"
     `)
   })
 })
@@ -353,7 +353,7 @@ describe('config errors — credentials under ordinary keys', () => {
     expect(await bad('credentials-in-values')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/credentials-in-values/bosun.config.yaml:
         - $.model.options.baseURL (adapter "./openai-like.ts"): holds a URL with a credential before the host (user:key@); it is refused (it would end up in version control and logs) and not shown. Remove the credential from the URL and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
-        - $.model.options.apiKeyEnv (adapter "./openai-like.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given looks like a credential, not the name of a variable, so it is not shown. Put the secret itself in an environment variable and give that variable's name here.
+        - $.model.options.apiKeyEnv (adapter "./openai-like.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — put the key in a variable and name it here (the value given is not shown)
         - $.model.options[<credential>] (adapter "./openai-like.ts"): unknown key that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option).
         - $.model.options.temperature (adapter "./openai-like.ts"): must be a number (found a string that looks like a credential, not shown: put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option))
         - $.model.options.reasoningEffort (adapter "./openai-like.ts"): must be one of "low", "medium", "high" (found "gpt-4o-mini")

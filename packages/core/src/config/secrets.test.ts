@@ -132,7 +132,7 @@ describe('a secret never appears in a message', () => {
         - $.model.options.apiKey (adapter "scripted"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "apiKeyEnv": "MY_API_KEY".
         - $.model.options.responses[0].token (adapter "scripted"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "tokenEnv": "MY_TOKEN".
         - $.store[1].password (store "store-jsonl"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "passwordEnv": "MY_PASSWORD".
-        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given is not a variable name, so it is not shown. Put the secret itself in an environment variable and give that variable's name here."
+        - $.plugins[0][1].tokenEnv (plugin "./needs-token.ts"): must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — put the key in a variable and name it here (the value given is not shown)"
     `)
   })
 })

@@ -1,4 +1,6 @@
-import { credentialInUrl, KEEP_CREDENTIALS_OUT, looksLikeCredential } from './credentials.js'
+import { credentialInUrl, KEEP_CREDENTIALS_OUT } from './credentials.js'
+import { ENV_NAME_REFUSED, isEnvName, isEnvOptionKey } from './env-names.js'
+import { plainStrings } from './plain-strings.js'
 import { childPath } from './problems.js'
 
 /**
@@ -8,9 +10,6 @@ import { childPath } from './problems.js'
  * `requireAuthorization` or `sessionCookie` (a name, a flag) are not taken for one.
  */
 const SECRET_KEY = /((api|access|subscription|secret|private)[-_]?key|token|secret|password|(^|[-_])(authorization|cookie))$/i
-/** Keys that name an environment variable (`apiKeyEnv`), but not a bare `env`. */
-const ENV_KEY = /.Env$/
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /**
  * Whether an options error may quote the value found at `keys` (its path in the options): not
@@ -21,7 +20,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 export function mayQuoteValueAt(keys: readonly (string | number)[]): boolean {
   const key = keys.at(-1)
   if (typeof key !== 'string') return true
-  return !SECRET_KEY.test(key) && !ENV_KEY.test(key) && !HEADERS.test(key) && !(typeof keys.at(-2) === 'string' && HEADERS.test(keys.at(-2) as string))
+  return !SECRET_KEY.test(key) && !isEnvOptionKey(key) && !HEADERS.test(key) && !(typeof keys.at(-2) === 'string' && HEADERS.test(keys.at(-2) as string))
 }
 
 const HEADERS = /^headers$/i
@@ -41,30 +40,14 @@ export interface SecretFinding {
  */
 export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>): SecretFinding[] {
   const findings: SecretFinding[] = []
-  walk(options, path, env, findings, new Set())
-  return findings
-}
-
-function walk(
-  value: unknown,
-  path: string,
-  env: Readonly<Record<string, string | undefined>>,
-  findings: SecretFinding[],
-  seen: Set<object>,
-): void {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return
-  // Only what a config spells out: an object made by a constructor (an AI SDK model, a client)
-  // keeps its own fields, which could look like secrets without being written in the file.
-  if (!Array.isArray(value) && !isPlainObject(value)) return
-  seen.add(value)
-  const entries: [string | undefined, unknown, string][] = Array.isArray(value)
-    ? value.map((item, index) => [undefined, item, childPath(path, index)])
-    : Object.entries(value).map(([key, item]) => [key, item, childPath(path, key)])
-  for (const [key, item, at] of entries) {
-    const finding = typeof item === 'string' ? inspectString(key, item, at, path, env) : undefined
+  for (const { keys, value } of plainStrings(options)) {
+    const key = keys.at(-1)
+    const at = keys.reduce<string>((parent, child) => childPath(parent, child), path)
+    const parent = keys.slice(0, -1).reduce<string>((above, child) => childPath(above, child), path)
+    const finding = inspectString(typeof key === 'string' ? key : undefined, value, at, parent, env)
     if (finding !== undefined) findings.push(finding)
-    else walk(item, at, env, findings, seen)
   }
+  return findings
 }
 
 /** The finding for a string at `at` (under `key`, or an array item), if it is one. */
@@ -81,16 +64,7 @@ function inspectString(
       : `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`
     return { path: at, literal: true, message: `a literal secret in a config file is refused (it would end up in version control and logs). ${what}` }
   }
-  if (key !== undefined && ENV_KEY.test(key) && (!ENV_NAME.test(value) || looksLikeCredential(value))) {
-    const given = ENV_NAME.test(value) ? 'looks like a credential, not the name of a variable' : 'is not a variable name'
-    return {
-      path: at,
-      literal: true,
-      message:
-        `must name an environment variable (letters, digits and "_", like "MY_API_KEY"); the value given ${given}, ` +
-        'so it is not shown. Put the secret itself in an environment variable and give that variable\'s name here.',
-    }
-  }
+  if (isEnvOptionKey(key) && !isEnvName(value)) return { path: at, literal: true, message: ENV_NAME_REFUSED }
   const inUrl = credentialInUrl(value)
   if (inUrl !== undefined) {
     const where = inUrl === 'userinfo' ? 'before the host (user:key@)' : 'in a query parameter (such as ?api-key=…)'
@@ -102,7 +76,7 @@ function inspectString(
         `Remove the credential from the URL and ${KEEP_CREDENTIALS_OUT}.`,
     }
   }
-  if (key !== undefined && ENV_KEY.test(key) && !env[value]) {
+  if (isEnvOptionKey(key) && !env[value]) {
     return {
       path: at,
       literal: false,
@@ -110,12 +84,6 @@ function inspectString(
     }
   }
   return undefined
-}
-
-/** An object a config spells out (`{…}` in JSON, YAML or TS), as opposed to one a constructor made. */
-export function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
 }
 
 /** True for the path of a `headers` object (its keys are header names, not option names). */

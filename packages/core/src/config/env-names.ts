@@ -1,0 +1,45 @@
+import { looksLikeCredential } from './credentials.js'
+import { plainStrings } from './plain-strings.js'
+
+/**
+ * Option keys ending in `Env` (`apiKeyEnv`, `urlEnv`, a plugin's `tokenEnv`) hold the NAME of an
+ * environment variable, never the secret: the one rule for every such option, from a config file
+ * (the secrets check) and from code (every options check against a schema), so that a key pasted
+ * where the name belongs is refused before anything quotes it ("variable … is not set").
+ */
+
+/** Keys that name an environment variable (`apiKeyEnv`), but not a bare `env`. */
+const ENV_KEY = /.Env$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** The line of a refused `…Env` value; it never shows the value (it may be the key itself). */
+export const ENV_NAME_REFUSED =
+  'must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — ' +
+  'put the key in a variable and name it here (the value given is not shown)'
+
+/** True for an option key whose value names an environment variable. */
+export function isEnvOptionKey(key: string | number | undefined): key is string {
+  return typeof key === 'string' && ENV_KEY.test(key)
+}
+
+/**
+ * True when `value` can be the name of an environment variable: letters, digits and `_`, not
+ * starting with a digit — and not looking like a credential (`ghp_…`, `AKIA…`, `gsk_…` and long
+ * random runs pass the first test).
+ */
+export function isEnvName(value: string): boolean {
+  return ENV_NAME.test(value) && !looksLikeCredential(value)
+}
+
+/** An `…Env` option whose value is not a variable's name: its keys in the options, and {@link ENV_NAME_REFUSED}. */
+export interface EnvNameProblem {
+  keys: (string | number)[]
+  message: string
+}
+
+/** The `…Env` options in `options` (at any depth of plain objects and arrays) that do not name a variable. */
+export function envNameProblems(options: unknown): EnvNameProblem[] {
+  return plainStrings(options)
+    .filter(({ keys, value }) => isEnvOptionKey(keys.at(-1)) && !isEnvName(value))
+    .map(({ keys }) => ({ keys, message: ENV_NAME_REFUSED }))
+}
