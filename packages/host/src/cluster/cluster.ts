@@ -94,17 +94,24 @@ export class Cluster {
    * session is opened here. `create: 'if-missing'` (a route that opens or creates): a new id is
    * created here — or, when another host creates it first (while this one's agent was being
    * built), found held by that host, so the request is relayed to it as for any session it owns.
+   *
+   * `opens: true`: the route that runs next here opens the session just so (`use(id, { create })`)
+   * and answers its failure. An open that fails here for another reason than another host holding
+   * the session or there being none is then thrown as that answer — not tried a second time by
+   * the route (a config its plugin setups refuse would run them twice per request).
    */
-  async ownedElsewhere(id: string, options: { create?: 'if-missing' } = {}): Promise<boolean> {
+  async ownedElsewhere(id: string, options: { create?: 'if-missing'; opens?: true } = {}): Promise<boolean> {
     if (await this.sessions.peek(id)) return false
     // A live lease of another host (on a subagent child's parent too, where the store can tell):
     // no need to open the session, or build its parent, to learn that the open would fail.
     if (await this.#heldElsewhere(id)) return true
     try {
-      await this.sessions.use(id, options)
+      await this.sessions.use(id, options.create === undefined ? {} : { create: options.create })
       return false
     } catch (error) {
-      return error instanceof HostError && error.code === 'session-locked'
+      if (error instanceof HostError && error.code === 'session-locked') return true
+      if (options.opens === true && !(error instanceof HostError && error.code === 'session-not-found')) throw error
+      return false
     }
   }
 

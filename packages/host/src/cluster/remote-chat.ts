@@ -70,7 +70,8 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
     // A message the route refuses is refused there, before anything is opened or created.
     const message = peeked === undefined || !validId(peeked.id) ? undefined : messageOf(peeked)
     // The chat opens or creates its session: a new id another host created first is relayed to it.
-    if (peeked === undefined || message === undefined || !(await cluster.ownedElsewhere(peeked.id, { create: 'if-missing' }))) return next()
+    // The host's own route would open it the same way: a refusal (its plugin setups') is answered from here, not set up again.
+    if (peeked === undefined || message === undefined || !(await cluster.ownedElsewhere(peeked.id, { create: 'if-missing', opens: true }))) return next()
     const { id } = peeked
     // Where the log ends, read before the message is posted: its admission (and the turn that claims it) comes after.
     const log = await storedLog(id)
@@ -86,7 +87,8 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
 
   app.get('/v1/ai-sdk/chat/:id/stream', async (c, next) => {
     const id = c.req.param('id')
-    if (!validId(id) || !(await cluster.ownedElsewhere(id))) return next()
+    // No such session: the host's own route answers 204; another failure to open it is its answer too.
+    if (!validId(id) || !(await cluster.ownedElsewhere(id, { opens: true }))) return next()
     // The last turn ended: nothing to resume, known without reading the log. Otherwise (`running`,
     // a status the store does not know, no such session) the log is read: the stream folds it.
     const status = await store.sessionStatus?.(id)
