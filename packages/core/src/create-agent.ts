@@ -16,7 +16,7 @@ import { Surface } from './session/surface.js'
 import { memoryStore } from './store/memory.js'
 import { closeOpenTurn } from './store/repair.js'
 import { assertSessionId } from './store/session-id.js'
-import type { Store, StoredSession } from './store/types.js'
+import type { NewSession, Store, StoredSession } from './store/types.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/types.js'
 
@@ -52,13 +52,15 @@ export interface CreateAgentOptions {
   /** Clock for event times. Default `Date.now`. */
   now?: () => number
   /**
-   * Makes the session when the store does not have it, instead of `store.create` with a plain
-   * header — e.g. a subagent child's session, which carries its `delegation` and may be seeded
-   * (a fork). It runs inside this agent's claim on the session (see `borrowOrOpen`), so no other
-   * part of the process opens the session between its creation and this agent. Needs `sessionId`;
-   * must return that session, open for writing.
+   * What the session is made from when the store does not have it, instead of a plain header — e.g.
+   * a subagent child's session, whose header carries its `delegation` and which may be seeded (a
+   * fork: `forkSeed`). Called only then; the session is built from it in memory, so the plugin
+   * setups read its header and seed, and created in the store (`store.create(header, seed and
+   * what the setups appended)`) only once every setup passed, like any new session: a refused
+   * setup leaves nothing behind. Inside this agent's claim on the session (see `borrowOrOpen`), so
+   * no other part of the process opens it meanwhile. Needs `sessionId`; `header.id` must be it.
    */
-  createSession?: () => Promise<StoredSession>
+  newSession?: () => Promise<NewSession>
   /**
    * The agent owns the store: `agent.close()` closes it too. Default: true for the memory store
    * made when `store` is omitted, false for a store you pass (you may share it between agents).
@@ -100,8 +102,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (options.maxParallelTools !== undefined) assertOptions(AGENT_OPTIONS_SCHEMA, { maxParallelTools }, 'createAgent()')
   if (options.now !== undefined && typeof options.now !== 'function') throw invalidArgument('createAgent(): "now" must be a function.')
   if (options.logPages !== undefined) compileOptionsValidator(LOG_PAGES_SCHEMA, LOG_PAGES_SCHEMA, ErrorCodes.INVALID_ARGUMENT)(options.logPages, 'createAgent(): "logPages"')
-  if (options.createSession !== undefined && (typeof options.createSession !== 'function' || options.sessionId === undefined)) {
-    throw invalidArgument('createAgent(): "createSession" must be a function, and needs "sessionId" (the session it makes).')
+  if (options.newSession !== undefined && (typeof options.newSession !== 'function' || options.sessionId === undefined)) {
+    throw invalidArgument('createAgent(): "newSession" must be a function, and needs "sessionId" (the session it describes).')
   }
   // Everything that can be checked without the store is checked first: a bad config creates no session.
   const resolved = plugins.map((entry, index) => resolvePluginEntry(entry, index))
@@ -147,18 +149,21 @@ interface Checked {
 /**
  * Opens (or creates) the session and builds the agent on it: see {@link createAgent}.
  *
- * A session the store does not have (and no `createSession` makes) is staged: built in memory,
- * without a writer, and created in the store — with whatever the setups appended as its first
- * events — only once every setup and check passed. A config refused there leaves nothing behind
- * (no empty session file for `bosun sessions list` to show); an existing session is never removed.
+ * A session the store does not have is staged: built in memory (from `newSession`'s header and
+ * seed, else a plain header), without a writer, and created in the store — its seed, then whatever
+ * the setups appended — only once every setup and check passed. A config refused there leaves
+ * nothing behind (no empty session file for `bosun sessions list` to show, no subagent child
+ * without a turn under its parent); an existing session is never removed.
  */
 async function openAndBuild(options: CreateAgentOptions, checked: Checked): Promise<RegisteredAgent> {
   const { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId } = checked
   const hooks = createHooks()
-  const stored = (await store.open(sessionId)) ?? (options.createSession ? await createdBy(options.createSession, sessionId) : undefined)
-  const header: SessionHeader = stored?.header ?? { id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() }
+  const stored = await store.open(sessionId)
+  const staged = stored ? undefined : options.newSession ? await described(options.newSession, sessionId) : undefined
+  const header: SessionHeader = stored?.header ?? staged?.header ?? { id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() }
   const release = () => stored?.writer.close().catch(() => {})
-  const session = new Session(header, stored?.events ?? [], {
+  // A copy of a seed: the session's log grows in the array it is given.
+  const session = new Session(header, stored?.events ?? [...(staged?.seed ?? [])], {
     ...(stored ? { writer: stored.writer } : {}),
     ...(options.now ? { now: options.now } : {}),
     reportError: (error, context) => {
@@ -230,7 +235,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
     const registered = checks
     checks = undefined
     await runSetupChecks(registered, Object.freeze({ toolNames: Object.freeze(registry.names) }))
-    // Every setup and check passed: a staged session is created now, seeded with what the setups appended.
+    // Every setup and check passed: a staged session is created now, with its seed and what the setups appended.
     if (!stored) adoptWriter(session, await createStaged(store, header, session.events.slice()))
   } catch (error) {
     // Nobody gets this agent to close later: close it now, running the teardowns earlier setups
@@ -273,12 +278,12 @@ async function createStaged(store: Store, header: SessionHeader, seed: readonly 
   }
 }
 
-/** The session `createSession` made, checked to be the one asked for. */
-async function createdBy(createSession: () => Promise<StoredSession>, sessionId: string): Promise<StoredSession> {
-  const stored = await createSession()
-  if (stored?.header?.id !== sessionId) {
-    await stored?.writer?.close().catch(() => {})
-    throw invalidArgument(`createAgent(): "createSession" made session "${String(stored?.header?.id)}", not "${sessionId}".`)
+/** What `newSession` describes, checked to be the session asked for. */
+async function described(newSession: () => Promise<NewSession>, sessionId: string): Promise<NewSession> {
+  const described = await newSession()
+  if (described?.header?.id !== sessionId) {
+    throw invalidArgument(`createAgent(): "newSession" described session "${String(described?.header?.id)}", not "${sessionId}".`)
   }
-  return stored
+  if (described.seed !== undefined && !Array.isArray(described.seed)) throw invalidArgument('createAgent(): "newSession"\'s "seed" must be an array of events.')
+  return described
 }

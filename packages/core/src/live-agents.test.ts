@@ -124,14 +124,14 @@ describe('live agents registry', () => {
     await elsewhere.close()
   })
 
-  it("createSession makes a missing session inside the agent's claim: an open racing it borrows the agent instead of opening the new session", async () => {
+  it("newSession describes a missing session, made inside the agent's claim: an open racing it borrows the agent instead of opening the new session", async () => {
     const store = memoryStore()
     const made = gate()
     const building = createAgent({
       model: scripted(), store, sessionId: 'child',
-      createSession: async () => {
+      newSession: async () => {
         await made.promise
-        return store.create({ id: 'child', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: { parentSessionId: 'p', callId: 'c', depth: 1, mode: 'continuable' } })
+        return { header: { id: 'child', version: LOG_FORMAT_VERSION, createdAt: 1, delegation: { parentSessionId: 'p', callId: 'c', depth: 1, mode: 'continuable' } } }
       },
     })
     let opens = 0
@@ -142,13 +142,15 @@ describe('live agents registry', () => {
     expect(await racing).toEqual({ agent, borrowed: true })
     expect(opens).toBe(0)
     await agent.close()
-    // It is used only when the store lacks the session; it must make the one asked for.
-    const again = await createAgent({ model: scripted(), store, sessionId: 'child', createSession: () => Promise.reject(new Error('not called')) })
+    expect((await store.header!('child'))?.delegation).toMatchObject({ parentSessionId: 'p' })
+    // It is used only when the store lacks the session; it must describe the one asked for.
+    const again = await createAgent({ model: scripted(), store, sessionId: 'child', newSession: () => Promise.reject(new Error('not called')) })
     await again.close()
-    const wrong = createAgent({ model: scripted(), store, sessionId: 'other', createSession: () => store.create({ id: 'stray', version: LOG_FORMAT_VERSION, createdAt: 1 }) })
+    const wrong = createAgent({ model: scripted(), store, sessionId: 'other', newSession: async () => ({ header: { id: 'stray', version: LOG_FORMAT_VERSION, createdAt: 1 } }) })
     await expect(wrong).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
     expect(findLiveAgent(store, 'other')).toBeUndefined()
-    await expect(createAgent({ model: scripted(), store, createSession: () => store.create({ id: 'x', version: LOG_FORMAT_VERSION, createdAt: 1 }) })).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
+    expect(await store.has!('stray')).toBe(false)
+    await expect(createAgent({ model: scripted(), store, newSession: async () => ({ header: { id: 'x', version: LOG_FORMAT_VERSION, createdAt: 1 } }) })).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARGUMENT })
   })
 
   it("openThroughParent asks the parent's offered opener (or every live agent's, without a parent id); the offer ends with the agent", async () => {

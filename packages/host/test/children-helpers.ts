@@ -1,6 +1,7 @@
 // What the subagent-children tests share: plain JSON calls against a running host, and reading a
 // session's log through it.
 import { definePlugin, type ModelRequest, type SessionEvent } from '@bosun/core'
+import type { HostStreamFrame } from '../src/client.js'
 import { waitFor } from './helpers.js'
 
 export const textOf = (content: readonly { type: string; text?: string }[]) => content.map((b) => b.text ?? '').join('')
@@ -43,4 +44,23 @@ export function taskGate(held: ReadonlySet<string>) {
     },
   })
   return { plugin, open }
+}
+
+/**
+ * Follows a host stream (`client.hostStream()`): `frames` read so far; `until(done)` reads on until
+ * `done(frames)` holds (failing if the stream ends first); `stop()` ends it.
+ */
+export function followHostStream(open: (options: { signal: AbortSignal }) => AsyncIterable<HostStreamFrame>) {
+  const controller = new AbortController()
+  const frames: HostStreamFrame[] = []
+  const stream = open({ signal: controller.signal })[Symbol.asyncIterator]()
+  const until = async (done: (all: HostStreamFrame[]) => boolean): Promise<HostStreamFrame[]> => {
+    while (!done(frames)) {
+      const next = await stream.next()
+      if (next.done) throw new Error(`the host stream ended; frames: ${JSON.stringify(frames)}`)
+      frames.push(next.value)
+    }
+    return frames
+  }
+  return { frames, until, stop: () => controller.abort() }
 }

@@ -10,7 +10,7 @@ import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import subagents from '@bosun/plugin-subagents'
 import { createHost, listen, type Host, type RunningServer } from '../src/index.js'
 import { createClient, type HostStreamFrame } from '../src/client.js'
-import { firstUserText, taskGate } from './children-helpers.js'
+import { firstUserText, followHostStream, taskGate } from './children-helpers.js'
 import { tempDir } from './helpers.js'
 
 /** Each conversation is scripted by its first message; the n-th answer by the assistant messages so far. */
@@ -48,18 +48,7 @@ describe('host stream: subagent children', () => {
     const client = createClient({ baseUrl: server.url })
     await client.createSession('lead')
 
-    const controller = new AbortController()
-    const frames: HostStreamFrame[] = []
-    const seen = client.hostStream({ signal: controller.signal })[Symbol.asyncIterator]()
-    /** Reads the host stream until `done` holds for the frames so far. */
-    const until = async (done: (all: HostStreamFrame[]) => boolean): Promise<HostStreamFrame[]> => {
-      while (!done(frames)) {
-        const next = await seen.next()
-        if (next.done) throw new Error(`the host stream ended; frames: ${JSON.stringify(frames)}`)
-        frames.push(next.value)
-      }
-      return frames
-    }
+    const { frames, until, stop } = followHostStream((options) => client.hostStream(options))
     await until((all) => all.some((f) => f.event === 'hello'))
     await client.send('lead', { content: 'delegate' })
 
@@ -83,7 +72,7 @@ describe('host stream: subagent children', () => {
       const grandchild = added(all).find((id) => statusOf(all, id).some((s) => s.parentSessionId === background.id))
       return grandchild !== undefined && statusOf(all, grandchild).at(-1)?.status === 'idle' && statusOf(all, background.id).at(-1)?.status === 'idle'
     })
-    controller.abort()
+    stop()
     // No client asked about any child: the host opened none of them for the stream.
     expect(await client.children(background.id)).toHaveLength(1)
   })

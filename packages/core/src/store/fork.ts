@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { BosunError, ErrorCodes, invalidArgument } from '../errors.js'
 import { LOG_FORMAT_VERSION, type Delegation, type SessionEvent, type SessionHeader } from '../session/events.js'
 import { assertSessionId } from './session-id.js'
-import type { Store, StoredSession } from './types.js'
+import type { NewSession, Store, StoredSession } from './types.js'
 
 export interface ForkOptions {
   /** The child's id. Default: a new UUID. */
@@ -30,6 +30,16 @@ export interface ForkOptions {
  * const agent = await createAgent({ model, store, sessionId: child.header.id })
  */
 export async function forkSession(store: Store, parentId: string, options: ForkOptions = {}): Promise<StoredSession> {
+  const { header, seed } = await forkSeed(store, parentId, options)
+  return store.create(header, seed)
+}
+
+/**
+ * What {@link forkSession} creates — the fork's header and seed — without creating it: for
+ * `createAgent`'s `newSession`, which creates a new session only once every plugin setup passed
+ * (a subagent's `context: 'fork'` child). Same checks and errors as `forkSession`.
+ */
+export async function forkSeed(store: Store, parentId: string, options: ForkOptions = {}): Promise<Required<NewSession>> {
   assertSessionId(parentId)
   const id = options.id ?? randomUUID()
   assertSessionId(id)
@@ -48,7 +58,7 @@ export async function forkSession(store: Store, parentId: string, options: ForkO
       id, version: LOG_FORMAT_VERSION, createdAt: now(), parent: parentId, seedLength: seed.length,
       ...(options.delegation ? { delegation: options.delegation } : {}),
     }
-    return await store.create(header, seed)
+    return { header, seed }
   } finally {
     if ('writer' in parent) await (parent as StoredSession).writer.close()
   }

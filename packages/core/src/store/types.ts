@@ -40,6 +40,15 @@ export interface StoredSession {
   writer: SessionWriter
 }
 
+/**
+ * What a new session is made from — `Store.create`'s arguments: its header, and the events it is
+ * seeded with (`seq` contiguous from 0, as a fork makes them). See `createAgent`'s `newSession`.
+ */
+export interface NewSession {
+  header: SessionHeader
+  seed?: readonly SessionEvent[]
+}
+
 export interface SessionSummary {
   id: string
   createdAt: number

@@ -1,5 +1,5 @@
 import { borrowOrOpen, createAgent, definePlugin, type Agent, type Plugin, type PluginContext, type PluginEntry, type Tool } from '@bosun/core'
-import { createChildSession, type ChildSpec } from './child-session.js'
+import { newChildSession, type ChildSpec } from './child-session.js'
 import { ChildFold } from './fold.js'
 import type { Options } from './options.js'
 import { splitEntry } from './profile-tools.js'
@@ -31,7 +31,8 @@ export interface Child {
  * Builds a child's agent on its stored session: from the parent's resolved config, or from a
  * profile (its system prompt, a fresh adapter from its model entry, only the tools it names —
  * whether the parent's own or added by a plugin; the subagent tools always). With `create`, the
- * child's session is made first (a spawn, or recovery adopting a child a crash left unmade). A
+ * child's session is new (a spawn, or recovery adopting a child a crash left unmade): built from
+ * the spec and stored once the child's plugin setups passed, so a refused child leaves none. A
  * child session this process already runs (the host opened it) is borrowed instead: a second agent
  * on it would be a second writer.
  */
@@ -47,8 +48,8 @@ export async function openChildAgent(ctx: PluginContext, options: Options, child
     maxParallelTools: config.maxParallelTools, now: ctx.now,
     // The parent's sealing of idle logs (off, or tuned) holds for its children too.
     ...(config.logPages === undefined ? {} : { logPages: config.logPages }),
-    // A new child's session is made inside the agent's claim on it (see createChildSession).
-    ...(create ? { createSession: () => createChildSession(ctx, create) } : {}),
+    // A new child's session is staged like any new session: stored only once its setups passed.
+    ...(create ? { newSession: () => newChildSession(ctx, create) } : {}),
   }))
   // Folded from what is stored, then fed each appended event: no event can fall between (both synchronous).
   const fold = new ChildFold(resume)

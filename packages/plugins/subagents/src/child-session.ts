@@ -1,4 +1,4 @@
-import { createUserMessage, forkSession, LOG_FORMAT_VERSION, type Agent, type Delegation, type PluginContext, type SessionEvent, type SessionHeader, type StoredSession, type TurnEndReason, type UserMessage } from '@bosun/core'
+import { createUserMessage, forkSeed, LOG_FORMAT_VERSION, type Agent, type Delegation, type NewSession, type PluginContext, type SessionEvent, type SessionHeader, type TurnEndReason, type UserMessage } from '@bosun/core'
 
 /** What a child's session is made from: the same at spawn and when recovery adopts a child the crash left unmade. */
 export interface ChildSpec {
@@ -10,19 +10,20 @@ export interface ChildSpec {
 }
 
 /**
- * Creates the child's session in the parent's store, empty or seeded with the parent's completed
- * turns, and returns it open: the child's agent is built on it (`createAgent`'s `createSession`),
- * so nothing else in the process can open the child between its creation and its agent.
+ * What the child's session is made from — its header with `delegation`, and for `context: 'fork'`
+ * the parent's completed turns as its seed — for `createAgent`'s `newSession`: the child's agent is
+ * built on it, and the store creates it only once the child's plugin setups passed, so a refused
+ * child leaves no session behind (its parent's `subagent/settled` says it failed).
  */
-export async function createChildSession(ctx: PluginContext, spec: ChildSpec): Promise<StoredSession> {
+export async function newChildSession(ctx: PluginContext, spec: ChildSpec): Promise<NewSession> {
   const { childId: id, delegation } = spec
   if (spec.context === 'fork') {
     await ctx.session.flush()
-    return forkSession(ctx.store, ctx.session.header.id, {
+    return forkSeed(ctx.store, ctx.session.header.id, {
       id, delegation, now: ctx.now, ...(spec.afterTurn === undefined ? {} : { afterTurn: spec.afterTurn }),
     })
   }
-  return ctx.store.create({ id, version: LOG_FORMAT_VERSION, createdAt: ctx.now(), delegation })
+  return { header: { id, version: LOG_FORMAT_VERSION, createdAt: ctx.now(), delegation } }
 }
 
 /** A stored session as read (without keeping it open), or `undefined` when the store has none. */

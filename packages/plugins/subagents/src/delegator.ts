@@ -241,7 +241,7 @@ export class Delegator {
     return spawned
   }
 
-  /** Opens a child once (concurrent callers share the opening); with `create`, its session is made first. */
+  /** Opens a child once (concurrent callers share the opening); with `create`, its session is new (made once its setups passed). */
   #open(childId: string, mode: 'foreground' | 'background', profile: string | undefined, create?: ChildSpec): Promise<Child> {
     let opening = this.#children.get(childId)
     if (!opening) {

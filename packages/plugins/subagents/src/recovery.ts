@@ -13,7 +13,7 @@ export interface RecoveryScope {
   delivery: SettlementDelivery
   /** Children counted against `maxLiveChildren`. */
   live: Set<string>
-  /** Opens a child's agent (it becomes one of the delegator's children); with `create`, makes its session first. */
+  /** Opens a child's agent (it becomes one of the delegator's children); with `create`, its session is new (made once its setups passed). */
   open(childId: string, mode: 'foreground' | 'background', profile: string | undefined, create?: ChildSpec): Promise<Child>
 }
 
