@@ -140,4 +140,29 @@ describe('profiles', () => {
     expect(seen).toEqual([['spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report', 'fetch']])
     await root.close()
   })
+
+  it("a tool a plugin adds only inside children is not one of the agent's tools: a profile cannot name it, and a child without a profile's tools gets it", async () => {
+    const tool = (name: string): Tool => ({ name, description: name, parameters: { type: 'object' }, execute: () => name })
+    // Adds `shell` in child agents only (as a plugin giving children a sandbox the lead lacks would).
+    const sandbox = definePlugin({ name: 'sandbox', setup: ({ addTool, session }) => void (session.header.delegation && addTool(tool('shell'))) })
+    const store = memoryStore()
+    await expect(parent({ store, tools: [tool('read')], plugins: [[subagents, { agents: { runner: { tools: ['read', 'shell'] } } }], sandbox] })).rejects.toMatchObject({
+      code: 'PLUGIN_OPTIONS_INVALID',
+      message: expect.stringContaining('$.agents.runner.tools[1]: names no tool (found "shell")\nThe agent\'s tools: read (its own and those its plugins add)'),
+    })
+    expect(await store.list()).toEqual([])
+    const seen: string[][] = []
+    const root = await parent({
+      tools: [tool('read')],
+      plugins: [[subagents, { agents: { runner: { system: 'You run things.' } } }], sandbox],
+      script: {
+        top: [{ toolCalls: [{ name: 'spawn_agent', args: { task: 'run', agent: 'runner' } }] }, { text: 'ok' }],
+        run: [(request: ModelRequest) => (seen.push(request.tools.map((t) => t.name)), { text: 'ran' })],
+      },
+    })
+    root.followup('top')
+    await root.whenIdle()
+    expect(seen).toEqual([['read', 'spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report', 'shell']])
+    await root.close()
+  })
 })
