@@ -14,6 +14,27 @@ const from = (userId: string, text: string) => createUserMessage(text, { source:
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const noop: Tool = { name: 'noop', description: 'does nothing', parameters: { type: 'object' }, execute: () => 'done' }
 
+/**
+ * The agent's clock (`createAgent({ now })`), moved by the test alone. Windows of 200 ms counted
+ * on the real clock made the tests depend on the machine: a turn that took longer than the window
+ * on a busy machine let the next one in. On this clock no time passes for the limit until the test
+ * says so. The waits stay real timers: a delay or a requeue that finds its time not come on this
+ * clock waits again (its remaining time, read on this clock, in real ms).
+ */
+function testClock(): { now: () => number; advance(ms: number): void } {
+  let time = 1_764_000_000_000
+  return { now: () => time, advance: (ms) => void (time += ms) }
+}
+
+/** Until `done()`: waits `stepMs`, then moves `clock` by as much — time passing, for waits that must come due. */
+async function passTime(clock: { advance(ms: number): void }, stepMs: number, done: () => boolean, what: string): Promise<void> {
+  for (let round = 0; !done(); round++) {
+    if (round === 200) throw new Error(`${what}: not after ${round} rounds of ${stepMs} ms`)
+    await wait(stepMs)
+    clock.advance(stepMs)
+  }
+}
+
 describe('reject (default)', () => {
   it('ends a turn over the limit blocked with {limit, windowMs, retryAfterMs}; the model never sees it', async () => {
     const kit = await testPlugin(rateLimit, { turnsPerMinute: 1 })
@@ -61,12 +82,14 @@ describe('reject (default)', () => {
   })
 
   it('a rejected turn does not use the allowance', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300 })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300 }, { now: clock.now })
     await kit.send('one')
+    clock.advance(200)
     expectRejected(await kit.send('two'))
-    expectRejected(await kit.send('three'))
-    await wait(320)
-    expectEntered(await kit.send('four'), ['four'])
+    clock.advance(100)
+    // 'one' has left the window; 'two', 200 ms ago, would still be in it had it counted.
+    expectEntered(await kit.send('three'), ['three'])
   })
 })
 
@@ -91,11 +114,15 @@ describe('per source', () => {
 
 describe('delay', () => {
   it('waits until the window allows the turn, then admits it', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'delay' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'delay' }, { now: clock.now })
     await kit.send('one')
-    const started = Date.now()
-    const turn = await kit.send('two')
-    expect(Date.now() - started).toBeGreaterThanOrEqual(150)
+    const waiting = new Promise<void>((resolve) => kit.agent.hooks.event.tap('test', (e) => e.type === 'rate-limit/delayed' && resolve()))
+    const sending = kit.send('two')
+    await waiting
+    // Time passes only now: admitted before the window allowed it, its step would start less than 200 ms after the first.
+    await passTime(clock, 50, () => kit.events.some((e) => e.type === 'turn/end' && (e.data as { turn: number }).turn === 2), 'turn two to end')
+    const turn = await sending
     expectEntered(turn, ['two'])
     expect(timeline(turn.events)).toMatchInlineSnapshot(`
       "splice next-turn @0 +["two"]
@@ -137,9 +164,15 @@ describe('delay', () => {
 
 describe('requeue', () => {
   it('rejects now, and puts the message back at the head of next-turn; a running driver takes it up', async () => {
+    const clock = testClock()
     const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300, per: 'source', onLimit: 'requeue' }, {
-      // bob's answer streams for ~600 ms: ada's requeued message comes back meanwhile, after ~300 ms
+      // bob's answer streams for 4 × 150 ms: ada's requeue, due when bob's step starts, is waited
+      // for again at most 300 ms later, and comes back meanwhile (timers fire in deadline order)
       responses: [{ text: 'for ada' }, { text: 'for bob, slowly', chunkSize: 4, delayMs: 150 }],
+      now: clock.now,
+    })
+    kit.agent.hooks.event.tap('test', (e) => {
+      if (e.type === 'user/message' && messageText(e.data as never) === 'three') clock.advance(300)
     })
     kit.agent.followup(from('ada', 'one'))
     kit.agent.followup(from('ada', 'two'))
@@ -180,7 +213,8 @@ describe('requeue', () => {
   })
 
   it('keeps the FIFO order of several requeued messages, ahead of later input', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
     kit.agent.followup('two')
     kit.agent.followup('three')
@@ -188,17 +222,19 @@ describe('requeue', () => {
     // queued after the rejections, before the requeues (a splice does not wake the agent)
     kit.agent.inbox.splice('next-turn', Infinity, 0, [createUserMessage('four')])
     const stepped = () => kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))
-    for (let waited = 0; stepped().length < 4 && waited < 5000; waited += 50) await wait(50)
+    await passTime(clock, 50, () => stepped().length === 4, 'four messages stepped')
     await kit.agent.whenIdle()
     // one turn per window: the requeued messages in their order, then the later input
     expect(stepped()).toEqual(['one', 'two', 'three', 'four'])
   })
 
   it('an idle agent is woken when the requeued message is put back, and runs it', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
     expectRejected(await kit.send('two'), { metadata: { onLimit: 'requeue' } })
     const before = kit.events.length
+    clock.advance(200)
     while (!kit.events.slice(before).some((e) => e.type === 'turn/end')) await wait(20)
     await kit.agent.whenIdle()
     expect(timeline(kit.events.slice(before))).toMatchInlineSnapshot(`
@@ -214,12 +250,15 @@ describe('requeue', () => {
   })
 
   it('agent.cancel() drops a pending requeue, durably: it does not come back, not after a restart either', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
     await kit.send('two') // rejected, requeued in 200 ms
     kit.agent.cancel()
     expect(timeline(kit.events.slice(-1))).toMatch(/^rate-limit\/requeue-canceled \{"ids":\["[0-9a-f-]{36}"\]\}$/)
     await kit.restart()
+    // Due now: a requeue the restart had restored would fire at once.
+    clock.advance(200)
     await wait(350)
     await kit.agent.whenIdle()
     expect(kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))).toEqual(['one'])
@@ -228,16 +267,31 @@ describe('requeue', () => {
   })
 
   it('a cancel() while an earlier pre-step tap waits is not undone by a requeue: the turn ends aborted, nothing comes back', async () => {
+    // The second turn's step waits in this earlier tap (rate-limit's is late) until the test lets it go.
+    let entered!: () => void
+    const deciding = new Promise<void>((resolve) => (entered = resolve))
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let steps = 0
     const slow = definePlugin({
       name: 'slow-policy',
-      setup: ({ hooks }) => hooks.preStep.tapPromise('slow-policy', async (decision) => (await wait(60), decision)),
+      setup: ({ hooks }) => hooks.preStep.tapPromise('slow-policy', async (decision) => {
+        if (++steps === 2) {
+          entered()
+          await held
+        }
+        return decision
+      }),
     })
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { plugins: [slow] })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { plugins: [slow], now: clock.now })
     await kit.send('one')
     kit.agent.followup('two')
-    await wait(20) // claimed, the slow policy still deciding
+    await deciding // claimed, the slow policy still deciding
     kit.agent.cancel()
+    release()
     await kit.agent.whenIdle()
+    clock.advance(200)
     await wait(300)
     await kit.agent.whenIdle()
     expect(kit.events.some((e) => e.type === 'rate-limit/requeued')).toBe(false)
@@ -246,7 +300,8 @@ describe('requeue', () => {
   })
 
   it('a cancel() from an observer of rate-limit/requeued drops that very requeue, and logs it after it', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
     kit.agent.hooks.event.tap('canceler', (event) => {
       if (event.type === 'rate-limit/requeued') kit.agent.cancel()
@@ -255,17 +310,20 @@ describe('requeue', () => {
     const types = kit.events.map((e) => e.type)
     expect(types.indexOf('rate-limit/requeue-canceled')).toBeGreaterThan(types.indexOf('rate-limit/requeued'))
     await kit.restart()
+    clock.advance(200)
     await wait(300)
     await kit.agent.whenIdle()
     expect(kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))).toEqual(['one'])
   })
 
   it('closing the agent cancels pending requeues', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
-    await kit.send('two')
+    expectRejected(await kit.send('two'), { metadata: { onLimit: 'requeue' } })
     await kit.agent.close()
     const length = kit.events.length
+    clock.advance(200)
     await wait(350)
     expect(kit.events.length).toBe(length)
   })
@@ -273,14 +331,16 @@ describe('requeue', () => {
 
 describe('restart', () => {
   it('a fork does not take over its parent’s pending requeue (as it takes over no pending input)', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
-    await kit.send('two') // rejected, requeued in 200 ms
+    expectRejected(await kit.send('two'), { metadata: { onLimit: 'requeue' } }) // requeued in 200 ms
     await kit.close()
     const child = await forkSession(kit.store, kit.sessionId, { id: 'child' })
     await child.writer.close()
     const model = scripted({ responses: [] })
-    const agent = await createAgent({ model, store: kit.store, sessionId: 'child', plugins: [[rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }]] })
+    const agent = await createAgent({ model, store: kit.store, sessionId: 'child', now: clock.now, plugins: [[rateLimit, { turnsPerMinute: 1, windowMs: 200, onLimit: 'requeue' }]] })
+    clock.advance(200)
     await wait(350)
     await agent.whenIdle()
     expect(model.requests).toBe(0)
@@ -289,17 +349,19 @@ describe('restart', () => {
   })
 
   it('a requeue the process did not carry out (it stopped first) is carried out by the next one, once', async () => {
-    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300, onLimit: 'requeue' })
+    const clock = testClock()
+    const kit = await testPlugin(rateLimit, { turnsPerMinute: 1, windowMs: 300, onLimit: 'requeue' }, { now: clock.now })
     await kit.send('one')
     expectRejected(await kit.send('two'), { metadata: { onLimit: 'requeue' } })
     await kit.restart() // before the requeue fell due: the old agent's timer is gone
     const stepped = () => kit.events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))
-    for (let waited = 0; stepped().length < 2 && waited < 5000; waited += 25) await wait(25)
+    await passTime(clock, 25, () => stepped().length === 2, 'the requeued message stepped')
     await kit.agent.whenIdle()
     expect(stepped()).toEqual(['one', 'two'])
     // Put back and run: a later process has nothing left to requeue.
     const length = kit.events.length
     await kit.restart()
+    clock.advance(300)
     await wait(400)
     expect(kit.events.length).toBe(length)
     await kit.close()
