@@ -1,7 +1,7 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
-import { awaitOutcome, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { awaitOutcome, failed, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
@@ -241,7 +241,27 @@ export class Cluster {
       console.error(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
       return this.#complete(id, entry, refused(id, entry.messageId, reason))
     }
-    const relayed = entry.body as unknown as RelayedRequest
+    let outcome: RelayOutcome
+    try {
+      outcome = await this.#run(entry.body as unknown as RelayedRequest)
+    } catch (error) {
+      // Not a route's error answer (those are stored like any answer): the request failed outside
+      // it. Left pending, every wake-up and poll would run it again, the sender would wait for an
+      // answer that never comes, and the session's later mail would wait behind it; so it is
+      // answered with the failure. A message whose splice committed before the throw is in the
+      // log, no longer pending: its sender's lookup finds it there.
+      console.error(`[bosun host] running mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
+      const now = await this.store.mailbox.get(id, entry.messageId)
+      if (now !== undefined && now.deliveredSeq !== null) return true
+      return this.#complete(id, entry, failed(id, entry))
+    }
+    // Lost the lease between the look-up and the request: the next owner carries it out.
+    if (outcome.status === 409 && (outcome.body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return false
+    return this.#complete(id, entry, outcome)
+  }
+
+  /** Runs a relayed request on this host's own app, as its client would have sent it here: its answer. */
+  async #run(relayed: RelayedRequest): Promise<RelayOutcome> {
     const headers: Record<string, string> = { [RELAYED_HEADER]: '1' }
     if (relayed.body !== undefined) headers['content-type'] = 'application/json'
     if (relayed.ifMatch !== undefined) headers['if-match'] = relayed.ifMatch
@@ -258,9 +278,7 @@ export class Cluster {
     } catch {
       body = text
     }
-    // Lost the lease between the look-up and the request: the next owner carries it out.
-    if (response.status === 409 && (body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return false
-    return this.#complete(id, entry, { status: response.status, body })
+    return { status: response.status, body }
   }
 
   /** Stores an entry's answer; false when this host lost the session meanwhile (the next owner answers it). */

@@ -91,6 +91,17 @@ export function refused(session: string, messageId: string, reason: string): Rel
   return { status: error.status, body: error.toJSON() as unknown as JsonValue }
 }
 
+/**
+ * The owner's answer to a mailbox entry whose run threw (not an error answer of the route: the
+ * request failed outside it): 500 internal-error, what the sender sees, so that it is not left
+ * waiting for an answer that retrying would not bring, nor the session's later mail behind it.
+ */
+export function failed(session: string, entry: ClusterMailboxEntry): RelayOutcome {
+  const again = entry.kind === 'message' ? 'send the message again under a new clientMessageId (this one keeps this answer)' : 'look at the session (GET /v1/sessions/:id) and send the change again if it is not there'
+  const error = new HostError('internal-error', `The host that owns session "${session}" failed to run the relayed request ${shown(entry.messageId)}; its log says why. It may not have been carried out: ${again}.`, { id: session, requestId: entry.messageId })
+  return { status: error.status, body: error.toJSON() as unknown as JsonValue }
+}
+
 /** The owner's answer, stored as the mailbox entry's outcome. */
 export interface RelayOutcome {
   status: number
