@@ -187,7 +187,7 @@ export function createHost(options: CreateHostOptions): Host {
       }
     },
     // On a cluster, a session another host runs shows its live status, not the stored one.
-    listSessions: async () => liveStatus(await listSummaries(sessions, store)),
+    listSessions: async () => liveStatus(await listSummaries(sessions, store, (listener) => feed.watch(listener))),
     liveStatus,
   }
 

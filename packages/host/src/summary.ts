@@ -95,16 +95,37 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
   }
 }
 
+/** Tells `listener` the id of each session added or changed (status, queues, a turn, its agent closing), null when the host closes; returns the unwatch (`HostFeed.watch`). */
+export type WatchChanges = (listener: (id: string | null) => void) => () => void
+
+/**
+ * Every session of the store, summarised, with `delegation`. A row is built from the list entry
+ * when the session is not live by then — but a session whose agent closed (or opened, ran a turn
+ * and closed) after `store.list()` read it has an entry older than its log: its row showed the old
+ * `lastSeq` and queue, and a host stream's `hello` kept it until the session's next change. So the
+ * changes made while the list is read are watched from before it, and those sessions read again
+ * (alone: live, or the store's current summary), after the change that made the entry old.
+ */
+async function currentRows(sessions: SessionManager, store: Store, watch: WatchChanges, keep: (id: string) => boolean = () => true): Promise<Array<SessionSummary & { delegation?: Delegation }>> {
+  const changed = new Set<string>()
+  const unwatch = watch((id) => {
+    if (id !== null) changed.add(id)
+  })
+  try {
+    const rows = await Promise.all((await store.list()).filter((s) => keep(s.id)).map((s) => sessionSummary(sessions, store, s.id, s)))
+    return await Promise.all(rows.map((row) => (changed.has(row.id) ? sessionSummary(sessions, store, row.id) : row)))
+  } finally {
+    unwatch()
+  }
+}
+
 /** Every session of the store, summarised; `delegation` is left to {@link childSummaries}. */
-export async function listSummaries(sessions: SessionManager, store: Store): Promise<SessionSummary[]> {
-  return Promise.all((await store.list()).map(async (s) => {
-    const { delegation: _, ...summary } = await sessionSummary(sessions, store, s.id, s)
-    return summary
-  }))
+export async function listSummaries(sessions: SessionManager, store: Store, watch: WatchChanges): Promise<SessionSummary[]> {
+  return (await currentRows(sessions, store, watch)).map(({ delegation: _, ...summary }) => summary)
 }
 
 /** The sessions whose header names `parentId` as their delegating parent, in the store's order, none resumed. */
-export async function childSummaries(sessions: SessionManager, store: Store, parentId: string): Promise<ChildSummary[]> {
-  const all = await Promise.all((await store.list()).filter((s) => s.id !== parentId).map((s) => sessionSummary(sessions, store, s.id, s)))
+export async function childSummaries(sessions: SessionManager, store: Store, parentId: string, watch: WatchChanges): Promise<ChildSummary[]> {
+  const all = await currentRows(sessions, store, watch, (id) => id !== parentId)
   return all.filter((s): s is ChildSummary => s.delegation !== undefined && s.delegation.parentSessionId === parentId)
 }

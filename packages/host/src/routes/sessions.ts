@@ -57,7 +57,7 @@ export function sessionRoutes(host: HostContext): void {
   app.get('/v1/sessions/:id/children', async (c) => {
     const id = sessionIdParam(c)
     if (!(await sessions.exists(id))) throw sessionNotFound(id)
-    return c.json({ children: await host.liveStatus(await childSummaries(sessions, host.store, id)) })
+    return c.json({ children: await host.liveStatus(await childSummaries(sessions, host.store, id, (listener) => host.feed.watch(listener))) })
   })
 
   app.get('/v1/sessions/:id/events', async (c) => {
