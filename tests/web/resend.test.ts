@@ -2,9 +2,11 @@
 // connection is cut after the host took the POST (the request goes to the host whole; the page's
 // fetch then fails), the text comes back to the Message box, and sending it again is the same
 // message — the host answers it as a duplicate, so the session holds it once and runs one turn for
-// it. Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts says
+// it. The text and its id are kept in the tab's sessionStorage, so a reload offers the text back and
+// sending it is still the same message; two sends failing together each keep their own id. Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts says
 // how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page, Route } from 'playwright-core'
 import { freePort, hasChromium, launch, screenshot, serve, until, workspace, type Serve, type Workspace } from './harness.js'
 import { composer, send } from './page.js'
 
@@ -17,8 +19,10 @@ if (hasChromium) {
       work = await workspace([{ text: 'Deployed.', chunkSize: 5, delayMs: 10 }, { text: 'Deployed again.', chunkSize: 5, delayMs: 10 }])
       server = await serve(work.dir, await freePort())
       browser = await launch()
-      const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'resend' }) })
-      expect(created.status).toBe(201)
+      for (const id of ['resend', 'reload', 'together']) {
+        const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
+        expect(created.status).toBe(201)
+      }
     }, 60_000)
     afterAll(async () => {
       await browser?.close()
@@ -26,25 +30,51 @@ if (hasChromium) {
       await work?.cleanup()
     }, 60_000)
 
+    /** Runs `body` on a new page, closed after it; a failure leaves a screenshot named `failure`. */
+    const withPage = async (failure: string, body: (page: Page) => Promise<void>): Promise<void> => {
+      const page = await browser.context.newPage()
+      try {
+        await body(page)
+      } catch (error) {
+        await screenshot(page, failure).catch(() => {})
+        throw error
+      } finally {
+        await page.close()
+      }
+    }
+
     /** The ids of the user messages the session's log admitted. */
-    const admitted = async (): Promise<string[]> => {
-      const { events } = (await (await fetch(`${server.url}/v1/sessions/resend/events`)).json()) as { events: { type: string; data: { inserted?: { id: string; source?: { kind?: string } }[] } }[] }
+    const admitted = async (session = 'resend'): Promise<string[]> => {
+      const { events } = (await (await fetch(`${server.url}/v1/sessions/${session}/events`)).json()) as { events: { type: string; data: { inserted?: { id: string; source?: { kind?: string } }[] } }[] }
       return [...new Set(events.filter((event) => event.type === 'agent/inbox/spliced').flatMap((event) => event.data.inserted ?? []).filter((message) => message.source?.kind === 'user').map((message) => message.id))]
     }
 
+    /**
+     * Lets the first `count` POSTs of a message in `session` reach the host whole, held until all of
+     * them have come (so they are on their way together), then cuts each one's answer.
+     */
+    const loseAnswers = async (page: Page, session: string, count: number): Promise<void> => {
+      const held: Route[] = []
+      await page.route(`**/v1/sessions/${session}/messages`, async (route) => {
+        if (route.request().method() !== 'POST' || held.length >= count) return route.continue()
+        held.push(route)
+        if (held.length < count) return
+        for (const each of held) await each.fetch()
+        for (const each of held) await each.abort('connectionreset')
+      })
+    }
+    /** Opens `session` in `page` with the answers to its first `count` message POSTs lost (loseAnswers). */
+    const openLosingAnswers = async (page: Page, session: string, count: number): Promise<void> => {
+      await loseAnswers(page, session, count)
+      await page.goto(`${server.url}/#/s/${session}`)
+      await until(async () => (await composer(page).count()) === 1, 'the message box')
+    }
+    const unsentKept = (page: Page, session: string) => page.evaluate(`sessionStorage.getItem('bosun.unsent.${session}')`)
+
     it('the text that came back, sent again unchanged, is one message in the session, not two', async () => {
-      const page = await browser.context.newPage()
-      try {
+      await withPage('failure-resend', async (page) => {
         // The first POST of a message reaches the host whole; its answer never reaches the page.
-        let cut = 0
-        await page.route('**/v1/sessions/resend/messages', async (route) => {
-          if (route.request().method() !== 'POST' || cut > 0) return route.continue()
-          cut += 1
-          await route.fetch()
-          await route.abort('connectionreset')
-        })
-        await page.goto(`${server.url}/#/s/resend`)
-        await until(async () => (await composer(page).count()) === 1, 'the message box')
+        await openLosingAnswers(page, 'resend', 1)
 
         await send(page, 'deploy the fix to staging')
         await until(async () => (await page.getByRole('alert').filter({ hasText: 'Queueing failed: the host could not be reached' }).count()) === 1, 'the failure notice')
@@ -58,12 +88,52 @@ if (hasChromium) {
         expect(await status.count()).toBe(1)
         expect(await composer(page).inputValue()).toBe('')
         await screenshot(page, 'resend-not-twice')
-      } catch (error) {
-        await screenshot(page, 'failure-resend').catch(() => {})
-        throw error
-      } finally {
-        await page.close()
-      }
+      })
+    }, 120_000)
+
+    it('a reload offers back the text whose answer was lost, and sending it is still the one message', async () => {
+      await withPage('failure-resend-reload', async (page) => {
+        await openLosingAnswers(page, 'reload', 1)
+        await send(page, 'roll back the release')
+        await until(async () => (await page.getByRole('alert').filter({ hasText: 'Queueing failed' }).count()) === 1, 'the failure notice')
+        expect(await admitted('reload')).toHaveLength(1)
+
+        await page.reload()
+        await until(async () => (await composer(page).count()) === 1 && (await composer(page).inputValue()) === 'roll back the release', 'the text offered again after the reload')
+        await composer(page).press('Enter')
+        const status = page.getByRole('status').filter({ hasText: 'Not sent twice' })
+        await until(async () => (await status.count()) === 1 || (await admitted('reload')).length > 1, 'the answer to the send again')
+        expect(await admitted('reload')).toHaveLength(1)
+        expect(await composer(page).inputValue()).toBe('')
+        // Taken: nothing left to offer on the next reload.
+        await until(async () => (await unsentKept(page, 'reload')) === null, 'the kept text forgotten')
+      })
+    }, 120_000)
+
+    it('two sends whose answers were lost together each come back with their own id: sent again, still two messages', async () => {
+      await withPage('failure-resend-together', async (page) => {
+        await openLosingAnswers(page, 'together', 2)
+        await send(page, 'first of two')
+        await send(page, 'second of two')
+        await until(async () => (await page.getByRole('alert').filter({ hasText: 'Queueing failed' }).count()) === 2, 'both failure notices')
+        expect(await admitted('together')).toHaveLength(2)
+
+        // Whichever came back first is in the box; once it is taken, the other is offered in its place.
+        const status = page.getByRole('status').filter({ hasText: 'Not sent twice' })
+        const backInBox = new Set<string>()
+        for (const taken of [1, 2]) {
+          const text = await until(async () => {
+            const value = await composer(page).inputValue()
+            return /^(first|second) of two$/.test(value) && !backInBox.has(value) ? value : null
+          }, `an unsent text in the box (${taken})`)
+          backInBox.add(text)
+          await composer(page).press('Enter')
+          await until(async () => (await status.count()) === taken || (await admitted('together')).length > 2, `the answer to send again ${taken}`)
+          expect(await admitted('together')).toHaveLength(2)
+        }
+        expect(await composer(page).inputValue()).toBe('')
+        await until(async () => (await unsentKept(page, 'together')) === null, 'the kept texts forgotten')
+      })
     }, 120_000)
   })
 }

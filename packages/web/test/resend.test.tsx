@@ -16,6 +16,7 @@ let store: AppStore | undefined
 afterEach(async () => {
   store?.getState().dispose()
   cleanup()
+  sessionStorage.clear() // what each test left unsent in session 's' is not the next one's
   await harness?.close()
 })
 

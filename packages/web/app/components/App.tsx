@@ -35,7 +35,8 @@ export function App() {
             <ReconnectBanner />
             <Timeline />
             <QueueDock />
-            <Composer />
+            {/* One per session: what its box offers back is that session's (unsent.ts). */}
+            <Composer key={selected} session={selected} />
           </>
         )}
       </main>

@@ -1,4 +1,5 @@
-import { useRef, useState, type KeyboardEvent } from 'react'
+import { useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { unsentFor, type Unsent } from '../state/unsent.js'
 import { useApp } from './store-context.js'
 
 /** Ctrl+Enter (⌘+Enter on a Mac) steers; plain Enter queues; Shift+Enter is a new line. */
@@ -11,27 +12,48 @@ export function isSteerKey(event: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaK
  * Ctrl/⌘+Enter steers the running turn (it joins the next step). Both go through the host's
  * admission; a steer that arrives too late is kept queued and a notice says so.
  */
-export function Composer() {
+export function Composer({ session }: { session: string }) {
   const send = useApp((state) => state.send)
   const running = useApp((state) => state.view.status === 'running')
-  const [text, setText] = useState('')
-  // A send with no answer may still have been taken (the connection cut after the host admitted it): its
-  // clientMessageId stays with the text that came back, and sending that same text again reuses it, so the
-  // host answers the first admission instead of making a second message. Changed text is a new message.
-  const unanswered = useRef<{ text: string; clientMessageId: string } | null>(null)
+  // A send with no answer may still have been taken (the connection cut after the host admitted it): it is
+  // kept with its clientMessageId in the tab's storage (unsent.ts) from the moment it goes until the host
+  // takes it, and its text comes back to the box — also after a reload. Sent again unchanged it reuses the
+  // id, so the host answers the first admission instead of making a second message. Changed text is a new
+  // message (the host keeps an id's first text); the unsent message it replaced is not offered again.
+  const unsent = useMemo(() => unsentFor(session), [session])
+  const [firstOffer] = useState(() => unsent.all()[0] ?? null)
+  const [text, setText] = useState(firstOffer?.text ?? '')
+  /** The unsent message whose text the box was given (the user may have changed it since). */
+  const offered = useRef<Unsent | null>(firstOffer)
+  /** Ids sent and not yet answered: kept in case of a reload, but not offered back meanwhile. */
+  const inFlight = useRef(new Set<string>())
+
+  /** An empty box gets the oldest unsent message not on its way: each one that came back, in turn. */
+  const offerNext = (): void => {
+    setText((current) => {
+      if (current !== '') return current
+      const next = unsent.all().find((entry) => !inFlight.current.has(entry.clientMessageId)) ?? null
+      offered.current = next
+      return next?.text ?? ''
+    })
+  }
 
   const submit = (delivery: 'followup' | 'steer'): void => {
     const value = text.trim()
     if (value === '') return
     setText('')
-    const kept = unanswered.current
-    const clientMessageId = kept !== null && kept.text === value ? kept.clientMessageId : globalThis.crypto.randomUUID()
-    unanswered.current = null
+    // The offered text sent unchanged, or any unsent message typed again word for word, goes under its id.
+    const same = offered.current?.text === value ? offered.current : unsent.all().find((entry) => entry.text === value)
+    const clientMessageId = same?.clientMessageId ?? globalThis.crypto.randomUUID()
+    if (offered.current !== null && offered.current.clientMessageId !== clientMessageId) unsent.remove(offered.current.clientMessageId)
+    offered.current = null
+    unsent.add({ text: value, clientMessageId })
+    inFlight.current.add(clientMessageId)
     // Not taken (the host unreachable, or refusing): the text comes back, unless something new was typed meanwhile.
     void send(value, delivery, clientMessageId).then((taken) => {
-      if (taken) return
-      unanswered.current = { text: value, clientMessageId }
-      setText((current) => (current === '' ? value : current))
+      inFlight.current.delete(clientMessageId)
+      if (taken) unsent.remove(clientMessageId)
+      offerNext()
     })
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {

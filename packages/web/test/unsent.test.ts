@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { unsentFor, type UnsentStorage } from '../app/state/unsent.js'
+
+/** A Storage over a Map, as the page's sessionStorage behaves. */
+function mapStorage(): UnsentStorage & { map: Map<string, string> } {
+  const map = new Map<string, string>()
+  return { map, getItem: (key) => map.get(key) ?? null, setItem: (key, value) => void map.set(key, value), removeItem: (key) => void map.delete(key) }
+}
+
+describe('unsent messages kept per session in the tab\'s storage', () => {
+  it('keeps each session\'s sends in order with their ids, replaces an id sent again, forgets the ones taken', () => {
+    const storage = mapStorage()
+    const a = unsentFor('a', storage)
+    a.add({ text: 'one', clientMessageId: 'id-1' })
+    a.add({ text: 'two', clientMessageId: 'id-2' })
+    a.add({ text: 'one', clientMessageId: 'id-1' })
+    expect(unsentFor('a', storage).all()).toEqual([{ text: 'two', clientMessageId: 'id-2' }, { text: 'one', clientMessageId: 'id-1' }])
+    expect(unsentFor('b', storage).all()).toEqual([])
+    a.remove('id-1', 'id-2')
+    expect(storage.map.size).toBe(0)
+  })
+
+  it('a value it did not write reads as none; storage that throws leaves a page-long memory', () => {
+    const storage = mapStorage()
+    storage.map.set('bosun.unsent.a', '{"not":"a list"}')
+    expect(unsentFor('a', storage).all()).toEqual([])
+    storage.map.set('bosun.unsent.a', '[{"text":"kept","clientMessageId":"id"},{"text":3},null]')
+    expect(unsentFor('a', storage).all()).toEqual([{ text: 'kept', clientMessageId: 'id' }])
+    const full: UnsentStorage = { getItem: () => { throw new Error('denied') }, setItem: () => { throw new Error('quota') }, removeItem: () => {} }
+    unsentFor('c', full).add({ text: 'still here', clientMessageId: 'id-c' })
+    expect(unsentFor('c', full).all()).toEqual([{ text: 'still here', clientMessageId: 'id-c' }])
+    unsentFor('c', full).remove('id-c')
+    expect(unsentFor('c', full).all()).toEqual([])
+  })
+})
