@@ -3,7 +3,7 @@ import { BosunError, ErrorCodes, invalidArgument } from './errors.js'
 import type { AgentHooks } from './hooks.js'
 import type { Inbox } from './inbox/inbox.js'
 import type { ModelAdapter } from './model.js'
-import { compileOptionsValidator, type JsonSchema } from './schema.js'
+import { compileOptionsValidator, UNDECLARED_OPTIONS, type JsonSchema } from './schema.js'
 import type { MessageInput, UserMessage } from './session/messages.js'
 import type { LogPagesOptions } from './session/sealer.js'
 import type { Session } from './session/session.js'
@@ -190,7 +190,8 @@ export function resolvePluginEntry(entry: unknown, index: number): { plugin: Plu
   }
   const typed = plugin as Plugin
   const value = options ?? {}
-  if (typed.schema) compileOptionsValidator(typed, typed.schema)(value, `plugin "${typed.name}" (plugins[${index}])`)
+  // Without a schema too: an `…Env` option holding a key is refused before setup can quote it.
+  compileOptionsValidator(typed, typed.schema ?? UNDECLARED_OPTIONS)(value, `plugin "${typed.name}" (plugins[${index}])`)
   return { plugin: typed, options: value }
 }
 

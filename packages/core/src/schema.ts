@@ -54,6 +54,13 @@ function problemsOf(schema: JsonSchema, value: unknown): OptionsProblem[] {
 }
 
 /**
+ * The options of a plugin or store that declares no schema: any value passes the schema — but the
+ * checks every options check makes whatever the schema says (an `…Env` option holding a key) run
+ * all the same, so that declaring no schema is no way round them.
+ */
+export const UNDECLARED_OPTIONS: JsonSchema = {}
+
+/**
  * Returns a validator for `schema`, compiled once per `owner` (a plugin, adapter or tool object).
  * The validator throws {@link ErrorCodes.PLUGIN_OPTIONS_INVALID} listing every error with its
  * JSON path, what was found and what was expected.

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { BosunError, ErrorCodes } from '../errors.js'
-import { compileOptionsValidator, withCheckedOptions, type JsonSchema } from '../schema.js'
+import { compileOptionsValidator, UNDECLARED_OPTIONS, withCheckedOptions, type JsonSchema } from '../schema.js'
 import type { Store } from './types.js'
 
 /** What a store is created with besides its options. */
@@ -68,8 +68,9 @@ export async function createStore<Options>(
   context: StoreContext = { baseDir: process.cwd() },
 ): Promise<Store> {
   const value = resolveStorePaths(definition.paths, options ?? {}, context.baseDir)
+  // Without a schema too: an `…Env` option holding a key is refused before `create` can quote it.
+  compileOptionsValidator(definition, definition.schema ?? UNDECLARED_OPTIONS)(value, `store "${definition.name}"`)
   if (!definition.schema) return definition.create(value as Options, context)
-  compileOptionsValidator(definition, definition.schema)(value, `store "${definition.name}"`)
   return withCheckedOptions(definition.schema, value, () => definition.create(value as Options, context))
 }
 
