@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process'
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BosunError } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
 import { jsonlStore } from './store.js'
@@ -49,13 +49,19 @@ describe('batching', () => {
   })
 
   it('flush() drains at once instead of waiting for a 10 s window', async () => {
-    const store = jsonlStore({ dir, batchWindowMs: 10_000 })
-    const { writer } = await store.create(header('s'))
-    writer.append(event(0))
-    const first = await Promise.race([writer.flush().then(() => 'flush' as const), sleep(1_000)])
-    expect(first).toBe('flush')
-    expect(await readSession(dir, 's')).toBe(fileText(header('s'), [event(0)]))
-    await store.close()
+    // The window's timer never fires (faked, never advanced): flush() resolves only if it does not
+    // wait for it. A race against a real 1 s timer lost to a slow fdatasync on a busy disk.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const store = jsonlStore({ dir, batchWindowMs: 10_000 })
+      const { writer } = await store.create(header('s'))
+      writer.append(event(0))
+      await writer.flush()
+      expect(await readSession(dir, 's')).toBe(fileText(header('s'), [event(0)]))
+      await store.close()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('keeps at most one batch in flight; appends made meanwhile form the next batch', async () => {
