@@ -8,6 +8,7 @@ import { ExitCode } from '../exit-codes.js'
 import { addPluginEntry } from '../marketplace/config-edit/config-file.js'
 import { confirm } from '../marketplace/confirm.js'
 import { marketplaceError } from '../marketplace/errors.js'
+import { installEnvFor } from '../marketplace/install-env.js'
 import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
 import { fetchOptionsSchema } from '../marketplace/manifest.js'
 import { shownUrl } from '../marketplace/npm-config.js'
@@ -49,11 +50,15 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   for (const line of describeManifest(safeValue(manifest), s, true)) ctx.err.line(line)
   ctx.err.line(`${s.bold('from'.padEnd(16))}${shownUrl(new URL('/', typeof version.dist?.tarball === 'string' ? version.dist.tarball : client.config.registry).href)}`)
   ctx.err.line(`${s.bold('install with'.padEnd(16))}${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}  ${s.dim(`(${manager.reason}, in ${relative(ctx.io.cwd, manager.dir) || '.'})`)}`)
+  // Read before installing: its …Env options name the variables the install scripts must not see.
+  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  const installEnv = installEnvFor(manager.dir, ctx.io.env, cfg.raw.config)
+  if (installEnv.withheld.length > 0) ctx.err.line(`${s.bold('withheld'.padEnd(16))}${installEnv.withheld.join(', ')}  ${s.dim(`(not passed to ${manager.name}: its install scripts do not see them)`)}`)
   if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {
     throw marketplaceError('NOT_CONFIRMED', 'not confirmed: nothing was installed or written. Answer "y", or pass --yes.')
   }
 
-  await runPackageManager(manager, packageManagerArgs(manager.name, 'add', installSpec, options.registry), ctx.io.env, (text) => ctx.err.write(text))
+  await runPackageManager(manager, packageManagerArgs(manager.name, 'add', installSpec, options.registry), installEnv, (text) => ctx.err.write(text))
 
   const entryName = manifest.kind === 'plugin' ? configName(manifest.name) : manifest.name
   const entry = Object.keys(pluginOptions).length === 0 ? entryName : [entryName, pluginOptions]
@@ -63,7 +68,6 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
     return ExitCode.ok
   }
 
-  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   let file = cfg.file
   if (file === undefined) {
     file = join(manager.dir, 'bosun.config.json')

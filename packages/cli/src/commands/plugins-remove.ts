@@ -6,6 +6,7 @@ import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { removePluginEntry } from '../marketplace/config-edit/config-file.js'
 import { marketplaceError } from '../marketplace/errors.js'
+import { installEnvFor } from '../marketplace/install-env.js'
 import { detectPackageManager, packageManagerArgs, runPackageManager } from '../marketplace/package-manager.js'
 
 /**
@@ -38,7 +39,9 @@ export async function pluginsRemoveCommand(ctx: CommandContext, name: string): P
     if (inConfig) return ExitCode.ok
     throw marketplaceError('NOT_ADDED', `${name} is neither in the config's plugins nor a dependency in ${relative(ctx.io.cwd, join(manager.dir, 'package.json')) || 'package.json'}: nothing to remove. bosun plugins lists what is installed.`)
   }
-  await runPackageManager(manager, packageManagerArgs(manager.name, 'remove', packageName, undefined), ctx.io.env, (text) => ctx.err.write(text))
+  // The config as it was before the edit: the removed entry's …Env names are withheld too.
+  const installEnv = installEnvFor(manager.dir, ctx.io.env, cfg.raw.config)
+  await runPackageManager(manager, packageManagerArgs(manager.name, 'remove', packageName, undefined), installEnv, (text) => ctx.err.write(text))
   ctx.err.line(`Uninstalled ${packageName} (${manager.name}).`)
   return ExitCode.ok
 }

@@ -26,7 +26,7 @@ async function registryWith(version: Record<string, unknown>): Promise<RegistryC
   servers.push(server)
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
   const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
-  return new RegistryClient({ registry, scopes: new Map(), credentials: new Map() })
+  return new RegistryClient({ registry, scopes: new Map(), credentials: new Map(), variables: new Set<string>() })
 }
 
 const release = { name: 'bosun-plugin-guard', version: '1.0.0', keywords: ['bosun-plugin'] }

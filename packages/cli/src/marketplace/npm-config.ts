@@ -10,6 +10,8 @@ export interface NpmConfig {
   scopes: Map<string, string>
   /** `//host/path/:key` settings (auth tokens), by their nerf-dart prefix. Never printed. */
   credentials: Map<string, { token?: string; basic?: string }>
+  /** The environment variables the `.npmrc` files read (`${NPM_TOKEN}`): npm needs them. */
+  variables: Set<string>
 }
 
 const DEFAULT_REGISTRY = 'https://registry.npmjs.org/'
@@ -22,11 +24,12 @@ const DEFAULT_REGISTRY = 'https://registry.npmjs.org/'
  */
 export function readNpmConfig(cwd: string, env: Readonly<Record<string, string | undefined>>): NpmConfig {
   const layers: Map<string, string>[] = [fromEnv(env)]
+  const variables = new Set<string>()
   const project = projectRoot(cwd)
-  if (project) layers.push(readIni(join(project, '.npmrc'), env))
-  layers.push(readIni(env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG ?? join(env.HOME ?? homedir(), '.npmrc'), env))
+  if (project) layers.push(readIni(join(project, '.npmrc'), env, variables))
+  layers.push(readIni(env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG ?? join(env.HOME ?? homedir(), '.npmrc'), env, variables))
   const global = env.npm_config_globalconfig ?? env.NPM_CONFIG_GLOBALCONFIG
-  if (global) layers.push(readIni(global, env))
+  if (global) layers.push(readIni(global, env, variables))
   const get = (key: string) => layers.find((layer) => layer.has(key))?.get(key)
   const scopes = new Map<string, string>()
   const credentials = new Map<string, { token?: string; basic?: string }>()
@@ -43,7 +46,7 @@ export function readNpmConfig(cwd: string, env: Readonly<Record<string, string |
       }
     }
   }
-  return { registry: withSlash(get('registry') ?? DEFAULT_REGISTRY), scopes, credentials }
+  return { registry: withSlash(get('registry') ?? DEFAULT_REGISTRY), scopes, credentials, variables }
 }
 
 /** The registry a package comes from: its scope's, else the default. */
@@ -92,8 +95,8 @@ function fromEnv(env: Readonly<Record<string, string | undefined>>): Map<string,
   return layer
 }
 
-/** `key=value` lines of an `.npmrc` (`;` and `#` start comments); a missing file is empty. */
-function readIni(file: string, env: Readonly<Record<string, string | undefined>>): Map<string, string> {
+/** `key=value` lines of an `.npmrc` (`;` and `#` start comments); a missing file is empty. Adds the names of the `${VAR}`s it reads to `variables`. */
+function readIni(file: string, env: Readonly<Record<string, string | undefined>>, variables: Set<string>): Map<string, string> {
   const layer = new Map<string, string>()
   if (!existsSync(file)) return layer
   let text: string
@@ -109,7 +112,10 @@ function readIni(file: string, env: Readonly<Record<string, string | undefined>>
     if (at <= 0) continue
     let value = line.slice(at + 1).trim()
     if (/^".*"$/.test(value)) value = value.slice(1, -1)
-    value = value.replace(/\$\{([^}]+)\}/g, (_, name: string) => env[name] ?? '')
+    value = value.replace(/\$\{([^}]+)\}/g, (_, name: string) => {
+      variables.add(name)
+      return env[name] ?? ''
+    })
     layer.set(line.slice(0, at).trim(), value)
   }
   return layer

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { marketplaceError } from './errors.js'
+import type { PackageManagerEnv } from './install-env.js'
 import { shownUrl } from './npm-config.js'
 
 export type PackageManagerName = 'npm' | 'pnpm' | 'yarn'
@@ -58,17 +59,13 @@ export function shownArgs(args: readonly string[]): string {
 }
 
 /**
- * Runs the package manager in the project root; what it prints goes to `log` (the CLI's stderr).
- * Resolves when it has exited and both pipes have closed; fails with `INSTALL_FAILED` otherwise.
+ * Runs the package manager in the project root with `env` — made by `installEnvFor`, without the
+ * user's secrets, since install scripts read it — and what it prints goes to `log` (the CLI's
+ * stderr). Resolves when it has exited and both pipes have closed; fails with `INSTALL_FAILED` otherwise.
  */
-export function runPackageManager(
-  manager: PackageManager,
-  args: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  log: (text: string) => void,
-): Promise<void> {
+export function runPackageManager(manager: PackageManager, args: readonly string[], env: PackageManagerEnv, log: (text: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(manager.name, args, { cwd: manager.dir, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(manager.name, args, { cwd: manager.dir, env: env.env, stdio: ['ignore', 'pipe', 'pipe'] })
     child.stdout.setEncoding('utf8').on('data', log)
     child.stderr.setEncoding('utf8').on('data', log)
     child.once('error', (error: NodeJS.ErrnoException) =>

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { RegistryClient } from './registry-client.js'
 
 const PASSWORD = 'hunter2-REGISTRY-PASSWORD'
-const config = { registry: 'https://registry.npmjs.org/', scopes: new Map<string, string>(), credentials: new Map() }
+const config = { registry: 'https://registry.npmjs.org/', scopes: new Map<string, string>(), credentials: new Map(), variables: new Set<string>() }
 const servers: Server[] = []
 
 afterEach(async () => {

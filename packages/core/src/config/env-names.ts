@@ -43,3 +43,13 @@ export function envNameProblems(options: unknown): EnvNameProblem[] {
     .filter(({ keys, value }) => isEnvOptionKey(keys.at(-1)) && !isEnvName(value))
     .map(({ keys }) => ({ keys, message: ENV_NAME_REFUSED }))
 }
+
+/**
+ * The variables `config`'s `…Env` options name — at any depth of its plain objects and arrays,
+ * each once, in document order; values that are not a variable's name are left out. What a
+ * command that runs other programs (`bosun plugins add`'s package manager) keeps from them.
+ */
+export function envVariablesNamed(config: unknown): string[] {
+  const names = plainStrings(config).filter(({ keys, value }) => isEnvOptionKey(keys.at(-1)) && isEnvName(value)).map(({ value }) => value)
+  return [...new Set(names)]
+}
