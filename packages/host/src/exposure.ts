@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Hono } from 'hono'
+import { loginCookieHeader, loginCookieValue } from './auth-cookie.js'
 import type { HostContext } from './context.js'
 import { AttemptLimiter, LoginTable, TicketTable } from './credentials.js'
 import { errorResponse, HostError } from './errors.js'
@@ -37,7 +38,6 @@ export function isStreamPath(path: string): boolean {
 function clientOf(env: unknown): string {
   return (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'in-process'
 }
-const COOKIE = 'bosun_host'
 
 /**
  * The hosts createHost() made without a token, and their app, fetch and close (what a copy of the
@@ -135,8 +135,6 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
   const logins = new LoginTable(LOGIN_MS, MAX_LOGINS)
   const tickets = new TicketTable(TICKET_MS, MAX_TICKETS)
   const loginAttempts = new AttemptLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW_MS, MAX_LOGINS)
-  const cookieValue = (header: string | undefined): string | undefined =>
-    header?.split(';').map((part) => part.trim()).find((part) => part.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1)
 
   app.use('*', async (c, next) => {
     const hostHeader = c.req.header('host') ?? new URL(c.req.url).host
@@ -173,7 +171,7 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
       const header = c.req.header('authorization') ?? ''
       const match = /^Bearer (.+)$/i.exec(header)
       const byBearer = match !== null && tokenMatches(match[1]!.trim(), token)
-      const byCookie = !byBearer && logins.valid(cookieValue(c.req.header('cookie')))
+      const byCookie = !byBearer && logins.valid(loginCookieValue(c.req.header('cookie')))
       const byTicket = !byBearer && !byCookie && c.req.method === 'GET' && isStreamPath(path) && tickets.redeem(c.req.query('ticket'), path)
       if (!byBearer && !byCookie && !byTicket) {
         return errorResponse(new HostError('not-authorized', 'Missing or wrong credentials: send "Authorization: Bearer <token>", log in with POST /v1/login, or open a stream with a fresh ?ticket= issued for its path.'), { 'www-authenticate': 'Bearer', ...cors })
@@ -204,16 +202,16 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
     if (!tokenMatches(given, token)) throw new HostError('not-authorized', 'Wrong token: use the one the host was started with.')
     const id = randomBytes(32).toString('base64url')
     const expiresAt = logins.add(id)
-    const secure = new URL(c.req.url).protocol === 'https:' ? '; Secure' : ''
-    c.header('set-cookie', `${COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/v1; Max-Age=${LOGIN_MS / 1000}${secure}`)
+    c.header('set-cookie', loginCookieHeader(id, LOGIN_MS / 1000, { url: c.req.url, env: c.env }))
     return c.json({ loggedIn: true, expiresAt })
   })
 
   app.post('/v1/logout', async (c) => {
     await host.body(c, 'empty')
-    const id = cookieValue(c.req.header('cookie'))
+    const id = loginCookieValue(c.req.header('cookie'))
     if (id !== undefined) logins.delete(id)
-    c.header('set-cookie', `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/v1; Max-Age=0`)
+    // With the login's attributes: a browser lets only a Secure Set-Cookie replace a Secure cookie.
+    c.header('set-cookie', loginCookieHeader('', 0, { url: c.req.url, env: c.env }))
     return c.json({ loggedIn: false })
   })
 
