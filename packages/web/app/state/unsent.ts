@@ -44,11 +44,15 @@ const memory = new Map<string, string>()
 export function unsentFor(session: string, storage: UnsentStorage | undefined = defaultStorage()): UnsentList {
   const key = keyOf(session)
   const read = (): Unsent[] => {
-    let raw: string | null
-    try {
-      raw = storage?.getItem(key) ?? memory.get(key) ?? null
-    } catch {
-      raw = memory.get(key) ?? null
+    // The page's memory first: it holds a list only while storage refuses it (full), and then the
+    // value storage still has is an older one, without the sends since.
+    let raw: string | null = memory.get(key) ?? null
+    if (raw === null) {
+      try {
+        raw = storage?.getItem(key) ?? null
+      } catch {
+        raw = null
+      }
     }
     return parse(raw)
   }
