@@ -16,6 +16,7 @@ export const HOST_ERROR_STATUS = {
   'not-authorized': 401,
   'forbidden-origin': 403,
   'too-many-requests': 429,
+  'too-many-client-streams': 429,
   'not-found': 404,
   'internal-error': 500,
   'session-unavailable': 503,

@@ -12,7 +12,7 @@ import { messageIdChecks, messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
-import { DEFAULT_MAX_STREAMS, installStreamLimit, StreamSlots } from './stream-limit.js'
+import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS, installStreamLimit, StreamSlots } from './stream-limit.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { clusterRoutes } from './cluster/routes.js'
@@ -49,6 +49,12 @@ export interface HostLimits {
    * `503 too-many-streams` with `retry-after` until one closes. Default 1000.
    */
   streams?: number
+  /**
+   * SSE streams one client — one address (an IPv6 one by its /64) — holds at once: one more is
+   * refused `429 too-many-client-streams` with `retry-after` until one of its streams closes.
+   * In-process requests (no socket) count only towards `streams`. Default 100.
+   */
+  streamsPerClient?: number
 }
 
 export interface HostAuth {
@@ -85,8 +91,11 @@ export interface CreateHostOptions {
 }
 
 export interface Host {
-  /** Serves every route (a Hono app's fetch): pass it to a server, or call it in tests. */
-  fetch: (request: Request) => Promise<Response>
+  /**
+   * Serves every route (a Hono app's fetch): pass it to a server, or call it in tests. A server's
+   * `env` (@hono/node-server's `{ incoming }`: the client's socket) is passed on to the app.
+   */
+  fetch: (request: Request, env?: unknown) => Promise<Response>
   app: Hono
   sessions: SessionManager
   /** This host's part in a cluster of hosts, when its store has the cluster API. */
@@ -197,7 +206,7 @@ export function createHost(options: CreateHostOptions): Host {
     corsOrigins: options.cors?.origins ?? [],
     closing: () => closing,
   })
-  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS)
+  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS, limits.streamsPerClient ?? DEFAULT_MAX_CLIENT_STREAMS)
   installStreamLimit(app, streams)
   messageIdChecks(context)
   if (clusterStore !== undefined) {
@@ -210,7 +219,9 @@ export function createHost(options: CreateHostOptions): Host {
   if (options.webRoot !== undefined) webRootRoutes(app, options.webRoot)
 
   const host: Host = {
-    fetch: async (request: Request) => app.fetch(request),
+    // The env carries the client's socket: its address (the per-client stream bound, the login
+    // limiter) and the address it reached (the login cookie's Secure); without it every client looks in-process.
+    fetch: async (request: Request, env?: unknown) => app.fetch(request, env as never),
     app,
     sessions,
     ...(cluster === undefined ? {} : { cluster }),

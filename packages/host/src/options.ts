@@ -31,7 +31,7 @@ export const hostOptionsSchema: JsonSchema = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: { bodyBytes: positiveInteger, idleMs: timerMs, keepAliveMs: timerMs, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, spawnWaitMs: timerMs },
+      properties: { bodyBytes: positiveInteger, idleMs: timerMs, keepAliveMs: timerMs, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, streamsPerClient: positiveInteger, spawnWaitMs: timerMs },
     },
     allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 } },
     cors: {

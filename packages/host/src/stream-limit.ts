@@ -1,9 +1,16 @@
 import type { Context, Hono, Next } from 'hono'
 import { HostError } from './errors.js'
 import { ROUTES } from './openapi.js'
+import { streamClientOf } from './stream-clients.js'
 
 /** Streams open at once on a host, by default (`limits.streams`). */
 export const DEFAULT_MAX_STREAMS = 1000
+/**
+ * Streams one client (one address) holds at once, by default (`limits.streamsPerClient`): a tenth
+ * of the host's, so one client cannot take every stream from the others — and far more than a
+ * client needs (the web UI holds two or three per tab).
+ */
+export const DEFAULT_MAX_CLIENT_STREAMS = 100
 /** What a refused stream's `retry-after` says, in seconds. */
 const RETRY_AFTER_S = 5
 
@@ -15,10 +22,16 @@ const RETRY_AFTER_S = 5
  * nothing) and gives it back when its body ends — read to the end, canceled by a client that went
  * away, or closed by the host (the session or the host closing); an answer that is not a stream
  * (an error, a 204) gives it back at once.
+ *
+ * Each client (its address: {@link streamClientOf}) holds at most `perClient` of them: without
+ * that, one client could hold all `max` and every other client would be refused. A request
+ * without a socket (in-process) counts only towards `max`.
  */
 export class StreamSlots {
   #open = 0
-  constructor(readonly max: number) {}
+  /** Streams open per client; a client with none has no entry (the map is as small as the streams). */
+  readonly #byClient = new Map<string, number>()
+  constructor(readonly max: number, readonly perClient: number) {}
 
   /** Streams open now. */
   get open(): number {
@@ -27,13 +40,21 @@ export class StreamSlots {
 
   /** Takes a slot for the route `next` runs; refuses `503 too-many-streams` when none is free. */
   async admit(c: Context, next: Next): Promise<void> {
+    const client = streamClientOf(c.env)
+    // The client's own bound first: a client at it is told so (429), not that the host is full.
+    if (client !== undefined && (this.#byClient.get(client) ?? 0) >= this.perClient) throw this.#clientFull()
     if (this.#open >= this.max) throw this.#full()
     this.#open++
+    if (client !== undefined) this.#byClient.set(client, (this.#byClient.get(client) ?? 0) + 1)
     let held = true
     const release = (): void => {
       if (!held) return
       held = false
       this.#open--
+      if (client === undefined) return
+      const left = this.#byClient.get(client)! - 1
+      if (left === 0) this.#byClient.delete(client)
+      else this.#byClient.set(client, left)
     }
     try {
       await next()
@@ -54,6 +75,13 @@ export class StreamSlots {
       return
     }
     c.res = new Response(releasedAtEnd(response.body, release), response)
+  }
+
+  #clientFull(): HostError {
+    const error = new HostError('too-many-client-streams', `This client has ${this.perClient} streams open on this host, the most one client may hold at once: close a stream it no longer reads, or retry in ${RETRY_AFTER_S} s.`, { limit: this.perClient, retryAfter: RETRY_AFTER_S })
+    // Constant text, logged once: clients behind one proxy (or NAT) share its address, and so its bound.
+    error.serverNote = `too-many-client-streams: a client address holds ${this.perClient} SSE streams, the most limits.streamsPerClient allows; its further streams are refused with 429 until some close (clients behind one reverse proxy share its address: raise limits.streamsPerClient for them).`
+    return error
   }
 
   #full(): HostError {

@@ -1,39 +1,14 @@
 // Open SSE streams are bounded (limits.streams): each holds a connection and its state for as long
 // as the client keeps it, and nothing stopped clients opening them until the host ran out of
 // memory or file descriptors. Real clients on 127.0.0.1; every wait is for a condition.
-import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest'
-import { listen, type Host, type RunningServer } from '../src/index.js'
-import { makeHost, perTest, SseReader, stepGate, waitFor } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { perTest, waitFor } from './helpers.js'
+import { chat, hostLog, opened, post, serveHost } from './stream-helpers.js'
 
 const t = perTest()
-let logged: MockInstance<typeof console.error>
-beforeEach(() => {
-  logged = vi.spyOn(console, 'error').mockImplementation(() => {})
-})
-afterEach(() => {
-  logged.mockRestore()
-})
-
-async function serve(streams: number): Promise<{ host: Host; server: RunningServer; gate: ReturnType<typeof stepGate>; url: string }> {
-  const gate = stepGate()
-  const { host } = makeHost(t.dir, () => [{ text: 'answered' }], { limits: { streams } }, [gate.plugin])
-  const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-  t.closing.push({ close: async () => { gate.open(); await server.close() } })
-  return { host, server, gate, url: server.url }
-}
-
-const post = (url: string, body: unknown, signal?: AbortSignal) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) })
-const chat = (id: string) => ({ id, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] })
-
-async function opened(response: Response): Promise<SseReader> {
-  expect(response.status).toBe(200)
-  const reader = new SseReader(response)
-  await reader.until((frames) => frames.length > 0)
-  return reader
-}
-
-const refusals = () => logged.mock.calls.filter((call) => String(call[0]).includes('too-many-streams')).length
+const log = hostLog()
+const serve = (streams: number) => serveHost(t, { streams })
+const refusals = () => log.lines('too-many-streams').length
 
 describe('host: open SSE streams are bounded by limits.streams', () => {
   it('the stream over the limit is 503 too-many-streams with retry-after; a stream that ends, or whose client goes away, frees its slot', async () => {
@@ -55,7 +30,7 @@ describe('host: open SSE streams are bounded by limits.streams', () => {
     expect((await fetch(`${url}/v1/sessions/c2`)).status).toBe(404)
     // The operator is told once, however many are refused.
     expect(refusals()).toBe(1)
-    expect(String(logged.mock.calls.find((call) => String(call[0]).includes('too-many-streams'))![0])).toContain('limits.streams')
+    expect(log.lines('too-many-streams')[0]).toContain('limits.streams')
 
     // The chat turn ends: its stream ends, its slot is free.
     await waitFor(() => gate.waiting > 0, 15_000, 'the chat turn at its first step')
@@ -119,11 +94,13 @@ describe('host: open SSE streams are bounded by limits.streams', () => {
     for (const reader of readers) await reader.cancel()
   })
 
-  it('limits.streams is checked by the host options schema', async () => {
+  it('limits.streams and limits.streamsPerClient are checked by the host options schema', async () => {
     const { createHost } = await import('../src/index.js')
     const { jsonlStore } = await import('@bosun/plugin-store-jsonl')
-    const make = (streams: unknown) => () => createHost({ store: jsonlStore({ dir: t.dir }), agent: { model: {} as never }, limits: { streams: streams as number } })
-    expect(make(0)).toThrow('Invalid options for createHost():\n  - $.limits.streams: must be >= 1 (found 0)')
-    expect(make(1.5)).toThrow('Invalid options for createHost():\n  - $.limits.streams: must be an integer (found 1.5)')
+    const make = (limits: Record<string, unknown>) => () => createHost({ store: jsonlStore({ dir: t.dir }), agent: { model: {} as never }, limits })
+    expect(make({ streams: 0 })).toThrow('Invalid options for createHost():\n  - $.limits.streams: must be >= 1 (found 0)')
+    expect(make({ streams: 1.5 })).toThrow('Invalid options for createHost():\n  - $.limits.streams: must be an integer (found 1.5)')
+    expect(make({ streamsPerClient: 0 })).toThrow('Invalid options for createHost():\n  - $.limits.streamsPerClient: must be >= 1 (found 0)')
+    expect(make({ streamsPerClient: 2.5 })).toThrow('Invalid options for createHost():\n  - $.limits.streamsPerClient: must be an integer (found 2.5)')
   })
 })
