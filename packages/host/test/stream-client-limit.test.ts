@@ -2,31 +2,17 @@
 // but one client could hold all of them and every other client was refused. Real clients on
 // 127.0.0.1 and 127.0.0.2 (two addresses of the loopback network, two clients to the host);
 // every wait is for a condition.
-import { request as httpRequest } from 'node:http'
-import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import type { HostLimits } from '../src/index.js'
 import { streamClientOf } from '../src/stream-clients.js'
 import { perTest, req, SseReader, waitFor } from './helpers.js'
+import { requestFrom } from './from-address.js'
 import { chat, hostLog, opened, post, serveHost } from './stream-helpers.js'
 
 const t = perTest()
 const log = hostLog()
 
 const serve = (limits: HostLimits) => serveHost(t, limits)
-
-/** A GET from the local address `from` (another client to the host), as a fetch Response. */
-function getFrom(from: string, url: string, signal: AbortSignal): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(url, { localAddress: from, signal }, (res) => {
-      const headers = new Headers()
-      for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value)
-      resolve(new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status: res.statusCode!, headers }))
-    })
-    sent.on('error', reject)
-    sent.end()
-  })
-}
 
 const refusals = () => log.lines('too-many-client-streams').length
 
@@ -50,11 +36,11 @@ describe('host: one client holds at most limits.streamsPerClient streams', () =>
     // Another client (another address) has streams of its own.
     const other = new AbortController()
     const theirs = [
-      await opened(await getFrom('127.0.0.2', `${url}/v1/stream`, other.signal)),
-      await opened(await getFrom('127.0.0.2', `${url}/v1/sessions/s1/stream`, other.signal)),
+      await opened(await requestFrom('127.0.0.2', `${url}/v1/stream`, { signal: other.signal })),
+      await opened(await requestFrom('127.0.0.2', `${url}/v1/sessions/s1/stream`, { signal: other.signal })),
     ]
     expect(host.openStreams).toBe(4)
-    expect((await getFrom('127.0.0.2', `${url}/v1/stream`, other.signal)).status).toBe(429)
+    expect((await requestFrom('127.0.0.2', `${url}/v1/stream`, { signal: other.signal })).status).toBe(429)
 
     // The first client lets one of its streams go: its next stream is served.
     controller.abort()
