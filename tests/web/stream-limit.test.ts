@@ -1,10 +1,11 @@
 // The web UI in Chromium against a host whose stream slots are all taken (`limits.streams`): the
 // page's session stream is refused `503 too-many-streams`, the banner says so and how long the
-// host asked to wait, and once another client lets its stream go the page retries by itself, goes
-// live from the last event shown and draws new events — nothing doubled. The host runs in this
-// process (createHost + listen over the built UI in packages/web/dist/app), since `bosun serve`
-// has no flag for the limit. Needs `pnpm --filter @bosun/web build`; without Chromium outside CI
-// it is not registered (no-browser.test.ts says how to enable it).
+// host asked to wait, counting down to the next attempt, and once another client lets its stream
+// go the page retries by itself, goes live from the last event shown and draws new events —
+// nothing doubled. The host runs in this process (createHost + listen over the built UI in
+// packages/web/dist/app), since `bosun serve` has no flag for the limit. Needs
+// `pnpm --filter @bosun/web build`; without Chromium outside CI it is not registered
+// (no-browser.test.ts says how to enable it).
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -57,9 +58,13 @@ if (hasChromium) {
         expect(host.openStreams).toBe(3)
 
         await list.getByRole('button', { name: /^busy/ }).click()
-        const refused = page.getByRole('status').filter({ hasText: 'The host is serving as many streams as it allows — reconnecting (attempt 1) after the 5 s it asked for.' })
+        const refused = page.getByRole('status').filter({ hasText: 'The host is serving as many streams as it allows — reconnecting (attempt 1) after the 5 s it asked for: next attempt in' })
         await until(async () => (await refused.count()) === 1, 'the banner saying why')
         await screenshot(page, 'stream-refused')
+        // It counts down to the next attempt: a second later it says one second less.
+        const countdown = async () => Number(/next attempt in (\d+) s/.exec((await page.getByRole('status').filter({ hasText: 'reconnecting' }).textContent().catch(() => '')) ?? '')?.[1] ?? 0)
+        const first = await until(countdown, 'a countdown')
+        await until(async () => { const now = await countdown(); return now > 0 && now < first }, `the countdown below ${first} s`)
 
         holders[0]!.abort() // one of the other client's streams ends: a slot is free
         await waitForReason(page, 1, 'completed')

@@ -49,5 +49,5 @@ it.each([
   await until(() => answered && held.length === 2, "the second refusal's head")
   held[1]!.end('"message":"full"}}')
   expect((await next).status).toBe(503)
-  expect(reports).toEqual([{ stream: kind, state: { state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 } } }])
+  expect(reports).toEqual([{ stream: kind, state: { state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 }, nextAttemptAt: expect.any(Number) } }])
 })

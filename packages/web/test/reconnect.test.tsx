@@ -82,8 +82,8 @@ describe('a session stream the host refuses with 503 too-many-streams', () => {
     expect(held.status).toBe(200)
     app!.getState().select('s')
     await until(() => app!.getState().connection.state === 'reconnecting', 'the refusal noticed')
-    expect(app!.getState().connection).toEqual({ state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 } })
-    expect(banner()).toBe('The host is serving as many streams as it allows — reconnecting (attempt 1) after the 5 s it asked for. Nothing is lost: the stream resumes after the last event shown.')
+    expect(app!.getState().connection).toEqual({ state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 }, nextAttemptAt: expect.any(Number) })
+    expect(banner()).toMatch(/^The host is serving as many streams as it allows — reconnecting \(attempt 1\) after the 5 s it asked for: next attempt in [1-5] s\. Nothing is lost: the stream resumes after the last event shown\.$/)
 
     await held.body!.cancel() // the other client goes away: its slot is free
     await until(() => app!.getState().connection.state === 'live', 'the stream live again', 20_000)
@@ -140,7 +140,7 @@ describe('the session list\'s host stream, refused or stopped', () => {
     expect(held.status).toBe(200)
     app!.getState().followSessions()
     await until(() => listNotice() !== null, 'the list notice')
-    expect(app!.getState().listConnection).toEqual({ state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 } })
+    expect(app!.getState().listConnection).toEqual({ state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 }, nextAttemptAt: expect.any(Number) })
     expect(listNotice()).toBe('List not live — reconnecting (attempt 1) after the 5 s it asked for: the host is serving as many streams as it allows.')
     // The session stream is another stream: no banner over the conversation.
     expect(banner()).toBeNull()

@@ -22,6 +22,26 @@ export interface ConnectionState {
   refusal?: Refusal
   /** For `stopped`, when the page has more to say than a notice: why the stream ended and what to do. */
   why?: string
+  /**
+   * For `reconnecting`: when the client's next attempt is due (epoch ms, the earliest it comes:
+   * its wait is jittered after that by up to half its backoff delay), for the banner's countdown.
+   */
+  nextAttemptAt?: number
+}
+
+/** How the page's streams retry: handed to the client's `stream` and `hostStream`, and read here to say when. */
+export const STREAM_RETRY = { initialMs: 250, maxMs: 2000 } as const
+
+/**
+ * The least the client waits before its next attempt, after the `retries`-th failed one since the
+ * stream was last live — the client's backoff (`@bosun/host/client`, `retry` option): the delay
+ * starts at `initialMs`, doubles each wait up to `maxMs`, and each wait is between half the delay
+ * and all of it, or, when the host asked for a wait (`retry-after`), that wait plus up to half the
+ * delay. The client does not say when it will try, so the page works it out the same way.
+ */
+export function leastWaitMs(retries: number, retryAfterMs: number | undefined, retry: { initialMs: number; maxMs: number } = STREAM_RETRY): number {
+  const delay = Math.min(retry.maxMs, retry.initialMs * 2 ** Math.max(0, retries - 1))
+  return Math.max(retryAfterMs ?? 0, delay / 2)
 }
 
 export interface Refusal { status: number; code?: string; retryAfterMs?: number }
@@ -39,17 +59,31 @@ function streamOf(input: Parameters<typeof fetch>[0]): StreamKind | undefined {
   return undefined
 }
 
-export function watchStreams(fetchImpl: typeof fetch, reportTo: (change: Change, stream: StreamKind) => void): typeof fetch {
+export interface WatchOptions {
+  /** The streams' `retry` option, to say when the next attempt comes (STREAM_RETRY by default). */
+  retry?: { initialMs: number; maxMs: number }
+  /** The clock (tests pass their own). */
+  now?: () => number
+}
+
+export function watchStreams(fetchImpl: typeof fetch, reportTo: (change: Change, stream: StreamKind) => void, { retry = STREAM_RETRY, now = Date.now }: WatchOptions = {}): typeof fetch {
+  /** Reconnecting after the `retries`-th failed attempt: the client waits, then tries again. */
+  const waiting = (retries: number, refusal?: Refusal): ConnectionState => ({
+    state: 'reconnecting',
+    retries,
+    ...(refusal === undefined ? {} : { refusal }),
+    nextAttemptAt: now() + leastWaitMs(retries, refusal?.retryAfterMs, retry),
+  })
   return async (input, init) => {
     const stream = streamOf(input)
     if (stream === undefined) return fetchImpl(input, init)
     const report = (change: Change): void => reportTo(change, stream)
-    const dropped = (): void => report((previous) => ({ state: 'reconnecting', retries: previous.state === 'reconnecting' ? previous.retries : previous.retries + 1 }))
+    const dropped = (): void => report((previous) => waiting(previous.state === 'reconnecting' ? previous.retries : previous.retries + 1))
     let response: Response
     try {
       response = await fetchImpl(input, init)
     } catch (error) {
-      if (init?.signal?.aborted !== true) report((previous) => ({ state: 'reconnecting', retries: previous.retries + 1 }))
+      if (init?.signal?.aborted !== true) report((previous) => waiting(previous.retries + 1))
       throw error
     }
     if (!response.ok || response.body === null) {
@@ -57,7 +91,7 @@ export function watchStreams(fetchImpl: typeof fetch, reportTo: (change: Change,
         const refusal = await refusalOf(response)
         // Dropped while its body was read (another session selected, logged out): no longer this
         // page's stream — a report would land on the state of the stream that replaced it.
-        if (init?.signal?.aborted !== true) report((previous) => ({ state: 'reconnecting', retries: previous.retries + 1, refusal }))
+        if (init?.signal?.aborted !== true) report((previous) => waiting(previous.retries + 1, refusal))
       }
       return response
     }
@@ -100,4 +134,15 @@ export function downBecause(refusal: Refusal | undefined): string {
 /** " after the 5 s it asked for" when the refusal asked for a wait (its `retry-after`), else "". */
 export function waitAsked(refusal: Refusal | undefined): string {
   return refusal?.retryAfterMs === undefined ? '' : ` after the ${Math.ceil(refusal.retryAfterMs / 1000)} s it asked for`
+}
+
+/**
+ * When the next attempt comes, counted down: "next attempt in 4 s" (whole seconds, rounded up),
+ * then "trying again now" once it is due — the client's wait may run up to half its backoff delay
+ * past it (its jitter), and the attempt itself takes a moment.
+ */
+export function nextAttemptIn(nextAttemptAt: number | undefined, now: number): string {
+  if (nextAttemptAt === undefined) return ''
+  const seconds = Math.ceil((nextAttemptAt - now) / 1000)
+  return seconds > 0 ? `next attempt in ${seconds} s` : 'trying again now'
 }

@@ -6,7 +6,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import { HostClientError, type HostClient, type SessionListItem, type StreamFrame } from '@bosun/host/client'
 import { createCoalescer, type Scheduler } from './coalesce.js'
-import type { ConnectionState, StreamKind } from './connection.js'
+import { STREAM_RETRY, type ConnectionState, type StreamKind } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { applyHostFrame } from './session-list.js'
 import type { SessionView } from './view.js'
@@ -164,7 +164,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         void (async () => {
           try {
             // A reconnect starts with a new hello: the whole list again, so nothing is missed.
-            for await (const frame of client.hostStream({ signal: controller.signal, retry: { initialMs: 250, maxMs: 2000 } })) {
+            for await (const frame of client.hostStream({ signal: controller.signal, retry: STREAM_RETRY })) {
               if (controller.signal.aborted) return
               set((state) => ({ sessions: applyHostFrame(state.sessions, frame), ...(frame.event === 'hello' ? { auth: 'ok' as const } : {}) }))
               // In on a host with a token means in on a login cookie (a reload keeps it): offer Log out.
@@ -213,7 +213,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           try {
             // chunks: false — finished steps arrive as their assistant/message alone (it carries the whole
             // text), so a long session loads a fraction of the events; the open step still streams.
-            for await (const frame of client.stream(id, { signal: controller.signal, chunks: false, retry: { initialMs: 250, maxMs: 2000 } })) {
+            for await (const frame of client.stream(id, { signal: controller.signal, chunks: false, retry: STREAM_RETRY })) {
               // The client checked, on a reconnect, that the host's log up to the page's cursor is
               // the one the page drew (its fingerprint), and found another: draw it again from seq 0.
               if (frame.event === 'reset') return reload()
