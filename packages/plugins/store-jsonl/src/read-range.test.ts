@@ -307,7 +307,8 @@ describe('jsonl store — a session written in another process meanwhile', () =>
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
     let running = true
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    // 'close', not 'exit': the child's last line may still be in the pipe when 'exit' comes.
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
       running = false
       resolve(code)
     }))

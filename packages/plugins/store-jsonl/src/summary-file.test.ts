@@ -389,7 +389,8 @@ describe('list() while the session is written', () => {
     const child = spawn(process.execPath, [CHILD, dir, 's', eventsFile, '6'], { stdio: ['ignore', 'pipe', 'inherit'] })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    // 'close', not 'exit': the child's last line may still be in the pipe when 'exit' comes.
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     let running = true
     void exited.then(() => (running = false))
     const lister = jsonlStore({ dir })
