@@ -114,6 +114,11 @@ describe('quoting a found value', () => {
 })
 
 describe('maskCredentials', () => {
+  it('masks a key followed by characters no key has, as a message quoting it in "export <name>=…" does', () => {
+    const message = 'the environment variable X is not set (export ghp_PASTEDabcdefghijklmnopqrstuvwxyz0123=…); or AIzaPASTEDabcdefghijk»'
+    expect(maskCredentials(message)).toBe('the environment variable X is not set (export [redacted]); or [redacted]')
+  })
+
   it('masks every credential in a module\'s message and keeps the rest', () => {
     const message =
       'openai(): temperature must be a number (found "sk-proj-SECRETabcdefghij1234567890"); ' +

@@ -78,7 +78,9 @@ export function mentionsCredential(error: unknown, depth = 0): boolean {
 }
 
 function credentialWord(word: string): boolean {
-  if (KEY_PREFIX.test(word) || JWT.test(word) || credentialInUrl(word) !== undefined || schemelessUrlCredential(word) || unparsableUrlCredential(word)) return true
+  // A key runs to the first character no key has: `ghp_…=…` (a message's "export <name>=…") is one.
+  const leading = /^[\w.+/=-]*/.exec(word)![0]
+  if (KEY_PREFIX.test(word) || KEY_PREFIX.test(leading) || JWT.test(word) || credentialInUrl(word) !== undefined || schemelessUrlCredential(word) || unparsableUrlCredential(word)) return true
   if (connectionStringCredential(word)) return true
   // Long random runs: split where a URL, a path or a model name would (`/`, `.`, `-`, `@`, `?`…),
   // so that `meta-llama/Llama-3.3-70B-Instruct` is short words, while a random key stays long runs.
