@@ -351,6 +351,8 @@ export class SessionManager {
       .catch((error: unknown) => console.error(`[bosun host] closing session ${live.id} failed:`, error))
       .finally(() => {
         if (this.#retiring.get(live.id) === closing) this.#retiring.delete(live.id)
+        // No longer loaded: the host stream's lists say so (detached above, no close tap tells them).
+        if (!this.#closing) this.onChange(live.id, 'changed')
       })
     this.#retiring.set(live.id, closing)
   }
