@@ -6,9 +6,10 @@
 import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider'
 import { serializeError } from '@bosun/core'
 import type { ModelChunk } from '@bosun/core'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { allClosed, bystander, forever, gzipBomb, REDIRECTS, redirect, warmUpFetch, type Bystander } from '../../openai/src/testing/hostile.js'
-import { startServer, type TestServer } from '../../openai/src/testing/server.js'
+import { advanceWhilePending, byHand, DEADLINE_CLOCK, pending, pull } from '../../openai/src/testing/by-hand.js'
+import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
 import { aiSdk, fetchWithoutRedirects } from '../src/index.js'
 import { apiCallError } from './mock-model.js'
 
@@ -98,10 +99,32 @@ describe('an AI SDK provider given fetchWithoutRedirects', () => {
   })
 
   it('timeoutMs ends a call that streams text but never finishes', async () => {
-    server.reply(forever(part({ type: 'text-delta', id: '0', delta: 'more ' }), 20))
-    const { chunks, error } = await collect({ timeoutMs: 200 })
-    expect(chunks.length).toBeGreaterThan(0)
-    expect(error).toMatchObject({ code: 'TIMEOUT', message: 'http.chat did not complete the response within timeoutMs (200 ms).' })
-    await allClosed(server.requests)
+    // The deadline's clock is faked and moved by the test, the text sent by hand (as in the openai
+    // adapter's deadlines.test.ts): on the real clock a busy machine let the 200 ms run out before
+    // the first text arrived (no chunk). One exchange on the real clock first, for fetch's own timers.
+    server.reply(status(500, '{}'))
+    await collect()
+    vi.useFakeTimers(DEADLINE_CLOCK)
+    try {
+      const hand = byHand()
+      server.reply(hand.reply)
+      const more = part({ type: 'text-delta', id: '0', delta: 'more ' })
+      const stream = pull(aiSdk({ model: httpModel(server.url, fetchWithoutRedirects), timeoutMs: 200 }), { system: '', messages: [], tools: [], params: {} })
+      const first = stream.next()
+      await hand.opened
+      await hand.send(more)
+      expect(await first).toEqual({ chunk: { type: 'text-delta', text: 'more ' } })
+      const second = stream.next()
+      await advanceWhilePending(second, 150, 'ended before timeoutMs')
+      await hand.send(more)
+      expect(await second).toEqual({ chunk: { type: 'text-delta', text: 'more ' } })
+      const last = stream.next()
+      expect(await pending(last), 'ended before timeoutMs').toBe(true)
+      await vi.advanceTimersByTimeAsync(50)
+      expect(await last).toMatchObject({ error: { code: 'TIMEOUT', message: 'http.chat did not complete the response within timeoutMs (200 ms).' } })
+      await allClosed(server.requests)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
