@@ -156,3 +156,21 @@ export async function listenGate(url: string): Promise<{ url: string; held: () =
     close: () => server.close(),
   }
 }
+
+/**
+ * Runs `before` on each request another host relayed to `h` (through its own app, as the owner
+ * runs its mailbox): a Response it returns is the owner's answer, a throw the run's failure,
+ * undefined lets the route answer.
+ */
+export function onRelayed(h: ClusterHost, before: (request: Request) => Promise<Response | undefined>): void {
+  const app = h.host.app
+  const real = app.fetch
+  app.fetch = (async (request: Request, ...rest: unknown[]) => {
+    if (request.headers.get('x-bosun-relayed') !== null) {
+      const answered = await before(request)
+      if (answered !== undefined) return answered
+    }
+    return (real as (...args: unknown[]) => Promise<Response>)(request, ...rest)
+  }) as typeof app.fetch
+}
+

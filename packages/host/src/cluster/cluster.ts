@@ -1,7 +1,7 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
-import { awaitOutcome, failed, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { awaitOutcome, failed, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
@@ -120,7 +120,18 @@ export class Cluster {
    * `relayWaitMs` for the owner's answer; `outcome` is undefined when it has not come (pending).
    */
   async relay(id: string, messageId: string, kind: 'message' | 'request', relayed: RelayedRequest): Promise<{ created: boolean; outcome: RelayOutcome | undefined }> {
-    const { created, entry } = await this.store.mailbox.post(id, { messageId, kind, body: relayed as unknown as JsonValue })
+    const body = relayed as unknown as JsonValue
+    const posted = await this.store.mailbox.post(id, { messageId, kind, body })
+    let { created } = posted
+    let entry: ClusterMailboxEntry | undefined = posted.entry
+    // A message sent again after an error answer: it was not admitted, and one host would run it
+    // again (the web composer resends the same text under the same id), so it is posted again, not
+    // answered that error for ever. A post that loses the race to reopen it waits for the other's run.
+    const reopen = this.store.mailbox.reopen?.bind(this.store.mailbox)
+    if (!created && notAdmitted(entry) && reopen !== undefined && entry.position !== undefined) {
+      created = await reopen(id, messageId, { body, position: entry.position })
+      entry = created ? undefined : await this.store.mailbox.get(id, messageId)
+    }
     // relayWaitMs 0: answer `pending` at once, without a read that might just catch the owner's answer.
     const outcome = outcomeOf(entry) ?? (this.relayWaitMs > 0 ? outcomeOf(await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs)) : undefined)
     return { created, outcome }

@@ -97,9 +97,21 @@ export function refused(session: string, messageId: string, reason: string): Rel
  * waiting for an answer that retrying would not bring, nor the session's later mail behind it.
  */
 export function failed(session: string, entry: ClusterMailboxEntry): RelayOutcome {
-  const again = entry.kind === 'message' ? 'send the message again under a new clientMessageId (this one keeps this answer)' : 'look at the session (GET /v1/sessions/:id) and send the change again if it is not there'
+  const again = entry.kind === 'message' ? 'send the message again (under the same clientMessageId: it is admitted at most once)' : 'look at the session (GET /v1/sessions/:id) and send the change again if it is not there'
   const error = new HostError('internal-error', `The host that owns session "${session}" failed to run the relayed request ${shown(entry.messageId)}; its log says why. It may not have been carried out: ${again}.`, { id: session, requestId: entry.messageId })
   return { status: error.status, body: error.toJSON() as unknown as JsonValue }
+}
+
+/**
+ * Whether a mailbox entry is a message its owner answered with an error without admitting it
+ * (done, never spliced): on one host such a message sent again under its id runs again, so a
+ * post under that id reopens it (`Cluster.relay`). Running it again is safe whatever the
+ * error: the owner's admission is idempotent by the id in its log.
+ */
+export function notAdmitted(entry: ClusterMailboxEntry): boolean {
+  if (entry.kind !== 'message' || entry.deliveredSeq !== null) return false
+  const outcome = outcomeOf(entry)
+  return outcome !== undefined && outcome.status >= 400
 }
 
 /** The owner's answer, stored as the mailbox entry's outcome. */

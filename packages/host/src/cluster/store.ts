@@ -8,6 +8,8 @@ export interface ClusterMailboxEntry {
   deliveredSeq: number | null
   doneAt: number | null
   outcome: JsonValue | null
+  /** Admission order (what `mailbox.reopen` checks the entry against). */
+  position?: string
 }
 
 /** The wake-ups a cluster store gives (LISTEN/NOTIFY with polling as the fallback). */
@@ -57,6 +59,12 @@ export interface ClusterStore extends Store {
     get(session: string, messageId: string): Promise<ClusterMailboxEntry | undefined>
     pending(session: string, limit?: number): Promise<ClusterMailboxEntry[]>
     complete(session: string, messageId: string, outcome?: JsonValue): Promise<boolean>
+    /**
+     * Optional: posts again an entry closed without being delivered (pending once more, with this
+     * body, after the mail before now), only while it is the entry read at `position`; false when
+     * it is not. Without it, a message's error answer stays with its id.
+     */
+    reopen?(session: string, messageId: string, message: { body: JsonValue; position: string }): Promise<boolean>
   }
   watch(options?: { pollIntervalMs?: number }): ClusterWatcher
 }

@@ -10,6 +10,16 @@ export const mailboxStatements = (s: string) => {
      */
     post: `INSERT INTO "${s}".session_mailbox (session_id, message_id, kind, body, admitted_by) VALUES ($1, $2, $3, $4, $5)
       ON CONFLICT (session_id, message_id) DO NOTHING RETURNING id::text AS position`,
+    /**
+     * Posts a done, undelivered message again (its owner answered it without admitting it): pending
+     * once more, with the new body, after the mail posted before now (a new `id`) — only while it
+     * is still the entry read at `position`, so one of two posts racing to reopen it wins.
+     * Parameters: session, message id, body, admitted by, position.
+     */
+    reopen: `UPDATE "${s}".session_mailbox SET id = nextval(pg_get_serial_sequence('"${s}".session_mailbox', 'id')),
+        body = $3, admitted_by = $4, created_at = clock_timestamp(), done_at = NULL, outcome = NULL
+      WHERE session_id = $1 AND message_id = $2 AND id = $5::bigint AND done_at IS NOT NULL AND delivered_seq IS NULL
+      RETURNING id::text AS position`,
     /** Parameters: session, message id. */
     get: `SELECT ${columns} FROM "${s}".session_mailbox WHERE session_id = $1 AND message_id = $2`,
     /** Messages neither delivered nor done, in admission order. Parameters: session, limit. */

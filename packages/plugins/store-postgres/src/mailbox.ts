@@ -77,6 +77,26 @@ export class Mailbox {
     }
   }
 
+  /**
+   * Posts again a message its owner closed without delivering it (`doneAt` set, `deliveredSeq`
+   * null: an error answer, so it was not admitted): pending once more with `body`, after the mail
+   * posted before now, and NOTIFYed like a new post. Only while the entry is still the one read
+   * at `position` (the entry's `position` from `post` or `get`): false when it was not done, was
+   * delivered, or another post reopened it first (read it again: that post's run answers both).
+   */
+  async reopen(session: string, messageId: string, message: { body: JsonValue; position: string }): Promise<boolean> {
+    this.#ensureOpen()
+    checkId(session, 'session')
+    checkId(messageId, 'messageId')
+    const { body, position } = message ?? {}
+    if (typeof position !== 'string' || !/^[0-9]{1,19}$/.test(position)) throw invalidArgument('mailbox.reopen(): "position" must be the entry\'s position as post() or get() returned it.')
+    const text = JSON.stringify(body)
+    if (typeof text !== 'string') throw new BosunError(ErrorCodes.NOT_JSON, `mailbox.reopen(): the body of message "${messageId}" is not JSON.`)
+    const reopened = (await this.#query(this.#sql.reopen, [session, messageId, text, this.#owner, position], `post message "${messageId}" again`)).rowCount === 1
+    if (reopened) this.#posted(session, messageId)
+    return reopened
+  }
+
   /** The entry of a message id, or `undefined` (what a host answers a client asking about a `pending` receipt). */
   async get(session: string, messageId: string): Promise<MailboxEntry | undefined> {
     this.#ensureOpen()
