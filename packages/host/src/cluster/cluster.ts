@@ -44,6 +44,8 @@ export class Cluster {
   /** Enders of the streams this host serves from the store (ended when it closes). */
   readonly streams = new Set<() => void>()
   readonly #draining = new Map<string, { again: boolean; done: Promise<void> }>()
+  /** Answers run here whose save failed, by session and entry: saved by the next round, not run again. */
+  readonly #unsaved = new Map<string, { position: string | undefined; save: () => Promise<boolean> }>()
   /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
   readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
@@ -67,7 +69,11 @@ export class Cluster {
     this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
     this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
-    this.#stops.push(store.onLeaseLost((session) => void sessions.drop(session)))
+    this.#stops.push(store.onLeaseLost((session) => {
+      // The next owner runs what this one could not save (its save would be refused anyway).
+      for (const key of this.#unsaved.keys()) if ((JSON.parse(key) as string[])[0] === session) this.#unsaved.delete(key)
+      void sessions.drop(session)
+    }))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
     // A session made elsewhere: this host's own are announced where it makes them (sessions.ts, the fork route).
     const created = this.watcher.onCreated?.((session, owner) => {
@@ -245,12 +251,29 @@ export class Cluster {
     }
   }
 
-  /** Runs one relayed request here (or refuses one no host would relay) and stores its answer; false when this host lost the session meanwhile. */
+  /**
+   * Runs one relayed request here (or refuses one no host would relay) and stores its answer;
+   * false when this host lost the session meanwhile. An answer whose save failed (the database
+   * connection dropped) is kept: the next round (a wake-up, the watcher's poll) saves it without
+   * running the request again, whose effects (a cancel, a queue edit) would happen twice.
+   */
   async #carryOut(id: string, entry: ClusterMailboxEntry): Promise<boolean> {
+    const key = JSON.stringify([id, entry.messageId])
+    const kept = this.#unsaved.get(key)
+    const save = kept !== undefined && kept.position === entry.position ? kept.save : await this.#answer(id, entry)
+    if (save === undefined) return false
+    this.#unsaved.set(key, { position: entry.position, save })
+    const saved = await save()
+    this.#unsaved.delete(key)
+    return saved
+  }
+
+  /** Runs the entry's request and returns how its answer is saved; undefined when this host lost the session (the next owner runs it). */
+  async #answer(id: string, entry: ClusterMailboxEntry): Promise<(() => Promise<boolean>) | undefined> {
     const reason = refusal(id, entry)
     if (reason !== undefined) {
       console.error(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
-      return this.#complete(id, entry, refused(id, entry.messageId, reason))
+      return () => this.#complete(id, entry, refused(id, entry.messageId, reason))
     }
     let outcome: RelayOutcome
     try {
@@ -262,13 +285,15 @@ export class Cluster {
       // answered with the failure. A message whose splice committed before the throw is in the
       // log, no longer pending: its sender's lookup finds it there.
       console.error(`[bosun host] running mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
-      const now = await this.store.mailbox.get(id, entry.messageId)
-      if (now !== undefined && now.deliveredSeq !== null) return true
-      return this.#complete(id, entry, failed(id, entry))
+      return async () => {
+        const now = await this.store.mailbox.get(id, entry.messageId)
+        if (now !== undefined && now.deliveredSeq !== null) return true
+        return this.#complete(id, entry, failed(id, entry))
+      }
     }
     // Lost the lease between the look-up and the request: the next owner carries it out.
-    if (outcome.status === 409 && (outcome.body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return false
-    return this.#complete(id, entry, outcome)
+    if (outcome.status === 409 && (outcome.body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return undefined
+    return () => this.#complete(id, entry, outcome)
   }
 
   /** Runs a relayed request on this host's own app, as its client would have sent it here: its answer. */
