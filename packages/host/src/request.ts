@@ -71,6 +71,13 @@ export function intQuery(c: Context, name: string, fallback: number, min: number
   return value
 }
 
+/** `POST …/messages`' `?wait`: true for `durable` (the receipt once its splice is committed); anything else but absent is refused. */
+export function waitDurableQuery(c: Context): boolean {
+  const wait = c.req.query('wait')
+  if (wait !== undefined && wait !== 'durable') throw new HostError('invalid-request', `"wait" may only be "durable", got ${JSON.stringify(wait)}.`, { path: '?wait' })
+  return wait === 'durable'
+}
+
 /** The `:id` route parameter, validated as a session id. */
 export function sessionIdParam(c: Context): string {
   const id = c.req.param('id')!

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { connect, createServer, type Socket } from 'node:net'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll } from 'vitest'
-import { createAgent, foldConsumedWork, type Plugin, type SessionEvent } from '@bosun/core'
+import { createAgent, definePlugin, foldConsumedWork, type Plugin, type SessionEvent } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { postgresStore, type PostgresStore } from '@bosun/plugin-store-postgres'
 import { postgresAvailable, startPostgres, type PostgresServer } from '@bosun/testkit'
@@ -174,3 +174,15 @@ export function onRelayed(h: ClusterHost, before: (request: Request) => Promise<
   }) as typeof app.fetch
 }
 
+/** A plugin whose setup refuses the config while `state.refusing` is set, counting every setup. */
+export function refusingPlugin(refusing = true) {
+  const state = { refusing, setups: 0 }
+  const plugin = definePlugin({
+    name: 'refuses-config',
+    setup() {
+      state.setups++
+      if (state.refusing) throw new Error('refuses-config: this configuration is refused; fix the plugin options.')
+    },
+  })
+  return { plugin, state }
+}

@@ -4,23 +4,9 @@
 // the session (and run the setups) a second time. Real PostgreSQL, hosts served on 127.0.0.1, a
 // plugin whose setup counts its calls and refuses once told to.
 import { describe, expect, it } from 'vitest'
-import { definePlugin } from '@bosun/core'
-import { available, useCluster, useServers } from './cluster-helpers.js'
+import { available, refusingPlugin, useCluster, useServers } from './cluster-helpers.js'
 
 const chat = (id: string, messageId: string, text: string) => ({ id, messages: [{ id: messageId, role: 'user', parts: [{ type: 'text', text }] }] })
-
-/** A plugin whose setup refuses while `refusing` is set, counting every setup. */
-function refusingPlugin() {
-  const state = { refusing: true, setups: 0 }
-  const plugin = definePlugin({
-    name: 'refuses-config',
-    setup() {
-      state.setups++
-      if (state.refusing) throw new Error('refuses-config: this configuration is refused; fix the plugin options.')
-    },
-  })
-  return { plugin, state }
-}
 
 describe.skipIf(!available)('host cluster on PostgreSQL — a config its plugin setups refuse', () => {
   const cluster = useCluster()

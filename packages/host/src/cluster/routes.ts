@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { JsonValue } from '@bosun/core'
 import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
-import { checkCursor, intQuery } from '../request.js'
+import { checkCursor, intQuery, waitDurableQuery } from '../request.js'
 import { SSE_HEADERS } from '../routes/sessions.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
@@ -28,9 +28,18 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
     const routed = c.req.path
     const route = RELAYABLE.find((r) => r.method === c.req.method && r.pattern.test(routed))
     const id = route && c.req.header(RELAYED_HEADER) === undefined ? sessionOf(routed.match(route.pattern)) : undefined
-    if (!route || id === undefined || !(await cluster.ownedElsewhere(id))) return next()
-
+    if (!route || id === undefined) return next()
+    // The request is checked as the route checks it before it opens the session (a bad `?wait` or
+    // body is refused here as on the owner), and then the open that finds who owns the session is
+    // the route's own: a config its setups refuse is answered from that one open (opens: true), not
+    // set up again by the route. The route reads the body again from a copy.
+    if (route.message) waitDurableQuery(c)
+    const copy = route.schema === undefined ? undefined : c.req.raw.clone()
     const body = route.schema === undefined ? undefined : await host.body<JsonValue>(c, route.schema)
+    if (!(await cluster.ownedElsewhere(id, { opens: true }))) {
+      if (copy !== undefined) c.req.raw = copy
+      return next()
+    }
     const query = new URL(c.req.url).search
     const relayed: RelayedRequest = {
       method: c.req.method,

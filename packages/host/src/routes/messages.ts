@@ -4,7 +4,7 @@ import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
 import { messageState, type MessageStatus } from '../log.js'
 import { liveMessageStatus } from '../message-index.js'
-import { checkInboxVersion, checkMessageIdParam, inboxOf, sessionIdParam } from '../request.js'
+import { checkInboxVersion, checkMessageIdParam, inboxOf, sessionIdParam, waitDurableQuery } from '../request.js'
 import type { PostMessageBody } from '../schemas.js'
 
 const notQueued = (id: string, messageId: string): HostError =>
@@ -31,10 +31,9 @@ export function messageRoutes(host: HostContext): void {
 
   app.post('/v1/sessions/:id/messages', async (c) => {
     const id = sessionIdParam(c)
-    const wait = c.req.query('wait')
-    if (wait !== undefined && wait !== 'durable') throw new HostError('invalid-request', `"wait" may only be "durable", got ${JSON.stringify(wait)}.`, { path: '?wait' })
+    const wait = waitDurableQuery(c)
     const input = await host.body<PostMessageBody>(c, 'postMessage')
-    const receipt = await host.withSession(id, (live) => admit(live, input, wait === 'durable'))
+    const receipt = await host.withSession(id, (live) => admit(live, input, wait))
     return c.json(receipt, 202)
   })
 
