@@ -1,7 +1,8 @@
 // The adapter against a real HTTP server: recorded Anthropic streams (as recorded and re-cut at
 // random byte positions), constructed streams, typed errors, abort, laziness and headers.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ModelChunk } from '@bosun/core'
+import { DEADLINE_CLOCK, pending, pull } from '../../openai/src/testing/by-hand.js'
 import { ask, collect, model, SECRET, textOf, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, fixture, frames, recut, status, stream, type FakeServer } from './testing/server.js'
 
@@ -319,12 +320,31 @@ describe('errors', () => {
   })
 
   it('fails a stalled stream with TIMEOUT after idleTimeoutMs, and closes the connection', async () => {
-    server.reply(stream(frames(textStream('hello')).slice(0, 3), { then: 'stall' }))
-    const { chunks, error } = await run({ idleTimeoutMs: 100 })
-    expect(textOf(chunks)).toBe('hello')
-    expect(error).toMatchObject({ code: 'TIMEOUT', retryable: true })
-    expect(error!.message).toMatch(/^Anthropic sent no content \(text, reasoning or a tool call\) for 100 ms/)
-    expect(await server.requests[0]!.closed).toEqual({ ended: false })
+    // The deadline's clock is faked and moved by the test (as in deadlines.test.ts): on the real
+    // clock a busy machine let the 100 ms pass before 'hello' arrived, and the test saw no text.
+    // One exchange on the real clock first: fetch's own timers are made then, not on the fake one.
+    server.reply(events(textStream('warm')))
+    expect((await run()).error).toBeUndefined()
+    vi.useFakeTimers(DEADLINE_CLOCK)
+    try {
+      server.reply(stream(frames(textStream('hello')).slice(0, 3), { then: 'stall' }))
+      const pulled = pull(model(server.baseURL, { idleTimeoutMs: 100 }), ask())
+      const chunks: ModelChunk[] = []
+      while (textOf(chunks) !== 'hello') {
+        const next = await pulled.next()
+        if (!('chunk' in next)) throw new Error(`the stream ended before its text: ${JSON.stringify(next)}`)
+        chunks.push(next.chunk)
+      }
+      const stalled = pulled.next()
+      expect(await pending(stalled), 'ended before idleTimeoutMs').toBe(true)
+      await vi.advanceTimersByTimeAsync(100)
+      const ended = await stalled
+      expect(ended).toMatchObject({ error: { code: 'TIMEOUT', retryable: true } })
+      expect((ended as { error: Error }).error.message).toMatch(/^Anthropic sent no content \(text, reasoning or a tool call\) for 100 ms/)
+      expect(await server.requests[1]!.closed).toEqual({ ended: false })
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('fails a server that never answers with TIMEOUT too', async () => {
