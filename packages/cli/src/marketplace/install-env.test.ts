@@ -34,14 +34,26 @@ describe('packageManagerEnv', () => {
   it('withholds the config\'s variables, the provider keys and credential-named ones; keeps what npm needs', () => {
     const { env, withheld } = packageManagerEnv(USER_ENV, { configVariables: ['MY_LLM_KEY', 'COMPANY_DB'], npmrcVariables: [] })
     expect(withheld).toEqual([
-      'ANTHROPIC_API_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'COMPANY_DB', 'GITHUB_TOKEN', 'GROQ_API_KEY', 'MY_LLM_KEY', 'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'COMPANY_DB', 'GITHUB_TOKEN', 'GROQ_API_KEY', 'MY_LLM_KEY', 'NPM_TOKEN', 'OPENAI_API_KEY',
       'PGPASSWORD', 'STRIPE_SECRET', 'db_password_file',
     ])
     expect(Object.keys(env).sort()).toEqual([
-      'EDITOR', 'HOME', 'HTTPS_PROXY', 'LANG', 'NO_PROXY', 'NPM_TOKEN', 'PATH', 'SSH_AUTH_SOCK', 'TMPDIR', 'YARN_NPM_AUTH_TOKEN',
+      'EDITOR', 'HOME', 'HTTPS_PROXY', 'LANG', 'NO_PROXY', 'PATH', 'SSH_AUTH_SOCK', 'TMPDIR', 'YARN_NPM_AUTH_TOKEN',
       'npm_config_//npm.acme.dev/:_authToken', 'npm_config_registry',
     ])
     expect(env.PATH).toBe(USER_ENV.PATH)
+  })
+
+  it('withholds the registry tokens CI sets (NPM_TOKEN, NODE_AUTH_TOKEN) unless an .npmrc reads them: npm reads them only so', () => {
+    // A publish token is what a malicious postinstall wants most: npm itself never reads these
+    // variables, only an .npmrc's ${NPM_TOKEN} — so they are passed only where one names them.
+    const env = { ...USER_ENV, NODE_AUTH_TOKEN: 'node-auth' }
+    const none = packageManagerEnv(env, { configVariables: [], npmrcVariables: [] })
+    expect(none.env).not.toHaveProperty('NPM_TOKEN')
+    expect(none.env).not.toHaveProperty('NODE_AUTH_TOKEN')
+    expect(none.withheld).toEqual(expect.arrayContaining(['NPM_TOKEN', 'NODE_AUTH_TOKEN']))
+    const read = packageManagerEnv(env, { configVariables: [], npmrcVariables: ['NPM_TOKEN', 'NODE_AUTH_TOKEN'] })
+    expect({ npm: read.env.NPM_TOKEN, node: read.env.NODE_AUTH_TOKEN }).toEqual({ npm: 'npm-token', node: 'node-auth' })
   })
 
   it('keeps a variable an .npmrc reads, even one that looks like a secret or that the config names too', () => {

@@ -11,11 +11,12 @@ import { readNpmConfig } from './npm-config.js'
 
 /**
  * The package managers' own settings (`npm_config_*`: the registry, the cache, a proxy, a token
- * given as `npm_config_//host/:_authToken`; `YARN_*`, `PNPM_*`, `COREPACK_*`), and the token
- * variables their docs and CI set up for `.npmrc` files (`NPM_TOKEN`, `NODE_AUTH_TOKEN`).
+ * given as `npm_config_//host/:_authToken`; `YARN_*`, `PNPM_*`, `COREPACK_*`). Not the token
+ * variables CI sets up for `.npmrc` files (`NPM_TOKEN`, `NODE_AUTH_TOKEN`): npm reads them only
+ * through an `.npmrc`'s `${VAR}`, which keeps them — otherwise a postinstall would get a publish
+ * token npm never needed.
  */
 const PACKAGE_MANAGER_OWN = /^(npm_config_|yarn_|pnpm_|corepack_)/i
-const PACKAGE_MANAGER_TOKENS = new Set(['NPM_TOKEN', 'NODE_AUTH_TOKEN'])
 
 /**
  * Names that hold a credential by convention: `*_API_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`
@@ -54,7 +55,7 @@ export function packageManagerEnv(env: Readonly<Record<string, string | undefine
   const withheld: string[] = []
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue
-    const own = PACKAGE_MANAGER_OWN.test(name) || PACKAGE_MANAGER_TOKENS.has(name) || npmrc.has(name)
+    const own = PACKAGE_MANAGER_OWN.test(name) || npmrc.has(name)
     if (!own && (named.has(name) || WELL_KNOWN.has(name) || SECRET_NAME.test(name))) withheld.push(name)
     else kept[name] = value
   }
