@@ -276,22 +276,26 @@ describe('host: admission receipts', () => {
   })
 
   it('tells where a message went: queued, claimed, canceled, rejected; removes queued items', async () => {
-    let reject = false
+    // The first turn's step starts (the message reaches the model) before the plugin refuses: it
+    // refuses from turn 2 on. Turn 1 is held at its first step while the queue is read and edited,
+    // whatever the machine's speed (a 220 ms streamed answer could end first on a busy machine).
+    const gate = stepGate()
     const deny = definePlugin({
       name: 'deny',
       setup(ctx) {
-        ctx.hooks.preStep.tapPromise('deny', async (decision) => (reject ? { kind: 'reject', metadata: { reason: 'closed for lunch' } } : decision))
+        ctx.hooks.preStep.tapPromise('deny', async (decision, { turn }) => (turn >= 2 ? { kind: 'reject', metadata: { reason: 'closed for lunch' } } : decision))
       },
     })
     const store = jsonlStore({ dir })
     const h = createHost({
       store,
-      agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'slow answer', chunkSize: 1, delayMs: 20 }] }), store, sessionId, plugins: [deny] }),
+      agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'an answer' }] }), store, sessionId, plugins: [gate.plugin, deny] }),
       limits: { keepAliveMs: 200 },
     })
     hosts.push(h)
     await req(h, 'POST', '/v1/sessions', { id: 's' })
     await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'first', content: 'go' })
+    await waitFor(() => gate.waiting === 1, 15_000, 'turn 1 to reach its first step')
     const queued = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'second', content: 'then' }))
     expect(queued).toMatchObject({ lane: 'next-turn', position: 0, status: 'running' })
     const third = await json(req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'third', content: 'later' }))
@@ -305,9 +309,7 @@ describe('host: admission receipts', () => {
     expect(await json(req(h, 'GET', '/v1/sessions/s/messages/third'))).toMatchObject({ state: 'canceled' })
     const claimed = await req(h, 'DELETE', '/v1/sessions/s/inbox/first')
     expect((await json(claimed)).error.code).toBe('queue-item-not-found')
-    // The first turn's step has started (the message reached the model) before the plugin starts refusing.
-    await waitFor(async () => (await json(req(h, 'GET', '/v1/sessions/s/messages/first'))).stepped === true)
-    reject = true
+    gate.open()
     await idle(h, 's')
     expect(await json(req(h, 'GET', '/v1/sessions/s/messages/first'))).toMatchObject({ state: 'claimed', turn: 1, stepped: true })
     expect(await json(req(h, 'GET', '/v1/sessions/s/messages/second'))).toMatchObject({ state: 'rejected', turn: 2, by: 'deny', metadata: { reason: 'closed for lunch' } })
