@@ -101,9 +101,12 @@ describe.concurrent('bosun run', () => {
   })
 
   it('Ctrl+C aborts the turn: exit 130, the delivered prefix is kept as interrupted', async ({ dir, expect }) => {
-    await writeProject(dir, scripted([{ text: 'a slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 80 }]))
+    // Ctrl+C goes as soon as the first chunk shows; the rest would take 23 more seconds (a chunk a
+    // second, abort-aware), so the turn is still streaming however busy the machine (80 ms chunks
+    // left a window of under 2 s between seeing the answer and its end).
+    await writeProject(dir, scripted([{ text: 'Zq slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 1000 }]))
     const child = start(['run', '--session', 'slow-1', 'go'], { cwd: dir })
-    await waitFor(() => child.output.stdout.length >= 4, 'some of the answer')
+    await waitFor(() => child.output.stdout.includes('Zq'), 'the first chunk of the answer')
     child.kill('SIGINT')
     const result = await finished(child)
     expect(result.code).toBe(130)
