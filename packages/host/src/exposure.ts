@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Hono } from 'hono'
 import { loginCookieHeader, loginCookieValue } from './auth-cookie.js'
+import { clientAddressOf } from './client-address.js'
 import type { HostContext } from './context.js'
 import { AttemptLimiter, LoginTable, TicketTable } from './credentials.js'
 import { errorResponse, HostError } from './errors.js'
@@ -34,9 +35,12 @@ export function isStreamPath(path: string): boolean {
   return false
 }
 
-/** The client's address for the login limiter (the socket's; in-process requests share one). */
+/**
+ * The client the login limiter counts: as the stream bound counts it (an IPv6 peer by its /64,
+ * whose addresses it could otherwise take one per guess); in-process requests share one.
+ */
 function clientOf(env: unknown): string {
-  return (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'in-process'
+  return clientAddressOf(env) ?? 'in-process'
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Context, Hono, Next } from 'hono'
 import { HostError } from './errors.js'
 import { ROUTES } from './openapi.js'
-import { streamClientOf } from './stream-clients.js'
+import { clientAddressOf } from './client-address.js'
 
 /** Streams open at once on a host, by default (`limits.streams`). */
 export const DEFAULT_MAX_STREAMS = 1000
@@ -23,7 +23,7 @@ const RETRY_AFTER_S = 5
  * away, or closed by the host (the session or the host closing); an answer that is not a stream
  * (an error, a 204) gives it back at once.
  *
- * Each client (its address: {@link streamClientOf}) holds at most `perClient` of them: without
+ * Each client (its address: {@link clientAddressOf}) holds at most `perClient` of them: without
  * that, one client could hold all `max` and every other client would be refused. A request
  * without a socket (in-process) counts only towards `max`.
  */
@@ -40,7 +40,7 @@ export class StreamSlots {
 
   /** Takes a slot for the route `next` runs; refuses `503 too-many-streams` when none is free. */
   async admit(c: Context, next: Next): Promise<void> {
-    const client = streamClientOf(c.env)
+    const client = clientAddressOf(c.env)
     // The client's own bound first: a client at it is told so (429), not that the host is full.
     if (client !== undefined && (this.#byClient.get(client) ?? 0) >= this.perClient) throw this.#clientFull()
     if (this.#open >= this.max) throw this.#full()

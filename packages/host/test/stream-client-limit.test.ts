@@ -4,7 +4,7 @@
 // every wait is for a condition.
 import { describe, expect, it } from 'vitest'
 import type { HostLimits } from '../src/index.js'
-import { streamClientOf } from '../src/stream-clients.js'
+import { clientAddressOf } from '../src/client-address.js'
 import { perTest, req, SseReader, waitFor } from './helpers.js'
 import { requestFrom } from './from-address.js'
 import { chat, hostLog, opened, post, serveHost } from './stream-helpers.js'
@@ -77,8 +77,8 @@ describe('host: one client holds at most limits.streamsPerClient streams', () =>
   })
 })
 
-describe('streamClientOf: who a stream counts against', () => {
-  const of = (remoteAddress?: string) => streamClientOf(remoteAddress === undefined ? undefined : { incoming: { socket: { remoteAddress } } })
+describe('clientAddressOf: who a stream (and a login attempt) counts against', () => {
+  const of = (remoteAddress?: string) => clientAddressOf(remoteAddress === undefined ? undefined : { incoming: { socket: { remoteAddress } } })
   it('an IPv4 peer by its address (also over a dual-stack socket), an IPv6 peer by its /64, an in-process request by none', () => {
     expect(of('192.0.2.7')).toBe('192.0.2.7')
     expect(of('::ffff:192.0.2.7')).toBe('192.0.2.7')
@@ -88,6 +88,6 @@ describe('streamClientOf: who a stream counts against', () => {
     expect(of('2001:db8::1')).toBe('2001:db8:0:0::/64')
     expect(of('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
     expect(of(undefined)).toBeUndefined()
-    expect(streamClientOf({})).toBeUndefined()
+    expect(clientAddressOf({})).toBeUndefined()
   })
 })

@@ -1,9 +1,10 @@
 import { isIPv6 } from 'node:net'
 
 /**
- * Who a stream is counted against for `limits.streamsPerClient`: the peer's address, from the
- * socket @hono/node-server hands the app as `c.env.incoming` — `undefined` for a request with no
- * socket (`host.fetch` called in-process, a cluster relay), which only the host-wide limit counts.
+ * Who a client is for the host's per-client bounds — the streams it holds (`limits.streamsPerClient`)
+ * and its login attempts: the peer's address, from the socket @hono/node-server hands the app as
+ * `c.env.incoming` — `undefined` for a request with no socket (`host.fetch` called in-process, a
+ * cluster relay). One rule for both, so that neither can be got round where the other cannot.
  *
  * Not a credential: the host has one token (or logins of that one token), so it cannot tell two
  * authorised clients apart by what they send, and a forwarded-for header is whatever the client
@@ -11,7 +12,7 @@ import { isIPv6 } from 'node:net'
  * spread connections over at will; an IPv4 address reached over a dual-stack socket
  * (`::ffff:192.0.2.1`) is the IPv4 address.
  */
-export function streamClientOf(env: unknown): string | undefined {
+export function clientAddressOf(env: unknown): string | undefined {
   const address = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress
   if (address === undefined) return undefined
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
