@@ -73,6 +73,8 @@ export function retryAfterMs(header: string | null, now: number = Date.now()): n
  */
 export class Backoff {
   #delay: number
+  /** Waits since the last reset: the number of the retry each wait comes before. */
+  #retries = 0
   constructor(
     readonly initialMs: number,
     readonly maxMs: number,
@@ -85,16 +87,21 @@ export class Backoff {
 
   reset(): void {
     this.#delay = this.initialMs
+    this.#retries = 0
   }
 
   /**
    * Waits between half the current delay and all of it — or, when the host answered with a
    * `retry-after` (`retryAfterMs`), that long plus up to half the delay — cut short by an abort;
-   * then doubles the delay (up to `maxMs`).
+   * then doubles the delay (up to `maxMs`). The wait is whole milliseconds, and `before` is told
+   * it (with the retry's number since the last reset) before it starts: what the client announces
+   * is the wait it does, not a second reckoning of it.
    */
-  async wait(retryAfterMs?: number): Promise<void> {
+  async wait(retryAfterMs?: number, before?: (wait: { attempt: number; delayMs: number }) => void): Promise<void> {
     const half = this.#delay / 2
-    const ms = Math.max(retryAfterMs ?? 0, half) + (this.hooks.random ?? Math.random)() * half
+    const ms = Math.ceil(Math.max(retryAfterMs ?? 0, half) + (this.hooks.random ?? Math.random)() * half)
+    this.#retries += 1
+    before?.({ attempt: this.#retries, delayMs: ms })
     await (this.hooks.sleep ?? sleep)(ms, this.signal)
     this.#delay = Math.min(this.maxMs, this.#delay * 2)
   }

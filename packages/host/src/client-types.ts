@@ -69,6 +69,28 @@ export type HostStreamFrame =
   /** A session's summary after its status or queues changed (the latest state wins). */
   | { event: 'session.status'; data: SessionListItem }
 
+/**
+ * Why a stream is about to be tried again: the host refused the last attempt (a 5xx, 408 or 429:
+ * its status, its error code when its body has one, and the wait its `retry-after` asked for, in
+ * ms, capped at a minute), the host could not be reached (the fetch threw), or an open stream
+ * ended or broke.
+ */
+export type RetryCause =
+  | { kind: 'refused'; status: number; code?: string; retryAfterMs?: number }
+  | { kind: 'unreachable'; error: unknown }
+  | { kind: 'dropped' }
+
+/** A stream's next attempt, announced by `onRetry` before the client waits for it. */
+export interface RetryNotice {
+  /** The retry's number since the stream last delivered a frame: 1 for the first after a drop or refusal. */
+  attempt: number
+  /** The wait before it, in ms: the backoff's jittered delay, or the `retry-after` asked plus its jitter. */
+  delayMs: number
+  /** When it comes (epoch ms, `Date.now()` at the announcement plus `delayMs`). */
+  at: number
+  cause: RetryCause
+}
+
 export interface HostStreamOptions {
   signal?: AbortSignal
   /**
@@ -78,6 +100,12 @@ export interface HostStreamOptions {
    * delays must be positive (ms, at most 2^31 - 1), else the stream throws `invalid-argument` at once.
    */
   retry?: { initialMs?: number; maxMs?: number }
+  /**
+   * Called before each wait for a next attempt, with when it comes and why (a page's "next attempt
+   * in 4 s"): the wait announced is the wait done. Not called once `signal` has aborted; an error
+   * it throws ends the stream.
+   */
+  onRetry?: (notice: RetryNotice) => void
 }
 
 export interface StreamOptions {
@@ -95,6 +123,12 @@ export interface StreamOptions {
    * delays must be positive (ms, at most 2^31 - 1), else the stream throws `invalid-argument` at once.
    */
   retry?: { initialMs?: number; maxMs?: number }
+  /**
+   * Called before each wait for a next attempt, with when it comes and why (a page's "next attempt
+   * in 4 s"): the wait announced is the wait done. Not called once `signal` has aborted; an error
+   * it throws ends the stream.
+   */
+  onRetry?: (notice: RetryNotice) => void
 }
 
 export interface HostClient {

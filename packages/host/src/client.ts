@@ -6,14 +6,14 @@
  */
 import { fingerprinted, LogHash } from './client-log-hash.js'
 import { Backoff, errorBody, retriesStatus, retryAfterMs, sseMessages } from './client-sse.js'
-import type { ChildSessionItem, ClientOptions, HostClient, HostStreamFrame, HostStreamOptions, QueueOptions, SessionListItem, StreamFrame, StreamOptions, WireEvent } from './client-types.js'
+import type { ChildSessionItem, ClientOptions, HostClient, HostStreamFrame, HostStreamOptions, QueueOptions, RetryCause, SessionListItem, StreamFrame, StreamOptions, WireEvent } from './client-types.js'
 
 /** How the streams retry (a page showing its own reconnect state reads a refusal the same way). */
 export { MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from './client-sse.js'
 
 export type {
   ClientOptions, WireEvent, WireMessage, Queues, Delivery, Receipt, MessageStatus, SessionListItem,
-  ChildSessionItem, SessionSnapshot, QueueOptions, StreamFrame, HostStreamFrame, HostStreamOptions, StreamOptions, HostClient,
+  ChildSessionItem, SessionSnapshot, QueueOptions, StreamFrame, HostStreamFrame, HostStreamOptions, StreamOptions, RetryCause, RetryNotice, HostClient,
 } from './client-types.js'
 
 /** An error answer of the host: `code` is one of SPEC §10's stable codes. */
@@ -30,16 +30,24 @@ const MAX_RETRY_MS = 2 ** 31 - 1
 /**
  * A stream's reconnect backoff, its `retry` option checked first: a delay that is not a positive
  * number of milliseconds (0, negative, NaN, past a timer's reach) would send the next attempt at
- * once, again and again, for as long as the host is away.
+ * once, again and again, for as long as the host is away. `wait(cause)` announces the next
+ * attempt to `onRetry` (unless the stream was aborted), then waits for it.
  */
-function backoffFor(opts: { retry?: { initialMs?: number; maxMs?: number }; signal?: AbortSignal }): Backoff {
+function retrierFor(opts: StreamOptions | HostStreamOptions): { backoff: Backoff; wait(cause: RetryCause): Promise<void> } {
   const { initialMs = 200, maxMs = 5000 } = opts.retry ?? {}
   for (const [name, ms] of [['initialMs', initialMs], ['maxMs', maxMs]] as const) {
     if (typeof ms !== 'number' || !(ms > 0 && ms <= MAX_RETRY_MS)) {
       throw new HostClientError(0, 'invalid-argument', `retry.${name} must be a positive number of milliseconds, at most ${MAX_RETRY_MS}, got ${String(ms)}: leave it out for the default (initialMs 200, maxMs 5000).`, { path: `retry.${name}` })
     }
   }
-  return new Backoff(initialMs, maxMs, opts.signal)
+  const backoff = new Backoff(initialMs, maxMs, opts.signal)
+  return {
+    backoff,
+    wait: (cause) =>
+      backoff.wait(cause.kind === 'refused' ? cause.retryAfterMs : undefined, ({ attempt, delayMs }) => {
+        if (opts.signal?.aborted !== true) opts.onRetry?.({ attempt, delayMs, at: Date.now() + delayMs, cause })
+      }),
+  }
 }
 
 export function createClient(options: ClientOptions): HostClient {
@@ -91,7 +99,7 @@ export function createClient(options: ClientOptions): HostClient {
   async function* stream(id: string, opts: StreamOptions = {}): AsyncGenerator<StreamFrame> {
     let after = opts.after ?? -1
     let tail = opts.fromTail === true
-    const backoff = backoffFor(opts)
+    const { backoff, wait } = retrierFor(opts)
     /** The last event delivered (a reset names it; the check of a host without `prefix` uses it). */
     let last: WireEvent | undefined
     /**
@@ -134,8 +142,8 @@ export function createClient(options: ClientOptions): HostClient {
       if (opts.chunks === false) query.set('chunks', 'false')
       const opened = await openStream(`/v1/sessions/${enc(id)}/stream?${query}`, opts.signal)
       if (opened === 'aborted') return
-      if ('retryAfterMs' in opened) {
-        await backoff.wait(opened.retryAfterMs)
+      if ('retry' in opened) {
+        await wait(opened.retry)
         continue
       }
       if ('error' in opened) {
@@ -200,7 +208,7 @@ export function createClient(options: ClientOptions): HostClient {
       }
       checked = false // the connection dropped: the next one is checked first
       if (aborted()) return
-      await backoff.wait()
+      await wait({ kind: 'dropped' })
     }
   }
 
@@ -210,13 +218,13 @@ export function createClient(options: ClientOptions): HostClient {
    * again: replace what you hold with it), after the same backoff as {@link stream}.
    */
   async function* hostStream(opts: HostStreamOptions = {}): AsyncGenerator<HostStreamFrame> {
-    const backoff = backoffFor(opts)
+    const { backoff, wait } = retrierFor(opts)
     const aborted = (): boolean => opts.signal?.aborted === true
     while (!aborted()) {
       const opened = await openStream('/v1/stream', opts.signal)
       if (opened === 'aborted') return
-      if ('retryAfterMs' in opened) {
-        await backoff.wait(opened.retryAfterMs)
+      if ('retry' in opened) {
+        await wait(opened.retry)
         continue
       }
       if ('error' in opened) throw opened.error
@@ -229,26 +237,27 @@ export function createClient(options: ClientOptions): HostClient {
         if (aborted()) return
       }
       if (aborted()) return
-      await backoff.wait()
+      await wait({ kind: 'dropped' })
     }
   }
 
   /**
    * Opens one stream attempt: its body, a refusal that is the caller's to fix (a 4xx: no such
    * session, not authorized), a retry (a network error, a 5xx — the host is away or, 503
-   * too-many-streams, full —, a 408 or 429), with the wait its `retry-after` asks for, or `aborted`.
+   * too-many-streams, full —, a 408 or 429: why, with the wait its `retry-after` asks for), or `aborted`.
    */
-  async function openStream(path: string, signal: AbortSignal | undefined): Promise<{ body: ReadableStream<Uint8Array> } | { error: HostClientError } | { retryAfterMs: number | undefined } | 'aborted'> {
+  async function openStream(path: string, signal: AbortSignal | undefined): Promise<{ body: ReadableStream<Uint8Array> } | { error: HostClientError } | { retry: RetryCause } | 'aborted'> {
     let response: Response
     try {
       response = await doFetch(`${base}${path}`, { headers: { ...auth, accept: 'text/event-stream' }, ...(signal ? { signal } : {}) })
-    } catch {
-      return signal?.aborted === true ? 'aborted' : { retryAfterMs: undefined }
+    } catch (error) {
+      return signal?.aborted === true ? 'aborted' : { retry: { kind: 'unreachable', error } }
     }
     if (response.ok && response.body) return { body: response.body }
     const error = await errorBody(response)
     if (!retriesStatus(response.status)) return { error: new HostClientError(response.status, error?.code ?? 'http-error', error?.message ?? `HTTP ${response.status}`, error?.details) }
-    return { retryAfterMs: retryAfterMs(response.headers.get('retry-after')) }
+    const wait = retryAfterMs(response.headers.get('retry-after'))
+    return { retry: { kind: 'refused', status: response.status, ...(typeof error?.code === 'string' ? { code: error.code } : {}), ...(wait === undefined ? {} : { retryAfterMs: wait }) } }
   }
 
   return {

@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { Backoff, MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from '../src/client-sse.js'
 import { createClient, HostClientError, type StreamFrame } from '../src/client.js'
 import { listen } from '../src/index.js'
 import { makeHost, perTest, waitFor } from './helpers.js'
+import { plainServer } from './plain-server.js'
 
 /**
  * How the typed client waits before trying a stream again: jittered backoff, a refusal's
@@ -69,25 +69,11 @@ describe('retriesStatus', () => {
   })
 })
 
-/** A plain server on 127.0.0.1 answering the n-th request (from 0) with `answer(n)`. */
-async function plainServer(answer: (n: number) => { status: number; headers: Record<string, string>; body: string }): Promise<{ url: string; requests: () => number }> {
-  let n = 0
-  const server: Server = createServer((_request, response) => {
-    const { status, headers, body } = answer(n++)
-    response.writeHead(status, headers)
-    response.end(body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  state.closing.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) })
-  const { port } = server.address() as { port: number }
-  return { url: `http://127.0.0.1:${port}`, requests: () => n }
-}
-
 const hello = { status: 200, headers: { 'content-type': 'text/event-stream' }, body: 'event: hello\ndata: {"sessions":[]}\n\n' }
 
 describe('a refused stream attempt', () => {
   it.each([408, 429])('retries a %i (a proxy\'s or rate limiter\'s answer), as it does a 5xx', async (status) => {
-    const server = await plainServer((n) => (n === 0 ? { status, headers: { 'retry-after': '0', 'content-type': 'application/json' }, body: '{}' } : hello))
+    const server = await plainServer(state.closing, (n) => (n === 0 ? { status, headers: { 'retry-after': '0', 'content-type': 'application/json' }, body: '{}' } : hello))
     const controller = new AbortController()
     const first = await createClient({ baseUrl: server.url }).hostStream({ signal: controller.signal, retry: { initialMs: 5, maxMs: 20 } })[Symbol.asyncIterator]().next()
     controller.abort()
@@ -96,7 +82,7 @@ describe('a refused stream attempt', () => {
   })
 
   it('throws a 403 at once, with the host\'s code', async () => {
-    const server = await plainServer(() => ({ status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'forbidden-origin', message: 'Not this origin.' } }) }))
+    const server = await plainServer(state.closing, () => ({ status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'forbidden-origin', message: 'Not this origin.' } }) }))
     const error = await createClient({ baseUrl: server.url }).hostStream({ retry: { initialMs: 5, maxMs: 20 } })[Symbol.asyncIterator]().next().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HostClientError)
     expect(error).toMatchObject({ status: 403, code: 'forbidden-origin' })
