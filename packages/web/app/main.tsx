@@ -3,17 +3,12 @@ import { createClient } from '@bosun/host/client'
 import { App } from './components/App.js'
 import { StoreProvider } from './components/store-context.js'
 import { addressOf, followAddress, hashOf } from './state/address.js'
-import { watchStreams } from './state/connection.js'
 import { createAppStore, type AppStore } from './state/store.js'
 import './styles.css'
 
 // The page is served by the host it talks to: same origin, so the Host/Origin fence passes.
-let store: AppStore | undefined
-const client = createClient({
-  baseUrl: window.location.origin,
-  fetch: watchStreams(window.fetch.bind(window), (change, stream) => store?.getState().setConnection(change, stream)),
-})
-store = createAppStore({
+const client = createClient({ baseUrl: window.location.origin })
+const store: AppStore = createAppStore({
   client,
   onSelect: (id) => {
     // A session opened from the page (the list, a child's Open, New session, Fork) is a new entry

@@ -8,7 +8,7 @@ import { createClient } from '@bosun/host/client'
 import { ReconnectBanner } from '../app/components/ReconnectBanner.js'
 import { SessionList } from '../app/components/SessionList.js'
 import { StoreProvider } from '../app/components/store-context.js'
-import { watchStreams, type ConnectionState } from '../app/state/connection.js'
+import type { ConnectionState } from '../app/state/connection.js'
 import { createAppStore, type AppStore } from '../app/state/store.js'
 import { until } from './host-harness.js'
 
@@ -33,27 +33,27 @@ const hostWith = (limits: { streams?: number } = {}): Host => {
 }
 
 /**
- * The page's store over a client whose fetch reaches `target()` (with `headers` added) and is
- * watched as main.tsx watches it; the session list and the banner rendered. `states` records the
- * session stream's states, `listStates` the list's.
+ * The page's store over a client whose fetch reaches `target()` (with `headers` added), as main.tsx
+ * makes it; the session list and the banner rendered. `states` records the session stream's
+ * states as the client's announcements and frames change them (not the page's own `connecting`
+ * on select), `listStates` the list's.
  */
 function page(target: () => Host, headers: Record<string, string> = {}): { client: ReturnType<typeof createClient>; states: ConnectionState[]; listStates: ConnectionState[] } {
   const states: ConnectionState[] = []
   const listStates: ConnectionState[] = []
-  const fetch = watchStreams(
-    (input, init) => {
+  const client = createClient({
+    baseUrl: 'http://127.0.0.1',
+    fetch: (input, init) => {
       const request = new Request(input as string, init)
       for (const [name, value] of Object.entries(headers)) request.headers.set(name, value)
       return target().fetch(request)
     },
-    (change, stream) => {
-      app!.getState().setConnection(change, stream)
-      if (stream === 'list') listStates.push(app!.getState().listConnection)
-      else states.push(app!.getState().connection)
-    },
-  )
-  const client = createClient({ baseUrl: 'http://127.0.0.1', fetch })
+  })
   app = createAppStore({ client })
+  app.subscribe((now, before) => {
+    if (now.connection !== before.connection && now.connection.state !== 'connecting') states.push(now.connection)
+    if (now.listConnection !== before.listConnection && now.listConnection.state !== 'connecting') listStates.push(now.listConnection)
+  })
   render(
     <StoreProvider store={app}>
       <SessionList />
@@ -83,7 +83,7 @@ describe('a session stream the host refuses with 503 too-many-streams', () => {
     app!.getState().select('s')
     await until(() => app!.getState().connection.state === 'reconnecting', 'the refusal noticed')
     expect(app!.getState().connection).toEqual({ state: 'reconnecting', retries: 1, refusal: { status: 503, code: 'too-many-streams', retryAfterMs: 5000 }, nextAttemptAt: expect.any(Number) })
-    expect(banner()).toMatch(/^The host is serving as many streams as it allows — reconnecting \(attempt 1\) after the 5 s it asked for: next attempt in [1-5] s\. Nothing is lost: the stream resumes after the last event shown\.$/)
+    expect(banner()).toMatch(/^The host is serving as many streams as it allows — reconnecting \(attempt 1\) after the 5 s it asked for: next attempt in [1-6] s\. Nothing is lost: the stream resumes after the last event shown\.$/)
 
     await held.body!.cancel() // the other client goes away: its slot is free
     await until(() => app!.getState().connection.state === 'live', 'the stream live again', 20_000)

@@ -4,9 +4,9 @@
  * which call the one client; components only read the store and call actions.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import { HostClientError, type HostClient, type SessionListItem, type StreamFrame } from '@bosun/host/client'
+import { HostClientError, type HostClient, type RetryNotice, type SessionListItem, type StreamFrame } from '@bosun/host/client'
 import { createCoalescer, type Scheduler } from './coalesce.js'
-import { STREAM_RETRY, type ConnectionState, type StreamKind } from './connection.js'
+import { reconnecting, type ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { applyHostFrame } from './session-list.js'
 import type { SessionView } from './view.js'
@@ -77,13 +77,14 @@ export interface AppActions {
   fork(afterTurn: number): Promise<void>
   dismiss(id: number): void
   inspect(turn: number | null): void
-  /** A change to a stream's connection state, as `watchStreams` reports it: the open session's (the default) or the list's. */
-  setConnection(change: (previous: ConnectionState) => ConnectionState, stream?: StreamKind): void
   /** Stops following the selected session (page unload, tests). */
   dispose(): void
 }
 
 export type AppStore = StoreApi<AppState & AppActions>
+
+/** How the page's streams retry (the client's backoff; the client announces each wait, which the banner counts down). */
+const STREAM_RETRY = { initialMs: 250, maxMs: 2000 } as const
 
 /** Why the session stream ended for good, said for the page (what the host's own message says is for API callers). */
 function streamStopped(id: string, error: unknown): string {
@@ -164,8 +165,13 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         void (async () => {
           try {
             // A reconnect starts with a new hello: the whole list again, so nothing is missed.
-            for await (const frame of client.hostStream({ signal: controller.signal, retry: STREAM_RETRY })) {
+            // The client announces each next attempt; a frame means the stream is live again.
+            const onRetry = (notice: RetryNotice): void => {
+              if (!controller.signal.aborted) set({ listConnection: reconnecting(notice) })
+            }
+            for await (const frame of client.hostStream({ signal: controller.signal, retry: STREAM_RETRY, onRetry })) {
               if (controller.signal.aborted) return
+              if (get().listConnection.state !== 'live') set({ listConnection: { state: 'live', retries: 0 } })
               set((state) => ({ sessions: applyHostFrame(state.sessions, frame), ...(frame.event === 'hello' ? { auth: 'ok' as const } : {}) }))
               // In on a host with a token means in on a login cookie (a reload keeps it): offer Log out.
               if (frame.event === 'hello' && !get().loggedIn) void client.host().then((info) => set({ loggedIn: info.auth === 'bearer' }), () => undefined)
@@ -213,7 +219,12 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           try {
             // chunks: false — finished steps arrive as their assistant/message alone (it carries the whole
             // text), so a long session loads a fraction of the events; the open step still streams.
-            for await (const frame of client.stream(id, { signal: controller.signal, chunks: false, retry: STREAM_RETRY })) {
+            const onRetry = (notice: RetryNotice): void => {
+              if (!controller.signal.aborted) set({ connection: reconnecting(notice) })
+            }
+            for await (const frame of client.stream(id, { signal: controller.signal, chunks: false, retry: STREAM_RETRY, onRetry })) {
+              if (controller.signal.aborted) return
+              if (get().connection.state !== 'live') set({ connection: { state: 'live', retries: 0 } })
               // The client checked, on a reconnect, that the host's log up to the page's cursor is
               // the one the page drew (its fingerprint), and found another: draw it again from seq 0.
               if (frame.event === 'reset') return reload()
@@ -302,11 +313,6 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
 
       inspect(turn) {
         set({ inspecting: turn })
-      },
-
-      setConnection(change, stream = 'session') {
-        if (stream === 'list') set((state) => ({ listConnection: change(state.listConnection) }))
-        else set((state) => ({ connection: change(state.connection) }))
       },
 
       dispose() {
