@@ -3,6 +3,7 @@ import { act, cleanup, render, screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createClient } from '@bosun/host/client'
 import { ReconnectBanner } from '../app/components/ReconnectBanner.js'
+import { SessionList } from '../app/components/SessionList.js'
 import { StoreProvider } from '../app/components/store-context.js'
 import { nextAttemptIn } from '../app/state/connection.js'
 import { createAppStore, type AppStore } from '../app/state/store.js'
@@ -26,7 +27,7 @@ afterEach(() => {
 })
 
 /**
- * The page's banner over a client whose stream requests are answered by `answer(n)` (n
+ * The page (banner and list) over a client whose stream requests are answered by `answer(n)` (n
  * from 0); `sent` holds the time of each request. A request `answer` leaves unanswered waits for
  * the page to drop it.
  */
@@ -39,6 +40,7 @@ function pageOver(answer: (n: number) => Promise<Response> | undefined): { sent:
   app = createAppStore({ client: createClient({ baseUrl: 'http://127.0.0.1', fetch: fetch as typeof globalThis.fetch }) })
   render(
     <StoreProvider store={app}>
+      <SessionList />
       <ReconnectBanner />
     </StoreProvider>,
   )
@@ -47,6 +49,7 @@ function pageOver(answer: (n: number) => Promise<Response> | undefined): { sent:
 
 const refused = (status: number, code: string) => Promise.resolve(new Response(JSON.stringify({ error: { code, message: 'not now' } }), { status, headers: { 'retry-after': '5', 'content-type': 'application/json' } }))
 const banner = (): string | null => screen.queryAllByRole('status').find((element) => !element.textContent!.startsWith('List not live'))?.textContent ?? null
+const listNotice = (): string | null => screen.queryAllByRole('status').find((element) => element.textContent!.startsWith('List not live'))?.textContent ?? null
 const seconds = (): string => /in (\d) s/.exec(banner()!)![1]!
 /** Moves the clock (and the client's wait) on by `ms`, with what it sets off. */
 const tick = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms))
@@ -107,5 +110,24 @@ describe('the reconnect banner\'s countdown', () => {
     expect(app!.getState().connection.nextAttemptAt).toBe(1_000_000 + 125 + 250) // the delay doubled
     expect(nextAttemptIn(10_500, 9_000)).toBe('next attempt in 2 s')
     expect(nextAttemptIn(10_000, 10_000)).toBe('trying again now')
+  })
+})
+
+describe('429 too-many-client-streams (the host\'s limits.streamsPerClient)', () => {
+  it('the banner and the list say what happened and what to do', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0)
+    pageOver(() => refused(429, 'too-many-client-streams'))
+    app!.getState().followSessions()
+    app!.getState().select('s')
+    await settle()
+    expect(banner()).toBe(
+      'The host is serving as many streams as it allows one address (this browser\'s other tabs count, and anything else connecting from this address) — reconnecting (attempt 1) after the 5 s it asked for: next attempt in 5 s. ' +
+        'Close other tabs open on this host, or ask its operator to raise limits.streamsPerClient. Nothing is lost: the stream resumes after the last event shown.',
+    )
+    expect(listNotice()).toBe(
+      'List not live — reconnecting (attempt 1) after the 5 s it asked for: the host is serving as many streams as it allows one address (this browser\'s other tabs count, and anything else connecting from this address). ' +
+        'Close other tabs open on this host, or ask its operator to raise limits.streamsPerClient.',
+    )
+    expect(banner()).not.toMatch(/host answered 429/)
   })
 })

@@ -1,4 +1,4 @@
-import { downBecause, nextAttemptIn, waitAsked } from '../state/connection.js'
+import { downBecause, nextAttemptIn, waitAsked, whatToDo } from '../state/connection.js'
 import { useApp } from './store-context.js'
 import { useNow } from './use-now.js'
 
@@ -9,7 +9,7 @@ export function ReconnectBanner() {
   return (
     <div role="status" className="border-b border-amber-300 bg-amber-100 px-4 py-2 text-sm text-amber-950">
       {downBecause(connection.refusal)} — reconnecting (attempt {connection.retries}){waitAsked(connection.refusal)}
-      {connection.nextAttemptAt === undefined ? null : <Countdown key={connection.nextAttemptAt} at={connection.nextAttemptAt} />}. Nothing is lost: the stream resumes after the last event shown.
+      {connection.nextAttemptAt === undefined ? null : <Countdown key={connection.nextAttemptAt} at={connection.nextAttemptAt} />}.{whatToDo(connection.refusal)} Nothing is lost: the stream resumes after the last event shown.
     </div>
   )
 }

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react'
 import type { SessionListItem } from '@bosun/host/client'
-import { downBecause, waitAsked } from '../state/connection.js'
+import { downBecause, waitAsked, whatToDo } from '../state/connection.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
@@ -34,7 +34,7 @@ function queued(item: SessionListItem): number {
 function ListNotLive() {
   const connection = useApp((state) => state.listConnection)
   if (connection.state !== 'reconnecting' && connection.state !== 'stopped') return null
-  const why = connection.state === 'stopped' ? `stopped: ${lowerFirst(connection.why ?? 'Reload the page to follow the host again.')}` : `reconnecting (attempt ${connection.retries})${waitAsked(connection.refusal)}: ${lowerFirst(downBecause(connection.refusal))}.`
+  const why = connection.state === 'stopped' ? `stopped: ${lowerFirst(connection.why ?? 'Reload the page to follow the host again.')}` : `reconnecting (attempt ${connection.retries})${waitAsked(connection.refusal)}: ${lowerFirst(downBecause(connection.refusal))}.${whatToDo(connection.refusal)}`
   return (
     <p role="status" className="rounded border border-amber-300 bg-amber-100 px-2 py-1 text-xs text-amber-950">
       List not live — {why}

@@ -41,7 +41,17 @@ export function reconnecting({ attempt, at, cause }: RetryNotice): ConnectionSta
 export function downBecause(refusal: Refusal | undefined): string {
   if (refusal === undefined) return 'Connection lost'
   if (refusal.code === 'too-many-streams') return 'The host is serving as many streams as it allows'
+  if (refusal.code === 'too-many-client-streams') return 'The host is serving as many streams as it allows one address (this browser\'s other tabs count, and anything else connecting from this address)'
   return `The host answered ${refusal.status}${refusal.code === undefined ? '' : ` (${refusal.code})`}`
+}
+
+/**
+ * What the user can do about a refusal, when waiting is not all: for 429 too-many-client-streams
+ * (the host's `limits.streamsPerClient`), free streams or have the bound raised — a sentence to
+ * append, its space first. Else "".
+ */
+export function whatToDo(refusal: Refusal | undefined): string {
+  return refusal?.code === 'too-many-client-streams' ? ' Close other tabs open on this host, or ask its operator to raise limits.streamsPerClient.' : ''
 }
 
 /** " after the 5 s it asked for" when the refusal asked for a wait (its `retry-after`), else "". */
