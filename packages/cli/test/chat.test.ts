@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionEvent, UserMessage } from '@bosun/core'
-import { CLOCK_TOOL, GUARD_PLUGIN, bosun, readEvents, requireBuild, tempDir, writeProject } from './helpers.js'
+import { GUARD_PLUGIN, bosun, readEvents, requireBuild, tempDir, writeProject } from './helpers.js'
 import { Keys, runInPty, type PtyResult } from './pty.js'
 
 beforeAll(requireBuild)
@@ -10,7 +10,11 @@ let cleanup: () => Promise<void>
 beforeEach(async () => ({ dir, cleanup } = await tempDir('bosun-chat-')))
 afterEach(() => cleanup())
 
-/** A scripted model slow enough to type while it streams. */
+/**
+ * A scripted model slow enough to type while it streams. The third answer shows 'Here is a long'
+ * after 2 s and then takes 12 s more (a chunk a second, abort-aware): Ctrl+C lands while it streams
+ * however busy the machine (60 ms chunks left under 3 s to queue a line and press it).
+ */
 const CONFIG = {
   model: {
     adapter: 'scripted',
@@ -18,12 +22,29 @@ const CONFIG = {
       responses: [
         { text: 'Let me check the clock for you.', chunkSize: 3, delayMs: 100, toolCalls: [{ name: 'clock', args: {} }] },
         { text: 'It is noon. Being brief.', chunkSize: 4, delayMs: 40 },
-        { text: 'Here is a long answer that streams slowly, so that there is time to press Ctrl+C before it ends.', chunkSize: 2, delayMs: 60 },
+        { text: 'Here is a long answer that streams slowly, so that there is time to press Ctrl+C before it ends.', chunkSize: 7, delayMs: 1000 },
       ],
     },
   },
   tools: ['./tools/clock.mjs'],
 }
+
+/**
+ * A tool (`./tools/<file>.mjs`) that answers `result` only once a file named `gate` exists in the
+ * cwd (the scenario's `{ touch: 'gate' }`): the turn stays running, its next step not begun, for
+ * as long as the test types and looks, however fast the answer streams or slowly the terminal is driven.
+ */
+const gatedTool = (name: string, result: string): string => `import { existsSync } from 'node:fs'
+export default {
+  name: ${JSON.stringify(name)},
+  description: 'Answers once the test opens the gate.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  async execute() {
+    while (!existsSync('gate')) await new Promise((resolve) => setTimeout(resolve, 20))
+    return ${JSON.stringify(result)}
+  },
+}
+`
 
 const explain = (result: PtyResult) => `${result.error ?? ''} at step ${result.step}\n--- screen ---\n${result.screen}`
 
@@ -37,7 +58,10 @@ const userMessages = (events: SessionEvent[]) =>
 
 describe('bosun chat in a real terminal', () => {
   it('queues a line typed while the answer streams, steers the running turn, aborts with Ctrl+C and keeps the queue, exits with Ctrl+D', async () => {
-    await writeProject(dir, CONFIG, { 'tools/clock.mjs': CLOCK_TOOL })
+    // The clock answers once the queue is seen with the steer in it: the steer lands in step 2 of
+    // turn 1 whatever the speed (step 1 streamed for 1.1 s, all the time there was to queue a line,
+    // steer and take the snapshot).
+    await writeProject(dir, CONFIG, { 'tools/clock.mjs': gatedTool('clock', '12:00\nsecond line of the result') })
     const result = await runInPty(['chat', '--session', 'chat-1'], [
       { expect: '○ idle · scripted · 0 queued' },
       { send: `What time is it?${Keys.enter}` },
@@ -49,6 +73,7 @@ describe('bosun chat in a real terminal', () => {
       { expect: '2\\. steer: be brief' },
       { expect: '● running · turn 1 · scripted · 2 queued' },
       { snapshot: 'while streaming' },
+      { touch: 'gate' },
       // The steer lands in step 2 of turn 1; the queued line then runs as turn 2.
       { expect: 'turn 1 completed' },
       { expect: 'Here is a long' },
@@ -159,8 +184,14 @@ describe('bosun chat in a real terminal', () => {
   it('shows a blocked turn with the plugin and its metadata, lists and drops queued messages, and leaves on a second Ctrl+C', async () => {
     await writeProject(
       dir,
-      { ...CONFIG, model: { adapter: 'scripted', options: { responses: [{ text: 'A slow answer, long enough to queue two more lines behind it.', chunkSize: 2, delayMs: 80 }] } }, plugins: ['./guard.mjs'] },
-      { 'tools/clock.mjs': CLOCK_TOOL, 'guard.mjs': GUARD_PLUGIN },
+      // Turn 1 runs until the drop is seen: its tool answers only then (the answer's next step is
+      // the scripted model's echo). A 2.5 s streamed answer was all the time there was for it.
+      {
+        model: { adapter: 'scripted', options: { responses: [{ text: 'A slow answer, long enough to queue two more lines behind it.', chunkSize: 2, delayMs: 80, toolCalls: [{ name: 'wait_for_drop', args: {} }] }] } },
+        tools: ['./tools/gate.mjs'],
+        plugins: ['./guard.mjs'],
+      },
+      { 'tools/gate.mjs': gatedTool('wait_for_drop', 'dropped'), 'guard.mjs': GUARD_PLUGIN },
     )
     const result = await runInPty(['chat', '--session', 'chat-2'], [
       { expect: 'idle' },
@@ -175,6 +206,7 @@ describe('bosun chat in a real terminal', () => {
       { expect: ' {2}1\\. queued: keep me\n {2}2\\. queued: drop me' },
       { send: `/drop 2${Keys.enter}` },
       { expect: 'dropped 2: drop me' },
+      { touch: 'gate' },
       { expect: 'echo: keep me' },
       { expect: '○ idle' },
       { send: `/help${Keys.enter}` },

@@ -13,6 +13,8 @@ export type PtyStep =
   | { send: string }
   | { sleep: number }
   | { snapshot: string }
+  /** Creates the file in the scenario's cwd: opens a gate a tool of the test waits for. */
+  | { touch: string }
   | { wait_exit: true; timeout?: number }
 
 export interface PtyResult {

@@ -11,6 +11,7 @@ Each step is one of:
   {"send": "text"}              type text ("\\r" is Enter, "\\u0003" Ctrl+C, "\\u0004" Ctrl+D)
   {"sleep": 0.2}                wait
   {"snapshot": "name"}          record the rendered screen
+  {"touch": "name"}             create the file "name" in cwd (a gate a test's tool waits for)
   {"wait_exit": true}           wait for the process to exit
 Optional per step: "timeout" (seconds, default 60: a guard against a hang on a busy machine).
 
@@ -212,6 +213,8 @@ def main():
             end = time.time() + step['sleep']
             while time.time() < end:
                 pump(max(0.0, min(0.05, end - time.time())))
+        elif 'touch' in step:
+            open(os.path.join(scenario['cwd'], step['touch']), 'a').close()
         elif 'snapshot' in step:
             while pump(0.05):
                 pass
