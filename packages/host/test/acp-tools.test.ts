@@ -57,5 +57,7 @@ describe('bosun acp: tool calls', () => {
       expect(forCall(updates, 'call_a').map((u) => (u as { status: string }).status)).toEqual(['pending', 'in_progress', 'completed'])
       expect(forCall(updates, 'call_b').map((u) => (u as { status: string }).status)).toEqual(['pending', 'in_progress', 'failed'])
     })
-  })
+    // A guard against a hang, not a measure: two bosun processes took 17.4 s of the default 20 s
+    // in the suite beside stress-ng --cpu 2 (load ~17).
+  }, 120_000)
 })
