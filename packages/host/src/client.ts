@@ -8,7 +8,7 @@ import { fingerprinted, LogHash } from './client-log-hash.js'
 import { Backoff, errorBody, retriesStatus, retryAfterMs, sseMessages } from './client-sse.js'
 import type { ChildSessionItem, ClientOptions, HostClient, HostStreamFrame, HostStreamOptions, QueueOptions, RetryCause, SessionListItem, StreamFrame, StreamOptions, WireEvent } from './client-types.js'
 
-/** How the streams retry (a page showing its own reconnect state reads a refusal the same way). */
+/** How the streams retry, for callers that read a refused answer themselves (a page showing its reconnect state takes `onRetry`'s announcement instead). */
 export { MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from './client-sse.js'
 
 export type {
