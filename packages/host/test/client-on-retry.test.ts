@@ -122,6 +122,17 @@ describe('onRetry', () => {
     expect(notices).toEqual([])
   })
 
+  it('an error onRetry throws ends the stream with it, before the wait', async () => {
+    let requests = 0
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9', fetch: () => (++requests, Promise.reject(new TypeError('fetch failed'))) })
+    const onRetry = (): void => {
+      throw new Error('the caller gave up')
+    }
+    const error = await client.hostStream({ retry: { initialMs: 60_000, maxMs: 60_000 }, onRetry })[Symbol.asyncIterator]().next().catch((e: unknown) => e)
+    expect(error).toEqual(new Error('the caller gave up'))
+    expect(requests).toBe(1)
+  })
+
   it('a Bosun host refusing a client that holds its streamsPerClient: 429 too-many-client-streams, the 5 s asked for', async () => {
     const { host } = makeHost(state.dir, () => [], { limits: { streamsPerClient: 1 } })
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
