@@ -146,12 +146,11 @@ describe('delay', () => {
     await kit.send('one')
     const delayed = new Promise<void>((resolve) => kit.agent.hooks.event.tap('test', (e) => e.type === 'rate-limit/delayed' && resolve()))
     const from = kit.events.length
-    const started = Date.now()
     kit.agent.followup('two')
     await delayed
     kit.agent.abort('stop')
+    // The delay is a minute, longer than the test may take: idle in time only if the abort ended it.
     await kit.agent.whenIdle()
-    expect(Date.now() - started).toBeLessThan(5_000)
     expect(timeline(kit.events.slice(from))).toMatchInlineSnapshot(`
       "splice next-turn @0 +["two"]
       turn/start 2
