@@ -293,6 +293,20 @@ export class Cluster {
     }
     // Lost the lease between the look-up and the request: the next owner carries it out.
     if (outcome.status === 409 && (outcome.body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return undefined
+    // A message answered with an error although its splice committed (the store's reply to the
+    // commit was lost, so the durable wait threw): it was admitted. Stored, that error would be
+    // every later answer under its id — the entry is delivered, so a send again cannot reopen it —
+    // while its lookup finds it in the log. Run once more, the route answers the admission's receipt
+    // (admission is idempotent by the id in the log). Should that run throw, the entry is left
+    // delivered and not done, to its lookup, as a run that throws after the splice is.
+    if (entry.kind === 'message' && outcome.status >= 400 && (await this.store.mailbox.get(id, entry.messageId))?.deliveredSeq != null) {
+      try {
+        outcome = await this.#run(entry.body as unknown as RelayedRequest)
+      } catch (error) {
+        console.error(`[bosun host] reading the receipt of admitted mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
+        return async () => true
+      }
+    }
     return () => this.#complete(id, entry, outcome)
   }
 
