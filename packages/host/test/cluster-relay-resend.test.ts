@@ -73,4 +73,53 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a message sent again
     expect(runs.get('busy')).toBe(2)
     expect(admissionsOf((await b!.store.read('s'))!.events, 'busy')).toBe(1)
   })
+  it("a sender whose error answer another send reopened before it read it is told the other's admission, marked duplicate", { timeout: 90_000 }, async () => {
+    const [a, b, c] = cluster.hosts(3, { host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
+    const [onA, onB, onC] = [await serve(a!), await serve(b!), await serve(c!)]
+    expect((await post(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
+    // B's reads of the entry are held from the owner's first answer on, so that B's sender cannot
+    // read that answer before C's send reopens the entry (on a busy machine, it can be that slow).
+    const mailbox = b!.store.mailbox
+    const read = mailbox.get.bind(mailbox)
+    let holding = false
+    let reading = 0
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let waiting!: () => void
+    const held = new Promise<void>((resolve) => (waiting = resolve))
+    mailbox.get = async (session, messageId) => {
+      if (holding) {
+        waiting()
+        await released
+      }
+      reading++
+      try {
+        return await read(session, messageId)
+      } finally {
+        reading--
+      }
+    }
+    let runs = 0
+    onRelayed(a!, async (request) => {
+      if (!(await request.clone().text()).includes('"busy"') || ++runs > 1) return undefined
+      holding = true
+      // A read B started before could still see this answer: it ends first.
+      while (reading > 0) await new Promise((resolve) => setImmediate(resolve))
+      return Response.json({ error: { code: 'session-unavailable', message: 'try again later' } }, { status: 503 })
+    })
+
+    const first = post(onB, '/v1/sessions/s/messages', { clientMessageId: 'busy', content: 'hi' })
+    await held
+    // The owner's 503 saved on the entry, unread by B's sender: C's send reopens it and is admitted.
+    while ((await c!.store.mailbox.get('s', 'busy'))?.doneAt == null) await new Promise((resolve) => setImmediate(resolve))
+    const second = await post(onC, '/v1/sessions/s/messages', { clientMessageId: 'busy', content: 'hi' })
+    expect(second.status, JSON.stringify(second.body)).toBe(202)
+    release()
+    const answered = await first
+    expect(answered.status, JSON.stringify(answered.body)).toBe(202)
+    // One admission, one receipt that says so: B's sender's own answer (the 503) is gone, and the run it reads is C's.
+    expect([(answered.body as Receipt).duplicate, (second.body as Receipt).duplicate]).toEqual([true, false])
+    expect(runs).toBe(2)
+    expect(admissionsOf((await b!.store.read('s'))!.events, 'busy')).toBe(1)
+  })
 })

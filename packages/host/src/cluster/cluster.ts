@@ -136,11 +136,17 @@ export class Cluster {
     const reopen = this.store.mailbox.reopen?.bind(this.store.mailbox)
     if (!created && notAdmitted(entry) && reopen !== undefined && entry.position !== undefined) {
       created = await reopen(id, messageId, { body, position: entry.position })
-      entry = created ? undefined : await this.store.mailbox.get(id, messageId)
+      entry = await this.store.mailbox.get(id, messageId)
     }
+    // The entry this post made (or reopened): its answer is this sender's own.
+    const mine = created ? entry?.position : undefined
     // relayWaitMs 0: answer `pending` at once, without a read that might just catch the owner's answer.
-    const outcome = outcomeOf(entry) ?? (this.relayWaitMs > 0 ? outcomeOf(await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs)) : undefined)
-    return { created, outcome }
+    if (outcomeOf(entry) === undefined && this.relayWaitMs > 0) entry = await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs)
+    // Answered and reopened by another send before this sender read its answer: the run it reads
+    // is the other's (its own answer, an error, is gone), so it is told the message was admitted
+    // by another send, as the loser of a race to reopen is.
+    if (created && outcomeOf(entry) !== undefined && entry?.position !== mine) created = false
+    return { created, outcome: outcomeOf(entry) }
   }
 
   /**
