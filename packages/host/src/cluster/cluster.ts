@@ -196,12 +196,12 @@ export class Cluster {
     this.#draining.set(id, state)
     state.done = (async () => {
       try {
+        // A wake-up during a round that throws still gets its round: its mail would otherwise wait
+        // for the watcher's next poll (`pollIntervalMs`).
         do {
           state.again = false
-          await this.#drainOnce(id)
+          await this.#drainOnce(id).catch((error: unknown) => console.error(`[bosun host] carrying out the mail of session ${id} failed:`, error))
         } while (state.again && !this.#closed)
-      } catch (error) {
-        console.error(`[bosun host] carrying out the mail of session ${id} failed:`, error)
       } finally {
         this.#draining.delete(id)
       }
