@@ -13,7 +13,7 @@ const store: AppStore = createAppStore({
   onSelect: (id) => {
     // A session opened from the page (the list, a child's Open, New session, Fork) is a new entry
     // in the tab's history, so Back returns to the one before (followAddress opens it).
-    if (window.location.hash !== hashOf(id)) history.pushState(null, '', addressOf(id, window.location.pathname))
+    if (window.location.hash !== hashOf(id)) history.pushState(null, '', addressOf(id, window.location))
   },
 })
 // The list is live from the host stream (GET /v1/stream); a host with a token answers 401 first,

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest'
-import { followAddress, hashOf, sessionOfHash } from '../app/state/address.js'
+import { addressOf, followAddress, hashOf, sessionOfHash } from '../app/state/address.js'
 import { createAppStore, type AppStore } from '../app/state/store.js'
 import { startHost, until, type Harness } from './host-harness.js'
 
@@ -20,6 +20,11 @@ describe('the session in the page\'s address', () => {
     expect(sessionOfHash('#/s/%E0%A4%A')).toBeNull()
     expect(sessionOfHash('')).toBeNull()
     expect(hashOf(null)).toBe('')
+  })
+
+  it('an address naming no session keeps the page\'s path and query', () => {
+    expect(addressOf(null, { pathname: '/ui/', search: '?tenant=a' })).toBe('/ui/?tenant=a')
+    expect(addressOf('a-b', { pathname: '/ui/', search: '?tenant=a' })).toBe('#/s/a-b')
   })
 
   it('opens the session the address names at load and each one it names later (a link, the address bar, Back)', async () => {

@@ -21,15 +21,18 @@ export function sessionOfHash(hash: string): string | null {
   }
 }
 
-/** The page's own address for a session (or for none: the page without a hash), as `history` takes it. */
-export function addressOf(id: string | null, pathname: string): string {
+/**
+ * The page's own address for a session (or for none: the page without a hash), as `history` takes
+ * it. The path and query stay as they are: a proxy in front of the host may route by either.
+ */
+export function addressOf(id: string | null, location: { readonly pathname: string; readonly search: string }): string {
   const hash = hashOf(id)
-  return hash === '' ? pathname : hash
+  return hash === '' ? `${location.pathname}${location.search}` : hash
 }
 
 /** What `followAddress` reads, writes and listens to: `window` in the page. */
 export interface AddressWindow {
-  readonly location: { readonly hash: string; readonly pathname: string }
+  readonly location: { readonly hash: string; readonly pathname: string; readonly search: string }
   readonly history: { replaceState(data: unknown, unused: string, url: string): void }
   addEventListener(type: 'hashchange', listener: () => void): void
   removeEventListener(type: 'hashchange', listener: () => void): void
@@ -48,7 +51,7 @@ export interface AddressWindow {
 export function followAddress(window: AddressWindow, store: AppStore): () => void {
   const open = (): void => {
     const id = sessionOfHash(window.location.hash)
-    if (window.location.hash !== hashOf(id)) window.history.replaceState(null, '', addressOf(id, window.location.pathname))
+    if (window.location.hash !== hashOf(id)) window.history.replaceState(null, '', addressOf(id, window.location))
     if (id !== store.getState().selected) store.getState().select(id)
   }
   open()
