@@ -128,6 +128,11 @@ export class Cluster {
   async relay(id: string, messageId: string, kind: 'message' | 'request', relayed: RelayedRequest): Promise<{ created: boolean; outcome: RelayOutcome | undefined }> {
     const body = relayed as unknown as JsonValue
     const posted = await this.store.mailbox.post(id, { messageId, kind, body })
+    // A message and a relayed request share the mailbox's keys. Requests are keyed so that no
+    // message id can equal one (routes.ts), but an older host's were `request:<uuid>`, which the id
+    // pattern allows: a message under such an id would be answered that request's answer. The id is
+    // taken in this session, as one host says of an id its log already has.
+    if (posted.entry.kind !== kind) throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
     let { created } = posted
     let entry: ClusterMailboxEntry | undefined = posted.entry
     // A message sent again after an error answer: it was not admitted, and one host would run it

@@ -48,7 +48,9 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
       ...(c.req.header('if-match') === undefined ? {} : { ifMatch: c.req.header('if-match')! }),
       ...(body === undefined ? {} : { body }),
     }
-    const messageId = route.message ? (body as { clientMessageId: string }).clientMessageId : `request:${randomUUID()}`
+    // A request's key starts with "_", which no message id may (they start with a letter or digit):
+    // a client cannot send a message under a request's key and be answered that request's answer.
+    const messageId = route.message ? (body as { clientMessageId: string }).clientMessageId : `_request:${randomUUID()}`
     const { created, outcome: done } = await cluster.relay(id, messageId, route.message ? 'message' : 'request', relayed)
     if (done !== undefined) {
       // A repeated clientMessageId is answered with the first admission's receipt, marked duplicate.
