@@ -44,13 +44,14 @@ function compiledSchema(schema: JsonSchema): ValidateFunction {
  * What `schema` finds wrong with `value`, in the words of every options error (empty: valid) —
  * and every `…Env` option that does not name a variable, whatever the schema says of it (a
  * plugin's `{ type: 'string' }` lets a pasted key through to its "variable … is not set").
- * A value the schema refuses already is not reported twice: neither line shows it.
+ * A value the schema refuses already is not reported twice: neither line shows it. What the
+ * schema marks as the user's data (`x-bosun-data`) is not looked into.
  */
 function problemsOf(schema: JsonSchema, value: unknown): OptionsProblem[] {
   const fn = compiledSchema(schema)
   const problems: OptionsProblem[] = fn(value) ? [] : schemaProblems(fn.errors ?? [], schema, value)
   const refused = new Set(problems.map((problem) => problemPath('$', problem.keys)))
-  return [...problems, ...envNameProblems(value).filter((problem) => !refused.has(problemPath('$', problem.keys)))]
+  return [...problems, ...envNameProblems(value, schema).filter((problem) => !refused.has(problemPath('$', problem.keys)))]
 }
 
 /**

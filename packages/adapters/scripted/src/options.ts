@@ -102,7 +102,8 @@ const toolCallSchema: JsonSchema = {
   required: ['name'],
   properties: {
     name: { type: 'string', minLength: 1, description: "The tool's name." },
-    args: { type: 'object', description: 'The arguments object, streamed as its JSON text. Defaults to {}.' },
+    // The tool's arguments are the user's data: a key like `targetEnv` is not an option naming a variable.
+    args: { type: 'object', 'x-bosun-data': true, description: 'The arguments object, streamed as its JSON text. Defaults to {}.' },
     id: { type: 'string', minLength: 1, description: 'The call id. Defaults to call_<request>_<index>.' },
   },
 }

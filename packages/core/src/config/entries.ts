@@ -94,9 +94,17 @@ export async function resolveEntry<T>(
     ...(cause === undefined ? {} : { cause }),
   })
   const problems: ConfigProblem[] = []
-  const failed = (first: ConfigProblem) => ({ value: undefined, options, problems: [first, ...problems] })
-  const secrets = at.optionsPath === undefined ? [] : checkSecrets(options, at.optionsPath, context.env)
-  if (!at.nested) for (const finding of secrets) problems.push(problem(finding.path, finding.message))
+  // The secrets are checked against the module's schema once it is known (it marks the user's
+  // data, which is not walked); a module that cannot be had gets the whole options checked.
+  const checkedSecrets = (schema?: JsonSchema) => {
+    const found = at.optionsPath === undefined ? [] : checkSecrets(options, at.optionsPath, context.env, schema)
+    if (!at.nested) for (const finding of found) problems.push(problem(finding.path, finding.message))
+    return found
+  }
+  const failed = (first: ConfigProblem) => {
+    checkedSecrets()
+    return { value: undefined, options, problems: [first, ...problems] }
+  }
 
   let value: unknown = spec
   let source = 'it'
@@ -113,6 +121,7 @@ export async function resolveEntry<T>(
   }
   if (!accept(value)) return failed(problem(at.path, wrongKind(kind, source, value)))
   const schema = (value as { schema?: JsonSchema }).schema
+  const secrets = checkedSecrets(schema)
   if (schema === undefined) return { value: value as T, options, problems }
 
   const models = at.optionsPath === undefined ? undefined : await context.resolveModels(context, schema, options, at.optionsPath)

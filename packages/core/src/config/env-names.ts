@@ -37,9 +37,13 @@ export interface EnvNameProblem {
   message: string
 }
 
-/** The `…Env` options in `options` (at any depth of plain objects and arrays) that do not name a variable. */
-export function envNameProblems(options: unknown): EnvNameProblem[] {
-  return plainStrings(options)
+/**
+ * The `…Env` options in `options` (at any depth of plain objects and arrays) that do not name a
+ * variable — not looking inside what `schema` marks as data (`x-bosun-data`: a tool call's
+ * arguments, where `targetEnv: "eu-west-1"` is the user's, not an option).
+ */
+export function envNameProblems(options: unknown, schema?: object): EnvNameProblem[] {
+  return plainStrings(options, schema)
     .filter(({ keys, value }) => isEnvOptionKey(keys.at(-1)) && !isEnvName(value))
     .map(({ keys }) => ({ keys, message: ENV_NAME_REFUSED }))
 }

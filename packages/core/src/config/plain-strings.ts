@@ -4,6 +4,14 @@
  * (literal secrets, `…Env` names), so that they agree on what they look at.
  */
 
+/**
+ * The schema keyword that marks a subtree as the user's data, not options: a scripted tool call's
+ * `args`, a payload sent as given. The checks that read option keys (`…Env` names a variable,
+ * `apiKey` holds a secret) do not walk into it — there a key is whatever the data's author chose
+ * (`targetEnv: "eu-west-1"`). The schema says it, so that code and config files agree.
+ */
+export const DATA_KEYWORD = 'x-bosun-data'
+
 /** An object a config spells out (`{…}` in JSON, YAML or TS), as opposed to one a constructor made. */
 export function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value)
@@ -16,18 +24,25 @@ export interface PlainString {
   value: string
 }
 
+type SchemaNode = Record<string, unknown>
+
 /**
  * Every string in `value` through plain objects and arrays, in document order, each with its keys.
  * An object made by a constructor (an AI SDK model, a client) keeps its own fields, which could
- * look like secrets without being written by the user: it is not entered. Iterative, and each
- * object visited once, so that neither deep nesting nor a cycle (from code) can overflow.
+ * look like secrets without being written by the user: it is not entered. With `schema` (the
+ * options' JSON Schema), a subtree it marks {@link DATA_KEYWORD} is not entered either.
+ * Iterative, and each object visited once, so that neither deep nesting nor a cycle (from code)
+ * can overflow.
  */
-export function plainStrings(value: unknown): PlainString[] {
+export function plainStrings(value: unknown, schema?: object): PlainString[] {
   const found: PlainString[] = []
   const seen = new Set<object>()
-  const stack: { value: unknown; keys: (string | number)[] }[] = [{ value, keys: [] }]
+  const root = schema as SchemaNode | undefined
+  const stack: { value: unknown; keys: (string | number)[]; schemas: SchemaNode[] }[] = [{ value, keys: [], schemas: root ? [root] : [] }]
   while (stack.length > 0) {
-    const { value: item, keys } = stack.pop()!
+    const { value: item, keys, schemas: given } = stack.pop()!
+    const schemas = root ? applicable(root, given) : []
+    if (schemas.some((node) => node[DATA_KEYWORD] === true)) continue
     if (typeof item === 'string') {
       if (keys.length > 0) found.push({ keys, value: item })
       continue
@@ -37,7 +52,69 @@ export function plainStrings(value: unknown): PlainString[] {
     seen.add(item)
     const children: [string | number, unknown][] = Array.isArray(item) ? item.map((child, index) => [index, child]) : Object.entries(item)
     // Pushed last to first: popped in document order.
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i]![1], keys: [...keys, children[i]![0]] })
+    for (let i = children.length - 1; i >= 0; i--) {
+      const [key, child] = children[i]!
+      stack.push({ value: child, keys: [...keys, key], schemas: schemas.flatMap((node) => childSchemas(node, key)) })
+    }
   }
   return found
+}
+
+/** `schemas` with every sub-schema that applies to the same value: allOf/anyOf/oneOf branches, if/then/else, local `$ref`s. */
+function applicable(root: SchemaNode, schemas: SchemaNode[]): SchemaNode[] {
+  const all: SchemaNode[] = []
+  const pending = [...schemas]
+  while (pending.length > 0) {
+    const node = pending.pop()!
+    if (all.includes(node)) continue
+    all.push(node)
+    for (const keyword of ['allOf', 'anyOf', 'oneOf']) pending.push(...nodes(node[keyword]))
+    pending.push(...nodes([node['then'], node['else']]))
+    const ref = typeof node['$ref'] === 'string' ? resolveRef(root, node['$ref']) : undefined
+    if (ref) pending.push(ref)
+  }
+  return all
+}
+
+/** The sub-schemas of `node` that describe its value's `key`. */
+function childSchemas(node: SchemaNode, key: string | number): SchemaNode[] {
+  if (typeof key === 'number') {
+    const prefix = Array.isArray(node['prefixItems']) ? node['prefixItems'] : Array.isArray(node['items']) ? node['items'] : undefined
+    if (prefix !== undefined) return nodes([key < prefix.length ? prefix[key] : Array.isArray(node['items']) ? node['additionalItems'] : node['items']])
+    return nodes([node['items']])
+  }
+  const properties = (asNode(node['properties']) ?? {}) as SchemaNode
+  const named = Object.hasOwn(properties, key) ? nodes([properties[key]]) : []
+  const patterns = Object.entries(asNode(node['patternProperties']) ?? {})
+    .filter(([pattern]) => matches(pattern, key))
+    .flatMap(([, sub]) => nodes([sub]))
+  if (named.length > 0 || patterns.length > 0) return [...named, ...patterns]
+  return nodes([node['additionalProperties']])
+}
+
+function matches(pattern: string, key: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(key)
+  } catch {
+    return false
+  }
+}
+
+/** A local reference (`#/definitions/x`, `#/$defs/x`); another document's is not followed. */
+function resolveRef(root: SchemaNode, ref: string): SchemaNode | undefined {
+  if (!ref.startsWith('#')) return undefined
+  let node: unknown = root
+  for (const part of ref.slice(1).split('/').slice(1)) node = asNode(node)?.[decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~')]
+  return asNode(node)
+}
+
+function nodes(values: unknown): SchemaNode[] {
+  return (Array.isArray(values) ? (values as unknown[]) : [values]).flatMap((value): SchemaNode[] => {
+    const node = asNode(value)
+    return node === undefined ? [] : [node]
+  })
+}
+
+function asNode(value: unknown): SchemaNode | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as SchemaNode) : undefined
 }

@@ -36,11 +36,12 @@ export interface SecretFinding {
  * Walks an entry's options (plain objects and arrays): a string under a secret-looking key is
  * refused (it would end up in version control and logs), so is a URL that carries a credential
  * under any key, and every `…Env` key must name a variable that is set. Messages name the key and
- * the variable, never a value (nor a variable "name" that is a pasted key).
+ * the variable, never a value (nor a variable "name" that is a pasted key). With the entry's
+ * options `schema`, what it marks as data (`x-bosun-data`) is not walked: its keys are the user's.
  */
-export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>): SecretFinding[] {
+export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>, schema?: object): SecretFinding[] {
   const findings: SecretFinding[] = []
-  for (const { keys, value } of plainStrings(options)) {
+  for (const { keys, value } of plainStrings(options, schema)) {
     const key = keys.at(-1)
     const at = keys.reduce<string>((parent, child) => childPath(parent, child), path)
     const parent = keys.slice(0, -1).reduce<string>((above, child) => childPath(above, child), path)
