@@ -67,15 +67,20 @@ afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true })
 }, 120_000)
 
+/** A project `name` (its package.json with `fields`) whose .npmrc reads the registry token from the environment, as CI sets it, and an empty user .npmrc beside it. */
+async function project(name: string, fields: Record<string, unknown>): Promise<string> {
+  const app = join(work, name)
+  await mkdir(app)
+  await writeFile(join(app, 'package.json'), `${JSON.stringify({ name, private: true, ...fields })}\n`)
+  const host = registry.url.replace(/^http:/, '')
+  await writeFile(join(app, '.npmrc'), `registry=${registry.url}\n${host}:_authToken=\${MARKET_TOKEN}\naudit=false\nfund=false\nupdate-notifier=false\n`)
+  await writeFile(join(app, 'anonymous-npmrc'), '')
+  return app
+}
+
 describe('bosun plugins add: the install scripts\' environment', { timeout: 0 }, () => {
   it('keeps what npm needs and withholds the config\'s key variable and the well-known secrets', async () => {
-    const app = join(work, 'app')
-    await mkdir(app)
-    await writeFile(join(app, 'package.json'), '{ "name": "app", "private": true }\n')
-    // The registry token comes from the environment through the project's .npmrc, as CI sets it.
-    const host = registry.url.replace(/^http:/, '')
-    await writeFile(join(app, '.npmrc'), `registry=${registry.url}\n${host}:_authToken=\${MARKET_TOKEN}\naudit=false\nfund=false\nupdate-notifier=false\n`)
-    await writeFile(join(app, 'anonymous-npmrc'), '')
+    const app = await project('app', {})
     const config = { model: { adapter: 'openai', options: { model: 'gpt-4o', baseURL: 'https://llm.example.com/v1', apiKeyEnv: 'APP_LLM_KEY' } } }
     await writeFile(join(app, 'bosun.config.json'), `${JSON.stringify(config, null, 2)}\n`)
 
@@ -99,5 +104,33 @@ describe('bosun plugins add: the install scripts\' environment', { timeout: 0 },
     // The user is told which variables were withheld (names only), and no value is printed.
     expect(added.stderr).toMatch(/withheld\s+ANTHROPIC_API_KEY, APP_LLM_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, GITHUB_TOKEN, OPENAI_API_KEY\s/)
     for (const value of [...Object.values(SECRETS), registry.token]) expect(added.stdout + added.stderr).not.toContain(value)
+  })
+
+  it('installs when the config cannot be read yet (a TS config importing the plugin), withholding by the names alone', async () => {
+    const app = await project('app-ts', { type: 'module' })
+    // Until the plugin is installed, this config cannot load (CONFIG_INVALID: the import is not found).
+    const config = [
+      `import '${SPY}'`,
+      "export default { model: { adapter: 'openai', options: { model: 'gpt-4o', baseURL: 'https://llm.example.com/v1', apiKeyEnv: 'APP_LLM_KEY' } }, plugins: [] }",
+      '',
+    ].join('\n')
+    await writeFile(join(app, 'bosun.config.ts'), config)
+
+    const userEnv: Record<string, string> = { ...env, ...SECRETS, npm_config_userconfig: join(app, 'anonymous-npmrc'), MARKET_TOKEN: registry.token }
+    const args = [BIN, 'plugins', 'add', SPY, '--yes']
+    const added = await run(process.execPath, args, { cwd: app, env: userEnv })
+    const story = described('bosun', args, { cwd: app, env: userEnv }, added)
+    expect(added.stderr, story).toMatch(/config\s+bosun\.config\.ts could not be read\s+\(only the names' patterns choose what is withheld; bosun config check says why\)\n/)
+    expect(existsSync(join(app, 'install-env.json')), story).toBe(true)
+
+    // The config's own variable is not known without the config; every name that says it holds a secret is withheld.
+    const seen = JSON.parse(await readFile(join(app, 'install-env.json'), 'utf8')) as Record<string, string>
+    for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD']) expect(seen[name], name).toBeUndefined()
+    expect(seen.MARKET_TOKEN).toBe(registry.token)
+    expect(added.stderr).toMatch(/withheld\s+ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, GITHUB_TOKEN, OPENAI_API_KEY\s/)
+    for (const value of [...Object.values(SECRETS), registry.token]) expect(added.stdout + added.stderr).not.toContain(value)
+    // Installed, the config loads: the entry is added to it and checked.
+    expect(await readFile(join(app, 'bosun.config.ts'), 'utf8'), story).toContain('env-spy')
+    expect(added.code, story).toBe(0)
   })
 })

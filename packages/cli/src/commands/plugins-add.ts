@@ -9,6 +9,7 @@ import { addPluginEntry } from '../marketplace/config-edit/config-file.js'
 import { confirm } from '../marketplace/confirm.js'
 import { marketplaceError } from '../marketplace/errors.js'
 import { installEnvFor } from '../marketplace/install-env.js'
+import { configBeforeInstall } from '../marketplace/install-env-config.js'
 import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
 import { fetchOptionsSchema } from '../marketplace/manifest.js'
 import { shownUrl } from '../marketplace/npm-config.js'
@@ -51,8 +52,15 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   ctx.err.line(`${s.bold('from'.padEnd(16))}${shownUrl(new URL('/', typeof version.dist?.tarball === 'string' ? version.dist.tarball : client.config.registry).href)}`)
   ctx.err.line(`${s.bold('install with'.padEnd(16))}${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}  ${s.dim(`(${manager.reason}, in ${relative(ctx.io.cwd, manager.dir) || '.'})`)}`)
   // Read before installing: its …Env options name the variables the install scripts must not see.
-  const cfg = await loadCliConfig(ctx.io, ctx.configFile)
-  const installEnv = installEnvFor(manager.dir, ctx.io.env, cfg.raw.config)
+  // A config that cannot load yet (a TS config importing this very package) does not stop the
+  // install: the names' patterns alone then choose, and the user is told so (never why: the
+  // error could quote the config).
+  const cfg = await configBeforeInstall(() => loadCliConfig(ctx.io, ctx.configFile))
+  const installEnv = installEnvFor(manager.dir, ctx.io.env, cfg.loaded?.raw.config)
+  if (cfg.loaded === undefined) {
+    const which = cfg.file === undefined ? 'the config' : relative(ctx.io.cwd, cfg.file) || cfg.file
+    ctx.err.line(`${s.bold('config'.padEnd(16))}${s.yellow(`${which} could not be read`)}  ${s.dim("(only the names' patterns choose what is withheld; bosun config check says why)")}`)
+  }
   if (installEnv.withheld.length > 0) ctx.err.line(`${s.bold('withheld'.padEnd(16))}${installEnv.withheld.join(', ')}  ${s.dim(`(not passed to ${manager.name}: its install scripts do not see them)`)}`)
   if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {
     throw marketplaceError('NOT_CONFIRMED', 'not confirmed: nothing was installed or written. Answer "y", or pass --yes.')
