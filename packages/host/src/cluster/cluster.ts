@@ -1,6 +1,7 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
+import { KeptAnswers } from './kept-answers.js'
 import { awaitOutcome, failed, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
@@ -44,8 +45,8 @@ export class Cluster {
   /** Enders of the streams this host serves from the store (ended when it closes). */
   readonly streams = new Set<() => void>()
   readonly #draining = new Map<string, { again: boolean; done: Promise<void> }>()
-  /** Answers run here whose save failed, by session and entry: saved by the next round, not run again. */
-  readonly #unsaved = new Map<string, { position: string | undefined; save: () => Promise<boolean> }>()
+  /** Answers run here whose save failed: saved by the next round under the same lease, not run again. */
+  readonly #kept = new KeptAnswers()
   /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
   readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
@@ -71,7 +72,7 @@ export class Cluster {
     this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
     this.#stops.push(store.onLeaseLost((session) => {
       // The next owner runs what this one could not save (its save would be refused anyway).
-      for (const key of this.#unsaved.keys()) if ((JSON.parse(key) as string[])[0] === session) this.#unsaved.delete(key)
+      this.#kept.forgetSession(session)
       void sessions.drop(session)
     }))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
@@ -216,11 +217,17 @@ export class Cluster {
 
   async #drainOnce(id: string): Promise<void> {
     // A cold session (or a dead owner's): the first host to take its lease carries out its mail.
-    if (!(await this.sessions.peek(id)) && !((await this.#worthTaking(id)) && (await this.#take(id)))) return
+    let opened: object | undefined = await this.sessions.peek(id)
+    if (opened === undefined && (await this.#worthTaking(id)) && (await this.#take(id))) opened = await this.sessions.peek(id)
+    // Answers kept under another open of the session (released or lost since) are the next owner's
+    // to run, and those whose entry is no longer pending will never be saved: neither stays kept.
+    this.#kept.forgetSession(id, opened)
+    if (opened === undefined) return
+    await this.#kept.prune(id, (messageId) => this.store.mailbox.get(id, messageId))
     for (;;) {
       const pending = await this.store.mailbox.pending(id, 50)
       if (pending.length === 0 || this.#closed) return
-      for (const entry of pending) if (!(await this.#carryOut(id, entry))) return
+      for (const entry of pending) if (!(await this.#carryOut(id, entry, opened))) return
     }
   }
 
@@ -268,15 +275,18 @@ export class Cluster {
    * connection dropped) is kept: the next round (a wake-up, the watcher's poll) saves it without
    * running the request again, whose effects (a cancel, a queue edit) would happen twice.
    */
-  async #carryOut(id: string, entry: ClusterMailboxEntry): Promise<boolean> {
-    const key = JSON.stringify([id, entry.messageId])
-    const kept = this.#unsaved.get(key)
-    const save = kept !== undefined && kept.position === entry.position ? kept.save : await this.#answer(id, entry)
+  async #carryOut(id: string, entry: ClusterMailboxEntry, opened: object): Promise<boolean> {
+    const save = this.#kept.take(id, entry, opened) ?? (await this.#answer(id, entry))
     if (save === undefined) return false
-    this.#unsaved.set(key, { position: entry.position, save })
+    this.#kept.keep(id, entry, opened, save)
     const saved = await save()
-    this.#unsaved.delete(key)
+    this.#kept.forget(id, entry.messageId)
     return saved
+  }
+
+  /** Forgets the answers kept for sessions this host no longer has open as it had (an idle retire released the lease). */
+  async #forgetReleased(): Promise<void> {
+    for (const id of this.#kept.sessions()) this.#kept.forgetSession(id, await this.sessions.peek(id))
   }
 
   /** Runs the entry's request and returns how its answer is saved; undefined when this host lost the session (the next owner runs it). */
@@ -377,6 +387,7 @@ export class Cluster {
       Promise.all([
         this.#failover().catch((error: unknown) => console.error('[bosun host] looking for sessions to take over failed:', error)),
         this.#reconcile().catch((error: unknown) => console.error('[bosun host] reading which sessions run failed:', error)),
+        this.#forgetReleased(),
       ])
         .finally(() => this.#schedule(this.#pollMs))
     }, delay)
