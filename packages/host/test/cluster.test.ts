@@ -56,7 +56,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — any host admits, the
     }, 30_000, 'p-1 to be queued by the owner')
     expect([...states].every((s) => s === 'pending' || s === 'queued')).toBe(true)
     const cancel = await json(req(b!.host, 'POST', '/v1/sessions/s3/cancel', {}))
-    expect(cancel).toMatchObject({ accepted: true, status: 'pending', requestId: expect.stringMatching(/^request:/) })
+    expect(cancel).toMatchObject({ accepted: true, status: 'pending', requestId: expect.stringMatching(/^_request:/) })
     const answered = await waitFor(async () => {
       const r = await json(req(b!.host, 'GET', cancel.lookup))
       return r.status === 'pending' ? undefined : r
