@@ -38,11 +38,11 @@ export function plainStrings(value: unknown, schema?: object): PlainString[] {
   const found: PlainString[] = []
   const seen = new Set<object>()
   const root = schema as SchemaNode | undefined
-  const stack: { value: unknown; keys: (string | number)[]; schemas: SchemaNode[] }[] = [{ value, keys: [], schemas: root ? [root] : [] }]
+  const stack: { value: unknown; keys: (string | number)[]; schemas: Reached[] }[] = [{ value, keys: [], schemas: root ? [{ node: root, sure: true }] : [] }]
   while (stack.length > 0) {
     const { value: item, keys, schemas: given } = stack.pop()!
     const schemas = root ? applicable(root, given) : []
-    if (schemas.some((node) => node[DATA_KEYWORD] === true)) continue
+    if (schemas.some(({ node, sure }) => sure && alwaysData(root!, node, new Set()))) continue
     if (typeof item === 'string') {
       if (keys.length > 0) found.push({ keys, value: item })
       continue
@@ -54,26 +54,60 @@ export function plainStrings(value: unknown, schema?: object): PlainString[] {
     // Pushed last to first: popped in document order.
     for (let i = children.length - 1; i >= 0; i--) {
       const [key, child] = children[i]!
-      stack.push({ value: child, keys: [...keys, key], schemas: schemas.flatMap((node) => childSchemas(node, key)) })
+      stack.push({ value: child, keys: [...keys, key], schemas: schemas.flatMap(({ node, sure }) => childSchemas(node, key).map((sub) => ({ node: sub, sure }))) })
     }
   }
   return found
 }
 
+/**
+ * A sub-schema that describes a value, and whether it surely applies to it. A branch of
+ * `anyOf`/`oneOf`, a `then` or an `else` may not (the value takes another shape): a mark there,
+ * or under it, could hide the options of the shape the value does take, so it is not trusted.
+ */
+interface Reached {
+  node: SchemaNode
+  sure: boolean
+}
+
 /** `schemas` with every sub-schema that applies to the same value: allOf/anyOf/oneOf branches, if/then/else, local `$ref`s. */
-function applicable(root: SchemaNode, schemas: SchemaNode[]): SchemaNode[] {
-  const all: SchemaNode[] = []
+function applicable(root: SchemaNode, schemas: Reached[]): Reached[] {
+  const all: Reached[] = []
   const pending = [...schemas]
   while (pending.length > 0) {
-    const node = pending.pop()!
-    if (all.includes(node)) continue
-    all.push(node)
-    for (const keyword of ['allOf', 'anyOf', 'oneOf']) pending.push(...nodes(node[keyword]))
-    pending.push(...nodes([node['then'], node['else']]))
+    const reached = pending.pop()!
+    if (all.some(({ node, sure }) => node === reached.node && (sure || !reached.sure))) continue
+    all.push(reached)
+    const { node, sure } = reached
+    pending.push(...nodes(node['allOf']).map((sub) => ({ node: sub, sure })))
     const ref = typeof node['$ref'] === 'string' ? resolveRef(root, node['$ref']) : undefined
-    if (ref) pending.push(ref)
+    if (ref) pending.push({ node: ref, sure })
+    for (const branches of [node['anyOf'], node['oneOf'], [node['then'], node['else']]]) {
+      pending.push(...nodes(branches).map((sub) => ({ node: sub, sure: false })))
+    }
   }
   return all
+}
+
+/**
+ * Whether `node` marks its value as data whatever shape the value takes: marked itself, through
+ * `allOf` or a `$ref`, or on every branch of an `anyOf`/`oneOf`, or on both `then` and `else`.
+ * `open` holds the nodes being looked at, so that a `$ref` cycle ends (as not data).
+ */
+function alwaysData(root: SchemaNode, node: SchemaNode, open: Set<SchemaNode>): boolean {
+  if (node[DATA_KEYWORD] === true) return true
+  if (open.has(node)) return false
+  open.add(node)
+  const every = (branches: SchemaNode[]) => branches.length > 0 && branches.every((sub) => alwaysData(root, sub, open))
+  const ref = typeof node['$ref'] === 'string' ? resolveRef(root, node['$ref']) : undefined
+  const data =
+    nodes(node['allOf']).some((sub) => alwaysData(root, sub, open)) ||
+    (ref !== undefined && alwaysData(root, ref, open)) ||
+    every(nodes(node['anyOf'])) ||
+    every(nodes(node['oneOf'])) ||
+    (node['then'] !== undefined && node['else'] !== undefined && every(nodes([node['then'], node['else']])))
+  open.delete(node)
+  return data
 }
 
 /** The sub-schemas of `node` that describe its value's `key`. */
