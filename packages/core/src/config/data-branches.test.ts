@@ -56,3 +56,35 @@ describe('x-bosun-data under a branch: counts only when every branch carries it'
     expect(checkSecrets({ args: [{ targetEnv: 'eu-west-1' }] }, '$', {}, schema)).toEqual([])
   })
 })
+
+describe('x-bosun-data: a value shaped like a credential is still refused', () => {
+  it('a URL with a credential in the data is refused, unshown; its keys are still the data\'s own', () => {
+    const schema: JsonSchema = { type: 'object', properties: { args: { type: 'object', 'x-bosun-data': true } } }
+    const url = `https://deploy:${PASTED}@api.example.com/v1`
+    const findings = checkSecrets({ args: { targetEnv: 'eu-west-1', endpoint: url, apiKeyName: 'primary' } }, '$', {}, schema)
+    expect(findings.map(({ path, literal }) => ({ path, literal }))).toEqual([{ path: '$.args.endpoint', literal: true }])
+    expect(JSON.stringify(findings)).not.toContain(PASTED)
+  })
+})
+
+describe('x-bosun-data: an object shared by data and options', () => {
+  it('is checked where it is options, though it was walked first where part of it is data (a YAML alias, an object from code)', () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: { raw: { type: 'object', properties: { payload: { 'x-bosun-data': true } } }, signed: { type: 'object' } },
+    }
+    const shared = { payload: { tokenEnv: PASTED } }
+    const error = thrown(() => assertOptions(schema, { raw: shared, signed: shared }, 'signer()'))
+    expect(error.message.split('\n').slice(1)).toEqual([`  - $.signed.payload.tokenEnv: ${ENV_NAME_REFUSED}`])
+    expect(error.message).not.toContain(PASTED)
+  })
+
+  it('a cycle through a recursive schema still ends', () => {
+    const schema: JsonSchema = { $ref: '#/$defs/node', $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' }, data: { 'x-bosun-data': true } } } } }
+    const node: Record<string, unknown> = { data: { keyEnv: 'not a name' }, tokenEnv: 'not a name' }
+    node['next'] = node
+    // The root and `next` are reached through different sub-schemas: walked once more, then it ends.
+    const paths = checkSecrets(node, '$', {}, schema).map(({ path }) => path.replace(/(\.next)+/, ''))
+    expect([...new Set(paths)]).toEqual(['$.tokenEnv'])
+  })
+})

@@ -44,7 +44,7 @@ export interface EnvNameProblem {
  */
 export function envNameProblems(options: unknown, schema?: object): EnvNameProblem[] {
   return plainStrings(options, schema)
-    .filter(({ keys, value }) => isEnvOptionKey(keys.at(-1)) && !isEnvName(value))
+    .filter(({ keys, value, data }) => !data && isEnvOptionKey(keys.at(-1)) && !isEnvName(value))
     .map(({ keys }) => ({ keys, message: ENV_NAME_REFUSED }))
 }
 

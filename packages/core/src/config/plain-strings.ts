@@ -22,6 +22,8 @@ export function isPlainObject(value: object): boolean {
 export interface PlainString {
   keys: (string | number)[]
   value: string
+  /** Under a subtree the schema marks {@link DATA_KEYWORD}: its keys are the data's, not options. */
+  data: boolean
 }
 
 type SchemaNode = Record<string, unknown>
@@ -30,31 +32,42 @@ type SchemaNode = Record<string, unknown>
  * Every string in `value` through plain objects and arrays, in document order, each with its keys.
  * An object made by a constructor (an AI SDK model, a client) keeps its own fields, which could
  * look like secrets without being written by the user: it is not entered. With `schema` (the
- * options' JSON Schema), a subtree it marks {@link DATA_KEYWORD} is not entered either.
- * Iterative, and each object visited once, so that neither deep nesting nor a cycle (from code)
- * can overflow.
+ * options' JSON Schema), the strings in a subtree it marks {@link DATA_KEYWORD} are flagged `data`.
+ * Iterative, and each object visited once per schema context, so that neither deep nesting nor a
+ * cycle (from code) can overflow.
  */
 export function plainStrings(value: unknown, schema?: object): PlainString[] {
   const found: PlainString[] = []
-  const seen = new Set<object>()
+  // Each object once per schema context (the sub-schemas reached, or data): an object shared
+  // between a place where part of it is data and one where it is all options is walked at both,
+  // so that the mark cannot hide its options; the contexts are finite, so a cycle still ends.
+  const seen = new Map<object, Set<string>>()
+  const ids = new Map<SchemaNode, number>()
+  const contextOf = (schemas: Reached[], data: boolean) =>
+    data ? 'data' : schemas.map(({ node, sure }) => `${ids.get(node) ?? ids.set(node, ids.size).get(node)}${sure ? '' : '?'}`).sort().join(',')
   const root = schema as SchemaNode | undefined
-  const stack: { value: unknown; keys: (string | number)[]; schemas: Reached[] }[] = [{ value, keys: [], schemas: root ? [{ node: root, sure: true }] : [] }]
+  const stack: { value: unknown; keys: (string | number)[]; schemas: Reached[]; data: boolean }[] = [
+    { value, keys: [], schemas: root ? [{ node: root, sure: true }] : [], data: false },
+  ]
   while (stack.length > 0) {
-    const { value: item, keys, schemas: given } = stack.pop()!
-    const schemas = root ? applicable(root, given) : []
-    if (schemas.some(({ node, sure }) => sure && alwaysData(root!, node, new Set()))) continue
+    const { value: item, keys, schemas: given, data: above } = stack.pop()!
+    const schemas = root && !above ? applicable(root, given) : []
+    const data = above || schemas.some(({ node, sure }) => sure && alwaysData(root!, node, new Set()))
     if (typeof item === 'string') {
-      if (keys.length > 0) found.push({ keys, value: item })
+      if (keys.length > 0) found.push({ keys, value: item, data })
       continue
     }
-    if (typeof item !== 'object' || item === null || seen.has(item)) continue
+    if (typeof item !== 'object' || item === null) continue
     if (!Array.isArray(item) && !isPlainObject(item)) continue
-    seen.add(item)
+    const context = contextOf(schemas, data)
+    const contexts = seen.get(item) ?? seen.set(item, new Set()).get(item)!
+    if (contexts.has(context)) continue
+    contexts.add(context)
     const children: [string | number, unknown][] = Array.isArray(item) ? item.map((child, index) => [index, child]) : Object.entries(item)
     // Pushed last to first: popped in document order.
     for (let i = children.length - 1; i >= 0; i--) {
       const [key, child] = children[i]!
-      stack.push({ value: child, keys: [...keys, key], schemas: schemas.flatMap(({ node, sure }) => childSchemas(node, key).map((sub) => ({ node: sub, sure }))) })
+      stack.push({ value: child, keys: [...keys, key], schemas: schemas.flatMap(({ node, sure }) => childSchemas(node, key).map((sub) => ({ node: sub, sure }))), data })
     }
   }
   return found

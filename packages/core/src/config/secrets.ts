@@ -37,12 +37,15 @@ export interface SecretFinding {
  * refused (it would end up in version control and logs), so is a URL that carries a credential
  * under any key, and every `…Env` key must name a variable that is set. Messages name the key and
  * the variable, never a value (nor a variable "name" that is a pasted key). With the entry's
- * options `schema`, what it marks as data (`x-bosun-data`) is not walked: its keys are the user's.
+ * options `schema`, what it marks as data (`x-bosun-data`) is checked for URLs with a credential
+ * alone: its keys are the user's.
  */
 export function checkSecrets(options: unknown, path: string, env: Readonly<Record<string, string | undefined>>, schema?: object): SecretFinding[] {
   const findings: SecretFinding[] = []
-  for (const { keys, value } of plainStrings(options, schema)) {
-    const key = keys.at(-1)
+  for (const { keys, value, data } of plainStrings(options, schema)) {
+    // In the user's data a key is the data's own (not an option), but a URL carrying a credential
+    // is one whatever its key: that check alone applies there.
+    const key = data ? undefined : keys.at(-1)
     const at = keys.reduce<string>((parent, child) => childPath(parent, child), path)
     const parent = keys.slice(0, -1).reduce<string>((above, child) => childPath(above, child), path)
     const finding = inspectString(typeof key === 'string' ? key : undefined, value, at, parent, env)
