@@ -106,7 +106,7 @@ describe('bosun plugins add: the install scripts\' environment', { timeout: 0 },
     for (const value of [...Object.values(SECRETS), registry.token]) expect(added.stdout + added.stderr).not.toContain(value)
   })
 
-  it('installs when the config cannot be read yet (a TS config importing the plugin), withholding by the names alone', async () => {
+  it('installs when the config cannot be read yet (a TS config importing the plugin), withholding the names its text gives and by the names\' patterns', async () => {
     const app = await project('app-ts', { type: 'module' })
     // Until the plugin is installed, this config cannot load (CONFIG_INVALID: the import is not found).
     const config = [
@@ -120,14 +120,14 @@ describe('bosun plugins add: the install scripts\' environment', { timeout: 0 },
     const args = [BIN, 'plugins', 'add', SPY, '--yes']
     const added = await run(process.execPath, args, { cwd: app, env: userEnv })
     const story = described('bosun', args, { cwd: app, env: userEnv }, added)
-    expect(added.stderr, story).toMatch(/config\s+bosun\.config\.ts could not be read\s+\(only the names' patterns choose what is withheld; bosun config check says why\)\n/)
+    expect(added.stderr, story).toMatch(/config\s+bosun\.config\.ts could not be read\s+\(what is withheld: the names its text gives …Env options, and by the names' patterns; bosun config check says why\)\n/)
     expect(existsSync(join(app, 'install-env.json')), story).toBe(true)
 
-    // The config's own variable is not known without the config; every name that says it holds a secret is withheld.
+    // The config's own variable (no credential in its name) is read from its text, not run; every name that says it holds a secret is withheld.
     const seen = JSON.parse(await readFile(join(app, 'install-env.json'), 'utf8')) as Record<string, string>
-    for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD']) expect(seen[name], name).toBeUndefined()
+    for (const name of ['APP_LLM_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD']) expect(seen[name], name).toBeUndefined()
     expect(seen.MARKET_TOKEN).toBe(registry.token)
-    expect(added.stderr).toMatch(/withheld\s+ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, GITHUB_TOKEN, OPENAI_API_KEY\s/)
+    expect(added.stderr).toMatch(/withheld\s+ANTHROPIC_API_KEY, APP_LLM_KEY, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, GITHUB_TOKEN, OPENAI_API_KEY\s/)
     for (const value of [...Object.values(SECRETS), registry.token]) expect(added.stdout + added.stderr).not.toContain(value)
     // Installed, the config loads: the entry is added to it and checked.
     expect(await readFile(join(app, 'bosun.config.ts'), 'utf8'), story).toContain('env-spy')

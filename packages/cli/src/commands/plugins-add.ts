@@ -53,13 +53,13 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   ctx.err.line(`${s.bold('install with'.padEnd(16))}${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}  ${s.dim(`(${manager.reason}, in ${relative(ctx.io.cwd, manager.dir) || '.'})`)}`)
   // Read before installing: its …Env options name the variables the install scripts must not see.
   // A config that cannot load yet (a TS config importing this very package) does not stop the
-  // install: the names' patterns alone then choose, and the user is told so (never why: the
-  // error could quote the config).
+  // install: the variables its text names after a …Env key and the names' patterns then choose,
+  // and the user is told so (never why: the error could quote the config).
   const cfg = await configBeforeInstall(() => loadCliConfig(ctx.io, ctx.configFile))
-  const installEnv = installEnvFor(manager.dir, ctx.io.env, cfg.loaded?.raw.config)
+  const installEnv = installEnvFor(manager.dir, ctx.io.env, cfg.loaded?.raw.config, cfg.namedInText)
   if (cfg.loaded === undefined) {
     const which = cfg.file === undefined ? 'the config' : relative(ctx.io.cwd, cfg.file) || cfg.file
-    ctx.err.line(`${s.bold('config'.padEnd(16))}${s.yellow(`${which} could not be read`)}  ${s.dim("(only the names' patterns choose what is withheld; bosun config check says why)")}`)
+    ctx.err.line(`${s.bold('config'.padEnd(16))}${s.yellow(`${which} could not be read`)}  ${s.dim("(what is withheld: the names its text gives …Env options, and by the names' patterns; bosun config check says why)")}`)
   }
   if (installEnv.withheld.length > 0) ctx.err.line(`${s.bold('withheld'.padEnd(16))}${installEnv.withheld.join(', ')}  ${s.dim(`(not passed to ${manager.name}: its install scripts do not see them)`)}`)
   if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {

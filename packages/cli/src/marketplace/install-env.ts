@@ -65,8 +65,9 @@ export function packageManagerEnv(env: Readonly<Record<string, string | undefine
 /**
  * {@link packageManagerEnv} for a package manager run in `dir` for a project whose config is
  * `config` (as loaded, before any check): the config's `…Env` names, and the `.npmrc` files npm
- * reads there. `undefined` (a config that could not be loaded) names none: the patterns alone choose.
+ * reads there. `undefined` (a config that could not be loaded) names none: `alsoNamed` (the
+ * variables its text names) and the patterns choose.
  */
-export function installEnvFor(dir: string, env: Readonly<Record<string, string | undefined>>, config: unknown): PackageManagerEnv {
-  return packageManagerEnv(env, { configVariables: envVariablesNamed(config), npmrcVariables: readNpmConfig(dir, env).variables })
+export function installEnvFor(dir: string, env: Readonly<Record<string, string | undefined>>, config: unknown, alsoNamed: readonly string[] = []): PackageManagerEnv {
+  return packageManagerEnv(env, { configVariables: [...envVariablesNamed(config), ...alsoNamed], npmrcVariables: readNpmConfig(dir, env).variables })
 }
