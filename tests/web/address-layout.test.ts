@@ -7,30 +7,23 @@
 // says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsoleMessage, Page } from 'playwright-core'
-import { freePort, hasChromium, launch, screenshot, serve, slowAnswer, until, workspace, type Serve, type Workspace } from './harness.js'
+import { hasChromium, screenshot, servedWithSessions, slowAnswer, until, type Serve, type Served } from './harness.js'
 import { composer, dock, dockTexts, send, turn } from './page.js'
 
 const heading = (page: Page) => page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 })
 
 if (hasChromium) {
   describe('the web UI\'s address and narrow layout, in Chromium', () => {
-    let work: Workspace
+    let served: Served | undefined
     let server: Serve
-    let browser: Awaited<ReturnType<typeof launch>>
+    let browser: Served['browser']
     beforeAll(async () => {
       // Each session's first answer streams for about a minute: the narrow test stops it.
-      work = await workspace([slowAnswer(6000)])
-      server = await serve(work.dir, await freePort())
-      browser = await launch()
-      for (const id of ['alpha', 'beta', 'a-b']) {
-        const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
-        expect(created.status).toBe(201)
-      }
+      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'a-b'])
+      ;({ server, browser } = served)
     }, 60_000)
     afterAll(async () => {
-      await browser?.close()
-      await server?.stop()
-      await work?.cleanup()
+      await served?.close()
     }, 60_000)
 
     it('opens the session the address names when it changes (address bar, link, Back); a mangled address or an unknown session still draws the page', async () => {

@@ -118,3 +118,26 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(artifacts, { recursive: true })
   await page.screenshot({ path: join(artifacts, `${name}.png`) })
 }
+
+/** A `bosun serve` of a workspace answering `responses`, the sessions `ids` made over its API, and a Chromium. */
+export interface Served { work: Workspace; server: Serve; browser: Awaited<ReturnType<typeof launch>>; close(): Promise<void> }
+
+/** The setup most browser test files share: what {@link Served} says; `close()` ends all three. */
+export async function servedWithSessions(responses: unknown[], ids: readonly string[]): Promise<Served> {
+  const work = await workspace(responses)
+  const server = await serve(work.dir, await freePort())
+  const browser = await launch()
+  const close = async (): Promise<void> => {
+    await browser.close()
+    await server.stop()
+    await work.cleanup()
+  }
+  for (const id of ids) {
+    const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
+    if (created.status !== 201) {
+      await close()
+      throw new Error(`POST /v1/sessions {"id":"${id}"} answered ${created.status}, not 201`)
+    }
+  }
+  return { work, server, browser, close }
+}

@@ -7,27 +7,20 @@
 // how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page, Route } from 'playwright-core'
-import { freePort, hasChromium, launch, screenshot, serve, until, workspace, type Serve, type Workspace } from './harness.js'
+import { hasChromium, screenshot, servedWithSessions, until, type Serve, type Served } from './harness.js'
 import { composer, send } from './page.js'
 
 if (hasChromium) {
   describe('sending again after a lost answer, in Chromium', () => {
-    let work: Workspace
+    let served: Served | undefined
     let server: Serve
-    let browser: Awaited<ReturnType<typeof launch>>
+    let browser: Served['browser']
     beforeAll(async () => {
-      work = await workspace([{ text: 'Deployed.', chunkSize: 5, delayMs: 10 }, { text: 'Deployed again.', chunkSize: 5, delayMs: 10 }])
-      server = await serve(work.dir, await freePort())
-      browser = await launch()
-      for (const id of ['resend', 'reload', 'together']) {
-        const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
-        expect(created.status).toBe(201)
-      }
+      served = await servedWithSessions([{ text: 'Deployed.', chunkSize: 5, delayMs: 10 }, { text: 'Deployed again.', chunkSize: 5, delayMs: 10 }], ['resend', 'reload', 'together'])
+      ;({ server, browser } = served)
     }, 60_000)
     afterAll(async () => {
-      await browser?.close()
-      await server?.stop()
-      await work?.cleanup()
+      await served?.close()
     }, 60_000)
 
     /** Runs `body` on a new page, closed after it; a failure leaves a screenshot named `failure`. */
