@@ -2,7 +2,7 @@ import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
 import { KeptAnswers } from './kept-answers.js'
-import { awaitOutcome, failed, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { awaitOutcome, failed, gaveUp, isGaveUp, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
@@ -16,6 +16,14 @@ export interface ClusterOptions {
 }
 
 export const DEFAULT_RELAY_WAIT_MS = 5000
+
+/**
+ * How long the lease owner lets a relayed request run before it gives up on it (answers it
+ * `503 session-unavailable` and carries out the session's next mail). A route's run takes
+ * milliseconds (a message waits for its batch's commit; a cancel or queue edit is immediate): only
+ * a hook or a store call that never settles takes this long.
+ */
+export const DEFAULT_RELAY_RUN_MS = 30_000
 
 /** What a cluster tells the host stream (`GET /v1/stream`) about sessions other hosts made or run. */
 export interface ClusterFeed {
@@ -42,6 +50,11 @@ export const DEFAULT_TAKEOVER_CONCURRENCY = 8
 export class Cluster {
   readonly watcher: ClusterWatcher
   readonly relayWaitMs: number
+  /**
+   * How long this host, as a session's lease owner, lets a relayed request run before it gives up
+   * on it ({@link DEFAULT_RELAY_RUN_MS}). Not a `createHost()` option: set it on `host.cluster`.
+   */
+  relayRunMs = DEFAULT_RELAY_RUN_MS
   /** Enders of the streams this host serves from the store (ended when it closes). */
   readonly streams = new Set<() => void>()
   readonly #draining = new Map<string, { again: boolean; done: Promise<void> }>()
@@ -152,6 +165,9 @@ export class Cluster {
     // is the other's (its own answer, an error, is gone), so it is told the message was admitted
     // by another send, as the loser of a race to reopen is.
     if (created && outcomeOf(entry) !== undefined && entry?.position !== mine) created = false
+    // The owner gave up on the message's run, which went on and admitted it after all: that answer
+    // is not the message's. Answered `pending`, its lookup finds it in the log (as every send again does).
+    if (entry?.kind === 'message' && entry.deliveredSeq !== null && isGaveUp(entry)) return { created, outcome: undefined }
     return { created, outcome: outcomeOf(entry) }
   }
 
@@ -296,9 +312,9 @@ export class Cluster {
       console.error(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
       return () => this.#complete(id, entry, refused(id, entry.messageId, reason))
     }
-    let outcome: RelayOutcome
+    let outcome: RelayOutcome | undefined
     try {
-      outcome = await this.#run(entry.body as unknown as RelayedRequest)
+      outcome = await this.#runWithin(id, entry)
     } catch (error) {
       // Not a route's error answer (those are stored like any answer): the request failed outside
       // it. Left pending, every wake-up and poll would run it again, the sender would wait for an
@@ -312,6 +328,16 @@ export class Cluster {
         return this.#complete(id, entry, failed(id, entry))
       }
     }
+    // The run did not end in time: its sender is answered so, and the session's later mail goes on.
+    // A message admitted meanwhile is in the log (no longer pending): its lookup finds it there.
+    if (outcome === undefined) {
+      const answered = gaveUp(id, entry, this.relayRunMs)
+      return async () => {
+        const now = await this.store.mailbox.get(id, entry.messageId)
+        if (now !== undefined && now.deliveredSeq !== null) return true
+        return this.#complete(id, entry, answered)
+      }
+    }
     // Lost the lease between the look-up and the request: the next owner carries it out.
     if (outcome.status === 409 && (outcome.body as { error?: { code?: string } } | null)?.error?.code === 'session-locked') return undefined
     // A message answered with an error although its splice committed (the store's reply to the
@@ -322,13 +348,39 @@ export class Cluster {
     // delivered and not done, to its lookup, as a run that throws after the splice is.
     if (entry.kind === 'message' && outcome.status >= 400 && (await this.store.mailbox.get(id, entry.messageId))?.deliveredSeq != null) {
       try {
-        outcome = await this.#run(entry.body as unknown as RelayedRequest)
+        outcome = await this.#runWithin(id, entry)
       } catch (error) {
         console.error(`[bosun host] reading the receipt of admitted mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
         return async () => true
       }
+      if (outcome === undefined) return async () => true
     }
-    return () => this.#complete(id, entry, outcome)
+    const answered = outcome
+    return () => this.#complete(id, entry, answered)
+  }
+
+  /**
+   * Runs a relayed request for at most `relayRunMs`: its answer, or undefined when it had not
+   * ended by then. Nothing stops the run itself (a route cannot be stopped midway): it goes on, and
+   * a throw after the limit is logged.
+   */
+  async #runWithin(id: string, entry: ClusterMailboxEntry): Promise<RelayOutcome | undefined> {
+    const ms = this.relayRunMs
+    const run = this.#run(entry.body as unknown as RelayedRequest)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const limit = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms)
+      timer.unref?.()
+    })
+    try {
+      const outcome = await Promise.race([run, limit])
+      if (outcome !== undefined) return outcome
+      console.error(`[bosun host] gave up on mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} after ${ms} ms: its run had not ended (a hook or a store call did not answer). Answered 503 session-unavailable; the session's later mail goes on. The run was not stopped and may still take effect.`)
+      run.catch((error: unknown) => console.error(`[bosun host] mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}, given up on, failed:`, error))
+      return undefined
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** Runs a relayed request on this host's own app, as its client would have sent it here: its answer. */

@@ -103,6 +103,26 @@ export function failed(session: string, entry: ClusterMailboxEntry): RelayOutcom
 }
 
 /**
+ * The owner's answer to a mailbox entry whose run had not ended after `ms` (a hook or a store call
+ * that never settled): 503 session-unavailable, so that its sender is not left waiting and the
+ * session's later mail is carried out. The run is not stopped — nothing can stop a route midway —
+ * so the change may still take effect: the message says how to find out before sending it again.
+ */
+export function gaveUp(session: string, entry: ClusterMailboxEntry, ms: number): RelayOutcome {
+  const lookup = entry.kind === 'message'
+    ? `look it up (GET /v1/sessions/${encodeURIComponent(session)}/messages/${encodeURIComponent(entry.messageId)}) and send it again under the same clientMessageId if it is not admitted (it is admitted at most once)`
+    : 'look at the session (GET /v1/sessions/:id) and send the change again if it is not there'
+  const error = new HostError('session-unavailable', `The host that owns session "${session}" gave up on the relayed request ${shown(entry.messageId)} after ${ms} ms: its run had not ended (a hook or a store call did not answer; its log says which request). The run was not stopped and may still take effect: ${lookup}.`, { id: session, requestId: entry.messageId, afterMs: ms })
+  return { status: error.status, body: error.toJSON() as unknown as JsonValue }
+}
+
+/** Whether an entry's stored answer is the owner's {@link gaveUp}: not the run's own answer. */
+export function isGaveUp(entry: ClusterMailboxEntry | undefined): boolean {
+  const body = outcomeOf(entry)?.body as { error?: { code?: unknown; details?: { afterMs?: unknown } } } | null | undefined
+  return body?.error?.code === 'session-unavailable' && typeof body.error.details?.afterMs === 'number'
+}
+
+/**
  * Whether a mailbox entry is a message its owner answered with an error without admitting it
  * (done, never spliced): on one host such a message sent again under its id runs again, so a
  * post under that id reopens it (`Cluster.relay`). Running it again is safe whatever the
