@@ -4,17 +4,21 @@
 // `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts).
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, hasChromium, launch, serve, workspace, type Serve, type Workspace } from './harness.js'
+import { hasChromium, launch, serve, workspace, type Serve, type Workspace } from './harness.js'
 
-/** A blank page on its own origin (another port of 127.0.0.1): the app that calls the host. */
-async function appServer(port: number): Promise<Server> {
+/**
+ * A blank page on its own origin (a free port of 127.0.0.1 it binds itself, started before the
+ * host so that its origin is the one --cors allows): the app that calls the host.
+ */
+async function appServer(): Promise<{ server: Server; origin: string }> {
   const server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     response.end('<!doctype html><title>app</title><p>app</p>')
   })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  return server
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
 
 if (hasChromium) {
@@ -26,11 +30,11 @@ if (hasChromium) {
     let appOrigin: string
     let browser: Awaited<ReturnType<typeof launch>>
     beforeAll(async () => {
-      const appPort = await freePort()
-      appOrigin = `http://127.0.0.1:${appPort}`
-      app = await appServer(appPort)
+      const started = await appServer()
+      app = started.server
+      appOrigin = started.origin
       work = await workspace([])
-      host = await serve(work.dir, await freePort(), { BOSUN_HOST_TOKEN: token }, undefined, ['--cors', appOrigin])
+      host = await serve(work.dir, { env: { BOSUN_HOST_TOKEN: token }, args: ['--cors', appOrigin] })
       browser = await launch()
     }, 60_000)
     afterAll(async () => {

@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -50,48 +49,95 @@ export async function workspace(responses: unknown[]): Promise<Workspace> {
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 export interface Serve { url: string; child: ChildProcess; stop(): Promise<void>; kill(): Promise<void> }
 
+export interface ServeOptions {
+  /**
+   * 0 (the default): `bosun serve` binds a free port itself and the URL it prints says which — a
+   * port picked here and closed again could be taken by another process before the host binds
+   * it. Give a port only to start a host again where a stopped one was (restart-flow.ts).
+   */
+  port?: number
+  /** Added to the environment, e.g. BOSUN_HOST_TOKEN. */
+  env?: Record<string, string>
+  /** Another build's `packages/cli/dist/bin.js` (a comparison). */
+  cli?: string
+  /** More flags for `bosun serve` (e.g. `--cors <origin>`). */
+  args?: readonly string[]
+}
+
+/** How long a start may take before it is reported as stuck: a guard against a hang, not a measure. */
+const START_TIMEOUT_MS = 120_000
+
 /**
- * Runs the built `bosun serve --port <port>` in `dir` (with `env` added, e.g. BOSUN_HOST_TOKEN);
- * resolves once it prints its URL. `cli`: another build's `packages/cli/dist/bin.js` (a comparison);
- * `args`: more flags for `bosun serve` (e.g. `--cors <origin>`).
+ * Runs the built `bosun serve` in `dir` and resolves once it has printed its URL (read from its
+ * stdout as it comes) and its web UI line; rejects if it exits first, with what it said.
  */
-export async function serve(dir: string, port: number, env: Record<string, string> = {}, cli = bin, args: readonly string[] = []): Promise<Serve> {
+export async function serve(dir: string, options: ServeOptions = {}): Promise<Serve> {
+  const { port = 0, env = {}, cli = bin, args = [] } = options
   const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--grace-ms', '0', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const said = printed(child)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const url = await until(() => {
-    if (child.exitCode !== null) throw new Error(`bosun serve exited ${child.exitCode}: ${stderr}`)
-    return /listening on (\S+)/.exec(stdout)?.[1]
-  }, 'bosun serve to listen')
-  if (!stderr.includes('web UI:')) await until(() => stderr.includes('web UI:') || stderr.includes('not built'), 'the web UI line')
-  if (!stderr.includes('web UI:')) throw new Error(`bosun serve has no web UI (run pnpm build first): ${stderr}`)
+  try {
+    const url = (await said.line('stdout', /listening on (\S+)/, 'its URL'))[1]!
+    const ui = await said.line('stderr', /web UI(:| not built)/, 'its web UI line')
+    if (ui[1] !== ':') throw new Error(`bosun serve has no web UI (run pnpm build first): ${said.text.stderr}`)
+    return {
+      url,
+      child,
+      async stop() {
+        if (child.exitCode === null) child.kill('SIGTERM')
+        await exited
+      },
+      async kill() {
+        if (child.exitCode === null) child.kill('SIGKILL')
+        await exited
+      },
+    }
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGKILL')
+    await exited
+    throw error
+  }
+}
+
+/**
+ * What a child prints, kept as it comes; `line` resolves at the first match of `pattern` in one
+ * stream's text so far — at once if it is there, else on the chunk that brings it — and rejects
+ * once both streams have closed without it (the child exited) or after {@link START_TIMEOUT_MS}.
+ */
+function printed(child: ChildProcess): { text: { stdout: string; stderr: string }; line(from: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<RegExpExecArray> } {
+  const text = { stdout: '', stderr: '' }
+  const checks = new Set<() => void>()
+  let closed = false
+  for (const from of ['stdout', 'stderr'] as const) {
+    child[from]!.on('data', (chunk: Buffer) => {
+      text[from] += chunk.toString()
+      for (const check of checks) check()
+    })
+  }
+  child.once('close', () => {
+    closed = true
+    for (const check of checks) check()
+  })
   return {
-    url,
-    child,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM')
-      await exited
-    },
-    async kill() {
-      if (child.exitCode === null) child.kill('SIGKILL')
-      await exited
-    },
+    text,
+    line: (from, pattern, what) =>
+      new Promise((resolve, reject) => {
+        const settle = (then: () => void): void => {
+          clearTimeout(timer)
+          checks.delete(check)
+          then()
+        }
+        const check = (): void => {
+          const match = pattern.exec(text[from])
+          if (match !== null) settle(() => resolve(match))
+          else if (closed) settle(() => reject(new Error(`bosun serve exited (${child.exitCode ?? child.signalCode}) before it printed ${what}: ${text.stderr}`)))
+        }
+        const timer = setTimeout(() => settle(() => reject(new Error(`Timed out after ${START_TIMEOUT_MS} ms waiting for bosun serve to print ${what}: ${text.stderr}`))), START_TIMEOUT_MS)
+        checks.add(check)
+        check()
+      }),
   }
 }
 
@@ -125,7 +171,7 @@ export interface Served { work: Workspace; server: Serve; browser: Awaited<Retur
 /** The setup most browser test files share: what {@link Served} says; `close()` ends all three. */
 export async function servedWithSessions(responses: unknown[], ids: readonly string[]): Promise<Served> {
   const work = await workspace(responses)
-  const server = await serve(work.dir, await freePort())
+  const server = await serve(work.dir)
   const browser = await launch()
   const close = async (): Promise<void> => {
     await browser.close()

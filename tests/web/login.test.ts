@@ -4,7 +4,7 @@
 // Chromium outside CI it is not registered (no-browser.test.ts says how to enable it).
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, hasChromium, launch, screenshot, serve, until, workspace, type Serve, type Workspace } from './harness.js'
+import { hasChromium, launch, screenshot, serve, until, workspace, type Serve, type Workspace } from './harness.js'
 import { axeViolations } from './page.js'
 
 if (hasChromium) {
@@ -15,7 +15,7 @@ if (hasChromium) {
     let browser: Awaited<ReturnType<typeof launch>>
     beforeAll(async () => {
       work = await workspace([])
-      server = await serve(work.dir, await freePort(), { BOSUN_HOST_TOKEN: token })
+      server = await serve(work.dir, { env: { BOSUN_HOST_TOKEN: token } })
       browser = await launch()
       // A session made with the token over the API: the list shows it once the page is in.
       const created = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'behind-the-token' }) })

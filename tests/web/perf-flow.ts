@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { expect } from 'vitest'
 import type { BrowserContext } from 'playwright-core'
 import { writeBigSession } from './big-session.js'
-import { artifacts, freePort, screenshot, serve, until, workspace } from './harness.js'
+import { artifacts, screenshot, serve, until, workspace } from './harness.js'
 import { lastSeq } from './page.js'
 
 /**
@@ -68,7 +68,7 @@ export async function measureColdSession(context: BrowserContext, turns: number,
   const work = await workspace([{ text: 'unused' }])
   try {
     const finalSeq = await writeBigSession(work.dir, 'long-voyage', turns)
-    const server = await serve(work.dir, await freePort(), {}, cli)
+    const server = await serve(work.dir, cli === undefined ? {} : { cli })
     try {
       return await perfFlow(context, server.url, 'long-voyage', turns, finalSeq, label)
     } finally {

@@ -9,8 +9,8 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { screenshot, serve, until, type Serve } from './harness.js'
 import { conversationText, dockTexts, lastSeq, send, turn, waitForReason } from './page.js'
 
-export async function restartFlow(context: BrowserContext, dir: string, port: number): Promise<void> {
-  let server: Serve = await serve(dir, port)
+export async function restartFlow(context: BrowserContext, dir: string): Promise<void> {
+  let server: Serve = await serve(dir)
   const pages: Page[] = []
   try {
     const a = await context.newPage()
@@ -36,7 +36,10 @@ export async function restartFlow(context: BrowserContext, dir: string, port: nu
     await until(async () => (await a.getByRole('navigation', { name: 'Sessions' }).getByRole('status').filter({ hasText: /^List not live — reconnecting \(attempt \d+\): connection lost\.$/ }).count()) === 1, 'the list notice')
     await screenshot(a, 'reconnect')
 
-    server = await serve(dir, port)
+    // The tabs reconnect to the address they loaded, so the host comes back on the port the first
+    // one bound. It was free only since the kill: another process taking it in between would make
+    // this start fail with LISTEN_FAILED (the port in use), not pass wrongly.
+    server = await serve(dir, { port: Number(new URL(server.url).port) })
     // Recovery closes the killed turn `interrupted` and wakes the session, so the queued follow-up runs.
     for (const page of [a, b]) {
       await waitForReason(page, 1, 'interrupted')

@@ -3,7 +3,7 @@
 // Chromium outside CI these tests are not registered and one line says how to enable them; in CI
 // (CI=true) a missing browser fails (no-browser.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, hasChromium, launch, serve, slowAnswer, workspace, type Serve, type Workspace } from './harness.js'
+import { hasChromium, launch, serve, slowAnswer, workspace, type Serve, type Workspace } from './harness.js'
 import { keyboardFlow } from './keyboard-flow.js'
 import { measureColdSession } from './perf-flow.js'
 import { queueFlow } from './queue-flow.js'
@@ -19,7 +19,7 @@ if (hasChromium) {
     beforeAll(async () => {
       // Every session's first answer streams for about a minute (the flows stop it); later ones are quick.
       work = await workspace([slowAnswer(6000), quick('The second follow-up, answered.'), quick('The edited follow-up, answered.'), quick('And the next.')])
-      server = await serve(work.dir, await freePort())
+      server = await serve(work.dir)
       browser = await launch()
     }, 60_000)
     afterAll(async () => {
@@ -39,7 +39,7 @@ if (hasChromium) {
     it('survives the server being killed mid-turn and restarted: the banner counts retries, then every tab draws what the log holds, nothing doubled or missing', async () => {
       const restartWork = await workspace([slowAnswer(1200), quick('unused')])
       try {
-        await restartFlow(browser.context, restartWork.dir, await freePort())
+        await restartFlow(browser.context, restartWork.dir)
       } finally {
         await restartWork.cleanup()
       }
