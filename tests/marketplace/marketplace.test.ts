@@ -214,7 +214,7 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
     expect(plain.code).toBe(1)
     expect(plain.stderr).toContain('error NOT_A_BOSUN_PACKAGE: bosun-plugin-plain@1.0.0 is not a Bosun package')
 
-    const closed = await closedPort()
+    const closed = REFUSED_PORT
     const down = await bosun(anywhere, ['plugins', 'search', '--registry', `http://127.0.0.1:${closed}/`])
     expect(down.code).toBe(1)
     expect(down.stderr).toContain(`error REGISTRY_UNREACHABLE: cannot reach the registry at http://127.0.0.1:${closed}/ (ECONNREFUSED)`)
@@ -364,11 +364,9 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
   })
 })
 
-/** A port on 127.0.0.1 that nothing listens on: one the system gave a server that is closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  const { port } = server.address() as AddressInfo
-  await new Promise((done) => server.close(done))
-  return port
-}
+/**
+ * A port nothing can listen on — binding port 0 asks the system for any free port — so a
+ * connection to it is refused (ECONNREFUSED). A port a server got and closed again could be taken
+ * by another process before bosun connects to it.
+ */
+const REFUSED_PORT = 0
