@@ -1,6 +1,7 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
+import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { KeptAnswers } from './kept-answers.js'
 import { awaitOutcome, failed, gaveUp, isGaveUp, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
@@ -60,6 +61,10 @@ export class Cluster {
   readonly #draining = new Map<string, { again: boolean; done: Promise<void> }>()
   /** Answers run here whose save failed: saved by the next round under the same lease, not run again. */
   readonly #kept = new KeptAnswers()
+  /** Sessions whose rounds of carrying out their mail keep failing: the pause before the next round. */
+  readonly #backoff = new DrainBackoff()
+  /** Ends the pauses between failed rounds (when the host closes). */
+  readonly #pauses = new Set<() => void>()
   /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
   readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
@@ -219,16 +224,51 @@ export class Cluster {
     state.done = (async () => {
       try {
         // A wake-up during a round that throws still gets its round: its mail would otherwise wait
-        // for the watcher's next poll (`pollIntervalMs`).
+        // for the watcher's next poll (`pollIntervalMs`) — after a pause, which the wake-ups that
+        // keep coming while the store is down share (they only ask for one more round).
         do {
           state.again = false
-          await this.#drainOnce(id).catch((error: unknown) => console.error(`[bosun host] carrying out the mail of session ${id} failed:`, error))
+          const failure = await this.#drainOnce(id).then(() => undefined, (error: unknown) => ({ error }))
+          if (failure === undefined) this.#roundSucceeded(id)
+          else await this.#pause(this.#roundFailed(id, failure.error))
         } while (state.again && !this.#closed)
       } finally {
         this.#draining.delete(id)
       }
     })()
     return state.done
+  }
+
+  /** Logs the end of a failing streak. */
+  #roundSucceeded(id: string): void {
+    const streak = this.#backoff.succeeded(id)
+    if (streak > 0) console.error(`[bosun host] carrying out the mail of session ${id} works again, after ${streak} failed round${streak === 1 ? '' : 's'}.`)
+  }
+
+  /** Logs a failing streak at its start and every DRAIN_LOG_EVERY rounds; the pause before the next round. */
+  #roundFailed(id: string, error: unknown): number {
+    const { streak, pauseMs, log } = this.#backoff.failed(id)
+    if (log) {
+      const text = streak === 1
+        ? `[bosun host] carrying out the mail of session ${id} failed; trying again in ${pauseMs} ms, less often while it fails (logged again every ${DRAIN_LOG_EVERY} failed rounds):`
+        : `[bosun host] carrying out the mail of session ${id} still fails: ${streak} failed rounds in a row, trying again every ${pauseMs} ms:`
+      console.error(text, error)
+    }
+    return pauseMs
+  }
+
+  /** Waits `ms`, or until the host closes. */
+  async #pause(ms: number): Promise<void> {
+    if (this.#closed) return
+    await new Promise<void>((resolve) => {
+      const end = (): void => {
+        clearTimeout(timer)
+        this.#pauses.delete(end)
+        resolve()
+      }
+      const timer = setTimeout(end, ms)
+      this.#pauses.add(end)
+    })
   }
 
   async #drainOnce(id: string): Promise<void> {
@@ -449,6 +489,7 @@ export class Cluster {
   async close(): Promise<void> {
     this.#closed = true
     clearTimeout(this.#timer)
+    for (const end of [...this.#pauses]) end()
     for (const stop of this.#stops) stop()
     for (const end of [...this.streams]) end()
     await this.watcher.close()
