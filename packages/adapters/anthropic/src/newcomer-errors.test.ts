@@ -19,11 +19,12 @@ const notFound = status(404, '{"type":"error","error":{"type":"not_found_error",
 
 describe('a refused connection', () => {
   it('names the baseURL and says to check it; a credential in its query is not shown, nor the key', async () => {
-    const gone = await fakeServer()
-    await gone.close()
-    const { error } = await run(`${gone.baseURL}/?token=hush-4242`)
+    // Port 0: nothing can listen on it (binding 0 asks for any free port), so the connection is
+    // refused every time — a port a closed server had could be taken by another process meanwhile.
+    const baseURL = 'http://127.0.0.1:0'
+    const { error } = await run(`${baseURL}/?token=hush-4242`)
     expect(error).toMatchObject({ code: 'TRANSPORT', retryable: true })
-    expect(error!.message).toContain(`Nothing answered at ${gone.baseURL}: the connection was refused`)
+    expect(error!.message).toContain(`Nothing answered at ${baseURL}: the connection was refused`)
     expect(error!.message).toContain("Check the adapter's baseURL: is the server running, and listening at that host and port?")
     expect(error!.message).not.toContain('hush-4242')
     expect(error!.message).not.toContain(SECRET)

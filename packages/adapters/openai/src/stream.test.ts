@@ -275,10 +275,9 @@ describe('errors', () => {
   })
 
   it('a server that cannot be reached: TRANSPORT', async () => {
-    const gone = await startServer()
-    const url = gone.url
-    await gone.close()
-    const { error } = await run(openai({ baseURL: url, model: 'm' }))
+    // Port 0: nothing can listen on it (binding 0 asks for any free port), so the connection is
+    // refused every time — a port a closed server had could be taken by another process meanwhile.
+    const { error } = await run(openai({ baseURL: 'http://127.0.0.1:0/v1', model: 'm' }))
     expect([error?.code, error?.retryable]).toEqual(['TRANSPORT', true])
     expect(error?.message).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1: the connection was refused \(fetch failed/)
   })
