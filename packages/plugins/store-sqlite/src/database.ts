@@ -7,7 +7,7 @@ import { packRows, type EventRow, type StoredRow } from './codec.js'
 import { storeError } from './errors.js'
 import { checkDatabaseFiles } from './file-safety.js'
 import {
-  BUSY_TIMEOUT_MS, CREATE_SUMMARIES, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, PACKED_TYPE, SCHEMA_VERSION, SQL,
+  BUSY_TIMEOUT_MS, CREATE_SUMMARIES, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, migrate2To3, PACKED_TYPE, SCHEMA_VERSION, SQL,
 } from './schema.js'
 
 /** @internal Counters for tests and diagnostics; not part of the public API. */
@@ -156,7 +156,9 @@ export function openDatabase(file: string): Connection {
         // Re-read under the write lock: another process may have created or migrated the tables meanwhile.
         const version = refuseNewerLayout(db, file)
         if (version >= SCHEMA_VERSION) return
-        db.exec(version === 1 ? MIGRATE_1_TO_2 : CREATE_TABLES)
+        if (version === 0) db.exec(CREATE_TABLES)
+        if (version === 1) db.exec(MIGRATE_1_TO_2)
+        if (version === 1 || version === 2) db.exec(migrate2To3(hasTable(db, 'events_v1')))
         db.pragma(`user_version = ${SCHEMA_VERSION}`)
       }).immediate()
     }
@@ -167,6 +169,10 @@ export function openDatabase(file: string): Connection {
     db.close()
     throw storeError(file, 'prepare the database', error)
   }
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
 }
 
 /** Returns the layout version, or throws UNSUPPORTED_LOG_VERSION if a newer build wrote it. */
@@ -201,7 +207,7 @@ function connect(db: Database.Database, file: string): Connection {
   // `length` is null for a session with no row in `events` (none yet, or only layout 1 rows).
   const listSessions = db.prepare<[], Omit<ListRow, 'length'> & { length: number | null }>(SQL.listSessions)
   // A database migrated from layout 1 keeps those rows in events_v1, read before the newer ones.
-  const migrated = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_v1'`).get() !== undefined
+  const migrated = hasTable(db, 'events_v1')
   const legacy = migrated
     ? {
         selectEvents: db.prepare<[string], StoredRow>(SQL.legacy.selectEvents),
@@ -250,9 +256,10 @@ function connect(db: Database.Database, file: string): Connection {
         details: { file, session: header.id },
       })
     }
-    insertSession.run(header.id, JSON.stringify(header), header.createdAt, header.parent ?? null)
-    insertRows({ id: header.id, key: keyOf(header.id) }, seed)
+    const key = Number(insertSession.run(header.id, JSON.stringify(header), header.createdAt, header.parent ?? null).lastInsertRowid)
+    insertRows({ id: header.id, key }, seed)
     writeSummary(header.id, summary)
+    return key
   })
   const append = db.transaction((session: string, batch: readonly EventRow[], summary: StoredSummary | undefined) => {
     const ref = { id: session, key: keyOf(session) }
@@ -354,7 +361,8 @@ function connect(db: Database.Database, file: string): Connection {
     stats,
     createSession(header, seed, summary) {
       // IMMEDIATE: take the write lock first, so a concurrent writer waits (busy_timeout) instead of failing.
-      create.immediate(header, seed, summary)
+      // Kept once committed: a create rolled back gave no key.
+      keys.set(header.id, create.immediate(header, seed, summary))
     },
     requestCommit(member) {
       if (!db.open) throw new BosunError(ErrorCodes.STORE, `SQLite store ${file} is closed.`, { details: { file, session: member.session } })

@@ -11,10 +11,15 @@
  * `assistant/chunk` events of one batch is one row (its `count` says how many), and new databases
  * use 1 KiB pages: a commit writes the pages it changes whole, so smaller pages mean fewer bytes
  * per commit. Together: about 10 KB of WAL per turn (docs/benchmarks.md, figure 4).
+ *
+ * Layout 3 (the event rows as in layout 2) gives each session its key with `AUTOINCREMENT`: a key
+ * is never given twice, even once its session's row is gone. Layout 2 gave `MAX(key) + 1`, so a
+ * session deleted by hand (its `sessions` row removed, its event rows left) had its key given to
+ * the next new session, which then read the old rows as its own log.
  */
 
 /** The layout version this build writes (kept in `PRAGMA user_version`). */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** How long a statement waits for another connection's write lock before failing (`busy_timeout`). */
 export const BUSY_TIMEOUT_MS = 5_000
@@ -45,16 +50,22 @@ const EVENTS_TABLE = `CREATE TABLE events (
   times TEXT
 );`
 
-/** Creates the tables of layout version 2 in an empty database (run once, inside a write transaction). */
-export const CREATE_TABLES = `
-CREATE TABLE sessions (
-  id         TEXT PRIMARY KEY NOT NULL,
+/**
+ * The sessions of layout 3: `key` is the rowid, `AUTOINCREMENT` so that SQLite never gives a key
+ * again (`sqlite_sequence` keeps the largest ever given), whatever rows were deleted since. Same
+ * columns, in the same order, as layout 2's table (whose `key` was `MAX(key) + 1`, unique by index).
+ */
+const SESSIONS_TABLE = `CREATE TABLE sessions (
+  id         TEXT NOT NULL UNIQUE,
   header     TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   parent     TEXT,
-  key        INTEGER NOT NULL
-);
-CREATE UNIQUE INDEX sessions_key ON sessions (key);
+  key        INTEGER PRIMARY KEY AUTOINCREMENT
+);`
+
+/** Creates the tables of layout version 3 in an empty database (run once, inside a write transaction). */
+export const CREATE_TABLES = `
+${SESSIONS_TABLE}
 ${EVENTS_TABLE}
 ${sessionEventsView(false)}
 `
@@ -63,6 +74,7 @@ ${sessionEventsView(false)}
  * Layout 1 → 2, in the transaction that bumps `user_version`: the rows of layout 1 stay where they
  * are (`events` renamed `events_v1`, read before a session's newer rows, never written again), the
  * sessions get their keys, and the events written from now on go to the new `events` table.
+ * {@link migrate2To3} follows it in the same transaction.
  */
 export const MIGRATE_1_TO_2 = `
 ALTER TABLE events RENAME TO events_v1;
@@ -72,6 +84,26 @@ CREATE UNIQUE INDEX sessions_key ON sessions (key);
 ${EVENTS_TABLE}
 ${sessionEventsView(true)}
 `
+
+/**
+ * Layout 2 → 3, in the transaction that bumps `user_version`: the sessions table is rebuilt with
+ * `AUTOINCREMENT` keys (each session keeps its key, so its event rows stay its own), and the
+ * sequence starts past every key in use — a session's and any left in `events` by a session deleted
+ * by hand — so no new session gets a key that has rows. The event rows are not touched. `legacy`:
+ * the database was migrated from layout 1 (`events_v1`, shown first by the view).
+ */
+export function migrate2To3(legacy: boolean): string {
+  return `
+DROP VIEW session_events;
+ALTER TABLE sessions RENAME TO sessions_v2;
+${SESSIONS_TABLE}
+INSERT INTO sessions (id, header, created_at, parent, key) SELECT id, header, created_at, parent, key FROM sessions_v2 ORDER BY key;
+DROP TABLE sessions_v2;
+INSERT INTO sqlite_sequence (name, seq) SELECT 'sessions', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'sessions');
+UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT MAX(key) >> 32 FROM events), 0)) WHERE name = 'sessions';
+${sessionEventsView(legacy)}
+`
+}
 
 /**
  * `session_events`: the rows with the session id and seq spelled out, for reading a log by hand
@@ -108,7 +140,8 @@ const RANGE = 'key >= (? << 32) AND key < ((? + 1) << 32)'
  */
 export const SQL = {
   selectSession: 'SELECT header, key FROM sessions WHERE id = ?',
-  insertSession: 'INSERT INTO sessions (id, header, created_at, parent, key) VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(key), 0) + 1 FROM sessions))',
+  /** The new row's key is its rowid (`AUTOINCREMENT`: never one given before). */
+  insertSession: 'INSERT INTO sessions (id, header, created_at, parent) VALUES (?, ?, ?, ?)',
   sessionKey: 'SELECT key FROM sessions WHERE id = ?',
   /** Parameters: the session key three times. */
   selectEvents: `SELECT key - (? << 32) AS seq, time, type, data, extra, count, times FROM events WHERE ${RANGE} ORDER BY key`,
