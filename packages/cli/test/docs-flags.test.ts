@@ -1,0 +1,65 @@
+// docs/cli.md says it documents every bosun command and flag: this holds it to the program. Each
+// command's every flag is in the docs/cli.md section about that command (a "### " heading naming
+// `bosun <command>`; the global ones under "Global options"), in backticks; a flag with a default
+// has a table row there showing it; and no flag docs/cli.md or the CLI README names is one the
+// program does not have. A flag added without docs, or removed with its docs left, fails here.
+import { readFileSync } from 'node:fs'
+import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import type { Command } from 'commander'
+import { describe, expect, it } from 'vitest'
+import { createProgram } from '../src/program.js'
+
+const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8')
+const cliMd = read('../../../docs/cli.md')
+const readme = read('../README.md')
+
+const io = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), cwd: process.cwd(), env: {}, onInterrupt: () => () => {} }
+const program = createProgram(io, { code: 0 }, false)
+
+interface Flag { command: string; top: string; long: string; flags: string; defaultValue: unknown }
+
+/** Every option of every command, with the top-level command whose section documents it. */
+function flagsOf(command: Command, path: string[] = []): Flag[] {
+  const name = path.join(' ')
+  const own = command.options.map((option) => ({ command: name, top: path[0] ?? '', long: option.long!, flags: option.flags, defaultValue: option.defaultValue }))
+  return [...own, ...command.commands.flatMap((sub) => flagsOf(sub, [...path, sub.name()]))]
+}
+const flags = flagsOf(program)
+
+/** The text of the "### " sections whose heading names `bosun <top>` (or "Global options" for the program's own). */
+function sectionsAbout(top: string): string {
+  const parts = cliMd.split(/^(?=#{2,3} )/m)
+  return parts.filter((part) => {
+    const heading = part.split('\n')[0]!
+    return top === '' ? /^### Global options/.test(heading) : new RegExp(`^### .*\`bosun ${top}\\b`).test(heading)
+  }).join('\n')
+}
+
+/** A flag in backticks: `--json`, `-f, --follow`, `--port <port>`, `bosun chat --raw`. */
+const named = (text: string, long: string) => new RegExp('`[^`\\n]*' + long + '(?![\\w-])[^`\\n]*`').test(text)
+
+describe('docs/cli.md documents every flag of every command', () => {
+  it('finds the commands and their flags', () => {
+    expect(flags.map((f) => `${f.command} ${f.long}`)).toEqual(expect.arrayContaining(['run --session', 'serve --grace-ms', 'sessions fork --at-turn', ' --config']))
+  })
+  it.each(flags.map((f) => [`bosun ${f.command} ${f.long}`.replace(/\s+/g, ' '), f] as const))('%s', (_name, flag) => {
+    const section = sectionsAbout(flag.top)
+    expect(section, `a "### " section of docs/cli.md naming \`bosun ${flag.top}\``).not.toBe('')
+    expect(named(section, flag.long), `${flag.long} in backticks in the section about bosun ${flag.top}`).toBe(true)
+    if (flag.defaultValue !== undefined) {
+      const row = section.split('\n').find((line) => line.startsWith('|') && named(line, flag.long))
+      expect(row, `a table row for ${flag.long}`).toBeDefined()
+      expect(row, `the row of ${flag.long} shows its default`).toContain(`\`${String(flag.defaultValue)}\``)
+    }
+  })
+})
+
+it('names no flag the program does not have (docs/cli.md, the CLI README)', () => {
+  const known = new Set([...flags.map((f) => f.long), '--help'])
+  for (const [where, text] of [['docs/cli.md', cliMd], ['packages/cli/README.md', readme]] as const) {
+    const spans = text.match(/`[^`\n]*`/g) ?? []
+    const unknown = spans.flatMap((span) => span.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? []).filter((flag) => !known.has(flag))
+    expect(unknown, where).toEqual([])
+  }
+})
