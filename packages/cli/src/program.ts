@@ -241,6 +241,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--init-token', 'write a new random token to --token-file (default .bosun/host-token, mode 0600) and exit')
     .option('--cors <origin...>', 'allow browsers on these origins (e.g. https://app.example.com) to call the host; none by default')
     .option('--allowed-host <name...>', 'host names the Host fence accepts besides loopback (e.g. a reverse proxy\'s name); with a token, only these and loopback')
+    .option('--trusted-proxy <address...>', 'reverse proxies (addresses or CIDR blocks, e.g. 127.0.0.1) whose X-Forwarded-For and X-Forwarded-Proto the host believes; none by default')
     .option('--relay-wait-ms <ms>', 'on a PostgreSQL store (many hosts): how long a request for a session another host owns waits for that host\'s answer before it is answered "pending"', '5000')
     .option('--cluster-poll-ms <ms>', 'on a PostgreSQL store (many hosts): how often to look for a dead host\'s sessions and for mail a lost NOTIFY left', '1000')
     .option('--takeover-concurrency <n>', 'on a PostgreSQL store (many hosts): how many of a dead host\'s sessions this host opens at once (keep it below the store\'s poolSize)', '8')
@@ -248,6 +249,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
       ['bosun serve', 'http://127.0.0.1:4477'],
       ['BOSUN_HOST_TOKEN=$(openssl rand -hex 32) bosun serve --host 0.0.0.0', 'reachable from the network, with a bearer token'],
       ['bosun serve --init-token && bosun serve --host 0.0.0.0 --token-file .bosun/host-token', 'the token kept in a file'],
+      ['BOSUN_HOST_TOKEN=… bosun serve --trusted-proxy 127.0.0.1', 'behind a TLS reverse proxy on this machine'],
     ]))
     .action(run(commands.serve))
 

@@ -1,11 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Hono } from 'hono'
 import { loginCookieHeader, loginCookieValue } from './auth-cookie.js'
-import { clientAddressOf } from './client-address.js'
+import { clientAddressOf, forwardedHeaders, type ForwardedHeaders } from './client-address.js'
 import type { HostContext } from './context.js'
 import { AttemptLimiter, LoginTable, TicketTable } from './credentials.js'
 import { errorResponse, HostError } from './errors.js'
 import { checkSessionId } from './sessions.js'
+import type { TrustedProxies } from './trusted-proxy.js'
 
 const LOGIN_MS = 12 * 60 * 60_000
 const TICKET_MS = 60_000
@@ -37,10 +38,11 @@ export function isStreamPath(path: string): boolean {
 
 /**
  * The client the login limiter counts: as the stream bound counts it (an IPv6 peer by its /64,
- * whose addresses it could otherwise take one per guess); in-process requests share one.
+ * whose addresses it could otherwise take one per guess; behind a trusted proxy, the client it
+ * forwarded for); in-process requests share one.
  */
-function clientOf(env: unknown): string {
-  return clientAddressOf(env) ?? 'in-process'
+function clientOf(env: unknown, forwarded: ForwardedHeaders): string {
+  return clientAddressOf(env, forwarded) ?? 'in-process'
 }
 
 /**
@@ -89,6 +91,8 @@ export interface ExposureOptions {
   corsOrigins: readonly string[]
   /** True once the host is shutting down: new requests are refused. */
   closing: () => boolean
+  /** The proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (`trustedProxies`): the login limiter's client, the cookie's Secure. */
+  proxies: TrustedProxies
 }
 
 /**
@@ -139,6 +143,7 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
   const logins = new LoginTable(LOGIN_MS, MAX_LOGINS)
   const tickets = new TicketTable(TICKET_MS, MAX_TICKETS)
   const loginAttempts = new AttemptLimiter(LOGIN_ATTEMPTS, LOGIN_WINDOW_MS, MAX_LOGINS)
+  const forwarded = (c: Parameters<typeof forwardedHeaders>[0]): ForwardedHeaders => forwardedHeaders(c, options.proxies)
 
   app.use('*', async (c, next) => {
     const hostHeader = c.req.header('host') ?? new URL(c.req.url).host
@@ -199,14 +204,14 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
   app.post('/v1/login', async (c) => {
     const { token: given } = await host.body<{ token: string }>(c, 'login')
     if (token === undefined) return c.json({ loggedIn: true, auth: 'none' })
-    const wait = loginAttempts.attempt(clientOf(c.env))
+    const wait = loginAttempts.attempt(clientOf(c.env, forwarded(c)))
     if (wait !== undefined) {
       return errorResponse(new HostError('too-many-requests', `Too many login attempts from this address: retry in ${wait} s.`, { retryAfter: wait }), { 'retry-after': String(wait) })
     }
     if (!tokenMatches(given, token)) throw new HostError('not-authorized', 'Wrong token: use the one the host was started with.')
     const id = randomBytes(32).toString('base64url')
     const expiresAt = logins.add(id)
-    c.header('set-cookie', loginCookieHeader(id, LOGIN_MS / 1000, { url: c.req.url, env: c.env }))
+    c.header('set-cookie', loginCookieHeader(id, LOGIN_MS / 1000, { url: c.req.url, env: c.env, forwarded: forwarded(c) }))
     return c.json({ loggedIn: true, expiresAt })
   })
 
@@ -215,7 +220,7 @@ export function installExposure(app: Hono, host: Pick<HostContext, 'body'>, opti
     const id = loginCookieValue(c.req.header('cookie'))
     if (id !== undefined) logins.delete(id)
     // With the login's attributes: a browser lets only a Secure Set-Cookie replace a Secure cookie.
-    c.header('set-cookie', loginCookieHeader('', 0, { url: c.req.url, env: c.env }))
+    c.header('set-cookie', loginCookieHeader('', 0, { url: c.req.url, env: c.env, forwarded: forwarded(c) }))
     return c.json({ loggedIn: false })
   })
 

@@ -18,6 +18,7 @@ import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { clusterRoutes } from './cluster/routes.js'
 import { clusterStoreOf } from './cluster/store.js'
 import { listSummaries, sessionSummary } from './summary.js'
+import { TrustedProxies } from './trusted-proxy.js'
 import { webRootRoutes } from './web-root.js'
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
@@ -79,6 +80,14 @@ export interface CreateHostOptions {
    * rebinding, so every Host is accepted unless names are given here (then: loopback plus these).
    */
   allowedHosts?: readonly string[]
+  /**
+   * Reverse proxies in front of the host, by address or CIDR block (`['127.0.0.1']`,
+   * `['10.0.0.0/8', 'fd00::/8']`), whose `X-Forwarded-For` and `X-Forwarded-Proto` the host
+   * believes on a connection from them: the client is the rightmost forwarded-for hop that is
+   * not one of them (for the login limit and `limits.streamsPerClient`), and the login cookie is
+   * `Secure` when they say `https`. None by default: the headers are ignored (any client can write them).
+   */
+  trustedProxies?: readonly string[]
   /** CORS: origins (e.g. `https://app.example.com`) allowed to call the host from a browser. None by default. */
   cors?: { origins: readonly string[] }
   /** A built single-page app (a directory holding index.html, e.g. the web UI's dist) served at `/`. */
@@ -200,13 +209,15 @@ export function createHost(options: CreateHostOptions): Host {
     liveStatus,
   }
 
+  const proxies = new TrustedProxies(options.trustedProxies)
   installExposure(app, context, {
     token: context.token,
+    proxies,
     allowedHosts: options.allowedHosts ?? [],
     corsOrigins: options.cors?.origins ?? [],
     closing: () => closing,
   })
-  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS, limits.streamsPerClient ?? DEFAULT_MAX_CLIENT_STREAMS)
+  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS, limits.streamsPerClient ?? DEFAULT_MAX_CLIENT_STREAMS, proxies)
   installStreamLimit(app, streams)
   messageIdChecks(context)
   if (clusterStore !== undefined) {

@@ -1,5 +1,6 @@
 import { assertOptions } from '@bosun/core'
 import type { JsonSchema, OptionsProblem } from '@bosun/core'
+import { trustedProxyProblem } from './trusted-proxy.js'
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const
 /** The longest delay a Node timer takes: a longer one fires at once. */
@@ -34,6 +35,8 @@ export const hostOptionsSchema: JsonSchema = {
       properties: { bodyBytes: positiveInteger, idleMs: timerMs, keepAliveMs: timerMs, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, streamsPerClient: positiveInteger, spawnWaitMs: timerMs },
     },
     allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 } },
+    // Each an address or a CIDR block: what JSON Schema cannot check well is checked after (trustedProxyProblem).
+    trustedProxies: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 } },
     cors: {
       type: 'object',
       additionalProperties: false,
@@ -54,9 +57,13 @@ export const hostOptionsSchema: JsonSchema = {
   'x-expected': 'an object with "store" and one of "agentFactory", "agent" or "config" to build each session\'s agent',
 }
 
-/** What the schema cannot say: the store is a Store and the factory a function. */
-function functionProblems(options: { store: { open?: unknown }; agentFactory?: unknown }): OptionsProblem[] {
+/** What the schema cannot say: the store is a Store, the factory a function, each trusted proxy an address or CIDR block. */
+function beyondSchemaProblems(options: { store: { open?: unknown }; agentFactory?: unknown; trustedProxies?: readonly string[] }): OptionsProblem[] {
   const problems: OptionsProblem[] = []
+  options.trustedProxies?.forEach((entry, i) => {
+    const message = trustedProxyProblem(entry)
+    if (message !== undefined) problems.push({ keys: ['trustedProxies', i], message, found: entry })
+  })
   if (typeof options.store.open !== 'function') problems.push({ keys: ['store'], message: 'must be a Store (an object with open, create, list and close)' })
   if (options.agentFactory !== undefined && typeof options.agentFactory !== 'function') {
     problems.push({ keys: ['agentFactory'], message: 'must be a function ({ sessionId, store }) => Promise<Agent>', found: options.agentFactory })
@@ -66,5 +73,5 @@ function functionProblems(options: { store: { open?: unknown }; agentFactory?: u
 
 /** Throws INVALID_ARGUMENT listing every problem by its path (`Invalid options for createHost():\n  - $.limits.idleMs: must be an integer from 1 to 2147483647 (found 0)`). */
 export function checkHostOptions(options: unknown): void {
-  assertOptions(hostOptionsSchema, options, 'createHost()', { check: functionProblems })
+  assertOptions(hostOptionsSchema, options, 'createHost()', { check: beyondSchemaProblems })
 }

@@ -1,7 +1,8 @@
 import type { Context, Hono, Next } from 'hono'
 import { HostError } from './errors.js'
 import { ROUTES } from './openapi.js'
-import { clientAddressOf } from './client-address.js'
+import { clientAddressOf, forwardedHeaders } from './client-address.js'
+import { TrustedProxies } from './trusted-proxy.js'
 
 /** Streams open at once on a host, by default (`limits.streams`). */
 export const DEFAULT_MAX_STREAMS = 1000
@@ -23,15 +24,16 @@ const RETRY_AFTER_S = 5
  * away, or closed by the host (the session or the host closing); an answer that is not a stream
  * (an error, a 204) gives it back at once.
  *
- * Each client (its address: {@link clientAddressOf}) holds at most `perClient` of them: without
- * that, one client could hold all `max` and every other client would be refused. A request
- * without a socket (in-process) counts only towards `max`.
+ * Each client (its address: {@link clientAddressOf}; behind a trusted proxy, the client it
+ * forwarded for) holds at most `perClient` of them: without that, one client could hold all `max`
+ * and every other client would be refused. A request without a socket (in-process) counts only
+ * towards `max`.
  */
 export class StreamSlots {
   #open = 0
   /** Streams open per client; a client with none has no entry (the map is as small as the streams). */
   readonly #byClient = new Map<string, number>()
-  constructor(readonly max: number, readonly perClient: number) {}
+  constructor(readonly max: number, readonly perClient: number, readonly proxies = new TrustedProxies()) {}
 
   /** Streams open now. */
   get open(): number {
@@ -40,7 +42,7 @@ export class StreamSlots {
 
   /** Takes a slot for the route `next` runs; refuses `503 too-many-streams` when none is free. */
   async admit(c: Context, next: Next): Promise<void> {
-    const client = clientAddressOf(c.env)
+    const client = clientAddressOf(c.env, forwardedHeaders(c, this.proxies))
     // The client's own bound first: a client at it is told so (429), not that the host is full.
     if (client !== undefined && (this.#byClient.get(client) ?? 0) >= this.perClient) throw this.#clientFull()
     if (this.#open >= this.max) throw this.#full()
@@ -80,7 +82,7 @@ export class StreamSlots {
   #clientFull(): HostError {
     const error = new HostError('too-many-client-streams', `This client has ${this.perClient} streams open on this host, the most one client may hold at once: close a stream it no longer reads, or retry in ${RETRY_AFTER_S} s.`, { limit: this.perClient, retryAfter: RETRY_AFTER_S })
     // Constant text, logged once: clients behind one proxy (or NAT) share its address, and so its bound.
-    error.serverNote = `too-many-client-streams: a client address holds ${this.perClient} SSE streams, the most limits.streamsPerClient allows; its further streams are refused with 429 until some close (clients behind one reverse proxy share its address: raise limits.streamsPerClient for them).`
+    error.serverNote = `too-many-client-streams: a client address holds ${this.perClient} SSE streams, the most limits.streamsPerClient allows; its further streams are refused with 429 until some close (clients behind one NAT, or one reverse proxy that trustedProxies does not name, share its address: raise limits.streamsPerClient for them).`
     return error
   }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import type { Store } from '@bosun/core'
-import { createHost, isLoopback, listen } from '@bosun/host'
+import { createHost, isLoopback, listen, trustedProxyProblem } from '@bosun/host'
 import { isWebBuilt, webRoot } from '@bosun/web'
 import { loadCliConfig, openAgent, openStore } from '../agent.js'
 import type { CommandContext } from '../context.js'
@@ -17,6 +17,7 @@ export interface ServeOptions {
   initToken?: boolean
   cors?: string[]
   allowedHost?: string[]
+  trustedProxy?: string[]
   relayWaitMs?: string
   clusterPollMs?: string
   takeoverConcurrency?: string
@@ -44,6 +45,16 @@ function allowedHosts(values: string[]): string[] {
       throw cliError(CliErrorCodes.USAGE, `--allowed-host takes a host name or address without scheme or port (e.g. bosun.internal), got "${value}".`)
     }
     return name
+  })
+}
+
+/** `--trusted-proxy`: each an address or CIDR block, in the host's own words for what is wrong. */
+function trustedProxies(values: string[]): string[] {
+  return values.map((value) => {
+    const entry = value.trim()
+    const problem = trustedProxyProblem(entry)
+    if (problem !== undefined) throw cliError(CliErrorCodes.USAGE, `--trusted-proxy ${problem}, got "${value}".`)
+    return entry
   })
 }
 
@@ -122,6 +133,8 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     // with a token, is off unless some are given; docs/host.md, "Exposure").
     ...(options.allowedHost === undefined || options.allowedHost.length === 0 ? {} : { allowedHosts: allowedHosts(options.allowedHost) }),
     ...(options.cors === undefined || options.cors.length === 0 ? {} : { cors: { origins: corsOrigins(options.cors) } }),
+    // Only a proxy named here has its X-Forwarded-For / X-Forwarded-Proto believed (docs/host.md, "Behind a reverse proxy").
+    ...(options.trustedProxy === undefined || options.trustedProxy.length === 0 ? {} : { trustedProxies: trustedProxies(options.trustedProxy) }),
     // The web UI at / (docs/web.md). A published @bosun/web always holds it; a source checkout has
     // it after `pnpm build`.
     ...(isWebBuilt() ? { webRoot } : {}),
