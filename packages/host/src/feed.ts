@@ -26,11 +26,11 @@ interface Subscriber {
   /** The whole list is to be sent again (a `hello`): see {@link HostFeed.relist}. */
   relist: boolean
   /**
-   * A stream opened before a cluster host first listened ({@link HostFeed.listened}): the ids it
-   * has told of (its hello's, then each `session.added`), to tell it then of those it missed.
+   * A stream opened before a cluster host first listened ({@link HostFeed.listened}), not caught up
+   * yet: the generation of its hello (0 until it is read) — what it was told is the feed's to know.
    */
-  told?: Set<string>
-  /** {@link HostFeed.listened} came: the next read tells of the sessions not in `told`. */
+  early?: { hello: number }
+  /** {@link HostFeed.listened} came: the next read tells of the sessions this stream was not told of. */
   catchUp: boolean
   wake?: () => void
 }
@@ -44,6 +44,21 @@ export class HostFeed {
   #closed = false
   /** A cluster host whose LISTEN connection has not been up yet: see {@link listened}. */
   #beforeListen: boolean
+  /** The streams opened before the first listen that are not caught up yet ({@link listened}). */
+  readonly #early = new Set<Subscriber>()
+  /**
+   * While there are such streams, what they were told, once for all of them: each session id with
+   * the generation of the first of their hellos that listed it, or, for a session told to every
+   * stream ({@link added}: made here), minus the count of such sessions then (its `session.added`
+   * reached every stream open then; a later one's hello lists it). A stream was told of a session
+   * its hello's generation is at or after, and of every session told to all. One id per session, however many
+   * streams (each kept a set of every id it was told before, for as long as the LISTEN connection
+   * stayed down — for its whole life if it never came up); dropped with the last such stream.
+   */
+  #told: Map<string, number> | undefined
+  #generation = 0
+  /** Sessions told to every stream so far ({@link added}: made here, or by a NOTIFY). */
+  #announced = 0
 
   constructor(
     readonly summary: (id: string) => Promise<SessionSummaryFrame | undefined>,
@@ -54,6 +69,8 @@ export class HostFeed {
   }
 
   added(id: string): void {
+    this.#announced++
+    this.#told?.set(id, -this.#announced)
     for (const s of this.#subscribers) {
       s.added.add(id)
       s.wake?.()
@@ -90,11 +107,47 @@ export class HostFeed {
   listened(): void {
     if (!this.#beforeListen) return
     this.#beforeListen = false
-    for (const s of this.#subscribers) {
-      if (s.told === undefined) continue
+    for (const s of this.#early) {
       s.catchUp = true
       s.wake?.()
     }
+  }
+
+  /** What the streams opened before the first listen hold for their catch-up: how many there are, and the session ids kept for them. */
+  get heldForCatchUp(): { streams: number; ids: number } {
+    return { streams: this.#early.size, ids: this.#told?.size ?? 0 }
+  }
+
+  /** An early stream's hello was read (its read began after `announced` sessions were told to all): the sessions it lists are told to it. */
+  #hello(sub: Subscriber, list: HostHello, announced: number): void {
+    if (sub.early === undefined) return
+    const generation = ++this.#generation
+    sub.early.hello = generation
+    const told = (this.#told ??= new Map())
+    const listed = new Set(list.sessions.map(({ id }) => id))
+    for (const id of listed) if (!told.has(id)) told.set(id, generation)
+    // A session an earlier hello listed and this one does not: deleted, or made after this list was
+    // read by a read that ended first. Forgotten, it is told at the catch-up to every stream that
+    // lists it by then (one that was told already hears it twice, never one that was not). A
+    // session told to all before this read began and not listed was deleted; one told since stays.
+    for (const [id, at] of told) if (!listed.has(id) && (at > 0 || -at <= announced)) told.delete(id)
+  }
+
+  /** The sessions of `list` an early stream was not told of. */
+  #missed(sub: Subscriber, list: HostHello): string[] {
+    const hello = sub.early?.hello ?? 0
+    return list.sessions.map(({ id }) => id).filter((id) => {
+      const at = this.#told?.get(id)
+      return at === undefined || at > hello
+    })
+  }
+
+  /** An early stream caught up (or ended): the last one drops what was kept for them. */
+  #caughtUp(sub: Subscriber): void {
+    if (sub.early === undefined) return
+    sub.early = undefined
+    this.#early.delete(sub)
+    if (this.#early.size === 0) this.#told = undefined
   }
 
   get closed(): boolean {
@@ -118,27 +171,30 @@ export class HostFeed {
 
   stream(hello: () => Promise<HostHello>, keepAliveMs: number): ReadableStream<Uint8Array> {
     // Decided when the stream opens: a hello read while the LISTEN connection comes up may miss a create.
-    const sub: Subscriber = { added: new Set(), changed: new Set(), relist: false, catchUp: false, ...(this.#beforeListen ? { told: new Set<string>() } : {}) }
+    const sub: Subscriber = { added: new Set(), changed: new Set(), relist: false, catchUp: false, ...(this.#beforeListen ? { early: { hello: 0 } } : {}) }
     this.#subscribers.add(sub)
+    if (sub.early !== undefined) this.#early.add(sub)
     const end = (): void => {
       this.#subscribers.delete(sub)
+      this.#caughtUp(sub)
     }
     return sseStream({
       first: async () => {
+        const announced = this.#announced
         const list = await hello()
-        for (const { id } of list.sessions) sub.told?.add(id)
+        this.#hello(sub, list, announced)
         return `retry: 1000\n${sseFrame('hello', list)}`
       },
       read: async () => {
         let out = ''
         if (sub.relist || sub.catchUp) {
-          const { relist, told } = sub
-          // Told of everything after this (a new hello, or the catch-up): no ids to keep.
+          const { relist } = sub
           sub.relist = sub.catchUp = false
-          sub.told = undefined
           const list = await hello()
           if (relist) out += sseFrame('hello', list)
-          else for (const { id } of list.sessions) if (!told!.has(id)) sub.added.add(id)
+          else for (const id of this.#missed(sub, list)) sub.added.add(id)
+          // Told of everything after this (a new hello, or the catch-up): nothing to keep for it.
+          this.#caughtUp(sub)
         }
         // Sent after a new hello too (it may hold them already): a session.added is never dropped.
         if (sub.added.size === 0 && sub.changed.size === 0) return out
@@ -146,10 +202,7 @@ export class HostFeed {
         const changed = [...new Set([...added, ...sub.changed])]
         sub.added.clear()
         sub.changed.clear()
-        for (const id of added) {
-          sub.told?.add(id)
-          out += sseFrame('session.added', { id })
-        }
+        for (const id of added) out += sseFrame('session.added', { id })
         for (const id of changed) {
           const summary = await this.summary(id)
           if (summary) out += sseFrame('session.status', summary)

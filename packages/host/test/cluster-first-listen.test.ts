@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Watcher } from '@bosun/plugin-store-postgres'
 import { SseReader, waitFor } from './helpers.js'
-import { available, listenGate, useCluster, useServers } from './cluster-helpers.js'
+import { available, createSession as create, listenGate, useCluster, useServers } from './cluster-helpers.js'
 
 type Frame = { event: string; data?: any }
 
@@ -16,10 +16,6 @@ const hellos = (frames: Frame[]): string[][] => frames.filter((f) => f.event ===
 describe.skipIf(!available)("host cluster on PostgreSQL — the host stream and the LISTEN connection's first connect", () => {
   const cluster = useCluster()
   const serve = useServers()
-  const create = async (url: string, id: string) => {
-    const response = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
-    expect(response.status, `POST /v1/sessions ${id}`).toBe(201)
-  }
 
   it('a stream opened before the first connect: one hello, then session.added for the session made meanwhile; a reconnect: a new hello', { timeout: 90_000 }, async () => {
     const gate = await listenGate(cluster.url())

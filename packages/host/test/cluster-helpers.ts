@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { connect, createServer, type Socket } from 'node:net'
 import pg from 'pg'
-import { afterAll, afterEach, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { createAgent, definePlugin, foldConsumedWork, type Plugin, type SessionEvent } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { postgresStore, type PostgresStore } from '@bosun/plugin-store-postgres'
@@ -185,4 +185,10 @@ export function refusingPlugin(refusing = true) {
     },
   })
   return { plugin, state }
+}
+
+/** Creates session `id` through the host at `url` (`POST /v1/sessions`), expecting 201. */
+export async function createSession(url: string, id: string): Promise<void> {
+  const response = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
+  expect(response.status, `POST /v1/sessions ${id}`).toBe(201)
 }
