@@ -20,7 +20,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a relayed request wh
     // B waits longer than the owner's limit: what it answers is the owner's answer, never `pending`.
     const [a, b] = cluster.hosts(2, { host: { cluster: { relayWaitMs: 60_000, pollIntervalMs: 200 } } })
     const [onA, onB] = [await serve(a!), await serve(b!)]
-    a!.host.cluster!.relayRunMs = 1000
+    a!.host.cluster!.relayRunMs = 5000
     expect((await send(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
 
     // The owner's runs of the message "hang-1" and of a cancel wait until the test lets them go.
@@ -41,7 +41,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a relayed request wh
       const refused = (await message.json()) as ErrorBody
       expect(message.status, JSON.stringify(refused)).toBe(503)
       expect(refused.error.code).toBe('session-unavailable')
-      expect(refused.error.details?.afterMs).toBe(1000)
+      expect(refused.error.details?.afterMs).toBe(5000)
       expect(refused.error.message).toContain('gave up')
       expect(refused.error.message).toContain('may still take effect')
       expect(refused.error.message).toContain('/v1/sessions/s/messages/hang-1')
