@@ -6,6 +6,7 @@ import type { SessionHeader } from '@bosun/core'
 import { packRows, type EventRow, type StoredRow } from './codec.js'
 import { storeError } from './errors.js'
 import { checkDatabaseFiles } from './file-safety.js'
+import { writeMissingSummaries } from './migrate-summaries.js'
 import {
   BUSY_TIMEOUT_MS, CREATE_SUMMARIES, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, migrate2To3, PACKED_TYPE, SCHEMA_VERSION, SQL,
 } from './schema.js'
@@ -158,7 +159,11 @@ export function openDatabase(file: string): Connection {
         if (version >= SCHEMA_VERSION) return
         if (version === 0) db.exec(CREATE_TABLES)
         if (version === 1) db.exec(MIGRATE_1_TO_2)
-        if (version === 1 || version === 2) db.exec(migrate2To3(hasTable(db, 'events_v1')))
+        if (version === 1 || version === 2) {
+          const legacy = hasTable(db, 'events_v1')
+          db.exec(migrate2To3(legacy))
+          writeMissingSummaries(db, file, legacy)
+        }
         db.pragma(`user_version = ${SCHEMA_VERSION}`)
       }).immediate()
     }

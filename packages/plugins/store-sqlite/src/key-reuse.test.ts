@@ -1,31 +1,16 @@
 // A session's key (the high half of its event rows' keys) is never given twice: a session deleted
 // by hand — its `sessions` row removed, its event rows left — must not lend those rows to the
 // next new session, in a new database (layout 3) as in one of layout 2 migrated on open.
-import type Database from 'better-sqlite3'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BosunError } from '@bosun/core'
 import { SCHEMA_VERSION } from './schema.js'
-import { sqliteStore, type SqliteStore } from './store.js'
 import { writeLayout2 } from './testing/layout-2.js'
-import { event, header, tempDatabase, withDatabase } from './testing/temp.js'
+import { tempStores } from './testing/stores.js'
+import { event, header } from './testing/temp.js'
 
-let file: string
-let cleanup: () => Promise<void>
-const open: SqliteStore[] = []
-const make = () => {
-  const store = sqliteStore({ file, batchWindowMs: 60_000 })
-  open.push(store)
-  return store
-}
-const raw = <T>(fn: (db: Database.Database) => T): T => withDatabase(file, fn)
+const { file, make, raw } = tempStores()
 const keyOf = (id: string) => raw((db) => db.prepare('SELECT key FROM sessions WHERE id = ?').pluck().get(id) as number)
 const deleteByHand = (id: string) => raw((db) => db.prepare('DELETE FROM sessions WHERE id = ?').run(id))
-
-beforeEach(async () => ({ file, cleanup } = await tempDatabase()))
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close().catch(() => {})
-  await cleanup()
-})
 
 describe('session keys', () => {
   it('a session created after the newest one was deleted by hand gets a new key and an empty log', async () => {
@@ -56,7 +41,7 @@ describe('session keys', () => {
 
 describe('a database of layout 2', () => {
   it('is migrated on open: every session keeps its key and log, and no new one gets a key left by a session deleted by hand', async () => {
-    writeLayout2(file, { a: [event(0), event(1)], b: [event(0)], gone: [event(0), event(1), event(2)] })
+    writeLayout2(file(), { a: [event(0), event(1)], b: [event(0)], gone: [event(0), event(1), event(2)] })
     const gone = raw((db) => db.prepare(`SELECT key FROM sessions WHERE id = 'gone'`).pluck().get() as number)
     deleteByHand('gone')
     const keys = raw((db) => db.prepare('SELECT id, key FROM sessions ORDER BY id').all())
@@ -85,7 +70,7 @@ describe('a database of layout 2', () => {
   })
 
   it('is migrated in one transaction: a migration that fails leaves it as it was, and the next open migrates it', async () => {
-    writeLayout2(file, { a: [event(0)] })
+    writeLayout2(file(), { a: [event(0)] })
     // The name the migration moves the old table to is taken: it fails once the view is dropped.
     raw((db) => db.exec('CREATE TABLE sessions_v2 (x)'))
     const error = await make().list().catch((e: unknown) => e)

@@ -170,7 +170,8 @@ describe('a database of layout 1', () => {
     writeLayout1(file, { a: oldA, b: oldB, empty: [] })
     expect(raw((db) => db.pragma('page_size', { simple: true }))).toBe(4096)
     const store = make()
-    expect(await store.list()).toEqual([
+    // (Each with its summary too, written by the migration: migrate-summaries.test.ts.)
+    expect((await store.list()).map(({ id, createdAt, length, delegation }) => ({ id, createdAt, length, delegation }))).toEqual([
       { id: 'a', createdAt: 1_700_000_000_000, length: 4, delegation: null },
       { id: 'b', createdAt: 1_700_000_000_000, length: 2, delegation: null },
       { id: 'empty', createdAt: 1_700_000_000_000, length: 0, delegation: null },
