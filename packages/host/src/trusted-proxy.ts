@@ -27,6 +27,21 @@ export function trustedProxyProblem(entry: string): string | undefined {
   if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) return `${expected}: the prefix after "/" is a whole number from 1 to ${max} for an IPv${version} address`
   // Every address trusted is no setting at all: any client could then write X-Forwarded-For.
   if (Number(prefix) === 0) return `${expected}: /0 trusts every address, so any client could write X-Forwarded-For — name the proxy's own address or network`
+  const every = everyAddressIn(address, Number(prefix), version)
+  if (every !== undefined) return `${expected}: ${entry} trusts ${every}, so any client could write X-Forwarded-For — name the proxy's own address or network`
+  return undefined
+}
+
+/**
+ * What a block wider than any proxy's network holds, as /0 does in effect: all of IPv4 — also when
+ * spelled as IPv6 (`::ffff:0:0/96`, `::/8`), since BlockList matches an IPv4 peer against the
+ * mapped form — or all of public IPv6 (`2000::/3`, `::/1`). Undefined for a narrower block.
+ */
+function everyAddressIn(address: string, prefix: number, version: number): string | undefined {
+  const block = new BlockList()
+  block.addSubnet(address.replace(/%.*$/, ''), prefix, version === 4 ? 'ipv4' : 'ipv6')
+  if (block.check('0.0.0.0', 'ipv4') && block.check('255.255.255.255', 'ipv4')) return 'every IPv4 address'
+  if (block.check('2000::', 'ipv6') && block.check('3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'ipv6')) return 'every public IPv6 address (2000::/3)'
   return undefined
 }
 
