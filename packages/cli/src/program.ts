@@ -243,6 +243,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .option('--allowed-host <name...>', 'host names the Host fence accepts besides loopback (e.g. a reverse proxy\'s name); with a token, only these and loopback')
     .option('--trusted-proxy <address...>', 'reverse proxies (addresses or CIDR blocks, e.g. 127.0.0.1) whose X-Forwarded-For and X-Forwarded-Proto the host believes; none by default')
     .option('--relay-wait-ms <ms>', 'on a PostgreSQL store (many hosts): how long a request for a session another host owns waits for that host\'s answer before it is answered "pending"', '5000')
+    .option('--relay-run-ms <ms>', 'on a PostgreSQL store (many hosts): how long this host, owning a session, lets a request relayed from another host run before it answers it 503 and carries out the session\'s next mail', '30000')
     .option('--cluster-poll-ms <ms>', 'on a PostgreSQL store (many hosts): how often to look for a dead host\'s sessions and for mail a lost NOTIFY left', '1000')
     .option('--takeover-concurrency <n>', 'on a PostgreSQL store (many hosts): how many of a dead host\'s sessions this host opens at once (keep it below the store\'s poolSize)', '8')
     .addHelpText('after', examples([

@@ -113,6 +113,12 @@ describe('bosun serve', () => {
     const word = await bosun(['serve', '--port', '0', '--relay-wait-ms', 'soon'], { cwd: dir })
     expect(word.code).toBe(2)
     expect(word.stderr).toMatch(/--relay-wait-ms must be a whole number/)
+    const run = await bosun(['serve', '--port', '0', '--relay-run-ms', '0'], { cwd: dir })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(/--relay-run-ms must be at least 1/)
+    const long = await bosun(['serve', '--port', '0', '--relay-run-ms', '3600001'], { cwd: dir })
+    expect(long.code).toBe(2)
+    expect(long.stderr).toMatch(/--relay-run-ms must be a whole number from 0 to 3600000/)
   })
 
   it('a port in use is a coded error saying what to do, not an unexpected one', async ({ dir }) => {

@@ -50,7 +50,7 @@ export const hostOptionsSchema: JsonSchema = {
       not: { const: true },
       'x-expected': 'false (no cluster) or an object of cluster options',
       additionalProperties: false,
-      properties: { relayWaitMs: { ...timerMs, minimum: 0 }, pollIntervalMs: timerMs, takeoverConcurrency: positiveInteger },
+      properties: { relayWaitMs: { ...timerMs, minimum: 0 }, relayRunMs: timerMs, pollIntervalMs: timerMs, takeoverConcurrency: positiveInteger },
     },
   },
   anyOf: [{ required: ['agentFactory'] }, { required: ['agent'] }, { required: ['config'] }],

@@ -18,9 +18,9 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a relayed request wh
 
   it('the sender gets 503 after relayRunMs, the mail after it is carried out, and a late admission is found', { timeout: 120_000 }, async () => {
     // B waits longer than the owner's limit: what it answers is the owner's answer, never `pending`.
-    const [a, b] = cluster.hosts(2, { host: { cluster: { relayWaitMs: 60_000, pollIntervalMs: 200 } } })
+    const [a, b] = cluster.hosts(2, { host: { cluster: { relayWaitMs: 60_000, relayRunMs: 5000, pollIntervalMs: 200 } } })
     const [onA, onB] = [await serve(a!), await serve(b!)]
-    a!.host.cluster!.relayRunMs = 5000
+    expect(a!.host.cluster!.relayRunMs).toBe(5000)
     expect((await send(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
 
     // The owner's runs of the message "hang-1" and of a cancel wait until the test lets them go.

@@ -19,6 +19,7 @@ export interface ServeOptions {
   allowedHost?: string[]
   trustedProxy?: string[]
   relayWaitMs?: string
+  relayRunMs?: string
   clusterPollMs?: string
   takeoverConcurrency?: string
 }
@@ -117,8 +118,11 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   // On a store with the cluster API (PostgreSQL), this host is one of many (docs/scale-out.md).
   const takeoverConcurrency = intOption('takeover-concurrency', options.takeoverConcurrency, 8, 1000)
   if (takeoverConcurrency < 1) throw cliError(CliErrorCodes.USAGE, '--takeover-concurrency must be at least 1 (1 opens a dead host\'s sessions one after another).')
+  const relayRunMs = intOption('relay-run-ms', options.relayRunMs, 30_000, 3_600_000)
+  if (relayRunMs < 1) throw cliError(CliErrorCodes.USAGE, '--relay-run-ms must be at least 1 (the owner gives up on a relayed request after this many ms).')
   const cluster = {
     relayWaitMs: intOption('relay-wait-ms', options.relayWaitMs, 5000, 600_000),
+    relayRunMs,
     pollIntervalMs: Math.max(50, intOption('cluster-poll-ms', options.clusterPollMs, 1000, 600_000)),
     takeoverConcurrency,
   }

@@ -14,6 +14,8 @@ export interface ClusterOptions {
   pollIntervalMs?: number
   /** How many of a dead host's sessions this host opens at once in a failover (each open uses a pool connection at a time). Default 8. */
   takeoverConcurrency?: number
+  /** How long this host, as a session's lease owner, lets a relayed request run before it answers it `503` and carries out the session's next mail. Default 30000 ms. */
+  relayRunMs?: number
 }
 
 export const DEFAULT_RELAY_WAIT_MS = 5000
@@ -51,11 +53,8 @@ export const DEFAULT_TAKEOVER_CONCURRENCY = 8
 export class Cluster {
   readonly watcher: ClusterWatcher
   readonly relayWaitMs: number
-  /**
-   * How long this host, as a session's lease owner, lets a relayed request run before it gives up
-   * on it ({@link DEFAULT_RELAY_RUN_MS}). Not a `createHost()` option: set it on `host.cluster`.
-   */
-  relayRunMs = DEFAULT_RELAY_RUN_MS
+  /** How long this host, as a session's lease owner, lets a relayed request run before it gives up on it ({@link DEFAULT_RELAY_RUN_MS}). */
+  readonly relayRunMs: number
   /** Enders of the streams this host serves from the store (ended when it closes). */
   readonly streams = new Set<() => void>()
   readonly #draining = new Map<string, { again: boolean; done: Promise<void> }>()
@@ -84,6 +83,7 @@ export class Cluster {
     readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, listened: () => {}, relist: () => {} },
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
+    this.relayRunMs = options.relayRunMs ?? DEFAULT_RELAY_RUN_MS
     this.#pollMs = options.pollIntervalMs ?? 1000
     this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
