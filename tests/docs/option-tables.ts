@@ -4,24 +4,33 @@
 // one whose header has a "type" and a "default" column; its first cell names the option.
 
 export type Schema = { [key: string]: unknown }
-export interface OptionRow { name: string; cells: string[]; line: number }
+export interface OptionRow { name: string; cells: string[]; line: number; defaultCell: string }
 
-/** Every property name of the schema at any depth (properties, items, branches, maps, local $refs). */
-export function propertyNames(schema: Schema, top: Schema = schema, seen = new Set<unknown>()): Set<string> {
-  const names = new Set<string>()
+/** Calls `found` with each property of the schema at any depth (properties, items, branches, maps, local $refs). */
+function eachProperty(schema: Schema, found: (name: string, sub: Schema) => void): void {
+  const seen = new Set<unknown>()
   const visit = (node: unknown): void => {
     if (node === null || typeof node !== 'object' || seen.has(node)) return
     seen.add(node)
     const s = node as Schema
-    if (typeof s.$ref === 'string' && s.$ref.startsWith('#/')) visit(s.$ref.slice(2).split('/').reduce<any>((at, key) => at?.[key], top))
-    for (const [name, sub] of Object.entries((s.properties ?? {}) as Schema)) { names.add(name); visit(sub) }
+    if (typeof s.$ref === 'string' && s.$ref.startsWith('#/')) visit(s.$ref.slice(2).split('/').reduce<any>((at, key) => at?.[key], schema))
+    for (const [name, sub] of Object.entries((s.properties ?? {}) as Schema)) { found(name, sub as Schema); visit(sub) }
     for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) for (const branch of (s[key] ?? []) as unknown[]) visit(branch)
     for (const key of ['items', 'additionalProperties', 'then', 'else']) [s[key]].flat().forEach(visit)
     for (const sub of Object.values((s.patternProperties ?? {}) as Schema)) visit(sub)
   }
   visit(schema)
+}
+
+/** Every property name of the schema at any depth. */
+export function propertyNames(schema: Schema): Set<string> {
+  const names = new Set<string>()
+  eachProperty(schema, (name) => names.add(name))
   return names
 }
+
+/** A value as a table cell may write it, compared without quotes, backticks, spaces or digit separators: `['a', 'b']` and `["a","b"]`, `60000` and `60,000`. */
+const bare = (text: string) => text.replace(/[`'"\s_]/g, '').replace(/(?<=\d),(?=\d{3})/g, '')
 
 /** The rows of the Markdown tables whose header has a "type" and a "default" column. */
 export function optionRows(markdown: string): { rows: OptionRow[]; text: string } {
@@ -38,7 +47,8 @@ export function optionRows(markdown: string): { rows: OptionRow[]; text: string 
       tableText.push(lines[j]!)
       const cells = cellsOf(lines[j]!)
       // `url` / `urlEnv`: one row for two options.
-      for (const [, name] of cells[0]!.matchAll(/`([A-Za-z$][\w$]*)`/g)) rows.push({ name: name!, cells, line: j + 1 })
+      const defaultCell = cells[columns.indexOf('default')] ?? ''
+      for (const [, name] of cells[0]!.matchAll(/`([A-Za-z$][\w$]*)`/g)) rows.push({ name: name!, cells, line: j + 1, defaultCell })
     }
   }
   return { rows, text: tableText.join('\n') }
@@ -58,6 +68,13 @@ export function problemsOf(schema: Schema, markdown: string, where: string, code
   for (const name of all) {
     if (!top.includes(name) && !new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\b`).test(text)) problems.push(`${where}: "${name}" (a field of a nested option) is not named in the option tables`)
   }
+  // A default the schema declares is the one the row shows.
+  eachProperty(schema, (name, sub) => {
+    if (!('default' in sub)) return
+    const row = rows.find((r) => r.name === name)
+    const value = bare(JSON.stringify(sub.default)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    if (row !== undefined && !new RegExp(`(^|[^\\w.])${value}($|[^\\w.])`).test(bare(row.defaultCell))) problems.push(`${where}:${row.line}: the default of "${name}" is ${JSON.stringify(sub.default)}, the row says ${row.defaultCell}`)
+  })
   for (const row of rows) {
     if (!all.has(row.name) && !codeOnly.test(row.cells.join('|'))) problems.push(`${where}:${row.line}: "${row.name}" is documented but is not an option (its schema has no such property; say "code only" if only code can give it)`)
   }

@@ -44,6 +44,11 @@ describe('the check itself', () => {
       'R:4: "gone" is documented but is not an option (its schema has no such property; say "code only" if only code can give it)',
     ])
   })
+  it('finds a default the row gets wrong, and reads one written with quotes or digit separators', () => {
+    const withDefaults = { type: 'object', properties: { n: { type: 'integer', default: 4 }, wait: { type: 'integer', default: 60000 }, mode: { enum: ['a', 'b'], default: 'a' } } }
+    const markdown = ['| option | type | default | |', '|---|---|---|---|', '| `n` | integer | `64` | how many |', '| `wait` | integer | 60,000 | how long |', '| `mode` | `\'a\'` \\| `\'b\'` | `\'a\'` | which |'].join('\n')
+    expect(problemsOf(withDefaults, markdown, 'R')).toEqual(['R:3: the default of "n" is 4, the row says `64`'])
+  })
   it('passes a whole table', () => {
     const markdown = ['| option | type | default | |', '|---|---|---|---|', '| `a` | integer | `1` | how many |', '| `list` | `{ inner }[]` | `[]` | the items |', '| `fs` | object (code only) | node:fs | files |'].join('\n')
     expect(problemsOf(schema, markdown, 'R')).toEqual([])
