@@ -261,6 +261,15 @@ function connect(db: Database.Database, file: string): Connection {
         details: { file, session: header.id },
       })
     }
+    // Layout 1 rows belong to a session by its id, not its key: rows left in events_v1 by a session
+    // deleted by hand would be read as the new session's log (and its writer refused at seq 0).
+    if ((legacy?.nextSeq.get(header.id) ?? null) !== null) {
+      throw new BosunError(
+        ErrorCodes.STORE,
+        `SQLite store ${file}: session "${header.id}" cannot be created: events_v1 (layout 1) still holds the events of a session "${header.id}" whose row was deleted, and the new session would read them as its own log. Delete them first (DELETE FROM events_v1 WHERE session_id = '${header.id}'), or choose another id.`,
+        { details: { file, session: header.id } },
+      )
+    }
     const key = Number(insertSession.run(header.id, JSON.stringify(header), header.createdAt, header.parent ?? null).lastInsertRowid)
     insertRows({ id: header.id, key }, seed)
     writeSummary(header.id, summary)
