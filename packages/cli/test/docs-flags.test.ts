@@ -2,8 +2,10 @@
 // command's every flag is in the docs/cli.md section about that command (a "### " heading naming
 // `bosun <command>`; the global ones under "Global options"), in backticks; a flag with a default
 // has a table row there showing it; and no flag docs/cli.md or the CLI README names is one the
-// program does not have. A flag added without docs, or removed with its docs left, fails here.
-import { readFileSync } from 'node:fs'
+// program does not have. Every other page (docs/*.md, the packages' READMEs) that shows a `bosun
+// <command> … --flag` line gives that command a flag it has. A flag added without docs, or removed
+// or renamed with its docs left, fails here.
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import type { Command } from 'commander'
@@ -62,4 +64,38 @@ it('names no flag the program does not have (docs/cli.md, the CLI README)', () =
     const unknown = spans.flatMap((span) => span.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? []).filter((flag) => !known.has(flag))
     expect(unknown, where).toEqual([])
   }
+})
+
+/** The docs pages and READMEs other than docs/cli.md, as [path, text]. */
+function otherPages(): [string, string][] {
+  const rootUrl = new URL('../../../', import.meta.url)
+  const folders = (dir: string) => readdirSync(new URL(`${dir}/`, rootUrl), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${dir}/${e.name}`)
+  const packages = folders('packages').flatMap((dir) => [dir, ...folders(dir)])
+  const pages = [
+    ...readdirSync(new URL('docs/', rootUrl)).filter((name) => name.endsWith('.md') && name !== 'cli.md').map((name) => `docs/${name}`),
+    'README.md',
+    ...[...packages, ...folders('examples')].map((dir) => `${dir}/README.md`).filter((page) => existsSync(new URL(page, rootUrl))),
+  ]
+  return pages.map((page) => [page, readFileSync(new URL(page, rootUrl), 'utf8')])
+}
+
+it('every other page gives a bosun command only flags it has', () => {
+  const global = new Set([...flags.filter((f) => f.command === '').map((f) => f.long), '--help'])
+  const ofCommand = (path: string) => new Set(flags.filter((f) => f.command === path).map((f) => f.long))
+  const commands = new Set(flags.map((f) => f.command).filter(Boolean))
+  const wrong: string[] = []
+  const pages = otherPages()
+  expect(pages.map(([page]) => page)).toEqual(expect.arrayContaining(['docs/host.md', 'docs/marketplace.md', 'packages/host/README.md']))
+  for (const [page, text] of pages) {
+    // A command line: from `bosun <command>` to the end of its code span, table cell, comment or line.
+    for (const match of text.matchAll(/\bbosun ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?([^`|#\n]*)/g)) {
+      const [, first, second, rest] = match
+      const path = second !== undefined && commands.has(`${first} ${second}`) ? `${first} ${second}` : first!
+      if (!commands.has(path) && !program.commands.some((c) => c.name() === path)) continue
+      const known = new Set([...global, ...ofCommand(path), ...(path === 'plugins' || path === 'sessions' ? ofCommand(`${path} list`) : [])])
+      const after = path === first ? `${second ?? ''}${rest}` : rest!
+      for (const [flag] of after.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) if (!known.has(flag)) wrong.push(`${page}: bosun ${path} ${flag}`)
+    }
+  }
+  expect(wrong).toEqual([])
 })
