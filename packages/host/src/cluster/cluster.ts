@@ -370,12 +370,18 @@ export class Cluster {
     }
     // The run did not end in time: its sender is answered so, and the session's later mail goes on.
     // A message admitted meanwhile is in the log (no longer pending): its lookup finds it there.
+    // Logged once the answer is settled, saying which it was.
     if (outcome === undefined) {
       const answered = gaveUp(id, entry, this.relayRunMs)
       return async () => {
         const now = await this.store.mailbox.get(id, entry.messageId)
-        if (now !== undefined && now.deliveredSeq !== null) return true
-        return this.#complete(id, entry, answered)
+        if (now !== undefined && now.deliveredSeq !== null) {
+          this.#gaveUpOn(id, entry, 'the message was admitted meanwhile, so it is not answered: its lookup finds it in the log')
+          return true
+        }
+        const saved = await this.#complete(id, entry, answered)
+        this.#gaveUpOn(id, entry, saved ? 'answered 503 session-unavailable' : 'this host lost the session meanwhile: its next owner runs it')
+        return saved
       }
     }
     // Lost the lease between the look-up and the request: the next owner carries it out.
@@ -393,7 +399,10 @@ export class Cluster {
         console.error(`[bosun host] reading the receipt of admitted mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
         return async () => true
       }
-      if (outcome === undefined) return async () => true
+      if (outcome === undefined) {
+        this.#gaveUpOn(id, entry, 'the message is admitted (this run was for its receipt), so it is not answered: its lookup finds it in the log')
+        return async () => true
+      }
     }
     const answered = outcome
     return () => this.#complete(id, entry, answered)
@@ -401,8 +410,8 @@ export class Cluster {
 
   /**
    * Runs a relayed request for at most `relayRunMs`: its answer, or undefined when it had not
-   * ended by then. Nothing stops the run itself (a route cannot be stopped midway): it goes on, and
-   * a throw after the limit is logged.
+   * ended by then (the caller logs the give-up with what became of the entry). Nothing stops the
+   * run itself (a route cannot be stopped midway): it goes on, and a throw after the limit is logged.
    */
   async #runWithin(id: string, entry: ClusterMailboxEntry): Promise<RelayOutcome | undefined> {
     const ms = this.relayRunMs
@@ -415,12 +424,16 @@ export class Cluster {
     try {
       const outcome = await Promise.race([run, limit])
       if (outcome !== undefined) return outcome
-      console.error(`[bosun host] gave up on mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} after ${ms} ms: its run had not ended (a hook or a store call did not answer). Answered 503 session-unavailable; the session's later mail goes on. The run was not stopped and may still take effect.`)
       run.catch((error: unknown) => console.error(`[bosun host] mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}, given up on, failed:`, error))
       return undefined
     } finally {
       clearTimeout(timer)
     }
+  }
+
+  /** Logs a given-up run with what became of its entry (`what`): a 503 only when one was stored. */
+  #gaveUpOn(id: string, entry: ClusterMailboxEntry, what: string): void {
+    console.error(`[bosun host] gave up on mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} after ${this.relayRunMs} ms: its run had not ended (a hook or a store call did not answer); ${what}. The session's later mail goes on; the run was not stopped and may still take effect.`)
   }
 
   /** Runs a relayed request on this host's own app, as its client would have sent it here: its answer. */
