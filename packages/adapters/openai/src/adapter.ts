@@ -3,7 +3,7 @@ import {
   shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
-import { classify, withPathHint } from './errors.js'
+import { classify, inSentence, withPathHint } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
 import { buildBody, type RequestSettings } from './request.js'
@@ -76,7 +76,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
     const mapper = new ChunkMapper(label, provider, apiKey)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
-      yield* chunksFromJson(await readBodyText(response, MAX_JSON_BODY_BYTES, `The JSON answer of ${label}`), mapper)
+      yield* chunksFromJson(await readBodyText(response, MAX_JSON_BODY_BYTES, `The JSON answer of ${inSentence(label)}`), mapper)
       return
     }
     yield* chunksFromSse(response.body, mapper)

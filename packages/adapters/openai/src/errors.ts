@@ -35,6 +35,12 @@ export function streamError(label: string, error: unknown, secret?: string): Mod
   return new ModelError(code, `${label} reported an error in the stream: ${message || kind || 'no message'}`, options)
 }
 
+/**
+ * `label` inside a sentence: a server that is not a known provider is labelled "The server at
+ * <host>" to open a message, which reads "the server at <host>" after other words.
+ */
+export const inSentence = (label: string): string => label.replace(/^The /, 'the ')
+
 /** A payload that is not what the protocol allows. */
 export function malformed(label: string, problem: string): ModelError {
   return new ModelError('MALFORMED_RESPONSE', `${label} sent a malformed stream: ${problem}.`)
@@ -65,7 +71,7 @@ export function classify(error: unknown, signal: AbortSignal, label: string, whe
       { cause: error },
     )
   }
-  return new ModelError('TRANSPORT', `The connection to ${label} (${where}) failed: ${describe(error)}`, { cause: error })
+  return new ModelError('TRANSPORT', `The connection to ${inSentence(label)} (${where}) failed: ${describe(error)}`, { cause: error })
 }
 
 /**

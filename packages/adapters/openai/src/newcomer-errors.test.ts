@@ -93,3 +93,33 @@ describe('a baseURL without a scheme', () => {
     expect(() => openai({ model: 'm', baseURL: 'localhost:11434/v1' })).toThrow(`Invalid options for openai():\n  - ${LINE}`)
   })
 })
+
+describe('a server other than a known provider, named mid-sentence', () => {
+  // Such a server is "the server at <host>": a message that names it after other words must not
+  // read "The connection to The server at …".
+  const host = (): string => new URL(server.url).host
+
+  it('a connection cut mid-stream: "The connection to the server at <host> (<baseURL>) failed"', async () => {
+    server.reply(async (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      await new Promise<void>((resolve) => res.write('data: {"choices":[{"index":0,"delta":{"content":"par"}}]}\n\n', () => resolve()))
+      res.destroy()
+    })
+    const { error } = await run(openai({ baseURL: server.url, model: 'm' }))
+    expect(error?.code).toBe('TRANSPORT')
+    expect(error?.message).toContain(`The connection to the server at ${host()} (${server.url}) failed`)
+  })
+
+  it('a stream that ends without a finish reason: "The stream from the server at <host> ended …"', async () => {
+    server.reply(sse(['{"choices":[{"index":0,"delta":{"content":"par"}}]}'], { done: false }))
+    const { error } = await run(openai({ baseURL: server.url, model: 'm' }))
+    expect(error?.code).toBe('TRANSPORT')
+    expect(error?.message).toContain(`The stream from the server at ${host()} ended before the response was complete`)
+  })
+
+  it('at the start of a sentence it keeps its capital', async () => {
+    server.reply(status(500, '{"error":{"message":"boom"}}'))
+    const { error } = await run(openai({ baseURL: server.url, model: 'm' }))
+    expect(error?.message).toMatch(new RegExp(`^The server at ${host().replace(/\./g, '\\.')} answered HTTP 500`))
+  })
+})
