@@ -34,7 +34,7 @@ agent.followup('What time is it?') // queued: runs as its own turn, after the fi
 agent.followup('And one more thing.') // no scripted response left: the model echoes
 await agent.whenIdle()
 
-console.log('\n── the event log (bosun log style)\n')
+console.log('\n── the event log, one line per event (chunks left out; bosun log --all <id> prints every event so)\n')
 console.log(formatTimeline(agent.session.events, { requests: false }))
 await agent.close()
 
