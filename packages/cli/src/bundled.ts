@@ -63,8 +63,8 @@ export async function withBundledFallbacks(loaded: LoadedConfig): Promise<Bundle
   return { loaded, bundled }
 }
 
-/** The bundled package a name stands for, if none of its candidates is installed from `dir`. */
-function bundledFor(dir: string, name: unknown, kind: EntryKind, modules: BundledModules): string | undefined {
+/** The bundled package a name stands for, if none of its candidates is installed from `dir` (a plugin's too: `bosun config check` says where each comes from). */
+export function bundledFor(dir: string, name: unknown, kind: EntryKind, modules: BundledModules = bundledModules()): string | undefined {
   if (typeof name !== 'string' || name === 'memory' || name.startsWith('.') || name.startsWith('/')) return undefined
   const candidates = candidatePackages(name, kind)
   if (candidates.some((candidate) => findPackage(dir, candidate) !== undefined)) return undefined

@@ -36,6 +36,10 @@ describe('bosun config check, in the repository, with nothing but the CLI instal
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`adapter  ${adapter} {2}@bosun/adapter-${adapter} \\S+ \\(bundled with bosun\\)`))
     expect(result.stdout).toMatch(/1\. retry[\s\S]*2\. rate-limit[\s\S]*3\. content-filter[\s\S]*4\. compaction[\s\S]*5\. subagents/)
+    // Each plugin says it is the CLI's copy, with its version, not just its name again.
+    for (const [index, name] of ['retry', 'rate-limit', 'content-filter', 'compaction', 'subagents'].entries()) {
+      expect(result.stdout).toMatch(new RegExp(`${index + 1}\\. ${name} {2}@bosun/plugin-${name} \\d+\\.\\d+\\.\\d+\\S* \\(bundled with bosun\\)\n`))
+    }
     expect(result.stdout).toContain('✓ the config is valid')
   })
 

@@ -2,6 +2,7 @@ import { relative } from 'node:path'
 import { memoryStore, type AgentHooks, type Plugin } from '@bosun/core'
 import { candidatePackages, type EntryKind, type ResolvedConfig } from '@bosun/core/config'
 import { DEFAULT_SESSIONS_DIR, checkConfig, loadCliConfig, openAgent, type CliConfig } from '../agent.js'
+import { bundledFor } from '../bundled.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
@@ -110,6 +111,12 @@ function source(cfg: CliConfig, kind: EntryKind, spec: unknown, section?: 'model
   for (const candidate of candidatePackages(spec, kind)) {
     const found = findPackage(cfg.dir, candidate)
     if (found) return `${candidate} ${found.version ?? ''}`.trim()
+  }
+  // Not installed in the project: the CLI's own copy stands in (the model's and store's are in `cfg.bundled`).
+  const shipped = kind === 'plugin' ? bundledFor(cfg.dir, spec, kind) : undefined
+  if (shipped !== undefined) {
+    const version = ownDependencyVersion(shipped)
+    return `${shipped}${version ? ` ${version}` : ''} (bundled with bosun)`
   }
   return spec
 }
