@@ -97,4 +97,11 @@ describe('bosun chat, every day', () => {
     expect(result.stdout).toContain('slow answer\n')
     expect(result.stdout + result.stderr).not.toMatch(/waiting for the model|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|tokens/)
   })
+
+  it('a refusal (the step ended content-filter) is said in the transcript, not left as an empty answer', async () => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ text: '', finish: 'content-filter' }] } } })
+    const result = await bosun(['chat', '--session', 'refused'], { cwd: dir, input: 'hello\n' })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('  ⚠ the provider stopped the answer (content-filter: a refusal or its content filter); nothing was answered\n  ─ turn 1 completed')
+  })
 })

@@ -100,6 +100,19 @@ describe.concurrent('bosun run', () => {
     expect(result.stderr).toContain("warning: the answer was cut at the model's output limit (max-tokens)")
   })
 
+  it('says so on stderr when the provider stopped the answer for content (a refusal), with or without text', async ({ dir, expect }) => {
+    // Anthropic's stop_reason "refusal" (and OpenAI's finish_reason "content_filter") end the step
+    // content-filter; the turn completes, so without a word the run printed nothing and exited 0.
+    await writeProject(dir, scripted([{ text: '', finish: 'content-filter' }]))
+    const refused = await bosun(['run', '-s', 'refused', 'hi'], { cwd: dir })
+    expect(refused).toMatchObject({ code: 0, stdout: '' })
+    expect(refused.stderr).toContain('warning: the provider stopped the answer (content-filter: a refusal or its content filter); nothing was answered')
+    await writeProject(dir, scripted([{ text: 'I can tell you th', finish: 'content-filter' }]))
+    const cut = await bosun(['run', '-s', 'refused', 'again'], { cwd: dir })
+    expect(cut).toMatchObject({ code: 0, stdout: 'I can tell you th\n' })
+    expect(cut.stderr).toContain('warning: the provider stopped the answer (content-filter: a refusal or its content filter); what it wrote is above')
+  })
+
   it('Ctrl+C aborts the turn: exit 130, the delivered prefix is kept as interrupted', async ({ dir, expect }) => {
     // Ctrl+C goes as soon as the first chunk shows; the rest would take 23 more seconds (a chunk a
     // second, abort-aware), so the turn is still streaming however busy the machine (80 ms chunks

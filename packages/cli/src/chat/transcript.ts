@@ -4,6 +4,7 @@ import { formatDuration } from '../session-info.js'
 import { safeStream, safeText, safeValue } from '../terminal-safe.js'
 import { describeExchange, type HttpRecorder } from '../http-debug.js'
 import { MarkdownLines } from './markdown.js'
+import { refusalNote } from '../refusal.js'
 import type { Screen } from './screen.js'
 
 /**
@@ -47,6 +48,8 @@ export function attachTranscript(
   for (const message of agent.inbox.nextStep) targets.set(message.id, 'next-step')
   let turnStart = 0
   let steps = 0
+  /** Whether the running step streamed any text (said with a refusal). */
+  let answered = false
   const safe =
     <A extends unknown[]>(fn: (...args: A) => void) =>
     (...args: A) => {
@@ -88,6 +91,7 @@ export function attachTranscript(
         break
       case 'step/start':
         steps++
+        answered = false
         if (options.spinner) {
           progress.waitingSince = Date.now()
           clearInterval(timer)
@@ -99,7 +103,15 @@ export function attachTranscript(
       case 'assistant/chunk': {
         stopWaiting()
         const { chunk } = event.data as BosunEventMap['assistant/chunk']
-        if (chunk.type === 'text-delta') answer.write(chunk.text)
+        if (chunk.type === 'text-delta') {
+          answer.write(chunk.text)
+          if (chunk.text !== '') answered = true
+        }
+        break
+      }
+      case 'step/end': {
+        const note = refusalNote(event, answered)
+        if (note !== undefined) screen.print(style.yellow(`  ⚠ ${note}`))
         break
       }
       case 'assistant/message': {

@@ -6,6 +6,7 @@ import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.j
 import { leaveSession } from '../leave-session.js'
 import { openSessionAgent, type OpenedSession } from '../open-session.js'
 import { oneLine } from '../output.js'
+import { refusalNote } from '../refusal.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
 import { safeJson, safeStream, safeText, safeValue } from '../terminal-safe.js'
@@ -142,6 +143,8 @@ function textPrinter(ctx: CommandContext): (event: SessionEvent) => void {
   const { out, err } = ctx
   const answer = out.isTTY ? safeStream() : { write: (text: string) => text, end: () => '' }
   let atLineStart = true
+  /** Whether this step streamed any text (said with a refusal). */
+  let answered = false
   /** Keeps a stderr line off the end of a half-written stdout line when both are the terminal. */
   const errLine = (text: string) => {
     if (!atLineStart && out.isTTY && err.isTTY) {
@@ -159,7 +162,18 @@ function textPrinter(ctx: CommandContext): (event: SessionEvent) => void {
     switch (event.type) {
       case 'assistant/chunk': {
         const { chunk } = event.data as BosunEventMap['assistant/chunk']
-        if (chunk.type === 'text-delta') write(answer.write(chunk.text))
+        if (chunk.type === 'text-delta') {
+          write(answer.write(chunk.text))
+          if (chunk.text !== '') answered = true
+        }
+        break
+      }
+      case 'step/start':
+        answered = false
+        break
+      case 'step/end': {
+        const note = refusalNote(event, answered)
+        if (note !== undefined) errLine(err.style.yellow(`warning: ${note}`))
         break
       }
       case 'assistant/message':
