@@ -13,15 +13,17 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))))
 })
 
-/** A registry serving one document for `bosun-plugin-guard` whose latest version is `version`. */
-async function registryWith(version: Record<string, unknown>): Promise<RegistryClient> {
+/** A registry serving one document for `bosun-plugin-guard` whose latest version is `version` (and `others`, by name). */
+async function registryWith(version: Record<string, unknown>, others: Record<string, unknown> = {}): Promise<RegistryClient> {
+  const documents: Record<string, unknown> = { ...others, 'bosun-plugin-guard': { name: 'bosun-plugin-guard', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } } }
   const server = createServer((request, response) => {
-    if (request.url !== '/bosun-plugin-guard') {
+    const document = documents[decodeURIComponent(request.url!.slice(1))]
+    if (document === undefined) {
       response.writeHead(404).end('{}')
       return
     }
     response.setHeader('content-type', 'application/json')
-    response.end(JSON.stringify({ name: 'bosun-plugin-guard', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }))
+    response.end(JSON.stringify(document))
   })
   servers.push(server)
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
@@ -53,5 +55,31 @@ describe('findOnRegistry: only a release of the package asked for', () => {
         message: expect.stringContaining('gives a version that is not a version number (not shown); refused, nothing was installed.'),
       })
     }
+  })
+})
+
+describe('findOnRegistry: a version the package does not have', () => {
+  it('a short name with a missing version says which versions the package has, not that no package exists', async () => {
+    for (const spec of ['guard@9.9.9', 'bosun-plugin-guard@9.9.9', 'guard@^2']) {
+      await expect(findOnRegistry(await registryWith(release), spec)).rejects.toMatchObject({
+        code: 'PACKAGE_NOT_FOUND',
+        message: `bosun-plugin-guard has no version ${spec.split('@')[1]} (it has 1.0.0).`,
+      })
+    }
+  })
+
+  it('never falls through to a later candidate that has the version (the unrelated package of the typed name)', async () => {
+    const unrelated = { name: 'guard', 'dist-tags': { latest: '9.9.9' }, versions: { '9.9.9': { name: 'guard', version: '9.9.9', keywords: ['bosun-plugin'] } } }
+    await expect(findOnRegistry(await registryWith(release, { guard: unrelated }), 'guard@9.9.9')).rejects.toMatchObject({ code: 'PACKAGE_NOT_FOUND', message: 'bosun-plugin-guard has no version 9.9.9 (it has 1.0.0).' })
+    // Without a version the config's name is found first, as before.
+    const { manifest } = await findOnRegistry(await registryWith(release, { guard: unrelated }), 'guard')
+    expect(manifest.name).toBe('bosun-plugin-guard')
+  })
+
+  it('a name no candidate has is still "no package … on the registry"', async () => {
+    await expect(findOnRegistry(await registryWith(release), 'gaurd@1.0.0')).rejects.toMatchObject({
+      code: 'PACKAGE_NOT_FOUND',
+      message: expect.stringContaining('no package "@bosun/plugin-gaurd" or "bosun-plugin-gaurd" or "gaurd" on the registry.'),
+    })
   })
 })

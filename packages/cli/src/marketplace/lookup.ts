@@ -3,7 +3,7 @@ import type { CommandContext } from '../context.js'
 import { marketplaceError } from './errors.js'
 import { bosunManifest, parseSpec, pickVersion, type BosunManifest } from './manifest.js'
 import { readNpmConfig } from './npm-config.js'
-import { RegistryClient, type VersionManifest } from './registry-client.js'
+import { RegistryClient, type Packument, type VersionManifest } from './registry-client.js'
 
 /** The registry client for a command: the user's npm configuration, `--registry` replacing its default registry. */
 export function registryClient(ctx: CommandContext, registry: string | undefined): RegistryClient {
@@ -30,20 +30,27 @@ export async function findOnRegistry(client: RegistryClient, spec: string): Prom
   const candidates = [...new Set([...candidatePackages(name, kind), name])]
   let lastError: unknown
   for (const candidate of candidates) {
+    let packument: Packument
     try {
-      const version = releaseOf(candidate, pickVersion(await client.packument(candidate), range, satisfiesRange))
-      const manifest = bosunManifest(version)
-      if (manifest.kind === undefined) {
-        throw marketplaceError(
-          'NOT_A_BOSUN_PACKAGE',
-          `${manifest.name}@${manifest.version} is not a Bosun package: it has none of the keywords "bosun-plugin", "bosun-adapter", "bosun-store". Nothing was installed.`,
-        )
-      }
-      return { version, manifest }
+      packument = await client.packument(candidate)
     } catch (error) {
       if ((error as { code?: string }).code !== 'PACKAGE_NOT_FOUND') throw error
       lastError = error
+      continue
     }
+    // The first name that exists is the package, as in a config: without the version asked for it
+    // is "bosun-plugin-word-guard has no version 9.9.9 (it has …)" — never "no package … on the
+    // registry" (which sent the user looking for a typo in the name), nor a later candidate's
+    // version (`rate-limit@9.9.9` is not the unrelated npm package "rate-limit").
+    const version = releaseOf(candidate, pickVersion(packument, range, satisfiesRange))
+    const manifest = bosunManifest(version)
+    if (manifest.kind === undefined) {
+      throw marketplaceError(
+        'NOT_A_BOSUN_PACKAGE',
+        `${manifest.name}@${manifest.version} is not a Bosun package: it has none of the keywords "bosun-plugin", "bosun-adapter", "bosun-store". Nothing was installed.`,
+      )
+    }
+    return { version, manifest }
   }
   if (candidates.length > 1) {
     throw marketplaceError('PACKAGE_NOT_FOUND', `no package ${candidates.map((candidate) => `"${candidate}"`).join(' or ')} on the registry. Check the name (bosun plugins search <words> lists what there is).`, { name })
