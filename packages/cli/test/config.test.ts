@@ -101,6 +101,16 @@ describe.concurrent('bosun config check', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /)
   })
 
+  it('an option a plugin\'s setup refuses (a pattern that does not compile) reads as a config problem: the file, its path in it, the entry', async ({ dir, expect }) => {
+    // content-filter compiles its patterns in setup; its error's paths start at the options' root.
+    await writeProject(dir, { plugins: ['retry', ['content-filter', { rules: [{ id: 'r', action: 'reject', pattern: 'ok' }, { id: 'p', action: 'reject', pattern: '(' }] }]] })
+    for (const args of [['config', 'check'], ['run', 'hi']]) {
+      const result = await bosun(args, { cwd: dir })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`error CONFIG_INVALID: Invalid config ${dir}/bosun.config.json:\n  - $.plugins[1][1].rules[1].pattern (plugin "content-filter"): must be a valid regular expression: Invalid regular expression: /(/g: Unterminated group`)
+    }
+  })
+
   it('--debug adds the stack trace and the causes', async ({ dir, expect }) => {
     await writeProject(dir, undefined, { 'bosun.config.json': '{ "model": ' })
     const [plain, debug] = await Promise.all([bosun(['config', 'check'], { cwd: dir }), bosun(['config', 'check', '--debug'], { cwd: dir })])

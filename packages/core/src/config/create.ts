@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { createAdapter } from '../adapter.js'
 import { createAgent } from '../create-agent.js'
-import { BosunError } from '../errors.js'
+import { BosunError, ErrorCodes } from '../errors.js'
 import type { Agent } from '../loop/agent.js'
 import type { ModelAdapter } from '../model.js'
 import type { Plugin, PluginEntry } from '../plugin.js'
@@ -46,10 +46,15 @@ export async function createAgentFromConfig(
   const resolved = resolvedFor(loaded) ?? (await validateConfig(loaded, options))
   const model = await createModel(resolved)
   const owned = options.store === undefined ? await openStore(resolved) : undefined
+  // A setup's options error, and the config problem it is (createAgent throws the former as it is).
+  const asConfigErrors = new Map<unknown, BosunError>()
   const agent = await createAgent({
     model,
     store: options.store ?? owned,
-    plugins: options.onStage === undefined ? resolved.plugins : resolved.plugins.map((entry, index) => staged(entry, index, options.onStage!)),
+    plugins: resolved.plugins.map((entry, index) => {
+      const located = withConfigPath(entry, index, loaded, resolved, asConfigErrors)
+      return options.onStage === undefined ? located : staged(located, index, options.onStage)
+    }),
     tools: resolved.tools,
     ...(resolved.system === undefined ? {} : { system: resolved.system }),
     ...(resolved.maxParallelTools === undefined ? {} : { maxParallelTools: resolved.maxParallelTools }),
@@ -58,7 +63,7 @@ export async function createAgentFromConfig(
     ownsStore: owned !== undefined,
   }).catch(async (error: unknown) => {
     await owned?.close().catch(() => {})
-    throw error
+    throw asConfigErrors.get(error) ?? error
   })
   return agent
 }
@@ -71,6 +76,47 @@ function staged(entry: PluginEntry, index: number, onStage: OnConfigStage): Plug
     setup: (context, options) => inStage(onStage, { kind: 'plugin-setup', plugin: plugin.name, index }, async () => plugin.setup(context, options)),
   }
   return Array.isArray(entry) ? [wrapped, entry[1]] : wrapped
+}
+
+/**
+ * The entry with a plugin whose `setup` finds its options invalid (a pattern that does not
+ * compile: `PLUGIN_OPTIONS_INVALID`, paths from the options' root) throwing that as a config
+ * problem — the file, the path in it (`$.plugins[2][1].rules[0].pattern`) and the entry's name —
+ * as the schema's problems are reported, instead of a bare `$.rules[0].pattern`.
+ */
+function withConfigPath(entry: PluginEntry, index: number, loaded: LoadedConfig, resolved: ResolvedConfig, asConfigErrors: Map<unknown, BosunError>): PluginEntry {
+  const plugin: Plugin = Array.isArray(entry) ? entry[0] : entry
+  const written = (loaded.config.plugins as unknown[] | undefined)?.[index]
+  const spec = Array.isArray(written) ? written[0] : written
+  const name = typeof spec === 'string' ? spec : plugin.name
+  const entryPath = childPath(childPath(rootPath(resolved.file), 'plugins'), index)
+  const optionsPath = Array.isArray(entry) ? childPath(entryPath, 1) : entryPath
+  const wrapped: Plugin = {
+    ...plugin,
+    setup: async (context, options) => {
+      try {
+        return await plugin.setup(context, options)
+      } catch (error) {
+        // Thrown as it is (createAgent passes an options error through, and closes what setups
+        // opened); createAgentFromConfig then throws the config problem in its place.
+        if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) {
+          const problems = optionLines(error.message).map(({ path, message }) => ({ path: `${optionsPath}${path.slice(1)}`, plugin: name, message, cause: error }))
+          if (problems.length > 0) asConfigErrors.set(error, configError(resolved.file, resolved.dir, problems))
+        }
+        throw error
+      }
+    },
+  }
+  return Array.isArray(entry) ? [wrapped, entry[1]] : wrapped
+}
+
+/** The `  - $.path: message` lines of an options error (`optionsError`'s words), path and message apart. */
+function optionLines(text: string): { path: string; message: string }[] {
+  const line = /^ {2}- (\$(?:\.[A-Za-z_$][\w$]*|\[\d+\]|\[<credential>\]|\["(?:[^"\\]|\\.)*"\])*): (.*)$/
+  return text.split('\n').flatMap((row) => {
+    const match = line.exec(row)
+    return match === null ? [] : [{ path: match[1]!, message: match[2]! }]
+  })
 }
 
 function isLoaded(value: LoadedConfig | BosunConfig): value is LoadedConfig {
