@@ -1,5 +1,6 @@
 import type { JsonSchema } from '@bosun/core'
-import { declaredCoreRange } from '@bosun/core/config'
+import { compileOptionsValidator, declaredCoreRange } from '@bosun/core/config'
+import { safeText } from '../terminal-safe.js'
 import { marketplaceError } from './errors.js'
 import type { RegistryClient, VersionManifest } from './registry-client.js'
 import { readTarballFile } from './tarball.js'
@@ -95,13 +96,27 @@ export async function fetchOptionsSchema(client: RegistryClient, version: Versio
   if (text === undefined) {
     throw marketplaceError('REGISTRY_ERROR', `${manifest.name}@${manifest.version} declares its options schema at ${manifest.optionsPath}, but its package has no such file. Tell its author.`)
   }
+  let schema: unknown
   try {
-    const schema = JSON.parse(text) as unknown
-    if (typeof schema === 'object' && schema !== null && !Array.isArray(schema)) return schema as JsonSchema
+    schema = JSON.parse(text) as unknown
   } catch {
     // reported below
   }
-  throw marketplaceError('REGISTRY_ERROR', `${manifest.name}@${manifest.version}: ${manifest.optionsPath} is not a JSON Schema object. Tell its author.`)
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw marketplaceError('REGISTRY_ERROR', `${manifest.name}@${manifest.version}: ${manifest.optionsPath} is not a JSON Schema object. Tell its author.`)
+  }
+  // Compiled here, as the loader will: a schema ajv refuses (`"type": "integr"`) was shown by info
+  // as a type "integr", and refused by add as OPTION_INVALID "see the options with: bosun plugins
+  // info" — the user's options blamed, and sent to the page that showed the schema as fine.
+  try {
+    compileOptionsValidator({}, schema as JsonSchema)
+  } catch (error) {
+    throw marketplaceError(
+      'REGISTRY_ERROR',
+      `${manifest.name}@${manifest.version}: its options schema (${manifest.optionsPath}) is not a valid JSON Schema (${safeText((error as Error).message.replace(/^The options schema is not a valid JSON Schema: /, ''))}), so no config could load it. Nothing was installed or written. Tell its author, or pick another version: bosun plugins info ${manifest.name}@<version>.`,
+    )
+  }
+  return schema as JsonSchema
 }
 
 function compareVersions(a: string, b: string): number {
