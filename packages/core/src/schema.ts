@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.js'
 import { envNameProblems } from './config/env-names.js'
+import { FUNCTION_EXPECTED, FUNCTION_KEYWORD, functionKeyword, nonJsonMessage, nonJsonValues } from './config/non-json.js'
 import { childPath, describeValue, suggest } from './config/problems.js'
 import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
@@ -15,10 +16,11 @@ let shared: Ajv | undefined
  * One ajv instance for the process: schemas are compiled once and cached by owner. Numbers are
  * strict: `Infinity` and `NaN` (a YAML `.inf`, a code caller's division) fail `type: number` and
  * `type: integer`, which ajv otherwise lets pass. It knows `x-bosun-bounds`, a rule between two
- * options that counts a field left out at its default (see {@link BOUNDS_KEYWORD}).
+ * options that counts a field left out at its default (see {@link BOUNDS_KEYWORD}), and
+ * `x-bosun-function`, an option only code can give: a function ({@link FUNCTION_KEYWORD}).
  */
 export function ajv(): Ajv {
-  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false, strictNumbers: true }).addKeyword(boundsKeyword)
+  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false, strictNumbers: true }).addKeyword(boundsKeyword).addKeyword(functionKeyword)
   return shared
 }
 
@@ -42,16 +44,24 @@ function compiledSchema(schema: JsonSchema): ValidateFunction {
 
 /**
  * What `schema` finds wrong with `value`, in the words of every options error (empty: valid) —
- * and every `…Env` option that does not name a variable, whatever the schema says of it (a
- * plugin's `{ type: 'string' }` lets a pasted key through to its "variable … is not set").
- * A value the schema refuses already is not reported twice: neither line shows it. What the
- * schema marks as the user's data (`x-bosun-data`) is not looked into.
+ * every `…Env` option that does not name a variable, whatever the schema says of it (a plugin's
+ * `{ type: 'string' }` lets a pasted key through to its "variable … is not set"; not looked for in
+ * what the schema marks as the user's data, `x-bosun-data`), and every value JSON cannot hold (a
+ * bigint, a symbol, NaN: {@link nonJsonValues}), which ajv lets through wherever the schema
+ * names no type. A value the schema refuses already is not reported twice.
  */
 function problemsOf(schema: JsonSchema, value: unknown): OptionsProblem[] {
   const fn = compiledSchema(schema)
   const problems: OptionsProblem[] = fn(value) ? [] : schemaProblems(fn.errors ?? [], schema, value)
   const refused = new Set(problems.map((problem) => problemPath('$', problem.keys)))
-  return [...problems, ...envNameProblems(value, schema).filter((problem) => !refused.has(problemPath('$', problem.keys)))]
+  const nonJson = nonJsonValues(value).map(({ keys, value: found }) => ({ keys, message: nonJsonMessage(found, describeFound(found, keys)) }))
+  for (const problem of [...envNameProblems(value, schema), ...nonJson]) {
+    const path = problemPath('$', problem.keys)
+    if (refused.has(path)) continue
+    refused.add(path)
+    problems.push(problem)
+  }
+  return problems
 }
 
 /**
@@ -270,6 +280,9 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
       if (guess !== undefined) return `unknown key ${key} — did you mean ${JSON.stringify(guess)}?`
       return known.length > 0 ? `unknown key ${key}; the known keys are ${known.join(', ')}.` : `unknown key ${key}.`
     }
+    case FUNCTION_KEYWORD:
+      // Only code can give it; the option's own words (`x-expected`) say what the function does.
+      return `must be ${expectedAt(schema, error.schemaPath.replace(new RegExp(`/${FUNCTION_KEYWORD}$`), '')) ?? FUNCTION_EXPECTED} (found ${found})`
     case 'anyOf':
     case 'oneOf':
     case 'not': {

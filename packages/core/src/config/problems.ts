@@ -67,6 +67,9 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null'
   if (typeof value === 'string') return quoteFound(value)
   if (typeof value === 'function') return 'a function'
+  // String() would show 5n as 5 and a symbol as its description: neither is what was given.
+  if (typeof value === 'bigint') return `the bigint ${value}n`
+  if (typeof value === 'symbol') return 'a symbol'
   if (Array.isArray(value)) {
     if (value.length === 0) return 'an empty array'
     if (value.length > 3) return `an array of ${value.length}`

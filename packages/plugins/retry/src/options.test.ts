@@ -1,5 +1,6 @@
 // The options' checks: every mistake is an options error naming its JSON path, from code and from
-// a config file alike — `random` too, which only code can give (a function).
+// a config file alike — `random` too, which only code can give (a function, and nothing else: a
+// bigint or a symbol, which no config file can hold either, passed the schema's `not` any JSON type).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,11 +24,19 @@ describe('retry options', () => {
     ['a string', 'Math.random'],
     ['null', null],
     ['an object', { seed: 1 }],
+    ['a bigint', 5n],
+    ['a symbol', Symbol('random')],
   ])('a random that is %s is PLUGIN_OPTIONS_INVALID naming $.random, not a setup failure', async (_, random) => {
     const error = (await build({ random }).catch((e: unknown) => e)) as BosunError
     expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
     expect(error.details).toMatchObject({ paths: '$.random' })
     expect(error.message).toContain('  - $.random: must be a function returning a number in [0, 1), given in code (found ')
+  })
+
+  it('a bigint where a number belongs is shown as the bigint it is', async () => {
+    const error = (await build({ maxAttempts: 4n }).catch((e: unknown) => e)) as BosunError
+    expect(BosunError.is(error, 'PLUGIN_OPTIONS_INVALID')).toBe(true)
+    expect(error.message).toMatch(/\n {2}- \$\.maxAttempts: must be an integer \(found the bigint 4n\)$/)
   })
 
   it('is reported with the other options\' mistakes, in one error', async () => {

@@ -46,12 +46,12 @@ export const optionsSchema: JsonSchema = {
       default: [...DEFAULT_RETRY_ON],
       description: 'Error codes to retry (RATE_LIMIT, SERVER, TIMEOUT, TRANSPORT, EMPTY_RESPONSE, INVALID_REQUEST, …).',
     },
-    // Code only: JSON Schema has no function type, and ajv's `type` fails a function for every JSON
-    // type, so `not` any of them lets a function alone through — and refuses any value a config
-    // file can hold, with the path and the x-expected words, before setup (PLUGIN_OPTIONS_INVALID
-    // from code, CONFIG_INVALID from a config), as every other options mistake is reported.
+    // Code only: a function (core's x-bosun-function), refused otherwise with the path and the
+    // x-expected words before setup (PLUGIN_OPTIONS_INVALID from code, CONFIG_INVALID from a
+    // config), as every other options mistake is. It was `not` any JSON type, which a bigint or a
+    // symbol passes as well as a function (ajv's `type` fails all three).
     random: {
-      not: { type: ['object', 'array', 'string', 'number', 'boolean', 'null'] },
+      'x-bosun-function': true,
       'x-expected': 'a function returning a number in [0, 1), given in code',
       description: 'Code only: the jitter source, a function returning a number in [0, 1).',
     },

@@ -23,6 +23,11 @@ describe('sqliteStore() options', () => {
     expect(() => sqliteStore({ file: 'x', batchWindowMs: Number.NaN })).toThrow('$.batchWindowMs: must be an integer (found NaN)')
   })
 
+  it('from code, values JSON cannot hold are shown as what they are (a bigint\'s 4n was shown as 4, a symbol by its description)', () => {
+    expect(() => sqliteStore({ file: 'x', batchWindowMs: 4n as never })).toThrow('Invalid options for sqliteStore():\n  - $.batchWindowMs: must be an integer (found the bigint 4n)')
+    expect(() => sqliteStore({ file: Symbol('db.sqlite') as never })).toThrow('Invalid options for sqliteStore():\n  - $.file: must be a string (found a symbol)')
+  })
+
   it('from a config file: the same line under the store entry\'s path', async () => {
     await expectConfigLines(definition, cases)
   })
