@@ -4,7 +4,9 @@
 // (logged once), and the next failure starts a new one at the shortest pause. Counted in rounds
 // and log lines, never in time. Real PostgreSQL, two hosts: A owns the session, B relays to it.
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { DrainBackoff } from '../src/cluster/drain-backoff.js'
 import { admissionsOf, available, useCluster, useServers } from './cluster-helpers.js'
+import { waitFor } from './helpers.js'
 
 const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
@@ -67,5 +69,38 @@ describe.skipIf(!available)('host cluster on PostgreSQL — rounds of carrying o
     failing = false
     await cluster_.drain('s')
     expect(lines[3]).toContain('works again, after 1 failed round.')
+  })
+
+  it("the poll has the backoff forget streaks no round adds to any more, but not one whose round is under way", { timeout: 120_000 }, async () => {
+    // A session whose last round failed and that gets no more mail runs no round here again: only
+    // the poll can drop its streak (drain-backoff.test.ts: which streaks are stale). Seen from the
+    // backoff's side: each poll's call, whether it was told the session has a round under way, and
+    // what it kept.
+    const [a] = cluster.hosts(1, { host: { cluster: { pollIntervalMs: 100 } } })
+    const onA = await serve(a!)
+    expect((await post(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
+    const calls: Array<{ running: boolean; kept: number }> = []
+    const forget = DrainBackoff.prototype.forgetStale
+    vi.spyOn(DrainBackoff.prototype, 'forgetStale').mockImplementation(function (this: DrainBackoff, running = () => false) {
+      forget.call(this, running)
+      calls.push({ running: running('s'), kept: this.size })
+    })
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+
+    // A round of `s` that hangs in its read of the mailbox, then fails.
+    const mailbox = a!.store.mailbox
+    const read = mailbox.pending.bind(mailbox)
+    let fail!: () => void
+    const failing = new Promise<never>((_, reject) => (fail = () => reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }))))
+    failing.catch(() => {})
+    mailbox.pending = async (session, limit) => (session === 's' ? failing : read(session, limit))
+    const round = a!.host.cluster!.drain('s')
+    await waitFor(() => calls.some((c) => c.running), 60_000, 'a poll while the round of s is under way')
+    fail()
+    await round
+    const after = calls.length
+    await waitFor(() => calls.length > after, 60_000, 'a poll after the round of s')
+    // Its streak is not stale yet (a minute after its pause): kept, and no longer said to be running.
+    expect(calls.at(-1)).toEqual({ running: false, kept: 1 })
   })
 })

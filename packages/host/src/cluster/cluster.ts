@@ -489,6 +489,8 @@ export class Cluster {
   #schedule(delay: number): void {
     if (this.#closed) return
     this.#timer = setTimeout(() => {
+      // Failing streaks of sessions that run no more rounds here (deleted, no more mail): not kept for ever.
+      this.#backoff.forgetStale((id) => this.#draining.has(id))
       Promise.all([
         this.#failover().catch((error: unknown) => console.error('[bosun host] looking for sessions to take over failed:', error)),
         this.#reconcile().catch((error: unknown) => console.error('[bosun host] reading which sessions run failed:', error)),
