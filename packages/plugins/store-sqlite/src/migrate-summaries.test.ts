@@ -72,6 +72,17 @@ describe('migration summaries', () => {
     expect(storedSummaries()['current']).toEqual({ length: 5, summary: planted })
   })
 
+  it('are written in the migration\'s transaction: a summary that cannot be written rolls the whole migration back', async () => {
+    writeLayout2(file(), { a: talk('hello') })
+    // A table that refuses every row, in place of the summaries table.
+    raw((db) => db.exec('DROP TABLE session_summaries; CREATE TABLE session_summaries (id TEXT PRIMARY KEY NOT NULL, length INTEGER NOT NULL CHECK (length < 0), summary TEXT NOT NULL)'))
+    const error = await make().list().catch((e: unknown) => e)
+    expect(BosunError.is(error, 'STORE')).toBe(true)
+    expect(raw((db) => db.pragma('user_version', { simple: true }))).toBe(2)
+    expect(raw((db) => db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'sessions_key'`).pluck().get())).toBe(1)
+    expect(raw((db) => db.prepare('SELECT COUNT(*) FROM session_summaries').pluck().get())).toBe(0)
+  })
+
   it('a session that cannot be read gets no summary and does not stop the migration', async () => {
     writeLayout1(file(), { good: talk('fine'), gap: [at(0, 'turn/start', { turn: 1 }), at(2, 'turn/start', { turn: 2 })], bad: talk('bad json') })
     raw((db) => db.exec(`UPDATE events SET data = 'S3CR3T' WHERE session_id = 'bad' AND seq = 1`))
