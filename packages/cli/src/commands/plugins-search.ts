@@ -13,7 +13,17 @@ import { safeJson, safeValue } from '../terminal-safe.js'
  */
 export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string }): Promise<number> {
   const client = registryClient(ctx, options.registry)
-  const found = await searchPackages(client, words)
+  const { results: found, unsearched } = await searchPackages(client, words)
+  // Said on stderr (also with --json): the list lacks these scopes' packages. The client's own
+  // message is not repeated: its advice is about the default registry and --registry.
+  for (const skipped of unsearched) {
+    const lines = skipped.scopes.map((scope) => `${scope}:registry`).join(', ')
+    ctx.err.line(
+      ctx.err.style.yellow(
+        `${skipped.scopes.join(', ')} not searched (${skipped.code}): ${shownUrl(skipped.registry)} could not be asked${skipped.code === 'REGISTRY_AUTH_REQUIRED' ? ' without a login' : ''}. Its packages are not listed, the other registries' are. Check ${lines} in your .npmrc${skipped.code === 'REGISTRY_AUTH_REQUIRED' ? ' and its token' : ', and your network'}.`,
+      ),
+    )
+  }
   if (options.json) {
     for (const result of found) ctx.out.line(safeJson(JSON.stringify(result)))
     return ExitCode.ok

@@ -15,6 +15,25 @@ export interface SearchResult {
   firstParty: boolean
 }
 
+/** A scope's registry the search could not ask: its packages are missing from the results. */
+export interface Unsearched {
+  /** The registry's URL, as the npm configuration gives it (printed through `shownUrl`). */
+  registry: string
+  /** The scopes it serves (`@acme`). */
+  scopes: string[]
+  /** `REGISTRY_UNREACHABLE`, `REGISTRY_AUTH_REQUIRED` or `REGISTRY_ERROR`. */
+  code: string
+}
+
+/** What a search found, and the scopes' registries it could not ask. */
+export interface SearchAnswer {
+  results: SearchResult[]
+  unsearched: Unsearched[]
+}
+
+/** The errors of a scope's registry that leave its scopes out of a search instead of failing it. */
+const SCOPE_FAILURES = new Set(['REGISTRY_UNREACHABLE', 'REGISTRY_AUTH_REQUIRED', 'REGISTRY_ERROR'])
+
 /** How many package documents are read at once for their hooks. */
 const CONCURRENCY = 6
 
@@ -27,13 +46,29 @@ const CONCURRENCY = 6
  * registry of the npm configuration (`@acme:registry=…`) is searched too, and a package is taken
  * only from the registry that serves its name (as npm would install it).
  */
-export async function searchPackages(client: RegistryClient, words: readonly string[]): Promise<SearchResult[]> {
+export async function searchPackages(client: RegistryClient, words: readonly string[]): Promise<SearchAnswer> {
   const text = words.join(' ').trim()
   const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
   const registries = [...new Set([client.config.registry, ...client.config.scopes.values()])]
+  const unsearched = new Map<string, Unsearched>()
   const answers = await Promise.all(
     registries.flatMap((registry) =>
-      queries.map(async (query) => (await client.search(query, registry)).filter((hit) => registryFor(client.config, hit.package.name) === registry)),
+      queries.map(async (query) => {
+        try {
+          return (await client.search(query, registry)).filter((hit) => registryFor(client.config, hit.package.name) === registry)
+        } catch (error) {
+          // A scope's registry that cannot be searched (a company registry off the VPN, or one
+          // that needs a login) leaves its scopes out, said so — it no longer fails the whole
+          // search, which left no way to search the default registry short of editing .npmrc
+          // (--registry replaces the default registry only). The default registry's failure is
+          // still the command's.
+          const code = (error as { code?: string }).code
+          if (registry === client.config.registry || code === undefined || !SCOPE_FAILURES.has(code)) throw error
+          const scopes = [...client.config.scopes].filter(([, url]) => url === registry).map(([scope]) => scope)
+          if (!unsearched.has(registry)) unsearched.set(registry, { registry, scopes, code })
+          return []
+        }
+      }),
     ),
   )
   const hits = new Map<string, SearchHit & { version: string }>()
@@ -66,7 +101,8 @@ export async function searchPackages(client: RegistryClient, words: readonly str
     }
   })
   // First-party first, then by name: the ones made with Bosun lead.
-  return results.sort((a, b) => Number(b.firstParty) - Number(a.firstParty) || a.name.localeCompare(b.name))
+  results.sort((a, b) => Number(b.firstParty) - Number(a.firstParty) || a.name.localeCompare(b.name))
+  return { results, unsearched: [...unsearched.values()] }
 }
 
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
