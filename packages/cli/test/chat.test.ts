@@ -164,6 +164,19 @@ describe('bosun chat in a real terminal', () => {
     }
   })
 
+  it('word-wraps answer lines that arrive finished (a newline in the chunk) as it wraps the unfinished one', async () => {
+    // Markdown rendering streams each line once finished, in one piece: a line wider than the
+    // terminal went out whole and the terminal cut it mid-word (`di` / `verse`) — only the answer's
+    // last line, still unfinished while it streamed, was word-wrapped.
+    const words = Array.from({ length: 24 }, (_, index) => `w${index + 1}x`)
+    const text = `${words.slice(0, 12).join(' ')}\n${words.slice(12).join(' ')}\nend`
+    for (const [session, chunkSize] of [['chat-lines', 60], ['chat-lines-small', 5]] as const) {
+      const { answer } = await oneWideAnswer(session, text, chunkSize)
+      expect(answer.split(/\s+/).filter(Boolean), answer).toEqual([...words, 'end'])
+      expect(Math.max(...answer.split('\n').map((row) => row.length)), answer).toBeLessThan(40)
+    }
+  })
+
   it('Ctrl+D while the answer streams: its unfinished line once, the aborted turn on a row of its own', async () => {
     // Ctrl+D goes as soon as the first chunk shows; the rest of the line would take 20 more seconds
     // (a chunk a second, abort-aware), so the answer is still streaming however busy the machine.

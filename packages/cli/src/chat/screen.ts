@@ -170,12 +170,16 @@ export class LiveScreen implements Screen {
     this.#drawn = true
   }
 
-  /** Cuts finished lines off the partial one: up to each newline, and word-wrapped heads wider than a row. */
+  /**
+   * Cuts finished lines off the partial one: up to each newline, and word-wrapped heads wider than
+   * a row. A finished line is word-wrapped too: one that came whole (a rendered Markdown line, a
+   * chunk holding its newline) would otherwise be cut mid-word by the terminal.
+   */
   #takeFinished(): string {
     let finished = ''
     let newline = this.#partial.indexOf('\n')
     while (newline >= 0) {
-      finished += this.#partial.slice(0, newline + 1)
+      finished += `${wrapRows(this.#partial.slice(0, newline), this.#columns() - 1).join('\n')}\n`
       this.#partial = this.#partial.slice(newline + 1)
       newline = this.#partial.indexOf('\n')
     }
