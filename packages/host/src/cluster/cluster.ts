@@ -245,8 +245,15 @@ export class Cluster {
     if (streak > 0) console.error(`[bosun host] carrying out the mail of session ${id} works again, after ${streak} failed round${streak === 1 ? '' : 's'}.`)
   }
 
-  /** Logs a failing streak at its start and every DRAIN_LOG_EVERY rounds; the pause before the next round. */
+  /** Logs a failing streak at its start and every DRAIN_LOG_EVERY rounds (once closed, that the host closed); the pause before the next round. */
   #roundFailed(id: string, error: unknown): number {
+    // A round under way at close (waiting out a relayed run, say) that failed since: nothing tries
+    // again, so it is not said to — one line that the host closed, with what failed.
+    if (this.#closed) {
+      const what = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, '')
+      console.error(`[bosun host] carrying out the mail of session ${id} stopped: the host closed during the round, which then failed (${what}). Nothing tries again here: the session's next owner carries out its mail.`)
+      return 0
+    }
     const { streak, pauseMs, log } = this.#backoff.failed(id)
     if (log) {
       const text = streak === 1
