@@ -1,5 +1,7 @@
 // The test registry itself: what the marketplace and release tests rely on it to do while
 // installs run beside their searches.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -50,3 +52,29 @@ it('search finds a published package while a folder before it has no package.jso
   const answer = (await response.json()) as { objects: { package: { name: string } }[] }
   expect(answer.objects.map((hit) => hit.package.name)).toEqual(['bosun-plugin-found-guard'])
 })
+
+it('search answers from this registry only: the uplink is not asked (the tests must not wait on, or depend on, the public registry)', async () => {
+  // An uplink that records what it is asked and answers a search with a stranger's package.
+  const asked: string[] = []
+  const upstream = createServer((request, response) => {
+    asked.push(request.url ?? '')
+    response.writeHead(200, { 'content-type': 'application/json' })
+    response.end(JSON.stringify({ objects: [{ package: { name: 'bosun-plugin-stranger', version: '1.0.0', description: 'from the public registry', keywords: ['bosun-plugin'] } }], total: 1 }))
+  })
+  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done))
+  const own = await mkdtemp(join(tmpdir(), 'bosun-registry-uplink-'))
+  const local = await startRegistry(own, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`)
+  try {
+    for (const query of ['-/v1/search?text=stranger&size=20', '-/v1/search']) {
+      const response = await fetch(new URL(query, local.url))
+      expect(response.status).toBe(200)
+      const answer = (await response.json()) as { objects: { package: { name: string } }[] }
+      expect(answer.objects.map((hit) => hit.package.name)).toEqual([])
+    }
+    expect(asked).toEqual([])
+  } finally {
+    await local.close()
+    await new Promise((done) => upstream.close(done))
+    await rm(own, { recursive: true, force: true })
+  }
+}, 60_000)
