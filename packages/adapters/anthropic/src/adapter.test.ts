@@ -392,7 +392,7 @@ describe('errors', () => {
     process.env.BOSUN_TEST_ANTHROPIC_KEY_PADDED = `  ${SECRET}\n`
     server.reply(status(401, errorBody('authentication_error', `invalid x-api-key ${SECRET}`)))
     const padded = (await run({ apiKeyEnv: 'BOSUN_TEST_ANTHROPIC_KEY_PADDED' })).error!
-    expect(padded.message).toBe('Anthropic answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable named by apiKeyEnv holds a valid key)')
+    expect(padded.message).toBe(`Anthropic answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable BOSUN_TEST_ANTHROPIC_KEY_PADDED, named by apiKeyEnv, holds a valid key for ${server.baseURL})`)
     expect(server.requests.at(-1)!.headers['x-api-key']).toBe(SECRET)
     // A key with a line break inside: Headers refuses it and quotes it in its own error.
     process.env.BOSUN_TEST_ANTHROPIC_KEY_BROKEN = `${SECRET}\nsk-ant-other`

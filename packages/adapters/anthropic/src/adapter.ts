@@ -26,6 +26,8 @@ interface Connection {
   readonly where: string
   /** Undefined for a server other than api.anthropic.com when `apiKeyEnv` was not named: no key is sent. */
   readonly apiKey: string | undefined
+  /** Whether `apiKeyEnv` was named (not the default): a 401 says so, as it names the variable. */
+  readonly keyNamed: boolean
 }
 
 /**
@@ -44,7 +46,7 @@ interface Connection {
 export function anthropic(options: AnthropicOptions): AnthropicAdapter {
   const resolved = resolveOptions(options)
   const apiKey = readApiKey(options.apiKeyEnv === undefined, resolved)
-  const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), apiKey }
+  const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), apiKey, keyNamed: options.apiKeyEnv !== undefined }
   return Object.freeze({
     name: 'anthropic' as const,
     model: resolved.model,
@@ -119,7 +121,7 @@ async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<Mo
 async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
   const secret = connection.apiKey
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret }), connection)
+  if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }), connection)
   const type = response.headers.get('content-type')
   if (type !== null && !type.includes('text/event-stream')) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
@@ -179,6 +181,11 @@ function withPathHint(error: ModelError, { url, where }: Connection): ModelError
   const options: ModelErrorOptions = { status: 404, retryable: error.retryable }
   if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
   return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
+}
+
+/** What a 401 or 403 says when a key was sent: the variable it came from (never the key), as the openai adapter says it. */
+function keyHint({ options, keyNamed, where }: Connection): string {
+  return ` (check that the environment variable ${options.apiKeyEnv}${keyNamed ? ', named by apiKeyEnv,' : ''} holds a valid key for ${where})`
 }
 
 /** What a 401 or 403 from a server that was sent no key says: how to send it one. */

@@ -65,3 +65,15 @@ describe('a baseURL without a scheme', () => {
     expect(() => anthropic({ model: 'm', apiKeyEnv: KEY_ENV, baseURL: 'api.anthropic.com' })).toThrow(`Invalid options for anthropic():\n  - ${LINE}`)
   })
 })
+
+describe('a 401 with a key sent names the variable it came from, never the key', () => {
+  const unauthorized = status(401, '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}')
+
+  it('a variable named with apiKeyEnv: its name, that apiKeyEnv named it, and the server', async () => {
+    server.reply(unauthorized)
+    const { error } = await run(server.baseURL)
+    expect(error).toMatchObject({ code: 'AUTH', status: 401 })
+    expect(error!.message).toBe(`Anthropic answered HTTP 401: invalid x-api-key (check that the environment variable ${KEY_ENV}, named by apiKeyEnv, holds a valid key for ${server.baseURL})`)
+    expect(error!.message).not.toContain(SECRET)
+  })
+})
