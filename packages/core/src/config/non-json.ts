@@ -1,5 +1,5 @@
 import type { FuncKeywordDefinition } from 'ajv'
-import { isPlainObject } from './plain-strings.js'
+import { childrenOf, isPlainObject } from './plain-strings.js'
 
 /**
  * Options are JSON values — a config file can hold nothing else, and options given in code are
@@ -70,7 +70,7 @@ export function nonJsonValues(options: unknown): NonJsonValue[] {
     if (kind !== 'object' || value === null || seen.has(value as object)) continue
     if (!Array.isArray(value) && !isPlainObject(value as object)) continue
     seen.add(value as object)
-    const children: [string | number, unknown][] = Array.isArray(value) ? value.map((child, index) => [index, child]) : Object.entries(value as object)
+    const children = childrenOf(value as object)
     // Pushed last to first: reported in document order.
     for (let i = children.length - 1; i >= 0; i--) stack.push({ value: children[i]![1], keys: [...keys, children[i]![0]] })
   }

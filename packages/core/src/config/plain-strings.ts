@@ -18,6 +18,15 @@ export function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null
 }
 
+/**
+ * The keys and values of a plain object or an array, in order. An array's every index, a hole
+ * (`new Array(3)`, `[1, , 3]` from code) as `undefined` — left out, as JSON.stringify writes it
+ * null — where `map` would skip it and leave a hole in the list.
+ */
+export function childrenOf(value: object): [string | number, unknown][] {
+  return Array.isArray(value) ? Array.from(value, (child, index): [number, unknown] => [index, child]) : Object.entries(value)
+}
+
 /** A string found by {@link plainStrings}: the keys from the walked value to it, and the string. */
 export interface PlainString {
   keys: (string | number)[]
@@ -63,7 +72,7 @@ export function plainStrings(value: unknown, schema?: object): PlainString[] {
     const contexts = seen.get(item) ?? seen.set(item, new Set()).get(item)!
     if (contexts.has(context)) continue
     contexts.add(context)
-    const children: [string | number, unknown][] = Array.isArray(item) ? item.map((child, index) => [index, child]) : Object.entries(item)
+    const children = childrenOf(item)
     // Pushed last to first: popped in document order.
     for (let i = children.length - 1; i >= 0; i--) {
       const [key, child] = children[i]!
