@@ -15,13 +15,14 @@ export interface Fixture {
 
 /**
  * Scaffolds `name` (`word-guard`, or with `scope`) into `parent`, lets `edit` change its
- * package.json (a first-party name, another core range), builds it and `npm publish`es it.
+ * package.json (a first-party name, another core range) and `editSource` a source file before it
+ * is built (a setup that throws), builds it and `npm publish`es it.
  */
 export async function publishFixture(
   parent: string,
   name: string,
   env: Record<string, string>,
-  options: { scope?: string; edit?: (manifest: Record<string, any>) => void } = {},
+  options: { scope?: string; edit?: (manifest: Record<string, any>) => void; editSource?: (file: string, source: string) => string } = {},
 ): Promise<Fixture> {
   const { dir } = await scaffold({ name, cwd: parent, ...(options.scope ? { scope: options.scope } : {}) })
   const manifestFile = join(dir, 'package.json')
@@ -31,7 +32,8 @@ export async function publishFixture(
   await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
   await mkdir(join(dir, 'dist'))
   for (const file of ['index.ts', 'options.ts']) {
-    const source = await readFile(join(dir, 'src', file), 'utf8')
+    const written = await readFile(join(dir, 'src', file), 'utf8')
+    const source = options.editSource ? options.editSource(file, written) : written
     const { outputText } = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
       fileName: file,

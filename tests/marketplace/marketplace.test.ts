@@ -68,6 +68,10 @@ beforeAll(async () => {
       },
     }),
     publishFixture(authors, 'secret-guard', env, { scope: '@private' }),
+    publishFixture(authors, 'setup-throws', env, {
+      // A plugin whose setup fails, as one missing its own configuration would.
+      editSource: (file, source) => (file === 'index.ts' ? source.replace('const fold =', "throw new Error('setup-throws cannot start: no SETUP_THROWS_URL')\n    const fold =") : source),
+    }),
   ])
   npmScenario = runNpmScenario()
   pnpmScenario = runPnpmScenario()
@@ -112,11 +116,16 @@ async function runNpmScenario() {
   const dependenciesAfterRemove = await dependenciesOf()
   const installedAfterRemove = existsSync(join(app, 'node_modules/bosun-plugin-word-guard'))
   const removedAgain = await bosun(app, ['plugins', 'remove', 'word-guard'])
+  // A plugin whose setup throws: added, the check fails, and the way out it names is taken.
+  const addedThrowing = await bosun(app, ['plugins', 'add', 'setup-throws', '-o', 'words=x', '--yes'])
+  const configWithThrowing = await readFile(join(app, 'bosun.config.ts'), 'utf8')
+  const removedThrowing = await bosun(app, ['plugins', 'remove', 'setup-throws'])
+  const afterRemoveThrowing = await readFile(join(app, 'bosun.config.ts'), 'utf8')
   // npm refuses a peer range no published core meets; --legacy-peer-deps installs it anyway, as a user might.
   await succeed('npm', ['install', 'bosun-plugin-future-guard', '--legacy-peer-deps'], { cwd: app, env })
   await writeFile(join(app, 'future.json'), '{ "plugins": ["future-guard"] }\n')
   const refused = await bosun(app, ['run', '--config', 'future.json', 'hello'])
-  return { app, added, afterAdd, dependencies, lockfile, blocked, log, removed, afterRemove, dependenciesAfterRemove, installedAfterRemove, removedAgain, refused }
+  return { app, added, afterAdd, dependencies, lockfile, blocked, log, removed, afterRemove, dependenciesAfterRemove, installedAfterRemove, removedAgain, addedThrowing, configWithThrowing, removedThrowing, afterRemoveThrowing, refused }
 }
 
 const PNPM_CONFIG = `# The pnpm project's agent
@@ -340,6 +349,18 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
       expect(installedAfterRemove).toBe(false)
       expect(removedAgain.code).toBe(1)
       expect(removedAgain.stderr).toContain('error NOT_ADDED')
+    })
+
+    it('a plugin whose setup throws: add says it is installed and in the config, and how to take it out again', async () => {
+      const { app, addedThrowing, configWithThrowing, removedThrowing, afterRemoveThrowing } = await npmScenario
+      expect(addedThrowing.code, addedThrowing.stderr).toBe(1)
+      expect(configWithThrowing, addedThrowing.stderr).toContain("['setup-throws', { words: ['x'] }],")
+      expect(addedThrowing.stderr).toContain(
+        'bosun-plugin-setup-throws@1.0.0 is installed and in bosun.config.ts, but the config does not load with it (the error below): fix its entry there, or take it out again with: bosun plugins remove setup-throws\n',
+      )
+      expect(addedThrowing.stderr).toMatch(/error PLUGIN_SETUP_FAILED: Plugin "setup-throws" failed in setup: setup-throws cannot start: no SETUP_THROWS_URL\n$/)
+      ok(removedThrowing, ['plugins', 'remove'], app)
+      expect(afterRemoveThrowing).toBe(TS_CONFIG)
     })
 
     it('the loader refuses a plugin installed for another core, naming both versions', async () => {

@@ -91,5 +91,17 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   }
   ctx.err.line(s.dim('Checking the config (bosun config check):'))
   const { configCheckCommand } = await import('./config.js')
-  return configCheckCommand(ctx)
+  try {
+    return await configCheckCommand(ctx)
+  } catch (error) {
+    // The package is installed and named in the config, which now fails to load (a setup that
+    // throws, an option the plugin refuses): every bosun run would fail with the error below.
+    // Say what state things are in and both ways out, before the error is printed.
+    ctx.err.line(
+      s.yellow(
+        `${installSpec} is installed and in ${relative(ctx.io.cwd, file) || file}, but the config does not load with it (the error below): fix its entry there, or take it out again with: bosun plugins remove ${entryName}`,
+      ),
+    )
+    throw error
+  }
 }
