@@ -109,6 +109,13 @@ describe.concurrent('bosun sessions', () => {
     const result = await bosun(['resume', 'killed'], { cwd: dir, input: '' })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('The last run stopped mid-turn; turn 1 was closed as interrupted.')
+
+    // bosun run on such a session says it too, on stderr, before its answer (stdout stays the answer).
+    await writeFile(join(dir, '.bosun/sessions/killed-2.jsonl'), text.replace('"id":"running"', '"id":"killed-2"'))
+    const ran = await bosun(['run', '-s', 'killed-2', 'next'], { cwd: dir })
+    expect(ran.code).toBe(0)
+    expect(ran.stdout).toBe('echo: next\n')
+    expect(ran.stderr).toContain('note: The last run stopped mid-turn; turn 1 was closed as interrupted.')
   })
 
   it('resume of an unknown session fails with SESSION_NOT_FOUND, creating nothing', async ({ dir, expect }) => {

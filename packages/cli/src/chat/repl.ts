@@ -11,6 +11,7 @@ import { PlainScreen, LiveScreen, type Screen } from './screen.js'
 import { completeSlash, runSlashCommand } from './slash-commands.js'
 import { liveLines } from './status-line.js'
 import { attachTranscript, type TurnProgress } from './transcript.js'
+import { recoveryNote } from '../recovery-note.js'
 
 export interface ReplOptions {
   /** The session's agent, and for a subagent child the parents it was opened through (closed on leaving). */
@@ -160,11 +161,8 @@ function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void
   const state = options.resumed ? `resumed, ${agent.turn} turn${agent.turn === 1 ? '' : 's'}` : 'new'
   screen.print(`${s.bold('bosun chat')} ${s.dim('·')} session ${s.bold(options.sessionId)} ${s.dim(`(${state})`)} ${s.dim('·')} ${options.model} ${s.dim('·')} ${options.storeLabel}`)
   screen.print(s.dim('/help lists the commands · Ctrl+C aborts a turn · Ctrl+D exits'))
-  const recovery = agent.recovery
-  if (recovery.turn !== undefined) {
-    const requeued = recovery.requeued.length
-    screen.print(s.yellow(`The last run stopped mid-turn; turn ${recovery.turn} was closed as interrupted${requeued > 0 ? ` (${requeued} message${requeued === 1 ? '' : 's'} re-queued)` : ''}.`))
-  }
+  const recovered = recoveryNote(agent)
+  if (recovered !== undefined) screen.print(s.yellow(recovered))
   const pending = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
   if (pending > 0) {
     screen.print(s.yellow(`${pending} message${pending === 1 ? ' is' : 's are'} still queued from before: Enter runs ${pending === 1 ? 'it' : 'them'}, or ${pending === 1 ? 'it runs' : 'they run'} before your next message (/queue, /drop <n>).`))

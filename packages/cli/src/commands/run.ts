@@ -6,6 +6,7 @@ import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.j
 import { leaveSession } from '../leave-session.js'
 import { openSessionAgent, type OpenedSession } from '../open-session.js'
 import { oneLine } from '../output.js'
+import { recoveryNote } from '../recovery-note.js'
 import { refusalNote } from '../refusal.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
@@ -37,6 +38,9 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     throw error
   }
   const { agent } = opened
+  // A turn a crash left open was closed as opening repaired it; what it had claimed runs first.
+  const recovered = recoveryNote(agent)
+  if (recovered !== undefined) ctx.err.line(ctx.err.style.yellow(`note: ${recovered}`))
 
   // --debug: the HTTP requests of the turn, shown when it fails.
   const http = ctx.debug ? recordHttp() : undefined
