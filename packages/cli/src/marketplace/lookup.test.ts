@@ -83,3 +83,27 @@ describe('findOnRegistry: a version the package does not have', () => {
     })
   })
 })
+
+describe('findOnRegistry: a name no npm package can have', () => {
+  it.each([
+    ['Word-Guard', 'Package names are lower-case, without spaces: word-guard.'],
+    [' guard', 'Package names are lower-case, without spaces: guard.'],
+    ['@Bosun/plugin-retry@1.0.0', 'Package names are lower-case, without spaces: @bosun/plugin-retry.'],
+    ['acme/guard', 'A scope starts with "@": @acme/guard.'],
+    ['@acme', 'A scope needs a name after it: @scope/name.'],
+  ])('%j is a usage error, said before the registry is asked', async (spec, hint) => {
+    const asked: string[] = []
+    const server = createServer((request, response) => {
+      asked.push(request.url!)
+      response.writeHead(400).end('{}')
+    })
+    servers.push(server)
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    const registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    const client = new RegistryClient({ registry, scopes: new Map(), credentials: new Map(), variables: new Set<string>() })
+    const error = await findOnRegistry(client, spec).catch((caught: Error & { code?: string }) => caught)
+    expect(error).toMatchObject({ code: 'USAGE', message: expect.stringContaining(hint) })
+    expect((error as Error).message).toMatch(/cannot be an npm package name .* Nothing was looked up\.$/)
+    expect(asked).toEqual([])
+  })
+})

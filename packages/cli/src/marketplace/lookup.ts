@@ -1,5 +1,6 @@
 import { candidatePackages, satisfiesRange } from '@bosun/core/config'
 import type { CommandContext } from '../context.js'
+import { cliError } from '../errors.js'
 import { marketplaceError } from './errors.js'
 import { bosunManifest, parseSpec, pickVersion, type BosunManifest } from './manifest.js'
 import { readNpmConfig } from './npm-config.js'
@@ -24,6 +25,7 @@ export interface FoundPackage {
  */
 export async function findOnRegistry(client: RegistryClient, spec: string): Promise<FoundPackage> {
   const { name, range } = parseSpec(spec)
+  refuseImpossibleName(name)
   // The config's lookup first (`rate-limit` is @bosun/plugin-rate-limit, not the unrelated npm
   // package "rate-limit"), the name exactly as typed last.
   const kind = /^(@[^/]+\/)?bosun-adapter-/.test(name) ? 'adapter' : 'plugin'
@@ -72,6 +74,30 @@ function releaseOf(name: string, version: VersionManifest): VersionManifest {
   throw marketplaceError(
     'REGISTRY_ERROR',
     `the registry's document for ${name} ${version.name === name ? 'gives a version that is not a version number' : 'names another package'} (not shown); refused, nothing was installed. Check the registry (the "registry" in your .npmrc, or --registry).`,
+    { name },
+  )
+}
+
+/**
+ * npm's rule for a package name (validate-npm-package-name, new packages): lower-case, URL-safe,
+ * `@scope/` before the name, at most 214 characters. Every name a Bosun package can have follows
+ * it, and so does every short name a config can give one.
+ */
+const PACKAGE_NAME = /^(?:@[a-z0-9-*~][a-z0-9-*._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/
+
+/**
+ * A name no package can have is a mistake in the command line, said as one (exit 2) before the
+ * registry is asked: it was sent as it was, so `Word-Guard` was "no package … on the registry" and
+ * ` word-guard` (a stray space) was the registry's "answered 400 … Try again later".
+ */
+function refuseImpossibleName(name: string): void {
+  if (name.length <= 214 && PACKAGE_NAME.test(name)) return
+  const lower = name.trim().toLowerCase()
+  const hint = lower !== name && PACKAGE_NAME.test(lower) ? ` Package names are lower-case, without spaces: ${lower}.` : ''
+  const scope = /^[a-z0-9-._~]+\/[a-z0-9-._~]+$/.test(lower) ? ` A scope starts with "@": @${lower}.` : /^@[^/]*$/.test(name) ? ' A scope needs a name after it: @scope/name.' : ''
+  throw cliError(
+    'USAGE',
+    `${JSON.stringify(name)} cannot be an npm package name (lower-case letters, digits, "-", ".", "_", "~"; a scope as @scope/name).${hint}${scope} Nothing was looked up.`,
     { name },
   )
 }
