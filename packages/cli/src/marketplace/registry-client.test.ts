@@ -1,6 +1,7 @@
 // A registry URL with `user:password@` in it: fetch refuses such a URL with a TypeError quoting it
-// whole, and the client's error passed that message on — the password reached the terminal. Real
-// HTTP servers on 127.0.0.1.
+// whole, and the client's error passed that message on — the password reached the terminal. And a
+// 401 with a token sent: "add a token" sent the user after one .npmrc already gave. Real HTTP
+// servers on 127.0.0.1.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -48,5 +49,25 @@ describe('RegistryClient: a URL with a user name or password', () => {
       code: 'REGISTRY_ERROR',
       message: `the registry redirected to http://127.0.0.1:${target}/ with a user name or password in the URL; refused (not shown). Check the registry, or use another one.`,
     })
+  })
+})
+
+describe('RegistryClient: a login refused', () => {
+  it('says whether a token was sent: none is "add a token", a refused one is "log in again", never shown', async () => {
+    const TOKEN = 'npm_REFUSED-TOKEN-value'
+    const port = await serve((_, response) => response.writeHead(401).end('{}'))
+    const registry = `http://127.0.0.1:${port}/`
+    const anonymous = new RegistryClient({ ...config, registry })
+    await expect(anonymous.packument('bosun-plugin-guard')).rejects.toMatchObject({
+      code: 'REGISTRY_AUTH_REQUIRED',
+      message: `${registry} refused bosun-plugin-guard (401): it needs a login. Add a token for it to your .npmrc (npm login --registry ${registry}), or use a registry you can read.`,
+    })
+    const withToken = new RegistryClient({ ...config, registry, credentials: new Map([[`//127.0.0.1:${port}/`, { token: TOKEN }]]) })
+    const error = await withToken.packument('bosun-plugin-guard').catch((caught: Error) => caught)
+    expect(error).toMatchObject({
+      code: 'REGISTRY_AUTH_REQUIRED',
+      message: `${registry} refused bosun-plugin-guard (401) with the token your .npmrc gives for it (not shown): it is expired, revoked or without access to this package. Log in again (npm login --registry ${registry}) or ask for access.`,
+    })
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(TOKEN)
   })
 })

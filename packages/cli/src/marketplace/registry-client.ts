@@ -105,9 +105,13 @@ export class RegistryClient {
       await response.body?.cancel()
       const origin = shownUrl(new URL('/', current).href)
       if (response.status === 401 || response.status === 403) {
+        // With a credential sent, "add a token" sent the user after one their .npmrc already
+        // gives: it is that one the registry refused (expired, revoked, or without access).
         throw marketplaceError(
           'REGISTRY_AUTH_REQUIRED',
-          `${origin} refused ${what} (${response.status}): it needs a login. Add a token for it to your .npmrc (npm login --registry ${origin}), or use a registry you can read.`,
+          authorization === undefined
+            ? `${origin} refused ${what} (${response.status}): it needs a login. Add a token for it to your .npmrc (npm login --registry ${origin}), or use a registry you can read.`
+            : `${origin} refused ${what} (${response.status}) with the token your .npmrc gives for it (not shown): it is expired, revoked or without access to this package. Log in again (npm login --registry ${origin}) or ask for access.`,
         )
       }
       if (response.status === 404) {
