@@ -54,14 +54,22 @@ function problemsOf(schema: JsonSchema, value: unknown): OptionsProblem[] {
   const fn = compiledSchema(schema)
   const problems: OptionsProblem[] = fn(value) ? [] : schemaProblems(fn.errors ?? [], schema, value)
   const refused = new Set(problems.map((problem) => problemPath('$', problem.keys)))
-  const nonJson = nonJsonValues(value).map(({ keys, value: found }) => ({ keys, message: nonJsonMessage(found, describeFound(found, keys)) }))
-  for (const problem of [...envNameProblems(value, schema), ...nonJson]) {
+  for (const problem of [...envNameProblems(value, schema), ...nonJsonProblems(value)]) {
     const path = problemPath('$', problem.keys)
     if (refused.has(path)) continue
     refused.add(path)
     problems.push(problem)
   }
   return problems
+}
+
+/**
+ * Every value in `value` JSON cannot hold ({@link nonJsonValues}) as a problem: what was found
+ * (never a credential) and what to give instead. Shared by the options check from code and the
+ * config's check of an entry's options, so that a YAML `.nan` reads the same from both.
+ */
+export function nonJsonProblems(value: unknown): OptionsProblem[] {
+  return nonJsonValues(value).map(({ keys, value: found }) => ({ keys, message: nonJsonMessage(found, describeFound(found, keys)) }))
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AdapterDefinition } from '../adapter.js'
 import type { ModelAdapter } from '../model.js'
 import type { Plugin } from '../plugin.js'
-import type { JsonSchema } from '../schema.js'
+import { nonJsonProblems, problemPath, type JsonSchema } from '../schema.js'
 import type { StoreDefinition } from '../store/define-store.js'
 import type { Store } from '../store/types.js'
 import { ToolRegistry } from '../tools/registry.js'
@@ -122,7 +122,12 @@ export async function resolveEntry<T>(
   if (!accept(value)) return failed(problem(at.path, wrongKind(kind, source, value)))
   const schema = (value as { schema?: JsonSchema }).schema
   const secrets = checkedSecrets(schema)
-  if (schema === undefined) return { value: value as T, options, problems }
+  // A value JSON cannot hold (a YAML .nan or .inf, a bigint from a TS config) where the schema
+  // names no type, or the module has none: refused here, at its path in the config, as the
+  // module's options check would refuse it from code — not later by createAgent, without the
+  // file. An entry nested in another's options was walked with them.
+  const nonJson = at.nested === true ? [] : nonJsonProblems(options).map(({ keys, message }) => problem(problemPath(at.optionsPath ?? '$', keys), message))
+  if (schema === undefined) return { value: value as T, options, problems: [...problems, ...nonJson] }
 
   const models = at.optionsPath === undefined ? undefined : await context.resolveModels(context, schema, options, at.optionsPath)
   problems.push(...(models?.problems ?? []))
@@ -130,14 +135,18 @@ export async function resolveEntry<T>(
   // One under a model entry that failed would repeat what its own problems say.
   const hidden = [...secrets.filter((finding) => finding.literal).map((finding) => finding.path), ...(models?.failed ?? [])]
   const under = (path: string) => hidden.some((top) => path === top || path.startsWith(`${top}.`) || path.startsWith(`${top}[`))
+  const refused = new Set<string>()
   for (const error of schemaErrors(schema, models?.options ?? options ?? {}, at.optionsPath ?? '$')) {
     if (under(error.path)) continue
+    refused.add(error.path)
     problems.push(
       at.optionsPath === undefined
         ? problem(at.path, `option "${error.path.replace(/^\$\.?/, '')}" ${error.message} — give options as [${JSON.stringify(label)}, { … }]`)
         : problem(error.path, error.message),
     )
   }
+  // Once per path: where the schema names a type, its line says it (`must be an integer (found NaN)`).
+  problems.push(...nonJson.filter(({ path }) => !refused.has(path) && !under(path)))
   return { value: value as T, options: models?.options ?? options, problems }
 }
 
