@@ -18,6 +18,8 @@ export const ExitCode = {
   stalled: 4,
   /** The turn was aborted (Ctrl+C): 128 + SIGINT, as shells report it. */
   aborted: 130,
+  /** `bosun run`'s turn was aborted by SIGTERM (closed in the log first): 128 + SIGTERM. */
+  terminated: 143,
 } as const
 
 /** The exit code of a turn that ended with `reason`. */

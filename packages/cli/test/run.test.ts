@@ -129,6 +129,20 @@ describe.concurrent('bosun run', () => {
     expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({ interrupted: true })
   })
 
+  it('SIGTERM (timeout, docker stop) aborts the turn as Ctrl+C does and closes it in the log: exit 143', async ({ dir, expect }) => {
+    // Before, SIGTERM killed the process at once: the turn stayed open in the log, as after kill -9.
+    await writeProject(dir, scripted([{ text: 'Zq slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 1000 }]))
+    const child = start(['run', '--session', 'term-1', 'go'], { cwd: dir })
+    await waitFor(() => child.output.stdout.includes('Zq'), 'the first chunk of the answer')
+    child.kill('SIGTERM')
+    const result = await finished(child)
+    expect(result.code).toBe(143)
+    expect(result.stderr).toContain('aborted (terminated)')
+    const events = await readEvents(dir, 'term-1')
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason: 'terminated' } } })
+    expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({ interrupted: true })
+  })
+
   it('refuses an invalid --session id with a coded message and no stack trace', async ({ dir, expect }) => {
     const result = await bosun(['run', '--session', '../etc/passwd', 'hi'], { cwd: dir })
     expect(result.code).toBe(1)

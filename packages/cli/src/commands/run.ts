@@ -68,6 +68,16 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     if (interrupts === 1) agent.abort('interrupted')
     else forceStop()
   })
+  // SIGTERM (timeout, a CI job cancelled, docker stop, kill) ends the turn as Ctrl+C does — aborted,
+  // the delivered part kept, the log closed and flushed — instead of dying with the turn left open.
+  let terminated = false
+  const terminate = (): void => {
+    terminated = true
+    interrupts++
+    if (interrupts === 1) agent.abort('terminated')
+    else forceStop()
+  }
+  process.on('SIGTERM', terminate)
   try {
     agent.followup(message)
     const wait = {
@@ -77,11 +87,13 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     await during(wait, () => Promise.race([agent.whenIdle(), forced]))
   } finally {
     unsubscribe()
+    process.off('SIGTERM', terminate)
     http?.stop()
   }
+  const abortedCode = terminated ? ExitCode.terminated : ExitCode.aborted
   if (interrupts > 1) {
     ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
-    return ExitCode.aborted
+    return abortedCode
   }
   // A child's parents are let finish the turn its settlement started before they close, and the
   // session's background children their work (each settlement runs a turn here) — unless Ctrl+C.
@@ -94,7 +106,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     const pending = agent.inbox.find(message.id) !== undefined
     if (interrupts > 0) {
       ctx.err.line(s.yellow(`aborted before the turn started${pending ? `; the message stays queued in session ${sessionId}` : ''}`))
-      return ExitCode.aborted
+      return abortedCode
     }
     ctx.err.line(`${s.red('error')}: the message did not run${pending ? ` (it is still queued in session ${sessionId})` : ''}; \`bosun log ${sessionId}\` shows why.`)
     return ExitCode.error
@@ -102,7 +114,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   reportEnd(ctx, safeValue(reason))
   if (http !== undefined && reason.kind === 'error') debugRequests(ctx, http.take())
   ctx.err.line(s.dim(`session ${sessionId}`))
-  return exitCodeFor(reason)
+  return terminated && reason.kind === 'aborted' ? ExitCode.terminated : exitCodeFor(reason)
 }
 
 /** The final reason, on stderr, for a turn that did not simply complete (`reason` made safe to print). */
