@@ -113,33 +113,24 @@ describe.concurrent('bosun run', () => {
     expect(cut.stderr).toContain('warning: the provider stopped the answer (content-filter: a refusal or its content filter); what it wrote is above')
   })
 
-  it('Ctrl+C aborts the turn: exit 130, the delivered prefix is kept as interrupted', async ({ dir, expect }) => {
-    // Ctrl+C goes as soon as the first chunk shows; the rest would take 23 more seconds (a chunk a
+  // SIGTERM (timeout, docker stop) as Ctrl+C: before, it killed the process at once and the turn
+  // stayed open in the log, as after kill -9.
+  it.for([
+    ['SIGINT', 130, 'interrupted'],
+    ['SIGTERM', 143, 'terminated'],
+  ] as const)('%s aborts the turn: exit %i, the delivered prefix is kept as interrupted, the turn closed (%s)', async ([signal, code, reason], { dir, expect }) => {
+    // The signal goes as soon as the first chunk shows; the rest would take 23 more seconds (a chunk a
     // second, abort-aware), so the turn is still streaming however busy the machine (80 ms chunks
     // left a window of under 2 s between seeing the answer and its end).
     await writeProject(dir, scripted([{ text: 'Zq slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 1000 }]))
     const child = start(['run', '--session', 'slow-1', 'go'], { cwd: dir })
     await waitFor(() => child.output.stdout.includes('Zq'), 'the first chunk of the answer')
-    child.kill('SIGINT')
+    child.kill(signal)
     const result = await finished(child)
-    expect(result.code).toBe(130)
-    expect(result.stderr).toContain('aborted (interrupted)')
+    expect(result.code).toBe(code)
+    expect(result.stderr).toContain(`aborted (${reason})`)
     const events = await readEvents(dir, 'slow-1')
-    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason: 'interrupted' } } })
-    expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({ interrupted: true })
-  })
-
-  it('SIGTERM (timeout, docker stop) aborts the turn as Ctrl+C does and closes it in the log: exit 143', async ({ dir, expect }) => {
-    // Before, SIGTERM killed the process at once: the turn stayed open in the log, as after kill -9.
-    await writeProject(dir, scripted([{ text: 'Zq slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 1000 }]))
-    const child = start(['run', '--session', 'term-1', 'go'], { cwd: dir })
-    await waitFor(() => child.output.stdout.includes('Zq'), 'the first chunk of the answer')
-    child.kill('SIGTERM')
-    const result = await finished(child)
-    expect(result.code).toBe(143)
-    expect(result.stderr).toContain('aborted (terminated)')
-    const events = await readEvents(dir, 'term-1')
-    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason: 'terminated' } } })
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason } } })
     expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({ interrupted: true })
   })
 
