@@ -119,13 +119,16 @@ async function runNpmScenario() {
   // A plugin whose setup throws: added, the check fails, and the way out it names is taken.
   const addedThrowing = await bosun(app, ['plugins', 'add', 'setup-throws', '-o', 'words=x', '--yes'])
   const configWithThrowing = await readFile(join(app, 'bosun.config.ts'), 'utf8')
+  // Another plugin added while that one still fails: add must not say the new one broke the config.
+  const addedBeside = await bosun(app, ['plugins', 'add', 'word-guard', '-o', 'words=x', '--yes'])
+  await bosun(app, ['plugins', 'remove', 'word-guard'])
   const removedThrowing = await bosun(app, ['plugins', 'remove', 'setup-throws'])
   const afterRemoveThrowing = await readFile(join(app, 'bosun.config.ts'), 'utf8')
   // npm refuses a peer range no published core meets; --legacy-peer-deps installs it anyway, as a user might.
   await succeed('npm', ['install', 'bosun-plugin-future-guard', '--legacy-peer-deps'], { cwd: app, env })
   await writeFile(join(app, 'future.json'), '{ "plugins": ["future-guard"] }\n')
   const refused = await bosun(app, ['run', '--config', 'future.json', 'hello'])
-  return { app, added, afterAdd, dependencies, lockfile, blocked, log, removed, afterRemove, dependenciesAfterRemove, installedAfterRemove, removedAgain, addedThrowing, configWithThrowing, removedThrowing, afterRemoveThrowing, refused }
+  return { app, added, afterAdd, dependencies, lockfile, blocked, log, removed, afterRemove, dependenciesAfterRemove, installedAfterRemove, removedAgain, addedThrowing, configWithThrowing, addedBeside, removedThrowing, afterRemoveThrowing, refused }
 }
 
 const PNPM_CONFIG = `# The pnpm project's agent
@@ -352,13 +355,20 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
     })
 
     it('a plugin whose setup throws: add says it is installed and in the config, and how to take it out again', async () => {
-      const { app, addedThrowing, configWithThrowing, removedThrowing, afterRemoveThrowing } = await npmScenario
+      const { app, addedThrowing, configWithThrowing, addedBeside, removedThrowing, afterRemoveThrowing } = await npmScenario
       expect(addedThrowing.code, addedThrowing.stderr).toBe(1)
       expect(configWithThrowing, addedThrowing.stderr).toContain("['setup-throws', { words: ['x'] }],")
+      const setupFailed = /error PLUGIN_SETUP_FAILED: Plugin "setup-throws" failed in setup: setup-throws cannot start: no SETUP_THROWS_URL\n$/
       expect(addedThrowing.stderr).toContain(
-        'bosun-plugin-setup-throws@1.0.0 is installed and in bosun.config.ts, but the config does not load with it (the error below): fix its entry there, or take it out again with: bosun plugins remove setup-throws\n',
+        'bosun-plugin-setup-throws@1.0.0 is installed and in bosun.config.ts, but the config does not load (the error below says why): fix what it names, or take setup-throws out again with: bosun plugins remove setup-throws\n',
       )
-      expect(addedThrowing.stderr).toMatch(/error PLUGIN_SETUP_FAILED: Plugin "setup-throws" failed in setup: setup-throws cannot start: no SETUP_THROWS_URL\n$/)
+      expect(addedThrowing.stderr).toMatch(setupFailed)
+      // Added while setup-throws still fails: the line names no culprit, the error names setup-throws.
+      expect(addedBeside.code, addedBeside.stderr).toBe(1)
+      expect(addedBeside.stderr).toContain(
+        'bosun-plugin-word-guard@1.0.0 is installed and in bosun.config.ts, but the config does not load (the error below says why): fix what it names, or take word-guard out again with: bosun plugins remove word-guard\n',
+      )
+      expect(addedBeside.stderr).toMatch(setupFailed)
       ok(removedThrowing, ['plugins', 'remove'], app)
       expect(afterRemoveThrowing).toBe(TS_CONFIG)
     })

@@ -94,12 +94,13 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   try {
     return await configCheckCommand(ctx)
   } catch (error) {
-    // The package is installed and named in the config, which now fails to load (a setup that
-    // throws, an option the plugin refuses): every bosun run would fail with the error below.
-    // Say what state things are in and both ways out, before the error is printed.
+    // The package is installed and named in the config, which now fails to load: every bosun run
+    // would fail with the error below. Say what state things are in and both ways out, before the
+    // error. Not "because of it": the config may have failed before (another plugin's setup), and
+    // the error names what failed.
     ctx.err.line(
       s.yellow(
-        `${installSpec} is installed and in ${relative(ctx.io.cwd, file) || file}, but the config does not load with it (the error below): fix its entry there, or take it out again with: bosun plugins remove ${entryName}`,
+        `${installSpec} is installed and in ${relative(ctx.io.cwd, file) || file}, but the config does not load (the error below says why): fix what it names, or take ${entryName} out again with: bosun plugins remove ${entryName}`,
       ),
     )
     throw error
