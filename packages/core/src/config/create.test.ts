@@ -162,6 +162,19 @@ describe('createAgentFromConfig — plugins and failures', () => {
     `)
     expect((error as Error).cause).toMatchObject({ message: 'no route to the model server' })
   })
+
+  it('an adapter whose create throws a BosunError: its message as written, without "BosunError: " before it', async () => {
+    const keyless = defineAdapter({
+      name: 'keyless',
+      create: () => {
+        throw new BosunError('CONFIG_INVALID', 'keyless(): set MY_KEY (export MY_KEY=…) or name another variable with apiKeyEnv.')
+      },
+    })
+    const error = await createAgentFromConfig({ model: { adapter: keyless } }, { cwd: fixture('good/ts') }).catch((caught: unknown) => caught)
+    expect((error as BosunError).details).toMatchObject({
+      problems: [{ path: '$.model', message: 'creating the adapter failed: keyless(): set MY_KEY (export MY_KEY=…) or name another variable with apiKeyEnv.' }],
+    })
+  })
 })
 
 describe('createAgentFromConfig — the JSONL store', () => {

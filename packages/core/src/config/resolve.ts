@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createJiti, type Jiti } from 'jiti'
+import { BosunError } from '../errors.js'
 import { coreMismatch } from './core-range.js'
 import { maskCredentials } from './credentials.js'
 import { notFoundMessage } from './not-found.js'
@@ -92,7 +93,10 @@ export function summarizeError(error: unknown): string {
   if (!(error instanceof Error)) return maskCredentials(String(error))
   const paragraph = error.message.split(/\n\s*\n/)[0] ?? ''
   const text = paragraph.replace(/\s*\n\s*/g, ' ').trim()
-  return maskCredentials(text.startsWith(`${error.name}:`) || error.name === 'Error' ? text : `${error.name}: ${text}`)
+  // A BosunError's message is written for the user already ("openai(): OpenAI needs an API key…"):
+  // its class name adds nothing. Other classes say what kind of failure it was (TypeError…).
+  const plain = text.startsWith(`${error.name}:`) || error.name === 'Error' || BosunError.is(error)
+  return maskCredentials(plain ? text : `${error.name}: ${text}`)
 }
 
 /** The module's default export; for a CommonJS module, `module.exports`. */
