@@ -6,7 +6,7 @@ import type { SessionHeader } from '@bosun/core'
 import { packRows, type EventRow, type StoredRow } from './codec.js'
 import { storeError } from './errors.js'
 import { checkDatabaseFiles } from './file-safety.js'
-import { writeMissingSummaries } from './migrate-summaries.js'
+import { writeMissingSummaries, type SummaryHooks } from './migrate-summaries.js'
 import {
   BUSY_TIMEOUT_MS, CREATE_SUMMARIES, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, migrate2To3, PACKED_TYPE, SCHEMA_VERSION, SQL,
 } from './schema.js'
@@ -115,9 +115,10 @@ function createPrivately(file: string): void {
  * Opens (creating if needed) the database at `file`: refuses a path that is not a regular file
  * (UNSAFE_STORE_FILE, see file-safety.ts) and a newer layout before touching anything, gives a new
  * database {@link NEW_DATABASE_PAGE_SIZE}-byte pages, then sets WAL and `synchronous=FULL`,
- * creates the tables or migrates an older layout, and prepares the statements.
+ * creates the tables or migrates an older layout (then writes the summaries a migrated session
+ * lacks: `summaryHooks` lets a test watch), and prepares the statements.
  */
-export function openDatabase(file: string): Connection {
+export function openDatabase(file: string, options: { summaryHooks?: SummaryHooks } = {}): Connection {
   try {
     mkdirSync(dirname(file), { recursive: true })
   } catch (error) {
@@ -152,6 +153,8 @@ export function openDatabase(file: string): Connection {
       )
     }
     db.pragma('synchronous = FULL')
+    // Whether this connection migrated a database of layout 1 or 2 (and whether it has layout 1 rows).
+    let migrated: { legacy: boolean } | undefined
     if ((db.pragma('user_version', { simple: true }) as number) < SCHEMA_VERSION) {
       db.transaction(() => {
         // Re-read under the write lock: another process may have created or migrated the tables meanwhile.
@@ -162,13 +165,15 @@ export function openDatabase(file: string): Connection {
         if (version === 1 || version === 2) {
           const legacy = hasTable(db, 'events_v1')
           db.exec(migrate2To3(legacy))
-          writeMissingSummaries(db, file, legacy)
+          migrated = { legacy }
         }
         db.pragma(`user_version = ${SCHEMA_VERSION}`)
       }).immediate()
     }
     // Outside the layout version (schema.ts): a no-op once the table exists.
     db.exec(CREATE_SUMMARIES)
+    // After the migration's commit, a session at a time: reading every log holds no write lock.
+    if (migrated !== undefined) writeMissingSummaries(db, file, migrated.legacy, options.summaryHooks)
     return connect(db, file)
   } catch (error) {
     db.close()
