@@ -320,6 +320,18 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
       expect(unanswered.stderr).toMatch(/install with\s+npm install bosun-plugin-word-guard@1\.0\.0\s+\(no lockfile, in \.\)/)
       expect(unanswered.stderr).toContain('Install bosun-plugin-word-guard@1.0.0 and add it to the config? [y/N]')
       expect(unanswered.stderr).toContain('error NOT_CONFIRMED')
+      expect(unanswered.stderr).not.toContain('already') // the config names retry only
+      expect(existsSync(join(checks, 'node_modules'))).toBe(false)
+    })
+
+    it('adding a plugin the config already names says the old entry keeps running beside the new one', async () => {
+      await writeFile(join(checks, 'twice.json'), '{ "plugins": ["retry", ["word-guard", { "words": ["a"] }]] }\n')
+      const again = await bosun(checks, ['--config', 'twice.json', 'plugins', 'add', 'word-guard', '-o', 'words=b'])
+      expect(again.code).toBe(1)
+      expect(again.stderr).toMatch(
+        /already\s+the config's plugins name bosun-plugin-word-guard once: this adds another instance beside it, and it keeps running with its options\. To change options, edit the entry instead \(or bosun plugins remove word-guard first\)\.\n/,
+      )
+      expect(again.stderr).toContain('error NOT_CONFIRMED')
       expect(existsSync(join(checks, 'node_modules'))).toBe(false)
     })
 

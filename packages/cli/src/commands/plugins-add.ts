@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { CORE_VERSION, coreSatisfies } from '@bosun/core/config'
+import { candidatePackages, CORE_VERSION, coreSatisfies } from '@bosun/core/config'
 import { loadCliConfig } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
@@ -61,6 +61,14 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
     const which = cfg.file === undefined ? 'the config' : relative(ctx.io.cwd, cfg.file) || cfg.file
     ctx.err.line(`${s.bold('config'.padEnd(16))}${s.yellow(`${which} could not be read`)}  ${s.dim("(what is withheld: the names its text gives …Env options, and by the names' patterns; bosun config check says why)")}`)
   }
+  const already = manifest.kind === 'plugin' ? entriesNaming(cfg.loaded?.raw.config.plugins, manifest.name) : 0
+  if (already > 0) {
+    // A second entry is a second instance (both run: the old options still apply), not a change
+    // of options, which is what adding a configured plugin again usually means.
+    ctx.err.line(
+      `${s.bold('already'.padEnd(16))}${s.yellow(`the config's plugins name ${manifest.name} ${already === 1 ? 'once' : `${already} times`}: this adds another instance beside ${already === 1 ? 'it' : 'them'}, and ${already === 1 ? 'it keeps' : 'they keep'} running with ${already === 1 ? 'its' : 'their'} options. To change options, edit the entry instead (or bosun plugins remove ${configName(manifest.name)} first).`)}`,
+    )
+  }
   if (installEnv.withheld.length > 0) ctx.err.line(`${s.bold('withheld'.padEnd(16))}${installEnv.withheld.join(', ')}  ${s.dim(`(not passed to ${manager.name}: its install scripts do not see them)`)}`)
   if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {
     throw marketplaceError('NOT_CONFIRMED', 'not confirmed: nothing was installed or written. Answer "y", or pass --yes.')
@@ -105,4 +113,13 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
     )
     throw error
   }
+}
+
+/** How many entries of a config's `plugins` name `packageName` (by its short or full name). */
+function entriesNaming(plugins: unknown, packageName: string): number {
+  if (!Array.isArray(plugins)) return 0
+  return plugins.filter((entry) => {
+    const name = Array.isArray(entry) ? entry[0] : entry
+    return typeof name === 'string' && (name === packageName || candidatePackages(name, 'plugin').includes(packageName))
+  }).length
 }
