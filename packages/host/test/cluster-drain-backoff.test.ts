@@ -5,10 +5,8 @@
 // and log lines, never in time. Real PostgreSQL, two hosts: A owns the session, B relays to it.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DrainBackoff } from '../src/cluster/drain-backoff.js'
-import { admissionsOf, available, useCluster, useServers } from './cluster-helpers.js'
+import { admissionsOf, available, post, useCluster, useServers } from './cluster-helpers.js'
 import { waitFor } from './helpers.js'
-
-const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 describe.skipIf(!available)('host cluster on PostgreSQL — rounds of carrying out mail that keep failing', () => {
   const cluster = useCluster()

@@ -4,10 +4,8 @@
 // after a close. It is said once that the host closed, and no round follows. Counted in rounds and
 // log lines. Real PostgreSQL, two hosts: A owns the session, B relays the message to it.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { available, onRelayed, useCluster, useServers } from './cluster-helpers.js'
+import { available, onRelayed, post, useCluster, useServers } from './cluster-helpers.js'
 import { waitFor } from './helpers.js'
-
-const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 describe.skipIf(!available)('host cluster on PostgreSQL — a round of carrying out mail that fails after the close', () => {
   const cluster = useCluster()

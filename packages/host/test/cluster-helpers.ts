@@ -75,6 +75,9 @@ export function useCluster() {
  * Serves a test's hosts on 127.0.0.1 (no token); each server is closed after the test, before its
  * hosts are (call it after {@link useCluster}: later afterEach hooks run first). Returns the URL.
  */
+/** POSTs `body` as JSON to `url` + `path`. */
+export const post = (url: string, path: string, body: unknown): Promise<Response> => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
 export function useServers(): (h: ClusterHost) => Promise<string> {
   const servers: RunningServer[] = []
   afterEach(async () => {

@@ -5,10 +5,8 @@
 // all the same, sending whoever read it to look for a 503 no client was given. Real PostgreSQL,
 // two hosts on 127.0.0.1; the owner's app runs the real route for the message, then hangs.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { admissionsOf, available, onRelayed, useCluster, useServers } from './cluster-helpers.js'
+import { admissionsOf, available, onRelayed, post, useCluster, useServers } from './cluster-helpers.js'
 import { waitFor } from './helpers.js'
-
-const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a given-up relayed message', () => {
   const cluster = useCluster()

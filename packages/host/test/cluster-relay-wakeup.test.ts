@@ -5,9 +5,7 @@
 // hosts: A owns the session, B relays two messages to it.
 import { describe, expect, it } from 'vitest'
 import type { Watcher } from '@bosun/plugin-store-postgres'
-import { admissionsOf, available, useCluster, useServers } from './cluster-helpers.js'
-
-const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+import { admissionsOf, available, post, useCluster, useServers } from './cluster-helpers.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — a wake-up during a round that throws', () => {
   const cluster = useCluster()

@@ -3,7 +3,7 @@ import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
 import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { KeptAnswers } from './kept-answers.js'
-import { awaitOutcome, failed, gaveUp, isGaveUp, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { awaitOutcome, failed, gaveUp, isGaveUp, runWithin, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
@@ -62,8 +62,6 @@ export class Cluster {
   readonly #kept = new KeptAnswers()
   /** Sessions whose rounds of carrying out their mail keep failing: the pause before the next round. */
   readonly #backoff = new DrainBackoff()
-  /** Ends the pauses between failed rounds (when the host closes). */
-  readonly #pauses = new Set<() => void>()
   /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
   readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
@@ -266,16 +264,7 @@ export class Cluster {
 
   /** Waits `ms`, or until the host closes. */
   async #pause(ms: number): Promise<void> {
-    if (this.#closed) return
-    await new Promise<void>((resolve) => {
-      const end = (): void => {
-        clearTimeout(timer)
-        this.#pauses.delete(end)
-        resolve()
-      }
-      const timer = setTimeout(end, ms)
-      this.#pauses.add(end)
-    })
+    if (!this.#closed) await this.#backoff.pause(ms)
   }
 
   async #drainOnce(id: string): Promise<void> {
@@ -415,27 +404,9 @@ export class Cluster {
     return () => this.#complete(id, entry, answered)
   }
 
-  /**
-   * Runs a relayed request for at most `relayRunMs`: its answer, or undefined when it had not
-   * ended by then (the caller logs the give-up with what became of the entry). Nothing stops the
-   * run itself (a route cannot be stopped midway): it goes on, and a throw after the limit is logged.
-   */
-  async #runWithin(id: string, entry: ClusterMailboxEntry): Promise<RelayOutcome | undefined> {
-    const ms = this.relayRunMs
-    const run = this.#run(entry.body as unknown as RelayedRequest)
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const limit = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), ms)
-      timer.unref?.()
-    })
-    try {
-      const outcome = await Promise.race([run, limit])
-      if (outcome !== undefined) return outcome
-      run.catch((error: unknown) => console.error(`[bosun host] mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}, given up on, failed:`, error))
-      return undefined
-    } finally {
-      clearTimeout(timer)
-    }
+  /** Runs a relayed request for at most `relayRunMs`: its answer, or undefined when it had not ended by then ({@link runWithin}). */
+  #runWithin(id: string, entry: ClusterMailboxEntry): Promise<RelayOutcome | undefined> {
+    return runWithin(this.#run(entry.body as unknown as RelayedRequest), this.relayRunMs, (error) => console.error(`[bosun host] mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}, given up on, failed:`, error))
   }
 
   /** Logs a given-up run with what became of its entry (`what`): a 503 only when one was stored. */
@@ -511,7 +482,7 @@ export class Cluster {
   async close(): Promise<void> {
     this.#closed = true
     clearTimeout(this.#timer)
-    for (const end of [...this.#pauses]) end()
+    this.#backoff.endPauses()
     for (const stop of this.#stops) stop()
     for (const end of [...this.streams]) end()
     await this.watcher.close()

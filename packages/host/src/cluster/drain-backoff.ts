@@ -30,8 +30,29 @@ export class DrainBackoff {
   /** Failing streaks, by session (only sessions whose last round failed). */
   readonly #streaks = new Map<string, Streak>()
 
+  /** Ends of the pauses under way ({@link pause}), for {@link endPauses}. */
+  readonly #pauses = new Set<() => void>()
+
   /** `now`: the clock the pauses are measured on (a test's own). */
   constructor(readonly now: () => number = Date.now) {}
+
+  /** Waits `ms`, or until {@link endPauses} (the host closes). */
+  async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const end = (): void => {
+        clearTimeout(timer)
+        this.#pauses.delete(end)
+        resolve()
+      }
+      const timer = setTimeout(end, ms)
+      this.#pauses.add(end)
+    })
+  }
+
+  /** Ends every pause under way at once. */
+  endPauses(): void {
+    for (const end of [...this.#pauses]) end()
+  }
 
   /** Records a failed round of `session`: the pause before its next, and whether to log this one. */
   failed(session: string): { streak: number; pauseMs: number; log: boolean } {

@@ -181,3 +181,23 @@ export async function awaitOutcome(store: ClusterStore, watcher: ClusterWatcher,
     stop()
   }
 }
+
+/**
+ * `run`'s answer if it ends within `ms`, else undefined (the caller logs the give-up with what
+ * became of the entry). Nothing stops the run itself (a route cannot be stopped midway): it goes
+ * on, and a throw after the limit goes to `lateFailure`.
+ */
+export async function runWithin(run: Promise<RelayOutcome>, ms: number, lateFailure: (error: unknown) => void): Promise<RelayOutcome | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const limit = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
+    timer.unref?.()
+  })
+  try {
+    const outcome = await Promise.race([run, limit])
+    if (outcome === undefined) run.catch(lateFailure)
+    return outcome
+  } finally {
+    clearTimeout(timer)
+  }
+}
