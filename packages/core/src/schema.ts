@@ -176,8 +176,25 @@ export interface OptionsProblem {
  */
 export function optionsError(what: string, problems: readonly OptionsProblem[], code: string = ErrorCodes.PLUGIN_OPTIONS_INVALID): BosunError {
   const lines = problems.map((problem) => `  - ${problemLine(problem)}`)
-  return new BosunError(code, `Invalid options for ${what}:\n${lines.join('\n')}`, {
+  const error = new BosunError(code, `Invalid options for ${what}:\n${lines.join('\n')}`, {
     details: { what, paths: problems.map((problem) => problemPath('$', problem.keys)).join(',') },
+  })
+  problemsByError.set(error, problems)
+  return error
+}
+
+/** The problems each {@link optionsError} was made of (kept off the error: its details are serialised into events). */
+const problemsByError = new WeakMap<BosunError, readonly OptionsProblem[]>()
+
+/**
+ * The problems an options error of {@link optionsError} was made of, each as its path from the
+ * options' root (`$.rules[0].pattern`) and its message; undefined for any other error.
+ */
+export function optionsErrorProblems(error: unknown): { path: string; message: string }[] | undefined {
+  const problems = error instanceof BosunError ? problemsByError.get(error) : undefined
+  return problems?.map((problem) => {
+    const path = problemPath('$', problem.keys)
+    return { path, message: problemLine(problem).slice(path.length + 2) }
   })
 }
 

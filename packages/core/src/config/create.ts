@@ -5,6 +5,7 @@ import { BosunError, ErrorCodes } from '../errors.js'
 import type { Agent } from '../loop/agent.js'
 import type { ModelAdapter } from '../model.js'
 import type { Plugin, PluginEntry } from '../plugin.js'
+import { optionsErrorProblems } from '../schema.js'
 import { createStore } from '../store/define-store.js'
 import { memoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
@@ -100,7 +101,7 @@ function withConfigPath(entry: PluginEntry, index: number, loaded: LoadedConfig,
         // Thrown as it is (createAgent passes an options error through, and closes what setups
         // opened); createAgentFromConfig then throws the config problem in its place.
         if (BosunError.is(error, ErrorCodes.PLUGIN_OPTIONS_INVALID)) {
-          const problems = optionLines(error.message).map(({ path, message }) => ({ path: `${optionsPath}${path.slice(1)}`, plugin: name, message, cause: error }))
+          const problems = (optionsErrorProblems(error) ?? []).map(({ path, message }) => ({ path: `${optionsPath}${path.slice(1)}`, plugin: name, message, cause: error }))
           if (problems.length > 0) asConfigErrors.set(error, configError(resolved.file, resolved.dir, problems))
         }
         throw error
@@ -108,15 +109,6 @@ function withConfigPath(entry: PluginEntry, index: number, loaded: LoadedConfig,
     },
   }
   return Array.isArray(entry) ? [wrapped, entry[1]] : wrapped
-}
-
-/** The `  - $.path: message` lines of an options error (`optionsError`'s words), path and message apart. */
-function optionLines(text: string): { path: string; message: string }[] {
-  const line = /^ {2}- (\$(?:\.[A-Za-z_$][\w$]*|\[\d+\]|\[<credential>\]|\["(?:[^"\\]|\\.)*"\])*): (.*)$/
-  return text.split('\n').flatMap((row) => {
-    const match = line.exec(row)
-    return match === null ? [] : [{ path: match[1]!, message: match[2]! }]
-  })
 }
 
 function isLoaded(value: LoadedConfig | BosunConfig): value is LoadedConfig {
