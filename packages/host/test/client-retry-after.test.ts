@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { Backoff, MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from '../src/client-sse.js'
-import { createClient, HostClientError, type StreamFrame } from '../src/client.js'
+import { createClient, HostClientError, type RetryNotice, type StreamFrame } from '../src/client.js'
 import { listen } from '../src/index.js'
 import { makeHost, perTest, waitFor } from './helpers.js'
 import { plainServer } from './plain-server.js'
 
 /**
  * How the typed client waits before trying a stream again: jittered backoff, a refusal's
- * `retry-after` waited in full (503 too-many-streams says 5 s), 408/429 retried, other 4xx thrown.
+ * `retry-after` waited in full, 408/429 retried, other 4xx thrown.
  */
 const state = perTest()
 
@@ -103,25 +103,35 @@ describe('a refused stream attempt', () => {
     const held = await fetch(`${server.url}/v1/stream`, { signal: holder.signal })
     expect(held.status).toBe(200)
 
+    // The host asks for 5 s; the client is handed the refusal with 1 s instead, so the test waits
+    // a second, not five — still far above the backoff's 5-20 ms, which is all an ignored
+    // retry-after would leave.
     const attempts: { status: number; retryAfter: string | null; at: number }[] = []
     const watched = createClient({
       baseUrl: server.url,
       fetch: async (input, init) => {
         const response = await fetch(input, init)
-        if (String(input).includes('/stream')) attempts.push({ status: response.status, retryAfter: response.headers.get('retry-after'), at: performance.now() })
-        return response
+        if (!String(input).includes('/stream')) return response
+        attempts.push({ status: response.status, retryAfter: response.headers.get('retry-after'), at: performance.now() })
+        if (response.status !== 503) return response
+        const headers = new Headers(response.headers)
+        headers.set('retry-after', '1')
+        return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
       },
     })
     const controller = new AbortController()
     const frames: StreamFrame[] = []
+    const notices: RetryNotice[] = []
     const reading = (async () => {
-      for await (const frame of watched.stream('c', { after: 1, signal: controller.signal, retry: { initialMs: 5, maxMs: 20 } })) {
+      for await (const frame of watched.stream('c', { after: 1, signal: controller.signal, retry: { initialMs: 5, maxMs: 20 }, onRetry: (notice) => notices.push(notice) })) {
         frames.push(frame)
         if (frame.event === 'session.event' && frame.data.type === 'turn/end' && frame.data.seq > before) controller.abort()
       }
     })()
-    await waitFor(() => attempts.length === 1, 20_000, 'the refused first attempt')
+    await waitFor(() => notices.length === 1, 20_000, 'the refused first attempt')
     expect(attempts[0]).toMatchObject({ status: 503, retryAfter: '5' })
+    expect(notices[0]).toMatchObject({ attempt: 1, cause: { kind: 'refused', status: 503, code: 'too-many-streams', retryAfterMs: 1000 } })
+    expect(notices[0]!.delayMs).toBeGreaterThanOrEqual(1000)
     holder.abort() // frees the slot: the next attempt is served
     await held.body?.cancel().catch(() => {})
     await waitFor(() => frames.length > 0, 20_000, 'the first frame after the retry-after')
@@ -129,9 +139,9 @@ describe('a refused stream attempt', () => {
     await reading
 
     expect(attempts.map((attempt) => attempt.status)).toEqual([503, 200])
-    // The second attempt came no sooner than the 5 s the refusal asked for (the backoff alone
-    // would have come back within 20 ms): a lower bound, which a slow machine only raises.
-    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(4990)
+    // The second attempt came no sooner than the second the refusal asked for: a lower bound,
+    // which a slow machine only raises (a timer may fire a millisecond early, hence 990).
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(990)
     const seqs = frames.flatMap((frame) => (frame.event === 'session.event' ? [frame.data.seq] : []))
     const { events } = await client.events('c', { after: 1, limit: 1000 })
     expect(seqs).toEqual(events.map((event) => event.seq).filter((seq) => seq <= seqs.at(-1)!))
