@@ -3,14 +3,15 @@
 // `bosun <command>`; the global ones under "Global options"), in backticks; a flag with a default
 // has a table row there showing it; and no flag docs/cli.md or the CLI README names is one the
 // program does not have. Every other page (docs/*.md, the packages' READMEs) that shows a `bosun
-// <command> … --flag` line gives that command a flag it has. A flag added without docs, or removed
-// or renamed with its docs left, fails here.
+// <command> … --flag` command — in a code span or a code block, read by doc-commands.ts — gives that
+// command a flag it has. A flag added without docs, or removed or renamed with its docs left, fails here.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import type { Command } from 'commander'
 import { describe, expect, it } from 'vitest'
 import { createProgram } from '../src/program.js'
+import { docCommands } from './doc-commands.js'
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8')
 const cliMd = read('../../../docs/cli.md')
@@ -79,23 +80,47 @@ function otherPages(): [string, string][] {
   return pages.map((page) => [page, readFileSync(new URL(page, rootUrl), 'utf8')])
 }
 
-it('every other page gives a bosun command only flags it has', () => {
+/** The flags of `bosun …` commands in `markdown` that the command does not have, as `bosun <command> --flag` (line). */
+function unknownFlags(markdown: string): string[] {
   const global = new Set([...flags.filter((f) => f.command === '').map((f) => f.long), '--help'])
   const ofCommand = (path: string) => new Set(flags.filter((f) => f.command === path).map((f) => f.long))
   const commands = new Set(flags.map((f) => f.command).filter(Boolean))
   const wrong: string[] = []
+  for (const { line, text } of docCommands(markdown)) {
+    const [, first, second, rest] = /^bosun ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?(.*)$/.exec(text) ?? []
+    if (first === undefined) continue
+    const path = second !== undefined && commands.has(`${first} ${second}`) ? `${first} ${second}` : first
+    if (!commands.has(path) && !program.commands.some((c) => c.name() === path)) continue
+    const known = new Set([...global, ...ofCommand(path), ...(path === 'plugins' || path === 'sessions' ? ofCommand(`${path} list`) : [])])
+    const after = path === first ? `${second ?? ''}${rest}` : rest!
+    for (const [flag] of after.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) if (!known.has(flag)) wrong.push(`bosun ${path} ${flag} (line ${line})`)
+  }
+  return wrong
+}
+
+describe('reading the commands other pages show', () => {
+  it('reads a command in a code block across its \\-continued lines: a bogus flag on a continued line is caught', () => {
+    const page = ['```sh', 'bosun serve --port 4477 \\', '  --host 0.0.0.0 \\', '  --no-such-flag', '```', ''].join('\n')
+    expect(docCommands(page)).toEqual([{ line: 2, text: 'bosun serve --port 4477 --host 0.0.0.0 --no-such-flag' }])
+    expect(unknownFlags(page)).toEqual(['bosun serve --no-such-flag (line 2)'])
+  })
+
+  it('reads a code span to its end, and prose after it not at all', () => {
+    const page = 'Start it with `bosun serve --port 4477`, then pass --token-only to curl: bosun serve takes --not-its-flag in no form.\n'
+    expect(docCommands(page)).toEqual([{ line: 1, text: 'bosun serve --port 4477' }])
+    expect(unknownFlags(page)).toEqual([])
+  })
+
+  it('ends a command in a code block where the shell command ends', () => {
+    const page = ['```sh', 'bosun sessions list --json | jq --raw-output .id # --not-a-flag', 'bosun run --session s1 "hi" && curl --silent localhost:4477', '```'].join('\n')
+    expect(docCommands(page).map((c) => c.text)).toEqual(['bosun sessions list --json', 'bosun run --session s1 "hi"'])
+    expect(unknownFlags(page)).toEqual([])
+  })
+})
+
+it('every other page gives a bosun command only flags it has', () => {
   const pages = otherPages()
   expect(pages.map(([page]) => page)).toEqual(expect.arrayContaining(['docs/host.md', 'docs/marketplace.md', 'packages/host/README.md']))
-  for (const [page, text] of pages) {
-    // A command line: from `bosun <command>` to the end of its code span, table cell, comment or line.
-    for (const match of text.matchAll(/\bbosun ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?([^`|#\n]*)/g)) {
-      const [, first, second, rest] = match
-      const path = second !== undefined && commands.has(`${first} ${second}`) ? `${first} ${second}` : first!
-      if (!commands.has(path) && !program.commands.some((c) => c.name() === path)) continue
-      const known = new Set([...global, ...ofCommand(path), ...(path === 'plugins' || path === 'sessions' ? ofCommand(`${path} list`) : [])])
-      const after = path === first ? `${second ?? ''}${rest}` : rest!
-      for (const [flag] of after.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) if (!known.has(flag)) wrong.push(`${page}: bosun ${path} ${flag}`)
-    }
-  }
-  expect(wrong).toEqual([])
+  expect(pages.flatMap(([page, text]) => docCommands(text)).length, 'the commands the pages show').toBeGreaterThan(50)
+  expect(pages.flatMap(([page, text]) => unknownFlags(text).map((wrong) => `${page}: ${wrong}`))).toEqual([])
 })
