@@ -110,8 +110,9 @@ describe('recorded streams', () => {
     expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls' })
   })
 
-  it('maps the refusal stop reason to content-filter', async () => {
+  it('maps the refusal stop reason to content-filter, its explanation sent as text', async () => {
     expect(await replay('anthropic-refusal')).toEqual([
+      { type: 'text-delta', text: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy." },
       { type: 'usage', usage: { inputTokens: 18, cachedInputTokens: 0, outputTokens: 5 } },
       { type: 'finish', reason: 'content-filter' },
     ])

@@ -52,6 +52,8 @@ export class MessageStreamDecoder {
   #usageSent = false
   #started = false
   #done = false
+  /** The last content sent was text, which the loop joins with more text into one block. */
+  #afterText = false
 
   /** `message_stop` arrived: the response is complete. */
   get done(): boolean {
@@ -75,9 +77,15 @@ export class MessageStreamDecoder {
         return this.#stop(index(event.index))
       case 'message_delta': {
         const delta = object(event.delta, 'message_delta.delta')
-        if (delta.stop_reason != null) this.#finish = STOP_REASONS[string(delta.stop_reason, 'stop_reason')] ?? 'stop'
+        const out: ModelChunk[] = []
+        if (delta.stop_reason != null) {
+          const reason = string(delta.stop_reason, 'stop_reason')
+          this.#finish = STOP_REASONS[reason] ?? 'stop'
+          if (reason === 'refusal') this.#explain(out, delta.stop_details)
+        }
         this.#readUsage(event.usage)
-        return this.#usageChunk()
+        out.push(...this.#usageChunk())
+        return out
       }
       case 'message_stop':
         this.#done = true
@@ -175,7 +183,25 @@ export class MessageStreamDecoder {
       out.push({ type: 'text-delta', text: '' })
     }
     this.#reasoningAt = chunk.type === 'reasoning-delta' ? at : undefined
+    this.#afterText = chunk.type === 'text-delta' ? this.#afterText || chunk.text !== '' : false
     out.push(chunk)
+  }
+
+  /**
+   * A refusal's `stop_details.explanation` (why Anthropic's classifiers stopped the answer, e.g.
+   * "This request triggered restrictions on violative cyber content…") is the only words the user
+   * gets for it: sent as text, as the OpenAI adapter sends a `refusal` delta, so it is in the
+   * assistant message and printed with the answer; a blank line keeps it apart from text streamed
+   * just before. The details are informative and newer than the rest of the format: any other shape is
+   * left out, not a malformed stream.
+   */
+  #explain(out: ModelChunk[], details: unknown): void {
+    const explanation = typeof details === 'object' && details !== null ? (details as Record<string, unknown>).explanation : undefined
+    const text = typeof explanation === 'string' ? explanation.trim() : ''
+    if (text === '') return
+    this.#reasoningAt = undefined
+    out.push({ type: 'text-delta', text: this.#afterText ? `\n\n${text}` : text })
+    this.#afterText = true
   }
 
   /** A tool_use whose input never streamed (a call without arguments) gets its start `input`, `{}`. */
