@@ -1,14 +1,10 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { beforeAll, describe } from 'vitest'
 import { bosun, it, requireBuild, writeProject } from './helpers.js'
+import { OPENAI_ADAPTER } from './provider-replay.js'
 
 beforeAll(requireBuild)
-
-/** The built OpenAI-compatible adapter, named by a module in the project (no install needed). */
-const OPENAI = `export { default } from ${JSON.stringify(pathToFileURL(resolve(import.meta.dirname, '../../adapters/openai/dist/index.js')).href)}\n`
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
@@ -16,7 +12,7 @@ async function listen(server: Server): Promise<string> {
 }
 
 const project = (dir: string, baseURL: string) =>
-  writeProject(dir, { model: { adapter: './openai.mjs', options: { model: 'm', baseURL, idleTimeoutMs: 60_000 } } }, { 'openai.mjs': OPENAI })
+  writeProject(dir, { model: { adapter: './openai.mjs', options: { model: 'm', baseURL, idleTimeoutMs: 60_000 } } }, { 'openai.mjs': OPENAI_ADAPTER })
 
 describe.concurrent('bosun run --debug on a failed turn', () => {
   it('a refused connection: the request URL (no query), the failure and the time; the error names the baseURL', async ({ dir, expect }) => {

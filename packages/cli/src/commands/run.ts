@@ -1,16 +1,16 @@
-import { createUserMessage, messageText, type BosunEventMap, type SessionEvent, type TurnEndReason } from '@bosun/core'
+import { createUserMessage, type SessionEvent, type TurnEndReason } from '@bosun/core'
 import { loadCliConfig, openStore } from '../agent.js'
+import { blockedNote } from '../blocked-note.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
 import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.js'
 import { leaveSession } from '../leave-session.js'
 import { openSessionAgent, type OpenedSession } from '../open-session.js'
-import { oneLine } from '../output.js'
 import { recoveryNote } from '../recovery-note.js'
-import { refusalNote } from '../refusal.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
-import { safeJson, safeStream, safeText, safeValue } from '../terminal-safe.js'
+import { safeText, safeValue } from '../terminal-safe.js'
+import { runPrinter } from './run-output.js'
 
 export interface RunOptions {
   /** Continue this session (created with this id if the store does not have it). */
@@ -20,10 +20,11 @@ export interface RunOptions {
 }
 
 /**
- * `bosun run "<prompt>"`: one turn. The answer streams to stdout as it arrives; tool calls and
- * results go to stderr, one line each; a turn that does not complete prints its reason on stderr
- * and sets the exit code (completed 0, error 1, blocked 3, aborted 130). Ctrl+C aborts the turn;
- * a second Ctrl+C stops waiting.
+ * `bosun run "<prompt>"`: one turn. The answer streams to stdout as it arrives (into a pipe or a
+ * file with a stream-wrapping plugin, a step at a time: run-output.ts); tool calls and results go
+ * to stderr, one line each; a turn that does not complete prints its reason on stderr and sets the
+ * exit code (completed 0, error 1, blocked 3, aborted 130, 143 by SIGTERM). Ctrl+C aborts the
+ * turn; a second Ctrl+C stops waiting.
  */
 export async function runCommand(ctx: CommandContext, prompt: string, options: RunOptions): Promise<number> {
   const sessionId = options.session === undefined ? newSessionId() : checkSessionId(options.session)
@@ -50,7 +51,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   agent.hooks.inboxClaimed.tap('bosun-cli', (claimed, claimedBy) => {
     if (claimed.id === message.id) turn = claimedBy
   })
-  const print = options.json ? jsonPrinter(ctx) : textPrinter(ctx)
+  const print = runPrinter(ctx, agent, options.json === true)
   // Contained failures (a throwing observer, a failed flush in a finally) are reported, not lost.
   agent.hooks.error.tap('bosun-cli', (error, context) => {
     ctx.err.line(ctx.err.style.yellow(safeText(`warning: ${context}: ${error instanceof Error ? error.message : String(error)}`)))
@@ -122,7 +123,7 @@ function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
   const s = ctx.err.style
   switch (reason.kind) {
     case 'blocked':
-      ctx.err.line(`${s.yellow(`blocked by ${reason.by}`)}: ${JSON.stringify(reason.metadata)}`)
+      ctx.err.line(`${s.yellow(`blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata)}`)
       break
     case 'error':
       ctx.err.line(`${s.red(`error ${reason.error.code}`)}: ${reason.error.message}`)
@@ -144,81 +145,4 @@ export function debugRequests(ctx: CommandContext, exchanges: readonly HttpExcha
   const s = ctx.err.style
   if (exchanges.length === 0) return ctx.err.line(s.dim('debug: the turn made no HTTP request'))
   for (const exchange of exchanges) ctx.err.line(s.dim(safeText(`debug: ${describeExchange(exchange)}`)))
-}
-
-/** `--json`: every event of this run, one JSON object per line, as it is appended. */
-function jsonPrinter(ctx: CommandContext): (event: SessionEvent) => void {
-  return (event) => ctx.out.write(`${safeJson(JSON.stringify(event))}\n`)
-}
-
-/**
- * The answer's text to stdout as it streams — exact when stdout is not a terminal, with control
- * characters made visible when it is; tool calls, results and retries to stderr, always made safe.
- */
-function textPrinter(ctx: CommandContext): (event: SessionEvent) => void {
-  const { out, err } = ctx
-  const answer = out.isTTY ? safeStream() : { write: (text: string) => text, end: () => '' }
-  let atLineStart = true
-  /** Whether this step streamed any text (said with a refusal). */
-  let answered = false
-  /** Keeps a stderr line off the end of a half-written stdout line when both are the terminal. */
-  const errLine = (text: string) => {
-    if (!atLineStart && out.isTTY && err.isTTY) {
-      out.write('\n')
-      atLineStart = true
-    }
-    err.line(text)
-  }
-  const write = (text: string) => {
-    if (text.length === 0) return
-    out.write(text)
-    atLineStart = text.endsWith('\n')
-  }
-  return (event) => {
-    switch (event.type) {
-      case 'assistant/chunk': {
-        const { chunk } = event.data as BosunEventMap['assistant/chunk']
-        if (chunk.type === 'text-delta') {
-          write(answer.write(chunk.text))
-          if (chunk.text !== '') answered = true
-        }
-        break
-      }
-      case 'step/start':
-        answered = false
-        break
-      case 'step/end': {
-        const note = refusalNote(event, answered)
-        if (note !== undefined) errLine(err.style.yellow(`warning: ${note}`))
-        break
-      }
-      case 'assistant/message':
-        write(answer.end())
-        if (!atLineStart) {
-          out.write('\n')
-          atLineStart = true
-        }
-        break
-      case 'tool/call': {
-        const { name, arguments: args } = safeValue(event.data as BosunEventMap['tool/call'])
-        errLine(err.style.dim(`→ ${name}(${oneLine(args, 200)})`))
-        break
-      }
-      case 'tool/result': {
-        const { name, content, isError } = safeValue(event.data as BosunEventMap['tool/result'])
-        const first = messageText({ content }).split('\n')[0] ?? ''
-        const line = `← ${name}: ${oneLine(first, 200)}`
-        errLine(isError ? err.style.red(line) : err.style.dim(line))
-        break
-      }
-      case 'llm/retry': {
-        const { attempt, delayMs, error } = safeValue(event.data as BosunEventMap['llm/retry'])
-        errLine(err.style.yellow(`↻ retrying (attempt ${attempt} in ${delayMs}ms) after ${error.code}: ${oneLine(error.message, 160)}`))
-        break
-      }
-      case 'compaction/summary':
-        errLine(err.style.dim('⇢ the history was compacted'))
-        break
-    }
-  }
 }
