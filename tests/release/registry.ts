@@ -2,12 +2,12 @@
 // storage and users in a temp folder. Bosun's names are served only from what was published to
 // it; anything else (ajv, vitest…) is fetched from the npm registry through Verdaccio's uplink,
 // so a project installs exactly as it would from the public registry once Bosun is published.
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { STOP_GRACE_MS, watchChild } from '../support/child-process.js'
 
 export interface Registry {
   /** `http://127.0.0.1:<port>/` */
@@ -48,38 +48,79 @@ export async function startRegistry(dir: string, upstream = 'https://registry.np
     web: { enable: false },
     log: { type: 'stdout', format: 'pretty', level: 'error' },
   }
-  const child = spawn(process.execPath, [fileURLToPath(new URL('registry-server.mjs', import.meta.url)), JSON.stringify(config)], {
-    stdio: ['pipe', 'pipe', 'inherit'], // stdin stays open while the test runs (see registry-server.mjs)
-  })
-  const exited = once(child, 'close')
-  // Verdaccio's own log lines (errors only) are passed on; `listening on <port>` says it is up.
-  const said: string[] = []
-  let port: string | undefined
-  for await (const line of createInterface({ input: child.stdout })) {
-    port ??= /^listening on (\d+)$/.exec(line)?.[1]
-    if (port !== undefined) break
-    said.push(line)
-  }
-  child.stdout.on('data', (data: Buffer) => process.stderr.write(data))
-  if (port === undefined) throw new Error(`Verdaccio ended before it listened:\n${said.join('\n')}`)
+  const { port, stop: close } = await startListening(fileURLToPath(new URL('registry-server.mjs', import.meta.url)), [JSON.stringify(config)])
   const url = `http://127.0.0.1:${port}/`
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-    await exited
-  }
 
+  // A registry that cannot add the user is stopped: nothing else would stop it.
+  const token = await addUser(url).catch(async (error: unknown) => {
+    await close()
+    throw error
+  })
+  const npmrc = join(dir, 'npmrc')
+  const host = url.replace(/^http:/, '')
+  await writeFile(npmrc, [`registry=${url}`, `${host}:_authToken=${token}`, 'audit=false', 'fund=false', 'update-notifier=false', ''].join('\n'))
+  return { url, npmrc, token, close }
+}
+
+/** Adds the rehearsal user through the registry's adduser API (what `npm adduser` calls); resolves with its token. */
+async function addUser(url: string): Promise<string> {
   const response = await fetch(new URL('-/user/org.couchdb.user:rehearsal', url), {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'rehearsal', password: 'rehearsal-password', type: 'user', roles: [], date: new Date().toISOString() }),
   })
   const answer = (await response.json()) as { token?: string }
-  if (!response.ok || typeof answer.token !== 'string') {
-    await close()
-    throw new Error(`Verdaccio refused to add the rehearsal user (${response.status}): ${JSON.stringify(answer)}`)
+  if (!response.ok || typeof answer.token !== 'string') throw new Error(`Verdaccio refused to add the rehearsal user (${response.status}): ${JSON.stringify(answer)}`)
+  return answer.token
+}
+
+/**
+ * How long Verdaccio may take to listen before it is reported as stuck (and killed): a guard
+ * against a hang, not a measure, below the 60 s of the hooks that start it.
+ */
+export const START_TIMEOUT_MS = 45_000
+
+export interface Listening {
+  port: string
+  child: ChildProcess
+  /** SIGTERM, then SIGKILL if it has not exited within the grace; resolves once it has. */
+  stop(): Promise<void>
+}
+
+/**
+ * Runs the Node script `script` (registry-server.mjs) and resolves once it prints `listening on
+ * <port>`, passing on what it printed before and after (Verdaccio's errors). Rejects, the child
+ * killed, if it ends, cannot start or has not listened within `startTimeoutMs`.
+ */
+export async function startListening(script: string, args: readonly string[], options: { startTimeoutMs?: number; stopGraceMs?: number } = {}): Promise<Listening> {
+  const { startTimeoutMs = START_TIMEOUT_MS, stopGraceMs = STOP_GRACE_MS } = options
+  const child = spawn(process.execPath, [script, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'], // stdin stays open while the test runs (see registry-server.mjs)
+  })
+  const watched = watchChild(child)
+  // Killing the child ends its stdout, and so the reading below.
+  let timedOut = false
+  const guard = setTimeout(() => {
+    timedOut = true
+    void watched.kill()
+  }, startTimeoutMs)
+  // Verdaccio's own log lines (errors only) are passed on; `listening on <port>` says it is up.
+  const said: string[] = []
+  let port: string | undefined
+  try {
+    for await (const line of createInterface({ input: child.stdout })) {
+      port ??= /^listening on (\d+)$/.exec(line)?.[1]
+      if (port !== undefined) break
+      said.push(line)
+    }
+  } finally {
+    clearTimeout(guard)
   }
-  const npmrc = join(dir, 'npmrc')
-  const host = url.replace(/^http:/, '')
-  await writeFile(npmrc, [`registry=${url}`, `${host}:_authToken=${answer.token}`, 'audit=false', 'fund=false', 'update-notifier=false', ''].join('\n'))
-  return { url, npmrc, token: answer.token, close }
+  if (port === undefined) {
+    await watched.kill()
+    const why = watched.spawnError() !== undefined ? `could not start (${watched.spawnError()!.message})` : timedOut ? `did not listen within ${startTimeoutMs} ms and was killed` : 'ended before it listened'
+    throw new Error(`${script} (pid ${child.pid ?? 'none'}) ${why}:\n${said.join('\n')}`)
+  }
+  child.stdout.on('data', (data: Buffer) => process.stderr.write(data))
+  return { port, child, stop: () => watched.stop(stopGraceMs) }
 }

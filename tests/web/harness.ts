@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { STOP_GRACE_MS, watchChild, type WatchedChild } from '../support/child-process.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const bin = join(root, 'packages/cli/dist/bin.js')
@@ -64,39 +65,40 @@ export interface ServeOptions {
   cli?: string
   /** More flags for `bosun serve` (e.g. `--cors <origin>`). */
   args?: readonly string[]
+  /** How long the start may take: {@link START_TIMEOUT_MS} unless a test of the harness says less. */
+  startTimeoutMs?: number
+  /** Gives the start up (the child is killed), as the timeout does. */
+  signal?: AbortSignal
+  /** How long stop() waits after SIGTERM before SIGKILL: {@link STOP_GRACE_MS} unless a test says less. */
+  stopGraceMs?: number
 }
 
-/** How long a start may take before it is reported as stuck: a guard against a hang, not a measure. */
-const START_TIMEOUT_MS = 120_000
+/**
+ * How long a start may take before it is reported as stuck: a guard against a hang, not a
+ * measure. Below the 60 s of the beforeAll hooks that start a host, so that a hung start is
+ * given up — and its child killed — by the harness, not left running by a hook that timed out.
+ */
+export const START_TIMEOUT_MS = 45_000
 
 /**
  * Runs the built `bosun serve` in `dir` and resolves once it has printed its URL (read from its
- * stdout as it comes) and its web UI line; rejects if it exits first, with what it said.
+ * stdout as it comes) and its web UI line; rejects if it exits or cannot start first, with what it
+ * said, or if it has not printed both within `startTimeoutMs` — and then it is killed, as on any
+ * failed start. `stop()` asks it to end (SIGTERM) and kills it if it has not within `stopGraceMs`.
  */
 export async function serve(dir: string, options: ServeOptions = {}): Promise<Serve> {
-  const { port = 0, env = {}, cli = bin, args = [] } = options
+  const { port = 0, env = {}, cli = bin, args = [], startTimeoutMs = START_TIMEOUT_MS, signal, stopGraceMs = STOP_GRACE_MS } = options
   const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--grace-ms', '0', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
-  const said = printed(child)
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const watched = watchChild(child)
+  const guard = AbortSignal.any([AbortSignal.timeout(startTimeoutMs), ...(signal === undefined ? [] : [signal])])
+  const said = printed(child, watched, guard, startTimeoutMs)
   try {
     const url = (await said.line('stdout', /listening on (\S+)/, 'its URL'))[1]!
     const ui = await said.line('stderr', /web UI(:| not built)/, 'its web UI line')
     if (ui[1] !== ':') throw new Error(`bosun serve has no web UI (run pnpm build first): ${said.text.stderr}`)
-    return {
-      url,
-      child,
-      async stop() {
-        if (child.exitCode === null) child.kill('SIGTERM')
-        await exited
-      },
-      async kill() {
-        if (child.exitCode === null) child.kill('SIGKILL')
-        await exited
-      },
-    }
+    return { url, child, stop: () => watched.stop(stopGraceMs), kill: () => watched.kill() }
   } catch (error) {
-    if (child.exitCode === null) child.kill('SIGKILL')
-    await exited
+    await watched.kill()
     throw error
   }
 }
@@ -104,37 +106,47 @@ export async function serve(dir: string, options: ServeOptions = {}): Promise<Se
 /**
  * What a child prints, kept as it comes; `line` resolves at the first match of `pattern` in one
  * stream's text so far — at once if it is there, else on the chunk that brings it — and rejects
- * once both streams have closed without it (the child exited) or after {@link START_TIMEOUT_MS}.
+ * once the child has ended without it (exited, or never started) or `guard` aborts (the start's
+ * one deadline, or the caller giving up).
  */
-function printed(child: ChildProcess): { text: { stdout: string; stderr: string }; line(from: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<RegExpExecArray> } {
+function printed(child: ChildProcess, watched: WatchedChild, guard: AbortSignal, startTimeoutMs: number): { text: { stdout: string; stderr: string }; line(from: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<RegExpExecArray> } {
   const text = { stdout: '', stderr: '' }
   const checks = new Set<() => void>()
-  let closed = false
   for (const from of ['stdout', 'stderr'] as const) {
     child[from]!.on('data', (chunk: Buffer) => {
       text[from] += chunk.toString()
       for (const check of checks) check()
     })
   }
+  // 'close' comes after both pipes have ended (also for a spawn that failed): what it printed is all in `text`.
+  let closed = false
   child.once('close', () => {
     closed = true
     for (const check of checks) check()
   })
+  const onAbort = (): void => {
+    for (const check of checks) check()
+  }
+  guard.addEventListener('abort', onAbort, { once: true })
+  const named = `bosun serve (pid ${child.pid ?? 'none'})`
   return {
     text,
     line: (from, pattern, what) =>
       new Promise((resolve, reject) => {
         const settle = (then: () => void): void => {
-          clearTimeout(timer)
           checks.delete(check)
           then()
         }
         const check = (): void => {
           const match = pattern.exec(text[from])
           if (match !== null) settle(() => resolve(match))
-          else if (closed) settle(() => reject(new Error(`bosun serve exited (${child.exitCode ?? child.signalCode}) before it printed ${what}: ${text.stderr}`)))
+          else if (watched.spawnError() !== undefined) settle(() => reject(new Error(`${named} could not start: ${watched.spawnError()!.message}`)))
+          else if (closed) settle(() => reject(new Error(`${named} exited (${child.exitCode ?? child.signalCode}) before it printed ${what}: ${text.stderr}`)))
+          else if (guard.aborted) {
+            const timedOut = (guard.reason as Error | undefined)?.name === 'TimeoutError'
+            settle(() => reject(new Error(`${named} did not print ${what} ${timedOut ? `within ${startTimeoutMs} ms` : 'before the start was aborted'}; it was killed: ${text.stderr}`)))
+          }
         }
-        const timer = setTimeout(() => settle(() => reject(new Error(`Timed out after ${START_TIMEOUT_MS} ms waiting for bosun serve to print ${what}: ${text.stderr}`))), START_TIMEOUT_MS)
         checks.add(check)
         check()
       }),
@@ -171,8 +183,16 @@ export interface Served { work: Workspace; server: Serve; browser: Awaited<Retur
 /** The setup most browser test files share: what {@link Served} says; `close()` ends all three. */
 export async function servedWithSessions(responses: unknown[], ids: readonly string[]): Promise<Served> {
   const work = await workspace(responses)
-  const server = await serve(work.dir)
-  const browser = await launch()
+  const server = await serve(work.dir).catch(async (error: unknown) => {
+    await work.cleanup()
+    throw error
+  })
+  // A browser that does not launch must not leave the host running: nothing would stop it.
+  const browser = await launch().catch(async (error: unknown) => {
+    await server.stop()
+    await work.cleanup()
+    throw error
+  })
   const close = async (): Promise<void> => {
     await browser.close()
     await server.stop()

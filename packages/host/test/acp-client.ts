@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import * as acp from '@agentclientprotocol/sdk'
+import { STOP_GRACE_MS, watchChild } from '../../../tests/support/child-process.js'
 
 /** The built CLI: ACP tests drive `bosun acp` as a real child process. */
 export const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../cli/dist/bin.js')
@@ -18,6 +19,7 @@ export async function withAcpAgent<T>(dir: string, children: ChildProcess[], op:
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (npx tsc -b tsconfig.build.json).`)
   const child = spawn(process.execPath, [BIN, 'acp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
   children.push(child)
+  const watched = watchChild(child)
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t))
   const updates: Update[] = []
@@ -31,9 +33,11 @@ export async function withAcpAgent<T>(dir: string, children: ChildProcess[], op:
       return op(ctx, updates)
     })
   } catch (error) {
-    throw new Error(`${String(error)}\nstderr: ${stderr}`)
+    const spawnError = watched.spawnError()
+    throw new Error(`${String(spawnError ?? error)}\nstderr: ${stderr}`)
   } finally {
+    // `bosun acp` ends on stdin's end; one that does not is stopped, so the test's cleanup never hangs.
     child.stdin.end()
-    await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())))
+    if (!(await watched.endsWithin(STOP_GRACE_MS))) await watched.stop()
   }
 }
