@@ -18,7 +18,7 @@ export const ExitCode = {
   stalled: 4,
   /** The turn was aborted (Ctrl+C): 128 + SIGINT, as shells report it. */
   aborted: 130,
-  /** `bosun run`'s turn was aborted by SIGTERM (closed in the log first): 128 + SIGTERM. */
+  /** SIGTERM ended `bosun run` or `bosun chat`, a running turn aborted and closed in the log first: 128 + SIGTERM. */
   terminated: 143,
 } as const
 

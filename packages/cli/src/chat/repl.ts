@@ -112,6 +112,24 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   }
   rl.on('SIGINT', interrupt)
   const unsubscribe = terminal ? () => {} : io.onInterrupt(interrupt)
+  // SIGTERM (timeout, docker stop, a cancelled CI job) leaves as `bosun run` does: the running turn
+  // aborted (`terminated`) and closed in the log, what is queued left queued, exit 143 — instead
+  // of Node's default, which killed the process with the turn left open. A second one stops waiting.
+  let terminated = false
+  let stoppedWaiting = false
+  let forceStop: () => void = () => {}
+  const forced = new Promise<void>((resolve) => (forceStop = resolve))
+  const terminate = () => {
+    if (terminated) {
+      stoppedWaiting = true
+      return forceStop()
+    }
+    terminated = true
+    if (agent.status === 'running') agent.abort('terminated')
+    closing = true
+    rl.close()
+  }
+  process.on('SIGTERM', terminate)
   let pendingCommand = Promise.resolve()
 
   rl.on('line', (line) => {
@@ -141,18 +159,27 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
 
   await done
   leaving = true
-  unsubscribe()
-  await pendingCommand
-  screen.close()
-  // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now.
-  if (!terminal && !closing) {
-    await reopening
-    await agent.whenIdle()
+  try {
+    await pendingCommand
+    screen.close()
+    // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now. Ctrl+C
+    // and SIGTERM are still listened to meanwhile: they abort the turn that runs then.
+    if (!terminal && !closing) {
+      await reopening
+      await Promise.race([agent.whenIdle(), forced])
+    }
+    await Promise.race([leaveSession(ctx, opened, true, options.store), forced])
+  } finally {
+    unsubscribe()
+    process.off('SIGTERM', terminate)
   }
-  await leaveSession(ctx, opened, true, options.store)
   http?.stop()
+  if (stoppedWaiting) {
+    ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
+    return ExitCode.terminated
+  }
   out.line(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
-  return ExitCode.ok
+  return terminated ? ExitCode.terminated : ExitCode.ok
 }
 
 function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void {

@@ -1,0 +1,38 @@
+import { beforeAll, describe } from 'vitest'
+import type { BosunEventMap } from '@bosun/core'
+import { bosun, finished, it, readEvents, requireBuild, start, waitFor, writeProject } from './helpers.js'
+
+beforeAll(requireBuild)
+
+// The answer streams a chunk a second (abort-aware): the signal goes as soon as its first chunk
+// shows, and the turn is still streaming then however busy the machine is.
+const SLOW = { model: { adapter: 'scripted', options: { responses: [{ text: 'Zq slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 1000 }] } } }
+
+describe.concurrent('bosun chat with piped input, a signal while a turn runs', () => {
+  // The input has ended (start() closes stdin) before the answer streams: before, SIGTERM was not
+  // handled at all, and Ctrl+C was no longer once the input ended — either killed the process and
+  // left the turn open in the log, as kill -9 does.
+  it.for([
+    ['SIGTERM', 143, 'terminated'],
+    ['SIGINT', 0, 'interrupted'],
+  ] as const)('%s aborts the running turn and the chat leaves: exit %i, the turn closed (%s), the next line still queued', async ([signal, code, reason], { dir, expect }) => {
+    await writeProject(dir, SLOW)
+    const child = start(['chat', '--session', 'sig'], { cwd: dir, input: 'first\nsecond\n' })
+    await waitFor(() => child.output.stdout.includes('Zq'), 'the first chunk of the answer')
+    child.kill(signal)
+    const result = await finished(child)
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(code)
+    expect(result.stdout).toContain(`■ turn 1 aborted (${reason})`)
+    expect(result.stdout).toContain('session sig saved')
+    const events = await readEvents(dir, 'sig')
+    const ends = events.filter((event) => event.type === 'turn/end').map((event) => (event.data as BosunEventMap['turn/end']))
+    expect(ends).toEqual([{ turn: 1, reason: { kind: 'aborted', reason } }])
+    expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({ interrupted: true })
+    // Consistent: opening the session again repairs nothing, and runs the message still queued (an echo model now).
+    await writeProject(dir, {})
+    const again = await bosun(['run', '--session', 'sig', 'third'], { cwd: dir })
+    expect(again.stderr).not.toContain('stopped mid-turn')
+    expect(again).toMatchObject({ code: 0, stdout: 'echo: second\necho: third\n' })
+  })
+})
