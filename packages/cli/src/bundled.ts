@@ -16,6 +16,7 @@ const SHIPPED: BundledModules = {
   '@bosun/plugin-store-postgres': () => import('@bosun/plugin-store-postgres'),
   '@bosun/plugin-retry': () => import('@bosun/plugin-retry'),
   '@bosun/plugin-rate-limit': () => import('@bosun/plugin-rate-limit'),
+  '@bosun/plugin-step-limit': () => import('@bosun/plugin-step-limit'),
   '@bosun/plugin-content-filter': () => import('@bosun/plugin-content-filter'),
   '@bosun/plugin-compaction': () => import('@bosun/plugin-compaction'),
   '@bosun/plugin-subagents': () => import('@bosun/plugin-subagents'),

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import type { ScriptedResponse } from '@bosun/adapter-scripted'
+import { definePlugin, formatTimeline, type SessionEvent, type Tool } from '@bosun/core'
+import { expectRejected, testPlugin, type PluginKit } from '@bosun/testkit'
+import stepLimit from './index.js'
+
+const noop: Tool = { name: 'noop', description: 'does nothing', parameters: { type: 'object' }, execute: () => 'done' }
+const callNoop: ScriptedResponse = { toolCalls: [{ name: 'noop' }] }
+/** A model stuck in a loop: `n` answers that each call a tool again. */
+const toolCalls = (n: number, response: ScriptedResponse = callNoop) => Array.from({ length: n }, () => response)
+const stepStarts = (events: readonly SessionEvent[]) => events.filter((event) => event.type === 'step/start').length
+
+describe('step-limit', () => {
+  it('lets a turn run maxSteps steps and refuses step maxSteps + 1: the turn ends blocked', async () => {
+    const kit = await testPlugin(stepLimit, { maxSteps: 3 }, { tools: [noop], responses: toolCalls(10) })
+    const turn = await kit.send('go')
+    expectRejected(turn, { by: 'step-limit', metadata: { reason: 'max-steps', maxSteps: 3, step: 4 } })
+    expect(turn.end).toEqual({ kind: 'blocked', by: 'step-limit', metadata: { reason: 'max-steps', maxSteps: 3, step: 4 } })
+    expect(kit.model.requests).toBe(3)
+    expect(stepStarts(turn.events)).toBe(3)
+    // The third step's tool result is logged before the refusal: the next turn builds on it.
+    expect(formatTimeline(turn.events.slice(-4), { requests: false })).toMatchInlineSnapshot(`
+      "tool/result noop "done"
+      step/end 1.3 tool-calls
+      rejected 1 by=step-limit {"reason":"max-steps","maxSteps":3,"step":4}
+      turn/end 1 blocked by=step-limit {"reason":"max-steps","maxSteps":3,"step":4}"
+    `)
+    await kit.close()
+  })
+
+  it('does not refuse before: a turn of exactly maxSteps steps completes', async () => {
+    const kit = await testPlugin(stepLimit, { maxSteps: 3 }, { tools: [noop], responses: [...toolCalls(2), { text: 'finished' }] })
+    const turn = await kit.send('go')
+    expect(turn.rejected).toBeUndefined()
+    expect(turn.end).toEqual({ kind: 'completed' })
+    expect(turn.reply).toBe('finished')
+    expect(stepStarts(turn.events)).toBe(3)
+    await kit.close()
+  })
+
+  it('counts each turn from one: the next turn gets maxSteps steps again', async () => {
+    const kit = await testPlugin(stepLimit, { maxSteps: 2 }, { tools: [noop], responses: toolCalls(4) })
+    expectRejected(await kit.send('one'), { by: 'step-limit', metadata: { step: 3 } })
+    const second = await kit.send('two')
+    expectRejected(second, { by: 'step-limit', metadata: { step: 3 } })
+    expect(stepStarts(second.events)).toBe(2)
+    await kit.close()
+  })
+
+  it('defaults to 25 steps', async () => {
+    const kit = await testPlugin(stepLimit, undefined, { tools: [noop], responses: toolCalls(30) })
+    expectRejected(await kit.send('go'), { by: 'step-limit', metadata: { reason: 'max-steps', maxSteps: 25, step: 26 } })
+    expect(kit.model.requests).toBe(25)
+    await kit.close()
+  })
+
+  it('stops a model that keeps calling a tool that does not exist', async () => {
+    const kit = await testPlugin(stepLimit, { maxSteps: 4 }, { responses: toolCalls(10, { toolCalls: [{ name: 'no_such_tool' }] }) })
+    const turn = await kit.send('go')
+    expectRejected(turn, { by: 'step-limit', metadata: { maxSteps: 4, step: 5 } })
+    expect(turn.events.filter((event) => event.type === 'tool/result').every((event) => (event.data as { isError?: boolean }).isError)).toBe(true)
+    await kit.close()
+  })
+
+  it('after a blocked turn, the next message runs: the model sees the tool results, then the message', async () => {
+    const kit = await testPlugin(stepLimit, { maxSteps: 2 }, { tools: [noop], responses: [...toolCalls(2), { text: 'sorry, I was looping' }] })
+    expectRejected(await kit.send('go'), { by: 'step-limit' })
+    const next = await kit.send('what happened?')
+    expect(next.end).toEqual({ kind: 'completed' })
+    expect(next.reply).toBe('sorry, I was looping')
+    const request = kit.model.recorded.at(-1)!
+    expect(request.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'user'])
+    await kit.close()
+  })
+
+  it('a message injected during the last allowed step is claimed by the refused step and not requeued', async () => {
+    const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 2 }, {
+      tools: [noop],
+      responses: [callNoop, (): ScriptedResponse => (kit.inject('also do this'), callNoop)],
+    })
+    const turn = await kit.send('go')
+    expectRejected(turn, { by: 'step-limit', metadata: { step: 3 } })
+    // Claim is the commit point (SPEC §4): the inbox is empty, and the message never reached the model.
+    expect(kit.agent.inbox.nextStep).toHaveLength(0)
+    expect(kit.agent.inbox.nextTurn).toHaveLength(0)
+    expect(turn.entered).toEqual(['go'])
+    await kit.close()
+  })
+
+  it('does not refuse a round that opens no step: a finished turn whose late input another policy dropped completes', async () => {
+    // A policy before step-limit that admits nothing from a follow-on step (it drops the inject).
+    const dropLate = definePlugin({
+      name: 'drop-late',
+      setup({ hooks, name }) {
+        hooks.preStep.tap(name, (decision, { step }) => (decision.kind === 'enter' && step > 1 ? { kind: 'enter', messages: [] } : decision))
+      },
+    })
+    const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 1 }, {
+      plugins: [dropLate],
+      responses: [(): ScriptedResponse => (kit.inject('late'), { text: 'answered' })],
+    })
+    const turn = await kit.send('go')
+    expect(turn.rejected).toBeUndefined()
+    expect(turn.end).toEqual({ kind: 'completed' })
+    await kit.close()
+  })
+})
