@@ -5,6 +5,7 @@ import { safeStream, safeText, safeValue } from '../terminal-safe.js'
 import { describeExchange, type HttpRecorder } from '../http-debug.js'
 import { MarkdownLines } from './markdown.js'
 import { refusalNote } from '../refusal.js'
+import { blockedNote } from '../blocked-note.js'
 import type { Screen } from './screen.js'
 
 /**
@@ -164,7 +165,7 @@ function turnEndLine(event: SessionEvent<'turn/end'>, steps: number, ms: number,
     case 'completed':
       return style.dim(`  ─ turn ${turn} completed`) + facts
     case 'blocked':
-      return style.yellow(`  ⊘ turn ${turn} blocked by ${reason.by}: ${JSON.stringify(reason.metadata)}`)
+      return style.yellow(`  ⊘ turn ${turn} blocked by ${reason.by}: ${blockedNote(reason.by, reason.metadata)}`)
     case 'error':
       return style.red(`  ✗ turn ${turn} failed: ${reason.error.code}: ${oneLine(reason.error.message, 200)}`)
     case 'aborted': {

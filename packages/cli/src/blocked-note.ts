@@ -1,0 +1,24 @@
+import type { JsonValue } from '@bosun/core'
+
+/**
+ * What `bosun run` and `bosun chat` say after "blocked by <plugin>:" — the plugin's metadata as
+ * JSON, except for a refusal the CLI can put in words: step-limit's `max-steps` says the limit was
+ * reached, that the work so far is kept, and how to raise the limit (the JSON alone read as a
+ * failure with no way out).
+ */
+export function blockedNote(by: string, metadata: JsonValue): string {
+  const maxSteps = by === 'step-limit' ? stepLimitReached(metadata) : undefined
+  if (maxSteps === undefined) return JSON.stringify(metadata)
+  return (
+    `the turn reached its limit of ${maxSteps} step${maxSteps === 1 ? '' : 's'} (model calls) and was stopped; ` +
+    'what it did is kept, so another message goes on from there. ' +
+    `To allow more, raise maxSteps in the config: ["step-limit", { "maxSteps": ${maxSteps * 2} }]`
+  )
+}
+
+/** The limit of step-limit's `{ reason: 'max-steps', maxSteps, step }`, if that is what `metadata` is. */
+function stepLimitReached(metadata: JsonValue): number | undefined {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined
+  const { reason, maxSteps } = metadata
+  return reason === 'max-steps' && typeof maxSteps === 'number' && Number.isSafeInteger(maxSteps) && maxSteps > 0 ? maxSteps : undefined
+}
