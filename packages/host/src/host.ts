@@ -4,6 +4,7 @@ import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
 import { hostsWithoutToken, installExposure } from './exposure.js'
+import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
 import { checkHostOptions } from './options.js'
 import { HostFeed } from './feed.js'
 import { CHAT_BODY_DEPTH } from './ai-sdk-chat.js'
@@ -24,9 +25,7 @@ import { webRootRoutes } from './web-root.js'
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
 export { PROTOCOL } from './routes/sessions.js'
-export const DEFAULT_BODY_LIMIT = 1024 * 1024
-export const DEFAULT_IDLE_MS = 5 * 60_000
-export const DEFAULT_KEEP_ALIVE_MS = 15_000
+export { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS } from './limits.js'
 
 export interface HostLimits {
   /** Largest request body in bytes. Default 1 MiB. */
@@ -190,8 +189,8 @@ export function createHost(options: CreateHostOptions): Host {
     feed,
     version: VERSION,
     keepAliveMs: limits.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-    streamBatch: limits.streamBatch ?? 256,
-    pageSize: limits.pageSize ?? 1000,
+    streamBatch: limits.streamBatch ?? DEFAULT_STREAM_BATCH,
+    pageSize: limits.pageSize ?? DEFAULT_PAGE_SIZE,
     token: options.auth?.token,
     // A chat body carries back every part the host sent into the chat: its depth limit leaves room for them.
     body: async (c, schema) => validateBody(schema, await readBody(c, bodyLimit, schema === 'aiSdkChat' ? CHAT_BODY_DEPTH : MAX_BODY_DEPTH)),

@@ -1,5 +1,9 @@
 import { assertOptions } from '@bosun/core'
 import type { JsonSchema, OptionsProblem } from '@bosun/core'
+import { DEFAULT_SPAWN_WAIT_MS } from './child-open.js'
+import { DEFAULT_RELAY_RUN_MS, DEFAULT_RELAY_WAIT_MS, DEFAULT_TAKEOVER_CONCURRENCY } from './cluster/cluster.js'
+import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
+import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS } from './stream-limit.js'
 import { trustedProxyProblem } from './trusted-proxy.js'
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const
@@ -32,11 +36,21 @@ export const hostOptionsSchema: JsonSchema = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: { bodyBytes: positiveInteger, idleMs: timerMs, keepAliveMs: timerMs, streamBatch: positiveInteger, pageSize: positiveInteger, streams: positiveInteger, streamsPerClient: positiveInteger, spawnWaitMs: timerMs },
+      // Each default is the constant the code applies (docs/host.md is checked against them).
+      properties: {
+        bodyBytes: { ...positiveInteger, default: DEFAULT_BODY_LIMIT },
+        idleMs: { ...timerMs, default: DEFAULT_IDLE_MS },
+        keepAliveMs: { ...timerMs, default: DEFAULT_KEEP_ALIVE_MS },
+        streamBatch: { ...positiveInteger, default: DEFAULT_STREAM_BATCH },
+        pageSize: { ...positiveInteger, default: DEFAULT_PAGE_SIZE },
+        streams: { ...positiveInteger, default: DEFAULT_MAX_STREAMS },
+        streamsPerClient: { ...positiveInteger, default: DEFAULT_MAX_CLIENT_STREAMS },
+        spawnWaitMs: { ...timerMs, default: DEFAULT_SPAWN_WAIT_MS },
+      },
     },
-    allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 } },
+    allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 }, default: [] },
     // Each an address or a CIDR block: what JSON Schema cannot check well is checked after (trustedProxyProblem).
-    trustedProxies: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 } },
+    trustedProxies: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, default: [] },
     cors: {
       type: 'object',
       additionalProperties: false,
@@ -50,7 +64,13 @@ export const hostOptionsSchema: JsonSchema = {
       not: { const: true },
       'x-expected': 'false (no cluster) or an object of cluster options',
       additionalProperties: false,
-      properties: { relayWaitMs: { ...timerMs, minimum: 0 }, relayRunMs: timerMs, pollIntervalMs: timerMs, takeoverConcurrency: positiveInteger },
+      // pollIntervalMs's default (1000) is a literal in cluster.ts, not a constant this can read: declared once it is one.
+      properties: {
+        relayWaitMs: { ...timerMs, minimum: 0, default: DEFAULT_RELAY_WAIT_MS },
+        relayRunMs: { ...timerMs, default: DEFAULT_RELAY_RUN_MS },
+        pollIntervalMs: timerMs,
+        takeoverConcurrency: { ...positiveInteger, default: DEFAULT_TAKEOVER_CONCURRENCY },
+      },
     },
   },
   anyOf: [{ required: ['agentFactory'] }, { required: ['agent'] }, { required: ['config'] }],
