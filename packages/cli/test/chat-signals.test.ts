@@ -1,6 +1,7 @@
 import { beforeAll, describe } from 'vitest'
 import type { BosunEventMap } from '@bosun/core'
 import { bosun, finished, it, readEvents, requireBuild, start, waitFor, writeProject } from './helpers.js'
+import { Keys, runInPty } from './pty.js'
 
 beforeAll(requireBuild)
 
@@ -8,14 +9,14 @@ beforeAll(requireBuild)
 // shows, and the turn is still streaming then however busy the machine is.
 const SLOW = { model: { adapter: 'scripted', options: { responses: [{ text: 'Zq slow answer that takes a good while to arrive', chunkSize: 2, delayMs: 1000 }] } } }
 
-describe.concurrent('bosun chat with piped input, a signal while a turn runs', () => {
+describe.concurrent('bosun chat: a signal while a turn runs', () => {
   // The input has ended (start() closes stdin) before the answer streams: before, SIGTERM was not
   // handled at all, and Ctrl+C was no longer once the input ended — either killed the process and
   // left the turn open in the log, as kill -9 does.
   it.for([
     ['SIGTERM', 143, 'terminated'],
     ['SIGINT', 0, 'interrupted'],
-  ] as const)('%s aborts the running turn and the chat leaves: exit %i, the turn closed (%s), the next line still queued', async ([signal, code, reason], { dir, expect }) => {
+  ] as const)('piped input that has ended, %s: aborts the running turn and the chat leaves: exit %i, the turn closed (%s), the next line still queued', async ([signal, code, reason], { dir, expect }) => {
     await writeProject(dir, SLOW)
     const child = start(['chat', '--session', 'sig'], { cwd: dir, input: 'first\nsecond\n' })
     await waitFor(() => child.output.stdout.includes('Zq'), 'the first chunk of the answer')
@@ -34,5 +35,22 @@ describe.concurrent('bosun chat with piped input, a signal while a turn runs', (
     const again = await bosun(['run', '--session', 'sig', 'third'], { cwd: dir })
     expect(again.stderr).not.toContain('stopped mid-turn')
     expect(again).toMatchObject({ code: 0, stdout: 'echo: second\necho: third\n' })
+  })
+
+  it('on a terminal, SIGTERM while the answer streams: exit 143, the turn closed (terminated)', async ({ dir, expect }) => {
+    await writeProject(dir, SLOW)
+    const result = await runInPty(['chat', '--session', 'tty'], [
+      { expect: 'idle' },
+      { send: `hello${Keys.enter}` },
+      { expect: 'Zq' },
+      { signal: 'SIGTERM' },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(result.error).toBe(null)
+    expect(result.exit_code).toBe(143)
+    expect(result.screen).toContain('■ turn 1 aborted (terminated)')
+    expect(result.screen).toContain('session tty saved')
+    const events = await readEvents(dir, 'tty')
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: { kind: 'aborted', reason: 'terminated' } }])
   })
 })

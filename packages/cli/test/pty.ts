@@ -15,6 +15,8 @@ export type PtyStep =
   | { snapshot: string }
   /** Creates the file in the scenario's cwd: opens a gate a tool of the test waits for. */
   | { touch: string }
+  /** Sends the process a signal (`SIGTERM`), as `timeout` or `docker stop` would. */
+  | { signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP' }
   | { wait_exit: true; timeout?: number }
 
 export interface PtyResult {

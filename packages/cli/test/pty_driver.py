@@ -12,6 +12,7 @@ Each step is one of:
   {"sleep": 0.2}                wait
   {"snapshot": "name"}          record the rendered screen
   {"touch": "name"}             create the file "name" in cwd (a gate a test's tool waits for)
+  {"signal": "SIGTERM"}         send the process a signal, as `timeout` or `docker stop` would
   {"wait_exit": true}           wait for the process to exit
 Optional per step: "timeout" (seconds, default 60: a guard against a hang on a busy machine).
 
@@ -215,6 +216,9 @@ def main():
                 pump(max(0.0, min(0.05, end - time.time())))
         elif 'touch' in step:
             open(os.path.join(scenario['cwd'], step['touch']), 'a').close()
+        elif 'signal' in step:
+            os.kill(pid, getattr(signal, step['signal']))
+            pump(0.02)
         elif 'snapshot' in step:
             while pump(0.05):
                 pass
