@@ -78,3 +78,5 @@ export {
   withContentDeadline, withIdleTimeout,
 } from './adapter-kit/index.js'
 export type { Deadlines } from './adapter-kit/index.js'
+// For text that may quote a key the caller does not know (an SDK's error): masks what looks like one.
+export { maskCredentials } from './config/credentials.js'

@@ -1,5 +1,6 @@
 import { ModelError, retryAfterMs } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
+import { withoutCredentials } from './mask.js'
 
 const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
 
@@ -22,9 +23,14 @@ export function abortedError(cause?: unknown): ModelError {
  *   `MALFORMED_RESPONSE`, an empty body → `EMPTY_RESPONSE`, a prompt the provider cannot
  *   express → `INVALID_REQUEST`; a `TimeoutError` → `TIMEOUT`;
  * - anything else → `SERVER`.
+ *
+ * What looks like a credential in the provider's text is masked ({@link withoutCredentials}).
  */
 export function toModelError(error: unknown, signal: AbortSignal, provider: string): ModelError {
-  if (error instanceof ModelError) return error
+  return error instanceof ModelError ? error : withoutCredentials(typedError(error, signal, provider))
+}
+
+function typedError(error: unknown, signal: AbortSignal, provider: string): ModelError {
   const name = errorName(error)
   if (signal.aborted || name === 'AbortError' || name === 'ResponseAborted') return abortedError(error)
   // Bosun's own fetch (`fetchWithoutRedirects`, given to the provider) refused a redirect or an
@@ -60,17 +66,20 @@ export function toModelError(error: unknown, signal: AbortSignal, provider: stri
     const retryable = booleanField(error, 'isRetryable')
     return new ModelError(code, `${provider}: ${message || name}`, { cause: error, ...(retryable === undefined ? {} : { retryable }) })
   }
-  return streamError(error, provider)
+  return partError(error, provider)
 }
 
 /**
  * An `error` part of the stream. Providers put their own error object there (Anthropic
  * `{ type: 'overloaded_error', message }`, OpenAI `{ code: 'rate_limit_exceeded', message }`),
  * or an Error: the code is read from its `type`/`code`; an unknown failure mid-stream is a
- * (retryable) `SERVER` error.
+ * (retryable) `SERVER` error. What looks like a credential in it is masked.
  */
 export function streamError(error: unknown, provider: string): ModelError {
-  if (error instanceof ModelError) return error
+  return error instanceof ModelError ? error : withoutCredentials(partError(error, provider))
+}
+
+function partError(error: unknown, provider: string): ModelError {
   const kind = `${stringField(error, 'type') ?? ''} ${stringField(error, 'code') ?? ''} ${nestedKind(error)}`.trim()
   const message = errorMessage(error)
   const code = codeForKind(kind, message)

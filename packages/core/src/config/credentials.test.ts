@@ -127,4 +127,9 @@ describe('maskCredentials', () => {
       'openai(): temperature must be a number (found "[redacted]"); sent Bearer [redacted] to [redacted], see https://docs.example.com/errors',
     )
   })
+
+  it('keeps the end of a sentence after a key out of the mask', () => {
+    const message = 'Incorrect API key provided: sk-proj-Tq3xV9mLp2Wz7Rk4Nd8Hs1Jb. Is it Zq8Xv2Lm9Pw4Rt7Yk1Nb6Hc3?! Try sk-proj-Tq3xV9mLp2Wz7Rk4Nd8Hs1Jb...'
+    expect(maskCredentials(message)).toBe('Incorrect API key provided: [redacted]. Is it [redacted]?! Try [redacted]...')
+  })
 })

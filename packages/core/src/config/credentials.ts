@@ -56,14 +56,19 @@ export function quoteFound(value: string): string {
 }
 
 /**
- * A module's own text (the message of an error it threw) with every word that looks like a
- * credential replaced by `[redacted]`: such text is quoted into config errors, and a module may
- * well have quoted the option that holds the key.
+ * A module's own text (the message of an error it threw, a provider's error) with every word that
+ * looks like a credential replaced by `[redacted]`: such text is quoted into config and model
+ * errors, and a module or a server may well have quoted the key. A sentence's end after the key
+ * (`…provided: sk-…. You can`) is kept when the word is a credential without it.
  */
 export function maskCredentials(text: string): string {
   return text
     .replace(/\b(bearer)(\s+)\S{8,}/gi, '$1$2[redacted]')
-    .replace(/[^\s"'`,;()<>[\]{}]+/g, (word) => (credentialWord(word) ? '[redacted]' : word))
+    .replace(/[^\s"'`,;()<>[\]{}]+/g, (word) => {
+      if (!credentialWord(word)) return word
+      const end = /[.:!?]+$/.exec(word)?.[0] ?? ''
+      return end !== '' && end !== word && credentialWord(word.slice(0, -end.length)) ? `[redacted]${end}` : '[redacted]'
+    })
 }
 
 /**
