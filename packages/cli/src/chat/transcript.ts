@@ -140,7 +140,12 @@ export function attachTranscript(
       }
       case 'llm/retry': {
         const { attempt, delayMs, error } = safeValue(event.data as BosunEventMap['llm/retry'])
+        // What the failed attempt streamed is not part of the answer (core drops it from the
+        // message): its line is ended, and the reader told that the answer starts over below it.
+        if (answered) answer.end()
         screen.print(style.yellow(`  ↻ retrying (attempt ${attempt} in ${formatDuration(delayMs)}) after ${error.code}`))
+        if (answered) screen.print(style.yellow('  ↻ the answer starts over: the text above was the failed attempt\'s, and is not part of the answer'))
+        answered = false
         break
       }
       case 'compaction/summary':

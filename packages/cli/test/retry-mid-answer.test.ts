@@ -67,3 +67,16 @@ describe.concurrent('bosun run: an attempt that fails mid-answer and is retried'
     }
   })
 })
+
+describe.concurrent('bosun chat: an attempt that fails mid-answer and is retried', () => {
+  it('the transcript says, below the failed attempt\'s text, that the answer starts over', async ({ dir, expect }) => {
+    const server = await failingThenWhole(dir)
+    try {
+      const result = await bosun(['chat', '--session', 'retried'], { cwd: dir, input: 'invent a holiday\n' })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(`${FAILED_PART}\n  ↻ retrying (attempt 2 in 0ms) after SERVER\n  ↻ the answer starts over: the text above was the failed attempt's, and is not part of the answer\n${ANSWER}\n`)
+    } finally {
+      await server.close()
+    }
+  })
+})
