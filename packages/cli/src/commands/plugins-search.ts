@@ -2,9 +2,10 @@ import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { registryClient } from '../marketplace/lookup.js'
 import { shownUrl } from '../marketplace/npm-config.js'
-import { searchPackages } from '../marketplace/search.js'
+import { SEARCH_MAX_MATCHES } from '../marketplace/search-pages.js'
+import { searchPackages, type CutSearch } from '../marketplace/search.js'
 import { table } from '../table.js'
-import { safeJson, safeValue } from '../terminal-safe.js'
+import { safeJson, safeText, safeValue } from '../terminal-safe.js'
 
 /**
  * `bosun plugins search [words]`: Bosun plugins, adapters and stores on the registry the npm
@@ -13,7 +14,7 @@ import { safeJson, safeValue } from '../terminal-safe.js'
  */
 export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string }): Promise<number> {
   const client = registryClient(ctx, options.registry)
-  const { results: found, unsearched } = await searchPackages(client, words)
+  const { results: found, unsearched, cut } = await searchPackages(client, words)
   // Said on stderr (also with --json): the list lacks these scopes' packages. The client's own
   // message is not repeated: its advice is about the default registry and --registry.
   for (const skipped of unsearched) {
@@ -24,6 +25,8 @@ export async function pluginsSearchCommand(ctx: CommandContext, words: string[],
       ),
     )
   }
+  // Also on stderr: the list is not all there is, and how to get the rest.
+  for (const line of cutLines(cut, words)) ctx.err.line(ctx.err.style.yellow(line))
   if (options.json) {
     for (const result of found) ctx.out.line(safeJson(JSON.stringify(result)))
     return ExitCode.ok
@@ -49,4 +52,23 @@ export async function pluginsSearchCommand(ctx: CommandContext, words: string[],
   for (const line of table(['PACKAGE', 'VERSION', 'KIND', 'HOOKS', 'WEEKLY', 'SOURCE', 'DESCRIPTION'], rows, s, ctx.out.columns, 120)) ctx.out.line(line)
   ctx.err.line(s.dim(`${results.length} on ${where}. Before adding one: bosun plugins info <package>`))
   return ExitCode.ok
+}
+
+/**
+ * One line per registry whose matches for a query were more than `SEARCH_MAX_MATCHES`: how many
+ * were left unread (when the registry says), and how to narrow the search.
+ */
+function cutLines(cut: readonly CutSearch[], words: readonly string[]): string[] {
+  const registries = [...new Set(cut.map((query) => query.registry))]
+  const narrower = `bosun plugins search ${words.length > 0 ? `${safeText(words.join(' '))} <another word>` : '<words>'}`
+  return registries.map((registry) => {
+    const unread = cut
+      .filter((query) => query.registry === registry)
+      .map(({ query, read, total }) =>
+        total === undefined
+          ? `more than ${read.toLocaleString('en-US')} for "${safeText(query)}" (it does not say how many)`
+          : `${(total - read).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} for "${safeText(query)}" left unread`,
+      )
+    return `${shownUrl(registry)} has more matches than a search reads (the first ${SEARCH_MAX_MATCHES.toLocaleString('en-US')} of each query): ${unread.join('; ')}. Bosun packages among those left unread are not listed: narrow the search with more words (${narrower}), or name the package: bosun plugins info <name>.`
+  })
 }

@@ -17,6 +17,19 @@ export interface SearchHit {
   downloads?: { weekly?: number; monthly?: number }
 }
 
+/** One page of a search. */
+export interface SearchPage {
+  /** How many objects the page held, usable or not: where the next page starts. */
+  size: number
+  /** Its hits that name a package. */
+  hits: SearchHit[]
+  /**
+   * `total` as the registry gives it: npmjs counts every match of the query, Verdaccio 6.8 only
+   * the page's hits — so it says there is more only when it is larger than what was read.
+   */
+  total: number | undefined
+}
+
 const MAX_REDIRECTS = 5
 /** A package document or tarball larger than this is refused (a registry is not trusted to be small). */
 const MAX_BYTES = 32 * 1024 * 1024
@@ -36,17 +49,26 @@ export class RegistryClient {
     if (registryOverride !== undefined) this.config = { ...config, registry: registryOverride.endsWith('/') ? registryOverride : `${registryOverride}/` }
   }
 
-  /** `GET /-/v1/search?text=…&size=…` on `registry` (default: the default registry). */
-  async search(text: string, registry = this.config.registry, size = 250): Promise<SearchHit[]> {
-    const url = new URL(`-/v1/search?${new URLSearchParams({ text, size: String(size) })}`, registry).href
-    let body: { objects?: SearchHit[] }
+  /**
+   * One page of `GET /-/v1/search?text=…&size=…&from=…` on `registry` (default: the default
+   * registry). npmjs and Verdaccio answer at most 250 hits a page; `search-pages.ts` asks for the
+   * next ones.
+   */
+  async search(text: string, registry = this.config.registry, size = 250, from = 0): Promise<SearchPage> {
+    const url = new URL(`-/v1/search?${new URLSearchParams({ text, size: String(size), from: String(from) })}`, registry).href
+    let body: { objects?: SearchHit[]; total?: unknown }
     try {
-      body = (await this.json(url, 'search')) as { objects?: SearchHit[] }
+      body = (await this.json(url, 'search')) as { objects?: SearchHit[]; total?: unknown }
     } catch (error) {
       if ((error as { code?: string }).code !== 'PACKAGE_NOT_FOUND') throw error
       throw marketplaceError('REGISTRY_ERROR', `${shownUrl(registry)} has no search API (GET /-/v1/search answered 404). Search another registry with --registry, or name the package: bosun plugins info <name>.`)
     }
-    return Array.isArray(body.objects) ? body.objects.filter((hit) => typeof hit?.package?.name === 'string') : []
+    const objects = Array.isArray(body?.objects) ? body.objects : []
+    return {
+      size: objects.length,
+      hits: objects.filter((hit) => typeof hit?.package?.name === 'string'),
+      total: typeof body?.total === 'number' && Number.isFinite(body.total) ? body.total : undefined,
+    }
   }
 
   /** The package's document; `PACKAGE_NOT_FOUND` when the registry has no such name. */

@@ -1,6 +1,7 @@
 import { bosunManifest, KIND_KEYWORDS, kindOfKeywords, type BosunKind } from './manifest.js'
 import { registryFor } from './npm-config.js'
 import type { RegistryClient, SearchHit } from './registry-client.js'
+import { searchAllPages, type CutQuery, type PagingOptions } from './search-pages.js'
 
 /** One package `bosun plugins search` shows. */
 export interface SearchResult {
@@ -25,10 +26,18 @@ export interface Unsearched {
   code: string
 }
 
-/** What a search found, and the scopes' registries it could not ask. */
+/** A registry that had more matches for a query than the search reads (`SEARCH_MAX_MATCHES`). */
+export interface CutSearch extends CutQuery {
+  /** The registry's URL, as the npm configuration gives it. */
+  registry: string
+}
+
+/** What a search found, the scopes' registries it could not ask, and the queries it cut short. */
 export interface SearchAnswer {
   results: SearchResult[]
   unsearched: Unsearched[]
+  /** Queries with more matches than were read: Bosun packages among the rest are not in `results`. */
+  cut: CutSearch[]
 }
 
 /** The errors of a scope's registry that leave its scopes out of a search instead of failing it. */
@@ -44,9 +53,10 @@ const CONCURRENCY = 6
  * way); the answers are merged and kept only when the package itself carries `bosun-plugin`,
  * `bosun-adapter` or `bosun-store`. Each hit's version document gives its hooks. Every scoped
  * registry of the npm configuration (`@acme:registry=…`) is searched too, and a package is taken
- * only from the registry that serves its name (as npm would install it).
+ * only from the registry that serves its name (as npm would install it). Each query is read page
+ * after page up to `SEARCH_MAX_MATCHES` matches; a query cut there is in `cut`.
  */
-export async function searchPackages(client: RegistryClient, words: readonly string[]): Promise<SearchAnswer> {
+export async function searchPackages(client: RegistryClient, words: readonly string[], paging: PagingOptions = {}): Promise<SearchAnswer> {
   const text = words.join(' ').trim()
   const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
   const registries = [...new Set([client.config.registry, ...client.config.scopes.values()])]
@@ -55,7 +65,8 @@ export async function searchPackages(client: RegistryClient, words: readonly str
     registries.flatMap((registry) =>
       queries.map(async (query) => {
         try {
-          return (await client.search(query, registry)).filter((hit) => registryFor(client.config, hit.package.name) === registry)
+          const { hits, cut } = await searchAllPages(client, query, registry, paging)
+          return { registry, hits: hits.filter((hit) => registryFor(client.config, hit.package.name) === registry), cut: cut && { ...cut, registry } }
         } catch (error) {
           // A scope's registry that cannot be searched (a company registry off the VPN, or one
           // that needs a login) leaves its scopes out, said so — it no longer fails the whole
@@ -66,13 +77,16 @@ export async function searchPackages(client: RegistryClient, words: readonly str
           if (registry === client.config.registry || code === undefined || !SCOPE_FAILURES.has(code)) throw error
           const scopes = [...client.config.scopes].filter(([, url]) => url === registry).map(([scope]) => scope)
           if (!unsearched.has(registry)) unsearched.set(registry, { registry, scopes, code })
-          return []
+          return { registry, hits: [], cut: undefined }
         }
       }),
     ),
   )
+  // A registry said to be unsearched lists none of its packages, not the pages that came before
+  // the failure (its other queries, or a query's first pages): "its packages are not listed" holds.
+  const answered = answers.filter((answer) => !unsearched.has(answer.registry))
   const hits = new Map<string, SearchHit & { version: string }>()
-  for (const hit of answers.flat()) {
+  for (const hit of answered.flatMap((answer) => answer.hits)) {
     // npmjs gives `version`; Verdaccio's own packages come with `dist-tags.latest` instead. A hit
     // with neither is skipped: a registry's answer is not trusted to be complete.
     const version = hit.package.version ?? hit.package['dist-tags']?.latest
@@ -102,7 +116,7 @@ export async function searchPackages(client: RegistryClient, words: readonly str
   })
   // First-party first, then by name: the ones made with Bosun lead.
   results.sort((a, b) => Number(b.firstParty) - Number(a.firstParty) || a.name.localeCompare(b.name))
-  return { results, unsearched: [...unsearched.values()] }
+  return { results, unsearched: [...unsearched.values()], cut: answered.flatMap((answer) => (answer.cut ? [answer.cut] : [])) }
 }
 
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
