@@ -160,7 +160,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   await done
   leaving = true
   try {
-    await pendingCommand
+    await Promise.race([pendingCommand, forced])
     screen.close()
     // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now. Ctrl+C
     // and SIGTERM are still listened to meanwhile: they abort the turn that runs then.
