@@ -4,15 +4,11 @@
 // the middle of turns. Then: every admitted message is answered exactly once, every log's seqs are
 // contiguous, and every stream — those on the killed host resumed on another — received exactly
 // the log's seqs. Each wait is bounded and says what was missing.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
 import { foldConsumedWork, type SessionEvent } from '@bosun/core'
 import { postgresStore } from '@bosun/plugin-store-postgres'
+import { startHost, type Host } from './hosts.js'
 import { StreamClient } from './sse-client.js'
-
-const hostScript = fileURLToPath(new URL('./host.mjs', import.meta.url))
-const here = fileURLToPath(new URL('.', import.meta.url))
 
 export interface ScaleOutOptions {
   /** A PostgreSQL URL the campaign may create a schema in. */
@@ -44,8 +40,6 @@ export interface ScaleOutReport {
   events: number
 }
 
-interface Host { name: string; url: string; child: ChildProcess; alive: boolean; stderr: string }
-
 async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -53,22 +47,6 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what()}`)
     await new Promise((r) => setTimeout(r, 50))
   }
-}
-
-async function startHost(name: string, env: Record<string, string>): Promise<Host> {
-  const child = spawn(process.execPath, [hostScript], { cwd: here, env: { ...process.env, ...env, OWNER: name }, stdio: ['ignore', 'pipe', 'pipe'] })
-  const host: Host = { name, url: '', child, alive: true, stderr: '' }
-  child.stderr!.on('data', (chunk: Buffer) => (host.stderr = (host.stderr + chunk.toString()).slice(-4000)))
-  child.on('exit', () => (host.alive = false))
-  let out = ''
-  child.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString()
-    const match = /listening (\S+)/.exec(out)
-    if (match) host.url = match[1]!
-  })
-  await waitUntil(() => host.url !== '' || !host.alive, 60_000, () => `host ${name} to listen (stderr: ${host.stderr})`)
-  if (!host.alive) throw new Error(`host ${name} exited before listening: ${host.stderr}`)
-  return host
 }
 
 /** Runs `fn` over `items` with at most `n` at a time. */
@@ -257,8 +235,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
     }
   } finally {
     await Promise.all(clients.map((c) => c.stop()))
-    for (const h of hosts) if (h.alive) h.child.kill('SIGTERM')
-    await waitUntil(() => hosts.every((h) => !h.alive), 30_000, () => 'the hosts to stop').catch(() => hosts.forEach((h) => h.child.kill('SIGKILL')))
+    await Promise.all(hosts.map((h) => h.stop()))
     await checker.close().catch(() => {})
   }
 }
