@@ -189,14 +189,14 @@ describe('config errors — resolution', () => {
   it('an unknown plugin: the packages tried, in order', async () => {
     expect(await bad('unknown-plugin')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/unknown-plugin/bosun.config.yaml:
-        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/unknown-plugin). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, subagents."
+        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/unknown-plugin). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, step-limit, subagents."
     `)
   })
 
   it('a scoped short name is tried as @scope/bosun-plugin-x', async () => {
     expect(await bad('scoped-plugin')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/scoped-plugin/bosun.config.yaml:
-        - $.plugins[0] (plugin "@acme/x"): cannot be found: tried @acme/bosun-plugin-x (resolving from <fixtures>/bad/scoped-plugin). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, subagents."
+        - $.plugins[0] (plugin "@acme/x"): cannot be found: tried @acme/bosun-plugin-x (resolving from <fixtures>/bad/scoped-plugin). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, step-limit, subagents."
     `)
   })
 
@@ -224,7 +224,7 @@ describe('config errors — resolution', () => {
   it('two broken plugins are reported together, the working one after them is not', async () => {
     expect(await bad('two-broken-plugins')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/two-broken-plugins/bosun.config.yaml:
-        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/two-broken-plugins). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, subagents.
+        - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/two-broken-plugins). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, step-limit, subagents.
         - $.plugins[1] (plugin "./exploding.ts"): ./exploding.ts failed to load: TypeError: cannot read the rules file"
     `)
   })

@@ -88,7 +88,7 @@ describe('a name that resolves nowhere', () => {
     const [message] = await problems(plugin('profanity'))
     expect(message).not.toMatch(/npm install (@bosun\/plugin-|bosun-plugin-)profanity/)
     expect(message).toContain("It is not one of Bosun's plugins, and no installed package provides it.")
-    expect(message).toContain('Known plugins: compaction, content-filter, rate-limit, retry, subagents.')
+    expect(message).toContain('Known plugins: compaction, content-filter, rate-limit, retry, step-limit, subagents.')
   })
 
   it('a name in the @bosun scope that Bosun does not publish gets no install command', async () => {

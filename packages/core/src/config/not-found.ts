@@ -12,7 +12,7 @@ import type { EntryKind } from './types.js'
 export const FIRST_PARTY_PACKAGES = {
   adapter: ['@bosun/adapter-scripted', '@bosun/adapter-openai', '@bosun/adapter-anthropic', '@bosun/adapter-ai-sdk'],
   store: ['@bosun/plugin-store-jsonl', '@bosun/plugin-store-sqlite', '@bosun/plugin-store-postgres'],
-  plugin: ['@bosun/plugin-retry', '@bosun/plugin-rate-limit', '@bosun/plugin-content-filter', '@bosun/plugin-compaction', '@bosun/plugin-subagents'],
+  plugin: ['@bosun/plugin-retry', '@bosun/plugin-rate-limit', '@bosun/plugin-step-limit', '@bosun/plugin-content-filter', '@bosun/plugin-compaction', '@bosun/plugin-subagents'],
 } as const satisfies Record<Exclude<EntryKind, 'tool'>, readonly string[]>
 
 /** What {@link notFoundMessage} needs to know about a name that resolved nowhere. */

@@ -33,7 +33,7 @@ describe('schema.json', () => {
     const properties = configSchema['properties'] as Record<string, any>
     expect(properties['model'].properties.adapter.anyOf[0].examples).toEqual(['scripted', 'openai', 'anthropic'])
     expect(properties['store'].anyOf[0].examples).toEqual(['memory', 'store-jsonl', 'store-sqlite', 'store-postgres'])
-    expect(properties['plugins'].items.anyOf[0].examples).toEqual(['retry', 'rate-limit', 'content-filter', 'compaction', 'subagents'])
+    expect(properties['plugins'].items.anyOf[0].examples).toEqual(['retry', 'rate-limit', 'step-limit', 'content-filter', 'compaction', 'subagents'])
     expect(CONFIG_KEYS).toEqual(['$schema', 'model', 'store', 'system', 'plugins', 'tools', 'maxParallelTools', 'logPages'])
   })
 })

@@ -20,7 +20,7 @@ const storeName = name(
 )
 const pluginName = name(
   'A plugin: "rate-limit" → @bosun/plugin-rate-limit (then bosun-plugin-rate-limit), "@acme/x" → @acme/bosun-plugin-x, a package name, or a "./path".',
-  ['retry', 'rate-limit', 'content-filter', 'compaction', 'subagents'],
+  ['retry', 'rate-limit', 'step-limit', 'content-filter', 'compaction', 'subagents'],
 )
 
 /** What each alternative (`anyOf`) expects, in the words an error message uses. */

@@ -15,7 +15,7 @@ export type KnownAdapterName = 'scripted' | 'openai' | 'anthropic'
 /** Stores an editor suggests; any store package or `./path` works. */
 export type KnownStoreName = 'memory' | 'store-jsonl' | 'store-sqlite' | 'store-postgres'
 /** Plugins an editor suggests; any `@bosun/plugin-x`, `bosun-plugin-x`, `@scope/x`, package or `./path` works. */
-export type KnownPluginName = 'retry' | 'rate-limit' | 'content-filter' | 'compaction' | 'subagents'
+export type KnownPluginName = 'retry' | 'rate-limit' | 'step-limit' | 'content-filter' | 'compaction' | 'subagents'
 
 /** The model: an adapter and its options. */
 export interface ModelConfig {
