@@ -3,11 +3,11 @@
 // host that ignores SIGTERM, and a child that cannot start is a rejection saying why. Runs with or
 // without Chromium: a stand-in for `bosun serve` (a small script given as `cli`) plays each part.
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isRunning } from '../support/child-process.js'
+import { rejection, standIn } from '../support/stand-in.js'
 import { serve, until } from './harness.js'
 
 /**
@@ -25,28 +25,19 @@ setInterval(() => {}, 60_000)
 `
 
 describe('serve() of the browser tests’ harness', () => {
-  let dir: string
-  let cli: string
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'bosun-web-harness-'))
-    cli = join(dir, 'fake-serve.mjs')
-    await writeFile(cli, FAKE_SERVE)
-  })
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true })
-  })
+  const fake = standIn(FAKE_SERVE)
 
   it('gives up a start that prints nothing by its deadline, and kills the child (which ignores SIGTERM)', async () => {
-    const error = await serve(dir, { cli, startTimeoutMs: 200 }).then(() => Promise.reject(new Error('it started')), (e: unknown) => e as Error)
+    const error = await rejection(serve(fake.dir, { cli: fake.script, startTimeoutMs: 200 }))
     expect(error).toBeInstanceOf(Error)
     expect(error.message).toMatch(/^bosun serve \(pid \d+\) did not print its URL within 200 ms; it was killed/)
     expect(isRunning(Number(/pid (\d+)/.exec(error.message)![1]))).toBe(false)
   })
 
   it('gives up a start its caller aborts, and kills the child', async () => {
-    const work = await mkdtemp(join(dir, 'aborted-'))
+    const work = await mkdtemp(join(fake.dir, 'aborted-'))
     const controller = new AbortController()
-    const starting = serve(work, { cli, signal: controller.signal }).then(() => Promise.reject(new Error('it started')), (e: unknown) => e as Error)
+    const starting = rejection(serve(work, { cli: fake.script, signal: controller.signal }))
     const pid = await until(() => (existsSync(join(work, 'pid')) ? Number(readFileSync(join(work, 'pid'), 'utf8')) : 0), 'the child’s pid file')
     controller.abort()
     const error = await starting
@@ -55,8 +46,8 @@ describe('serve() of the browser tests’ harness', () => {
   })
 
   it('stop() kills a host that ignores SIGTERM once its grace is over, and resolves when it has exited', async () => {
-    const work = await mkdtemp(join(dir, 'stubborn-'))
-    const server = await serve(work, { cli, env: { FAKE_SERVE: 'ready' }, stopGraceMs: 200 })
+    const work = await mkdtemp(join(fake.dir, 'stubborn-'))
+    const server = await serve(work, { cli: fake.script, env: { FAKE_SERVE: 'ready' }, stopGraceMs: 200 })
     expect(server.url).toBe('http://127.0.0.1:1')
     await server.stop()
     expect(server.child.signalCode).toBe('SIGKILL')
@@ -64,7 +55,7 @@ describe('serve() of the browser tests’ harness', () => {
   })
 
   it('rejects, saying why, when the child cannot start (a folder that does not exist)', async () => {
-    const error = await serve(join(dir, 'no-such-folder'), { cli }).then(() => Promise.reject(new Error('it started')), (e: unknown) => e as Error)
+    const error = await rejection(serve(join(fake.dir, 'no-such-folder'), { cli: fake.script }))
     expect(error.message).toMatch(/^bosun serve \(pid none\) could not start: spawn .* ENOENT/)
   })
 })
