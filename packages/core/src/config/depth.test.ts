@@ -33,7 +33,7 @@ describe('a config nested too deep', () => {
   it('YAML: the parser refuses past the same 100 levels', async () => {
     expect(await configMessage(loadConfig({ cwd: fixture('bad/too-deep-yaml') }))).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/too-deep-yaml/bosun.config.yaml:
-        - $: the file is not valid YAML: nesting exceeded maxDepth (100) (101:199)"
+        - $: the file is not valid YAML: <fixtures>/bad/too-deep-yaml/bosun.config.yaml:101:199: nesting exceeded maxDepth (100). Flatten it; data that deep belongs in a file the plugin or tool reads, not in the config."
     `)
   })
 

@@ -10,6 +10,9 @@ import type { ConfigProblem } from './types.js'
  */
 export const MAX_CONFIG_DEPTH = 100
 
+/** What to do about a config too deep, whichever check (this one, the YAML parser's) found it. */
+export const FLATTEN_ADVICE = 'Flatten it; data that deep belongs in a file the plugin or tool reads, not in the config.'
+
 /** How many keys of the too-deep path a problem shows: enough to find the place. */
 const SHOWN_KEYS = 6
 
@@ -37,8 +40,7 @@ export function depthProblem(config: unknown, root: string): ConfigProblem | und
 function problem(config: unknown, root: string, keys: readonly (string | number)[]): ConfigProblem {
   const path = keys.slice(0, SHOWN_KEYS).reduce<string>((at, key) => childPath(at, key), root)
   const message =
-    `nests deeper than ${MAX_CONFIG_DEPTH} levels of objects and arrays (the limit of every config format), below this path. ` +
-    'Flatten it; data that deep belongs in a file the plugin or tool reads, not in the config.'
+    `nests deeper than ${MAX_CONFIG_DEPTH} levels of objects and arrays (the limit of every config format), below this path. ${FLATTEN_ADVICE}`
   return { path, ...entryOf(config, keys), message }
 }
 

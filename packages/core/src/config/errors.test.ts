@@ -14,14 +14,14 @@ describe('config errors — the file', () => {
   it('invalid YAML: the reason and the position, never a snippet of the file', async () => {
     expect(await bad('invalid-yaml')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/invalid-yaml/bosun.config.yaml:
-        - $: the file is not valid YAML: bad indentation of a mapping entry (3:11)"
+        - $: the file is not valid YAML: <fixtures>/bad/invalid-yaml/bosun.config.yaml:3:11: bad indentation of a mapping entry. Fix the YAML there (indent with spaces, keys of one level at the same column, every quote closed)."
     `)
   })
 
   it('invalid JSON: the reason, the line and the column', async () => {
     expect(await bad('invalid-json')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/invalid-json/bosun.config.json:
-        - $: the file is not valid JSON: Expected double-quoted property name (line 3, column 1)"
+        - $: the file is not valid JSON: <fixtures>/bad/invalid-json/bosun.config.json:3:1: Expected double-quoted property name. Fix the JSON there (keys and strings in double quotes, no comma after the last item, no comments)."
     `)
   })
 

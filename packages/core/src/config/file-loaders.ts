@@ -1,6 +1,8 @@
 import { basename } from 'node:path'
 import { defaultLoaders, type Loader } from 'cosmiconfig'
 import { createJiti } from 'jiti'
+import { maskCredentials } from './credentials.js'
+import { FLATTEN_ADVICE } from './depth.js'
 import { defaultExport, summarizeError } from './resolve.js'
 
 /** A config file that cannot be read as a config; `message` is the problem, ready to show. */
@@ -49,7 +51,8 @@ export const loadJson: Loader = (filepath, content) => {
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new ConfigFileError(`the file is not valid JSON: ${jsonReason(error as Error, text)}`)
+    const { message } = error as Error
+    throw syntaxError('JSON', filepath, jsonReason(message), lineAndColumn(text, jsonErrorPosition(message, text)))
   }
   // package.json: cosmiconfig reads the `bosun` property from what the loader returns.
   return basename(filepath) === 'package.json' ? value : ({ [BOX]: value } satisfies Boxed)
@@ -61,26 +64,70 @@ export const loadYaml: Loader = async (filepath, content) => {
   try {
     value = await defaultLoaders['.yaml'](filepath, content)
   } catch (error) {
-    const reason = (error as Error).message.replace(/^YAML Error in [^\n]*\n/, '').split('\n')[0]
     // Not the parser's error as the cause: its message carries a snippet of the file.
-    throw new ConfigFileError(`the file is not valid YAML: ${reason}`)
+    throw syntaxError('YAML', filepath, yamlReason(error), yamlPosition(error))
   }
   return { [BOX]: value } satisfies Boxed
 }
 
-function jsonReason(error: Error, content: string): string {
+/** What to check at the position, by format: the mistakes that make most broken files. */
+const SYNTAX_HINTS = {
+  JSON: 'keys and strings in double quotes, no comma after the last item, no comments',
+  YAML: 'indent with spaces, keys of one level at the same column, every quote closed',
+} as const
+
+/**
+ * One wording for a config file that does not parse, whatever its format:
+ * `the file is not valid YAML: <file>:3:11: <reason>. Fix the YAML there (<hints>).` — the
+ * position as `file:line:column` (1-based, as editors and terminals open it, and as a TS
+ * config's parse error gives it), or the file alone when the parser gives none. The YAML
+ * parser's depth limit is the config's (MAX_CONFIG_DEPTH): the advice is the same as for a JSON
+ * or TS config too deep.
+ */
+function syntaxError(format: keyof typeof SYNTAX_HINTS, file: string, reason: string, at: { line: number; column: number } | undefined): ConfigFileError {
+  const where = at === undefined ? file : `${file}:${at.line}:${at.column}`
+  const stated = reason.replace(/\.$/, '')
+  const advice = /exceeded maxDepth/.test(stated) ? FLATTEN_ADVICE : `Fix the ${format} there (${SYNTAX_HINTS[format]}).`
+  return new ConfigFileError(`the file is not valid ${format}: ${where}: ${stated}. ${advice}`)
+}
+
+/** 1-based line and column of a character offset. */
+function lineAndColumn(text: string, position: number | undefined): { line: number; column: number } | undefined {
+  if (position === undefined) return undefined
+  const before = text.slice(0, position).split('\n')
+  return { line: before.length, column: before.at(-1)!.length + 1 }
+}
+
+/**
+ * js-yaml's reason (`bad indentation of a mapping entry`), else the first line of the message
+ * without cosmiconfig's `YAML Error in <file>:` and js-yaml's `(line:column)`. A tag or anchor
+ * name it quotes is the file's own text: what looks like a credential is masked.
+ */
+function yamlReason(error: unknown): string {
+  const { reason, message } = error as { reason?: unknown; message?: unknown }
+  const text = typeof reason === 'string' && reason !== '' ? reason : String(message ?? '').replace(/^YAML Error in [^\n]*\n/, '').split('\n')[0]!
+  return maskCredentials(text.replace(/\s*\(\d+:\d+\)$/, ''))
+}
+
+/** js-yaml's `mark` (0-based line and column), else the `(line:column)` of its message (1-based). */
+function yamlPosition(error: unknown): { line: number; column: number } | undefined {
+  const mark = (error as { mark?: { line?: unknown; column?: unknown } } | null)?.mark
+  if (typeof mark?.line === 'number' && typeof mark.column === 'number') return { line: mark.line + 1, column: mark.column + 1 }
+  const stated = /\((\d+):(\d+)\)/.exec(String((error as { message?: unknown } | null)?.message ?? ''))
+  return stated === null ? undefined : { line: Number(stated[1]), column: Number(stated[2]) }
+}
+
+function jsonReason(message: string): string {
   // V8 may quote the text around the error ('Unexpected token 's', ..."apiKey": sk-te"... is not
   // valid JSON'): the quote is cut from the message and only used to find the position.
-  const reason = error.message.split(/,?\s*(?:\.\.\.)?"|\s(?:in|after) JSON\b/)[0]!.trim()
-  const position = jsonErrorPosition(error.message, content)
-  if (position === undefined) return reason
-  const before = content.slice(0, position).split('\n')
-  return `${reason} (line ${before.length}, column ${before.at(-1)!.length + 1})`
+  return message.split(/,?\s*(?:\.\.\.)?"|\s(?:in|after) JSON\b|\s+at position \d+/)[0]!.trim()
 }
 
 function jsonErrorPosition(message: string, content: string): number | undefined {
   const stated = /position (\d+)/.exec(message)?.[1]
   if (stated !== undefined) return Number(stated)
+  // The file stops inside a value: the error is where the text ends.
+  if (/^Unexpected end of JSON input/.test(message)) return content.trimEnd().length
   // V8 quotes up to 10 characters either side of the error, with "..." where it cut the text.
   const quoted = /(\.\.\.)?"(.*)"(?:\.\.\.)? is not valid JSON$/s.exec(message)
   const token = /^Unexpected token '(.)'/.exec(message)?.[1]

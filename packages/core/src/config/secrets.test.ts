@@ -94,14 +94,14 @@ describe('a secret never appears in a message', () => {
   it('invalid JSON with a secret on the broken line: the position, not the text', async () => {
     expect(await configMessage(loadConfig({ cwd: fixture('bad/invalid-json-secret') }))).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/invalid-json-secret/bosun.config.json:
-        - $: the file is not valid JSON: Unexpected token 's' (line 2, column 60)"
+        - $: the file is not valid JSON: <fixtures>/bad/invalid-json-secret/bosun.config.json:2:60: Unexpected token 's'. Fix the JSON there (keys and strings in double quotes, no comma after the last item, no comments)."
     `)
   })
 
   it('invalid YAML with a secret on the broken line: the position, not the text', async () => {
     expect(await configMessage(loadConfig({ cwd: fixture('bad/invalid-yaml-secret') }))).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/invalid-yaml-secret/bosun.config.yaml:
-        - $: the file is not valid YAML: unexpected end of the stream within a double quoted scalar (5:1)"
+        - $: the file is not valid YAML: <fixtures>/bad/invalid-yaml-secret/bosun.config.yaml:5:1: unexpected end of the stream within a double quoted scalar. Fix the YAML there (indent with spaces, keys of one level at the same column, every quote closed)."
     `)
   })
 
