@@ -14,7 +14,7 @@ import { safeJson, safeText, safeValue } from '../terminal-safe.js'
  */
 export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string }): Promise<number> {
   const client = registryClient(ctx, options.registry)
-  const { results: found, unsearched, cut } = await searchPackages(client, words)
+  const { results: found, searched, unsearched, cut } = await searchPackages(client, words)
   // Said on stderr (also with --json): the list lacks these scopes' packages. The client's own
   // message is not repeated: its advice is about the default registry and --registry.
   for (const skipped of unsearched) {
@@ -33,7 +33,9 @@ export async function pluginsSearchCommand(ctx: CommandContext, words: string[],
   }
   // Names and descriptions are a registry's (anyone's) text: control characters are shown, never sent.
   const results = safeValue(found)
-  const where = shownUrl(client.config.registry)
+  // Every registry asked, not the default one alone: the packages of a scope's registry are in the list.
+  const asked = searched.map(({ registry, scopes }) => `${shownUrl(registry)}${scopes.length > 0 ? ` (${scopes.join(', ')})` : ''}`)
+  const where = asked.length > 1 ? `${asked.slice(0, -1).join(', ')} and ${asked.at(-1)}` : asked[0]!
   if (results.length === 0) {
     ctx.err.line(`No Bosun package on ${where}${words.length > 0 ? ` matches "${words.join(' ')}"` : ''}.`)
     ctx.err.line(ctx.err.style.dim('Packages are found by their keyword: "bosun-plugin", "bosun-adapter" or "bosun-store" (docs/marketplace.md).'))

@@ -32,9 +32,17 @@ export interface CutSearch extends CutQuery {
   registry: string
 }
 
-/** What a search found, the scopes' registries it could not ask, and the queries it cut short. */
+/** A registry a search asked, and the scopes it serves (none for the default registry, which serves the rest). */
+export interface Searched {
+  registry: string
+  scopes: string[]
+}
+
+/** What a search found, the registries it asked, the scopes' registries it could not ask, and the queries it cut short. */
 export interface SearchAnswer {
   results: SearchResult[]
+  /** The default registry first, then each scope's registry that answered. */
+  searched: Searched[]
   unsearched: Unsearched[]
   /** Queries with more matches than were read: Bosun packages among the rest are not in `results`. */
   cut: CutSearch[]
@@ -75,8 +83,7 @@ export async function searchPackages(client: RegistryClient, words: readonly str
           // still the command's.
           const code = (error as { code?: string }).code
           if (registry === client.config.registry || code === undefined || !SCOPE_FAILURES.has(code)) throw error
-          const scopes = [...client.config.scopes].filter(([, url]) => url === registry).map(([scope]) => scope)
-          if (!unsearched.has(registry)) unsearched.set(registry, { registry, scopes, code })
+          if (!unsearched.has(registry)) unsearched.set(registry, { registry, scopes: scopesServedBy(client, registry), code })
           return { registry, hits: [], cut: undefined }
         }
       }),
@@ -116,7 +123,13 @@ export async function searchPackages(client: RegistryClient, words: readonly str
   })
   // First-party first, then by name: the ones made with Bosun lead.
   results.sort((a, b) => Number(b.firstParty) - Number(a.firstParty) || a.name.localeCompare(b.name))
-  return { results, unsearched: [...unsearched.values()], cut: answered.flatMap((answer) => (answer.cut ? [answer.cut] : [])) }
+  const searched = registries.filter((registry) => !unsearched.has(registry)).map((registry) => ({ registry, scopes: registry === client.config.registry ? [] : scopesServedBy(client, registry) }))
+  return { results, searched, unsearched: [...unsearched.values()], cut: answered.flatMap((answer) => (answer.cut ? [answer.cut] : [])) }
+}
+
+/** The scopes the npm configuration sends to `registry` (`@acme`). */
+function scopesServedBy(client: RegistryClient, registry: string): string[] {
+  return [...client.config.scopes].filter(([, url]) => url === registry).map(([scope]) => scope)
 }
 
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
