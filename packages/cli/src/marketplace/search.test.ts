@@ -52,3 +52,22 @@ describe('searchPackages: a scope registry that cannot be asked', () => {
     await expect(searchPackages(client('http://127.0.0.1:0/', [['@acme', scoped]]), [])).rejects.toMatchObject({ code: 'REGISTRY_UNREACHABLE' })
   })
 })
+
+describe('searchPackages: the words', () => {
+  it('are sent in lower case, as npm search sends them: Verdaccio matches case-sensitively', async () => {
+    const texts: string[] = []
+    // Verdaccio 6.8's matcher: every word a substring of the name (or description), case and all.
+    const registry = await serve((request, response) => {
+      const url = new URL(request.url!, 'http://registry')
+      response.setHeader('content-type', 'application/json')
+      if (url.pathname !== '/-/v1/search') return response.end(JSON.stringify({ name: guard.name, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': guard } }))
+      const text = url.searchParams.get('text')!
+      texts.push(text)
+      response.end(JSON.stringify({ objects: text.split(' ').every((word) => guard.name.includes(word)) ? [{ package: guard }] : [] }))
+    })
+    const { results } = await searchPackages(client(registry, []), ['Guard'])
+    expect(results.map((result) => result.name)).toEqual(['bosun-plugin-guard'])
+    expect(texts).toContain('guard')
+    expect(texts).toContain('keywords:bosun-plugin guard')
+  })
+})

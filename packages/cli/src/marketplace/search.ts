@@ -65,7 +65,10 @@ const CONCURRENCY = 6
  * after page up to `SEARCH_MAX_MATCHES` matches; a query cut there is in `cut`.
  */
 export async function searchPackages(client: RegistryClient, words: readonly string[], paging: PagingOptions = {}): Promise<SearchAnswer> {
-  const text = words.join(' ').trim()
+  // In lower case, as npm search sends its terms: Verdaccio matches the text case-sensitively
+  // (`search Guard` found no bosun-plugin-word-guard there; package names are lower-case), npmjs
+  // ignores case.
+  const text = words.join(' ').trim().toLowerCase()
   const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
   const registries = [...new Set([client.config.registry, ...client.config.scopes.values()])]
   const unsearched = new Map<string, Unsearched>()
