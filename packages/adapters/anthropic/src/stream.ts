@@ -192,8 +192,8 @@ export class MessageStreamDecoder {
    * "This request triggered restrictions on violative cyber content…") is the only words the user
    * gets for it: sent as text, as the OpenAI adapter sends a `refusal` delta, so it is in the
    * assistant message and printed with the answer; a blank line keeps it apart from text streamed
-   * just before. The details are informative and newer than the rest of the format: any other shape is
-   * left out, not a malformed stream.
+   * just before. The details are informative and newer than the rest of the format: any other
+   * shape is left out, not a malformed stream.
    */
   #explain(out: ModelChunk[], details: unknown): void {
     const explanation = typeof details === 'object' && details !== null ? (details as Record<string, unknown>).explanation : undefined
