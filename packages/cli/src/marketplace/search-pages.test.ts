@@ -27,12 +27,19 @@ interface Registry {
  * match) or as Verdaccio 6.8 does (the page's hits); `ignoresFrom` answers the first page always;
  * `failFrom` answers 500 from that offset on.
  */
-async function registry(names: () => string[], options: { total?: 'all' | 'page'; ignoresFrom?: boolean; failFrom?: number } = {}): Promise<Registry> {
+async function registry(names: () => string[], options: { total?: 'all' | 'page'; ignoresFrom?: boolean; failFrom?: number; plainMatches?: number } = {}): Promise<Registry> {
   const froms: number[] = []
   const server = createServer((request, response) => {
     const url = new URL(request.url!, 'http://registry')
     response.setHeader('content-type', 'application/json')
     if (url.pathname === '/-/v1/search') {
+      if (!url.searchParams.get('text')!.startsWith('keywords:')) {
+        // The words as plain text: `plainMatches` packages without a Bosun keyword, npmjs's total.
+        const count = options.plainMatches ?? 0
+        const from = Number(url.searchParams.get('from'))
+        const page = Array.from({ length: Math.max(0, Math.min(PAGE, Number(url.searchParams.get('size')), count - from)) }, (_, i) => ({ package: { name: `plain-${from + i}`, version: '1.0.0' } }))
+        return response.end(JSON.stringify({ objects: page, total: count }))
+      }
       if (!url.searchParams.get('text')!.startsWith('keywords:bosun-plugin')) return response.end('{"objects":[],"total":0}')
       const from = options.ignoresFrom ? 0 : Number(url.searchParams.get('from') ?? 0)
       froms.push(from)
@@ -95,6 +102,16 @@ describe('searchPackages: page after page', () => {
     const { results, cut } = await searchPackages(client(exactly.url), [], { pageSize: PAGE, maxMatches: 6 })
     expect(results).toHaveLength(6)
     expect(cut).toEqual([])
+  })
+
+  it('the plain-text query cut short is not said when the registry finds Bosun packages by keyword (npmjs)', async () => {
+    const byKeyword = await registry(() => plugins(2), { plainMatches: 10 })
+    const found = await searchPackages(client(byKeyword.url), ['guard'], { pageSize: PAGE, maxMatches: 6 })
+    expect(found.results.map((result) => result.name)).toEqual(plugins(2))
+    expect(found.cut).toEqual([])
+    // No Bosun package by keyword: the registry may be one that ignores `keywords:`, so the cut is said.
+    const none = await registry(() => [], { plainMatches: 10 })
+    expect((await searchPackages(client(none.url), ['guard'], { pageSize: PAGE, maxMatches: 6 })).cut).toEqual([{ registry: none.url, query: 'guard', read: 6, total: 10 }])
   })
 
   it('a registry that ignores `from` is not asked again and again for its first page', async () => {

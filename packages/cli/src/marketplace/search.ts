@@ -69,7 +69,8 @@ export async function searchPackages(client: RegistryClient, words: readonly str
   // (`search Guard` found no bosun-plugin-word-guard there; package names are lower-case), npmjs
   // ignores case.
   const text = words.join(' ').trim().toLowerCase()
-  const queries = [text === '' ? 'bosun' : text, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
+  const plain = text === '' ? 'bosun' : text
+  const queries = [plain, ...Object.values(KIND_KEYWORDS).map((keyword) => `keywords:${keyword}${text ? ` ${text}` : ''}`)]
   const registries = [...new Set([client.config.registry, ...client.config.scopes.values()])]
   const unsearched = new Map<string, Unsearched>()
   const answers = await Promise.all(
@@ -77,7 +78,8 @@ export async function searchPackages(client: RegistryClient, words: readonly str
       queries.map(async (query) => {
         try {
           const { hits, cut } = await searchAllPages(client, query, registry, paging)
-          return { registry, hits: hits.filter((hit) => registryFor(client.config, hit.package.name) === registry), cut: cut && { ...cut, registry } }
+          const keywordHits = query !== plain && hits.some((hit) => kindOfKeywords(hit.package.keywords) !== undefined)
+          return { registry, query, keywordHits, hits: hits.filter((hit) => registryFor(client.config, hit.package.name) === registry), cut: cut && { ...cut, registry } }
         } catch (error) {
           // A scope's registry that cannot be searched (a company registry off the VPN, or one
           // that needs a login) leaves its scopes out, said so — it no longer fails the whole
@@ -87,7 +89,7 @@ export async function searchPackages(client: RegistryClient, words: readonly str
           const code = (error as { code?: string }).code
           if (registry === client.config.registry || code === undefined || !SCOPE_FAILURES.has(code)) throw error
           if (!unsearched.has(registry)) unsearched.set(registry, { registry, scopes: scopesServedBy(client, registry), code })
-          return { registry, hits: [], cut: undefined }
+          return { registry, query, keywordHits: false, hits: [], cut: undefined }
         }
       }),
     ),
@@ -127,7 +129,13 @@ export async function searchPackages(client: RegistryClient, words: readonly str
   // First-party first, then by name: the ones made with Bosun lead.
   results.sort((a, b) => Number(b.firstParty) - Number(a.firstParty) || a.name.localeCompare(b.name))
   const searched = registries.filter((registry) => !unsearched.has(registry)).map((registry) => ({ registry, scopes: registry === client.config.registry ? [] : scopesServedBy(client, registry) }))
-  return { results, searched, unsearched: [...unsearched.values()], cut: answered.flatMap((answer) => (answer.cut ? [answer.cut] : [])) }
+  // A registry that answers a `keywords:` query with Bosun packages (npmjs) finds by keyword every
+  // Bosun package the words match: its plain-text query (there for registries that ignore
+  // `keywords:`) adds none, so that query cut short hides nothing and is not said — npmjs has
+  // thousands of matches for a word such as "guard".
+  const byKeyword = new Set(answered.filter((answer) => answer.keywordHits).map((answer) => answer.registry))
+  const cut = answered.flatMap((answer) => (answer.cut && !(answer.query === plain && byKeyword.has(answer.registry)) ? [answer.cut] : []))
+  return { results, searched, unsearched: [...unsearched.values()], cut }
 }
 
 /** The scopes the npm configuration sends to `registry` (`@acme`). */
