@@ -1,4 +1,4 @@
-import { definePlugin, isEvent, Stage, type PreStepDecision } from '@bosun/core'
+import { definePlugin, derivedFrom, isEvent, Stage, type PreStepDecision, type UserMessage } from '@bosun/core'
 import { DEFAULT_MAX_STEPS, optionsSchema, type Options } from './options.js'
 
 export { DEFAULT_MAX_STEPS, optionsSchema } from './options.js'
@@ -21,8 +21,13 @@ export interface StepLimitMetadata {
  * 'step-limit', metadata: {reason: 'max-steps', maxSteps, step}}`.
  *
  * What the turn did stays in the history (its tool calls and results), so the next message starts
- * a turn that sees them. What the refused step had claimed (a steer or inject that arrived during
- * the last step, a tool's added context) is consumed with it: claim is the commit point (SPEC §4).
+ * a turn that sees them. A steer or inject the user sent during the last allowed step, which the
+ * refused step had claimed, is put back at the head of `next-step` before the refusal is logged:
+ * claim is the commit point (SPEC §4), so without this a user's "stop, do this instead" would
+ * vanish with the step it meant to ride. Put back, it is pending, so the agent opens the next turn
+ * for it at once, as after any blocked turn. Context a tool added for the refused step (any
+ * `source.kind` other than `user`) is not put back: it would open a turn of its own, and a tool
+ * that always adds context would start the loop again.
  *
  * It taps `agent/pre-step` just before `Stage.late`: after the policies that rewrite input, so it
  * sees whether the step still has anything to run, and before rate-limit (`Stage.late`), so a
@@ -35,21 +40,37 @@ export interface StepLimitMetadata {
 export default definePlugin<Options>({
   name: 'step-limit',
   schema: optionsSchema,
-  setup({ hooks, name }, options) {
+  setup({ hooks, name, inbox }, options) {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
     /** The last step ended with tool results the model has not answered: the next round opens a step. */
     let owesAnswer = false
     hooks.event.tap(name, (event) => {
       if (isEvent(event, 'step/end')) owesAnswer = event.data.finish === 'tool-calls'
     })
-    hooks.preStep.tap({ name, stage: Stage.late - 1 }, (decision, { step, signal }): PreStepDecision => {
+    hooks.preStep.tap({ name, stage: Stage.late - 1 }, (decision, { step, signal, claimed }): PreStepDecision => {
       // An aborted turn ends `aborted` as it would without this plugin.
       if (decision.kind !== 'enter' || signal.aborted || step <= maxSteps) return decision
       // A round with nothing to enter and no answer owed opens no step (the turn completes): it is
       // not over the limit, and refusing it would turn a finished turn into a blocked one.
       if (decision.messages.length === 0 && !owesAnswer) return decision
+      const returned = stillWanted(claimed, decision.messages)
+      if (returned.length > 0) inbox.requeue('next-step', 0, returned)
       const metadata: StepLimitMetadata = { reason: 'max-steps', maxSteps, step }
       return { kind: 'reject', metadata: { ...metadata } }
     })
   },
 })
+
+/**
+ * The claimed messages the user sent that the refused step still meant to enter: those it kept as
+ * they were and those an earlier policy rewrote (`source.derivedFrom`), as claimed — a rewrite is
+ * made again when they next ride a step. A message an earlier policy dropped stays dropped.
+ */
+function stillWanted(claimed: readonly UserMessage[], entering: readonly UserMessage[]): UserMessage[] {
+  const wanted = new Set<string>()
+  for (const message of entering) {
+    wanted.add(message.id)
+    for (const id of derivedFrom(message)) wanted.add(id)
+  }
+  return claimed.filter((message) => message.source.kind === 'user' && wanted.has(message.id))
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
-import { definePlugin, formatTimeline, type SessionEvent, type Tool } from '@bosun/core'
+import { definePlugin, deriveUserMessage, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
 import { expectRejected, testPlugin, type PluginKit } from '@bosun/testkit'
 import stepLimit from './index.js'
 
@@ -73,17 +73,63 @@ describe('step-limit', () => {
     await kit.close()
   })
 
-  it('a message injected during the last allowed step is claimed by the refused step and not requeued', async () => {
+  it('a message the user injected during the last allowed step is put back, and the next turn runs it', async () => {
     const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 2 }, {
       tools: [noop],
-      responses: [callNoop, (): ScriptedResponse => (kit.inject('also do this'), callNoop)],
+      responses: [callNoop, (): ScriptedResponse => (kit.inject('also do this'), callNoop), { text: 'done both' }],
     })
-    const turn = await kit.send('go')
-    expectRejected(turn, { by: 'step-limit', metadata: { step: 3 } })
-    // Claim is the commit point (SPEC §4): the inbox is empty, and the message never reached the model.
+    const run = await kit.send('go')
+    // Turn 1 refused at step 3 with the inject claimed; put back (logged before the refusal), it
+    // opened turn 2 at once, whose only input it was.
+    expect(run.turns).toEqual([1, 2])
+    expect(run.rejected).toEqual({ by: 'step-limit', metadata: { reason: 'max-steps', maxSteps: 2, step: 3 } })
+    const types = run.events.map((event) => event.type)
+    const refusal = types.indexOf('agent/pre-step/rejected')
+    expect(types.slice(0, refusal).lastIndexOf('agent/inbox/spliced')).toBeGreaterThan(types.lastIndexOf('step/end', refusal))
+    expect(run.entered).toEqual(['go', 'also do this'])
+    expect(run.reply).toContain('done both')
+    expect(run.end).toEqual({ kind: 'completed' })
     expect(kit.agent.inbox.nextStep).toHaveLength(0)
-    expect(kit.agent.inbox.nextTurn).toHaveLength(0)
-    expect(turn.entered).toEqual(['go'])
+    await kit.close()
+  })
+
+  it('puts back what an earlier policy rewrote as it was claimed, and leaves what it dropped', async () => {
+    // A policy before step-limit that, on a turn's follow-on steps, rewrites "keep"
+    // (deriveUserMessage: a new id, derivedFrom the original) and drops "drop".
+    const rewrite = definePlugin({
+      name: 'rewrite',
+      setup({ hooks, name }) {
+        hooks.preStep.tap(name, (decision, { step }) => {
+          if (decision.kind !== 'enter' || step === 1) return decision
+          const messages = decision.messages
+            .filter((message) => messageText(message) !== 'drop')
+            .map((message) => (messageText(message) === 'keep' ? deriveUserMessage(message, 'KEEP') : message))
+          return { kind: 'enter', messages }
+        })
+      },
+    })
+    const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 1 }, {
+      plugins: [rewrite],
+      tools: [noop],
+      responses: [(): ScriptedResponse => (kit.inject('keep'), kit.inject('drop'), callNoop), { text: 'kept' }],
+    })
+    const run = await kit.send('go')
+    expect(run.rejected).toMatchObject({ by: 'step-limit', metadata: { step: 2 } })
+    // Turn 2's first step (not rewritten there) entered the original "keep"; "drop" stayed dropped.
+    expect(run.turns).toEqual([1, 2])
+    expect(run.entered).toEqual(['go', 'keep'])
+    expect(run.end).toEqual({ kind: 'completed' })
+    await kit.close()
+  })
+
+  it('does not put back context a tool added: it would open a turn of its own', async () => {
+    const withContext: Tool = { ...noop, execute: () => ({ content: 'done', additionalContexts: ['look again'] }) }
+    const kit = await testPlugin(stepLimit, { maxSteps: 1 }, { tools: [withContext], responses: [callNoop] })
+    const run = await kit.send('go')
+    expect(run.turns).toEqual([1])
+    expect(run.end).toMatchObject({ kind: 'blocked', by: 'step-limit' })
+    expect(kit.agent.inbox.nextStep).toHaveLength(0)
+    expect(kit.agent.status).toBe('idle')
     await kit.close()
   })
 
