@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { connect, createServer, type Socket } from 'node:net'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { createAgent, definePlugin, foldConsumedWork, type Plugin, type SessionEvent } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
-import { postgresStore, type PostgresStore } from '@bosun/plugin-store-postgres'
+import { postgresStore, type PostgresStore, type PostgresStoreOptions } from '@bosun/plugin-store-postgres'
 import { postgresAvailable, startPostgres, type PostgresServer } from '@bosun/testkit'
 import { createHost, listen, type CreateHostOptions, type Host, type RunningServer } from '../src/index.js'
+import { isListen, pgProxy } from './pg-proxy.js'
 
 /** True when this machine can run the cluster tests (a PostgreSQL is found; on CI a missing one fails). */
 export const available = postgresAvailable()
@@ -45,7 +45,7 @@ export function useCluster() {
     url: () => server!.url,
     sql: async (text: string, values?: unknown[]) => (await admin!.query(text, values)).rows,
     /** `n` hosts on a new schema; each session's model replays `responses()` and then echoes. */
-    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions>; defaultOwners?: boolean; storeUrl?: (url: string, index: number) => string } = {}): ClusterHost[] & { schema: string } {
+    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions>; defaultOwners?: boolean; storeUrl?: (url: string, index: number) => string; store?: (index: number) => Partial<PostgresStoreOptions> } = {}): ClusterHost[] & { schema: string } {
       const schema = `c_${randomBytes(6).toString('hex')}`
       schemas.push(schema)
       const made = Array.from({ length: n }, (_, i) => {
@@ -54,7 +54,7 @@ export function useCluster() {
         // Leases of 10 minutes by default: only a test that expires one (as a dead host leaves it)
         // moves a session. With the product's 30 s, a worker or database paused 20 s on a loaded
         // machine would miss a renewal and the other host would take its sessions over.
-        const store = postgresStore({ url: options.storeUrl?.(server!.url, i) ?? server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 600_000 })
+        const store = postgresStore({ url: options.storeUrl?.(server!.url, i) ?? server!.url, schema, ...(options.defaultOwners ? {} : { owner: name }), poolSize: 4, leaseTtlMs: options.leaseTtlMs ?? 600_000, ...options.store?.(i) })
         const host = createHost({
           store,
           agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: options.responses?.() ?? [] }), store, sessionId, plugins: options.plugins?.() ?? [] }),
@@ -104,60 +104,16 @@ export function answeredTurns(events: readonly SessionEvent[], id: string): numb
   return foldConsumedWork(events, 0).turns.filter((t) => t.stepped.includes(id) && t.end !== undefined && t.end !== 'interrupted').length
 }
 
-/** How a store's watcher names its LISTEN connection (`application_name`). */
-const LISTEN_APPLICATION = 'bosun-store-postgres:listen'
-
 /**
  * A TCP proxy to PostgreSQL at `url` that holds every LISTEN connection (its startup packet names
  * the watcher's application_name) until `release()`; the pool's connections pass at once. A host
  * on `url` (the proxy's) has its queries answered while its LISTEN connection is not up yet, for
- * as long as a test needs. Reads the startup packet in clear: for the test clusters, which use no TLS.
+ * as long as a test needs. `close()` takes no new connection; those open end with their hosts' stores.
  */
 export async function listenGate(url: string): Promise<{ url: string; held: () => number; release: () => void; close: () => void }> {
-  const target = new URL(url)
-  const waiting: Array<() => void> = []
-  let released = false
-  const track = (socket: Socket): Socket => {
-    socket.on('error', () => socket.destroy())
-    return socket
-  }
-  const server = createServer((client) => {
-    track(client)
-    let startup = Buffer.alloc(0)
-    const onData = (chunk: Buffer): void => {
-      startup = Buffer.concat([startup, chunk])
-      if (startup.length < 4 || startup.length < startup.readInt32BE(0)) return
-      client.off('data', onData)
-      client.pause()
-      const pass = (): void => {
-        const upstream = track(connect(Number(target.port || 5432), target.hostname, () => {
-          upstream.write(startup)
-          client.pipe(upstream)
-          upstream.pipe(client)
-          client.resume()
-        }))
-        upstream.on('close', () => client.destroy())
-        client.on('close', () => upstream.destroy())
-      }
-      if (!released && startup.includes(LISTEN_APPLICATION)) waiting.push(pass)
-      else pass()
-    }
-    client.on('data', onData)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const proxied = new URL(url)
-  proxied.hostname = '127.0.0.1'
-  proxied.port = String((server.address() as { port: number }).port)
-  return {
-    url: proxied.toString(),
-    held: () => waiting.length,
-    release: () => {
-      released = true
-      for (const pass of waiting.splice(0)) pass()
-    },
-    /** Takes no new connection; those open end with their hosts' stores. */
-    close: () => server.close(),
-  }
+  const proxy = await pgProxy(url)
+  proxy.hold(isListen)
+  return { url: proxy.url, held: proxy.held, release: proxy.release, close: proxy.close }
 }
 
 /**

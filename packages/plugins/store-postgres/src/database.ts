@@ -1,8 +1,8 @@
 import pg from 'pg'
 import { BosunError, ErrorCodes } from '@bosun/core'
-import { describeDatabase, storeError } from './errors.js'
+import { describeDatabase, sqlState, storeError } from './errors.js'
 import { leaseStatements } from './lease-sql.js'
-import type { ResolvedOptions } from './options.js'
+import { ANSWER_GRACE_MS, MAX_TIMER_MS, type ResolvedOptions } from './options.js'
 import { channels, migrations, prepareSql, SCHEMA_VERSION, statements } from './schema.js'
 
 /** One store's connection pool, its statements and the name messages give the database. */
@@ -20,6 +20,8 @@ export interface Database {
   transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>
   /** Settings for a connection outside the pool (a LISTEN connection). */
   readonly clientConfig: pg.ClientConfig
+  /** How long the client waits for the database to answer ({@link answerTimeoutMs}); 0: no limit. */
+  readonly answerMs: number
   end(): Promise<void>
 }
 
@@ -30,10 +32,18 @@ export interface Database {
  */
 export function openDatabase(options: ResolvedOptions): Database {
   const name = describeDatabase(options.url)
+  const answerMs = answerTimeoutMs(options.statementTimeoutMs)
   const clientConfig: pg.ClientConfig = {
     connectionString: options.url,
     application_name: 'bosun-store-postgres',
     ...(options.statementTimeoutMs > 0 ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // statement_timeout is the server's own: a server that does not answer at all (a paused
+    // backend, a partition, a failover that leaves the old address silent) never enforces it, and
+    // every call on that connection — the cluster's loops, the lease renewals, the NOTIFYs queued
+    // behind one — waited for ever. The client gives up too, a little later than the server would
+    // (its error, with the reason, comes first when it can): a statement without an answer, and a
+    // connection that does not open or a pooled one not free within the same bound.
+    ...(answerMs > 0 ? { query_timeout: answerMs, connectionTimeoutMillis: answerMs } : {}),
   }
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize })
   // An idle connection the server drops (restart, pg_terminate_backend) must not crash the process: the pool replaces it.
@@ -41,9 +51,7 @@ export function openDatabase(options: ResolvedOptions): Database {
   let ready: Promise<void> | undefined
   const prepare = async () => {
     const steps = prepareSql(options.schema)
-    const client = await pool.connect()
-    try {
-      await client.query('BEGIN')
+    await inTransaction(pool, async (client) => {
       await client.query(steps.lock, [options.schema])
       await client.query(steps.create)
       const version = Number((await client.query<{ version: number | null }>(steps.version)).rows[0]?.version ?? 0)
@@ -57,13 +65,7 @@ export function openDatabase(options: ResolvedOptions): Database {
       const steps2 = migrations(options.schema)
       for (let from = version; from < SCHEMA_VERSION; from++) await client.query(steps2[from]!)
       if (version < SCHEMA_VERSION) await client.query(steps.setVersion)
-      await client.query('COMMIT')
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      throw error
-    } finally {
-      client.release()
-    }
+    })
   }
   const whenReady = () => {
     ready ??= prepare().catch((error: unknown) => {
@@ -80,27 +82,48 @@ export function openDatabase(options: ResolvedOptions): Database {
     leaseSql: leaseStatements(options.schema),
     channels: channels(options.schema),
     clientConfig,
+    answerMs,
     async query(text, values) {
       await whenReady()
       return pool.query(text, values)
     },
     async transaction(fn) {
       await whenReady()
-      const client = await pool.connect()
-      let broken = false
-      try {
-        await client.query('BEGIN')
-        const result = await fn(client)
-        await client.query('COMMIT')
-        return result
-      } catch (error) {
-        // A connection that cannot even roll back is dropped from the pool, not reused.
-        await client.query('ROLLBACK').catch(() => (broken = true))
-        throw error
-      } finally {
-        client.release(broken)
-      }
+      return inTransaction(pool, fn)
     },
     end: () => pool.end(),
+  }
+}
+
+/**
+ * How long the client waits for the database's answer to a statement, for a connection to open
+ * and for a pooled one to be free: `statementTimeoutMs` and {@link ANSWER_GRACE_MS} more (0: no
+ * limit, as for the server), at most a timer's longest wait.
+ */
+export function answerTimeoutMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs > 0 ? Math.min(MAX_TIMER_MS, statementTimeoutMs + ANSWER_GRACE_MS) : 0
+}
+
+/**
+ * Runs `fn` in one transaction on one pooled connection (BEGIN … COMMIT). On a throw the
+ * transaction is rolled back — unless the failure is not the server's answer (the client's
+ * timeout, a connection lost): that connection may still have a statement under way, which a
+ * ROLLBACK would wait behind for as long again, so it is dropped from the pool instead (the
+ * server ends the transaction with it). A connection that cannot even roll back is dropped too.
+ */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken = false
+  try {
+    await client.query('BEGIN')
+    const result = await fn(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    if (sqlState(error) === undefined && !BosunError.is(error)) broken = true
+    else await client.query('ROLLBACK').catch(() => (broken = true))
+    throw error
+  } finally {
+    client.release(broken)
   }
 }

@@ -20,6 +20,18 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 /**
+ * What node-postgres (8.23) throws when the client gives up on the database (database.ts's
+ * `query_timeout` and `connectionTimeoutMillis`): an unanswered statement, a connection that did
+ * not open, no pooled connection free in time.
+ */
+const CLIENT_TIMEOUTS = new Set(['Query read timeout', 'timeout expired', 'Connection terminated due to connection timeout', 'timeout exceeded when trying to connect'])
+
+/** Whether `error` is the client giving up on a database that did not answer ({@link CLIENT_TIMEOUTS}). */
+export function unanswered(error: unknown): boolean {
+  return error instanceof Error && sqlState(error) === undefined && CLIENT_TIMEOUTS.has(error.message)
+}
+
+/**
  * Wraps a failure as a STORE error naming the database, keeping the original as `cause` (a
  * driver error names tables and constraints, never the URL). A BosunError passes through. A
  * unique violation while appending means another writer took the seq: STALE_WRITER.
@@ -31,7 +43,9 @@ export function storeError(database: string, doing: string, error: unknown, deta
     return staleWriter(database, String(details.session), `an event with one of these seqs is already stored (another writer appended)`, { cause: error, ...details })
   }
   const message = error instanceof Error ? error.message : String(error)
-  const hint = state === '57014' ? ' (statement_timeout: raise "statementTimeoutMs" or look for a lock held elsewhere)' : ''
+  const hint = state === '57014'
+    ? ' (statement_timeout: raise "statementTimeoutMs" or look for a lock held elsewhere)'
+    : unanswered(error) ? ' (the database did not answer within "statementTimeoutMs" and 1 s more: check that it is up and reachable; the call can be made again)' : ''
   return new BosunError(ErrorCodes.STORE, `PostgreSQL store ${database}: could not ${doing}: ${message}${hint}`, {
     cause: error,
     details: { database, ...(state === undefined ? {} : { sqlState: state }), ...details },

@@ -15,7 +15,11 @@ export interface PostgresStoreOptions {
   schema?: string
   /** Connections in the pool (write-behind batches of different sessions commit in parallel). Default 10. */
   poolSize?: number
-  /** `statement_timeout` of every connection, in ms; 0 for none. Default 30 000. */
+  /**
+   * `statement_timeout` of every connection, in ms; the client also waits at most this and 1 s
+   * more for the database to answer a statement, open a connection or free a pooled one (a
+   * database that stops answering), then fails the call with STORE. 0 for neither. Default 30 000.
+   */
   statementTimeoutMs?: number
   /** How long a session's lease lasts without renewal, in ms; renewed every third of it. Default 30 000. */
   leaseTtlMs?: number
@@ -29,7 +33,14 @@ export interface PostgresStoreOptions {
 }
 
 /** A timer's longest wait in ms (and statement_timeout's largest): Node fires a longer one after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * How much longer than `statementTimeoutMs` the client waits for an answer before it gives up on
+ * the database (database.ts): long enough for the server's own timeout error, which says why, to
+ * arrive first from a server that answers.
+ */
+export const ANSWER_GRACE_MS = 1000
 
 const URL_EXPECTED = 'a URL that starts with postgres:// or postgresql://'
 
@@ -56,7 +67,7 @@ export const postgresStoreOptionsSchema: JsonSchema = {
       description: 'PostgreSQL schema of the tables. Default bosun.',
     },
     poolSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'Connections in the pool. Default 10.' },
-    statementTimeoutMs: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, description: 'statement_timeout in ms (0: none). Default 30000.' },
+    statementTimeoutMs: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, description: 'statement_timeout in ms; the client gives up 1 s after it on a database that does not answer (0: neither). Default 30000.' },
     leaseTtlMs: { type: 'integer', minimum: 300, maximum: MAX_TIMER_MS, description: 'Lease time to live in ms, renewed every third of it. Default 30000.' },
     batchWindowMs: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, description: 'How long appends are gathered into one transaction, in ms. Default 4.' },
     owner: { type: 'string', minLength: 1, maxLength: 200, description: 'This store\'s name in lease rows. Default hostname:pid:random.' },

@@ -38,6 +38,10 @@ export class Watcher {
   readonly #created = new Set<CreatedListener>()
   readonly #listen = new Set<() => void>()
   #client: pg.Client | undefined
+  /** Ends the LISTEN connection as lost (and reconnects), while it is the current one. */
+  #lose: (() => void) | undefined
+  /** A ping of the LISTEN connection under way ({@link #ping}). */
+  #pinging = false
   #listening = false
   #closed = false
   #poll: ReturnType<typeof setTimeout> | undefined
@@ -148,7 +152,27 @@ export class Watcher {
     clearTimeout(this.#retry)
     this.#listening = false
     this.#forget(this)
-    await this.#client?.end().catch(() => {})
+    if (this.#client !== undefined) await endWithin(this.#client, this.#db.answerMs)
+  }
+
+  /**
+   * Asks the LISTEN connection for an answer (each poll): one that no longer answers (a paused
+   * backend, a partition, a failover that left the old address silent) never says it is lost, and
+   * no NOTIFY came on it for ever. Its statement times out like any (`query_timeout`): the
+   * connection is then lost and replaced. Not awaited by the poll, which asks the pool.
+   */
+  async #ping(): Promise<void> {
+    const client = this.#client
+    const lose = this.#lose
+    if (!this.#listening || this.#pinging || client === undefined) return
+    this.#pinging = true
+    try {
+      await client.query('SELECT 1')
+    } catch {
+      if (this.#client === client) lose?.()
+    } finally {
+      this.#pinging = false
+    }
   }
 
   async #connect(): Promise<void> {
@@ -161,12 +185,13 @@ export class Watcher {
       lost = true
       this.#listening = false
       this.#connected = deferred()
-      client.end().catch(() => {})
+      void endWithin(client, this.#db.answerMs)
       if (this.#closed) return
       this.stats.reconnects++
       this.#retry = setTimeout(() => void this.#connect(), this.#delay)
       this.#delay = Math.min(this.#delay * 2, 5_000)
     }
+    this.#lose = onLost
     client.on('error', onLost)
     client.on('end', onLost)
     client.on('notification', (message) => this.#notified(message.channel, message.payload ?? ''))
@@ -225,11 +250,36 @@ export class Watcher {
     clearTimeout(this.#poll)
     if (this.#closed) return
     this.#poll = setTimeout(() => {
+      void this.#ping()
       this.poll()
         .catch(() => {})
         .finally(() => this.#schedulePoll(this.#pollMs))
     }, delay)
     this.#poll.unref?.()
+  }
+}
+
+/**
+ * Ends a connection politely (Terminate, then the server closes it), or after `ms` (0: no limit)
+ * destroys its socket: a server that does not answer never closes its side, and `end()` would
+ * wait for ever — the watcher's close, and so a host's.
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  const ended = client.end().then(() => true, () => true)
+  if (ms <= 0) {
+    await ended
+    return
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+    // A lost connection's end is not awaited: it does not keep a process that is done alive.
+    timer.unref?.()
+  })
+  try {
+    if (!(await Promise.race([ended, late]))) client.connection.stream.destroy()
+  } finally {
+    clearTimeout(timer)
   }
 }
 
