@@ -24,10 +24,11 @@ export interface StepLimitMetadata {
  * a turn that sees them. A steer or inject the user sent during the last allowed step, which the
  * refused step had claimed, is put back at the head of `next-step` before the refusal is logged:
  * claim is the commit point (SPEC §4), so without this a user's "stop, do this instead" would
- * vanish with the step it meant to ride. Put back, it is pending, so the agent opens the next turn
- * for it at once, as after any blocked turn. Context a tool added for the refused step (any
- * `source.kind` other than `user`) is not put back: it would open a turn of its own, and a tool
- * that always adds context would start the loop again.
+ * vanish with the step it meant to ride. So is a background subagent's settlement (its answer,
+ * delivered once). Put back, it is pending, so the agent opens the next turn for it at once, as
+ * after any blocked turn. Context a tool or a plugin added for the refused step (any other
+ * `source.kind`) is not put back: it would open a turn of its own, and a tool that always adds
+ * context would start the loop again.
  *
  * It taps `agent/pre-step` just before `Stage.late`: after the policies that rewrite input, so it
  * sees whether the step still has anything to run, and before rate-limit (`Stage.late`), so a
@@ -62,7 +63,7 @@ export default definePlugin<Options>({
 })
 
 /**
- * The claimed messages the user sent that the refused step still meant to enter: those it kept as
+ * The claimed messages sent to the agent ({@link SENT}) that the refused step still meant to enter: those it kept as
  * they were and those an earlier policy rewrote (`source.derivedFrom`), as claimed — a rewrite is
  * made again when they next ride a step. A message an earlier policy dropped stays dropped.
  */
@@ -72,5 +73,14 @@ function stillWanted(claimed: readonly UserMessage[], entering: readonly UserMes
     wanted.add(message.id)
     for (const id of derivedFrom(message)) wanted.add(id)
   }
-  return claimed.filter((message) => message.source.kind === 'user' && wanted.has(message.id))
+  return claimed.filter((message) => SENT.has(message.source.kind) && wanted.has(message.id))
 }
+
+/**
+ * The sources whose messages were sent to the agent, once, and are put back: a person's, and a
+ * background subagent's settlement (the subagents plugin delivers the child's answer as a steer
+ * while the parent runs, records it delivered, and never sends it again: lost, the parent would
+ * never learn what its child found). Context a tool or a plugin adds as the steps go is not: it
+ * would open a turn of its own, and one that adds context every step would loop again.
+ */
+const SENT: ReadonlySet<string> = new Set(['user', 'subagent-settled'])

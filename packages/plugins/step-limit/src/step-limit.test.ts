@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
-import { definePlugin, deriveUserMessage, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
+import { createUserMessage, definePlugin, deriveUserMessage, formatTimeline, messageText, type SessionEvent, type Tool } from '@bosun/core'
 import { expectRejected, testPlugin, type PluginKit } from '@bosun/testkit'
 import stepLimit from './index.js'
 
@@ -119,6 +119,24 @@ describe('step-limit', () => {
     expect(run.turns).toEqual([1, 2])
     expect(run.entered).toEqual(['go', 'keep'])
     expect(run.end).toEqual({ kind: 'completed' })
+    await kit.close()
+  })
+
+  it('puts back a subagent\'s settlement the refused step claimed: the parent still gets the child\'s answer', async () => {
+    // As the subagents plugin delivers a background child's answer while the parent runs (a steer
+    // with this id and source, recorded once by `subagent/settled`, never sent again).
+    const settlement = createUserMessage('[subagent c1 completed] the answer is 42', {
+      id: 'settle:c1:1', source: { kind: 'subagent-settled', childId: 'c1', epoch: 1, delivery: 'steer' },
+    })
+    const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 1 }, {
+      tools: [noop],
+      responses: [(): ScriptedResponse => (kit.agent.steer(settlement), callNoop), { text: 'the child says 42' }],
+    })
+    const run = await kit.send('go')
+    expect(run.rejected).toMatchObject({ by: 'step-limit', metadata: { step: 2 } })
+    expect(run.turns).toEqual([1, 2])
+    expect(run.entered).toEqual(['go', messageText(settlement)])
+    expect(run.reply).toContain('the child says 42')
     await kit.close()
   })
 
