@@ -105,7 +105,8 @@ describe('a refused stream attempt', () => {
 
     // The host asks for 5 s; the client is handed the refusal with 1 s instead, so the test waits
     // a second, not five — still far above the backoff's 5-20 ms, which is all an ignored
-    // retry-after would leave.
+    // retry-after would leave. The slot is freed before the client gets the refusal, so the retry
+    // a second later finds it free however slowly a busy machine closes the held stream.
     const attempts: { status: number; retryAfter: string | null; at: number }[] = []
     const watched = createClient({
       baseUrl: server.url,
@@ -114,6 +115,9 @@ describe('a refused stream attempt', () => {
         if (!String(input).includes('/stream')) return response
         attempts.push({ status: response.status, retryAfter: response.headers.get('retry-after'), at: performance.now() })
         if (response.status !== 503) return response
+        holder.abort()
+        await held.body?.cancel().catch(() => {})
+        await waitFor(() => host.openStreams === 0, 20_000, 'the held stream to close')
         const headers = new Headers(response.headers)
         headers.set('retry-after', '1')
         return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
@@ -132,8 +136,6 @@ describe('a refused stream attempt', () => {
     expect(attempts[0]).toMatchObject({ status: 503, retryAfter: '5' })
     expect(notices[0]).toMatchObject({ attempt: 1, cause: { kind: 'refused', status: 503, code: 'too-many-streams', retryAfterMs: 1000 } })
     expect(notices[0]!.delayMs).toBeGreaterThanOrEqual(1000)
-    holder.abort() // frees the slot: the next attempt is served
-    await held.body?.cancel().catch(() => {})
     await waitFor(() => frames.length > 0, 20_000, 'the first frame after the retry-after')
     await client.send('c', { content: 'after', clientMessageId: 'm1' }, { waitDurable: true })
     await reading
