@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import type { BosunEventMap } from '@bosun/core'
 import { bosun, finished, it, readEvents, requireBuild, start, waitFor, writeProject } from './helpers.js'
@@ -52,5 +54,29 @@ describe.concurrent('bosun chat: a signal while a turn runs', () => {
     expect(result.screen).toContain('session tty saved')
     const events = await readEvents(dir, 'tty')
     expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: { kind: 'aborted', reason: 'terminated' } }])
+  })
+})
+
+describe.concurrent('bosun chat: SIGTERM while /compact runs', () => {
+  it('aborts the compaction (a model call, not a turn) and the chat leaves: exit 143, the history as it was', async ({ dir, expect }) => {
+    // Two messages are answered at once (two steps: the first can be summarised); the summary
+    // /compact then asks for never arrives (one chunk in ten minutes, abort-aware): only an abort ends it.
+    await writeProject(dir, {
+      model: { adapter: 'scripted', options: { responses: [{ text: 'hi there' }, { text: 'hi again' }, { text: 'Zq summary', chunkSize: 1, delayMs: 600_000 }] } },
+      plugins: [['compaction', { contextWindow: 64, thresholdRatio: 1, retainRatio: 0 }]],
+    })
+    const child = start(['chat', '--session', 'compacting'], { cwd: dir, input: 'hello\nagain\n/compact\n' })
+    await waitFor(() => child.output.stdout.includes('compacting…'), '/compact to start')
+    await waitFor(() => child.output.stdout.includes('turn 2 completed'), 'the answers before it')
+    // Logged as the compaction starts its model call (as maintenance: the agent shows as idle).
+    const log = join(dir, '.bosun/sessions/compacting.jsonl')
+    await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('"compaction/start"'), 'the compaction to start')
+    child.kill('SIGTERM')
+    const result = await finished(child)
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(143)
+    expect(result.stdout).toContain('session compacting saved')
+    const events = await readEvents(dir, 'compacting')
+    expect(events.some((event) => event.type === 'compaction/summary')).toBe(false)
   })
 })

@@ -125,7 +125,8 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
       return forceStop()
     }
     terminated = true
-    if (agent.status === 'running') agent.abort('terminated')
+    // The running turn, or a /compact's model call (maintenance: the status says idle); a no-op when idle.
+    agent.abort('terminated')
     closing = true
     rl.close()
   }
