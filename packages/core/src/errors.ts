@@ -1,3 +1,5 @@
+import { maskSecretValues } from './config/secret-values.js'
+
 /**
  * Every error Bosun throws on a public path is a {@link BosunError} with a stable `code`.
  * Codes are listed once, here, so that docs and callers can rely on them.
@@ -151,9 +153,15 @@ export interface SerializedError {
   details?: Record<string, unknown>
 }
 
+/**
+ * `error` described for an event or a tool result. Every secret this process registered
+ * (`registerSecret`: the `…Env` variables' values, the adapters' keys) is masked as `[redacted]` in
+ * the message and the string details: a provider's 401 body often quotes the key, and this text
+ * goes into `turn/end`, the session file and the terminal.
+ */
 export function serializeError(error: unknown): SerializedError {
   if (BosunError.is(error)) {
-    const out: SerializedError = { code: error.code, message: error.message }
+    const out: SerializedError = { code: error.code, message: maskSecretValues(error.message) }
     const e = error as BosunError & { status?: number; retryable?: boolean; retryAfterMs?: number }
     if (typeof e.status === 'number') out.status = e.status
     if (typeof e.retryable === 'boolean') out.retryable = e.retryable
@@ -162,8 +170,8 @@ export function serializeError(error: unknown): SerializedError {
     if (details) out.details = details
     return out
   }
-  if (error instanceof Error) return { code: 'UNEXPECTED', message: error.message }
-  return { code: 'UNEXPECTED', message: String(error) }
+  if (error instanceof Error) return { code: 'UNEXPECTED', message: maskSecretValues(error.message) }
+  return { code: 'UNEXPECTED', message: maskSecretValues(String(error)) }
 }
 
 function jsonSafeDetails(details: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -172,7 +180,7 @@ function jsonSafeDetails(details: Record<string, unknown>): Record<string, unkno
   for (const [key, value] of Object.entries(details)) {
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
       if (typeof value === 'number' && !Number.isFinite(value)) continue
-      out[key] = value
+      out[key] = typeof value === 'string' ? maskSecretValues(value) : value
       any = true
     }
   }

@@ -80,3 +80,6 @@ export {
 export type { Deadlines } from './adapter-kit/index.js'
 // For text that may quote a key the caller does not know (an SDK's error): masks what looks like one.
 export { maskCredentials } from './config/credentials.js'
+// Masking by value: the secrets this process uses (the `…Env` variables a config names, the keys
+// adapters read, a plugin's own), masked wherever text leaves (events, errors, the terminal).
+export { isSecretEnvName, maskSecretValues, MIN_SECRET_LENGTH, registerSecret, registerSecretsFromEnv } from './config/secret-values.js'

@@ -1,4 +1,4 @@
-import { assertOptions, ModelError, withContentDeadline } from '@bosun/core'
+import { assertOptions, ModelError, registerSecretsFromEnv, withContentDeadline } from '@bosun/core'
 import type { Deadlines, JsonValue, ModelAdapter, ModelChunk, ModelRequest, OptionsProblem } from '@bosun/core'
 import { abortedError, toModelError } from './errors.js'
 import { aiSdkOptionsSchema, DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } from './options.js'
@@ -47,6 +47,10 @@ export function aiSdk(options: AiSdkOptions): AiSdkAdapter {
   // The schema a config file's options are checked with, then what it cannot say of the model object.
   assertOptions<AiSdkOptions>(aiSdkOptionsSchema, options, 'aiSdk()', { check: ({ model }) => modelProblems(model) })
   const model = options.model
+  // The provider package reads its own key from the environment, under a name the bridge cannot
+  // know: every variable whose name says it is a secret (`*_API_KEY`, `*_TOKEN`…) is masked by
+  // value, so that a word-like key a 401 body quotes (no key's shape) is masked all the same.
+  registerSecretsFromEnv()
   const spec = model.specificationVersion
   const deadlines: Deadlines = { idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: options.timeoutMs }
   const defaults: CallSettings = {

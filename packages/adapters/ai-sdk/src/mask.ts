@@ -1,16 +1,19 @@
-import { maskCredentials, ModelError } from '@bosun/core'
+import { maskCredentials, ModelError, registerSecretsFromEnv } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
 
 /**
  * The error with anything that looks like a credential masked as `[redacted]`. The provider
- * package reads the key, so the bridge cannot mask it by value as the native adapters do
- * (`redactSecret`): it masks what has a key's form (`maskCredentials`: known key prefixes,
- * `Bearer …`, `key=…`, long random runs). When the message or anything the cause holds (an
+ * package reads the key, so the bridge does not know it as the native adapters do
+ * (`redactSecret`): it masks the values of the variables whose names say they are secrets
+ * (`registerSecretsFromEnv`: `*_API_KEY`, `*_TOKEN`…) and what has a key's form
+ * (`maskCredentials`: known key prefixes, `Bearer …`, `key=…`, long random runs). When the message or anything the cause holds (an
  * APICallError's `responseBody`, `url`, `data`…) has such a thing, the error is made again without
  * its cause, which `console.error` and `util.inspect` print whole and which cannot be cleaned
  * reliably; code, status, `retryable` and `retryAfterMs` are kept.
  */
 export function withoutCredentials(error: ModelError): ModelError {
+  // Again here, not only when the bridge was made: a variable set since is the key sent now.
+  registerSecretsFromEnv()
   const message = maskCredentials(error.message)
   if (message === error.message && !holdsCredential(error.cause, 0, new Set())) return error
   const options: ModelErrorOptions = { retryable: error.retryable }

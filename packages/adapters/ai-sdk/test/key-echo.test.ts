@@ -109,3 +109,38 @@ describe('a provider error that echoes the key', () => {
     expect(JSON.stringify(agent.session.events)).not.toContain(key.slice(0, 12))
   })
 })
+
+// The provider package reads its key from a variable the bridge cannot know: the values of the
+// variables whose names say they are secrets are masked by value — a word-like key has no shape.
+describe('a word-like key from a variable named as a secret', () => {
+  const WORDLIKE = 'my-gateway-secret'
+  const saved = { ...process.env }
+  afterEach(() => {
+    for (const name of ['X1_GATEWAY_API_KEY', 'X1_SHORT_TOKEN']) if (saved[name] === undefined) delete process.env[name]
+  })
+
+  it('an HTTP 401 body quoting it: masked in the error, no cause, no event holds it', async () => {
+    process.env.X1_GATEWAY_API_KEY = WORDLIKE
+    server.reply(status(401, errorBody(`Incorrect API key provided: ${WORDLIKE}. You can find your API key in your dashboard.`)))
+    const error = await failure(WORDLIKE)
+    expect(error.message).toBe('gateway.chat answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
+    expect(error.cause).toBeUndefined()
+    expect(shown(error)).not.toContain(WORDLIKE)
+
+    server.reply(status(401, errorBody(`Incorrect API key provided: ${WORDLIKE}.`)))
+    const agent = await createAgent({ model: aiSdk({ model: keyedModel(server.url, WORDLIKE) }) })
+    agent.followup('hi')
+    await agent.whenIdle()
+    expect(agent.session.events.find((event) => event.type === 'turn/end')?.data).toMatchObject({
+      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat answered HTTP 401: Incorrect API key provided: [redacted].' } },
+    })
+    expect(JSON.stringify(agent.session.events)).not.toContain(WORDLIKE)
+  })
+
+  it('a value shorter than 6 characters is not masked: ordinary words stay', async () => {
+    process.env.X1_SHORT_TOKEN = 'model'
+    server.reply(status(401, errorBody('The model needs a key.')))
+    const error = await failure('model')
+    expect(error.message).toBe('gateway.chat answered HTTP 401: The model needs a key.')
+  })
+})

@@ -1,6 +1,6 @@
 import {
   BosunError, errorFromResponse, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
-  shownBaseURL, withContentDeadline,
+  registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest } from '@bosun/core'
 import { DEFAULT_API_KEY_ENV, resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
@@ -46,6 +46,8 @@ interface Connection {
 export function anthropic(options: AnthropicOptions): AnthropicAdapter {
   const resolved = resolveOptions(options)
   const apiKey = readApiKey(options.apiKeyEnv === undefined, resolved)
+  // Masked by value wherever text leaves the process, not only in this adapter's errors.
+  registerSecret(apiKey)
   const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), apiKey, keyNamed: options.apiKeyEnv !== undefined }
   return Object.freeze({
     name: 'anthropic' as const,

@@ -1,6 +1,6 @@
 import {
   BosunError, ErrorCodes, errorFromResponse, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
-  shownBaseURL, withContentDeadline,
+  registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
 import { classify, inSentence, withPathHint } from './errors.js'
@@ -46,8 +46,11 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   const label = KNOWN_LABELS[provider] ?? `The server at ${root.host}`
   // The base URL as errors show it: no query (it may carry a token), no fragment.
   const where = shownBaseURL(root)
-  // Kept in this closure only: never a property, never logged, never in an error.
+  // Kept in this closure only: never a property, never logged, never in an error — and
+  // registered, so that text quoting it anywhere else in the process (an event, a plugin's error,
+  // the terminal) is masked too.
   const apiKey = readApiKey(checked, root)
+  registerSecret(apiKey)
   const authHint = authHintFor(checked, apiKey !== undefined, where)
   const deadlines: Deadlines = { idleTimeoutMs: checked.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs: checked.timeoutMs }
   const extraHeaders = { ...checked.headers }

@@ -7,6 +7,7 @@
  * (never quote it; a false positive only costs a quote) and {@link credentialInUrl} (refuse the
  * value; a URL that carries a credential in its userinfo or query is one beyond doubt).
  */
+import { maskSecretValues } from './secret-values.js'
 
 /**
  * Key prefixes providers give their credentials: OpenAI and Anthropic (`sk-`, `sk-ant-`,
@@ -22,8 +23,9 @@ const JWT = /^eyJ[\w-]{8,}\.[\w-]{8,}\./
 /** Query (or fragment) parameters that carry a credential: `api-key`, `key`, `access_token`, `sig`, `X-Amz-Signature`… */
 const CREDENTIAL_PARAM = /^(?:x-[a-z]+-)?(?:api[-_]?key|key|(?:access|auth|id|refresh|session)?[-_]?token|sig|signature|(?:client[-_]?)?secret|password|passwd|credential)$/i
 
-/** True when `value` (or a word of it) looks like a credential; such a value is never quoted. */
+/** True when `value` (or a word of it) looks like a credential, or holds a registered secret; such a value is never quoted. */
 export function looksLikeCredential(value: string): boolean {
+  if (maskSecretValues(value) !== value) return true
   const trimmed = value.trim()
   if (AUTH_SCHEME.test(trimmed)) return true
   return trimmed.split(/[\s"'`,;()<>[\]{}]+/).some((word) => word !== '' && credentialWord(word))
@@ -56,13 +58,14 @@ export function quoteFound(value: string): string {
 }
 
 /**
- * A module's own text (the message of an error it threw, a provider's error) with every word that
- * looks like a credential replaced by `[redacted]`: such text is quoted into config and model
- * errors, and a module or a server may well have quoted the key. A sentence's end after the key
- * (`…provided: sk-…. You can`) is kept when the word is a credential without it.
+ * A module's own text (the message of an error it threw, a provider's error) with every secret
+ * this process uses (`registerSecret`: the values of the `…Env` variables, the adapters' keys) and
+ * every word that looks like a credential replaced by `[redacted]`: such text is quoted into config
+ * and model errors, and a module or a server may well have quoted the key. A sentence's end after
+ * the key (`…provided: sk-…. You can`) is kept when the word is a credential without it.
  */
 export function maskCredentials(text: string): string {
-  return text
+  return maskSecretValues(text)
     .replace(/\b(bearer)(\s+)\S{8,}/gi, '$1$2[redacted]')
     .replace(/[^\s"'`,;()<>[\]{}]+/g, (word) => {
       if (!credentialWord(word)) return word
