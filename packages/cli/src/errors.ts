@@ -1,4 +1,4 @@
-import { BosunError } from '@bosun/core'
+import { BosunError, maskSecretValues } from '@bosun/core'
 import type { Style } from './output.js'
 
 /** Codes of errors the CLI itself raises (the rest come from `@bosun/core`'s `ErrorCodes`). */
@@ -25,11 +25,12 @@ export function cliError(code: keyof typeof CliErrorCodes, message: string, deta
 /**
  * The text printed for a failed command. A Bosun error is a user error: its code and message,
  * nothing else. Anything else is a bug (or an unexpected system failure): its message, and a hint
- * that `--debug` shows the trace. With `debug`, the stack and every cause are printed.
+ * that `--debug` shows the trace. With `debug`, the stack and every cause are printed. Registered
+ * secrets are masked as `[redacted]`.
  */
 export function describeError(error: unknown, style: Style, debug: boolean): string {
   const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
-  const message = error instanceof Error ? error.message : String(error)
+  const message = messageOf(error)
   const lines = [`${style.red(style.bold('error'))} ${style.bold(code)}: ${message}`]
   if (debug) {
     let current: unknown = error
@@ -43,5 +44,15 @@ export function describeError(error: unknown, style: Style, debug: boolean): str
   } else if (!BosunError.is(error)) {
     lines.push(style.dim('This looks like a bug in bosun or a plugin; run again with --debug for the stack trace.'))
   }
-  return lines.join('\n')
+  // A registered secret (an `…Env` variable's value, an adapter's key) is masked by value: a
+  // module's message or a cause's stack may quote one that has no key's shape.
+  return maskSecretValues(lines.join('\n'))
+}
+
+/**
+ * The message of a thrown value for the terminal, every registered secret (an `…Env` variable's
+ * value, an adapter's key) masked as `[redacted]`: a plugin's or a provider's message may quote one.
+ */
+export function messageOf(error: unknown): string {
+  return maskSecretValues(error instanceof Error ? error.message : String(error))
 }

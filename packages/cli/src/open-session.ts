@@ -1,6 +1,7 @@
 import { BosunError, ErrorCodes, findLiveAgent, openThroughParent, type Agent, type SessionHeader, type Store } from '@bosun/core'
 import { openAgent, type CliConfig } from './agent.js'
 import { safeText } from './terminal-safe.js'
+import { messageOf } from './errors.js'
 
 /** The agent the CLI runs on a session, and which agents it must close and wait for. */
 export interface OpenedSession {
@@ -58,7 +59,7 @@ async function openThroughParents(cfg: CliConfig, store: Store, id: string, chai
     parent = (await openThroughParents(cfg, store, parentId, new Set(chain).add(id), note)) ?? { agent: await openAgent(cfg, store, parentId), parents: [] }
   } catch (error) {
     heldElsewhere(error, id, parentId)
-    return fallBack(`could not be opened (${error instanceof Error ? error.message : String(error)})`)
+    return fallBack(`could not be opened (${messageOf(error)})`)
   }
   const child = await openThroughParent(store, id, parentId).catch(async (error: unknown) => {
     await closeTop(parent)

@@ -1,3 +1,4 @@
+import { maskSecretValues } from '@bosun/core'
 import { looksLikeCredential } from '@bosun/core/config'
 
 /** Option keys whose values are never printed (a key ending in `Env` names a variable and is shown). */
@@ -20,7 +21,8 @@ export function looksSecret(key: string, value: unknown): boolean {
   if (SECRET_KEY.test(key) && value !== undefined && value !== null && value !== '') return true
   // The core's judge too (the one config errors use): a connection string's `Password=…`, a URL's
   // `user:pass@` or `?api-key=`, a key inside a longer string.
-  return typeof value === 'string' && (SECRET_VALUE.some((pattern) => pattern.test(value.trim())) || looksLikeCredential(value))
+  // And a registered secret by value (an `…Env` variable's, an adapter's key), whatever its shape.
+  return typeof value === 'string' && (SECRET_VALUE.some((pattern) => pattern.test(value.trim())) || looksLikeCredential(value) || maskSecretValues(value) !== value)
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BosunError, summarizeLog, type Delegation, type LogSummary, type SessionHeader, type SessionSummary } from '@bosun/core'
 import type { SessionInfo } from './session-info.js'
 import type { SessionReader } from './session-reader.js'
+import { messageOf } from './errors.js'
 
 /**
  * One row of `bosun sessions list`: what `sessions show` tells without the turns, `pending` as a
@@ -83,5 +84,5 @@ function row(header: RowHeader, summary: Omit<LogSummary, 'queued'>): ListedSess
 /** `CODE: message` of a skipped session's error. */
 export function skipReason(error: unknown): string {
   const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
-  return `${code}: ${error instanceof Error ? error.message : String(error)}`
+  return `${code}: ${messageOf(error)}`
 }

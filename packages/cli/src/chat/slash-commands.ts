@@ -4,6 +4,7 @@ import { newSessionId } from '../session-id.js'
 import { safeText } from '../terminal-safe.js'
 import type { Screen } from './screen.js'
 import { queuedItems } from './status-line.js'
+import { messageOf } from '../errors.js'
 
 /** What a slash command can reach. */
 export interface SlashContext {
@@ -77,7 +78,7 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
     }
   } catch (error) {
     const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
-    screen.print(`${style.red('error')} ${style.bold(code)}: ${safeText(error instanceof Error ? error.message : String(error))}`)
+    screen.print(`${style.red('error')} ${style.bold(code)}: ${safeText(messageOf(error))}`)
   }
 }
 

@@ -7,6 +7,7 @@ import { MarkdownLines } from './markdown.js'
 import { refusalNote } from '../refusal.js'
 import { blockedNote } from '../blocked-note.js'
 import type { Screen } from './screen.js'
+import { messageOf } from '../errors.js'
 
 /**
  * Shows what the agent does as the chat transcript: a message as it starts (`› text` for a
@@ -79,7 +80,7 @@ export function attachTranscript(
   }))
   agent.hooks.status.tap('bosun-chat', safe(() => screen.refresh()))
   agent.hooks.error.tap('bosun-chat', safe((error: unknown, context: string) => {
-    screen.print(style.yellow(safeText(`  warning: ${context}: ${error instanceof Error ? error.message : String(error)}`)))
+    screen.print(style.yellow(safeText(`  warning: ${context}: ${messageOf(error)}`)))
   }))
   agent.hooks.event.tap('bosun-chat', safe((event: SessionEvent) => {
     switch (event.type) {

@@ -11,6 +11,7 @@ import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
 import { safeText, safeValue } from '../terminal-safe.js'
 import { runPrinter } from './run-output.js'
+import { messageOf } from '../errors.js'
 
 export interface RunOptions {
   /** Continue this session (created with this id if the store does not have it). */
@@ -54,7 +55,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   const print = runPrinter(ctx, agent, options.json === true)
   // Contained failures (a throwing observer, a failed flush in a finally) are reported, not lost.
   agent.hooks.error.tap('bosun-cli', (error, context) => {
-    ctx.err.line(ctx.err.style.yellow(safeText(`warning: ${context}: ${error instanceof Error ? error.message : String(error)}`)))
+    ctx.err.line(ctx.err.style.yellow(safeText(`warning: ${context}: ${messageOf(error)}`)))
   })
   agent.hooks.event.tap('bosun-cli', (event) => {
     print(event)
