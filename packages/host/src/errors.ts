@@ -1,4 +1,4 @@
-import { BosunError } from '@bosun/core'
+import { BosunError, maskSecretValues } from '@bosun/core'
 
 /** The stable error codes of the host (SPEC §10) and their HTTP statuses. */
 export const HOST_ERROR_STATUS = {
@@ -53,8 +53,9 @@ export class HostError extends Error {
     return HOST_ERROR_STATUS[this.code]
   }
 
+  /** The answer's body; a registered secret (`registerSecret`) in the message is masked as `[redacted]`. */
   toJSON(): { error: { code: string; message: string; details?: unknown } } {
-    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } }
+    return { error: { code: this.code, message: maskSecretValues(this.message), ...(this.details === undefined ? {} : { details: this.details }) } }
   }
 }
 

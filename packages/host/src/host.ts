@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
-import { createAgent, type CreateAgentOptions, type Store } from '@bosun/core'
+import { inspect } from 'node:util'
+import { createAgent, maskSecretValues, type CreateAgentOptions, type Store } from '@bosun/core'
 import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
@@ -167,17 +168,17 @@ export function createHost(options: CreateHostOptions): Host {
     if (error.serverNote === undefined || noted.has(error.serverNote)) return error
     if (noted.size >= 256) noted.clear()
     noted.add(error.serverNote)
-    console.error(`[bosun host] ${error.serverNote}`)
+    console.error(maskSecretValues(`[bosun host] ${error.serverNote}`))
     return error
   }
   app.onError((error, c) => {
     if (error instanceof HostError) return errorResponse(note(error))
     const mapped = hostErrorOf(error, c.req.param('id'))
     if (mapped) {
-      if (mapped.code === 'internal-error') console.error('[bosun host] request failed:', error)
+      if (mapped.code === 'internal-error') logFailure(error)
       return errorResponse(note(mapped))
     }
-    console.error('[bosun host] request failed:', error)
+    logFailure(error)
     return errorResponse(new HostError('internal-error', 'The host failed to answer this request; see its log.'))
   })
   app.notFound((c) => errorResponse(new HostError('not-found', `No route ${c.req.method} ${new URL(c.req.url).pathname}: see GET /v1/host.`)))
@@ -251,3 +252,11 @@ export function createHost(options: CreateHostOptions): Host {
 }
 
 export { schemas }
+
+/**
+ * A failed request in the host's log, the error printed whole (stack, causes) as `console.error`
+ * would, with every registered secret masked: a module's error may quote a key.
+ */
+function logFailure(error: unknown): void {
+  console.error(maskSecretValues(`[bosun host] request failed: ${inspect(error)}`))
+}
