@@ -20,13 +20,13 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a database that stop
   const cluster = useCluster()
   const serve = useServers()
 
-  /** Hosts A (through a stall proxy, statementTimeoutMs 500) and B; A listening, and owning session `s` if `session`. */
+  /** Hosts A (through a stall proxy, statementTimeoutMs 2000: a busy machine's statements stay well within it) and B; A listening, and owning session `s` if `session`. */
   async function setUp(session = true, pollIntervalMs = 200) {
     const proxy = await pgProxy(cluster.url())
     proxies.push(proxy)
     const [a, b] = cluster.hosts(2, {
       storeUrl: (url, i) => (i === 0 ? proxy.url : url),
-      store: (i) => (i === 0 ? { statementTimeoutMs: 500 } : {}),
+      store: (i) => (i === 0 ? { statementTimeoutMs: 2000 } : {}),
       host: { cluster: { relayWaitMs: 0, pollIntervalMs } },
     })
     const [onA, onB] = [await serve(a!), await serve(b!)]

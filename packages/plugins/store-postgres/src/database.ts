@@ -42,8 +42,11 @@ export function openDatabase(options: ResolvedOptions): Database {
     // every call on that connection — the cluster's loops, the lease renewals, the NOTIFYs queued
     // behind one — waited for ever. The client gives up too, a little later than the server would
     // (its error, with the reason, comes first when it can): a statement without an answer, and a
-    // connection that does not open or a pooled one not free within the same bound.
-    ...(answerMs > 0 ? { query_timeout: answerMs, connectionTimeoutMillis: answerMs } : {}),
+    // connection that does not open or a pooled one not free within the same bound. The server in
+    // turn ends a session left idle inside a transaction that long — this client gone silent
+    // mid-transaction (paused, cut off) — so that the locks it holds (a lease row, the schema's
+    // advisory lock) do not make every other host's statements wait out their timeout again and again.
+    ...(answerMs > 0 ? { query_timeout: answerMs, connectionTimeoutMillis: answerMs, idle_in_transaction_session_timeout: answerMs } : {}),
   }
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize })
   // An idle connection the server drops (restart, pg_terminate_backend) must not crash the process: the pool replaces it.
@@ -114,6 +117,14 @@ export function answerTimeoutMs(statementTimeoutMs: number): number {
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect()
   let broken = false
+  // The connection's end reported between two statements (the server ended the session: idle in
+  // the transaction too long, a restart) is an 'error' event with nobody to hear it once the pool
+  // has lent the connection out — thrown as uncaught, it ended the process. The next statement
+  // fails anyway; the connection is not given back.
+  const onError = (): void => {
+    broken = true
+  }
+  client.on('error', onError)
   try {
     await client.query('BEGIN')
     const result = await fn(client)
@@ -124,6 +135,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     else await client.query('ROLLBACK').catch(() => (broken = true))
     throw error
   } finally {
+    client.off('error', onError)
     client.release(broken)
   }
 }

@@ -16,6 +16,8 @@ function recordingPool(failure: Error) {
       return { rows: [], rowCount: 0 }
     },
     release: (broken?: boolean) => void released.push(broken),
+    on: () => client,
+    off: () => client,
   }
   return { pool: { connect: async () => client } as unknown as pg.Pool, sent, released }
 }
