@@ -16,6 +16,33 @@ import { createAgent } from '../create-agent.js'
 
 const types = (events: readonly { type: string }[]) => events.map((event) => event.type)
 
+describe('content-filter', () => {
+  it('drops the step\'s tool calls: a response the provider stopped runs nothing, the turn completes', async () => {
+    let ran = 0
+    const model = scripted({ record: true, responses: [{ text: 'p', toolCalls: [{ name: 't', args: {} }], finish: 'content-filter' }] })
+    const { agent, timeline } = await harness({ model, tools: [tool('t', () => (ran++, 'done'))] })
+    agent.followup('go')
+    await agent.whenIdle()
+    expect(ran).toBe(0)
+    expect(model.recorded).toHaveLength(1)
+    expect(timeline()).toMatchInlineSnapshot(`
+      "splice next-turn @0 +["go"]
+      turn/start 1
+      splice next-turn @0 -1
+      step/start 1.1
+      user/message "go"
+      assistant/message "p"
+      step/end 1.1 content-filter
+      turn/end 1 completed"
+    `)
+    // No unpaired call reaches the next request.
+    agent.followup('again')
+    await agent.whenIdle()
+    const next = model.recorded[1]!
+    expect(next.messages.some((m) => m.content.some((block: { type: string }) => block.type === 'tool-call'))).toBe(false)
+  })
+})
+
 describe('max-tokens', () => {
   it('drops the step\'s tool calls: nothing runs, no second request, the turn ends max-tokens', async () => {
     let ran = 0

@@ -100,6 +100,9 @@ export async function callModel(rt: AgentRuntime, scope: StepScope, system: stri
   if (failure !== undefined) return { ...finalise(rt, scope, assembler, 'error'), error: serializeError(failure) }
   // A call cut off at the output limit may have truncated arguments: it never runs (seed 000).
   if (assembler.finish === 'max-tokens') return finalise(rt, scope, assembler, 'max-tokens')
+  // A response the provider's safety system stopped is not acted on: a tool call it carried never
+  // runs (the model answered something the provider refused to finish).
+  if (assembler.finish === 'content-filter') return finalise(rt, scope, assembler, 'content-filter')
   const calls = assembler.toolCalls
   const finish = calls.length > 0 ? 'tool-calls' : assembler.finish === 'tool-calls' ? 'stop' : assembler.finish ?? 'stop'
   return finalise(rt, scope, assembler, finish)
@@ -112,12 +115,13 @@ function hookContext(rt: AgentRuntime, scope: StepScope, adapter: ModelAdapter) 
 
 /**
  * Logs the assistant message: the delivered prefix, marked interrupted, when the call did not
- * finish. A message of an aborted, failed or truncated (`max-tokens`) call keeps no tool calls, and
+ * finish. A message of an aborted, failed, truncated (`max-tokens`) or filtered (`content-filter`)
+ * call keeps no tool calls, and
  * one left with no content is not written at all (its chunks stay in the log).
  */
 function finalise(rt: AgentRuntime, scope: StepScope, assembler: BlockAssembler, finish: StepFinish): ModelCallOutcome {
   const interrupted = finish === 'aborted' || finish === 'error'
-  const withoutCalls = interrupted || finish === 'max-tokens'
+  const withoutCalls = interrupted || finish === 'max-tokens' || finish === 'content-filter'
   if (withoutCalls && !assembler.hasContent) return { finish, toolCalls: [] }
   const message = assembler.message(withoutCalls)
   if (withoutCalls && message.content.length === 0) return { finish, toolCalls: [] }
