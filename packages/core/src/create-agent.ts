@@ -4,6 +4,7 @@ import { createHooks } from './hooks.js'
 import { Inbox } from './inbox/inbox.js'
 import type { Agent } from './loop/agent.js'
 import { beginOpen, RegisteredAgent } from './live-agents.js'
+import { logThrown } from './log-thrown.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, runSetupChecks, setupPlugins, type AgentConfig, type PluginEntry, type SetupCheck } from './plugin.js'
@@ -169,7 +170,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
     reportError: (error, context) => {
       // `isUsed()` is always true here (every hook has an interceptor): count the taps.
       if (hooks.error.taps.length > 0) hooks.error.call(error, context)
-      else console.error(`[bosun] ${context} threw:`, error)
+      else logThrown(context, error)
     },
   })
   for (const type of ignorable) session.declareIgnorable(type)

@@ -1,5 +1,6 @@
 import { AsyncSeriesBailHook, AsyncSeriesWaterfallHook, SyncHook } from 'tapable'
 import { BosunError, ErrorCodes } from './errors.js'
+import { logThrown } from './log-thrown.js'
 import type { JsonValue } from './json.js'
 import type { ModelAdapter, ModelChunk, ModelRequest } from './model.js'
 import type { Inbox } from './inbox/inbox.js'
@@ -137,7 +138,7 @@ export function createHooks(report?: (error: unknown, context: string) => void):
   }
   const reportError = report ?? ((error: unknown, context: string) => {
     if (hooks.error.taps.length > 0) hooks.error.call(error, context)
-    else console.error(`[bosun] ${context} threw:`, error)
+    else logThrown(context, error)
   })
   for (const hook of Object.values(hooks) as { name?: string; interceptors: object[]; intercept: (interceptor: TapWrapper) => void }[]) {
     const interceptor: TapWrapper = { register: wrapRegisteredTap, bosunHook: hook.name ?? 'unknown', bosunReport: reportError }
@@ -193,12 +194,12 @@ function containTap(hook: string, plugin: string, fn: Function, report: (error: 
     try {
       fn(...args)
     } catch (error) {
-      if (hook === 'agent/error') console.error(`[bosun] ${context} threw:`, error)
+      if (hook === 'agent/error') logThrown(context, error)
       else {
         try {
           report(error, context)
         } catch (reportError) {
-          console.error(`[bosun] ${context} threw:`, error, reportError)
+          logThrown(context, error, reportError)
         }
       }
     }

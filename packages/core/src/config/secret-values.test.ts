@@ -1,12 +1,16 @@
 // Masking by value: a registered secret (an `…Env` variable's value, an adapter's key) is masked
 // wherever text leaves, whatever its shape — a word-like key has none for maskCredentials to see.
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BosunError, serializeError } from '../errors.js'
 import { looksLikeCredential, maskCredentials } from './credentials.js'
 import { forgetSecretsForTesting, isSecretEnvName, maskSecretValues, registerSecret, registerSecretsFromEnv, registerSecretsNamed } from './secret-values.js'
+import { harness } from '../testing/harness.js'
 import { validateConfig } from './validate.js'
 
-afterEach(forgetSecretsForTesting)
+afterEach(() => {
+  forgetSecretsForTesting()
+  vi.restoreAllMocks()
+})
 
 const WORDLIKE = 'my-gateway-secret'
 
@@ -78,5 +82,21 @@ describe('the config check', () => {
     const config = { model: { adapter: 'scripted', options: { responses: [] } }, plugins: [[{ kind: 'bosun-plugin', name: 'gate', setup() {} }, { tokenEnv: 'GATE_TOKEN' }]] }
     await validateConfig({ config, file: '/nowhere/bosun.config.json', dir: '/nowhere' } as never, { env: { GATE_TOKEN: WORDLIKE } })
     expect(serializeError(new Error(`the gate refused ${WORDLIKE}`)).message).toBe('the gate refused [redacted]')
+  })
+})
+
+describe('the log', () => {
+  it("an observer's error no agent/error tap takes is logged with the secret masked", async () => {
+    registerSecret(WORDLIKE)
+    const logged: string[] = []
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')))
+    const { agent } = await harness({ responses: [{ text: 'ok' }] })
+    agent.hooks.status.tap('leaky', () => {
+      throw new Error(`the gateway refused the token ${WORDLIKE}`)
+    })
+    agent.followup('hi')
+    await agent.whenIdle()
+    expect(logged.join('\n')).toContain('[bosun] "leaky" observing agent/status threw: Error: the gateway refused the token [redacted]')
+    expect(logged.join('\n')).not.toContain(WORDLIKE)
   })
 })

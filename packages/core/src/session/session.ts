@@ -1,5 +1,6 @@
 import { BosunError, ErrorCodes } from '../errors.js'
 import { copyJson } from '../json.js'
+import { logThrown } from '../log-thrown.js'
 import { keepsLogIn, type LogKeepingWriter, type SessionWriter, type StoredSession } from '../store/types.js'
 import { EventLog } from './event-log.js'
 import type { BosunEventMap, EventType, SessionEvent, SessionHeader } from './events.js'
@@ -94,7 +95,7 @@ export class Session {
     this.#writer = options.writer
     this.#writerPushes = options.writer !== undefined && takesLog(options.writer, events, log)
     this.#now = options.now ?? Date.now
-    this.#reportError = options.reportError ?? ((error, context) => console.error(`[bosun] ${context} threw:`, error))
+    this.#reportError = options.reportError ?? ((error, context) => logThrown(context, error))
   }
 
   get id(): string {
