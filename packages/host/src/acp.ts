@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import * as acp from '@agentclientprotocol/sdk'
 import type { InboxSplice, SessionEvent, Store, UserMessage } from '@bosun/core'
 import { createUserMessage, messageText } from '@bosun/core'
+import { DEFAULT_IDLE_MS } from './limits.js'
 import { InboxFold } from './log.js'
 import { SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
 
@@ -67,7 +68,7 @@ function nextEvent(live: LiveSession, signal?: AbortSignal): Promise<void> {
  * `in_progress` at `tool/call`, `completed` or `failed` with the result at `tool/result`.
  */
 export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; close(): Promise<void> } {
-  const sessions = new SessionManager(options.store, options.agentFactory, options.idleMs ?? 5 * 60_000)
+  const sessions = new SessionManager(options.store, options.agentFactory, options.idleMs ?? DEFAULT_IDLE_MS)
 
   const updatesOf = (event: SessionEvent, replay: boolean): Update[] => {
     const data = event.data as Record<string, unknown>

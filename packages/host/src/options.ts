@@ -1,7 +1,7 @@
 import { assertOptions } from '@bosun/core'
 import type { JsonSchema, OptionsProblem } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS } from './child-open.js'
-import { DEFAULT_RELAY_RUN_MS, DEFAULT_RELAY_WAIT_MS, DEFAULT_TAKEOVER_CONCURRENCY } from './cluster/cluster.js'
+import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_RELAY_RUN_MS, DEFAULT_RELAY_WAIT_MS, DEFAULT_TAKEOVER_CONCURRENCY } from './cluster/cluster.js'
 import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
 import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS } from './stream-limit.js'
 import { trustedProxyProblem } from './trusted-proxy.js'
@@ -64,11 +64,10 @@ export const hostOptionsSchema: JsonSchema = {
       not: { const: true },
       'x-expected': 'false (no cluster) or an object of cluster options',
       additionalProperties: false,
-      // pollIntervalMs's default (1000) is a literal in cluster.ts, not a constant this can read: declared once it is one.
       properties: {
         relayWaitMs: { ...timerMs, minimum: 0, default: DEFAULT_RELAY_WAIT_MS },
         relayRunMs: { ...timerMs, default: DEFAULT_RELAY_RUN_MS },
-        pollIntervalMs: timerMs,
+        pollIntervalMs: { ...timerMs, default: DEFAULT_POLL_INTERVAL_MS },
         takeoverConcurrency: { ...positiveInteger, default: DEFAULT_TAKEOVER_CONCURRENCY },
       },
     },

@@ -20,6 +20,9 @@ export interface ClusterOptions {
 
 export const DEFAULT_RELAY_WAIT_MS = 5000
 
+/** How often a cluster host polls for expired leases and mail the wake-ups missed (`pollIntervalMs`). */
+export const DEFAULT_POLL_INTERVAL_MS = 1000
+
 /**
  * How long the lease owner lets a relayed request run before it gives up on it (answers it
  * `503 session-unavailable` and carries out the session's next mail). A route's run takes
@@ -82,7 +85,7 @@ export class Cluster {
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
     this.relayRunMs = options.relayRunMs ?? DEFAULT_RELAY_RUN_MS
-    this.#pollMs = options.pollIntervalMs ?? 1000
+    this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
     this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
     this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
