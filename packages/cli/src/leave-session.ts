@@ -22,10 +22,12 @@ import { safeText } from './terminal-safe.js'
  *
  * @param abort stop the child's running turn first, and do not wait for background children
  *   (leaving a chat, or a `bosun run` interrupted with Ctrl+C, leaves now).
+ * @param stop settles when the caller stops waiting as Ctrl+C does (SIGTERM, which has no
+ *   default listener here: the caller keeps its own until the session is left).
  */
-export async function leaveSession(ctx: CommandContext, opened: OpenedSession, abort: boolean, store: Store): Promise<void> {
+export async function leaveSession(ctx: CommandContext, opened: OpenedSession, abort: boolean, store: Store, stop?: Promise<unknown>): Promise<void> {
   if (abort && opened.parents.length > 0) opened.agent.abort('closed')
-  if (opened.parents.length > 0 || !abort) await untilQuiet(ctx, opened, abort ? undefined : store)
+  if (opened.parents.length > 0 || !abort) await untilQuiet(ctx, opened, abort ? undefined : store, stop)
   const top = topAgent(opened)
   for (const child of descendants(store, top)) {
     if (child.status === 'idle') continue
@@ -60,13 +62,14 @@ function descendants(store: Store, top: Agent): Agent[] {
 /**
  * Waits until the child, each of its parents and — given `store` — every background child below
  * the top parent are idle at once (a parent's turn may wake a child again, and a settlement runs a
- * turn of its parent, which may spawn more), or until Ctrl+C.
+ * turn of its parent, which may spawn more), or until Ctrl+C or `stopWaiting` settles.
  */
-async function untilQuiet(ctx: CommandContext, opened: OpenedSession, store: Store | undefined): Promise<void> {
+async function untilQuiet(ctx: CommandContext, opened: OpenedSession, store: Store | undefined, stopWaiting?: Promise<unknown>): Promise<void> {
   const { agent, parents } = opened
   let stop!: () => void
   const stopped = new Promise<'stopped'>((resolve) => (stop = () => resolve('stopped')))
   const unsubscribe = ctx.io.onInterrupt(() => stop())
+  void stopWaiting?.then(() => stop())
   const told = new Set<string>()
   const tell = (id: string, line: string) => {
     if (told.has(id)) return

@@ -70,21 +70,29 @@ describe.concurrent('bosun run with a background subagent', () => {
     expect(endKinds(await readEvents(dir, child))).toEqual(['completed'])
   })
 
-  it('Ctrl+C while it waits: the child is aborted as the session closes, and stderr names it', async ({ dir, expect }) => {
+  // SIGTERM: before, its listener was gone once the turn ended, and the signal killed the process
+  // as it waited, the child's turn left open in its log.
+  it.for([
+    ['SIGINT', 0], // the prompt's turn completed
+    ['SIGTERM', 143],
+  ] as const)('%s while it waits: the child is aborted as the session closes, closed in its log, and stderr names it; exit %i', async ([signal, code], { dir, expect }) => {
     await writeProject(dir, config, { 'gate.mjs': GATE_TOOL })
     const run = start(['run', '--session', 'lead', 'plan'], { cwd: dir })
     await waiting(run)
     expect(run.output.stderr).toContain('waiting for background agent ')
-    run.kill('SIGINT')
+    run.kill(signal)
     const result = await finished(run)
-    expect(result.code).toBe(0) // the prompt's turn completed
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(code)
     expect(result.stdout).toBe('started a researcher\n')
     const lead = await readEvents(dir, 'lead')
     const child = childOf(lead)
     expect(result.stderr).toContain('stopped waiting: what still runs is aborted as the session closes\n')
     expect(result.stderr).toContain(`stopped background agent ${child}: it was still working, and its turn ends aborted as its parent closes (its parent gets that settlement when it is next opened) · \`bosun log ${child}\` shows it\n`)
     expect(endKinds(lead)).toEqual(['completed'])
-    expect(endKinds(await readEvents(dir, child))).toEqual(['aborted'])
+    const childEvents = await readEvents(dir, child)
+    expect(ofType(childEvents, 'turn/start')).toHaveLength(1)
+    expect(endKinds(childEvents)).toEqual(['aborted'])
   })
 
   it('leaving bosun chat does not wait: a background child still working is aborted and named on stderr', async ({ dir, expect }) => {

@@ -72,35 +72,42 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   })
   // SIGTERM (timeout, a CI job cancelled, docker stop, kill) ends the turn as Ctrl+C does — aborted,
   // the delivered part kept, the log closed and flushed — instead of dying with the turn left open.
+  // It is listened to until the session is left: one while the run waits for background children
+  // (or a parent) stops that wait, so they are aborted and closed in their logs too.
   let terminated = false
+  let stopLeaving: () => void = () => {}
+  const leavingStopped = new Promise<void>((resolve) => (stopLeaving = resolve))
   const terminate = (): void => {
     terminated = true
     interrupts++
+    stopLeaving()
     if (interrupts === 1) agent.abort('terminated')
     else forceStop()
   }
   process.on('SIGTERM', terminate)
   try {
-    agent.followup(message)
-    const wait = {
-      doing: `running the turn in session ${sessionId}`,
-      message: `The turn in session ${sessionId} never finished: a plugin hook, a tool or the model adapter awaits something that can never happen (nothing is left running that could finish it). \`bosun log ${sessionId}\` shows how far it got.`,
+    try {
+      agent.followup(message)
+      const wait = {
+        doing: `running the turn in session ${sessionId}`,
+        message: `The turn in session ${sessionId} never finished: a plugin hook, a tool or the model adapter awaits something that can never happen (nothing is left running that could finish it). \`bosun log ${sessionId}\` shows how far it got.`,
+      }
+      await during(wait, () => Promise.race([agent.whenIdle(), forced]))
+    } finally {
+      unsubscribe()
+      http?.stop()
     }
-    await during(wait, () => Promise.race([agent.whenIdle(), forced]))
+    if (interrupts > 1) return stoppedWaiting(ctx, 'the turn to end', terminated)
+    // A child's parents are let finish the turn its settlement started before they close, and the
+    // session's background children their work (each settlement runs a turn here) — unless Ctrl+C
+    // or SIGTERM, now or while it waits; a second SIGTERM stops waiting for them to close.
+    const left = await Promise.race([leaveSession(ctx, opened, interrupts > 0, store, leavingStopped).then(() => true), forced.then(() => false)])
+    if (!left) return stoppedWaiting(ctx, 'the session to close', terminated)
+    await store.close()
   } finally {
-    unsubscribe()
     process.off('SIGTERM', terminate)
-    http?.stop()
   }
   const abortedCode = terminated ? ExitCode.terminated : ExitCode.aborted
-  if (interrupts > 1) {
-    ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
-    return abortedCode
-  }
-  // A child's parents are let finish the turn its settlement started before they close, and the
-  // session's background children their work (each settlement runs a turn here) — unless Ctrl+C.
-  await leaveSession(ctx, opened, interrupts > 0, store)
-  await store.close()
 
   const s = ctx.err.style
   if (reason === undefined) {
@@ -116,7 +123,15 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   reportEnd(ctx, safeValue(reason))
   if (http !== undefined && reason.kind === 'error') debugRequests(ctx, http.take())
   ctx.err.line(s.dim(`session ${sessionId}`))
-  return terminated && reason.kind === 'aborted' ? ExitCode.terminated : exitCodeFor(reason)
+  // A SIGTERM that came as the turn ended, or after, still cut what it left running (background
+  // children aborted, not waited for): 143 too.
+  return terminated ? ExitCode.terminated : exitCodeFor(reason)
+}
+
+/** A second signal stopped the wait for `what`. */
+function stoppedWaiting(ctx: CommandContext, what: string, terminated: boolean): number {
+  ctx.err.line(ctx.err.style.yellow(`aborted: stopped waiting for ${what}`))
+  return terminated ? ExitCode.terminated : ExitCode.aborted
 }
 
 /** The final reason, on stderr, for a turn that did not simply complete (`reason` made safe to print). */
