@@ -240,8 +240,9 @@ export function createHost(options: CreateHostOptions): Host {
       return streams.open
     },
     async close({ graceMs = 0 } = {}) {
+      // Called again after a close that failed (a store outage), it retries what failed (sessions.ts).
+      if (!closing) feed.close()
       closing = true
-      feed.close()
       await cluster?.close()
       await sessions.close(graceMs)
     },

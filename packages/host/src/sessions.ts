@@ -1,4 +1,5 @@
-import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { inspect } from 'node:util'
+import { assertSessionId, BosunError, maskSecretValues, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
 import { liveSession, type LiveSession } from './live-session.js'
@@ -50,6 +51,8 @@ export class SessionManager {
   readonly #announced = new Set<string>()
   #closing = false
   #closed: Promise<void> | undefined
+  /** Sessions whose close failed (a store that could not flush), with that failure: the next `close()` tries them again. */
+  readonly #unclosed = new Map<LiveSession, unknown>()
 
   constructor(
     readonly store: Store,
@@ -401,9 +404,17 @@ export class SessionManager {
     await live.agent.close().catch(() => {})
   }
 
-  /** Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent. */
+  /**
+   * Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent.
+   * Concurrent calls share one close. A close that failed — a session's log could not be flushed
+   * (a store outage) — rejects with the first failure once every session's close has settled, and
+   * can be called again: the next call tries only the sessions that failed.
+   */
   async close(graceMs = 0): Promise<void> {
-    this.#closed ??= this.#closeAll(graceMs)
+    this.#closed ??= this.#closeAll(graceMs).catch((error: unknown) => {
+      this.#closed = undefined
+      throw error
+    })
     return this.#closed
   }
 
@@ -412,24 +423,53 @@ export class SessionManager {
     const lives = (await Promise.all([...this.#live.values()].map((p) => p.catch(() => undefined)))).filter((l): l is LiveSession => l !== undefined)
     this.#live.clear()
     await Promise.all(this.#retiring.values())
-    await Promise.all(lives.map(async (live) => {
-      if (live.idleTimer) clearTimeout(live.idleTimer)
-      live.idleTimer = undefined
-      this.#detach(live)
-      if (live.borrowed) {
-        // Let go, not closed: its owner (a parent this host may be closing right now) closes it.
-        live.closed = true
-        for (const listener of [...live.listeners]) listener()
-        return
-      }
+    const retries = [...this.#unclosed]
+    this.#unclosed.clear()
+    const closes = [
+      ...lives.map(async (live) => this.#closeLive(live, graceMs)),
+      ...retries.map(async ([live, failure]) => this.#closeAgain(live, failure)),
+    ]
+    const failures = (await Promise.allSettled(closes)).flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
+    if (failures.length === 0) return
+    for (const failure of failures.slice(1)) console.error(maskSecretValues(`[bosun host] closing a session failed: ${inspect(failure)}`))
+    throw failures[0]
+  }
+
+  async #closeLive(live: LiveSession, graceMs: number): Promise<void> {
+    if (live.idleTimer) clearTimeout(live.idleTimer)
+    live.idleTimer = undefined
+    this.#detach(live)
+    try {
+      // Borrowed: let go, not closed — its owner (a parent this host may be closing right now) closes it.
+      if (live.borrowed) return
       if (graceMs > 0 && live.agent.status !== 'idle') {
         let timer: ReturnType<typeof setTimeout> | undefined
         await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
         clearTimeout(timer)
       }
-      await live.agent.close()
+      await live.agent.close().catch((error: unknown) => {
+        this.#unclosed.set(live, error)
+        throw error
+      })
+    } finally {
+      // Its streams end either way: the agent takes no more input.
       live.closed = true
       for (const listener of [...live.listeners]) listener()
-    }))
+    }
+  }
+
+  /**
+   * A session whose close failed, closed again: its agent is closed already (a second
+   * `agent.close()` only waits for idle), so its log's close — the flush that failed — is what is
+   * tried again. A store whose writer's close is final (the bundled stores release the lock or
+   * lease either way, and their error counts the events lost) rejects with the same failure: that
+   * was reported by the close that failed, and is not a failure of this one.
+   */
+  async #closeAgain(live: LiveSession, failure: unknown): Promise<void> {
+    await live.agent.session.close().catch((error: unknown) => {
+      if (error === failure) return
+      this.#unclosed.set(live, error)
+      throw error
+    })
   }
 }
