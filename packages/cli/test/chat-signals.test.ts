@@ -57,26 +57,60 @@ describe.concurrent('bosun chat: a signal while a turn runs', () => {
   })
 })
 
-describe.concurrent('bosun chat: SIGTERM while /compact runs', () => {
-  it('aborts the compaction (a model call, not a turn) and the chat leaves: exit 143, the history as it was', async ({ dir, expect }) => {
-    // Two messages are answered at once (two steps: the first can be summarised); the summary
-    // /compact then asks for never arrives (one chunk in ten minutes, abort-aware): only an abort ends it.
-    await writeProject(dir, {
-      model: { adapter: 'scripted', options: { responses: [{ text: 'hi there' }, { text: 'hi again' }, { text: 'Zq summary', chunkSize: 1, delayMs: 600_000 }] } },
-      plugins: [['compaction', { contextWindow: 64, thresholdRatio: 1, retainRatio: 0 }]],
-    })
+/** Two messages are answered at once (two steps: the first can be summarised); the summary /compact
+ * then asks for never arrives (one chunk in ten minutes, abort-aware): only an abort ends it. */
+const COMPACTING = {
+  model: { adapter: 'scripted', options: { responses: [{ text: 'hi there' }, { text: 'hi again' }, { text: 'Zq summary', chunkSize: 1, delayMs: 600_000 }] } },
+  plugins: [['compaction', { contextWindow: 64, thresholdRatio: 1, retainRatio: 0 }]],
+}
+
+describe.concurrent('bosun chat: a signal while /compact runs', () => {
+  // SIGINT: before, Ctrl+C aborted only a running turn, and a compaction runs as maintenance (the
+  // status says idle): the chat waited for the summary. Either way it then said "nothing to compact".
+  it.for([
+    ['SIGTERM', 143],
+    ['SIGINT', 0],
+  ] as const)('piped input that has ended, %s: aborts the compaction (a model call, not a turn), says so, and the chat leaves: exit %i, the history as it was', async ([signal, code], { dir, expect }) => {
+    await writeProject(dir, COMPACTING)
     const child = start(['chat', '--session', 'compacting'], { cwd: dir, input: 'hello\nagain\n/compact\n' })
     await waitFor(() => child.output.stdout.includes('compacting…'), '/compact to start')
     await waitFor(() => child.output.stdout.includes('turn 2 completed'), 'the answers before it')
     // Logged as the compaction starts its model call (as maintenance: the agent shows as idle).
     const log = join(dir, '.bosun/sessions/compacting.jsonl')
     await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('"compaction/start"'), 'the compaction to start')
-    child.kill('SIGTERM')
+    child.kill(signal)
     const result = await finished(child)
     expect(result.signal).toBe(null)
-    expect(result.code).toBe(143)
+    expect(result.code).toBe(code)
+    expect(result.stdout).toContain('/compact stopped: the history is as it was')
+    expect(result.stdout).not.toContain('nothing to compact')
     expect(result.stdout).toContain('session compacting saved')
     const events = await readEvents(dir, 'compacting')
     expect(events.some((event) => event.type === 'compaction/summary')).toBe(false)
+    expect(events.filter((event) => event.type === 'compaction/end').map((event) => event.data)).toEqual([{ ok: false, reason: 'aborted' }])
+  })
+
+  it('on a terminal, Ctrl+C aborts the compaction and says so; the chat goes on', async ({ dir, expect }) => {
+    await writeProject(dir, COMPACTING)
+    const result = await runInPty(['chat', '--session', 'tty'], [
+      { expect: 'idle' },
+      { send: `hello${Keys.enter}` },
+      { expect: 'turn 1 completed' },
+      { send: `again${Keys.enter}` },
+      { expect: 'turn 2 completed' },
+      { send: `/compact${Keys.enter}` },
+      { expect: 'compacting…' },
+      { send: Keys.ctrlC },
+      { expect: '/compact stopped: the history is as it was' },
+      { send: Keys.ctrlD },
+      { wait_exit: true },
+    ], { cwd: dir })
+    expect(result.error).toBe(null)
+    expect(result.exit_code).toBe(0)
+    expect(result.screen).not.toContain('nothing to compact')
+    expect(result.screen).toContain('session tty saved')
+    const events = await readEvents(dir, 'tty')
+    expect(events.some((event) => event.type === 'compaction/summary')).toBe(false)
+    expect(events.filter((event) => event.type === 'compaction/end').map((event) => event.data)).toEqual([{ ok: false, reason: 'aborted' }])
   })
 })

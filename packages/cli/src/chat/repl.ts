@@ -94,10 +94,18 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     screen.refresh()
   }
   const done = new Promise<void>((resolve) => rl.once('close', resolve))
+  /** Aborted with the agent by Ctrl+C or SIGTERM while a slash command runs: a /compact then says it stopped. */
+  let command: AbortController | undefined
+  /** Stops the running turn, else a slash command's maintenance (a /compact's model call: the status says idle). */
+  const stopWork = (reason: string): void => {
+    // A /compact behind a running turn waits for it, and runs once it ended: it is not stopped here.
+    if (agent.status !== 'running') command?.abort(reason)
+    agent.abort(reason)
+  }
   const interrupt = () => {
     if (closing) return
-    if (agent.status === 'running') {
-      agent.abort('interrupted')
+    if (agent.status === 'running' || (command !== undefined && !command.signal.aborted)) {
+      stopWork('interrupted')
       armed = true
       hint = 'Ctrl+C again exits'
     } else if (armed) {
@@ -126,7 +134,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     }
     terminated = true
     // The running turn, or a /compact's model call (maintenance: the status says idle); a no-op when idle.
-    agent.abort('terminated')
+    stopWork('terminated')
     closing = true
     rl.close()
   }
@@ -141,9 +149,14 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     if (text.startsWith('/')) {
       // Commands run one after another, in the order typed; typing goes on meanwhile.
       pendingCommand = pendingCommand.then(async () => {
-        if ((await runSlashCommand(text, { agent, store: options.store, screen, style: s, sessionId })) === 'exit') {
-          closing = true
-          rl.close()
+        const running = (command = new AbortController())
+        try {
+          if ((await runSlashCommand(text, { agent, store: options.store, screen, style: s, sessionId, signal: running.signal })) === 'exit') {
+            closing = true
+            rl.close()
+          }
+        } finally {
+          command = undefined
         }
         screen.refresh()
       })

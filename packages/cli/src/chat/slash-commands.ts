@@ -13,6 +13,8 @@ export interface SlashContext {
   screen: Screen
   style: Style
   sessionId: string
+  /** Aborted when Ctrl+C or SIGTERM stopped what the command started (the agent aborted with it). */
+  signal?: AbortSignal
 }
 
 /** The chat's commands, for `/help`. */
@@ -60,7 +62,9 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
       case 'compact': {
         screen.print(style.dim('  compacting…'))
         const compacted = await agent.compact()
-        return screen.print(compacted ? style.dim('  ⇢ compacted') : style.dim('  nothing to compact'))
+        if (compacted) return screen.print(style.dim('  ⇢ compacted'))
+        // Aborted, it resolves false as when there is nothing to compact: the chat knows which.
+        return screen.print(ctx.signal?.aborted ? style.yellow('  /compact stopped: the history is as it was') : style.dim('  nothing to compact'))
       }
       case 'fork':
         return await fork(ctx)
@@ -68,7 +72,7 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
       case '?':
         for (const [command, text] of SLASH_HELP) screen.print(`  ${style.bold(command.padEnd(14))} ${text}`)
         screen.print(style.dim('  Enter sends a message (queued while the agent works); on an empty line it runs what is queued'))
-        screen.print(style.dim('  Ctrl+C aborts the turn (the queue is kept) · a second Ctrl+C or Ctrl+D exits'))
+        screen.print(style.dim('  Ctrl+C aborts the turn (the queue is kept) or a /compact · a second Ctrl+C or Ctrl+D exits'))
         return
       case 'exit':
       case 'quit':
