@@ -46,6 +46,12 @@ export interface HostLimits {
    */
   spawnWaitMs?: number
   /**
+   * How long opening a session may take — its agent's build (the plugins' setups, the store's
+   * open) and its recovery: a setup or hook that never settles is answered `503
+   * session-unavailable` with `retry-after`, and the open is closed again if it finishes later. Default 60 s.
+   */
+  openTimeoutMs?: number
+  /**
    * SSE streams open at once (session, host and AI SDK streams, together): one more is refused
    * `503 too-many-streams` with `retry-after` until one closes. Default 1000.
    */
@@ -158,7 +164,7 @@ export function createHost(options: CreateHostOptions): Host {
     cluster?.opened(o.sessionId)
     return agent
   }
-  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)), limits.spawnWaitMs)
+  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)), limits.spawnWaitMs, limits.openTimeoutMs)
   let closing = false
 
   const app = new Hono()

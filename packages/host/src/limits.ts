@@ -14,3 +14,5 @@ export const DEFAULT_KEEP_ALIVE_MS = 15_000
 export const DEFAULT_STREAM_BATCH = 256
 /** `limits.pageSize`: the largest page of `GET /sessions/:id/events`. */
 export const DEFAULT_PAGE_SIZE = 1000
+/** `limits.openTimeoutMs`: how long opening a session (its plugins' setups, its store's open) may take, 60 s. */
+export const DEFAULT_OPEN_TIMEOUT_MS = 60_000

@@ -2,7 +2,7 @@ import { assertOptions } from '@bosun/core'
 import type { JsonSchema, OptionsProblem } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS } from './child-open.js'
 import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_RELAY_RUN_MS, DEFAULT_RELAY_WAIT_MS, DEFAULT_TAKEOVER_CONCURRENCY } from './cluster/cluster.js'
-import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
+import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_OPEN_TIMEOUT_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
 import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS } from './stream-limit.js'
 import { trustedProxyProblem } from './trusted-proxy.js'
 
@@ -46,6 +46,7 @@ export const hostOptionsSchema: JsonSchema = {
         streams: { ...positiveInteger, default: DEFAULT_MAX_STREAMS },
         streamsPerClient: { ...positiveInteger, default: DEFAULT_MAX_CLIENT_STREAMS },
         spawnWaitMs: { ...timerMs, default: DEFAULT_SPAWN_WAIT_MS },
+        openTimeoutMs: { ...timerMs, default: DEFAULT_OPEN_TIMEOUT_MS },
       },
     },
     allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 }, default: [] },

@@ -2,7 +2,9 @@ import { inspect } from 'node:util'
 import { assertSessionId, BosunError, maskSecretValues, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
+import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type LiveSession } from './live-session.js'
+import { withinOpenTimeout } from './open-timeout.js'
 
 export type { LiveSession } from './live-session.js'
 
@@ -47,6 +49,12 @@ export class SessionManager {
   readonly #parentWaits = new ParentWaits()
   /** Sessions retired for idleness whose agents are still closing. */
   readonly #retiring = new Map<string, Promise<void>>()
+  /**
+   * Opens that outlasted `openTimeoutMs` and still run (a plugin setup that has not settled): the
+   * next open of the session waits for one to settle — and close what it opened late — within its
+   * own bound. The host's close does not wait for them: they may never settle.
+   */
+  readonly #stalled = new Map<string, Promise<void>>()
   /** The subagent children the host stream follows (see {@link #announceChild}), until each closes. */
   readonly #announced = new Set<string>()
   #closing = false
@@ -62,6 +70,8 @@ export class SessionManager {
     readonly onChange: (id: string, kind: 'added' | 'changed') => void = () => {},
     /** How long a request waits for a parent to make a child it is spawning (child-open.ts). */
     readonly spawnWaitMs: number = DEFAULT_SPAWN_WAIT_MS,
+    /** How long an open (the agent's build: its plugins' setups, the store's open) may take: `503 session-unavailable` after it. */
+    readonly openTimeoutMs: number = DEFAULT_OPEN_TIMEOUT_MS,
   ) {}
 
   liveIds(): string[] {
@@ -163,7 +173,17 @@ export class SessionManager {
       // Its owner is closing it: let go now, and open it afresh below (once the close finished).
       this.#ownerClosed(live)
     }
-    const pending = this.#open(id, options.create ?? false, chain)
+    const deadline = { expired: false }
+    const opening = this.#open(id, options.create ?? false, chain, deadline)
+    const pending = withinOpenTimeout(id, this.openTimeoutMs, opening, deadline)
+    pending.catch(() => {
+      if (!deadline.expired) return
+      const settled = opening.then(() => {}, () => {})
+      this.#stalled.set(id, settled)
+      void settled.then(() => {
+        if (this.#stalled.get(id) === settled) this.#stalled.delete(id)
+      })
+    })
     this.#live.set(id, pending)
     try {
       return this.#touch(await pending)
@@ -173,11 +193,14 @@ export class SessionManager {
     }
   }
 
-  async #open(id: string, create: boolean | 'if-missing', chain: ReadonlySet<string>): Promise<LiveSession> {
-    // A retired agent may still be closing (flushing, releasing its lock): a second agent on the
-    // same log must wait for it, or it finds the session locked.
+  async #open(id: string, create: boolean | 'if-missing', chain: ReadonlySet<string>, deadline: { readonly expired: boolean }): Promise<LiveSession> {
+    // A retired agent may still be closing (flushing, releasing its lock), an open that timed out
+    // may still be building one: a second agent on the same log must wait for it, or it finds the
+    // session locked.
     const retiring = this.#retiring.get(id)
     if (retiring !== undefined) await retiring
+    const stalled = this.#stalled.get(id)
+    if (stalled !== undefined) await stalled
     // A subagent's child is built by its parent (its profile), then borrowed below. The header
     // read for that also says the session is stored: not asked again.
     const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#parentWaits.during(id, parentId, () => this.#use(parentId, {}, through)), this.spawnWaitMs)
@@ -199,6 +222,12 @@ export class SessionManager {
       })
     })
     if (borrowed && create === true) throw sessionExists(id)
+    if (deadline.expired) {
+      // Opened after its caller gave up (openTimeoutMs): closed again, its lock or lease released,
+      // so that the next open of the session (waiting in #stalled) opens it afresh.
+      if (!borrowed) await agent.close().catch((error: unknown) => console.error(maskSecretValues(`[bosun host] closing session ${id}, opened after its open timed out, failed: ${inspect(error)}`)))
+      throw new HostError('session-unavailable', `Session "${id}" was opened after its open timed out: closed again.`, { id })
+    }
     const live = this.#attach(id, agent, borrowed)
     if (borrowed) {
       const upTo = agent.session.length - 1

@@ -1,0 +1,95 @@
+// limits.openTimeoutMs: a session whose open does not finish — a plugin setup that never settles —
+// answers `503 session-unavailable` once the bound passes, instead of holding the request (a
+// takeover, a mail round) for good; the open that finishes later is closed again, so the next
+// request opens the session afresh, and the host's close does not wait for an open that never ends.
+import { createAgent, definePlugin } from '@bosun/core'
+import { scripted } from '@bosun/adapter-scripted'
+import { jsonlStore } from '@bosun/plugin-store-jsonl'
+import { describe, expect, it, vi } from 'vitest'
+import { createHost, listen } from '../src/index.js'
+import { perTest } from './helpers.js'
+
+const t = perTest()
+
+/** A plugin whose setups wait until `open()` (the first `held` of them; later ones run at once). */
+function setupGate(held = Infinity): { plugin: ReturnType<typeof definePlugin>; open(): void; readonly started: number } {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => { open = resolve })
+  let started = 0
+  const plugin = definePlugin({
+    name: 'slow-setup',
+    async setup() {
+      started++
+      if (started <= held) await opened
+    },
+  })
+  return { plugin, open, get started() { return started } }
+}
+
+async function storedSession(dir: string, id: string): Promise<void> {
+  const agent = await createAgent({ model: scripted({ responses: [] }), store: jsonlStore({ dir }), sessionId: id })
+  await agent.close()
+}
+
+/** A host on 127.0.0.1 whose sessions' agents use the gate's plugin, opens bounded by `openTimeoutMs`. */
+async function gatedHost(dir: string, gate: ReturnType<typeof setupGate>, openTimeoutMs: number) {
+  const store = jsonlStore({ dir })
+  const host = createHost({
+    store,
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId, plugins: [gate.plugin] }),
+    limits: { openTimeoutMs },
+  })
+  return { store, server: await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false }) }
+}
+
+const send = (url: string, id: string, n: number) => fetch(`${url}/v1/sessions/${id}/messages`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ clientMessageId: `m${n}`, content: 'hi' }),
+})
+
+describe('limits.openTimeoutMs', () => {
+  it('answers 503 when a plugin setup does not settle, closes the open that finishes late, and opens afresh after', async () => {
+    await storedSession(t.dir, 'slow')
+    const gate = setupGate(1)
+    const { store, server } = await gatedHost(t.dir, gate, 1000)
+    t.closing.push(server)
+
+    const refused = await send(server.url, 'slow', 1)
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('5')
+    const body = (await refused.json()) as { error: { code: string; message: string; details: { id: string } } }
+    expect(body.error.code).toBe('session-unavailable')
+    expect(body.error.message).toContain('limits.openTimeoutMs')
+    expect(body.error.details.id).toBe('slow')
+    expect(gate.started).toBe(1)
+
+    // The plugin behaves now: the stalled open finishes, and is closed again (its lock released);
+    // the next request opens the session with a setup of its own, not the late agent.
+    gate.open()
+    let n = 2
+    await vi.waitFor(async () => expect((await send(server.url, 'slow', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
+    expect(gate.started).toBe(2)
+
+    await server.close()
+    // Nothing left open: the store hands the session out again.
+    const reopened = await store.open('slow')
+    expect(reopened?.header.id).toBe('slow')
+    await reopened?.writer.close()
+  })
+
+  it('lets the host close while an open never settles', async () => {
+    await storedSession(t.dir, 'stuck')
+    const gate = setupGate()
+    const { store, server } = await gatedHost(t.dir, gate, 200)
+    expect((await send(server.url, 'stuck', 1)).status).toBe(503)
+    await server.close()
+    // Once the setup settles after all, the open it finished is closed again: its lock is released.
+    gate.open()
+    await vi.waitFor(async () => {
+      const reopened = await store.open('stuck')
+      await reopened?.writer.close()
+      expect(reopened?.header.id).toBe('stuck')
+    }, { timeout: 30_000, interval: 50 })
+  })
+})
