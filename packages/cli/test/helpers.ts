@@ -44,6 +44,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>
   /** Written to stdin, which is then closed (stdin is closed at once without it). */
   input?: string
+  /** Leave stdin open after `input`: the test writes more to `child.stdin`, and ends it. */
+  keepInputOpen?: boolean
   timeoutMs?: number
 }
 
@@ -117,7 +119,8 @@ export function start(args: string[], options: RunOptions): Started {
     return { code, signal, stdout: output.stdout, stderr: output.stderr }
   })
   done.catch(() => {}) // a test that never awaits `done` must not see an unhandled rejection
-  child.stdin.end(options.input ?? '')
+  if (options.keepInputOpen === true) child.stdin.write(options.input ?? '')
+  else child.stdin.end(options.input ?? '')
   return Object.assign(child, { output, done })
 }
 

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import { createAgent, LOG_FORMAT_VERSION, type ModelRequest, type SessionEvent } from '@bosun/core'
@@ -78,6 +79,8 @@ async function spawnedTree(dir: string, mode: 'background' | 'foreground' = 'bac
   await store.close()
   return { child, grandchild }
 }
+
+const readIfThere = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '')
 
 /** Every turn of the log ended, none by crash repair: the log needs no recovery. */
 async function expectIntact(dir: string, id: string, expect: (value: unknown) => any): Promise<SessionEvent[]> {
@@ -186,6 +189,43 @@ describe.concurrent('a subagent child in the CLI is opened through its parent', 
     // Two turns from the spawn (its task, its grandchild's settlement), then one per message, each its own epoch.
     const own = await expectIntact(dir, child, expect)
     expect(ofType(own, 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)).toEqual(['completed', 'completed', 'completed', 'completed'])
+  })
+
+  it('piped input: a second SIGTERM stops waiting for a one-shot child that does not open again', async ({ dir, expect }) => {
+    const { child } = await spawnedTree(dir, 'foreground')
+    // A plugin of the config (the child gets it too) whose setup never ends once the file 'hold'
+    // exists, and which notes each SIGTERM in 'terms' (one line each) for the test to wait on.
+    const HOLD_PLUGIN = `import { appendFileSync, existsSync, watch, writeFileSync } from 'node:fs'
+export default {
+  kind: 'bosun-plugin',
+  name: 'hold',
+  async setup() {
+    if (!existsSync('hold')) return
+    process.on('SIGTERM', () => appendFileSync('terms', 'SIGTERM\\n'))
+    writeFileSync('holding', '')
+    await new Promise((resolve) => { watch('.', () => { if (existsSync('release')) resolve() }) })
+  },
+}
+`
+    const base = config()
+    await writeProject(dir, { ...base, plugins: [...base.plugins!, './hold.mjs'] }, { 'echo-system.mjs': ECHO_SYSTEM_ADAPTER, 'hold.mjs': HOLD_PLUGIN })
+    const chat = start(['chat', '--session', child], { cwd: dir, input: 'one\n', keepInputOpen: true })
+    await waitFor(() => chat.output.stdout.includes('its parent closed this one-shot child once it settled'), 'the parent to close the child')
+    // The next line opens the child again, which never ends; then the input ends: the chat waits for it.
+    await writeProject(dir, undefined, { hold: '' })
+    chat.stdin!.end('two\n')
+    await waitFor(() => existsSync(join(dir, 'holding')), 'the child to be opening again')
+    chat.kill('SIGTERM')
+    await waitFor(() => readIfThere(join(dir, 'terms')).split('\n').length > 1, 'the first SIGTERM to arrive')
+    chat.kill('SIGTERM')
+    const result = await finished(chat)
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(143)
+    expect(result.stderr).toContain('aborted: stopped waiting for the turn to end')
+    // The child's turn on "one" ended before its parent closed it; "two" never reached it. (The
+    // parent's turn on that settlement may still be running: stopping the wait leaves it open.)
+    const own = await expectIntact(dir, child, expect)
+    expect(JSON.stringify(own)).not.toContain('two')
   })
 
   it('a child whose parent cannot open it runs on the config\'s agent, with a one-line note saying so', async ({ dir, expect }) => {

@@ -179,7 +179,8 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     // Input that ended (a pipe) lets the queue run; Ctrl+D / /exit on a terminal leaves now. Ctrl+C
     // and SIGTERM are still listened to meanwhile: they abort the turn that runs then.
     if (!terminal && !closing) {
-      await reopening
+      // A child opening again (its plugins' setups) is waited for as a turn is: a second SIGTERM stops.
+      await Promise.race([reopening, forced])
       await Promise.race([agent.whenIdle(), forced])
     }
     await Promise.race([leaveSession(ctx, opened, true, options.store), forced])
