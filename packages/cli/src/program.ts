@@ -200,9 +200,11 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('search')
     .description('Bosun plugins, adapters and stores on the npm registry your .npmrc names (keywords bosun-plugin, bosun-adapter, bosun-store)')
     .argument('[words...]', 'words to look for in names and descriptions')
-    .option('--json', 'one JSON object per package')
+    .option('--json', 'one JSON object per package (every one found, unless --limit)')
     .option('--registry <url>', 'search this registry instead of the one npm is configured with')
-    .addHelpText('after', examples([['bosun plugins search', 'every Bosun package'], ['bosun plugins search guard', 'matching "guard"']]))
+    .addOption(new Option('--limit <n>', 'list the first <n> found (default: 50 in the table)').argParser(nonNegativeInteger))
+    .option('--all', 'list every package found (each one is a request for its hooks)')
+    .addHelpText('after', examples([['bosun plugins search', 'the first 50 Bosun packages'], ['bosun plugins search guard', 'matching "guard"'], ['bosun plugins search --all', 'every one']]))
     .action(run(commands.pluginsSearch))
   plugins
     .command('info')

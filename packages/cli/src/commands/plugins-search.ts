@@ -1,8 +1,10 @@
 import type { CommandContext } from '../context.js'
+import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
 import { registryClient } from '../marketplace/lookup.js'
 import { shownUrl } from '../marketplace/npm-config.js'
 import { SEARCH_MAX_MATCHES } from '../marketplace/search-pages.js'
+import { progressLine } from '../marketplace/search-progress.js'
 import { searchPackages, type CutSearch } from '../marketplace/search.js'
 import { table } from '../table.js'
 import { safeJson, safeText, safeValue } from '../terminal-safe.js'
@@ -11,10 +13,24 @@ import { safeJson, safeText, safeValue } from '../terminal-safe.js'
  * `bosun plugins search [words]`: Bosun plugins, adapters and stores on the registry the npm
  * configuration names (keywords `bosun-plugin`, `bosun-adapter`, `bosun-store`): name, version,
  * kind, hooks, weekly downloads when the registry gives them, "first-party" for `@bosun/`.
+ * The table shows the first `SHOWN` (`--limit`, `--all`); --json lists every one unless --limit.
  */
-export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string }): Promise<number> {
+export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string; limit?: number; all?: boolean }): Promise<number> {
+  if (options.limit === 0) throw cliError(CliErrorCodes.USAGE, '--limit must be 1 or more; --all lists every package found.')
+  if (options.limit !== undefined && options.all) throw cliError(CliErrorCodes.USAGE, 'give --limit <n> or --all, not both.')
+  // Each package listed costs a request for its document (its hooks): a search near the cap
+  // finds thousands, which took minutes to read for a table nobody scrolls. A script (--json)
+  // still gets every one, as before.
+  const limit = options.all ? undefined : options.limit ?? (options.json ? undefined : SHOWN)
   const client = registryClient(ctx, options.registry)
-  const { results: found, searched, unsearched, cut } = await searchPackages(client, words)
+  const progress = options.json ? undefined : progressLine(ctx.err)
+  let answer
+  try {
+    answer = await searchPackages(client, words, { ...(limit !== undefined && { limit }), ...(progress && { onProgress: (step) => progress.update(step) }) })
+  } finally {
+    progress?.clear()
+  }
+  const { results: found, matched, searched, unsearched, cut } = answer
   // Said on stderr (also with --json): the list lacks these scopes' packages. The client's own
   // message is not repeated: its advice is about the default registry and --registry.
   for (const skipped of unsearched) {
@@ -52,9 +68,13 @@ export async function pluginsSearchCommand(ctx: CommandContext, words: string[],
     result.description ?? '',
   ])
   for (const line of table(['PACKAGE', 'VERSION', 'KIND', 'HOOKS', 'WEEKLY', 'SOURCE', 'DESCRIPTION'], rows, s, ctx.out.columns, 120)) ctx.out.line(line)
-  ctx.err.line(s.dim(`${results.length} on ${where}. Before adding one: bosun plugins info <package>`))
+  const more = matched > results.length ? `${results.length.toLocaleString('en-US')} of ${matched.toLocaleString('en-US')}` : String(results.length)
+  ctx.err.line(s.dim(`${more} on ${where}.${matched > results.length ? ` More: --limit <n> or --all (each one listed is a request for its hooks).` : ''} Before adding one: bosun plugins info <package>`))
   return ExitCode.ok
 }
+
+/** How many packages the table shows when neither --limit nor --all is given. */
+export const SHOWN = 50
 
 /**
  * One line per registry whose matches for a query were more than `SEARCH_MAX_MATCHES`: how many

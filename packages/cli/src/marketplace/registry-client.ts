@@ -13,7 +13,7 @@ export interface Packument {
 
 /** One hit of `GET /-/v1/search`. */
 export interface SearchHit {
-  package: { name: string; version?: string; 'dist-tags'?: Record<string, string>; description?: string; keywords?: string[] }
+  package: { name: string; version?: string; 'dist-tags'?: Record<string, string>; description?: string; keywords?: string[]; bosun?: unknown }
   downloads?: { weekly?: number; monthly?: number }
 }
 
