@@ -6,6 +6,7 @@ import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
 import { hostsWithoutToken, installExposure } from './exposure.js'
 import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
+import { pluginNamesOf } from './open-timeout.js'
 import { checkHostOptions } from './options.js'
 import { HostFeed } from './feed.js'
 import { CHAT_BODY_DEPTH } from './ai-sdk-chat.js'
@@ -164,7 +165,7 @@ export function createHost(options: CreateHostOptions): Host {
     cluster?.opened(o.sessionId)
     return agent
   }
-  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)), limits.spawnWaitMs, limits.openTimeoutMs)
+  const sessions = new SessionManager(store, opening, limits.idleMs ?? DEFAULT_IDLE_MS, (id, kind) => (kind === 'added' ? feed.added(id) : feed.changed(id)), limits.spawnWaitMs, limits.openTimeoutMs, pluginNamesOf(options.agent?.plugins ?? (options.config as { plugins?: unknown } | undefined)?.plugins))
   let closing = false
 
   const app = new Hono()

@@ -3,13 +3,29 @@ import { HostError } from './errors.js'
 /** What `retry-after` (seconds) tells a client whose session's open outlasted `limits.openTimeoutMs`. */
 const OPEN_RETRY_AFTER_S = 5
 
-/** `503 session-unavailable`: the open of `id` did not finish within `ms`. */
-export function openTimedOut(id: string, ms: number): HostError {
+/**
+ * `503 session-unavailable`: the open of `id` did not finish within `ms`. `plugins`: the plugins
+ * the host builds each agent with, when it knows them (`config`, `agent`; not an `agentFactory`'s)
+ * — which one hangs, nothing tells, so the message names them all as what to check.
+ */
+export function openTimedOut(id: string, ms: number, plugins: readonly string[] = []): HostError {
+  const check = plugins.length === 0 ? 'the setups of the plugins the session\'s agent uses' : `the setups of its plugins (${plugins.join(', ')})`
   return new HostError(
     'session-unavailable',
-    `Opening session "${id}" did not finish within ${ms} ms (limits.openTimeoutMs): a plugin's setup or a hook run at the open did not settle, or the store did not answer. Check the host's log and the setups of the plugins the session's agent uses, then retry in ${OPEN_RETRY_AFTER_S} s.`,
+    `Opening session "${id}" did not finish within ${ms} ms (limits.openTimeoutMs): a plugin's setup or a hook run at the open did not settle, or the store did not answer. Check the host's log and ${check}, then retry in ${OPEN_RETRY_AFTER_S} s.`,
     { id, retryAfter: OPEN_RETRY_AFTER_S },
   )
+}
+
+/** The names of a config's or `agent` option's plugin entries (a name or path, a plugin, or either with its options), those it can tell. */
+export function pluginNamesOf(entries: unknown): string[] {
+  if (!Array.isArray(entries)) return []
+  return entries.flatMap((entry: unknown) => {
+    const plugin: unknown = Array.isArray(entry) ? entry[0] : entry
+    if (typeof plugin === 'string') return [plugin]
+    const name = typeof plugin === 'object' && plugin !== null ? (plugin as { name?: unknown }).name : undefined
+    return typeof name === 'string' ? [name] : []
+  })
 }
 
 /**
@@ -17,12 +33,12 @@ export function openTimedOut(id: string, ms: number): HostError {
  * must not hold a request, a takeover or a mail round for good. `expired` is set when the wait
  * gave up, for the open still running to close what it opens late (see SessionManager).
  */
-export async function withinOpenTimeout<T>(id: string, ms: number, opening: Promise<T>, deadline: { expired: boolean }): Promise<T> {
+export async function withinOpenTimeout<T>(id: string, ms: number, opening: Promise<T>, deadline: { expired: boolean }, plugins: readonly string[] = []): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       deadline.expired = true
-      reject(openTimedOut(id, ms))
+      reject(openTimedOut(id, ms, plugins))
     }, ms)
   })
   try {

@@ -72,6 +72,8 @@ export class SessionManager {
     readonly spawnWaitMs: number = DEFAULT_SPAWN_WAIT_MS,
     /** How long an open (the agent's build: its plugins' setups, the store's open) may take: `503 session-unavailable` after it. */
     readonly openTimeoutMs: number = DEFAULT_OPEN_TIMEOUT_MS,
+    /** The plugins each agent is built with, when the host knows them: named by an open's timeout as what to check. */
+    readonly plugins: readonly string[] = [],
   ) {}
 
   liveIds(): string[] {
@@ -175,7 +177,7 @@ export class SessionManager {
     }
     const deadline = { expired: false }
     const opening = this.#open(id, options.create ?? false, chain, deadline)
-    const pending = withinOpenTimeout(id, this.openTimeoutMs, opening, deadline)
+    const pending = withinOpenTimeout(id, this.openTimeoutMs, opening, deadline, this.plugins)
     pending.catch(() => {
       if (!deadline.expired) return
       const settled = opening.then(() => {}, () => {})

@@ -36,7 +36,8 @@ async function gatedHost(dir: string, gate: ReturnType<typeof setupGate>, openTi
   const store = jsonlStore({ dir })
   const host = createHost({
     store,
-    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId, plugins: [gate.plugin] }),
+    // The `agent` option: the host knows the plugins, and names them when an open times out.
+    agent: { model: scripted({ responses: [] }), plugins: [gate.plugin] },
     limits: { openTimeoutMs },
   })
   return { store, server: await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false }) }
@@ -61,6 +62,7 @@ describe('limits.openTimeoutMs', () => {
     const body = (await refused.json()) as { error: { code: string; message: string; details: { id: string } } }
     expect(body.error.code).toBe('session-unavailable')
     expect(body.error.message).toContain('limits.openTimeoutMs')
+    expect(body.error.message).toContain('the setups of its plugins (slow-setup)')
     expect(body.error.details.id).toBe('slow')
     expect(gate.started).toBe(1)
 
