@@ -191,10 +191,17 @@ describe.concurrent('a subagent child in the CLI is opened through its parent', 
     expect(ofType(own, 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)).toEqual(['completed', 'completed', 'completed', 'completed'])
   })
 
-  it('piped input: a second SIGTERM stops waiting for a one-shot child that does not open again', async ({ dir, expect }) => {
+  // Piped input that ends on a line for a one-shot child its parent closed: the chat waits for the
+  // child to open again (here a plugin's setup that holds until the test releases it). Before, a
+  // second SIGTERM did not stop that wait; and once the child opened after a SIGTERM, the line ran
+  // a whole turn, which the chat waited for.
+  it.for([
+    ['a second SIGTERM stops waiting', 'again'],
+    ['the child opens after a SIGTERM: the line stays queued, no turn runs on it', 'release'],
+  ] as const)('piped input, SIGTERM while a one-shot child opens again: %s', async ([, then], { dir, expect }) => {
     const { child } = await spawnedTree(dir, 'foreground')
-    // A plugin of the config (the child gets it too) whose setup never ends once the file 'hold'
-    // exists, and which notes each SIGTERM in 'terms' (one line each) for the test to wait on.
+    // A plugin of the config (the child gets it too) whose setup holds once the file 'hold' exists,
+    // until 'release' does, and which notes each SIGTERM in 'terms' (a line each) for the test.
     const HOLD_PLUGIN = `import { appendFileSync, existsSync, watch, writeFileSync } from 'node:fs'
 export default {
   kind: 'bosun-plugin',
@@ -203,7 +210,9 @@ export default {
     if (!existsSync('hold')) return
     process.on('SIGTERM', () => appendFileSync('terms', 'SIGTERM\\n'))
     writeFileSync('holding', '')
-    await new Promise((resolve) => { watch('.', () => { if (existsSync('release')) resolve() }) })
+    await new Promise((resolve) => {
+      const watcher = watch('.', () => { if (existsSync('release')) { watcher.close(); resolve() } })
+    })
   },
 }
 `
@@ -211,21 +220,30 @@ export default {
     await writeProject(dir, { ...base, plugins: [...base.plugins!, './hold.mjs'] }, { 'echo-system.mjs': ECHO_SYSTEM_ADAPTER, 'hold.mjs': HOLD_PLUGIN })
     const chat = start(['chat', '--session', child], { cwd: dir, input: 'one\n', keepInputOpen: true })
     await waitFor(() => chat.output.stdout.includes('its parent closed this one-shot child once it settled'), 'the parent to close the child')
-    // The next line opens the child again, which never ends; then the input ends: the chat waits for it.
     await writeProject(dir, undefined, { hold: '' })
     chat.stdin!.end('two\n')
     await waitFor(() => existsSync(join(dir, 'holding')), 'the child to be opening again')
     chat.kill('SIGTERM')
     await waitFor(() => readIfThere(join(dir, 'terms')).split('\n').length > 1, 'the first SIGTERM to arrive')
-    chat.kill('SIGTERM')
+    if (then === 'again') chat.kill('SIGTERM')
+    else await writeProject(dir, undefined, { release: '' })
     const result = await finished(chat)
     expect(result.signal).toBe(null)
     expect(result.code).toBe(143)
-    expect(result.stderr).toContain('aborted: stopped waiting for the turn to end')
-    // The child's turn on "one" ended before its parent closed it; "two" never reached it. (The
-    // parent's turn on that settlement may still be running: stopping the wait leaves it open.)
+    // The child's turns on its task, its grandchild's settlement and "one"; none on "two".
     const own = await expectIntact(dir, child, expect)
-    expect(JSON.stringify(own)).not.toContain('two')
+    expect(ofType(own, 'turn/start')).toHaveLength(3)
+    if (then === 'again') {
+      expect(result.stderr).toContain('aborted: stopped waiting for the turn to end')
+      // (The parent's turn on the settlement of "one" may still run: stopping the wait leaves it open.)
+      expect(JSON.stringify(own)).not.toContain('two')
+    } else {
+      expect(result.stdout).toContain('saved')
+      // Queued in its inbox (for the next open), never claimed by a turn.
+      expect(ofType(own, 'agent/inbox/spliced').filter((e) => JSON.stringify(e.data).includes('"two"'))).toHaveLength(1)
+      expect(ofType(own, 'user/message').filter((e) => JSON.stringify(e.data).includes('"two"'))).toHaveLength(0)
+      await expectIntact(dir, 'root', expect)
+    }
   })
 
   it('a child whose parent cannot open it runs on the config\'s agent, with a one-line note saying so', async ({ dir, expect }) => {

@@ -88,6 +88,9 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   const send = (text: string) => {
     try {
       agent.followup(text)
+      // After SIGTERM (a line that waited for its child to open again): queued, not run — an abort
+      // right after the waking send parks it, as what is queued stays queued for the next open.
+      if (terminated) agent.abort('terminated')
     } catch (error) {
       screen.print(`${s.red('error')}: ${safeText(error instanceof Error ? error.message : String(error))}`)
     }
