@@ -95,6 +95,31 @@ describe.concurrent('bosun run with a background subagent', () => {
     expect(endKinds(childEvents)).toEqual(['aborted'])
   })
 
+  it('a second SIGTERM stops waiting for the session to close (a plugin teardown that does not end): exit 143', async ({ dir, expect }) => {
+    // Each agent's close waits for this teardown, which ends only once a file 'release' exists (never here).
+    const STUCK_TEARDOWN = `import { existsSync, watch } from 'node:fs'
+export default {
+  kind: 'bosun-plugin',
+  name: 'stuck-teardown',
+  setup({ onClose }) {
+    onClose(() => new Promise((resolve) => {
+      const watcher = watch('.', () => { if (existsSync('release')) { watcher.close(); resolve() } })
+    }))
+  },
+}
+`
+    await writeProject(dir, { ...config, plugins: [...config.plugins, './stuck-teardown.mjs'] }, { 'gate.mjs': GATE_TOOL, 'stuck-teardown.mjs': STUCK_TEARDOWN })
+    const run = start(['run', '--session', 'lead', 'plan'], { cwd: dir })
+    await waiting(run)
+    run.kill('SIGTERM')
+    await waitFor(() => run.output.stderr.includes('stopped waiting: what still runs is aborted as the session closes'), 'the first SIGTERM to stop the wait')
+    run.kill('SIGTERM')
+    const result = await finished(run)
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(143)
+    expect(result.stderr).toContain('aborted: stopped waiting for the session to close\n')
+  })
+
   it('leaving bosun chat does not wait: a background child still working is aborted and named on stderr', async ({ dir, expect }) => {
     await writeProject(dir, config, { 'gate.mjs': GATE_TOOL })
     const result = await finished(start(['chat', '--session', 'lead'], { cwd: dir, input: 'plan\n' }))
