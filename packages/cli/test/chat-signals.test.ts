@@ -90,6 +90,25 @@ describe.concurrent('bosun chat: a signal while /compact runs', () => {
     expect(events.filter((event) => event.type === 'compaction/end').map((event) => event.data)).toEqual([{ ok: false, reason: 'aborted' }])
   })
 
+  it('piped input, SIGTERM while a turn runs with a /compact waiting behind it: the compaction never starts, exit 143', async ({ dir, expect }) => {
+    // Two quick answers (something to summarise), a slow third; /compact waits for the turns. Before,
+    // it ran once the aborted turn ended, and its summary never arrives: the chat never left.
+    await writeProject(dir, {
+      ...COMPACTING,
+      model: { adapter: 'scripted', options: { responses: [{ text: 'hi there' }, { text: 'hi again' }, SLOW.model.options.responses[0], { text: 'Zq summary', chunkSize: 1, delayMs: 600_000 }] } },
+    })
+    const child = start(['chat', '--session', 'behind'], { cwd: dir, input: 'hello\nagain\nthird\n/compact\n' })
+    await waitFor(() => child.output.stdout.includes('compacting…') && child.output.stdout.includes('Zq slow'), 'the third answer to stream, /compact waiting')
+    child.kill('SIGTERM')
+    const result = await finished(child)
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(143)
+    expect(result.stdout).toContain('■ turn 3 aborted (terminated)')
+    expect(result.stdout).toContain('/compact stopped: the history is as it was')
+    const events = await readEvents(dir, 'behind')
+    expect(events.some((event) => event.type.startsWith('compaction/'))).toBe(false)
+  })
+
   it('on a terminal, Ctrl+C aborts the compaction and says so; the chat goes on', async ({ dir, expect }) => {
     await writeProject(dir, COMPACTING)
     const result = await runInPty(['chat', '--session', 'tty'], [

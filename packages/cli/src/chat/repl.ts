@@ -99,10 +99,13 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   const done = new Promise<void>((resolve) => rl.once('close', resolve))
   /** Aborted with the agent by Ctrl+C or SIGTERM while a slash command runs: a /compact then says it stopped. */
   let command: AbortController | undefined
-  /** Stops the running turn, else a slash command's maintenance (a /compact's model call: the status says idle). */
-  const stopWork = (reason: string): void => {
-    // A /compact behind a running turn waits for it, and runs once it ended: it is not stopped here.
-    if (agent.status !== 'running') command?.abort(reason)
+  /**
+   * Stops the running turn, else a slash command's maintenance (a /compact's model call: the status
+   * says idle). A /compact behind a running turn waits for it: Ctrl+C leaves it to run once the
+   * turn ended, SIGTERM (`all`) cancels it too.
+   */
+  const stopWork = (reason: string, all = false): void => {
+    if (all || agent.status !== 'running') command?.abort(reason)
     agent.abort(reason)
   }
   const interrupt = () => {
@@ -137,7 +140,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     }
     terminated = true
     // The running turn, or a /compact's model call (maintenance: the status says idle); a no-op when idle.
-    stopWork('terminated')
+    stopWork('terminated', true)
     closing = true
     rl.close()
   }

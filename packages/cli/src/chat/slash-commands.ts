@@ -61,6 +61,10 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
         return drop(ctx, words[0])
       case 'compact': {
         screen.print(style.dim('  compacting…'))
+        // It runs between turns: waited for here, so that a stop meanwhile (SIGTERM) cancels it
+        // before its model call starts, rather than after the turn, with no one left to stop it.
+        if (agent.status === 'running') await Promise.race([agent.whenIdle(), abortedPromise(ctx.signal)])
+        if (ctx.signal?.aborted) return screen.print(style.yellow('  /compact stopped: the history is as it was'))
         const compacted = await agent.compact()
         if (compacted) return screen.print(style.dim('  ⇢ compacted'))
         // Aborted, it resolves false as when there is nothing to compact: the chat knows which.
@@ -84,6 +88,14 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
     const code = BosunError.is(error) ? error.code : 'UNEXPECTED'
     screen.print(`${style.red('error')} ${style.bold(code)}: ${safeText(messageOf(error))}`)
   }
+}
+
+/** Settles once `signal` aborts (never without one). */
+function abortedPromise(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    signal?.addEventListener('abort', () => resolve(), { once: true })
+  })
 }
 
 function printQueue({ agent, screen, style }: SlashContext): void {
