@@ -4,6 +4,7 @@ import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './ch
 import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type LiveSession } from './live-session.js'
+import { closeAgain, closeLive } from './session-close.js'
 import { withinOpenTimeout } from './open-timeout.js'
 
 export type { LiveSession } from './live-session.js'
@@ -457,50 +458,17 @@ export class SessionManager {
     const retries = [...this.#unclosed]
     this.#unclosed.clear()
     const closes = [
-      ...lives.map(async (live) => this.#closeLive(live, graceMs)),
-      ...retries.map(async ([live, failure]) => this.#closeAgain(live, failure)),
+      ...lives.map(async (live) => {
+        if (live.idleTimer) clearTimeout(live.idleTimer)
+        live.idleTimer = undefined
+        this.#detach(live)
+        await closeLive(live, graceMs, this.#unclosed)
+      }),
+      ...retries.map(async ([live, failure]) => closeAgain(live, failure, this.#unclosed)),
     ]
     const failures = (await Promise.allSettled(closes)).flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
     if (failures.length === 0) return
     for (const failure of failures.slice(1)) console.error(maskSecretValues(`[bosun host] closing a session failed: ${inspect(failure)}`))
     throw failures[0]
-  }
-
-  async #closeLive(live: LiveSession, graceMs: number): Promise<void> {
-    if (live.idleTimer) clearTimeout(live.idleTimer)
-    live.idleTimer = undefined
-    this.#detach(live)
-    try {
-      // Borrowed: let go, not closed — its owner (a parent this host may be closing right now) closes it.
-      if (live.borrowed) return
-      if (graceMs > 0 && live.agent.status !== 'idle') {
-        let timer: ReturnType<typeof setTimeout> | undefined
-        await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
-        clearTimeout(timer)
-      }
-      await live.agent.close().catch((error: unknown) => {
-        this.#unclosed.set(live, error)
-        throw error
-      })
-    } finally {
-      // Its streams end either way: the agent takes no more input.
-      live.closed = true
-      for (const listener of [...live.listeners]) listener()
-    }
-  }
-
-  /**
-   * A session whose close failed, closed again: its agent is closed already (a second
-   * `agent.close()` only waits for idle), so its log's close — the flush that failed — is what is
-   * tried again. A store whose writer's close is final (the bundled stores release the lock or
-   * lease either way, and their error counts the events lost) rejects with the same failure: that
-   * was reported by the close that failed, and is not a failure of this one.
-   */
-  async #closeAgain(live: LiveSession, failure: unknown): Promise<void> {
-    await live.agent.session.close().catch((error: unknown) => {
-      if (error === failure) return
-      this.#unclosed.set(live, error)
-      throw error
-    })
   }
 }

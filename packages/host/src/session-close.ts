@@ -1,0 +1,41 @@
+import type { LiveSession } from './live-session.js'
+
+/**
+ * Closes one live session's agent, after up to `graceMs` for its running turn (the host's close).
+ * A close that fails — its log could not be flushed (a store outage) — is kept in `unclosed` with
+ * its failure, for the next `close()` to try again ({@link closeAgain}). The session's streams end
+ * either way: the agent takes no more input.
+ */
+export async function closeLive(live: LiveSession, graceMs: number, unclosed: Map<LiveSession, unknown>): Promise<void> {
+  try {
+    // Borrowed: let go, not closed — its owner (a parent this host may be closing right now) closes it.
+    if (live.borrowed) return
+    if (graceMs > 0 && live.agent.status !== 'idle') {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
+      clearTimeout(timer)
+    }
+    await live.agent.close().catch((error: unknown) => {
+      unclosed.set(live, error)
+      throw error
+    })
+  } finally {
+    live.closed = true
+    for (const listener of [...live.listeners]) listener()
+  }
+}
+
+/**
+ * A session whose close failed, closed again: its agent is closed already (a second
+ * `agent.close()` only waits for idle), so its log's close — the flush that failed — is what is
+ * tried again. A store whose writer's close is final (the bundled stores release the lock or
+ * lease either way, and their error counts the events lost) rejects with the same failure: that
+ * was reported by the close that failed, and is not a failure of this one.
+ */
+export async function closeAgain(live: LiveSession, failure: unknown, unclosed: Map<LiveSession, unknown>): Promise<void> {
+  await live.agent.session.close().catch((error: unknown) => {
+    if (error === failure) return
+    unclosed.set(live, error)
+    throw error
+  })
+}
