@@ -16,16 +16,31 @@ import { createAgent } from '../create-agent.js'
 
 const types = (events: readonly { type: string }[]) => events.map((event) => event.type)
 
+/**
+ * One step that streams text and a complete tool call, then ends with `finish`: runs the turn and a
+ * follow-up, and gives what a test checks — how often the tool ran, the requests, the timeline.
+ */
+async function stepEndingWithCall(finish: 'max-tokens' | 'content-filter') {
+  let ran = 0
+  const model = scripted({ record: true, responses: [{ text: 'p', toolCalls: [{ name: 't', args: {} }], finish }] })
+  const { agent, timeline } = await harness({ model, tools: [tool('t', () => (ran++, 'done'))] })
+  agent.followup('go')
+  await agent.whenIdle()
+  const afterTurn = { ran, requests: model.recorded.length, timeline: timeline() }
+  // The chunks still show what arrived, the call included.
+  const callStreamed = agent.session.events.some((e) => e.type === 'assistant/chunk' && (e.data as { chunk: { type: string } }).chunk.type === 'tool-call-delta')
+  agent.followup('again')
+  await agent.whenIdle()
+  const next = model.recorded[1]!
+  return { ...afterTurn, callStreamed, nextHasToolCall: next.messages.some((m) => m.content.some((block: { type: string }) => block.type === 'tool-call')) }
+}
+
 describe('content-filter', () => {
   it('drops the step\'s tool calls: a response the provider stopped runs nothing, the turn completes', async () => {
-    let ran = 0
-    const model = scripted({ record: true, responses: [{ text: 'p', toolCalls: [{ name: 't', args: {} }], finish: 'content-filter' }] })
-    const { agent, timeline } = await harness({ model, tools: [tool('t', () => (ran++, 'done'))] })
-    agent.followup('go')
-    await agent.whenIdle()
-    expect(ran).toBe(0)
-    expect(model.recorded).toHaveLength(1)
-    expect(timeline()).toMatchInlineSnapshot(`
+    const step = await stepEndingWithCall('content-filter')
+    expect(step.ran).toBe(0)
+    expect(step.requests).toBe(1)
+    expect(step.timeline).toMatchInlineSnapshot(`
       "splice next-turn @0 +["go"]
       turn/start 1
       splice next-turn @0 -1
@@ -35,24 +50,18 @@ describe('content-filter', () => {
       step/end 1.1 content-filter
       turn/end 1 completed"
     `)
+    expect(step.callStreamed).toBe(true)
     // No unpaired call reaches the next request.
-    agent.followup('again')
-    await agent.whenIdle()
-    const next = model.recorded[1]!
-    expect(next.messages.some((m) => m.content.some((block: { type: string }) => block.type === 'tool-call'))).toBe(false)
+    expect(step.nextHasToolCall).toBe(false)
   })
 })
 
 describe('max-tokens', () => {
   it('drops the step\'s tool calls: nothing runs, no second request, the turn ends max-tokens', async () => {
-    let ran = 0
-    const model = scripted({ record: true, responses: [{ text: 'p', toolCalls: [{ name: 't', args: {} }], finish: 'max-tokens' }] })
-    const { agent, timeline } = await harness({ model, tools: [tool('t', () => (ran++, 'done'))] })
-    agent.followup('go')
-    await agent.whenIdle()
-    expect(ran).toBe(0)
-    expect(model.recorded).toHaveLength(1)
-    expect(timeline()).toMatchInlineSnapshot(`
+    const step = await stepEndingWithCall('max-tokens')
+    expect(step.ran).toBe(0)
+    expect(step.requests).toBe(1)
+    expect(step.timeline).toMatchInlineSnapshot(`
       "splice next-turn @0 +["go"]
       turn/start 1
       splice next-turn @0 -1
@@ -62,13 +71,9 @@ describe('max-tokens', () => {
       step/end 1.1 max-tokens
       turn/end 1 max-tokens"
     `)
-    // The chunks still show what arrived, the call included.
-    expect(agent.session.events.some((e) => e.type === 'assistant/chunk' && (e.data as { chunk: { type: string } }).chunk.type === 'tool-call-delta')).toBe(true)
+    expect(step.callStreamed).toBe(true)
     // No unpaired call reaches the next request.
-    agent.followup('again')
-    await agent.whenIdle()
-    const next = model.recorded[1]!
-    expect(next.messages.some((m) => m.content.some((block: { type: string }) => block.type === 'tool-call'))).toBe(false)
+    expect(step.nextHasToolCall).toBe(false)
   })
 
   it('a truncated step that delivered only a tool call writes no (empty) assistant message', async () => {
