@@ -3,7 +3,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeAll, describe } from 'vitest'
-import { bosun, it, requireBuild, writeProject } from './helpers.js'
+import { CLOCK_TOOL, bosun, it, requireBuild, writeProject } from './helpers.js'
 
 beforeAll(requireBuild)
 
@@ -21,13 +21,24 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.close()
 })
 
-/** A local Anthropic stand-in answering every request with the recorded refusal. */
-async function refusingServer(): Promise<string> {
+// The same refusal after the model wrote a line and started a tool call (the loop drops the call).
+const AFTER_A_CALL = [
+  RECORDED[0]!,
+  { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me check the network.' } },
+  { type: 'content_block_stop', index: 0 },
+  { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01Refused', name: 'clock', input: {} } },
+  { type: 'content_block_stop', index: 1 },
+  ...RECORDED.slice(2),
+]
+
+/** A local Anthropic stand-in answering every request with `events` (the recorded refusal). */
+async function refusingServer(events: readonly { type: string }[] = RECORDED): Promise<string> {
   const server = createServer((req, res) => {
     req.resume()
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.end(RECORDED.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''))
+      res.end(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''))
     })
   })
   servers.push(server)
@@ -43,5 +54,19 @@ describe('bosun run, refused by Anthropic', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toBe(`${EXPLANATION}\n`)
     expect(result.stderr).toContain('warning: the provider stopped the answer (content-filter: a refusal or its content filter); what it wrote is above')
+  })
+
+  it('keeps the explanation a blank line below text the model wrote before a tool call it dropped, in run and chat', async ({ dir, expect }) => {
+    const baseURL = await refusingServer(AFTER_A_CALL)
+    const model = { adapter: 'anthropic', options: { baseURL, model: 'claude-fable-5', apiKeyEnv: 'REFUSAL_TEST_KEY' } }
+    await writeProject(dir, { model, tools: ['./tools/clock.mjs'] }, { 'tools/clock.mjs': CLOCK_TOOL })
+    const env = { REFUSAL_TEST_KEY: 'sk-ant-refusal-test' }
+    const result = await bosun(['run', 'scan my neighbour’s network'], { cwd: dir, env })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`Let me check the network.\n\n${EXPLANATION}\n`)
+    expect(result.stderr).not.toContain('clock')
+    const chat = await bosun(['chat', '--session', 'refused'], { cwd: dir, env, input: 'scan my neighbour’s network\n' })
+    expect(chat.code).toBe(0)
+    expect(chat.stdout).toContain(`› scan my neighbour’s network\nLet me check the network.\n\n${EXPLANATION}\n  ⚠ the provider stopped the answer`)
   })
 })

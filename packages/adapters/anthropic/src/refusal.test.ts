@@ -40,6 +40,20 @@ describe('a refusal with stop_details', () => {
     ])
   })
 
+  it('keeps the explanation a blank line apart from text written before a tool call (the loop drops the call)', async () => {
+    const call = [
+      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'scan', input: {} } },
+      { type: 'content_block_stop', index: 1 },
+    ]
+    server.reply(events([start, ...partial('Let me check.'), ...call, ...refusal({ type: 'refusal', explanation: EXPLANATION })]))
+    const { chunks, error } = await run()
+    expect(error).toBeUndefined()
+    expect(chunks.filter((chunk) => chunk.type === 'text-delta')).toEqual([
+      { type: 'text-delta', text: 'Let me check.' },
+      { type: 'text-delta', text: `\n\n${EXPLANATION}` },
+    ])
+  })
+
   it('leaves out details without a usable explanation, and never reads them for another stop reason', async () => {
     const odd = [undefined, null, 'refusal', { explanation: 42 }, { explanation: '  ' }, []]
     for (const details of odd) server.reply(events([start, ...refusal(details)]))

@@ -52,8 +52,8 @@ export class MessageStreamDecoder {
   #usageSent = false
   #started = false
   #done = false
-  /** The last content sent was text, which the loop joins with more text into one block. */
-  #afterText = false
+  /** Some text of this message was sent: a refusal's explanation is kept a blank line apart from it. */
+  #wroteText = false
 
   /** `message_stop` arrived: the response is complete. */
   get done(): boolean {
@@ -183,7 +183,7 @@ export class MessageStreamDecoder {
       out.push({ type: 'text-delta', text: '' })
     }
     this.#reasoningAt = chunk.type === 'reasoning-delta' ? at : undefined
-    this.#afterText = chunk.type === 'text-delta' ? this.#afterText || chunk.text !== '' : false
+    if (chunk.type === 'text-delta' && chunk.text !== '') this.#wroteText = true
     out.push(chunk)
   }
 
@@ -191,17 +191,18 @@ export class MessageStreamDecoder {
    * A refusal's `stop_details.explanation` (why Anthropic's classifiers stopped the answer, e.g.
    * "This request triggered restrictions on violative cyber content…") is the only words the user
    * gets for it: sent as text, as the OpenAI adapter sends a `refusal` delta, so it is in the
-   * assistant message and printed with the answer; a blank line keeps it apart from text streamed
-   * just before. The details are informative and newer than the rest of the format: any other
-   * shape is left out, not a malformed stream.
+   * assistant message and printed with the answer; a blank line keeps it apart from any text the
+   * model wrote — also with a tool call between them (the loop drops a content-filter step's calls,
+   * and the two text blocks print and read as one text). The details are informative and newer
+   * than the rest of the format: any other shape is left out, not a malformed stream.
    */
   #explain(out: ModelChunk[], details: unknown): void {
     const explanation = typeof details === 'object' && details !== null ? (details as Record<string, unknown>).explanation : undefined
     const text = typeof explanation === 'string' ? explanation.trim() : ''
     if (text === '') return
     this.#reasoningAt = undefined
-    out.push({ type: 'text-delta', text: this.#afterText ? `\n\n${text}` : text })
-    this.#afterText = true
+    out.push({ type: 'text-delta', text: this.#wroteText ? `\n\n${text}` : text })
+    this.#wroteText = true
   }
 
   /** A tool_use whose input never streamed (a call without arguments) gets its start `input`, `{}`. */
