@@ -104,6 +104,12 @@ function ok(result: Finished, args: string[]): Finished {
 }
 
 describe('bosun plugins search past one page', { timeout: 0 }, () => {
+  it('--json --limit lists the first n found, each with the hooks its document gives', async () => {
+    const args = ['plugins', 'search', 'paged', '--json', '--limit', '3']
+    const listed = ok(await bosun(args), args).stdout.trim().split('\n').map((line) => JSON.parse(line) as { name: string; hooks?: string[] })
+    expect(listed.map((result) => [result.name, result.hooks])).toEqual(names.slice(0, 3).map((name) => [name, ['agent/pre-step']]))
+  })
+
   it('a search with more matches than it reads lists the first 1,000 of each query and says how many were left and how to narrow it', async () => {
     // 4,321 plugins with a total as npmjs gives it; 1,200 adapters with Verdaccio's total (the page's).
     const kinds: Record<string, { count: number; total: 'all' | 'page' }> = { 'keywords:bosun-plugin': { count: 4321, total: 'all' }, 'keywords:bosun-adapter': { count: 1200, total: 'page' } }

@@ -83,7 +83,7 @@ describe('bosun plugins search with many matches', () => {
     expect(stderr).toBe(`50 of 120 on ${url}. More: --limit <n> or --all (each one listed is a request for its hooks). Before adding one: bosun plugins info <package>\n`)
   })
 
-  it('--limit and --all list that many; --json every one', async () => {
+  it('--limit and --all list that many; --json every one, or --limit many', async () => {
     expect(rows((await search({ limit: 7 }, false)).stdout)).toHaveLength(7)
     const all = await search({ all: true }, false)
     expect(rows(all.stdout)).toHaveLength(COUNT)
@@ -91,6 +91,11 @@ describe('bosun plugins search with many matches', () => {
     const json = await search({ json: true }, false)
     expect(json.stdout.trim().split('\n').map((line) => JSON.parse(line).name)).toEqual(names)
     expect(json.documents).toHaveLength(COUNT)
+    // Each object carries the package's hooks, read from its document: --limit keeps a script's
+    // search near the cap to that many documents.
+    const some = await search({ json: true, limit: 5 }, false)
+    expect(some.stdout.trim().split('\n').map((line) => [JSON.parse(line).name, JSON.parse(line).hooks])).toEqual(names.slice(0, 5).map((name) => [name, ['agent/pre-step']]))
+    expect(some.documents.sort()).toEqual(names.slice(0, 5))
   })
 
   it('--limit 0, or --limit with --all, is a usage error', async () => {
