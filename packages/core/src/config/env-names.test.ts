@@ -7,7 +7,7 @@ import { createAgent } from '../create-agent.js'
 import { BosunError } from '../errors.js'
 import { definePlugin } from '../plugin.js'
 import { assertOptions, type JsonSchema } from '../schema.js'
-import { ENV_NAME_REFUSED, envNameProblems, isEnvName } from './env-names.js'
+import { ENV_NAME_REFUSED, envNameProblems, envOptionsIn, envVariablesNamed, isEnvName } from './env-names.js'
 import { validateConfig } from './validate.js'
 
 /** Pasted keys; all but the first pass for a variable's name by their characters alone. */
@@ -93,5 +93,20 @@ describe('…Env options name a variable, never hold the key', () => {
     }
     const options = { a: [{ b: { keyEnv: 'sk-PASTEDabcdefghijk' } }], client: new Client(), env: 'x y', Env: 'x y', okEnv: 'OK' }
     expect(envNameProblems(options)).toEqual([{ keys: ['a', 0, 'b', 'keyEnv'], message: ENV_NAME_REFUSED }])
+  })
+})
+
+describe('the …Env options of a config', () => {
+  it('each key and the variable it names, once, in document order, at any depth; values that are no name left out', () => {
+    const config = {
+      model: { adapter: 'openai', options: { apiKeyEnv: 'GATEWAY_KEY', baseUrlEnv: 'GATEWAY_URL' } },
+      plugins: [['gate', { tokenEnv: 'GATEWAY_KEY', regionEnv: 'eu-west-1' }], ['other', { servers: [{ apiKeyEnv: 'GATEWAY_KEY' }] }]],
+    }
+    expect(envOptionsIn(config)).toEqual([
+      { key: 'apiKeyEnv', name: 'GATEWAY_KEY' },
+      { key: 'baseUrlEnv', name: 'GATEWAY_URL' },
+      { key: 'tokenEnv', name: 'GATEWAY_KEY' },
+    ])
+    expect(envVariablesNamed(config)).toEqual(['GATEWAY_KEY', 'GATEWAY_URL'])
   })
 })

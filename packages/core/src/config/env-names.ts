@@ -54,6 +54,23 @@ export function envNameProblems(options: unknown, schema?: object): EnvNameProbl
  * command that runs other programs (`bosun plugins add`'s package manager) keeps from them.
  */
 export function envVariablesNamed(config: unknown): string[] {
-  const names = plainStrings(config).filter(({ keys, value }) => isEnvOptionKey(keys.at(-1)) && isEnvName(value)).map(({ value }) => value)
-  return [...new Set(names)]
+  return [...new Set(envOptionsIn(config).map(({ name }) => name))]
+}
+
+/**
+ * The `…Env` options in `config`, each with its key (`apiKeyEnv`) and the variable it names —
+ * each pair once, in document order; values that are not a variable's name are left out. The key
+ * says what the variable holds: the config check registers a `tokenEnv`'s value as a secret, not
+ * a `regionEnv`'s.
+ */
+export function envOptionsIn(config: unknown): { key: string; name: string }[] {
+  const seen = new Set<string>()
+  const options: { key: string; name: string }[] = []
+  for (const { keys, value } of plainStrings(config)) {
+    const key = keys.at(-1)
+    if (!isEnvOptionKey(key) || !isEnvName(value) || seen.has(`${key}=${value}`)) continue
+    seen.add(`${key}=${value}`)
+    options.push({ key, name: value })
+  }
+  return options
 }

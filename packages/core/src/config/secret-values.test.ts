@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BosunError, serializeError } from '../errors.js'
 import { looksLikeCredential, maskCredentials } from './credentials.js'
-import { forgetSecretsForTesting, isSecretEnvName, maskSecretValues, registerSecret, registerSecretsFromEnv, registerSecretsNamed } from './secret-values.js'
+import { credentialsIn, forgetSecretsForTesting, isSecretEnvName, isSecretEnvOptionKey, maskSecretValues, registerEnvOptionSecrets, registerSecret, registerSecretsFromEnv } from './secret-values.js'
 import { harness } from '../testing/harness.js'
 import { validateConfig } from './validate.js'
 
@@ -37,11 +37,33 @@ describe('the registry', () => {
     expect(maskSecretValues(`the key ${WORDLIKE} is wrong`)).toBe('the key [redacted] is wrong')
   })
 
-  it('registers the variables named, and those whose names say they are secrets', () => {
-    registerSecretsNamed(['GATEWAY_KEY', 'UNSET'], { GATEWAY_KEY: WORDLIKE })
-    expect(maskSecretValues(WORDLIKE)).toBe('[redacted]')
+  it('registers the secret variables options name, and those whose names say they are secrets', () => {
+    const options = [{ key: 'tokenEnv', name: 'GATEWAY' }, { key: 'apiKeyEnv', name: 'UNSET' }, { key: 'regionEnv', name: 'AWS_REGION' }]
+    registerEnvOptionSecrets(options, { GATEWAY: WORDLIKE, AWS_REGION: 'eu-west-1' })
+    expect(maskSecretValues(`${WORDLIKE} in eu-west-1`)).toBe('[redacted] in eu-west-1')
     registerSecretsFromEnv({ MY_API_KEY: 'apikey-value', HF_TOKEN: 'token-value', PGPASSWORD: 'pg-password', EDITOR: 'vim-editor', HOME: '/home/someone' })
     expect(maskSecretValues('apikey-value token-value pg-password vim-editor /home/someone')).toBe('[redacted] [redacted] [redacted] vim-editor /home/someone')
+  })
+
+  it("tells an …Env option whose key says it names a secret from others, by the same words as variable names", () => {
+    for (const key of ['apiKeyEnv', 'keyEnv', 'tokenEnv', 'authTokenEnv', 'secretEnv', 'clientSecretEnv', 'passwordEnv', 'sslPasswordEnv', 'credentialsEnv', 'accessKeyEnv', 'openAIKeyEnv', 'API_KEYEnv']) {
+      expect(isSecretEnvOptionKey(key), key).toBe(true)
+    }
+    for (const key of ['urlEnv', 'baseUrlEnv', 'baseURLEnv', 'regionEnv', 'targetEnv', 'hostEnv', 'keyboardEnv', 'monkeyEnv', 'tokenizerEnv', 'Env', 'apiKey']) {
+      expect(isSecretEnvOptionKey(key), key).toBe(false)
+    }
+  })
+
+  it("finds a URL's password and secret name=value pairs, as written and decoded, and nothing else of the value", () => {
+    expect(credentialsIn('postgres://bosun:p%40ss%2Fword@db.internal:5432/app')).toEqual(['p%40ss%2Fword', 'p@ss/word'])
+    expect(credentialsIn(' postgresql://bosun:pa@ss@db:5432/app?sslmode=require\n')).toEqual(['pa@ss', 'pa@ss'])
+    expect(credentialsIn('postgres://db.internal/app?user=bosun&password=s3cret-pw&sslpassword=cert-pass')).toEqual(['s3cret-pw', 's3cret-pw', 'cert-pass', 'cert-pass'])
+    expect(credentialsIn('host=db.internal user=bosun password=s3cret-pw')).toEqual(['s3cret-pw', 's3cret-pw'])
+    expect(credentialsIn('Server=db;Uid=bosun;Pwd=s3cret-pw;')).toEqual(['s3cret-pw', 's3cret-pw'])
+    expect(credentialsIn('postgres://bosun:bad%zz@db:notaport/app')).toEqual(['bad%zz', 'bad%zz'])
+    for (const plain of ['postgres://bosun@db.internal/app', 'http://localhost:11434/v1', 'us-east-1', 'https://proxy/v1?model=gpt&region=eu', '']) {
+      expect(credentialsIn(plain), plain).toEqual([])
+    }
   })
 
   it('tells secret variable names from others', () => {
@@ -78,10 +100,42 @@ describe('where text leaves', () => {
 })
 
 describe('the config check', () => {
+  /** Checks a config whose one plugin takes `options`, with `env` as the environment. */
+  const check = (options: Record<string, unknown>, env: Record<string, string>) => {
+    const config = { model: { adapter: 'scripted', options: { responses: [] } }, plugins: [[{ kind: 'bosun-plugin', name: 'gate', setup() {} }, options]] }
+    return validateConfig({ config, file: '/nowhere/bosun.config.json', dir: '/nowhere' } as never, { env })
+  }
+  const masked = (text: string) => serializeError(new Error(text)).message
+
   it("registers the values of the variables a config's …Env options name", async () => {
-    const config = { model: { adapter: 'scripted', options: { responses: [] } }, plugins: [[{ kind: 'bosun-plugin', name: 'gate', setup() {} }, { tokenEnv: 'GATE_TOKEN' }]] }
-    await validateConfig({ config, file: '/nowhere/bosun.config.json', dir: '/nowhere' } as never, { env: { GATE_TOKEN: WORDLIKE } })
-    expect(serializeError(new Error(`the gate refused ${WORDLIKE}`)).message).toBe('the gate refused [redacted]')
+    await check({ tokenEnv: 'GATE_TOKEN' }, { GATE_TOKEN: WORDLIKE })
+    expect(masked(`the gate refused ${WORDLIKE}`)).toBe('the gate refused [redacted]')
+  })
+
+  it('does not mask what an option that holds no secret names: a region, a base URL, a target stay readable', async () => {
+    const env = { AWS_REGION: 'us-east-1', OLLAMA_URL: 'http://localhost:11434/v1', DEPLOY_TARGET: 'staging-eu' }
+    await check({ regionEnv: 'AWS_REGION', baseUrlEnv: 'OLLAMA_URL', targetEnv: 'DEPLOY_TARGET' }, env)
+    const text = 'could not connect to http://localhost:11434/v1 (us-east-1, staging-eu)'
+    expect(masked(text)).toBe(text)
+  })
+
+  it('masks the whole value when the option key or the variable name says it is a secret', async () => {
+    const env = { GATEWAY: 'gateway-key-1', SIGNER: 'signer-token-2', VAULT: 'vault-password-3', CI_DEPLOY_SECRET: 'deploy-secret-4' }
+    await check({ apiKeyEnv: 'GATEWAY', tokenEnv: 'SIGNER', passwordEnv: 'VAULT', targetEnv: 'CI_DEPLOY_SECRET' }, env)
+    expect(masked('gateway-key-1 signer-token-2 vault-password-3 deploy-secret-4')).toBe('[redacted] [redacted] [redacted] [redacted]')
+  })
+
+  it("masks a connection URL's password, as written and decoded, never its user, host or database", async () => {
+    await check({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: 'postgres://bosun:hunter22%21@db.internal:5432/app' })
+    expect(masked('connect ECONNREFUSED postgres://bosun:hunter22%21@db.internal:5432/app')).toBe('connect ECONNREFUSED postgres://bosun:[redacted]@db.internal:5432/app')
+    expect(masked('password hunter22! refused for bosun at db.internal')).toBe('password [redacted] refused for bosun at db.internal')
+    // maskCredentials (which also masks a URL with a password by shape, whole) agrees: the host stays.
+    expect(maskCredentials('could not reach postgres://bosun:hunter22%21@db.internal:5432/app')).toBe('could not reach postgres://bosun:[redacted]@db.internal:5432/app')
+  })
+
+  it("masks a password given in a connection URL's query, not the rest of the URL", async () => {
+    await check({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: 'postgres://db.internal/app?user=bosun&password=hunter22' })
+    expect(masked('connect ECONNREFUSED postgres://db.internal/app?user=bosun&password=hunter22')).toBe('connect ECONNREFUSED postgres://db.internal/app?user=bosun&password=[redacted]')
   })
 })
 

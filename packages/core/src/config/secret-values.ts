@@ -3,11 +3,12 @@
  * answers, the terminal) can be masked by value — not only by shape (`maskCredentials`): a short or
  * word-like key (`hunter2`, `my-gateway-secret`) quoted back by a provider's 401 body has no shape.
  *
- * Registered: the values of the variables a config names through `…Env` options (the config
- * check), the key an adapter reads (`apiKeyEnv`), and — for a bridge whose provider package reads
- * its own environment (`@bosun/adapter-ai-sdk`) — every variable whose name says it holds a secret
- * (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`…). A plugin that reads a secret registers it
- * with {@link registerSecret}. The values are only ever compared, never printed or logged.
+ * Registered: what is secret in the variables a config names through `…Env` options (the config
+ * check, {@link registerEnvOptionSecrets}), the key an adapter reads (`apiKeyEnv`), and — for a
+ * bridge whose provider package reads its own environment (`@bosun/adapter-ai-sdk`) — every
+ * variable whose name says it holds a secret (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`…).
+ * A plugin that reads a secret registers it with {@link registerSecret}. The values are only ever
+ * compared, never printed or logged.
  */
 
 /**
@@ -51,14 +52,85 @@ export function registerSecret(value: string | undefined): void {
   registry.longestFirst = undefined
 }
 
-/** Registers the values of `names` in `env` (the variables a config's `…Env` options name). */
-export function registerSecretsNamed(names: Iterable<string>, env: Readonly<Record<string, string | undefined>> = process.env): void {
-  for (const name of names) registerSecret(env[name])
+/** An `…Env` option of a config: its key (`apiKeyEnv`) and the variable it names (`OPENAI_API_KEY`). */
+export interface EnvOption {
+  key: string
+  name: string
+}
+
+/**
+ * Registers what is secret in the variables `options` name, read from `env`. The whole value when
+ * the option's key says it is a secret ({@link isSecretEnvOptionKey}: `apiKeyEnv`, `tokenEnv`,
+ * `passwordEnv`) or the variable's name does ({@link isSecretEnvName}: `DEPLOY_SECRET`). Of any
+ * other value (`regionEnv`, `baseUrlEnv`, a store's `urlEnv`) only the credentials it carries
+ * ({@link credentialsIn}: a URL's password): masking a region, a host or a whole connection URL
+ * would leave "could not connect to [redacted]", with nothing to tell which host failed.
+ */
+export function registerEnvOptionSecrets(options: Iterable<EnvOption>, env: Readonly<Record<string, string | undefined>> = process.env): void {
+  for (const { key, name } of options) {
+    const value = env[name]
+    if (value === undefined) continue
+    if (isSecretEnvOptionKey(key) || isSecretEnvName(name)) registerSecret(value)
+    for (const credential of credentialsIn(value)) registerSecret(credential)
+  }
 }
 
 /** True when the variable `name` says it holds a secret (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`…). */
 export function isSecretEnvName(name: string): boolean {
   return SECRET_ENV_NAME.test(name)
+}
+
+/**
+ * True when an `…Env` option's key says the variable it names holds a secret: the key without
+ * `Env`, written as a variable's name (`apiKey` → `API_KEY`), is one {@link isSecretEnvName} knows —
+ * `apiKeyEnv`, `keyEnv`, `tokenEnv`, `secretEnv`, `passwordEnv`, `credentialsEnv`, `authEnv`,
+ * `accessKeyEnv`; not `urlEnv`, `baseUrlEnv`, `regionEnv`, `targetEnv`. The one rule, so that the
+ * option's key and the variable's name are judged alike.
+ */
+export function isSecretEnvOptionKey(key: string): boolean {
+  return key.length > 3 && key.endsWith('Env') && isSecretEnvName(asVariableName(key.slice(0, -3)))
+}
+
+/** `apiKey` → `API_KEY`, `openAIKey` → `OPEN_AI_KEY`, `base-url` → `BASE_URL`. */
+function asVariableName(key: string): string {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/[-.]/g, '_')
+    .toUpperCase()
+}
+
+/** A URL's scheme and its userinfo: everything of the authority (which ends at `/`, `?` or `#`) up to its last `@`. */
+const URL_USERINFO = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i
+/** A `name=value` pair of a URL's query (`?password=…`) or of a connection string (`host=db password=…`, `Pwd=…;`). */
+const PAIR = /(?:^|[?&;\s])([A-Za-z][\w.-]*)=([^&;\s#]+)/g
+
+/**
+ * The credentials `value` carries, each as written and percent-decoded: a URL's password
+ * (`postgres://user:pw@host/db` → `pw`, never the user, host or database) and the value of every
+ * `name=value` pair — in its query or in a connection string — whose name says it is a secret
+ * (`password`, `sslpassword`, `access_token`, `api-key`, ODBC's `Pwd`). `maskCredentials` masks
+ * the same URLs by shape, whole: with the password registered first, it masks only that.
+ */
+export function credentialsIn(value: string): string[] {
+  const text = value.trim()
+  const found: string[] = []
+  const userinfo = URL_USERINFO.exec(text)?.[1]
+  const colon = userinfo?.indexOf(':') ?? -1
+  if (colon >= 0) found.push(userinfo!.slice(colon + 1))
+  for (const [, name, given] of text.matchAll(PAIR)) {
+    const asName = asVariableName(name!)
+    if (isSecretEnvName(asName) || asName === 'PWD') found.push(given!)
+  }
+  return found.flatMap((written) => [written, percentDecoded(written)])
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /**

@@ -3,12 +3,12 @@ import type { Tool } from '../tools/types.js'
 import { schemaErrors } from './ajv-messages.js'
 import { depthProblem } from './depth.js'
 import { isPlugin, isStore, isStoreDefinition, resolveEntry, resolveTools, type EntryContext } from './entries.js'
-import { envVariablesNamed } from './env-names.js'
+import { envOptionsIn } from './env-names.js'
 import { resolveModelEntries, resolveModelEntry } from './model-entries.js'
 import { childPath, configError, describeValue, rootPath } from './problems.js'
 import { createModuleLoader } from './resolve.js'
 import { configSchema } from './schema.js'
-import { registerSecretsNamed } from './secret-values.js'
+import { registerEnvOptionSecrets } from './secret-values.js'
 import type { BosunConfig, BundledModules, ConfigProblem, LoadedConfig, ResolvedConfig } from './types.js'
 
 /** Options of {@link validateConfig} (and of `loadConfig` and `createAgentFromConfig`). */
@@ -61,9 +61,10 @@ export async function validateConfig(loaded: LoadedConfig, options: ValidateConf
   const usable = (pointer: string) => !invalid.some((bad) => bad === pointer || bad.startsWith(`${pointer}/`) || pointer.startsWith(`${bad}/`))
 
   const context: EntryContext = { loader: createModuleLoader(dir, options.bundled), env: options.env ?? process.env, resolveModels: resolveModelEntries }
-  // What the `…Env` options name are the config's secrets: masked by value from now on wherever
-  // text leaves the process (a provider or a plugin may quote one back in an error).
-  registerSecretsNamed(envVariablesNamed(config), context.env)
+  // The secrets among what the `…Env` options name (an `apiKeyEnv`'s key, a connection URL's
+  // password — not a `regionEnv`'s region): masked by value from now on wherever text leaves the
+  // process (a provider or a plugin may quote one back in an error).
+  registerEnvOptionSecrets(envOptionsIn(config), context.env)
   const typed = config as BosunConfig
   const each = <T>(key: 'plugins' | 'tools', resolve: (entry: unknown, path: string) => Promise<T>) =>
     Promise.all(
