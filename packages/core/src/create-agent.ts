@@ -5,6 +5,7 @@ import { Inbox } from './inbox/inbox.js'
 import type { Agent } from './loop/agent.js'
 import { beginOpen, RegisteredAgent } from './live-agents.js'
 import { logThrown } from './log-thrown.js'
+import { assertSignal, OpenAbort } from './open-abort.js'
 import type { SystemPrompt } from './loop/runtime.js'
 import type { ModelAdapter } from './model.js'
 import { resolvePluginEntry, runSetupChecks, setupPlugins, type AgentConfig, type PluginEntry, type SetupCheck } from './plugin.js'
@@ -75,6 +76,14 @@ export interface CreateAgentOptions {
    * docs/architecture.md, "Sealed log pages"). Default on (`{}`); `false` keeps every event live.
    */
   logPages?: false | LogPagesOptions
+  /**
+   * Gives up building the agent when it aborts — a plugin's setup awaiting a server that never
+   * answers would otherwise hold the session (a JSONL lock, a PG lease) until the process exits.
+   * `createAgent` then rejects at once with `OPEN_ABORTED`, runs the teardowns the setups
+   * registered so far and releases the session, without waiting for the work still running
+   * (plugins see the abort on `ctx.signal`). No effect once `createAgent` resolved.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -106,6 +115,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (options.newSession !== undefined && (typeof options.newSession !== 'function' || options.sessionId === undefined)) {
     throw invalidArgument('createAgent(): "newSession" must be a function, and needs "sessionId" (the session it describes).')
   }
+  assertSignal(options.signal)
   // Everything that can be checked without the store is checked first: a bad config creates no session.
   const resolved = plugins.map((entry, index) => resolvePluginEntry(entry, index))
   const declared = new Set<string>()
@@ -119,17 +129,21 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const registry = new ToolRegistry(tools)
   const sessionId = options.sessionId ?? randomUUID()
   assertSessionId(sessionId)
+  const build = new OpenAbort(sessionId, options.signal)
+  build.check()
 
   // Marked before the first await, so that a second open of this session in this process is
   // refused (to be borrowed, see live-agents.ts) rather than made a second writer.
   const registration = beginOpen(store, sessionId)
   try {
-    const agent = await openAndBuild(options, { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId })
+    const agent = await openAndBuild(options, { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId, build })
     registration.opened(agent)
     return agent
   } catch (error) {
     registration.failed()
     throw error
+  } finally {
+    build.done()
   }
 }
 
@@ -145,6 +159,8 @@ interface Checked {
   ignorable: ReadonlySet<string>
   registry: ToolRegistry
   sessionId: string
+  /** The `signal` option's hold on the build: every step that may not settle is raced with it. */
+  build: OpenAbort
 }
 
 /**
@@ -157,10 +173,13 @@ interface Checked {
  * without a turn under its parent); an existing session is never removed.
  */
 async function openAndBuild(options: CreateAgentOptions, checked: Checked): Promise<RegisteredAgent> {
-  const { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId } = checked
+  const { model, store, plugins, system, tools, maxParallelTools, declared, ignorable, registry, sessionId, build } = checked
   const hooks = createHooks()
-  const stored = await store.open(sessionId)
-  const staged = stored ? undefined : options.newSession ? await described(options.newSession, sessionId) : undefined
+  build.running(undefined, 'store-open')
+  // A session the store opens after the build gave up is let go at once (its lock, its lease).
+  const stored = await build.race(store.open(sessionId), (late) => late?.writer.close())
+  build.running(undefined, 'new-session')
+  const staged = stored ? undefined : options.newSession ? await build.race(described(options.newSession, sessionId)) : undefined
   const header: SessionHeader = stored?.header ?? staged?.header ?? { id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() }
   const release = () => stored?.writer.close().catch(() => {})
   // A copy of a seed: the session's log grows in the array it is given.
@@ -216,9 +235,11 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
     )
     const now = options.now ?? Date.now
     const config: AgentConfig = Object.freeze({ model, store, system, tools: Object.freeze([...tools]), plugins: Object.freeze([...plugins]), maxParallelTools, logPages: options.logPages })
-    await setupPlugins(plugins, {
-      hooks, session, inbox, agent, now, store, config,
-      onClose: (teardown) => agent!.onClose(teardown),
+    const built = agent
+    await build.race(setupPlugins(plugins, {
+      hooks, session, inbox, agent, now, store, config, signal: build.signal,
+      // A setup that goes on after the build gave up (the agent closed): its teardown runs now.
+      onClose: (teardown) => (build.aborted ? closeLate(built, teardown) : built.onClose(teardown)),
       onReady: (callback) => {
         if (typeof callback !== 'function') throw invalidArgument('onReady(callback): callback must be a function.')
         if (!ready) throw invalidArgument('onReady() can be called only during setup: the agent is already built.')
@@ -230,14 +251,17 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
         checks.push(check)
       },
       addTool: (tool, where) => registry.add(tool, where),
-    })
+    }, build))
     // The tool set is fixed from here on: every request of a session is made from it (or from what prepareCall returns).
     registry.seal()
     const registered = checks
     checks = undefined
-    await runSetupChecks(registered, Object.freeze({ toolNames: Object.freeze(registry.names) }))
+    await build.race(runSetupChecks(registered, Object.freeze({ toolNames: Object.freeze(registry.names) }), build))
     // Every setup and check passed: a staged session is created now, with its seed and what the setups appended.
-    if (!stored) adoptWriter(session, await createStaged(store, header, session.events.slice()))
+    if (!stored) {
+      build.running(undefined, 'store-create')
+      adoptWriter(session, await build.race(createStaged(store, header, session.events.slice()), (late) => late.writer.close()))
+    }
   } catch (error) {
     // Nobody gets this agent to close later: close it now, running the teardowns earlier setups
     // registered (a child they opened, a timer), and release the session (a locking store keeps it locked).
@@ -277,6 +301,15 @@ async function createStaged(store: Store, header: SessionHeader, seed: readonly 
       { cause: error, details: error.details },
     )
   }
+}
+
+/**
+ * A teardown registered by a setup that went on after `createAgent` was aborted: the agent is
+ * closed (or closing) already, so it runs now — what the setup opened late is not left open.
+ */
+function closeLate(agent: RegisteredAgent, teardown: () => void | Promise<void>): void {
+  if (typeof teardown !== 'function') throw invalidArgument('onClose(teardown): teardown must be a function.')
+  void (async () => teardown())().catch((error: unknown) => agent.session.reportError(error, 'a plugin teardown'))
 }
 
 /** What `newSession` describes, checked to be the session asked for. */

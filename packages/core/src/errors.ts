@@ -66,6 +66,14 @@ export const ErrorCodes = {
   UNKNOWN_EVENT_TYPE: 'UNKNOWN_EVENT_TYPE',
   /** A second writer appended to the same session: this writer's view is stale. */
   STALE_WRITER: 'STALE_WRITER',
+  /**
+   * `createAgent({ signal })` was aborted while the agent was being built (a plugin's setup that
+   * does not settle, a store that does not answer): it rejected at once, the setups that had
+   * finished were torn down and the session was released (its lock or lease), without waiting for
+   * the work still running. `details`: `{ sessionId, during, plugin? }` — what the build was doing,
+   * and whose setup ran then.
+   */
+  OPEN_ABORTED: 'OPEN_ABORTED',
   /** The session already exists where a new one was requested. */
   SESSION_EXISTS: 'SESSION_EXISTS',
   /** The session is open for writing elsewhere (another process, or another agent or store of this one). */

@@ -74,6 +74,15 @@ export interface PluginContext {
    * them, in setup order. Only during `setup`: afterwards it throws `INVALID_TOOL`.
    */
   addTool(tool: Tool): void
+  /**
+   * Aborts when `createAgent({ signal })` is aborted while the agent is being built (a host's
+   * `limits.openTimeoutMs` passed): `createAgent` has rejected (`OPEN_ABORTED`), the teardowns
+   * registered so far ran and the session was released, without waiting for this setup. Pass it to
+   * what the setup awaits (`fetch(url, { signal })`) or check it, and stop: the agent is gone —
+   * appends to its session are refused, and a teardown registered from here on runs at once.
+   * It never aborts once `createAgent` resolved; without a `signal` option it never aborts.
+   */
+  signal: AbortSignal
   /** The store the agent's session lives in: a plugin may open or create other sessions in it (children, forks). */
   store: Store
   /**
@@ -201,6 +210,18 @@ export interface SetupCheck {
   check: (built: BuiltAgent) => void | Promise<void>
 }
 
+/**
+ * How a build follows its setups and checks (createAgent's `signal`, see open-abort.ts): which
+ * plugin runs, and `check()` throws once the build was given up, so that a setup that settles
+ * after the abort does not start the next one.
+ */
+export interface SetupProgress {
+  running(plugin: string | undefined, during: 'setup' | 'after-setup'): void
+  check(): void
+}
+
+const UNFOLLOWED: SetupProgress = { running: () => {}, check: () => {} }
+
 /** Validates every entry first (so a bad option fails before any setup runs), then sets them up in order. */
 export async function setupPlugins(
   entries: readonly unknown[],
@@ -208,10 +229,13 @@ export async function setupPlugins(
     addTool(tool: Tool, where: string): void
     afterSetup(check: SetupCheck): void
   },
+  progress: SetupProgress = UNFOLLOWED,
 ): Promise<void> {
   // Resolved again (cheap: schemas are compiled once) so that this function stands on its own.
   const resolved = entries.map((entry, index) => resolvePluginEntry(entry, index))
   for (const { plugin, options } of resolved) {
+    progress.check()
+    progress.running(plugin.name, 'setup')
     try {
       const addTool = (tool: Tool) => context.addTool(tool, `plugin "${plugin.name}" addTool()`)
       const afterSetup = (check: SetupCheck['check']) => context.afterSetup({ plugin: plugin.name, check })
@@ -223,8 +247,10 @@ export async function setupPlugins(
 }
 
 /** Runs the {@link PluginContext.afterSetup} checks in order, each once; the first to throw fails as a setup would. */
-export async function runSetupChecks(checks: readonly SetupCheck[], built: BuiltAgent): Promise<void> {
+export async function runSetupChecks(checks: readonly SetupCheck[], built: BuiltAgent, progress: SetupProgress = UNFOLLOWED): Promise<void> {
   for (const { plugin, check } of checks) {
+    progress.check()
+    progress.running(plugin, 'after-setup')
     try {
       await check(built)
     } catch (error) {
