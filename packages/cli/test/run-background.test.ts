@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import type { SessionEvent } from '@bosun/core'
 import { finished, it, readEvents, requireBuild, start, waitFor, writeProject, type Started } from './helpers.js'
@@ -50,6 +53,25 @@ const childOf = (events: readonly SessionEvent[]) => (ofType(events, 'subagent/s
 const waiting = (run: Started) =>
   waitFor(() => run.output.stderr.includes('waiting for background agent') || run.exitCode !== null || run.signalCode !== null, 'the CLI to wait for the child or exit')
 
+/**
+ * Each agent's close waits for this teardown, which writes a file 'closing' as it starts and ends
+ * only once a file 'release' exists; each SIGTERM the process gets adds a line to 'terms'.
+ */
+const STUCK_TEARDOWN = `import { appendFileSync, existsSync, watch, writeFileSync } from 'node:fs'
+export default {
+  kind: 'bosun-plugin',
+  name: 'stuck-teardown',
+  setup({ onClose }) {
+    process.on('SIGTERM', () => appendFileSync('terms', 'SIGTERM\\n'))
+    onClose(() => new Promise((resolve) => {
+      const watcher = watch('.', () => { if (existsSync('release')) { watcher.close(); resolve() } })
+      writeFileSync('closing', '')
+      if (existsSync('release')) { watcher.close(); resolve() }
+    }))
+  },
+}
+`
+
 describe.concurrent('bosun run with a background subagent', () => {
   it('waits for the background child: its answer reaches the session, which answers it in a turn printed on stdout', async ({ dir, expect }) => {
     await writeProject(dir, config, { 'gate.mjs': GATE_TOOL })
@@ -96,18 +118,6 @@ describe.concurrent('bosun run with a background subagent', () => {
   })
 
   it('a second SIGTERM stops waiting for the session to close (a plugin teardown that does not end): exit 143', async ({ dir, expect }) => {
-    // Each agent's close waits for this teardown, which ends only once a file 'release' exists (never here).
-    const STUCK_TEARDOWN = `import { existsSync, watch } from 'node:fs'
-export default {
-  kind: 'bosun-plugin',
-  name: 'stuck-teardown',
-  setup({ onClose }) {
-    onClose(() => new Promise((resolve) => {
-      const watcher = watch('.', () => { if (existsSync('release')) { watcher.close(); resolve() } })
-    }))
-  },
-}
-`
     await writeProject(dir, { ...config, plugins: [...config.plugins, './stuck-teardown.mjs'] }, { 'gate.mjs': GATE_TOOL, 'stuck-teardown.mjs': STUCK_TEARDOWN })
     const run = start(['run', '--session', 'lead', 'plan'], { cwd: dir })
     await waiting(run)
@@ -129,5 +139,37 @@ export default {
     expect(result.stderr).toContain(`stopped background agent ${child}: it was still working`)
     expect(endKinds(lead)).toEqual(['completed'])
     expect(endKinds(await readEvents(dir, child))).toEqual(['aborted'])
+  })
+
+  // A supervisor's SIGTERM (timeout, docker stop) cannot know of a Ctrl+C before it: it counted as
+  // the second signal, and the run stopped waiting for the session's close it asked for.
+  it('Ctrl+C, then a SIGTERM while the session closes: the close is waited for, exit 143; a second SIGTERM stops waiting', async ({ dir, expect }) => {
+    const slow = { model: { adapter: 'scripted', options: { responses: [{ text: 'Zq slow answer that takes a good while', chunkSize: 2, delayMs: 1000 }] } }, plugins: ['./stuck-teardown.mjs'] }
+    await writeProject(dir, slow, { 'stuck-teardown.mjs': STUCK_TEARDOWN })
+    /** A run Ctrl+C stopped mid-answer, sent a SIGTERM once its session closes (the teardown holds it). */
+    const stopping = async (session: string) => {
+      for (const file of ['closing', 'terms', 'release']) await rm(join(dir, file), { force: true })
+      const run = start(['run', '--session', session, 'go'], { cwd: dir })
+      await waitFor(() => run.output.stdout.includes('Zq'), 'the first chunk of the answer')
+      run.kill('SIGINT')
+      await waitFor(() => existsSync(join(dir, 'closing')), 'the session to close')
+      run.kill('SIGTERM')
+      await waitFor(() => existsSync(join(dir, 'terms')), 'the SIGTERM to arrive')
+      return run
+    }
+    const run = await stopping('slow')
+    await writeProject(dir, undefined, { release: '' })
+    const result = await finished(run)
+    expect(result.signal).toBe(null)
+    expect(result.code).toBe(143)
+    expect(result.stderr).not.toContain('stopped waiting')
+    expect(result.stderr).toContain('aborted (interrupted)')
+    expect(endKinds(await readEvents(dir, 'slow'))).toEqual(['aborted'])
+
+    const again = await stopping('slow-again')
+    again.kill('SIGTERM')
+    const stopped = await finished(again)
+    expect(stopped.code).toBe(143)
+    expect(stopped.stderr).toContain('aborted: stopped waiting for the session to close\n')
   })
 })

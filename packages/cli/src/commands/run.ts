@@ -62,9 +62,16 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     if (event.type === 'turn/end' && (event as SessionEvent<'turn/end'>).data.turn === turn) reason = (event as SessionEvent<'turn/end'>).data.reason
   })
 
+  /** Ctrl+C and SIGTERM so far: the first of either aborts the turn. */
   let interrupts = 0
-  let forceStop: () => void = () => {}
-  const forced = new Promise<void>((resolve) => (forceStop = resolve))
+  /** A second signal came: the run stops waiting (`forced`) for the turn or the session's close. */
+  let stopped = false
+  let resolveForced: () => void = () => {}
+  const forced = new Promise<void>((resolve) => (resolveForced = resolve))
+  const forceStop = (): void => {
+    stopped = true
+    resolveForced()
+  }
   const unsubscribe = ctx.io.onInterrupt(() => {
     interrupts++
     if (interrupts === 1) agent.abort('interrupted')
@@ -74,15 +81,19 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   // the delivered part kept, the log closed and flushed — instead of dying with the turn left open.
   // It is listened to until the session is left: one while the run waits for background children
   // (or a parent) stops that wait, so they are aborted and closed in their logs too.
+  // Only a second SIGTERM stops waiting: one after a Ctrl+C is a supervisor asking to stop (it
+  // cannot know of the Ctrl+C), and the graceful stop under way is what it asks for — forcing it
+  // would cut the session's close short. A Ctrl+C after either is a person's second signal.
   let terminated = false
   let stopLeaving: () => void = () => {}
   const leavingStopped = new Promise<void>((resolve) => (stopLeaving = resolve))
   const terminate = (): void => {
+    const again = terminated
     terminated = true
     interrupts++
     stopLeaving()
     if (interrupts === 1) agent.abort('terminated')
-    else forceStop()
+    else if (again) forceStop()
   }
   process.on('SIGTERM', terminate)
   try {
@@ -97,7 +108,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
       unsubscribe()
       http?.stop()
     }
-    if (interrupts > 1) return stoppedWaiting(ctx, 'the turn to end', terminated)
+    if (stopped) return stoppedWaiting(ctx, 'the turn to end', terminated)
     // A child's parents are let finish the turn its settlement started before they close, and the
     // session's background children their work (each settlement runs a turn here) — unless Ctrl+C
     // or SIGTERM, now or while it waits; a second SIGTERM stops waiting for them to close.
