@@ -45,8 +45,24 @@ export default definePlugin<Options>({
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
     /** The last step ended with tool results the model has not answered: the next round opens a step. */
     let owesAnswer = false
+    /**
+     * Every tool result of the running step so far asked to conclude the turn (`concludesTurn`, as
+     * the tool/result hook left it): the core then owes the model no answer, and a round after
+     * such a step opens one only for input in `next-step` (seen as `decision.messages`).
+     */
+    let concludes = true
+    /** The tool results of the running step so far (the core concludes only with one or more). */
+    let results = 0
+    hooks.toolResult.tap({ name, stage: Stage.last }, (result) => {
+      results++
+      concludes &&= result.concludesTurn
+      return result
+    })
     hooks.event.tap(name, (event) => {
-      if (isEvent(event, 'step/end')) owesAnswer = event.data.finish === 'tool-calls'
+      if (isEvent(event, 'step/start')) {
+        results = 0
+        concludes = true
+      } else if (isEvent(event, 'step/end')) owesAnswer = event.data.finish === 'tool-calls' && !(results > 0 && concludes)
     })
     hooks.preStep.tap({ name, stage: Stage.late - 1 }, (decision, { step, signal, claimed }): PreStepDecision => {
       // An aborted turn ends `aborted` as it would without this plugin.

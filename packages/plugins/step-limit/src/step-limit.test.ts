@@ -168,4 +168,22 @@ describe('step-limit', () => {
     expect(turn.end).toEqual({ kind: 'completed' })
     await kit.close()
   })
+
+  it('does not refuse a round after tools that concluded the turn: a step whose late input another policy dropped', async () => {
+    // The tool concludes the turn (`concludesTurn`) but adds context, so the core goes round once
+    // more; a policy before step-limit drops that context, and the round opens no step.
+    const concluding: Tool = { ...noop, concludesTurn: true, execute: () => ({ content: 'done', additionalContexts: ['look again'] }) }
+    const dropLate = definePlugin({
+      name: 'drop-late',
+      setup({ hooks, name }) {
+        hooks.preStep.tap(name, (decision, { step }) => (decision.kind === 'enter' && step > 1 ? { kind: 'enter', messages: [] } : decision))
+      },
+    })
+    const kit = await testPlugin(stepLimit, { maxSteps: 1 }, { plugins: [dropLate], tools: [concluding], responses: [callNoop] })
+    const turn = await kit.send('go')
+    expect(turn.rejected).toBeUndefined()
+    expect(turn.end).toEqual({ kind: 'completed' })
+    expect(kit.model.requests).toBe(1)
+    await kit.close()
+  })
 })
