@@ -76,7 +76,7 @@ export interface CreateHostOptions {
   /** Or: a config (as `loadConfig()` returns it, or an object) each session's agent is built from. */
   config?: unknown
   /** Or: options for `createAgent` (model, plugins, tools, system) shared by every session. */
-  agent?: Omit<CreateAgentOptions, 'store' | 'sessionId'>
+  agent?: Omit<CreateAgentOptions, 'store' | 'sessionId' | 'signal'>
   /** The store every session lives in. */
   store: Store
   auth?: HostAuth
@@ -126,7 +126,7 @@ function factoryFrom(options: CreateHostOptions): AgentFactory {
   if (options.agentFactory) return options.agentFactory
   if (options.agent) {
     const shared = options.agent
-    return ({ sessionId, store }) => createAgent({ ...shared, store, sessionId })
+    return ({ sessionId, store, signal }) => createAgent({ ...shared, store, sessionId, signal })
   }
   if (options.config !== undefined) {
     const config = options.config

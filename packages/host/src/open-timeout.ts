@@ -29,16 +29,38 @@ export function pluginNamesOf(entries: unknown): string[] {
 }
 
 /**
- * `opening`, or `openTimedOut` once `ms` have passed: a plugin setup or hook that never settles
- * must not hold a request, a takeover or a mail round for good. `expired` is set when the wait
- * gave up, for the open still running to close what it opens late (see SessionManager).
+ * One open's bound, shared by the wait ({@link withinOpenTimeout}) and the open itself. When the
+ * wait gives up, `expired` is set — the open closes what it still opens late — and `signal`
+ * aborts: the agent's build (`createAgent({ signal })`) stops waiting for a setup that never
+ * settles and releases the session's lock or lease at the timeout, not when the process exits.
  */
-export async function withinOpenTimeout<T>(id: string, ms: number, opening: Promise<T>, deadline: { expired: boolean }, plugins: readonly string[] = []): Promise<T> {
+export class OpenDeadline {
+  expired = false
+  readonly #controller = new AbortController()
+
+  /** What the host's agent factory is given, for `createAgent({ signal })`. */
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  expire(reason: HostError): void {
+    this.expired = true
+    this.#controller.abort(reason)
+  }
+}
+
+/**
+ * `opening`, or `openTimedOut` once `ms` have passed: a plugin setup or hook that never settles
+ * must not hold a request, a takeover or a mail round for good. The deadline expires then (see
+ * {@link OpenDeadline}).
+ */
+export async function withinOpenTimeout<T>(id: string, ms: number, opening: Promise<T>, deadline: OpenDeadline, plugins: readonly string[] = []): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      deadline.expired = true
-      reject(openTimedOut(id, ms, plugins))
+      const error = openTimedOut(id, ms, plugins)
+      deadline.expire(error)
+      reject(error)
     }, ms)
   })
   try {

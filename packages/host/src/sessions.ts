@@ -5,12 +5,17 @@ import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeLive } from './session-close.js'
-import { withinOpenTimeout } from './open-timeout.js'
+import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 
 export type { LiveSession } from './live-session.js'
 
-/** Builds (creating or resuming) the agent of one session on the host's store. */
-export type AgentFactory = (options: { sessionId: string; store: Store }) => Promise<Agent>
+/**
+ * Builds (creating or resuming) the agent of one session on the host's store. `signal` aborts when
+ * the open outlasts `limits.openTimeoutMs`: pass it to `createAgent({ signal })`, which then gives
+ * up the build and releases the session (a plugin setup that never settles would hold its lock or
+ * lease until the process exits).
+ */
+export type AgentFactory = (options: { sessionId: string; store: Store; signal: AbortSignal }) => Promise<Agent>
 
 /** The host's hold on an agent's log and status: one per agent, however often it is borrowed (a hook tap cannot be removed). */
 interface Taps {
@@ -51,9 +56,11 @@ export class SessionManager {
   /** Sessions retired for idleness whose agents are still closing. */
   readonly #retiring = new Map<string, Promise<void>>()
   /**
-   * Opens that outlasted `openTimeoutMs` and still run (a plugin setup that has not settled): the
-   * next open of the session waits for one to settle — and close what it opened late — within its
-   * own bound. The host's close does not wait for them: they may never settle.
+   * Opens that outlasted `openTimeoutMs` and still run: their signal aborted, a `createAgent` given
+   * it settles at once (releasing the session), one that ignores it (an `agentFactory` that does
+   * not pass it on) when its setups do. The next open of the session waits for one to settle — and
+   * close what it opened late — within its own bound. The host's close does not wait for them:
+   * they may never settle.
    */
   readonly #stalled = new Map<string, Promise<void>>()
   /** The subagent children the host stream follows (see {@link #announceChild}), until each closes. */
@@ -176,12 +183,15 @@ export class SessionManager {
       // Its owner is closing it: let go now, and open it afresh below (once the close finished).
       this.#ownerClosed(live)
     }
-    const deadline = { expired: false }
+    const deadline = new OpenDeadline()
     const opening = this.#open(id, options.create ?? false, chain, deadline)
     const pending = withinOpenTimeout(id, this.openTimeoutMs, opening, deadline, this.plugins)
     pending.catch(() => {
       if (!deadline.expired) return
-      const settled = opening.then(() => {}, () => {})
+      // The build given up names the setup that hung: what the 503 tells the user to look for in the log.
+      const settled = opening.then(() => {}, (error: unknown) => {
+        if (BosunError.is(error, 'OPEN_ABORTED')) console.error(maskSecretValues(`[bosun host] ${error.message}`))
+      })
       this.#stalled.set(id, settled)
       void settled.then(() => {
         if (this.#stalled.get(id) === settled) this.#stalled.delete(id)
@@ -196,7 +206,7 @@ export class SessionManager {
     }
   }
 
-  async #open(id: string, create: boolean | 'if-missing', chain: ReadonlySet<string>, deadline: { readonly expired: boolean }): Promise<LiveSession> {
+  async #open(id: string, create: boolean | 'if-missing', chain: ReadonlySet<string>, deadline: OpenDeadline): Promise<LiveSession> {
     // A retired agent may still be closing (flushing, releasing its lock), an open that timed out
     // may still be building one: a second agent on the same log must wait for it, or it finds the
     // session locked.
@@ -212,7 +222,7 @@ export class SessionManager {
       exists = stored ?? (await this.#stored(id))
       if (create === true && exists) throw sessionExists(id)
       if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
-      return this.#build(id)
+      return this.#build(id, deadline.signal)
     }).catch((error: unknown) => {
       // Open-or-create lost the race for a new id: another host (or process) created it while this
       // one's agent was being built (its plugin setups run before the store's create). As if it had
@@ -221,7 +231,7 @@ export class SessionManager {
       if (create !== 'if-missing' || exists || !(error instanceof HostError && error.code === 'session-exists')) throw error
       return borrowOrOpen(this.store, id, async () => {
         exists = await this.#stored(id)
-        return this.#build(id)
+        return this.#build(id, deadline.signal)
       })
     })
     if (borrowed && create === true) throw sessionExists(id)
@@ -247,9 +257,9 @@ export class SessionManager {
     return live
   }
 
-  async #build(id: string): Promise<Agent> {
+  async #build(id: string, signal: AbortSignal): Promise<Agent> {
     try {
-      return await this.factory({ sessionId: id, store: this.store })
+      return await this.factory({ sessionId: id, store: this.store, signal })
     } catch (error) {
       // Opened in this process at the same moment: borrowOrOpen borrows that agent instead.
       if (BosunError.is(error, 'SESSION_LOCKED') && error.details.inProcess !== true) throw lockedElsewhere(id, error.details, error.message)

@@ -1,7 +1,9 @@
 // limits.openTimeoutMs: a session whose open does not finish — a plugin setup that never settles —
 // answers `503 session-unavailable` once the bound passes, instead of holding the request (a
-// takeover, a mail round) for good; the open that finishes later is closed again, so the next
-// request opens the session afresh, and the host's close does not wait for an open that never ends.
+// takeover, a mail round) for good. The open's signal aborts then: createAgent gives the build up
+// and releases the session's lock, so the next request (or another host) opens it afresh even if
+// the setup never settles; an open that ignores the signal and finishes later is closed again; and
+// the host's close does not wait for an open that never ends.
 import { createAgent, definePlugin } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
@@ -50,7 +52,7 @@ const send = (url: string, id: string, n: number) => fetch(`${url}/v1/sessions/$
 })
 
 describe('limits.openTimeoutMs', () => {
-  it('answers 503 when a plugin setup does not settle, closes the open that finishes late, and opens afresh after', async () => {
+  it('answers 503 when a plugin setup does not settle, naming the plugins, and opens afresh after', async () => {
     await storedSession(t.dir, 'slow')
     const gate = setupGate(1)
     const { store, server } = await gatedHost(t.dir, gate, 1000)
@@ -66,8 +68,8 @@ describe('limits.openTimeoutMs', () => {
     expect(body.error.details.id).toBe('slow')
     expect(gate.started).toBe(1)
 
-    // The plugin behaves now: the stalled open finishes, and is closed again (its lock released);
-    // the next request opens the session with a setup of its own, not the late agent.
+    // The plugin behaves now (the aborted build's setup settles too, harmlessly): the next request
+    // opens the session with a setup of its own.
     gate.open()
     let n = 2
     await vi.waitFor(async () => expect((await send(server.url, 'slow', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
@@ -78,6 +80,61 @@ describe('limits.openTimeoutMs', () => {
     const reopened = await store.open('slow')
     expect(reopened?.header.id).toBe('slow')
     await reopened?.writer.close()
+  })
+
+  it('releases the session at the timeout when a setup never settles: the same host opens it afresh, and so does a second host', async () => {
+    await storedSession(t.dir, 'hung')
+    // The first setup never settles (a server that never answers) and is never released here.
+    const seen: AbortSignal[] = []
+    const never = new Promise<never>(() => {})
+    const hangsOnce = definePlugin({
+      name: 'hangs-once',
+      async setup({ signal }) {
+        seen.push(signal)
+        if (seen.length === 1) await never
+      },
+    })
+    const store = jsonlStore({ dir: t.dir })
+    const server = await listen(createHost({ store, agent: { model: scripted({ responses: [] }), plugins: [hangsOnce] }, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(server)
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {})
+    t.closing.push({ close: async () => log.mockRestore() })
+
+    expect((await send(server.url, 'hung', 1)).status).toBe(503)
+    // The build was given up at the timeout: the hung setup was told, and the host's log names it.
+    await vi.waitFor(() => expect(seen[0]?.aborted).toBe(true))
+    await vi.waitFor(() => expect(log.mock.calls.flat().join('\n')).toContain('aborted during the setup of plugin "hangs-once"'))
+    // The next request builds the agent afresh (the plugin behaves now), not held behind the hung open.
+    let n = 2
+    await vi.waitFor(async () => expect((await send(server.url, 'hung', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
+    expect(seen.length).toBeGreaterThanOrEqual(2)
+    expect(seen.at(-1)?.aborted).toBe(false)
+    await server.close()
+
+    // A second host on the same folder (another process) gets the session too: nothing holds its lock.
+    const second = await listen(createHost({ store: jsonlStore({ dir: t.dir }), agent: { model: scripted({ responses: [] }) }, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(second)
+    await vi.waitFor(async () => expect((await send(second.url, 'hung', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
+  })
+
+  it('closes an open that finishes late when the agentFactory does not pass the signal on', async () => {
+    await storedSession(t.dir, 'deaf')
+    const gate = setupGate(1)
+    const store = jsonlStore({ dir: t.dir })
+    const host = createHost({
+      store,
+      // The signal is not given to createAgent: the build runs on past the timeout.
+      agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId, plugins: [gate.plugin] }),
+      limits: { openTimeoutMs: 200 },
+    })
+    const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(server)
+    expect((await send(server.url, 'deaf', 1)).status).toBe(503)
+    // The late open is waited for (it holds the lock) and closed again; then the session opens afresh.
+    gate.open()
+    let n = 2
+    await vi.waitFor(async () => expect((await send(server.url, 'deaf', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
+    expect(gate.started).toBeGreaterThan(1)
   })
 
   it('lets the host close while an open never settles', async () => {
