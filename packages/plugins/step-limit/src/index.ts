@@ -28,7 +28,9 @@ export interface StepLimitMetadata {
  * delivered once). Put back, it is pending, so the agent opens the next turn for it at once, as
  * after any blocked turn. Context a tool or a plugin added for the refused step (any other
  * `source.kind`) is not put back: it would open a turn of its own, and a tool that always adds
- * context would start the loop again.
+ * context would start the loop again. Nor is anything, once per run of refused turns, when the
+ * turn was opened by what a refusal put back: a tool or plugin that calls `agent.steer('…')` at
+ * every step sends a `user` message (a plain string's source), and would start turn after turn.
  *
  * It taps `agent/pre-step` just before `Stage.late`: after the policies that rewrite input, so it
  * sees whether the step still has anything to run, and before rate-limit (`Stage.late`), so a
@@ -64,14 +66,26 @@ export default definePlugin<Options>({
         concludes = true
       } else if (isEvent(event, 'step/end')) owesAnswer = event.data.finish === 'tool-calls' && !(results > 0 && concludes)
     })
+    /** The ids of the messages the last refusal put back: a turn they open is not given another put-back. */
+    let putBack: ReadonlySet<string> = new Set()
+    /** The running turn was opened by messages a refusal put back. */
+    let reopened = false
     hooks.preStep.tap({ name, stage: Stage.late - 1 }, (decision, { step, signal, claimed }): PreStepDecision => {
+      if (step === 1) {
+        reopened = putBack.size > 0 && claimed.some((message) => putBack.has(message.id))
+        putBack = new Set()
+      }
       // An aborted turn ends `aborted` as it would without this plugin.
       if (decision.kind !== 'enter' || signal.aborted || step <= maxSteps) return decision
       // A round with nothing to enter and no answer owed opens no step (the turn completes): it is
       // not over the limit, and refusing it would turn a finished turn into a blocked one.
       if (decision.messages.length === 0 && !owesAnswer) return decision
-      const returned = stillWanted(claimed, decision.messages)
+      // Once per run of refused turns: a turn the put-back opened, refused too, puts nothing back.
+      // A tool or plugin that calls `agent.steer('…')` at every step sends a `user` message (a
+      // plain string's default source), which would otherwise open turn after turn.
+      const returned = reopened ? [] : stillWanted(claimed, decision.messages)
       if (returned.length > 0) inbox.requeue('next-step', 0, returned)
+      putBack = new Set(returned.map((message) => message.id))
       const metadata: StepLimitMetadata = { reason: 'max-steps', maxSteps, step }
       return { kind: 'reject', metadata: { ...metadata } }
     })

@@ -186,4 +186,22 @@ describe('step-limit', () => {
     expect(kit.model.requests).toBe(1)
     await kit.close()
   })
+
+  it('a tool that steers at every step (a plain string: source user) does not open turn after turn: the put-back turn, refused too, puts nothing back', async () => {
+    let sent = 0
+    const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 2 }, {
+      tools: [{ ...noop, execute: () => (kit.agent.steer(`keep going ${++sent}`), 'done') }],
+      // Two steps a turn: four turns' worth, then the scripted model's echo ends one.
+      responses: toolCalls(8),
+    })
+    const run = await kit.send('go')
+    // Turn 1 refused with the second steer put back; turn 2, which it opened, refused with none.
+    expect(run.turns).toEqual([1, 2])
+    expect(run.rejected).toMatchObject({ by: 'step-limit', metadata: { step: 3 } })
+    expect(run.entered).toEqual(['go', 'keep going 1', 'keep going 2', 'keep going 3'])
+    expect(run.end).toMatchObject({ kind: 'blocked', by: 'step-limit' })
+    expect(kit.agent.inbox.nextStep).toHaveLength(0)
+    expect(kit.agent.status).toBe('idle')
+    await kit.close()
+  })
 })
