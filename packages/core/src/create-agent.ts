@@ -178,7 +178,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   build.running(undefined, 'store-open')
   // A session the store opens after the build gave up is let go at once (its lock, its lease).
   const stored = await build.race(store.open(sessionId), (late) => late?.writer.close())
-  build.running(undefined, 'new-session')
+  if (!stored && options.newSession) build.running(undefined, 'new-session')
   const staged = stored ? undefined : options.newSession ? await build.race(described(options.newSession, sessionId)) : undefined
   const header: SessionHeader = stored?.header ?? staged?.header ?? { id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() }
   const release = () => stored?.writer.close().catch(() => {})

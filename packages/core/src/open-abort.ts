@@ -28,12 +28,15 @@ export type OpenStep = keyof typeof STEPS
 export class OpenAbort {
   readonly #controller = new AbortController()
   #unlink: () => void = () => {}
+  /** Whether the caller gave a signal: without one nothing can abort, and nothing is raced. */
+  readonly #followed: boolean
   /** What the build is doing: the error names it. */
   #during: OpenStep = 'start'
   /** The plugin whose setup (or afterSetup check) runs, if one does. */
   #plugin: string | undefined
 
   constructor(readonly sessionId: string, given: AbortSignal | undefined) {
+    this.#followed = given !== undefined
     if (given === undefined) return
     if (given.aborted) {
       this.#controller.abort(given.reason)
@@ -78,6 +81,7 @@ export class OpenAbort {
    * nothing holds the session); a late failure is swallowed.
    */
   async race<T>(work: Promise<T>, late?: (value: T) => unknown): Promise<T> {
+    if (!this.#followed) return work
     const outcome = await unlessAborted(work, this.#controller.signal)
     if (outcome !== ABORTED && !this.aborted) return outcome
     if (late !== undefined) {
