@@ -47,6 +47,9 @@ export interface StoredSummary {
 
 type Outcome = { ok: true } | { ok: false; error: unknown }
 
+/** For a list row, the seq from which its log's rows are read with it; `undefined`: none. */
+export type TailFrom = (summary: string | null, summaryLength: number | null, length: number) => number | undefined
+
 interface ListRow {
   id: string
   createdAt: number
@@ -87,12 +90,17 @@ export interface Connection {
    */
   readRange(id: string, from: number, to: number): StoredRow[] | undefined
   /** One session's list row (no header) in one read transaction; `undefined` for no such session. */
-  readSummary(id: string): Omit<ListRow, 'id' | 'header'> | undefined
+  readSummary(id: string, tailFrom?: TailFrom): (Omit<ListRow, 'id' | 'header'> & { tail?: StoredRow[] }) | undefined
   /** Whether the session has a row (its key), reading none of its events. */
   hasSession(id: string): boolean
   /** The session's stored header (JSON), reading none of its events. */
   readHeader(id: string): string | undefined
-  listSessions(): ListRow[]
+  /**
+   * Every session's list row, in one read transaction; with `tailFrom`, a row whose summary is
+   * behind its log also gets the rows from where `tailFrom` says (summary-row.ts), in the same
+   * transaction.
+   */
+  listSessions(tailFrom?: TailFrom): Array<ListRow & { tail?: StoredRow[] }>
   /** Runs a pending commit round at once, then closes the database. */
   close(): void
 }
@@ -356,22 +364,34 @@ function connect(db: Database.Database, file: string): Connection {
     const rows = selectEvents.all(found.key, found.key, found.key)
     return { header: found.header, rows: legacy ? [...legacy.selectEvents.all(id), ...rows] : rows }
   })
+  /** The rows holding seqs `from` … `to - 1` of the session `ref` (inside a transaction). */
+  const rowsOf = (ref: SessionRef, from: number, to: number): StoredRow[] => {
+    // A migrated database's layout 1 rows of the range (all below the newer rows' seqs), then the newer ones: two key ranges.
+    const old = legacy ? legacy.selectRange.all(ref.id, from, to) : []
+    const rows = selectEventRange.all(ref.key, ref.key, Math.max(0, from - MAX_EVENTS_PER_ROW + 1), ref.key, to)
+    return [...old, ...rows.filter((row) => row.seq + row.count > from)]
+  }
   const range = db.transaction((id: string, from: number, to: number): StoredRow[] | undefined => {
     const found = selectSession.get(id)
-    if (found === undefined) return undefined
-    // A migrated database's layout 1 rows of the range (all below the newer rows' seqs), then the newer ones: two key ranges.
-    const old = legacy ? legacy.selectRange.all(id, from, to) : []
-    const rows = selectEventRange.all(found.key, found.key, Math.max(0, from - MAX_EVENTS_PER_ROW + 1), found.key, to)
-    return [...old, ...rows.filter((row) => row.seq + row.count > from)]
+    return found === undefined ? undefined : rowsOf({ id, key: found.key }, from, to)
   })
-  const summaryRow = db.transaction((id: string): Omit<ListRow, 'id' | 'header'> | undefined => {
+  /** The rows after `row`'s summary, when `tailFrom` asks for them. */
+  const tailOf = (id: string, row: Pick<ListRow, 'summary' | 'summaryLength' | 'length'>, tailFrom: TailFrom | undefined): { tail?: StoredRow[] } => {
+    const from = tailFrom?.(row.summary, row.summaryLength, row.length)
+    return from === undefined ? {} : { tail: rowsOf({ id, key: keyOf(id) }, from, row.length) }
+  }
+  const summaryRow = db.transaction((id: string, tailFrom: TailFrom | undefined) => {
     const found = selectSummary.get(id)
     if (found === undefined) return undefined
-    return { ...found, length: found.length ?? legacy?.nextSeq.get(id) ?? 0 }
+    const row = { ...found, length: found.length ?? legacy?.nextSeq.get(id) ?? 0 }
+    return { ...row, ...tailOf(id, row, tailFrom) }
   })
-  const list = db.transaction((): ListRow[] => {
+  const list = db.transaction((tailFrom: TailFrom | undefined) => {
     const old = legacy ? new Map(legacy.listLengths.all().map((row) => [row.id, row.length])) : undefined
-    return listSessions.all().map((s) => ({ ...s, length: s.length ?? old?.get(s.id) ?? 0 }))
+    return listSessions.all().map((s) => {
+      const row = { ...s, length: s.length ?? old?.get(s.id) ?? 0 }
+      return { ...row, ...tailOf(s.id, row, tailFrom) }
+    })
   })
 
   return {
@@ -390,10 +410,10 @@ function connect(db: Database.Database, file: string): Connection {
     },
     loadSession: (id) => load.deferred(id),
     readRange: (id, from, to) => range.deferred(id, from, to),
-    readSummary: (id) => summaryRow.deferred(id),
+    readSummary: (id, tailFrom) => summaryRow.deferred(id, tailFrom),
     hasSession: (id) => sessionKey.get(id) !== undefined,
     readHeader: (id) => selectSession.get(id)?.header,
-    listSessions: () => list.deferred(),
+    listSessions: (tailFrom) => list.deferred(tailFrom),
     close() {
       if (round !== undefined) {
         // Settles every queued writer now (committed, or rejected if the database is already closed).

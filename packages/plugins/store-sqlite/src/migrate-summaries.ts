@@ -3,6 +3,7 @@ import { LogSummaryFold, summaryFields } from '@bosun/core'
 import type { SessionEvent } from '@bosun/core'
 import { decodeHeader, decodeRow, type StoredRow } from './codec.js'
 import { CREATE_SUMMARIES, SQL } from './schema.js'
+import { storedSummary } from './summary-row.js'
 
 interface SessionRow {
   id: string
@@ -51,7 +52,7 @@ export function writeMissingSummaries(db: Database.Database, file: string, legac
     return foldLog(session, file, parts)
   })
   const write = db.transaction((session: SessionRow, folded: LogSummaryFold) => {
-    if (lengthOf(session) === folded.length && !current(session, folded.length)) upsert.run(session.id, folded.length, JSON.stringify(folded.summary()))
+    if (lengthOf(session) === folded.length && !current(session, folded.length)) upsert.run(session.id, folded.length, storedSummary(folded).summary)
   })
   for (const session of sessions) {
     hooks.beforeFold?.(session.id)

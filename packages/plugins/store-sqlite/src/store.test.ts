@@ -144,9 +144,14 @@ describe('sqlite store — database', () => {
     await a.writer.close()
     const queued = { 'next-turn': 0, 'next-step': 0 }
     expect(await store.list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 1, lastActivity: 7, turns: 1, firstPrompt: null, pending: 0, queued, delegation: null }])
-    // A build that does not keep summaries appended a row: the summary is of a shorter log, and not used.
+    // A build that does not keep summaries appended a row: the summary is of a shorter log; it keeps
+    // its fold state, so the row after it is folded on (summary-row.ts) and the list is still exact.
     raw((db) => db.prepare(`INSERT INTO events (key, time, type, data) VALUES (${rowKey('a', 1)}, 8, 'turn/start', '{"turn":2}')`).run({ id: 'a' }))
+    expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 2, lastActivity: 8, turns: 2, firstPrompt: null, pending: 0, queued, delegation: null }])
+    // A summary without a fold state (an older build's) of a shorter log is not used.
+    raw((db) => db.prepare(`UPDATE session_summaries SET summary = json_remove(summary, '$.state') WHERE id = 'a'`).run())
     expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 2, delegation: null }])
+    expect(await make().summary('a')).toEqual({ id: 'a', createdAt: 1_700_000_000_000, length: 2 })
     // Opened and written again, the session's summary is whole again.
     const reopened = (await make().open('a'))!
     reopened.writer.append(event(2))
@@ -157,9 +162,10 @@ describe('sqlite store — database', () => {
     expect(await make().list()).toEqual([{ id: 'a', createdAt: 1_700_000_000_000, length: 3, delegation: null }])
   })
 
-  it('keeps a preview of a long first prompt, so the summary row written with every batch stays small', async () => {
-    // The row is rewritten by every batch: with the whole text of a 100,000-character first prompt,
-    // 100 one-event batches wrote 0.74 MB instead of 0.22 MB.
+  it('keeps a preview of a long first prompt, once, so the summary row stays small', async () => {
+    // The row is rewritten by batches between turns: with the whole text of a 100,000-character first
+    // prompt, 100 one-event batches wrote 0.74 MB instead of 0.22 MB. The fold state beside the
+    // summary names which text the prompt is instead of holding it again.
     const store = make()
     const s = await store.create(header('long'))
     s.writer.append(Object.freeze({ seq: 0, time: 1, type: 'user/message', data: createUserMessage('x'.repeat(100_000), { id: 'u' }) }) as SessionEvent)

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path'
-import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, listedDelegation, summaryFields } from '@bosun/core'
+import { BosunError, ErrorCodes, LogSummaryFold, assertSessionId, invalidArgument, listedDelegation } from '@bosun/core'
 import type { SessionEvent, SessionHeader, SessionSummary, Store, StoredSession } from '@bosun/core'
 import { checkHeader, decodeHeader, decodeRow, encodeEvent, type StoredRow } from './codec.js'
 import { openDatabase, type Connection, type ConnectionStats } from './database.js'
 import { storeError } from './errors.js'
+import { listFields, storedSummary, tailFrom } from './summary-row.js'
 import { checkOptions, type SqliteStoreOptions } from './options.js'
 import { MAX_EVENTS_PER_SESSION } from './schema.js'
 import { SqliteWriter } from './writer.js'
@@ -59,7 +60,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     connection ??= openDatabase(file)
     return connection
   }
-  /** The writer of a session whose log is `events`; it keeps the list summary (`session_summaries`) with every batch. */
+  /** The writer of a session whose log is `events`; it keeps the list summary (`session_summaries`: summary-row.ts). */
   const writerFor = (c: Connection, header: SessionHeader, events: readonly SessionEvent[]): SqliteWriter => {
     const writer = new SqliteWriter(c, header.id, LogSummaryFold.of(header, events), batchWindowMs, (w) => writers.delete(w))
     writers.add(writer)
@@ -85,7 +86,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       const stored: SessionHeader = Object.freeze({ ...header })
       const summary = LogSummaryFold.of(stored, seed)
       try {
-        c.createSession(stored, rows, { length: summary.length, summary: JSON.stringify(summary.summary()) })
+        c.createSession(stored, rows, storedSummary(summary))
       } catch (error) {
         throw storeError(file, `create session "${header.id}"`, error, {})
       }
@@ -135,14 +136,14 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       const c = open()
       let row: ReturnType<Connection['readSummary']>
       try {
-        row = c.readSummary(id)
+        row = c.readSummary(id, tailFrom)
       } catch (error) {
         throw storeError(file, `read the summary of session "${id}"`, error)
       }
       if (row === undefined) return undefined
-      const { createdAt, parent, length, summary, summaryLength } = row
-      // Read in one transaction with the rows' length: a summary of a shorter log (an older build's) is left out.
-      return { id, createdAt, ...(parent === null ? {} : { parent }), length, ...(summary !== null && summaryLength === length ? summaryFields(summary, length) : {}) }
+      const { createdAt, parent, length, summary, summaryLength, tail } = row
+      // Read in one transaction with the rows' length (and the rows after a summary behind it): summary-row.ts.
+      return { id, createdAt, ...(parent === null ? {} : { parent }), length, ...listFields(summary, summaryLength, length, tail, file, id) }
     },
 
     async readEvents(id: string, fromSeq: number, limit = 1000): Promise<SessionEvent[]> {
@@ -167,13 +168,13 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     async list(): Promise<SessionSummary[]> {
       const c = open()
       try {
-        return c.listSessions().map(({ id, createdAt, parent, header, length, summary, summaryLength }) => ({
+        return c.listSessions(tailFrom).map(({ id, createdAt, parent, header, length, summary, summaryLength, tail }) => ({
           id,
           createdAt,
           ...(parent === null ? {} : { parent }),
           length,
-          // Kept with every batch; one that does not match the log's length (written by an older build) is not used.
-          ...(summary !== null && summaryLength === length ? summaryFields(summary, length) : {}),
+          // Current, or folded on through the rows after it; an older build's that is behind the log is not used (summary-row.ts).
+          ...listFields(summary, summaryLength, length, tail, file, id),
           ...listedDelegation(header),
         }))
       } catch (error) {

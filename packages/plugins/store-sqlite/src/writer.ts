@@ -3,6 +3,7 @@ import type { LogSummaryFold, SessionEvent, SessionWriter } from '@bosun/core'
 import { encodeEvent, type EventRow } from './codec.js'
 import type { CommitMember, Connection, StoredSummary } from './database.js'
 import { storeError } from './errors.js'
+import { storedSummary, SUMMARY_LAG_MAX, turnOpenAfter } from './summary-row.js'
 
 /**
  * The write-behind writer of one open session. `append` serialises the event at once and queues
@@ -26,6 +27,12 @@ export class SqliteWriter implements SessionWriter, CommitMember {
   /** The list summary of the committed log; `#candidate`, of the log once the round's rows are in. */
   #summary: LogSummaryFold
   #candidate: LogSummaryFold | undefined
+  /** Whether a turn is open after the committed log (as far as this writer saw it: a writer opened mid-turn says no, and writes). */
+  #turnOpen = false
+  #candidateTurnOpen = false
+  /** The length of the summary row this writer last wrote; -1 before its first (the row may be an older build's). */
+  #summaryWritten = -1
+  #candidateWritten = -1
   /** The seq the next `append` must bring. */
   #next: number
   #timer: ReturnType<typeof setTimeout> | undefined
@@ -114,12 +121,19 @@ export class SqliteWriter implements SessionWriter, CommitMember {
     return this.#queue
   }
 
-  /** @internal CommitMember: the summary once the `rows` first queued rows are written (O(rows)). */
-  summaryAfter(rows: number): StoredSummary {
+  /**
+   * @internal CommitMember: the summary row once the `rows` first queued rows are written (O(rows)),
+   * or `undefined` when the batch leaves a turn open and the row is less than SUMMARY_LAG_MAX events
+   * behind: it is written with the batch that ends the turn (summary-row.ts says why).
+   */
+  summaryAfter(rows: number): StoredSummary | undefined {
     const fold = this.#summary.clone()
     for (let i = 0; i < rows; i++) fold.add(this.#queuedEvents[i]!)
     this.#candidate = fold
-    return { length: fold.length, summary: JSON.stringify(fold.summary()) }
+    this.#candidateTurnOpen = turnOpenAfter(this.#turnOpen, this.#queuedEvents, rows)
+    const due = this.#summaryWritten < 0 || !this.#candidateTurnOpen || fold.length - this.#summaryWritten >= SUMMARY_LAG_MAX
+    this.#candidateWritten = due ? fold.length : this.#summaryWritten
+    return due ? storedSummary(fold) : undefined
   }
 
   /** @internal CommitMember: the outcome of the round for the `rows` first queued rows. */
@@ -132,7 +146,11 @@ export class SqliteWriter implements SessionWriter, CommitMember {
       // Synchronous with pendingRows(): no append can have happened in between.
       this.#queue = this.#queue.slice(rows)
       this.#queuedEvents = this.#queuedEvents.slice(rows)
-      if (candidate !== undefined) this.#summary = candidate
+      if (candidate !== undefined) {
+        this.#summary = candidate
+        this.#turnOpen = this.#candidateTurnOpen
+        this.#summaryWritten = this.#candidateWritten
+      }
       this.#failure = undefined
       round?.resolve()
       return
