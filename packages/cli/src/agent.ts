@@ -1,15 +1,15 @@
 import { resolve } from 'node:path'
 import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
 import { createAgentFromConfig, loadConfig, validateConfig, type BundledModules, type LoadedConfig, type ResolvedConfig } from '@bosun/core/config'
-import scripted from '@bosun/adapter-scripted'
-import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { bundledModules, withBundledFallbacks } from './bundled.js'
 import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
 import type { Io } from './io.js'
 import { checkSessionId } from './session-id.js'
 import { configStages, during } from './stall.js'
-import { jsonlReader, storeReader, type SessionLog, type SessionReader } from './session-reader.js'
+// The JSONL store, the scripted adapter and the session reader load where they are used: `bosun
+// config check` on a config without a JSONL store, for one, needs none of them.
+import type { SessionLog, SessionReader } from './session-reader.js'
 
 /** Where sessions go when the config names no store: `.bosun/sessions` next to the config file (or in the cwd). */
 export const DEFAULT_SESSIONS_DIR = '.bosun/sessions'
@@ -76,9 +76,10 @@ export function storeKind(cfg: CliConfig): StoreKind {
  * not stop `bosun log`), or the default JSONL store. The caller closes it.
  */
 export async function openStore(cfg: CliConfig): Promise<Store> {
-  if (cfg.defaultStoreDir !== undefined) return jsonlStore({ dir: cfg.defaultStoreDir })
+  if (cfg.defaultStoreDir !== undefined) return (await import('@bosun/plugin-store-jsonl')).jsonlStore({ dir: cfg.defaultStoreDir })
   // The store alone, beside the CLI's own scripted adapter: a config without a model would
   // otherwise make the loader look for the default adapter in the project (absent under pnpm).
+  const { default: scripted } = await import('@bosun/adapter-scripted')
   const storeOnly: LoadedConfig = { ...cfg.loaded, config: { store: cfg.loaded.config.store, model: { adapter: scripted } } }
   return during({ doing: `opening the store ${configLabel(cfg)} names (importing and creating it)` }, async () => {
     const resolved = await validateConfig(storeOnly, { env: cfg.env, bundled: cfg.modules }).catch(async (error: unknown) => {
@@ -179,6 +180,7 @@ function relativeTo(path: string, cwd: string | undefined): string {
 export async function openReader(cfg: CliConfig): Promise<SessionReader> {
   requirePersistentStore(cfg)
   const kind = storeKind(cfg)
+  const { jsonlReader, storeReader } = await import('./session-reader.js')
   if (kind.kind === 'jsonl') return jsonlReader(kind.dir)
   return storeReader(await openStore(cfg))
 }

@@ -1,0 +1,13 @@
+// The load hook of module-trace.mjs (it runs on the loader's own thread).
+import { appendFileSync } from 'node:fs'
+
+let file
+
+export function initialize(data) {
+  file = data.file
+}
+
+export async function load(url, context, next) {
+  appendFileSync(file, `${url}\n`)
+  return next(url, context)
+}
