@@ -61,6 +61,13 @@ async function storedSession(id: string): Promise<void> {
   await store.close()
 }
 
+/** How many events the store holds for `id` (opened and let go: the memory store has no `read`). */
+async function storedLength(store: Store, id: string): Promise<number> {
+  const opened = (await store.open(id))!
+  await opened.writer.close()
+  return opened.events.length
+}
+
 describe('createAgent({ signal })', () => {
   it('rejects at once when aborted during a setup that never settles, tears down the finished setups and releases the JSONL session', async () => {
     await storedSession('s')
@@ -120,6 +127,22 @@ describe('createAgent({ signal })', () => {
     const read = await store.read!('late')
     expect(read?.events.some((event) => event.type === 'hanging/connected')).toBe(false)
     await store.close()
+  })
+
+  it('refuses the late append on the memory store too, whose writer takes appends after its close', async () => {
+    const store = memoryStore()
+    await (await createAgent({ model: model(), store, sessionId: 'mem' })).close()
+    const length = await storedLength(store, 'mem')
+    const hung = hanging((ctx) => ctx.session.append('hanging/connected', {}))
+    const controller = new AbortController()
+    const creating = createAgent({ model: model(), store, sessionId: 'mem', plugins: [hung.plugin], signal: controller.signal })
+    await vi.waitFor(() => expect(hung.state.started).toBe(true))
+    controller.abort()
+    await expect(creating).rejects.toSatisfy(isAborted)
+    hung.settle()
+    await vi.waitFor(() => expect(hung.state.done).toBe(true))
+    expect(BosunError.is(hung.state.thrown, ErrorCodes.AGENT_CLOSED)).toBe(true)
+    expect(await storedLength(store, 'mem')).toBe(length)
   })
 
   it('leaves no session behind for a new id, even once the hung setup settles', async () => {

@@ -55,6 +55,9 @@ export let setSealing: (session: Session, sealing: Sealing) => void
  */
 export let adoptWriter: (session: Session, stored: StoredSession) => void
 
+const closedSession = (id: string) =>
+  new BosunError(ErrorCodes.AGENT_CLOSED, `Session "${id}" is closed (its agent was closed, or its build given up): it takes no more events. Create a new agent to resume it.`)
+
 /**
  * An append-only event log. `append` is synchronous: it assigns the next `seq`, freezes the
  * data, hands the event to the store's writer, notifies observers (who therefore see every
@@ -67,6 +70,8 @@ export class Session {
   readonly #log: EventLog
   readonly #observers = new Set<SessionObserver>()
   readonly #projections: SessionObserver[] = []
+  /** Set by {@link close}: appends are refused from then on, whatever the writer would do. */
+  #closed = false
   /** Set once: at construction, or by {@link adoptWriter} for a session staged without one. */
   #writer: SessionWriter | undefined
   /** The writer pushes each event it accepts into `#events` itself (the memory store): see `keepsLogIn`. */
@@ -159,6 +164,9 @@ export class Session {
   }
 
   #commit(type: string, frozen: object): SessionEvent {
+    // A store's writer may take appends after its close (the memory store's does): a plugin setup
+    // that settles after `createAgent` was aborted must not write into the released session.
+    if (this.#closed) throw closedSession(this.header.id)
     const log = this.#log
     const seq = log.base + log.tail.length
     const event: SessionEvent = Object.freeze(
@@ -219,8 +227,9 @@ export class Session {
     return this.#writer ? this.#writer.flush() : Promise.resolve()
   }
 
-  /** Flushes, then releases the store's writer. The session accepts no appends afterwards. */
+  /** Flushes, then releases the store's writer. The session accepts no appends afterwards (`AGENT_CLOSED`). */
   async close(): Promise<void> {
+    this.#closed = true
     this.#sealing?.close()
     await this.#writer?.close()
   }
