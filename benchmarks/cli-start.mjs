@@ -10,8 +10,11 @@
 // references as they were at <git-ref> into a temporary folder (the working tree is not touched)
 // and times it against this tree's packages/cli/dist (run `npx tsc -b tsconfig.build.json` first).
 // Each build gets its own project folder, so `sessions list` finds as many sessions in each.
+// Besides the wall time, each process's own CPU time (user + system, from process.resourceUsage()
+// at its exit, written by a preloaded one-line module): on a shared machine the wall time waits
+// for the cores too, the CPU time much less.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -49,6 +52,9 @@ if (!Number.isSafeInteger(runs) || runs < 1) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bosun-cli-start-'))
+const cpuFile = join(work, 'cpu')
+const preload = join(work, 'cpu-at-exit.mjs')
+writeFileSync(preload, `import { writeFileSync } from 'node:fs'\nprocess.on('exit', () => { const u = process.resourceUsage(); writeFileSync(${JSON.stringify(cpuFile)}, String((u.userCPUTime + u.systemCPUTime) / 1000)) })\n`)
 try {
   const builds = []
   if (parsed.before !== undefined) builds.push({ label: `before (${parsed.before})`, bin: buildAt(parsed.before) })
@@ -67,14 +73,24 @@ try {
     build.session = readdirSync(join(build.project, '.bosun/sessions')).find((f) => f.endsWith('.jsonl')).replace(/\.jsonl$/, '')
   }
   const commands = parsed.command?.map((c) => c.split(' ').filter(Boolean)) ?? [['--version'], ['--help'], ['run', 'hello'], ['sessions', 'list'], ['log', '<session>'], ['config', 'check']]
-  const rows = [{ label: 'node -e ""', args: null, times: { all: [] } }]
-  for (const args of commands) rows.push({ label: `bosun ${args.join(' ')}`, args, times: Object.fromEntries(builds.map((b) => [b.label, []])) })
+  const rows = [{ label: 'node -e ""', args: null, times: { all: [] }, cpu: { all: [] } }]
+  for (const args of commands) {
+    const empty = () => Object.fromEntries(builds.map((b) => [b.label, []]))
+    rows.push({ label: `bosun ${args.join(' ')}`, args, times: empty(), cpu: empty() })
+  }
   const load = [loadavg()[0]]
   for (let round = 0; round < runs; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse()
     for (const row of rows) {
-      if (row.args === null) row.times.all.push(time(() => spawnSync(process.execPath, ['-e', ''])))
-      else for (const build of order) row.times[build.label].push(time(() => run(build, row.args.map((a) => (a === '<session>' ? build.session : a)))))
+      if (row.args === null) {
+        row.times.all.push(time(() => spawnSync(process.execPath, ['--import', preload, '-e', ''])))
+        row.cpu.all.push(Number(readFileSync(cpuFile, 'utf8')))
+      } else {
+        for (const build of order) {
+          row.times[build.label].push(time(() => run(build, row.args.map((a) => (a === '<session>' ? build.session : a)), ['--import', preload])))
+          row.cpu[build.label].push(Number(readFileSync(cpuFile, 'utf8')))
+        }
+      }
     }
     process.stderr.write(`round ${round + 1}/${runs}\r`)
   }
@@ -84,18 +100,21 @@ try {
     const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
     return `${s[0].toFixed(0)} / **${median.toFixed(0)}** / ${s.at(-1).toFixed(0)}`
   }
-  console.log(`\n${runs} interleaved runs each; ms of wall time, min / **median** / max; Node ${process.version}; load average (1 min) ${load.map((l) => l.toFixed(2)).join(' → ')}\n`)
+  console.log(`\n${runs} interleaved runs each; ms, min / **median** / max; Node ${process.version}; load average (1 min) ${load.map((l) => l.toFixed(2)).join(' → ')}\n`)
   const labels = builds.map((b) => b.label)
-  console.log(`| command | ${labels.join(' | ')} |`)
-  console.log(`|---|${labels.map(() => '---:').join('|')}|`)
-  for (const row of rows) console.log(`| \`${row.label}\` | ${row.args === null ? labels.map(() => stat(row.times.all)).join(' | ') : labels.map((l) => stat(row.times[l])).join(' | ')} |`)
+  console.log(`| command | ${labels.map((l) => `${l}: wall`).join(' | ')} | ${labels.map((l) => `${l}: CPU`).join(' | ')} |`)
+  console.log(`|---|${[...labels, ...labels].map(() => '---:').join('|')}|`)
+  for (const row of rows) {
+    const cells = (of) => labels.map((l) => stat(row.args === null ? of.all : of[l]))
+    console.log(`| \`${row.label}\` | ${[...cells(row.times), ...cells(row.cpu)].join(' | ')} |`)
+  }
 } finally {
   rmSync(work, { recursive: true, force: true })
 }
 
 /** Runs one command of a build in its project folder; a failure stops the benchmark (a broken build would time its error path). */
-function run(build, args) {
-  const result = spawnSync(process.execPath, [build.bin, ...args], { cwd: build.project, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8' })
+function run(build, args, nodeArgs = []) {
+  const result = spawnSync(process.execPath, [...nodeArgs, build.bin, ...args], { cwd: build.project, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8' })
   if (result.status !== 0) throw new Error(`${build.label}: bosun ${args.join(' ')} exited ${result.status}:\n${result.stderr}`)
   return result
 }
