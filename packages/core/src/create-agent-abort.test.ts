@@ -188,6 +188,28 @@ describe('createAgent({ signal })', () => {
     await vi.waitFor(() => expect(closedLate).toBe(true))
   })
 
+  it('gives up an afterSetup check that never settles, naming its plugin, and creates no new session', async () => {
+    const store = jsonlStore({ dir })
+    let checking = false
+    const checker = definePlugin({
+      name: 'checker',
+      setup: ({ afterSetup }) => afterSetup(async () => {
+        checking = true
+        await new Promise<never>(() => {})
+      }),
+    })
+    const done = tidy()
+    const controller = new AbortController()
+    const creating = createAgent({ model: model(), store, sessionId: 'checked', plugins: [done.plugin, checker], signal: controller.signal })
+    await vi.waitFor(() => expect(checking).toBe(true))
+    controller.abort()
+    const error = await creating.then(() => undefined, (thrown: unknown) => thrown)
+    expect((error as BosunError).details).toEqual({ sessionId: 'checked', during: 'after-setup', plugin: 'checker' })
+    expect(done.state.tornDown).toBe(1)
+    expect(await store.has!('checked')).toBe(false)
+    await store.close()
+  })
+
   it('refuses a signal that has aborted already, before the store is touched', async () => {
     let opened = 0
     const base = memoryStore()
