@@ -113,10 +113,10 @@ export function requirePersistentStore(cfg: CliConfig): void {
  * new session without it). The agent does not own the store: close the agent, then the store.
  * Plugin setups are tracked as waits, so that one that never settles is named (stall.ts).
  */
-export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string): Promise<Agent> {
+export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string, signal?: AbortSignal): Promise<Agent> {
   const onStage = configStages(cfg.file, cfg.loaded.config.plugins)
   return during({ doing: `building the agent ${configLabel(cfg)} describes (importing what it names, opening the session)` }, () =>
-    createAgentFromConfig(cfg.loaded, { store, env: cfg.env, bundled: cfg.modules, onStage, ...(sessionId === undefined ? {} : { sessionId }) }),
+    createAgentFromConfig(cfg.loaded, { store, env: cfg.env, bundled: cfg.modules, onStage, ...(sessionId === undefined ? {} : { sessionId }), ...(signal === undefined ? {} : { signal }) }),
   )
 }
 

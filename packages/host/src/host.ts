@@ -130,9 +130,9 @@ function factoryFrom(options: CreateHostOptions): AgentFactory {
   }
   if (options.config !== undefined) {
     const config = options.config
-    return async ({ sessionId, store }) => {
+    return async ({ sessionId, store, signal }) => {
       const { createAgentFromConfig } = await import('@bosun/core/config')
-      return createAgentFromConfig(config as Parameters<typeof createAgentFromConfig>[0], { sessionId, store })
+      return createAgentFromConfig(config as Parameters<typeof createAgentFromConfig>[0], { sessionId, store, signal })
     }
   }
   throw new TypeError('createHost(): pass "agentFactory", "agent" or "config" to build each session\'s agent.')

@@ -117,6 +117,41 @@ describe('limits.openTimeoutMs', () => {
     await vi.waitFor(async () => expect((await send(second.url, 'hung', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
   })
 
+  it('releases the session at the timeout for a host built from a config (createHost({ config }), as `bosun serve` builds it)', async () => {
+    await storedSession(t.dir, 'hung-config')
+    // The first setup that runs never settles. (Checking the config comes first and may itself
+    // outlast 200 ms on a busy machine: then that open is given up before any setup, and the hang
+    // waits for the next.)
+    const seen: AbortSignal[] = []
+    const never = new Promise<never>(() => {})
+    let hang = true
+    const hangsOnce = definePlugin({
+      name: 'hangs-once',
+      async setup({ signal }) {
+        seen.push(signal)
+        if (hang) {
+          hang = false
+          await never
+        }
+      },
+    })
+    const config = { model: { adapter: scripted({ responses: [] }) }, plugins: [hangsOnce] }
+    const server = await listen(createHost({ store: jsonlStore({ dir: t.dir }), config, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(server)
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {})
+    t.closing.push({ close: async () => log.mockRestore() })
+
+    let n = 1
+    // createAgentFromConfig passes the open's signal on: the hung setup is told at the timeout.
+    await vi.waitFor(async () => {
+      if (seen.length === 0) expect((await send(server.url, 'hung-config', n++)).status).toBe(503)
+      expect(seen[0]?.aborted).toBe(true)
+    }, { timeout: 30_000, interval: 50 })
+    // And the session's lock was released with it: the next open builds the agent afresh.
+    await vi.waitFor(async () => expect((await send(server.url, 'hung-config', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
+    expect(seen.at(-1)?.aborted).toBe(false)
+  })
+
   it('closes an open that finishes late when the agentFactory does not pass the signal on', async () => {
     await storedSession(t.dir, 'deaf')
     const gate = setupGate(1)

@@ -130,7 +130,8 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const store: Store = await openStore(cfg)
   const host = createHost({
     store,
-    agentFactory: ({ sessionId, store }) => openAgent(cfg, store, sessionId),
+    // The host aborts an open that outlasts limits.openTimeoutMs: the session's lock is released then.
+    agentFactory: ({ sessionId, store, signal }) => openAgent(cfg, store, sessionId, signal),
     cluster,
     ...(token === undefined ? {} : { auth: { token } }),
     // The bind address is not a name clients use: the Host fence takes --allowed-host names (and,

@@ -26,6 +26,12 @@ export interface CreateAgentFromConfigOptions extends ValidateConfigOptions {
   cwd?: string
   /** Told when each plugin's `setup` runs and when it has settled; see {@link OnConfigStage}. */
   onStage?: OnConfigStage
+  /**
+   * Gives up the build when it aborts: passed to `createAgent` (its `signal`), which rejects with
+   * OPEN_ABORTED, tears down the setups that finished and releases the session without waiting for
+   * a setup that never settles. A store created from the config is closed. Default: none.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -61,6 +67,7 @@ export async function createAgentFromConfig(
     ...(resolved.maxParallelTools === undefined ? {} : { maxParallelTools: resolved.maxParallelTools }),
     ...(resolved.logPages === undefined ? {} : { logPages: resolved.logPages }),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
     ownsStore: owned !== undefined,
   }).catch(async (error: unknown) => {
     await owned?.close().catch(() => {})
