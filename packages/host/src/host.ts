@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module'
-import { inspect } from 'node:util'
-import { createAgent, maskSecretValues, type CreateAgentOptions, type Store } from '@bosun/core'
+import { createAgent, type CreateAgentOptions, type Store } from '@bosun/core'
 import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
@@ -23,6 +22,7 @@ import { clusterStoreOf } from './cluster/store.js'
 import { listSummaries, sessionSummary } from './summary.js'
 import { TrustedProxies } from './trusted-proxy.js'
 import { webRootRoutes } from './web-root.js'
+import { logHost } from './host-log.js'
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -175,7 +175,7 @@ export function createHost(options: CreateHostOptions): Host {
     if (error.serverNote === undefined || noted.has(error.serverNote)) return error
     if (noted.size >= 256) noted.clear()
     noted.add(error.serverNote)
-    console.error(maskSecretValues(`[bosun host] ${error.serverNote}`))
+    logHost(`[bosun host] ${error.serverNote}`)
     return error
   }
   app.onError((error, c) => {
@@ -266,5 +266,5 @@ export { schemas }
  * would, with every registered secret masked: a module's error may quote a key.
  */
 function logFailure(error: unknown): void {
-  console.error(maskSecretValues(`[bosun host] request failed: ${inspect(error)}`))
+  logHost(`[bosun host] request failed:`, error)
 }

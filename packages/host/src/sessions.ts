@@ -1,11 +1,11 @@
-import { inspect } from 'node:util'
-import { assertSessionId, BosunError, maskSecretValues, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeLive } from './session-close.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
+import { logHost } from './host-log.js'
 
 export type { LiveSession } from './live-session.js'
 
@@ -190,7 +190,7 @@ export class SessionManager {
       if (!deadline.expired) return
       // The build given up names the setup that hung: what the 503 tells the user to look for in the log.
       const settled = opening.then(() => {}, (error: unknown) => {
-        if (BosunError.is(error, 'OPEN_ABORTED')) console.error(maskSecretValues(`[bosun host] ${error.message}`))
+        if (BosunError.is(error, 'OPEN_ABORTED')) logHost(`[bosun host] ${error.message}`)
       })
       this.#stalled.set(id, settled)
       void settled.then(() => {
@@ -238,7 +238,7 @@ export class SessionManager {
     if (deadline.expired) {
       // Opened after its caller gave up (openTimeoutMs): closed again, its lock or lease released,
       // so that the next open of the session (waiting in #stalled) opens it afresh.
-      if (!borrowed) await agent.close().catch((error: unknown) => console.error(maskSecretValues(`[bosun host] closing session ${id}, opened after its open timed out, failed: ${inspect(error)}`)))
+      if (!borrowed) await agent.close().catch((error: unknown) => logHost(`[bosun host] closing session ${id}, opened after its open timed out, failed:`, error))
       throw new HostError('session-unavailable', `Session "${id}" was opened after its open timed out: closed again.`, { id })
     }
     const live = this.#attach(id, agent, borrowed)
@@ -393,7 +393,7 @@ export class SessionManager {
     // Borrowed: the owner closes it, not the host.
     if (live.borrowed) return
     const closing = live.agent.close()
-      .catch((error: unknown) => console.error(`[bosun host] closing session ${live.id} failed:`, error))
+      .catch((error: unknown) => logHost(`[bosun host] closing session ${live.id} failed:`, error))
       .finally(() => {
         if (this.#retiring.get(live.id) === closing) this.#retiring.delete(live.id)
         // No longer loaded: the host stream's lists say so (detached above, no close tap tells them).
@@ -478,7 +478,7 @@ export class SessionManager {
     ]
     const failures = (await Promise.allSettled(closes)).flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
     if (failures.length === 0) return
-    for (const failure of failures.slice(1)) console.error(maskSecretValues(`[bosun host] closing a session failed: ${inspect(failure)}`))
+    for (const failure of failures.slice(1)) logHost(`[bosun host] closing a session failed:`, failure)
     throw failures[0]
   }
 }

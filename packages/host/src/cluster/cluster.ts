@@ -5,6 +5,7 @@ import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { KeptAnswers } from './kept-answers.js'
 import { awaitOutcome, failed, gaveUp, isGaveUp, runWithin, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
+import { logHost } from '../host-log.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
 export interface ClusterOptions {
@@ -243,7 +244,7 @@ export class Cluster {
   /** Logs the end of a failing streak. */
   #roundSucceeded(id: string): void {
     const streak = this.#backoff.succeeded(id)
-    if (streak > 0) console.error(`[bosun host] carrying out the mail of session ${id} works again, after ${streak} failed round${streak === 1 ? '' : 's'}.`)
+    if (streak > 0) logHost(`[bosun host] carrying out the mail of session ${id} works again, after ${streak} failed round${streak === 1 ? '' : 's'}.`)
   }
 
   /** Logs a failing streak at its start and every DRAIN_LOG_EVERY rounds (once closed, that the host closed); the pause before the next round. */
@@ -252,7 +253,7 @@ export class Cluster {
     // again, so it is not said to — one line that the host closed, with what failed.
     if (this.#closed) {
       const what = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, '')
-      console.error(`[bosun host] carrying out the mail of session ${id} stopped: the host closed during the round, which then failed (${what}). Nothing tries again here: the session's next owner carries out its mail.`)
+      logHost(`[bosun host] carrying out the mail of session ${id} stopped: the host closed during the round, which then failed (${what}). Nothing tries again here: the session's next owner carries out its mail.`)
       return 0
     }
     const { streak, pauseMs, log } = this.#backoff.failed(id)
@@ -260,7 +261,7 @@ export class Cluster {
       const text = streak === 1
         ? `[bosun host] carrying out the mail of session ${id} failed; trying again in ${pauseMs} ms, less often while it fails (logged again every ${DRAIN_LOG_EVERY} failed rounds):`
         : `[bosun host] carrying out the mail of session ${id} still fails: ${streak} failed rounds in a row, trying again every ${pauseMs} ms:`
-      console.error(text, error)
+      logHost(text, error)
     }
     return pauseMs
   }
@@ -348,7 +349,7 @@ export class Cluster {
   async #answer(id: string, entry: ClusterMailboxEntry): Promise<(() => Promise<boolean>) | undefined> {
     const reason = refusal(id, entry)
     if (reason !== undefined) {
-      console.error(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
+      logHost(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
       return () => this.#complete(id, entry, refused(id, entry.messageId, reason))
     }
     let outcome: RelayOutcome | undefined
@@ -360,7 +361,7 @@ export class Cluster {
       // answer that never comes, and the session's later mail would wait behind it; so it is
       // answered with the failure. A message whose splice committed before the throw is in the
       // log, no longer pending: its sender's lookup finds it there.
-      console.error(`[bosun host] running mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
+      logHost(`[bosun host] running mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
       return async () => {
         const now = await this.store.mailbox.get(id, entry.messageId)
         if (now !== undefined && now.deliveredSeq !== null) return true
@@ -395,7 +396,7 @@ export class Cluster {
       try {
         outcome = await this.#runWithin(id, entry)
       } catch (error) {
-        console.error(`[bosun host] reading the receipt of admitted mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
+        logHost(`[bosun host] reading the receipt of admitted mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} failed:`, error)
         return async () => true
       }
       if (outcome === undefined) {
@@ -409,12 +410,12 @@ export class Cluster {
 
   /** Runs a relayed request for at most `relayRunMs`: its answer, or undefined when it had not ended by then ({@link runWithin}). */
   #runWithin(id: string, entry: ClusterMailboxEntry): Promise<RelayOutcome | undefined> {
-    return runWithin(this.#run(entry.body as unknown as RelayedRequest), this.relayRunMs, (error) => console.error(`[bosun host] mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}, given up on, failed:`, error))
+    return runWithin(this.#run(entry.body as unknown as RelayedRequest), this.relayRunMs, (error) => logHost(`[bosun host] mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}, given up on, failed:`, error))
   }
 
   /** Logs a given-up run with what became of its entry (`what`): a 503 only when one was stored. */
   #gaveUpOn(id: string, entry: ClusterMailboxEntry, what: string): void {
-    console.error(`[bosun host] gave up on mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} after ${this.relayRunMs} ms: its run had not ended (a hook or a store call did not answer); ${what}. The session's later mail goes on; the run was not stopped and may still take effect.`)
+    logHost(`[bosun host] gave up on mailbox entry ${JSON.stringify(entry.messageId)} of session ${id} after ${this.relayRunMs} ms: its run had not ended (a hook or a store call did not answer); ${what}. The session's later mail goes on; the run was not stopped and may still take effect.`)
   }
 
   /** Runs a relayed request on this host's own app, as its client would have sent it here: its answer. */
@@ -461,7 +462,7 @@ export class Cluster {
     const worker = async (): Promise<void> => {
       while (next < expired.length && !this.#closed) {
         const { id } = expired[next++]!
-        if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => console.error(`[bosun host] taking over session ${id} failed:`, error))
+        if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => logHost(`[bosun host] taking over session ${id} failed:`, error))
       }
     }
     await Promise.all(Array.from({ length: Math.min(this.#takeovers, expired.length) }, worker))
@@ -473,8 +474,8 @@ export class Cluster {
       // Failing streaks of sessions that run no more rounds here (deleted, no more mail): not kept for ever.
       this.#backoff.forgetStale((id) => this.#draining.has(id))
       Promise.all([
-        this.#failover().catch((error: unknown) => console.error('[bosun host] looking for sessions to take over failed:', error)),
-        this.#reconcile().catch((error: unknown) => console.error('[bosun host] reading which sessions run failed:', error)),
+        this.#failover().catch((error: unknown) => logHost('[bosun host] looking for sessions to take over failed:', error)),
+        this.#reconcile().catch((error: unknown) => logHost('[bosun host] reading which sessions run failed:', error)),
         this.#forgetReleased(),
       ])
         .finally(() => this.#schedule(this.#pollMs))
