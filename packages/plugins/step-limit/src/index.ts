@@ -53,8 +53,13 @@ export default definePlugin<Options>({
      * such a step opens one only for input in `next-step` (seen as `decision.messages`).
      */
     let concludes = true
-    /** The tool results of the running step so far (the core concludes only with one or more). */
+    /** The tool results of the running step so far that this plugin's tap saw (the core concludes only with one or more). */
     let results = 0
+    /**
+     * The `tool/result` events of the running step so far. One the tap did not see is an error
+     * result the core made when a tool/result hook before it threw: it does not conclude the turn.
+     */
+    let logged = 0
     hooks.toolResult.tap({ name, stage: Stage.last }, (result) => {
       results++
       concludes &&= result.concludesTurn
@@ -63,8 +68,10 @@ export default definePlugin<Options>({
     hooks.event.tap(name, (event) => {
       if (isEvent(event, 'step/start')) {
         results = 0
+        logged = 0
         concludes = true
-      } else if (isEvent(event, 'step/end')) owesAnswer = event.data.finish === 'tool-calls' && !(results > 0 && concludes)
+      } else if (isEvent(event, 'tool/result')) logged++
+      else if (isEvent(event, 'step/end')) owesAnswer = event.data.finish === 'tool-calls' && !(results > 0 && results === logged && concludes)
     })
     /** The ids of the messages the last refusal put back: a turn they open is not given another put-back. */
     let putBack: ReadonlySet<string> = new Set()

@@ -187,6 +187,27 @@ describe('step-limit', () => {
     await kit.close()
   })
 
+  it('a step whose tool/result hook failed for a call still owes the model an answer: the round after it is refused at maxSteps + 1', async () => {
+    // Two concluding calls; a tool/result tap before step-limit's throws for the second, so the core
+    // logs an error result (which does not conclude) without step-limit's tap seeing it, and goes on.
+    const concluding: Tool = { ...noop, concludesTurn: true }
+    const failSecond = definePlugin({
+      name: 'fail-second',
+      setup({ hooks, name }) {
+        hooks.toolResult.tap(name, (result, { call }) => {
+          if (call.callId === 'second') throw new Error('the redactor failed')
+          return result
+        })
+      },
+    })
+    const twoCalls: ScriptedResponse = { toolCalls: [{ name: 'noop', id: 'first' }, { name: 'noop', id: 'second' }] }
+    const kit = await testPlugin(stepLimit, { maxSteps: 1 }, { plugins: [failSecond], tools: [concluding], responses: [twoCalls, { text: 'a second step' }] })
+    const turn = await kit.send('go')
+    expectRejected(turn, { by: 'step-limit', metadata: { reason: 'max-steps', maxSteps: 1, step: 2 } })
+    expect(kit.model.requests).toBe(1)
+    await kit.close()
+  })
+
   it('a tool that steers at every step (a plain string: source user) does not open turn after turn: the put-back turn, refused too, puts nothing back', async () => {
     let sent = 0
     const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 2 }, {
