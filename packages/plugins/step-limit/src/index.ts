@@ -28,9 +28,10 @@ export interface StepLimitMetadata {
  * delivered once). Put back, it is pending, so the agent opens the next turn for it at once, as
  * after any blocked turn. Context a tool or a plugin added for the refused step (any other
  * `source.kind`) is not put back: it would open a turn of its own, and a tool that always adds
- * context would start the loop again. Nor is anything, once per run of refused turns, when the
- * turn was opened by what a refusal put back: a tool or plugin that calls `agent.steer('…')` at
- * every step sends a `user` message (a plain string's source), and would start turn after turn.
+ * context would start the loop again. Nor is a `user` message, once per run of refused turns, when
+ * the turn was opened by what a refusal put back: a tool or plugin that calls `agent.steer('…')` at
+ * every step sends one (a plain string's source), and would start turn after turn. A settlement,
+ * sent once, is put back all the same.
  *
  * It taps `agent/pre-step` just before `Stage.late`: after the policies that rewrite input, so it
  * sees whether the step still has anything to run, and before rate-limit (`Stage.late`), so a
@@ -87,10 +88,13 @@ export default definePlugin<Options>({
       // A round with nothing to enter and no answer owed opens no step (the turn completes): it is
       // not over the limit, and refusing it would turn a finished turn into a blocked one.
       if (decision.messages.length === 0 && !owesAnswer) return decision
-      // Once per run of refused turns: a turn the put-back opened, refused too, puts nothing back.
-      // A tool or plugin that calls `agent.steer('…')` at every step sends a `user` message (a
-      // plain string's default source), which would otherwise open turn after turn.
-      const returned = reopened ? [] : stillWanted(claimed, decision.messages)
+      // Once per run of refused turns: a turn the put-back opened, refused too, puts back no `user`
+      // message. A tool or plugin that calls `agent.steer('…')` at every step sends one (a plain
+      // string's default source), which would otherwise open turn after turn. A child's settlement
+      // is still put back: it is sent once (lost, the parent never learns the answer), so it
+      // cannot start a loop.
+      const wanted = stillWanted(claimed, decision.messages)
+      const returned = reopened ? wanted.filter((message) => message.source.kind !== 'user') : wanted
       if (returned.length > 0) inbox.requeue('next-step', 0, returned)
       putBack = new Set(returned.map((message) => message.id))
       const metadata: StepLimitMetadata = { reason: 'max-steps', maxSteps, step }

@@ -140,6 +140,27 @@ describe('step-limit', () => {
     await kit.close()
   })
 
+  it('puts back a settlement also in a turn a put-back opened: a child\'s answer, sent once, cannot start a loop', async () => {
+    const settlement = createUserMessage('[subagent c1 completed] the answer is 42', {
+      id: 'settle:c1:1', source: { kind: 'subagent-settled', childId: 'c1', epoch: 1, delivery: 'steer' },
+    })
+    const kit: PluginKit = await testPlugin(stepLimit, { maxSteps: 1 }, {
+      tools: [noop],
+      responses: [
+        // Turn 1: the user steers during the last allowed step, refused and put back; it opens turn 2.
+        (): ScriptedResponse => (kit.agent.steer('look at c1 too'), callNoop),
+        // Turn 2: the child settles during its last allowed step, refused too.
+        (): ScriptedResponse => (kit.agent.steer(settlement), callNoop),
+        { text: 'the child says 42' },
+      ],
+    })
+    const run = await kit.send('go')
+    expect(run.turns).toEqual([1, 2, 3])
+    expect(run.entered).toEqual(['go', 'look at c1 too', messageText(settlement)])
+    expect(run.reply).toContain('the child says 42')
+    await kit.close()
+  })
+
   it('does not put back context a tool added: it would open a turn of its own', async () => {
     const withContext: Tool = { ...noop, execute: () => ({ content: 'done', additionalContexts: ['look again'] }) }
     const kit = await testPlugin(stepLimit, { maxSteps: 1 }, { tools: [withContext], responses: [callNoop] })
