@@ -181,7 +181,11 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
   if (!stored && options.newSession) build.running(undefined, 'new-session')
   const staged = stored ? undefined : options.newSession ? await build.race(described(options.newSession, sessionId)) : undefined
   const header: SessionHeader = stored?.header ?? staged?.header ?? { id: sessionId, version: LOG_FORMAT_VERSION, createdAt: (options.now ?? Date.now)() }
-  const release = () => stored?.writer.close().catch(() => {})
+  // The writer alone, not `stored`: a closure here shares its context with the session's
+  // long-lived callbacks (reportError), and `stored` holds the log array as the store opened it —
+  // kept alive for the agent's life, it pinned every event that sealing would have let go.
+  const openedWriter = stored?.writer
+  const release = () => openedWriter?.close().catch(() => {})
   // A copy of a seed: the session's log grows in the array it is given.
   const session = new Session(header, stored?.events ?? [...(staged?.seed ?? [])], {
     ...(stored ? { writer: stored.writer } : {}),
