@@ -45,7 +45,7 @@ export function useCluster() {
     url: () => server!.url,
     sql: async (text: string, values?: unknown[]) => (await admin!.query(text, values)).rows,
     /** `n` hosts on a new schema; each session's model replays `responses()` and then echoes. */
-    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions>; defaultOwners?: boolean; storeUrl?: (url: string, index: number) => string; store?: (index: number) => Partial<PostgresStoreOptions> } = {}): ClusterHost[] & { schema: string } {
+    hosts(n: number, options: { responses?: () => ScriptedResponse[]; plugins?: () => Plugin[]; leaseTtlMs?: number; host?: Partial<CreateHostOptions> | ((index: number) => Partial<CreateHostOptions>); defaultOwners?: boolean; storeUrl?: (url: string, index: number) => string; store?: (index: number) => Partial<PostgresStoreOptions> } = {}): ClusterHost[] & { schema: string } {
       const schema = `c_${randomBytes(6).toString('hex')}`
       schemas.push(schema)
       const made = Array.from({ length: n }, (_, i) => {
@@ -60,7 +60,7 @@ export function useCluster() {
           agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: options.responses?.() ?? [] }), store, sessionId, plugins: options.plugins?.() ?? [] }),
           limits: { keepAliveMs: 200 },
           cluster: { relayWaitMs: 60_000, pollIntervalMs: 200 },
-          ...options.host,
+          ...(typeof options.host === 'function' ? options.host(i) : options.host),
         })
         const h = { host, store, name }
         open.push(h)

@@ -27,7 +27,9 @@ describe.skipIf(!available)('host cluster on PostgreSQL — an open that outlast
 
   it('answers 503, and the late open releases the lease for another host', { timeout: 90_000 }, async () => {
     const gate = setupGate()
-    const [a, b, c] = cluster.hosts(3, { plugins: () => [gate.plugin], host: { limits: { keepAliveMs: 200, openTimeoutMs: 1000 } } })
+    // A creates the session under the default bound (1 s could pass before a busy machine opens
+    // it: a 503 there would test nothing); B and C open it under 1 s.
+    const [a, b, c] = cluster.hosts(3, { plugins: () => [gate.plugin], host: (index) => ({ limits: { keepAliveMs: 200, ...(index === 0 ? {} : { openTimeoutMs: 1000 }) } }) })
     expect((await post(await serve(a!), '/v1/sessions', { id: 'slow' })).status).toBe(201)
     // A clean shutdown releases its leases: the session is cold.
     await a!.host.close()
