@@ -7,7 +7,7 @@
  * (never quote it; a false positive only costs a quote) and {@link credentialInUrl} (refuse the
  * value; a URL that carries a credential in its userinfo or query is one beyond doubt).
  */
-import { maskSecretValues } from './secret-values.js'
+import { CREDENTIAL_PARAM, maskSecretValues } from './secret-values.js'
 
 /**
  * Key prefixes providers give their credentials: OpenAI and Anthropic (`sk-`, `sk-ant-`,
@@ -20,8 +20,6 @@ const KEY_PREFIX =
 const AUTH_SCHEME = /^(?:bearer|basic|token)\s+\S{8,}/i
 /** A JSON Web Token: three base64url parts, the first an encoded `{"`. */
 const JWT = /^eyJ[\w-]{8,}\.[\w-]{8,}\./
-/** Query (or fragment) parameters that carry a credential: `api-key`, `key`, `access_token`, `sig`, `X-Amz-Signature`… */
-const CREDENTIAL_PARAM = /^(?:x-[a-z]+-)?(?:api[-_]?key|key|(?:access|auth|id|refresh|session)?[-_]?token|sig|signature|(?:client[-_]?)?secret|password|passwd|credential)$/i
 
 /** True when `value` (or a word of it) looks like a credential, or holds a registered secret; such a value is never quoted. */
 export function looksLikeCredential(value: string): boolean {

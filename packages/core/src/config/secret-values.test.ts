@@ -49,19 +49,30 @@ describe('the registry', () => {
     for (const key of ['apiKeyEnv', 'keyEnv', 'tokenEnv', 'authTokenEnv', 'secretEnv', 'clientSecretEnv', 'passwordEnv', 'sslPasswordEnv', 'credentialsEnv', 'accessKeyEnv', 'openAIKeyEnv', 'API_KEYEnv']) {
       expect(isSecretEnvOptionKey(key), key).toBe(true)
     }
-    for (const key of ['urlEnv', 'baseUrlEnv', 'baseURLEnv', 'regionEnv', 'targetEnv', 'hostEnv', 'keyboardEnv', 'monkeyEnv', 'tokenizerEnv', 'Env', 'apiKey']) {
+    // A value that is its own credential, or carries one, under a key no variable name ends in.
+    for (const key of ['webhookUrlEnv', 'slackWebhookEnv', 'sentryDsnEnv', 'dsnEnv', 'authHeaderEnv', 'headersEnv', 'cookieEnv', 'authorizationEnv', 'signatureEnv']) {
+      expect(isSecretEnvOptionKey(key), key).toBe(true)
+    }
+    for (const key of ['urlEnv', 'baseUrlEnv', 'baseURLEnv', 'regionEnv', 'targetEnv', 'hostEnv', 'keyboardEnv', 'monkeyEnv', 'tokenizerEnv', 'authorEnv', 'headerlessEnv', 'Env', 'apiKey']) {
       expect(isSecretEnvOptionKey(key), key).toBe(false)
     }
   })
 
   it("finds a URL's password and secret name=value pairs, as written and decoded, and nothing else of the value", () => {
     expect(credentialsIn('postgres://bosun:p%40ss%2Fword@db.internal:5432/app')).toEqual(['p%40ss%2Fword', 'p@ss/word'])
-    expect(credentialsIn(' postgresql://bosun:pa@ss@db:5432/app?sslmode=require\n')).toEqual(['pa@ss', 'pa@ss'])
+    expect(credentialsIn(' postgresql://bosun:pa@ss@db:5432/app?sslmode=require\n')).toEqual(['bosun:pa@ss', 'bosun:pa@ss'])
     expect(credentialsIn('postgres://db.internal/app?user=bosun&password=s3cret-pw&sslpassword=cert-pass')).toEqual(['s3cret-pw', 's3cret-pw', 'cert-pass', 'cert-pass'])
     expect(credentialsIn('host=db.internal user=bosun password=s3cret-pw')).toEqual(['s3cret-pw', 's3cret-pw'])
     expect(credentialsIn('Server=db;Uid=bosun;Pwd=s3cret-pw;')).toEqual(['s3cret-pw', 's3cret-pw'])
     expect(credentialsIn('postgres://bosun:bad%zz@db:notaport/app')).toEqual(['bad%zz', 'bad%zz'])
-    for (const plain of ['postgres://bosun@db.internal/app', 'http://localhost:11434/v1', 'us-east-1', 'https://proxy/v1?model=gpt&region=eu', '']) {
+    // Credentials under any name maskCredentials knows them by: a signed URL's `sig`, an `api-key`.
+    expect(credentialsIn('https://acct.blob.core.windows.net/c/f?sv=2020-08-04&sig=AbC%2BdEf123456')).toEqual(['AbC%2BdEf123456', 'AbC+dEf123456'])
+    expect(credentialsIn('https://s3.example/b/k?X-Amz-Signature=0123456789abcdef&X-Amz-Date=20261204')).toEqual(['0123456789abcdef', '0123456789abcdef'])
+    expect(credentialsIn('https://proxy.example/v1?api-key=gateway-secret')).toEqual(['gateway-secret', 'gateway-secret'])
+    // A token as the user name; a password too short alone is masked with its user.
+    expect(credentialsIn('https://ghp_abcdefghijklmnop1234@github.com/acme/repo.git')).toEqual(['ghp_abcdefghijklmnop1234', 'ghp_abcdefghijklmnop1234'])
+    expect(credentialsIn('postgres://bosun:pw1@db/app')).toEqual(['bosun:pw1', 'bosun:pw1'])
+    for (const plain of ['postgres://bosun@db.internal/app', 'postgres://postgres@localhost/app', 'http://localhost:11434/v1', 'us-east-1', 'https://proxy/v1?model=gpt&region=eu', '']) {
       expect(credentialsIn(plain), plain).toEqual([])
     }
   })

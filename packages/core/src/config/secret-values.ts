@@ -88,8 +88,32 @@ export function isSecretEnvName(name: string): boolean {
  * option's key and the variable's name are judged alike.
  */
 export function isSecretEnvOptionKey(key: string): boolean {
-  return key.length > 3 && key.endsWith('Env') && isSecretEnvName(asVariableName(key.slice(0, -3)))
+  if (key.length <= 3 || !key.endsWith('Env')) return false
+  const name = asVariableName(key.slice(0, -3))
+  return isSecretEnvName(name) || SECRET_OPTION_WORD.test(name)
 }
+
+/**
+ * Words that make an option's value a secret as a whole though no variable name ends in them: a
+ * webhook URL is its own credential (`webhookUrlEnv`), a DSN holds its key (`sentryDsnEnv`), a
+ * header or cookie value carries one (`authHeaderEnv`, `headersEnv`), and so does anything named
+ * for authorization or a signature.
+ */
+const SECRET_OPTION_WORD = /(?:^|_)(?:WEBHOOKS?|DSN|HEADERS?|COOKIES?|SIGNATURE|AUTH(?:ORIZATION)?)(?:_|$)/
+
+/**
+ * Names of query (or connection-string) parameters that carry a credential: `api-key`, `key`,
+ * `access_token`, `sig`, `X-Amz-Signature`… (`maskCredentials` masks a URL holding one by shape,
+ * `credentialInUrl` refuses one written into a config).
+ */
+export const CREDENTIAL_PARAM = /^(?:x-[a-z]+-)?(?:api[-_]?key|key|(?:access|auth|id|refresh|session)?[-_]?token|sig|signature|(?:client[-_]?)?secret|password|passwd|credential)$/i
+
+/**
+ * A URL's user name that is a credential by its shape (`https://ghp_…@github.com`, a token as
+ * the user): long, or of letters and digits both. Not `postgres`, `bosun` or `admin`, which would
+ * mask a word everywhere.
+ */
+const TOKEN_USER = /^(?=[^:]*\d)(?=[^:]*[A-Za-z])[^:]{12,}$|^[^:]{24,}$/
 
 /** `apiKey` → `API_KEY`, `openAIKey` → `OPEN_AI_KEY`, `base-url` → `BASE_URL`. */
 function asVariableName(key: string): string {
@@ -107,9 +131,11 @@ const PAIR = /(?:^|[?&;\s])([A-Za-z][\w.-]*)=([^&;\s#]+)/g
 
 /**
  * The credentials `value` carries, each as written and percent-decoded: a URL's password
- * (`postgres://user:pw@host/db` → `pw`, never the user, host or database) and the value of every
- * `name=value` pair — in its query or in a connection string — whose name says it is a secret
- * (`password`, `sslpassword`, `access_token`, `api-key`, ODBC's `Pwd`). `maskCredentials` masks
+ * (`postgres://user:pw@host/db` → `pw`, never the host or database; `user:pw` when the password is
+ * shorter than {@link MIN_SECRET_LENGTH}), a user name that is a token by its shape
+ * (`https://ghp_…@github.com`, {@link TOKEN_USER}), and the value of every `name=value` pair — in
+ * its query or in a connection string — whose name says it is a secret (`password`,
+ * `sslpassword`, `access_token`, `api-key`, `sig`, `X-Amz-Signature`, ODBC's `Pwd`). `maskCredentials` masks
  * the same URLs by shape, whole: with the password registered first, it masks only that.
  */
 export function credentialsIn(value: string): string[] {
@@ -117,10 +143,16 @@ export function credentialsIn(value: string): string[] {
   const found: string[] = []
   const userinfo = URL_USERINFO.exec(text)?.[1]
   const colon = userinfo?.indexOf(':') ?? -1
-  if (colon >= 0) found.push(userinfo!.slice(colon + 1))
+  if (userinfo !== undefined && colon >= 0) {
+    // A password too short to register alone (it would mask a word) is masked with its user name.
+    const password = userinfo.slice(colon + 1)
+    found.push(percentDecoded(password).length >= MIN_SECRET_LENGTH ? password : userinfo)
+  } else if (userinfo !== undefined && TOKEN_USER.test(percentDecoded(userinfo))) {
+    found.push(userinfo)
+  }
   for (const [, name, given] of text.matchAll(PAIR)) {
     const asName = asVariableName(name!)
-    if (isSecretEnvName(asName) || asName === 'PWD') found.push(given!)
+    if (isSecretEnvName(asName) || asName === 'PWD' || CREDENTIAL_PARAM.test(name!)) found.push(given!)
   }
   return found.flatMap((written) => [written, percentDecoded(written)])
 }
