@@ -59,4 +59,15 @@ describe.concurrent('what a command loads', () => {
       expect(result.modules.filter(of('jiti'))).toEqual([])
     }
   })
+
+  it('bosun run and config check on the default config do not load ajv (their schemas have generated validators)', async ({ dir, expect }) => {
+    for (const args of [['run', 'hello'], ['config', 'check']]) {
+      const result = await traced(args, dir)
+      expect(result.code).toBe(0)
+      // The generated code requires a few of ajv's runtime helpers (ucs2length…), not ajv.
+      expect(result.modules.filter((url) => of('ajv')(url) && !url.includes('/ajv/dist/runtime/'))).toEqual([])
+      // The trace sees require() too (module-trace.mjs): here, that helper the generated code requires.
+      expect(result.modules.some((url) => url.includes('/ajv/dist/runtime/'))).toBe(true)
+    }
+  })
 })

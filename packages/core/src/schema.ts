@@ -1,16 +1,26 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { createRequire } from 'node:module'
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv'
 import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.js'
 import { envNameProblems } from './config/env-names.js'
 import { FUNCTION_EXPECTED, FUNCTION_KEYWORD, functionKeyword, nonJsonMessage, nonJsonValues } from './config/non-json.js'
 import { childPath, describeValue, suggest } from './config/problems.js'
 import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
+import { GENERATED_VALIDATORS } from './generated-validators.js'
 import { BOUNDS_KEYWORD, boundMessage, boundShadowed, boundsKeyword, type BoundParams } from './schema-bounds.js'
 
 /** A JSON Schema object (draft-07 / 2019-09 keywords that ajv supports). */
 export type JsonSchema = { [key: string]: unknown }
 
 let shared: Ajv | undefined
+
+/** The options of the core's ajv instance — and of the generated validators (scripts/generate-validators.mjs). */
+export const AJV_OPTIONS: Options = { allErrors: true, strict: false, useDefaults: false, strictNumbers: true }
+
+/** The keywords the core's ajv instance knows. */
+export const ajvKeywords = [boundsKeyword, functionKeyword]
+
+const require = createRequire(import.meta.url)
 
 /**
  * One ajv instance for the process: schemas are compiled once and cached by owner. Numbers are
@@ -20,8 +30,32 @@ let shared: Ajv | undefined
  * `x-bosun-function`, an option only code can give: a function ({@link FUNCTION_KEYWORD}).
  */
 export function ajv(): Ajv {
-  shared ??= new Ajv({ allErrors: true, strict: false, useDefaults: false, strictNumbers: true }).addKeyword(boundsKeyword).addKeyword(functionKeyword)
+  if (shared === undefined) {
+    // Required on first use (ajv is CommonJS, so this stays synchronous): a default `bosun run`
+    // checks only schemas with a generated validator and never pays ajv's import (~55 ms of CPU)
+    // nor its meta-schema's compile (~35–50 ms; docs/benchmarks.md, "The CLI's start").
+    const { Ajv: AjvClass } = require('ajv') as typeof import('ajv')
+    shared = new AjvClass(AJV_OPTIONS)
+    for (const keyword of ajvKeywords) shared.addKeyword(keyword)
+  }
   return shared
+}
+
+const generated = new WeakMap<JsonSchema, ValidateFunction | null>()
+
+/**
+ * The validator generated at build time for a schema with the same JSON (the config's, the
+ * scripted adapter's and the JSONL store's options: scripts/generate-validators.mjs), else
+ * `undefined`: the schema is compiled with {@link ajv}. Same ajv options and keywords, so the
+ * same checks and the same errors.
+ */
+export function generatedValidator(schema: JsonSchema): ValidateFunction | undefined {
+  let fn = generated.get(schema)
+  if (fn === undefined) {
+    fn = (GENERATED_VALIDATORS.get(JSON.stringify(schema)) as ValidateFunction | undefined) ?? null
+    generated.set(schema, fn)
+  }
+  return fn ?? undefined
 }
 
 const compiled = new WeakMap<object, (value: unknown, what: string) => void>()
@@ -29,7 +63,7 @@ const compiledSchemas = new WeakMap<JsonSchema, ValidateFunction>()
 
 /** `schema` compiled once (per schema object); a schema ajv refuses is the module's bug: INVALID_PLUGIN. */
 function compiledSchema(schema: JsonSchema): ValidateFunction {
-  let fn = compiledSchemas.get(schema)
+  let fn = compiledSchemas.get(schema) ?? generatedValidator(schema)
   if (fn) return fn
   try {
     fn = ajv().compile(schema)

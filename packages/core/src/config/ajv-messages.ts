@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import { ajv, problemPath, schemaProblems, type JsonSchema } from '../schema.js'
+import { ajv, generatedValidator, problemPath, schemaProblems, type JsonSchema } from '../schema.js'
 
 /** One schema error, with its path under `base` (the entry's options path, or the config root). */
 export interface SchemaError {
@@ -18,7 +18,7 @@ export interface SchemaError {
 export function schemaErrors(schema: JsonSchema, value: unknown, base: string): SchemaError[] {
   let validate: ValidateFunction
   try {
-    validate = ajv().compile(schema)
+    validate = generatedValidator(schema) ?? ajv().compile(schema)
   } catch (error) {
     // definePlugin and defineStore compile at definition; an adapter's schema is first compiled here.
     const message = `the module's options schema is not a valid JSON Schema (${(error as Error).message}); this is a bug in the module, not in your config.`
