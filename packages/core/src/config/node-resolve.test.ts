@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -114,5 +115,26 @@ describe('resolveFile', () => {
     const found = resolveFile(join(project, path), parentURL)
     expect(found).toBe(expected === undefined ? undefined : join(project, expected))
     expect(found).toBe(jitiResolve(join(project, path)))
+  })
+})
+
+describe('where packages are looked for', () => {
+  it('only in the node_modules folders above the config, as import looks: never NODE_PATH', () => {
+    // A runner started by pnpm sets NODE_PATH to its store: a package the project never installed
+    // (the CLI's optional SQLite store) resolved from there, and a missing-package error became a run.
+    write({ 'elsewhere/node_modules/only-on-node-path/package.json': { main: 'index.js' }, 'elsewhere/node_modules/only-on-node-path/index.js': 'module.exports = 1\n' })
+    const module = createRequire(import.meta.url)('node:module') as { _initPaths(): void }
+    const saved = process.env['NODE_PATH']
+    process.env['NODE_PATH'] = join(root, 'elsewhere/node_modules')
+    module._initPaths()
+    try {
+      // require would find it there; import (and so the config loader) does not.
+      expect(createRequire(parentURL).resolve('only-on-node-path')).toBe(join(root, 'elsewhere/node_modules/only-on-node-path/index.js'))
+      expect(resolvePackage('only-on-node-path', parentURL)).toBeUndefined()
+    } finally {
+      if (saved === undefined) delete process.env['NODE_PATH']
+      else process.env['NODE_PATH'] = saved
+      module._initPaths()
+    }
   })
 })

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /**
@@ -33,7 +33,7 @@ export function resolvePackage(specifier: string, parentURL: string): string | u
   const [name, subpath] = splitPackage(specifier)
   const self = selfReference(name, fileURLToPath(parentURL))
   if (self !== undefined) return resolveExports(self.dir, self.exports, subpath)
-  for (const folder of createRequire(parentURL).resolve.paths(specifier) ?? []) {
+  for (const folder of nodeModulesAbove(dirname(fileURLToPath(parentURL)))) {
     const dir = join(folder, name)
     const manifest = readManifest(join(dir, 'package.json'))
     if (manifest === undefined) continue
@@ -42,6 +42,21 @@ export function resolvePackage(specifier: string, parentURL: string): string | u
     return subpath === '.' ? tryRequireResolve(dir, parentURL) : resolveFile(join(dir, subpath), parentURL)
   }
   return undefined
+}
+
+/**
+ * The `node_modules` folders an `import` from `dir` searches, nearest first — and only those:
+ * not `NODE_PATH` nor the global folders (`~/.node_modules`, `$PREFIX/lib/node`) that
+ * `require.resolve.paths` adds, which Node's ESM resolution never reads. (A test runner started by
+ * pnpm sets `NODE_PATH` to its store's `node_modules`: a package the project never installed
+ * resolved from there.)
+ */
+function nodeModulesAbove(dir: string): string[] {
+  const folders: string[] = []
+  for (let at = dir; ; at = dirname(at)) {
+    if (basename(at) !== 'node_modules') folders.push(join(at, 'node_modules'))
+    if (dirname(at) === at) return folders
+  }
 }
 
 /** A package's `exports` for one subpath (`.` or `./x`), with conditions, patterns and fallbacks. */
