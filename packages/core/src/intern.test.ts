@@ -18,8 +18,10 @@ describe('internString', () => {
   it('makes decoded events share one copy of each short string', () => {
     const plain = bytesPerValue(20_000, () => deepFreeze(JSON.parse(LINE)))
     const shared = bytesPerValue(20_000, () => freezeParsedJson(JSON.parse(LINE), { mark: false }))
-    // Two strings of 18–23 characters are ~40 bytes each when copied per event.
-    expect(plain - shared).toBeGreaterThan(60)
+    // Two strings of 18–23 characters are ~40 bytes each when copied per event (~80 saved when
+    // shared; ~0 when not). More than one string's worth: a fresh-clone run beside stress-ng read
+    // 59.3 against a mark of 60, the two readings' noise under load.
+    expect(plain - shared).toBeGreaterThan(45)
   })
 
   it('leaves text alone: only the values of name-like keys are shared', () => {
