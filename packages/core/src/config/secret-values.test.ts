@@ -1,5 +1,7 @@
 // Masking by value: a registered secret (an `…Env` variable's value, an adapter's key) is masked
 // wherever text leaves, whatever its shape — a word-like key has none for maskCredentials to see.
+import { inspect } from 'node:util'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BosunError, serializeError } from '../errors.js'
 import { looksLikeCredential, maskCredentials } from './credentials.js'
@@ -163,5 +165,42 @@ describe('the log', () => {
     await agent.whenIdle()
     expect(logged.join('\n')).toContain('[bosun] "leaky" observing agent/status threw: Error: the gateway refused the token [redacted]')
     expect(logged.join('\n')).not.toContain(WORDLIKE)
+  })
+  it('a secret holding quotes, a backslash or a line break is masked where an error\'s fields are printed', async () => {
+    const secret = `it's"a\\key\nx`
+    registerSecret(secret)
+    const logged: string[] = []
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')))
+    const { agent } = await harness({ responses: [{ text: 'ok' }] })
+    agent.hooks.status.tap('leaky', () => {
+      throw Object.assign(new Error('the gateway refused the request'), { body: `{"error":"bad key ${secret}"}`, sent: { apiKey: secret } })
+    })
+    agent.followup('hi')
+    await agent.whenIdle()
+    const log = logged.join('\n')
+    expect(log).toContain('[redacted]')
+    for (const fragment of ['a\\key', 'a\\\\key', 'a\\\\\\\\key']) expect(log).not.toContain(fragment)
+  })
+})
+
+describe('escaped secrets', () => {
+  // Characters that JSON and util.inspect escape, with plain ones between them.
+  const tricky = fc.constantFrom("'", '"', '`', '\\', '\n', '\t', '\r', '\u0001', '\u001b', '\u007f', '\ud800', 'a', 'Z', '7', '-', ' ', 'é', '😀')
+  const secretArb = fc.array(tricky, { minLength: 6, maxLength: 16 }).map((chars) => `k${chars.join('')}k`)
+  const contextArb = fc.array(tricky, { maxLength: 8 }).map((chars) => chars.join(''))
+
+  it('is masked in util.inspect of a value holding it (any quote inspect picks) and in its JSON', () => {
+    fc.assert(
+      fc.property(secretArb, contextArb, contextArb, (secret, before, after) => {
+        forgetSecretsForTesting()
+        registerSecret(secret)
+        const text = `${before}${secret}${after}`
+        for (const written of [inspect({ body: text }), inspect([text]), JSON.stringify({ body: text }), inspect(Object.assign(new Error('refused'), { body: text }))]) {
+          const masked = maskSecretValues(written)
+          expect(masked, written).toContain('[redacted]')
+        }
+      }),
+      { numRuns: 400 },
+    )
   })
 })

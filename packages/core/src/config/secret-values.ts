@@ -176,14 +176,54 @@ export function registerSecretsFromEnv(env: Readonly<Record<string, string | und
 /**
  * `text` with every registered secret replaced by `[redacted]`. Returns `text` itself at once when
  * nothing is registered. Longer values are masked first, so that a secret containing another is
- * masked whole.
+ * masked whole. A secret is also masked as it is written inside a quoted string — by
+ * `util.inspect` (how logs print an error's fields) or by JSON (a provider's error body quoted in a
+ * message): a key holding a quote, a backslash or a line break is escaped there, and would
+ * otherwise not be found.
  */
 export function maskSecretValues(text: string): string {
   if (registry.values.size === 0 || text.length < MIN_SECRET_LENGTH) return text
-  registry.longestFirst ??= [...registry.values].sort((a, b) => b.length - a.length)
+  registry.longestFirst ??= [...new Set([...registry.values].flatMap(writtenForms))].sort((a, b) => b.length - a.length)
   let out = text
   for (const secret of registry.longestFirst) if (out.includes(secret)) out = out.split(secret).join(MASK)
   return out
+}
+
+/**
+ * `secret` as written raw and as escaped inside quoted strings: by JSON, and by `util.inspect` for
+ * each of the three quotes it may choose (which one depends on the whole string the secret sits
+ * in, not on the secret). Most secrets have only the raw form.
+ */
+function writtenForms(secret: string): string[] {
+  if (!NEEDS_ESCAPE.test(secret)) return [secret]
+  const forms = [secret, JSON.stringify(secret).slice(1, -1), ...["'", '"', '`'].map((quote) => inspectEscaped(secret, quote))]
+  return forms.filter((form) => form.length >= MIN_SECRET_LENGTH)
+}
+
+const NEEDS_ESCAPE = /['"`\\\u0000-\u001f\u007f\ud800-\udfff]/
+const SHORT_ESCAPES: Record<string, string> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' }
+
+/**
+ * `text` as `util.inspect` writes it between `quote`s: the quote and the backslash backslashed,
+ * `\b \t \n \f \r`, `\xHH` for other control characters and DEL, `\uhhhh` (lower case) for a lone surrogate.
+ */
+function inspectEscaped(text: string, quote: string): string {
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!
+    const code = char.charCodeAt(0)
+    if (char === quote || char === '\\') out += `\\${char}`
+    else if (SHORT_ESCAPES[char] !== undefined) out += SHORT_ESCAPES[char]
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).toUpperCase().padStart(2, '0')}`
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) out += char + text[++i]
+    else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`
+    else out += char
+  }
+  return out
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff
 }
 
 /** Test-only: forgets every registered value. */
