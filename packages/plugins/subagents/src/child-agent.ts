@@ -34,9 +34,9 @@ export interface Child {
  * child's session is new (a spawn, or recovery adopting a child a crash left unmade): built from
  * the spec and stored once the child's plugin setups passed, so a refused child leaves none. A
  * child session this process already runs (the host opened it) is borrowed instead: a second agent
- * on it would be a second writer.
+ * on it would be a second writer. `signal` gives the build up (`OPEN_ABORTED`): the parent closing.
  */
-export async function openChildAgent(ctx: PluginContext, options: Options, childId: string, profileName: string | undefined, resume: boolean, create?: ChildSpec): Promise<{ agent: Agent; fold: ChildFold; borrowed: boolean }> {
+export async function openChildAgent(ctx: PluginContext, options: Options, childId: string, profileName: string | undefined, resume: boolean, signal: AbortSignal, create?: ChildSpec): Promise<{ agent: Agent; fold: ChildFold; borrowed: boolean }> {
   const { config } = ctx
   const profile = profileName === undefined ? undefined : options.agents?.[profileName]
   const allowed = profile?.tools ? new Set([...profile.tools, ...SUBAGENT_TOOL_NAMES]) : undefined
@@ -45,7 +45,7 @@ export async function openChildAgent(ctx: PluginContext, options: Options, child
     store: ctx.store, sessionId: childId, system: profile?.system ?? config.system,
     tools: allowed ? config.tools.filter((tool: Tool) => allowed.has(tool.name)) : config.tools,
     plugins: allowed ? onlyTools(config.plugins, allowed) : config.plugins,
-    maxParallelTools: config.maxParallelTools, now: ctx.now,
+    maxParallelTools: config.maxParallelTools, now: ctx.now, signal,
     // The parent's sealing of idle logs (off, or tuned) holds for its children too.
     ...(config.logPages === undefined ? {} : { logPages: config.logPages }),
     // A new child's session is staged like any new session: stored only once its setups passed.

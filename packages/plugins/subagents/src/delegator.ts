@@ -33,9 +33,17 @@ export class Delegator {
   /** Spawns between their `subagent/spawned` and their task's admission: {@link openFor} waits for them. */
   readonly #spawning = new Map<string, Promise<void>>()
   #closing = false
+  /**
+   * Aborts the children's opens in flight (their `createAgent({ signal })`) when this agent
+   * closes, or when its own build is given up (`ctx.signal`: recovery opens children in setup) —
+   * a child whose setup never settles must not hold the parent's close, or the child's lock, forever.
+   */
+  readonly #opens = new AbortController()
 
   constructor(ctx: PluginContext, options: Options) {
     this.#ctx = ctx
+    if (ctx.signal.aborted) this.#opens.abort()
+    else ctx.signal.addEventListener('abort', () => this.#opens.abort(), { once: true })
     this.#options = options
     this.#resume = options.onRecover === 'resume'
     this.#depth = ctx.session.header.delegation?.depth ?? 0
@@ -209,6 +217,7 @@ export class Delegator {
   async closeAll(): Promise<void> {
     this.#closing = true
     this.#delivery.close()
+    this.#opens.abort()
     // Children still being opened are closed once they are.
     for (const opening of this.#children.values()) await opening.then(closeChild).catch(() => {})
   }
@@ -253,7 +262,7 @@ export class Delegator {
   }
 
   async #build(childId: string, mode: 'foreground' | 'background', profile: string | undefined, create: ChildSpec | undefined): Promise<Child> {
-    const { agent, fold, borrowed } = await openChildAgent(this.#ctx, this.#options, childId, profile, this.#resume, create)
+    const { agent, fold, borrowed } = await openChildAgent(this.#ctx, this.#options, childId, profile, this.#resume, this.#opens.signal, create)
     const child: Child = { id: childId, agent, mode, fold, borrowed, awaited: false, quiet: false, waiters: new Set(), ...(profile === undefined ? {} : { profile }) }
     this.#opened.set(childId, child)
     agent.hooks.status.tap(this.#ctx.name, (status) => {
