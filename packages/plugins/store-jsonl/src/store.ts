@@ -16,7 +16,7 @@ import { deadRecordsBySession, deadRecordsOf, recordsForOpen, replayAll, replayI
 import { headerCrcOf } from './replay.js'
 import { readValidLength, removeValidLength, unlinkValidLength, withinValidLength } from './valid-length.js'
 import { stepOf } from './steps.js'
-import { unlinkSummaryFile } from './summary-file.js'
+import { readSummaryText, summaryIsCurrent, unlinkSummaryFile } from './summary-file.js'
 import { checkHeader, isSessionId, openSessionFile, readFirstLine, readFirstLineBytes, readSummary, sessionSummary, type OpenedSessionFile } from './session-file.js'
 import { readEventRange, wholeLinesEndAt } from './range.js'
 
@@ -125,6 +125,8 @@ class JsonlStore implements Store {
       // Before reading: a torn tail is cut only when no live writer can be appending to it.
       lock = await this.#lock(file, id)
       if (identity !== undefined) lock.identify(identity)
+      // The list summary beside the log, read while the log is (it never rejects): see below.
+      const kept = this.#fs.rename ? readSummaryText(this.#fs, file) : undefined
       // What another process (a dead one, or one that looks alive) acknowledged through its
       // journal but may not have made durable here: under the session's lock, all of it.
       step = 'replay of the store journal'
@@ -142,8 +144,12 @@ class JsonlStore implements Store {
       }
       // Before anything is appended past it: a record left behind would cut acknowledged events off.
       if (valid) await removeValidLength(this.#fs, file)
+      const summary = LogSummaryFold.of(log.header, log.events)
+      // A sidecar already of this very log is not written again when the writer closes without
+      // appending (reopening an idle session must not rewrite it each time).
+      const current = await summaryIsCurrent(await kept, bytes.subarray(0, log.intactLength), { headerCrc, fold: summary })
       const writer = await this.#track(handle, lock, {
-        id, file, size: log.intactLength, length: log.events.length, headerCrc, summary: LogSummaryFold.of(log.header, log.events),
+        id, file, size: log.intactLength, length: log.events.length, headerCrc, summary, ...(current ? { summarisedAt: log.intactLength } : {}),
       })
       return { header: log.header, events: log.events, writer }
     } catch (error) {
@@ -295,7 +301,7 @@ class JsonlStore implements Store {
   }
 
   async #track(
-    handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number; headerCrc: number; summary: LogSummaryFold },
+    handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number; headerCrc: number; summary: LogSummaryFold; summarisedAt?: number },
   ): Promise<JsonlWriter> {
     if (this.#closed) {
       await handle.close().catch(() => {})

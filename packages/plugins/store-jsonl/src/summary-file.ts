@@ -66,7 +66,7 @@ export function summaryPath(file: string): string {
  * Rejects on failure (the caller ignores it: a cache), leaving no temporary file when it can.
  */
 export async function writeSummaryFile(
-  fs: StoreFileSystem, file: string, written: StoreFileHandle, at: { size: number; headerCrc: number; fold: LogSummaryFold },
+  fs: StoreFileSystem, file: string, written: StoreFileHandle, at: SummaryAt,
 ): Promise<void> {
   const fold = at.fold.state()
   // Never a fold whose queues are not known under the format that has them (the writer's fold is
@@ -74,20 +74,15 @@ export async function writeSummaryFile(
   if (fs.rename === undefined || !('queued' in fold)) return
   // Read through a handle of its own: the writer's may be write-only (a created file's).
   const handle = await fs.open(file, 'r')
-  let lineStart: number
-  let checked: Buffer | undefined
+  let text: string | undefined
   try {
     // The file the writer wrote, still under its name: not one put there since (deleted and replaced).
     if (!(await sameFile(written, handle))) return
-    lineStart = await lastLineStart(handle, at.size)
-    checked = await checkedBytes(handle, lineStart, at.size)
+    text = await summaryText((from, to) => readAt(handle, from, to), at, fold)
   } finally {
     await handle.close().catch(() => {})
   }
-  if (checked === undefined) return
-  const text = JSON.stringify({
-    bosun: 'summary', format: SUMMARY_FORMAT, headerCrc: at.headerCrc, byteOffset: at.size, lineStart, check: crc32(checked), fold,
-  })
+  if (text === undefined) return
   const path = summaryPath(file)
   const temp = `${path}.tmp`
   let out: StoreFileHandle
@@ -110,6 +105,41 @@ export async function writeSummaryFile(
     await fs.unlink(temp).catch(() => {})
     throw error
   }
+}
+
+/** What a sidecar summarises: the log's first `size` bytes (whole lines), whose header line has crc `headerCrc` and whose events fold to `fold`. */
+export interface SummaryAt {
+  size: number
+  headerCrc: number
+  fold: LogSummaryFold
+}
+
+/** Bytes `[from, to)` of a log, or `undefined` if it is shorter: read from a handle, or sliced from the bytes in memory. */
+type ReadBytes = (from: number, to: number) => Promise<Buffer | undefined>
+
+/** The sidecar's text for `at` (`fold`: its fold's state), reading the log's last line through `read`; `undefined` if the log is shorter than `at.size`. */
+async function summaryText(read: ReadBytes, at: SummaryAt, fold: object): Promise<string | undefined> {
+  const lineStart = await lastLineStart(read, at.size)
+  const checked = await checkedBytes(read, lineStart, at.size)
+  if (checked === undefined) return undefined
+  return JSON.stringify({
+    bosun: 'summary', format: SUMMARY_FORMAT, headerCrc: at.headerCrc, byteOffset: at.size, lineStart, check: crc32(checked), fold,
+  })
+}
+
+/**
+ * Whether `kept` (the sidecar's text, {@link readSummaryText}) is, byte for byte, the one a writer
+ * would write for the log `bytes` (the session file's whole content, as open() leaves it) with
+ * `at`. A writer opened on such a log starts as if it had just written it: closing it without
+ * appending writes no sidecar — no reads of the log, no new file and no rename for nothing, on
+ * every reopen of an idle session. Anything else (no sidecar, an older one, another format, a
+ * different fold) is written again at close, as before.
+ */
+export async function summaryIsCurrent(kept: string | undefined, bytes: Buffer, at: Omit<SummaryAt, 'size'>): Promise<boolean> {
+  const fold = at.fold.state()
+  if (kept === undefined || !('queued' in fold)) return false
+  const expected = await summaryText(async (from, to) => (to <= bytes.length ? bytes.subarray(from, to) : undefined), { ...at, size: bytes.length }, fold)
+  return expected === kept
 }
 
 /** Whether two handles are of the same file, which still has a name (as far as the file system's `stat` tells). */
@@ -138,7 +168,7 @@ export async function foldFromSummaryFile(
   kept: KeptSummary, file: string, handle: StoreFileHandle, headerCrc: number, headerBytes: number, end: number,
 ): Promise<LogSummaryFold | undefined> {
   if (kept.headerCrc !== headerCrc || kept.byteOffset < headerBytes || kept.byteOffset > end || kept.lineStart >= kept.byteOffset) return undefined
-  const checked = await checkedBytes(handle, kept.lineStart, kept.byteOffset)
+  const checked = await checkedBytes((from, to) => readAt(handle, from, to), kept.lineStart, kept.byteOffset)
   if (checked === undefined || crc32(checked) !== kept.check || !endsWithEvent(checked, kept)) return undefined
   // From the newline that ends the summarised lines (parseEvents cuts a torn line back to it).
   const bytes = await readAt(handle, kept.byteOffset - 1, end)
@@ -164,11 +194,11 @@ function endsWithEvent(checked: Buffer, kept: KeptSummary): boolean {
  * Where the line that ends at `offset` starts, looking back at most {@link LINE_SEARCH_BYTES};
  * -1 for a longer line (its end alone is then checked).
  */
-async function lastLineStart(handle: StoreFileHandle, offset: number): Promise<number> {
+async function lastLineStart(read: ReadBytes, offset: number): Promise<number> {
   const stop = Math.max(0, offset - 1 - LINE_SEARCH_BYTES)
   for (let to = offset - 1; to > stop; ) {
     const from = Math.max(stop, to - 4096)
-    const bytes = await readAt(handle, from, to)
+    const bytes = await read(from, to)
     if (bytes === undefined) return -1
     const newline = bytes.lastIndexOf(NEWLINE)
     if (newline >= 0) return from + newline + 1
@@ -183,8 +213,8 @@ async function lastLineStart(handle: StoreFileHandle, offset: number): Promise<n
  * too long to look for its start, its last {@link CHECK_BYTES} bytes. Undefined if the file is
  * shorter, or if `lineStart` is not where that line starts.
  */
-async function checkedBytes(handle: StoreFileHandle, lineStart: number, offset: number): Promise<Buffer | undefined> {
-  const bytes = await readAt(handle, lineStart < 0 ? Math.max(0, offset - CHECK_BYTES) : Math.max(0, lineStart - 1), offset)
+async function checkedBytes(read: ReadBytes, lineStart: number, offset: number): Promise<Buffer | undefined> {
+  const bytes = await read(lineStart < 0 ? Math.max(0, offset - CHECK_BYTES) : Math.max(0, lineStart - 1), offset)
   if (bytes === undefined || lineStart < 0) return bytes
   const inside = bytes.indexOf(NEWLINE, lineStart === 0 ? 0 : 1)
   return inside === bytes.length - 1 && (lineStart === 0 || bytes[0] === NEWLINE) ? bytes : undefined
@@ -196,20 +226,8 @@ async function checkedBytes(handle: StoreFileHandle, lineStart: number, offset: 
  * regular file under its name is not read.
  */
 export async function readSummaryFile(fs: StoreFileSystem, file: string): Promise<KeptSummary | undefined> {
-  let text: string
-  try {
-    // 'r' opens O_NOFOLLOW | O_NONBLOCK (file-system.ts): a link fails, a FIFO does not block.
-    const handle = await fs.open(summaryPath(file), 'r')
-    try {
-      const stat = await handle.stat()
-      if (typeof stat.isFile === 'function' && !stat.isFile()) return undefined
-      text = (await handle.readFile()).toString('utf8')
-    } finally {
-      await handle.close().catch(() => {})
-    }
-  } catch {
-    return undefined
-  }
+  const text = await readSummaryText(fs, file)
+  if (text === undefined) return undefined
   let value: Partial<Omit<KeptSummary, 'fold'>> & { bosun?: unknown; format?: unknown; fold?: unknown }
   try {
     value = JSON.parse(text)
@@ -225,6 +243,26 @@ export async function readSummaryFile(fs: StoreFileSystem, file: string): Promis
   if (!Number.isSafeInteger(lineStart) || lineStart! < -1) return undefined
   const fold = LogSummaryFold.fromState(value.fold)
   return fold && { headerCrc: headerCrc!, byteOffset: byteOffset!, lineStart: lineStart!, check: check!, fold }
+}
+
+/**
+ * The sidecar's text as it is on disk, or `undefined`: none, unreadable, or a link or anything but
+ * a regular file under its name (never followed or read). Never rejects.
+ */
+export async function readSummaryText(fs: StoreFileSystem, file: string): Promise<string | undefined> {
+  try {
+    // 'r' opens O_NOFOLLOW | O_NONBLOCK (file-system.ts): a link fails, a FIFO does not block.
+    const handle = await fs.open(summaryPath(file), 'r')
+    try {
+      const stat = await handle.stat()
+      if (typeof stat.isFile === 'function' && !stat.isFile()) return undefined
+      return (await handle.readFile()).toString('utf8')
+    } finally {
+      await handle.close().catch(() => {})
+    }
+  } catch {
+    return undefined
+  }
 }
 
 /** Bytes `[from, to)` of the file, or `undefined` if it is shorter (cut meanwhile). */

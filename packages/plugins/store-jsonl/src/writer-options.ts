@@ -32,6 +32,11 @@ export interface JsonlWriterOptions {
    * `SUMMARY_EVERY_BYTES` of log. Without it (or without `fs`), the writer keeps no summary.
    */
   summary?: LogSummaryFold
+  /**
+   * The file's length when the sidecar beside it is already the one `summary` would write (the
+   * store checked it at open): nothing to write at close unless the log grows. Default 0: none known.
+   */
+  summarisedAt?: number
   /** Called once the file is closed (the store forgets the writer and releases the session's lock). */
   onClose: (writer: JsonlWriter) => void | Promise<void>
 }

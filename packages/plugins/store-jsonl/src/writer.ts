@@ -91,6 +91,7 @@ export class JsonlWriter implements SessionWriter, CommitMember, JournalMember {
     this.#fs = options.fs
     this.#headerCrc = options.headerCrc ?? 0
     this.#summary = options.fs?.rename ? options.summary : undefined
+    this.#summarisedAt = options.summarisedAt ?? 0
   }
 
   /**

@@ -1,5 +1,5 @@
 // The real file system, counting what the store reads of its session logs and the sidecars it
-// renames into place: how a test tells a bounded read from a whole one.
+// renames into place and the syncs of the logs: how a test tells a bounded read from a whole one.
 import { nodeFileSystem, type StoreFileSystem } from '../file-system.js'
 
 export interface CountingFs extends StoreFileSystem {
@@ -9,6 +9,8 @@ export interface CountingFs extends StoreFileSystem {
   wholeReads: number
   /** Renames (a sidecar put in place). */
   renames: number
+  /** fdatasyncs and fsyncs of `*.jsonl` files. */
+  syncs: number
 }
 
 export function countingFs(): CountingFs {
@@ -18,6 +20,7 @@ export function countingFs(): CountingFs {
     logBytes: 0,
     wholeReads: 0,
     renames: 0,
+    syncs: 0,
     async rename(from: string, to: string) {
       fs.renames++
       return rename(from, to)
@@ -31,6 +34,14 @@ export function countingFs(): CountingFs {
           const result = await handle.read(buffer, offset, length, position)
           fs.logBytes += result.bytesRead
           return result
+        },
+        datasync: async () => {
+          fs.syncs++
+          return handle.datasync()
+        },
+        sync: async () => {
+          fs.syncs++
+          return handle.sync()
         },
         readFile: async () => {
           const bytes = await handle.readFile()
