@@ -80,6 +80,10 @@ async function runSteps(rt: AgentRuntime, turn: number, abort: TurnAbort, open: 
   for (;;) {
     const step = opened + 1
     const scope: StepScope = { turn, step, abort }
+    // An aborted turn claims nothing more: input queued before the abort stays where it is, for the
+    // next turn's first claim (seed 000, "abort 后的 next-step 消息"). An observer of turn/start or
+    // of the last step's events can abort with no await before this point.
+    if (abort.aborted) return abortedReason(abort)
     const claimed = rt.inbox.claim(promptClaimed ? 'next-step' : 'next-turn', turn)
     if (!promptClaimed && claimed.length === 0) return { kind: 'completed' } // a listener emptied the inbox
     // The first pre-step checkpoint (seed 003 §14): the enqueue, turn/start and the claim are made
