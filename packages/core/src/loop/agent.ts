@@ -177,7 +177,12 @@ export class Agent {
       this.#maintenanceController = undefined
       this.#phase = 'idle'
       if (this.#wakeRequested && this.rt.inbox.hasPending && !this.#closed) this.#startDriver()
-      else this.#settleIdle()
+      else {
+        // A wake with nothing left to run ends here: a latch kept would let a later Stop right
+        // after a follow-up run that turn anyway (the driver takes a latch as a send after the abort).
+        this.#wakeRequested = false
+        this.#settleIdle()
+      }
     }
   }
 
