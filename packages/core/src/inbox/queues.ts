@@ -25,7 +25,7 @@ export class InboxQueues {
   /**
    * Every message id this session has seen (inserted after the seed, or delivered in a
    * `user/message`): a receipt id is unique for the life of a session, so a new message may not
-   * reuse one (O(1) check; seed 001, "id 是回执").
+   * reuse one (O(1) check; seed 003 §23: the prompt receipt is the inbox MessageId).
    */
   readonly #seen = new Set<string>()
   /**
