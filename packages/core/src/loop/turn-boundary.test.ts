@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import type { PreStepDecision } from '../hooks.js'
 import { messageText } from '../session/messages.js'
 import { statuses, turnBoundaries } from '../testing/agent-probes.js'
-import { harness, pausingTap } from '../testing/harness.js'
+import { gate, harness, pausingTap } from '../testing/harness.js'
+import { tool } from '../testing/tools.js'
 
 const delivered = (events: readonly { type: string; data: unknown }[]) =>
   events.filter((e) => e.type === 'user/message').map((e) => messageText(e.data as never))
@@ -77,5 +78,35 @@ describe('at a turn boundary', () => {
     `)
     expect(delivered(agent.session.events)).toEqual(['sent during the pre-step'])
     expect(seen).toEqual(['running', 'idle'])
+  })
+})
+
+describe('an abort during tool execution', () => {
+  it('leaves the context the aborted tool added in next-step, parked (no turn of its own); the next turn\'s first step has it before the follow-up (seed 000, "abort 后的 next-step 消息")', async () => {
+    const started = gate()
+    const careful = tool('careful', async (_args, { signal }) => {
+      started.open()
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+      return { content: 'stopped early', additionalContexts: ['partial listing: a, b'] }
+    })
+    const { agent, timeline } = await harness({ tools: [careful], responses: [{ toolCalls: [{ name: 'careful' }] }] })
+    agent.followup('list')
+    await started.promise
+    agent.abort('stop')
+    await agent.whenIdle()
+    expect(turnBoundaries(agent)).toEqual(['start 1', 'end 1'])
+    expect(agent.inbox.nextStep.map((m) => messageText(m))).toEqual(['partial listing: a, b'])
+    agent.followup('go on')
+    await agent.whenIdle()
+    expect(timeline().split('\n').slice(-9, -3)).toMatchInlineSnapshot(`
+      [
+        "turn/start 2",
+        "splice next-step @0 -1",
+        "splice next-turn @0 -1",
+        "step/start 2.1",
+        "user/message "partial listing: a, b" (tool)",
+        "user/message "go on"",
+      ]
+    `)
   })
 })
