@@ -52,6 +52,14 @@ describe.concurrent('what a command loads', () => {
     expect(result.modules.filter(of('plugins/store-jsonl', '@bosun/plugin-store-jsonl'))).not.toEqual([])
   })
 
+  it('bosun run and config check on the default config do not load jiti (only a TypeScript file needs it)', async ({ dir, expect }) => {
+    for (const args of [['run', 'hello'], ['config', 'check']]) {
+      const result = await traced(args, dir)
+      expect(result.code).toBe(0)
+      expect(result.modules.filter(of('jiti'))).toEqual([])
+    }
+  })
+
   it('bosun run and config check on the default config do not load ajv (their schemas have generated validators)', async ({ dir, expect }) => {
     for (const args of [['run', 'hello'], ['config', 'check']]) {
       const result = await traced(args, dir)

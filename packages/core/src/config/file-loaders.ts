@@ -1,8 +1,8 @@
 import { basename } from 'node:path'
 import { defaultLoaders, type Loader } from 'cosmiconfig'
-import { createJiti } from 'jiti'
 import { maskCredentials } from './credentials.js'
 import { FLATTEN_ADVICE } from './depth.js'
+import { importModule } from './import-module.js'
 import { defaultExport, summarizeError } from './resolve.js'
 
 /** A config file that cannot be read as a config; `message` is the problem, ready to show. */
@@ -23,12 +23,11 @@ export function unbox(value: unknown): unknown {
   return typeof value === 'object' && value !== null && BOX in value ? (value as Boxed)[BOX] : value
 }
 
-/** TS, ESM and CJS through jiti: transpiled in memory, no temporary file beside the config. */
+/** ESM and CJS through Node, TS through jiti: transpiled in memory, no temporary file beside the config. */
 export const loadModule: Loader = async (filepath) => {
-  const jiti = createJiti(filepath, { interopDefault: false, moduleCache: false })
   let namespace: unknown
   try {
-    namespace = await jiti.import(filepath)
+    namespace = await importModule(filepath, { fresh: true })
   } catch (error) {
     throw new ConfigFileError(`loading the file threw: ${summarizeError(error)}`, { cause: error })
   }

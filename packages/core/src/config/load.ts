@@ -43,7 +43,7 @@ const resolvedConfigs = new WeakMap<LoadedConfig, ResolvedConfig>()
 /**
  * Finds and loads the config: `bosun.config.{ts,mts,cts,js,mjs,json,yaml,yml}`, `.bosunrc{,.json,.yaml,.yml}`
  * or `package.json#bosun`, searching from `cwd` up to the project root (the nearest folder with a
- * `package.json`). TypeScript is loaded with jiti, in memory. Unless `validate: false`, everything
+ * `package.json`). TypeScript is loaded with jiti (imported only then), in memory. Unless `validate: false`, everything
  * the config names is resolved and checked (see {@link validateConfig}). With no config found,
  * returns the default config (scripted model, memory store) with `file: undefined`.
  *

@@ -1,16 +1,16 @@
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { createJiti, type Jiti } from 'jiti'
 import { BosunError } from '../errors.js'
 import { coreMismatch } from './core-range.js'
 import { maskCredentials } from './credentials.js'
+import { importModule } from './import-module.js'
+import { esmResolve } from './node-resolve.js'
 import { notFoundMessage } from './not-found.js'
 import type { BundledModules, EntryKind } from './types.js'
 
 /** Imports modules named by a config, resolving from the config file's folder. */
 export interface ModuleLoader {
   readonly dir: string
-  readonly jiti: Jiti
   readonly parentURL: string
   /** Copies a caller ships, used for package names that do not resolve from `dir`. */
   readonly bundled: BundledModules
@@ -22,14 +22,14 @@ export type Imported =
   | { ok: false; message: string; cause?: unknown }
 
 /**
- * A loader for one config folder. jiti resolves like Node's `import` from that folder (so the
- * user's `node_modules` is searched, then the ones above it) and loads TypeScript and ESM alike,
- * so a `./my-plugin.ts` next to the config works without a build. `bundled` modules stand in for
- * packages the folder does not have.
+ * A loader for one config folder. Names resolve like Node's `import` from that folder (so the
+ * user's `node_modules` is searched, then the ones above it; see node-resolve.ts), and TypeScript
+ * loads through jiti, so a `./my-plugin.ts` next to the config works without a build (see
+ * import-module.ts). `bundled` modules stand in for packages the folder does not have.
  */
 export function createModuleLoader(dir: string, bundled: BundledModules = {}): ModuleLoader {
   const parentURL = pathToFileURL(join(dir, 'bosun.config.js')).href
-  return { dir, parentURL, bundled, jiti: createJiti(parentURL, { interopDefault: false }) }
+  return { dir, parentURL, bundled }
 }
 
 /** `./x`, `../x` and absolute paths name files; anything else names a package. */
@@ -64,20 +64,20 @@ export function candidatePackages(name: string, kind: EntryKind): string[] {
 export async function importEntry(loader: ModuleLoader, name: string, kind: EntryKind): Promise<Imported> {
   if (isPathEntry(name)) {
     const file = resolve(loader.dir, name)
-    const found = loader.jiti.esmResolve(file, { parentURL: loader.parentURL, try: true })
+    const found = esmResolve(file, loader.parentURL)
     if (found === undefined) {
       return { ok: false, message: `cannot be found: there is no file at ${file} (paths resolve from the config file's folder).` }
     }
-    return load(loader, name, found)
+    return load(name, found)
   }
   const tried = candidatePackages(name, kind)
   for (const specifier of tried) {
-    const found = loader.jiti.esmResolve(specifier, { parentURL: loader.parentURL, try: true })
+    const found = esmResolve(specifier, loader.parentURL)
     if (found === undefined) continue
     // A plugin made for another core would fail in ways that name neither version: refuse it here.
     const mismatch = coreMismatch(found, packageOf(specifier))
     if (mismatch !== undefined) return { ok: false, message: mismatch }
-    return load(loader, specifier, found)
+    return load(specifier, found)
   }
   const specifier = tried.find((candidate) => Object.hasOwn(loader.bundled, candidate))
   if (specifier !== undefined) return loadBundled(specifier, loader.bundled[specifier]!)
@@ -107,11 +107,11 @@ export function defaultExport(namespace: unknown): { value: unknown; namedExport
   return esm ? { value: undefined, namedExports: Object.keys(namespace) } : { value: namespace }
 }
 
-async function load(loader: ModuleLoader, specifier: string, resolved: string): Promise<Imported> {
+async function load(specifier: string, resolved: string): Promise<Imported> {
   const file = resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved
   let namespace: unknown
   try {
-    namespace = await loader.jiti.import(file)
+    namespace = await importModule(file)
   } catch (error) {
     const summary = summarizeError(error)
     const hint = missingPackageHint(error, specifier)
