@@ -176,13 +176,14 @@ export class Agent {
     } finally {
       this.#maintenanceController = undefined
       this.#phase = 'idle'
-      if (this.#wakeRequested && this.rt.inbox.hasPending && !this.#closed) this.#startDriver()
-      else {
-        // A wake with nothing left to run ends here: a latch kept would let a later Stop right
-        // after a follow-up run that turn anyway (the driver takes a latch as a send after the abort).
-        this.#wakeRequested = false
-        this.#settleIdle()
-      }
+      const woken = this.#wakeRequested && this.rt.inbox.hasPending && !this.#closed
+      // The latch ends with the task either way — honoured by the driver started here, or with
+      // nothing left to run. Kept, the driver would take it as a send after an abort: a Stop right
+      // after this wake (a status observer of 'running'), or after a later follow-up, would run that
+      // turn anyway instead of parking it (seed 003 §12).
+      this.#wakeRequested = false
+      if (woken) this.#startDriver()
+      else this.#settleIdle()
     }
   }
 

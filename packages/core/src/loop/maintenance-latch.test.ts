@@ -24,4 +24,20 @@ describe('the wake latch of a maintenance task', () => {
     expect(agent.session.events.filter(is('turn/start'))).toHaveLength(0)
     expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual([message.id])
   })
+
+  it('is spent by the turn it starts: a Stop as that turn is announced parks the steer', async () => {
+    const { agent, adapter } = await harness()
+    let steered: { id: string } | undefined
+    // Aborts as the driver the maintenance's end starts announces itself, before its first turn opens.
+    agent.hooks.status.tap('stop-on-running', (status) => {
+      if (status === 'running' && steered !== undefined) agent.abort('stop')
+    })
+    await agent.runMaintenance(() => {
+      steered = agent.steer('go')
+    })
+    await agent.whenIdle()
+    expect(adapter.requests).toBe(0)
+    expect(agent.session.events.filter(is('turn/start'))).toHaveLength(0)
+    expect(agent.inbox.nextStep.map((m) => m.id)).toEqual([steered!.id])
+  })
 })
