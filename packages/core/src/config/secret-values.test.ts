@@ -203,4 +203,22 @@ describe('escaped secrets', () => {
       { numRuns: 400 },
     )
   })
+
+  it('a secret of several lines is masked where util.inspect splits a long string after each line break', () => {
+    forgetSecretsForTesting()
+    // A PEM key: one line holds a quote, so inspect picks another quote for that line alone.
+    const secret = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg'kqhkiG9w0\n-----END PRIVATE KEY-----"
+    registerSecret(secret)
+    const body = `{"error":{"message":"the credential was refused by the gateway, check the service account: ${secret}"}}`
+    const nested = { response: { status: 401, body } }
+    for (const written of [inspect({ body }), inspect(nested), inspect(Object.assign(new Error('refused'), { body }))]) {
+      // The case this is about: inspect wrote the string as one quoted piece per line.
+      expect(written).toContain(" +\n")
+      const masked = maskSecretValues(written)
+      expect(masked, written).toContain('[redacted]')
+      for (const line of ['BEGIN PRIVATE KEY', 'MIIEvQIBADANBg', 'kqhkiG9w0', 'END PRIVATE KEY']) expect(masked, written).not.toContain(line)
+    }
+    // The text around it stays.
+    expect(maskSecretValues(inspect({ body }))).toContain('check the service account: [redacted]')
+  })
 })

@@ -25,7 +25,7 @@ const MASK = '[redacted]'
  * copies).
  */
 const KEY = Symbol.for('bosun.secretValues')
-type Registry = { values: Set<string>; longestFirst: string[] | undefined }
+type Registry = { values: Set<string>; longestFirst: string[] | undefined; splitLines?: RegExp[] | undefined }
 const registry: Registry = ((globalThis as Record<symbol, unknown>)[KEY] as Registry | undefined) ?? { values: new Set(), longestFirst: undefined }
 ;(globalThis as Record<symbol, unknown>)[KEY] = registry
 
@@ -183,10 +183,37 @@ export function registerSecretsFromEnv(env: Readonly<Record<string, string | und
  */
 export function maskSecretValues(text: string): string {
   if (registry.values.size === 0 || text.length < MIN_SECRET_LENGTH) return text
-  registry.longestFirst ??= [...new Set([...registry.values].flatMap(writtenForms))].sort((a, b) => b.length - a.length)
+  if (registry.longestFirst === undefined || registry.splitLines === undefined) {
+    // Both made anew whenever a value is added (by any copy of the core: each resets longestFirst).
+    registry.longestFirst = [...new Set([...registry.values].flatMap(writtenForms))].sort((a, b) => b.length - a.length)
+    registry.splitLines = [...registry.values].flatMap(splitLinesPattern)
+  }
   let out = text
   for (const secret of registry.longestFirst) if (out.includes(secret)) out = out.split(secret).join(MASK)
+  for (const pattern of registry.splitLines) if (out.includes(SPLIT_JOIN)) out = out.replace(pattern, MASK)
   return out
+}
+
+/** What util.inspect writes between two lines of a string it splits: the quote, ` +`, a line break, the indentation, a quote. */
+const SPLIT_JOIN = ' +\n'
+
+/**
+ * A secret holding a line break (a PEM key, a service account's JSON) as `util.inspect` writes it
+ * inside a long string (over ~`breakLength` characters: a provider's error body): split after each
+ * line break into one quoted string per line, joined by `' +` and a new, indented line, each line
+ * escaped for the quote inspect picks for it alone. None for a secret of one line.
+ */
+function splitLinesPattern(secret: string): RegExp[] {
+  if (!secret.includes('\n')) return []
+  const lines = secret.split('\n').map((line) => {
+    const forms = new Set(["'", '"', '`'].map((quote) => escapeRegExp(inspectEscaped(line, quote))))
+    return `(?:${[...forms].join('|')})`
+  })
+  return [new RegExp(lines.join(String.raw`\\n(?:['"\x60] \+\n *['"\x60])?`), 'g')]
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /**
@@ -230,4 +257,5 @@ function isLowSurrogate(code: number): boolean {
 export function forgetSecretsForTesting(): void {
   registry.values.clear()
   registry.longestFirst = undefined
+  registry.splitLines = undefined
 }
