@@ -23,11 +23,14 @@ export function unbox(value: unknown): unknown {
   return typeof value === 'object' && value !== null && BOX in value ? (value as Boxed)[BOX] : value
 }
 
-/** ESM and CJS through Node, TS through jiti: transpiled in memory, no temporary file beside the config. */
+/**
+ * ESM and CJS through Node, TS through jiti (and JavaScript whose imports only jiti accepts, see
+ * importModule's `lenient`): transpiled in memory, no temporary file beside the config.
+ */
 export const loadModule: Loader = async (filepath) => {
   let namespace: unknown
   try {
-    namespace = await importModule(filepath, { fresh: true })
+    namespace = await importModule(filepath, { fresh: true, lenient: true })
   } catch (error) {
     throw new ConfigFileError(`loading the file threw: ${summarizeError(error)}`, { cause: error })
   }

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 /**
- * Imports a module a config loads (the config file itself, or a plugin it names by path or
- * package): JavaScript whose format Node knows from its name (`.mjs`, `.cjs`, `.js` in a
+ * Imports a module a config loads (the config file itself, or a package it names; a file it names
+ * by path goes to {@link importLocalFile}): JavaScript whose format Node knows from its name (`.mjs`, `.cjs`, `.js` in a
  * package that gives its `type`) with Node's own `import()`, the rest through jiti, imported only
  * then — importing jiti costs ~50 ms of CPU that a config of JSON, YAML or ESM and installed
  * packages does not need (docs/benchmarks.md, "The CLI's start"). A `.js` file in a package
@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url'
  * (`bosun plugins add` loads the file it edited to check it). Each such load of an ES module
  * stays in Node's module map: one per `loadConfig`, not per turn.
  */
-export async function importModule(file: string, options: { fresh?: boolean } = {}): Promise<unknown> {
+export async function importModule(file: string, options: { fresh?: boolean; lenient?: boolean } = {}): Promise<unknown> {
   // A CommonJS module is cached by its file, whatever the URL's query, and jiti requires one natively.
   if (options.fresh === true) delete require.cache[file]
   if (!nativeFormat(file)) return importWithJiti(file, options)
@@ -27,9 +27,21 @@ export async function importModule(file: string, options: { fresh?: boolean } = 
   } catch (error) {
     // Before any of its code ran, Node refused what jiti would transpile: ESM syntax in a module
     // Node reads as CommonJS, or an import of a `.ts` file. jiti loads those as it always did.
-    if (!transpilable(error)) throw error
+    // `lenient` (the user's own config file): also what Node refuses to link and jiti accepts.
+    if (!transpilable(error) && !(options.lenient === true && unlinkable(error))) throw error
     return importWithJiti(file, options)
   }
+}
+
+/**
+ * Imports a file of the user's that a config names by path (`./tools/clock.mjs`) with jiti, as
+ * it always was: jiti accepts what Node's `import()` refuses — an extensionless or directory
+ * import (`./helper`, `./lib`), a package found only on NODE_PATH, a named import Node cannot
+ * see in a CommonJS file, a JSON import without `with { type: 'json' }` — and such a file has no
+ * package whose publishing made it run under Node. Installed packages go to {@link importModule}.
+ */
+export function importLocalFile(file: string): Promise<unknown> {
+  return importWithJiti(file, {})
 }
 
 /** Whether Node loads the file as it is, without guessing its format. */
@@ -62,6 +74,18 @@ async function importWithJiti(file: string, options: { fresh?: boolean }): Promi
   const { createJiti } = await import('jiti')
   const jiti = createJiti(pathToFileURL(file).href, { interopDefault: false, ...(options.fresh === true ? { moduleCache: false } : {}) })
   return jiti.import(file)
+}
+
+/**
+ * What Node refuses while linking an ES module's static imports — before any of its code runs —
+ * and jiti accepts (see {@link importLocalFile}). (A dynamic `import()` the module's code makes
+ * fails with the same codes after code ran; a config file that does so and fails is run again by
+ * jiti: a config's top level is expected to be declarations.)
+ */
+function unlinkable(error: unknown): boolean {
+  const { code, name, message } = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown }
+  if (code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_UNSUPPORTED_DIR_IMPORT' || code === 'ERR_IMPORT_ASSERTION_TYPE_MISSING' || code === 'ERR_IMPORT_ATTRIBUTE_MISSING') return true
+  return name === 'SyntaxError' && /does not provide an export named/.test(String(message))
 }
 
 function transpilable(error: unknown): boolean {

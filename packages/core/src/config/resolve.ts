@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { BosunError } from '../errors.js'
 import { coreMismatch } from './core-range.js'
 import { maskCredentials } from './credentials.js'
-import { importModule } from './import-module.js'
+import { importLocalFile, importModule } from './import-module.js'
 import { esmResolve } from './node-resolve.js'
 import { notFoundMessage } from './not-found.js'
 import type { BundledModules, EntryKind } from './types.js'
@@ -68,7 +68,7 @@ export async function importEntry(loader: ModuleLoader, name: string, kind: Entr
     if (found === undefined) {
       return { ok: false, message: `cannot be found: there is no file at ${file} (paths resolve from the config file's folder).` }
     }
-    return load(name, found)
+    return load(name, found, importLocalFile)
   }
   const tried = candidatePackages(name, kind)
   for (const specifier of tried) {
@@ -107,11 +107,11 @@ export function defaultExport(namespace: unknown): { value: unknown; namedExport
   return esm ? { value: undefined, namedExports: Object.keys(namespace) } : { value: namespace }
 }
 
-async function load(specifier: string, resolved: string): Promise<Imported> {
+async function load(specifier: string, resolved: string, importer: (file: string) => Promise<unknown> = importModule): Promise<Imported> {
   const file = resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved
   let namespace: unknown
   try {
-    namespace = await importModule(file)
+    namespace = await importer(file)
   } catch (error) {
     const summary = summarizeError(error)
     const hint = missingPackageHint(error, specifier)
