@@ -189,13 +189,14 @@ describe('escaped secrets', () => {
   const secretArb = fc.array(tricky, { minLength: 6, maxLength: 16 }).map((chars) => `k${chars.join('')}k`)
   const contextArb = fc.array(tricky, { maxLength: 8 }).map((chars) => chars.join(''))
 
-  it('is masked in util.inspect of a value holding it (any quote inspect picks) and in its JSON', () => {
+  it('is masked in util.inspect of a value holding it (any quote inspect picks), in its JSON, and in its JSON inspected', () => {
     fc.assert(
       fc.property(secretArb, contextArb, contextArb, (secret, before, after) => {
         forgetSecretsForTesting()
         registerSecret(secret)
         const text = `${before}${secret}${after}`
-        for (const written of [inspect({ body: text }), inspect([text]), JSON.stringify({ body: text }), inspect(Object.assign(new Error('refused'), { body: text }))]) {
+        const json = JSON.stringify({ error: { message: text } })
+        for (const written of [inspect({ body: text }), inspect([text]), JSON.stringify({ body: text }), inspect(Object.assign(new Error('refused'), { body: text })), inspect({ body: json }), inspect(Object.assign(new Error('refused'), { body: json }))]) {
           const masked = maskSecretValues(written)
           expect(masked, written).toContain('[redacted]')
         }

@@ -217,13 +217,15 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * `secret` as written raw and as escaped inside quoted strings: by JSON, and by `util.inspect` for
+ * `secret` as written raw and as escaped inside quoted strings: by JSON, by `util.inspect` for
  * each of the three quotes it may choose (which one depends on the whole string the secret sits
- * in, not on the secret). Most secrets have only the raw form.
+ * in, not on the secret), and by both (JSON inspected). Most secrets have only the raw form.
  */
 function writtenForms(secret: string): string[] {
   if (!NEEDS_ESCAPE.test(secret)) return [secret]
-  const forms = [secret, JSON.stringify(secret).slice(1, -1), ...["'", '"', '`'].map((quote) => inspectEscaped(secret, quote))]
+  const json = JSON.stringify(secret).slice(1, -1)
+  // Also JSON then inspect: a provider's JSON error body quoting the key, printed in an error's fields.
+  const forms = [secret, json, ...["'", '"', '`'].flatMap((quote) => [inspectEscaped(secret, quote), inspectEscaped(json, quote)])]
   return forms.filter((form) => form.length >= MIN_SECRET_LENGTH)
 }
 
