@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { packageTypeOf } from './module-resolve.js'
 
 /**
  * Imports a module a config loads (the config file itself, or a package it names; a file it names
@@ -48,23 +47,8 @@ export function importLocalFile(file: string): Promise<unknown> {
 function nativeFormat(file: string): boolean {
   if (/\.(mjs|cjs)$/.test(file)) return true
   if (!file.endsWith('.js')) return false
-  const type = nearestPackageType(dirname(file))
+  const type = packageTypeOf(file)
   return type === 'module' || type === 'commonjs'
-}
-
-/** The `type` of the nearest package.json at or above a folder (the package a file there belongs to). */
-function nearestPackageType(from: string): unknown {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const file = join(dir, 'package.json')
-    if (existsSync(file)) {
-      try {
-        return (JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown } | null)?.type
-      } catch {
-        return undefined
-      }
-    }
-    if (dirname(dir) === dir) return undefined
-  }
 }
 
 const require = createRequire(import.meta.url)

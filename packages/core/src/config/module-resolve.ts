@@ -36,6 +36,7 @@ interface PackageConfig {
   main?: string
   exports?: unknown
   imports?: unknown
+  type?: string
 }
 
 const INVALID_SEGMENT = /(^|\\|\/)((\.|%2e)(\.|%2e)?|(n|%6e|%4e)(o|%6f|%4f)(d|%64|%44)(e|%65|%45)(_|%5f)(m|%6d|%4d)(o|%6f|%4f)(d|%64|%44)(u|%75|%55)(l|%6c|%4c)(e|%65|%45)(s|%73|%53))?(\\|\/|$)/i
@@ -154,7 +155,21 @@ function readPackage(pjsonPath: string): PackageConfig {
   if (Object.hasOwn(parsed, 'main') && typeof parsed.main === 'string') config.main = parsed.main
   if (Object.hasOwn(parsed, 'exports')) config.exports = parsed.exports
   if (Object.hasOwn(parsed, 'imports')) config.imports = parsed.imports
+  if (Object.hasOwn(parsed, 'type') && typeof parsed.type === 'string') config.type = parsed.type
   return config
+}
+
+/**
+ * The `type` of the package a file belongs to, as Node finds it to tell the file's format: the
+ * nearest package.json at or above it, not past a `node_modules` folder. `undefined` for none, no
+ * `type`, or a package.json that cannot be read.
+ */
+export function packageTypeOf(file: string): string | undefined {
+  try {
+    return packageScopeConfig(pathToFileURL(file)).type
+  } catch {
+    return undefined
+  }
 }
 
 function legacyMainResolve(pjsonURL: URL, config: PackageConfig): URL {
