@@ -76,6 +76,14 @@ export class ChunkMapper {
     }
   }
 
+  /**
+   * A 200 body in which no SSE event or comment was found: an HTML page (a captive portal, a
+   * baseURL pointing at a web app), plain text… Retrying would get the same page.
+   */
+  notAStream(head: string): ModelError {
+    return malformed(this.label, `the answer is not an event stream (check that baseURL points at the API): ${excerpt(head, 200, this.secret)}`)
+  }
+
   /** The closing chunks (usage, then finish). `complete`: the server sent `[DONE]`. */
   *end(complete: boolean): Generator<ModelChunk> {
     if (!complete && this.#finish === undefined) {
@@ -180,9 +188,19 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
   const decoder = new TextDecoder()
   const events: EventSourceMessage[] = []
   let parseError: ParseError | undefined
+  // Until the parser finds an event or a comment, the body's start is kept: a body with neither
+  // is not an event stream, and the error quotes it.
+  let sawSse = false
+  let head = ''
   const parser = createParser({
     maxBufferSize: MAX_BUFFER,
-    onEvent: (event) => events.push(event),
+    onEvent: (event) => {
+      sawSse = true
+      events.push(event)
+    },
+    onComment: () => {
+      sawSse = true
+    },
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') parseError = error
     },
@@ -191,7 +209,9 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
   try {
     while (!complete) {
       const { done, value } = await reader.read()
-      parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }))
+      const text = done ? decoder.decode() : decoder.decode(value, { stream: true })
+      if (!sawSse && head.length < 1024) head += text.slice(0, 1024)
+      parser.feed(text)
       if (parseError) throw malformed(mapper.label, parseError.message)
       const whole = events.length
       // At the end of the body, a last event the server did not close with a blank line is taken
@@ -210,6 +230,7 @@ export async function* chunksFromSse(body: ReadableStream<Uint8Array>, mapper: C
       }
       if (done) break
     }
+    if (!complete && !sawSse && head.trim() !== '') throw mapper.notAStream(head.trim())
     yield* mapper.end(complete)
   } finally {
     // After [DONE] (or a failure) nothing more is read: release the connection.
