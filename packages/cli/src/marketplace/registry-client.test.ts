@@ -71,3 +71,22 @@ describe('RegistryClient: a login refused', () => {
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(TOKEN)
   })
 })
+
+describe('RegistryClient: a registry that stops part way through its answer', () => {
+  it('is REGISTRY_UNREACHABLE naming the registry, not an unexpected "terminated"', async () => {
+    // The status line and the first bytes arrive, then the connection is dropped (a proxy or
+    // registry restarting): the body's read fails after fetch has resolved.
+    const port = await serve((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"name":', () => request.socket.destroy())
+    })
+    const registry = `http://127.0.0.1:${port}/`
+    const client = new RegistryClient({ ...config, registry })
+    const attempts = [[() => client.packument('bosun-plugin-guard'), 'bosun-plugin-guard'], [() => client.search('guard'), 'search'], [() => client.tarball(`${registry}x.tgz`, 'x@1.0.0'), 'x@1.0.0']] as const
+    for (const [attempt, what] of attempts) {
+      const error = await attempt().catch((caught: Error) => caught)
+      expect(error).toMatchObject({ code: 'REGISTRY_UNREACHABLE' })
+      expect((error as Error).message).toMatch(new RegExp(`^the registry at ${registry} stopped answering ${what} part way \\([^)]+\\)\\. Try again; if it keeps happening, check the "registry" in your \\.npmrc \\(or --registry\\) and your network\\.$`))
+    }
+  })
+})

@@ -1,3 +1,4 @@
+import { BosunError } from '@bosun/core'
 import { marketplaceError } from './errors.js'
 import { authorizationFor, registryFor, shownUrl, type NpmConfig } from './npm-config.js'
 
@@ -85,12 +86,12 @@ export class RegistryClient {
   /** The tarball at `url` (a version's `dist.tarball`), as bytes. */
   async tarball(url: string, name: string): Promise<Buffer> {
     const response = await this.get(url, name, 'application/octet-stream')
-    return Buffer.from(await limitedBody(response, url))
+    return Buffer.from(await limitedBody(response, url, name))
   }
 
   private async json(url: string, what: string): Promise<unknown> {
     const response = await this.get(url, what, 'application/json')
-    const text = new TextDecoder().decode(await limitedBody(response, url))
+    const text = new TextDecoder().decode(await limitedBody(response, url, what))
     try {
       return JSON.parse(text)
     } catch {
@@ -162,15 +163,26 @@ function refuseUrlCredentials(url: string, redirected: boolean): void {
   )
 }
 
-async function limitedBody(response: Response, url: string): Promise<Uint8Array> {
+async function limitedBody(response: Response, url: string, what: string): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? 0)
   if (declared > MAX_BYTES) throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} is larger than ${MAX_BYTES / 1024 / 1024} MiB; refused.`)
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of response.body ?? []) {
-    size += chunk.length
-    if (size > MAX_BYTES) throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} is larger than ${MAX_BYTES / 1024 / 1024} MiB; refused.`)
-    chunks.push(chunk)
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length
+      if (size > MAX_BYTES) throw marketplaceError('REGISTRY_ERROR', `${shownUrl(url)} is larger than ${MAX_BYTES / 1024 / 1024} MiB; refused.`)
+      chunks.push(chunk)
+    }
+  } catch (error) {
+    if (error instanceof BosunError) throw error
+    // fetch resolves once the headers are in: a connection dropped (or the 60 s reached) while
+    // the body is read fails here with undici's bare "terminated", which the CLI printed as a bug
+    // in bosun. It is the registry that could not be read, as when it cannot be reached.
+    throw marketplaceError(
+      'REGISTRY_UNREACHABLE',
+      `the registry at ${shownUrl(new URL('/', url).href)} stopped answering ${what} part way (${reason(error)}). Try again; if it keeps happening, check the "registry" in your .npmrc (or --registry) and your network.`,
+    )
   }
   return Buffer.concat(chunks)
 }
