@@ -14,9 +14,19 @@ const MAX_EVENT_BYTES = 16 * 1024 * 1024
 export async function* sseEvents(body: ReadableStream<Uint8Array>, secret?: string): AsyncGenerator<AnthropicEvent> {
   const pending: EventSourceMessage[] = []
   let tooLong = false
+  // Until the parser finds an event or a comment, the body's start is kept: a body with neither
+  // (an HTML page a proxy labels text/event-stream) is not an event stream, and the error quotes it.
+  let sawSse = false
+  let head = ''
   const parser = createParser({
     maxBufferSize: MAX_EVENT_BYTES,
-    onEvent: (message) => pending.push(message),
+    onEvent: (message) => {
+      sawSse = true
+      pending.push(message)
+    },
+    onComment: () => {
+      sawSse = true
+    },
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') tooLong = true
     },
@@ -26,7 +36,9 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, secret?: stri
   const reader = body.getReader()
   while (true) {
     const { done, value } = await reader.read()
-    parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }))
+    const text = done ? decoder.decode() : decoder.decode(value, { stream: true })
+    if (!sawSse && head.length < 1024) head += text.slice(0, 1024)
+    parser.feed(text)
     if (tooLong) throw new ModelError('MALFORMED_RESPONSE', 'Anthropic sent an event longer than 16 MiB; the stream looks broken.')
     for (const message of pending.splice(0)) yield parse(message, secret)
     if (done) {
@@ -36,6 +48,9 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, secret?: stri
       for (const message of pending.splice(0)) {
         const event = tryParse(message)
         if (event !== undefined) yield event
+      }
+      if (!sawSse && head.trim() !== '') {
+        throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with a body that is not an event stream (check that baseURL points at the API): ${excerpt(head.trim(), 200, secret)}`)
       }
       return
     }
