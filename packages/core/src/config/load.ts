@@ -1,10 +1,11 @@
-import { dirname, resolve } from 'node:path'
+import { dirname, extname, resolve } from 'node:path'
 import { cosmiconfig, type Loader } from 'cosmiconfig'
 import { BosunError } from '../errors.js'
 import { depthProblem } from './depth.js'
 import { ConfigFileError, loadJson, loadModule, loadYaml, unbox } from './file-loaders.js'
 import { configError, rootPath } from './problems.js'
 import { summarizeError } from './resolve.js'
+import { placePassedOver } from './passed-over.js'
 import { inStage, type OnConfigStage } from './stage.js'
 import type { BosunConfig, LoadedConfig, ResolvedConfig } from './types.js'
 import { validateConfig, type ValidateConfigOptions } from './validate.js'
@@ -54,30 +55,36 @@ const resolvedConfigs = new WeakMap<LoadedConfig, ResolvedConfig>()
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd())
   const runModule: Loader = (filepath, content) => inStage(options.onStage, { kind: 'config-file', file: filepath }, async () => loadModule(filepath, content))
+  const loaders: Record<string, Loader> = {
+    '.ts': runModule,
+    '.mts': runModule,
+    '.cts': runModule,
+    '.js': runModule,
+    '.mjs': runModule,
+    '.json': loadJson,
+    '.yaml': loadYaml,
+    '.yml': loadYaml,
+    noExt: loadYaml,
+  }
   const explorer = cosmiconfig('bosun', {
     searchPlaces: [...CONFIG_SEARCH_PLACES],
     searchStrategy: 'project',
     // An empty file is found and reported, not skipped in favour of a config further up.
     ignoreEmptySearchPlaces: false,
     cache: false,
-    loaders: {
-      '.ts': runModule,
-      '.mts': runModule,
-      '.cts': runModule,
-      '.js': runModule,
-      '.mjs': runModule,
-      '.json': loadJson,
-      '.yaml': loadYaml,
-      '.yml': loadYaml,
-      noExt: loadYaml,
-    },
+    loaders,
   })
   const file = options.file === undefined ? undefined : resolve(cwd, options.file)
+  if (file !== undefined && !(extname(file) in loaders) && extname(file) !== '') throw formatError(file)
+  let reading = file
   let result: Awaited<ReturnType<typeof explorer.search>>
   try {
     result = file === undefined ? await explorer.search(cwd) : await explorer.load(file)
+    // A search place the search could not read is reported, not skipped (see placePassedOver).
+    if (file === undefined) reading = await placePassedOver(cwd, CONFIG_SEARCH_PLACES, result?.filepath)
+    if (file === undefined && reading !== undefined) result = await explorer.load(reading)
   } catch (error) {
-    throw loadError(error, file)
+    throw loadError(error, reading, file === undefined)
   }
   if (result === null && file !== undefined) {
     // Only a package.json without a `bosun` key loads as "no config".
@@ -102,15 +109,32 @@ export function resolvedFor(loaded: LoadedConfig): ResolvedConfig | undefined {
   return resolvedConfigs.get(loaded)
 }
 
-function loadError(error: unknown, requested: string | undefined): BosunError {
+function loadError(error: unknown, requested: string | undefined, searched: boolean): BosunError {
   if (BosunError.is(error)) return error
   const file = ((error as { filepath?: string } | undefined)?.filepath ?? requested)!
   if (error instanceof ConfigFileError) {
     const cause = error.cause === undefined ? {} : { cause: error.cause }
     return configError(file, dirname(file), [{ path: rootPath(file), message: error.message, ...cause }])
   }
-  if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && file === requested) {
-    return configError(file, dirname(file), [{ path: '$', message: 'the file does not exist.' }])
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'ENOENT' && file === requested) {
+    // A search place that is there but does not exist is a link to nothing.
+    const message = searched ? 'the file is a link to a file that does not exist. Fix the link, or remove it.' : 'the file does not exist.'
+    return configError(file, dirname(file), [{ path: '$', message }])
   }
-  return configError(file, dirname(file), [{ path: '$', message: `the file cannot be read: ${summarizeError(error)}`, cause: error }])
+  const why = file === requested ? UNREADABLE[code ?? ''] : undefined
+  return configError(file, dirname(file), [{ path: '$', message: `the file cannot be read: ${why ?? summarizeError(error)}`, cause: error }])
+}
+
+/** Why a config file could not be read, and what to do, by the error's code. */
+const UNREADABLE: Record<string, string> = {
+  EACCES: 'permission denied. Let the user running bosun read it, or remove it.',
+  EPERM: 'permission denied. Let the user running bosun read it, or remove it.',
+  EISDIR: 'it is a folder, not a file. Rename or remove the folder.',
+}
+
+/** A config file named with an extension no loader reads (`--config bosun.config.txt`). */
+function formatError(file: string): BosunError {
+  const message = `the file's extension ${JSON.stringify(extname(file))} is not a config format: name a .json, .yaml, .yml, .ts, .mts, .cts, .js or .mjs file (a file without an extension is read as YAML).`
+  return configError(file, dirname(file), [{ path: '$', message }])
 }
