@@ -3,7 +3,7 @@ import { defaultLoaders, type Loader } from 'cosmiconfig'
 import { maskCredentials } from './credentials.js'
 import { FLATTEN_ADVICE } from './depth.js'
 import { importModule } from './import-module.js'
-import { defaultExport, summarizeError } from './resolve.js'
+import { defaultExport, missingPackageHint, summarizeError } from './resolve.js'
 
 /** A config file that cannot be read as a config; `message` is the problem, ready to show. */
 export class ConfigFileError extends Error {
@@ -32,7 +32,10 @@ export const loadModule: Loader = async (filepath) => {
   try {
     namespace = await importModule(filepath, { fresh: true, lenient: true })
   } catch (error) {
-    throw new ConfigFileError(`loading the file threw: ${summarizeError(error)}`, { cause: error })
+    // A package the config imports that is not installed (`@bosun/core/config` where only the CLI is): what to install, as for an entry.
+    const summary = summarizeError(error)
+    const hint = missingPackageHint(error, basename(filepath))
+    throw new ConfigFileError(`loading the file threw: ${summary}${hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''}${hint}`, { cause: error })
   }
   const { value, namedExports } = defaultExport(namespace)
   if (namedExports) {

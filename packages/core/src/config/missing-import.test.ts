@@ -79,3 +79,14 @@ describe('a config module that imports a package that is not installed', () => {
     expect(plugin).not.toContain('npm install')
   })
 })
+
+describe('the config file itself importing a package that is not installed', () => {
+  // `import { defineConfig } from '@bosun/core/config'` where only the CLI is installed (a strict
+  // pnpm or Yarn layout): the file's load failed with Node's "Cannot find module" alone.
+  it.each(['bosun.config.mjs', 'bosun.config.ts'])('%s: names the package and says to install it', async (name) => {
+    const dir = await project({ [name]: "import { defineConfig } from '@bosun-missing/core/config'\nexport default defineConfig({})\n" })
+    const [message] = await problems(dir)
+    expect(message).toMatch(/^loading the file threw: Cannot find (module|package) '@bosun-missing\/core/)
+    expect(message).toContain(`. ${name} imports @bosun-missing/core, which is not installed where it can be found: install it in the project (npm install @bosun-missing/core).`)
+  })
+})

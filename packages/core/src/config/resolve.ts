@@ -128,7 +128,7 @@ async function load(specifier: string, resolved: string, importer: (file: string
  * import was made by an installed package (a dependency it lacks), that package is named and
  * reinstalled instead: installing its dependency into the project is not the cure.
  */
-function missingPackageHint(error: unknown, specifier: string): string {
+export function missingPackageHint(error: unknown, specifier: string): string {
   const code = (error as { code?: unknown } | undefined)?.code
   if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return ''
   const message = String((error as Error).message)
