@@ -3,7 +3,7 @@ import type { HostFeed } from './feed.js'
 import { InboxFold } from './log.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
-import { liveLog, readFrames, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
+import { liveLog, noteFinishedStep, readFrames, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
 import { subscribe, type Subscription } from './subscription.js'
 
 /**
@@ -55,8 +55,11 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   let subscription: Subscription | undefined
   let ended = false
   let wake: (() => void) | undefined
+  /** The feed said the session changed since the stored log was last read: it may have gone live and been retired again. */
+  let changedSince = false
   // A message to the session resumes it and logs a splice: the feed says "changed" at once.
   const unwatch = feed.watch((changed) => {
+    if (changed === id) changedSince = true
     if (changed === null || changed === id) wake?.()
   })
 
@@ -69,12 +72,31 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
     subscription = subscribe(found, sessions.hold(found))
   }
 
-  /** Waits, while cold, for the session to go live, the stream to end, or `ms`; true when it timed out. */
+  /**
+   * The session went live and was retired again while this stream was not waiting (a slow client
+   * mid-replay): the stored log grew, and no live log is left to hand over to. Read again, it
+   * continues the stored events this stream has (a log only grows). True when it grew.
+   */
+  const readOn = async (): Promise<boolean> => {
+    if (!changedSince) return false
+    changedSince = false
+    const read = await sessions.read(id)
+    // Live again meanwhile: the next goLive hands over to it.
+    if (read === undefined || read.live !== undefined || live !== undefined || ended) return read?.live !== undefined
+    const from = log.events.length
+    if (read.events.length <= from) return false
+    for (let seq = from; seq < read.events.length; seq++) noteFinishedStep(finishedSteps, read.events[seq]!)
+    log = { events: read.events, finishedSteps }
+    return true
+  }
+
+  /** Waits, while cold, for the session to go live, the stored log to grow, the stream to end, or `ms`; true when it timed out. */
   const waitCold = async (ms: number): Promise<boolean> => {
     const deadline = Date.now() + ms
     for (;;) {
       await goLive()
       if (live !== undefined || ended || feed.closed) return false
+      if (await readOn()) return false
       const left = deadline - Date.now()
       if (left <= 0) return true
       let timer: ReturnType<typeof setTimeout> | undefined

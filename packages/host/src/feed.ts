@@ -210,6 +210,8 @@ export class HostFeed {
         return out
       },
       wait: async (ms) => {
+        // Changed while the read was awaiting (its wake had no waiter): read again at once, not at the keep-alive.
+        if (sub.added.size > 0 || sub.changed.size > 0 || sub.relist || sub.catchUp || this.#closed) return false
         let timer: ReturnType<typeof setTimeout> | undefined
         const timedOut = await new Promise<boolean>((resolve) => {
           sub.wake = () => resolve(false)

@@ -15,10 +15,15 @@ export interface Subscription {
 
 export function subscribe(live: LiveSession, onEnd: () => void): Subscription {
   let wake: (() => void) | undefined
+  // A signal while no one waits — the pull is between its read of the log and its wait, an await
+  // apart, where the agent may append — is kept for the next wait: else that event waited for the
+  // next append or the keep-alive (15 s) to be sent.
+  let signaled = false
   const listener = (): void => {
     const w = wake
     wake = undefined
-    w?.()
+    if (w) w()
+    else signaled = true
   }
   let ended = false
   live.listeners.add(listener)
@@ -34,6 +39,10 @@ export function subscribe(live: LiveSession, onEnd: () => void): Subscription {
       onEnd()
     },
     async wait(ms) {
+      if (signaled) {
+        signaled = false
+        return false
+      }
       let timer: ReturnType<typeof setTimeout> | undefined
       const timedOut = await new Promise<boolean>((resolve) => {
         wake = () => resolve(false)
