@@ -73,11 +73,18 @@ function typedError(error: unknown, signal: AbortSignal, provider: string): Mode
  * An `error` part of the stream. Providers put their own error object there (Anthropic
  * `{ type: 'overloaded_error', message }`, OpenAI `{ code: 'rate_limit_exceeded', message }`),
  * or an Error: the code is read from its `type`/`code`; an unknown failure mid-stream is a
- * (retryable) `SERVER` error. What looks like a credential in it is masked.
+ * (retryable) `SERVER` error. An AI SDK error (named `AI_…`) is typed as {@link toModelError}
+ * types it. What looks like a credential in it is masked.
  */
 export function streamError(error: unknown, provider: string): ModelError {
-  return error instanceof ModelError ? error : withoutCredentials(partError(error, provider))
+  if (error instanceof ModelError) return error
+  // A provider also puts an AI SDK error there — a chunk it could not parse or validate
+  // (`JSONParseError`, `TypeValidationError`), an `APICallError`: typed as the same error thrown is.
+  return withoutCredentials(errorName(error).startsWith('AI_') ? typedError(error, NOT_ABORTED, provider) : partError(error, provider))
 }
+
+/** An error part is not an abort: the reading loop reports the turn's abort itself. */
+const NOT_ABORTED = new AbortController().signal
 
 function partError(error: unknown, provider: string): ModelError {
   const kind = `${stringField(error, 'type') ?? ''} ${stringField(error, 'code') ?? ''} ${nestedKind(error)}`.trim()
