@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { candidatePackages, CORE_VERSION, coreSatisfies } from '@bosun/core/config'
 import { loadCliConfig } from '../agent.js'
+import { bundledModules } from '../bundled.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { addPluginEntry } from '../marketplace/config-edit/config-file.js'
@@ -14,7 +15,7 @@ import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
 import { fetchOptionsSchema } from '../marketplace/manifest.js'
 import { shownUrl } from '../marketplace/npm-config.js'
 import { detectPackageManager, packageManagerArgs, runPackageManager, shownArgs } from '../marketplace/package-manager.js'
-import { optionsFromPairs } from '../marketplace/plugin-options.js'
+import { checkOptionsAsConfig, optionsFromPairs } from '../marketplace/plugin-options.js'
 import { configName } from '../plugins-scan.js'
 import { safeValue } from '../terminal-safe.js'
 import { describeManifest } from './plugins-info.js'
@@ -44,6 +45,7 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   // Every option is checked against the schema before anything is installed or written.
   const schema = await fetchOptionsSchema(client, version, manifest)
   const pluginOptions = optionsFromPairs(options.option ?? [], schema, manifest.name)
+  await checkOptionsAsConfig(pluginOptions, schema, manifest.name, { dir: ctx.io.cwd, env: ctx.io.env, bundled: bundledModules() })
 
   const manager = detectPackageManager(ctx.io.cwd)
   const s = ctx.err.style

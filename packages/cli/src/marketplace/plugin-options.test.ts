@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { optionRows, optionsFromPairs } from './plugin-options.js'
+import { checkOptionsAsConfig, optionRows, optionsFromPairs } from './plugin-options.js'
 
 const schema = {
   type: 'object',
@@ -53,5 +53,43 @@ describe('optionRows: the table bosun plugins info shows', () => {
       ['onLimit', '"reject" | "requeue"', false, undefined, undefined],
       ['rules', 'object', false, undefined, undefined],
     ])
+  })
+})
+
+describe('checkOptionsAsConfig: what the config loader will refuse, said before anything is installed', () => {
+  const SECRET = 'npm_AbCdEf123456-THE-SECRET'
+  const alerting = {
+    type: 'object',
+    properties: { words: { type: 'array', items: { type: 'string' } }, alertToken: { type: 'string' }, alertTokenEnv: { type: 'string' }, alertUrl: { type: 'string' } },
+    additionalProperties: false,
+  }
+  const where = { dir: process.cwd(), env: { ALERT_TOKEN: 'set' } }
+
+  it('refuses a literal secret and a URL with a credential, which the schema passes, never showing them', async () => {
+    for (const [pair, problem] of [
+      [`alertToken=${SECRET}`, '$.alertToken: a literal secret in a config file is refused'],
+      [`alertUrl=https://bot:${SECRET}@hooks.example/alert`, '$.alertUrl: holds a URL with a credential before the host'],
+    ] as const) {
+      const options = optionsFromPairs(['words=x', pair], alerting, 'bosun-plugin-alert') // the schema passes them
+      const error = await checkOptionsAsConfig(options, alerting, 'bosun-plugin-alert', where).catch((caught: Error) => caught)
+      expect(error).toMatchObject({ code: 'OPTION_INVALID' })
+      const message = (error as Error).message
+      expect(message).toMatch(/^Invalid options for bosun-plugin-alert:\n {2}- /)
+      expect(message).toContain(problem)
+      expect(message).toMatch(/\nNothing was installed or written\. See the options with: bosun plugins info bosun-plugin-alert$/)
+      expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('THE-SECRET')
+    }
+  })
+
+  it('refuses a variable an …Env option names that is not set, as bosun config check would', async () => {
+    await expect(checkOptionsAsConfig({ alertTokenEnv: 'NOT_SET_HERE' }, alerting, 'bosun-plugin-alert', where)).rejects.toMatchObject({
+      code: 'OPTION_INVALID',
+      message: expect.stringContaining('$.alertTokenEnv: environment variable "NOT_SET_HERE" is not set.'),
+    })
+  })
+
+  it('passes options the config will load, with or without a schema', async () => {
+    await checkOptionsAsConfig({ words: ['x'], alertTokenEnv: 'ALERT_TOKEN', alertUrl: 'https://hooks.example/alert' }, alerting, 'bosun-plugin-alert', where)
+    await checkOptionsAsConfig({ anything: 1 }, undefined, 'bosun-plugin-free', where)
   })
 })

@@ -1,5 +1,5 @@
-import type { JsonSchema } from '@bosun/core'
-import { compileOptionsValidator } from '@bosun/core/config'
+import { BosunError, definePlugin, type JsonSchema } from '@bosun/core'
+import { compileOptionsValidator, validateConfig, type BundledModules } from '@bosun/core/config'
 import { marketplaceError } from './errors.js'
 
 /** One row of an options table: what `bosun plugins info` shows for each top-level option. */
@@ -53,6 +53,32 @@ export function optionsFromPairs(pairs: readonly string[], schema: JsonSchema | 
     }
   }
   return options
+}
+
+/**
+ * Checks `options` as the config loader will once they are in the config file, beyond their
+ * schema: a literal secret under a key such as `token` or `apiKey`, a URL with a credential, a key
+ * given where an `…Env` option names a variable, a variable it names that is not set. The schema
+ * alone passed them, so `add` installed the package, wrote the secret into the config file (and
+ * printed it in its "Added …" line), and only then did `bosun config check` refuse the config.
+ * The config loader's own check runs here, on a stand-in plugin with the package's schema, so the
+ * two cannot disagree. Problems are said as `OPTION_INVALID`, never with a secret's value.
+ */
+export async function checkOptionsAsConfig(
+  options: Record<string, unknown>,
+  schema: JsonSchema | undefined,
+  packageName: string,
+  where: { dir: string; env: Readonly<Record<string, string | undefined>>; bundled?: BundledModules },
+): Promise<void> {
+  const standIn = definePlugin({ name: 'options', ...(schema === undefined ? {} : { schema }), setup() {} })
+  try {
+    await validateConfig({ config: { plugins: [[standIn, options]] }, file: undefined, dir: where.dir }, { env: where.env, ...(where.bundled ? { bundled: where.bundled } : {}) })
+  } catch (error) {
+    const problems = error instanceof BosunError ? (error.details as { problems?: { path: string; message: string }[] } | undefined)?.problems : undefined
+    if (problems === undefined) throw error
+    const lines = problems.map(({ path, message }) => `  - ${path.replace(/^\$\.plugins\[0\]\[1\]/, '$')}: ${message}`)
+    throw marketplaceError('OPTION_INVALID', `Invalid options for ${packageName}:\n${lines.join('\n')}\nNothing was installed or written. See the options with: bosun plugins info ${packageName}`)
+  }
 }
 
 function convert(key: string, text: string, property: JsonSchema | undefined): unknown {
