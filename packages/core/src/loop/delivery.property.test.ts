@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { createAgent } from '../create-agent.js'
+import { definePlugin } from '../plugin.js'
 import { memoryStore } from '../store/memory.js'
 import { tool } from '../testing/tools.js'
 import type { InboxSplice } from '../inbox/types.js'
@@ -112,6 +113,8 @@ function checkLog(events: readonly SessionEvent[], aborts: readonly number[] = [
   const claimedIn = new Map<string, number>()
   const delivered = new Map<string, number>()
   const canceled = new Set<string>()
+  /** Claimed input a pre-step rejected: consumed, not put back (seed 003 §8, "claim 是提交点"). */
+  const rejected = new Set<string>()
   const nextTurnClaims: string[] = []
   /** next-step input queued while a turn was open: the turn it landed in, and where. */
   const landedIn = new Map<string, { turn: number; seq: number }>()
@@ -143,6 +146,7 @@ function checkLog(events: readonly SessionEvent[], aborts: readonly number[] = [
             // The one way back in: a requeue of input claimed and never stepped.
             expect(claimedIn.has(m.id), `${m.id} inserted again without a claim`).toBe(true)
             expect(delivered.get(m.id) ?? 0, `${m.id} requeued after it was delivered`).toBe(0)
+            expect(rejected.has(m.id), `${m.id} requeued after a pre-step rejected it`).toBe(false)
             claimedIn.delete(m.id)
           }
         }
@@ -194,6 +198,9 @@ function checkLog(events: readonly SessionEvent[], aborts: readonly number[] = [
         lastStepEnd.set(openTurn!, event.seq)
         break
       }
+      case 'agent/pre-step/rejected':
+        for (const [id, turn] of claimedIn) if (turn === openTurn && !delivered.has(id)) rejected.add(id)
+        break
       case 'user/message': {
         const { id } = data as BosunEventMap['user/message']
         expect(openStep, `${id} delivered outside a step`).toBeDefined()
@@ -220,48 +227,86 @@ function checkLog(events: readonly SessionEvent[], aborts: readonly number[] = [
     expect(deliveredIn.get(id), `${id}, queued in turn ${turn} before its last step boundary`).toBe(turn)
   }
   for (const id of firstInserted.keys()) {
-    if (delivered.get(id) === 1 || canceled.has(id) || pending.has(id)) continue
+    if (delivered.get(id) === 1 || canceled.has(id) || pending.has(id) || rejected.has(id)) continue
     const turn = claimedIn.get(id)
     expect(turn, `${id} neither delivered, canceled nor claimed`).toBeDefined()
     expect(turnEnd.get(turn!), `${id} claimed in turn ${turn} and never delivered`).toBe('aborted')
   }
 }
 
-function agentOn(store: ReturnType<typeof memoryStore>, sessionId: string, answers: readonly ScriptedResponse[]) {
+/**
+ * With `preSteps` (one decision per step, cycled): a pre-step plugin that waits a macrotask and
+ * enters or rejects, and a system prompt function that waits too — the await points where an abort
+ * can land between a claim and its step.
+ */
+function agentOn(store: ReturnType<typeof memoryStore>, sessionId: string, answers: readonly ScriptedResponse[], preSteps?: readonly ('enter' | 'reject')[]) {
   let request = 0
   const model = scripted({ responses: Array.from({ length: 400 }, () => () => answers[request++ % answers.length]!) })
   const echo = tool('echo', async () => {
     await nextMacrotask()
     return 'echoed'
   })
-  return createAgent({ model, store, sessionId, tools: [echo], logPages: false })
+  if (preSteps === undefined) return createAgent({ model, store, sessionId, tools: [echo], logPages: false })
+  let step = 0
+  const gatekeeper = definePlugin({
+    name: 'gatekeeper',
+    setup({ hooks }) {
+      hooks.preStep.tapPromise('gatekeeper', async (decision) => {
+        await nextMacrotask()
+        return preSteps[step++ % preSteps.length] === 'reject' ? { kind: 'reject', by: 'gatekeeper', metadata: null } : decision
+      })
+    },
+  })
+  const system = async () => {
+    await Promise.resolve()
+    return 'You are a test.'
+  }
+  return createAgent({ model, store, sessionId, tools: [echo], plugins: [gatekeeper], system, logPages: false })
 }
 
 describe('delivery: every message reaches the model at most once, and after a drain exactly once unless canceled or stopped', () => {
   it('holds for random sends, aborts and cancels at any point, and for a crash at any event', { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 14 }), fc.array(answer, { minLength: 1, maxLength: 4 }), fc.nat(), async (ops, answers, cutAt) => {
-        const store = memoryStore()
-        const live = await agentOn(store, 'live', answers)
-        const aborts = await runLive(live, ops)
-        const full = live.session.events.slice()
-        const header = live.session.header
-        await live.close()
-        checkLog(full, aborts)
-
-        // A crash: the log cut after a random event, the session reopened from that prefix.
-        const cut = cutAt % (full.length + 1)
-        const crashed = memoryStore()
-        await crashed.create({ ...header, id: 'cut' }, full.slice(0, cut))
-        const reopened = await agentOn(crashed, 'cut', answers)
-        await drain(reopened)
-        const after = reopened.session.events.slice()
-        await reopened.close()
-        checkLog(after)
-        // Nothing the cut log had delivered is delivered again, and nothing it held is lost (above).
-        expect(after.slice(0, cut)).toEqual(full.slice(0, cut))
+        await runAndCrash(ops, answers, cutAt)
       }),
       { numRuns: 100 },
     )
   })
+
+  it('holds with a slow pre-step that may reject, a slow system prompt and model errors', { timeout: 120_000 }, async () => {
+    const withErrors = fc.oneof({ weight: 4, arbitrary: answer }, { weight: 1, arbitrary: fc.constant<ScriptedResponse>({ text: 'half', error: { status: 503 } }) })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(op, { maxLength: 14 }), fc.array(withErrors, { minLength: 1, maxLength: 4 }), fc.nat(),
+        fc.array(fc.constantFrom<'enter' | 'reject'>('enter', 'enter', 'reject'), { minLength: 1, maxLength: 4 }),
+        async (ops, answers, cutAt, preSteps) => {
+          await runAndCrash(ops, answers, cutAt, preSteps)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
 })
+
+async function runAndCrash(ops: readonly Op[], answers: readonly ScriptedResponse[], cutAt: number, preSteps?: readonly ('enter' | 'reject')[]): Promise<void> {
+  const store = memoryStore()
+  const live = await agentOn(store, 'live', answers, preSteps)
+  const aborts = await runLive(live, ops)
+  const full = live.session.events.slice()
+  const header = live.session.header
+  await live.close()
+  checkLog(full, aborts)
+
+  // A crash: the log cut after a random event, the session reopened from that prefix.
+  const cut = cutAt % (full.length + 1)
+  const crashed = memoryStore()
+  await crashed.create({ ...header, id: 'cut' }, full.slice(0, cut))
+  const reopened = await agentOn(crashed, 'cut', answers, preSteps)
+  await drain(reopened)
+  const after = reopened.session.events.slice()
+  await reopened.close()
+  checkLog(after)
+  // Nothing the cut log had delivered is delivered again, and nothing it held is lost (above).
+  expect(after.slice(0, cut)).toEqual(full.slice(0, cut))
+}
