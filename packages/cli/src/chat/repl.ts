@@ -199,7 +199,8 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
     return ExitCode.terminated
   }
-  out.line(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
+  // Through the screen: on a terminal it is word-wrapped, so the id to copy is not cut in two.
+  screen.print(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
   return terminated ? ExitCode.terminated : ExitCode.ok
 }
 

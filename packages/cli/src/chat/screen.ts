@@ -88,12 +88,12 @@ export class LiveScreen implements Screen {
   print(text: string): void {
     if (this.#closed) {
       this.#endLine()
-      return this.#through(`${safeStyled(text)}\n`)
+      return this.#through(`${this.#wrapped(safeStyled(text))}\n`)
     }
     this.#erase()
     if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
     this.#partial = ''
-    this.#out.write(`${safeStyled(text)}\n`)
+    this.#out.write(`${this.#wrapped(safeStyled(text))}\n`)
     if (!this.#closed) this.#draw()
   }
 
@@ -187,6 +187,15 @@ export class LiveScreen implements Screen {
     this.#partial = rows.pop()!
     for (const row of rows) finished += `${row}\n`
     return finished
+  }
+
+  /**
+   * Each line word-wrapped to the terminal's width, as the answer's are: the chat's own lines (the
+   * banner, /help, the closing `bosun resume <id>`) would otherwise be cut mid-word, mid-id, by the
+   * terminal.
+   */
+  #wrapped(text: string): string {
+    return text.split('\n').map((line) => wrapRows(line, this.#columns() - 1).join('\n')).join('\n')
   }
 
   #columns(): number {
