@@ -83,6 +83,18 @@ function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions)
       { retryable: false },
     )
   }
+  // A line break or a character beyond Latin-1 inside the key (a typographic quote pasted with
+  // it) would fail every request before anything is sent, with an error that reads like a network
+  // failure and is retried: said now, naming the variable, never quoting the key.
+  try {
+    new Headers([['x-api-key', apiKey]])
+  } catch {
+    throw new ModelError(
+      'AUTH',
+      `The Anthropic API key in the environment variable ${apiKeyEnv} cannot be sent in an HTTP header: it has a line break or a character such as a typographic quote inside. Set ${apiKeyEnv} to the key alone, copied again.`,
+      { retryable: false },
+    )
+  }
   return apiKey
 }
 

@@ -160,7 +160,7 @@ function readApiKey(options: OpenAIOptions, root: URL): string | undefined {
         { details: { option: 'apiKeyEnv', variable: options.apiKeyEnv } },
       )
     }
-    return value
+    return sendable(value, options.apiKeyEnv)
   }
   if (root.hostname.toLowerCase() !== 'api.openai.com') return undefined
   const value = process.env.OPENAI_API_KEY?.trim()
@@ -171,5 +171,24 @@ function readApiKey(options: OpenAIOptions, root: URL): string | undefined {
       { details: { option: 'apiKeyEnv', variable: 'OPENAI_API_KEY' } },
     )
   }
-  return value
+  return sendable(value, DEFAULT_API_KEY_ENV)
+}
+
+/**
+ * The key, if `fetch` can send it. A line break or a character beyond Latin-1 inside it (a
+ * typographic quote pasted with it) would fail every request before anything is sent, with an
+ * error that reads like a network failure and is retried: said now, naming the variable, never
+ * quoting the key (Headers' own error may).
+ */
+function sendable(key: string, variable: string): string {
+  try {
+    new Headers([['authorization', `Bearer ${key}`]])
+  } catch {
+    throw new BosunError(
+      ErrorCodes.CONFIG_INVALID,
+      `openai(): the key in the environment variable ${variable} cannot be sent in an HTTP header: it has a line break or a character such as a typographic quote inside. Set ${variable} to the key alone, copied again.`,
+      { details: { option: 'apiKeyEnv', variable } },
+    )
+  }
+  return key
 }
