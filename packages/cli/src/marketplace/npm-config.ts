@@ -8,8 +8,11 @@ export interface NpmConfig {
   registry: string
   /** `@scope` → registry URL (`@acme:registry=…`). */
   scopes: Map<string, string>
-  /** `//host/path/:key` settings (auth tokens), by their nerf-dart prefix. Never printed. */
-  credentials: Map<string, { token?: string; basic?: string }>
+  /**
+   * `//host/path/:key` settings (auth tokens), by their nerf-dart prefix. Never printed. `unset`:
+   * the `${VAR}`s the line reads that the environment does not set (the token is then empty).
+   */
+  credentials: Map<string, { token?: string; basic?: string; unset?: string[] }>
   /** The environment variables the `.npmrc` files read (`${NPM_TOKEN}`): npm needs them. */
   variables: Set<string>
 }
@@ -32,7 +35,7 @@ export function readNpmConfig(cwd: string, env: Readonly<Record<string, string |
   if (global) layers.push(readIni(global, env, variables))
   const get = (key: string) => layers.find((layer) => layer.has(key))?.get(key)
   const scopes = new Map<string, string>()
-  const credentials = new Map<string, { token?: string; basic?: string }>()
+  const credentials = new Map<string, { token?: string; basic?: string; unset?: string[] }>()
   for (const layer of [...layers].reverse()) {
     for (const [key, value] of layer) {
       const scope = /^(@[^:]+):registry$/.exec(key)
@@ -42,6 +45,9 @@ export function readNpmConfig(cwd: string, env: Readonly<Record<string, string |
         const entry = credentials.get(credential[1]!) ?? {}
         if (credential[2] === '_authToken') entry.token = value
         else entry.basic = value
+        const unset = unsetVariables.get(layer)?.get(key)
+        if (unset === undefined) delete entry.unset
+        else entry.unset = unset
         credentials.set(credential[1]!, entry)
       }
     }
@@ -61,16 +67,30 @@ export function registryFor(config: NpmConfig, packageName: string): string {
  * never sent to another host.
  */
 export function authorizationFor(config: NpmConfig, url: string): string | undefined {
+  const best = credentialFor(config, url)
+  if (best?.token) return `Bearer ${best.token}`
+  if (best?.basic) return `Basic ${best.basic}`
+  return undefined
+}
+
+/**
+ * The `${VAR}`s that the credential line for `url` reads and the environment does not set: its
+ * token was then empty and none was sent, and "add a token" would send the user after a line
+ * their `.npmrc` already has.
+ */
+export function unsetTokenVariables(config: NpmConfig, url: string): string[] {
+  return credentialFor(config, url)?.unset ?? []
+}
+
+function credentialFor(config: NpmConfig, url: string): { prefix: string; token?: string; basic?: string; unset?: string[] } | undefined {
   const parsed = new URL(url)
   const target = `//${parsed.host}${parsed.pathname}`
-  let best: { prefix: string; token?: string; basic?: string } | undefined
+  let best: { prefix: string; token?: string; basic?: string; unset?: string[] } | undefined
   for (const [prefix, entry] of config.credentials) {
     const normalized = prefix.endsWith('/') ? prefix : `${prefix}/`
     if (target.startsWith(normalized) && (best === undefined || normalized.length > best.prefix.length)) best = { prefix: normalized, ...entry }
   }
-  if (best?.token) return `Bearer ${best.token}`
-  if (best?.basic) return `Basic ${best.basic}`
-  return undefined
+  return best
 }
 
 /** A registry URL for messages: no user or password, no query. */
@@ -96,8 +116,13 @@ function fromEnv(env: Readonly<Record<string, string | undefined>>): Map<string,
 }
 
 /** `key=value` lines of an `.npmrc` (`;` and `#` start comments); a missing file is empty. Adds the names of the `${VAR}`s it reads to `variables`. */
+/** For each layer `readIni` read, its keys whose `${VAR}`s were not set, with those names. */
+const unsetVariables = new WeakMap<Map<string, string>, Map<string, string[]>>()
+
 function readIni(file: string, env: Readonly<Record<string, string | undefined>>, variables: Set<string>): Map<string, string> {
   const layer = new Map<string, string>()
+  const unset = new Map<string, string[]>()
+  unsetVariables.set(layer, unset)
   if (!existsSync(file)) return layer
   let text: string
   try {
@@ -112,11 +137,16 @@ function readIni(file: string, env: Readonly<Record<string, string | undefined>>
     if (at <= 0) continue
     let value = line.slice(at + 1).trim()
     if (/^".*"$/.test(value)) value = value.slice(1, -1)
+    const key = line.slice(0, at).trim()
+    const missing: string[] = []
     value = value.replace(/\$\{([^}]+)\}/g, (_, name: string) => {
       variables.add(name)
+      if (env[name] === undefined) missing.push(name)
       return env[name] ?? ''
     })
-    layer.set(line.slice(0, at).trim(), value)
+    layer.set(key, value)
+    if (missing.length > 0) unset.set(key, missing)
+    else unset.delete(key)
   }
   return layer
 }

@@ -2,9 +2,13 @@
 // whole, and the client's error passed that message on — the password reached the terminal. And a
 // 401 with a token sent: "add a token" sent the user after one .npmrc already gave. Real HTTP
 // servers on 127.0.0.1.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readNpmConfig } from './npm-config.js'
 import { RegistryClient } from './registry-client.js'
 
 const PASSWORD = 'hunter2-REGISTRY-PASSWORD'
@@ -87,6 +91,25 @@ describe('RegistryClient: a registry that stops part way through its answer', ()
       const error = await attempt().catch((caught: Error) => caught)
       expect(error).toMatchObject({ code: 'REGISTRY_UNREACHABLE' })
       expect((error as Error).message).toMatch(new RegExp(`^the registry at ${registry} stopped answering ${what} part way \\([^)]+\\)\\. Try again; if it keeps happening, check the "registry" in your \\.npmrc \\(or --registry\\) and your network\\.$`))
+    }
+  })
+})
+
+describe('RegistryClient: a token whose ${VAR} is not set', () => {
+  it('a 401 names the variable the .npmrc reads, not "add a token" the file already has', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bosun-npmrc-unset-'))
+    try {
+      const port = await serve((request, response) => response.writeHead(request.headers.authorization === undefined ? 401 : 200).end('{}'))
+      const registry = `http://127.0.0.1:${port}/`
+      await writeFile(join(dir, 'package.json'), '{}')
+      await writeFile(join(dir, '.npmrc'), `registry=${registry}\n//127.0.0.1:${port}/:_authToken=\${ACME_NPM_TOKEN}\n`)
+      const client = new RegistryClient(readNpmConfig(dir, { HOME: dir })) // ACME_NPM_TOKEN not set
+      await expect(client.packument('bosun-plugin-guard')).rejects.toMatchObject({
+        code: 'REGISTRY_AUTH_REQUIRED',
+        message: `${registry} refused bosun-plugin-guard (401): it needs a login, and the token your .npmrc gives for it is \${ACME_NPM_TOKEN}, which is not set. Set ACME_NPM_TOKEN where bosun runs (export ACME_NPM_TOKEN=…), or log in (npm login --registry ${registry}).`,
+      })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })

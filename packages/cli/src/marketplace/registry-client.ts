@@ -1,6 +1,6 @@
 import { BosunError } from '@bosun/core'
 import { marketplaceError } from './errors.js'
-import { authorizationFor, registryFor, shownUrl, type NpmConfig } from './npm-config.js'
+import { authorizationFor, registryFor, shownUrl, unsetTokenVariables, type NpmConfig } from './npm-config.js'
 
 /** A version document of a package, as the registry serves it (`GET /<name>` → `versions[v]`). */
 export type VersionManifest = Record<string, any> & { name: string; version: string }
@@ -130,9 +130,13 @@ export class RegistryClient {
       if (response.status === 401 || response.status === 403) {
         // With a credential sent, "add a token" sent the user after one their .npmrc already
         // gives: it is that one the registry refused (expired, revoked, or without access).
+        // A token line whose ${VAR} is not set sent nothing: the variable is what is missing.
+        const unset = hop === 0 && authorization === undefined ? unsetTokenVariables(this.config, url) : []
         throw marketplaceError(
           'REGISTRY_AUTH_REQUIRED',
-          authorization === undefined
+          unset.length > 0
+            ? `${origin} refused ${what} (${response.status}): it needs a login, and the token your .npmrc gives for it is ${unset.map((name) => `\${${name}}`).join(', ')}, which ${unset.length === 1 ? 'is' : 'are'} not set. Set ${unset.join(', ')} where bosun runs (export ${unset[0]}=…), or log in (npm login --registry ${origin}).`
+            : authorization === undefined
             ? `${origin} refused ${what} (${response.status}): it needs a login. Add a token for it to your .npmrc (npm login --registry ${origin}), or use a registry you can read.`
             : `${origin} refused ${what} (${response.status}) with the token your .npmrc gives for it (not shown): it is expired, revoked or without access to this package. Log in again (npm login --registry ${origin}) or ask for access.`,
         )
