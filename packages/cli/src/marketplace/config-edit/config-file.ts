@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { basename, extname } from 'node:path'
 import { loadConfig } from '@bosun/core/config'
+import { lineBreakOf } from './source-scan.js'
 import { addToTs, removeFromTs, renderLiteral } from './ts-config.js'
 import { addToYaml, removeFromYaml } from './yaml-config.js'
 
@@ -86,7 +87,8 @@ function editJson(text: string, format: Format, change: (list: unknown[]) => unk
   if (!Array.isArray(list)) return undefined
   holder.plugins = change(list)
   const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? '  '
-  return `${JSON.stringify(document, null, indent)}${text.endsWith('\n') ? '\n' : ''}`
+  const json = `${JSON.stringify(document, null, indent)}${text.endsWith('\n') ? '\n' : ''}`
+  return lineBreakOf(text) === '\r\n' ? json.replace(/\n/g, '\r\n') : json
 }
 
 function instructionToAdd(file: string, format: Format, entry: unknown): string {

@@ -103,3 +103,8 @@ export function firstStringLiteral(text: string): string | undefined {
   const match = /^[\s[]*(['"])((?:\\.|(?!\1).)*)\1/.exec(text)
   return match ? match[2]!.replace(/\\(.)/g, '$1') : undefined
 }
+
+/** The file's line break: `\r\n` when it has one (a file checked out on Windows), else `\n` — what an edit writes, so that a file never ends up with both. */
+export function lineBreakOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n'
+}

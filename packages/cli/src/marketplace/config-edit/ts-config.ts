@@ -1,4 +1,4 @@
-import { arrayElements, findInCode, firstStringLiteral, matchingBracket } from './source-scan.js'
+import { arrayElements, findInCode, firstStringLiteral, lineBreakOf, matchingBracket } from './source-scan.js'
 
 /**
  * Edits a `bosun.config.ts` (or .mts/.js/.mjs) as text, so that its comments, formatting and code
@@ -10,6 +10,7 @@ import { arrayElements, findInCode, firstStringLiteral, matchingBracket } from '
 export function addToTs(text: string, entry: unknown): string | undefined {
   const quote = preferredQuote(text)
   const literal = renderLiteral(entry, quote)
+  const eol = lineBreakOf(text)
   const array = pluginsArray(text)
   if (array === null) return undefined
   if (array === undefined) {
@@ -20,8 +21,8 @@ export function addToTs(text: string, entry: unknown): string | undefined {
     if (close === -1) return undefined
     const indent = indentOfLineAfter(text, brace) ?? '  '
     const inner = text.slice(brace + 1, close)
-    if (inner.trim() === '') return `${text.slice(0, brace + 1)}\n${indent}plugins: [${literal}],\n${text.slice(close)}`
-    return `${text.slice(0, brace + 1)}\n${indent}plugins: [${literal}],${text.slice(brace + 1)}`
+    if (inner.trim() === '') return `${text.slice(0, brace + 1)}${eol}${indent}plugins: [${literal}],${eol}${text.slice(close)}`
+    return `${text.slice(0, brace + 1)}${eol}${indent}plugins: [${literal}],${text.slice(brace + 1)}`
   }
   const { open, close } = array
   const elements = arrayElements(text, open, close)
@@ -43,9 +44,9 @@ export function addToTs(text: string, entry: unknown): string | undefined {
   const head = `${text.slice(0, last.end)}${hasComma ? text.slice(last.end, afterLast) : ','}`
   if (closingOnOwnLine) {
     const rest = text.slice(afterLast, lineStart)
-    return `${head}${rest}${rest.endsWith('\n') ? '' : '\n'}${indent}${literal},\n${text.slice(lineStart)}`
+    return `${head}${rest}${rest.endsWith('\n') ? '' : eol}${indent}${literal},${eol}${text.slice(lineStart)}`
   }
-  return `${head}\n${indent}${literal}${text.slice(afterLast)}`
+  return `${head}${eol}${indent}${literal}${text.slice(afterLast)}`
 }
 
 /** Removes the entries whose name `matches`; `undefined` when it cannot be done safely or none matched. */

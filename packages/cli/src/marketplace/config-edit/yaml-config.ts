@@ -1,3 +1,5 @@
+import { lineBreakOf } from './source-scan.js'
+
 /**
  * Edits a YAML config as text, keeping its comments and layout: an entry is a new `- …` item of
  * the top-level `plugins:` block sequence (written as a JSON flow value, which is YAML), or a new
@@ -6,24 +8,27 @@
  */
 export function addToYaml(text: string, entry: unknown): string | undefined {
   const flow = JSON.stringify(entry)
+  // Lines keep their `\r` in a CRLF file: a line written here gets one too, and a comment is
+  // matched before it (`.` does not match `\r`).
+  const cr = lineBreakOf(text) === '\r\n' ? '\r' : ''
   const lines = text.split('\n')
   const keyIndex = lines.findIndex((line) => /^plugins\s*:/.test(line))
   if (keyIndex === -1) {
-    const body = text === '' || text.endsWith('\n') ? text : `${text}\n`
-    return `${body}plugins:\n  - ${flow}\n`
+    const body = text === '' || text.endsWith('\n') ? text : `${text}${cr}\n`
+    return `${body}plugins:${cr}\n  - ${flow}${cr}\n`
   }
-  const value = lines[keyIndex]!.replace(/^plugins\s*:/, '').replace(/\s+#.*$/, '').trim()
+  const value = lines[keyIndex]!.replace(/\r$/, '').replace(/^plugins\s*:/, '').replace(/\s+#.*$/, '').trim()
   if (value.startsWith('[') && value.endsWith(']')) {
     const inner = value.slice(1, -1).trim()
-    const comment = /\s+#.*$/.exec(lines[keyIndex]!)?.[0] ?? ''
-    lines[keyIndex] = `plugins: [${inner === '' ? flow : `${inner.replace(/,\s*$/, '')}, ${flow}`}]${comment}`
+    const comment = /\s+#.*$/.exec(lines[keyIndex]!.replace(/\r$/, ''))?.[0] ?? ''
+    lines[keyIndex] = `plugins: [${inner === '' ? flow : `${inner.replace(/,\s*$/, '')}, ${flow}`}]${comment}${cr}`
     return lines.join('\n')
   }
   if (value !== '') return undefined
   const block = blockItems(lines, keyIndex)
   if (block === undefined) return undefined
   const indent = block.items[0] ? block.indent : '  '
-  lines.splice(block.end, 0, `${indent}- ${flow}`)
+  lines.splice(block.end, 0, `${indent}- ${flow}${cr}`)
   return lines.join('\n')
 }
 
@@ -32,7 +37,7 @@ export function removeFromYaml(text: string, matches: (name: string) => boolean)
   const lines = text.split('\n')
   const keyIndex = lines.findIndex((line) => /^plugins\s*:/.test(line))
   if (keyIndex === -1) return undefined
-  const value = lines[keyIndex]!.replace(/^plugins\s*:/, '').replace(/\s+#.*$/, '').trim()
+  const value = lines[keyIndex]!.replace(/\r$/, '').replace(/^plugins\s*:/, '').replace(/\s+#.*$/, '').trim()
   if (value !== '') return undefined
   const block = blockItems(lines, keyIndex)
   if (block === undefined) return undefined
