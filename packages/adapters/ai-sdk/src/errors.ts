@@ -2,7 +2,8 @@ import { ModelError, retryAfterMs } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
 import { withoutCredentials } from './mask.js'
 
-const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
+// `context size`: llama.cpp's server ("exceeds the available context size", exceed_context_size_error).
+const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|context[_ ]size|too many tokens|prompt is too long|input is too long|reduce the length/i
 
 /** The error an aborted request throws. */
 export function abortedError(cause?: unknown): ModelError {
