@@ -36,6 +36,11 @@ describe('a 200 event stream that holds no event', () => {
     expect(error?.message).not.toContain(SECRET.slice(0, 12))
   })
 
+  it('a stream cut inside its first event stays EMPTY_RESPONSE (retryable): it was an event stream', async () => {
+    server.reply(stream(['event: message_start\ndata: {"type":"message_start","mess']))
+    expect((await run()).error).toMatchObject({ code: 'EMPTY_RESPONSE', retryable: true })
+  })
+
   it('an empty body stays EMPTY_RESPONSE, pings only too (retryable)', async () => {
     server.reply(stream([]), stream(['event: ping\ndata: {"type":"ping"}\n\n']), stream([': keep-alive\n\n']))
     for (let i = 0; i < 3; i++) expect((await run()).error).toMatchObject({ code: 'EMPTY_RESPONSE', retryable: true })

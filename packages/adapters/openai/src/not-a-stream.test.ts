@@ -49,6 +49,12 @@ describe('a 200 that is not an event stream', () => {
     expect(error?.message).not.toContain(KEY.slice(0, 12))
   })
 
+  it('a stream cut inside its first event stays TRANSPORT (retryable): it was an event stream', async () => {
+    server.reply(raw([Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"hel')]))
+    const { error } = await run(model())
+    expect([error?.code, error?.retryable]).toEqual(['TRANSPORT', true])
+  })
+
   it('an event stream of keep-alive comments that ends early stays TRANSPORT (retryable)', async () => {
     server.reply(raw([Buffer.from(': keep-alive\n\n')]))
     const { error } = await run(model())
