@@ -4,7 +4,7 @@ import { candidatePackages } from '@bosun/core/config'
 import { loadCliConfig } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
-import { removePluginEntry } from '../marketplace/config-edit/config-file.js'
+import { importedBy, removePluginEntry } from '../marketplace/config-edit/config-file.js'
 import { marketplaceError } from '../marketplace/errors.js'
 import { installEnvFor } from '../marketplace/install-env.js'
 import { detectPackageManager, packageManagerArgs, runPackageManager } from '../marketplace/package-manager.js'
@@ -23,6 +23,14 @@ export async function pluginsRemoveCommand(ctx: CommandContext, name: string): P
 
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const s = ctx.err.style
+  // A config that imports the package names it by an object no entry name matches: uninstalling
+  // it would leave a config that no longer loads ("Cannot find module"), with nothing said.
+  const imported = cfg.file === undefined ? undefined : await importedBy(cfg.file, packageName)
+  if (imported !== undefined) {
+    const shown = relative(ctx.io.cwd, cfg.file!) || cfg.file!
+    ctx.err.line(s.yellow(`${shown} imports ${packageName} ('${imported}'): take that import, and the plugins entry that uses it, out of ${shown} first, then run bosun plugins remove ${name} again. Nothing was uninstalled.`))
+    return ExitCode.error
+  }
   let inConfig = false
   if (cfg.file !== undefined) {
     const result = await removePluginEntry(cfg.file, matches)

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { basename, extname } from 'node:path'
 import { loadConfig } from '@bosun/core/config'
-import { lineBreakOf } from './source-scan.js'
+import { findInCode, firstStringLiteral, lineBreakOf } from './source-scan.js'
 import { addToTs, removeFromTs, renderLiteral } from './ts-config.js'
 import { addToYaml, removeFromYaml } from './yaml-config.js'
 
@@ -38,6 +38,22 @@ export async function removePluginEntry(file: string, matches: (name: string) =>
   if (edited !== undefined && oldList !== undefined && (await writeChecked(file, before, edited, keep(oldList)))) return { edited: true }
   const names = (oldList ?? []).map(entryName).filter((name): name is string => name !== undefined && matches(name))
   return { edited: false, instruction: `remove the entry ${names.map((name) => JSON.stringify(name)).join(', ') || 'naming the plugin'} from "plugins" in ${basename(file)}` }
+}
+
+/**
+ * The specifier by which a TypeScript or JavaScript config imports `packageName` (or a subpath of
+ * it: `import x from '…'`, `import('…')`, `require('…')`), if it does. Such a config can name the
+ * plugin by the object it imports (`plugins: [[wordBan, {…}]]`), which no entry name matches:
+ * `remove` must not uninstall the package under the import.
+ */
+export async function importedBy(file: string, packageName: string): Promise<string | undefined> {
+  if (formatOf(file) !== 'code') return undefined
+  const text = await readFile(file, 'utf8')
+  for (const match of findInCode(text, /(?:\bfrom|\bimport|\brequire)\s*\(?\s*(?=['"])/)) {
+    const specifier = firstStringLiteral(text.slice(match.index + match[0].length))
+    if (specifier !== undefined && (specifier === packageName || specifier.startsWith(`${packageName}/`))) return specifier
+  }
+  return undefined
 }
 
 /** The name an entry gives: `'retry'` or `['retry', {…}]` → `retry`. */
