@@ -79,6 +79,15 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
       return new HostError('session-exists', `Session${id === undefined ? '' : ` "${id}"`} already exists: choose another id.`, at)
     case 'SESSION_LOCKED':
       return lockedElsewhere(id, error.details, error.message)
+    case 'STALE_WRITER': {
+      // This host's writer was fenced: another host (or writer) took the session over while the
+      // request ran. Not the host's failure: the client retries, and the retry is relayed to the
+      // new owner (a cluster store reports the lease lost as it refuses the write: the session is
+      // dropped here). The store's words (its database, the new owner) go to the host's log.
+      const taken = new HostError('session-locked', `${id === undefined ? 'The session' : `Session "${id}"`} was taken over by another writer (another host of the cluster) while this request ran, and what it changed was not written: retry the request.`, at)
+      taken.serverNote = `session-locked: ${error.message}`
+      return taken
+    }
     default:
       if (!UNREADABLE.has(error.code)) return undefined
       return new HostError('internal-error', `The stored session${id === undefined ? '' : ` "${id}"`} cannot be read (${error.code}): the host's log names the file; \`bosun log\` shows what is damaged.`, { ...at, cause: error.code })

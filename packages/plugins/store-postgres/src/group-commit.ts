@@ -34,11 +34,14 @@ interface Outcome {
 export class GroupCommit {
   readonly #db: Database
   readonly #committed: (session: string, length: number, status: SessionStatus | null) => void
+  /** A batch refused because its lease was taken over (or is gone): the store reports the lease lost. */
+  readonly #fenced: (lease: Lease, error: BosunError) => void
   #waiting: Batch[] = []
 
-  constructor(db: Database, committed: (session: string, length: number, status: SessionStatus | null) => void) {
+  constructor(db: Database, committed: (session: string, length: number, status: SessionStatus | null) => void, fenced: (lease: Lease, error: BosunError) => void = () => {}) {
     this.#db = db
     this.#committed = committed
+    this.#fenced = fenced
   }
 
   /** Joins the next round; resolves once `rows` (and `summary` with them) are committed, rejects with this batch's error. */
@@ -109,7 +112,10 @@ export class GroupCommit {
     }
     if (result.epoch !== lease.epoch || result.holder !== lease.owner) {
       const by = result.holder === null ? 'its lease is gone' : `its lease was taken over (epoch ${String(result.epoch ?? '?')}, owner "${result.holder}")`
-      return batch.reject(staleWriter(db.name, lease.session, by, { epoch: lease.epoch, seq: first }))
+      const error = staleWriter(db.name, lease.session, by, { epoch: lease.epoch, seq: first })
+      // Reported before the writer hears of it: a host drops the session before it answers the request whose flush this was.
+      this.#fenced(lease, error)
+      return batch.reject(error)
     }
     batch.reject(staleWriter(db.name, lease.session, `${result.stored} events are stored, but this batch starts at seq ${first} (another writer appended)`, { stored: result.stored, seq: first }))
   }

@@ -85,6 +85,21 @@ export class Leases {
     }
   }
 
+  /**
+   * A write found the lease taken over (a fenced batch): reported to `onLost` as the renewal would
+   * report it, once, now — not a third of the TTL later, while the session's owner kept taking
+   * requests it could never write.
+   */
+  lost(lease: Lease, error: Error): void {
+    if (this.#held.get(lease.session) !== lease) return
+    this.#held.delete(lease.session)
+    try {
+      this.#onLost(lease, error)
+    } catch {
+      // A listener's failure is not the writer's.
+    }
+  }
+
   /** Gives up a lease (if it is still this one): another host may take the session at once. */
   async release(lease: Lease): Promise<void> {
     if (this.#held.get(lease.session) === lease) this.#held.delete(lease.session)

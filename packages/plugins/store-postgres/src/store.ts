@@ -106,7 +106,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     commits: new GroupCommit(db, (session, length, status) => {
       notifier.appended(session, length)
       if (status !== null) notifier.statusChanged(session, status)
-    }),
+    }, (lease, error) => leases.lost(lease, error)),
     release: async (writer: PostgresWriter) => {
       if (writers.get(writer.session) === writer) writers.delete(writer.session)
       await leases.release(writer.lease)
