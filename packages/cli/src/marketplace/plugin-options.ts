@@ -1,5 +1,5 @@
 import { BosunError, definePlugin, type JsonSchema } from '@bosun/core'
-import { compileOptionsValidator, validateConfig, type BundledModules } from '@bosun/core/config'
+import { compileOptionsValidator, envVariablesNamed, validateConfig, type BundledModules } from '@bosun/core/config'
 import { marketplaceError } from './errors.js'
 
 /** One row of an options table: what `bosun plugins info` shows for each top-level option. */
@@ -57,10 +57,11 @@ export function optionsFromPairs(pairs: readonly string[], schema: JsonSchema | 
 
 /**
  * Checks `options` as the config loader will once they are in the config file, beyond their
- * schema: a literal secret under a key such as `token` or `apiKey`, a URL with a credential, a key
- * given where an `…Env` option names a variable, a variable it names that is not set. The schema
- * alone passed them, so `add` installed the package, wrote the secret into the config file (and
- * printed it in its "Added …" line), and only then did `bosun config check` refuse the config.
+ * schema: a literal secret under a key such as `token` or `apiKey`, a URL with a credential, a
+ * helper model's options. The schema alone passed them, so `add` installed the package, wrote the
+ * secret into the config file (and printed it in its "Added …" line), and only then did `bosun
+ * config check` refuse the config. A variable an `…Env` option names that is unset here is not
+ * refused: it may be set where bosun runs, and the closing config check says so, as before.
  * The config loader's own check runs here, on a stand-in plugin with the package's schema, so the
  * two cannot disagree. Problems are said as `OPTION_INVALID`, never with a secret's value.
  */
@@ -74,8 +75,13 @@ export async function checkOptionsAsConfig(
   try {
     await validateConfig({ config: { plugins: [[standIn, options]] }, file: undefined, dir: where.dir }, { env: where.env, ...(where.bundled ? { bundled: where.bundled } : {}) })
   } catch (error) {
-    const problems = error instanceof BosunError ? (error.details as { problems?: { path: string; message: string }[] } | undefined)?.problems : undefined
-    if (problems === undefined) throw error
+    const found = error instanceof BosunError ? (error.details as { problems?: { path: string; message: string }[] } | undefined)?.problems : undefined
+    if (found === undefined) throw error
+    // A variable not set in this shell may be set where bosun runs (a server, CI): that is left
+    // to the config check `add` runs at its end, as before; what the file would hold is not.
+    const unset = envVariablesNamed(options).filter((name) => !where.env[name])
+    const problems = found.filter(({ message }) => !unset.some((name) => message.startsWith(`environment variable ${JSON.stringify(name)} is not set`)))
+    if (problems.length === 0) return
     const lines = problems.map(({ path, message }) => `  - ${path.replace(/^\$\.plugins\[0\]\[1\]/, '$')}: ${message}`)
     throw marketplaceError('OPTION_INVALID', `Invalid options for ${packageName}:\n${lines.join('\n')}\nNothing was installed or written. See the options with: bosun plugins info ${packageName}`)
   }
