@@ -35,6 +35,14 @@ describe('optionsFromPairs: --option key=value converted by the schema, then val
     expect(() => optionsFromPairs(pairs, schema, 'p')).toThrow(message)
   })
 
+  it('tries each type of a type list in its order: ["integer", "string"] takes 5000 and "5s"', () => {
+    const either = { type: 'object', properties: { timeout: { type: ['integer', 'string'] }, flag: { type: ['boolean', 'null'] } } }
+    expect(optionsFromPairs(['timeout=5000', 'flag=true'], either, 'p')).toEqual({ timeout: 5000, flag: true })
+    expect(optionsFromPairs(['timeout=5s'], either, 'p')).toEqual({ timeout: '5s' })
+    expect(() => optionsFromPairs(['flag=maybe'], either, 'p')).toThrow('option "flag" expects a boolean (true or false), got "maybe".')
+    expect(optionRows(either).map((row) => row.type)).toEqual(['integer | string', 'boolean'])
+  })
+
   it('checks the whole schema: a missing required option and a value out of range are named by path', () => {
     expect(() => optionsFromPairs([], schema, 'p')).toThrow(/Invalid options for p:\n\s+- \$\.turnsPerMinute/)
     expect(() => optionsFromPairs(['turnsPerMinute=0'], schema, 'p')).toThrow(/\$\.turnsPerMinute/)

@@ -88,6 +88,20 @@ export async function checkOptionsAsConfig(
 }
 
 function convert(key: string, text: string, property: JsonSchema | undefined): unknown {
+  // A type list takes a value any of its types can read, tried in its order: `["integer",
+  // "string"]` takes 5000 and "5s". Reading by the first type alone refused what the schema accepts.
+  const types = Array.isArray(property?.type) ? (property.type as string[]).filter((t) => t !== 'null') : []
+  if (types.length > 1) {
+    let first: unknown
+    for (const one of types) {
+      try {
+        return convert(key, text, { ...property, type: one })
+      } catch (error) {
+        first ??= error
+      }
+    }
+    throw first
+  }
   const type = primaryType(property)
   const fail = (expected: string) =>
     marketplaceError('OPTION_INVALID', `option "${key}" expects ${expected}, got ${JSON.stringify(text)}.`, { key, expected: type })
@@ -141,6 +155,8 @@ function primaryType(property: JsonSchema | undefined): string | undefined {
 function typeName(property: JsonSchema): string {
   const type = primaryType(property)
   if (Array.isArray(property.enum)) return property.enum.map((value) => JSON.stringify(value)).join(' | ')
+  const types = Array.isArray(property.type) ? (property.type as string[]).filter((t) => t !== 'null') : []
+  if (types.length > 1) return types.join(' | ')
   if (type === 'array') {
     const item = primaryType(property.items as JsonSchema | undefined)
     return item ? `${item}[]` : 'array'
