@@ -98,11 +98,12 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
     const lastSeq = read.events.length - 1
     const lastEventId = c.req.header('last-event-id')
     let after: number
-    if (c.req.query('from') === 'tail') after = lastSeq
-    else if (lastEventId !== undefined && lastEventId !== '') {
+    // Last-Event-ID first, as on the owner (routes/streams.ts): an EventSource's reconnect to `?from=tail` resumes there.
+    if (lastEventId !== undefined && lastEventId !== '') {
       after = Number(lastEventId)
       if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
-    } else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    } else if (c.req.query('from') === 'tail') after = lastSeq
+    else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
     checkCursor(id, after, lastSeq)
     const chunks = c.req.query('chunks')
     if (chunks !== undefined && chunks !== 'true' && chunks !== 'false') throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunks)}.`, { path: '?chunks' })

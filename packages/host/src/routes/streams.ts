@@ -48,11 +48,13 @@ export function streamRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const lastEventId = c.req.header('last-event-id')
     let cursor: number | 'tail'
-    if (c.req.query('from') === 'tail') cursor = 'tail'
-    else if (lastEventId !== undefined && lastEventId !== '') {
+    // Last-Event-ID first: an EventSource reconnects to the same URL (`?from=tail` too) and sends
+    // the last seq it got, where it must resume — from the tail, what was logged meanwhile was lost.
+    if (lastEventId !== undefined && lastEventId !== '') {
       cursor = Number(lastEventId)
       if (!Number.isSafeInteger(cursor) || cursor < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
-    } else cursor = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    } else if (c.req.query('from') === 'tail') cursor = 'tail'
+    else cursor = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
     const chunksParam = c.req.query('chunks')
     if (chunksParam !== undefined && chunksParam !== 'true' && chunksParam !== 'false') {
       throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunksParam)}.`, { path: '?chunks' })
