@@ -118,6 +118,8 @@ export function checkDelivery(events: readonly SessionEvent[], options: { aborts
   /** Claimed input a pre-step rejected: consumed, not put back (seed 003 §8, "claim 是提交点"). */
   const rejected = new Set<string>()
   const nextTurnClaims: string[] = []
+  /** Ids first queued in next-turn (a follow-up; a waking send after an abort): FIFO among themselves. */
+  const queuedForTurn = new Set<string>()
   /** next-step input queued while a turn was open: the turn it landed in, and where. */
   const landedIn = new Map<string, { turn: number; seq: number }>()
   /** Each turn's last step boundary: the seq of its last `step/end`. */
@@ -146,7 +148,10 @@ export function checkDelivery(events: readonly SessionEvent[], options: { aborts
         const removed = queue.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted.map((m) => m.id))
         for (const m of splice.inserted) {
           if (splice.target === 'next-step' && openTurn !== undefined && !landedIn.has(m.id)) landedIn.set(m.id, { turn: openTurn, seq: event.seq })
-          if (!firstInserted.has(m.id)) firstInserted.set(m.id, firstInserted.size)
+          if (!firstInserted.has(m.id)) {
+            firstInserted.set(m.id, firstInserted.size)
+            if (splice.target === 'next-turn') queuedForTurn.add(m.id)
+          }
           else if (movedOut.includes(m.id)) movedOut = movedOut.filter((id) => id !== m.id)
           else {
             // The one way back in: a requeue of input claimed and never stepped.
@@ -170,7 +175,7 @@ export function checkDelivery(events: readonly SessionEvent[], options: { aborts
           for (const id of removed) claimedIn.set(id, openTurn!)
           if (splice.target === 'next-turn') {
             claimsThisTurn += removed.length
-            for (const id of removed) if (!nextTurnClaims.includes(id)) nextTurnClaims.push(id)
+            for (const id of removed) if (queuedForTurn.has(id) && !nextTurnClaims.includes(id)) nextTurnClaims.push(id)
           }
         }
         break
