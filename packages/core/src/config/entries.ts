@@ -8,6 +8,7 @@ import { ToolRegistry } from '../tools/registry.js'
 import type { Tool } from '../tools/types.js'
 import { schemaErrors } from './ajv-messages.js'
 import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './credentials.js'
+import { isPlainObject } from './plain-strings.js'
 import { childPath, describeValue } from './problems.js'
 import { importEntry, type ModuleLoader } from './resolve.js'
 import { checkSecrets } from './secrets.js'
@@ -233,8 +234,23 @@ function credentialAsName(kind: EntryKind): string {
 function wrongKind(kind: EntryKind, source: string, value: unknown): string {
   const found = describeExport(value)
   const other = KIND_FOUND[found]
-  const hint = other !== undefined && other !== kind ? `; name it under "${EXPECTED[other].section}" instead` : `. ${EXPECTED[kind].how}`
+  const hint = other !== undefined && other !== kind ? `; name it under "${EXPECTED[other].section}" instead` : `. ${(source === 'it' && writtenAsMap(kind, value)) || EXPECTED[kind].how}`
   return `${source} is not ${EXPECTED[kind].what} (found ${found})${hint}.`
+}
+
+/**
+ * An entry the config spells out as a map — YAML's `- retry: { maxAttempts: 3 }`, JSON's
+ * `{ "retry": {…} }` — where a name or `[name, options]` belongs: the form it meant, not advice
+ * about a module's default export (there is no module).
+ */
+function writtenAsMap(kind: EntryKind, value: unknown): string | undefined {
+  if (kind === 'adapter' || typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainObject(value)) return undefined
+  // One key, no function: not a plugin or tool object a TS config wrote without its define…().
+  const keys = Object.keys(value)
+  if (keys.length !== 1 || typeof (value as Record<string, unknown>)[keys[0]!] === 'function') return undefined
+  const name = looksLikeCredential(keys[0]!) ? '"<name>"' : JSON.stringify(keys[0])
+  if (kind === 'tool') return `In a config file a tool is named by its path or package, without options: ${name}`
+  return `In a config file a ${kind} is its name, or [name, options]: [${name}, { … }], not { ${name}: { … } }`
 }
 
 function describeExport(value: unknown): string {
