@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { createAgent, type Agent, type SessionEvent } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { deliveryAnswer, deliveryOp, nextMacrotask, runAndCrash, type MakeAgent } from '../../../core/src/testing/delivery.js'
-import rateLimit, { type RateLimitOptions } from './index.js'
+import rateLimit, { type Options } from './index.js'
 
 // The core's delivery rules (core/src/testing/delivery.ts) with this plugin in the loop: a step
 // over the limit is rejected (its input consumed), delayed (an abort can land in the wait) or
@@ -11,7 +11,7 @@ import rateLimit, { type RateLimitOptions } from './index.js'
 // a crash cut anywhere, and a cancel drops it). Short windows on the real clock: every timing the
 // runs happen to take must keep the rules.
 
-const options: fc.Arbitrary<RateLimitOptions> = fc.record({
+const options: fc.Arbitrary<Options> = fc.record({
   turnsPerMinute: fc.integer({ min: 1, max: 2 }),
   windowMs: fc.integer({ min: 2, max: 15 }),
   onLimit: fc.constantFrom('reject' as const, 'delay' as const, 'requeue' as const, 'requeue' as const),
@@ -61,7 +61,7 @@ async function settle(agent: Agent): Promise<void> {
   }
 }
 
-function agentOn(answers: readonly ScriptedResponse[], limit: RateLimitOptions): MakeAgent {
+function agentOn(answers: readonly ScriptedResponse[], limit: Options): MakeAgent {
   return (store, sessionId) => {
     let request = 0
     const model = scripted({ responses: Array.from({ length: 400 }, () => () => answers[request++ % answers.length]!) })
