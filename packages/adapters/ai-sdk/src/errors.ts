@@ -1,9 +1,7 @@
-import { ModelError, retryAfterMs } from '@bosun/core'
+import { CONTEXT_WINDOW_MESSAGE, ModelError, retryAfterMs } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
 import { withoutCredentials } from './mask.js'
 
-// `context size`: llama.cpp's server ("exceeds the available context size", exceed_context_size_error).
-const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|context[_ ]size|too many tokens|prompt is too long|input is too long|reduce the length/i
 
 /** The error an aborted request throws. */
 export function abortedError(cause?: unknown): ModelError {
@@ -50,7 +48,7 @@ function typedError(error: unknown, signal: AbortSignal, provider: string): Mode
   if (status !== undefined && status >= 100 && status <= 599) {
     let code: ModelErrorCode = ModelError.codeForStatus(status)
     const body = stringField(error, 'responseBody') ?? ''
-    if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${message} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+    if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW_MESSAGE.test(`${message} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
     // An exhausted quota (OpenAI's 429 insufficient_quota) is not cured by waiting, whatever the SDK says.
     const quota = status === 429 && /insufficient_quota/.test(`${body} ${nestedKind(error)}`)
     const wait = quota ? undefined : waitFrom(error, status)
@@ -132,7 +130,7 @@ function codeForName(name: string, message: string): ModelErrorCode | undefined 
     case 'AI_UnsupportedFunctionalityError':
     case 'AI_InvalidArgumentError':
     case 'AI_TooManyEmbeddingValuesForCallError':
-      return CONTEXT_WINDOW.test(message) ? 'CONTEXT_WINDOW_EXCEEDED' : 'INVALID_REQUEST'
+      return CONTEXT_WINDOW_MESSAGE.test(message) ? 'CONTEXT_WINDOW_EXCEEDED' : 'INVALID_REQUEST'
     case 'TimeoutError':
       return 'TIMEOUT'
     default:
@@ -144,7 +142,7 @@ function codeForName(name: string, message: string): ModelErrorCode | undefined 
 function codeForKind(kind: string, message: string): ModelErrorCode {
   const text = `${kind} ${message}`
   if (/rate[_ ]?limit|too[_ ]many[_ ]requests|quota/i.test(kind)) return 'RATE_LIMIT'
-  if (/context[_ ]length|context[_ ]window|request[_ ]too[_ ]large/i.test(kind) || CONTEXT_WINDOW.test(message)) return 'CONTEXT_WINDOW_EXCEEDED'
+  if (/context[_ ]length|context[_ ]window|request[_ ]too[_ ]large/i.test(kind) || CONTEXT_WINDOW_MESSAGE.test(message)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (/authentication|permission|unauthori[sz]ed|api[_ ]key/i.test(kind)) return 'AUTH'
   if (/timeout|timed[_ ]out/i.test(text)) return 'TIMEOUT'
   if (/invalid[_ ]request|not[_ ]found|invalid/i.test(kind)) return 'INVALID_REQUEST'

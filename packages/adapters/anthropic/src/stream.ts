@@ -1,4 +1,4 @@
-import { ModelError } from '@bosun/core'
+import { CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
 
 /** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
@@ -259,9 +259,10 @@ function reasoning(text: string, signature: string): ModelChunk {
 export function streamError(value: unknown, where = 'in the stream'): ModelError {
   const error = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
   const type = typeof error.type === 'string' ? error.type : 'unknown_error'
-  const detail = typeof error.message === 'string' ? `: ${error.message}` : ''
+  // Cut: a message can be megabytes, and the error goes into the log and the terminal.
+  const detail = typeof error.message === 'string' ? `: ${excerpt(error.message, MAX_PROVIDER_MESSAGE)}` : ''
   const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
-  const code = base === 'INVALID_REQUEST' && /prompt is too long|context window/i.test(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
+  const code = base === 'INVALID_REQUEST' && CONTEXT_WINDOW_MESSAGE.test(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
   // The HTTP status was 200: the equivalent status is kept in the message only.
   return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status}).`)
 }

@@ -1,7 +1,5 @@
-import { BosunError, excerpt, ModelError } from '@bosun/core'
+import { BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
-
-const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -18,13 +16,14 @@ const httpStatus = (value: unknown): number | undefined => {
  */
 export function streamError(label: string, error: unknown, secret?: string): ModelError {
   const fields = isObject(error) ? error : {}
+  // Cut: a provider's message can be megabytes, and the error goes into the log and the terminal.
   const message =
-    typeof fields.message === 'string' ? fields.message : typeof error === 'string' ? error : excerpt(JSON.stringify(error) ?? '', 200, secret)
+    typeof fields.message === 'string' ? excerpt(fields.message, MAX_PROVIDER_MESSAGE, secret) : typeof error === 'string' ? excerpt(error, MAX_PROVIDER_MESSAGE, secret) : excerpt(JSON.stringify(error) ?? '', 200, secret)
   const status = httpStatus(fields.status) ?? httpStatus(fields.code) ?? httpStatus(fields.status_code)
   const kind = [fields.type, fields.code].filter((v) => typeof v === 'string').join(' ')
   let code: ModelErrorCode = 'SERVER'
   const options: ModelErrorOptions = status === undefined ? {} : { status }
-  if (CONTEXT_WINDOW.test(`${kind} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+  if (CONTEXT_WINDOW_MESSAGE.test(`${kind} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
   else if (status !== undefined) code = ModelError.codeForStatus(status)
   else if (/insufficient_quota/i.test(kind)) {
     code = 'RATE_LIMIT'

@@ -3,7 +3,22 @@ import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
 
-const CONTEXT_WINDOW = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i
+/**
+ * How providers say that a request is longer than the model's context, in an error's message:
+ * OpenAI (`context_length_exceeded`, "maximum context length"), Anthropic ("prompt is too long"),
+ * llama.cpp (`exceed_context_size_error`, "exceeds the available context size"), Gemini ("The input
+ * token count … exceeds the maximum number of tokens allowed"), vLLM and others. One list for every
+ * adapter: a message matched here is `CONTEXT_WINDOW_EXCEEDED`, which compaction acts on.
+ */
+export const CONTEXT_WINDOW_MESSAGE =
+  /context[_ ]length|context window|maximum context|context[_ ]size|too many tokens|prompt is too long|input is too long|reduce the length|input token count.*exceeds the maximum/i
+
+/**
+ * The longest provider message an error quotes (characters, after the key is masked). A provider
+ * can answer with a message of megabytes (an echo of the request); the error goes into `turn/end`,
+ * every `llm/retry`, the session file and the terminal, so it is cut, `…` marking the cut.
+ */
+export const MAX_PROVIDER_MESSAGE = 1_000
 
 /**
  * Maps a failed HTTP response of a provider to a typed {@link ModelError}: the code from the
@@ -18,7 +33,7 @@ export function modelErrorFromResponse(provider: string, status: number, headers
   const body = maskSecret(text, secret)
   let code: ModelErrorCode = ModelError.codeForStatus(status)
   const detail = providerMessage(body)
-  if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+  if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW_MESSAGE.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
   const wait = retryAfterMs(headers, Date.now(), { resetHeaders: status === 429 })
   const quota = status === 429 && QUOTA.test(body)
   const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code)
@@ -53,13 +68,17 @@ export async function errorFromResponse(provider: string, response: Response, op
   return modelErrorFromResponse(provider, response.status, response.headers, body, options)
 }
 
-/** The `error.message` of a JSON error body (OpenAI and Anthropic shapes), else a trimmed excerpt. */
+/**
+ * The `error.message` of a JSON error body (OpenAI and Anthropic shapes), cut at
+ * {@link MAX_PROVIDER_MESSAGE} characters, else a trimmed excerpt of the body. Mask the key in
+ * `body` first (as {@link modelErrorFromResponse} does).
+ */
 export function providerMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
-    if (typeof parsed.error === 'string') return parsed.error
-    if (typeof parsed.error?.message === 'string') return parsed.error.message
-    if (typeof parsed.message === 'string') return parsed.message
+    if (typeof parsed.error === 'string') return excerpt(parsed.error, MAX_PROVIDER_MESSAGE)
+    if (typeof parsed.error?.message === 'string') return excerpt(parsed.error.message, MAX_PROVIDER_MESSAGE)
+    if (typeof parsed.message === 'string') return excerpt(parsed.message, MAX_PROVIDER_MESSAGE)
   } catch {
     // not JSON: fall through to the excerpt
   }

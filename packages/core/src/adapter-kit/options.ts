@@ -54,6 +54,10 @@ export function adapterOptionProblems(options: { baseURL?: unknown; headers?: un
     problems.push({ keys: ['baseURL'], message: `must be a URL that parses (a valid host and port), e.g. ${JSON.stringify(example)}`, found: baseURL })
   }
   for (const [name, value] of typeof headers === 'object' && headers !== null ? Object.entries(headers) : []) {
+    if (FETCH_OWNED_HEADERS.has(name.toLowerCase())) {
+      problems.push({ keys: ['headers', name], message: `cannot be set: fetch writes "${name.toLowerCase()}" itself, and refuses every request that gives it (remove it)` })
+      continue
+    }
     try {
       new Headers([[name, String(value)]])
     } catch {
@@ -63,3 +67,10 @@ export function adapterOptionProblems(options: { baseURL?: unknown; headers?: un
   }
   return problems
 }
+
+/**
+ * Names `new Headers` accepts but Node's fetch (undici) refuses at send time or gets wrong: every
+ * request of an adapter configured with one would fail (a retried TRANSPORT error) or wait for a
+ * body length that never comes. fetch frames the body and the connection itself.
+ */
+const FETCH_OWNED_HEADERS = new Set(['transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'content-length'])
