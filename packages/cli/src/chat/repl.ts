@@ -42,7 +42,9 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   let agent = opened.agent
   const { io, out } = ctx
   const s = out.style
-  const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true
+  // A dumb terminal (TERM=dumb: Emacs' M-x shell, some CI consoles) cannot move the cursor: the
+  // live area's redraws would show as escape codes there, so it gets the plain chat, as a pipe does.
+  const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.TERM !== 'dumb'
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal, prompt: s.bold('› '), historySize: 200, completer: completeSlash })
   let hint: string | undefined
   let armed = false
