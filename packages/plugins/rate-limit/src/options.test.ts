@@ -19,7 +19,7 @@ describe('rate-limit options', () => {
   })
 
   it.each<[string, unknown, string]>([
-    ['no limit at all', {}, '$.turnsPerMinute,$.stepsPerMinute,$'],
+    ['no limit at all', {}, '$'],
     ['a zero limit', { turnsPerMinute: 0 }, '$.turnsPerMinute'],
     ['a fractional limit', { stepsPerMinute: 1.5 }, '$.stepsPerMinute'],
     ['a string limit', { turnsPerMinute: '20' }, '$.turnsPerMinute'],
@@ -31,6 +31,13 @@ describe('rate-limit options', () => {
     ['a misspelt option', { turnsPerMin: 20, turnsPerMinute: 1 }, '$.turnsPerMin'],
   ])('refuses %s with PLUGIN_OPTIONS_INVALID naming the path', async (_, options, paths) => {
     await expect(build(options)).rejects.toMatchObject({ code: 'PLUGIN_OPTIONS_INVALID', details: { paths } })
+  })
+
+  it('says once that one of the two limits is needed, not that both are required', async () => {
+    const error = await build({ turnsPerMinut: 5 }).catch((e: unknown) => e as Error)
+    expect(error.message).toContain('- $: must be an object with turnsPerMinute or stepsPerMinute (at least one) (found an object)')
+    expect(error.message).toContain('did you mean "turnsPerMinute"?')
+    expect(error.message).not.toContain('is required')
   })
 
   it('says what was expected', async () => {

@@ -66,5 +66,8 @@ export const optionsSchema: JsonSchema = {
     sourceKey: { type: 'string', minLength: 1, default: 'userId', description: 'With per: source, the source field naming the sender.' },
   },
   anyOf: [{ required: ['turnsPerMinute'] }, { required: ['stepsPerMinute'] }],
+  // Said once, as the README says it: "turnsPerMinute is required" and "stepsPerMinute is required"
+  // side by side read as if both were.
+  'x-expected': 'an object with turnsPerMinute or stepsPerMinute (at least one)',
   additionalProperties: false,
 }
