@@ -45,7 +45,7 @@ declare module '@bosun/core' {
  * // bosun.config.ts
  * export default defineConfig({
  *   plugins: [['content-filter', { rules: [
- *     { id: 'card', pattern: '\\b(?:\\d[ -]?){13,16}\\b', action: 'redact', replacement: '[card]', scope: 'both' },
+ *     { id: 'card', pattern: '\\b(?:\\d[ -]?){12,15}\\d\\b', action: 'redact', replacement: '[card]', scope: 'both' },
  *     { id: 'slurs', keywords: ['…'], action: 'reject' },
  *     { id: 'long', maxLength: 8000, action: 'reject' },
  *   ] }]],
