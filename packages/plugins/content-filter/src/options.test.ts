@@ -65,7 +65,7 @@ describe('content-filter options: checked in setup, when the agent is built', ()
     const lines = (error as Error).message.split('\n').slice(1)
     expect(lines.map((line) => line.replace(/(RegExp flags|regular expression): .*/, '$1: …'))).toEqual([
       '  - $.rules[1].pattern: must be a valid regular expression: …',
-      '  - $.rules[2].id: must be unique: $.rules[0] has the id "a" too',
+      '  - $.rules[2].id: must be unique: the rule at rules[0] has the id "a" too',
       '  - $.rules[2].flags: must be valid RegExp flags: …',
       '  - $.rules[3].test: must be a function (text, message) => boolean | string, given in code (found "not a function")',
       '  - $.rules[4].scope: must be "input" for a test predicate: it judges input messages only (found "output")',

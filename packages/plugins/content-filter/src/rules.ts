@@ -50,7 +50,7 @@ export function compileRules({ rules }: Options, plugin: string): CompiledRule[]
   rules.forEach((rule, index) => {
     const fail = (message: string, ...keys: (string | number)[]) => problems.push({ keys: ['rules', index, ...keys], message })
     const earlier = seen.get(rule.id)
-    if (earlier !== undefined) fail(`must be unique: $.rules[${earlier}] has the id ${JSON.stringify(rule.id)} too`, 'id')
+    if (earlier !== undefined) fail(`must be unique: the rule at rules[${earlier}] has the id ${JSON.stringify(rule.id)} too`, 'id')
     seen.set(rule.id, index)
     const scope = rule.scope ?? 'input'
     const base = { id: rule.id, action: rule.action, input: scope !== 'output', output: scope !== 'input' }
