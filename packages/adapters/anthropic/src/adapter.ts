@@ -137,7 +137,7 @@ async function* send(connection: Connection, body: string, signal: AbortSignal):
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
   if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }), connection)
   const type = response.headers.get('content-type')
-  if (type !== null && !type.includes('text/event-stream')) {
+  if (type !== null && !isEventStream(type)) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
     // A gateway or proxy may answer 200 with Anthropic's error object as JSON: typed like the same
     // error in a stream (an overloaded_error stays a retryable SERVER error).
@@ -149,10 +149,16 @@ async function* send(connection: Connection, body: string, signal: AbortSignal):
   yield* sseEvents(response.body, secret)
 }
 
-/** Configured headers may add or replace anything but the key. */
+/**
+ * Configured headers may add anything and replace `anthropic-version`, but never the key nor
+ * `content-type` and `accept`: the body is JSON and the answer is read as an event stream whatever
+ * they say (as the openai adapter keeps its own).
+ */
 function headers(connection: Connection): Headers {
-  const result = new Headers({ 'content-type': 'application/json', accept: 'text/event-stream', 'anthropic-version': ANTHROPIC_VERSION })
+  const result = new Headers({ 'anthropic-version': ANTHROPIC_VERSION })
   for (const [name, value] of Object.entries(connection.options.headers)) result.set(name, value)
+  result.set('content-type', 'application/json')
+  result.set('accept', 'text/event-stream')
   if (connection.apiKey === undefined) result.delete('x-api-key')
   else result.set('x-api-key', connection.apiKey)
   return result
@@ -205,6 +211,11 @@ function keyHint({ options, keyNamed, where }: Connection): string {
 /** What a 401 or 403 from a server that was sent no key says: how to send it one. */
 function noKeyHint({ where }: Connection): string {
   return ` (no key was sent: ${DEFAULT_API_KEY_ENV} goes to ${ANTHROPIC_HOST} only. Name the variable holding this server's key with the option apiKeyEnv — "apiKeyEnv": "${DEFAULT_API_KEY_ENV}" for a proxy that takes your Anthropic key — for ${where})`
+}
+
+/** Whether a content type is `text/event-stream`: media types are case-insensitive and may carry parameters (`; charset=utf-8`). */
+function isEventStream(type: string): boolean {
+  return type.split(';', 1)[0]!.trim().toLowerCase() === 'text/event-stream'
 }
 
 /** `<baseURL>/v1/messages`, with the base URL's query (a proxy's `?api-version=…`) kept after the path. */

@@ -24,7 +24,7 @@ export interface AnthropicOptions {
   temperature?: number
   /** Enables extended thinking with a token budget: low 1024, medium 4096, high 16384. Default: off. */
   reasoningEffort?: ReasoningEffort
-  /** Extra HTTP headers (e.g. `anthropic-beta`). They cannot replace `x-api-key`. */
+  /** Extra HTTP headers (e.g. `anthropic-beta`). They cannot replace `x-api-key`, `content-type` or `accept`. */
   headers?: Record<string, string>
   /**
    * Fail with `TIMEOUT` when no content (text, thinking or tool-call progress) arrives for this
