@@ -2,6 +2,7 @@ import { basename } from 'node:path'
 import { defaultLoaders, type Loader } from 'cosmiconfig'
 import { maskCredentials } from './credentials.js'
 import { FLATTEN_ADVICE } from './depth.js'
+import { missingExportHint } from './export-hint.js'
 import { importModule } from './import-module.js'
 import { defaultExport, missingPackageHint, summarizeError } from './resolve.js'
 
@@ -33,8 +34,10 @@ export const loadModule: Loader = async (filepath) => {
     namespace = await importModule(filepath, { fresh: true, lenient: true })
   } catch (error) {
     // A package the config imports that is not installed (`@bosun/core/config` where only the CLI is): what to install, as for an entry.
+    // A name imported from a Bosun package that does not export it (`defineConfig` from
+    // `@bosun/core`): which entry point has it — the error itself names neither.
     const summary = summarizeError(error)
-    const hint = missingPackageHint(error, basename(filepath))
+    const hint = missingPackageHint(error, basename(filepath)) || (await missingExportHint(filepath))
     throw new ConfigFileError(`loading the file threw: ${summary}${hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''}${hint}`, { cause: error })
   }
   const { value, namedExports } = defaultExport(namespace)

@@ -166,6 +166,6 @@ function splitSpecifier(name: string): [string, string] {
 }
 
 /** `@a/b/c` → `@a/b`; `a/c` → `a`. */
-function packageOf(specifier: string): string {
+export function packageOf(specifier: string): string {
   return splitSpecifier(specifier)[0]
 }
