@@ -28,6 +28,8 @@ export interface Anchor {
 export type Op =
   | { kind: 'send'; method: Method; at: Anchor; how: How }
   | { kind: 'abort' | 'cancel' | 'wake'; at: Anchor; how: How }
+  /** Something a plugin adds (agent.compact()): the run's `custom[name]` does it. */
+  | { kind: 'custom'; name: string; at: Anchor; how: How }
 
 const how = fc.constantFrom<How>('observer', 'microtask', 'macrotask')
 const at: fc.Arbitrary<Anchor> = fc.record({
@@ -48,12 +50,13 @@ export const deliveryAnswer: fc.Arbitrary<ScriptedResponse> = fc.oneof(
 export const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Runs `ops` against a live agent: each fires at its anchor event (or at idle, in order, for those the run never reached); returns the log's length at each abort or cancel. */
-async function runLive(agent: Agent, ops: readonly Op[]): Promise<number[]> {
+async function runLive(agent: Agent, ops: readonly Op[], custom: DeliveryRun['custom'] = {}): Promise<number[]> {
   let n = 0
   const aborts: number[] = []
   const fire = (o: Op) => {
     if (o.kind === 'send') agent[o.method](`m${n++}`)
     else if (o.kind === 'wake') agent.wake()
+    else if (o.kind === 'custom') custom[o.name]!(agent)
     else {
       aborts.push(agent.session.length)
       if (o.kind === 'abort') agent.abort('stop')
@@ -256,7 +259,17 @@ export function checkDelivery(events: readonly SessionEvent[], options: { aborts
 /** What a run needs: an agent on `store` for `sessionId` (the live one, then the one reopened after the cut). */
 export type MakeAgent = (store: ReturnType<typeof memoryStore>, sessionId: string) => Promise<Agent>
 
+/** `deliveryOp`s, and sometimes one of these plugin operations (see {@link DeliveryRun.custom}). */
+export function deliveryOpWith(names: readonly string[]): fc.Arbitrary<Op> {
+  return fc.oneof(
+    { weight: 8, arbitrary: deliveryOp },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('custom' as const), name: fc.constantFrom(...names), at, how }) },
+  )
+}
+
 export interface DeliveryRun {
+  /** What each `custom` op does to the live agent, by name (errors it rejects with are the plugin's to report: caught). */
+  custom?: Record<string, (agent: Agent) => void>
   /** Waits for work a plugin still owes after the queues are empty (a requeue timer), before the final drain. */
   settle?: (agent: Agent) => Promise<void>
   /** Ids a plugin logged as given back after its reject (rate-limit's requeue): they may return to a queue. */
@@ -271,7 +284,7 @@ export interface DeliveryRun {
 export async function runAndCrash(makeAgent: MakeAgent, ops: readonly Op[], cutAt: number, run: DeliveryRun = {}): Promise<void> {
   const store = memoryStore()
   const live = await makeAgent(store, 'live')
-  const aborts = await runLive(live, ops)
+  const aborts = await runLive(live, ops, run.custom)
   if (run.settle) await run.settle(live)
   const full = live.session.events.slice()
   const header = live.session.header

@@ -34,7 +34,7 @@ describe('rate-limit options', () => {
   })
 
   it('says once that one of the two limits is needed, not that both are required', async () => {
-    const error = await build({ turnsPerMinut: 5 }).catch((e: unknown) => e as Error)
+    const error = (await build({ turnsPerMinut: 5 }).then(() => undefined, (e: unknown) => e)) as Error
     expect(error.message).toContain('- $: must be an object with turnsPerMinute or stepsPerMinute (at least one) (found an object)')
     expect(error.message).toContain('did you mean "turnsPerMinute"?')
     expect(error.message).not.toContain('is required')
