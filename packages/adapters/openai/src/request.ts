@@ -158,10 +158,7 @@ function assistantMessage(content: readonly AssistantBlock[], settings: RequestS
     if (block.type === 'text') {
       if (block.text !== '') texts.push(block.text)
     } else if (block.type === 'tool-call') {
-      // A call without arguments (streamed as none, or cut off before any) goes back as `{}`: servers
-      // such as vLLM parse the field as JSON.
-      const args = block.arguments.trim() === '' ? '{}' : block.arguments
-      calls.push({ id: providerToolCallId(block.id), type: 'function', function: { name: block.name, arguments: args } })
+      calls.push({ id: providerToolCallId(block.id), type: 'function', function: { name: block.name, arguments: sentArguments(block.arguments) } })
     } else if (block.provider === settings.provider) {
       // Another provider's reasoning (Anthropic thinking, another server's reasoning_content) is dropped.
       reasoning.push(block.text)
@@ -174,6 +171,24 @@ function assistantMessage(content: readonly AssistantBlock[], settings: RequestS
     if (settings.reasoningPassback && reasoning.length > 0) message.reasoning_content = reasoning.join('')
   }
   return message
+}
+
+/**
+ * A tool call's arguments as sent back: as written when they are a JSON object, else `{}` — none
+ * (streamed as none, or cut off before any), broken JSON (a model's mistake, a stream cut inside
+ * them), or another JSON value. Servers such as vLLM parse the field as a JSON object and refuse
+ * the whole request otherwise, so one broken call would fail every later request of the session;
+ * the call's tool result already told the model its arguments were invalid. The anthropic and
+ * ai-sdk adapters send the same `{}`.
+ */
+function sentArguments(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return text
+  } catch {
+    // not JSON: `{}`
+  }
+  return '{}'
 }
 
 function joinText(content: readonly ContentBlock[]): string {
