@@ -43,6 +43,13 @@ export function Timeline() {
     initialRect: { width: 800, height: typeof window === 'undefined' ? 800 : window.innerHeight },
   })
 
+  // Each session opens at its end: the reader's scroll up was in the session they left (this effect
+  // runs before the one below, so the new session's rows are followed from its first render).
+  useEffect(() => {
+    atEnd.current = true
+    userScroll.current = false
+  }, [selected])
+
   useEffect(() => {
     if (atEnd.current && count > 0) virtualizer.scrollToIndex(count - 1, { align: 'end' })
   }, [count, lastSeq, virtualizer])
