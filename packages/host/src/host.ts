@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { createAgent, type CreateAgentOptions, type Store } from '@bosun/core'
+import { createAgent, registerSecret, type CreateAgentOptions, type Store } from '@bosun/core'
 import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
@@ -147,6 +147,9 @@ function factoryFrom(options: CreateHostOptions): AgentFactory {
  */
 export function createHost(options: CreateHostOptions): Host {
   checkHostOptions(options)
+  // Masked from here on in every log line and error answer, as a provider's key is: `bosun serve`
+  // reads it from a --token-file, where registerSecretsFromEnv never sees it.
+  registerSecret(options.auth?.token)
   const { store } = options
   const limits = options.limits ?? {}
   const bodyLimit = limits.bodyBytes ?? DEFAULT_BODY_LIMIT
