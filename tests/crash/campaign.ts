@@ -14,6 +14,7 @@ import { scripted } from '@bosun/adapter-scripted'
 import { createAgent, foldConsumedWork, type SessionEvent, type Store } from '@bosun/core'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { sqliteStore } from '@bosun/plugin-store-sqlite'
+import { checkDelivery } from '../../packages/core/src/testing/delivery.js'
 
 export type StoreKind = 'jsonl' | 'sqlite'
 
@@ -119,6 +120,14 @@ function verify(events: readonly SessionEvent[], acked: ReadonlySet<string>, run
     }
   }
   if (open !== undefined) throw new Error(`${run}: turn ${open} still open after the session was reopened`)
+  // The loop's delivery rules over the whole log (core/src/testing/delivery.ts): at most one delivery
+  // per message, claims only inside turns, steps paired, follow-ups in order, nothing claimed left
+  // undelivered but by a Stop or a pre-step reject — across every kill and repair so far.
+  try {
+    checkDelivery(events)
+  } catch (error) {
+    throw new Error(`${run}: ${(error as Error).message}`)
+  }
 
   const work = foldConsumedWork(events)
   const placed = new Map<string, string>()
