@@ -58,6 +58,7 @@ export async function admit(live: LiveSession, input: PostMessageBody, waitDurab
     seq,
     position: found ? found.index : null,
     status: agent.status,
-    durable: seq <= live.durableSeq,
+    // The host's own waits, or any flush since — the loop flushes before each model request.
+    durable: seq <= live.durableSeq || seq < agent.session.durableLength,
   }
 }

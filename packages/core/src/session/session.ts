@@ -86,6 +86,8 @@ export class Session {
   #ignorable: Set<string> | undefined
   /** Set by `createAgent` unless `logPages: false`: each `turn/end` makes the session a sweep candidate. */
   #sealing: Sealing | undefined
+  /** See {@link durableLength}: the stored log is durable; a flush that resolves moves it on. */
+  #durable: number
 
   /**
    * @param events the stored log (already validated by the store); owned by the session from now on,
@@ -99,6 +101,7 @@ export class Session {
     this.#log = log
     this.#writer = options.writer
     this.#writerPushes = options.writer !== undefined && takesLog(options.writer, events, log)
+    this.#durable = options.writer === undefined ? 0 : log.length
     this.#now = options.now ?? Date.now
     this.#reportError = options.reportError ?? ((error, context) => logThrown(context, error))
   }
@@ -160,6 +163,7 @@ export class Session {
       for (let seq = events.length; seq < log.length; seq++) writer.append(log.at(seq)!)
       session.#writer = writer
       session.#writerPushes = takesLog(writer, events, log)
+      session.#durable = events.length
     }
   }
 
@@ -224,7 +228,25 @@ export class Session {
 
   /** Resolves when every event appended so far is durable in the store; rejects with the write error. */
   flush(): Promise<void> {
-    return this.#writer ? this.#writer.flush() : Promise.resolve()
+    const writer = this.#writer
+    if (!writer) return Promise.resolve()
+    const upTo = this.#log.length
+    const flushed = writer.flush()
+    if (upTo <= this.#durable) return flushed
+    return flushed.then(() => {
+      if (upTo > this.#durable) this.#durable = upTo
+    })
+  }
+
+  /**
+   * How many of the log's first events are known to be durable in the store: every event with
+   * `seq < durableLength` was, when a `flush()` — the caller's or the loop's, which flushes before
+   * each model request — resolved after it was appended, or when the session was opened. A lower
+   * bound: the store may have written later events behind (its batch window) without a flush
+   * saying so. 0 for a session without a store writer.
+   */
+  get durableLength(): number {
+    return this.#durable
   }
 
   /** Flushes, then releases the store's writer. The session accepts no appends afterwards (`AGENT_CLOSED`). */
