@@ -1,5 +1,5 @@
 import {
-  BosunError, errorFromResponse, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
+  BosunError, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
   registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest } from '@bosun/core'
@@ -7,6 +7,7 @@ import { DEFAULT_API_KEY_ENV, resolveOptions, type AnthropicOptions, type Resolv
 import { toAnthropicRequest } from './request.js'
 import { sseEvents } from './sse.js'
 import { MessageStreamDecoder, streamError, type AnthropicEvent } from './stream.js'
+import { responseError } from './too-large.js'
 
 /** The `anthropic-version` header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -135,7 +136,7 @@ async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<Mo
 async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
   const secret = connection.apiKey
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw withPathHint(await errorFromResponse('Anthropic', response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }), connection)
+  if (!response.ok) throw withPathHint(await responseError(response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }), connection)
   const type = response.headers.get('content-type')
   if (type !== null && !isEventStream(type)) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)

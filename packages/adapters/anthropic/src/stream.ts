@@ -1,5 +1,6 @@
-import { CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
+import { excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
+import { countsTokens, TOO_LARGE_HINT } from './too-large.js'
 
 /** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
 export interface AnthropicEvent {
@@ -30,7 +31,8 @@ const STREAM_ERRORS: Readonly<Record<string, [ModelErrorCode, number]>> = {
   permission_error: ['AUTH', 403],
   invalid_request_error: ['INVALID_REQUEST', 400],
   not_found_error: ['INVALID_REQUEST', 404],
-  request_too_large: ['CONTEXT_WINDOW_EXCEEDED', 413],
+  // A byte limit (large images): INVALID_REQUEST unless its message counts tokens (too-large.ts).
+  request_too_large: ['INVALID_REQUEST', 413],
   timeout_error: ['TIMEOUT', 504],
 }
 
@@ -262,9 +264,10 @@ export function streamError(value: unknown, where = 'in the stream'): ModelError
   // Cut: a message can be megabytes, and the error goes into the log and the terminal.
   const detail = typeof error.message === 'string' ? `: ${excerpt(error.message, MAX_PROVIDER_MESSAGE)}` : ''
   const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
-  const code = base === 'INVALID_REQUEST' && CONTEXT_WINDOW_MESSAGE.test(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
+  const code = base === 'INVALID_REQUEST' && countsTokens(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
+  const hint = type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : ''
   // The HTTP status was 200: the equivalent status is kept in the message only.
-  return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status}).`)
+  return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status})${hint}.`)
 }
 
 function count(value: unknown): number | undefined {
