@@ -116,7 +116,7 @@ describe('config errors — the root schema', () => {
   it('model is not an object', async () => {
     expect(await bad('model-not-object')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/model-not-object/bosun.config.yaml:
-        - $.model: must be an object (found "openai")"
+        - $.model: must be an object { "adapter": "scripted", "options"?: {…} } (found "openai")"
     `)
   })
 
@@ -131,7 +131,7 @@ describe('config errors — the root schema', () => {
   it('plugins is not an array', async () => {
     expect(await bad('plugins-not-array')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/plugins-not-array/bosun.config.yaml:
-        - $.plugins: must be an array (found "retry")"
+        - $.plugins: must be an array of plugins, each a plugin name ("retry"), [name, options] or a plugin object (found "retry")"
     `)
   })
 
@@ -148,7 +148,7 @@ describe('config errors — the root schema', () => {
         - $.model.adapter: must be an adapter name ("scripted", "openai"), a package name, a "./path" or an adapter object (found 7)
         - $.store: must be "memory", a store name ("store-jsonl"), [name, options] or a store object (found 12)
         - $.system: must be a string (found ["a", "b"])
-        - $.tools: must be an array (found "./tools/clock.ts")
+        - $.tools: must be an array of tools, each a "./path" or package name of a tool module, or a tool object (found "./tools/clock.ts")
         - $.maxParallelTools: must be an integer (found 2.5)"
     `)
   })

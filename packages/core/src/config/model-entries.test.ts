@@ -52,7 +52,7 @@ describe('model entries in plugin options', () => {
         - $.plugins[1][1].model.options.recrd (adapter "scripted"): unknown key "recrd" — did you mean "record"?
         - $.plugins[1][1].model.options.tokenEnv (adapter "scripted"): unknown key "tokenEnv"; the known keys are responses, record.
         - $.plugins[1][1].model.options.responses[0].chunkSize (adapter "scripted"): must be >= 1 (found 0)
-        - $.plugins[2][1].model: must be an object (found "scripted")
+        - $.plugins[2][1].model: must be an object { "adapter": "scripted", "options"?: {…} } (found "scripted")
         - $.plugins[3][1].model.option: unknown key "option" — did you mean "options"?
         - $.plugins[3][1].judges[0].adapter (adapter "nope-judge"): cannot be found: tried @bosun/adapter-nope-judge, then bosun-adapter-nope-judge (resolving from <fixtures>/bad/model-entry). It is not one of Bosun's adapters, and no installed package provides it. Check the spelling; a third-party adapter is installed by its full package name (bosun-adapter-<name> or @scope/bosun-adapter-<name>), then named here. Known adapters: ai-sdk, anthropic, openai, scripted."
     `)

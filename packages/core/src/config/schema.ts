@@ -29,6 +29,10 @@ const EXPECTED = {
   store: '"memory", a store name ("store-jsonl"), [name, options] or a store object',
   plugin: 'a plugin name ("rate-limit"), [name, options] or a plugin object',
   tool: 'a "./path" or package name of a tool module, a tool object or an array of tools',
+  // Not alternatives, but a `type` alone ("must be an object") does not say what to write.
+  model: 'an object { "adapter": "scripted", "options"?: {…} }',
+  plugins: 'an array of plugins, each a plugin name ("retry"), [name, options] or a plugin object',
+  tools: 'an array of tools, each a "./path" or package name of a tool module, or a tool object',
 } as const
 
 /**
@@ -40,6 +44,7 @@ export const MODEL_ENTRY_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['adapter'],
+  'x-expected': EXPECTED.model,
   properties: {
     adapter: { anyOf: [adapterName, { type: 'object' }], 'x-expected': EXPECTED.adapter, description: adapterName['description'] },
     options: options(
@@ -93,6 +98,7 @@ export const configSchema: JsonSchema = {
         ],
         'x-expected': EXPECTED.plugin,
       },
+      'x-expected': EXPECTED.plugins,
       examples: [['retry', ['rate-limit', { turnsPerMinute: 20 }], './my-plugin.ts']],
     },
     tools: {
@@ -106,6 +112,7 @@ export const configSchema: JsonSchema = {
         ],
         'x-expected': EXPECTED.tool,
       },
+      'x-expected': EXPECTED.tools,
     },
     maxParallelTools: MAX_PARALLEL_TOOLS_SCHEMA,
     logPages: {
