@@ -370,7 +370,7 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
       const { app, addedThrowing, configWithThrowing, addedBeside, removedThrowing, afterRemoveThrowing } = await npmScenario
       expect(addedThrowing.code, addedThrowing.stderr).toBe(1)
       expect(configWithThrowing, addedThrowing.stderr).toContain("['setup-throws', { words: ['x'] }],")
-      const setupFailed = /error PLUGIN_SETUP_FAILED: Plugin "setup-throws" failed in setup: setup-throws cannot start: no SETUP_THROWS_URL\n$/
+      const setupFailed = /error PLUGIN_SETUP_FAILED: Plugin "setup-throws" failed in setup: setup-throws cannot start: no SETUP_THROWS_URL\. In \S+bosun\.config\.ts: \$\.plugins\[\d+\] \(plugin "setup-throws"\)\.\n$/
       expect(addedThrowing.stderr).toContain(
         'bosun-plugin-setup-throws@1.0.0 is installed and in bosun.config.ts, but the config does not load (the error below says why): fix what it names, or take setup-throws out again with: bosun plugins remove setup-throws\n',
       )

@@ -20,7 +20,7 @@ describe.concurrent('bosun run on a config whose plugin setup refuses', () => {
     await writeProject(dir, { plugins: ['./refusing.mjs'] }, { 'refusing.mjs': REFUSING_PLUGIN })
     const result = await bosun(['run', 'hello'], { cwd: dir })
     expect(result.code).toBe(1)
-    expect(result.stderr).toBe('error PLUGIN_SETUP_FAILED: Plugin "refusing" failed in setup: the index service is down\n')
+    expect(result.stderr).toBe(`error PLUGIN_SETUP_FAILED: Plugin "refusing" failed in setup: the index service is down. In ${join(dir, 'bosun.config.json')}: $.plugins[0] (plugin "./refusing.mjs").\n`)
     expect(await sessionFiles(dir)).toEqual([])
     const listed = await bosun(['sessions', 'list'], { cwd: dir })
     expect(listed.stdout).toBe('')

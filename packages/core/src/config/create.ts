@@ -71,9 +71,36 @@ export async function createAgentFromConfig(
     ownsStore: owned !== undefined,
   }).catch(async (error: unknown) => {
     await owned?.close().catch(() => {})
-    throw asConfigErrors.get(error) ?? error
+    throw asConfigErrors.get(error) ?? locatedSetupFailure(error, loaded, resolved)
   })
   return agent
+}
+
+/**
+ * A plugin's setup (or afterSetup check) that threw, from a config file: the file and the entry's
+ * path and name, as a config problem names them (`$.plugins[0] (plugin "./guard.mjs")`) — the
+ * plugin's own name alone does not say which line of which file to look at. Same code.
+ */
+function locatedSetupFailure(error: unknown, loaded: LoadedConfig, resolved: ResolvedConfig): unknown {
+  if (!BosunError.is(error, ErrorCodes.PLUGIN_SETUP_FAILED) || resolved.file === undefined) return error
+  const plugin = error.details['plugin']
+  const index = resolved.plugins.findIndex((entry) => (Array.isArray(entry) ? entry[0] : entry).name === plugin)
+  if (index < 0) return error
+  const { entryPath, name } = entryLocation(index, loaded, resolved)
+  const stop = /[.!?]$/.test(error.message) ? '' : '.'
+  return new BosunError(ErrorCodes.PLUGIN_SETUP_FAILED, `${error.message}${stop} In ${resolved.file}: ${entryPath} (plugin "${name}").`, {
+    cause: error.cause,
+    details: { ...error.details, file: resolved.file, path: entryPath },
+  })
+}
+
+/** Where a plugin entry is in the config (`$.plugins[2]`) and the name it was given there. */
+function entryLocation(index: number, loaded: LoadedConfig, resolved: ResolvedConfig): { entryPath: string; name: string } {
+  const entry = resolved.plugins[index]!
+  const plugin: Plugin = Array.isArray(entry) ? entry[0] : entry
+  const written = (loaded.config.plugins as unknown[] | undefined)?.[index]
+  const spec = Array.isArray(written) ? written[0] : written
+  return { entryPath: childPath(childPath(rootPath(resolved.file), 'plugins'), index), name: typeof spec === 'string' ? spec : plugin.name }
 }
 
 /** The entry with a plugin whose `setup` reports its stage; its options and everything else unchanged. */
@@ -94,10 +121,7 @@ function staged(entry: PluginEntry, index: number, onStage: OnConfigStage): Plug
  */
 function withConfigPath(entry: PluginEntry, index: number, loaded: LoadedConfig, resolved: ResolvedConfig, asConfigErrors: Map<unknown, BosunError>): PluginEntry {
   const plugin: Plugin = Array.isArray(entry) ? entry[0] : entry
-  const written = (loaded.config.plugins as unknown[] | undefined)?.[index]
-  const spec = Array.isArray(written) ? written[0] : written
-  const name = typeof spec === 'string' ? spec : plugin.name
-  const entryPath = childPath(childPath(rootPath(resolved.file), 'plugins'), index)
+  const { entryPath, name } = entryLocation(index, loaded, resolved)
   const optionsPath = Array.isArray(entry) ? childPath(entryPath, 1) : entryPath
   const wrapped: Plugin = {
     ...plugin,
