@@ -202,7 +202,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .argument('[words...]', 'words to look for in names and descriptions')
     .option('--json', 'one JSON object per package (every one found, unless --limit)')
     .option('--registry <url>', 'search this registry instead of the one npm is configured with')
-    .addOption(new Option('--limit <n>', 'list the first <n> found (default: 50 in the table)').argParser(nonNegativeInteger))
+    .addOption(new Option('--limit <n>', 'list the first <n> found, 1 or more (default: 50 in the table)').argParser(limitCount))
     .option('--all', 'list every package found (each one is a request for its hooks)')
     .addHelpText('after', examples([['bosun plugins search', 'the first 50 Bosun packages'], ['bosun plugins search guard', 'matching "guard"'], ['bosun plugins search --all', 'every one']]))
     .action(run(commands.pluginsSearch))
@@ -262,6 +262,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .addHelpText('after', examples([['bosun acp', 'started by the editor; it speaks ACP on stdin/stdout']]))
     .action(run(commands.acp))
 
+  for (const group of [sessions, config, plugins]) refuseUnknownWords(group)
   return program
 }
 
@@ -275,6 +276,40 @@ async function promptFrom(ctx: CommandContext, prompt: string | undefined): Prom
   }
   const { CliErrorCodes, cliError } = await import('./errors.js')
   throw cliError(CliErrorCodes.USAGE, 'give a prompt: bosun run "<prompt>" (or pipe it in). See bosun run --help.')
+}
+
+/** `--limit`: 0 would list nothing, so the one rule is 1 or more, said for a word and for 0 alike. */
+function limitCount(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
+    throw new InvalidArgumentError('must be a whole number, 1 or more (--all lists every package found).')
+  }
+  return Number(value)
+}
+
+/**
+ * A word after a command group (`bosun config foo`) that is none of its commands: commander hands
+ * it to the group's default command as an argument, which then says "too many arguments for
+ * 'check'" — about a command the user did not type. Said as what it is, with the group's commands.
+ */
+function refuseUnknownWords(group: Command): void {
+  group.hook('preSubcommand', (command) => {
+    const word = command.args[0]
+    const names = command.commands.map((each) => each.name())
+    if (word === undefined || word.startsWith('-') || names.includes(word)) return
+    const near = names.find((name) => name.startsWith(word) || word.startsWith(name) || editDistance(name, word) <= Math.floor(word.length / 3))
+    command.error(`error: unknown command '${word}' for 'bosun ${command.name()}' (its commands: ${names.join(', ')}).${near === undefined ? '' : `\n(Did you mean ${near}?)`}`, { code: 'commander.unknownCommand' })
+  })
+}
+
+/** Levenshtein distance, for the few short command names of a group. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]!
 }
 
 function nonNegativeInteger(value: string): number {

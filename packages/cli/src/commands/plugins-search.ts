@@ -16,7 +16,6 @@ import { safeJson, safeText, safeValue } from '../terminal-safe.js'
  * The table shows the first `SHOWN` (`--limit`, `--all`); --json lists every one unless --limit.
  */
 export async function pluginsSearchCommand(ctx: CommandContext, words: string[], options: { json?: boolean; registry?: string; limit?: number; all?: boolean }): Promise<number> {
-  if (options.limit === 0) throw cliError(CliErrorCodes.USAGE, '--limit must be 1 or more; --all lists every package found.')
   if (options.limit !== undefined && options.all) throw cliError(CliErrorCodes.USAGE, 'give --limit <n> or --all, not both.')
   // Each package listed costs a request for its document (its hooks): a search near the cap
   // finds thousands, which took minutes to read for a table nobody scrolls. A script (--json)
