@@ -60,6 +60,9 @@ export async function runSlashCommand(input: string, ctx: SlashContext): Promise
       case 'drop':
         return drop(ctx, words[0])
       case 'compact': {
+        // No plugin taps agent/compact: the core's NO_COMPACTION (printed below) is the whole
+        // answer — a "compacting…" before it announced a start that never comes.
+        if (agent.hooks.compact.taps.length === 0) return void (await agent.compact())
         screen.print(style.dim('  compacting…'))
         // It runs between turns: waited for here, so that a stop meanwhile (SIGTERM) cancels it
         // before its model call starts, rather than after the turn, with no one left to stop it.
