@@ -8,10 +8,12 @@ import { retryAfterMs } from './retry-after.js'
  * OpenAI (`context_length_exceeded`, "maximum context length"), Anthropic ("prompt is too long"),
  * llama.cpp (`exceed_context_size_error`, "exceeds the available context size"), Gemini ("The input
  * token count … exceeds the maximum number of tokens allowed"), vLLM and others. One list for every
- * adapter: a message matched here is `CONTEXT_WINDOW_EXCEEDED`, which compaction acts on.
+ * adapter: a message matched here is `CONTEXT_WINDOW_EXCEEDED`, which compaction acts on. No
+ * unbounded gap (`.*`): it is run over error bodies of up to 1 MB, which an unbounded one rescans
+ * from every match of the phrase before it (seconds of a blocked event loop).
  */
 export const CONTEXT_WINDOW_MESSAGE =
-  /context[_ ]length|context window|maximum context|context[_ ]size|too many tokens|prompt is too long|input is too long|reduce the length|input token count.*exceeds the maximum/i
+  /context[_ ]length|context window|maximum context|context[_ ]size|too many tokens|prompt is too long|input is too long|reduce the length|input token count.{0,80}exceeds the maximum/i
 
 /**
  * The longest provider message an error quotes (characters, after the key is masked). A provider

@@ -17,6 +17,13 @@ describe('a context-window error in any provider\'s words is CONTEXT_WINDOW_EXCE
     })
   }
 
+  it('has no unbounded gap: a 400 body (up to 1 MB) is scanned once, not rescanned from each match of a phrase', () => {
+    // `input token count.*exceeds the maximum` rescanned the rest of the line from every "input
+    // token count": a 1 MB body repeating it held the event loop (every session) for ~40 s.
+    expect(CONTEXT_WINDOW_MESSAGE.source).not.toMatch(/\.[*+]/)
+    expect(CONTEXT_WINDOW_MESSAGE.test('The input token count exceeds the maximum number of tokens allowed 1048576.')).toBe(true)
+  })
+
   it('an ordinary bad request stays INVALID_REQUEST', () => {
     expect(CONTEXT_WINDOW_MESSAGE.test('Unknown parameter: temperature_x')).toBe(false)
     expect(modelErrorFromResponse('p', 400, new Headers(), JSON.stringify({ error: { message: 'Invalid value for "model"' } })).code).toBe('INVALID_REQUEST')
