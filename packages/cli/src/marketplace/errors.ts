@@ -10,6 +10,8 @@ export const MarketplaceErrorCodes = {
   REGISTRY_ERROR: 'REGISTRY_ERROR',
   /** No package of that name (or version) on the registry. */
   PACKAGE_NOT_FOUND: 'PACKAGE_NOT_FOUND',
+  /** A short name of a plugin the CLI bundles, not on the registry: nothing to install, the config names it as it is. */
+  BUNDLED_WITH_CLI: 'BUNDLED_WITH_CLI',
   /** The package exists but carries none of the keywords `bosun-plugin`, `bosun-adapter`, `bosun-store`. */
   NOT_A_BOSUN_PACKAGE: 'NOT_A_BOSUN_PACKAGE',
   /** A `--option key=value` does not fit the plugin's options schema. */

@@ -107,3 +107,22 @@ describe('findOnRegistry: a name no npm package can have', () => {
     expect(asked).toEqual([])
   })
 })
+
+// Review V1: on a registry without Bosun's own packages (a company mirror), `bosun plugins add
+// retry` fell through to the unrelated npm package "retry" and said it was not a Bosun package.
+describe('findOnRegistry: a short name of a plugin the CLI bundles', () => {
+  const retry = { name: 'retry', 'dist-tags': { latest: '0.13.1' }, versions: { '0.13.1': { name: 'retry', version: '0.13.1' } } }
+
+  it('not on the registry: says it comes with the CLI and how to name it, not the unrelated package of that name', async () => {
+    await expect(findOnRegistry(await registryWith(release, { retry }), 'retry')).rejects.toMatchObject({
+      code: 'BUNDLED_WITH_CLI',
+      message: 'retry comes with the CLI: no install needed; add it to your config as "retry".',
+    })
+  })
+
+  it('on the registry: found there as before (a project may pin its own version)', async () => {
+    const own = { name: '@bosun/plugin-retry', version: '2.0.0', keywords: ['bosun-plugin'] }
+    const client = await registryWith(release, { retry, '@bosun/plugin-retry': { name: '@bosun/plugin-retry', 'dist-tags': { latest: '2.0.0' }, versions: { '2.0.0': own } } })
+    expect((await findOnRegistry(client, 'retry')).manifest.name).toBe('@bosun/plugin-retry')
+  })
+})

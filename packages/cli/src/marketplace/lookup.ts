@@ -1,4 +1,5 @@
 import { candidatePackages, satisfiesRange } from '@bosun/core/config'
+import { bundledModules } from '../bundled.js'
 import type { CommandContext } from '../context.js'
 import { cliError } from '../errors.js'
 import { marketplaceError } from './errors.js'
@@ -37,6 +38,11 @@ export async function findOnRegistry(client: RegistryClient, spec: string): Prom
       packument = await client.packument(candidate)
     } catch (error) {
       if ((error as { code?: string }).code !== 'PACKAGE_NOT_FOUND') throw error
+      // `retry` on a registry without Bosun's packages (a mirror): the CLI has it, so the config
+      // names it as it is — not the unrelated npm package "retry" that the next candidate is.
+      if (candidate !== name && Object.hasOwn(bundledModules(), candidate)) {
+        throw marketplaceError('BUNDLED_WITH_CLI', `${name} comes with the CLI: no install needed; add it to your config as "${name}".`, { name, package: candidate })
+      }
       lastError = error
       continue
     }
