@@ -2,6 +2,9 @@ import { useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { unsentFor, type Unsent } from '../state/unsent.js'
 import { useApp } from './store-context.js'
 
+/** The Message box's id: where the focus goes when what it was on leaves the page (a removed queued message). */
+export const MESSAGE_BOX_ID = 'message-box'
+
 /** Ctrl+Enter (⌘+Enter on a Mac) steers; plain Enter queues; Shift+Enter is a new line. */
 export function isSteerKey(event: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey'>): boolean {
   return event.key === 'Enter' && (event.ctrlKey || event.metaKey)
@@ -75,6 +78,7 @@ export function Composer({ session }: { session: string }) {
           Message — Enter {running ? 'queues a follow-up' : 'sends'}, Ctrl+Enter (⌘+Enter) steers the running turn, Shift+Enter for a new line
         </span>
         <textarea
+          id={MESSAGE_BOX_ID}
           value={text}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={onKeyDown}

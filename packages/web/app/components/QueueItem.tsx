@@ -1,6 +1,7 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu'
-import { useState, type DragEvent, type KeyboardEvent } from 'react'
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react'
 import { messageText, type WireMessage } from '../state/wire.js'
+import { MESSAGE_BOX_ID } from './Composer.js'
 import { useApp } from './store-context.js'
 
 interface DragProps {
@@ -12,6 +13,17 @@ interface DragProps {
   onKeyDown(event: KeyboardEvent): void
 }
 
+/**
+ * A control that takes its item out of the dock (Remove, Promote) would leave the focus on nothing
+ * — the next Tab starting again at the top of the page: it moves to the next item (or the one
+ * before, or the Message box) first.
+ */
+function focusAfterLeaving(event: MouseEvent<HTMLElement>): void {
+  const item = event.currentTarget.closest('li')
+  const next = (item?.nextElementSibling ?? item?.previousElementSibling ?? document.getElementById(MESSAGE_BOX_ID)) as HTMLElement | null
+  next?.focus()
+}
+
 const itemClass = 'cursor-pointer rounded px-2 py-1 text-sm outline-none data-[disabled]:opacity-50 data-[highlighted]:bg-sky-100'
 
 /** One queued follow-up: its text (or an editor), Edit, Promote to steer, Remove and a menu to move it. */
@@ -20,12 +32,24 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
   const remove = useApp((state) => state.remove)
   const promote = useApp((state) => state.promote)
   const [draft, setDraft] = useState<string | null>(null)
+  const editButton = useRef<HTMLButtonElement>(null)
+  /** The editor closed from the keyboard or Save: the focus goes back to Edit, not to nothing. */
+  const refocus = useRef(false)
+  useEffect(() => {
+    if (draft !== null || !refocus.current) return
+    refocus.current = false
+    editButton.current?.focus()
+  }, [draft])
+  const close = (): void => {
+    refocus.current = true
+    setDraft(null)
+  }
   const text = messageText(message)
   const label = `Queued message ${position + 1}: ${text}`
 
   const save = (): void => {
     const value = draft?.trim() ?? ''
-    setDraft(null)
+    close()
     if (value === '' || value === text) return
     // Not taken (the host unreachable, or the message claimed meanwhile): the editor opens again with the text.
     void edit(message.id, value).then((taken) => {
@@ -49,8 +73,12 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
             onChange={(event) => setDraft(event.target.value)}
             onKeyDown={(event) => {
               event.stopPropagation()
-              if (event.key === 'Enter') save()
-              if (event.key === 'Escape') setDraft(null)
+              // Without preventDefault the Enter's keypress would click Edit, where the focus has gone back to.
+              if (event.key === 'Enter') {
+                event.preventDefault()
+                save()
+              }
+              if (event.key === 'Escape') close()
             }}
             className="flex-1 rounded border border-slate-300 px-1 py-0.5 text-sm"
           />
@@ -61,13 +89,19 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
       )}
       {draft === null ? (
         <>
-          <button type="button" onClick={() => setDraft(text)} className="rounded px-2 py-0.5 text-xs hover:bg-slate-100" aria-label={`Edit: ${text}`}>
+          <button ref={editButton} type="button" onClick={() => setDraft(text)} className="rounded px-2 py-0.5 text-xs hover:bg-slate-100" aria-label={`Edit: ${text}`}>
             Edit
           </button>
-          <button type="button" onClick={() => void promote(message.id)} className="rounded px-2 py-0.5 text-xs hover:bg-slate-100" aria-label={`Promote to steer: ${text}`}>
+          <button type="button" onClick={(event) => {
+              focusAfterLeaving(event)
+              void promote(message.id)
+            }} className="rounded px-2 py-0.5 text-xs hover:bg-slate-100" aria-label={`Promote to steer: ${text}`}>
             Promote to steer
           </button>
-          <button type="button" onClick={() => void remove(message.id)} className="rounded px-2 py-0.5 text-xs text-red-800 hover:bg-red-50" aria-label={`Remove: ${text}`}>
+          <button type="button" onClick={(event) => {
+              focusAfterLeaving(event)
+              void remove(message.id)
+            }} className="rounded px-2 py-0.5 text-xs text-red-800 hover:bg-red-50" aria-label={`Remove: ${text}`}>
             Remove
           </button>
           <DropdownMenu.Root>

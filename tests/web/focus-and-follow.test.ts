@@ -1,0 +1,100 @@
+// Found walking the web UI (V3), in Chromium against the built `bosun serve`: the conversation
+// follows its end per session — having scrolled up in one session, the next one opened was drawn
+// from its first turn, and what was sent there (and the answer) stayed out of sight below; the
+// queue dock keeps the keyboard focus — closing a queued message's editor (Escape, Enter) and
+// removing or promoting a message left it on nothing, so the next Tab started again at the top of
+// the page. Needs `pnpm build`; without Chromium outside CI it is not registered
+// (no-browser.test.ts says how to enable it).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { hasChromium, servedWithSessions, slowAnswer, until, type Served } from './harness.js'
+import { dock, dockTexts, send, turn } from './page.js'
+
+const TURNS = 25
+
+/** The focused element's aria-label, or its id (the Message box). */
+const focused = (page: Page): Promise<string> => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''")
+
+const post = (url: string, path: string, body: unknown): Promise<Response> => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+if (hasChromium) {
+  describe('the web UI follows the end per session and keeps the focus, in Chromium', () => {
+    let served: Served | undefined
+    beforeAll(async () => {
+      // Each session's first answer streams for about a minute (the follow-ups stay queued meanwhile); later ones echo at once.
+      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue'])
+    }, 60_000)
+    afterAll(async () => {
+      await served?.close()
+    }, 60_000)
+
+    it('opens the next session at its end after scrolling up in one, and follows what is sent there', async () => {
+      const { url } = served!.server
+      const page = await served!.browser.context.newPage()
+      try {
+        for (const id of ['alpha', 'beta']) {
+          // The slow first answer is stopped once it streams; the next turns echo at once.
+          await page.goto(`${url}/#/s/${id}`)
+          await send(page, `${id} message 1`)
+          await until(async () => ((await turn(page, 1).getByTestId('assistant-text').first().textContent().catch(() => '')) ?? '') !== '', `${id}'s first answer streaming`)
+          await page.getByRole('button', { name: 'Stop', exact: true }).click()
+          await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', `${id}'s first turn stopped`)
+          for (let index = 2; index <= TURNS; index += 1) {
+            expect((await post(url, `/v1/sessions/${id}/messages`, { clientMessageId: `${id}-${index}`, content: [{ type: 'text', text: `${id} message ${index}` }] })).status).toBe(202)
+          }
+        }
+        await page.goto(`${url}/#/s/alpha`)
+        const conversation = page.getByRole('log', { name: 'Conversation' })
+        await until(async () => (await turn(page, TURNS).getByTestId('turn-reason').textContent().catch(() => null)) === 'completed', 'alpha drawn to its last turn')
+        await conversation.hover()
+        await page.mouse.wheel(0, -100_000)
+        await until(async () => (await conversation.evaluate((element) => element.scrollTop)) === 0 && (await turn(page, 1).count()) === 1, 'alpha scrolled to its top')
+
+        await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /^beta/ }).click()
+        await until(async () => (await turn(page, TURNS).getByTestId('turn-reason').textContent().catch(() => null)) === 'completed', 'beta opened at its last turn')
+        await send(page, 'beta, once more')
+        await until(async () => (await turn(page, TURNS + 1).getByText('echo: beta, once more').count()) === 1, 'the answer to what was sent drawn')
+        const { scrollTop, scrollHeight, clientHeight } = await conversation.evaluate((element) => ({ scrollTop: element.scrollTop, scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }))
+        expect(scrollHeight - scrollTop - clientHeight).toBeLessThan(48)
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('puts the focus back on Edit when a queued message\'s editor closes, and on a neighbour (then the Message box) when a message leaves the dock', async () => {
+      const page = await served!.browser.context.newPage()
+      try {
+        await page.goto(`${served!.server.url}/#/s/queue`)
+        await send(page, 'tell me at length')
+        await until(async () => (await turn(page, 1).count()) === 1, 'turn 1 drawn')
+        for (const text of ['one', 'two', 'three']) await send(page, text)
+        await until(async () => (await dockTexts(page)).length === 3, 'three queued')
+
+        await dock(page).getByRole('button', { name: 'Edit: two' }).press('Enter')
+        await page.keyboard.press('Escape')
+        expect(await focused(page)).toBe('Edit: two')
+
+        // Enter saves; its keypress must not click Edit again once the focus is back there.
+        await page.keyboard.press('Enter')
+        await page.keyboard.type(', reworded')
+        await page.keyboard.press('Enter')
+        await until(async () => (await dockTexts(page))[1] === 'two, reworded', 'the edit saved')
+        await until(async () => (await focused(page)) === 'Edit: two, reworded', 'the focus on Edit after Enter')
+
+        await dock(page).getByRole('button', { name: 'Remove: two, reworded' }).press('Enter')
+        await until(async () => (await dockTexts(page)).join('|') === 'one|three', 'two removed')
+        expect(await focused(page)).toBe('Queued message 2: three')
+
+        await dock(page).getByRole('button', { name: 'Promote to steer: three' }).press('Enter')
+        await until(async () => (await dockTexts(page)).join('|') === 'one', 'three promoted')
+        expect(await focused(page)).toBe('Queued message 1: one')
+
+        await dock(page).getByRole('button', { name: 'Remove: one' }).press('Enter')
+        await until(async () => (await dockTexts(page)).length === 0, 'the dock empty')
+        expect(await focused(page)).toBe('message-box')
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+  })
+}
