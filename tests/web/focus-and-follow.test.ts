@@ -1,10 +1,10 @@
 // Found walking the web UI (V3), in Chromium against the built `bosun serve`: the conversation
 // follows its end per session — having scrolled up in one session, the next one opened was drawn
 // from its first turn, and what was sent there (and the answer) stayed out of sight below; the
-// queue dock keeps the keyboard focus — closing a queued message's editor (Escape, Enter) and
-// removing or promoting a message left it on nothing, so the next Tab started again at the top of
-// the page. Needs `pnpm build`; without Chromium outside CI it is not registered
-// (no-browser.test.ts says how to enable it).
+// keyboard focus stays on the page — closing a queued message's editor (Escape, Enter), removing
+// or promoting a message, and Stop (disabled once the turn stops) left it on nothing, so the next
+// Tab started again at the top of the page. Needs `pnpm build`; without Chromium outside CI it is
+// not registered (no-browser.test.ts says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { hasChromium, servedWithSessions, slowAnswer, until, type Served } from './harness.js'
@@ -91,6 +91,11 @@ if (hasChromium) {
 
         await dock(page).getByRole('button', { name: 'Remove: one' }).press('Enter')
         await until(async () => (await dockTexts(page)).length === 0, 'the dock empty')
+        expect(await focused(page)).toBe('message-box')
+
+        // Stop is disabled once the turn stops: the focus is not left on it (on nothing).
+        await page.getByRole('button', { name: 'Stop', exact: true }).press('Enter')
+        await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 stopped')
         expect(await focused(page)).toBe('message-box')
       } finally {
         await page.close()

@@ -1,4 +1,5 @@
 import { isQueuePaused } from '../state/select.js'
+import { MESSAGE_BOX_ID } from './Composer.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
@@ -13,6 +14,12 @@ export function SessionHeader() {
   const inspect = useApp((state) => state.inspect)
   const lastTime = useApp((state) => state.view.events.at(-1)?.time)
   const running = status === 'running'
+  // Stop is disabled once the turn has stopped, which takes the focus off it — onto nothing, so the
+  // next Tab would start again at the top of the page: it goes to the Message box first.
+  const stopFrom = (keepQueue: boolean): void => {
+    document.getElementById(MESSAGE_BOX_ID)?.focus()
+    void stop(keepQueue)
+  }
   return (
     <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-slate-300 bg-white px-4 py-2">
       <div className="flex min-w-0 flex-1 basis-64 items-center gap-3">
@@ -35,10 +42,10 @@ export function SessionHeader() {
             </button>
           </span>
         ) : null}
-        <button type="button" disabled={!running} onClick={() => void stop(true)} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-100 disabled:opacity-50" title="Stops the running turn; queued messages stay, paused">
+        <button type="button" disabled={!running} onClick={() => stopFrom(true)} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-100 disabled:opacity-50" title="Stops the running turn; queued messages stay, paused">
           Stop
         </button>
-        <button type="button" disabled={!running} onClick={() => void stop(false)} className="rounded border border-red-400 px-3 py-1 text-sm text-red-800 hover:bg-red-50 disabled:opacity-50">
+        <button type="button" disabled={!running} onClick={() => stopFrom(false)} className="rounded border border-red-400 px-3 py-1 text-sm text-red-800 hover:bg-red-50 disabled:opacity-50">
           Stop and clear queue
         </button>
         <button type="button" onClick={() => inspect(-1)} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-100">
