@@ -81,10 +81,11 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
       return lockedElsewhere(id, error.details, error.message)
     case 'STALE_WRITER': {
       // This host's writer was fenced: another host (or writer) took the session over while the
-      // request ran. Not the host's failure: the client retries, and the retry is relayed to the
-      // new owner (a cluster store reports the lease lost as it refuses the write: the session is
-      // dropped here). The store's words (its database, the new owner) go to the host's log.
-      const taken = new HostError('session-locked', `${id === undefined ? 'The session' : `Session "${id}"`} was taken over by another writer (another host of the cluster) while this request ran, and what it changed was not written: retry the request.`, at)
+      // request ran, or its file was replaced under it. Not the host's failure: the session is
+      // dropped (host.ts, onError; a cluster store reported the lease lost already), and the
+      // client's retry opens it again from the store — or is relayed to the new owner. The store's
+      // words (its database, the new owner, the file) go to the host's log.
+      const taken = new HostError('session-locked', `${id === undefined ? 'The session' : `Session "${id}"`} was changed by another writer while this request ran (another host of the cluster took it over, or its stored log was replaced or appended to), and what this request changed was not written: retry the request, which opens the session again from the store.`, at)
       taken.serverNote = `session-locked: ${error.message}`
       return taken
     }

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { createAgent, registerSecret, type CreateAgentOptions, type Store } from '@bosun/core'
+import { BosunError, createAgent, ErrorCodes, registerSecret, type CreateAgentOptions, type Store } from '@bosun/core'
 import { Hono } from 'hono'
 import type { HostContext } from './context.js'
 import { errorResponse, HostError, hostErrorOf } from './errors.js'
@@ -184,6 +184,10 @@ export function createHost(options: CreateHostOptions): Host {
   app.onError((error, c) => {
     if (error instanceof HostError) return errorResponse(note(error))
     const mapped = hostErrorOf(error, c.req.param('id'))
+    // A stale writer refuses for good ("Reopen the session"): the session is let go, so that the
+    // retry the answer asks for opens it again from the store — the stored log is the truth.
+    // (A cluster store has dropped it already, as it reported the lease lost.)
+    if (BosunError.is(error, ErrorCodes.STALE_WRITER) && c.req.param('id') !== undefined) void sessions.drop(c.req.param('id')!)
     if (mapped) {
       if (mapped.code === 'internal-error') logFailure(error)
       return errorResponse(note(mapped))
