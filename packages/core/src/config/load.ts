@@ -61,6 +61,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     '.cts': runModule,
     '.js': runModule,
     '.mjs': runModule,
+    // Not searched for, but loaded when named (--config bosun.config.cjs), as cosmiconfig's own loaders did.
+    '.cjs': runModule,
     '.json': loadJson,
     '.yaml': loadYaml,
     '.yml': loadYaml,
@@ -135,6 +137,6 @@ const UNREADABLE: Record<string, string> = {
 
 /** A config file named with an extension no loader reads (`--config bosun.config.txt`). */
 function formatError(file: string): BosunError {
-  const message = `the file's extension ${JSON.stringify(extname(file))} is not a config format: name a .json, .yaml, .yml, .ts, .mts, .cts, .js or .mjs file (a file without an extension is read as YAML).`
+  const message = `the file's extension ${JSON.stringify(extname(file))} is not a config format: name a .json, .yaml, .yml, .ts, .mts, .cts, .js, .mjs or .cjs file (a file without an extension is read as YAML).`
   return configError(file, dirname(file), [{ path: '$', message }])
 }

@@ -54,7 +54,13 @@ describe('loadConfig — the file option', () => {
     const dir = project()
     writeFileSync(join(dir, 'bosun.config.txt'), '{}')
     expect(await failure({ cwd: dir, file: 'bosun.config.txt' })).toBe(
-      'Invalid config <dir>/bosun.config.txt:\n  - $: the file\'s extension ".txt" is not a config format: name a .json, .yaml, .yml, .ts, .mts, .cts, .js or .mjs file (a file without an extension is read as YAML).')
+      'Invalid config <dir>/bosun.config.txt:\n  - $: the file\'s extension ".txt" is not a config format: name a .json, .yaml, .yml, .ts, .mts, .cts, .js, .mjs or .cjs file (a file without an extension is read as YAML).')
+  })
+
+  it('a CommonJS config named by its .cjs name loads (it did through cosmiconfig\'s own loaders)', async () => {
+    const dir = project()
+    writeFileSync(join(dir, 'bosun.config.cjs'), 'module.exports = { system: "from cjs" }')
+    expect((await loadConfig({ cwd: dir, file: 'bosun.config.cjs' })).config).toEqual({ system: 'from cjs' })
   })
 
   it('a folder', async () => {
