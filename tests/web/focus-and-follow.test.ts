@@ -2,9 +2,9 @@
 // follows its end per session — having scrolled up in one session, the next one opened was drawn
 // from its first turn, and what was sent there (and the answer) stayed out of sight below; the
 // keyboard focus stays on the page — closing a queued message's editor (Escape, Enter), removing
-// or promoting a message, and Stop (disabled once the turn stops) left it on nothing, so the next
-// Tab started again at the top of the page. Needs `pnpm build`; without Chromium outside CI it is
-// not registered (no-browser.test.ts says how to enable it).
+// or promoting a message, Stop (disabled once the turn stops) and closing the inspector left it on
+// nothing, so the next Tab started again at the top of the page. Needs `pnpm build`; without
+// Chromium outside CI it is not registered (no-browser.test.ts says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { hasChromium, servedWithSessions, slowAnswer, until, type Served } from './harness.js'
@@ -12,8 +12,8 @@ import { dock, dockTexts, send, turn } from './page.js'
 
 const TURNS = 25
 
-/** The focused element's aria-label, or its id (the Message box). */
-const focused = (page: Page): Promise<string> => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''")
+/** The focused element's aria-label, else its id (the Message box), else its text. */
+const focused = (page: Page): Promise<string> => page.evaluate("(document.activeElement?.getAttribute('aria-label') || document.activeElement?.id || document.activeElement?.textContent || '').trim()")
 
 const post = (url: string, path: string, body: unknown): Promise<Response> => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
@@ -97,6 +97,15 @@ if (hasChromium) {
         await page.getByRole('button', { name: 'Stop', exact: true }).press('Enter')
         await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 stopped')
         expect(await focused(page)).toBe('message-box')
+
+        // The inspector, opened from the keyboard and closed with Escape, gives the focus back to what opened it.
+        for (const opener of ['Inspector', 'Inspect the events of turn 1']) {
+          await page.getByRole('button', { name: opener, exact: true }).press('Enter')
+          await until(async () => (await page.getByRole('dialog').count()) === 1, `the inspector open from ${opener}`)
+          await page.keyboard.press('Escape')
+          await until(async () => (await page.getByRole('dialog').count()) === 0, 'the inspector closed')
+          expect(await focused(page)).toBe(opener)
+        }
       } finally {
         await page.close()
       }

@@ -29,13 +29,26 @@ export function Inspector() {
     return needle === '' ? all : all.filter((event) => event.type.toLowerCase().includes(needle) || String(event.seq) === needle)
   }, [view, inspecting, filter])
   const scroller = useRef<HTMLDivElement>(null)
+  // The dialog has no Radix Trigger (Inspector and each turn's Events open it through the store), so
+  // on close Radix had nowhere to return the focus and left it on nothing: it goes back to the
+  // control that opened the dialog.
+  const opener = useRef<HTMLElement | null>(null)
   const virtualizer = useVirtualizer({ count: events.length, getScrollElement: () => scroller.current, estimateSize: () => 28, overscan: 20, initialRect: { width: 800, height: 600 } })
 
   return (
     <Dialog.Root open={inspecting !== null} onOpenChange={(open) => (open ? undefined : inspect(null))}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 bg-slate-900/40" />
-        <Dialog.Content className="fixed inset-y-4 right-4 flex w-[min(56rem,calc(100%-2rem))] flex-col rounded-lg bg-white shadow-xl">
+        <Dialog.Content
+          onOpenAutoFocus={() => {
+            opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null
+          }}
+          onCloseAutoFocus={(event) => {
+            if (opener.current?.isConnected !== true) return
+            event.preventDefault()
+            opener.current.focus()
+          }}
+          className="fixed inset-y-4 right-4 flex w-[min(56rem,calc(100%-2rem))] flex-col rounded-lg bg-white shadow-xl">
           <div className="flex items-center gap-3 border-b border-slate-200 p-3">
             <Dialog.Title className="text-base font-semibold">Events{inspecting !== null && inspecting >= 0 ? ` of turn ${inspecting}` : ''}</Dialog.Title>
             <Dialog.Description className="text-xs text-slate-600">{events.length} events, by seq</Dialog.Description>
