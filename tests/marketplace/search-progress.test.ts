@@ -98,8 +98,8 @@ describe('bosun plugins search with many matches', () => {
     expect(some.documents.sort()).toEqual(names.slice(0, 5))
   })
 
-  it('--limit 0, or --limit with --all, is a usage error', async () => {
-    await expect(search({ limit: 0 }, false)).rejects.toMatchObject({ code: 'USAGE' })
+  // --limit 0 (or a word) never reaches the command: the parser refuses it (packages/cli/test/usage-words.test.ts).
+  it('--limit with --all is a usage error', async () => {
     await expect(search({ limit: 3, all: true }, false)).rejects.toMatchObject({ code: 'USAGE' })
   })
 
