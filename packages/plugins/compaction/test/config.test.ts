@@ -38,7 +38,7 @@ describe('the summariser chosen in a config file', () => {
         - $.plugins[1][1].model.options.recrd (adapter "scripted"): unknown key "recrd" — did you mean "record"?
         - $.plugins[1][1].model.options.responses[0].chunkSize (adapter "scripted"): must be >= 1 (found 0)
         - $.plugins[2][1].model.options.apiKey (plugin "../../../src/index.ts"): a literal secret in a config file is refused (it would end up in version control and logs). Put it in an environment variable and name it: "apiKeyEnv": "MY_API_KEY".
-        - $.plugins[3][1].model: must be an object (found "openai")"
+        - $.plugins[3][1].model: must be an object { "adapter": "scripted", "options"?: {…} } (found "openai")"
     `)
   })
 })
