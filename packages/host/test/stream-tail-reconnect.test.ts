@@ -11,8 +11,14 @@ describe('GET /v1/sessions/:id/stream?from=tail with Last-Event-ID (an EventSour
     const { host } = makeHost(t.dir, () => [{ text: 'one' }], { limits: { idleMs: 30, keepAliveMs: 2000 } })
     t.closing.push(host)
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
+    // Live: another stream holds the session open (a session streamed is never retired). Opened
+    // before the turn: opened after it, the session could retire first (idleMs 30, a loaded
+    // machine) and the stream would be a cold one — it holds the session once the send wakes it.
+    const holding = new SseReader(await req(host, 'GET', '/v1/sessions/s/stream?from=tail'))
+    await holding.until((f) => f.some((x) => x.event === 'hello'))
     expect((await req(host, 'POST', '/v1/sessions/s/messages', { content: 'hi', clientMessageId: 'a' })).status).toBe(202)
     await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/s'))).status === 'idle')
+    await waitFor(() => host.sessions.liveIds().includes('s'))
     const { lastSeq } = await json(req(host, 'GET', '/v1/sessions/s'))
     expect(lastSeq).toBeGreaterThan(3)
     const expected = Array.from({ length: lastSeq - 2 }, (_, i) => String(i + 3))
@@ -24,9 +30,6 @@ describe('GET /v1/sessions/:id/stream?from=tail with Last-Event-ID (an EventSour
       await stream.cancel()
       return frames.filter((f) => f.event === 'session.event').map((f) => f.id!)
     }
-    // Live: another stream holds the session open (a session streamed is never retired).
-    const holding = new SseReader(await req(host, 'GET', '/v1/sessions/s/stream?from=tail'))
-    await holding.until((f) => f.some((x) => x.event === 'hello'))
     expect(host.sessions.liveIds()).toEqual(['s'])
     expect(await reconnect(), 'live').toEqual(expected)
     // Retired: the stream is served from the stored log.
