@@ -158,8 +158,13 @@ export class Inbox {
     }
     // An empty queue is a no-op splice (nothing logged): not built at all. A turn claims one
     // message, with `next-step` empty.
+    // Whether a next-turn message is taken is decided before the next-step half is logged: a send
+    // from an observer of that splice (applied right after it) is not part of this claim — one sent
+    // after an abort from there was taken by the aborted turn and never delivered.
+    // (An observer that cleared the queue meanwhile leaves nothing to take.)
+    const head = target === 'next-turn' ? this.nextTurn[0] : undefined
     const claimed = this.nextStep.length === 0 ? [] : this.#mutate('next-step', 0, this.nextStep.length, NONE, false, 'claim')
-    if (target === 'next-turn' && this.nextTurn.length > 0) claimed.push(this.#mutate('next-turn', 0, 1, NONE, false, 'claim')[0]!)
+    if (head !== undefined && this.nextTurn[0] === head) claimed.push(this.#mutate('next-turn', 0, 1, NONE, false, 'claim')[0]!)
     for (const message of claimed) this.#notify('claimed', message, turn)
     return claimed
   }
