@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createContext, type CommandContext } from './context.js'
 import { ExitCode } from './exit-codes.js'
 import { processIo, type Io } from './io.js'
+import { pairProblem } from './marketplace/option-pair.js'
 import { createStyle, colorEnabled } from './output.js'
 import { cliVersion } from './packages.js'
 import { safeStyled } from './terminal-safe.js'
@@ -218,7 +219,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('add')
     .description('install a plugin with the project\'s package manager and add it to the config (options checked first), then check the config')
     .argument('<name>', 'the package (word-guard, bosun-plugin-word-guard, @acme/bosun-plugin-x@1.2.0)')
-    .option('-o, --option <key=value>', 'an option of the plugin, converted by its schema type (lists comma-separated); repeat for each', (value: string, previous: string[] = []) => [...previous, value])
+    .option('-o, --option <key=value>', 'an option of the plugin, converted by its schema type (lists comma-separated); one -o for each option', optionPairs)
     .option('-y, --yes', 'do not ask before installing')
     .option('--registry <url>', 'install from this registry instead of the one npm is configured with')
     .addHelpText('after', examples([
@@ -276,6 +277,13 @@ async function promptFrom(ctx: CommandContext, prompt: string | undefined): Prom
   }
   const { CliErrorCodes, cliError } = await import('./errors.js')
   throw cliError(CliErrorCodes.USAGE, 'give a prompt: bosun run "<prompt>" (or pipe it in). See bosun run --help.')
+}
+
+/** Each `-o key=value` adds its key; a malformed one, or a key given twice, is a usage error said before the registry is asked. */
+function optionPairs(value: string, previous: string[] = []): string[] {
+  const problem = pairProblem(value, previous)
+  if (problem !== undefined) throw new InvalidArgumentError(problem)
+  return [...previous, value]
 }
 
 /** `--limit`: 0 would list nothing, so the one rule is 1 or more, said for a word and for 0 alike. */

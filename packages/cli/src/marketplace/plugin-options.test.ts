@@ -30,7 +30,8 @@ describe('optionsFromPairs: --option key=value converted by the schema, then val
     [['turnsPerMinute=1', 'limits=1,x'], 'option "limits[]" expects an integer, got "x".'],
     [['turnsPerMinute=1', 'rules=nope'], 'option "rules" expects an object (as JSON), got "nope".'],
     [['turnsPerMinute=1', 'colour=red'], 'p has no option "colour"; its options are: turnsPerMinute, ratio, enabled, words, limits, onLimit, rules.'],
-    [['turnsPerMinute'], '--option "turnsPerMinute" is not key=value'],
+    [['turnsPerMinute'], '--option "turnsPerMinute": expected key=value, the option\'s name, "=" and its value'],
+    [['turnsPerMinute=1', 'turnsPerMinute=2'], '--option "turnsPerMinute=2": option "turnsPerMinute" is given twice (turnsPerMinute=1, then turnsPerMinute=2): give each option once'],
   ])('%j is refused: %s', (pairs, message) => {
     expect(() => optionsFromPairs(pairs, schema, 'p')).toThrow(message)
   })

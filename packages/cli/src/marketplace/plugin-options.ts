@@ -1,6 +1,7 @@
 import { BosunError, definePlugin, type JsonSchema } from '@bosun/core'
 import { compileOptionsValidator, envVariablesNamed, validateConfig, type BundledModules } from '@bosun/core/config'
 import { marketplaceError } from './errors.js'
+import { pairProblem, splitPair } from './option-pair.js'
 
 /** One row of an options table: what `bosun plugins info` shows for each top-level option. */
 export interface OptionRow {
@@ -33,11 +34,11 @@ export function optionRows(schema: JsonSchema): OptionRow[] {
 export function optionsFromPairs(pairs: readonly string[], schema: JsonSchema | undefined, packageName: string): Record<string, unknown> {
   const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>
   const options: Record<string, unknown> = {}
-  for (const pair of pairs) {
-    const at = pair.indexOf('=')
-    if (at <= 0) throw marketplaceError('OPTION_INVALID', `--option ${JSON.stringify(pair)} is not key=value (e.g. --option words=password,secret).`)
-    const key = pair.slice(0, at)
-    const text = pair.slice(at + 1)
+  for (const [index, pair] of pairs.entries()) {
+    // The command line refuses these as usage errors first; a program calling this gets the same words.
+    const problem = pairProblem(pair, pairs.slice(0, index))
+    if (problem !== undefined) throw marketplaceError('OPTION_INVALID', `--option ${JSON.stringify(pair)}: ${problem}`)
+    const { key, text } = splitPair(pair) as { key: string; text: string }
     const property = properties[key]
     if (property === undefined && schema !== undefined && schema.additionalProperties === false) {
       const known = Object.keys(properties)
