@@ -95,6 +95,11 @@ export function formatTime(epochMs: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
 }
 
+/** `03-12 14:22`: {@link formatTime} without the year and the seconds, for a narrow terminal. */
+export function formatShortTime(epochMs: number): string {
+  return formatTime(epochMs).slice(5, 16)
+}
+
 /** `850ms`, `1.2s`, `3m 05s`. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`

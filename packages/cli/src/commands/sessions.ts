@@ -3,7 +3,7 @@ import { loadCliConfig, openReader, readSession, requirePersistentStore, require
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { oneLine } from '../output.js'
-import { formatTime, reasonLabel, sessionInfo, type SessionInfo } from '../session-info.js'
+import { formatShortTime, formatTime, reasonLabel, sessionInfo, type SessionInfo } from '../session-info.js'
 import { listSessions, skipReason, type ListedSession } from '../session-list.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { treeOrder, type TreeRow } from '../session-tree.js'
@@ -48,7 +48,16 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
     formatTime(info.lastActivity),
     info.firstPrompt === undefined ? '' : oneLine(safeText(info.firstPrompt), 200),
   ])
-  for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], cells, ctx.out.style, ctx.out.columns)) ctx.out.line(line)
+  // A narrow terminal: the ids stay whole (to be copied) and the first prompt keeps room, so the
+  // creation time goes first (a generated id begins with it), then the last activity's year and
+  // seconds, then the last activity and the turns. A pipe gets every column, always.
+  const narrower = [
+    { header: 'CREATED' },
+    { header: 'LAST ACTIVITY', cells: rows.map(({ node }) => formatShortTime(node.lastActivity)) },
+    { header: 'LAST ACTIVITY' },
+    { header: 'TURNS' },
+  ]
+  for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], cells, ctx.out.style, ctx.out.columns, 60, narrower)) ctx.out.line(line)
   return ExitCode.ok
 }
 
