@@ -24,8 +24,9 @@ interface StreamedCall {
  * - `tool-input-start` → `tool-call-delta { index, id, name }`, `tool-input-delta` →
  *   `{ index, argumentsDelta }`; a `tool-call` part that was not streamed → one delta with id,
  *   name and the whole input. Calls the provider executes itself are left out.
- * - `finish` → `usage` (when the provider reported any) and `finish`; an `error` part, or a finish
- *   reason `error` or `interrupted`, is thrown as a {@link ModelError}.
+ * - `finish` → `usage` (when the provider reported any) and `finish`; an `error` part, a finish
+ *   reason `error`, or one that says the stream ended before a finish reason (see
+ *   {@link finishReason}), is thrown as a {@link ModelError}.
  * - The rest (`stream-start`, `response-metadata`, `text-start`/`-end`, sources, files, raw) is ignored.
  */
 export class StreamMapper {
@@ -136,12 +137,18 @@ type FinishPart = Extract<AiSdkStreamPart, { type: 'finish' }>
 
 /**
  * V2 gives the finish reason as a string, V3 and V4 as `{ unified, raw }`. `length` is
- * `max-tokens`; `other` and `unknown` are `stop`; `error` and `interrupted` (the provider's stream
- * ended without a completion signal) are thrown.
+ * `max-tokens`; `error` is thrown as `SERVER`. A stream that ended before the provider said why it
+ * stopped is thrown as `TRANSPORT` (retryable), as the native adapters treat a stream that ends
+ * before its finish reason: V4's `interrupted`, V3/V4 `other` with no `raw` reason (what
+ * `@ai-sdk/openai` and `@ai-sdk/anthropic` report when the stream ended before a finish reason
+ * arrived), and V2's `unknown` (the same, in AI SDK 5 providers). Only `other` with a reason the
+ * provider gave (`raw`, or V2's `other`) is a response that ended: `stop`, as the native adapters
+ * count a finish reason they do not know.
  */
 export function finishReason(reason: FinishPart['finishReason'], provider: string): ModelFinishReason {
   const unified = typeof reason === 'string' ? reason : reason?.unified
-  const raw = typeof reason === 'object' && reason !== null && typeof reason.raw === 'string' ? ` (${reason.raw})` : ''
+  const given = typeof reason === 'object' && reason !== null && typeof reason.raw === 'string' && reason.raw !== '' ? reason.raw : undefined
+  const raw = given === undefined ? '' : ` (${given})`
   switch (unified) {
     case 'stop':
     case 'tool-calls':
@@ -151,11 +158,22 @@ export function finishReason(reason: FinishPart['finishReason'], provider: strin
       return 'max-tokens'
     case 'error':
       throw new ModelError('SERVER', `${provider} stopped the response because of an error${raw}.`)
+    case 'other':
+      if (typeof reason === 'string' || given !== undefined) return 'stop'
+      throw cut(provider, `finish reason "other" with no reason from the provider`)
     case 'interrupted':
-      throw new ModelError('TRANSPORT', `${provider} ended the stream without a completion signal${raw}: the response may be incomplete.`)
+      throw cut(provider, `finish reason "interrupted"${raw}`)
     default:
-      return 'stop'
+      throw cut(provider, `finish reason ${JSON.stringify(unified ?? null)}`)
   }
+}
+
+/**
+ * A stream that ended before the provider gave its finish reason: the answer may be cut short, so
+ * it must not look complete. Retryable, as a connection dropped mid-stream is.
+ */
+function cut(provider: string, what: string): ModelError {
+  return new ModelError('TRANSPORT', `${provider} ended the stream before the response was complete (${what}): the response may be incomplete.`)
 }
 
 /** V2 usage is flat; V3 and V4 nest it (`inputTokens.total`, `outputTokens.reasoning`…). Only known counts are kept. */

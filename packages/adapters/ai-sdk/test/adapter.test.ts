@@ -324,14 +324,28 @@ describe('stream parts → chunks', () => {
   it('maps finish reasons', async () => {
     const cases: [Parameters<typeof finishV2>[0], string][] = [
       ['stop', 'stop'], ['length', 'max-tokens'], ['tool-calls', 'tool-calls'], ['content-filter', 'content-filter'],
-      ['other', 'stop'], ['unknown', 'stop'],
+      ['other', 'stop'],
     ]
     const model = mockV2({ responses: cases.map(([reason]) => [...text('0', 'x'), finishV2(reason)]) })
     const adapter = aiSdk({ model })
     for (const [, expected] of cases) expect((await chunksOf(adapter)).at(-1)).toEqual({ type: 'finish', reason: expected })
     const v3 = mockV3({ responses: [[finishV3('length')], [finishV3('other')]] })
     expect(await chunksOf(aiSdk({ model: v3 }))).toEqual([{ type: 'finish', reason: 'max-tokens' }])
+    // `other` with a reason the provider gave (raw) ended the response: stop.
     expect(await chunksOf(aiSdk({ model: v3 }))).toEqual([{ type: 'finish', reason: 'stop' }])
+  })
+
+  it("V2 'unknown' and V3/V4 'other' with no raw reason (the stream ended before a finish reason) are TRANSPORT, not stop", async () => {
+    const cutV3 = { type: 'finish' as const, finishReason: { unified: 'other' as const, raw: undefined }, usage: finishV3('stop').usage }
+    const expectCut = async (adapter: ReturnType<typeof aiSdk>) => {
+      const { chunks, error } = await collect(adapter)
+      expect(chunks).toEqual([{ type: 'text-delta', text: 'half' }])
+      expect(error).toMatchObject({ code: 'TRANSPORT', retryable: true, message: expect.stringContaining('before the response was complete') })
+    }
+    await expectCut(aiSdk({ model: mockV2({ responses: [[...text('0', 'half'), finishV2('unknown')]] }) }))
+    const half = { type: 'text-delta' as const, id: '0', delta: 'half' }
+    await expectCut(aiSdk({ model: mockV3({ responses: [[half, cutV3]] }) }))
+    await expectCut(aiSdk({ model: mockV4({ responses: [[half, cutV3]] }) }))
   })
 
   it("throws on finish reason 'error', V4 'interrupted', and a stream that ends without finish", async () => {

@@ -376,10 +376,10 @@ describe('errors', () => {
     `)
   })
 
-  it('types a stream that ends before message_stop as TRANSPORT, and an empty one as EMPTY_RESPONSE', async () => {
-    server.reply(events(textStream('hello').slice(0, -1)))
+  it('types a stream that ends before its stop_reason as TRANSPORT, and an empty one as EMPTY_RESPONSE', async () => {
+    server.reply(events(textStream('hello').slice(0, -2)))
     server.reply(stream([]))
-    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', retryable: true, message: 'Anthropic closed the stream before the message was complete (no message_stop).' })
+    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', retryable: true, message: 'Anthropic closed the stream before the message was complete (no stop_reason): the response may be incomplete.' })
     expect((await run()).error).toMatchObject({ code: 'EMPTY_RESPONSE', retryable: true })
   })
 
@@ -416,12 +416,14 @@ describe('errors', () => {
 
   it('takes a last event the server did not close with a blank line, if it is complete', async () => {
     const list = textStream('hello')
-    server.reply(stream([...frames(list.slice(0, -1)), `event: message_stop\ndata: ${JSON.stringify(list.at(-1))}`]))
-    server.reply(stream([...frames(list.slice(0, -1)), 'event: message_stop\ndata: {"type":"message_st']))
+    const delta = JSON.stringify(list.at(-2))
+    server.reply(stream([...frames(list.slice(0, -2)), `event: message_delta\ndata: ${delta}`]))
+    server.reply(stream([...frames(list.slice(0, -2)), `event: message_delta\ndata: ${delta.slice(0, 30)}`]))
     const whole = await run()
     expect(whole.error).toBeUndefined()
     expect(textOf(whole.chunks)).toBe('hello')
-    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', message: 'Anthropic closed the stream before the message was complete (no message_stop).' })
+    expect(whole.chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', message: 'Anthropic closed the stream before the message was complete (no stop_reason): the response may be incomplete.' })
   })
 })
 

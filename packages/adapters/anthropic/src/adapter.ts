@@ -125,7 +125,7 @@ async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<Mo
     yield* decoder.push(event)
     if (decoder.done) return
   }
-  decoder.end()
+  yield* decoder.end()
 }
 
 /**

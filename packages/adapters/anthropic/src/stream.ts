@@ -39,8 +39,9 @@ const STREAM_ERRORS: Readonly<Record<string, [ModelErrorCode, number]>> = {
 /**
  * Turns Messages stream events into Bosun chunks. Content blocks are keyed by the stream's
  * `index`; tool calls are numbered from 0 in the order they start. Usage is sent when the
- * `message_delta` gives the output tokens (or at `message_stop` if none came), the finish only
- * at `message_stop`, so a stream cut short never looks complete. Unknown event, block and delta
+ * `message_delta` gives the output tokens (or at the end if none came), the finish at
+ * `message_stop` (or at the end of a stream that gave its `stop_reason`), so a stream cut short of
+ * its stop reason never looks complete. Unknown event, block and delta
  * types are ignored (Anthropic adds new ones); a payload of the wrong shape is a
  * `MALFORMED_RESPONSE`.
  */
@@ -51,6 +52,8 @@ export class MessageStreamDecoder {
   #reasoningAt: number | undefined
   #usage: ModelUsage = {}
   #finish: ModelFinishReason = 'stop'
+  /** `message_delta` gave the `stop_reason`: the content is complete, whether or not `message_stop` follows. */
+  #stopped = false
   #usageSent = false
   #started = false
   #done = false
@@ -83,6 +86,7 @@ export class MessageStreamDecoder {
         if (delta.stop_reason != null) {
           const reason = string(delta.stop_reason, 'stop_reason')
           this.#finish = STOP_REASONS[reason] ?? 'stop'
+          this.#stopped = true
           if (reason === 'refusal') this.#explain(out, delta.stop_details)
         }
         this.#readUsage(event.usage)
@@ -91,7 +95,7 @@ export class MessageStreamDecoder {
       }
       case 'message_stop':
         this.#done = true
-        return [...(this.#usageSent ? [] : this.#usageChunk()), { type: 'finish', reason: this.#finish }]
+        return this.#finishChunks()
       case 'error':
         throw streamError(event.error)
       default:
@@ -99,11 +103,25 @@ export class MessageStreamDecoder {
     }
   }
 
-  /** The server closed the stream: throws unless `message_stop` arrived. */
-  end(): void {
-    if (this.#done) return
+  /**
+   * The server closed the stream: the closing chunks, if the response is complete. It is once
+   * `message_delta` gave the `stop_reason` (all content blocks came before it), with or without
+   * `message_stop` — as the openai adapter takes a `finish_reason` without `[DONE]`, and AI SDK
+   * providers a stop reason without the end of the stream. Closed before that, the answer may be
+   * cut short: `TRANSPORT` (retryable), never a complete-looking message.
+   */
+  end(): ModelChunk[] {
+    if (this.#done) return []
+    if (this.#stopped) {
+      this.#done = true
+      return this.#finishChunks()
+    }
     if (!this.#started) throw new ModelError('EMPTY_RESPONSE', 'Anthropic closed the stream without sending a message.')
-    throw new ModelError('TRANSPORT', 'Anthropic closed the stream before the message was complete (no message_stop).')
+    throw new ModelError('TRANSPORT', 'Anthropic closed the stream before the message was complete (no stop_reason): the response may be incomplete.')
+  }
+
+  #finishChunks(): ModelChunk[] {
+    return [...(this.#usageSent ? [] : this.#usageChunk()), { type: 'finish', reason: this.#finish }]
   }
 
   #start(at: number, block: Record<string, unknown>): ModelChunk[] {

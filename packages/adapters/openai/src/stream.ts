@@ -6,7 +6,10 @@ import { inSentence, malformed, streamError } from './errors.js'
 /** An SSE line longer than this (no line break in 16 MiB) is a broken stream, not a big chunk. */
 const MAX_BUFFER = 16 * 1024 * 1024
 
-/** Chat Completions finish reasons; any other (a server's own, like `eos`) counts as `stop`. */
+/**
+ * Chat Completions finish reasons; any other (a server's own, like `eos`) counts as `stop`, except
+ * `error` and `abort`, which say the response is not complete (thrown, see `map`).
+ */
 const FINISH = new Map<string, ModelFinishReason>([
   ['stop', 'stop'],
   ['tool_calls', 'tool-calls'],
@@ -71,6 +74,9 @@ export class ChunkMapper {
       // OpenRouter ends a response the upstream provider failed with finish_reason "error" (the
       // error object, when it sends one, is typed before this): never a quiet success.
       if (reason === 'error') throw new ModelError('SERVER', `${this.label} ended the response with finish_reason "error" (the upstream provider failed).`)
+      // vLLM ends a request its engine aborted with finish_reason "abort": the answer stopped
+      // before it was complete, as a stream cut before its finish reason did (retryable).
+      if (reason === 'abort') throw new ModelError('TRANSPORT', `${this.label} ended the response with finish_reason "abort" (the server stopped generating before the response was complete): the response may be incomplete.`)
       if (typeof reason === 'string' && reason !== '') this.#finish = FINISH.get(reason) ?? 'stop'
       else if (reason !== undefined && reason !== null) throw malformed(this.label, '"finish_reason" is not a string')
     }
