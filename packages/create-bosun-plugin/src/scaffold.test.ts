@@ -5,7 +5,7 @@
 // typescript and vitest are linked; their types and code come from the packages' dist/.
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile, rm, rmdir } from 'node:fs/promises'
+import { readFile, rm, rmdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -74,6 +74,24 @@ describe('create-bosun-plugin my-guard', () => {
   it('type-checks, sources and tests, against the workspace build', async () => {
     const run = await node([tsc, '-p', join(dir, 'tsconfig.json'), '--noEmit'])
     expect(run.code, run.output).toBe(0)
+  }, 120_000)
+
+  it('still type-checks once the tap returns a second kind of rejection, with metadata of its own', async () => {
+    // The first edit an author makes: another reason to reject. Without the tap's return type,
+    // TypeScript infers a union of the two metadata shapes (`word?: undefined`) that is not JSON,
+    // and the author gets ten lines about PreStepDecision for correct code.
+    const file = join(dir, 'src/index.ts')
+    const generated = await readFile(file, 'utf8')
+    const guard = '      if (decision.kind !== \'enter\') return decision\n'
+    expect(generated).toContain(guard)
+    const edited = generated.replace(guard, `${guard}      if (decision.messages.length > 1000) return { kind: 'reject', metadata: { reason: 'too-many', count: decision.messages.length } }\n`)
+    await writeFile(file, edited)
+    try {
+      const run = await node([tsc, '-p', join(dir, 'tsconfig.json'), '--noEmit'])
+      expect(run.code, run.output).toBe(0)
+    } finally {
+      await writeFile(file, generated)
+    }
   }, 120_000)
 
   it('builds dist/ with declarations and without the tests', async () => {

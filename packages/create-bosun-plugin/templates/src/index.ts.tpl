@@ -1,4 +1,4 @@
-import { definePlugin, messageText } from '@bosun/core'
+import { definePlugin, messageText, type PreStepDecision } from '@bosun/core'
 import { optionsSchema, type Options } from './options.js'
 
 export { optionsSchema } from './options.js'
@@ -19,8 +19,9 @@ export default definePlugin<Options>({
   setup({ hooks, name }, { words, ignoreCase = true }) {
     const fold = (text: string) => (ignoreCase ? text.toLowerCase() : text)
     const needles = words.map((word) => ({ word, folded: fold(word) }))
-    // Tap with the plugin's name: a rejection is attributed to it (`by`), and so is a throw.
-    hooks.preStep.tapPromise(name, async (decision) => {
+    // Tap with the plugin's name: a rejection is attributed to it (`by`), and so is a throw. The
+    // return type lets each `return` carry metadata of its own shape (another reason to reject).
+    hooks.preStep.tapPromise(name, async (decision): Promise<PreStepDecision> => {
       // Only `enter` reaches this tap: the core passes an earlier plugin's reject straight through.
       if (decision.kind !== 'enter') return decision
       for (const message of decision.messages) {
