@@ -1,12 +1,16 @@
 import type { JsonValue } from '@bosun/core'
+import { rateLimitNote } from './rate-limit-note.js'
 
 /**
  * What `bosun run` and `bosun chat` say after "blocked by <plugin>:" — the plugin's metadata as
  * JSON, except for a refusal the CLI can put in words: step-limit's `max-steps` says the limit was
  * reached, that the work so far is kept, and how to raise the limit (the JSON alone read as a
- * failure with no way out).
+ * failure with no way out); rate-limit's says which limit is used up and when to send again
+ * (rate-limit-note.ts). `--json` keeps the metadata as the plugin wrote it.
  */
-export function blockedNote(by: string, metadata: JsonValue): string {
+export function blockedNote(by: string, metadata: JsonValue, now = Date.now()): string {
+  const rateLimited = by === 'rate-limit' ? rateLimitNote(metadata, now) : undefined
+  if (rateLimited !== undefined) return rateLimited
   const maxSteps = by === 'step-limit' ? stepLimitReached(metadata) : undefined
   if (maxSteps === undefined) return JSON.stringify(metadata)
   return (
