@@ -31,6 +31,13 @@ const SHIPPED: BundledModules = {
  */
 const OPTIONAL = '@bosun/plugin-store-sqlite'
 
+/** The config names of the plugins the CLI brings (`retry`, `step-limit`…): no install needed to name one. */
+export function bundledPluginNames(): string[] {
+  return Object.keys(SHIPPED)
+    .filter((name) => name.startsWith('@bosun/plugin-') && !name.startsWith('@bosun/plugin-store-'))
+    .map((name) => name.slice('@bosun/plugin-'.length))
+}
+
 /** What the CLI can hand the config loader: its own dependencies, and the SQLite store when it is installed beside it. */
 export function bundledModules(): BundledModules {
   return isInstalledBesideCli(OPTIONAL) ? { ...SHIPPED, [OPTIONAL]: () => import('@bosun/plugin-store-sqlite') } : SHIPPED

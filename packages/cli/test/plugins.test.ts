@@ -47,10 +47,24 @@ describe.concurrent('bosun plugins', () => {
     ])
   })
 
-  it('says so when none is installed', async ({ dir, expect }) => {
+  // It told a new user to `npm install @bosun/plugin-retry` — which bosun brings: a config names
+  // "retry" with nothing installed. It names what comes with bosun, and where to find more.
+  it('says so when none is installed, with the plugins bosun brings and where to find more', async ({ dir, expect }) => {
     const result = await bosun(['plugins'], { cwd: dir })
     expect(result).toMatchObject({ code: 0, stdout: '' })
-    expect(result.stderr).toContain('No Bosun plugins installed')
+    expect(result.stderr).toBe([
+      'No Bosun plugins installed: no package with the keyword "bosun-plugin" in node_modules from here upward.',
+      'Bundled with bosun, nothing to install (name one in the config, e.g. "plugins": ["retry"]): retry, rate-limit, step-limit, content-filter, compaction, subagents.',
+      'More on the registry: bosun plugins search <words> (bosun plugins add installs one); or write your own: pnpm create bosun-plugin my-plugin',
+      '',
+    ].join('\n'))
+    expect(result.stderr).not.toContain('npm install')
+  })
+
+  it('beside the installed ones, names the bundled plugins the project has no copy of', async ({ dir, expect }) => {
+    const app = await layout(dir)
+    const result = await bosun(['plugins'], { cwd: app })
+    expect(result.stderr).toContain('Bundled with bosun, nothing to install (name one in the config, e.g. "plugins": ["rate-limit"]): rate-limit, step-limit, content-filter, compaction, subagents.\n')
   })
 })
 
