@@ -51,6 +51,8 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   const fold = new InboxFold(seedLength)
   const finishedSteps = new Set<string>()
   let log: StreamLog = { events: stored.events, finishedSteps }
+  /** The stored events once they grew ({@link readOn}): the store's array is not this stream's to grow, so it is copied once, at the first growth. */
+  let grown: SessionEvent[] | undefined
   let live: LiveSession | undefined
   let subscription: Subscription | undefined
   let ended = false
@@ -74,19 +76,24 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
 
   /**
    * The session went live and was retired again while this stream was not waiting (a slow client
-   * mid-replay): the stored log grew, and no live log is left to hand over to. Read again, it
-   * continues the stored events this stream has (a log only grows). True when it grew.
+   * mid-replay), or it runs on another host of a cluster: the stored log grew. Only what is new is
+   * read — from the end of the events this stream has (`SessionManager.readFrom`, a range read
+   * where the store has one) — not the whole log again on every change signal, which cost a
+   * read of the whole history per turn on a cluster. True when it grew.
    */
   const readOn = async (): Promise<boolean> => {
     if (!changedSince) return false
     changedSince = false
-    const read = await sessions.read(id)
+    const read = await sessions.readFrom(id, log.events.length)
     // Live again meanwhile: the next goLive hands over to it.
     if (read === undefined || read.live !== undefined || live !== undefined || ended) return read?.live !== undefined
-    const from = log.events.length
-    if (read.events.length <= from) return false
-    for (let seq = from; seq < read.events.length; seq++) noteFinishedStep(finishedSteps, read.events[seq]!)
-    log = { events: read.events, finishedSteps }
+    if (read.events.length === 0) return false
+    grown ??= [...stored.events]
+    for (const event of read.events) {
+      noteFinishedStep(finishedSteps, event)
+      grown.push(event)
+    }
+    log = { events: grown, finishedSteps }
     return true
   }
 

@@ -7,6 +7,9 @@ import { closeAgain, closeLive } from './session-close.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
 
+/** Events asked of `Store.readEvents` at once by {@link SessionManager.readFrom}. */
+const READ_FROM_RANGE = 1000
+
 export type { LiveSession } from './live-session.js'
 
 /**
@@ -112,6 +115,32 @@ export class SessionManager {
     const live = await this.#readLive(id)
     if (live) return { header: live.agent.session.header, events: live.agent.session.events, live }
     return this.#readStored(id)
+  }
+
+  /**
+   * The events of session `id` from seq `from` on, without resuming it, or `live` when it is live
+   * here (its live log has them). A session not live here is read from the store by range where it
+   * can (`Store.readEvents`: the cost is what is new, not the history — a cold stream reads on
+   * after each change signal), else the whole log's tail. Empty when nothing is stored there.
+   */
+  async readFrom(id: string, from: number): Promise<{ events: readonly SessionEvent[]; live?: LiveSession } | undefined> {
+    const live = await this.#readLive(id)
+    if (live) return { events: [], live }
+    const { readEvents } = this.store
+    if (readEvents === undefined) {
+      const read = await this.#readStored(id)
+      return read === undefined ? undefined : { events: read.events.slice(from) }
+    }
+    const events: SessionEvent[] = []
+    for (;;) {
+      const range = await readEvents.call(this.store, id, from + events.length, READ_FROM_RANGE)
+      // Contiguous from where the last range ended, or the log changed under the read: keep what agrees.
+      for (const event of range) {
+        if (event.seq !== from + events.length) return { events }
+        events.push(event)
+      }
+      if (range.length < READ_FROM_RANGE) return { events }
+    }
   }
 
   /**
