@@ -6,6 +6,15 @@ session log says why (`agent/pre-step/rejected` with the word).
 
 ## Install
 
+With the Bosun CLI, in your agent's project: it shows the package and asks, checks the options
+against the plugin's schema, installs it and adds it to your config file, in the file's format:
+
+```sh
+bosun plugins add {{configName}} --option words=password,secret
+```
+
+Or install it and name it in the config yourself (below):
+
 ```sh
 npm install {{packageName}}
 ```
@@ -46,8 +55,10 @@ const agent = await createAgent({ model, plugins: [[plugin, { words: ['password'
 | `words` | `string[]` (at least one, non-empty) | required | a step is rejected when one of its messages contains one of these |
 | `ignoreCase` | `boolean` | `true` | match regardless of case |
 
-Options are checked against the plugin's JSON Schema (`src/options.ts`) when the agent is built;
-a mistake fails at startup with `PLUGIN_OPTIONS_INVALID`, naming the JSON path.
+Options are checked against the plugin's JSON Schema (`src/options.ts`) before anything runs,
+each mistake named by its JSON path: `bosun plugins add` refuses a bad `--option` before it
+installs (`OPTION_INVALID`), a config file holding one does not load (`CONFIG_INVALID`, which
+`bosun config check` shows), and `createAgent` from code throws `PLUGIN_OPTIONS_INVALID`.
 
 ## What it logs
 

@@ -9,9 +9,10 @@ export interface Options {
 }
 
 /**
- * The JSON Schema of {@link Options}. Bosun validates a config's options against it (with ajv,
- * compiled once) before `setup` runs, so a bad config fails at startup with
- * `PLUGIN_OPTIONS_INVALID` naming each JSON path. Keep it in step with the interface above.
+ * The JSON Schema of {@link Options}. Bosun validates the options against it (with ajv, compiled
+ * once) before `setup` runs, so a mistake fails at startup naming each JSON path: `CONFIG_INVALID`
+ * from a config file, `PLUGIN_OPTIONS_INVALID` from `createAgent`. `npm run build` writes it to
+ * schema.json, which `bosun plugins info` and `add` read. Keep it in step with the interface above.
  */
 export const optionsSchema: JsonSchema = {
   type: 'object',
