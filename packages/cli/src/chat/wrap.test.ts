@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { createStyle, displayWidth } from '../output.js'
-import { wrapRows } from './wrap.js'
+import { wrapHanging, wrapRows } from './wrap.js'
 
 const style = createStyle(true)
 const visible = (rows: string[]) => rows.map((row) => stripVTControlCharacters(row))
@@ -30,5 +30,17 @@ describe('wrapRows: word-wrapping the chat’s unfinished line', () => {
   it('wide characters take two columns; a row holds at least one character', () => {
     expect(wrapRows('漢字漢字漢字', 5)).toEqual(['漢字', '漢字', '漢字'])
     expect(wrapRows('漢x', 1)).toEqual(['漢', 'x'])
+  })
+})
+
+describe('wrapHanging: a line of an indented listing (bosun log)', () => {
+  it('indents the rows after the first two past the line\'s own indent, styles kept per row', () => {
+    expect(wrapHanging('    user      one two three four five', 20)).toEqual(['    user      one', '      two three four', '      five'])
+    expect(visible(wrapHanging(`  ${style.red('✗ error TRANSPORT: the connection failed')}`, 20))).toEqual(['  ✗ error TRANSPORT:', '    the connection', '    failed'])
+    expect(wrapHanging('short', 20)).toEqual(['short'])
+  })
+
+  it('indents half the width at most, so a deep line still has room', () => {
+    expect(wrapHanging(`${' '.repeat(12)}aaa bbb ccc`, 16)).toEqual([`${' '.repeat(12)}aaa`, `${' '.repeat(8)}bbb ccc`])
   })
 })

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util'
 import { displayWidth } from '../output.js'
 
 /**
@@ -24,6 +25,19 @@ export function wrapRows(text: string, max: number): string[] {
   }
   rows.push(rest)
   return rows
+}
+
+/**
+ * `text` word-wrapped as {@link wrapRows} does, its rows after the first indented two columns past
+ * its own indent (half the width at most), so that a wrapped line of an indented listing (`bosun
+ * log`) still reads as one item.
+ */
+export function wrapHanging(text: string, max: number): string[] {
+  if (displayWidth(text) <= max) return [text]
+  const lead = /^ */.exec(stripVTControlCharacters(text))![0].length
+  const indent = ' '.repeat(Math.min(lead + 2, Math.floor(max / 2)))
+  const [head, tail] = wrapAt(text, max)
+  return [head, ...wrapRows(tail, max - indent.length).map((row) => indent + row)]
 }
 
 /** Splits `text` before `max` visible columns, at the last space if there is one. */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { SessionEvent } from '@bosun/core'
 import { loadCliConfig, openReader, readSession } from '../agent.js'
 import type { CommandContext } from '../context.js'
+import { wrapHanging } from '../chat/wrap.js'
 import { ExitCode } from '../exit-codes.js'
 import { safeJson } from '../terminal-safe.js'
 import { TimelineView } from '../timeline.js'
@@ -28,14 +29,25 @@ export async function logCommand(ctx: CommandContext, id: string, options: LogOp
   try {
     const log = await readSession(cfg, reader, id, ctx.io.cwd)
     const view = new TimelineView(ctx.out.style, { all: options.all === true })
+    // On a terminal each line is word-wrapped, its rows after the first indented under it: left to
+    // the terminal, a long retry or error line was cut mid-word and ran on at the left edge, as if
+    // it were the next item. A pipe gets the lines whole.
+    const columns = ctx.out.columns
+    const show = (lines: readonly string[]) => {
+      for (const line of lines) {
+        for (const part of columns === undefined ? [line] : line.split('\n')) {
+          for (const row of columns === undefined ? [part] : wrapHanging(part, columns - 1)) ctx.out.line(row)
+        }
+      }
+    }
     const print = (event: SessionEvent) => {
       if (options.json) ctx.out.line(safeJson(JSON.stringify(event)))
-      else for (const line of view.render(event)) ctx.out.line(line)
+      else show(view.render(event))
     }
-    if (!options.json) for (const line of view.header(log.header)) ctx.out.line(line)
+    if (!options.json) show(view.header(log.header))
     // A step's line waits for the request that names its model: what is held is printed at the end of each read.
     const end = () => {
-      if (!options.json) for (const line of view.end()) ctx.out.line(line)
+      if (!options.json) show(view.end())
     }
     for (const event of log.events) print(event)
     end()
