@@ -335,6 +335,27 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
       expect(existsSync(join(checks, 'node_modules'))).toBe(false)
     })
 
+    it('adding a newer version of a plugin the config runs says it replaces the installed one for every entry, and how to update without a second entry', async () => {
+      // 0.9.0 stands installed (as an earlier add left it) and the config runs it; the registry has 1.0.0.
+      const older = await project('npm-upgrade', {
+        'package.json': '{ "name": "npm-upgrade", "private": true, "dependencies": { "bosun-plugin-word-guard": "^0.9.0" } }\n',
+        'bosun.config.json': '{ "plugins": [["word-guard", { "words": ["a"] }]] }\n',
+      })
+      await mkdir(join(older, 'node_modules/bosun-plugin-word-guard'), { recursive: true })
+      await writeFile(join(older, 'node_modules/bosun-plugin-word-guard/package.json'), '{ "name": "bosun-plugin-word-guard", "version": "0.9.0", "keywords": ["bosun-plugin"] }\n')
+      const again = await bosun(older, ['plugins', 'add', 'word-guard', '-o', 'words=a'])
+      expect(again.code).toBe(1)
+      expect(again.stderr).toMatch(
+        /installed\s+bosun-plugin-word-guard 0\.9\.0, which the config's entry runs: this installs 1\.0\.0 in its place, for every entry\. To update it without a second entry: npm install bosun-plugin-word-guard@1\.0\.0\n/,
+      )
+      expect(again.stderr).toContain('error NOT_CONFIRMED')
+      // Not in the config: only the replacement is said.
+      await writeFile(join(older, 'bosun.config.json'), '{ "plugins": [] }\n')
+      const fresh = await bosun(older, ['plugins', 'add', 'word-guard', '-o', 'words=a'])
+      expect(fresh.stderr).toMatch(/installed\s+bosun-plugin-word-guard 0\.9\.0: this installs 1\.0\.0 in its place\.\n/)
+      expect(fresh.stderr).not.toContain('already')
+    })
+
     it('refuses a plugin made for another core before installing, naming both versions', async () => {
       const future = await bosun(checks, ['plugins', 'add', 'future-guard', '--yes'])
       expect(future.code).toBe(1)

@@ -16,6 +16,7 @@ import { fetchOptionsSchema } from '../marketplace/manifest.js'
 import { shownUrl } from '../marketplace/npm-config.js'
 import { detectPackageManager, packageManagerArgs, runPackageManager, shownArgs } from '../marketplace/package-manager.js'
 import { checkOptionsAsConfig, optionsFromPairs } from '../marketplace/plugin-options.js'
+import { findPackage } from '../packages.js'
 import { configName } from '../plugins-scan.js'
 import { safeValue } from '../terminal-safe.js'
 import { describeManifest } from './plugins-info.js'
@@ -70,6 +71,13 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
     ctx.err.line(
       `${s.bold('already'.padEnd(16))}${s.yellow(`the config's plugins name ${manifest.name} ${already === 1 ? 'once' : `${already} times`}: this adds another instance beside ${already === 1 ? 'it' : 'them'}, and ${already === 1 ? 'it keeps' : 'they keep'} running with ${already === 1 ? 'its' : 'their'} options. To change options, edit the entry instead (or bosun plugins remove ${configName(manifest.name)} first).`)}`,
     )
+  }
+  const installed = findPackage(manager.dir, manifest.name)?.version
+  if (installed !== undefined && installed !== manifest.version) {
+    // One package serves every entry: installing another version replaces the one the config
+    // runs. Adding it again is how a user would try to update it, which also adds an entry.
+    const update = already > 0 ? `, which the config's ${already === 1 ? 'entry runs' : 'entries run'}: this installs ${manifest.version} in its place, for every entry. To update it without a second entry: ${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}` : `: this installs ${manifest.version} in its place.`
+    ctx.err.line(`${s.bold('installed'.padEnd(16))}${s.yellow(`${manifest.name} ${safeValue(installed)}${update}`)}`)
   }
   if (installEnv.withheld.length > 0) ctx.err.line(`${s.bold('withheld'.padEnd(16))}${installEnv.withheld.join(', ')}  ${s.dim(`(not passed to ${manager.name}: its install scripts do not see them)`)}`)
   if (!options.yes && !(await confirm(ctx.io, `Install ${installSpec} and add it to the config?`))) {
