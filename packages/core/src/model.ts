@@ -1,4 +1,5 @@
 import { BosunError } from './errors.js'
+import { refusalCode } from './adapter-kit/refusal.js'
 import type { JsonValue } from './json.js'
 import type { AssistantBlock, ContentBlock } from './session/messages.js'
 
@@ -121,14 +122,20 @@ export class ModelError extends BosunError {
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs
   }
 
-  /** Maps an HTTP status to the matching error code. */
-  static codeForStatus(status: number): ModelErrorCode {
+  /**
+   * Maps an HTTP status to the matching error code, reading the provider's words (`message`: its
+   * message and body) where the status alone does not say: a 4xx whose words say the prompt is too
+   * long (`CONTEXT_WINDOW_MESSAGE`) is `CONTEXT_WINDOW_EXCEEDED`; a 413 is that only when they say
+   * so, `RATE_LIMIT` when they speak of a rate limit (Groq's tokens-per-minute 413), and otherwise
+   * `INVALID_REQUEST` — a limit on the request's bytes, such as a proxy's. Without `message`, a 413
+   * is `INVALID_REQUEST` (it was `CONTEXT_WINDOW_EXCEEDED` before, whatever it said).
+   */
+  static codeForStatus(status: number, message?: string): ModelErrorCode {
     if (status === 401 || status === 403) return 'AUTH'
     if (status === 429) return 'RATE_LIMIT'
     if (status === 408) return 'TIMEOUT'
-    if (status === 413) return 'CONTEXT_WINDOW_EXCEEDED'
     if (status >= 500) return 'SERVER'
-    return 'INVALID_REQUEST'
+    return status >= 400 && message !== undefined ? refusalCode(status, message) : 'INVALID_REQUEST'
   }
 }
 

@@ -15,8 +15,9 @@ export function abortedError(cause?: unknown): ModelError {
  * - an abort (our signal aborted, or an `AbortError`) → `ABORTED`;
  * - fetch refusing a URL with user:password@ → `INVALID_REQUEST`, not retryable, without the URL;
  * - an `APICallError` (or anything with a numeric `statusCode`) → the code of the status
- *   (`ModelError.codeForStatus`, `CONTEXT_WINDOW_EXCEEDED` when the message says so), its
- *   `isRetryable`, and `retryAfterMs` from its `responseHeaders`;
+ *   and its words (`ModelError.codeForStatus`: `CONTEXT_WINDOW_EXCEEDED` when the message says
+ *   so; a 413 otherwise `RATE_LIMIT` or `INVALID_REQUEST`, by its words), its `isRetryable` (not
+ *   for a 413: the code decides), and `retryAfterMs` from its `responseHeaders`;
  *   without a status (the connection failed) → `TRANSPORT`;
  * - the other AI SDK errors by name: `LoadAPIKeyError` → `AUTH`, a response that does not parse →
  *   `MALFORMED_RESPONSE`, an empty body → `EMPTY_RESPONSE`, a prompt the provider cannot
@@ -46,14 +47,16 @@ function typedError(error: unknown, signal: AbortSignal, provider: string): Mode
   const message = errorMessage(error)
   const status = numberField(error, 'statusCode') ?? numberField(error, 'status')
   if (status !== undefined && status >= 100 && status <= 599) {
-    let code: ModelErrorCode = ModelError.codeForStatus(status)
     const body = stringField(error, 'responseBody') ?? ''
-    if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW_MESSAGE.test(`${message} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+    // The kit's rule, as the native adapters apply it: a 413 is a context window, a rate limit or a
+    // byte limit by its words, a 400 a context window when they say so.
+    const code = ModelError.codeForStatus(status, `${message} ${body}`)
     // An exhausted quota (OpenAI's 429 insufficient_quota) is not cured by waiting, whatever the SDK says.
     const quota = status === 429 && /insufficient_quota/.test(`${body} ${nestedKind(error)}`)
-    const wait = quota ? undefined : waitFrom(error, status)
-    const retryable = quota ? false : booleanField(error, 'isRetryable')
-    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}`, {
+    const wait = quota ? undefined : waitFrom(error, code)
+    // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
+    const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
+    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${status === 413 ? tooLargeHint(code) : ''}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -90,6 +93,13 @@ function partError(error: unknown, provider: string): ModelError {
   const message = errorMessage(error)
   const code = codeForKind(kind, message)
   return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}`, { cause: error })
+}
+
+/** What a 413 says to do, as the native adapters say it (the kit's hints). */
+function tooLargeHint(code: ModelErrorCode): string {
+  if (code === 'RATE_LIMIT') return ' (a rate limit on the tokens sent per minute: wait before retrying, or send a shorter request)'
+  if (code === 'INVALID_REQUEST') return ' (the request has more bytes than the server, or a proxy in front of it, accepts: raise that limit, or send fewer or smaller images and documents; compacting the conversation would not help)'
+  return ''
 }
 
 function causeModelError(error: unknown): ModelError | undefined {
@@ -142,19 +152,21 @@ function codeForName(name: string, message: string): ModelErrorCode | undefined 
 function codeForKind(kind: string, message: string): ModelErrorCode {
   const text = `${kind} ${message}`
   if (/rate[_ ]?limit|too[_ ]many[_ ]requests|quota/i.test(kind)) return 'RATE_LIMIT'
-  if (/context[_ ]length|context[_ ]window|request[_ ]too[_ ]large/i.test(kind) || CONTEXT_WINDOW_MESSAGE.test(message)) return 'CONTEXT_WINDOW_EXCEEDED'
+  if (/context[_ ]length|context[_ ]window/i.test(kind) || CONTEXT_WINDOW_MESSAGE.test(message)) return 'CONTEXT_WINDOW_EXCEEDED'
+  // Anthropic's request_too_large: a 413 in a stream, typed by its words as the response would be.
+  if (/request[_ ]too[_ ]large/i.test(kind)) return ModelError.codeForStatus(413, message)
   if (/authentication|permission|unauthori[sz]ed|api[_ ]key/i.test(kind)) return 'AUTH'
   if (/timeout|timed[_ ]out/i.test(text)) return 'TIMEOUT'
   if (/invalid[_ ]request|not[_ ]found|invalid/i.test(kind)) return 'INVALID_REQUEST'
   return 'SERVER' // overloaded_error, api_error, server_error…: worth a retry
 }
 
-function waitFrom(error: unknown, status: number): number | undefined {
+function waitFrom(error: unknown, code: ModelErrorCode): number | undefined {
   const headers = (error as { responseHeaders?: unknown } | null)?.responseHeaders
   if (typeof headers !== 'object' || headers === null) return undefined
   try {
     const parsed = headers instanceof Headers ? headers : new Headers(headers as Record<string, string>)
-    return retryAfterMs(parsed, Date.now(), { resetHeaders: status === 429 })
+    return retryAfterMs(parsed, Date.now(), { resetHeaders: code === 'RATE_LIMIT' })
   } catch {
     return undefined // a header value that Headers refuses
   }

@@ -2,9 +2,11 @@
 // documents), not on its tokens: compaction would summarise the text and leave the attachments, so
 // it is INVALID_REQUEST with a hint about attachments — unless its message counts tokens, which
 // stays CONTEXT_WINDOW_EXCEEDED. The same holds for the error inside a stream or a 200 JSON body.
+// Review Y2: the rule is the kit's, shared by every adapter — one in rate-limit words is RATE_LIMIT.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ask, collect, model, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, status, type FakeServer } from './testing/server.js'
+import { GROQ_TPM } from '../../openai/src/testing/too-large.js'
 
 let server: FakeServer
 beforeAll(warmUpFetch)
@@ -38,6 +40,11 @@ describe('413 request_too_large', () => {
   it('a token count stays CONTEXT_WINDOW_EXCEEDED', async () => {
     server.reply(status(413, body(TOKENS)))
     expect(await run()).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+  })
+
+  it('a rate limit in its words (a gateway relaying Groq-style tokens-per-minute limits): RATE_LIMIT, retryable', async () => {
+    server.reply(status(413, GROQ_TPM, { 'retry-after': '3' }))
+    expect(await run()).toMatchObject({ code: 'RATE_LIMIT', status: 413, retryable: true, retryAfterMs: 3000 })
   })
 
   it('inside a stream and in a 200 JSON body: decided by the message too', async () => {

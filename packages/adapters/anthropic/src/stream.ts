@@ -1,6 +1,6 @@
 import { excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
-import { countsTokens, TOO_LARGE_HINT } from './too-large.js'
+import { TOO_LARGE_HINT, tooLargeCode } from './too-large.js'
 
 /** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
 export interface AnthropicEvent {
@@ -282,7 +282,8 @@ export function streamError(value: unknown, where = 'in the stream'): ModelError
   // Cut: a message can be megabytes, and the error goes into the log and the terminal.
   const detail = typeof error.message === 'string' ? `: ${excerpt(error.message, MAX_PROVIDER_MESSAGE)}` : ''
   const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
-  const code = base === 'INVALID_REQUEST' && countsTokens(detail) ? 'CONTEXT_WINDOW_EXCEEDED' : base
+  // A request_too_large is typed by its words as a 413 response is; other refusals count tokens or not.
+  const code = type === 'request_too_large' ? tooLargeCode(detail) : base === 'INVALID_REQUEST' ? ModelError.codeForStatus(400, detail) : base
   const hint = type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : ''
   // The HTTP status was 200: the equivalent status is kept in the message only.
   return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status})${hint}.`)

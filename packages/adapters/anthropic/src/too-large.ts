@@ -1,4 +1,5 @@
-import { CONTEXT_WINDOW_MESSAGE, errorFromResponse, maskSecret, MAX_ERROR_BODY_BYTES, ModelError, modelErrorFromResponse, providerMessage, readBodyText } from '@bosun/core'
+import { errorFromResponse, maskSecret, MAX_ERROR_BODY_BYTES, ModelError, modelErrorFromResponse, providerMessage, readBodyText } from '@bosun/core'
+import type { ModelErrorCode } from '@bosun/core'
 
 /**
  * What a refusal of the request's size says to do. Anthropic's `request_too_large` (HTTP 413) is a
@@ -7,20 +8,25 @@ import { CONTEXT_WINDOW_MESSAGE, errorFromResponse, maskSecret, MAX_ERROR_BODY_B
  */
 export const TOO_LARGE_HINT = ' (the request has more bytes than Anthropic accepts, most often from large images or documents: send fewer or smaller ones; compacting the conversation would not help, as it keeps them)'
 
-/** Whether the words of a too-large refusal count tokens (the context window) rather than bytes. */
-export const countsTokens = (text: string): boolean => CONTEXT_WINDOW_MESSAGE.test(text)
+/**
+ * The code of a too-large refusal, by its words — the kit's rule (`ModelError.codeForStatus`), as
+ * for any 413: `CONTEXT_WINDOW_EXCEEDED` when they count tokens, `RATE_LIMIT` when they speak of a
+ * rate limit, otherwise `INVALID_REQUEST` (a byte limit).
+ */
+export const tooLargeCode = (text: string): ModelErrorCode => ModelError.codeForStatus(413, text)
 
 /**
  * The typed error of a failed response. A 413 is decided by its message: one counting tokens stays
- * `CONTEXT_WINDOW_EXCEEDED` (compaction helps); any other — Anthropic's "exceeds the maximum
- * allowed number of bytes", a proxy's "413 Request Entity Too Large" page — is an
- * `INVALID_REQUEST` saying so ({@link TOO_LARGE_HINT}). The key is masked before anything is quoted.
+ * `CONTEXT_WINDOW_EXCEEDED` (compaction helps), one speaking of a rate limit is `RATE_LIMIT`; any
+ * other — Anthropic's "exceeds the maximum allowed number of bytes", a proxy's "413 Request Entity
+ * Too Large" page — is an `INVALID_REQUEST` saying so ({@link TOO_LARGE_HINT}). The key is masked
+ * before anything is quoted.
  */
 export async function responseError(response: Response, options: { secret?: string; authHint: string }): Promise<ModelError> {
   if (response.status !== 413) return errorFromResponse('Anthropic', response, options)
   const text = await readBodyText(response, MAX_ERROR_BODY_BYTES, 'The error body of HTTP 413 from Anthropic')
   const body = maskSecret(text, options.secret)
   const detail = providerMessage(body)
-  if (countsTokens(`${detail} ${body}`)) return modelErrorFromResponse('Anthropic', 413, response.headers, text, options)
+  if (tooLargeCode(`${detail} ${body}`) !== 'INVALID_REQUEST') return modelErrorFromResponse('Anthropic', 413, response.headers, text, options)
   return new ModelError('INVALID_REQUEST', `Anthropic answered HTTP 413${detail ? `: ${detail}` : ''}${TOO_LARGE_HINT}`, { status: 413 })
 }

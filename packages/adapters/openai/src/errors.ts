@@ -24,7 +24,7 @@ export function streamError(label: string, error: unknown, secret?: string): Mod
   let code: ModelErrorCode = 'SERVER'
   const options: ModelErrorOptions = status === undefined ? {} : { status }
   if (CONTEXT_WINDOW_MESSAGE.test(`${kind} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
-  else if (status !== undefined) code = ModelError.codeForStatus(status)
+  else if (status !== undefined) code = ModelError.codeForStatus(status, `${kind} ${message}`)
   else if (/insufficient_quota/i.test(kind)) {
     code = 'RATE_LIMIT'
     options.retryable = false

@@ -15,7 +15,7 @@ export interface ScriptedToolCall {
 export interface ScriptedError {
   /** HTTP status (100–599). Gives the code when `code` is absent. */
   status?: number
-  /** Error code; defaults to `ModelError.codeForStatus(status)`, or `SERVER` without a status. */
+  /** Error code; defaults to `ModelError.codeForStatus(status, message)`, or `SERVER` without a status. */
   code?: ModelErrorCode
   /** Error message; defaults to one naming the code and status. */
   message?: string

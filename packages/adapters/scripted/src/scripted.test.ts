@@ -158,6 +158,13 @@ describe('scripted(): errors', () => {
     expect(BosunError.is(error, 'RATE_LIMIT')).toBe(true)
   })
 
+  it('a 413 is typed by its message, as a provider\'s is (ModelError.codeForStatus)', async () => {
+    const model = scripted({ responses: [{ error: { status: 413 } }, { error: { status: 413, message: 'prompt is too long: 210000 tokens' } }, { error: { status: 413, message: 'Rate limit: tokens per minute (TPM)' } }] })
+    expect((await collect(model)).error).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+    expect((await collect(model)).error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false })
+    expect((await collect(model)).error).toMatchObject({ code: 'RATE_LIMIT', retryable: true })
+  })
+
   it('throws a non-retryable AUTH ModelError for 401', async () => {
     const { error } = await collect(scripted({ responses: [{ error: { status: 401, message: 'bad key' } }] }))
     expect(error).toMatchObject({ code: 'AUTH', status: 401, retryable: false, message: 'bad key' })

@@ -183,7 +183,7 @@ function* split(text: string, size: number | undefined): Generator<string> {
 }
 
 function toModelError(error: ScriptedError): ModelError {
-  const code = error.code ?? (error.status !== undefined ? ModelError.codeForStatus(error.status) : 'SERVER')
+  const code = error.code ?? (error.status !== undefined ? ModelError.codeForStatus(error.status, error.message) : 'SERVER')
   const status = error.status !== undefined ? ` (HTTP ${error.status})` : ''
   const options: ModelErrorOptions = {}
   if (error.status !== undefined) options.status = error.status

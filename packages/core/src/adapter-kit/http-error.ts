@@ -3,17 +3,7 @@ import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
 
-/**
- * How providers say that a request is longer than the model's context, in an error's message:
- * OpenAI (`context_length_exceeded`, "maximum context length"), Anthropic ("prompt is too long"),
- * llama.cpp (`exceed_context_size_error`, "exceeds the available context size"), Gemini ("The input
- * token count … exceeds the maximum number of tokens allowed"), vLLM and others. One list for every
- * adapter: a message matched here is `CONTEXT_WINDOW_EXCEEDED`, which compaction acts on. No
- * unbounded gap (`.*`): it is run over error bodies of up to 1 MB, which an unbounded one rescans
- * from every match of the phrase before it (seconds of a blocked event loop).
- */
-export const CONTEXT_WINDOW_MESSAGE =
-  /context[_ ]length|context window|maximum context|context[_ ]size|too many tokens|prompt is too long|input is too long|reduce the length|input token count.{0,80}exceeds the maximum/i
+export { CONTEXT_WINDOW_MESSAGE } from './refusal.js'
 
 /**
  * The longest provider message an error quotes (characters, after the key is masked). A provider
@@ -24,8 +14,9 @@ export const MAX_PROVIDER_MESSAGE = 1_000
 
 /**
  * Maps a failed HTTP response of a provider to a typed {@link ModelError}: the code from the
- * status (and the body, for context-window errors that arrive as 400), the provider's own message,
- * `retryAfterMs` from the headers (the rate-limit reset headers only for a 429). An exhausted quota
+ * status and the body's words (`ModelError.codeForStatus`: a context-window error that arrives as
+ * 400, a 413 that is a context window, a rate limit or a byte limit), the provider's own message,
+ * `retryAfterMs` from the headers (the rate-limit reset headers only for a rate limit). An exhausted quota
  * (OpenAI's 429 `insufficient_quota`) is a `RATE_LIMIT` that is not retryable: waiting does not
  * refill a billing quota. The message never includes request headers; `secret` (the adapter's
  * key) is masked in the body **before** any excerpt is cut, so a provider echoing the key cannot
@@ -33,12 +24,14 @@ export const MAX_PROVIDER_MESSAGE = 1_000
  */
 export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret, authHint }: ResponseErrorOptions = {}): ModelError {
   const body = maskSecret(text, secret)
-  let code: ModelErrorCode = ModelError.codeForStatus(status)
   const detail = providerMessage(body)
-  if ((code === 'INVALID_REQUEST' || status === 413) && CONTEXT_WINDOW_MESSAGE.test(`${detail} ${body}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
-  const wait = retryAfterMs(headers, Date.now(), { resetHeaders: status === 429 })
+  // One rule for every adapter: a 4xx (a 413 too) is typed by its words as well as its status.
+  const code = ModelError.codeForStatus(status, `${detail} ${body}`)
+  // The rate-limit reset headers say when a limit is replenished: read for a rate limit only (a
+  // 429, or a 413 that is one), never to delay a retry of a transient 5xx.
+  const wait = retryAfterMs(headers, Date.now(), { resetHeaders: code === 'RATE_LIMIT' })
   const quota = status === 429 && QUOTA.test(body)
-  const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code)
+  const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status)
   return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${said}`, {
     status,
     ...(quota ? { retryable: false } : {}),
@@ -87,7 +80,15 @@ export function providerMessage(body: string): string {
   return excerpt(body, 300)
 }
 
-function hint(code: ModelErrorCode): string {
+/**
+ * What a 413 that is neither a context-window nor a rate limit says to do: it limits the request's
+ * bytes (a proxy's body limit, large images or documents), so compaction would not cure it.
+ */
+const TOO_LARGE_HINT = ' (the request has more bytes than the server, or a proxy in front of it, accepts: raise that limit, or send fewer or smaller images and documents; compacting the conversation would not help)'
+
+function hint(code: ModelErrorCode, status: number): string {
+  if (status === 413 && code === 'INVALID_REQUEST') return TOO_LARGE_HINT
+  if (status === 413 && code === 'RATE_LIMIT') return ' (a rate limit on the tokens sent per minute: wait before retrying, or send a shorter request)'
   switch (code) {
     case 'AUTH':
       return ' (check that the environment variable named by apiKeyEnv holds a valid key)'

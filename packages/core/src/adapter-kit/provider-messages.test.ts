@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { adapterOptionProblems } from './options.js'
+import { ModelError } from '../model.js'
 import { CONTEXT_WINDOW_MESSAGE, MAX_PROVIDER_MESSAGE, modelErrorFromResponse } from './http-error.js'
 
 // Found in review (U3): three gaps between what providers send and what the adapter kit made of it.
@@ -57,5 +58,32 @@ describe('headers fetch writes itself are refused when the adapter is configured
 
   it('other headers pass', () => {
     expect(adapterOptionProblems({ headers: { 'HTTP-Referer': 'https://example.com', Connection: 'close', 'X-Title': 'agent' } }, 'https://api.example/v1')).toEqual([])
+  })
+})
+
+// Review Y2: a 413 was CONTEXT_WINDOW_EXCEEDED whatever it said, so a proxy's byte limit made
+// compaction run for nothing and Groq's tokens-per-minute 413 was never retried. One rule for every
+// adapter, in ModelError.codeForStatus (public): a 413 is typed by its words.
+describe('ModelError.codeForStatus: a 413 by its words', () => {
+  it('context words: CONTEXT_WINDOW_EXCEEDED; rate-limit words: RATE_LIMIT; otherwise INVALID_REQUEST', () => {
+    expect(ModelError.codeForStatus(413, 'prompt is too long: 210000 tokens > 200000 maximum')).toBe('CONTEXT_WINDOW_EXCEEDED')
+    expect(ModelError.codeForStatus(413, 'Request too large for model on tokens per minute (TPM): Limit 6000, Requested 7000')).toBe('RATE_LIMIT')
+    expect(ModelError.codeForStatus(413, '{"error":{"code":"rate_limit_exceeded"}}')).toBe('RATE_LIMIT')
+    expect(ModelError.codeForStatus(413, '<title>413 Request Entity Too Large</title>')).toBe('INVALID_REQUEST')
+    expect(ModelError.codeForStatus(413)).toBe('INVALID_REQUEST')
+  })
+
+  it('other statuses as before; a 400 in context words is CONTEXT_WINDOW_EXCEEDED, never a rate limit', () => {
+    expect([401, 403, 408, 429, 500, 529].map((status) => ModelError.codeForStatus(status, 'rate limit'))).toEqual(['AUTH', 'AUTH', 'TIMEOUT', 'RATE_LIMIT', 'SERVER', 'SERVER'])
+    expect(ModelError.codeForStatus(400, "This model's maximum context length is 8192 tokens")).toBe('CONTEXT_WINDOW_EXCEEDED')
+    expect(ModelError.codeForStatus(400, 'rate_limit is not a parameter')).toBe('INVALID_REQUEST')
+  })
+
+  it('modelErrorFromResponse: the reset headers give a 413 rate limit its wait; a byte limit says what to do', () => {
+    const limited = modelErrorFromResponse('Groq', 413, new Headers({ 'x-ratelimit-reset-tokens': '7.5s' }), JSON.stringify({ error: { message: 'on tokens per minute (TPM): Limit 6000', code: 'rate_limit_exceeded' } }))
+    expect(limited).toMatchObject({ code: 'RATE_LIMIT', retryable: true, retryAfterMs: 7500 })
+    const bytes = modelErrorFromResponse('The server at proxy:8080', 413, new Headers(), '<title>413 Request Entity Too Large</title>')
+    expect(bytes).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+    expect(bytes.message).toMatch(/compacting the conversation would not help/)
   })
 })

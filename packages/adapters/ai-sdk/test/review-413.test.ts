@@ -1,0 +1,67 @@
+// Review Y2: through the bridge, an HTTP 413 is decided by its words as in the native adapters (the
+// kit's rule, ModelError.codeForStatus) — it was CONTEXT_WINDOW_EXCEEDED whatever it said. The
+// model is a minimal provider that POSTs to a real local server and throws an APICallError
+// of the failed response, as @ai-sdk/provider-utils does (isRetryable false for a 413).
+import type { LanguageModelV2 } from '@ai-sdk/provider'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { warmUpFetch } from '../../openai/src/testing/hostile.js'
+import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
+import { GROQ_TPM, NGINX_413 } from '../../openai/src/testing/too-large.js'
+import { aiSdk } from '../src/index.js'
+import { apiCallError } from './mock-model.js'
+
+function httpModel(url: string): LanguageModelV2 {
+  return {
+    specificationVersion: 'v2', provider: 'groq.chat', modelId: 'llama-3.3-70b-versatile', supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error('not used')),
+    async doStream({ abortSignal }) {
+      const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{}', signal: abortSignal ?? null })
+      const responseBody = await response.text()
+      let message = response.statusText
+      try {
+        message = (JSON.parse(responseBody) as { error: { message: string } }).error.message
+      } catch {
+        // not JSON: the status text, as the provider's error handler falls back to
+      }
+      throw apiCallError({ message, statusCode: response.status, responseBody, responseHeaders: Object.fromEntries(response.headers), isRetryable: false })
+    },
+  }
+}
+
+let server: TestServer
+beforeAll(async () => {
+  await warmUpFetch()
+  server = await startServer()
+})
+afterAll(() => server.close())
+beforeEach(() => server.reset())
+
+async function failure() {
+  try {
+    for await (const _ of aiSdk({ model: httpModel(server.url) }).stream({ system: '', messages: [], tools: [], params: {} }, { signal: new AbortController().signal })) {
+      // nothing streams: the request fails
+    }
+  } catch (error) {
+    return error as Error & { code?: string }
+  }
+  throw new Error('the request did not fail')
+}
+
+describe('HTTP 413 through an AI SDK provider', () => {
+  it("a proxy's byte limit: INVALID_REQUEST, not retryable, saying compaction would not help", async () => {
+    server.reply(status(413, NGINX_413, { 'content-type': 'text/html' }))
+    const error = await failure()
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
+    expect(error.message).toMatch(/compacting the conversation would not help/)
+  })
+
+  it("Groq's tokens-per-minute 413: RATE_LIMIT and retryable (whatever the SDK's isRetryable), with its reset header's wait", async () => {
+    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+    expect(await failure()).toMatchObject({ code: 'RATE_LIMIT', status: 413, retryable: true, retryAfterMs: 7500 })
+  })
+
+  it('a 413 whose message counts the context stays CONTEXT_WINDOW_EXCEEDED', async () => {
+    server.reply(status(413, JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens." } })))
+    expect(await failure()).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+  })
+})

@@ -1,0 +1,47 @@
+// Review Y2: an HTTP 413 is decided by its words (the kit's rule, ModelError.codeForStatus), not
+// made CONTEXT_WINDOW_EXCEEDED whatever it says: a proxy's byte limit would trigger compaction for
+// nothing, and Groq's 413 is a tokens-per-minute rate limit, which waiting cures.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { openai } from './adapter.js'
+import { run } from './testing/helpers.js'
+import { startServer, status, type TestServer } from './testing/server.js'
+import { GROQ_TPM, NGINX_413 } from './testing/too-large.js'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(() => server.close())
+beforeEach(() => server.reset())
+
+const model = () => openai({ baseURL: server.url, model: 'test-model' })
+
+describe('HTTP 413', () => {
+  it("a proxy's byte limit (nginx's page): INVALID_REQUEST, not retryable, saying compaction would not help", async () => {
+    server.reply(status(413, NGINX_413, { 'content-type': 'text/html' }))
+    const { error } = await run(model())
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
+    expect(error!.message).toMatch(/more bytes than the server, or a proxy in front of it, accepts/)
+    expect(error!.message).toMatch(/compacting the conversation would not help/)
+  })
+
+  it("Groq's tokens-per-minute 413: RATE_LIMIT, retryable, waiting as its reset header says", async () => {
+    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+    const { error } = await run(model())
+    expect(error).toMatchObject({ code: 'RATE_LIMIT', status: 413, retryable: true, retryAfterMs: 7500 })
+    expect(error!.message).toContain('on tokens per minute (TPM)')
+  })
+
+  it('a 413 whose message counts the context stays CONTEXT_WINDOW_EXCEEDED', async () => {
+    server.reply(status(413, JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens." } })))
+    expect((await run(model())).error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+  })
+
+  it('an error payload in the stream with status 413 is typed by its words too', async () => {
+    server.reply((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.end(`data: ${JSON.stringify({ error: { message: 'Payload Too Large', status: 413 } })}\n\n`)
+    })
+    expect((await run(model())).error).toMatchObject({ code: 'INVALID_REQUEST', status: 413 })
+  })
+})
