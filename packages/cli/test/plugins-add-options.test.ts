@@ -24,7 +24,7 @@ describe.concurrent('bosun plugins add -o key=value', () => {
   it.for([
     ['words', 'expected key=value, the option\'s name, "=" and its value (e.g. -o words=password,secret); this has no "=".'],
     ['=password', 'expected key=value, the option\'s name before the "=" (e.g. -o words=password,secret); this has no name.'],
-  ])('-o %s: says which argument and what is expected, before the registry is asked', async ([pair, problem], { dir, expect }) => {
+  ] as const)('-o %s: says which argument and what is expected, before the registry is asked', async ([pair, problem], { dir, expect }) => {
     const result = await bosun(['plugins', 'add', 'word-guard', '-o', 'ignoreCase=true', '-o', pair, '--yes', ...NOWHERE], { cwd: dir })
     expect(result).toMatchObject({ code: 2, stdout: '', stderr: usage(pair, problem) })
   })
