@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline'
-import { whenAgentClosed, type Agent, type Store } from '@bosun/core'
+import { whenAgentClosed, type Agent, type SessionEvent, type Store } from '@bosun/core'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { recordHttp } from '../http-debug.js'
@@ -12,6 +12,7 @@ import { completeSlash, runSlashCommand } from './slash-commands.js'
 import { liveLines } from './status-line.js'
 import { attachTranscript, type TurnProgress } from './transcript.js'
 import { recoveryNote } from '../recovery-note.js'
+import { reasonLabel } from '../session-info.js'
 
 export interface ReplOptions {
   /** The session's agent, and for a subagent child the parents it was opened through (closed on leaving). */
@@ -222,5 +223,12 @@ function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void
     const last = [...agent.session.events].reverse().find((event) => event.type === 'assistant/message')
     const text = last ? (last.data as { message: { content: { type: string; text?: string }[] } }).message.content.find((b) => b.type === 'text')?.text : undefined
     if (text) screen.print(s.dim(`last answer: ${oneLine(safeText(text), 160)}`))
+    // The last answer may be an earlier turn's: a last turn that was blocked or failed left its
+    // message unanswered, and the banner read as if that answer were the reply to it.
+    const end = [...agent.session.events].reverse().find((event) => event.type === 'turn/end') as SessionEvent<'turn/end'> | undefined
+    const reason = end?.data.reason
+    if (recovered === undefined && reason !== undefined && reason.kind !== 'completed' && reason.kind !== 'max-tokens') {
+      screen.print(s.yellow(`the last turn (${end!.data.turn}) did not complete: ${safeText(reasonLabel(reason))}. \`bosun log ${options.sessionId}\` shows why.`))
+    }
   }
 }
