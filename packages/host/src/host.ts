@@ -14,7 +14,7 @@ import { messageIdChecks, messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
 import { schemas, validateBody } from './schemas.js'
-import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS, installStreamLimit, StreamSlots } from './stream-limit.js'
+import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS, DEFAULT_STREAM_STALL_MS, installStreamLimit, StreamSlots } from './stream-limit.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { clusterRoutes } from './cluster/routes.js'
@@ -63,6 +63,12 @@ export interface HostLimits {
    * In-process requests (no socket) count only towards `streams`. Default 100.
    */
   streamsPerClient?: number
+  /**
+   * How long an SSE stream waits for its client to take what was written (its socket to drain):
+   * a client that stops reading is then disconnected — its slot, its hold on the session and its
+   * connection let go — and resumes with `Last-Event-ID` when it reconnects. Default 60 s.
+   */
+  streamStallMs?: number
 }
 
 export interface HostAuth {
@@ -231,7 +237,7 @@ export function createHost(options: CreateHostOptions): Host {
     corsOrigins: options.cors?.origins ?? [],
     closing: () => closing,
   })
-  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS, limits.streamsPerClient ?? DEFAULT_MAX_CLIENT_STREAMS, proxies)
+  const streams = new StreamSlots(limits.streams ?? DEFAULT_MAX_STREAMS, limits.streamsPerClient ?? DEFAULT_MAX_CLIENT_STREAMS, proxies, limits.streamStallMs ?? DEFAULT_STREAM_STALL_MS)
   installStreamLimit(app, streams)
   messageIdChecks(context)
   if (clusterStore !== undefined) {

@@ -3,7 +3,7 @@ import type { JsonSchema, OptionsProblem } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS } from './child-open.js'
 import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_RELAY_RUN_MS, DEFAULT_RELAY_WAIT_MS, DEFAULT_TAKEOVER_CONCURRENCY } from './cluster/cluster.js'
 import { DEFAULT_BODY_LIMIT, DEFAULT_IDLE_MS, DEFAULT_KEEP_ALIVE_MS, DEFAULT_OPEN_TIMEOUT_MS, DEFAULT_PAGE_SIZE, DEFAULT_STREAM_BATCH } from './limits.js'
-import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS } from './stream-limit.js'
+import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS, DEFAULT_STREAM_STALL_MS } from './stream-limit.js'
 import { trustedProxyProblem } from './trusted-proxy.js'
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const
@@ -45,6 +45,7 @@ export const hostOptionsSchema: JsonSchema = {
         pageSize: { ...positiveInteger, default: DEFAULT_PAGE_SIZE },
         streams: { ...positiveInteger, default: DEFAULT_MAX_STREAMS },
         streamsPerClient: { ...positiveInteger, default: DEFAULT_MAX_CLIENT_STREAMS },
+        streamStallMs: { ...timerMs, default: DEFAULT_STREAM_STALL_MS },
         spawnWaitMs: { ...timerMs, default: DEFAULT_SPAWN_WAIT_MS },
         openTimeoutMs: { ...timerMs, default: DEFAULT_OPEN_TIMEOUT_MS },
       },

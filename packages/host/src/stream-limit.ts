@@ -12,6 +12,14 @@ export const DEFAULT_MAX_STREAMS = 1000
  * client needs (the web UI holds two or three per tab).
  */
 export const DEFAULT_MAX_CLIENT_STREAMS = 100
+/**
+ * How long a stream waits for its client to take what was last written, by default
+ * (`limits.streamStallMs`): then the stream is closed (its slot, its hold on the session and its
+ * connection let go); the client reconnects with `Last-Event-ID` and resumes where it was.
+ */
+export const DEFAULT_STREAM_STALL_MS = 60_000
+/** The most a stream hands its connection at once: the bytes {@link DEFAULT_STREAM_STALL_MS} waits for the client to take. */
+const STALL_SLICE_BYTES = 64 * 1024
 /** What a refused stream's `retry-after` says, in seconds. */
 const RETRY_AFTER_S = 5
 
@@ -33,7 +41,7 @@ export class StreamSlots {
   #open = 0
   /** Streams open per client; a client with none has no entry (the map is as small as the streams). */
   readonly #byClient = new Map<string, number>()
-  constructor(readonly max: number, readonly perClient: number, readonly proxies = new TrustedProxies()) {}
+  constructor(readonly max: number, readonly perClient: number, readonly proxies = new TrustedProxies(), readonly stallMs = DEFAULT_STREAM_STALL_MS) {}
 
   /** Streams open now. */
   get open(): number {
@@ -76,7 +84,9 @@ export class StreamSlots {
       await response.body.cancel()
       return
     }
-    c.res = new Response(releasedAtEnd(response.body, release), response)
+    // The connection @hono/node-server hands the app (none in-process): a stalled stream's is destroyed.
+    const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing
+    c.res = new Response(releasedAtEnd(response.body, release, this.stallMs, () => outgoing?.destroy()), response)
   }
 
   #clientFull(): HostError {
@@ -94,25 +104,63 @@ export class StreamSlots {
   }
 }
 
-/** `body`, passed through as the client reads it, calling `release` once when it ends or is canceled. */
-function releasedAtEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+/**
+ * `body`, passed through as the client reads it, calling `release` once when it ends or is
+ * canceled — or when the client has not taken the last chunk within `stallMs`.
+ *
+ * Each stream is pulled (nothing is read from the log before the client can take it), so what it
+ * holds beyond its cursor is one read — at most `limits.streamBatch` events — plus the socket's
+ * buffers. A client that stops reading lets those buffers fill; the server then waits for the
+ * socket to drain before it pulls again, and, without a bound, waited for good: the stream kept its
+ * slot, its hold on the session (never retired) and its connection for as long as the client kept
+ * the socket open. The next pull must come within `stallMs` of a chunk handed over; else the
+ * stream is closed — the source let go (`cancel`), the slot released, the connection destroyed
+ * (`close`) — and the client, reconnecting with `Last-Event-ID` (the id of the last whole frame it
+ * read), resumes with nothing lost. A pull that waits for the log (nothing new yet) is not a stall.
+ */
+function releasedAtEnd(body: ReadableStream<Uint8Array>, release: () => void, stallMs: number, close: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader()
+  let stall: ReturnType<typeof setTimeout> | undefined
+  let stalled = false
+  /** What is left of the last read, handed over a slice at a time. */
+  let rest: Uint8Array | undefined
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let read: Awaited<ReturnType<typeof reader.read>>
-      try {
-        read = await reader.read()
-      } catch (error) {
-        release()
-        controller.error(error)
-        return
+      clearTimeout(stall)
+      if (rest === undefined) {
+        let read: Awaited<ReturnType<typeof reader.read>>
+        try {
+          read = await reader.read()
+        } catch (error) {
+          release()
+          if (!stalled) controller.error(error)
+          return
+        }
+        if (stalled) return
+        if (read.done) {
+          release()
+          controller.close()
+          return
+        }
+        rest = read.value
       }
-      if (read.done) {
+      // A slice at a time: the stall is then the client's not taking STALL_SLICE_BYTES within
+      // stallMs, whatever a read held (a replay's batch of long events can be megabytes).
+      controller.enqueue(rest.subarray(0, STALL_SLICE_BYTES))
+      rest = rest.length > STALL_SLICE_BYTES ? rest.subarray(STALL_SLICE_BYTES) : undefined
+      stall = setTimeout(() => {
+        stalled = true
+        rest = undefined
         release()
+        reader.cancel().catch(() => {})
         controller.close()
-      } else controller.enqueue(read.value)
+        close()
+      }, stallMs)
+      stall.unref?.()
     },
     cancel(reason) {
+      clearTimeout(stall)
+      rest = undefined
       release()
       return reader.cancel(reason)
     },

@@ -70,6 +70,9 @@ export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined
   return undefined
 }
 
+/** The frames a stream's read stops after, in characters (`readFrames`). */
+const READ_CHARS = 64 * 1024
+
 /**
  * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` (each
  * splice is followed by the queues it leaves, each turn boundary by the status): '' once the log
@@ -93,6 +96,9 @@ export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, opti
         return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
       }
       out += log.frames === undefined ? compute() : log.frames(seq, compute)
+      // A read holds about READ_CHARS of frames at most (an event at least): what a stream has
+      // read ahead of its client stays small, however long the batch's events.
+      if (out.length >= READ_CHARS) return { out, cursor: seq }
     }
     cursor = stop
     if (out !== '') return { out, cursor }

@@ -49,7 +49,7 @@ describe('the defaults docs/host.md states for limits and cluster', () => {
   it('reads them from the page', () => {
     expect([...statedDefaults(markdown).keys()].sort()).toEqual([
       'cluster.pollIntervalMs', 'cluster.relayRunMs', 'cluster.relayWaitMs', 'cluster.takeoverConcurrency',
-      'limits.bodyBytes', 'limits.idleMs', 'limits.keepAliveMs', 'limits.openTimeoutMs', 'limits.pageSize', 'limits.spawnWaitMs', 'limits.streamBatch', 'limits.streams', 'limits.streamsPerClient',
+      'limits.bodyBytes', 'limits.idleMs', 'limits.keepAliveMs', 'limits.openTimeoutMs', 'limits.pageSize', 'limits.spawnWaitMs', 'limits.streamBatch', 'limits.streamStallMs', 'limits.streams', 'limits.streamsPerClient',
     ])
   })
 

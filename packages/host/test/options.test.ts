@@ -35,7 +35,7 @@ describe('createHost options', () => {
     expect(line({ store: {}, agentFactory })).toBe('$.store: must be a Store (an object with open, create, list and close)')
     expect(line({ store, agentFactory, cluster: { relayWaitMs: -1 } })).toBe('$.cluster.relayWaitMs: must be an integer from 0 to 2147483647 (found -1)')
     // Each is handed to a Node timer, which fires at once for a longer wait (a poll every millisecond).
-    for (const [group, key] of [['limits', 'idleMs'], ['limits', 'keepAliveMs'], ['cluster', 'relayWaitMs'], ['cluster', 'relayRunMs'], ['cluster', 'pollIntervalMs']] as const) {
+    for (const [group, key] of [['limits', 'idleMs'], ['limits', 'keepAliveMs'], ['limits', 'streamStallMs'], ['cluster', 'relayWaitMs'], ['cluster', 'relayRunMs'], ['cluster', 'pollIntervalMs']] as const) {
       expect(line({ store, agentFactory, [group]: { [key]: 2 ** 31 } })).toBe(`$.${group}.${key}: must be an integer from ${key === 'relayWaitMs' ? 0 : 1} to 2147483647 (found 2147483648)`)
     }
     expect(line({ store, agentFactory, cluster: { pollIntervalMs: 1.5 } })).toBe('$.cluster.pollIntervalMs: must be an integer (found 1.5)')
