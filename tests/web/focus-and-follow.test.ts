@@ -31,7 +31,7 @@ if (hasChromium) {
     let served: Served | undefined
     beforeAll(async () => {
       // Each session's first answer streams for about a minute (the follow-ups stay queued meanwhile); later ones echo at once.
-      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue'])
+      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue', 'parent'])
     }, 60_000)
     afterAll(async () => {
       await served?.close()
@@ -115,6 +115,26 @@ if (hasChromium) {
           await until(async () => (await page.getByRole('dialog').count()) === 0, 'the inspector closed')
           await focusOn(page, opener)
         }
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('puts the focus in the fork\'s Message box after Fork, whose turn leaves the page', async () => {
+      const page = await served!.browser.context.newPage()
+      try {
+        await page.goto(`${served!.server.url}/#/s/parent`)
+        await send(page, 'a turn to fork')
+        await until(async () => ((await turn(page, 1).getByTestId('assistant-text').first().textContent().catch(() => '')) ?? '') !== '', 'the first answer streaming')
+        await page.getByRole('button', { name: 'Stop', exact: true }).press('Enter')
+        await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 stopped')
+
+        await page.getByRole('button', { name: 'Fork from turn 1' }).press('Enter')
+        await until(async () => {
+          const heading = await page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 }).textContent().catch(() => null)
+          return heading !== null && heading !== 'parent' && (await turn(page, 1).getByText('(from the parent session)').count()) === 1
+        }, 'the fork open, its seeded turn drawn')
+        await focusOn(page, 'message-box')
       } finally {
         await page.close()
       }

@@ -158,7 +158,9 @@ describe('SessionList', () => {
     expect(within(children).getByText('scout')).toBeTruthy()
     const captain = screen.getByRole('button', { name: /^captain/ })
     expect(captain.textContent).toContain('running')
-    expect(captain.textContent).toContain('3 queued')
+    // The follow-ups (what the dock lists) apart from the pending steer: one sum said "3 queued" beside a dock of 2.
+    expect(captain.textContent).toContain('2 queued')
+    expect(captain.textContent).toContain('1 steer pending')
     expect(screen.getByRole('button', { name: /^lone/ }).textContent).toContain('cold')
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search sessions' }), { target: { value: 'lon' } })
     expect(screen.queryByText('captain')).toBeNull()

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { unsentFor, type Unsent } from '../state/unsent.js'
 import { useApp } from './store-context.js'
 
@@ -30,6 +30,20 @@ export function Composer({ session }: { session: string }) {
   const offered = useRef<Unsent | null>(firstOffer)
   /** Ids sent and not yet answered: kept in case of a reload, but not offered back meanwhile. */
   const inFlight = useRef(new Set<string>())
+  const box = useRef<HTMLTextAreaElement>(null)
+
+  // What the page hands this box (store.ts, ComposerCall): a queued message's edit whose message started running
+  // meanwhile — added below what is typed, never replacing it — and the focus when it fell off the page with the
+  // control that had it (Fork's turn, that editor), so the next key goes where the user continues.
+  const call = useApp((state) => state.composerCall)
+  const takeCall = useApp((state) => state.takeComposerCall)
+  useEffect(() => {
+    if (call === null || call.session !== session) return
+    takeCall(call.id)
+    const handed = call.text
+    if (handed !== null) setText((current) => (current.trim() === '' ? handed : `${current.trimEnd()}\n\n${handed}`))
+    if (document.activeElement === null || document.activeElement === document.body) box.current?.focus()
+  }, [call, session, takeCall])
 
   /** An empty box gets the oldest unsent message not on its way: each one that came back, in turn. */
   const offerNext = (): void => {
@@ -79,6 +93,7 @@ export function Composer({ session }: { session: string }) {
         </span>
         <textarea
           id={MESSAGE_BOX_ID}
+          ref={box}
           value={text}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={onKeyDown}

@@ -31,7 +31,15 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
   const edit = useApp((state) => state.edit)
   const remove = useApp((state) => state.remove)
   const promote = useApp((state) => state.promote)
-  const [draft, setDraft] = useState<string | null>(null)
+  const noteEdit = useApp((state) => state.noteEdit)
+  const [draft, setDraftState] = useState<string | null>(null)
+  // The store keeps the open editor's text too: if the message starts running (or leaves the queue
+  // otherwise) before it is saved, the editor leaves the page and the store gives the text to the
+  // Message box. A save keeps it noted until the host answers — a claim may come first.
+  const setDraft = (next: string | null): void => {
+    noteEdit(message.id, next)
+    setDraftState(next)
+  }
   const editButton = useRef<HTMLButtonElement>(null)
   /** The editor closed from the keyboard or Save: the focus goes back to Edit, not to nothing. */
   const refocus = useRef(false)
@@ -52,8 +60,10 @@ export function QueueItem({ message, position, count, onMove, dragProps }: { mes
     close()
     if (value === '' || value === text) return
     // Not taken (the host unreachable, or the message claimed meanwhile): the editor opens again with the text.
+    noteEdit(message.id, value)
     void edit(message.id, value).then((taken) => {
-      if (!taken) setDraft((current) => current ?? value)
+      if (taken) noteEdit(message.id, null)
+      else setDraftState((current) => current ?? value)
     })
   }
 

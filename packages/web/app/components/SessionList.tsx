@@ -26,8 +26,16 @@ function tree(items: readonly SessionListItem[]): Node[] {
   return order(roots)
 }
 
-function queued(item: SessionListItem): number {
-  return item.queue === null ? 0 : item.queue['next-turn'] + item.queue['next-step']
+/**
+ * What waits in a session's queues, as the open session draws it: the follow-ups (the queue dock's
+ * list, "3 queued") apart from the steering not yet seen by the model (drawn at the end of the
+ * conversation, "1 steer pending") — one sum said "4 queued" beside a dock of 3.
+ */
+function waiting(item: SessionListItem): string[] {
+  if (item.queue === null) return []
+  const followups = item.queue['next-turn']
+  const steers = item.queue['next-step']
+  return [...(followups > 0 ? [`${followups} queued`] : []), ...(steers > 0 ? [`${steers} ${steers === 1 ? 'steer' : 'steers'} pending`] : [])]
 }
 
 /** Says so while the list is not live (its host stream dropped or refused, or stopped for good), and why; nothing while it is live. */
@@ -61,10 +69,11 @@ export function SessionList() {
     const needle = query.trim().toLowerCase()
     return tree(needle === '' ? sessions : sessions.filter((item) => item.id.toLowerCase().includes(needle)))
   }, [sessions, query])
+  const noMatch = shown.length === 0 && query.trim() !== '' ? `No session id contains "${query.trim()}".` : null
 
   const row = (node: Node, depth: number) => {
     const { item } = node
-    const count = queued(item)
+    const queues = waiting(item)
     const last = item.id === selected && openLast !== undefined ? Math.max(openLast, item.lastEventAt ?? 0) : item.lastEventAt
     return (
       <li key={item.id}>
@@ -78,7 +87,9 @@ export function SessionList() {
           <span className="truncate font-medium">{item.id}</span>
           <span className="flex items-center gap-2 text-xs text-slate-700">
             <StatusBadge status={item.status} />
-            {count > 0 ? <span>{count} queued</span> : null}
+            {queues.map((words) => (
+              <span key={words}>{words}</span>
+            ))}
             {last === null ? null : <LastActivity at={last} />}
             {item.loaded ? null : <span className="text-slate-600">cold</span>}
             {item.parent === undefined || item.parentSessionId !== undefined ? null : <span title={`forked from ${item.parent}`}>fork</span>}
@@ -101,6 +112,12 @@ export function SessionList() {
         <input type="search" value={query} onChange={(event) => setQuery(event.target.value)} className="rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900" placeholder="id…" />
       </label>
       <ListNotLive />
+      {/* A search that matches nothing says so (announced, as the list's other notice is) instead of an empty list. */}
+      {noMatch === null ? null : (
+        <p role="status" className="px-2 text-sm text-slate-700">
+          {noMatch}
+        </p>
+      )}
       <ul className="flex-1 overflow-y-auto" aria-label="Session list">
         {shown.map((node) => row(node, 0))}
       </ul>

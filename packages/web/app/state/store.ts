@@ -8,10 +8,18 @@ import { HostClientError, type HostClient, type RetryNotice, type SessionListIte
 import { createCoalescer, type Scheduler } from './coalesce.js'
 import { reconnecting, type ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
+import { editsLeft } from './queue-edits.js'
 import { applyHostFrame } from './session-list.js'
 import type { SessionView } from './view.js'
 
 export interface Notice { id: number; kind: 'info' | 'error'; text: string }
+
+/**
+ * What the Message box of `session` is asked to take: `text` (added to what it holds; null: none)
+ * and the focus, if the focus fell off the page — its control left with what it acted on (Fork's
+ * turn, a queued message's editor whose message started running).
+ */
+export interface ComposerCall { id: number; session: string; text: string | null }
 
 export interface AppState {
   sessions: SessionListItem[]
@@ -43,6 +51,8 @@ export interface AppState {
   notices: Notice[]
   /** Turn number the inspector opens at, or null when closed. */
   inspecting: number | null
+  /** For the Message box to take (see {@link ComposerCall}); null once taken. */
+  composerCall: ComposerCall | null
 }
 
 export interface AppActions {
@@ -77,6 +87,14 @@ export interface AppActions {
   fork(afterTurn: number): Promise<void>
   dismiss(id: number): void
   inspect(turn: number | null): void
+  /**
+   * A queued message's editor is open with `text` (null: closed, or its save was answered). If the
+   * message leaves the queue meanwhile (it starts running, is promoted or removed), the text goes
+   * to the Message box and a notice says why (queue-edits.ts).
+   */
+  noteEdit(messageId: string, text: string | null): void
+  /** The Message box took the call `id`. */
+  takeComposerCall(id: number): void
   /** Stops following the selected session (page unload, tests). */
   dispose(): void
 }
@@ -109,6 +127,9 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
   let follow: AbortController | null = null
   let followList: AbortController | null = null
   let noticeId = 0
+  let callId = 0
+  /** The selected session's open queue edits: message id → the editor's text. */
+  const edits = new Map<string, string>()
   const store = createStore<AppState & AppActions>()((set, get) => {
     const notify = (kind: Notice['kind'], text: string): void => {
       noticeId += 1
@@ -130,6 +151,13 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       set({ auth: 'required' })
       return true
     }
+    /** Asks the Message box of `session` for the focus (if it fell off the page) and to take `text`; a call not yet taken keeps its text. */
+    const callComposer = (session: string, text: string | null): void => {
+      callId += 1
+      const waiting = get().composerCall
+      const texts = [...(waiting?.session === session && waiting.text !== null ? [waiting.text] : []), ...(text === null ? [] : [text])]
+      set({ composerCall: { id: callId, session, text: texts.length === 0 ? null : texts.join('\n\n') } })
+    }
     const current = (): string => {
       const id = get().selected
       if (id === null) throw new Error('no session selected')
@@ -147,6 +175,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       listConnection: { state: 'connecting', retries: 0 },
       notices: [],
       inspecting: null,
+      composerCall: null,
 
       async refreshSessions() {
         // A failure (the host restarting) is the host stream's to recover from, not a notice.
@@ -202,13 +231,24 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       select(id) {
         follow?.abort()
         follow = null
+        edits.clear()
         set({ selected: id, unavailable: null, view: emptySession(), connection: { state: 'connecting', retries: 0 }, inspecting: null })
         onSelect?.(id)
         if (id === null) return
         const controller = new AbortController()
         follow = controller
         const frames = createCoalescer<StreamFrame>((batch) => {
-          if (!controller.signal.aborted) set((state) => ({ view: foldFrames(state.view, batch) }))
+          if (controller.signal.aborted) return
+          const before = get().view
+          const view = foldFrames(before, batch)
+          const left = edits.size === 0 ? [] : editsLeft(before, view, edits)
+          set({ view })
+          if (left.length === 0) return
+          // An edit in progress whose message left the queue: its editor leaves the page; what was typed goes to the Message box.
+          for (const edit of left) edits.delete(edit.messageId)
+          const texts = left.flatMap((edit) => (edit.text === null ? [] : [edit.text]))
+          callComposer(id, texts.length === 0 ? null : texts.join('\n\n'))
+          for (const edit of left) notify('info', edit.notice)
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
         const reload = (): void => {
@@ -305,6 +345,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         if (forked === undefined) return
         await get().refreshSessions()
         get().select(forked.id)
+        // Fork's button left the page with the parent's turns: the focus goes where the user continues, the fork's Message box.
+        callComposer(forked.id, null)
       },
 
       dismiss(id) {
@@ -313,6 +355,15 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
 
       inspect(turn) {
         set({ inspecting: turn })
+      },
+
+      noteEdit(messageId, text) {
+        if (text === null) edits.delete(messageId)
+        else edits.set(messageId, text)
+      },
+
+      takeComposerCall(callIdTaken) {
+        if (get().composerCall?.id === callIdTaken) set({ composerCall: null })
       },
 
       dispose() {
