@@ -58,6 +58,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     model: checked.model,
     provider,
     reasoningPassback: checked.reasoningPassback ?? true,
+    streamOptions: checked.streamOptions ?? true,
     maxTokensField: checked.maxTokensField ?? 'max_tokens',
     ...(checked.maxTokens !== undefined ? { maxTokens: checked.maxTokens } : {}),
     ...(checked.temperature !== undefined ? { temperature: checked.temperature } : {}),

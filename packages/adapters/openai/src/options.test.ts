@@ -9,7 +9,7 @@ const good = [
   {
     model: 'o4-mini', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_OPTIONS_TEST_KEY', maxTokens: 4096, temperature: 0,
     reasoningEffort: 'high', headers: { 'X-Title': 'bosun' }, idleTimeoutMs: 120_000, timeoutMs: 600_000, maxTokensField: 'max_completion_tokens',
-    provider: 'openai', reasoningPassback: false,
+    provider: 'openai', reasoningPassback: false, streamOptions: false,
   },
 ]
 
@@ -93,7 +93,7 @@ describe('options', () => {
 
   it('the schema lists every option the code accepts', () => {
     expect(Object.keys(openaiOptionsSchema.properties as object).sort()).toEqual(
-      ['apiKeyEnv', 'baseURL', 'headers', 'idleTimeoutMs', 'maxTokens', 'maxTokensField', 'model', 'provider', 'reasoningEffort', 'reasoningPassback', 'temperature', 'timeoutMs'],
+      ['apiKeyEnv', 'baseURL', 'headers', 'idleTimeoutMs', 'maxTokens', 'maxTokensField', 'model', 'provider', 'reasoningEffort', 'reasoningPassback', 'streamOptions', 'temperature', 'timeoutMs'],
     )
   })
 

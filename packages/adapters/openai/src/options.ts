@@ -49,6 +49,13 @@ export interface OpenAIOptions {
    * carry tool calls (DeepSeek requires it within a tool-call loop). Default true.
    */
   reasoningPassback?: boolean
+  /**
+   * Send `stream_options: { include_usage: true }`, which asks the server for the response's
+   * token usage. Default true. `false` for an OpenAI-compatible server that refuses the field: the
+   * request then has no `stream_options`, and usage is only what the server sends unasked — often
+   * none, so no token counts in `assistant/message` (nor the CLI's, nor a plugin's that counts tokens).
+   */
+  streamOptions?: boolean
 }
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -81,6 +88,10 @@ export const openaiOptionsSchema: JsonSchema = {
     reasoningPassback: {
       type: 'boolean',
       description: 'Send this provider\'s reasoning back as reasoning_content on assistant tool-call messages. Default true.',
+    },
+    streamOptions: {
+      type: 'boolean',
+      description: 'Send stream_options: { include_usage: true } (asks for the token usage). Default true. false for a server that refuses the field: usage is then only what the server sends unasked, often none.',
     },
   },
 }

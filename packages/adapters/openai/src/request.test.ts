@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildBody, providerToolCallId, type RequestSettings } from './request.js'
 import { request } from './testing/helpers.js'
 
-const settings: RequestSettings = { model: 'deepseek-chat', provider: 'deepseek', reasoningPassback: true, maxTokensField: 'max_tokens' }
+const settings: RequestSettings = { model: 'deepseek-chat', provider: 'deepseek', reasoningPassback: true, streamOptions: true, maxTokensField: 'max_tokens' }
 
 const user = (text: string, id = text): ModelMessage => ({ role: 'user', id, content: [{ type: 'text', text }] })
 

@@ -7,6 +7,8 @@ export interface RequestSettings {
   model: string
   provider: string
   reasoningPassback: boolean
+  /** Send `stream_options: { include_usage: true }` (off for a server that refuses the field). */
+  streamOptions: boolean
   maxTokensField: MaxTokensField
   maxTokens?: number
   temperature?: number
@@ -66,7 +68,7 @@ export function buildBody(request: ModelRequest, settings: RequestSettings): Rec
     model: request.model ?? settings.model,
     messages,
     stream: true,
-    stream_options: { include_usage: true },
+    ...(settings.streamOptions ? { stream_options: { include_usage: true } } : {}),
   }
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
