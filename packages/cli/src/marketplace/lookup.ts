@@ -53,9 +53,15 @@ export async function findOnRegistry(client: RegistryClient, spec: string): Prom
     const version = releaseOf(candidate, pickVersion(packument, range, satisfiesRange))
     const manifest = bosunManifest(version)
     if (manifest.kind === undefined) {
+      // Reached through a short name (`openai`, meant as the adapter a config names so): the
+      // package as typed is someone else's. Say which plugin names were looked for first, and how
+      // an adapter or a store is found — never which package the user "meant".
+      const lookedFor = candidate === name && candidates.length > 1 ? candidates.filter((other) => other !== name) : []
+      const before = lookedFor.length > 0 ? `no Bosun plugin ${lookedFor.map((other) => `"${other}"`).join(' or ')} on the registry, and ` : ''
+      const after = lookedFor.length > 0 ? ` An adapter or a store is named by its package (bosun plugins search ${name} lists them).` : ''
       throw marketplaceError(
         'NOT_A_BOSUN_PACKAGE',
-        `${manifest.name}@${manifest.version} is not a Bosun package: it has none of the keywords "bosun-plugin", "bosun-adapter", "bosun-store". Nothing was installed.`,
+        `${before}${manifest.name}@${manifest.version} is not a Bosun package: it has none of the keywords "bosun-plugin", "bosun-adapter", "bosun-store".${after} Nothing was installed.`,
       )
     }
     return { version, manifest }
