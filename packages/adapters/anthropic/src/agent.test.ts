@@ -180,7 +180,7 @@ describe('through createAgent', () => {
     agent.followup('two')
     await agent.whenIdle()
     expect(turnEnds(agent)).toEqual([
-      { kind: 'error', error: { code: 'SERVER', message: 'Anthropic answered HTTP 529: Overloaded', status: 529, retryable: true } },
+      { kind: 'error', error: { code: 'SERVER', message: 'Anthropic answered HTTP 529: Overloaded', status: 529, retryable: true }, model: true },
       {
         kind: 'error',
         error: {
@@ -189,6 +189,7 @@ describe('through createAgent', () => {
           status: 401,
           retryable: false,
         },
+        model: true,
       },
     ])
     expect(JSON.stringify(agent.session.events)).not.toContain(SECRET)

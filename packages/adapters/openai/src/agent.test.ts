@@ -148,6 +148,7 @@ describe('through createAgent', () => {
       {
         kind: 'error',
         error: { code: 'RATE_LIMIT', message: `The server at ${new URL(server.url).host} answered HTTP 429: Rate limit reached`, status: 429, retryable: true, retryAfterMs: 7000 },
+        model: true,
       },
     ])
   })

@@ -217,6 +217,7 @@ describe('model errors', () => {
     expect(reason).toEqual({
       kind: 'error',
       error: { code: 'RATE_LIMIT', message: expect.any(String), status: 429, retryable: true, retryAfterMs: 10 },
+      model: true,
     })
     agent.followup('second')
     await agent.whenIdle()

@@ -156,7 +156,9 @@ async function runSteps(rt: AgentRuntime, turn: number, abort: TurnAbort, open: 
       case 'aborted':
         return abortedReason(abort)
       case 'error':
-        return { kind: 'error', error: call.error ?? { code: 'UNEXPECTED', message: 'The model call failed.' } }
+        // Marked: the driver goes on with queued input after a failed call (not after a throw), and
+        // recovery must know which of the two a logged `error` end was.
+        return { kind: 'error', error: call.error ?? { code: 'UNEXPECTED', message: 'The model call failed.' }, model: true }
       case 'max-tokens':
         // Sticky for the turn: a plugin on the retry / compaction paths may take it before here.
         return { kind: 'max-tokens' }

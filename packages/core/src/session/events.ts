@@ -9,7 +9,13 @@ export type TurnEndReason =
   | { kind: 'completed' }
   | { kind: 'blocked'; by: string; metadata: JsonValue }
   | { kind: 'aborted'; reason?: string }
-  | { kind: 'error'; error: SerializedError }
+  /**
+   * `model: true`: the model call failed (the adapter, or an `llm/stream` wrapper such as a retry
+   * plugin, gave up) and the agent goes on with its queue. Absent: a hook, the system prompt or the
+   * store threw — the agent stopped, and queued input waits for a wake (seed 003 §8). Recovery
+   * reads it (`agent.recovery.waiting`); logs written before it existed lack it on both.
+   */
+  | { kind: 'error'; error: SerializedError; model?: true }
   | { kind: 'max-tokens' }
   /** Written only by crash recovery for a turn that a crash left open. */
   | { kind: 'interrupted' }

@@ -234,6 +234,37 @@ describe('input a crash left waiting for its turn', () => {
     await agent.close()
   })
 
+  it('reports input pending at the end of a turn whose model call failed (the driver runs on), not at an end a throw caused (it parks)', async () => {
+    // Live, both end `error`: after a failed call the agent goes on with its queue; after a hook
+    // threw it stops. The log tells them apart by `model: true` (found by the delivery property).
+    const throwing = definePlugin({ name: 'throws', setup: ({ hooks }) => hooks.preStep.tapPromise('throws', async () => { throw new Error('pre-step bug') }) })
+    const crashed = await createAgent({ model: scripted(), plugins: [throwing] })
+    crashed.followup('first')
+    await crashed.whenIdle()
+    const thrown = (crashed.session.last!.data as { reason: Record<string, unknown> }).reason
+    expect(thrown.kind).toBe('error')
+    expect(thrown.model).toBeUndefined()
+    await crashed.close()
+
+    const message = (id: string) => createUserMessage(id, { id, source: { kind: 'user', delivery: 'followup' } })
+    const logEndingIn = (reason: unknown): [string, unknown][] => [
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [message('a'), message('b')] }],
+      ['turn/start', { turn: 1 }],
+      ['agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }],
+      ['turn/end', { turn: 1, reason }],
+    ]
+    const error = { code: 'SERVER', message: 'Scripted model error: SERVER (HTTP 503).', status: 503, retryable: true }
+    const store = memoryStore()
+    await storedLog(store, 'failed-call', logEndingIn({ kind: 'error', error, model: true }))
+    await storedLog(store, 'threw', logEndingIn({ kind: 'error', error: thrown.error }))
+    const afterFailedCall = await createAgent({ model: scripted(), store, sessionId: 'failed-call' })
+    expect(afterFailedCall.recovery.waiting).toEqual(['b'])
+    const afterThrow = await createAgent({ model: scripted(), store, sessionId: 'threw' })
+    expect(afterThrow.inbox.nextTurn.map((m) => m.id)).toEqual(['b'])
+    expect(afterThrow.recovery.waiting).toBeUndefined()
+    await Promise.all([afterFailedCall.close(), afterThrow.close()])
+  })
+
   it('does not report a message a blocked turn took that a plugin put back after the end without a wake, though the host sent it as a follow-up', async () => {
     const store = memoryStore()
     const sent = createUserMessage('held for approval', { id: 'a', source: { kind: 'user', delivery: 'followup' } })

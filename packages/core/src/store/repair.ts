@@ -1,6 +1,6 @@
 import type { Inbox } from '../inbox/inbox.js'
 import type { InboxSplice, InboxTarget } from '../inbox/types.js'
-import type { BosunEventMap, SessionEvent } from '../session/events.js'
+import type { BosunEventMap, SessionEvent, TurnEndReason } from '../session/events.js'
 import { derivedFrom, type UserMessage } from '../session/messages.js'
 import type { Session } from '../session/session.js'
 import { BlockAssembler } from '../loop/assembler.js'
@@ -19,11 +19,11 @@ export interface RepairReport {
    * Ids of the queued messages (the whole queue, in order) when the log ends idle although a wake
    * was owed: a crash (or a lost lease) fell between a send's admission and its turn's start. Owed
    * when input pending at the last turn end is still pending after an end the driver runs on from
-   * (`completed`, `blocked`, `max-tokens`, `interrupted`), or when input first queued after that
+   * (`completed`, `blocked`, `max-tokens`, `interrupted`, an `error` whose model call failed), or when input first queued after that
    * end (or before any turn) was sent with a wake — its source says `delivery: 'followup' | 'steer'`,
    * as `agent.followup()` / `agent.steer()` record it (and the host, ACP and the subagents plugin
    * through them), or, pending at an aborted end, was sent with a wake during that turn after its
-   * abort (`source.afterAbort`: the live agent runs a turn for it). Not set for input that was parked: pending at an `aborted` or `error` end,
+   * abort (`source.afterAbort`: the live agent runs a turn for it). Not set for input that was parked: pending at an `aborted` end or an `error` end a throw caused,
    * injected, spliced in without a wake, or put back after a turn took it. Whoever resumes the
    * session wakes the agent for them, as for a repaired turn.
    */
@@ -32,6 +32,11 @@ export interface RepairReport {
 
 /** Turn ends after which the driver runs the next turn for pending input (an abort or a crash parks it instead); `interrupted`: a repaired turn, whose queue its owner woke for. */
 const CONTINUING_ENDS = new Set(['completed', 'blocked', 'max-tokens', 'interrupted'])
+
+/** Whether the driver ran on after this end: one of {@link CONTINUING_ENDS}, or a failed model call (`error` marked `model`; a throw parks). */
+function continuesAfter(reason: TurnEndReason): boolean {
+  return CONTINUING_ENDS.has(reason.kind) || (reason.kind === 'error' && reason.model === true)
+}
 /** The `source.delivery` the agent's waking sends record (`followup`, `steer`); `inject` queues without a wake. */
 const WAKING_DELIVERIES = new Set(['followup', 'steer'])
 
@@ -59,7 +64,7 @@ export function closeOpenTurn(session: Session, inbox: Inbox): RepairReport {
   for (let i = events.length - 1; i >= (session.header.seedLength ?? 0); i--) {
     const type = events[i]!.type
     if (type === 'turn/end') {
-      noteWaiting(report, events, session.header.seedLength ?? 0, i, inbox, CONTINUING_ENDS.has((events[i]!.data as BosunEventMap['turn/end']).reason.kind))
+      noteWaiting(report, events, session.header.seedLength ?? 0, i, inbox, continuesAfter((events[i]!.data as BosunEventMap['turn/end']).reason))
       return report
     }
     if (type === 'turn/start') {

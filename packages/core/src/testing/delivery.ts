@@ -10,6 +10,7 @@
 // consumes input. Turns and steps are paired and numbered in order; follow-ups are claimed in the
 // order they were sent, one per turn; an aborted turn claims nothing and opens no step after its
 // abort; a steer or inject queued before a completed turn's last step boundary rides that turn.
+// The reopened agent's recovery report says what the live agent did at the cut (checkRecovery).
 import { expect } from 'vitest'
 import fc from 'fast-check'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
@@ -47,13 +48,27 @@ export const deliveryAnswer: fc.Arbitrary<ScriptedResponse> = fc.oneof(
   fc.integer({ min: 1, max: 2 }).map((calls): ScriptedResponse => ({ toolCalls: Array.from({ length: calls }, () => ({ name: 'echo' })) })),
 )
 
+/** An op fired at the live agent: its kind (a send's method), the log's length then (it came after event `at - 1`), and whether the agent's driver was running. */
+interface Fired {
+  kind: Op['kind']
+  method?: Method
+  at: number
+  running: boolean
+}
+
 export const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-/** Runs `ops` against a live agent: each fires at its anchor event (or at idle, in order, for those the run never reached); returns the log's length at each abort or cancel. */
-async function runLive(agent: Agent, ops: readonly Op[], custom: DeliveryRun['custom'] = {}): Promise<number[]> {
+/**
+ * Runs `ops` against a live agent: each fires at its anchor event (or at idle, in order, for those
+ * the run never reached). Returns the log's length at each abort or cancel, and at every op fired
+ * (the first follow-up included): what the agent was told, and when, that its log may not show.
+ */
+async function runLive(agent: Agent, ops: readonly Op[], custom: DeliveryRun['custom'] = {}): Promise<{ aborts: number[]; fired: Fired[] }> {
   let n = 0
   const aborts: number[] = []
+  const fired: Fired[] = []
   const fire = (o: Op) => {
+    fired.push({ kind: o.kind, at: agent.session.length, running: agent.status === 'running', method: o.kind === 'send' ? o.method : undefined })
     if (o.kind === 'send') agent[o.method](`m${n++}`)
     else if (o.kind === 'wake') agent.wake()
     else if (o.kind === 'custom') custom[o.name]!(agent)
@@ -77,6 +92,7 @@ async function runLive(agent: Agent, ops: readonly Op[], custom: DeliveryRun['cu
     for (const p of pending) if (!p.fired && p.o.at.type === event.type && p.o.at.nth === count) fireLater(p)
   })
   try {
+    fired.push({ kind: 'send', at: agent.session.length, running: false, method: 'followup' })
     agent.followup('first')
     for (const p of pending) {
       await agent.whenIdle()
@@ -92,7 +108,7 @@ async function runLive(agent: Agent, ops: readonly Op[], custom: DeliveryRun['cu
   } finally {
     off()
   }
-  return aborts
+  return { aborts, fired }
 }
 
 /** Wakes the agent until both queues are empty (input parked by an abort or a cut waits for a wake). */
@@ -284,7 +300,7 @@ export interface DeliveryRun {
 export async function runAndCrash(makeAgent: MakeAgent, ops: readonly Op[], cutAt: number, run: DeliveryRun = {}): Promise<void> {
   const store = memoryStore()
   const live = await makeAgent(store, 'live')
-  const aborts = await runLive(live, ops, run.custom)
+  const { aborts, fired } = await runLive(live, ops, run.custom)
   if (run.settle) await run.settle(live)
   const full = live.session.events.slice()
   const header = live.session.header
@@ -295,6 +311,7 @@ export async function runAndCrash(makeAgent: MakeAgent, ops: readonly Op[], cutA
   const crashed = memoryStore()
   await crashed.create({ ...header, id: 'cut' }, full.slice(0, cut))
   const reopened = await makeAgent(crashed, 'cut')
+  checkRecovery(reopened, full, cut, fired)
   await drain(reopened)
   if (run.settle) {
     await run.settle(reopened)
@@ -305,4 +322,70 @@ export async function runAndCrash(makeAgent: MakeAgent, ops: readonly Op[], cutA
   checkDelivery(after, { givenBack: run.givenBack?.(after) })
   // Nothing the cut log had delivered is delivered again, and nothing it held is lost (above).
   expect(after.slice(0, cut)).toEqual(full.slice(0, cut))
+}
+
+/**
+ * What reopening the cut log owes (SPEC §10 "Restart"; seed 003 recovery): a turn the cut left open
+ * is repaired (`recovery.turn`: its owner wakes it); a log cut between turns says a wake is owed
+ * (`recovery.waiting`, the whole queue in order) exactly when the live agent, left alone, ran
+ * another turn after that point — its log shows a `turn/start` after the cut with nothing done to
+ * the agent in between. Skipped when the log cannot tell: an op fired from the cut up to that
+ * `turn/start`, or input spliced in since the last turn's end by no send (a plugin's requeue
+ * timer, which wakes the agent itself); a `wake()` latched during the
+ * last turn; an abort or cancel the log does not show — fired with no turn open (between a send
+ * and its turn's start: the driver parks without a trace) or in a turn that still did not end
+ * `aborted` (after its last step); an inject landing after a turn's end while the driver still
+ * runs. Each is a window of microtasks: no request from outside the process lands inside one, and
+ * a store writes a tick's events as one batch, so no real crash falls inside one either.
+ */
+function checkRecovery(reopened: Agent, full: readonly SessionEvent[], cut: number, fired: readonly Fired[]): void {
+  // For each log length, the turn open there (its turn/start index) or -1; and each turn's end.
+  const openAt: number[] = [-1]
+  const endOf = new Map<number, string>()
+  let open = -1
+  for (let i = 0; i < full.length; i++) {
+    const event = full[i]!
+    if (event.type === 'turn/start') open = i
+    else if (event.type === 'turn/end') {
+      endOf.set(open, (event.data as BosunEventMap['turn/end']).reason.kind)
+      open = -1
+    }
+    openAt.push(open)
+  }
+  const { recovery } = reopened
+  if (openAt[cut]! >= 0) {
+    expect(recovery.turn, `the log cut at ${cut} inside a turn was not repaired`).toBeDefined()
+    return
+  }
+  expect(recovery.turn, `the log cut at ${cut} between turns was repaired`).toBeUndefined()
+  let next = full.length
+  for (let i = cut; i < full.length; i++) {
+    if (full[i]!.type === 'turn/start') {
+      next = i
+      break
+    }
+  }
+  let lastStart = -1
+  for (let i = cut - 1; i >= 0 && lastStart < 0; i--) if (full[i]!.type === 'turn/start') lastStart = i
+  const unlogged = (f: Fired) =>
+    (f.kind === 'wake' && f.at > lastStart && f.at < cut) ||
+    ((f.kind === 'abort' || f.kind === 'cancel') && f.at < cut && (openAt[f.at]! < 0 || endOf.get(openAt[f.at]!) !== 'aborted'))
+  // An inject after a turn's end that the driver, still running, finds before it stops: it runs a
+  // turn, which an inject at idle does not — the log cannot tell the two moments apart.
+  const caughtByDriver = (f: Fired) => f.method === 'inject' && f.running && f.at < cut && openAt[f.at]! < 0
+  if (fired.some((f) => (f.at >= cut && f.at <= next) || unlogged(f) || caughtByDriver(f))) return
+  // Input spliced in after the last turn's end by no send of the run: a plugin's (a requeue timer's),
+  // which may wake the agent without the log saying so.
+  let lastEnd = -1
+  for (let i = cut - 1; i >= 0 && lastEnd < 0; i--) if (full[i]!.type === 'turn/end') lastEnd = i
+  const sentAt = new Set(fired.filter((f) => f.kind === 'send').map((f) => f.at))
+  for (let i = lastEnd + 1; i < next; i++) {
+    const event = full[i]!
+    if (event.type === 'agent/inbox/spliced' && (event.data as InboxSplice).inserted.length > 0 && (i >= cut || !sentAt.has(i))) return
+  }
+  const pending = [...reopened.inbox.nextStep, ...reopened.inbox.nextTurn].map((m) => m.id)
+  const ranOn = next < full.length
+  const around = full.slice(Math.max(0, cut - 4), cut + 1).map((e) => `${e.seq} ${e.type} ${JSON.stringify(e.data).slice(0, 120)}`).join('\n')
+  expect(recovery.waiting, `cut at ${cut}: the live agent ${ranOn ? 'ran on' : 'stopped'} with ${JSON.stringify(pending)} pending, recovery says waiting ${JSON.stringify(recovery.waiting)}; the log there:\n${around}`)
+    .toEqual(ranOn ? pending : undefined)
 }
