@@ -91,8 +91,11 @@ export class LiveScreen implements Screen {
       return this.#through(`${this.#wrapped(safeStyled(text))}\n`)
     }
     this.#erase()
-    if (this.#partial !== '') this.#out.write(`${this.#partial}\n`)
-    this.#partial = ''
+    // The answer's unfinished line stays in the live area, below the printed line, until it is
+    // finished. Written here as if it were, a preview was printed twice (its caller streams it once
+    // finished) and a streamed line was cut in two: a `/queue` typed while an answer streamed left
+    // a stray fragment of it above the answer. What the transcript prints at a step's boundaries
+    // (tool calls, retries, the turn's end) comes after the answer's end, which writes the line.
     this.#out.write(`${this.#wrapped(safeStyled(text))}\n`)
     if (!this.#closed) this.#draw()
   }
