@@ -8,6 +8,7 @@ import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { addPluginEntry } from '../marketplace/config-edit/config-file.js'
 import { confirm } from '../marketplace/confirm.js'
+import { entryName as entryNameOf } from '../marketplace/entry-name.js'
 import { marketplaceError } from '../marketplace/errors.js'
 import { installEnvFor } from '../marketplace/install-env.js'
 import { configBeforeInstall } from '../marketplace/install-env-config.js'
@@ -86,7 +87,7 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
 
   await runPackageManager(manager, packageManagerArgs(manager.name, 'add', installSpec, options.registry), installEnv, (text) => ctx.err.write(text))
 
-  const entryName = manifest.kind === 'plugin' ? configName(manifest.name) : manifest.name
+  const entryName = entryNameOf(manifest.name, manifest.kind)
   const entry = Object.keys(pluginOptions).length === 0 ? entryName : [entryName, pluginOptions]
   if (manifest.kind !== 'plugin') {
     const key = manifest.kind === 'adapter' ? `"model": { "adapter": ${JSON.stringify(entryName)}, "options": {…} }` : `"store": ${JSON.stringify(entry)}`

@@ -2,10 +2,10 @@ import { CORE_VERSION, coreSatisfies } from '@bosun/core/config'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
+import { entryName, undeclaredHooks } from '../marketplace/entry-name.js'
 import { fetchOptionsSchema, type BosunManifest } from '../marketplace/manifest.js'
 import { optionRows, type OptionRow } from '../marketplace/plugin-options.js'
 import type { Style } from '../output.js'
-import { configName } from '../plugins-scan.js'
 import { table } from '../table.js'
 import { safeJson, safeValue } from '../terminal-safe.js'
 
@@ -21,7 +21,7 @@ export async function pluginsInfoCommand(ctx: CommandContext, spec: string, opti
   const compatible = found.coreRange === undefined ? undefined : coreSatisfies(found.coreRange)
   if (options.json) {
     const core = { range: found.coreRange, running: CORE_VERSION, satisfied: compatible }
-    ctx.out.line(safeJson(JSON.stringify({ ...found, configName: configName(found.name), core, options: schema === undefined ? [] : optionRows(schema), schema })))
+    ctx.out.line(safeJson(JSON.stringify({ ...found, configName: entryName(found.name, found.kind), core, options: schema === undefined ? [] : optionRows(schema), schema })))
     return ExitCode.ok
   }
   // Everything below is the package author's text: control characters are shown, never sent.
@@ -47,8 +47,8 @@ export function describeManifest(manifest: BosunManifest, s: Style, compatible: 
     `${s.bold(manifest.name)} ${manifest.version}${manifest.firstParty ? `  ${s.green('first-party')}` : `  ${s.dim('third-party')}`}`,
     ...(manifest.description ? [s.dim(manifest.description)] : []),
     field('kind', manifest.kind ?? '?'),
-    field('config name', configName(manifest.name)),
-    field('hooks', manifest.hooks === undefined ? s.dim('(not declared)') : manifest.hooks.length === 0 ? s.dim('(none)') : manifest.hooks.join(', ')),
+    field('config name', entryName(manifest.name, manifest.kind)),
+    field('hooks', manifest.hooks === undefined ? s.dim(undeclaredHooks(manifest.kind)) : manifest.hooks.length === 0 ? s.dim('(none)') : manifest.hooks.join(', ')),
     field(
       '@bosun/core',
       manifest.coreRange === undefined

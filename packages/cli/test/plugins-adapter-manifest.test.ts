@@ -1,0 +1,53 @@
+// An adapter on the registry, as `bosun plugins search` and `info` show it (found by hand with
+// Bosun's own adapters on Verdaccio): `info` gave its config name as the package name
+// (`config name  @bosun/adapter-openai`, where a config writes `"adapter": "openai"`) and its hooks
+// as "(not declared)", and `search` showed "?" in HOOKS — as if something were unknown, where an
+// adapter or a store taps no hooks at all. A local registry speaking the search API stands in.
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe } from 'vitest'
+import { bosun, it, requireBuild } from './helpers.js'
+
+let server: Server
+let registry: string
+
+const ADAPTER = { name: 'bosun-adapter-echo', version: '1.0.0', description: 'Echoes the input', keywords: ['bosun-adapter'], license: 'MIT' }
+
+beforeAll(async () => {
+  requireBuild()
+  server = createServer((request, response) => {
+    const url = new URL(request.url!, 'http://registry')
+    const body =
+      url.pathname === '/-/v1/search'
+        ? { objects: url.searchParams.get('text')!.includes('echo') ? [{ package: ADAPTER }] : [] }
+        : url.pathname === `/${ADAPTER.name}`
+          ? { name: ADAPTER.name, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { ...ADAPTER, bosun: { kind: 'adapter' }, dist: { tarball: `${registry}${ADAPTER.name}/-/echo-1.0.0.tgz` } } } }
+          : undefined
+    response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' })
+    response.end(JSON.stringify(body ?? { error: 'not found' }))
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((done) => server.close(done))
+})
+
+describe.concurrent('an adapter on the registry', () => {
+  it('info gives the name a config writes for it, and says an adapter taps no hooks', async ({ dir, expect }) => {
+    const result = await bosun(['plugins', 'info', 'bosun-adapter-echo', '--registry', registry], { cwd: dir })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/\nconfig name {5}echo\n/)
+    expect(result.stdout).toMatch(/\nhooks {11}- \(an adapter taps no hooks\)\n/)
+    const json = await bosun(['plugins', 'info', 'bosun-adapter-echo', '--json', '--registry', registry], { cwd: dir })
+    expect(JSON.parse(json.stdout)).toMatchObject({ name: 'bosun-adapter-echo', kind: 'adapter', configName: 'echo' })
+  })
+
+  it('search shows "-" in HOOKS for it, not "?"', async ({ dir, expect }) => {
+    const result = await bosun(['plugins', 'search', 'echo', '--registry', registry], { cwd: dir })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/\nbosun-adapter-echo +1\.0\.0 +adapter +- +- +Echoes the input\n/)
+  })
+})
