@@ -4,7 +4,7 @@
 // copied), the prompt cut with an ellipsis, the columns that matter least left out or shortened.
 // Piped, the output is the same at any width: every column, every time whole.
 import { beforeAll, describe } from 'vitest'
-import { bosun, it, requireBuild } from './helpers.js'
+import { bosun, it, requireBuild, writeProject } from './helpers.js'
 import { runInPty, type PtyResult } from './pty.js'
 
 beforeAll(requireBuild)
@@ -44,5 +44,20 @@ describe.concurrent('bosun sessions list fits the terminal', () => {
     const [header, row] = piped.stdout.split('\n')
     expect(header).toMatch(/^ID\s+CREATED\s+TURNS\s+LAST ACTIVITY\s+FIRST PROMPT$/)
     expect(row).toMatch(new RegExp(`^20261204-092735-wzgd\\s+${TIME.source}\\s+1\\s+${TIME.source}\\s+${PROMPT.slice(0, 20)}`))
+  })
+
+  // A turn's end can take 21 columns (`blocked by rate-limit`): at 59 the rows of `show` were 60
+  // wide, the prompt given 10 columns where 9 were left, so the terminal wrapped them.
+  it.for([59, 44] as const)('sessions show at %i columns: the turns\' rows fit, the prompt cut with …', async (columns, { dir, expect }) => {
+    await writeProject(dir, { plugins: [['rate-limit', { turnsPerMinute: 1, windowMs: 3_600_000 }]] })
+    expect((await bosun(['run', '--session', 'limited', PROMPT], { cwd: dir })).code).toBe(0)
+    expect((await bosun(['run', '--session', 'limited', PROMPT], { cwd: dir })).code).toBe(3)
+    const result = await runInPty(['sessions', 'show', 'limited'], [{ wait_exit: true }], { cwd: dir, cols: columns })
+    expect(result.ok, explain(result)).toBe(true)
+    const rows = result.screen.split('\n')
+    const header = rows.findIndex((row) => row.startsWith('TURN'))
+    expect(rows[header], explain(result)).toMatch(/^TURN\s+ENDED\s.*PROMPT$/)
+    expect(rows[header + 2], explain(result)).toMatch(/^2\s+blocked by rate-limit\s.*\sSumm\S*.*…$/)
+    expect(rows.slice(header, header + 3).filter((row) => row.length >= columns), explain(result)).toEqual([])
   })
 })

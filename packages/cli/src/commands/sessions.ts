@@ -109,7 +109,9 @@ export async function sessionsShowCommand(ctx: CommandContext, id: string, optio
   if (info.turnList.length > 0) {
     ctx.out.line()
     const rows = info.turnList.map((turn) => [String(turn.turn), safeText(reasonLabel(turn.reason)), formatTime(turn.startedAt), oneLine(safeText(turn.prompt ?? ''), 200)])
-    for (const line of table(['TURN', 'ENDED', 'STARTED', 'PROMPT'], rows, s, ctx.out.columns)) ctx.out.line(line)
+    // A narrow terminal: the start time loses its year and seconds, then goes (as in `list`).
+    const narrower = [{ header: 'STARTED', cells: info.turnList.map((turn) => formatShortTime(turn.startedAt)) }, { header: 'STARTED' }]
+    for (const line of table(['TURN', 'ENDED', 'STARTED', 'PROMPT'], rows, s, ctx.out.columns, 60, narrower)) ctx.out.line(line)
   }
   ctx.out.line()
   ctx.out.line(s.dim(`bosun log ${shownId}    the full timeline`))
