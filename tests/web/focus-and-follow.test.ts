@@ -139,5 +139,19 @@ if (hasChromium) {
         await page.close()
       }
     }, 120_000)
+
+    it('puts the focus in the new session\'s Message box after New session', async () => {
+      const page = await served!.browser.context.newPage()
+      try {
+        await page.goto(`${served!.server.url}/#/s/parent`)
+        const heading = page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 })
+        await until(async () => (await heading.textContent().catch(() => null)) === 'parent', 'parent open')
+        await page.getByRole('button', { name: 'New session' }).press('Enter')
+        await until(async () => !['parent', null].includes(await heading.textContent().catch(() => null)), 'the new session open')
+        await focusOn(page, 'message-box')
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
   })
 }

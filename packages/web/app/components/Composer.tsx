@@ -34,7 +34,7 @@ export function Composer({ session }: { session: string }) {
 
   // What the page hands this box (store.ts, ComposerCall): a queued message's edit whose message started running
   // meanwhile — added below what is typed, never replacing it — and the focus when it fell off the page with the
-  // control that had it (Fork's turn, that editor), so the next key goes where the user continues.
+  // control that had it (Fork's turn, that editor), or for a New session, so the next key goes where the user continues.
   const call = useApp((state) => state.composerCall)
   const takeCall = useApp((state) => state.takeComposerCall)
   useEffect(() => {
@@ -42,7 +42,7 @@ export function Composer({ session }: { session: string }) {
     takeCall(call.id)
     const handed = call.text
     if (handed !== null) setText((current) => (current.trim() === '' ? handed : `${current.trimEnd()}\n\n${handed}`))
-    if (document.activeElement === null || document.activeElement === document.body) box.current?.focus()
+    if (call.focus === 'take' || document.activeElement === null || document.activeElement === document.body) box.current?.focus()
   }, [call, session, takeCall])
 
   /** An empty box gets the oldest unsent message not on its way: each one that came back, in turn. */

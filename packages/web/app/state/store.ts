@@ -16,10 +16,11 @@ export interface Notice { id: number; kind: 'info' | 'error'; text: string }
 
 /**
  * What the Message box of `session` is asked to take: `text` (added to what it holds; null: none)
- * and the focus, if the focus fell off the page — its control left with what it acted on (Fork's
- * turn, a queued message's editor whose message started running).
+ * and the focus — `if-lost`: if the focus fell off the page, its control gone with what it acted on
+ * (Fork's turn, a queued message's editor whose message started running); `take`: wherever it is
+ * (New session: its button stays, but what the user does next is type).
  */
-export interface ComposerCall { id: number; session: string; text: string | null }
+export interface ComposerCall { id: number; session: string; text: string | null; focus: 'if-lost' | 'take' }
 
 export interface AppState {
   sessions: SessionListItem[]
@@ -152,11 +153,11 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       return true
     }
     /** Asks the Message box of `session` for the focus (if it fell off the page) and to take `text`; a call not yet taken keeps its text. */
-    const callComposer = (session: string, text: string | null): void => {
+    const callComposer = (session: string, text: string | null, focus: ComposerCall['focus'] = 'if-lost'): void => {
       callId += 1
       const waiting = get().composerCall
       const texts = [...(waiting?.session === session && waiting.text !== null ? [waiting.text] : []), ...(text === null ? [] : [text])]
-      set({ composerCall: { id: callId, session, text: texts.length === 0 ? null : texts.join('\n\n') } })
+      set({ composerCall: { id: callId, session, text: texts.length === 0 ? null : texts.join('\n\n'), focus: waiting?.session === session && waiting.focus === 'take' ? 'take' : focus } })
     }
     const current = (): string => {
       const id = get().selected
@@ -295,6 +296,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         if (created === undefined) return
         await get().refreshSessions()
         get().select(created.id)
+        // A new session is there to be written to: the focus goes to its Message box, not left on New session.
+        callComposer(created.id, null, 'take')
       },
 
       async send(text, delivery, clientMessageId) {
