@@ -33,6 +33,16 @@ function node(args: string[], cwd = root): Promise<Run> {
   })
 }
 
+/** Runs `npm ...args` in `cwd`: its scripts find tsc and vitest in the workspace's node_modules/.bin. */
+function npm(args: string[], cwd: string): Promise<Run> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('npm_')))
+  return new Promise((resolve) => {
+    execFile('npm', args, { cwd, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}${stderr}`.replace(/\x1b\[[\d;]*m/g, '') }),
+    )
+  })
+}
+
 beforeAll(async () => {
   // The command runs dist/cli.js; the generated package compiles against core's and the kit's dist/.
   // tsc -b is incremental (quick when current). Another test file may be building the same
@@ -118,6 +128,22 @@ describe('create-bosun-plugin my-guard', () => {
     const { default: plugin, optionsSchema } = await import(join(dir, 'dist/index.js'))
     expect(plugin).toMatchObject({ kind: 'bosun-plugin', name: 'my-guard', schema: optionsSchema })
   })
+
+  it("npm publish's prepublishOnly builds before it tests: an option changed since the last build publishes", async () => {
+    // schema.json is written by the build, and the generated test compares it with the plugin's
+    // schema: run before the build, that test failed on any options change ("rebuild it"), so
+    // `npm publish` refused what its own build would have fixed.
+    const file = join(dir, 'src/options.ts')
+    const generated = await readFile(file, 'utf8')
+    await writeFile(file, generated.replace("description: 'Match regardless of case.'", "description: 'Match regardless of case (Unicode lower case).'"))
+    try {
+      const run = await npm(['run', 'prepublishOnly'], dir)
+      expect(run.code, run.output).toBe(0)
+      expect(JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8')).properties.ignoreCase.description).toBe('Match regardless of case (Unicode lower case).')
+    } finally {
+      await writeFile(file, generated)
+    }
+  }, 240_000)
 })
 
 describe('dependency ranges', () => {

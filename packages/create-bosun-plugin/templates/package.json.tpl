@@ -27,7 +27,7 @@
     "test": "vitest run",
     "changeset": "changeset",
     "release": "npm run build && changeset publish",
-    "prepublishOnly": "npm run typecheck && npm test && npm run build"
+    "prepublishOnly": "npm run build && npm run typecheck && npm test"
   },
   "peerDependencies": {
     "@bosun/core": "{{coreRange}}"
