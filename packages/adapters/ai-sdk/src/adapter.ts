@@ -5,6 +5,7 @@ import { aiSdkOptionsSchema, DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } fr
 import type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
 import { toPrompt, toTools } from './prompt.js'
 import { StreamMapper } from './stream.js'
+import { toToolChoice } from './tool-choice.js'
 import type { AiSdkStreamPart } from './stream.js'
 
 /** A model adapter backed by an AI SDK language model. */
@@ -102,9 +103,11 @@ async function* streamResponse(
 ): AsyncGenerator<ModelChunk> {
   if (signal.aborted) throw abortedError(signal.reason)
   const tools = toTools(request.tools)
+  const toolChoice = toToolChoice(request.params.toolChoice, request.tools)
   const callOptions = {
     prompt: toPrompt(request, spec, model.provider),
     ...(tools ? { tools } : {}),
+    ...(toolChoice ? { toolChoice } : {}),
     ...settings(defaults, request.params),
     abortSignal: signal,
   }
@@ -172,7 +175,7 @@ function untilAborted<T extends { stream: ReadableStream<unknown> }>(promise: Pr
  * The call settings: the adapter's options, overridden by what a `prepareCall` hook put in
  * `request.params` (`maxTokens` or `maxOutputTokens`, `temperature`, `topP`, `topK`,
  * `presencePenalty`, `frequencyPenalty`, `seed`, `stopSequences`; `providerOptions` merged per
- * provider). Other params are ignored.
+ * provider). `toolChoice` is mapped apart (tool-choice.ts). Other params are ignored.
  */
 function settings(defaults: CallSettings, params: { [key: string]: JsonValue }): CallSettings {
   const result: CallSettings = { ...defaults }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { ModelError } from '@bosun/core'
 import type { AssistantBlock, ContentBlock, JsonValue, ModelMessage, ModelRequest, ToolSpec } from '@bosun/core'
 import { thinkingBudgets, type ReasoningEffort, type ResolvedOptions } from './options.js'
+import { toToolChoice, type AnthropicToolChoice } from './tool-choice.js'
 
 export interface TextPart { type: 'text'; text: string }
 export interface ImagePart { type: 'image'; source: { type: 'base64'; media_type: string; data: string } }
@@ -24,6 +25,7 @@ export interface AnthropicRequestBody {
   system?: string
   messages: AnthropicMessage[]
   tools?: { name: string; description: string; input_schema: ToolSpec['parameters'] }[]
+  tool_choice?: AnthropicToolChoice
   temperature?: number
   thinking?: { type: 'enabled'; budget_tokens: number }
   stream: true
@@ -42,6 +44,7 @@ export function toAnthropicRequest(request: ModelRequest, options: ResolvedOptio
   const budget = thinking ? thinkingBudgets[params.reasoningEffort!] : undefined
   // max_tokens counts thinking too: a budget that would leave no room for the answer is added on top.
   const maxTokens = budget !== undefined && params.maxTokens <= budget ? budget + params.maxTokens : params.maxTokens
+  const toolChoice = toToolChoice(request.params.toolChoice, request.tools, thinking ? params.reasoningEffort : undefined)
   return {
     model: request.model ?? options.model,
     max_tokens: maxTokens,
@@ -50,6 +53,7 @@ export function toAnthropicRequest(request: ModelRequest, options: ResolvedOptio
     ...(request.tools.length === 0 ? {} : {
       tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })),
     }),
+    ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
     // Anthropic refuses a temperature other than the default while thinking.
     ...(params.temperature === undefined || budget !== undefined ? {} : { temperature: params.temperature }),
     ...(budget === undefined ? {} : { thinking: { type: 'enabled' as const, budget_tokens: budget } }),
