@@ -8,7 +8,7 @@ import { warmUpFetch } from '../../openai/src/testing/hostile.js'
 import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
 import { GROQ_TPM, NGINX_413 } from '../../openai/src/testing/too-large.js'
 import { aiSdk } from '../src/index.js'
-import { apiCallError } from './mock-model.js'
+import { apiCallError, mockV2 } from './mock-model.js'
 
 function httpModel(url: string): LanguageModelV2 {
   return {
@@ -63,5 +63,21 @@ describe('HTTP 413 through an AI SDK provider', () => {
   it('a 413 whose message counts the context stays CONTEXT_WINDOW_EXCEEDED', async () => {
     server.reply(status(413, JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens." } })))
     expect(await failure()).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+  })
+
+  it("an error part of Anthropic's request_too_large (@ai-sdk/anthropic) is typed by its words too", async () => {
+    const part = (message: string) => [{ type: 'error' as const, error: { type: 'error', error: { type: 'request_too_large', message } } }]
+    const model = mockV2({ provider: 'anthropic.messages', responses: [part('Request exceeds the maximum allowed number of bytes.'), part('prompt is too long: 210000 tokens > 200000 maximum')] })
+    const codes: unknown[] = []
+    for (let i = 0; i < 2; i++) {
+      try {
+        for await (const _ of aiSdk({ model }).stream({ system: '', messages: [], tools: [], params: {} }, { signal: new AbortController().signal })) {
+          // the error part
+        }
+      } catch (error) {
+        codes.push((error as { code?: string }).code)
+      }
+    }
+    expect(codes).toEqual(['INVALID_REQUEST', 'CONTEXT_WINDOW_EXCEEDED'])
   })
 })
