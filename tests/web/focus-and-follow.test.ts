@@ -2,8 +2,10 @@
 // follows its end per session — having scrolled up in one session, the next one opened was drawn
 // from its first turn, and what was sent there (and the answer) stayed out of sight below; the
 // keyboard focus stays on the page — closing a queued message's editor (Escape, Enter), removing
-// or promoting a message, Stop (disabled once the turn stops) and closing the inspector left it on
-// nothing, so the next Tab started again at the top of the page. Needs `pnpm build`; without
+// or promoting a message, Stop (disabled once the turn stops), closing the inspector, Fork (its turn
+// leaves the page as the fork opens) and Resume (it leaves with the paused notice) left it on
+// nothing, so the next Tab started again at the top of the page; New session left it on its
+// button, away from the new session's Message box. Needs `pnpm build`; without
 // Chromium outside CI it is not registered (no-browser.test.ts says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -31,7 +33,7 @@ if (hasChromium) {
     let served: Served | undefined
     beforeAll(async () => {
       // Each session's first answer streams for about a minute (the follow-ups stay queued meanwhile); later ones echo at once.
-      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue', 'parent'])
+      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue', 'parent', 'paused'])
     }, 60_000)
     afterAll(async () => {
       await served?.close()
@@ -134,6 +136,25 @@ if (hasChromium) {
           const heading = await page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 }).textContent().catch(() => null)
           return heading !== null && heading !== 'parent' && (await turn(page, 1).getByText('(from the parent session)').count()) === 1
         }, 'the fork open, its seeded turn drawn')
+        await focusOn(page, 'message-box')
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('puts the focus in the Message box after Resume, which leaves the page once the queue runs', async () => {
+      const page = await served!.browser.context.newPage()
+      try {
+        await page.goto(`${served!.server.url}/#/s/paused`)
+        await send(page, 'tell me at length')
+        await until(async () => (await turn(page, 1).count()) === 1, 'turn 1 drawn')
+        await send(page, 'then this')
+        await until(async () => (await dockTexts(page)).length === 1, 'one queued')
+        await page.getByRole('button', { name: 'Stop', exact: true }).press('Enter')
+        const resume = page.getByRole('button', { name: 'Resume' })
+        await until(async () => (await resume.count()) === 1, 'the queue paused')
+        await resume.press('Enter')
+        await until(async () => (await turn(page, 2).getByText('echo: then this').count()) === 1, 'the queued message run')
         await focusOn(page, 'message-box')
       } finally {
         await page.close()

@@ -20,6 +20,11 @@ export function SessionHeader() {
     document.getElementById(MESSAGE_BOX_ID)?.focus()
     void stop(keepQueue)
   }
+  // Resume leaves the page with the paused notice once the queue runs: the same move, for the same reason.
+  const resumeFrom = (): void => {
+    document.getElementById(MESSAGE_BOX_ID)?.focus()
+    void resume()
+  }
   return (
     <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-slate-300 bg-white px-4 py-2">
       <div className="flex min-w-0 flex-1 basis-64 items-center gap-3">
@@ -37,7 +42,7 @@ export function SessionHeader() {
         {paused ? (
           <span role="status" className="flex items-center gap-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-950">
             Queue paused
-            <button type="button" onClick={() => void resume()} className="rounded bg-amber-700 px-2 py-0.5 text-white hover:bg-amber-800">
+            <button type="button" onClick={resumeFrom} className="rounded bg-amber-700 px-2 py-0.5 text-white hover:bg-amber-800">
               Resume
             </button>
           </span>
