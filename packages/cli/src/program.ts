@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createContext, type CommandContext } from './context.js'
 import { ExitCode } from './exit-codes.js'
 import { processIo, type Io } from './io.js'
-import { pairProblem } from './marketplace/option-pair.js'
+import { pairProblem } from './option-pair.js'
 import { createStyle, colorEnabled } from './output.js'
 import { cliVersion } from './packages.js'
 import { safeStyled } from './terminal-safe.js'

@@ -1,7 +1,7 @@
 import { BosunError, definePlugin, type JsonSchema } from '@bosun/core'
 import { compileOptionsValidator, envVariablesNamed, validateConfig, type BundledModules } from '@bosun/core/config'
 import { marketplaceError } from './errors.js'
-import { pairProblem, splitPair } from './option-pair.js'
+import { pairProblem, splitPair } from '../option-pair.js'
 
 /** One row of an options table: what `bosun plugins info` shows for each top-level option. */
 export interface OptionRow {

@@ -1,7 +1,8 @@
 /**
  * The form of `bosun plugins add -o key=value`, checked as each `-o` is parsed — before the
- * registry is asked — so that a mistake is a usage error about what was typed. No dependency on
- * the core: the command line loads this before any command runs.
+ * registry is asked — so that a mistake is a usage error about what was typed. Outside
+ * marketplace/ and with no dependency on the core: the command line loads it before any command
+ * runs, and `bosun run` must not load the marketplace (start.test.ts).
  */
 
 const EXAMPLE = '-o words=password,secret'
