@@ -3,37 +3,27 @@
 // (`config name  @bosun/adapter-openai`, where a config writes `"adapter": "openai"`) and its hooks
 // as "(not declared)", and `search` showed "?" in HOOKS — as if something were unknown, where an
 // adapter or a store taps no hooks at all. A local registry speaking the search API stands in.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe } from 'vitest'
 import { bosun, it, requireBuild } from './helpers.js'
+import { localRegistry, type LocalRegistry } from './local-registry.js'
 
-let server: Server
+let server: LocalRegistry
 let registry: string
 
 const ADAPTER = { name: 'bosun-adapter-echo', version: '1.0.0', description: 'Echoes the input', keywords: ['bosun-adapter'], license: 'MIT' }
 
 beforeAll(async () => {
   requireBuild()
-  server = createServer((request, response) => {
-    const url = new URL(request.url!, 'http://registry')
-    const body =
-      url.pathname === '/-/v1/search'
-        ? { objects: url.searchParams.get('text')!.includes('echo') ? [{ package: ADAPTER }] : [] }
-        : url.pathname === `/${ADAPTER.name}`
-          ? { name: ADAPTER.name, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { ...ADAPTER, bosun: { kind: 'adapter' }, dist: { tarball: `${registry}${ADAPTER.name}/-/echo-1.0.0.tgz` } } } }
-          : undefined
-    response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' })
-    response.end(JSON.stringify(body ?? { error: 'not found' }))
+  server = await localRegistry((url, base) => {
+    if (url.pathname === '/-/v1/search') return { objects: url.searchParams.get('text')!.includes('echo') ? [{ package: ADAPTER }] : [] }
+    if (url.pathname !== `/${ADAPTER.name}`) return undefined
+    const version = { ...ADAPTER, bosun: { kind: 'adapter' }, dist: { tarball: `${base}${ADAPTER.name}/-/echo-1.0.0.tgz` } }
+    return { name: ADAPTER.name, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  registry = server.url
 })
 
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((done) => server.close(done))
-})
+afterAll(() => server.close())
 
 describe.concurrent('an adapter on the registry', () => {
   it('info gives the name a config writes for it, and says an adapter taps no hooks', async ({ dir, expect }) => {

@@ -4,30 +4,24 @@
 // error named only that package ("openai@7.0.0 is not a Bosun package"), not the plugin names it
 // had looked for first, nor that an adapter or a store is named by its package. A local registry
 // holding only the unrelated `openai` stands in for npmjs.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe } from 'vitest'
 import { bosun, it, requireBuild } from './helpers.js'
+import { localRegistry, type LocalRegistry } from './local-registry.js'
 
-let server: Server
+let server: LocalRegistry
 let registry: string
 
 beforeAll(async () => {
   requireBuild()
-  server = createServer((request, response) => {
-    const found = request.url === '/openai'
-    response.writeHead(found ? 200 : 404, { 'content-type': 'application/json' })
-    const version = { name: 'openai', version: '7.0.0', description: 'The OpenAI API library', keywords: ['openai'], dist: { tarball: `${registry}openai/-/openai-7.0.0.tgz` } }
-    response.end(JSON.stringify(found ? { name: 'openai', 'dist-tags': { latest: '7.0.0' }, versions: { '7.0.0': version } } : { error: 'not found' }))
+  server = await localRegistry((url, base) => {
+    if (url.pathname !== '/openai') return undefined
+    const version = { name: 'openai', version: '7.0.0', description: 'The OpenAI API library', keywords: ['openai'], dist: { tarball: `${base}openai/-/openai-7.0.0.tgz` } }
+    return { name: 'openai', 'dist-tags': { latest: '7.0.0' }, versions: { '7.0.0': version } }
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  registry = server.url
 })
 
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((done) => server.close(done))
-})
+afterAll(() => server.close())
 
 describe.concurrent('a short name that only an unrelated package answers', () => {
   it.for(['info', 'add'])('plugins %s says which plugin names were looked for, and how to name an adapter or a store', async (command, { dir, expect }) => {
