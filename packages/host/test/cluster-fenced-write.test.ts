@@ -4,7 +4,7 @@
 // into an agent that can never write them (202, then lost), every retry included. Real
 // PostgreSQL, hosts served on 127.0.0.1.
 import { describe, expect, it } from 'vitest'
-import { admissionsOf, available, useCluster, useServers } from './cluster-helpers.js'
+import { admissionsOf, answeredTurns, available, useCluster, useServers } from './cluster-helpers.js'
 import { waitFor } from './helpers.js'
 
 const send = async (url: string, path: string, body: unknown): Promise<{ status: number; body: any }> => {
@@ -16,11 +16,12 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a write refused beca
   const cluster = useCluster()
   const serve = useServers()
 
-  it('drops the session at once: the answer says session-locked, and the retry is relayed to the new owner and admitted once', { timeout: 90_000 }, async () => {
+  /** Session `s`, made and run by host A, then taken over by host B while A still has it open (served on onA, onB). */
+  const takenOver = async () => {
     // Leases of 10 minutes: host A's renewal (every ~200 s) cannot be what tells it.
     const hosts = cluster.hosts(2)
     const [a, b] = hosts
-    const [onA] = [await serve(a!), await serve(b!)]
+    const [onA, onB] = [await serve(a!), await serve(b!)]
     expect((await send(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
     expect((await send(onA, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'first', content: 'hi' })).status).toBe(202)
     await waitFor(async () => (await a!.host.sessions.peek('s'))?.agent.status === 'idle', 30_000, 'the first turn over on A')
@@ -29,15 +30,44 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a write refused beca
     await cluster.sql(`UPDATE "${hosts.schema}".session_leases SET expires_at = clock_timestamp() - interval '1 millisecond' WHERE session_id = 's'`)
     await waitFor(async () => (await b!.store.leaseHolder('s'))?.owner === 'host-b', 30_000, 'host B to take the session over')
     expect(await a!.host.sessions.peek('s')).toBeDefined()
+    return { a: a!, b: b!, onA, onB }
+  }
+
+  it('drops the session at once: the answer says session-locked, and the retry is relayed to the new owner and admitted once', { timeout: 90_000 }, async () => {
+    const { a, b, onA } = await takenOver()
 
     // A send to A, which still has the session open: its batch is refused by the database.
     const refused = await send(onA, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'second', content: 'sent to the old owner' })
     expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 409, code: 'session-locked' })
-    await waitFor(async () => (await a!.host.sessions.peek('s')) === undefined, 30_000, 'host A to drop the session it can no longer write')
+    await waitFor(async () => (await a.host.sessions.peek('s')) === undefined, 30_000, 'host A to drop the session it can no longer write')
 
     // The client's retry (same id) on A is relayed to B and admitted there, once.
     const retried = await send(onA, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'second', content: 'sent to the old owner' })
     expect(retried.status, JSON.stringify(retried.body)).toBe(202)
-    expect(admissionsOf((await b!.store.read('s'))!.events, 'second')).toBe(1)
+    expect(admissionsOf((await b.store.read('s'))!.events, 'second')).toBe(1)
+  })
+
+  // A plain send (no `?wait=durable`) is answered 202 `durable: false` once its splice is in the
+  // owner's memory; the store writes it behind. Its write fenced, the old owner dropped the session
+  // and the message was lost, though its sender was told it was accepted. It is now handed to the
+  // new owner through the mailbox and admitted there exactly once (cluster/hand-over.ts).
+  it('a plain send accepted just before the fenced write reaches the new owner, admitted and answered once; a retry under the same id is a duplicate', { timeout: 90_000 }, async () => {
+    const { a, b, onA, onB } = await takenOver()
+    // Accepted in A's memory, not written (its turn's first flush is fenced; a send after that is relayed to B).
+    const accepted = await send(onA, '/v1/sessions/s/messages', { clientMessageId: 'second', content: 'sent to the old owner' })
+    expect({ status: accepted.status, durable: accepted.body.durable, duplicate: accepted.body.duplicate }, JSON.stringify(accepted.body)).toEqual({ status: 202, durable: false, duplicate: false })
+    await waitFor(async () => (await a.host.sessions.peek('s')) === undefined, 30_000, 'host A to drop the session it can no longer write')
+    const events = async () => (await b.store.read('s'))!.events
+    await waitFor(async () => answeredTurns(await events(), 'second') === 1, 30_000, 'host B to answer the message A accepted')
+    expect(admissionsOf(await events(), 'second')).toBe(1)
+
+    // The sender's retries, on either host, admit nothing again; its lookup finds it on either.
+    for (const url of [onA, onB]) {
+      const retried = await send(url, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'second', content: 'sent to the old owner' })
+      expect({ status: retried.status, duplicate: retried.body.duplicate }, JSON.stringify(retried.body)).toEqual({ status: 202, duplicate: true })
+      expect((await (await fetch(`${url}/v1/sessions/s/messages/second`)).json() as { state: string }).state).toBe('claimed')
+    }
+    expect(admissionsOf(await events(), 'second')).toBe(1)
+    expect(admissionsOf(await events(), 'first')).toBe(1)
   })
 })

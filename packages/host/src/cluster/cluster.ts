@@ -2,6 +2,7 @@ import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
 import type { SessionManager } from '../sessions.js'
 import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
+import { handOverMessages } from './hand-over.js'
 import { KeptAnswers } from './kept-answers.js'
 import { awaitOutcome, failed, gaveUp, isGaveUp, runWithin, notAdmitted, outcomeOf, refusal, refused, RELAYED_HEADER, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
@@ -69,6 +70,8 @@ export class Cluster {
   /** The sessions mid-turn on any host, as last learned (status NOTIFYs, and each poll's `runningSessions()`). */
   readonly #running = new Set<string>()
   readonly #stops: Array<() => void> = []
+  /** Hand-overs of accepted, unwritten messages under way (see hand-over.ts): a close waits for them. */
+  readonly #handingOver = new Set<Promise<void>>()
   #timer: ReturnType<typeof setTimeout> | undefined
   #closed = false
   readonly #pollMs: number
@@ -90,6 +93,14 @@ export class Cluster {
     this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
     this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
+    // Messages accepted here and not written when the session is dropped go to its next owner.
+    sessions.handOver = (id, messages) => {
+      const posting = handOverMessages(store, id, messages).finally(() => this.#handingOver.delete(posting))
+      this.#handingOver.add(posting)
+    }
+    this.#stops.push(() => {
+      sessions.handOver = undefined
+    })
     this.#stops.push(store.onLeaseLost((session) => {
       // The next owner runs what this one could not save (its save would be refused anyway).
       this.#kept.forgetSession(session)
@@ -490,5 +501,7 @@ export class Cluster {
     for (const stop of this.#stops) stop()
     for (const end of [...this.streams]) end()
     await this.watcher.close()
+    // Posted before the store closes: those messages were accepted.
+    await Promise.all([...this.#handingOver])
   }
 }
