@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { hasChromium, servedWithSessions, slowAnswer, until, type Served } from './harness.js'
-import { dock, dockTexts, send, turn } from './page.js'
+import { composer, dock, dockTexts, send, turn } from './page.js'
 
 const TURNS = 25
 
@@ -67,6 +67,25 @@ if (hasChromium) {
         await until(async () => (await turn(page, TURNS + 1).getByText('echo: beta, once more').count()) === 1, 'the answer to what was sent drawn')
         const { scrollTop, scrollHeight, clientHeight } = await conversation.evaluate((element) => ({ scrollTop: element.scrollTop, scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }))
         expect(scrollHeight - scrollTop - clientHeight).toBeLessThan(48)
+      } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('keeps what was typed in a session\'s Message box, not sent, across a switch to another session and back', async () => {
+      const page = await served!.browser.context.newPage()
+      try {
+        const list = page.getByRole('navigation', { name: 'Sessions' })
+        const heading = page.getByRole('main', { name: 'Session' }).getByRole('heading', { level: 1 })
+        await page.goto(`${served!.server.url}/#/s/alpha`)
+        await until(async () => (await heading.textContent().catch(() => null)) === 'alpha', 'alpha open')
+        await composer(page).fill('half a thought')
+        await list.getByRole('button', { name: /^beta/ }).click()
+        await until(async () => (await heading.textContent()) === 'beta', 'beta open')
+        expect(await composer(page).inputValue()).toBe('')
+        await list.getByRole('button', { name: /^alpha/ }).click()
+        await until(async () => (await heading.textContent()) === 'alpha', 'alpha open again')
+        expect(await composer(page).inputValue()).toBe('half a thought')
       } finally {
         await page.close()
       }

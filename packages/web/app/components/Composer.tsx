@@ -24,8 +24,13 @@ export function Composer({ session }: { session: string }) {
   // id, so the host answers the first admission instead of making a second message. Changed text is a new
   // message (the host keeps an id's first text); the unsent message it replaced is not offered again.
   const unsent = useMemo(() => unsentFor(session), [session])
-  const [firstOffer] = useState(() => unsent.all()[0] ?? null)
-  const [text, setText] = useState(firstOffer?.text ?? '')
+  // What was typed here before switching to another session comes back first (kept in the store while the page is open).
+  const keepTyped = useApp((state) => state.keepTyped)
+  const typed = useApp((state) => state.typed)
+  const [typedBefore] = useState(() => typed(session))
+  const [firstOffer] = useState(() => (typedBefore === '' ? (unsent.all()[0] ?? null) : null))
+  const [text, setText] = useState(typedBefore !== '' ? typedBefore : (firstOffer?.text ?? ''))
+  useEffect(() => keepTyped(session, text), [keepTyped, session, text])
   /** The unsent message whose text the box was given (the user may have changed it since). */
   const offered = useRef<Unsent | null>(firstOffer)
   /** Ids sent and not yet answered: kept in case of a reload, but not offered back meanwhile. */

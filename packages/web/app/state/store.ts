@@ -94,6 +94,12 @@ export interface AppActions {
    * to the Message box and a notice says why (queue-edits.ts).
    */
   noteEdit(messageId: string, text: string | null): void
+  /**
+   * What is typed in a session's Message box and not sent, kept while the page is open (not across
+   * a reload): switching to another session and back finds it there. `typed(session)` reads it.
+   */
+  keepTyped(session: string, text: string): void
+  typed(session: string): string
   /** The Message box took the call `id`. */
   takeComposerCall(id: number): void
   /** Stops following the selected session (page unload, tests). */
@@ -131,6 +137,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
   let callId = 0
   /** The selected session's open queue edits: message id → the editor's text. */
   const edits = new Map<string, string>()
+  /** Session id → the text in its Message box, not sent (see keepTyped). */
+  const typedText = new Map<string, string>()
   const store = createStore<AppState & AppActions>()((set, get) => {
     const notify = (kind: Notice['kind'], text: string): void => {
       noticeId += 1
@@ -363,6 +371,15 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       noteEdit(messageId, text) {
         if (text === null) edits.delete(messageId)
         else edits.set(messageId, text)
+      },
+
+      keepTyped(session, text) {
+        if (text === '') typedText.delete(session)
+        else typedText.set(session, text)
+      },
+
+      typed(session) {
+        return typedText.get(session) ?? ''
       },
 
       takeComposerCall(callIdTaken) {
