@@ -1,4 +1,5 @@
 import type { JsonValue } from '@bosun/core'
+import { contentFilterNote } from './content-filter-note.js'
 import { rateLimitNote } from './rate-limit-note.js'
 
 /**
@@ -6,11 +7,12 @@ import { rateLimitNote } from './rate-limit-note.js'
  * JSON, except for a refusal the CLI can put in words: step-limit's `max-steps` says the limit was
  * reached, that the work so far is kept, and how to raise the limit (the JSON alone read as a
  * failure with no way out); rate-limit's says which limit is used up and when to send again
- * (rate-limit-note.ts). `--json` keeps the metadata as the plugin wrote it.
+ * (rate-limit-note.ts); content-filter's which rule the message broke, never a match that looks
+ * like a credential (content-filter-note.ts). `--json` keeps the metadata as the plugin wrote it.
  */
 export function blockedNote(by: string, metadata: JsonValue, now = Date.now()): string {
-  const rateLimited = by === 'rate-limit' ? rateLimitNote(metadata, now) : undefined
-  if (rateLimited !== undefined) return rateLimited
+  const said = by === 'rate-limit' ? rateLimitNote(metadata, now) : by === 'content-filter' ? contentFilterNote(metadata) : undefined
+  if (said !== undefined) return said
   const maxSteps = by === 'step-limit' ? stepLimitReached(metadata) : undefined
   if (maxSteps === undefined) return JSON.stringify(metadata)
   return (
