@@ -4,8 +4,8 @@
 // keyboard focus stays on the page — closing a queued message's editor (Escape, Enter), removing
 // or promoting a message, Stop (disabled once the turn stops), closing the inspector, Fork (its turn
 // leaves the page as the fork opens) and Resume (it leaves with the paused notice) left it on
-// nothing, so the next Tab started again at the top of the page; New session left it on its
-// button, away from the new session's Message box. Needs `pnpm build`; without
+// nothing, so the next Tab started again at the top of the page; New session, Send and Steer left
+// it on their button, away from the Message box where the next words are typed. Needs `pnpm build`; without
 // Chromium outside CI it is not registered (no-browser.test.ts says how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -33,7 +33,7 @@ if (hasChromium) {
     let served: Served | undefined
     beforeAll(async () => {
       // Each session's first answer streams for about a minute (the follow-ups stay queued meanwhile); later ones echo at once.
-      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue', 'parent', 'paused'])
+      served = await servedWithSessions([slowAnswer(6000)], ['alpha', 'beta', 'queue', 'parent', 'paused', 'clicked'])
     }, 60_000)
     afterAll(async () => {
       await served?.close()
@@ -176,6 +176,24 @@ if (hasChromium) {
         await until(async () => (await turn(page, 2).getByText('echo: then this').count()) === 1, 'the queued message run')
         await focusOn(page, 'message-box')
       } finally {
+        await page.close()
+      }
+    }, 120_000)
+
+    it('puts the focus back in the Message box after a click on Send or Steer', async () => {
+      const page = await served!.browser.context.newPage()
+      try {
+        await page.goto(`${served!.server.url}/#/s/clicked`)
+        await composer(page).fill('sent by a click')
+        await page.getByRole('button', { name: 'Send', exact: true }).click()
+        await until(async () => (await turn(page, 1).count()) === 1, 'turn 1 drawn')
+        await focusOn(page, 'message-box')
+        await composer(page).fill('steered by a click')
+        await page.getByRole('button', { name: 'Steer', exact: true }).click()
+        await until(async () => (await page.getByRole('region', { name: 'Pending steering' }).getByText('steered by a click').count()) === 1, 'the steer pending')
+        await focusOn(page, 'message-box')
+      } finally {
+        await post(served!.server.url, '/v1/sessions/clicked/cancel', { keepInbox: false })
         await page.close()
       }
     }, 120_000)

@@ -64,6 +64,8 @@ export function Composer({ session }: { session: string }) {
     const value = text.trim()
     if (value === '') return
     setText('')
+    // Sent by a click on Send, Queue or Steer: the next words are typed here, not on the button (where a space would click it).
+    box.current?.focus()
     // The offered text sent unchanged, or any unsent message typed again word for word, goes under its id.
     const same = offered.current?.text === value ? offered.current : unsent.all().find((entry) => entry.text === value)
     const clientMessageId = same?.clientMessageId ?? globalThis.crypto.randomUUID()
