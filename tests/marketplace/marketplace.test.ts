@@ -346,7 +346,7 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
       const again = await bosun(older, ['plugins', 'add', 'word-guard', '-o', 'words=a'])
       expect(again.code).toBe(1)
       expect(again.stderr).toMatch(
-        /installed\s+bosun-plugin-word-guard 0\.9\.0, which the config's entry runs: this installs 1\.0\.0 in its place, for every entry\. To update it without a second entry: npm install bosun-plugin-word-guard@1\.0\.0\n/,
+        /installed\s+bosun-plugin-word-guard 0\.9\.0, which the config's entry runs: this installs 1\.0\.0 in its place, for every entry\. To change only the version, without a second entry: npm install bosun-plugin-word-guard@1\.0\.0\n/,
       )
       expect(again.stderr).toContain('error NOT_CONFIRMED')
       // Not in the config: only the replacement is said.

@@ -77,7 +77,7 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   if (installed !== undefined && installed !== manifest.version) {
     // One package serves every entry: installing another version replaces the one the config
     // runs. Adding it again is how a user would try to update it, which also adds an entry.
-    const update = already > 0 ? `, which the config's ${already === 1 ? 'entry runs' : 'entries run'}: this installs ${manifest.version} in its place, for every entry. To update it without a second entry: ${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}` : `: this installs ${manifest.version} in its place.`
+    const update = already > 0 ? `, which the config's ${already === 1 ? 'entry runs' : 'entries run'}: this installs ${manifest.version} in its place, for every entry. To change only the version, without a second entry: ${manager.name} ${shownArgs(packageManagerArgs(manager.name, 'add', installSpec, options.registry))}` : `: this installs ${manifest.version} in its place.`
     ctx.err.line(`${s.bold('installed'.padEnd(16))}${s.yellow(`${manifest.name} ${safeValue(installed)}${update}`)}`)
   }
   if (installEnv.withheld.length > 0) ctx.err.line(`${s.bold('withheld'.padEnd(16))}${installEnv.withheld.join(', ')}  ${s.dim(`(not passed to ${manager.name}: its install scripts do not see them)`)}`)
