@@ -78,6 +78,9 @@ export {
   withContentDeadline, withIdleTimeout,
 } from './adapter-kit/index.js'
 export type { Deadlines } from './adapter-kit/index.js'
+// One reading of request.params.toolChoice / parallelToolCalls for every adapter.
+export { requestParallelToolCalls, requestParamError, requestToolChoice } from './adapter-kit/index.js'
+export type { RequestToolChoice } from './adapter-kit/index.js'
 // For text that may quote a key the caller does not know (an SDK's error): masks what looks like one.
 export { maskCredentials } from './config/credentials.js'
 // Masking by value: the secrets this process uses (the `…Env` variables a config names, the keys

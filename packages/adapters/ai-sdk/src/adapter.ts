@@ -5,7 +5,7 @@ import { aiSdkOptionsSchema, DEFAULT_IDLE_TIMEOUT_MS, specificationVersions } fr
 import type { AiSdkLanguageModel, AiSdkOptions, AiSdkProviderOptions, AiSdkSpecificationVersion } from './options.js'
 import { toPrompt, toTools } from './prompt.js'
 import { StreamMapper } from './stream.js'
-import { toToolChoice } from './tool-choice.js'
+import { parallelToolCallsOption, toToolChoice } from './tool-choice.js'
 import type { AiSdkStreamPart } from './stream.js'
 
 /** A model adapter backed by an AI SDK language model. */
@@ -103,12 +103,15 @@ async function* streamResponse(
 ): AsyncGenerator<ModelChunk> {
   if (signal.aborted) throw abortedError(signal.reason)
   const tools = toTools(request.tools)
-  const toolChoice = toToolChoice(request.params.toolChoice, request.tools)
+  const toolChoice = toToolChoice(request)
+  const callSettings = settings(defaults, request.params)
+  const parallel = parallelToolCallsOption(request, model.provider)
+  if (parallel !== undefined) callSettings.providerOptions = mergeProviderOptions(callSettings.providerOptions ?? {}, parallel)
   const callOptions = {
     prompt: toPrompt(request, spec, model.provider),
     ...(tools ? { tools } : {}),
     ...(toolChoice ? { toolChoice } : {}),
-    ...settings(defaults, request.params),
+    ...callSettings,
     abortSignal: signal,
   }
   let result: { stream: ReadableStream<AiSdkStreamPart> }
@@ -175,7 +178,8 @@ function untilAborted<T extends { stream: ReadableStream<unknown> }>(promise: Pr
  * The call settings: the adapter's options, overridden by what a `prepareCall` hook put in
  * `request.params` (`maxTokens` or `maxOutputTokens`, `temperature`, `topP`, `topK`,
  * `presencePenalty`, `frequencyPenalty`, `seed`, `stopSequences`; `providerOptions` merged per
- * provider). `toolChoice` is mapped apart (tool-choice.ts). Other params are ignored.
+ * provider). `toolChoice` and `parallelToolCalls` are mapped apart (tool-choice.ts). Other params
+ * are ignored.
  */
 function settings(defaults: CallSettings, params: { [key: string]: JsonValue }): CallSettings {
   const result: CallSettings = { ...defaults }
@@ -188,14 +192,17 @@ function settings(defaults: CallSettings, params: { [key: string]: JsonValue }):
   const stop = params.stopSequences
   if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) result.stopSequences = stop as string[]
   const extra = params.providerOptions
-  if (isRecord(extra)) {
-    const merged: AiSdkProviderOptions = { ...defaults.providerOptions }
-    for (const [provider, value] of Object.entries(extra)) {
-      if (isRecord(value)) merged[provider] = { ...merged[provider], ...(value as { [key: string]: JsonValue }) }
-    }
-    result.providerOptions = merged
-  }
+  if (isRecord(extra)) result.providerOptions = mergeProviderOptions(defaults.providerOptions ?? {}, extra)
   return result
+}
+
+/** `extra` over `base`, per provider. */
+function mergeProviderOptions(base: AiSdkProviderOptions, extra: Record<string, unknown>): AiSdkProviderOptions {
+  const merged: AiSdkProviderOptions = { ...base }
+  for (const [provider, value] of Object.entries(extra)) {
+    if (isRecord(value)) merged[provider] = { ...merged[provider], ...(value as { [key: string]: JsonValue }) }
+  }
+  return merged
 }
 
 /** What the schema cannot say of `model` (an object it has passed): that it is a language model this adapter speaks to. */

@@ -14,12 +14,20 @@ import { aiSdk } from '../src/index.js'
 const wire = (choice: LanguageModelV3CallOptions['toolChoice']) =>
   choice === undefined ? undefined : choice.type === 'tool' ? { type: 'function', function: { name: choice.toolName } } : choice.type
 
-function chatModel(url: string): LanguageModelV3 {
+/** What @ai-sdk/openai and @ai-sdk/anthropic read of their providerOptions for parallel tool calls. */
+const parallelWire = (provider: string, options: LanguageModelV3CallOptions['providerOptions']) =>
+  provider === 'openai.chat'
+    ? { parallel_tool_calls: options?.openai?.parallelToolCalls }
+    : provider === 'anthropic.messages'
+      ? { disable_parallel_tool_use: options?.anthropic?.disableParallelToolUse }
+      : {}
+
+function chatModel(url: string, provider = 'openai.chat'): LanguageModelV3 {
   return {
-    specificationVersion: 'v3', provider: 'openai.chat', modelId: 'gpt-4.1', supportedUrls: {},
+    specificationVersion: 'v3', provider, modelId: 'gpt-4.1', supportedUrls: {},
     doGenerate: () => Promise.reject(new Error('not used')),
-    async doStream({ tools, toolChoice, abortSignal }) {
-      const body = { model: 'gpt-4.1', stream: true, tools: tools?.map((tool) => ({ type: 'function', function: { name: tool.name } })), tool_choice: wire(toolChoice) }
+    async doStream({ tools, toolChoice, providerOptions, abortSignal }) {
+      const body = { model: 'gpt-4.1', stream: true, tools: tools?.map((tool) => ({ type: 'function', function: { name: tool.name } })), tool_choice: wire(toolChoice), ...parallelWire(provider, providerOptions) }
       const response = await fetch(`${url}/chat/completions`, { method: 'POST', body: JSON.stringify(body), signal: abortSignal ?? null })
       await response.text()
       return {
@@ -47,10 +55,10 @@ const tools: ModelRequest['tools'] = [
   { name: 'now', description: 'The time', parameters: { type: 'object' } },
 ]
 
-async function run(toolChoice: JsonValue | undefined, extra: Partial<ModelRequest> = {}) {
+async function run(toolChoice: JsonValue | undefined, extra: Partial<ModelRequest> = {}, provider?: string) {
   const request: ModelRequest = { system: '', messages: [], tools, params: toolChoice === undefined ? {} : { toolChoice }, ...extra }
   try {
-    for await (const _ of aiSdk({ model: chatModel(server.url) }).stream(request, { signal: new AbortController().signal })) {
+    for await (const _ of aiSdk({ model: chatModel(server.url, provider) }).stream(request, { signal: new AbortController().signal })) {
       // the finish
     }
     return undefined
@@ -84,5 +92,27 @@ describe('toolChoice through an AI SDK provider', () => {
       expect(error!.message).toMatch(message)
     }
     expect(server.requests).toEqual([])
+  })
+
+  // Review Y6: parallelToolCalls was ignored by the bridge. The AI SDK's call options have no field
+  // for it: it goes to the providerOptions of the providers that read one; elsewhere false fails.
+  it("parallelToolCalls reaches @ai-sdk/openai's and @ai-sdk/anthropic's providerOptions", async () => {
+    server.fallback = sse([chunk({}, 'stop')])
+    for (const value of [false, true]) {
+      expect(await run(undefined, { params: { parallelToolCalls: value } }, 'openai.chat')).toBeUndefined()
+      expect(await run(undefined, { params: { parallelToolCalls: value } }, 'anthropic.messages')).toBeUndefined()
+    }
+    expect(server.requests.map((r) => r.body.parallel_tool_calls ?? r.body.disable_parallel_tool_use)).toEqual([false, true, true, false])
+  })
+
+  it('parallelToolCalls false on a provider the bridge cannot ask fails the request, before the provider is called; true, none or no tools pass', async () => {
+    const error = await run(undefined, { params: { parallelToolCalls: false } }, 'google.generative-ai')
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+    expect(error!.message).toMatch(/"parallelToolCalls" is false, but the AI SDK gives no portable way to ask it and google\.generative-ai/)
+    expect(server.requests).toEqual([])
+    server.fallback = sse([chunk({}, 'stop')])
+    const passing: Partial<ModelRequest>[] = [{ params: { parallelToolCalls: true } }, { params: { toolChoice: 'none', parallelToolCalls: false } }, { params: { parallelToolCalls: false }, tools: [] }]
+    for (const extra of passing) expect(await run(undefined, extra, 'google.generative-ai')).toBeUndefined()
+    expect(server.requests).toHaveLength(3)
   })
 })

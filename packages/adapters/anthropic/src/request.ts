@@ -44,7 +44,7 @@ export function toAnthropicRequest(request: ModelRequest, options: ResolvedOptio
   const budget = thinking ? thinkingBudgets[params.reasoningEffort!] : undefined
   // max_tokens counts thinking too: a budget that would leave no room for the answer is added on top.
   const maxTokens = budget !== undefined && params.maxTokens <= budget ? budget + params.maxTokens : params.maxTokens
-  const toolChoice = toToolChoice(request.params.toolChoice, request.tools, thinking ? params.reasoningEffort : undefined)
+  const toolChoice = toToolChoice(request, thinking ? params.reasoningEffort : undefined)
   return {
     model: request.model ?? options.model,
     max_tokens: maxTokens,

@@ -26,8 +26,8 @@ const answer = () =>
     { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } },
     { type: 'message_stop' },
   ])
-const run = (toolChoice: JsonValue, extra: Partial<ModelRequest> = {}, options: Parameters<typeof model>[1] = {}) =>
-  collect(model(server.baseURL, options).stream(ask('hi', { tools, params: { toolChoice }, ...extra }), { signal: new AbortController().signal }))
+const run = (toolChoice: JsonValue | undefined, extra: Partial<ModelRequest> = {}, options: Parameters<typeof model>[1] = {}) =>
+  collect(model(server.baseURL, options).stream(ask('hi', { tools, params: toolChoice === undefined ? {} : { toolChoice }, ...extra }), { signal: new AbortController().signal }))
 
 describe('toolChoice', () => {
   it("maps the openai adapter's values to Anthropic's tool_choice", async () => {
@@ -65,5 +65,35 @@ describe('toolChoice', () => {
       expect(error!.message).toMatch(message)
     }
     expect(server.requests).toEqual([])
+  })
+
+  // Review Y6: parallelToolCalls was ignored here; it is disable_parallel_tool_use, inside tool_choice.
+  it('parallelToolCalls false: disable_parallel_tool_use in tool_choice (auto when no toolChoice); none, true or no tools add nothing', async () => {
+    const cases: [JsonValue | undefined, JsonValue, Partial<ModelRequest>, unknown][] = [
+      [undefined, false, {}, { type: 'auto', disable_parallel_tool_use: true }],
+      ['auto', false, {}, { type: 'auto', disable_parallel_tool_use: true }],
+      ['required', false, {}, { type: 'any', disable_parallel_tool_use: true }],
+      [{ type: 'function', function: { name: 'read' } }, false, {}, { type: 'tool', name: 'read', disable_parallel_tool_use: true }],
+      ['none', false, {}, { type: 'none' }],
+      [undefined, true, {}, undefined],
+      ['required', true, {}, { type: 'any' }],
+      [undefined, false, { tools: [] }, undefined],
+    ]
+    for (const [toolChoice, parallelToolCalls, extra, sent] of cases) {
+      server.reply(answer())
+      const params = { ...(toolChoice === undefined ? {} : { toolChoice }), parallelToolCalls }
+      expect((await run(undefined, { params, ...extra })).error).toBeUndefined()
+      expect(server.requests.at(-1)!.body.tool_choice).toEqual(sent)
+    }
+  })
+
+  it('parallelToolCalls false with thinking on is sent (auto allows it); another value fails', async () => {
+    server.reply(answer())
+    expect((await run(undefined, { params: { parallelToolCalls: false } }, { reasoningEffort: 'low' })).error).toBeUndefined()
+    expect(server.requests[0]!.body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true })
+    const { error } = await run(undefined, { params: { parallelToolCalls: 'no' } })
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+    expect(error!.message).toMatch(/"parallelToolCalls" must be true or false/)
+    expect(server.requests).toHaveLength(1)
   })
 })

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { requestParallelToolCalls, requestToolChoice } from '@bosun/core'
 import type { AssistantBlock, ContentBlock, ModelMessage, ModelRequest, ToolCallBlock } from '@bosun/core'
 import type { MaxTokensField } from './options.js'
 
@@ -33,6 +34,9 @@ export interface ChatToolCall {
 /** Request fields that the adapter owns: `request.params` cannot replace them. */
 const RESERVED = new Set(['model', 'messages', 'tools', 'stream', 'stream_options'])
 
+/** Params checked by the kit, so that they mean what they mean on the other adapters (see {@link toolParams}). */
+const CHECKED = new Set(['toolChoice', 'parallelToolCalls'])
+
 /** camelCase params (as plugins and the options name them) → Chat Completions fields. */
 const PARAM_FIELDS: Record<string, string> = {
   temperature: 'temperature',
@@ -43,8 +47,6 @@ const PARAM_FIELDS: Record<string, string> = {
   frequencyPenalty: 'frequency_penalty',
   stop: 'stop',
   seed: 'seed',
-  toolChoice: 'tool_choice',
-  parallelToolCalls: 'parallel_tool_calls',
 }
 
 /** Ids the providers accept as they are; anything else is replaced by a hash (see {@link providerToolCallId}). */
@@ -81,12 +83,29 @@ export function buildBody(request: ModelRequest, settings: RequestSettings): Rec
   if (settings.temperature !== undefined) params.temperature = settings.temperature
   if (settings.reasoningEffort !== undefined) params.reasoning_effort = settings.reasoningEffort
   for (const [key, value] of Object.entries(request.params)) {
+    if (CHECKED.has(key)) continue
     const field = key === 'maxTokens' ? settings.maxTokensField : (PARAM_FIELDS[key] ?? key)
     if (RESERVED.has(field)) continue
     if (value === null) delete params[field]
     else params[field] = value
   }
-  return { ...body, ...params }
+  return { ...body, ...params, ...toolParams(request) }
+}
+
+/**
+ * `toolChoice` and `parallelToolCalls` as `tool_choice` and `parallel_tool_calls`, checked by the
+ * kit as the anthropic and ai-sdk adapters check them: what no provider could honour (another
+ * value, a forced call with no tools or naming a tool the request lacks) fails the request with
+ * `INVALID_REQUEST` before anything is sent, instead of reaching the server. Left out when there is
+ * nothing to choose (no tools; `parallel_tool_calls` with `tool_choice: "none"`).
+ */
+function toolParams(request: ModelRequest): Record<string, unknown> {
+  const choice = requestToolChoice(request.params.toolChoice, request.tools)
+  const parallel = requestParallelToolCalls(request.params.parallelToolCalls, request.tools, choice)
+  return {
+    ...(choice === undefined ? {} : { tool_choice: choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type }),
+    ...(parallel === undefined ? {} : { parallel_tool_calls: parallel }),
+  }
 }
 
 /**
