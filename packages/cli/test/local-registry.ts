@@ -1,5 +1,6 @@
-// A registry on 127.0.0.1 that answers what `answer` gives for a URL (as JSON, 200) and 404 for the
-// rest: enough of the npm registry API for `bosun plugins search | info` without Verdaccio.
+// A registry on 127.0.0.1 that answers what `answer` gives for a URL (as JSON, or a tarball's bytes)
+// and 404 for the rest: enough of the npm registry API for `bosun plugins search | info | add`
+// without Verdaccio.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -9,11 +10,15 @@ export interface LocalRegistry {
   close(): Promise<void>
 }
 
-/** Starts the registry; `answer(url, base)` returns a document, or `undefined` for a 404. */
+/** Starts the registry; `answer(url, base)` returns a document, a Buffer (a tarball) or `undefined` for a 404. */
 export async function localRegistry(answer: (url: URL, base: string) => unknown): Promise<LocalRegistry> {
   let base = ''
   const server = createServer((request, response) => {
     const body = answer(new URL(request.url!, base), base)
+    if (Buffer.isBuffer(body)) {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body) // a tarball
+      return
+    }
     response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' })
     response.end(JSON.stringify(body ?? { error: 'not found' }))
   })
