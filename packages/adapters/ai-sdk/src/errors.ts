@@ -1,4 +1,4 @@
-import { CONTEXT_WINDOW_MESSAGE, ModelError, retryAfterMs } from '@bosun/core'
+import { CONTEXT_WINDOW_MESSAGE, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
 import { withoutCredentials } from './mask.js'
 
@@ -93,13 +93,6 @@ function partError(error: unknown, provider: string): ModelError {
   const message = errorMessage(error)
   const code = codeForKind(kind, message)
   return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}`, { cause: error })
-}
-
-/** What a 413 says to do, as the native adapters say it (the kit's hints). */
-function tooLargeHint(code: ModelErrorCode): string {
-  if (code === 'RATE_LIMIT') return ' (a rate limit on the tokens sent per minute: wait before retrying, or send a shorter request)'
-  if (code === 'INVALID_REQUEST') return ' (the request has more bytes than the server, or a proxy in front of it, accepts: raise that limit, or send fewer or smaller images and documents; compacting the conversation would not help)'
-  return ''
 }
 
 function causeModelError(error: unknown): ModelError | undefined {

@@ -3,6 +3,7 @@
 // model is a minimal provider that POSTs to a real local server and throws an APICallError
 // of the failed response, as @ai-sdk/provider-utils does (isRetryable false for a 413).
 import type { LanguageModelV2 } from '@ai-sdk/provider'
+import { modelErrorFromResponse, tooLargeHint } from '@bosun/core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { warmUpFetch } from '../../openai/src/testing/hostile.js'
 import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
@@ -79,5 +80,17 @@ describe('HTTP 413 through an AI SDK provider', () => {
       }
     }
     expect(codes).toEqual(['INVALID_REQUEST', 'CONTEXT_WINDOW_EXCEEDED'])
+  })
+
+  // Review Y6: the bridge kept its own copy of the kit's 413 hints; it says the kit's words now.
+  it("says what to do in the kit's words (tooLargeHint), as a native adapter does for the same answer", async () => {
+    for (const [body, code] of [[NGINX_413, 'INVALID_REQUEST'], [GROQ_TPM, 'RATE_LIMIT']] as const) {
+      server.reply(status(413, body))
+      const error = await failure()
+      expect(error.code).toBe(code)
+      expect(tooLargeHint(code)).not.toBe('')
+      expect(error.message.endsWith(tooLargeHint(code))).toBe(true)
+      expect(modelErrorFromResponse('groq', 413, new Headers(), body).message).toContain(tooLargeHint(code))
+    }
   })
 })

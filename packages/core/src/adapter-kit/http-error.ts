@@ -86,9 +86,20 @@ export function providerMessage(body: string): string {
  */
 const TOO_LARGE_HINT = ' (the request has more bytes than the server, or a proxy in front of it, accepts: raise that limit, or send fewer or smaller images and documents; compacting the conversation would not help)'
 
+/**
+ * What an HTTP 413 of this code (`ModelError.codeForStatus(413, message)`) says to do, to append to
+ * the error's message: a byte limit (`INVALID_REQUEST`) or a rate limit on tokens per minute
+ * (`RATE_LIMIT`); empty otherwise. Exported so that an adapter whose provider package does the
+ * HTTP (the ai-sdk bridge) says it in the same words.
+ */
+export function tooLargeHint(code: ModelErrorCode): string {
+  if (code === 'INVALID_REQUEST') return TOO_LARGE_HINT
+  if (code === 'RATE_LIMIT') return ' (a rate limit on the tokens sent per minute: wait before retrying, or send a shorter request)'
+  return ''
+}
+
 function hint(code: ModelErrorCode, status: number): string {
-  if (status === 413 && code === 'INVALID_REQUEST') return TOO_LARGE_HINT
-  if (status === 413 && code === 'RATE_LIMIT') return ' (a rate limit on the tokens sent per minute: wait before retrying, or send a shorter request)'
+  if (status === 413 && tooLargeHint(code) !== '') return tooLargeHint(code)
   switch (code) {
     case 'AUTH':
       return ' (check that the environment variable named by apiKeyEnv holds a valid key)'
