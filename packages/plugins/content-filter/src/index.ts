@@ -8,6 +8,7 @@ export { optionsSchema } from './options.js'
 export type { Options, Rule, RuleAction, RulePredicate, RuleScope } from './options.js'
 export type { InputRejection } from './input.js'
 export { ContentFilteredError } from './output.js'
+export { CREDENTIAL_NOT_QUOTED } from './scan.js'
 
 /** The data of `content-filter/redacted`: a rule rewrote input or output. Never the matched text. */
 export type ContentFilterRedacted = {

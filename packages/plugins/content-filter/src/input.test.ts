@@ -7,19 +7,28 @@ const filter = (...rules: Rule[]) => testPlugin(contentFilter, { rules })
 
 describe('reject', () => {
   it('a regex match ends the turn blocked with {rule, messageId, excerpt}; the model never sees it', async () => {
-    const kit = await filter({ id: 'secret', pattern: 'sk-[a-z0-9]{8,}', action: 'reject' })
-    const message = createUserMessage('my key is sk-abcdef123456, keep it', { id: 'm1' })
+    const kit = await filter({ id: 'banned', pattern: 'forbidden-[a-z]+', action: 'reject' })
+    const message = createUserMessage('say forbidden-word, please', { id: 'm1' })
     const turn = await kit.send(message)
-    expectRejected(turn, { by: 'content-filter', metadata: { rule: 'secret', messageId: 'm1', excerpt: 'sk-abcdef123456' } })
+    expectRejected(turn, { by: 'content-filter', metadata: { rule: 'banned', messageId: 'm1', excerpt: 'forbidden-word' } })
     expect(kit.model.requests).toBe(0)
     // the blocked turn reads from the log alone (this is what `bosun log` prints)
     expect(turn.timeline).toMatchInlineSnapshot(`
-      "splice next-turn @0 +["my key is sk-abcdef123456, keep it"]
+      "splice next-turn @0 +["say forbidden-word, please"]
       turn/start 1
       splice next-turn @0 -1
-      rejected 1 by=content-filter {"rule":"secret","messageId":"m1","excerpt":"sk-abcdef123456"}
-      turn/end 1 blocked by=content-filter {"rule":"secret","messageId":"m1","excerpt":"sk-abcdef123456"}"
+      rejected 1 by=content-filter {"rule":"banned","messageId":"m1","excerpt":"forbidden-word"}
+      turn/end 1 blocked by=content-filter {"rule":"banned","messageId":"m1","excerpt":"forbidden-word"}"
     `)
+  })
+
+  it('does not quote a match that looks like a credential: a rule made to catch keys keeps them out of its excerpt', async () => {
+    const kit = await filter({ id: 'secret', pattern: 'sk-[a-z0-9]{8,}', action: 'reject' })
+    const turn = await kit.send(createUserMessage('my key is sk-abcdef123456, keep it', { id: 'm1' }))
+    expectRejected(turn, { by: 'content-filter', metadata: { rule: 'secret', messageId: 'm1', excerpt: '[looks like a credential: not quoted]' } })
+    const rejections = turn.events.filter((e) => e.type === 'agent/pre-step/rejected' || e.type === 'turn/end')
+    expect(rejections).toHaveLength(2)
+    expect(JSON.stringify(rejections)).not.toContain('abcdef123456')
   })
 
   it('keywords ignore case and accents: "CAFÉ" matches the keyword "cafe"', async () => {

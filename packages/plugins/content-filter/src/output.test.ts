@@ -121,6 +121,17 @@ describe('output reject', () => {
     `)
   })
 
+  it('a key the model was about to write is not quoted in the error either: it appears nowhere in the log', async () => {
+    const key = 'sk-proj-Q7vX2mK9pL4wR8tY3nB6'
+    const kit = await testPlugin(contentFilter, { rules: [{ id: 'keys', pattern: 'sk-[A-Za-z0-9-]{16,}', action: 'reject', scope: 'output' }] }, {
+      responses: [{ text: `Here it is: ${key} — keep it safe.`, chunkSize: 3 }],
+    })
+    const turn = await kit.send('what is the key?')
+    expect(turn.end).toMatchObject({ kind: 'error', error: { code: 'CONTENT_FILTERED', details: { rule: 'keys', excerpt: '[looks like a credential: not quoted]' } } })
+    expect(JSON.stringify(turn.events)).not.toContain('Q7vX2mK9pL4wR8tY3nB6')
+    expect(JSON.stringify(turn.events)).toContain('Here it is: ')
+  })
+
   it('a maxLength reject passes the allowed prefix on, then stops', async () => {
     const { text, error } = await run([{ id: 'long', maxLength: 6, action: 'reject', scope: 'output' }], ['abcd', 'efgh'])
     expect(text).toBe('abcdef')

@@ -1,3 +1,4 @@
+import { looksLikeCredential } from '@bosun/core/config'
 import type { Match, SpanRule } from './rules.js'
 
 /** A match and the rule that made it. */
@@ -42,8 +43,17 @@ export function scanText(rules: readonly SpanRule[], text: string): ScanResult {
   return { kind: 'pass', text: redacted.size === 0 ? text : out + text.slice(cursor), redacted }
 }
 
-/** At most 40 characters of `text`, cut with `…`: enough to recognise a match in the log. */
+/** What an excerpt says instead of a match that looks like a credential. */
+export const CREDENTIAL_NOT_QUOTED = '[looks like a credential: not quoted]'
+
+/**
+ * At most 40 characters of `text`, cut with `…`: enough to recognise a match in the log — unless
+ * the text looks like a credential (the core's judge: a provider key, a token, a password in a
+ * connection string). A rule made to catch keys holds the model's key back from the answer; its
+ * excerpt goes into the log, the host's streams and every UI, and must not carry the key there.
+ */
 export function excerpt(text: string, max = 40): string {
+  if (looksLikeCredential(text)) return CREDENTIAL_NOT_QUOTED
   const chars = [...text]
   return chars.length > max ? `${chars.slice(0, max).join('')}…` : text
 }
