@@ -1,6 +1,7 @@
 // Found in review, in Chromium against the built `bosun serve`: a search that matched no session
 // drew nothing at all (no word that it had searched); the session list said "4 queued" beside a
-// queue dock of 3 while a steer was pending (it summed both lanes); and a queued message's editor
+// queue dock of 3 while a steer was pending (it summed both lanes); a steer left pending by Stop
+// still read "pending", as if it would join the turn that had ended; and a queued message's editor
 // left the page with its message when the message started running, taking the text typed in it.
 // Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +18,7 @@ if (hasChromium) {
     let served: Served | undefined
     beforeAll(async () => {
       // Each session's first answer streams for about a minute; later ones echo at once.
-      served = await servedWithSessions([slowAnswer(6000)], ['counted', 'edited'])
+      served = await servedWithSessions([slowAnswer(6000)], ['counted', 'edited', 'stopped'])
     }, 60_000)
     afterAll(async () => {
       await served?.close()
@@ -57,6 +58,26 @@ if (hasChromium) {
         expect(await row.textContent()).not.toMatch(/4 queued/)
       } finally {
         await post(url, '/v1/sessions/counted/cancel', { keepInbox: false })
+        await page.close()
+      }
+    }, 120_000)
+
+    it('says that a steer left pending by Stop joins the next turn, and it does', async () => {
+      const { url } = served!.server
+      const page = await served!.browser.context.newPage()
+      try {
+        await page.goto(`${url}/#/s/stopped`)
+        await send(page, 'tell me at length')
+        await until(() => streaming(page), 'the first answer streaming')
+        await send(page, 'after the stop', 'steer')
+        const pending = page.getByRole('region', { name: 'Pending steering' })
+        await until(async () => /pending\s*after the stop/i.test((await pending.textContent().catch(() => '')) ?? ''), 'the steer pending in the running turn')
+        await page.getByRole('button', { name: 'Stop', exact: true }).click()
+        await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 stopped')
+        await until(async () => /pending — joins the next turn\s*after the stop/i.test((await pending.textContent().catch(() => '')) ?? ''), 'the steer said to join the next turn')
+        await page.getByRole('button', { name: 'Resume' }).click()
+        await until(async () => (await turn(page, 2).getByText('after the stop', { exact: true }).count()) === 1, 'the steer in turn 2')
+      } finally {
         await page.close()
       }
     }, 120_000)
