@@ -1,4 +1,4 @@
-import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store, type UserMessage } from '@bosun/core'
+import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
@@ -6,26 +6,7 @@ import { liveSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeLive } from './session-close.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
-
-/**
- * The messages clients sent (`source.kind: 'user'`) that the session's splices inserted after the
- * last seq known durable — this host's own flushes and waits, or any flush since — in log order,
- * each once. A message moved by such a splice (a promote, a reorder) that was written before is
- * among them too: its new owner finds its id in the log and admits it no second time.
- */
-export function unwrittenMessages(live: LiveSession): UserMessage[] {
-  const { session } = live.agent
-  const seedLength = session.header.seedLength ?? 0
-  const found = new Map<string, UserMessage>()
-  for (let seq = Math.max(seedLength, live.durableSeq + 1, session.durableLength); seq < session.length; seq++) {
-    const event = session.eventAt(seq)
-    if (event?.type !== 'agent/inbox/spliced') continue
-    for (const message of (event.data as { inserted: UserMessage[] }).inserted) {
-      if ((message.source as { kind?: string } | undefined)?.kind === 'user' && !found.has(message.id)) found.set(message.id, message)
-    }
-  }
-  return [...found.values()]
-}
+import { unwrittenMessages, type UnwrittenMessage } from './unwritten.js'
 
 /** Events asked of `Store.readEvents` at once by {@link SessionManager.readFrom}. */
 const READ_FROM_RANGE = 1000
@@ -69,10 +50,11 @@ const sessionExists = (id: string) => new HostError('session-exists', `Session "
 export class SessionManager {
   /**
    * Called by {@link drop} with the user messages the dropped session admitted after the last seq
-   * known durable — accepted (202), maybe never written: a cluster posts them to the session's
+   * known durable, each as it was last (none canceled since; unwritten.ts) — accepted (202), maybe
+   * never written: a cluster posts them to the session's
    * mailbox, so that its new owner admits each once (cluster.ts).
    */
-  handOver?: (id: string, messages: readonly UserMessage[]) => void
+  handOver?: (id: string, messages: readonly UnwrittenMessage[]) => void
   readonly #live = new Map<string, Promise<LiveSession>>()
   /**
    * The host's taps on each agent it ever used, until that agent closes. A Map, not a WeakMap: an

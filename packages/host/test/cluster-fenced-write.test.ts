@@ -17,9 +17,9 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a write refused beca
   const serve = useServers()
 
   /** Session `s`, made and run by host A, then taken over by host B while A still has it open (served on onA, onB). */
-  const takenOver = async () => {
+  const takenOver = async (options: Parameters<typeof cluster.hosts>[1] = {}) => {
     // Leases of 10 minutes: host A's renewal (every ~200 s) cannot be what tells it.
-    const hosts = cluster.hosts(2)
+    const hosts = cluster.hosts(2, options)
     const [a, b] = hosts
     const [onA, onB] = [await serve(a!), await serve(b!)]
     expect((await send(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
@@ -69,5 +69,42 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a write refused beca
     }
     expect(admissionsOf(await events(), 'second')).toBe(1)
     expect(admissionsOf(await events(), 'first')).toBe(1)
+  })
+
+  // What A hands over is each message as the client left it: the splices after the durable point
+  // are replayed. Before, it handed over every insertion's first version — a message the client
+  // DELETEd ran on B, an edited one ran with its old text. A's writes wait for an explicit flush
+  // (a batch window of an hour), so that nothing A does reaches the database before the fenced
+  // flush of its turn: the injected messages park in next-step (an inject does not wake), the
+  // client removes one and edits the other, then a plain follow-up wakes A, whose turn claims them
+  // all and delivers them to a step in memory; the flush before its model request is fenced.
+  it('hands over a message as last edited, not one the client removed; a message a turn claimed but never sent to the model is handed over', { timeout: 90_000 }, async () => {
+    const { a, b, onA } = await takenOver({ store: (i) => (i === 0 ? { batchWindowMs: 3_600_000 } : {}) })
+    const onALive = (await a.host.sessions.peek('s'))!
+    const plain = async (id: string, content: string, delivery: string) => {
+      const accepted = await send(onA, '/v1/sessions/s/messages', { clientMessageId: id, content, delivery })
+      expect({ status: accepted.status, durable: accepted.body.durable }, JSON.stringify(accepted.body)).toEqual({ status: 202, durable: false })
+    }
+    await plain('edited', 'original text', 'inject')
+    await plain('removed', 'deleted text', 'inject')
+    const removed = await fetch(`${onA}/v1/sessions/s/inbox/removed`, { method: 'DELETE' })
+    expect(removed.status, await removed.clone().text()).toBe(200)
+    const edited = await fetch(`${onA}/v1/sessions/s/inbox/edited`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'edited text' }) })
+    expect(edited.status, await edited.clone().text()).toBe(200)
+    await plain('wakes', 'a follow-up', 'followup')
+    await waitFor(async () => (await a.host.sessions.peek('s')) === undefined, 30_000, 'host A to drop the session it can no longer write')
+
+    // A's turn had claimed all three and put them in a step — in memory; its model was never asked.
+    const inMemory = onALive.agent.session.events
+    const delivered = inMemory.filter((e) => e.type === 'user/message').map((e) => (e.data as { id: string }).id)
+    expect(delivered).toEqual(expect.arrayContaining(['edited', 'wakes']))
+    expect(inMemory.slice(inMemory.findIndex((e) => e.type === 'user/message' && (e.data as { id: string }).id === 'wakes')).some((e) => e.type === 'assistant/message')).toBe(false)
+
+    const events = async () => (await b.store.read('s'))!.events
+    await waitFor(async () => answeredTurns(await events(), 'wakes') === 1 && admissionsOf(await events(), 'edited') === 1, 30_000, 'host B to admit the messages A handed over and answer the follow-up')
+    const admitted = (await events()).filter((e) => e.type === 'agent/inbox/spliced').flatMap((e) => (e.data as { inserted: { id: string; content: unknown }[] }).inserted)
+    expect(admitted.find((m) => m.id === 'edited')?.content).toEqual([{ type: 'text', text: 'edited text' }])
+    expect(admissionsOf(await events(), 'removed')).toBe(0)
+    expect(admissionsOf(await events(), 'wakes')).toBe(1)
   })
 })
