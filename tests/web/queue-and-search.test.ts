@@ -10,6 +10,7 @@ import { hasChromium, servedWithSessions, slowAnswer, until, type Served } from 
 import { composer, dock, dockTexts, send, turn } from './page.js'
 
 const post = (url: string, path: string, body: unknown): Promise<Response> => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const IDS = ['counted', 'edited', 'stopped']
 const sessions = (page: Page) => page.getByRole('navigation', { name: 'Sessions' })
 const streaming = async (page: Page): Promise<boolean> => ((await turn(page, 1).getByTestId('assistant-text').first().textContent().catch(() => '')) ?? '') !== ''
 
@@ -18,7 +19,7 @@ if (hasChromium) {
     let served: Served | undefined
     beforeAll(async () => {
       // Each session's first answer streams for about a minute; later ones echo at once.
-      served = await servedWithSessions([slowAnswer(6000)], ['counted', 'edited', 'stopped'])
+      served = await servedWithSessions([slowAnswer(6000)], IDS)
     }, 60_000)
     afterAll(async () => {
       await served?.close()
@@ -29,14 +30,14 @@ if (hasChromium) {
       try {
         await page.goto(served!.server.url)
         const list = sessions(page).getByRole('list', { name: 'Session list' })
-        await until(async () => (await list.getByRole('button').count()) === 2, 'both sessions listed')
+        await until(async () => (await list.getByRole('button').count()) === IDS.length, 'the sessions listed')
         const search = sessions(page).getByRole('searchbox', { name: 'Search sessions' })
         await search.fill('nothing-like-this')
         const status = sessions(page).getByRole('status')
         await until(async () => (await status.count()) === 1 && (await status.textContent()) === 'No session id contains "nothing-like-this".', 'the no-match line')
         expect(await list.getByRole('button').count()).toBe(0)
         await search.fill('')
-        await until(async () => (await list.getByRole('button').count()) === 2 && (await status.count()) === 0, 'the list back, the line gone')
+        await until(async () => (await list.getByRole('button').count()) === IDS.length && (await status.count()) === 0, 'the list back, the line gone')
       } finally {
         await page.close()
       }
