@@ -56,7 +56,7 @@ function typedError(error: unknown, signal: AbortSignal, provider: string): Mode
     const wait = quota ? undefined : waitFrom(error, code)
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
-    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${status === 413 ? tooLargeHint(code) : ''}`, {
+    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),

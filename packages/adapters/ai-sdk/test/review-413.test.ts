@@ -7,7 +7,7 @@ import { modelErrorFromResponse, tooLargeHint } from '@bosun/core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { warmUpFetch } from '../../openai/src/testing/hostile.js'
 import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
-import { GROQ_TPM, NGINX_413 } from '../../openai/src/testing/too-large.js'
+import { GROQ_TPM, NGINX_413, RATE_LIMIT_413 } from '../../openai/src/testing/too-large.js'
 import { aiSdk } from '../src/index.js'
 import { apiCallError, mockV2 } from './mock-model.js'
 
@@ -56,9 +56,17 @@ describe('HTTP 413 through an AI SDK provider', () => {
     expect(error.message).toMatch(/compacting the conversation would not help/)
   })
 
-  it("Groq's tokens-per-minute 413: RATE_LIMIT and retryable (whatever the SDK's isRetryable), with its reset header's wait", async () => {
-    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+  it("a 413 in rate-limit words: RATE_LIMIT and retryable (whatever the SDK's isRetryable), with its reset header's wait", async () => {
+    server.reply(status(413, RATE_LIMIT_413, { 'x-ratelimit-reset-tokens': '7.5s' }))
     expect(await failure()).toMatchObject({ code: 'RATE_LIMIT', status: 413, retryable: true, retryAfterMs: 7500 })
+  })
+
+  // Review Y7: a request alone over the per-minute limit (Requested > Limit) is never let through.
+  it("Groq's 413 for a request over the whole per-minute limit: CONTEXT_WINDOW_EXCEEDED, not retryable, saying what to do", async () => {
+    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+    const error = await failure()
+    expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+    expect(error.message).toMatch(/this request alone is over the limit: 18657 tokens.* where 12000 per minute are allowed.*lower maxTokens/)
   })
 
   it('a 413 whose message counts the context stays CONTEXT_WINDOW_EXCEEDED', async () => {
@@ -84,13 +92,13 @@ describe('HTTP 413 through an AI SDK provider', () => {
 
   // Review Y6: the bridge kept its own copy of the kit's 413 hints; it says the kit's words now.
   it("says what to do in the kit's words (tooLargeHint), as a native adapter does for the same answer", async () => {
-    for (const [body, code] of [[NGINX_413, 'INVALID_REQUEST'], [GROQ_TPM, 'RATE_LIMIT']] as const) {
+    for (const [body, code] of [[NGINX_413, 'INVALID_REQUEST'], [RATE_LIMIT_413, 'RATE_LIMIT'], [GROQ_TPM, 'CONTEXT_WINDOW_EXCEEDED']] as const) {
       server.reply(status(413, body))
       const error = await failure()
       expect(error.code).toBe(code)
-      expect(tooLargeHint(code)).not.toBe('')
-      expect(error.message.endsWith(tooLargeHint(code))).toBe(true)
-      expect(modelErrorFromResponse('groq', 413, new Headers(), body).message).toContain(tooLargeHint(code))
+      expect(tooLargeHint(code, body)).not.toBe('')
+      expect(error.message.endsWith(tooLargeHint(code, body))).toBe(true)
+      expect(modelErrorFromResponse('groq', 413, new Headers(), body).message).toContain(tooLargeHint(code, body))
     }
   })
 })

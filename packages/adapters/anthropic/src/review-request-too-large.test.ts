@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ask, collect, model, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, status, type FakeServer } from './testing/server.js'
-import { GROQ_TPM } from '../../openai/src/testing/too-large.js'
+import { GROQ_TPM, RATE_LIMIT_413 } from '../../openai/src/testing/too-large.js'
 
 let server: FakeServer
 beforeAll(warmUpFetch)
@@ -43,8 +43,16 @@ describe('413 request_too_large', () => {
   })
 
   it('a rate limit in its words (a gateway relaying Groq-style tokens-per-minute limits): RATE_LIMIT, retryable', async () => {
-    server.reply(status(413, GROQ_TPM, { 'retry-after': '3' }))
+    server.reply(status(413, RATE_LIMIT_413, { 'retry-after': '3' }))
     expect(await run()).toMatchObject({ code: 'RATE_LIMIT', status: 413, retryable: true, retryAfterMs: 3000 })
+  })
+
+  // Review Y7: Requested > Limit — this request alone is over the per-minute limit, no wait cures it.
+  it('a request alone over a per-minute limit (Requested > Limit): CONTEXT_WINDOW_EXCEEDED, not retryable, saying what to do', async () => {
+    server.reply(status(413, GROQ_TPM, { 'retry-after': '3' }))
+    const error = await run()
+    expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+    expect(error!.message).toMatch(/this request alone is over the limit: 18657 tokens.*lower maxTokens/)
   })
 
   it('inside a stream and in a 200 JSON body: decided by the message too', async () => {

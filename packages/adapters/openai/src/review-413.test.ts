@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openai } from './adapter.js'
 import { run } from './testing/helpers.js'
 import { startServer, status, type TestServer } from './testing/server.js'
-import { GROQ_TPM, NGINX_413 } from './testing/too-large.js'
+import { GROQ_TPM, NGINX_413, RATE_LIMIT_413 } from './testing/too-large.js'
 
 let server: TestServer
 beforeAll(async () => {
@@ -25,11 +25,22 @@ describe('HTTP 413', () => {
     expect(error!.message).toMatch(/compacting the conversation would not help/)
   })
 
-  it("Groq's tokens-per-minute 413: RATE_LIMIT, retryable, waiting as its reset header says", async () => {
-    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+  it('a 413 in rate-limit words: RATE_LIMIT, retryable, waiting as its reset header says', async () => {
+    server.reply(status(413, RATE_LIMIT_413, { 'x-ratelimit-reset-tokens': '7.5s' }))
     const { error } = await run(model())
     expect(error).toMatchObject({ code: 'RATE_LIMIT', status: 413, retryable: true, retryAfterMs: 7500 })
     expect(error!.message).toContain('on tokens per minute (TPM)')
+  })
+
+  // Review Y7: Groq's 413 says the request ALONE is over the per-minute limit (Requested > Limit):
+  // no wait lets it through, so retrying it (as RATE_LIMIT) paid for nothing; a shorter one passes.
+  it("Groq's 413 for a request over the whole per-minute limit: CONTEXT_WINDOW_EXCEEDED, not retryable, saying what to do", async () => {
+    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+    const { error } = await run(model())
+    expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+    expect(error!.message).toContain('on tokens per minute (TPM)')
+    expect(error!.message).toMatch(/this request alone is over the limit: 18657 tokens, its maximum output tokens \(maxTokens\) included, where 12000 per minute are allowed/)
+    expect(error!.message).toMatch(/lower maxTokens, compact the conversation .*higher limit/)
   })
 
   it('a 413 whose message counts the context stays CONTEXT_WINDOW_EXCEEDED', async () => {

@@ -2,6 +2,7 @@ import { ModelError, type ModelErrorCode } from '../model.js'
 import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
+import { overRateLimitHint } from './refusal.js'
 
 export { CONTEXT_WINDOW_MESSAGE } from './refusal.js'
 
@@ -31,7 +32,7 @@ export function modelErrorFromResponse(provider: string, status: number, headers
   // 429, or a 413 that is one), never to delay a retry of a transient 5xx.
   const wait = retryAfterMs(headers, Date.now(), { resetHeaders: code === 'RATE_LIMIT' })
   const quota = status === 429 && QUOTA.test(body)
-  const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status)
+  const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status, `${detail} ${body}`)
   return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${said}`, {
     status,
     ...(quota ? { retryable: false } : {}),
@@ -88,18 +89,21 @@ const TOO_LARGE_HINT = ' (the request has more bytes than the server, or a proxy
 
 /**
  * What an HTTP 413 of this code (`ModelError.codeForStatus(413, message)`) says to do, to append to
- * the error's message: a byte limit (`INVALID_REQUEST`) or a rate limit on tokens per minute
- * (`RATE_LIMIT`); empty otherwise. Exported so that an adapter whose provider package does the
- * HTTP (the ai-sdk bridge) says it in the same words.
+ * the error's message: a byte limit (`INVALID_REQUEST`), a rate limit on tokens per minute
+ * (`RATE_LIMIT`), or — given the provider's words (`message`) — a request that alone is over such
+ * a limit (`CONTEXT_WINDOW_EXCEEDED`, Groq's "Limit 12000, Requested 18657"); empty otherwise.
+ * Exported so that an adapter whose provider package does the HTTP (the ai-sdk bridge) says it in
+ * the same words.
  */
-export function tooLargeHint(code: ModelErrorCode): string {
+export function tooLargeHint(code: ModelErrorCode, message = ''): string {
+  if (code === 'CONTEXT_WINDOW_EXCEEDED') return overRateLimitHint(message)
   if (code === 'INVALID_REQUEST') return TOO_LARGE_HINT
   if (code === 'RATE_LIMIT') return ' (a rate limit on the tokens sent per minute: wait before retrying, or send a shorter request)'
   return ''
 }
 
-function hint(code: ModelErrorCode, status: number): string {
-  if (status === 413 && tooLargeHint(code) !== '') return tooLargeHint(code)
+function hint(code: ModelErrorCode, status: number, text: string): string {
+  if (status === 413 && tooLargeHint(code, text) !== '') return tooLargeHint(code, text)
   switch (code) {
     case 'AUTH':
       return ' (check that the environment variable named by apiKeyEnv holds a valid key)'

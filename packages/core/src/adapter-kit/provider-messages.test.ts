@@ -67,7 +67,7 @@ describe('headers fetch writes itself are refused when the adapter is configured
 describe('ModelError.codeForStatus: a 413 by its words', () => {
   it('context words: CONTEXT_WINDOW_EXCEEDED; rate-limit words: RATE_LIMIT; otherwise INVALID_REQUEST', () => {
     expect(ModelError.codeForStatus(413, 'prompt is too long: 210000 tokens > 200000 maximum')).toBe('CONTEXT_WINDOW_EXCEEDED')
-    expect(ModelError.codeForStatus(413, 'Request too large for model on tokens per minute (TPM): Limit 6000, Requested 7000')).toBe('RATE_LIMIT')
+    expect(ModelError.codeForStatus(413, 'Rate limit reached for model on tokens per minute (TPM): Limit 6000, Used 5000, Requested 800')).toBe('RATE_LIMIT')
     expect(ModelError.codeForStatus(413, '{"error":{"code":"rate_limit_exceeded"}}')).toBe('RATE_LIMIT')
     expect(ModelError.codeForStatus(413, '<title>413 Request Entity Too Large</title>')).toBe('INVALID_REQUEST')
     expect(ModelError.codeForStatus(413)).toBe('INVALID_REQUEST')
@@ -85,5 +85,28 @@ describe('ModelError.codeForStatus: a 413 by its words', () => {
     const bytes = modelErrorFromResponse('The server at proxy:8080', 413, new Headers(), '<title>413 Request Entity Too Large</title>')
     expect(bytes).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
     expect(bytes.message).toMatch(/compacting the conversation would not help/)
+  })
+})
+
+// Review Y7: Groq answers 413 "Request too large … on tokens per minute (TPM): Limit 12000, Requested
+// 18657" when ONE request is over the whole per-minute limit: no wait lets it through, so RATE_LIMIT
+// (retried, each time refused) was wrong. It is CONTEXT_WINDOW_EXCEEDED — compaction shortens the
+// request — with a message saying the counts and what to do.
+describe('a 413 whose request alone is over the per-minute limit (Requested > Limit)', () => {
+  const groq = 'Request too large for model `llama-3.3-70b-versatile` on tokens per minute (TPM): Limit 12000, Requested 18657, please reduce your message size and try again.'
+
+  it('is CONTEXT_WINDOW_EXCEEDED; at or under the limit it stays RATE_LIMIT; a 429 stays RATE_LIMIT', () => {
+    expect(ModelError.codeForStatus(413, groq)).toBe('CONTEXT_WINDOW_EXCEEDED')
+    expect(ModelError.codeForStatus(413, groq.replace('18657', '12000'))).toBe('RATE_LIMIT')
+    expect(ModelError.codeForStatus(429, groq)).toBe('RATE_LIMIT')
+    // Counts without rate-limit words are not read: a byte limit stays one.
+    expect(ModelError.codeForStatus(413, 'body size Limit 100, Requested 200')).toBe('INVALID_REQUEST')
+  })
+
+  it('modelErrorFromResponse: not retryable, no wait, and the message says the counts and what to do', () => {
+    const error = modelErrorFromResponse('Groq', 413, new Headers({ 'x-ratelimit-reset-tokens': '7.5s' }), JSON.stringify({ error: { message: groq, type: 'tokens', code: 'rate_limit_exceeded' } }))
+    expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false, retryAfterMs: undefined })
+    expect(error.message).toContain('this request alone is over the limit: 18657 tokens, its maximum output tokens (maxTokens) included, where 12000 per minute are allowed, so no wait lets it through')
+    expect(error.message).toMatch(/lower maxTokens, compact the conversation .* or use an account tier with a higher limit\)$/)
   })
 })
