@@ -1,40 +1,80 @@
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { importModule } from './import-module.js'
 import { esmResolve } from './node-resolve.js'
 import { packageOf } from './resolve.js'
 
+/** How many of a project's own modules the hint reads, the file itself included: it only adds a hint. */
+const MAX_LOCAL_MODULES = 25
+
 /**
- * What to write instead when a config file imports from a Bosun package a name that package does
- * not export — `import { defineConfig } from '@bosun/core'`, where it lives in
- * `@bosun/core/config`. The failure itself says nothing of the kind: transpiled, the import is
- * `(0 , _core.defineConfig) is not a function`; Node's own is "does not provide an export named".
- * Only run once the file failed to load: it reads the file's imports of `@bosun/*` and imports
- * the entry points of those packages, to find which one has the name. '' when no import is wrong.
+ * What to write instead when a config file — or a module of the project it imports (`./guard.mjs`),
+ * or a plugin entry given by path — imports from a Bosun package a name that package does not
+ * export: `import { defineConfig } from '@bosun/core'`, where it lives in `@bosun/core/config`.
+ * The failure itself says nothing of the kind: transpiled, the import is `(0 , _core.defineConfig)
+ * is not a function`; Node's own is "does not provide an export named". Only run once the file
+ * failed to load: it reads the `@bosun/*` imports of the file and of the project's modules it
+ * imports by relative path (up to {@link MAX_LOCAL_MODULES}), and imports the entry points of those
+ * packages, to find which one has the name. A module other than `file` is named (from `file`'s
+ * folder). '' when no import is wrong.
  */
-export async function missingExportHint(configFile: string): Promise<string> {
-  let text: string
-  try {
-    text = readFileSync(configFile, 'utf8')
-  } catch {
-    return ''
-  }
-  const parentURL = pathToFileURL(configFile).href
+export async function missingExportHint(file: string): Promise<string> {
   const hints: string[] = []
-  for (const { specifier, names } of bosunImports(text)) {
-    const exported = await exportsOf(specifier, parentURL)
-    if (exported === undefined) continue
-    for (const name of names.filter((each) => !exported.has(each))) {
-      const home = await entryPointWith(name, specifier, parentURL)
-      hints.push(
-        home === undefined
-          ? `${specifier} does not export ${name}, nor does any other entry point of ${packageOf(specifier)}.`
-          : `${specifier} does not export ${name}: it is in ${home} (import { ${name} } from '${home}').`,
-      )
+  const seen = new Set<string>([file])
+  const queue = [file]
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    let text: string
+    try {
+      text = readFileSync(next, 'utf8')
+    } catch {
+      continue
+    }
+    const parentURL = pathToFileURL(next).href
+    const where = next === file ? '' : `in ./${relative(dirname(file), next).split('\\').join('/')}, `
+    for (const { specifier, names } of bosunImports(text)) {
+      const exported = await exportsOf(specifier, parentURL)
+      if (exported === undefined) continue
+      for (const name of names.filter((each) => !exported.has(each))) {
+        const home = await entryPointWith(name, specifier, parentURL)
+        hints.push(
+          home === undefined
+            ? `${where}${specifier} does not export ${name}, nor does any other entry point of ${packageOf(specifier)}.`
+            : `${where}${specifier} does not export ${name}: it is in ${home} (import { ${name} } from '${home}').`,
+        )
+      }
+    }
+    for (const specifier of localImports(text)) {
+      const found = localModule(resolve(dirname(next), specifier))
+      if (found === undefined || seen.has(found) || seen.size >= MAX_LOCAL_MODULES) continue
+      seen.add(found)
+      queue.push(found)
     }
   }
   return hints.length === 0 ? '' : ` ${hints.join(' ')}`
+}
+
+/** The relative specifiers a module imports or re-exports (`./x`, `../y.js`), static or by `require`/`import()`. */
+export function localImports(text: string): string[] {
+  const found = new Set<string>()
+  const patterns = [/\b(?:import|export)\b[^'";]*?\bfrom\s*['"](\.\.?\/[^'"]+)['"]/g, /\bimport\s*['"](\.\.?\/[^'"]+)['"]/g, /\b(?:require|import)\(\s*['"](\.\.?\/[^'"]+)['"]\s*\)/g]
+  for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.add(match[1]!)
+  return [...found]
+}
+
+/** The file a relative import names: as written, with a script extension, or a folder's index — as Node, jiti and TypeScript look. */
+function localModule(path: string): string | undefined {
+  const extensions = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
+  // TypeScript's ESM style names the .js its .ts compiles to.
+  const swapped = /\.(m|c)?js$/.test(path) ? [path.replace(/\.(m|c)?js$/, '.$1ts')] : []
+  const candidates = [path, ...swapped, ...extensions.map((ext) => path + ext), ...extensions.map((ext) => join(path, `index${ext}`))]
+  return candidates.find((candidate) => {
+    try {
+      return statSync(candidate).isFile()
+    } catch {
+      return false
+    }
+  })
 }
 
 /**

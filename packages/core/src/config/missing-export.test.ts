@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bosunImports } from './export-hint.js'
+import { bosunImports, localImports } from './export-hint.js'
 import { loadConfig } from './load.js'
 
 const CORE = resolve(fileURLToPath(import.meta.url), '../../..')
@@ -47,6 +47,51 @@ describe('a config that imports a name its Bosun package does not export', () =>
     expect(message).toContain('@bosun/core/config does not export defineKonfig, nor does any other entry point of @bosun/core.')
     expect(message).not.toContain('does not export defineConfig')
   }, 60_000)
+})
+
+describe('the same wrong import in a module of the project (review Y3: no hint at all)', () => {
+  const guard = "import { definePlugin } from '@bosun/core/config'\nexport default definePlugin({ name: 'guard', setup() {} })\n"
+  const hint = "in ./lib/guard.mjs, @bosun/core/config does not export definePlugin: it is in @bosun/core (import { definePlugin } from '@bosun/core')."
+
+  it('a module the config file imports is named, with where the name is', async () => {
+    const dir = await project({
+      'bosun.config.mjs': "import guard from './lib/guard.mjs'\nexport default { model: { adapter: 'scripted' }, plugins: [guard] }\n",
+    })
+    await mkdir(join(dir, 'lib'))
+    await writeFile(join(dir, 'lib/guard.mjs'), guard)
+    expect(await problem(dir)).toContain(hint)
+  }, 60_000)
+
+  it('a plugin entry given by path gets the same hint', async () => {
+    const dir = await project({ 'bosun.config.json': JSON.stringify({ model: { adapter: 'scripted' }, plugins: ['./lib/guard.mjs'] }) })
+    await mkdir(join(dir, 'lib'))
+    await writeFile(join(dir, 'lib/guard.mjs'), guard)
+    const message = await problem(dir)
+    expect(message).toContain('./lib/guard.mjs failed to load')
+    expect(message).toContain("@bosun/core/config does not export definePlugin: it is in @bosun/core (import { definePlugin } from '@bosun/core').")
+  }, 60_000)
+
+  it('a path entry naming a folder says so, and what to name instead (it said there was no file)', async () => {
+    const dir = await project({ 'bosun.config.json': JSON.stringify({ model: { adapter: 'scripted' }, plugins: ['./my-guard'] }) })
+    await mkdir(join(dir, 'my-guard'))
+    const message = await problem(dir)
+    expect(message).toContain(`is a folder (${join(dir, 'my-guard')}): a path entry names the module's file — its built entry, e.g. ./my-guard/dist/index.js — or install the package and give its name.`)
+  }, 60_000)
+})
+
+describe('localImports', () => {
+  it('reads relative imports, re-exports, side-effect imports and requires; not packages', () => {
+    const text = [
+      "import a from './a.js'",
+      "import { b } from '../b'",
+      "export { c } from './c.mjs'",
+      "import './side.ts'",
+      "const d = require('./d.cjs')",
+      "const e = await import('./e.mts')",
+      "import { f } from '@bosun/core'",
+    ].join('\n')
+    expect(localImports(text).sort()).toEqual(['../b', './a.js', './c.mjs', './d.cjs', './e.mts', './side.ts'])
+  })
 })
 
 describe('bosunImports', () => {

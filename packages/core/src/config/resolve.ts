@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { BosunError } from '../errors.js'
 import { coreMismatch } from './core-range.js'
 import { maskCredentials } from './credentials.js'
+import { missingExportHint } from './export-hint.js'
 import { importLocalFile, importModule } from './import-module.js'
 import { esmResolve } from './node-resolve.js'
 import { notFoundMessage } from './not-found.js'
@@ -66,9 +68,12 @@ export async function importEntry(loader: ModuleLoader, name: string, kind: Entr
     const file = resolve(loader.dir, name)
     const found = esmResolve(file, loader.parentURL)
     if (found === undefined) {
+      if (isFolder(file)) {
+        return { ok: false, message: `is a folder (${file}): a path entry names the module's file — its built entry, e.g. ${name.replace(/\/+$/, '')}/dist/index.js — or install the package and give its name.` }
+      }
       return { ok: false, message: `cannot be found: there is no file at ${file} (paths resolve from the config file's folder).` }
     }
-    return load(name, found, importLocalFile)
+    return load(name, found, importLocalFile, true)
   }
   const tried = candidatePackages(name, kind)
   for (const specifier of tried) {
@@ -107,14 +112,18 @@ export function defaultExport(namespace: unknown): { value: unknown; namedExport
   return esm ? { value: undefined, namedExports: Object.keys(namespace) } : { value: namespace }
 }
 
-async function load(specifier: string, resolved: string, importer: (file: string) => Promise<unknown> = importModule): Promise<Imported> {
+/**
+ * Imports an entry's module. `local`: a file of the project (a path entry), whose wrong import of
+ * a Bosun name is the user's to fix — the hint names the module and where the name is.
+ */
+async function load(specifier: string, resolved: string, importer: (file: string) => Promise<unknown> = importModule, local = false): Promise<Imported> {
   const file = resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved
   let namespace: unknown
   try {
     namespace = await importer(file)
   } catch (error) {
     const summary = summarizeError(error)
-    const hint = missingPackageHint(error, specifier)
+    const hint = missingPackageHint(error, specifier) || (local ? await missingExportHint(file) : '')
     const stop = hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''
     return { ok: false, message: `${specifier} failed to load: ${summary}${stop}${hint}`, cause: error }
   }
@@ -168,4 +177,12 @@ function splitSpecifier(name: string): [string, string] {
 /** `@a/b/c` → `@a/b`; `a/c` → `a`. */
 export function packageOf(specifier: string): string {
   return splitSpecifier(specifier)[0]
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
 }
