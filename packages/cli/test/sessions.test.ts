@@ -71,7 +71,7 @@ describe.concurrent('bosun sessions', () => {
     await twoTurns(dir)
     const [tooFar, missing] = await Promise.all([bosun(['sessions', 'fork', 's-1', '--at-turn', '5'], { cwd: dir }), bosun(['sessions', 'fork', 'nope'], { cwd: dir })])
     expect(tooFar.code).toBe(1)
-    expect(tooFar.stderr).toMatch(/^error INVALID_ARGUMENT: Cannot fork session "s-1" after turn 5: that turn has not completed\./)
+    expect(tooFar.stderr).toMatch(/^error INVALID_ARGUMENT: Cannot fork session "s-1" after turn 5: there is no such turn\./)
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/^error SESSION_NOT_FOUND: No session "nope" in \.bosun\/sessions \(JSONL\)/)
   })

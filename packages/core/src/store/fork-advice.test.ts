@@ -24,7 +24,7 @@ describe('forking after a turn that has not ended', () => {
     const error = await refusal(forkSession(store, 'two-turns', { afterTurn: 7 }))
     expect(error.code).toBe('INVALID_ARGUMENT')
     expect(error.message).toBe(
-      'Cannot fork session "two-turns" after turn 7: that turn has not completed. The session has turns up to 2: ' +
+      'Cannot fork session "two-turns" after turn 7: there is no such turn. The session has turns up to 2: ' +
         'name a turn up to 2, its last ended one, or leave the turn out to fork after it.',
     )
     await agent.close()
@@ -35,7 +35,7 @@ describe('forking after a turn that has not ended', () => {
     const agent = await createAgent({ model: scripted(), store, sessionId: 'empty' })
     const error = await refusal(forkSession(store, 'empty', { afterTurn: 1 }))
     expect(error.message).toBe(
-      'Cannot fork session "empty" after turn 1: that turn has not completed. The session has no turns yet: fork after turn 0 (before the first turn).',
+      'Cannot fork session "empty" after turn 1: there is no such turn. The session has no turns yet: fork after turn 0 (before the first turn).',
     )
     await agent.close()
   })

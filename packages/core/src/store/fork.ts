@@ -81,7 +81,8 @@ function forkPoint(events: readonly SessionEvent[], parentId: string, afterTurn:
     }
   }
   if (afterTurn !== undefined && !found) {
-    throw invalidArgument(`Cannot fork session "${parentId}" after turn ${afterTurn}: that turn has not completed. ${forkAdvice(afterTurn, lastStarted, lastEnded)}`)
+    const why = afterTurn > lastStarted ? 'there is no such turn' : 'that turn has not completed'
+    throw invalidArgument(`Cannot fork session "${parentId}" after turn ${afterTurn}: ${why}. ${forkAdvice(afterTurn, lastStarted, lastEnded)}`)
   }
   // Without afterTurn a running session forks at its last ended turn: the open one is not copied.
   if (afterTurn === 0) cut = 0
