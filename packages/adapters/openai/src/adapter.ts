@@ -3,7 +3,7 @@ import {
   registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
-import { classify, inSentence, withPathHint } from './errors.js'
+import { classify, inSentence, withPathHint, withStreamOptionsHint } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
 import { buildBody, type RequestSettings } from './request.js'
@@ -76,7 +76,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     headers.set('accept', 'text/event-stream')
     if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
     const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
-    if (!response.ok) throw withPathHint(await errorFromResponse(label, response, { secret: apiKey, authHint }), endpoint)
+    if (!response.ok) throw withStreamOptionsHint(withPathHint(await errorFromResponse(label, response, { secret: apiKey, authHint }), endpoint), settings.streamOptions)
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
     const mapper = new ChunkMapper(label, provider, apiKey)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {

@@ -96,6 +96,20 @@ export function withPathHint(error: ModelError, endpoint: URL): ModelError {
   return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
 }
 
+/**
+ * A refusal whose words name `stream_options` (or its `include_usage`), from a server that refuses
+ * the field the adapter sends to ask for the token usage: the message says to turn it off with the
+ * adapter's option `streamOptions: false`. `sent`: whether the request held the field (with it off,
+ * the refusal is about something else). `error` as it is otherwise.
+ */
+export function withStreamOptionsHint(error: ModelError, sent: boolean): ModelError {
+  if (!sent || error.code !== 'INVALID_REQUEST' || !/stream_options|include_usage/i.test(error.message)) return error
+  const options: ModelErrorOptions = { retryable: error.retryable }
+  if (error.status !== undefined) options.status = error.status
+  const hint = ' (the server refuses the stream_options field, which the adapter sends to ask for the token usage: set the adapter\'s option streamOptions: false to leave it out — the usage is then only what the server sends unasked)'
+  return new ModelError('INVALID_REQUEST', `${error.message.replace(/\.$/, '')}${hint}.`, options)
+}
+
 /** The `code` of a fetch failure's cause (undici puts `ECONNREFUSED` there, or in the cause's own cause). */
 function causeCode(error: unknown): string | undefined {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
