@@ -3,6 +3,7 @@ import { HostError } from './errors.js'
 import { ROUTES } from './openapi.js'
 import { clientAddressOf, forwardedHeaders } from './client-address.js'
 import { TrustedProxies } from './trusted-proxy.js'
+import { releasedAtEnd } from './stream-stall.js'
 
 /** Streams open at once on a host, by default (`limits.streams`). */
 export const DEFAULT_MAX_STREAMS = 1000
@@ -18,8 +19,6 @@ export const DEFAULT_MAX_CLIENT_STREAMS = 100
  * connection let go); the client reconnects with `Last-Event-ID` and resumes where it was.
  */
 export const DEFAULT_STREAM_STALL_MS = 60_000
-/** The most a stream hands its connection at once: the bytes {@link DEFAULT_STREAM_STALL_MS} waits for the client to take. */
-const STALL_SLICE_BYTES = 64 * 1024
 /** What a refused stream's `retry-after` says, in seconds. */
 const RETRY_AFTER_S = 5
 
@@ -86,7 +85,7 @@ export class StreamSlots {
     }
     // The connection @hono/node-server hands the app (none in-process): a stalled stream's is destroyed.
     const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing
-    c.res = new Response(releasedAtEnd(response.body, release, this.stallMs, () => outgoing?.destroy()), response)
+    c.res = new Response(releasedAtEnd(response.body, release, this.stallMs, outgoing === undefined ? undefined : () => outgoing.destroy()), response)
   }
 
   #clientFull(): HostError {
@@ -102,69 +101,6 @@ export class StreamSlots {
     error.serverNote = `too-many-streams: ${this.max} SSE streams are open, the most limits.streams allows; further streams are refused with 503 until some close (raise limits.streams if the host has the memory and file descriptors).`
     return error
   }
-}
-
-/**
- * `body`, passed through as the client reads it, calling `release` once when it ends or is
- * canceled — or when the client has not taken the last chunk within `stallMs`.
- *
- * Each stream is pulled (nothing is read from the log before the client can take it), so what it
- * holds beyond its cursor is one read — at most `limits.streamBatch` events — plus the socket's
- * buffers. A client that stops reading lets those buffers fill; the server then waits for the
- * socket to drain before it pulls again, and, without a bound, waited for good: the stream kept its
- * slot, its hold on the session (never retired) and its connection for as long as the client kept
- * the socket open. The next pull must come within `stallMs` of a chunk handed over; else the
- * stream is closed — the source let go (`cancel`), the slot released, the connection destroyed
- * (`close`) — and the client, reconnecting with `Last-Event-ID` (the id of the last whole frame it
- * read), resumes with nothing lost. A pull that waits for the log (nothing new yet) is not a stall.
- */
-function releasedAtEnd(body: ReadableStream<Uint8Array>, release: () => void, stallMs: number, close: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  let stall: ReturnType<typeof setTimeout> | undefined
-  let stalled = false
-  /** What is left of the last read, handed over a slice at a time. */
-  let rest: Uint8Array | undefined
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      clearTimeout(stall)
-      if (rest === undefined) {
-        let read: Awaited<ReturnType<typeof reader.read>>
-        try {
-          read = await reader.read()
-        } catch (error) {
-          release()
-          if (!stalled) controller.error(error)
-          return
-        }
-        if (stalled) return
-        if (read.done) {
-          release()
-          controller.close()
-          return
-        }
-        rest = read.value
-      }
-      // A slice at a time: the stall is then the client's not taking STALL_SLICE_BYTES within
-      // stallMs, whatever a read held (a replay's batch of long events can be megabytes).
-      controller.enqueue(rest.subarray(0, STALL_SLICE_BYTES))
-      rest = rest.length > STALL_SLICE_BYTES ? rest.subarray(STALL_SLICE_BYTES) : undefined
-      stall = setTimeout(() => {
-        stalled = true
-        rest = undefined
-        release()
-        reader.cancel().catch(() => {})
-        controller.close()
-        close()
-      }, stallMs)
-      stall.unref?.()
-    },
-    cancel(reason) {
-      clearTimeout(stall)
-      rest = undefined
-      release()
-      return reader.cancel(reason)
-    },
-  }, { highWaterMark: 0 })
 }
 
 /**

@@ -70,8 +70,8 @@ export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined
   return undefined
 }
 
-/** The frames a stream's read stops after, in characters (`readFrames`). */
-const READ_CHARS = 64 * 1024
+/** The frames a stream's read stops after, in bytes of UTF-8 — what the connection carries (`readFrames`). */
+const READ_BYTES = 64 * 1024
 
 /**
  * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` (each
@@ -82,6 +82,7 @@ export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, opti
   const last = log.events.length - 1
   while (cursor < last) {
     let out = ''
+    let bytes = 0
     const stop = Math.min(last, cursor + options.batch)
     for (let seq = cursor + 1; seq <= stop; seq++) {
       const event = log.events[seq]!
@@ -95,10 +96,13 @@ export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, opti
         const status = statusAfter(event)
         return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
       }
-      out += log.frames === undefined ? compute() : log.frames(seq, compute)
-      // A read holds about READ_CHARS of frames at most (an event at least): what a stream has
-      // read ahead of its client stays small, however long the batch's events.
-      if (out.length >= READ_CHARS) return { out, cursor: seq }
+      const frames = log.frames === undefined ? compute() : log.frames(seq, compute)
+      out += frames
+      // A read holds about READ_BYTES of frames at most (an event at least): what a stream has
+      // read ahead of its client stays small, however long the batch's events. Bytes, not
+      // `out.length` (UTF-16 units): text outside ASCII takes up to 3 bytes a unit on the wire.
+      bytes += Buffer.byteLength(frames)
+      if (bytes >= READ_BYTES) return { out, cursor: seq }
     }
     cursor = stop
     if (out !== '') return { out, cursor }

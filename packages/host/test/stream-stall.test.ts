@@ -6,10 +6,10 @@
 import { connect, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '@bosun/core'
-import { listen } from '../src/index.js'
+import { listen, StreamStalledError } from '../src/index.js'
 import { InboxFold } from '../src/log.js'
 import { readFrames } from '../src/stream.js'
-import { eventSeqs, makeHost, perTest, SseReader, waitFor } from './helpers.js'
+import { eventSeqs, makeHost, perTest, req, SseReader, waitFor } from './helpers.js'
 import { post } from './stream-helpers.js'
 
 const t = perTest()
@@ -89,5 +89,32 @@ describe('host: a stream whose client does not drain', () => {
     expect(read(1).cursor).toBe(3)
     expect(read(3).cursor).toBe(5)
     expect(read(5)).toEqual({ out: '', cursor: 5 })
+  })
+
+  // The stop is counted in bytes, as the docs say (64 KiB): it was counted in UTF-16 units, so a
+  // read of text outside ASCII held up to three times as much (a '€' is 1 unit, 3 bytes).
+  it('counts the 64 KiB of a read in bytes of UTF-8, not characters', () => {
+    const events: SessionEvent[] = Array.from({ length: 6 }, (_, seq) => ({ seq, time: 0, type: 'assistant/message', data: { turn: 1, step: seq, text: '€'.repeat(15_000) } }) as SessionEvent)
+    const read = readFrames({ events, finishedSteps: new Set<string>() }, new InboxFold(0), -1, { chunks: true, batch: 256 })
+    // 45,000 bytes (15,000 characters) an event: the second takes the read past 64 KiB.
+    expect(read.cursor).toBe(1)
+    expect(Buffer.byteLength(read.out)).toBeGreaterThanOrEqual(64 * 1024)
+  })
+
+  // In-process (no socket: host.fetch), a stall ended the stream as a normal end — `done`, which a
+  // consumer cannot tell from the host ending it. It now fails the read with a stable code.
+  it('in-process, a reader that stops taking the stream gets a stream-stalled error, and the slot is let go', { timeout: 60_000 }, async () => {
+    const { host } = makeHost(t.dir, () => [], { limits: { streamStallMs: 300 } })
+    t.closing.push(host)
+    expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
+    const response = await req(host, 'GET', '/v1/sessions/s/stream')
+    const reader = response.body!.getReader()
+    expect((await reader.read()).done).toBe(false)
+    // It reads no more: the stream is closed after streamStallMs.
+    await waitFor(() => host.openStreams === 0, 30_000, 'the stalled stream to be closed')
+    const error = await reader.read().then(() => undefined, (thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(StreamStalledError)
+    expect((error as StreamStalledError).code).toBe('stream-stalled')
+    expect((error as Error).message).toMatch(/limits\.streamStallMs/)
   })
 })
