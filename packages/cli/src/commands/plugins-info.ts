@@ -1,6 +1,8 @@
+import type { JsonSchema } from '@bosun/core'
 import { CORE_VERSION, coreSatisfies } from '@bosun/core/config'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
+import { readBundledPackage } from '../marketplace/bundled-manifest.js'
 import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
 import { entryName, undeclaredHooks } from '../marketplace/entry-name.js'
 import { fetchOptionsSchema, type BosunManifest } from '../marketplace/manifest.js'
@@ -12,23 +14,38 @@ import { safeJson, safeValue } from '../terminal-safe.js'
 /**
  * `bosun plugins info <name>`: a package's manifest read from the registry, nothing installed:
  * kind, hooks, the options schema as a table, the `@bosun/core` range against the running core,
- * license, dependencies and install scripts.
+ * license, dependencies and install scripts. A plugin the CLI brings that the registry does not
+ * have (`retry` on a company mirror) is shown from the CLI's own copy, said to need no install.
  */
 export async function pluginsInfoCommand(ctx: CommandContext, spec: string, options: { json?: boolean; registry?: string }): Promise<number> {
   const client = registryClient(ctx, options.registry)
-  const { version, manifest: found } = await findOnRegistry(client, spec)
-  const schema = await fetchOptionsSchema(client, version, found)
+  let found: BosunManifest
+  let schema: JsonSchema | undefined
+  let bundled = false
+  try {
+    const { version, manifest } = await findOnRegistry(client, spec)
+    found = manifest
+    schema = await fetchOptionsSchema(client, version, manifest)
+  } catch (error) {
+    const own = bundledCopy(error)
+    if (own === undefined) throw error
+    ;({ manifest: found, schema } = own)
+    bundled = true
+  }
   const compatible = found.coreRange === undefined ? undefined : coreSatisfies(found.coreRange)
+  const configName = entryName(found.name, found.kind)
   if (options.json) {
     const core = { range: found.coreRange, running: CORE_VERSION, satisfied: compatible }
-    ctx.out.line(safeJson(JSON.stringify({ ...found, configName: entryName(found.name, found.kind), core, options: schema === undefined ? [] : optionRows(schema), schema })))
+    ctx.out.line(safeJson(JSON.stringify({ ...found, configName, bundled, core, options: schema === undefined ? [] : optionRows(schema), schema })))
     return ExitCode.ok
   }
   // Everything below is the package author's text: control characters are shown, never sent.
   const manifest = safeValue(found)
   const rows = schema === undefined ? [] : safeValue(optionRows(schema))
   const s = ctx.out.style
-  for (const line of describeManifest(manifest, s, compatible)) ctx.out.line(line)
+  const lines = describeManifest(manifest, s, compatible)
+  if (bundled) lines.splice(1, 0, s.green(`comes with the CLI: no install needed (the registry has no ${manifest.name}; this is the CLI's own copy)`))
+  for (const line of lines) ctx.out.line(line)
   ctx.out.line()
   if (schema === undefined) ctx.out.line(`${s.bold('options')}  ${s.dim('(it declares no options schema: "bosun": { "options": "./schema.json" })')}`)
   else if (rows.length === 0) ctx.out.line(`${s.bold('options')}  ${s.dim('(none)')}`)
@@ -36,8 +53,19 @@ export async function pluginsInfoCommand(ctx: CommandContext, spec: string, opti
     ctx.out.line(`${s.bold('options')}  ${s.dim(`from ${manifest.optionsPath}; * required`)}`)
     for (const line of optionTable(rows, s, ctx.out.columns)) ctx.out.line(`  ${line}`)
   }
+  if (bundled) {
+    ctx.err.line(s.dim(`Name it in your config as "${configName}": nothing to install.`))
+    return ExitCode.ok
+  }
   ctx.err.line(s.dim(`Add it: bosun plugins add ${manifest.name}${rows.filter((row) => row.required).map((row) => ` --option ${row.key}=…`).join('')}`))
   return ExitCode.ok
+}
+
+/** The CLI's own copy of the package a BUNDLED_WITH_CLI answer names, when it can be read. */
+function bundledCopy(error: unknown): ReturnType<typeof readBundledPackage> {
+  const { code, details } = error as { code?: string; details?: { package?: unknown } }
+  if (code !== 'BUNDLED_WITH_CLI' || typeof details?.package !== 'string') return undefined
+  return readBundledPackage(details.package)
 }
 
 /** The manifest's lines, as `info` and `add` show them (add shows them before it asks). */
