@@ -31,17 +31,22 @@ export function unwrittenMessages(live: LiveSession): UnwrittenMessage[] {
   // The queues from the seed on: a splice's removal is known only by the queue it applies to.
   const queues: Record<InboxTarget, UserMessage[]> = { 'next-turn': [], 'next-step': [] }
   const found = new Map<string, UnwrittenMessage>()
+  /** Ids admitted before the durable point: the new owner has them (an edit, a move since does not make them new). */
+  const written = new Set<string>()
   for (let seq = seedLength; seq < session.length; seq++) {
     const event = session.eventAt(seq)
     if (event?.type !== 'agent/inbox/spliced') continue
     const splice = event.data as InboxSplice
     const removed = queues[splice.target].splice(splice.start, splice.removedCount ?? 0, ...splice.inserted)
-    if (seq < from) continue
+    if (seq < from) {
+      for (const message of splice.inserted) written.add(message.id)
+      continue
+    }
     // An edit is a canceled removal that inserts the same id: the insertion below keeps it.
     const kept = new Set(splice.inserted.map((message) => message.id))
     if (splice.outcome === 'canceled') for (const message of removed) if (!kept.has(message.id)) found.delete(message.id)
     for (const message of splice.inserted) {
-      if ((message.source as { kind?: string } | undefined)?.kind === 'user') found.set(message.id, { message, lane: splice.target })
+      if ((message.source as { kind?: string } | undefined)?.kind === 'user' && !written.has(message.id)) found.set(message.id, { message, lane: splice.target })
     }
   }
   return [...found.values()]
