@@ -39,4 +39,11 @@ describe.concurrent('plugins info of a plugin the CLI bundles, not on the regist
     expect(info).toMatchObject({ name: '@bosun/plugin-retry', kind: 'plugin', configName: 'retry', bundled: true, hooks: ['llm/stream'] })
     expect(info.options.map((option) => option.key)).toContain('maxAttempts')
   })
+
+  // Bosun's own stores and adapters declared no range ("(no range declared)"), unlike its plugins.
+  it('a store the CLI bundles: its @bosun/core range is shown', async ({ dir, expect }) => {
+    const result = await bosun(['plugins', 'info', 'store-jsonl', '--registry', server.url], { cwd: dir })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/\n@bosun\/core {5}\^\d+\.\d+\.\d+ {2}✓ the running @bosun\/core \S+ satisfies it\n/)
+  })
 })
