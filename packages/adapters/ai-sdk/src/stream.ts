@@ -40,6 +40,8 @@ export class StreamMapper {
   readonly #signed = new Set<string>()
   #nextIndex = 0
   #finished = false
+  /** The provider reported, as an error part, that its stream ended without a finish reason. */
+  #noFinishReason = false
 
   constructor(provider: string) {
     this.#provider = provider
@@ -96,11 +98,18 @@ export class StreamMapper {
       }
       case 'finish': {
         this.#finished = true
-        const reason = finishReason(part.finishReason, this.#provider)
         const usage = toUsage(part.usage)
+        // `@ai-sdk/openai-compatible` says "no finish reason" with an error part, then finish `error`:
+        // the same news as `@ai-sdk/openai`'s `other` without a reason, decided the same way.
+        const given = this.#noFinishReason ? { unified: 'other' as const, raw: undefined } : part.finishReason
+        const reason = finishReason(given, this.#provider, usage !== undefined)
         return usage ? [{ type: 'usage', usage }, { type: 'finish', reason }] : [{ type: 'finish', reason }]
       }
       case 'error':
+        if (endedWithoutFinishReason(part.error)) {
+          this.#noFinishReason = true
+          return []
+        }
         throw streamError(part.error, this.#provider)
       default:
         return []
@@ -136,16 +145,31 @@ export class StreamMapper {
 type FinishPart = Extract<AiSdkStreamPart, { type: 'finish' }>
 
 /**
+ * `@ai-sdk/openai-compatible`'s error part for a Chat Completions stream whose body ended without a
+ * `finish_reason` (an `InvalidResponseDataError`; its `finish` part follows, reason `error`).
+ */
+function endedWithoutFinishReason(error: unknown): boolean {
+  const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; message?: unknown }
+  return name === 'AI_InvalidResponseDataError' && typeof message === 'string' && /ended without a finish reason/i.test(message)
+}
+
+/**
  * V2 gives the finish reason as a string, V3 and V4 as `{ unified, raw }`. `length` is
  * `max-tokens`; `error` is thrown as `SERVER`. A stream that ended before the provider said why it
  * stopped is thrown as `TRANSPORT` (retryable), as the native adapters treat a stream that ends
  * before its finish reason: V4's `interrupted`, V3/V4 `other` with no `raw` reason (what
  * `@ai-sdk/openai` and `@ai-sdk/anthropic` report when the stream ended before a finish reason
- * arrived), and V2's `unknown` (the same, in AI SDK 5 providers). Only `other` with a reason the
+ * arrived), and V2's `unknown` (the same, in AI SDK 5 providers). `other` with a reason the
  * provider gave (`raw`, or V2's `other`) is a response that ended: `stop`, as the native adapters
  * count a finish reason they do not know.
+ *
+ * `other` without a reason and `unknown` are `stop` too when the stream reported its usage
+ * (`reportedUsage`): `@ai-sdk/openai` says the same for a complete stream that never gave a
+ * `finish_reason` (some OpenAI-compatible servers), which the `openai` adapter accepts at `[DONE]`.
+ * The provider does not pass `[DONE]` on, but the usage chunk is the last a server sends, after the
+ * answer; a stream cut short has none, and stays `TRANSPORT`.
  */
-export function finishReason(reason: FinishPart['finishReason'], provider: string): ModelFinishReason {
+export function finishReason(reason: FinishPart['finishReason'], provider: string, reportedUsage = false): ModelFinishReason {
   const unified = typeof reason === 'string' ? reason : reason?.unified
   const given = typeof reason === 'object' && reason !== null && typeof reason.raw === 'string' && reason.raw !== '' ? reason.raw : undefined
   const raw = given === undefined ? '' : ` (${given})`
@@ -159,10 +183,13 @@ export function finishReason(reason: FinishPart['finishReason'], provider: strin
     case 'error':
       throw new ModelError('SERVER', `${provider} stopped the response because of an error${raw}.`)
     case 'other':
-      if (typeof reason === 'string' || given !== undefined) return 'stop'
-      throw cut(provider, `finish reason "other" with no reason from the provider`)
+      if (typeof reason === 'string' || given !== undefined || reportedUsage) return 'stop'
+      throw cut(provider, `finish reason "other" with no reason from the provider, nor any usage`)
     case 'interrupted':
       throw cut(provider, `finish reason "interrupted"${raw}`)
+    case 'unknown':
+      if (reportedUsage) return 'stop'
+      throw cut(provider, `finish reason "unknown" and no usage`)
     default:
       throw cut(provider, `finish reason ${JSON.stringify(unified ?? null)}`)
   }
