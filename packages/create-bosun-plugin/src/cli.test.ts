@@ -23,7 +23,7 @@ describe('create-bosun-plugin', () => {
     expect(stderr).toBe('')
     expect(code).toBe(0)
     expect(stdout).toMatchInlineSnapshot(`
-      "Created bosun-plugin-my-guard in bosun-plugin-my-guard:
+      "Created the plugin package bosun-plugin-my-guard in the folder ./bosun-plugin-my-guard/:
         .changeset/config.json
         .changeset/initial.md
         .gitignore
@@ -95,11 +95,20 @@ describe('create-bosun-plugin', () => {
     const elsewhere = await mkdtemp(join(tmpdir(), 'create-bosun-plugin-elsewhere-'))
     try {
       const { stdout } = await cli('my-guard', '--dir', join(elsewhere, 'pkg'))
-      expect(stdout).toContain(`Created bosun-plugin-my-guard in ${join(elsewhere, 'pkg')}:`)
+      expect(stdout).toContain(`Created the plugin package bosun-plugin-my-guard in the folder ${join(elsewhere, 'pkg')}/:`)
       expect(stdout).toContain(`  cd ${join(elsewhere, 'pkg')}`)
     } finally {
       await rm(elsewhere, { recursive: true, force: true })
     }
+  })
+
+  // It said "Created bosun-plugin-my-guard in bosun-plugin-my-guard": the package's name twice, the
+  // folder not told from it. It names the package, then the folder as a path.
+  it('says the current folder when it writes there, by its path', async () => {
+    const { code, stdout } = await cli('my-guard', '--dir', '.')
+    expect(code).toBe(0)
+    expect(stdout.split('\n')[0]).toBe(`Created the plugin package bosun-plugin-my-guard in the current folder (${cwd}/):`)
+    expect(stdout).not.toContain('  cd ')
   })
 
   it('writes into an existing empty folder', async () => {

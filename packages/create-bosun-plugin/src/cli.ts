@@ -1,4 +1,4 @@
-import { isAbsolute, relative } from 'node:path'
+import { isAbsolute, join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ScaffoldError, ScaffoldErrorCodes } from './errors.js'
 import { scaffold } from './scaffold.js'
@@ -62,7 +62,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     const where = fromCwd === '' ? '.' : fromCwd.startsWith('..') || isAbsolute(fromCwd) ? result.dir : fromCwd
     io.stdout(
       [
-        `Created ${result.names.packageName} in ${where}:`,
+        `Created the plugin package ${result.names.packageName} in ${folderWords(where, result.dir)}:`,
         ...result.files.map((file) => `  ${file}`),
         '',
         'Next:',
@@ -83,6 +83,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     io.stderr(`create-bosun-plugin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 1
   }
+}
+
+/**
+ * The folder as a path, told apart from the package's name ("Created bosun-plugin-my-guard in
+ * bosun-plugin-my-guard" read as the name twice): `./x/` below the current folder, the absolute
+ * path elsewhere, and the current folder by its path.
+ */
+function folderWords(where: string, dir: string): string {
+  if (where === '.') return `the current folder (${join(dir, '/')})`
+  return `the folder ${isAbsolute(where) ? join(where, '/') : `./${join(where, '/')}`}`
 }
 
 /** `node:util` parseArgs, with its errors turned into INVALID_ARGUMENTS. */

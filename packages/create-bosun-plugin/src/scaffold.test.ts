@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile, rm, rmdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dependencyRanges } from './versions.js'
@@ -62,7 +62,7 @@ describe('create-bosun-plugin my-guard', () => {
   it('writes a package named bosun-plugin-my-guard with the bosun-plugin keyword and the hooks manifest', async () => {
     const run = await node([bin, 'my-guard', '--dir', dir])
     expect(run.code, run.output).toBe(0)
-    expect(run.output).toContain('Created bosun-plugin-my-guard in ')
+    expect(run.output).toContain(`Created the plugin package bosun-plugin-my-guard in the folder ./${relative(root, dir)}/:`)
     for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src/index.ts', 'src/options.ts', 'src/index.test.ts', 'README.md', '.changeset/initial.md', '.changeset/config.json', '.gitignore', 'vitest.config.ts']) {
       expect(existsSync(join(dir, file)), file).toBe(true)
     }
