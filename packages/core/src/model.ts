@@ -126,7 +126,9 @@ export class ModelError extends BosunError {
    * Maps an HTTP status to the matching error code, reading the provider's words (`message`: its
    * message and body) where the status alone does not say: a 4xx whose words say the prompt is too
    * long (`CONTEXT_WINDOW_MESSAGE`) is `CONTEXT_WINDOW_EXCEEDED`; a 413 is that only when they say
-   * so, `RATE_LIMIT` when they speak of a rate limit (Groq's tokens-per-minute 413), and otherwise
+   * so, `RATE_LIMIT` when they speak of a rate limit (Groq's tokens-per-minute 413) — but
+   * `CONTEXT_WINDOW_EXCEEDED` again when they say the request alone is over that limit ("Limit N,
+   * Requested M", M > N: waiting cannot help, a smaller request can) — and otherwise
    * `INVALID_REQUEST` — a limit on the request's bytes, such as a proxy's. Without `message`, a 413
    * is `INVALID_REQUEST` (it was `CONTEXT_WINDOW_EXCEEDED` before, whatever it said).
    */
