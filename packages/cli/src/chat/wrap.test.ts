@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { createStyle, displayWidth } from '../output.js'
-import { wrapHanging, wrapRows } from './wrap.js'
+import { terminalRows, wrapHanging, wrapRows } from './wrap.js'
 
 const style = createStyle(true)
 const visible = (rows: string[]) => rows.map((row) => stripVTControlCharacters(row))
@@ -42,5 +42,12 @@ describe('wrapHanging: a line of an indented listing (bosun log)', () => {
 
   it('indents half the width at most, so a deep line still has room', () => {
     expect(wrapHanging(`${' '.repeat(12)}aaa bbb ccc`, 16)).toEqual([`${' '.repeat(12)}aaa`, `${' '.repeat(8)}bbb ccc`])
+  })
+})
+
+describe('terminalRows: lines for a terminal, or whole for a pipe', () => {
+  it('wraps each line and each part of a line with a newline short of the last column; no columns keeps them', () => {
+    expect(terminalRows(['error X: one two three', 'b\nc'], 13)).toEqual(['error X: one', '  two three', 'b', 'c'])
+    expect(terminalRows(['error X: one two three', 'b\nc'], undefined)).toEqual(['error X: one two three', 'b\nc'])
   })
 })

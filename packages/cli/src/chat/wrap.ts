@@ -40,6 +40,16 @@ export function wrapHanging(text: string, max: number): string[] {
   return [head, ...wrapRows(tail, max - indent.length).map((row) => indent + row)]
 }
 
+/**
+ * `lines` as rows for a terminal `columns` wide: each line (and each part of one with a newline)
+ * word-wrapped by {@link wrapHanging} short of the last column, where the terminal would cut it
+ * mid-word and run the rest on at the left edge. `undefined` (not a terminal) keeps them whole.
+ */
+export function terminalRows(lines: readonly string[], columns: number | undefined): string[] {
+  if (columns === undefined) return [...lines]
+  return lines.flatMap((line) => line.split('\n').flatMap((part) => wrapHanging(part, columns - 1)))
+}
+
 /** Splits `text` before `max` visible columns, at the last space if there is one. */
 function wrapAt(text: string, max: number): [string, string] {
   let width = 0

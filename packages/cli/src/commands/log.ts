@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { SessionEvent } from '@bosun/core'
 import { loadCliConfig, openReader, readSession } from '../agent.js'
 import type { CommandContext } from '../context.js'
-import { wrapHanging } from '../chat/wrap.js'
+import { terminalRows } from '../chat/wrap.js'
 import { ExitCode } from '../exit-codes.js'
 import { safeJson } from '../terminal-safe.js'
 import { TimelineView } from '../timeline.js'
@@ -32,13 +32,8 @@ export async function logCommand(ctx: CommandContext, id: string, options: LogOp
     // On a terminal each line is word-wrapped, its rows after the first indented under it: left to
     // the terminal, a long retry or error line was cut mid-word and ran on at the left edge, as if
     // it were the next item. A pipe gets the lines whole.
-    const columns = ctx.out.columns
     const show = (lines: readonly string[]) => {
-      for (const line of lines) {
-        for (const part of columns === undefined ? [line] : line.split('\n')) {
-          for (const row of columns === undefined ? [part] : wrapHanging(part, columns - 1)) ctx.out.line(row)
-        }
-      }
+      for (const row of terminalRows(lines, ctx.out.columns)) ctx.out.line(row)
     }
     const print = (event: SessionEvent) => {
       if (options.json) ctx.out.line(safeJson(JSON.stringify(event)))

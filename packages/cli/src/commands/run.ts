@@ -1,6 +1,7 @@
 import { createUserMessage, type SessionEvent, type TurnEndReason } from '@bosun/core'
 import { loadCliConfig, openStore } from '../agent.js'
 import { blockedNote } from '../blocked-note.js'
+import { terminalRows } from '../chat/wrap.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
 import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.js'
@@ -128,7 +129,7 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
       ctx.err.line(s.yellow(`aborted before the turn started${pending ? `; the message stays queued in session ${sessionId}` : ''}`))
       return abortedCode
     }
-    ctx.err.line(`${s.red('error')}: the message did not run${pending ? ` (it is still queued in session ${sessionId})` : ''}; \`bosun log ${sessionId}\` shows why.`)
+    errorLine(ctx, `${s.red('error')}: the message did not run${pending ? ` (it is still queued in session ${sessionId})` : ''}; \`bosun log ${sessionId}\` shows why.`)
     return ExitCode.error
   }
   reportEnd(ctx, safeValue(reason))
@@ -145,15 +146,24 @@ function stoppedWaiting(ctx: CommandContext, what: string, terminated: boolean):
   return terminated ? ExitCode.terminated : ExitCode.aborted
 }
 
+/**
+ * A stderr line that can be long (an error's message, a block's reason): word-wrapped on a
+ * terminal, its further rows indented under it, as `bosun log` does — the terminal cut it
+ * mid-word and ran the rest on at the left edge. Piped, it stays one whole line.
+ */
+function errorLine(ctx: CommandContext, text: string): void {
+  for (const row of terminalRows([text], ctx.err.columns)) ctx.err.line(row)
+}
+
 /** The final reason, on stderr, for a turn that did not simply complete (`reason` made safe to print). */
 function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
   const s = ctx.err.style
   switch (reason.kind) {
     case 'blocked':
-      ctx.err.line(`${s.yellow(`blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata)}`)
+      errorLine(ctx, `${s.yellow(`blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata)}`)
       break
     case 'error':
-      ctx.err.line(`${s.red(`error ${reason.error.code}`)}: ${reason.error.message}`)
+      errorLine(ctx, `${s.red(`error ${reason.error.code}`)}: ${reason.error.message}`)
       break
     case 'aborted':
       ctx.err.line(s.yellow(`aborted${reason.reason ? ` (${reason.reason})` : ''}`))

@@ -1,0 +1,32 @@
+// `bosun run`'s error on a narrow terminal: the line `error SERVER: …` was left to the terminal,
+// which cut it mid-word and ran the rest on at the left edge (a859576 wrapped `bosun log` so). On a
+// terminal it is word-wrapped, its rows after the first indented under it; piped, it stays whole.
+import { beforeAll, describe } from 'vitest'
+import { bosun, it, requireBuild, writeProject } from './helpers.js'
+import { runInPty, type PtyResult } from './pty.js'
+
+beforeAll(requireBuild)
+
+const explain = (result: PtyResult) => `${result.error ?? ''} at step ${result.step}\n--- screen ---\n${result.screen}`
+const COLUMNS = 60
+const MESSAGE = 'The upstream model server is overloaded right now and refused the connection pooling request; try again in a few minutes'
+
+describe.concurrent('bosun run on a narrow terminal', () => {
+  it('word-wraps the error line, indented under it; a pipe gets it whole', async ({ dir, expect }) => {
+    await writeProject(dir, { model: { adapter: 'scripted', options: { responses: [{ error: { status: 503, message: MESSAGE } }, { error: { status: 503, message: MESSAGE } }] } } })
+    const [result, piped] = await Promise.all([
+      runInPty(['run', '--session', 'narrow', 'hi'], [{ wait_exit: true }], { cwd: dir, cols: COLUMNS }),
+      bosun(['run', '--session', 'piped', 'hi'], { cwd: dir, env: { COLUMNS: String(COLUMNS) } }),
+    ])
+    expect(result.exit_code, explain(result)).toBe(1)
+    const rows = result.screen.split('\n')
+    expect(rows.filter((row) => row.length >= COLUMNS), explain(result)).toEqual([])
+    const first = rows.findIndex((row) => row.startsWith('error SERVER: '))
+    expect(first, explain(result)).toBeGreaterThan(-1)
+    const continued = rows.slice(first + 1, rows.findIndex((row, index) => index > first && !/^ {2}\S/.test(row)))
+    expect(continued.length, explain(result)).toBeGreaterThan(0)
+    expect([rows[first]!, ...continued].join(' ').replace(/\s+/g, ' ').trim()).toBe(`error SERVER: ${MESSAGE}`)
+    expect(piped.code).toBe(1)
+    expect(piped.stderr).toContain(`error SERVER: ${MESSAGE}\n`)
+  })
+})
