@@ -297,6 +297,20 @@ describe('input a crash left waiting for its turn', () => {
     expect(reopened.recovery.waiting).toBeUndefined()
   })
 
+  it('reports input queued behind a turn close() aborted: a shutdown is not a Stop, the queue keeps moving once resumed (review Y10)', async () => {
+    const store = memoryStore()
+    const closing = await createAgent({ model: scripted(), store, sessionId: 'closed', plugins: [preStepThatNeverReturns()] })
+    closing.followup('a')
+    while (!closing.session.events.some((e) => e.type === 'turn/start')) await sleep(1)
+    const queued = closing.followup('b')
+    // What `bosun serve` does on SIGTERM once its grace is over: close the agent, aborting its turn.
+    await closing.close()
+    expect((closing.session.last!.data as { reason: unknown }).reason).toEqual({ kind: 'aborted', reason: 'closed' })
+    const reopened = await createAgent({ model: scripted(), store, sessionId: 'closed' })
+    expect(reopened.recovery.waiting).toEqual([queued.id])
+    await reopened.close()
+  })
+
   it('does not report input a Stop parked: after an aborted turn the queue waits for a wake', async () => {
     const { store } = await crashWhile({ model: scripted(), plugins: [preStepThatNeverReturns()] }, async (agent) => {
       agent.followup('first')

@@ -33,9 +33,14 @@ export interface RepairReport {
 /** Turn ends after which the driver runs the next turn for pending input (an abort or a crash parks it instead); `interrupted`: a repaired turn, whose queue its owner woke for. */
 const CONTINUING_ENDS = new Set(['completed', 'blocked', 'max-tokens', 'interrupted'])
 
-/** Whether the driver ran on after this end: one of {@link CONTINUING_ENDS}, or a failed model call (`error` marked `model`; a throw parks). */
+/**
+ * Whether the queue was owed its turns after this end: one of {@link CONTINUING_ENDS}; a failed
+ * model call (`error` marked `model`; a throw parks); or a turn `close()` aborted (`aborted`,
+ * reason `closed`) — the process shutting down (a deploy's SIGTERM), not a user's Stop: the queue
+ * it left must keep moving once the session is resumed, as after a crash.
+ */
 function continuesAfter(reason: TurnEndReason): boolean {
-  return CONTINUING_ENDS.has(reason.kind) || (reason.kind === 'error' && reason.model === true)
+  return CONTINUING_ENDS.has(reason.kind) || (reason.kind === 'error' && reason.model === true) || (reason.kind === 'aborted' && reason.reason === 'closed')
 }
 /** The `source.delivery` the agent's waking sends record (`followup`, `steer`); `inject` queues without a wake. */
 const WAKING_DELIVERIES = new Set(['followup', 'steer'])
