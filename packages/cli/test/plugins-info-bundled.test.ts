@@ -40,6 +40,13 @@ describe.concurrent('plugins info of a plugin the CLI bundles, not on the regist
     expect(info.options.map((option) => option.key)).toContain('maxAttempts')
   })
 
+  it('a version the bundled copy is not: BUNDLED_WITH_CLI, as before (never another version shown as the one asked for)', async ({ dir, expect }) => {
+    const result = await bosun(['plugins', 'info', 'retry@99.0.0', '--registry', server.url], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('error BUNDLED_WITH_CLI: retry comes with the CLI')
+  })
+
   // Bosun's own stores and adapters declared no range ("(no range declared)"), unlike its plugins.
   it('a store the CLI bundles: its @bosun/core range is shown', async ({ dir, expect }) => {
     const result = await bosun(['plugins', 'info', 'store-jsonl', '--registry', server.url], { cwd: dir })

@@ -1,11 +1,11 @@
 import type { JsonSchema } from '@bosun/core'
-import { CORE_VERSION, coreSatisfies } from '@bosun/core/config'
+import { CORE_VERSION, coreSatisfies, satisfiesRange } from '@bosun/core/config'
 import type { CommandContext } from '../context.js'
 import { ExitCode } from '../exit-codes.js'
 import { readBundledPackage } from '../marketplace/bundled-manifest.js'
 import { findOnRegistry, registryClient } from '../marketplace/lookup.js'
 import { entryName, undeclaredHooks } from '../marketplace/entry-name.js'
-import { fetchOptionsSchema, type BosunManifest } from '../marketplace/manifest.js'
+import { fetchOptionsSchema, parseSpec, type BosunManifest } from '../marketplace/manifest.js'
 import { optionRows, type OptionRow } from '../marketplace/plugin-options.js'
 import type { Style } from '../output.js'
 import { table } from '../table.js'
@@ -27,7 +27,7 @@ export async function pluginsInfoCommand(ctx: CommandContext, spec: string, opti
     found = manifest
     schema = await fetchOptionsSchema(client, version, manifest)
   } catch (error) {
-    const own = bundledCopy(error)
+    const own = bundledCopy(error, parseSpec(spec).range)
     if (own === undefined) throw error
     ;({ manifest: found, schema } = own)
     bundled = true
@@ -61,11 +61,16 @@ export async function pluginsInfoCommand(ctx: CommandContext, spec: string, opti
   return ExitCode.ok
 }
 
-/** The CLI's own copy of the package a BUNDLED_WITH_CLI answer names, when it can be read. */
-function bundledCopy(error: unknown): ReturnType<typeof readBundledPackage> {
+/**
+ * The CLI's own copy of the package a BUNDLED_WITH_CLI answer names, when it can be read and is
+ * the version asked for (`retry@9` is not the bundled 0.4.0: the answer stands).
+ */
+function bundledCopy(error: unknown, range: string | undefined): ReturnType<typeof readBundledPackage> {
   const { code, details } = error as { code?: string; details?: { package?: unknown } }
   if (code !== 'BUNDLED_WITH_CLI' || typeof details?.package !== 'string') return undefined
-  return readBundledPackage(details.package)
+  const own = readBundledPackage(details.package)
+  if (own === undefined || range === undefined || range === 'latest' || satisfiesRange(own.manifest.version, range)) return own
+  return undefined
 }
 
 /** The manifest's lines, as `info` and `add` show them (add shows them before it asks). */
