@@ -6,7 +6,8 @@
 // Why not `workspace:^`: changesets releases every dependent of a peer as a major whenever the
 // peer gets a minor, so each minor of the core would make the plugins 1.0.0. The peers are plain
 // ranges that changesets leaves alone (`bumpVersionsWithWorkspaceProtocolOnly`), and this script
-// moves them. The packages share one version (the fixed group in .changeset/config.json), so a
+// moves them. So does a manifest's `bosun.core` (the core range an adapter or store that has no core
+// peer declares for `bosun plugins info` and the loader's check): it becomes `^<the core's version>`. The packages share one version (the fixed group in .changeset/config.json), so a
 // peer on `^<version>` is always the release it ships with. docs/releasing.md tells the whole flow.
 import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -38,6 +39,11 @@ export function peerRangeUpdates(root) {
       const to = `^${target.manifest.version}`
       if (range !== to) updates.push({ file: relative(root, file), pkg, peer, from: range, to })
     }
+    const core = packages.get('@bosun/core')
+    const declared = manifest.bosun?.core
+    if (core !== undefined && typeof declared === 'string' && declared !== `^${core.manifest.version}`) {
+      updates.push({ file: relative(root, file), pkg, peer: 'bosun.core', from: declared, to: `^${core.manifest.version}` })
+    }
   }
   return updates
 }
@@ -48,7 +54,8 @@ export function syncPeerRanges(root) {
   for (const { file, peer, to } of updates) {
     const path = join(root, file)
     const manifest = JSON.parse(readFileSync(path, 'utf8'))
-    manifest.peerDependencies[peer] = to
+    if (peer === 'bosun.core') manifest.bosun.core = to
+    else manifest.peerDependencies[peer] = to
     writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`)
   }
   return updates

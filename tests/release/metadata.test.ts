@@ -74,6 +74,10 @@ describe('the published packages', () => {
           problems.push(`${manifest.name} peerDependencies.${dependency} is ${range}, not ^${version}: run node scripts/sync-peer-ranges.mjs (pnpm version-packages runs it)`)
         }
       }
+      const core = (manifest.bosun as { core?: string } | undefined)?.core
+      if (core !== undefined && core !== `^${version}`) {
+        problems.push(`${manifest.name} bosun.core is ${core}, not ^${version}: run node scripts/sync-peer-ranges.mjs (pnpm version-packages runs it)`)
+      }
     }
     expect(problems).toEqual([])
   })
