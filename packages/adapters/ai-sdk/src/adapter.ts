@@ -118,7 +118,7 @@ async function* streamResponse(
   try {
     result = await untilAborted((model as StreamingModel).doStream(callOptions), signal)
   } catch (error) {
-    throw toModelError(error, signal, model.provider)
+    throw toModelError(error, signal, model.provider, model.modelId)
   }
   const reader = result.stream.getReader()
   // A provider that ignores the signal still stops here: cancelling ends the pending read.
@@ -132,7 +132,7 @@ async function* streamResponse(
       try {
         next = await reader.read()
       } catch (error) {
-        throw toModelError(error, signal, model.provider)
+        throw toModelError(error, signal, model.provider, model.modelId)
       }
       if (signal.aborted) throw abortedError(signal.reason)
       if (next.done) break

@@ -25,12 +25,13 @@ export function abortedError(cause?: unknown): ModelError {
  * - anything else → `SERVER`.
  *
  * What looks like a credential in the provider's text is masked ({@link withoutCredentials}).
+ * `modelId`, when given, lets a 404 of a Responses model say what to use instead ({@link responsesHint}).
  */
-export function toModelError(error: unknown, signal: AbortSignal, provider: string): ModelError {
-  return error instanceof ModelError ? error : withoutCredentials(typedError(error, signal, provider))
+export function toModelError(error: unknown, signal: AbortSignal, provider: string, modelId?: string): ModelError {
+  return error instanceof ModelError ? error : withoutCredentials(typedError(error, signal, provider, modelId))
 }
 
-function typedError(error: unknown, signal: AbortSignal, provider: string): ModelError {
+function typedError(error: unknown, signal: AbortSignal, provider: string, modelId?: string): ModelError {
   const name = errorName(error)
   if (signal.aborted || name === 'AbortError' || name === 'ResponseAborted') return abortedError(error)
   // Bosun's own fetch (`fetchWithoutRedirects`, given to the provider) refused a redirect or an
@@ -56,7 +57,7 @@ function typedError(error: unknown, signal: AbortSignal, provider: string): Mode
     const wait = quota ? undefined : waitFrom(error, code)
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
-    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''}`, {
+    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''}${responsesHint(provider, status, modelId)}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -83,6 +84,17 @@ export function streamError(error: unknown, provider: string): ModelError {
   // A provider also puts an AI SDK error there — a chunk it could not parse or validate
   // (`JSONParseError`, `TypeValidationError`), an `APICallError`: typed as the same error thrown is.
   return withoutCredentials(errorName(error).startsWith('AI_') ? typedError(error, NOT_ABORTED, provider) : partError(error, provider))
+}
+
+/**
+ * `openai('…')` of @ai-sdk/openai 3 asks the Responses API (`POST /responses`, provider id
+ * `openai.responses`), which OpenAI-compatible servers (llama.cpp, vLLM, Ollama, proxies) do not
+ * have: their 404 alone says nothing of that, so it names the model that asks Chat Completions.
+ */
+function responsesHint(provider: string, status: number, modelId: string | undefined): string {
+  if (status !== 404 || provider !== 'openai.responses') return ''
+  const call = modelId === undefined ? "openai.chat('…')" : `openai.chat(${JSON.stringify(modelId).replace(/^"|"$/g, "'")})`
+  return `. openai('…') asks the Responses API (POST /responses), which OpenAI-compatible servers do not have: for a Chat Completions server use ${call}`
 }
 
 /** An error part is not an abort: the reading loop reports the turn's abort itself. */
