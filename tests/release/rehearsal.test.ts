@@ -61,7 +61,7 @@ async function scaffoldPlugin(): Promise<string> {
   const plugins = join(work, 'plugins')
   await mkdir(plugins)
   const created = await npm(['create', 'bosun-plugin', 'word-guard'], { cwd: plugins, env })
-  if (!created.stdout.includes('Created bosun-plugin-word-guard')) throw new Error(`npm create bosun-plugin word-guard said:\n${created.stdout}`)
+  if (!created.stdout.includes('Created the plugin package bosun-plugin-word-guard in the folder ./bosun-plugin-word-guard/:')) throw new Error(`npm create bosun-plugin word-guard said:\n${created.stdout}`)
   const plugin = join(plugins, 'bosun-plugin-word-guard')
   // A test of the published entry points, beside the generated ones: vitest resolves them as Node
   // does (the `bosun-source` condition, which names sources that are not published, is not one it
