@@ -35,10 +35,18 @@ export async function configCheckCommand(ctx: CommandContext): Promise<number> {
   const modelOptions = 'definition' in resolved.model ? resolved.model.options : undefined
   const adapter = 'definition' in resolved.model ? resolved.model.definition.name : resolved.model.adapter.name
   field('adapter', `${s.cyan(adapter)}  ${s.dim(source(cfg, 'adapter', modelSpec, 'model'))}`)
-  if (modelOptions !== undefined && Object.keys(modelOptions as object).length > 0) more(`options: ${describeOptions(modelOptions)}`)
   const modelId = (modelOptions as { model?: unknown } | undefined)?.model ?? ('adapter' in resolved.model ? resolved.model.adapter.model : undefined)
+  const modelObject = aiSdkModel(modelId)
+  // A model object (the ai-sdk bridge's) is named on the model line: dumped, it is the provider's internals.
+  const shown = modelObject === undefined ? modelOptions : withoutModel(modelOptions)
+  if (shown !== undefined && Object.keys(shown as object).length > 0) more(`options: ${describeOptions(shown)}`)
   // Redacted like the options line: a key pasted into the wrong field is still a key.
-  field('model', typeof modelId === 'string' ? String(redact(modelId, 'model')) : s.dim("(the adapter's default)"))
+  field(
+    'model',
+    modelObject !== undefined ? `${modelObject.modelId}  ${s.dim(`(provider ${modelObject.provider}, an AI SDK model object)`)}`
+    : typeof modelId === 'string' ? String(redact(modelId, 'model'))
+    : s.dim("(the adapter's default)"),
+  )
 
   if (cfg.defaultStoreDir !== undefined) {
     field('store', `${s.cyan('store-jsonl')}  ${s.dim(source(cfg, 'store', 'store-jsonl', 'default'))}`)
@@ -80,6 +88,24 @@ export async function configCheckCommand(ctx: CommandContext): Promise<number> {
   ctx.out.line()
   ctx.out.line(s.green('✓ the config is valid'))
   return ExitCode.ok
+}
+
+/**
+ * An AI SDK language model object (`openai.chat('gpt-4.1-nano')`, given to the ai-sdk bridge in a
+ * TypeScript config): its `provider` and `modelId`, the modelId redacted as a model string is.
+ * Anything else: undefined.
+ */
+export function aiSdkModel(value: unknown): { provider: string; modelId: string } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { provider, modelId, specificationVersion } = value as { provider?: unknown; modelId?: unknown; specificationVersion?: unknown }
+  if (typeof provider !== 'string' || typeof modelId !== 'string' || typeof specificationVersion !== 'string') return undefined
+  return { provider: String(redact(provider, 'provider')), modelId: String(redact(modelId, 'model')) }
+}
+
+function withoutModel(options: unknown): unknown {
+  if (typeof options !== 'object' || options === null) return options
+  const { model: _model, ...rest } = options as Record<string, unknown>
+  return rest
 }
 
 /** Hook names by tap name, across every hook of the agent. */
