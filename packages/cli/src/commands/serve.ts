@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, relative, resolve } from 'node:path'
 import type { Store } from '@bosun/core'
 import { createHost, isLoopback, listen, trustedProxyProblem } from '@bosun/host'
 import { isWebBuilt, webRoot } from '@bosun/web'
-import { loadCliConfig, openAgent, openStore } from '../agent.js'
+import { describeStore, loadCliConfig, modelLabel, openAgent, openStore, type CliConfig } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
+import { aiSdkModel } from './config.js'
 
 export interface ServeOptions {
   port?: string
@@ -153,6 +154,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     throw listenError(error, hostname, port)
   }
   ctx.out.line(`bosun host listening on ${server.url}`)
+  ctx.err.line(servingLine(cfg, ctx.io.cwd))
   ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
   if (host.cluster !== undefined) ctx.err.line(`cluster: one of the hosts on this store, as lease owner "${host.cluster.store.owner}" (docs/scale-out.md)`)
   ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
@@ -170,6 +172,19 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   await store.close()
   ctx.err.line('stopped')
   return ExitCode.ok
+}
+
+/**
+ * What this host serves, said first: the config file (or that none was found, so the scripted
+ * model echoes), the adapter and model id, and where sessions go. The config is read once: a
+ * changed config takes a restart. No option value is shown (a baseURL or header may be a secret).
+ */
+function servingLine(cfg: CliConfig, cwd: string): string {
+  const sessions = `sessions in ${describeStore(cfg, cwd)}`
+  if (cfg.file === undefined) return `no config found (searched from ${cwd} up to the project root): offline defaults — scripted model (it echoes each message), ${sessions}`
+  const object = aiSdkModel((cfg.loaded.config.model?.options as { model?: unknown } | undefined)?.model)
+  const model = object === undefined ? modelLabel(cfg) : `${modelLabel(cfg)} ${object.modelId} (provider ${object.provider})`
+  return `config: ${relative(cwd, cfg.file) || cfg.file} — model: ${model}, ${sessions}`
 }
 
 /** Why the socket could not listen, as what to do: an address in use, a port not allowed, an address not this machine's. Other errors pass. */
