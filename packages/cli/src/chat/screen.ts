@@ -2,7 +2,7 @@ import { clearScreenDown, cursorTo, moveCursor, type Interface } from 'node:read
 import type { OutputStream } from '../io.js'
 import { displayWidth, truncate } from '../output.js'
 import { safeStyled } from '../terminal-safe.js'
-import { wrapRows } from './wrap.js'
+import { wrapRows } from '../wrap.js'
 
 /** Where the chat prints: a transcript that only grows, and (on a terminal) a live area below it. */
 export interface Screen {

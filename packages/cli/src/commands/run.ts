@@ -1,7 +1,7 @@
 import { createUserMessage, type SessionEvent, type TurnEndReason } from '@bosun/core'
 import { loadCliConfig, openStore } from '../agent.js'
 import { blockedNote } from '../blocked-note.js'
-import { terminalRows } from '../chat/wrap.js'
+import { terminalRows } from '../wrap.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
 import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.js'

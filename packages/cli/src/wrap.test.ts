@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { createStyle, displayWidth } from '../output.js'
+import { createStyle, displayWidth } from './output.js'
 import { terminalRows, wrapHanging, wrapRows } from './wrap.js'
 
 const style = createStyle(true)

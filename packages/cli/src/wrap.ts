@@ -1,5 +1,5 @@
 import { stripVTControlCharacters } from 'node:util'
-import { displayWidth } from '../output.js'
+import { displayWidth } from './output.js'
 
 /**
  * A terminal escape sequence at the start of a string: CSI (colours are `ESC [ … m`), OSC (ended
