@@ -57,7 +57,7 @@ export async function missingExportHint(file: string): Promise<string> {
 /** The relative specifiers a module imports or re-exports (`./x`, `../y.js`), static or by `require`/`import()`. */
 export function localImports(text: string): string[] {
   const found = new Set<string>()
-  const patterns = [/\b(?:import|export)\b[^'";]*?\bfrom\s*['"](\.\.?\/[^'"]+)['"]/g, /\bimport\s*['"](\.\.?\/[^'"]+)['"]/g, /\b(?:require|import)\(\s*['"](\.\.?\/[^'"]+)['"]\s*\)/g]
+  const patterns = [/\b(?:import|export)\b[^'";]{0,400}?\bfrom\s*['"](\.\.?\/[^'"]+)['"]/g, /\bimport\s*['"](\.\.?\/[^'"]+)['"]/g, /\b(?:require|import)\(\s*['"](\.\.?\/[^'"]+)['"]\s*\)/g]
   for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.add(match[1]!)
   return [...found]
 }
