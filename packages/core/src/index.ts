@@ -65,7 +65,7 @@ export { FIRST_PROMPT_MAX, LogSummaryFold, listedDelegation, summarizeLog, summa
 export type { LogSummary, LogSummaryPendingState, LogSummaryState } from './store/summary.js'
 export { formatEvent, formatTimeline } from './session/timeline.js'
 export type { TimelineOptions } from './session/timeline.js'
-export { closeOpenTurn, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './store/repair.js'
+export { closeOpenTurn, SHUTDOWN_ABORT_REASON, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './store/repair.js'
 export type { RepairReport } from './store/repair.js'
 export { forkSeed, forkSession } from './store/fork.js'
 export type { ForkOptions } from './store/fork.js'

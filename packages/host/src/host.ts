@@ -264,7 +264,7 @@ export function createHost(options: CreateHostOptions): Host {
       if (!closing) feed.close()
       closing = true
       await cluster?.close()
-      await sessions.close(graceMs)
+      await sessions.close(graceMs, { shutdown: true })
     },
   }
   // Its parts too: a copy of the host (spread, or with its fetch wrapped) serves the same routes.

@@ -1,3 +1,4 @@
+import { SHUTDOWN_ABORT_REASON } from '@bosun/core'
 import type { LiveSession } from './live-session.js'
 
 /**
@@ -6,7 +7,7 @@ import type { LiveSession } from './live-session.js'
  * its failure, for the next `close()` to try again ({@link closeAgain}). The session's streams end
  * either way: the agent takes no more input.
  */
-export async function closeLive(live: LiveSession, graceMs: number, unclosed: Map<LiveSession, unknown>): Promise<void> {
+export async function closeLive(live: LiveSession, graceMs: number, unclosed: Map<LiveSession, unknown>, shutdown = false): Promise<void> {
   try {
     // Borrowed: let go, not closed — its owner (a parent this host may be closing right now) closes it.
     if (live.borrowed) return
@@ -15,6 +16,10 @@ export async function closeLive(live: LiveSession, graceMs: number, unclosed: Ma
       await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
       clearTimeout(timer)
     }
+    // The host going away (host.close(): a deploy's SIGTERM), not a user's Stop: the turn it aborts
+    // ends `aborted` with reason `shutdown`, and the queue behind it runs when the session is next
+    // opened (recovery.waiting). An ACP editor's disconnect closes with reason `closed`: it parks.
+    if (shutdown && live.agent.status !== 'idle') live.agent.abort(SHUTDOWN_ABORT_REASON)
     await live.agent.close().catch((error: unknown) => {
       unclosed.set(live, error)
       throw error

@@ -493,17 +493,20 @@ export class SessionManager {
    * Stops taking sessions, aborts running turns after `graceMs`, closes (flushes) every agent.
    * Concurrent calls share one close. A close that failed — a session's log could not be flushed
    * (a store outage) — rejects with the first failure once every session's close has settled, and
-   * can be called again: the next call tries only the sessions that failed.
+   * can be called again: the next call tries only the sessions that failed. `shutdown`: the host
+   * is going away (`host.close()`), so a turn still running is aborted with
+   * `SHUTDOWN_ABORT_REASON` and the queue behind it runs when the session is next opened; without
+   * it (an ACP editor's disconnect) the queue parks, as after a user's Stop.
    */
-  async close(graceMs = 0): Promise<void> {
-    this.#closed ??= this.#closeAll(graceMs).catch((error: unknown) => {
+  async close(graceMs = 0, { shutdown = false }: { shutdown?: boolean } = {}): Promise<void> {
+    this.#closed ??= this.#closeAll(graceMs, shutdown).catch((error: unknown) => {
       this.#closed = undefined
       throw error
     })
     return this.#closed
   }
 
-  async #closeAll(graceMs: number): Promise<void> {
+  async #closeAll(graceMs: number, shutdown: boolean): Promise<void> {
     this.#closing = true
     const lives = (await Promise.all([...this.#live.values()].map((p) => p.catch(() => undefined)))).filter((l): l is LiveSession => l !== undefined)
     this.#live.clear()
@@ -515,7 +518,7 @@ export class SessionManager {
         if (live.idleTimer) clearTimeout(live.idleTimer)
         live.idleTimer = undefined
         this.#detach(live)
-        await closeLive(live, graceMs, this.#unclosed)
+        await closeLive(live, graceMs, this.#unclosed, shutdown)
       }),
       ...retries.map(async ([live, failure]) => closeAgain(live, failure, this.#unclosed)),
     ]

@@ -1,5 +1,6 @@
 // A deploy's restart (review Y10): `bosun serve` got SIGTERM while a turn ran and a follow-up waited
-// behind it; closing aborted the turn (`aborted`, reason `closed`), which read like a user's Stop,
+// behind it; closing aborted the turn (`aborted`, reason `closed`), which read like a user's Stop
+// (now `shutdown`: host.close() aborts as a shutdown, recovery owes the queue its turns),
 // so after the restart the follow-up stayed queued — even once the session was opened again — until
 // someone sent another message or woke it. A SIGKILL did better (the crash repair woke it).
 import { describe, expect, it } from 'vitest'
@@ -18,6 +19,7 @@ describe('a host closed while a turn runs and a follow-up waits', () => {
       // Turn 1 streams until it is aborted; the grace below is shorter than its answer.
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'a long answer', chunkSize: 1, delayMs: 60_000 }] }), store, sessionId }),
     })
+    t.closing.push(first) // closed below; again at the end (a no-op) if an assertion fails first
     expect((await req(first, 'POST', '/v1/sessions', { id: 'deploy' })).status).toBe(201)
     expect((await req(first, 'POST', '/v1/sessions/deploy/messages', { content: 'a', clientMessageId: 'a' })).status).toBe(202)
     await waitFor(async () => (await json(req(first, 'GET', '/v1/sessions/deploy'))).status === 'running', 15_000, 'turn 1 running')
@@ -35,6 +37,6 @@ describe('a host closed while a turn runs and a follow-up waits', () => {
     await waitFor(async () => (await json(req(second, 'GET', '/v1/sessions/deploy/messages/b'))).stepped === true, 15_000, 'b stepped')
     await waitFor(() => agent.status === 'idle', 15_000, 'the session idle')
     const ends = agent.session.events.filter((e) => e.type === 'turn/end').map((e) => (e.data as { reason: unknown }).reason)
-    expect(ends).toEqual([{ kind: 'aborted', reason: 'closed' }, { kind: 'completed' }])
+    expect(ends).toEqual([{ kind: 'aborted', reason: 'shutdown' }, { kind: 'completed' }])
   })
 })

@@ -11,7 +11,7 @@ import type { Tool } from '../tools/types.js'
 import type { ModelAdapter } from '../model.js'
 import { forkSession } from './fork.js'
 import { memoryStore } from './memory.js'
-import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './repair.js'
+import { SHUTDOWN_ABORT_REASON, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './repair.js'
 
 /** The memory store writes synchronously: its state at any moment is what a crash would leave. */
 async function crashWhile(setup: Parameters<typeof createAgent>[0], act: (agent: Awaited<ReturnType<typeof createAgent>>) => Promise<void>) {
@@ -297,17 +297,21 @@ describe('input a crash left waiting for its turn', () => {
     expect(reopened.recovery.waiting).toBeUndefined()
   })
 
-  it('reports input queued behind a turn close() aborted: a shutdown is not a Stop, the queue keeps moving once resumed (review Y10)', async () => {
+  it.each([
+    ['a shutdown (abort(SHUTDOWN_ABORT_REASON), then close()) owes the queue its turns (review Y10)', true],
+    ['a user leaving (close() alone: bosun chat\'s exit) parks it, as a Stop does (review R12)', false],
+  ] as const)('input queued behind a turn that was closed: %s', async (_, shutdown) => {
     const store = memoryStore()
     const closing = await createAgent({ model: scripted(), store, sessionId: 'closed', plugins: [preStepThatNeverReturns()] })
     closing.followup('a')
     while (!closing.session.events.some((e) => e.type === 'turn/start')) await sleep(1)
     const queued = closing.followup('b')
-    // What `bosun serve` does on SIGTERM once its grace is over: close the agent, aborting its turn.
+    // What `bosun serve` does on SIGTERM once its grace is over: abort as a shutdown, then close.
+    if (shutdown) closing.abort(SHUTDOWN_ABORT_REASON)
     await closing.close()
-    expect((closing.session.last!.data as { reason: unknown }).reason).toEqual({ kind: 'aborted', reason: 'closed' })
+    expect((closing.session.last!.data as { reason: unknown }).reason).toEqual({ kind: 'aborted', reason: shutdown ? 'shutdown' : 'closed' })
     const reopened = await createAgent({ model: scripted(), store, sessionId: 'closed' })
-    expect(reopened.recovery.waiting).toEqual([queued.id])
+    expect(reopened.recovery.waiting).toEqual(shutdown ? [queued.id] : undefined)
     await reopened.close()
   })
 

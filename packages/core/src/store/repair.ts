@@ -34,13 +34,20 @@ export interface RepairReport {
 const CONTINUING_ENDS = new Set(['completed', 'blocked', 'max-tokens', 'interrupted'])
 
 /**
+ * The abort reason of a process going away (a host's `close()` once its grace is over, a deploy's
+ * SIGTERM): `abort(SHUTDOWN_ABORT_REASON)` before `close()`. Not a user's Stop, nor a user leaving
+ * (`close()` alone, reason `closed`: `bosun chat`'s exit parks the queue): input queued behind the
+ * turn it ended is owed its turns once the session is resumed, as after a crash.
+ */
+export const SHUTDOWN_ABORT_REASON = 'shutdown'
+
+/**
  * Whether the queue was owed its turns after this end: one of {@link CONTINUING_ENDS}; a failed
- * model call (`error` marked `model`; a throw parks); or a turn `close()` aborted (`aborted`,
- * reason `closed`) — the process shutting down (a deploy's SIGTERM), not a user's Stop: the queue
- * it left must keep moving once the session is resumed, as after a crash.
+ * model call (`error` marked `model`; a throw parks); or a turn a shutdown aborted
+ * ({@link SHUTDOWN_ABORT_REASON}).
  */
 function continuesAfter(reason: TurnEndReason): boolean {
-  return CONTINUING_ENDS.has(reason.kind) || (reason.kind === 'error' && reason.model === true) || (reason.kind === 'aborted' && reason.reason === 'closed')
+  return CONTINUING_ENDS.has(reason.kind) || (reason.kind === 'error' && reason.model === true) || (reason.kind === 'aborted' && reason.reason === SHUTDOWN_ABORT_REASON)
 }
 /** The `source.delivery` the agent's waking sends record (`followup`, `steer`); `inject` queues without a wake. */
 const WAKING_DELIVERIES = new Set(['followup', 'steer'])
