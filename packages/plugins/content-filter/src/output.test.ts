@@ -127,16 +127,25 @@ describe('output reject', () => {
       responses: [{ text: `Here it is: ${key} — keep it safe.`, chunkSize: 3 }],
     })
     const turn = await kit.send('what is the key?')
-    expect(turn.end).toMatchObject({ kind: 'error', error: { code: 'CONTENT_FILTERED', details: { rule: 'keys', excerpt: '[looks like a credential: not quoted]' } } })
+    expect(turn.end).toMatchObject({ kind: 'error', error: { code: 'CONTENT_FILTERED', details: { rule: 'keys', excerpt: '[28 characters held back: not quoted]' } } })
     expect(JSON.stringify(turn.events)).not.toContain('Q7vX2mK9pL4wR8tY3nB6')
     expect(JSON.stringify(turn.events)).toContain('Here it is: ')
+  })
+
+  it('nor a card number a pattern rule held back (no credential heuristic knows it): a pattern\'s match is never quoted (review R12)', async () => {
+    const kit = await testPlugin(contentFilter, { rules: [{ id: 'card', pattern: '\\b\\d{4}( ?\\d{4}){3}\\b', action: 'reject', scope: 'output' }] }, {
+      responses: [{ text: 'Your card is 4111 1111 1111 1111, expiring soon.', chunkSize: 4 }],
+    })
+    const turn = await kit.send('read me my card')
+    expect(turn.end).toMatchObject({ kind: 'error', error: { code: 'CONTENT_FILTERED', details: { rule: 'card', excerpt: '[19 characters held back: not quoted]' } } })
+    expect(JSON.stringify(turn.events)).not.toContain('1111')
   })
 
   it('a maxLength reject passes the allowed prefix on, then stops', async () => {
     const { text, error } = await run([{ id: 'long', maxLength: 6, action: 'reject', scope: 'output' }], ['abcd', 'efgh'])
     expect(text).toBe('abcdef')
     expect(error).toBeInstanceOf(ContentFilteredError)
-    expect(error).toMatchObject({ code: 'CONTENT_FILTERED', details: { rule: 'long', excerpt: 'gh' } })
+    expect(error).toMatchObject({ code: 'CONTENT_FILTERED', details: { rule: 'long', excerpt: '[2 characters held back: not quoted]' } })
   })
 
   it('scope both judges the input too', async () => {

@@ -1,6 +1,6 @@
 import { BosunError, type ModelChunk } from '@bosun/core'
 import type { CompiledRule, LengthRule, SpanRule } from './rules.js'
-import { earliest, excerpt } from './scan.js'
+import { earliest, heldBackExcerpt } from './scan.js'
 
 /**
  * The error that ends a model stream whose text matched a `reject` output rule. The turn ends
@@ -86,7 +86,7 @@ export async function* filterOutput(stream: AsyncIterable<ModelChunk>, rules: Ou
       if (hit.rule.action === 'reject') {
         out += buffer.slice(cursor, hit.start)
         if (out !== '') yield text(out)
-        throw new ContentFilteredError(hit.rule.id, excerpt(buffer.slice(hit.start, hit.end)))
+        throw new ContentFilteredError(hit.rule.id, heldBackExcerpt(buffer.slice(hit.start, hit.end), hit.rule.quotable))
       }
       out += buffer.slice(cursor, hit.start) + hit.rule.replacement
       cursor = hit.end
@@ -120,7 +120,7 @@ export async function* filterOutput(stream: AsyncIterable<ModelChunk>, rules: Ou
         pending += allowed
         received += allowed.length
         yield* release(true)
-        if (limit.action === 'reject') throw new ContentFilteredError(limit.id, excerpt(chunk.text.slice(allowed.length)))
+        if (limit.action === 'reject') throw new ContentFilteredError(limit.id, heldBackExcerpt(chunk.text.slice(allowed.length), false))
         cut = true
         hooks.redacted(limit.id, 1)
         yield text(limit.replacement)

@@ -23,6 +23,12 @@ export interface SpanRule extends RuleBase {
   first(text: string, from: number): Match | undefined
   /** The longest match it can make, when known (keywords); `undefined` for a pattern. */
   longest: number | undefined
+  /**
+   * Whether what it matched may be quoted where the answer never shows it (an output reject's
+   * excerpt): keywords, whose words are in the config — not a pattern, whose match (a card number,
+   * a key) is what the rule exists to keep out of the log.
+   */
+  quotable: boolean
 }
 
 export interface LengthRule extends RuleBase {
@@ -57,10 +63,10 @@ export function compileRules({ rules }: Options, plugin: string): CompiledRule[]
     const replacement = rule.replacement ?? (rule.maxLength !== undefined ? '[truncated]' : '[redacted]')
     if (rule.pattern !== undefined) {
       const regex = compilePattern(rule, fail)
-      if (regex) compiled.push({ ...base, kind: 'span', replacement, longest: undefined, first: (text, from) => firstMatch(regex, text, from) })
+      if (regex) compiled.push({ ...base, kind: 'span', replacement, longest: undefined, quotable: false, first: (text, from) => firstMatch(regex, text, from) })
     } else if (rule.keywords !== undefined) {
       const keywords = compileKeywords(rule, fail)
-      if (keywords) compiled.push({ ...base, kind: 'span', replacement, ...keywords })
+      if (keywords) compiled.push({ ...base, kind: 'span', replacement, quotable: true, ...keywords })
     } else if (rule.maxLength !== undefined) {
       compiled.push({ ...base, kind: 'length', replacement, maxLength: rule.maxLength })
     } else if (typeof rule.test === 'function') {

@@ -47,6 +47,16 @@ export function scanText(rules: readonly SpanRule[], text: string): ScanResult {
 export const CREDENTIAL_NOT_QUOTED = '[looks like a credential: not quoted]'
 
 /**
+ * The excerpt of text an output rule held back from the answer: quoted only for a keywords rule
+ * (its words are in the config); a pattern's match or the text past a `maxLength` is described, not
+ * quoted — it never reached the answer, and the error's details go to the log, the host's streams
+ * and every UI.
+ */
+export function heldBackExcerpt(text: string, quotable: boolean): string {
+  return quotable ? excerpt(text) : `[${[...text].length} characters held back: not quoted]`
+}
+
+/**
  * At most 40 characters of `text`, cut with `…`: enough to recognise a match in the log — unless
  * the text looks like a credential (the core's judge: a provider key, a token, a password in a
  * connection string). A rule made to catch keys holds the model's key back from the answer; its
