@@ -6,10 +6,8 @@ import { liveSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeLive } from './session-close.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
+import { pageOf, readStored, readStoredFrom, storedExists, storedPage } from './stored-reads.js'
 import { unwrittenMessages, type UnwrittenMessage } from './unwritten.js'
-
-/** Events asked of `Store.readEvents` at once by {@link SessionManager.readFrom}. */
-const READ_FROM_RANGE = 1000
 
 export type { LiveSession } from './live-session.js'
 
@@ -107,76 +105,33 @@ export class SessionManager {
 
   async exists(id: string): Promise<boolean> {
     if (this.#live.has(id)) return true
-    return this.#stored(id)
-  }
-
-  async #stored(id: string): Promise<boolean> {
-    // `has` or `header` answers without reading the log, which the open after it reads anyway.
-    if (this.store.has) return this.store.has(id)
-    if (this.store.header) return (await this.store.header(id)) !== undefined
-    if (this.store.read) return (await this.store.read(id)) !== undefined
-    return (await this.store.list()).some((s) => s.id === id)
+    return storedExists(this.store, id)
   }
 
   /** Reads a session's header and events without resuming it (the live log when it runs). */
   async read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[]; live?: LiveSession } | undefined> {
     const live = await this.#readLive(id)
     if (live) return { header: live.agent.session.header, events: live.agent.session.events, live }
-    return this.#readStored(id)
+    return readStored(this.store, id)
   }
 
   /**
    * The events of session `id` from seq `from` on, without resuming it, or `live` when it is live
-   * here (its live log has them). A session not live here is read from the store by range where it
-   * can (`Store.readEvents`: the cost is what is new, not the history — a cold stream reads on
-   * after each change signal), else the whole log's tail. Empty when nothing is stored there.
+   * here (its live log has them); else read from the store (stored-reads.ts).
    */
   async readFrom(id: string, from: number): Promise<{ events: readonly SessionEvent[]; live?: LiveSession } | undefined> {
     const live = await this.#readLive(id)
     if (live) return { events: [], live }
-    const { readEvents } = this.store
-    if (readEvents === undefined) {
-      const read = await this.#readStored(id)
-      return read === undefined ? undefined : { events: read.events.slice(from) }
-    }
-    const events: SessionEvent[] = []
-    for (;;) {
-      const range = await readEvents.call(this.store, id, from + events.length, READ_FROM_RANGE)
-      // Contiguous from where the last range ended, or the log changed under the read: keep what agrees.
-      for (const event of range) {
-        if (event.seq !== from + events.length) return { events }
-        events.push(event)
-      }
-      if (range.length < READ_FROM_RANGE) return { events }
-    }
+    return readStoredFrom(this.store, id, from)
   }
 
   /**
    * A page of a session's log — at most `limit` events after seq `after` — and its last seq,
-   * without resuming it. A session not live here is read from the store: only the page, where the
-   * store tells the log's length and reads a range of it (`Store.summary`, `Store.readEvents`),
-   * else the whole log. The page ends at the length read, as a slice of a whole read would.
+   * without resuming it: from the live log when it runs here, else from the store (stored-reads.ts).
    */
   async page(id: string, after: number, limit: number): Promise<{ lastSeq: number; events: readonly SessionEvent[] } | undefined> {
     const live = await this.#readLive(id)
-    const { summary, readEvents } = this.store
-    if (live === undefined && summary !== undefined && readEvents !== undefined) {
-      const stored = await summary.call(this.store, id)
-      if (stored === undefined) return undefined
-      const count = Math.min(limit, stored.length - 1 - after)
-      return { lastSeq: stored.length - 1, events: count > 0 ? await readEvents.call(this.store, id, after + 1, count) : [] }
-    }
-    const read = live === undefined ? await this.#readStored(id) : live.agent.session
-    return read === undefined ? undefined : { lastSeq: read.events.length - 1, events: read.events.slice(after + 1, after + 1 + limit) }
-  }
-
-  /** A stored session's whole log, read without taking it for writing where the store can. */
-  async #readStored(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined> {
-    if (this.store.read) return this.store.read(id)
-    const opened = await this.store.open(id)
-    if (!opened) return undefined
-    await opened.writer.close()
-    return { header: opened.header, events: opened.events }
+    return live === undefined ? storedPage(this.store, id, after, limit) : pageOf(live.agent.session.events, after, limit)
   }
 
   /**
@@ -256,7 +211,7 @@ export class SessionManager {
     const stored = create === true ? undefined : await openChildThroughParent(this.store, id, chain, (parentId, through) => this.#parentWaits.during(id, parentId, () => this.#use(parentId, {}, through)), this.spawnWaitMs)
     let exists = true
     const { agent, borrowed } = await borrowOrOpen(this.store, id, async () => {
-      exists = stored ?? (await this.#stored(id))
+      exists = stored ?? (await storedExists(this.store, id))
       if (create === true && exists) throw sessionExists(id)
       if (!create && !exists) throw new HostError('session-not-found', `No session "${id}" in this host's store: create it with POST /v1/sessions.`, { id })
       return this.#build(id, deadline.signal)
@@ -267,7 +222,7 @@ export class SessionManager {
       // `session-locked` (a cluster host relays to the owner); a second refusal is the answer.
       if (create !== 'if-missing' || exists || !(error instanceof HostError && error.code === 'session-exists')) throw error
       return borrowOrOpen(this.store, id, async () => {
-        exists = await this.#stored(id)
+        exists = await storedExists(this.store, id)
         return this.#build(id, deadline.signal)
       })
     })
