@@ -15,6 +15,10 @@ export const CliErrorCodes = {
   STALLED: 'STALLED',
   /** `bosun serve` could not listen on its address and port (in use, not allowed, not this machine's). */
   LISTEN_FAILED: 'LISTEN_FAILED',
+  /** `bosun init` found a config the loader would read in the current folder; `--force` replaces it (not a `package.json` key). */
+  CONFIG_EXISTS: 'CONFIG_EXISTS',
+  /** `bosun init` could not write its file or remove the config it replaces (permissions, a folder of that name). */
+  CONFIG_NOT_WRITTEN: 'CONFIG_NOT_WRITTEN',
 } as const
 
 /** A coded error for something the user can fix: printed as `error CODE: message`, never with a stack. */

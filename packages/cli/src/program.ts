@@ -60,6 +60,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     })
     .addHelpText('after', examples([
       ['bosun run "hello"', 'one turn, offline with no config (the scripted model echoes)'],
+    ['bosun init', 'write bosun.config.ts to start from: the offline default, and where a real model goes'],
       ['bosun chat', 'interactive chat; typing while it works queues a follow-up'],
       ['bosun sessions list', 'the sessions in .bosun/sessions'],
       ['bosun log <id>', 'a session\'s timeline'],
@@ -75,6 +76,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
       result.code = await action(createContext(io, command.optsWithGlobals()), ...args.slice(0, -1))
     }
   const commands = {
+    init: async () => (await import('./commands/init.js')).initCommand,
     run: async () => (await import('./commands/run.js')).runCommand,
     chat: async () => (await import('./commands/chat.js')).chatCommand,
     resume: async () => (await import('./commands/resume.js')).resumeCommand,
@@ -91,6 +93,18 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     serve: async () => (await import('./commands/serve.js')).serveCommand,
     acp: async () => (await import('./commands/acp.js')).acpCommand,
   }
+
+  program
+    .command('init')
+    .description('write a config to start from in the current folder: the offline default, with comments on where a real model and plugins go')
+    .addOption(new Option('--format <format>', 'the file to write: ts (bosun.config.ts), json (bosun.config.json) or yaml (bosun.config.yaml)').choices(['ts', 'json', 'yaml']).default('ts'))
+    .option('--force', 'replace the config found in the current folder (every bosun.config.*, .bosunrc* there is removed)')
+    .addHelpText('after', examples([
+      ['bosun init', 'bosun.config.ts'],
+      ['bosun init --format yaml', 'bosun.config.yaml'],
+      ['bosun init --force', 'start over: replace the config here'],
+    ], 'It never writes a key: the comments name the environment variable each provider reads.\nIt refuses when a config is already here (exit 1, CONFIG_EXISTS); a package.json "bosun" key is not replaced even with --force.'))
+    .action(run(commands.init))
 
   program
     .command('run')

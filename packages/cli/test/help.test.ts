@@ -8,13 +8,13 @@ describe.concurrent('bosun --help and errors', () => {
   it('--help lists every command, with examples and the exit codes', async ({ dir, expect }) => {
     const result = await bosun(['--help'], { cwd: dir })
     expect(result.code).toBe(0)
-    for (const command of ['run', 'chat', 'resume', 'sessions', 'log', 'config', 'plugins']) expect(result.stdout).toMatch(new RegExp(`\\n  ${command} `))
+    for (const command of ['init', 'run', 'chat', 'resume', 'sessions', 'log', 'config', 'plugins']) expect(result.stdout).toMatch(new RegExp(`\\n  ${command} `))
     expect(result.stdout).toContain('Examples:\n  $ bosun run "hello"')
     expect(result.stdout).toContain('Exit codes: 0 completed, 1 error, 2 usage, 3 blocked, 4 stalled, 130 aborted (143 by SIGTERM).')
   })
 
   it('bosun <command> --help shows its usage, examples and the global options', async ({ dir, expect }) => {
-    const commands = [['run'], ['chat'], ['resume'], ['sessions', 'list'], ['sessions', 'show'], ['sessions', 'fork'], ['log'], ['config', 'check'], ['plugins'], ['plugins', 'search'], ['plugins', 'info'], ['plugins', 'add'], ['plugins', 'remove']]
+    const commands = [['init'], ['run'], ['chat'], ['resume'], ['sessions', 'list'], ['sessions', 'show'], ['sessions', 'fork'], ['log'], ['config', 'check'], ['plugins'], ['plugins', 'search'], ['plugins', 'info'], ['plugins', 'add'], ['plugins', 'remove']]
     const results = await Promise.all(commands.map((command) => bosun([...command, '--help'], { cwd: dir })))
     results.forEach((result, index) => {
       const command = commands[index]!.join(' ')
