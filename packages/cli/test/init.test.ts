@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import { bosun, it, requireBuild } from './helpers.js'
@@ -103,6 +103,20 @@ describe.concurrent('bosun init', () => {
     expect((await readdir(dir)).sort()).toEqual(['bosun.config.yaml', 'sub'])
     const over = await bosun(['init', '--force', '--format', 'yaml'], { cwd: dir })
     expect(over.stdout).toMatch(/^Replaced bosun\.config\.yaml: /)
+  })
+
+  it('--force replaces a link to a config, not the file it links to', async ({ dir, expect }) => {
+    await mkdir(join(dir, 'shared'))
+    await writeFile(join(dir, 'shared/team.config.ts'), 'export default { system: "the team\'s" }\n')
+    await symlink('shared/team.config.ts', join(dir, 'bosun.config.ts'))
+    const refused = await bosun(['init'], { cwd: dir })
+    expect(refused.stderr).toMatch(/^error CONFIG_EXISTS: bosun\.config\.ts already exists in /)
+    const result = await bosun(['init', '--force'], { cwd: dir })
+    expect(result.stdout).toMatch(/^Replaced bosun\.config\.ts: /)
+    expect((await lstat(join(dir, 'bosun.config.ts'))).isSymbolicLink()).toBe(false)
+    expect(await readFile(join(dir, 'bosun.config.ts'), 'utf8')).toContain("model: { adapter: 'scripted' }")
+    expect(await readFile(join(dir, 'shared/team.config.ts'), 'utf8')).toBe('export default { system: "the team\'s" }\n')
+    expect((await readdir(dir)).sort()).toEqual(['bosun.config.ts', 'shared'])
   })
 
   it('a package.json "bosun" key is the config too: refused even with --force (package.json is not edited); one without the key is no config', async ({ dir, expect }) => {

@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
@@ -63,13 +63,17 @@ function refuseToReplace(existing: ExistingConfig[], name: string, cwd: string, 
 }
 
 async function writeConfig(file: string, text: string, force: boolean): Promise<void> {
+  // Without --force, 'wx': a file that appeared since the check is not overwritten either. With it,
+  // a new file renamed over the old: a link is replaced, not written through to the file it names.
+  const target = force ? `${file}.${process.pid}.tmp` : file
   try {
-    // Without --force, 'wx': a file that appeared since the check is not overwritten either.
-    await writeFile(file, text, { flag: force ? 'w' : 'wx' })
+    await writeFile(target, text, { flag: 'wx' })
+    if (force) await rename(target, file)
   } catch (error) {
+    if (force) await rm(target, { force: true })
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EEXIST') throw cliError(CliErrorCodes.CONFIG_EXISTS, `${file} already exists: bosun init --force replaces it.`, { existing: [file] })
-    throw notWritten(`Cannot write ${file}`, error)
+    if (code === 'EEXIST' && !force) throw cliError(CliErrorCodes.CONFIG_EXISTS, `${file} already exists: bosun init --force replaces it.`, { existing: [file] })
+    throw notWritten(`Cannot write ${file}`, error, 'Fix that, then run bosun init again.')
   }
 }
 
@@ -77,12 +81,12 @@ async function removeConfig(file: string): Promise<void> {
   try {
     await rm(file, { force: true })
   } catch (error) {
-    throw notWritten(`Wrote the new config, but cannot remove ${file} (--force replaces every config of the folder)`, error)
+    throw notWritten(`Wrote the new config, but cannot remove ${file} (--force replaces every config of the folder)`, error, 'Remove it yourself, so that the folder holds one config.')
   }
 }
 
-function notWritten(what: string, error: unknown): Error {
+function notWritten(what: string, error: unknown, next: string): Error {
   const code = (error as NodeJS.ErrnoException).code ?? 'error'
   const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' || code === 'ERR_FS_EISDIR' ? 'it is a folder' : code
-  return cliError(CliErrorCodes.CONFIG_NOT_WRITTEN, `${what}: ${why}. Fix that (or remove it yourself), then run bosun init again.`, { code })
+  return cliError(CliErrorCodes.CONFIG_NOT_WRITTEN, `${what}: ${why}. ${next}`, { code })
 }
