@@ -3,7 +3,8 @@
 // fetch then fails), the text comes back to the Message box, and sending it again is the same
 // message — the host answers it as a duplicate, so the session holds it once and runs one turn for
 // it. The text and its id are kept in the tab's sessionStorage, so a reload offers the text back and
-// sending it is still the same message; two sends failing together each keep their own id. Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts says
+// sending it is still the same message; two sends failing together each keep their own id. Text
+// typed and not sent (the draft) is kept there too: a reload finds it in the box. Needs `pnpm build`; without Chromium outside CI it is not registered (no-browser.test.ts says
 // how to enable it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page, Route } from 'playwright-core'
@@ -16,7 +17,7 @@ if (hasChromium) {
     let server: Serve
     let browser: Served['browser']
     beforeAll(async () => {
-      served = await servedWithSessions([{ text: 'Deployed.', chunkSize: 5, delayMs: 10 }, { text: 'Deployed again.', chunkSize: 5, delayMs: 10 }], ['resend', 'reload', 'together'])
+      served = await servedWithSessions([{ text: 'Deployed.', chunkSize: 5, delayMs: 10 }, { text: 'Deployed again.', chunkSize: 5, delayMs: 10 }], ['resend', 'reload', 'together', 'draft'])
       ;({ server, browser } = served)
     }, 60_000)
     afterAll(async () => {
@@ -63,6 +64,7 @@ if (hasChromium) {
       await until(async () => (await composer(page).count()) === 1, 'the message box')
     }
     const unsentKept = (page: Page, session: string) => page.evaluate(`sessionStorage.getItem('bosun.unsent.${session}')`)
+    const keptTexts = async (page: Page, session: string): Promise<string[]> => ((JSON.parse(String((await unsentKept(page, session)) ?? '[]')) as { text: string }[]).map((entry) => entry.text))
 
     it('the text that came back, sent again unchanged, is one message in the session, not two', async () => {
       await withPage('failure-resend', async (page) => {
@@ -73,6 +75,10 @@ if (hasChromium) {
         await until(async () => (await page.getByRole('alert').filter({ hasText: 'Queueing failed: the host could not be reached' }).count()) === 1, 'the failure notice')
         await until(async () => (await composer(page).inputValue()) === 'deploy the fix to staging', 'the text back in the box')
         expect(await admitted()).toHaveLength(1)
+        // An error stays until dismissed: its Dismiss, from the keyboard, takes it away and puts the focus back in the box.
+        await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).press('Enter')
+        await until(async () => (await page.getByRole('alert').count()) === 0, 'the failure notice dismissed')
+        expect(await page.evaluate('document.activeElement?.id')).toBe('message-box')
 
         await composer(page).press('Enter')
         const status = page.getByRole('status').filter({ hasText: 'Not sent twice' })
@@ -108,8 +114,8 @@ if (hasChromium) {
         await openLosingAnswers(page, 'together', 2)
         await send(page, 'first of two')
         await send(page, 'second of two')
-        await until(async () => (await page.getByRole('alert').filter({ hasText: 'Queueing failed' }).count()) === 2, 'both failure notices')
-        expect(await admitted('together')).toHaveLength(2)
+        // One notice says so: the second failure replaces the first's (a notice per action, not per send).
+        await until(async () => (await admitted('together')).length === 2 && (await page.getByRole('alert').filter({ hasText: 'Queueing failed' }).count()) === 1, 'both sends admitted, the failure said')
 
         // Whichever came back first is in the box; once it is taken, the other is offered in its place.
         const status = page.getByRole('status').filter({ hasText: 'Not sent twice' })
@@ -121,11 +127,30 @@ if (hasChromium) {
           }, `an unsent text in the box (${taken})`)
           backInBox.add(text)
           await composer(page).press('Enter')
-          await until(async () => (await status.count()) === taken || (await admitted('together')).length > 2, `the answer to send again ${taken}`)
+          // Taken (answered a duplicate): its kept text is forgotten. The notice saying so replaces the one before.
+          await until(async () => !(await keptTexts(page, 'together')).includes(text) || (await admitted('together')).length > 2, `the answer to send again ${taken}`)
           expect(await admitted('together')).toHaveLength(2)
         }
+        expect(await status.count()).toBe(1)
         expect(await composer(page).inputValue()).toBe('')
         await until(async () => (await unsentKept(page, 'together')) === null, 'the kept texts forgotten')
+      })
+    }, 120_000)
+
+    it('a reload keeps what was typed and not sent; once sent, a reload finds the box empty', async () => {
+      await withPage('failure-draft-reload', async (page) => {
+        await page.goto(`${server.url}/#/s/draft`)
+        await until(async () => (await composer(page).count()) === 1, 'the message box')
+        await composer(page).fill('a draft\nover two lines')
+        await page.reload()
+        await until(async () => (await composer(page).count()) === 1 && (await composer(page).inputValue()) === 'a draft\nover two lines', 'the draft back after the reload')
+        await composer(page).press('Enter')
+        await until(async () => (await admitted('draft')).length === 1, 'the draft sent')
+        expect(await composer(page).inputValue()).toBe('')
+        await page.reload()
+        await until(async () => (await composer(page).count()) === 1, 'the message box again')
+        expect(await composer(page).inputValue()).toBe('')
+        expect(await page.evaluate(`sessionStorage.getItem('bosun.draft.draft')`)).toBeNull()
       })
     }, 120_000)
   })

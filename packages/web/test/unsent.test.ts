@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { unsentFor, type UnsentStorage } from '../app/state/unsent.js'
-
-/** A Storage over a Map, as the page's sessionStorage behaves. */
-function mapStorage(): UnsentStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>()
-  return { map, getItem: (key) => map.get(key) ?? null, setItem: (key, value) => void map.set(key, value), removeItem: (key) => void map.delete(key) }
-}
+import { mapStorage } from './map-storage.js'
 
 describe('unsent messages kept per session in the tab\'s storage', () => {
   it('keeps each session\'s sends in order with their ids, replaces an id sent again, forgets the ones taken', () => {

@@ -1,9 +1,15 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { messageDraftFor } from '../state/message-draft.js'
 import { unsentFor, type Unsent } from '../state/unsent.js'
 import { useApp } from './store-context.js'
 
 /** The Message box's id: where the focus goes when what it was on leaves the page (a removed queued message). */
 export const MESSAGE_BOX_ID = 'message-box'
+
+/** Said (the buttons' tooltip, a hint under the box) when there is nothing to send: the box is empty or blank. */
+export const EMPTY_SEND = 'Nothing to send: type a message first.'
+export const EMPTY_STEER = 'Nothing to steer with: type a message first.'
+const EMPTY_HINT_ID = 'message-box-empty'
 
 /** Ctrl+Enter (⌘+Enter on a Mac) steers; plain Enter queues; Shift+Enter is a new line. */
 export function isSteerKey(event: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey'>): boolean {
@@ -24,13 +30,18 @@ export function Composer({ session }: { session: string }) {
   // id, so the host answers the first admission instead of making a second message. Changed text is a new
   // message (the host keeps an id's first text); the unsent message it replaced is not offered again.
   const unsent = useMemo(() => unsentFor(session), [session])
-  // What was typed here before switching to another session comes back first (kept in the store while the page is open).
-  const keepTyped = useApp((state) => state.keepTyped)
-  const typed = useApp((state) => state.typed)
-  const [typedBefore] = useState(() => typed(session))
-  const [firstOffer] = useState(() => (typedBefore === '' ? (unsent.all()[0] ?? null) : null))
+  // What was typed here and not sent comes back first — after a reload too, or from another session (message-draft.ts,
+  // the tab's sessionStorage beside the unsent sends). A draft that is an unsent message's text is that message, offered.
+  const draft = useMemo(() => messageDraftFor(session), [session])
+  const [typedBefore] = useState(() => draft.read())
+  const [firstOffer] = useState(() => (typedBefore === '' ? (unsent.all()[0] ?? null) : (unsent.all().find((entry) => entry.text === typedBefore.trim()) ?? null)))
   const [text, setText] = useState(typedBefore !== '' ? typedBefore : (firstOffer?.text ?? ''))
-  useEffect(() => keepTyped(session, text), [keepTyped, session, text])
+  useEffect(() => draft.keep(text), [draft, text])
+  /** Why the last Enter, Ctrl+Enter or button click sent nothing (the box was empty), until something is typed. */
+  const [emptyHint, setEmptyHint] = useState<string | null>(null)
+  const empty = text.trim() === ''
+  // Shown only while the box is still empty: text handed to it (an edit that could not apply) ends it too.
+  const hint = empty ? emptyHint : null
   /** The unsent message whose text the box was given (the user may have changed it since). */
   const offered = useRef<Unsent | null>(firstOffer)
   /** Ids sent and not yet answered: kept in case of a reload, but not offered back meanwhile. */
@@ -62,10 +73,11 @@ export function Composer({ session }: { session: string }) {
 
   const submit = (delivery: 'followup' | 'steer'): void => {
     const value = text.trim()
-    if (value === '') return
-    setText('')
-    // Sent by a click on Send, Queue or Steer: the next words are typed here, not on the button (where a space would click it).
+    // An empty (or blank) box sends nothing, from a key or a button alike, and says so where the user looks.
+    // Sent (or not) by a click on Send, Queue or Steer: the next words are typed here, not on the button (where a space would click it).
     box.current?.focus()
+    if (value === '') return setEmptyHint(delivery === 'steer' ? EMPTY_STEER : EMPTY_SEND)
+    setText('')
     // The offered text sent unchanged, or any unsent message typed again word for word, goes under its id.
     const same = offered.current?.text === value ? offered.current : unsent.all().find((entry) => entry.text === value)
     const clientMessageId = same?.clientMessageId ?? globalThis.crypto.randomUUID()
@@ -94,26 +106,50 @@ export function Composer({ session }: { session: string }) {
         submit('followup')
       }}
     >
-      <label className="flex flex-1 flex-col gap-1 text-xs text-slate-700">
-        <span>
-          Message — Enter {running ? 'queues a follow-up' : 'sends'}, Ctrl+Enter (⌘+Enter) steers the running turn, Shift+Enter for a new line
-        </span>
-        <textarea
-          id={MESSAGE_BOX_ID}
-          ref={box}
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          onKeyDown={onKeyDown}
-          rows={2}
-          className="resize-y rounded border border-slate-300 px-2 py-1 text-sm text-slate-900"
-          aria-keyshortcuts="Enter Control+Enter Meta+Enter"
-        />
-      </label>
+      <div className="flex flex-1 flex-col gap-1">
+        <label className="flex flex-col gap-1 text-xs text-slate-700">
+          <span>
+            Message — Enter {running ? 'queues a follow-up' : 'sends'}, Ctrl+Enter (⌘+Enter) steers the running turn, Shift+Enter for a new line
+          </span>
+          <textarea
+            id={MESSAGE_BOX_ID}
+            ref={box}
+            value={text}
+            onChange={(event) => {
+              setText(event.target.value)
+              setEmptyHint(null)
+            }}
+            onKeyDown={onKeyDown}
+            rows={2}
+            className="resize-y rounded border border-slate-300 px-2 py-1 text-sm text-slate-900"
+            aria-keyshortcuts="Enter Control+Enter Meta+Enter"
+            aria-describedby={hint === null ? undefined : EMPTY_HINT_ID}
+          />
+        </label>
+        {/* Outside the label: a hint, not part of the box's name. */}
+        {hint !== null && (
+          <p id={EMPTY_HINT_ID} role="status" className="text-xs text-amber-800">
+            {hint}
+          </p>
+        )}
+      </div>
       <div className="flex flex-col gap-1">
-        <button type="submit" className="rounded bg-sky-700 px-3 py-1 text-sm font-medium text-white hover:bg-sky-800">
+        {/* aria-disabled, not disabled: an empty box's buttons stay focusable and keep their tooltip, and a click says why nothing went. */}
+        <button
+          type="submit"
+          aria-disabled={empty}
+          title={empty ? EMPTY_SEND : undefined}
+          className="rounded bg-sky-700 px-3 py-1 text-sm font-medium text-white hover:bg-sky-800 aria-disabled:cursor-not-allowed aria-disabled:bg-slate-500 aria-disabled:hover:bg-slate-500"
+        >
           {running ? 'Queue' : 'Send'}
         </button>
-        <button type="button" onClick={() => submit('steer')} className="rounded border border-sky-700 px-3 py-1 text-sm text-sky-900 hover:bg-sky-50">
+        <button
+          type="button"
+          aria-disabled={empty}
+          title={empty ? EMPTY_STEER : undefined}
+          onClick={() => submit('steer')}
+          className="rounded border border-sky-700 px-3 py-1 text-sm text-sky-900 hover:bg-sky-50 aria-disabled:cursor-not-allowed aria-disabled:border-slate-400 aria-disabled:text-slate-500 aria-disabled:hover:bg-transparent"
+        >
           Steer
         </button>
       </div>

@@ -9,10 +9,11 @@ import { createCoalescer, type Scheduler } from './coalesce.js'
 import { reconnecting, type ConnectionState } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { editsLeft } from './queue-edits.js'
+import { INFO_NOTICE_MS, noticeTimers, withNotice, type Notice } from './notices.js'
 import { applyHostFrame } from './session-list.js'
 import type { SessionView } from './view.js'
 
-export interface Notice { id: number; kind: 'info' | 'error'; text: string }
+export type { Notice }
 
 /**
  * What the Message box of `session` is asked to take: `text` (added to what it holds; null: none)
@@ -87,6 +88,8 @@ export interface AppActions {
   resume(): Promise<void>
   fork(afterTurn: number): Promise<void>
   dismiss(id: number): void
+  /** Keeps the information notices on the page while `held` (the pointer or the focus on one); released, each gets its time again. */
+  holdNotices(held: boolean): void
   inspect(turn: number | null): void
   /**
    * A queued message's editor is open with `text` (null: closed, or its save was answered). If the
@@ -94,12 +97,6 @@ export interface AppActions {
    * to the Message box and a notice says why (queue-edits.ts).
    */
   noteEdit(messageId: string, text: string | null): void
-  /**
-   * What is typed in a session's Message box and not sent, kept while the page is open (not across
-   * a reload): switching to another session and back finds it there. `typed(session)` reads it.
-   */
-  keepTyped(session: string, text: string): void
-  typed(session: string): string
   /** The Message box took the call `id`. */
   takeComposerCall(id: number): void
   /** Stops following the selected session (page unload, tests). */
@@ -128,21 +125,28 @@ export interface AppStoreOptions {
   scheduler?: Scheduler
   /** Called with the selected id so the URL can follow (`#/s/<id>`). */
   onSelect?: (id: string | null) => void
+  /** How long an information notice stays (notices.ts); tests shorten it. */
+  infoNoticeMs?: number
 }
 
-export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions): AppStore {
+export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INFO_NOTICE_MS }: AppStoreOptions): AppStore {
   let follow: AbortController | null = null
   let followList: AbortController | null = null
   let noticeId = 0
   let callId = 0
   /** The selected session's open queue edits: message id → the editor's text. */
   const edits = new Map<string, string>()
-  /** Session id → the text in its Message box, not sent (see keepTyped). */
-  const typedText = new Map<string, string>()
+  const timers = noticeTimers(infoNoticeMs, (id) => store.getState().dismiss(id))
   const store = createStore<AppState & AppActions>()((set, get) => {
-    const notify = (kind: Notice['kind'], text: string): void => {
+    /** Shows a notice on `topic` (replacing the one before on it; notices.ts). */
+    const notify = (kind: Notice['kind'], topic: string, text: string): void => {
       noticeId += 1
-      set((state) => ({ notices: [...state.notices.slice(-3), { id: noticeId, kind, text }] }))
+      const notice = { id: noticeId, kind, topic, text }
+      const before = get().notices
+      const notices = withNotice(before, notice)
+      for (const gone of before) if (!notices.includes(gone)) timers.gone(gone.id)
+      set({ notices })
+      timers.shown(notice)
     }
     /** Runs a host call; a refusal becomes a notice that says what happened. */
     const attempt = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
@@ -150,7 +154,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         return await call()
       } catch (error) {
         // A refusal is the host's to explain; no answer at all (a fetch that throws) means it is not there.
-        notify('error', `${what} failed: ${error instanceof HostClientError ? error.message : `the host could not be reached (${String(error)}). Try again once it is back.`}`)
+        notify('error', what, `${what} failed: ${error instanceof HostClientError ? error.message : `the host could not be reached (${String(error)}). Try again once it is back.`}`)
         return undefined
       }
     }
@@ -257,11 +261,11 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           for (const edit of left) edits.delete(edit.messageId)
           const texts = left.flatMap((edit) => (edit.text === null ? [] : [edit.text]))
           callComposer(id, texts.length === 0 ? null : texts.join('\n\n'))
-          for (const edit of left) notify('info', edit.notice)
+          for (const edit of left) notify('info', `edit-lost:${edit.messageId}`, edit.notice)
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
         const reload = (): void => {
-          notify('info', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
+          notify('info', 'reloaded', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
           get().select(id)
         }
         void (async () => {
@@ -287,7 +291,7 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
             set({ connection: { state: 'stopped', retries: 0 } })
             // No such session: said in its place (streamStopped), not in a notice beside an idle-looking session.
             if (error instanceof HostClientError && error.status === 404) set({ unavailable: streamStopped(id, error) })
-            else if (!refused(error)) notify('error', streamStopped(id, error))
+            else if (!refused(error)) notify('error', 'session-stream', streamStopped(id, error))
           }
         })()
       },
@@ -311,8 +315,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       async send(text, delivery, clientMessageId) {
         const id = current()
         const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', () => client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) }))
-        if (receipt?.duplicate === true) notify('info', 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
-        else if (receipt?.rerouted === true) notify('info', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
+        if (receipt?.duplicate === true) notify('info', 'not-sent-twice', 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
+        else if (receipt?.rerouted === true) notify('info', 'kept-queued', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
         return receipt !== undefined
       },
 
@@ -330,8 +334,8 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
           await client.promote(id, messageId)
         } catch (error) {
           // No turn to steer (or it ended first): the host leaves the message queued, and says so.
-          if (error instanceof HostClientError && error.code === 'steer-unavailable') notify('info', 'Kept queued: no turn is running to steer, so it stays a follow-up.')
-          else notify('error', `Promoting failed: ${error instanceof HostClientError ? error.message : String(error)}`)
+          if (error instanceof HostClientError && error.code === 'steer-unavailable') notify('info', 'kept-queued', 'Kept queued: no turn is running to steer, so it stays a follow-up.')
+          else notify('error', 'Promoting', `Promoting failed: ${error instanceof HostClientError ? error.message : String(error)}`)
         }
       },
 
@@ -361,7 +365,12 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
       },
 
       dismiss(id) {
+        timers.gone(id)
         set((state) => ({ notices: state.notices.filter((notice) => notice.id !== id) }))
+      },
+
+      holdNotices(held) {
+        timers.hold(held, get().notices)
       },
 
       inspect(turn) {
@@ -373,20 +382,12 @@ export function createAppStore({ client, scheduler, onSelect }: AppStoreOptions)
         else edits.set(messageId, text)
       },
 
-      keepTyped(session, text) {
-        if (text === '') typedText.delete(session)
-        else typedText.set(session, text)
-      },
-
-      typed(session) {
-        return typedText.get(session) ?? ''
-      },
-
       takeComposerCall(callIdTaken) {
         if (get().composerCall?.id === callIdTaken) set({ composerCall: null })
       },
 
       dispose() {
+        timers.clear()
         follow?.abort()
         follow = null
         followList?.abort()

@@ -5,9 +5,10 @@
  * it went with: sent again unchanged it goes under that id, and a host that has it answers the
  * first admission instead of queueing a second message — also after a reload.
  *
- * The tab's storage, not `localStorage`: a text is offered back where it was typed, not in every
- * tab of the host, and it goes with the tab.
+ * Kept as the draft is (tab-storage.ts): in the tab, not `localStorage`, and in the page's memory
+ * while storage refuses it.
  */
+import { tabSlot, type TabStorage } from './tab-storage.js'
 
 /** A send the host did not answer: its text and the id it went with. */
 export interface Unsent {
@@ -15,12 +16,8 @@ export interface Unsent {
   readonly clientMessageId: string
 }
 
-/** What `unsentFor` keeps the entries in: `sessionStorage` in the page (the part of `Storage` it uses). */
-export interface UnsentStorage {
-  getItem(key: string): string | null
-  setItem(key: string, value: string): void
-  removeItem(key: string): void
-}
+/** What `unsentFor` keeps the entries in: `sessionStorage` in the page (tab-storage.ts). */
+export type UnsentStorage = TabStorage
 
 /** How many a session keeps: sends failing while the host is away, not a history. Oldest go first. */
 const MAX_KEPT = 20
@@ -35,38 +32,11 @@ export interface UnsentList {
   remove(...ids: string[]): void
 }
 
-const keyOf = (session: string): string => `bosun.unsent.${session}`
-
-/** Storage that cannot be read or written (disabled, full, a sandboxed frame) leaves a page-long memory. */
-const memory = new Map<string, string>()
-
 /** The unsent messages of `session`, in `storage` (the tab's `sessionStorage` by default). */
-export function unsentFor(session: string, storage: UnsentStorage | undefined = defaultStorage()): UnsentList {
-  const key = keyOf(session)
-  const read = (): Unsent[] => {
-    // The page's memory first: it holds a list only while storage refuses it (full), and then the
-    // value storage still has is an older one, without the sends since.
-    let raw: string | null = memory.get(key) ?? null
-    if (raw === null) {
-      try {
-        raw = storage?.getItem(key) ?? null
-      } catch {
-        raw = null
-      }
-    }
-    return parse(raw)
-  }
-  const write = (entries: Unsent[]): void => {
-    const value = JSON.stringify(entries.slice(-MAX_KEPT))
-    memory.delete(key)
-    try {
-      if (storage === undefined) throw new Error('no storage')
-      if (entries.length === 0) storage.removeItem(key)
-      else storage.setItem(key, value)
-    } catch {
-      if (entries.length > 0) memory.set(key, value)
-    }
-  }
+export function unsentFor(session: string, storage?: UnsentStorage): UnsentList {
+  const slot = tabSlot(`bosun.unsent.${session}`, storage)
+  const read = (): Unsent[] => parse(slot.read())
+  const write = (entries: Unsent[]): void => slot.write(entries.length === 0 ? null : JSON.stringify(entries.slice(-MAX_KEPT)))
   return {
     all: read,
     add: (entry) => write([...read().filter((kept) => kept.clientMessageId !== entry.clientMessageId), entry]),
@@ -75,14 +45,6 @@ export function unsentFor(session: string, storage: UnsentStorage | undefined = 
       const kept = entries.filter((entry) => !ids.includes(entry.clientMessageId))
       if (kept.length !== entries.length) write(kept)
     },
-  }
-}
-
-function defaultStorage(): UnsentStorage | undefined {
-  try {
-    return (globalThis as { sessionStorage?: UnsentStorage }).sessionStorage
-  } catch {
-    return undefined // reading the property itself throws where storage is denied
   }
 }
 
