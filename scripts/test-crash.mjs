@@ -1,5 +1,5 @@
 // `pnpm test:crash --kills 2000`: the crash campaign with more kills per store than the default
-// suite runs (100 per store), some of them in the middle of crash repair (tests/crash/campaign.ts).
+// suite runs (50 per store), some of them in the middle of crash repair (tests/crash/campaign.ts).
 // `--seed N` runs another campaign than the default one (seed 1). Progress goes to stderr.
 // The command line is read first, like benchmarks/run.mjs's: `--help` prints the usage (exit 0),
 // anything else it does not know prints it to stderr (exit 2) — either before anything is run.
@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 
 const USAGE = `usage: node scripts/test-crash.mjs [--kills N] [--seed N] [--help]   (pnpm test:crash …)
 
-  (no option)   the crash campaign with 1,000 kills per store (the default suite runs 100)
+  (no option)   the crash campaign with 1,000 kills per store (the default suite runs 50)
   --kills N     kills per store (a positive integer; the time limit grows with it, 15 s a kill)
   --seed N      another campaign than the default one, seed 1 (a failure names its seed and run)
   --help, -h    print this and exit
