@@ -19,6 +19,8 @@ export const CliErrorCodes = {
   CONFIG_EXISTS: 'CONFIG_EXISTS',
   /** `bosun init` could not write its file or remove the config it replaces (permissions, a folder of that name). */
   CONFIG_NOT_WRITTEN: 'CONFIG_NOT_WRITTEN',
+  /** `bosun init` found a `package.json` the config loader fails on (empty, not JSON): a config beside it would never load. */
+  PACKAGE_JSON_INVALID: 'PACKAGE_JSON_INVALID',
 } as const
 
 /** A coded error for something the user can fix: printed as `error CODE: message`, never with a stack. */

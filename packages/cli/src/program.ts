@@ -1,11 +1,14 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { createContext, type CommandContext } from './context.js'
 import { ExitCode } from './exit-codes.js'
 import { processIo, type Io } from './io.js'
-import { pairProblem } from './option-pair.js'
+import { examples } from './help-examples.js'
+import { addInitCommand } from './init/command-line.js'
+import { limitCount, nonNegativeInteger, optionPairs } from './option-values.js'
 import { createStyle, colorEnabled } from './output.js'
 import { cliVersion } from './packages.js'
 import { safeStyled } from './terminal-safe.js'
+import { refuseUnknownWords } from './unknown-words.js'
 
 /**
  * Runs the `bosun` command line and resolves with the exit code. Never exits the process and
@@ -60,7 +63,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     })
     .addHelpText('after', examples([
       ['bosun run "hello"', 'one turn, offline with no config (the scripted model echoes)'],
-    ['bosun init', 'write bosun.config.ts to start from: the offline default, and where a real model goes'],
+      ['bosun init', 'write bosun.config.ts to start from: the offline default, and where a real model goes'],
       ['bosun chat', 'interactive chat; typing while it works queues a follow-up'],
       ['bosun sessions list', 'the sessions in .bosun/sessions'],
       ['bosun log <id>', 'a session\'s timeline'],
@@ -94,17 +97,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     acp: async () => (await import('./commands/acp.js')).acpCommand,
   }
 
-  program
-    .command('init')
-    .description('write a config to start from in the current folder: the offline default, with comments on where a real model and plugins go')
-    .addOption(new Option('--format <format>', 'the file to write: ts (bosun.config.ts), json (bosun.config.json) or yaml (bosun.config.yaml)').choices(['ts', 'json', 'yaml']).default('ts'))
-    .option('--force', 'replace the config found in the current folder (every bosun.config.*, .bosunrc* there is removed)')
-    .addHelpText('after', examples([
-      ['bosun init', 'bosun.config.ts'],
-      ['bosun init --format yaml', 'bosun.config.yaml'],
-      ['bosun init --force', 'start over: replace the config here'],
-    ], 'It never writes a key: the comments name the environment variable each provider reads.\nIt refuses when a config is already here (exit 1, CONFIG_EXISTS); a package.json "bosun" key is not replaced even with --force.'))
-    .action(run(commands.init))
+  addInitCommand(program, run(commands.init))
 
   program
     .command('run')
@@ -291,57 +284,4 @@ async function promptFrom(ctx: CommandContext, prompt: string | undefined): Prom
   }
   const { CliErrorCodes, cliError } = await import('./errors.js')
   throw cliError(CliErrorCodes.USAGE, 'give a prompt: bosun run "<prompt>" (or pipe it in). See bosun run --help.')
-}
-
-/** Each `-o key=value` adds its key; a malformed one, or a key given twice, is a usage error said before the registry is asked. */
-function optionPairs(value: string, previous: string[] = []): string[] {
-  const problem = pairProblem(value, previous)
-  if (problem !== undefined) throw new InvalidArgumentError(problem)
-  return [...previous, value]
-}
-
-/** `--limit`: 0 would list nothing, so the one rule is 1 or more, said for a word and for 0 alike. */
-function limitCount(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
-    throw new InvalidArgumentError('must be a whole number, 1 or more (--all lists every package found).')
-  }
-  return Number(value)
-}
-
-/**
- * A word after a command group (`bosun config foo`) that is none of its commands: commander hands
- * it to the group's default command as an argument, which then says "too many arguments for
- * 'check'" — about a command the user did not type. Said as what it is, with the group's commands.
- */
-function refuseUnknownWords(group: Command): void {
-  group.hook('preSubcommand', (command) => {
-    const word = command.args[0]
-    const names = command.commands.map((each) => each.name())
-    if (word === undefined || word.startsWith('-') || names.includes(word)) return
-    const near = names.find((name) => name.startsWith(word) || word.startsWith(name) || editDistance(name, word) <= Math.floor(word.length / 3))
-    command.error(`error: unknown command '${word}' for 'bosun ${command.name()}' (its commands: ${names.join(', ')}).${near === undefined ? '' : `\n(Did you mean ${near}?)`}`, { code: 'commander.unknownCommand' })
-  })
-}
-
-/** Levenshtein distance, for the few short command names of a group. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    row = next
-  }
-  return row[b.length]!
-}
-
-function nonNegativeInteger(value: string): number {
-  const number = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) throw new InvalidArgumentError('must be a whole number (0 or more).')
-  return number
-}
-
-function examples(rows: [string, string][], note?: string): string {
-  const width = Math.max(...rows.map(([command]) => command.length))
-  const lines = rows.map(([command, text]) => `  $ ${command.padEnd(width)}${text ? `  ${text}` : ''}`.trimEnd())
-  return `\nExamples:\n${lines.join('\n')}${note ? `\n\n${note}` : ''}`
 }

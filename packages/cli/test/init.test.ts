@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { lstat, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readFile, readdir, rmdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import { bosun, it, requireBuild } from './helpers.js'
@@ -117,6 +117,65 @@ describe.concurrent('bosun init', () => {
     expect(await readFile(join(dir, 'bosun.config.ts'), 'utf8')).toContain("model: { adapter: 'scripted' }")
     expect(await readFile(join(dir, 'shared/team.config.ts'), 'utf8')).toBe('export default { system: "the team\'s" }\n')
     expect((await readdir(dir)).sort()).toEqual(['bosun.config.ts', 'shared'])
+  })
+
+  it('--force checks everything it replaces before writing: a folder at a config\'s name is refused and nothing is written', async ({ dir, expect }) => {
+    await mkdir(join(dir, '.bosunrc'))
+    await writeFile(join(dir, 'bosun.config.yaml'), 'system: old\n')
+    const result = await bosun(['init', '--force'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toBe(`error CONFIG_NOT_WRITTEN: Cannot replace ${join(dir, '.bosunrc')}: it is a folder. Nothing was written. Move or remove the folder yourself, then run bosun init --force again.\n`)
+    expect((await readdir(dir)).sort()).toEqual(['.bosunrc', 'bosun.config.yaml'])
+    expect(await readFile(join(dir, 'bosun.config.yaml'), 'utf8')).toBe('system: old\n')
+
+    // The file it would write, a folder: refused the same way, before anything is written.
+    await rmdir(join(dir, '.bosunrc'))
+    await mkdir(join(dir, 'bosun.config.json'))
+    const target = await bosun(['init', '--force', '--format', 'json'], { cwd: dir })
+    expect(target.code).toBe(1)
+    expect(target.stderr).toMatch(/^error CONFIG_NOT_WRITTEN: Cannot replace .*\/bosun\.config\.json: it is a folder\. Nothing was written\./)
+    expect((await readdir(dir)).sort()).toEqual(['bosun.config.json', 'bosun.config.yaml'])
+    expect(await readFile(join(dir, 'bosun.config.yaml'), 'utf8')).toBe('system: old\n')
+  })
+
+  it('--force writes through a temporary file of its own: one a killed run left under the same process id does not stop it, and none is left', async ({ dir, expect }) => {
+    await writeFile(join(dir, 'bosun.config.yaml'), 'system: old\n')
+    // Before the CLI runs, its own process id's temporary name is taken, as by a killed run whose id came round again.
+    const leftover = "import{writeFileSync}from'node:fs';writeFileSync(process.cwd()+'/bosun.config.ts.'+process.pid+'.tmp','left by a killed run')"
+    const result = await bosun(['init', '--force'], { cwd: dir, env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(leftover)}` } })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const names = await readdir(dir)
+    expect(names.filter((name) => name.endsWith('.tmp'))).toHaveLength(1)
+    expect(names.filter((name) => !name.endsWith('.tmp'))).toEqual(['bosun.config.ts'])
+    expect(await readFile(join(dir, 'bosun.config.ts'), 'utf8')).toContain("model: { adapter: 'scripted' }")
+  })
+
+  it('a package.json the loader fails on (empty, not JSON, null) is refused, even with --force: no config beside it would load', async ({ dir, expect }) => {
+    const manifests: [text: string, what: string][] = [['', 'is not valid JSON'], ['  \n', 'is not valid JSON'], ['{ "name": "app", }', 'is not valid JSON'], ['null', 'is null, not an object']]
+    for (const [text, what] of manifests) {
+      await writeFile(join(dir, 'package.json'), text)
+      const results = await Promise.all([bosun(['init'], { cwd: dir }), bosun(['init', '--force', '--format', 'yaml'], { cwd: dir })])
+      for (const result of results) {
+        expect(result.code, text).toBe(1)
+        expect(result.stdout, text).toBe('')
+        expect(result.stderr, text).toBe(
+          `error PACKAGE_JSON_INVALID: package.json in ${dir} ${what} — fix or remove it first. The config loader reads it before any bosun.config.*, so a config written beside it would never be loaded.\n`,
+        )
+      }
+      expect(await readdir(dir), text).toEqual(['package.json'])
+    }
+  })
+
+  it('a package.json "bosun": null is no config, as the loader reads it: init writes, and its file is the one found', async ({ dir, expect }) => {
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', bosun: null }))
+    const result = await bosun(['init'], { cwd: dir })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const check = await bosun(['config', 'check'], { cwd: dir })
+    expect(check.code).toBe(0)
+    expect(check.stdout).toContain('config   bosun.config.ts\n')
   })
 
   it('a package.json "bosun" key is the config too: refused even with --force (package.json is not edited); one without the key is no config', async ({ dir, expect }) => {

@@ -1,9 +1,11 @@
-import { rename, rm, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { access, lstat, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
-import { existingConfigs, type ExistingConfig } from '../init/existing-configs.js'
+import { configFilesIn, existingConfigs, type ExistingConfig } from '../init/existing-configs.js'
 import { INIT_FILE_NAMES, JSON_HINTS, initConfigText, type InitFormat } from '../init/templates.js'
 
 /** Options of `bosun init`, as commander parses them (`--format` is checked against its choices there). */
@@ -15,8 +17,9 @@ export interface InitOptions {
 /**
  * `bosun init`: writes the offline default config in the current folder (`bosun.config.ts`, or
  * `.json` / `.yaml` with `--format`), then says what it wrote and what to run next. A config the
- * loader would find here is never overwritten without `--force`; with it, the new file is written
- * first and every other config of this folder is then removed, so that the new one is the one loaded.
+ * loader would find here is never overwritten without `--force`; with it, every config of this folder
+ * is checked to be replaceable, the new file is written, and the others are then removed, so that the new
+ * one is the one loaded.
  */
 export async function initCommand(ctx: CommandContext, options: InitOptions): Promise<number> {
   if (ctx.configFile !== undefined) {
@@ -24,11 +27,15 @@ export async function initCommand(ctx: CommandContext, options: InitOptions): Pr
   }
   const cwd = ctx.io.cwd
   const name = INIT_FILE_NAMES[options.format]
+  const force = options.force === true
   const existing = await existingConfigs(cwd)
-  refuseToReplace(existing, name, cwd, options.force === true)
+  refuseToReplace(existing, name, cwd, force)
+  // Everything --force will replace is checked before anything is written: a refusal leaves the folder as it was.
+  if (force) await checkReplaceable(cwd, existing.map((config) => config.name))
 
-  await writeConfig(join(cwd, name), initConfigText(options.format), options.force === true)
-  const removed = existing.map((config) => config.name).filter((other) => other !== name)
+  await writeConfig(join(cwd, name), initConfigText(options.format), force)
+  // Looked for again: a config that appeared since the check would otherwise be loaded instead of the new file.
+  const removed = force ? (await configFilesIn(cwd)).filter((other) => other !== name) : []
   for (const other of removed) await removeConfig(join(cwd, other))
 
   const s = ctx.out.style
@@ -65,15 +72,37 @@ function refuseToReplace(existing: ExistingConfig[], name: string, cwd: string, 
 async function writeConfig(file: string, text: string, force: boolean): Promise<void> {
   // Without --force, 'wx': a file that appeared since the check is not overwritten either. With it,
   // a new file renamed over the old: a link is replaced, not written through to the file it names.
-  const target = force ? `${file}.${process.pid}.tmp` : file
+  // The temporary name is random: one left by a killed run (or another run now) is never reused.
+  const target = force ? `${file}.${randomBytes(8).toString('hex')}.tmp` : file
+  let created = false
   try {
     await writeFile(target, text, { flag: 'wx' })
+    created = true
     if (force) await rename(target, file)
   } catch (error) {
-    if (force) await rm(target, { force: true })
+    if (force && created) await rm(target, { force: true }).catch(() => undefined)
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EEXIST' && !force) throw cliError(CliErrorCodes.CONFIG_EXISTS, `${file} already exists: bosun init --force replaces it.`, { existing: [file] })
     throw notWritten(`Cannot write ${file}`, error, 'Fix that, then run bosun init again.')
+  }
+}
+
+/**
+ * Fails (CONFIG_NOT_WRITTEN) unless every config `--force` replaces can go: `rm` does not remove
+ * a folder (nor should it remove one the user made), and nothing here can be removed or created
+ * without write access to the folder itself.
+ */
+async function checkReplaceable(cwd: string, names: string[]): Promise<void> {
+  try {
+    await access(cwd, constants.W_OK | constants.X_OK)
+  } catch (error) {
+    throw notWritten(`Cannot replace the config in ${cwd}`, error, 'Nothing was written. Let the user running bosun write to the folder, then run bosun init --force again.')
+  }
+  for (const name of names) {
+    const stats = await lstat(join(cwd, name)).catch(() => undefined)
+    if (stats?.isDirectory() === true) {
+      throw cliError(CliErrorCodes.CONFIG_NOT_WRITTEN, `Cannot replace ${join(cwd, name)}: it is a folder. Nothing was written. Move or remove the folder yourself, then run bosun init --force again.`, { existing: [name] })
+    }
   }
 }
 
