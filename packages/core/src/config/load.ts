@@ -2,6 +2,7 @@ import { dirname, extname, resolve } from 'node:path'
 import { cosmiconfig, type Loader } from 'cosmiconfig'
 import { BosunError } from '../errors.js'
 import { depthProblem } from './depth.js'
+import { metaConfigError } from './meta-config.js'
 import { ConfigFileError, loadJson, loadModule, loadYaml, unbox } from './file-loaders.js'
 import { configError, rootPath } from './problems.js'
 import { summarizeError } from './resolve.js'
@@ -68,14 +69,20 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     '.yml': loadYaml,
     noExt: loadYaml,
   }
-  const explorer = cosmiconfig('bosun', {
-    searchPlaces: [...CONFIG_SEARCH_PLACES],
-    searchStrategy: 'project',
-    // An empty file is found and reported, not skipped in favour of a config further up.
-    ignoreEmptySearchPlaces: false,
-    cache: false,
-    loaders,
-  })
+  let explorer: ReturnType<typeof cosmiconfig>
+  try {
+    explorer = cosmiconfig('bosun', {
+      searchPlaces: [...CONFIG_SEARCH_PLACES],
+      searchStrategy: 'project',
+      // An empty file is found and reported, not skipped in favour of a config further up.
+      ignoreEmptySearchPlaces: false,
+      cache: false,
+      loaders,
+    })
+  } catch (error) {
+    // cosmiconfig's own "meta config" (package.json in the working directory) did not parse.
+    throw await metaConfigError(error)
+  }
   const file = options.file === undefined ? undefined : resolve(cwd, options.file)
   if (file !== undefined && !(extname(file) in loaders) && extname(file) !== '') throw formatError(file)
   let reading = file
