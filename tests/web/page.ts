@@ -67,3 +67,27 @@ export async function axeViolations(page: Page): Promise<{ id: string; impact: s
     return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) }))
   })()`)
 }
+
+/** What `recordNotices` saw: every notice text shown, and for each phrase it was given the most notices with it shown at once. */
+export interface NoticesSeen { seen: string[]; most: Record<string, number> }
+
+/**
+ * Records in `page` — from its next load on, each reload too — every notice text shown (anything
+ * `role="status"` or `role="alert"`) as it appears, and the most notices holding each of `phrases`
+ * shown at once. An information notice leaves on its own after 12 s, so a check of the page as it is
+ * now could miss one on a busy machine; what was recorded stays.
+ */
+export async function recordNotices(page: Page, phrases: readonly string[] = []): Promise<void> {
+  await page.addInitScript(`
+    window.__notices = { seen: [], most: {} }
+    const phrases = ${JSON.stringify(phrases)}
+    new MutationObserver(() => {
+      const shown = [...document.querySelectorAll('[role=status], [role=alert]')].map((notice) => notice.textContent ?? '')
+      for (const text of shown) if (text !== '' && !window.__notices.seen.includes(text)) window.__notices.seen.push(text)
+      for (const phrase of phrases) window.__notices.most[phrase] = Math.max(window.__notices.most[phrase] ?? 0, shown.filter((text) => text.includes(phrase)).length)
+    }).observe(document, { subtree: true, childList: true, characterData: true })
+  `)
+}
+
+/** What `recordNotices` recorded in `page` so far. */
+export const noticesSeen = (page: Page): Promise<NoticesSeen> => page.evaluate('window.__notices') as Promise<NoticesSeen>

@@ -19,7 +19,12 @@ it('Enter, Ctrl+Enter, Send and Steer on an empty or blank box send nothing and 
   const box = await openPage(opened, client, 's')
   const sendButton = screen.getByRole('button', { name: 'Send' })
   const steerButton = screen.getByRole('button', { name: 'Steer' })
-  const hint = (): string | null => document.getElementById('message-box-empty')?.textContent ?? null
+  // The hint's status region is there from the start, empty, so a screen reader announces the words that appear in it.
+  const region = document.getElementById('message-box-empty')
+  expect(region?.getAttribute('role')).toBe('status')
+  expect(region?.textContent).toBe('')
+  const hint = (): string | null => document.getElementById('message-box-empty')?.textContent || null
+  const regionStays = (): void => expect(document.getElementById('message-box-empty')).toBe(region)
 
   expect(steerButton.getAttribute('aria-disabled')).toBe('true')
   expect(steerButton.title).toBe(EMPTY_STEER)
@@ -29,8 +34,10 @@ it('Enter, Ctrl+Enter, Send and Steer on an empty or blank box send nothing and 
   fireEvent.keyDown(box, { key: 'Enter', ctrlKey: true })
   expect(hint()).toBe(EMPTY_STEER)
   expect(box.getAttribute('aria-describedby')).toBe('message-box-empty')
+  regionStays()
   fireEvent.change(box, { target: { value: '  \n ' } })
   expect(hint()).toBeNull()
+  regionStays()
   expect(steerButton.getAttribute('aria-disabled')).toBe('true')
   fireEvent.keyDown(box, { key: 'Enter' })
   expect(hint()).toBe(EMPTY_SEND)
@@ -39,6 +46,7 @@ it('Enter, Ctrl+Enter, Send and Steer on an empty or blank box send nothing and 
   expect(document.activeElement).toBe(box)
   fireEvent.click(sendButton)
   expect(hint()).toBe(EMPTY_SEND)
+  regionStays()
   expect(posts).toBe(0)
 
   fireEvent.change(box, { target: { value: 'now something' } })

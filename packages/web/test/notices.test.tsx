@@ -46,6 +46,33 @@ describe('notices on the page', () => {
     expect(document.activeElement).toBe(box)
   })
 
+  it('a failure in one session does not replace another session\'s', async () => {
+    const harness = (opened.harness = startHost())
+    await harness.client.createSession('s')
+    await harness.client.createSession('t')
+    const client = clientOf(harness, () => true)
+    await openPage(opened, client, 's')
+    const store = opened.store!
+    expect(await store.getState().send('to s', 'followup')).toBe(false)
+    store.getState().select('t')
+    expect(await store.getState().send('to t', 'followup')).toBe(false)
+    expect(await store.getState().send('to t again', 'followup')).toBe(false)
+    await until(() => screen.queryAllByRole('alert').length === 2, 'both sessions\' failures shown')
+    expect(store.getState().notices.map((shown) => shown.kind)).toEqual(['error', 'error'])
+  })
+
+  it('Dismiss with no session open puts the focus on New session, not on the page\'s body', async () => {
+    await openFailing(() => true)
+    opened.store!.getState().select(null)
+    await until(() => screen.queryByRole('textbox', { name: /Message/ }) === null, 'no Message box')
+    await opened.store!.getState().createSession()
+    const dismiss = await until(() => screen.queryByRole('button', { name: 'Dismiss' }), 'the failure notice')
+    dismiss.focus()
+    fireEvent.click(dismiss)
+    await until(() => screen.queryAllByRole('alert').length === 0, 'the notice dismissed')
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'New session' }))
+  })
+
   it('information leaves on its own, an error stays until dismissed', async () => {
     let failing = true
     const box = await openFailing(() => failing, 50)
@@ -73,8 +100,18 @@ describe('the notice list', () => {
     expect(notices.map((shown) => shown.id)).toEqual([2, 3])
     for (let id = 4; id < 4 + MAX_NOTICES - 1; id += 1) notices = withNotice(notices, notice(id, 'error', `topic-${id}`))
     expect(notices.map((shown) => shown.id)).toEqual([3, 4, 5, 6])
+    // Information never pushes an error out: all four errors, the new information itself gives way.
     notices = withNotice(notices, notice(7, 'info', 'kept-queued'))
-    expect(notices.map((shown) => shown.id)).toEqual([4, 5, 6, 7])
+    expect(notices.map((shown) => shown.id)).toEqual([3, 4, 5, 6])
+    // Nor does an error: each stays until dismissed.
+    notices = withNotice(notices, notice(8, 'error', 'topic-8'))
+    expect(notices.map((shown) => shown.id)).toEqual([3, 4, 5, 6, 8])
+  })
+
+  it('past MAX_NOTICES the oldest information goes, never an error', () => {
+    let notices: Notice[] = [notice(1, 'error', 'a'), notice(2, 'error', 'b'), notice(3, 'info', 'c'), notice(4, 'error', 'd')]
+    notices = withNotice(notices, notice(5, 'info', 'e'))
+    expect(notices.map((shown) => shown.id)).toEqual([1, 2, 4, 5])
   })
 
   it('dismisses information after its time, not errors, and none while held', () => {
@@ -97,5 +134,14 @@ describe('the notice list', () => {
     timers.hold(false, [held])
     vi.advanceTimersByTime(1000)
     expect(dismissed).toEqual([1, 3])
+
+    // Stopped (the page's dispose()): a send answered later shows its notice, but starts no timer.
+    timers.shown(notice(4, 'info', 'd'))
+    timers.stop()
+    expect(vi.getTimerCount()).toBe(0)
+    timers.shown(notice(5, 'info', 'e'))
+    timers.hold(true, [])
+    timers.hold(false, [notice(6, 'info', 'f')])
+    expect(vi.getTimerCount()).toBe(0)
   })
 })

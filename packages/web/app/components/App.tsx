@@ -1,4 +1,5 @@
 import { Composer } from './Composer.js'
+import { MAIN_ID } from './focus-targets.js'
 import { Inspector } from './Inspector.js'
 import { LoginForm } from './LoginForm.js'
 import { Notices } from './Notices.js'
@@ -18,7 +19,8 @@ export function App() {
   return (
     <div className="flex h-full flex-col bg-slate-50 text-slate-900 md:flex-row">
       <SessionList />
-      <main className="flex min-h-0 min-w-0 flex-1 flex-col" aria-label="Session">
+      {/* tabIndex -1: focusable from code only, the last place the focus goes when what had it leaves (Notices.tsx). */}
+      <main id={MAIN_ID} tabIndex={-1} className="flex min-h-0 min-w-0 flex-1 flex-col" aria-label="Session">
         {selected === null ? (
           <div className="m-auto max-w-md p-8 text-center text-slate-600">
             <h1 className="mb-2 text-xl font-semibold text-slate-900">Bosun</h1>

@@ -31,12 +31,16 @@ export function Composer({ session }: { session: string }) {
   // message (the host keeps an id's first text); the unsent message it replaced is not offered again.
   const unsent = useMemo(() => unsentFor(session), [session])
   // What was typed here and not sent comes back first — after a reload too, or from another session (message-draft.ts,
-  // the tab's sessionStorage beside the unsent sends). A draft that is an unsent message's text is that message, offered.
+  // the tab's sessionStorage beside the unsent sends). A draft that began as an unsent message the box offered keeps its id
+  // (reworded before the reload too, it replaces that message); one that is an unsent message's text is that message, offered.
   const draft = useMemo(() => messageDraftFor(session), [session])
   const [typedBefore] = useState(() => draft.read())
-  const [firstOffer] = useState(() => (typedBefore === '' ? (unsent.all()[0] ?? null) : (unsent.all().find((entry) => entry.text === typedBefore.trim()) ?? null)))
-  const [text, setText] = useState(typedBefore !== '' ? typedBefore : (firstOffer?.text ?? ''))
-  useEffect(() => draft.keep(text), [draft, text])
+  const [firstOffer] = useState(() => {
+    const kept = unsent.all()
+    if (typedBefore.text === '') return kept[0] ?? null
+    return kept.find((entry) => entry.clientMessageId === typedBefore.offeredId) ?? kept.find((entry) => entry.text === typedBefore.text.trim()) ?? null
+  })
+  const [text, setText] = useState(typedBefore.text !== '' ? typedBefore.text : (firstOffer?.text ?? ''))
   /** Why the last Enter, Ctrl+Enter or button click sent nothing (the box was empty), until something is typed. */
   const [emptyHint, setEmptyHint] = useState<string | null>(null)
   const empty = text.trim() === ''
@@ -44,6 +48,8 @@ export function Composer({ session }: { session: string }) {
   const hint = empty ? emptyHint : null
   /** The unsent message whose text the box was given (the user may have changed it since). */
   const offered = useRef<Unsent | null>(firstOffer)
+  // Kept as typed, with the send it began as (the ref is set in the same updates that change the text).
+  useEffect(() => draft.keep(text, offered.current?.clientMessageId ?? null), [draft, text])
   /** Ids sent and not yet answered: kept in case of a reload, but not offered back meanwhile. */
   const inFlight = useRef(new Set<string>())
   const box = useRef<HTMLTextAreaElement>(null)
@@ -126,12 +132,10 @@ export function Composer({ session }: { session: string }) {
             aria-describedby={hint === null ? undefined : EMPTY_HINT_ID}
           />
         </label>
-        {/* Outside the label: a hint, not part of the box's name. */}
-        {hint !== null && (
-          <p id={EMPTY_HINT_ID} role="status" className="text-xs text-amber-800">
-            {hint}
-          </p>
-        )}
+        {/* Outside the label: a hint, not part of the box's name. Always on the page (empty, not hidden: a hidden live region is not followed), so a screen reader announces the words that appear in it. */}
+        <p id={EMPTY_HINT_ID} role="status" className="text-xs text-amber-800">
+          {hint}
+        </p>
       </div>
       <div className="flex flex-col gap-1">
         {/* aria-disabled, not disabled: an empty box's buttons stay focusable and keep their tooltip, and a click says why nothing went. */}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, type FocusEvent } from 'react'
 import { MESSAGE_BOX_ID } from './Composer.js'
+import { MAIN_ID, NEW_SESSION_ID } from './focus-targets.js'
 import { useApp } from './store-context.js'
 
 /**
@@ -23,11 +24,14 @@ export function Notices() {
     hold()
   })
 
-  /** Dismissed from its button: the focus goes to the next notice's Dismiss (or the one before), else the Message box — never off the page. */
+  /**
+   * Dismissed from its button: the focus goes to the next notice's Dismiss (or the one before), else the Message box —
+   * or, with no session open (none there), New session, else the conversation's region: never off the page.
+   */
   const dismissFrom = (id: number, button: HTMLButtonElement): void => {
     const buttons = [...(list.current?.querySelectorAll<HTMLButtonElement>('button[data-dismiss]') ?? [])]
     const at = buttons.indexOf(button)
-    const next = buttons[at + 1] ?? buttons[at - 1] ?? document.getElementById(MESSAGE_BOX_ID)
+    const next = buttons[at + 1] ?? buttons[at - 1] ?? [MESSAGE_BOX_ID, NEW_SESSION_ID, MAIN_ID].map((id) => document.getElementById(id)).find((element) => element !== null)
     const hadFocus = document.activeElement === button
     dismiss(id)
     if (hadFocus) next?.focus()

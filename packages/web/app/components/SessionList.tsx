@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react'
 import type { SessionListItem } from '@bosun/host/client'
 import { downBecause, waitAsked, whatToDo } from '../state/connection.js'
+import { NEW_SESSION_ID } from './focus-targets.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
@@ -104,7 +105,7 @@ export function SessionList() {
 
   return (
     <nav aria-label="Sessions" className="flex max-h-[35vh] w-full shrink-0 flex-col gap-2 border-b border-slate-300 bg-slate-100 p-3 md:max-h-none md:w-72 md:border-r md:border-b-0">
-      <button type="button" onClick={() => void createSession()} className="rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
+      <button id={NEW_SESSION_ID} type="button" onClick={() => void createSession()} className="rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
         New session
       </button>
       <label className="flex flex-col gap-1 text-xs text-slate-700">

@@ -7,7 +7,7 @@
  * apart by the store: the open session's (the banner over the conversation) and the host stream
  * that keeps the session list live (the notice in the list).
  */
-import type { RetryNotice } from '@bosun/host/client'
+import { HostClientError, type RetryNotice } from '@bosun/host/client'
 
 export interface ConnectionState {
   /** `stopped`: the stream was refused for good (a 4xx such as 401, 403 or 404): no retry comes. */
@@ -67,4 +67,16 @@ export function nextAttemptIn(nextAttemptAt: number | undefined, now: number): s
   if (nextAttemptAt === undefined) return ''
   const seconds = Math.ceil((nextAttemptAt - now) / 1000)
   return seconds > 0 ? `next attempt in ${seconds} s` : 'trying again now'
+}
+
+/** Why the session stream ended for good, said for the page (what the host's own message says is for API callers). */
+export function streamStopped(id: string, error: unknown): string {
+  if (error instanceof HostClientError && error.status === 404) return `Session "${id}" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.`
+  return stoppedBecause('The session stream', error, 'try again')
+}
+
+/** Why a stream ended for good, for a 403 (the page is not on the host's own address) or anything else. */
+export function stoppedBecause(what: string, error: unknown, reloadTo: string): string {
+  if (error instanceof HostClientError && error.status === 403) return `The host refused this page (${error.code}): ${error.message} Open the web UI at the address the host prints, then reload.`
+  return `${what} stopped: ${error instanceof Error ? error.message : String(error)}. Reload the page to ${reloadTo}.`
 }

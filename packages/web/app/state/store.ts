@@ -3,122 +3,21 @@
  * connection and short-lived notices. Every write to the host goes through the actions here,
  * which call the one client; components only read the store and call actions.
  */
-import { createStore, type StoreApi } from 'zustand/vanilla'
-import { HostClientError, type HostClient, type RetryNotice, type SessionListItem, type StreamFrame } from '@bosun/host/client'
+import { createStore } from 'zustand/vanilla'
+import { HostClientError, type HostClient, type RetryNotice, type StreamFrame } from '@bosun/host/client'
+import type { AppActions, AppState, AppStore, ComposerCall } from './app-state.js'
 import { createCoalescer, type Scheduler } from './coalesce.js'
-import { reconnecting, type ConnectionState } from './connection.js'
+import { reconnecting, stoppedBecause, streamStopped } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { editsLeft } from './queue-edits.js'
-import { INFO_NOTICE_MS, noticeTimers, withNotice, type Notice } from './notices.js'
+import { INFO_NOTICE_MS, noticeBoard, topicOf, type Notice } from './notices.js'
 import { applyHostFrame } from './session-list.js'
-import type { SessionView } from './view.js'
 
 export type { Notice }
-
-/**
- * What the Message box of `session` is asked to take: `text` (added to what it holds; null: none)
- * and the focus — `if-lost`: if the focus fell off the page, its control gone with what it acted on
- * (Fork's turn, a queued message's editor whose message started running); `take`: wherever it is
- * (New session: its button stays, but what the user does next is type).
- */
-export interface ComposerCall { id: number; session: string; text: string | null; focus: 'if-lost' | 'take' }
-
-export interface AppState {
-  sessions: SessionListItem[]
-  /**
-   * Whether the host let the page in: `required` once it answered 401 (the host has a token and
-   * the page no login cookie): the page shows the login form until `login` succeeds.
-   */
-  auth: 'unknown' | 'ok' | 'required'
-  /**
-   * Whether the page is in on a login cookie (the host has a token): it can log out. `null` until
-   * known — the host has not yet said (`GET /v1/host`) whether it takes a token.
-   */
-  loggedIn: boolean | null
-  selected: string | null
-  /**
-   * Why the selected session cannot be shown, once the host said it has no such session (its
-   * stream answered 404: a mistyped or stale address, a deleted session): the page says so in
-   * place of the conversation, and offers no controls that could only fail. Null otherwise.
-   */
-  unavailable: string | null
-  view: SessionView
-  /** The open session's stream (the banner over the conversation). */
-  connection: ConnectionState
-  /**
-   * The host stream that keeps the session list live (`GET /v1/stream`; the notice in the list).
-   * `stopped` carries `why`: what ended it and what to do.
-   */
-  listConnection: ConnectionState
-  notices: Notice[]
-  /** Turn number the inspector opens at, or null when closed. */
-  inspecting: number | null
-  /** For the Message box to take (see {@link ComposerCall}); null once taken. */
-  composerCall: ComposerCall | null
-}
-
-export interface AppActions {
-  /** Reads the list once (after creating or forking, so the new session is there at once). */
-  refreshSessions(): Promise<void>
-  /** Follows the host stream: the list, live (what the page does from the start). */
-  followSessions(): void
-  /**
-   * Logs in with the token (the host's cookie; the token is not kept), then loads the page.
-   * Answers the host's refusal for the form to show (a wrong token, too many attempts), or null.
-   */
-  login(token: string): Promise<string | null>
-  /** Ends the login cookie (`POST /v1/logout`): the page shows the login form again. */
-  logout(): Promise<void>
-  select(id: string | null): void
-  createSession(): Promise<void>
-  /**
-   * Sends a message; answers whether the host took it (if not, a notice said why, and the page gives the text back to edit or send again).
-   * `clientMessageId` (else a new one) is the host's idempotency key: a send again with the id of one whose answer was lost is
-   * answered `duplicate` — the host had taken it — and never makes a second message (a notice says so).
-   */
-  send(text: string, delivery: 'followup' | 'steer', clientMessageId?: string): Promise<boolean>
-  /** Edits a queued message; answers whether the host took the edit (if not, a notice said why). */
-  edit(messageId: string, text: string): Promise<boolean>
-  remove(messageId: string): Promise<void>
-  promote(messageId: string): Promise<void>
-  reorder(order: string[]): Promise<void>
-  stop(keepInbox: boolean): Promise<void>
-  /** Cancels a subagent child's running turn (the host's cancel on the child session). */
-  interruptChild(childId: string): Promise<void>
-  resume(): Promise<void>
-  fork(afterTurn: number): Promise<void>
-  dismiss(id: number): void
-  /** Keeps the information notices on the page while `held` (the pointer or the focus on one); released, each gets its time again. */
-  holdNotices(held: boolean): void
-  inspect(turn: number | null): void
-  /**
-   * A queued message's editor is open with `text` (null: closed, or its save was answered). If the
-   * message leaves the queue meanwhile (it starts running, is promoted or removed), the text goes
-   * to the Message box and a notice says why (queue-edits.ts).
-   */
-  noteEdit(messageId: string, text: string | null): void
-  /** The Message box took the call `id`. */
-  takeComposerCall(id: number): void
-  /** Stops following the selected session (page unload, tests). */
-  dispose(): void
-}
-
-export type AppStore = StoreApi<AppState & AppActions>
+export type { AppActions, AppState, AppStore, ComposerCall }
 
 /** How the page's streams retry (the client's backoff; the client announces each wait, which the banner counts down). */
 const STREAM_RETRY = { initialMs: 250, maxMs: 2000 } as const
-
-/** Why the session stream ended for good, said for the page (what the host's own message says is for API callers). */
-function streamStopped(id: string, error: unknown): string {
-  if (error instanceof HostClientError && error.status === 404) return `Session "${id}" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.`
-  return stoppedBecause('The session stream', error, 'try again')
-}
-
-/** Why a stream ended for good, for a 403 (the page is not on the host's own address) or anything else. */
-function stoppedBecause(what: string, error: unknown, reloadTo: string): string {
-  if (error instanceof HostClientError && error.status === 403) return `The host refused this page (${error.code}): ${error.message} Open the web UI at the address the host prints, then reload.`
-  return `${what} stopped: ${error instanceof Error ? error.message : String(error)}. Reload the page to ${reloadTo}.`
-}
 
 export interface AppStoreOptions {
   client: HostClient
@@ -132,29 +31,20 @@ export interface AppStoreOptions {
 export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INFO_NOTICE_MS }: AppStoreOptions): AppStore {
   let follow: AbortController | null = null
   let followList: AbortController | null = null
-  let noticeId = 0
   let callId = 0
   /** The selected session's open queue edits: message id → the editor's text. */
   const edits = new Map<string, string>()
-  const timers = noticeTimers(infoNoticeMs, (id) => store.getState().dismiss(id))
   const store = createStore<AppState & AppActions>()((set, get) => {
-    /** Shows a notice on `topic` (replacing the one before on it; notices.ts). */
-    const notify = (kind: Notice['kind'], topic: string, text: string): void => {
-      noticeId += 1
-      const notice = { id: noticeId, kind, topic, text }
-      const before = get().notices
-      const notices = withNotice(before, notice)
-      for (const gone of before) if (!notices.includes(gone)) timers.gone(gone.id)
-      set({ notices })
-      timers.shown(notice)
-    }
-    /** Runs a host call; a refusal becomes a notice that says what happened. */
-    const attempt = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
+    const board = noticeBoard(infoNoticeMs, { read: () => get().notices, write: (notices) => set({ notices }) })
+    /** Shows a notice about `action` in `session` (null: the page's own, as Creating a session), replacing the one before on it (notices.ts). */
+    const notify = (kind: Notice['kind'], action: string, session: string | null, text: string): void => board.notify(kind, session === null ? action : topicOf(action, session), text)
+    /** Runs a host call about `session`; a refusal becomes a notice that says what happened. */
+    const attempt = async <T>(what: string, session: string | null, call: () => Promise<T>): Promise<T | undefined> => {
       try {
         return await call()
       } catch (error) {
         // A refusal is the host's to explain; no answer at all (a fetch that throws) means it is not there.
-        notify('error', what, `${what} failed: ${error instanceof HostClientError ? error.message : `the host could not be reached (${String(error)}). Try again once it is back.`}`)
+        notify('error', what, session, `${what} failed: ${error instanceof HostClientError ? error.message : `the host could not be reached (${String(error)}). Try again once it is back.`}`)
         return undefined
       }
     }
@@ -261,11 +151,11 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
           for (const edit of left) edits.delete(edit.messageId)
           const texts = left.flatMap((edit) => (edit.text === null ? [] : [edit.text]))
           callComposer(id, texts.length === 0 ? null : texts.join('\n\n'))
-          for (const edit of left) notify('info', `edit-lost:${edit.messageId}`, edit.notice)
+          for (const edit of left) notify('info', `edit-lost:${edit.messageId}`, id, edit.notice)
         }, scheduler)
         controller.signal.addEventListener('abort', () => frames.cancel())
         const reload = (): void => {
-          notify('info', 'reloaded', 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
+          notify('info', 'reloaded', id, 'The host restarted without some events it had streamed but not yet saved: the session was reloaded from its log.')
           get().select(id)
         }
         void (async () => {
@@ -291,20 +181,20 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
             set({ connection: { state: 'stopped', retries: 0 } })
             // No such session: said in its place (streamStopped), not in a notice beside an idle-looking session.
             if (error instanceof HostClientError && error.status === 404) set({ unavailable: streamStopped(id, error) })
-            else if (!refused(error)) notify('error', 'session-stream', streamStopped(id, error))
+            else if (!refused(error)) notify('error', 'session-stream', id, streamStopped(id, error))
           }
         })()
       },
 
       async logout() {
-        if ((await attempt('Logging out', () => client.logout())) === undefined) return
+        if ((await attempt('Logging out', null, () => client.logout())) === undefined) return
         follow?.abort()
         followList?.abort()
         set({ auth: 'required', loggedIn: false, sessions: [] })
       },
 
       async createSession() {
-        const created = await attempt('Creating a session', () => client.createSession())
+        const created = await attempt('Creating a session', null, () => client.createSession())
         if (created === undefined) return
         await get().refreshSessions()
         get().select(created.id)
@@ -314,18 +204,20 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
 
       async send(text, delivery, clientMessageId) {
         const id = current()
-        const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', () => client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) }))
-        if (receipt?.duplicate === true) notify('info', 'not-sent-twice', 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
-        else if (receipt?.rerouted === true) notify('info', 'kept-queued', 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
+        const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', id, () => client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) }))
+        if (receipt?.duplicate === true) notify('info', 'not-sent-twice', id, 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
+        else if (receipt?.rerouted === true) notify('info', 'kept-queued', id, 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
         return receipt !== undefined
       },
 
       async edit(messageId, text) {
-        return (await attempt('Editing', () => client.editMessage(current(), messageId, text))) !== undefined
+        const id = current()
+        return (await attempt('Editing', id, () => client.editMessage(id, messageId, text))) !== undefined
       },
 
       async remove(messageId) {
-        await attempt('Removing', () => client.removeMessage(current(), messageId))
+        const id = current()
+        await attempt('Removing', id, () => client.removeMessage(id, messageId))
       },
 
       async promote(messageId) {
@@ -334,29 +226,33 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
           await client.promote(id, messageId)
         } catch (error) {
           // No turn to steer (or it ended first): the host leaves the message queued, and says so.
-          if (error instanceof HostClientError && error.code === 'steer-unavailable') notify('info', 'kept-queued', 'Kept queued: no turn is running to steer, so it stays a follow-up.')
-          else notify('error', 'Promoting', `Promoting failed: ${error instanceof HostClientError ? error.message : String(error)}`)
+          if (error instanceof HostClientError && error.code === 'steer-unavailable') notify('info', 'kept-queued', id, 'Kept queued: no turn is running to steer, so it stays a follow-up.')
+          else notify('error', 'Promoting', id, `Promoting failed: ${error instanceof HostClientError ? error.message : String(error)}`)
         }
       },
 
       async reorder(order) {
-        await attempt('Reordering', () => client.reorder(current(), order))
+        const id = current()
+        await attempt('Reordering', id, () => client.reorder(id, order))
       },
 
       async stop(keepInbox) {
-        await attempt('Stopping', () => client.cancel(current(), { keepInbox }))
+        const id = current()
+        await attempt('Stopping', id, () => client.cancel(id, { keepInbox }))
       },
 
       async interruptChild(childId) {
-        await attempt('Interrupting the child', () => client.cancel(childId))
+        await attempt('Interrupting the child', childId, () => client.cancel(childId))
       },
 
       async resume() {
-        await attempt('Resuming', () => client.wake(current()))
+        const id = current()
+        await attempt('Resuming', id, () => client.wake(id))
       },
 
       async fork(afterTurn) {
-        const forked = await attempt('Forking', () => client.fork(current(), { afterTurn }))
+        const id = current()
+        const forked = await attempt('Forking', id, () => client.fork(id, { afterTurn }))
         if (forked === undefined) return
         await get().refreshSessions()
         get().select(forked.id)
@@ -365,12 +261,11 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
       },
 
       dismiss(id) {
-        timers.gone(id)
-        set((state) => ({ notices: state.notices.filter((notice) => notice.id !== id) }))
+        board.dismiss(id)
       },
 
       holdNotices(held) {
-        timers.hold(held, get().notices)
+        board.hold(held)
       },
 
       inspect(turn) {
@@ -387,7 +282,7 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
       },
 
       dispose() {
-        timers.clear()
+        board.stop()
         follow?.abort()
         follow = null
         followList?.abort()
