@@ -20,6 +20,13 @@ export default defineConfig({
     // mostly wait on child processes — npm installs, Verdaccio, Chromium, PostgreSQL. Two files at
     // once keep both cores busy; every test is written to pass on a busy machine.
     maxWorkers: 2,
+    // Each file in a fresh worker thread, not a fresh child process (Vitest 4's default `forks`):
+    // the suite is 500+ files, most of them small, and a process per file (Node's start, the module
+    // graph imported again) cost `packages/core` a quarter of its run: 53 s → 40 s on a quiet
+    // machine (docs/benchmarks.md, "The test suite's wall time").
+    // Nothing in the suite needs a process of its own: what changes the process (signals,
+    // process.exit, chdir) runs in the child processes the tests spawn.
+    pool: 'threads',
     // One PostgreSQL cluster for the run, started by the first test file that needs one (none
     // when no file does) and stopped at the end, instead of one initdb + start per file.
     globalSetup: ['packages/testkit/src/postgres-global-setup.ts'],

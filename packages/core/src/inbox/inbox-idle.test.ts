@@ -13,8 +13,7 @@ describe('an idle inbox', () => {
     const agent = await history(10)
     const events = [...agent.session.events]
     const sessions = Array.from({ length: 1_000 }, () => new Session(agent.session.header, [...events]))
-    let i = 0
-    const perInbox = bytesPerValue(sessions.length, () => new Inbox(sessions[i++]!))
+    const perInbox = bytesPerValue(sessions.length, (i) => new Inbox(sessions[i]!))
     // Measured here (vitest, sources, second half of 1,000 inboxes, idle or both cores busy):
     // ~840 B (the inbox, its queues, its projection and the ids of the 10 messages seen); with the
     // pending-id map and the returnable set made by the constructor, ~1,190 B. The mark is between.
