@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import LongFilesFirst from './tests/support/long-files-first.js'
 
 // Workspace packages resolve to their TypeScript sources through the `bosun-source` export
 // condition, so the suite never needs a build.
@@ -27,6 +28,8 @@ export default defineConfig({
     // Nothing in the suite needs a process of its own: what changes the process (signals,
     // process.exit, chdir) runs in the child processes the tests spawn.
     pool: 'threads',
+    // The longest files first, whether or not Vitest has their durations cached (tests/support/long-files-first.ts).
+    sequence: { sequencer: LongFilesFirst },
     // One PostgreSQL cluster for the run, started by the first test file that needs one (none
     // when no file does) and stopped at the end, instead of one initdb + start per file.
     globalSetup: ['packages/testkit/src/postgres-global-setup.ts'],
