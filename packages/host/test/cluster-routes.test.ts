@@ -63,9 +63,11 @@ describe.skipIf(!available)('host cluster on PostgreSQL — AI SDK routes and fo
     await req(a!.host, 'POST', '/v1/sessions/chat-2/messages?wait=durable', { clientMessageId: 'r-1', content: 'held' })
     await waitFor(() => gate.waiting === 1, 30_000, 'the turn to be held on A')
     await waitFor(async () => (await b!.store.read('chat-2'))!.events.some((e) => e.type === 'turn/start'), 30_000, 'the turn/start committed')
-    const resumed = req(b!.host, 'GET', '/v1/ai-sdk/chat/chat-2/stream')
+    // The gate opens once B answered: opened before, the turn could end and commit before B's
+    // route read the events table, which then rightly had no open turn (204).
+    const resumed = await req(b!.host, 'GET', '/v1/ai-sdk/chat/chat-2/stream')
     gate.open()
-    const chunks = await uiChunks(await resumed)
+    const chunks = await uiChunks(resumed)
     expect(chunks[0]).toEqual({ type: 'start', messageId: 'bosun-turn-1' })
     expect(textOf(chunks)).toBe('after the gate')
     expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' })
