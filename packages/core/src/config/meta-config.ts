@@ -32,6 +32,8 @@ export async function metaConfigError(error: unknown, cwd = process.cwd()): Prom
 async function describe(file: string, text: string): Promise<string | undefined> {
   if (text.startsWith('\uFEFF')) return 'the file starts with a byte-order mark, which the config search cannot read. Save it as UTF-8 without one.'
   const json = extname(file) === '.json'
+  // A JavaScript or TypeScript meta config (.config/config.js) is not a parse problem: the generic line.
+  if (!json && !['.yaml', '.yml'].includes(extname(file))) return undefined
   try {
     const value: unknown = json ? loadJson(file, text) : await loadYaml(file, text)
     if (json && value === null) return 'the file is null, not an object. Give it an object ({}), or delete it.'
