@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import LongFilesFirst from './tests/support/long-files-first.js'
 
 // Workspace packages resolve to their TypeScript sources through the `bosun-source` export
@@ -9,11 +9,24 @@ const conditions = ['bosun-source', 'import', 'module', 'node', 'default']
 // wrapper (pg → pg-pool) gets the wrapper's namespace. Vite adds `import`/`require`/`default` by itself.
 const ssrConditions = ['bosun-source', 'module', 'node', 'development|production']
 
+const ALL = ['packages/**/*.test.ts', 'packages/**/*.test.tsx', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts']
+const LIBRARIES = ['core', 'adapters', 'plugins', 'host', 'testkit']
+const SHARED = LIBRARIES.map((name) => `packages/${name}/**/*.test.ts`)
+/** Library tests that need a module graph of their own: they read the heap, or count compilations. */
+const ISOLATED = [
+  'packages/core/src/intern.test.ts',
+  'packages/core/src/inbox/inbox-idle.test.ts',
+  'packages/core/src/session/sealer-retention.test.ts',
+  'packages/core/src/session/sealer-lifetime.test.ts',
+  'packages/host/test/review-stream-seal.test.ts',
+  'packages/plugins/store-jsonl/src/options-once.test.ts',
+  'packages/plugins/store-sqlite/src/options-once.test.ts',
+]
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions: ssrConditions, externalConditions: ['bosun-source'] } },
   test: {
-    include: ['packages/**/*.test.ts', 'packages/**/*.test.tsx', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts'],
     benchmark: { include: ['packages/**/*.bench.ts', 'tests/**/*.bench.ts'] },
     testTimeout: 20_000,
     // Vitest's default is one worker per CPU but one, so a 2-core CI machine ran the files one at a
@@ -33,5 +46,19 @@ export default defineConfig({
     // One PostgreSQL cluster for the run, started by the first test file that needs one (none
     // when no file does) and stopped at the end, instead of one initdb + start per file.
     globalSetup: ['packages/testkit/src/postgres-global-setup.ts'],
+    projects: [
+      // The libraries' own tests: in-process, no child processes of their own to speak of. They
+      // share their workers' module graph (isolate: false) instead of importing the core, the
+      // stores and the adapters again for every one of ~400 files: that import was a third of the
+      // suite's worker time (docs/benchmarks.md, "The test suite's wall time"). What a process
+      // keeps for its life on `globalThis` (the secrets it masks) is reset before each file.
+      { extends: true, test: { name: 'shared', include: SHARED, exclude: [...ISOLATED, ...configDefaults.exclude], isolate: false, setupFiles: ['tests/support/shared-graph-setup.ts'] } },
+      // The rest in a fresh thread each: what drives real processes, browsers and registries, and
+      // the web UI's DOM tests...
+      { extends: true, test: { name: 'isolated', include: ALL, exclude: [...SHARED, ...configDefaults.exclude] } },
+      // ...and the library tests that read the heap or count schema compilations, which what other
+      // files left behind in a shared module graph would skew.
+      { extends: true, test: { name: 'own-graph', include: ISOLATED } },
+    ],
   },
 })
