@@ -152,8 +152,8 @@ describe.concurrent('bosun init', () => {
     expect(await readFile(join(dir, 'bosun.config.ts'), 'utf8')).toContain("model: { adapter: 'scripted' }")
   })
 
-  it('a package.json the loader fails on (empty, not JSON, null) is refused, even with --force: no config beside it would load', async ({ dir, expect }) => {
-    const manifests: [text: string, what: string][] = [['', 'is not valid JSON'], ['  \n', 'is not valid JSON'], ['{ "name": "app", }', 'is not valid JSON'], ['null', 'is null, not an object']]
+  it('a package.json the loader fails on (empty, not JSON, not an object) is refused, even with --force: no config beside it would load', async ({ dir, expect }) => {
+    const manifests: [text: string, what: string][] = [['', 'is not valid JSON'], ['  \n', 'is not valid JSON'], ['{ "name": "app", }', 'is not valid JSON'], ['null', 'is null, not an object'], ['[]', 'is an array, not an object']]
     for (const [text, what] of manifests) {
       await writeFile(join(dir, 'package.json'), text)
       const results = await Promise.all([bosun(['init'], { cwd: dir }), bosun(['init', '--force', '--format', 'yaml'], { cwd: dir })])
@@ -166,6 +166,16 @@ describe.concurrent('bosun init', () => {
       }
       expect(await readdir(dir), text).toEqual(['package.json'])
     }
+  })
+
+  it('a package.json with a byte-order mark is read as the loader reads it: init writes, and its file is the one found', async ({ dir, expect }) => {
+    await writeFile(join(dir, 'package.json'), '\uFEFF{"name": "app"}\n')
+    const init = await bosun(['init', '--format', 'json'], { cwd: dir })
+    expect(init.stderr).toBe('')
+    expect(init.code).toBe(0)
+    const check = await bosun(['config', 'check'], { cwd: dir })
+    expect(check.code, check.stderr).toBe(0)
+    expect(check.stdout).toMatch(/^config {3}bosun\.config\.json\n/)
   })
 
   it('a package.json "bosun": null is no config, as the loader reads it: init writes, and its file is the one found', async ({ dir, expect }) => {

@@ -44,8 +44,8 @@ async function exists(path: string): Promise<boolean> {
 /**
  * Whether `dir/package.json` holds a config, as the loader (cosmiconfig) reads it: the value of
  * its own `bosun` property, where `null` is no config. A file that cannot be read holds none to
- * keep (the loader passes it over too); one the loader fails on — empty, not JSON, or `null`,
- * whose property it cannot read — is refused.
+ * keep (the loader passes it over too); one the loader fails on — empty, not JSON, or not an
+ * object (`null`, an array, a number) — is refused.
  */
 async function hasBosunKey(dir: string): Promise<boolean> {
   let text: string
@@ -56,14 +56,16 @@ async function hasBosunKey(dir: string): Promise<boolean> {
   }
   let json: unknown
   try {
-    // No BOM stripping: the loader does not strip one from package.json either.
-    if (text.trim() === '') throw new SyntaxError('empty')
-    json = JSON.parse(text)
+    // A byte-order mark is read past, as the loader does.
+    const body = text.startsWith('\uFEFF') ? text.slice(1) : text
+    if (body.trim() === '') throw new SyntaxError('empty')
+    json = JSON.parse(body)
   } catch {
     throw invalidPackageJson(dir, 'is not valid JSON')
   }
-  if (json === null) throw invalidPackageJson(dir, 'is null, not an object')
-  if (typeof json !== 'object') return false
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw invalidPackageJson(dir, `is ${json === null ? 'null' : Array.isArray(json) ? 'an array' : `a ${typeof json}`}, not an object`)
+  }
   const value: unknown = Object.prototype.hasOwnProperty.call(json, 'bosun') ? (json as { bosun: unknown }).bosun : undefined
   return value !== undefined && value !== null
 }

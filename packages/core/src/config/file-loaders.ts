@@ -62,8 +62,14 @@ export const loadJson: Loader = (filepath, content) => {
     const { message } = error as Error
     throw syntaxError('JSON', filepath, jsonReason(message), lineAndColumn(text, jsonErrorPosition(message, text)))
   }
-  // package.json: cosmiconfig reads the `bosun` property from what the loader returns.
-  return basename(filepath) === 'package.json' ? value : ({ [BOX]: value } satisfies Boxed)
+  if (basename(filepath) !== 'package.json') return { [BOX]: value } satisfies Boxed
+  // package.json: cosmiconfig reads the `bosun` property from what the loader returns, which
+  // must be an object (a `null` there threw a TypeError inside cosmiconfig).
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+    throw new ConfigFileError(`the file is ${what}, not an object. Give it an object ({}), or delete it.`)
+  }
+  return value
 }
 
 /** YAML (also `.bosunrc`): js-yaml's reason and position, without its snippet of the file. */

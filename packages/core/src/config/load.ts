@@ -1,8 +1,8 @@
 import { dirname, extname, resolve } from 'node:path'
-import { cosmiconfig, type Loader } from 'cosmiconfig'
+import type { Loader } from 'cosmiconfig'
 import { BosunError } from '../errors.js'
 import { depthProblem } from './depth.js'
-import { metaConfigError } from './meta-config.js'
+import { configExplorer } from './explorer.js'
 import { ConfigFileError, loadJson, loadModule, loadYaml, unbox } from './file-loaders.js'
 import { configError, rootPath } from './problems.js'
 import { summarizeError } from './resolve.js'
@@ -69,20 +69,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     '.yml': loadYaml,
     noExt: loadYaml,
   }
-  let explorer: ReturnType<typeof cosmiconfig>
-  try {
-    explorer = cosmiconfig('bosun', {
-      searchPlaces: [...CONFIG_SEARCH_PLACES],
-      searchStrategy: 'project',
-      // An empty file is found and reported, not skipped in favour of a config further up.
-      ignoreEmptySearchPlaces: false,
-      cache: false,
-      loaders,
-    })
-  } catch (error) {
-    // cosmiconfig's own "meta config" (package.json in the working directory) did not parse.
-    throw await metaConfigError(error)
-  }
+  const explorer = configExplorer({ searchPlaces: CONFIG_SEARCH_PLACES, loaders })
   const file = options.file === undefined ? undefined : resolve(cwd, options.file)
   if (file !== undefined && !(extname(file) in loaders) && extname(file) !== '') throw formatError(file)
   let reading = file
@@ -123,7 +110,8 @@ function loadError(error: unknown, requested: string | undefined, searched: bool
   const file = ((error as { filepath?: string } | undefined)?.filepath ?? requested)!
   if (error instanceof ConfigFileError) {
     const cause = error.cause === undefined ? {} : { cause: error.cause }
-    return configError(file, dirname(file), [{ path: rootPath(file), message: error.message, ...cause }])
+    // The whole file: a package.json that does not parse has no `bosun` key to point at.
+    return configError(file, dirname(file), [{ path: '$', message: error.message, ...cause }])
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   if (code === 'ENOENT' && file === requested) {
