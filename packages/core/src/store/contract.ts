@@ -37,11 +37,16 @@ const header = (id: string, extra: Partial<SessionHeader> = {}): SessionHeader =
 /** Registers the contract's tests (vitest) for the store that `make` returns, fresh for every test. */
 export function storeContract(name: string, make: () => Promise<StoreUnderTest>): void {
   const withStore = (fn: (s: StoreUnderTest) => Promise<void>) => async () => {
-    const subject = await make()
+    const made = await make()
+    // Every store the test reopens is closed with it, even if the test stops halfway: a store left
+    // open keeps what it holds (a JSONL store's journal file) until the garbage collector.
+    const reopened: Store[] = []
+    const { reopen } = made
+    const subject: StoreUnderTest = reopen ? { ...made, reopen: async () => { const store = await reopen(); reopened.push(store); return store } } : made
     try {
       await fn(subject)
     } finally {
-      await subject.store.close().catch(() => {})
+      for (const store of [subject.store, ...reopened]) await store.close().catch(() => {})
       await subject.cleanup?.()
     }
   }
