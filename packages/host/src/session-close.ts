@@ -3,9 +3,12 @@ import type { LiveSession } from './live-session.js'
 
 /**
  * Closes one live session's agent, after up to `graceMs` for its running turn (the host's close).
- * A close that fails — its log could not be flushed (a store outage) — is kept in `unclosed` with
- * its failure, for the next `close()` to try again ({@link closeAgain}). The session's streams end
- * either way: the agent takes no more input.
+ * During the grace no new turn starts: input queued behind the running turn stays queued,
+ * unclaimed, for the next host (a claimed message belongs to its turn — seed 003 — so a turn
+ * started in the grace would be aborted at its end with its input consumed). A close that fails
+ * — its log could not be flushed (a store outage) — is kept in `unclosed` with its failure, for
+ * the next `close()` to try again ({@link closeAgain}). The session's streams end either way: the
+ * agent takes no more input.
  */
 export async function closeLive(live: LiveSession, graceMs: number, unclosed: Map<LiveSession, unknown>, shutdown = false): Promise<void> {
   try {
@@ -13,7 +16,7 @@ export async function closeLive(live: LiveSession, graceMs: number, unclosed: Ma
     if (live.borrowed) return
     if (graceMs > 0 && live.agent.status !== 'idle') {
       let timer: ReturnType<typeof setTimeout> | undefined
-      await Promise.race([live.agent.whenIdle(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
+      await Promise.race([live.agent.stopAfterTurn(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
       clearTimeout(timer)
     }
     // The host going away (host.close(): a deploy's SIGTERM), not a user's Stop: the turn it aborts

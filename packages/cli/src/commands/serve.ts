@@ -100,7 +100,8 @@ function intOption(name: string, raw: string | undefined, fallback: number, max:
 /**
  * `bosun serve`: the host (HTTP + SSE, docs/host.md) over the config's store. Prints the URL,
  * serves until SIGINT or SIGTERM, then stops accepting, lets running turns finish for the grace
- * period (then aborts them), closes every session (flushing it) and exits 0.
+ * period (then aborts them) — starting no new one: queued messages wait for the next start —
+ * closes every session (flushing it) and exits 0.
  */
 export async function serveCommand(ctx: CommandContext, options: ServeOptions): Promise<number> {
   const port = intOption('port', options.port, 4477, 65535)
@@ -167,7 +168,7 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     const unsubscribe = ctx.io.onInterrupt(stop)
     process.once('SIGTERM', stop)
   })
-  ctx.err.line(`stopping: running turns get ${graceMs} ms, then every session is closed`)
+  ctx.err.line(`stopping: running turns get ${graceMs} ms (queued messages wait for the next start), then every session is closed`)
   await server.close({ graceMs })
   await store.close()
   ctx.err.line('stopped')

@@ -48,6 +48,8 @@ export class Agent {
   /** A waking send arrived while the active turn was aborted (or during maintenance). */
   #wakeRequested = false
   #closed = false
+  /** {@link stopAfterTurn} was called: the running turn may finish, no other starts. */
+  #stopping = false
   #lastTurn: number
   #idleWaiters: (() => void)[] = []
   readonly #teardowns: (() => void | Promise<void>)[] = []
@@ -113,7 +115,7 @@ export class Agent {
    * no-op while running; latched after an abort or during maintenance, like a waking send.
    */
   wake(): void {
-    if (this.#closed) return
+    if (!this.#takesTurns) return
     if (this.#phase === 'idle') {
       if (this.rt.inbox.hasPending) this.#startDriver()
     } else if (this.#phase === 'maintenance' || this.#turnController?.aborted === true) {
@@ -153,6 +155,24 @@ export class Agent {
     this.abort('canceled')
   }
 
+  /**
+   * Starts no new turn from now on: the running turn (if any) may finish — it still claims the
+   * steering of its own steps — but queued input is not claimed for another (seed 003: the claim
+   * is the commit point), and sends after this are queued without a turn. What stays queued is
+   * stored as it is: `close()` follows, and whoever resumes the session runs it
+   * (`recovery.waiting`). A process going away within a grace (the host's `close({ graceMs })`)
+   * uses it; it cannot be undone. Resolves when idle (`whenIdle()`).
+   */
+  stopAfterTurn(): Promise<void> {
+    this.#stopping = true
+    return this.whenIdle()
+  }
+
+  /** Whether a driver may open turns: not after `close()` nor {@link stopAfterTurn}. */
+  get #takesTurns(): boolean {
+    return !this.#closed && !this.#stopping
+  }
+
   /** Resolves when no driver or maintenance task is active. */
   whenIdle(): Promise<void> {
     if (this.#phase === 'idle') return Promise.resolve()
@@ -176,7 +196,7 @@ export class Agent {
     } finally {
       this.#maintenanceController = undefined
       this.#phase = 'idle'
-      const woken = this.#wakeRequested && this.rt.inbox.hasPending && !this.#closed
+      const woken = this.#wakeRequested && this.rt.inbox.hasPending && this.#takesTurns
       // The latch ends with the task either way — honoured by the driver started here, or with
       // nothing left to run. Kept, the driver would take it as a send after an abort: a Stop right
       // after this wake (a status observer of 'running'), or after a later follow-up, would run that
@@ -243,7 +263,7 @@ export class Agent {
     }
     // No hasPending check here: a send from a session observer is applied after the splice being
     // logged, and the driver (which starts on a microtask) checks for work before opening a turn.
-    if (wakeup && this.#phase === 'idle' && !this.#closed) this.#startDriver()
+    if (wakeup && this.#phase === 'idle' && this.#takesTurns) this.#startDriver()
     return message
   }
 
@@ -278,7 +298,7 @@ export class Agent {
   async #drive(): Promise<void> {
     try {
       let controller = this.#turnController
-      while (this.rt.inbox.hasPending && !this.#closed) {
+      while (this.rt.inbox.hasPending && this.#takesTurns) {
         // Made when a turn opens, not after each turn: the last turn of a run needs no successor.
         if (controller === undefined) controller = ownedAbortController()
         else if (controller.aborted) {
