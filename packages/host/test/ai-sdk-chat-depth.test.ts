@@ -40,8 +40,11 @@ const probe = { name: 'probe', description: 'Takes anything', parameters: { type
 const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
 
 async function chatHost(responses: () => ScriptedResponse[], plugins: Plugin[] = []) {
+  // Closed last (the list closes in reverse): a store left open keeps its journal file open.
+  const store = jsonlStore({ dir: t.dir })
+  t.closing.push(store)
   const host = createHost({
-    store: jsonlStore({ dir: t.dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId, tools: [probe], plugins }),
     limits: { keepAliveMs: 200 },
   })

@@ -16,8 +16,11 @@ import { perTest, stepGate, waitFor } from './helpers.js'
 const state = perTest()
 
 async function serve(responses: () => ScriptedResponse[], plugins: Plugin[] = []): Promise<RunningServer> {
+  // Closed last (the list closes in reverse): a store left open keeps its journal file open.
+  const store = jsonlStore({ dir: state.dir })
+  state.closing.push(store)
   const host = createHost({
-    store: jsonlStore({ dir: state.dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: responses() }), store, sessionId, plugins }),
     limits: { keepAliveMs: 200 },
   })

@@ -28,11 +28,14 @@ const answers: Record<string, ScriptedResponse> = {
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof jsonlStore>
 let server: RunningServer
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
+  store = jsonlStore({ dir })
   host = createHost({
-    store: jsonlStore({ dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 5 }, () => (request: ModelRequest) => answers[userText(request)] ?? { text: 'done' }) }), store, sessionId }),
   })
   server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
@@ -40,6 +43,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close()
   await host.close()
+  await store.close()
   await cleanup()
 })
 

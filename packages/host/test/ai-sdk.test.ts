@@ -9,14 +9,17 @@ import { tempDir } from './helpers.js'
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof jsonlStore>
 let server: RunningServer
 
 const clock = { name: 'clock', description: 'The time', parameters: { type: 'object', properties: {} }, execute: () => 'noon' }
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
+  store = jsonlStore({ dir })
   host = createHost({
-    store: jsonlStore({ dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({
       model: scripted({ responses: [
         { reasoning: 'let me look', toolCalls: [{ name: 'clock', args: {} }] },
@@ -30,6 +33,8 @@ beforeEach(async () => {
 })
 afterEach(async () => {
   await server.close()
+  await host.close()
+  await store.close()
   await cleanup()
 })
 

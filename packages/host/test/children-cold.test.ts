@@ -39,8 +39,13 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
   for (const host of hosts.splice(0)) await host.close()
+  for (const store of storesUsed) await store.close()
+  storesUsed.clear()
   await cleanup()
 })
+
+/** The stores the hosts ran on (one may serve two hosts in turn), closed after them: a store left open keeps its journal file open. */
+const storesUsed = new Set<Store>()
 
 async function start(store: Store): Promise<{ host: Host; url: string }> {
   const researcherModel = scripted({
@@ -59,6 +64,7 @@ async function start(store: Store): Promise<{ host: Host; url: string }> {
     limits: { keepAliveMs: 200 },
   })
   hosts.push(host)
+  storesUsed.add(store)
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
   servers.push(server)
   return { host, url: server.url }

@@ -37,6 +37,8 @@ let dir: string
 let cleanup: () => Promise<void>
 const servers: RunningServer[] = []
 const hosts: Host[] = []
+/** The stores the hosts ran on (one may serve two hosts in turn), closed after them: a store left open keeps its journal file open. */
+const storesUsed = new Set<Store>()
 let errors: ReturnType<typeof vi.spyOn>
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
@@ -45,6 +47,8 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
   for (const host of hosts.splice(0)) await host.close()
+  for (const store of storesUsed) await store.close()
+  storesUsed.clear()
   // No part of the process hit a second writer on a child's log.
   expect(JSON.stringify(errors.mock.calls, (_, v) => (v instanceof Error ? `${(v as { code?: string }).code} ${v.message}` : v))).not.toMatch(/STALE_WRITER|SESSION_LOCKED/)
   errors.mockRestore()
@@ -58,6 +62,7 @@ async function start(store: Store, gate = taskGate(new Set()), idleMs?: number):
     limits: { keepAliveMs: 200, ...(idleMs === undefined ? {} : { idleMs }) },
   })
   hosts.push(host)
+  storesUsed.add(store)
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
   servers.push(server)
   return { host, url: server.url }

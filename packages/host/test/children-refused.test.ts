@@ -46,7 +46,8 @@ describe('a refused subagent child, through the host', () => {
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 20 }, () => route) }), store, sessionId, plugins: [subagents, flaky] }),
     })
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-    state.closing.push(host, server)
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    state.closing.push(store, host, server)
     const client = createClient({ baseUrl: server.url })
     await client.createSession('lead')
     const { frames, until, stop } = followHostStream((options) => client.hostStream(options))

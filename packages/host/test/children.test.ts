@@ -56,6 +56,8 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await host.close()
+  // Else its journal file stays open until the garbage collector closes it.
+  await store.close()
   await cleanup()
 })
 

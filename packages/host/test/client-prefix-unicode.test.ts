@@ -14,8 +14,11 @@ const token = 'r'.repeat(40)
 const state = perTest()
 
 async function serve(dir: string, text = 'an answer in chunks'): Promise<RunningServer> {
+  // Closed last (the list closes in reverse): a store left open keeps its journal file open.
+  const store = jsonlStore({ dir })
+  state.closing.push(store)
   const host = createHost({
-    store: jsonlStore({ dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text, chunkSize: 4 }] }), store, sessionId }),
     auth: { token },
     limits: { keepAliveMs: 200 },

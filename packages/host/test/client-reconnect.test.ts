@@ -16,8 +16,11 @@ const state = perTest()
 
 /** A host over a JSONL store in `dir` whose clock stands still: two such logs agree on every `time`. */
 async function serve(dir: string, answer: string): Promise<RunningServer> {
+  // Closed after the server (the list closes in reverse): a store left open keeps its journal file open.
+  const store = jsonlStore({ dir })
+  state.closing.push(store)
   const host = createHost({
-    store: jsonlStore({ dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: answer, chunkSize: 2 }] }), store, sessionId, now: () => 1_764_000_000_000 }),
     auth: { token },
     limits: { keepAliveMs: 200 },

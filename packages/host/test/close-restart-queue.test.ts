@@ -14,8 +14,11 @@ const t = perTest()
 
 describe('a host closed while a turn runs and a follow-up waits', () => {
   it('the next host runs the follow-up when the session is opened again: a shutdown is not a Stop', async () => {
+    // Each host's store closed after it (the list closes in reverse): a store left open keeps its journal file open.
+    const firstStore = jsonlStore({ dir: t.dir })
+    t.closing.push(firstStore)
     const first = createHost({
-      store: jsonlStore({ dir: t.dir }),
+      store: firstStore,
       // Turn 1 streams until it is aborted; the grace below is shorter than its answer.
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'a long answer', chunkSize: 1, delayMs: 60_000 }] }), store, sessionId }),
     })
@@ -27,8 +30,10 @@ describe('a host closed while a turn runs and a follow-up waits', () => {
     expect(queued.status).toBe(202)
     await first.close({ graceMs: 0 })
 
+    const secondStore = jsonlStore({ dir: t.dir })
+    t.closing.push(secondStore)
     const second = createHost({
-      store: jsonlStore({ dir: t.dir }),
+      store: secondStore,
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'b answered' }] }), store, sessionId }),
     })
     t.closing.push(second)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createAgent, createUserMessage, definePlugin, memoryStore, type Store } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
-import { createHost } from '../src/index.js'
+import { createHost, type Host } from '../src/index.js'
 import { json, perTest, req, waitFor } from './helpers.js'
 
 const t = perTest()
@@ -24,11 +24,15 @@ function counted(dir: string): { store: Store; reads: string[] } {
   return { store, reads }
 }
 
-const hostOn = (store: Store) => createHost({
-  store,
-  agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'ok' }] }), store, sessionId }),
-  limits: { keepAliveMs: 200 },
-})
+function hostOn(store: Store): Host {
+  // Listed before the host, so closed after it (the list closes in reverse): a store left open keeps its journal file open.
+  t.closing.push(store)
+  return createHost({
+    store,
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'ok' }] }), store, sessionId }),
+    limits: { keepAliveMs: 200 },
+  })
+}
 
 describe('resuming a cold session', () => {
   it('asks the store whether the session exists (has) and what its header says (header) instead of reading its whole log before opening it', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createAgent, type Agent, type UserMessage } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
-import { createHost } from '../src/index.js'
+import { createHost, type Host } from '../src/index.js'
 import { json, perTest, req, waitFor } from './helpers.js'
 
 const t = perTest()
@@ -32,11 +32,16 @@ async function programKilledAfterSend(id: string, send: (agent: Agent) => UserMe
   return sent
 }
 
-const hostOn = (dir: string) => createHost({
-  store: jsonlStore({ dir }),
-  agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'after the restart' }] }), store, sessionId }),
-  limits: { keepAliveMs: 200 },
-})
+function hostOn(dir: string): Host {
+  const store = jsonlStore({ dir })
+  // Listed before the host, so closed after it (the list closes in reverse): a store left open keeps its journal file open.
+  t.closing.push(store)
+  return createHost({
+    store,
+    agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'after the restart' }] }), store, sessionId }),
+    limits: { keepAliveMs: 200 },
+  })
+}
 
 describe('a direct core send a crash cut before its turn', () => {
   it.each([

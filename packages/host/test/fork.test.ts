@@ -11,8 +11,9 @@ const t = perTest()
 
 describe('host: fork errors', () => {
   it('answers each core failure with its own code: taken id 409, bad turn 400, unreadable log 500 without the file path', async () => {
-    const { host: h } = makeHost(t.dir, () => [{ text: 'one' }])
-    t.closing.push(h)
+    const { host: h, store } = makeHost(t.dir, () => [{ text: 'one' }])
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, h)
     await req(h, 'POST', '/v1/sessions', { id: 'p' })
     await req(h, 'POST', '/v1/sessions', { id: 'taken' })
     const taken = await req(h, 'POST', '/v1/sessions/p/fork', { id: 'taken' })
@@ -29,8 +30,8 @@ describe('host: fork errors', () => {
     const lines = (await readFile(file, 'utf8')).split('\n')
     lines.splice(1, 0, '{"not an event')
     await writeFile(file, lines.join('\n'))
-    const { host: again } = makeHost(t.dir)
-    t.closing.push(again)
+    const { host: again, store: againStore } = makeHost(t.dir)
+    t.closing.push(againStore, again)
     const damaged = await req(again, 'POST', '/v1/sessions/p/fork', { id: 'c2' })
     const text = await damaged.text()
     expect(damaged.status).toBe(500)
@@ -40,8 +41,10 @@ describe('host: fork errors', () => {
 
   it('forks a live session right after its turn ended, though the turn is still in write-behind', async () => {
     // An hour-long batch window: nothing reaches the file until someone flushes.
+    const store = jsonlStore({ dir: t.dir, batchWindowMs: 3_600_000 })
+    t.closing.push(store)
     const h = createHost({
-      store: jsonlStore({ dir: t.dir, batchWindowMs: 3_600_000 }),
+      store,
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'done' }] }), store, sessionId }),
     })
     t.closing.push(h)

@@ -26,20 +26,23 @@ let dir: string
 let cleanup: () => Promise<void>
 let host: Host | undefined
 let server: RunningServer | undefined
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof jsonlStore> | undefined
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
 })
 afterEach(async () => {
   await server?.close()
   await host?.close()
-  server = host = undefined
+  await store?.close()
+  server = host = store = undefined
   await cleanup()
 })
 
 describe('host stream: subagent children', () => {
   it('announces every child a session spawns (and theirs), with its parent, and follows its status to the end — no request to a child', { timeout: 30_000 }, async () => {
     const gate = taskGate(new Set(['research']))
-    const store = jsonlStore({ dir })
+    store = jsonlStore({ dir })
     host = createHost({
       store,
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: Array.from({ length: 20 }, () => route) }), store, sessionId, plugins: [subagents, gate.plugin] }),

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createAgent, definePlugin } from '@bosun/core'
+import { createAgent, definePlugin, type Store } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, tokenMatches, type Host } from '../src/index.js'
@@ -9,18 +9,22 @@ import { json, makeHost, req, stepGate, tempDir, waitFor } from './helpers.js'
 let dir: string
 let cleanup: () => Promise<void>
 const hosts: Host[] = []
+/** Closed after the hosts: a store left open keeps its journal file open until the garbage collector. */
+const stores: Store[] = []
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
 })
 afterEach(async () => {
   for (const host of hosts.splice(0)) await host.close()
+  for (const store of stores.splice(0)) await store.close()
   await cleanup()
 })
 
 function host(responses?: Parameters<typeof makeHost>[1], extra?: Parameters<typeof makeHost>[2]): Host {
-  const made = makeHost(dir, responses, extra).host
+  const { host: made, store } = makeHost(dir, responses, extra)
   hosts.push(made)
+  stores.push(store)
   return made
 }
 
@@ -287,6 +291,7 @@ describe('host: admission receipts', () => {
       },
     })
     const store = jsonlStore({ dir })
+    stores.push(store)
     const h = createHost({
       store,
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'an answer' }] }), store, sessionId, plugins: [gate.plugin, deny] }),
@@ -321,8 +326,9 @@ describe('host: admission receipts', () => {
   it('cancels with keepInbox (parked), wakes, and reports a rerouted steer', async () => {
     // Turn 1 is held at its first step until the cancel: m2 is queued behind it, whatever the machine's speed.
     const gate = stepGate()
-    const h = makeHost(dir, () => [{ text: 'an answer' }], {}, [gate.plugin]).host
+    const { host: h, store } = makeHost(dir, () => [{ text: 'an answer' }], {}, [gate.plugin])
     hosts.push(h)
+    stores.push(store)
     await req(h, 'POST', '/v1/sessions', { id: 's' })
     await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'go' })
     await waitFor(() => gate.waiting === 1, 15_000, 'turn 1 to reach its first step')
@@ -347,8 +353,9 @@ describe('host: admission receipts', () => {
   it('edits and reorders queued messages by id, and forks a session', async () => {
     // Turn 1 is held at its first step while the queue is edited, whatever the machine's speed.
     const gate = stepGate()
-    const h = makeHost(dir, () => [{ text: 'an answer' }], {}, [gate.plugin]).host
+    const { host: h, store } = makeHost(dir, () => [{ text: 'an answer' }], {}, [gate.plugin])
     hosts.push(h)
+    stores.push(store)
     await req(h, 'POST', '/v1/sessions', { id: 's' })
     await req(h, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'run', content: 'go' })
     await waitFor(() => gate.waiting === 1, 15_000, 'turn 1 to reach its first step')

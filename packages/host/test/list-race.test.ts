@@ -47,7 +47,8 @@ function gatedList(store: Store) {
 function hostOn(store: Store): Host {
   // idleMs is short so the session retires (its agent closes) on its own after its turn; each wait on it is a condition.
   const host = createHost({ store, agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId }), limits: { idleMs: 20, keepAliveMs: 200 } })
-  t.closing.push(host)
+  // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+  t.closing.push(store, host)
   return host
 }
 

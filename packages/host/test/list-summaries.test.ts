@@ -92,8 +92,11 @@ function counting(store: Store): { store: Store; reads: string[] } {
 }
 
 const hosts: Host[] = []
+/** Stores a test made, closed after its hosts. */
+const closeLast: Store[] = []
 afterEach(async () => {
   for (const host of hosts.splice(0)) await host.close()
+  for (const store of closeLast.splice(0)) await store.close()
 })
 
 function hostOn(store: Store): Host {
@@ -140,12 +143,18 @@ describe('host lists from the stores\' summaries', () => {
 
   it('JSONL: no log read for the list, the hello or the children; a sidecar of the earlier format (no per-queue counts) makes that session alone read', async () => {
     const folder = join(dir, 'jsonl')
-    await fill(jsonlStore({ dir: folder }))
-    const { store, reads } = counting(jsonlStore({ dir: folder }))
+    // Each store closed once done with (the host's after the host): a store left open keeps its journal file open.
+    const writer = jsonlStore({ dir: folder })
+    await fill(writer)
+    await writer.close()
+    const served = jsonlStore({ dir: folder })
+    const reference = jsonlStore({ dir: folder })
+    closeLast.push(served, reference)
+    const { store, reads } = counting(served)
     const host = hostOn(store)
     const got = await lists(host)
     expect(reads).toEqual([])
-    await expectFullReadRows(jsonlStore({ dir: folder }), got)
+    await expectFullReadRows(reference, got)
 
     // The sidecar the build before per-queue counts wrote: the store folds on from it (its tail
     // alone) and lists that session without `queued`, so the host reads that log for the counts.
@@ -157,7 +166,7 @@ describe('host lists from the stores\' summaries', () => {
     const again = await lists(host)
     // Read for the list and the hello (it is no one's child): that session alone.
     expect(reads).toEqual(['plain', 'plain'])
-    await expectFullReadRows(jsonlStore({ dir: folder }), again)
+    await expectFullReadRows(reference, again)
   })
 
   it('memory: the rows from its list (it has no read: they were lastSeq -1, queue null before)', async () => {

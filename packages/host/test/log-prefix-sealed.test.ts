@@ -21,8 +21,11 @@ const state = perTest()
 /** A host on 127.0.0.1 over a JSONL store in the test's dir; the agents it builds are kept in `agents`. */
 async function serve(responses: () => ScriptedResponse[], limits: HostLimits = {}): Promise<{ server: RunningServer; agents: Agent[] }> {
   const agents: Agent[] = []
+  // Closed after the server (the list closes in reverse): a store left open keeps its journal file open.
+  const store = jsonlStore({ dir: state.dir })
+  state.closing.push(store)
   const host = createHost({
-    store: jsonlStore({ dir: state.dir }),
+    store,
     agentFactory: async ({ sessionId, store }) => {
       const agent = await createAgent({ model: scripted({ responses: responses() }), store, sessionId })
       agents.push(agent)

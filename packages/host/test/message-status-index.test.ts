@@ -9,6 +9,8 @@ const t = perTest()
 
 async function serve(plugins: ReturnType<typeof stepGate>['plugin'][]): Promise<{ host: Host; server: RunningServer; store: ReturnType<typeof jsonlStore> }> {
   const store = jsonlStore({ dir: t.dir })
+  // Closed after the server (the list closes in reverse): a store left open keeps its journal file open.
+  t.closing.push(store)
   const host = createHost({ store, agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId, plugins }), limits: { keepAliveMs: 200 } })
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
   t.closing.push(server)
@@ -89,6 +91,7 @@ describe('GET /v1/sessions/:id/messages/:messageId on a live session', () => {
 
   it('answers a session a crash left mid-turn as its log says, from the stored log and then from the index once recovery reopened it', async () => {
     const store = jsonlStore({ dir: t.dir })
+    t.closing.push(store)
     const seeded = await createAgent({ model: scripted({ responses: [] }), store, sessionId: 's' })
     await seeded.close()
     // What a host killed during the turn leaves: m1 admitted and claimed by turn 1, the turn open.

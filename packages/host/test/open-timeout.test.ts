@@ -29,8 +29,14 @@ function setupGate(held = Infinity): { plugin: ReturnType<typeof definePlugin>; 
 }
 
 async function storedSession(dir: string, id: string): Promise<void> {
-  const agent = await createAgent({ model: scripted({ responses: [] }), store: jsonlStore({ dir }), sessionId: id })
-  await agent.close()
+  const store = jsonlStore({ dir })
+  try {
+    const agent = await createAgent({ model: scripted({ responses: [] }), store, sessionId: id })
+    await agent.close()
+  } finally {
+    // Closing the agent leaves the store open, and with it the journal file its writes opened.
+    await store.close()
+  }
 }
 
 /** A host on 127.0.0.1 whose sessions' agents use the gate's plugin, opens bounded by `openTimeoutMs`. */
@@ -56,7 +62,8 @@ describe('limits.openTimeoutMs', () => {
     await storedSession(t.dir, 'slow')
     const gate = setupGate(1)
     const { store, server } = await gatedHost(t.dir, gate, 1000)
-    t.closing.push(server)
+    // The store after the server (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, server)
 
     const refused = await send(server.url, 'slow', 1)
     expect(refused.status).toBe(503)
@@ -96,7 +103,7 @@ describe('limits.openTimeoutMs', () => {
     })
     const store = jsonlStore({ dir: t.dir })
     const server = await listen(createHost({ store, agent: { model: scripted({ responses: [] }), plugins: [hangsOnce] }, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
-    t.closing.push(server)
+    t.closing.push(store, server)
     const log = vi.spyOn(console, 'error').mockImplementation(() => {})
     t.closing.push({ close: async () => log.mockRestore() })
 
@@ -112,8 +119,9 @@ describe('limits.openTimeoutMs', () => {
     await server.close()
 
     // A second host on the same folder (another process) gets the session too: nothing holds its lock.
-    const second = await listen(createHost({ store: jsonlStore({ dir: t.dir }), agent: { model: scripted({ responses: [] }) }, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
-    t.closing.push(second)
+    const secondStore = jsonlStore({ dir: t.dir })
+    const second = await listen(createHost({ store: secondStore, agent: { model: scripted({ responses: [] }) }, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(secondStore, second)
     await vi.waitFor(async () => expect((await send(second.url, 'hung', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })
   })
 
@@ -136,8 +144,9 @@ describe('limits.openTimeoutMs', () => {
       },
     })
     const config = { model: { adapter: scripted({ responses: [] }) }, plugins: [hangsOnce] }
-    const server = await listen(createHost({ store: jsonlStore({ dir: t.dir }), config, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
-    t.closing.push(server)
+    const store = jsonlStore({ dir: t.dir })
+    const server = await listen(createHost({ store, config, limits: { openTimeoutMs: 200 } }), { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(store, server)
     const log = vi.spyOn(console, 'error').mockImplementation(() => {})
     t.closing.push({ close: async () => log.mockRestore() })
 
@@ -163,7 +172,7 @@ describe('limits.openTimeoutMs', () => {
       limits: { openTimeoutMs: 200 },
     })
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-    t.closing.push(server)
+    t.closing.push(store, server)
     expect((await send(server.url, 'deaf', 1)).status).toBe(503)
     // The late open is waited for (it holds the lock) and closed again; then the session opens afresh.
     gate.open()
@@ -176,6 +185,7 @@ describe('limits.openTimeoutMs', () => {
     await storedSession(t.dir, 'stuck')
     const gate = setupGate()
     const { store, server } = await gatedHost(t.dir, gate, 200)
+    t.closing.push(store)
     expect((await send(server.url, 'stuck', 1)).status).toBe(503)
     await server.close()
     // Once the setup settles after all, the open it finished is closed again: its lock is released.

@@ -8,14 +8,17 @@ import { holdTool, json, req, tempDir, waitFor } from './helpers.js'
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof jsonlStore>
 
 let hold: ReturnType<typeof holdTool>
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
   hold = holdTool()
+  store = jsonlStore({ dir })
   host = createHost({
-    store: jsonlStore({ dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({
       model: scripted({ responses: [{ toolCalls: [{ name: 'hold' }] }, { text: 'after the steer' }, { toolCalls: [{ name: 'hold' }] }, { text: 'stopped' }] }),
       store, sessionId, tools: [hold.tool],
@@ -26,6 +29,7 @@ beforeEach(async () => {
 afterEach(async () => {
   hold.release()
   await host.close()
+  await store.close()
   await cleanup()
 })
 

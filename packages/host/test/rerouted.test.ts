@@ -67,6 +67,8 @@ beforeEach(async () => {
 afterEach(async () => {
   held.release()
   await host.close()
+  // Else its journal file stays open until the garbage collector closes it.
+  await held.store.close()
   await cleanup()
 })
 

@@ -27,8 +27,11 @@ const lastSeq = (frames: Frame[]) => Number(frames.filter((f) => f.event === 'se
 
 /** An in-process host over a JSONL store in the test's dir. `made` hears of each agent it builds. */
 function host(responses: () => ScriptedResponse[], made: (agent: Awaited<ReturnType<typeof createAgent>>) => void, extra: { idleMs?: number; plugins?: Parameters<typeof createAgent>[0]['plugins'] } = {}): Host {
+  // Closed after the host (the list closes in reverse): a store left open keeps its journal file open.
+  const store = jsonlStore({ dir: state.dir })
+  state.closing.push(store)
   const built = createHost({
-    store: jsonlStore({ dir: state.dir }),
+    store,
     agentFactory: async ({ sessionId, store }) => {
       const agent = await createAgent({ model: scripted({ responses: responses() }), store, sessionId, plugins: extra.plugins ?? [] })
       made(agent)

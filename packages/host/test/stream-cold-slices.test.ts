@@ -56,7 +56,7 @@ function watchedStore(dir: string) {
 
 /** A stored session of 10,000+ events (one long answer in one-character chunks), an inject waiting in next-step; no host has it open. */
 async function storedLongSession(): Promise<number> {
-  const { host } = makeHost(work.dir, () => [{ text: 'x'.repeat(10 * SLICE_EVENTS), chunkSize: 1 }, { text: 'second' }])
+  const { host, store } = makeHost(work.dir, () => [{ text: 'x'.repeat(10 * SLICE_EVENTS), chunkSize: 1 }, { text: 'second' }])
   await req(host, 'POST', '/v1/sessions', { id: 's' })
   await req(host, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'one' })
   await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/s/messages/m1'))).turnEnd === 'completed', 120_000, 'the long turn')
@@ -66,6 +66,8 @@ async function storedLongSession(): Promise<number> {
   await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'i1', content: 'context', delivery: 'inject' })
   const lastSeq = (await json(req(host, 'GET', '/v1/sessions/s'))).lastSeq as number
   await host.close()
+  // Else its journal file stays open until the garbage collector closes it.
+  await store.close()
   return lastSeq
 }
 
@@ -92,7 +94,8 @@ describe('host: a cold stream over a long stored log', () => {
     try {
       const { host } = makeHost(work.dir, () => [], { store: watched.store, limits: { keepAliveMs: 200, streamBatch: BATCH } })
       const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-      work.closing.push(server)
+      // The store after the server (the list closes in reverse): a store left open keeps its journal file open.
+      work.closing.push(watched.store, server)
 
       // At the tail nothing is replayed: every event read is the hello's pass (fold, queues,
       // status, finished steps, fingerprint), and no run of reads may span more than two slices

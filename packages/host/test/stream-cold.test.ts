@@ -14,9 +14,11 @@ const firstHost = () => [{ text: 'x'.repeat(40), chunkSize: 2, delayMs: 5 }, { t
 const laterHosts = () => [{ text: 'third answer', chunkSize: 3, delayMs: 5 }, { text: 'fourth answer', chunkSize: 3, delayMs: 5 }]
 
 async function start(streamBatch?: number, answers = laterHosts): Promise<{ host: Host; url: string }> {
-  const { host } = makeHost(work.dir, answers, streamBatch === undefined ? {} : { limits: { keepAliveMs: 200, streamBatch } })
+  const { host, store } = makeHost(work.dir, answers, streamBatch === undefined ? {} : { limits: { keepAliveMs: 200, streamBatch } })
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-  work.closing.push(server)
+  // The store stays listed when a test closes the server (pops it), and is closed at the test's
+  // end: a store left open keeps its journal file open.
+  work.closing.push(store, server)
   return { host, url: server.url }
 }
 

@@ -19,9 +19,10 @@ export function hostLog(): { lines(text: string): string[] } {
 /** A host on 127.0.0.1 (a free port) over a JSONL store in the test's dir, its steps held on `gate` until opened; closed after the test. */
 export async function serveHost(t: ReturnType<typeof perTest>, limits: HostLimits): Promise<{ host: Host; server: RunningServer; gate: ReturnType<typeof stepGate>; url: string }> {
   const gate = stepGate()
-  const { host } = makeHost(t.dir, () => [{ text: 'answered' }], { limits }, [gate.plugin])
+  const { host, store } = makeHost(t.dir, () => [{ text: 'answered' }], { limits }, [gate.plugin])
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-  t.closing.push({ close: async () => { gate.open(); await server.close() } })
+  // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+  t.closing.push(store, host, { close: async () => { gate.open(); await server.close() } })
   return { host, server, gate, url: server.url }
 }
 

@@ -3,7 +3,7 @@
 // when its owner closes it, the parent forgets it and opens it itself on the next send.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
-import { createAgent, definePlugin, findLiveAgent, memoryStore, type ModelRequest, type Plugin } from '@bosun/core'
+import { createAgent, definePlugin, findLiveAgent, memoryStore, type ModelRequest, type Plugin, type Store } from '@bosun/core'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -28,8 +28,12 @@ const settledAnswers = (events: readonly { type: string; data: unknown }[]) =>
  * A parent that spawned a background child (settled once) and closed; then another owner (a host,
  * say) opens the child, and the parent is reopened and sends it "again…": the second settlement.
  */
+/** The stores the tests made, closed at each test's end: a JSONL store left open keeps its journal file open. */
+const stores: Store[] = []
+
 async function borrowedBySend(kind: string, dir: string, ownerPlugins: Plugin[] = []) {
   const store = kind === 'memory' ? memoryStore() : jsonlStore({ dir })
+  stores.push(store)
   const first = await parent({ store, script })
   first.followup('go')
   await until(() => ofType(first.session.events, 'subagent/settled').length === 1, 'the first settlement')
@@ -50,6 +54,7 @@ describe.each([['memory'], ['JSONL']])('a child another part of the process runs
     dir = await mkdtemp(join(tmpdir(), 'bosun-borrow-'))
   })
   afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close()
     await rm(dir, { recursive: true, force: true })
   })
 
