@@ -118,13 +118,13 @@ async function* streamResponse(
   try {
     result = await untilAborted((model as StreamingModel).doStream(callOptions), signal)
   } catch (error) {
-    throw toModelError(error, signal, model.provider, model.modelId)
+    throw toModelError(error, signal, model.provider, model.modelId, callSettings.maxOutputTokens)
   }
   const reader = result.stream.getReader()
   // A provider that ignores the signal still stops here: cancelling ends the pending read.
   const onAbort = () => void reader.cancel(signal.reason).catch(() => {})
   signal.addEventListener('abort', onAbort, { once: true })
-  const mapper = new StreamMapper(model.provider)
+  const mapper = new StreamMapper(model.provider, callSettings.maxOutputTokens)
   let ended = false
   try {
     for (;;) {
@@ -132,7 +132,7 @@ async function* streamResponse(
       try {
         next = await reader.read()
       } catch (error) {
-        throw toModelError(error, signal, model.provider, model.modelId)
+        throw toModelError(error, signal, model.provider, model.modelId, callSettings.maxOutputTokens)
       }
       if (signal.aborted) throw abortedError(signal.reason)
       if (next.done) break

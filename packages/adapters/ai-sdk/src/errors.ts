@@ -1,4 +1,4 @@
-import { CONTEXT_WINDOW_MESSAGE, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
+import { CONTEXT_WINDOW_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
 import { withoutCredentials } from './mask.js'
 
@@ -17,7 +17,10 @@ export function abortedError(cause?: unknown): ModelError {
  * - an `APICallError` (or anything with a numeric `statusCode`) → the code of the status
  *   and its words (`ModelError.codeForStatus`: `CONTEXT_WINDOW_EXCEEDED` when the message says
  *   so; a 413 otherwise `RATE_LIMIT` or `INVALID_REQUEST`, by its words), its `isRetryable` (not
- *   for a 413: the code decides), and `retryAfterMs` from its `responseHeaders`;
+ *   for a 413: the code decides), and `retryAfterMs` from its `responseHeaders` — but a 413 over a
+ *   per-minute limit that the call's `maxOutputTokens` (`maxTokens`) alone reach is
+ *   `INVALID_REQUEST` saying to lower maxTokens (the kit's `maxTokensOverLimit`: compaction cannot
+ *   cure it);
  *   without a status (the connection failed) → `TRANSPORT`;
  * - the other AI SDK errors by name: `LoadAPIKeyError` → `AUTH`, a response that does not parse →
  *   `MALFORMED_RESPONSE`, an empty body → `EMPTY_RESPONSE`, a prompt the provider cannot
@@ -25,13 +28,14 @@ export function abortedError(cause?: unknown): ModelError {
  * - anything else → `SERVER`.
  *
  * What looks like a credential in the provider's text is masked ({@link withoutCredentials}).
- * `modelId`, when given, lets a 404 of a Responses model say what to use instead ({@link responsesHint}).
+ * `modelId`, when given, lets a 404 of a Responses model say what to use instead ({@link responsesHint});
+ * `maxTokens` is the call's `maxOutputTokens`, if it had one.
  */
-export function toModelError(error: unknown, signal: AbortSignal, provider: string, modelId?: string): ModelError {
-  return error instanceof ModelError ? error : withoutCredentials(typedError(error, signal, provider, modelId))
+export function toModelError(error: unknown, signal: AbortSignal, provider: string, modelId?: string, maxTokens?: number): ModelError {
+  return error instanceof ModelError ? error : withoutCredentials(typedError(error, signal, provider, modelId, maxTokens))
 }
 
-function typedError(error: unknown, signal: AbortSignal, provider: string, modelId?: string): ModelError {
+function typedError(error: unknown, signal: AbortSignal, provider: string, modelId?: string, maxTokens?: number): ModelError {
   const name = errorName(error)
   if (signal.aborted || name === 'AbortError' || name === 'ResponseAborted') return abortedError(error)
   // Bosun's own fetch (`fetchWithoutRedirects`, given to the provider) refused a redirect or an
@@ -50,14 +54,16 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
   if (status !== undefined && status >= 100 && status <= 599) {
     const body = stringField(error, 'responseBody') ?? ''
     // The kit's rule, as the native adapters apply it: a 413 is a context window, a rate limit or a
-    // byte limit by its words, a 400 a context window when they say so.
-    const code = ModelError.codeForStatus(status, `${message} ${body}`)
+    // byte limit by its words, a 400 a context window when they say so; a 413 that maxTokens alone causes, INVALID_REQUEST.
+    const overBudget = maxTokensOverLimit(status, `${message} ${body}`, maxTokens, MAX_TOKENS_FIELD)
+    const code = overBudget !== undefined ? 'INVALID_REQUEST' : ModelError.codeForStatus(status, `${message} ${body}`)
     // An exhausted quota (OpenAI's 429 insufficient_quota) is not cured by waiting, whatever the SDK says.
     const quota = status === 429 && /insufficient_quota/.test(`${body} ${nestedKind(error)}`)
     const wait = quota ? undefined : waitFrom(error, code)
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
-    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''}${responsesHint(provider, status, modelId)}`, {
+    const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''
+    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId)}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -77,14 +83,17 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
  * `{ type: 'overloaded_error', message }`, OpenAI `{ code: 'rate_limit_exceeded', message }`),
  * or an Error: the code is read from its `type`/`code`; an unknown failure mid-stream is a
  * (retryable) `SERVER` error. An AI SDK error (named `AI_…`) is typed as {@link toModelError}
- * types it. What looks like a credential in it is masked.
+ * types it. What looks like a credential in it is masked. `maxTokens`: the call's `maxOutputTokens`.
  */
-export function streamError(error: unknown, provider: string): ModelError {
+export function streamError(error: unknown, provider: string, maxTokens?: number): ModelError {
   if (error instanceof ModelError) return error
   // A provider also puts an AI SDK error there — a chunk it could not parse or validate
   // (`JSONParseError`, `TypeValidationError`), an `APICallError`: typed as the same error thrown is.
-  return withoutCredentials(errorName(error).startsWith('AI_') ? typedError(error, NOT_ABORTED, provider) : partError(error, provider))
+  return withoutCredentials(errorName(error).startsWith('AI_') ? typedError(error, NOT_ABORTED, provider, undefined, maxTokens) : partError(error, provider, maxTokens))
 }
+
+/** The call setting that carries maxTokens to the provider, named in a 413's message. */
+const MAX_TOKENS_FIELD = 'maxOutputTokens'
 
 /**
  * `openai('…')` of @ai-sdk/openai 3 asks the Responses API (`POST /responses`, provider id
@@ -100,11 +109,14 @@ function responsesHint(provider: string, status: number, modelId: string | undef
 /** An error part is not an abort: the reading loop reports the turn's abort itself. */
 const NOT_ABORTED = new AbortController().signal
 
-function partError(error: unknown, provider: string): ModelError {
+function partError(error: unknown, provider: string, maxTokens?: number): ModelError {
   const kind = `${stringField(error, 'type') ?? ''} ${stringField(error, 'code') ?? ''} ${nestedKind(error)}`.trim()
   const message = errorMessage(error)
-  const code = codeForKind(kind, message)
-  return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}`, { cause: error })
+  // Anthropic's request_too_large is a 413 in a stream: maxTokens alone over the limit is the same INVALID_REQUEST.
+  const overBudget = /request[_ ]too[_ ]large/i.test(kind) ? maxTokensOverLimit(413, message, maxTokens, MAX_TOKENS_FIELD) : undefined
+  const code = overBudget !== undefined ? 'INVALID_REQUEST' : codeForKind(kind, message)
+  const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : ''
+  return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}${hint}`, { cause: error })
 }
 
 function causeModelError(error: unknown): ModelError | undefined {

@@ -43,8 +43,12 @@ export class StreamMapper {
   /** The provider reported, as an error part, that its stream ended without a finish reason. */
   #noFinishReason = false
 
-  constructor(provider: string) {
+  /** The call's `maxOutputTokens`, which a `request_too_large` error part is typed by. */
+  readonly #maxTokens: number | undefined
+
+  constructor(provider: string, maxTokens?: number) {
     this.#provider = provider
+    this.#maxTokens = maxTokens
     this.#family = providerFamily(provider)
     this.#keys = providerKeys(provider)
   }
@@ -110,7 +114,7 @@ export class StreamMapper {
           this.#noFinishReason = true
           return []
         }
-        throw streamError(part.error, this.#provider)
+        throw streamError(part.error, this.#provider, this.#maxTokens)
       default:
         return []
     }

@@ -2,8 +2,10 @@
 // kit's rule, ModelError.codeForStatus) — it was CONTEXT_WINDOW_EXCEEDED whatever it said. The
 // model is a minimal provider that POSTs to a real local server and throws an APICallError
 // of the failed response, as @ai-sdk/provider-utils does (isRetryable false for a 413).
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModelV2 } from '@ai-sdk/provider'
 import { modelErrorFromResponse, tooLargeHint } from '@bosun/core'
+import type { ModelRequest } from '@bosun/core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { warmUpFetch } from '../../openai/src/testing/hostile.js'
 import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
@@ -37,9 +39,11 @@ beforeAll(async () => {
 afterAll(() => server.close())
 beforeEach(() => server.reset())
 
-async function failure() {
+const ask = (params: ModelRequest['params'] = {}): ModelRequest => ({ system: '', messages: [], tools: [], params })
+
+async function failure(adapter = aiSdk({ model: httpModel(server.url) }), request = ask()) {
   try {
-    for await (const _ of aiSdk({ model: httpModel(server.url) }).stream({ system: '', messages: [], tools: [], params: {} }, { signal: new AbortController().signal })) {
+    for await (const _ of adapter.stream(request, { signal: new AbortController().signal })) {
       // nothing streams: the request fails
     }
   } catch (error) {
@@ -100,5 +104,46 @@ describe('HTTP 413 through an AI SDK provider', () => {
       expect(error.message.endsWith(tooLargeHint(code, body))).toBe(true)
       expect(modelErrorFromResponse('groq', 413, new Headers(), body).message).toContain(tooLargeHint(code, body))
     }
+  })
+})
+
+// Review G1: through the bridge as in the native adapters, Groq's 413 "Request too large … (TPM):
+// Limit 12000, Requested 18657" whose request's max tokens ALONE are at or over the limit is
+// INVALID_REQUEST saying to lower maxTokens — not CONTEXT_WINDOW_EXCEEDED, on which the compaction
+// plugin would compact for nothing (it shrinks the prompt, never the output budget). A real AI SDK
+// provider (@ai-sdk/openai-compatible) sends the request to the real local server.
+const groq = () => createOpenAICompatible({ name: 'groq', baseURL: server.url, apiKey: 'test-key' }).chatModel('llama-3.3-70b-versatile')
+
+describe("Groq's 413 through the bridge when maxTokens alone is at or over the per-minute limit", () => {
+  it('the option maxTokens over the limit: INVALID_REQUEST, not retryable, naming maxTokens, its value and the limit', async () => {
+    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+    const error = await failure(aiSdk({ model: groq(), maxTokens: 16000 }))
+    expect(server.requests[0]!.body.max_tokens).toBe(16000)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
+    expect(error.message).toMatch(/maxTokens \(16000, sent as maxOutputTokens\) is alone at or over the limit of 12000 tokens per minute/)
+    expect(error.message).toMatch(/set maxTokens below 12000/)
+    expect(error.message).not.toMatch(/compact the conversation \(/)
+  })
+
+  it('params.maxTokens of the request decides, at the limit too', async () => {
+    server.reply(status(413, GROQ_TPM))
+    const error = await failure(aiSdk({ model: groq(), maxTokens: 1000 }), ask({ maxTokens: 12000 }))
+    expect(server.requests[0]!.body.max_tokens).toBe(12000)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413 })
+    expect(error.message).toMatch(/maxTokens \(12000, sent as maxOutputTokens\)/)
+  })
+
+  it('under the limit, or with no maxTokens: CONTEXT_WINDOW_EXCEEDED, as before', async () => {
+    server.reply(status(413, GROQ_TPM), status(413, GROQ_TPM))
+    expect(await failure(aiSdk({ model: groq(), maxTokens: 4000 }))).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413 })
+    expect(await failure(aiSdk({ model: groq() }))).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413 })
+  })
+
+  it('an error part of request_too_large in those words (an Anthropic-compatible gateway): the same rule', async () => {
+    const { message } = (JSON.parse(GROQ_TPM) as { error: { message: string } }).error
+    const model = mockV2({ provider: 'anthropic.messages', responses: [[{ type: 'error', error: { type: 'error', error: { type: 'request_too_large', message } } }]] })
+    const error = await failure(aiSdk({ model, maxTokens: 16000 }))
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+    expect(error.message).toMatch(/maxTokens \(16000, sent as maxOutputTokens\) is alone at or over the limit of 12000/)
   })
 })

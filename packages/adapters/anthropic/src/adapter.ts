@@ -7,7 +7,7 @@ import { DEFAULT_API_KEY_ENV, resolveOptions, type AnthropicOptions, type Resolv
 import { toAnthropicRequest } from './request.js'
 import { sseEvents } from './sse.js'
 import { MessageStreamDecoder, streamError, type AnthropicEvent } from './stream.js'
-import { responseError } from './too-large.js'
+import { responseError, sentMaxTokens, type SentMaxTokens } from './too-large.js'
 
 /** The `anthropic-version` header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -108,8 +108,9 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
   signal?.addEventListener('abort', forward, { once: true })
   try {
     if (signal?.aborted) throw signal.reason
-    const body = JSON.stringify(toAnthropicRequest(request, connection.options))
-    yield* withContentDeadline(decode(send(connection, body, controller.signal)), connection.options, 'Anthropic')
+    const body = toAnthropicRequest(request, connection.options)
+    const sent = sentMaxTokens(body)
+    yield* withContentDeadline(decode(send(connection, JSON.stringify(body), sent, controller.signal), sent), connection.options, 'Anthropic')
   } catch (error) {
     throw typed(error, signal, connection)
   } finally {
@@ -119,8 +120,8 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
 }
 
 /** The chunks of the stream's events, up to `message_stop`; `ping` and the like make none. */
-async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<ModelChunk> {
-  const decoder = new MessageStreamDecoder()
+async function* decode(events: AsyncIterable<AnthropicEvent>, sent: SentMaxTokens): AsyncGenerator<ModelChunk> {
+  const decoder = new MessageStreamDecoder(sent)
   for await (const event of events) {
     yield* decoder.push(event)
     if (decoder.done) return
@@ -131,19 +132,20 @@ async function* decode(events: AsyncIterable<AnthropicEvent>): AsyncGenerator<Mo
 /**
  * Sends the request and yields the stream's events. A redirect is refused (the key goes to
  * `baseURL`'s origin only), a non-streamed body is read up to a cap, and the key is masked in any
- * excerpt of what the server sent before it is cut.
+ * excerpt of what the server sent before it is cut. `sent`: the body's max_tokens, which a 413 is
+ * typed by.
  */
-async function* send(connection: Connection, body: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
+async function* send(connection: Connection, body: string, sent: SentMaxTokens, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
   const secret = connection.apiKey
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw withPathHint(await responseError(response, secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }), connection)
+  if (!response.ok) throw withPathHint(await responseError(response, { ...sent, ...(secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }) }), connection)
   const type = response.headers.get('content-type')
   if (type !== null && !isEventStream(type)) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
     // A gateway or proxy may answer 200 with Anthropic's error object as JSON: typed like the same
     // error in a stream (an overloaded_error stays a retryable SERVER error).
     const error = errorPayload(text)
-    if (error !== undefined) throw streamError(error, `in a ${response.status} JSON body`)
+    if (error !== undefined) throw streamError(error, `in a ${response.status} JSON body`, sent)
     throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${excerpt(text, 200, secret)}`)
   }
   if (response.body === null) throw new ModelError('EMPTY_RESPONSE', 'Anthropic answered with an empty body.')

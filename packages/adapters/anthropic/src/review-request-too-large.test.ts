@@ -4,6 +4,7 @@
 // stays CONTEXT_WINDOW_EXCEEDED. The same holds for the error inside a stream or a 200 JSON body.
 // Review Y2: the rule is the kit's, shared by every adapter — one in rate-limit words is RATE_LIMIT.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { AnthropicOptions } from './options.js'
 import { ask, collect, model, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, status, type FakeServer } from './testing/server.js'
 import { GROQ_TPM, RATE_LIMIT_413 } from '../../openai/src/testing/too-large.js'
@@ -17,7 +18,7 @@ afterEach(async () => {
   await server.close()
 })
 
-const run = async () => (await collect(model(server.baseURL).stream(ask(), { signal: new AbortController().signal }))).error
+const run = async (options: Partial<AnthropicOptions> = {}) => (await collect(model(server.baseURL, options).stream(ask(), { signal: new AbortController().signal }))).error
 const body = (message: string) => JSON.stringify({ type: 'error', error: { type: 'request_too_large', message } })
 const BYTES = 'Request exceeds the maximum allowed number of bytes.'
 const TOKENS = 'prompt is too long: 210000 tokens > 200000 maximum'
@@ -63,5 +64,44 @@ describe('413 request_too_large', () => {
     expect(bytes!.message).toMatch(/images or documents/)
     expect(await run()).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false })
     expect(await run()).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+  })
+})
+
+// Review G1: a 413 over a per-minute token limit (Groq's words, "Limit 12000, Requested 18657",
+// here from an Anthropic-compatible gateway) counts the request's max_tokens with its prompt. When
+// max_tokens alone is at or over the limit, compaction (CONTEXT_WINDOW_EXCEEDED) cannot cure it:
+// INVALID_REQUEST, saying to lower maxTokens — the kit's rule, as in the openai and ai-sdk adapters.
+const groqMessage = (JSON.parse(GROQ_TPM) as { error: { message: string } }).error.message
+
+describe('a 413 over the per-minute limit with maxTokens alone at or over it', () => {
+  it('HTTP 413: INVALID_REQUEST, not retryable, naming maxTokens, its value and the limit', async () => {
+    server.reply(status(413, GROQ_TPM, { 'retry-after': '3' }))
+    const error = await run({ maxTokens: 16000 })
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
+    expect(error!.message).toMatch(/maxTokens \(16000, sent as max_tokens\) is alone at or over the limit of 12000 tokens per minute/)
+    expect(error!.message).toMatch(/set maxTokens below 12000/)
+  })
+
+  it('maxTokens under the limit: CONTEXT_WINDOW_EXCEEDED, as before', async () => {
+    server.reply(status(413, GROQ_TPM))
+    expect(await run({ maxTokens: 8000 })).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413 })
+  })
+
+  it('a request_too_large in the stream and in a 200 JSON body: the same rule', async () => {
+    const payload = { type: 'error', error: { type: 'request_too_large', message: groqMessage } }
+    server.reply(events([payload]), status(200, JSON.stringify(payload)))
+    for (let i = 0; i < 2; i++) {
+      const error = await run({ maxTokens: 12000 })
+      expect(error).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
+      expect(error!.message).toMatch(/maxTokens \(12000, sent as max_tokens\) is alone at or over the limit of 12000/)
+    }
+  })
+
+  it('with thinking, the message says that max_tokens holds the thinking budget (reasoningEffort)', async () => {
+    server.reply(status(413, GROQ_TPM))
+    const error = await run({ maxTokens: 4000, reasoningEffort: 'high' })
+    expect(server.requests[0]!.body).toMatchObject({ max_tokens: 20384, thinking: { budget_tokens: 16384 } })
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413 })
+    expect(error!.message).toMatch(/maxTokens \(20384, sent as max_tokens, a thinking budget of 16384 \(reasoningEffort\) included\) is alone at or over the limit of 12000/)
   })
 })

@@ -1,6 +1,6 @@
-import { excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
+import { excerpt, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
-import { TOO_LARGE_HINT, tooLargeCode } from './too-large.js'
+import { TOO_LARGE_HINT, tooLargeCode, type SentMaxTokens } from './too-large.js'
 
 /** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
 export interface AnthropicEvent {
@@ -60,6 +60,9 @@ export class MessageStreamDecoder {
   /** Some text of this message was sent: a refusal's explanation is kept a blank line apart from it. */
   #wroteText = false
 
+  /** `sent`: the request's max_tokens, which an in-stream `request_too_large` is typed by. */
+  constructor(private readonly sent?: SentMaxTokens) {}
+
   /** `message_stop` arrived: the response is complete. */
   get done(): boolean {
     return this.#done
@@ -97,7 +100,7 @@ export class MessageStreamDecoder {
         this.#done = true
         return this.#finishChunks()
       case 'error':
-        throw streamError(event.error)
+        throw streamError(event.error, 'in the stream', this.sent)
       default:
         return [] // ping, and event types added after this adapter was written
     }
@@ -275,16 +278,20 @@ function reasoning(text: string, signature: string): ModelChunk {
     : { type: 'reasoning-delta', text, signature, provider: 'anthropic' }
 }
 
-/** The typed error of an Anthropic `{type: 'error', error: {type, message}}` payload (in a stream, or a 200 JSON body). */
-export function streamError(value: unknown, where = 'in the stream'): ModelError {
+/**
+ * The typed error of an Anthropic `{type: 'error', error: {type, message}}` payload (in a stream, or
+ * a 200 JSON body); `sent`, the request's max_tokens, types a `request_too_large` as a 413 response.
+ */
+export function streamError(value: unknown, where = 'in the stream', sent?: SentMaxTokens): ModelError {
   const error = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
   const type = typeof error.type === 'string' ? error.type : 'unknown_error'
   // Cut: a message can be megabytes, and the error goes into the log and the terminal.
   const detail = typeof error.message === 'string' ? `: ${excerpt(error.message, MAX_PROVIDER_MESSAGE)}` : ''
   const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
   // A request_too_large is typed by its words as a 413 response is; other refusals count tokens or not.
-  const code = type === 'request_too_large' ? tooLargeCode(detail) : base === 'INVALID_REQUEST' ? ModelError.codeForStatus(400, detail) : base
-  const hint = type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : ''
+  const overBudget = type === 'request_too_large' ? maxTokensOverLimit(413, detail, sent?.maxTokens, sent?.maxTokensField) : undefined
+  const code = overBudget !== undefined ? 'INVALID_REQUEST' : type === 'request_too_large' ? tooLargeCode(detail) : base === 'INVALID_REQUEST' ? ModelError.codeForStatus(400, detail) : base
+  const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : ''
   // The HTTP status was 200: the equivalent status is kept in the message only.
   return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status})${hint}.`)
 }

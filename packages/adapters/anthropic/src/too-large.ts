@@ -16,13 +16,30 @@ export const TOO_LARGE_HINT = ' (the request has more bytes than Anthropic accep
 export const tooLargeCode = (text: string): ModelErrorCode => ModelError.codeForStatus(413, text)
 
 /**
+ * The request's `max_tokens` as sent: a 413 over a per-minute token limit that it alone reaches is
+ * `INVALID_REQUEST` saying to lower maxTokens (the kit's `maxTokensOverLimit`), not a context window.
+ */
+export interface SentMaxTokens {
+  maxTokens: number
+  /** `max_tokens`, with the thinking budget it holds, if any (reasoningEffort: it may be what to lower). */
+  maxTokensField: string
+}
+
+/** What {@link SentMaxTokens} says of a request body with this `max_tokens` (and thinking, if any). */
+export const sentMaxTokens = (body: { max_tokens: number; thinking?: { budget_tokens: number } }): SentMaxTokens => ({
+  maxTokens: body.max_tokens,
+  maxTokensField: body.thinking === undefined ? 'max_tokens' : `max_tokens, a thinking budget of ${body.thinking.budget_tokens} (reasoningEffort) included`,
+})
+
+/**
  * The typed error of a failed response. A 413 is decided by its message: one counting tokens stays
  * `CONTEXT_WINDOW_EXCEEDED` (compaction helps), one speaking of a rate limit is `RATE_LIMIT`; any
  * other — Anthropic's "exceeds the maximum allowed number of bytes", a proxy's "413 Request Entity
- * Too Large" page — is an `INVALID_REQUEST` saying so ({@link TOO_LARGE_HINT}). The key is masked
- * before anything is quoted.
+ * Too Large" page — is an `INVALID_REQUEST` saying so ({@link TOO_LARGE_HINT}); so is one over a
+ * per-minute limit that the request's `max_tokens` alone reaches, saying to lower maxTokens. The key
+ * is masked before anything is quoted.
  */
-export async function responseError(response: Response, options: { secret?: string; authHint: string }): Promise<ModelError> {
+export async function responseError(response: Response, options: { secret?: string; authHint: string } & Partial<SentMaxTokens>): Promise<ModelError> {
   if (response.status !== 413) return errorFromResponse('Anthropic', response, options)
   const text = await readBodyText(response, MAX_ERROR_BODY_BYTES, 'The error body of HTTP 413 from Anthropic')
   const body = maskSecret(text, options.secret)

@@ -6,7 +6,7 @@ import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelReques
 import { classify, inSentence, withPathHint, withStreamOptionsHint } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
-import { buildBody, type RequestSettings } from './request.js'
+import { buildBody, sentMaxTokens, type RequestSettings, type SentMaxTokens } from './request.js'
 import { ChunkMapper, chunksFromJson, chunksFromSse } from './stream.js'
 import { validateOptions } from './validate.js'
 
@@ -68,17 +68,21 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   /**
    * One HTTP exchange: the request, then the chunks of the answer (or its typed error). A
    * redirect is refused (the key and `headers` go to `baseURL`'s origin only) and a non-streamed
-   * body is read up to a cap; the key is masked in any excerpt of what the server sent.
+   * body is read up to a cap; the key is masked in any excerpt of what the server sent. `sent`:
+   * the maximum output tokens the body carries, which a 413 is typed by.
    */
-  async function* exchange(body: string, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  async function* exchange(body: string, sent: SentMaxTokens | undefined, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const headers = new Headers(extraHeaders)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'text/event-stream')
     if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
     const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
-    if (!response.ok) throw withStreamOptionsHint(withPathHint(await errorFromResponse(label, response, { secret: apiKey, authHint }), endpoint), settings.streamOptions)
+    if (!response.ok) {
+      const options = { secret: apiKey, authHint, ...(sent === undefined ? {} : { maxTokens: sent.maxTokens, maxTokensField: sent.field }) }
+      throw withStreamOptionsHint(withPathHint(await errorFromResponse(label, response, options), endpoint), settings.streamOptions)
+    }
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
-    const mapper = new ChunkMapper(label, provider, apiKey)
+    const mapper = new ChunkMapper(label, provider, apiKey, sent)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
       yield* chunksFromJson(await readBodyText(response, MAX_JSON_BODY_BYTES, `The JSON answer of ${inSentence(label)}`), mapper)
       return
@@ -93,8 +97,8 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     signal.addEventListener('abort', onAbort, { once: true })
     try {
       if (signal.aborted) throw signal.reason
-      const body = JSON.stringify(buildBody(request, settings))
-      yield* withContentDeadline(exchange(body, controller.signal), deadlines, label)
+      const body = buildBody(request, settings)
+      yield* withContentDeadline(exchange(JSON.stringify(body), sentMaxTokens(body, settings.maxTokensField), controller.signal), deadlines, label)
     } catch (error) {
       throw redactSecret(classify(error, signal, label, where), apiKey)
     } finally {

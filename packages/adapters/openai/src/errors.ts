@@ -1,5 +1,6 @@
-import { BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, ModelError } from '@bosun/core'
+import { BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, ModelError } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
+import type { SentMaxTokens } from './request.js'
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -12,9 +13,11 @@ const httpStatus = (value: unknown): number | undefined => {
 /**
  * The typed error for an `{"error": …}` object sent as a stream payload (OpenAI, OpenRouter,
  * vLLM and llama.cpp report failures after the 200 this way): the code from its status or
- * numeric code, else from its `type` / `code` words, else `SERVER`.
+ * numeric code, else from its `type` / `code` words, else `SERVER`. A 413 that the request's
+ * maximum output tokens (`sent`) alone cause is `INVALID_REQUEST` saying to lower maxTokens, as
+ * for the same answer in an HTTP response (`maxTokensOverLimit`).
  */
-export function streamError(label: string, error: unknown, secret?: string): ModelError {
+export function streamError(label: string, error: unknown, secret?: string, sent?: SentMaxTokens): ModelError {
   const fields = isObject(error) ? error : {}
   // Cut: a provider's message can be megabytes, and the error goes into the log and the terminal.
   const message =
@@ -23,7 +26,9 @@ export function streamError(label: string, error: unknown, secret?: string): Mod
   const kind = [fields.type, fields.code].filter((v) => typeof v === 'string').join(' ')
   let code: ModelErrorCode = 'SERVER'
   const options: ModelErrorOptions = status === undefined ? {} : { status }
-  if (CONTEXT_WINDOW_MESSAGE.test(`${kind} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
+  const overBudget = status === undefined ? undefined : maxTokensOverLimit(status, `${kind} ${message}`, sent?.maxTokens, sent?.field)
+  if (overBudget !== undefined) code = 'INVALID_REQUEST'
+  else if (CONTEXT_WINDOW_MESSAGE.test(`${kind} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
   else if (status !== undefined) code = ModelError.codeForStatus(status, `${kind} ${message}`)
   else if (/insufficient_quota/i.test(kind)) {
     code = 'RATE_LIMIT'
@@ -31,7 +36,8 @@ export function streamError(label: string, error: unknown, secret?: string): Mod
   } else if (/rate.?limit|too.?many.?requests/i.test(kind)) code = 'RATE_LIMIT'
   else if (/auth|api.?key|permission/i.test(kind)) code = 'AUTH'
   else if (/invalid|bad.?request|not.?found/i.test(kind)) code = 'INVALID_REQUEST'
-  return new ModelError(code, `${label} reported an error in the stream: ${message || kind || 'no message'}`, options)
+  const hint = overBudget === undefined ? '' : maxTokensOverLimitHint(overBudget)
+  return new ModelError(code, `${label} reported an error in the stream: ${message || kind || 'no message'}${hint}`, options)
 }
 
 /**

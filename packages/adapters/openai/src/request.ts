@@ -92,6 +92,25 @@ export function buildBody(request: ModelRequest, settings: RequestSettings): Rec
   return { ...body, ...params, ...toolParams(request) }
 }
 
+/** The maximum output tokens a request body carries, and the field that carries them. */
+export interface SentMaxTokens {
+  maxTokens: number
+  field: MaxTokensField
+}
+
+/**
+ * The maximum output tokens `body` ({@link buildBody}'s) sends — in `field` (the adapter's
+ * `maxTokensField`), else in the other field a `prepareCall` hook may have set through
+ * `request.params` — or undefined when it sends none. A 413 is typed by it (`maxTokensOverLimit`).
+ */
+export function sentMaxTokens(body: Record<string, unknown>, field: MaxTokensField): SentMaxTokens | undefined {
+  for (const name of [field, field === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens'] as const) {
+    const value = body[name]
+    if (typeof value === 'number' && Number.isFinite(value)) return { maxTokens: value, field: name }
+  }
+  return undefined
+}
+
 /**
  * `toolChoice` and `parallelToolCalls` as `tool_choice` and `parallel_tool_calls`, checked by the
  * kit as the anthropic and ai-sdk adapters check them: what no provider could honour (another

@@ -3,7 +3,8 @@
 // nothing, and Groq's 413 is a tokens-per-minute rate limit, which waiting cures.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openai } from './adapter.js'
-import { run } from './testing/helpers.js'
+import type { OpenAIOptions } from './options.js'
+import { request, run } from './testing/helpers.js'
 import { startServer, status, type TestServer } from './testing/server.js'
 import { GROQ_TPM, NGINX_413, RATE_LIMIT_413 } from './testing/too-large.js'
 
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 beforeEach(() => server.reset())
 
-const model = () => openai({ baseURL: server.url, model: 'test-model' })
+const model = (options: Partial<OpenAIOptions> = {}) => openai({ baseURL: server.url, model: 'test-model', ...options })
 
 describe('HTTP 413', () => {
   it("a proxy's byte limit (nginx's page): INVALID_REQUEST, not retryable, saying compaction would not help", async () => {
@@ -54,5 +55,61 @@ describe('HTTP 413', () => {
       res.end(`data: ${JSON.stringify({ error: { message: 'Payload Too Large', status: 413 } })}\n\n`)
     })
     expect((await run(model())).error).toMatchObject({ code: 'INVALID_REQUEST', status: 413 })
+  })
+})
+
+// Review G1: Groq answers 413 "Request too large … (TPM): Limit 12000, Requested 18657" when the
+// request's tokens — its prompt AND its max_tokens — are over the per-minute limit. That was always
+// CONTEXT_WINDOW_EXCEEDED, so the compaction plugin compacted and sent it again: useless when
+// maxTokens alone is at or over the limit, as compaction shrinks the prompt, never the output
+// budget. The adapter knows what it sent: then the 413 is INVALID_REQUEST saying to lower maxTokens.
+describe("Groq's 413 when maxTokens alone is at or over the per-minute limit", () => {
+  it('maxTokens over the limit: INVALID_REQUEST, not retryable, naming maxTokens, its value and the limit', async () => {
+    server.reply(status(413, GROQ_TPM, { 'x-ratelimit-reset-tokens': '7.5s' }))
+    const { error } = await run(model({ maxTokens: 16000 }))
+    expect(server.requests[0]!.body.max_tokens).toBe(16000)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
+    expect(error!.retryAfterMs).toBeUndefined()
+    expect(error!.message).toContain('Limit 12000, Requested 18657')
+    expect(error!.message).toMatch(/maxTokens \(16000, sent as max_tokens\) is alone at or over the limit of 12000 tokens per minute/)
+    expect(error!.message).toMatch(/set maxTokens below 12000/)
+    expect(error!.message).toMatch(/compacting the conversation would not help/)
+  })
+
+  it('maxTokens equal to the limit counts (the prompt needs at least one token more)', async () => {
+    server.reply(status(413, GROQ_TPM))
+    expect((await run(model({ maxTokens: 12000 }))).error).toMatchObject({ code: 'INVALID_REQUEST', status: 413 })
+  })
+
+  it('the value sent decides: params.maxTokens over the option, in the field maxTokensField names', async () => {
+    server.reply(status(413, GROQ_TPM))
+    const { error } = await run(model({ maxTokens: 1000, maxTokensField: 'max_completion_tokens' }), request({ params: { maxTokens: 20000 } }))
+    expect(server.requests[0]!.body.max_completion_tokens).toBe(20000)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413 })
+    expect(error!.message).toMatch(/maxTokens \(20000, sent as max_completion_tokens\)/)
+  })
+
+  it('maxTokens under the limit: still CONTEXT_WINDOW_EXCEEDED (a shorter prompt can pass)', async () => {
+    server.reply(status(413, GROQ_TPM))
+    const { error } = await run(model({ maxTokens: 4000 }))
+    expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413, retryable: false })
+    expect(error!.message).toMatch(/this request alone is over the limit: 18657 tokens/)
+  })
+
+  it('no maxTokens sent (params.maxTokens null removes the option): CONTEXT_WINDOW_EXCEEDED', async () => {
+    server.reply(status(413, GROQ_TPM))
+    const { error } = await run(model({ maxTokens: 16000 }), request({ params: { maxTokens: null } }))
+    expect(server.requests[0]!.body).not.toHaveProperty('max_tokens')
+    expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 413 })
+  })
+
+  it('the same 413 as an error payload inside the stream', async () => {
+    server.reply((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.end(`data: ${JSON.stringify({ error: { ...JSON.parse(GROQ_TPM).error, status: 413 } })}\n\n`)
+    })
+    const { error } = await run(model({ maxTokens: 16000 }))
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
+    expect(error!.message).toMatch(/maxTokens \(16000, sent as max_tokens\) is alone at or over the limit of 12000/)
   })
 })

@@ -2,6 +2,7 @@ import { excerpt, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelFinishReason, ModelUsage } from '@bosun/core'
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser'
 import { inSentence, malformed, streamError } from './errors.js'
+import type { SentMaxTokens } from './request.js'
 
 /** An SSE line longer than this (no line break in 16 MiB) is a broken stream, not a big chunk. */
 const MAX_BUFFER = 16 * 1024 * 1024
@@ -38,12 +39,14 @@ export class ChunkMapper {
 
   /**
    * `secret`: the adapter's key, masked in any excerpt of the server's payloads that goes into an
-   * error message before it is cut (a server may echo the key).
+   * error message before it is cut (a server may echo the key). `sent`: the maximum output tokens
+   * the request carried, which an error payload of status 413 is typed by.
    */
   constructor(
     readonly label: string,
     private readonly provider: string,
     private readonly secret?: string,
+    private readonly sent?: SentMaxTokens,
   ) {}
 
   /** One payload's JSON; a payload that is not JSON is `MALFORMED_RESPONSE`, quoting its start. */
@@ -58,7 +61,7 @@ export class ChunkMapper {
   /** The chunks of one parsed payload; throws a typed error for an error payload or a malformed one. */
   *map(payload: unknown): Generator<ModelChunk> {
     if (!isObject(payload)) throw malformed(this.label, `expected a JSON object, got ${excerpt(JSON.stringify(payload) ?? '', 200, this.secret)}`)
-    if (payload.error !== undefined && payload.error !== null) throw streamError(this.label, payload.error, this.secret)
+    if (payload.error !== undefined && payload.error !== null) throw streamError(this.label, payload.error, this.secret, this.sent)
     if (isObject(payload.usage)) this.#usage = usageOf(payload.usage)
     const choices = payload.choices ?? []
     if (!Array.isArray(choices)) throw malformed(this.label, '"choices" is not an array')

@@ -2,9 +2,10 @@ import { ModelError, type ModelErrorCode } from '../model.js'
 import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
-import { overRateLimitHint } from './refusal.js'
+import { maxTokensOverLimit, maxTokensOverLimitHint, overRateLimitHint } from './refusal.js'
 
-export { CONTEXT_WINDOW_MESSAGE } from './refusal.js'
+export { CONTEXT_WINDOW_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint } from './refusal.js'
+export type { MaxTokensOverLimit } from './refusal.js'
 
 /**
  * The longest provider message an error quotes (characters, after the key is masked). A provider
@@ -19,20 +20,23 @@ export const MAX_PROVIDER_MESSAGE = 1_000
  * 400, a 413 that is a context window, a rate limit or a byte limit), the provider's own message,
  * `retryAfterMs` from the headers (the rate-limit reset headers only for a rate limit). An exhausted quota
  * (OpenAI's 429 `insufficient_quota`) is a `RATE_LIMIT` that is not retryable: waiting does not
- * refill a billing quota. The message never includes request headers; `secret` (the adapter's
+ * refill a billing quota. A 413 that the request's `maxTokens` alone causes (at or over the
+ * per-minute limit the provider named: `maxTokensOverLimit`) is `INVALID_REQUEST` saying to lower
+ * it — compaction could not cure it. The message never includes request headers; `secret` (the adapter's
  * key) is masked in the body **before** any excerpt is cut, so a provider echoing the key cannot
  * leave a piece of it at the cut.
  */
-export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret, authHint }: ResponseErrorOptions = {}): ModelError {
+export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret, authHint, maxTokens, maxTokensField }: ResponseErrorOptions = {}): ModelError {
   const body = maskSecret(text, secret)
   const detail = providerMessage(body)
+  const overBudget = maxTokensOverLimit(status, `${detail} ${body}`, maxTokens, maxTokensField)
   // One rule for every adapter: a 4xx (a 413 too) is typed by its words as well as its status.
-  const code = ModelError.codeForStatus(status, `${detail} ${body}`)
+  const code = overBudget !== undefined ? 'INVALID_REQUEST' : ModelError.codeForStatus(status, `${detail} ${body}`)
   // The rate-limit reset headers say when a limit is replenished: read for a rate limit only (a
   // 429, or a 413 that is one), never to delay a retry of a transient 5xx.
   const wait = retryAfterMs(headers, Date.now(), { resetHeaders: code === 'RATE_LIMIT' })
   const quota = status === 429 && QUOTA.test(body)
-  const said = quota ? QUOTA_HINT : code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status, `${detail} ${body}`)
+  const said = quota ? QUOTA_HINT : overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status, `${detail} ${body}`)
   return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${said}`, {
     status,
     ...(quota ? { retryable: false } : {}),
@@ -48,6 +52,14 @@ export interface ResponseErrorOptions {
    * apiKeyEnv holds a valid key" — e.g. for a request an adapter sent without a key.
    */
   authHint?: string
+  /**
+   * The request's maximum output tokens, as sent (undefined when none was): a 413 over a per-minute
+   * limit that they alone reach is `INVALID_REQUEST` saying to lower maxTokens, not
+   * `CONTEXT_WINDOW_EXCEEDED` (see `maxTokensOverLimit`).
+   */
+  maxTokens?: number
+  /** The request field that carried `maxTokens` (`max_tokens`, `max_completion_tokens`), named in that message. */
+  maxTokensField?: string
 }
 
 /** OpenAI's code (and type) for a 429 that no wait cures: the account's quota or credit is used up. */

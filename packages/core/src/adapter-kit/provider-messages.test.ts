@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { adapterOptionProblems } from './options.js'
 import { ModelError } from '../model.js'
-import { CONTEXT_WINDOW_MESSAGE, MAX_PROVIDER_MESSAGE, modelErrorFromResponse } from './http-error.js'
+import { CONTEXT_WINDOW_MESSAGE, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, modelErrorFromResponse } from './http-error.js'
 
 // Found in review (U3): three gaps between what providers send and what the adapter kit made of it.
 
@@ -108,5 +108,31 @@ describe('a 413 whose request alone is over the per-minute limit (Requested > Li
     expect(error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false, retryAfterMs: undefined })
     expect(error.message).toContain('this request alone is over the limit: 18657 tokens, its maximum output tokens (maxTokens) included, where 12000 per minute are allowed, so no wait lets it through')
     expect(error.message).toMatch(/lower maxTokens, compact the conversation .* or use an account tier with a higher limit\)$/)
+  })
+})
+
+// Review G1: Groq counts the request's max_tokens in that limit. When maxTokens ALONE is at or over
+// it, no prompt is short enough, so compaction (CONTEXT_WINDOW_EXCEEDED) would compact for nothing:
+// an adapter that says what it sent gets INVALID_REQUEST, saying to lower maxTokens.
+describe("a 413 over the per-minute limit that the request's maxTokens alone reach", () => {
+  const groq = JSON.stringify({ error: { message: 'Request too large for model `m` on tokens per minute (TPM): Limit 12000, Requested 18657, please reduce your message size and try again.', type: 'tokens', code: 'rate_limit_exceeded' } })
+
+  it('maxTokensOverLimit: only a 413 of those words, with maxTokens at or over the limit', () => {
+    expect(maxTokensOverLimit(413, groq, 12000, 'max_tokens')).toEqual({ maxTokens: 12000, field: 'max_tokens', requested: 18657, limit: 12000 })
+    expect(maxTokensOverLimit(413, groq, 11999)).toBeUndefined()
+    expect(maxTokensOverLimit(413, groq, undefined)).toBeUndefined()
+    expect(maxTokensOverLimit(413, groq, Number.NaN)).toBeUndefined()
+    expect(maxTokensOverLimit(429, groq, 16000)).toBeUndefined()
+    expect(maxTokensOverLimit(413, groq.replace('18657', '12000'), 16000)).toBeUndefined()
+    expect(maxTokensOverLimit(413, 'body size Limit 100, Requested 200', 16000)).toBeUndefined()
+  })
+
+  it('modelErrorFromResponse given maxTokens: INVALID_REQUEST, no wait, naming maxTokens, its field, its value and the limit', () => {
+    const error = modelErrorFromResponse('Groq', 413, new Headers({ 'x-ratelimit-reset-tokens': '7.5s' }), groq, { maxTokens: 16000, maxTokensField: 'max_completion_tokens' })
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false, retryAfterMs: undefined })
+    expect(error.message).toMatch(/^Groq answered HTTP 413: Request too large .*Limit 12000, Requested 18657/)
+    expect(error.message).toContain('maxTokens (16000, sent as max_completion_tokens) is alone at or over the limit of 12000 tokens per minute')
+    expect(error.message).toMatch(/set maxTokens below 12000, leaving room for the prompt, or use an account tier with a higher limit\)$/)
+    expect(modelErrorFromResponse('Groq', 413, new Headers(), groq, { maxTokens: 4000 }).code).toBe('CONTEXT_WINDOW_EXCEEDED')
   })
 })

@@ -47,6 +47,38 @@ export function overRateLimitHint(text: string): string {
   return ` (this request alone is over the limit: ${over.requested} tokens, its maximum output tokens (maxTokens) included, where ${over.limit} per minute are allowed, so no wait lets it through: lower maxTokens, compact the conversation (the compaction plugin does so on this error; with its contextWindow below ${over.limit} minus maxTokens it compacts before), or use an account tier with a higher limit)`
 }
 
+/** A refusal of {@link overRateLimit} that the request's maximum output tokens alone cause. */
+export interface MaxTokensOverLimit {
+  /** The request's maximum output tokens, as sent. */
+  maxTokens: number
+  /** The field that carried them (`max_tokens`, `max_completion_tokens`, `maxOutputTokens`…), if known. */
+  field?: string
+  /** The tokens the provider counted for the request (prompt and maxTokens). */
+  requested: number
+  /** The per-minute limit it named. */
+  limit: number
+}
+
+/**
+ * Whether an HTTP 413 of {@link overRateLimit} (Groq's "Limit 12000, Requested 18657") is caused by
+ * the request's maximum output tokens alone: `maxTokens` (what the adapter sent) at or over the
+ * limit. The provider counts them with the prompt, so no prompt is short enough: compacting the
+ * conversation (what `CONTEXT_WINDOW_EXCEEDED` makes the compaction plugin do) cannot help, only a
+ * lower maxTokens can. Undefined for another status, other words, an unknown or smaller maxTokens.
+ */
+export function maxTokensOverLimit(status: number, text: string, maxTokens: number | undefined, field?: string): MaxTokensOverLimit | undefined {
+  if (status !== 413 || maxTokens === undefined || !Number.isFinite(maxTokens)) return undefined
+  const over = overRateLimit(text)
+  if (over === undefined || maxTokens < over.limit) return undefined
+  return { maxTokens, ...(field === undefined ? {} : { field }), ...over }
+}
+
+/** What a refusal of {@link maxTokensOverLimit} says to do, to append to its message. */
+export function maxTokensOverLimitHint({ maxTokens, field, requested, limit }: MaxTokensOverLimit): string {
+  const sent = field === undefined ? `${maxTokens}` : `${maxTokens}, sent as ${field}`
+  return ` (maxTokens (${sent}) is alone at or over the limit of ${limit} tokens per minute, which counts it with the prompt (${requested} tokens requested): no wait lets the request through, and compacting the conversation would not help, as it does not lower maxTokens: set maxTokens below ${limit}, leaving room for the prompt, or use an account tier with a higher limit)`
+}
+
 /**
  * The code of a 4xx refusal that is not AUTH, TIMEOUT or RATE_LIMIT by its status, from its words
  * (`text`: the provider's message and body): `CONTEXT_WINDOW_EXCEEDED` when they say the prompt is
