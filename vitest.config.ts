@@ -52,7 +52,7 @@ export default defineConfig({
       // stores and the adapters again for every one of ~400 files: that import was a third of the
       // suite's worker time (docs/benchmarks.md, "The test suite's wall time"). Before each file
       // the setup file resets what a file could leave behind: the secrets registered for masking
-      // (kept on `globalThis`), the environment, fake timers.
+      // (kept on `globalThis`) and fake timers.
       { extends: true, test: { name: 'shared', include: SHARED, exclude: [...ISOLATED, ...configDefaults.exclude], isolate: false, setupFiles: ['tests/support/shared-graph-setup.ts'] } },
       // The rest in a fresh thread each: what drives real processes, browsers and registries, and
       // the web UI's DOM tests...
