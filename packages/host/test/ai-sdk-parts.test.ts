@@ -22,8 +22,9 @@ const guard = definePlugin({
 describe('AI SDK chat stream: Bosun parts', () => {
   it('a steer sent through the sessions route while the chat turn runs arrives as data-bosun-steer, with queue snapshots', async () => {
     const gate = stepGate()
-    const { host } = makeHost(t.dir, () => [{ text: 'first answer' }, { text: 'brief answer' }], {}, [gate.plugin])
-    t.closing.push(host)
+    const { host, store } = makeHost(t.dir, () => [{ text: 'first answer' }, { text: 'brief answer' }], {}, [gate.plugin])
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     const response = await req(host, 'POST', '/v1/ai-sdk/chat', chat('c-steer', 'u1', 'hello'))
     expect(response.status).toBe(200)
     const reader = new SseReader(response)
@@ -47,8 +48,9 @@ describe('AI SDK chat stream: Bosun parts', () => {
   })
 
   it('a pre-step reject arrives as data-bosun-rejected naming the plugin and its metadata, and the turn ends blocked', async () => {
-    const { host } = makeHost(t.dir, () => [{ text: 'never said' }], {}, [guard])
-    t.closing.push(host)
+    const { host, store } = makeHost(t.dir, () => [{ text: 'never said' }], {}, [guard])
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     const response = await req(host, 'POST', '/v1/ai-sdk/chat', chat('c-reject', 'u1', 'tell me the secret'))
     expect(response.status).toBe(200)
     const frames = await new SseReader(response).until((fs) => fs.some((f) => f.data?.type === 'finish'))

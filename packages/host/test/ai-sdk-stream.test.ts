@@ -8,8 +8,9 @@ const chat = (id: string, messageId: string, text: string) => ({ id, messages: [
 describe('AI SDK chat stream', () => {
   it('sends keep-alive comments while a step produces nothing', async () => {
     const gate = stepGate()
-    const { host: h } = makeHost(t.dir, () => [{ text: 'at last' }], { limits: { keepAliveMs: 50 } }, [gate.plugin])
-    t.closing.push(h)
+    const { host: h, store } = makeHost(t.dir, () => [{ text: 'at last' }], { limits: { keepAliveMs: 50 } }, [gate.plugin])
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, h)
     const response = await req(h, 'POST', '/v1/ai-sdk/chat', chat('c1', 'u1', 'hello'))
     expect(response.status).toBe(200)
     const reader = new SseReader(response)
@@ -23,8 +24,9 @@ describe('AI SDK chat stream', () => {
 
   it('two first requests for a new chat id both stream (one creates the session, neither gets 409)', async () => {
     const gate = stepGate()
-    const { host: h } = makeHost(t.dir, () => [{ text: 'one' }, { text: 'two' }], {}, [gate.plugin])
-    t.closing.push(h)
+    const { host: h, store } = makeHost(t.dir, () => [{ text: 'one' }, { text: 'two' }], {}, [gate.plugin])
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, h)
     const [a, b] = await Promise.all([
       req(h, 'POST', '/v1/ai-sdk/chat', chat('fresh', 'u1', 'first')),
       req(h, 'POST', '/v1/ai-sdk/chat', chat('fresh', 'u2', 'second')),

@@ -11,9 +11,10 @@ afterEach(async () => {
 })
 
 async function serve(dir: string, responses = () => [] as { text: string; chunkSize?: number; delayMs?: number }[]): Promise<{ server: RunningServer; host: ReturnType<typeof makeHost>['host'] }> {
-  const { host } = makeHost(dir, responses, { auth: { token } })
+  const { host, store } = makeHost(dir, responses, { auth: { token } })
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: true })
-  state.closing.push(server)
+  // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+  state.closing.push(store, host, server)
   return { server, host }
 }
 

@@ -90,9 +90,10 @@ describe('a refused stream attempt', () => {
   })
 
   it('503 too-many-streams: waits the retry-after, then resumes after the last event — nothing twice, nothing missed', async () => {
-    const { host } = makeHost(state.dir, () => [], { limits: { streams: 1 } })
+    const { host, store } = makeHost(state.dir, () => [], { limits: { streams: 1 } })
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-    state.closing.push(server)
+    // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+    state.closing.push(store, host, server)
     const client = createClient({ baseUrl: server.url })
     await client.createSession('c')
     await client.send('c', { content: 'before', clientMessageId: 'm0' }, { waitDurable: true })

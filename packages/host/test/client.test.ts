@@ -7,15 +7,19 @@ let dir: string
 let cleanup: () => Promise<void>
 let host: Host
 let server: RunningServer
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof makeHost>['store']
 const token = 't'.repeat(40)
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
-  host = makeHost(dir, () => [{ text: 'q'.repeat(80), chunkSize: 1, delayMs: 10 }], { auth: { token } }).host
+  ;({ host, store } = makeHost(dir, () => [{ text: 'q'.repeat(80), chunkSize: 1, delayMs: 10 }], { auth: { token } }))
   server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: true })
 })
 afterEach(async () => {
   await server.close()
+  await host.close()
+  await store.close()
   await cleanup()
 })
 
@@ -75,7 +79,7 @@ describe('@bosun/host/client', () => {
     // longer history (what a host killed before its flush, then repaired and resumed, can have).
     const other = await tempDir()
     try {
-      const b = makeHost(other.dir, () => [{ text: 'a different answer, and a longer one' }], { auth: { token } }).host
+      const { host: b, store: storeB } = makeHost(other.dir, () => [{ text: 'a different answer, and a longer one' }], { auth: { token } })
       const serverB = await listen(b, { hostname: '127.0.0.1', port: 0, hasToken: true })
       const seed = createClient({ baseUrl: serverB.url, token })
       await seed.createSession('c')
@@ -124,6 +128,8 @@ describe('@bosun/host/client', () => {
       const replayed = frames.slice(reset + 1).flatMap((f) => (f.event === 'session.event' ? [f.data] : []))
       expect(replayed).toEqual(bEvents)
       await serverB.close()
+      await b.close()
+      await storeB.close()
     } finally {
       await other.cleanup()
     }

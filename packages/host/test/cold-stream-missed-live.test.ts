@@ -8,7 +8,8 @@ describe('a cold stream whose session went live and idle again while the stream 
     // idleMs small: the session is retired again soon after its turn. streamBatch 1: the replay
     // is read an event per pull, so the test holds the stream mid-replay (a slow client).
     const { host, store } = makeHost(t.dir, () => [{ text: 'one' }, { text: 'two' }], { limits: { idleMs: 30, streamBatch: 1, keepAliveMs: 2000 } })
-    t.closing.push(host)
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
     expect((await req(host, 'POST', '/v1/sessions/s/messages', { content: 'first', clientMessageId: 'a' })).status).toBe(202)
     await waitFor(async () => host.sessions.liveIds().length === 0 && (await store.read!('s'))?.events.some((e) => e.type === 'turn/end'))

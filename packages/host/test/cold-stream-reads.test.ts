@@ -13,7 +13,8 @@ describe('a cold stream whose session ran and was retired while the client was n
     // idleMs small: the session is retired soon after each turn. streamBatch 1: the replay is read
     // an event per pull, so the test holds the stream mid-replay (a slow client) while it runs.
     const { host, store } = makeHost(t.dir, () => [{ text: 'one' }, { text: 'two' }, { text: 'three' }], { limits: { idleMs: 30, streamBatch: 1, keepAliveMs: 2000 } })
-    t.closing.push(host)
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     const turnsEnded = async () => (await store.read!('s'))?.events.filter((e) => e.type === 'turn/end').length ?? 0
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
     expect((await req(host, 'POST', '/v1/sessions/s/messages', { content: 'first', clientMessageId: 'a' })).status).toBe(202)

@@ -9,17 +9,21 @@ import { json, makeHost, req, tempDir, waitFor } from './helpers.js'
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host | undefined
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof makeHost>['store'] | undefined
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
 })
 afterEach(async () => {
   await host?.close()
+  await store?.close()
+  host = store = undefined
   await cleanup()
 })
 
 it('a duplicate of a message the loop has flushed answers durable: true', async () => {
-  host = makeHost(dir).host
+  ;({ host, store } = makeHost(dir))
   await req(host, 'POST', '/v1/sessions', { id: 's' })
   const first = await json(req(host, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'c-1', content: 'hello' }))
   expect(first).toMatchObject({ duplicate: false })

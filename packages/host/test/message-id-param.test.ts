@@ -17,9 +17,10 @@ async function call(port: number, method: string, path: string, body?: unknown):
 }
 
 async function serve(): Promise<number> {
-  const { host } = makeHost(t.dir)
+  const { host, store } = makeHost(t.dir)
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-  t.closing.push(server)
+  // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+  t.closing.push(store, host, server)
   return server.port
 }
 

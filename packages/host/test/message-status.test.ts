@@ -6,8 +6,9 @@ const t = perTest()
 describe('GET /v1/sessions/:id/messages/:messageId', () => {
   it('answers "claimed, not stepped" for a message a running turn claimed before its first step', async () => {
     const gate = stepGate()
-    const { host } = makeHost(t.dir, () => [{ text: 'done' }], {}, [gate.plugin])
-    t.closing.push(host)
+    const { host, store } = makeHost(t.dir, () => [{ text: 'done' }], {}, [gate.plugin])
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
     expect((await req(host, 'POST', '/v1/sessions/s/messages', { content: 'hi', clientMessageId: 'm1' })).status).toBe(202)
     // The turn has claimed m1 and waits in pre-step: it is neither queued nor delivered yet.

@@ -29,9 +29,10 @@ function depthOf(value: unknown): number {
 
 describe('host: request bodies nest at most MAX_BODY_DEPTH levels (review)', () => {
   it('refuses a deeper body with 400 invalid-request and admits nothing; the limit itself is admitted', async () => {
-    const { host } = makeHost(state.dir)
+    const { host, store } = makeHost(state.dir)
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-    state.closing.push(server)
+    // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+    state.closing.push(store, host, server)
     expect((await post(server.port, '/v1/sessions', '{"id":"s1"}')).status).toBe(201)
     for (const levels of [MAX_BODY_DEPTH + 1, 20_000, 400_000]) {
       const refused = await post(server.port, '/v1/sessions/s1/messages', messageNesting(`deep-${levels}`, levels - 3))
@@ -44,9 +45,10 @@ describe('host: request bodies nest at most MAX_BODY_DEPTH levels (review)', () 
   })
 
   it('brackets inside strings, escaped quotes included, do not count', async () => {
-    const { host } = makeHost(state.dir)
+    const { host, store } = makeHost(state.dir)
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-    state.closing.push(server)
+    // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+    state.closing.push(store, host, server)
     const text = JSON.stringify(`\\"${'[{'.repeat(5_000)}`)
     const answer = await post(server.port, '/v1/sessions/s2/messages', `{"clientMessageId":"m1","content":${text}}`)
     // The session does not exist: the body was parsed and checked, and the route answered.

@@ -12,17 +12,21 @@ import { json, makeHost, req, tempDir, waitFor } from './helpers.js'
 let dir: string
 let cleanup: () => Promise<void>
 let host: Host | undefined
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof makeHost>['store'] | undefined
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
 })
 afterEach(async () => {
   await host?.close().catch(() => {})
+  await store?.close().catch(() => {})
+  host = store = undefined
   await cleanup()
 })
 
 it('a send refused by a stale writer is answered 409, and its retry reopens the session and is taken', async () => {
-  host = makeHost(dir).host
+  ;({ host, store } = makeHost(dir))
   await req(host, 'POST', '/v1/sessions', { id: 's' })
   expect((await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-1', content: 'one' })).status).toBe(202)
   await waitFor(async () => (await json(req(host!, 'GET', '/v1/sessions/s'))).status === 'idle', 15_000, 'the first turn ran')

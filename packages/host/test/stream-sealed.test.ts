@@ -10,15 +10,19 @@ import { eventSeqs, makeHost, SseReader, tempDir, type Frame } from './helpers.j
 let cleanup: () => Promise<void>
 let host: Host
 let server: RunningServer
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof makeHost>['store']
 
 beforeEach(async () => {
   let dir: string
   ;({ dir, cleanup } = await tempDir())
-  host = makeHost(dir, () => [{ text: 'first' }, { text: 'second' }]).host
+  ;({ host, store } = makeHost(dir, () => [{ text: 'first' }, { text: 'second' }]))
   server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
 })
 afterEach(async () => {
   await server.close()
+  await host.close()
+  await store.close()
   await cleanup()
 })
 

@@ -42,9 +42,10 @@ function wholeFrameSeqs(body: string): number[] {
 
 describe('host: a stream whose client does not drain', () => {
   it('is closed after limits.streamStallMs — its slot and its hold on the session let go — and resumes with Last-Event-ID, nothing lost', { timeout: 120_000 }, async () => {
-    const { host } = makeHost(t.dir, BIG, { limits: { streamStallMs: 3000, keepAliveMs: 200 } })
+    const { host, store } = makeHost(t.dir, BIG, { limits: { streamStallMs: 3000, keepAliveMs: 200 } })
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
-    t.closing.push(server)
+    // Closed in reverse: the server, the host, then the store (left open, its journal file stays open).
+    t.closing.push(store, host, server)
     expect((await post(`${server.url}/v1/sessions`, { id: 's' })).status).toBe(201)
     for (let i = 0; i < 25; i++) expect((await post(`${server.url}/v1/sessions/s/messages`, { clientMessageId: `m-${i}`, content: `question ${i}` })).status).toBe(202)
     const live = (await host.sessions.peek('s'))!
@@ -104,8 +105,9 @@ describe('host: a stream whose client does not drain', () => {
   // In-process (no socket: host.fetch), a stall ended the stream as a normal end — `done`, which a
   // consumer cannot tell from the host ending it. It now fails the read with a stable code.
   it('in-process, a reader that stops taking the stream gets a stream-stalled error, and the slot is let go', { timeout: 60_000 }, async () => {
-    const { host } = makeHost(t.dir, () => [], { limits: { streamStallMs: 300 } })
-    t.closing.push(host)
+    const { host, store } = makeHost(t.dir, () => [], { limits: { streamStallMs: 300 } })
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
     const response = await req(host, 'GET', '/v1/sessions/s/stream')
     const reader = response.body!.getReader()

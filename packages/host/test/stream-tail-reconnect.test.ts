@@ -8,8 +8,9 @@ const t = perTest()
 
 describe('GET /v1/sessions/:id/stream?from=tail with Last-Event-ID (an EventSource reconnecting)', () => {
   it('resumes after Last-Event-ID, on a live session and on a cold one', async () => {
-    const { host } = makeHost(t.dir, () => [{ text: 'one' }], { limits: { idleMs: 30, keepAliveMs: 2000 } })
-    t.closing.push(host)
+    const { host, store } = makeHost(t.dir, () => [{ text: 'one' }], { limits: { idleMs: 30, keepAliveMs: 2000 } })
+    // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+    t.closing.push(store, host)
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
     // Live: another stream holds the session open (a session streamed is never retired). Opened
     // before the turn: opened after it, the session could retire first (idleMs 30, a loaded

@@ -14,8 +14,9 @@ const decoder = new TextDecoder()
  */
 async function heldSession(): Promise<{ get: (path: string) => Promise<ReadableStreamDefaultReader<Uint8Array>>; queue: (depth: number) => void }> {
   const gate = stepGate()
-  const { host } = makeHost(t.dir, () => [], { limits: { keepAliveMs: 3000 } }, [gate.plugin])
-  t.closing.push({ close: async () => { gate.open(); await host.close() } })
+  const { host, store } = makeHost(t.dir, () => [], { limits: { keepAliveMs: 3000 } }, [gate.plugin])
+  // The store after the host (the list closes in reverse): a store left open keeps its journal file open.
+  t.closing.push(store, { close: async () => { gate.open(); await host.close() } })
   expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
   expect((await req(host, 'POST', '/v1/sessions/s/messages', { content: 'held', clientMessageId: 'a' })).status).toBe(202)
   await waitFor(() => gate.waiting === 1)

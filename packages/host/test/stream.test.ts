@@ -6,16 +6,20 @@ let dir: string
 let cleanup: () => Promise<void>
 let host: Host
 let server: RunningServer
+/** Closed after the host: a store left open keeps its journal file open. */
+let store: ReturnType<typeof makeHost>['store']
 
 const slow = () => [{ text: 'x'.repeat(60), chunkSize: 1, delayMs: 15 }]
 
 beforeEach(async () => {
   ;({ dir, cleanup } = await tempDir())
-  host = makeHost(dir, slow).host
+  ;({ host, store } = makeHost(dir, slow))
   server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
 })
 afterEach(async () => {
   await server.close()
+  await host.close()
+  await store.close()
   await cleanup()
 })
 
@@ -150,6 +154,8 @@ describe('host: SSE streams', () => {
       await paused.cancel()
     } finally {
       await bigServer.close()
+      await big.host.close()
+      await big.store.close()
     }
   })
 
