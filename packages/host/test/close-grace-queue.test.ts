@@ -22,8 +22,10 @@ function turnEnds(agent: Agent): unknown[] {
  * by `gate`, and `b` queued (durably) behind it. `watch` sees the agent as it is built.
  */
 async function heldTurnAndFollowup(gate: ReturnType<typeof stepGate>, responses: { text: string }[], watch: (agent: Agent) => void): Promise<Host> {
+  const store = jsonlStore({ dir: t.dir })
+  t.closing.push(store) // after the host: the closing list runs from its end
   const host = createHost({
-    store: jsonlStore({ dir: t.dir }),
+    store,
     agentFactory: async ({ sessionId, store }) => {
       const agent = await createAgent({ model: scripted({ responses }), store, sessionId, plugins: [gate.plugin] })
       watch(agent)
@@ -40,8 +42,10 @@ async function heldTurnAndFollowup(gate: ReturnType<typeof stepGate>, responses:
 
 /** The next host on the same store: opens `grace` (as any request would) and waits for `b`'s turn to complete. */
 async function nextHostRunsB(): Promise<Agent> {
+  const store = jsonlStore({ dir: t.dir })
+  t.closing.push(store)
   const second = createHost({
-    store: jsonlStore({ dir: t.dir }),
+    store,
     agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [{ text: 'b answered' }] }), store, sessionId }),
   })
   t.closing.push(second)
