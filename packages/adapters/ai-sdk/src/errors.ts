@@ -63,7 +63,7 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
     const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''
-    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId)}`, {
+    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId, `${message} ${body}`)}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -100,8 +100,11 @@ const MAX_TOKENS_FIELD = 'maxOutputTokens'
  * `openai.responses`), which OpenAI-compatible servers (llama.cpp, vLLM, Ollama, proxies) do not
  * have: their 404 alone says nothing of that, so it names the model that asks Chat Completions.
  */
-function responsesHint(provider: string, status: number, modelId: string | undefined): string {
+function responsesHint(provider: string, status: number, modelId: string | undefined, said: string): string {
   if (status !== 404 || provider !== 'openai.responses') return ''
+  // A server that has the Responses API and does not know the model (api.openai.com's
+  // `model_not_found`): the model's name is what to fix, and openai.chat would not help.
+  if (/model_not_found|\bmodel\b[^.]*\bdoes not exist\b/i.test(said)) return ''
   const call = modelId === undefined ? "openai.chat('…')" : `openai.chat(${JSON.stringify(modelId).replace(/^"|"$/g, "'")})`
   return `. openai('…') asks the Responses API (POST /responses), which OpenAI-compatible servers do not have: for a Chat Completions server use ${call}`
 }

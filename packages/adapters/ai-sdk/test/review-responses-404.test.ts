@@ -37,6 +37,17 @@ describe('a 404 from a server without the Responses API', () => {
     expect(error.message).toMatch(/^openai\.responses answered HTTP 404: Not Found\. .*Responses API.*for a Chat Completions server use openai\.chat\('gpt-4\.1-nano'\)$/)
   })
 
+  it('openai(…) whose model the server does not know (OpenAI\'s model_not_found): no such hint, the server has the Responses API', async () => {
+    const provider = createOpenAI({ baseURL: server.url, apiKey: 'sk-test-responses-0123456789' })
+    const body = { error: { message: 'The model `gpt-4.1-nanoo` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } }
+    server.reply(status(404, JSON.stringify(body)))
+    const error = await failure(provider('gpt-4.1-nanoo'))
+    expect(server.requests[0]?.path).toBe('/v1/responses')
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 404 })
+    expect(error.message).toContain('does not exist')
+    expect(error.message).not.toMatch(/openai\.chat\(|Responses API/)
+  })
+
   it('openai.chat(…) that gets a 404: no such hint (it already asks Chat Completions)', async () => {
     const provider = createOpenAI({ baseURL: server.url, apiKey: 'sk-test-responses-0123456789' })
     server.reply(status(404, JSON.stringify({ error: { message: 'The model `nope` does not exist' } })))
