@@ -12,13 +12,20 @@ const ssrConditions = ['bosun-source', 'module', 'node', 'development|production
 const ALL = ['packages/**/*.test.ts', 'packages/**/*.test.tsx', 'tests/**/*.test.ts', 'examples/**/*.test.ts', 'benchmarks/**/*.test.ts']
 const LIBRARIES = ['core', 'adapters', 'plugins', 'host', 'testkit']
 const SHARED = LIBRARIES.map((name) => `packages/${name}/**/*.test.ts`)
-/** Library tests that need a module graph of their own: they read the heap, or count compilations. */
+/** Library tests that need a module graph of their own: they read the heap, count compilations or sealed sessions. */
 const ISOLATED = [
   'packages/core/src/intern.test.ts',
   'packages/core/src/inbox/inbox-idle.test.ts',
   'packages/core/src/session/sealer-retention.test.ts',
   'packages/core/src/session/sealer-lifetime.test.ts',
   'packages/host/test/review-stream-seal.test.ts',
+  // These count the idle sessions the sealer seals (sealIdleSessions()), a list of the module's
+  // own: sessions other files left open would be counted too, and a check of >0 could not fail.
+  'packages/core/src/session/sealer.test.ts',
+  'packages/host/test/stream-sealed.test.ts',
+  'packages/host/test/log-prefix.test.ts',
+  'packages/host/test/ai-sdk-sealed.test.ts',
+  'packages/host/test/log-prefix-sealed.test.ts',
   'packages/plugins/store-jsonl/src/options-once.test.ts',
   'packages/plugins/store-sqlite/src/options-once.test.ts',
 ]
