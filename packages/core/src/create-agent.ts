@@ -244,6 +244,7 @@ async function openAndBuild(options: CreateAgentOptions, checked: Checked): Prom
       hooks, session, inbox, agent, now, store, config, signal: build.signal,
       // A setup that goes on after the build gave up (the agent closed): its teardown runs now.
       onClose: (teardown) => (build.aborted ? closeLate(built, teardown) : built.onClose(teardown)),
+      onStopAfterTurn: (callback) => built.onStopAfterTurn(callback),
       onReady: (callback) => {
         if (typeof callback !== 'function') throw invalidArgument('onReady(callback): callback must be a function.')
         if (!ready) throw invalidArgument('onReady() can be called only during setup: the agent is already built.')

@@ -42,6 +42,13 @@ export interface PluginContext {
    */
   onClose(teardown: () => void | Promise<void>): void
   /**
+   * Registers work run when `agent.stopAfterTurn()` is called (a host going away within a grace):
+   * what the plugin runs beside the agent's own turns — a subagent's children — is stopped after
+   * its turn too, and `stopAfterTurn()` resolves only once every such callback has settled as
+   * well as the agent's own turn. A callback that throws or rejects is reported to `hooks.error`.
+   */
+  onStopAfterTurn(callback: () => void | Promise<void>): void
+  /**
    * Registers work that may start a turn (a wake, a follow-up): run once the agent is built — every
    * plugin's setup done, its hooks tapped and the tool set sealed — just before `createAgent`
    * resolves, in registration order. A turn started during `setup` would run before later plugins

@@ -14,7 +14,9 @@ export async function closeLive(live: LiveSession, graceMs: number, unclosed: Ma
   try {
     // Borrowed: let go, not closed — its owner (a parent this host may be closing right now) closes it.
     if (live.borrowed) return
-    if (graceMs > 0 && live.agent.status !== 'idle') {
+    // Also when the agent is idle: what its plugins run beside it (a subagent's background child)
+    // gets the grace too (stopAfterTurn resolves at once when nothing runs).
+    if (graceMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined
       await Promise.race([live.agent.stopAfterTurn(), new Promise((r) => { timer = setTimeout(r, graceMs) })])
       clearTimeout(timer)

@@ -53,6 +53,8 @@ export class Agent {
   #lastTurn: number
   #idleWaiters: (() => void)[] = []
   readonly #teardowns: (() => void | Promise<void>)[] = []
+  readonly #onStop: (() => void | Promise<void>)[] = []
+  #stopped: Promise<void> | undefined
 
   /**
    * @param recovery what opening the session repaired (a turn a crash left open), if anything.
@@ -129,6 +131,12 @@ export class Agent {
     this.#teardowns.push(teardown)
   }
 
+  /** Registers work run by {@link stopAfterTurn} (plugins use it through their context's `onStopAfterTurn`). */
+  onStopAfterTurn(callback: () => void | Promise<void>): void {
+    if (typeof callback !== 'function') throw invalidArgument('onStopAfterTurn(callback): callback must be a function.')
+    this.#onStop.push(callback)
+  }
+
   /** Aborts the active turn (or maintenance task). Pending input survives, parked until the next wake. */
   abort(reason?: string): void {
     if (reason !== undefined && typeof reason !== 'string') throw invalidArgument('abort(reason): reason must be a string.')
@@ -161,11 +169,22 @@ export class Agent {
    * is the commit point), and sends after this are queued without a turn. What stays queued is
    * stored as it is: `close()` follows, and whoever resumes the session runs it
    * (`recovery.waiting`). A process going away within a grace (the host's `close({ graceMs })`)
-   * uses it; it cannot be undone. Resolves when idle (`whenIdle()`).
+   * uses it; it cannot be undone. What plugins run beside the agent's turns is stopped the same
+   * way (`onStopAfterTurn`: a subagent's background children). Resolves when idle (`whenIdle()`)
+   * and every such callback has settled.
    */
   stopAfterTurn(): Promise<void> {
     this.#stopping = true
-    return this.whenIdle()
+    this.#stopped ??= Promise.all([this.whenIdle(), ...this.#onStop.map((callback) => this.#runStopCallback(callback))]).then(() => {})
+    return this.#stopped
+  }
+
+  async #runStopCallback(callback: () => void | Promise<void>): Promise<void> {
+    try {
+      await callback()
+    } catch (error) {
+      this.rt.session.reportError(error, 'a plugin stopAfterTurn callback')
+    }
   }
 
   /** Whether a driver may open turns: not after `close()` nor {@link stopAfterTurn}. */

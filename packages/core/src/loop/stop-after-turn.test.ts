@@ -77,3 +77,38 @@ describe('agent.stopAfterTurn()', () => {
     await agent.close()
   })
 })
+
+describe("plugins' onStopAfterTurn", () => {
+  it('stopAfterTurn() resolves once every callback has settled; one that throws is reported, not thrown', async () => {
+    const work = gate()
+    const calls: string[] = []
+    const errors: string[] = []
+    const beside = definePlugin({
+      name: 'beside',
+      setup({ hooks, onStopAfterTurn }) {
+        hooks.error.tap('beside', (_error, where) => void errors.push(where))
+        onStopAfterTurn(async () => {
+          calls.push('waits')
+          await work.promise
+        })
+        onStopAfterTurn(() => {
+          calls.push('throws')
+          throw new Error('a plugin that fails to stop')
+        })
+      },
+    })
+    const agent = await createAgent({ model: scripted({ responses: [] }), store: memoryStore(), sessionId: 's', plugins: [beside] })
+    let stopped = false
+    const stopping = agent.stopAfterTurn().then(() => { stopped = true })
+    // Called once each, at once, even with the agent idle; a second call does not run them again.
+    expect(agent.stopAfterTurn()).toBe(agent.stopAfterTurn())
+    expect(calls).toEqual(['waits', 'throws'])
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+    expect(stopped).toBe(false)
+    work.open()
+    await stopping
+    expect(errors).toEqual(['a plugin stopAfterTurn callback'])
+    expect(() => agent.onStopAfterTurn(7 as never)).toThrow('onStopAfterTurn(callback): callback must be a function.')
+    await agent.close()
+  })
+})

@@ -213,6 +213,17 @@ export class Delegator {
     }
   }
 
+  /**
+   * The parent's `stopAfterTurn()` (a host going away within a grace): each child this agent opened
+   * finishes its running turn and starts no other (each stops its own children the same way), so a
+   * background child's work is not cut off while its parent is idle. Resolves when they are all
+   * idle. A borrowed child is the host's own session: the host stops it.
+   */
+  stopAllAfterTurn(): Promise<void> {
+    const children = [...this.#opened.values()].filter((child) => !child.borrowed && !child.closing)
+    return Promise.all(children.map((child) => child.agent.stopAfterTurn())).then(() => {})
+  }
+
   /** Closing the parent closes its children first (each closes its own first). */
   async closeAll(): Promise<void> {
     this.#closing = true

@@ -37,6 +37,7 @@ export default definePlugin<Options>({
     offerChildOpener(ctx.store, ctx.session.header.id, (childId) => delegator.openFor(childId))
     ctx.hooks.canceled.tap(ctx.name, () => delegator.cancelAll())
     ctx.onClose(() => delegator.closeAll())
+    ctx.onStopAfterTurn(() => delegator.stopAllAfterTurn())
     await delegator.recover()
     // A settlement can start a turn: not before every later plugin's setup tapped its hooks.
     ctx.onReady(() => delegator.ready())
