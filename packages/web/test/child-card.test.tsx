@@ -5,7 +5,7 @@ import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAgent } from '@bosun/core'
+import { createAgent, type Store } from '@bosun/core'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, type Host } from '@bosun/host'
 import { createClient, type HostClient } from '@bosun/host/client'
@@ -36,11 +36,15 @@ const route = routeByFirstMessage(script, { text: 'done' })
 let host: Host | undefined
 let store: AppStore | undefined
 let dir: string | undefined
+let sessions: Store | undefined
 afterEach(async () => {
   store?.getState().dispose()
   cleanup()
   await host?.close()
   host = undefined
+  // After the host: a JSONL store keeps its journal file open until it is closed.
+  await sessions?.close()
+  sessions = undefined
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
   dir = undefined
   store = undefined
@@ -48,8 +52,9 @@ afterEach(async () => {
 
 async function start(): Promise<HostClient> {
   dir = await mkdtemp(join(tmpdir(), 'bosun-web-child-'))
+  sessions = jsonlStore({ dir })
   host = createHost({
-    store: jsonlStore({ dir }),
+    store: sessions,
     agentFactory: ({ sessionId, store: sessions }) =>
       createAgent({ model: scripted({ responses: Array.from({ length: 100 }, () => route) }), store: sessions, sessionId, plugins: [[subagents, { agents: { reviewer: { system: 'You review.' } } }]] }),
     limits: { keepAliveMs: 200 },

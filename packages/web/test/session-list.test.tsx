@@ -65,6 +65,8 @@ describe('the session list, live from the host stream', () => {
     const dir = await mkdtemp(join(tmpdir(), 'bosun-web-list-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
     const store = jsonlStore({ dir })
+    // Closed after the hosts, before the folder goes (its journal file stays open until then).
+    cleanups.unshift(() => store.close())
     const writer = await createAgent({ model: scripted(), store, sessionId: 'harbour' })
     writer.followup('an old question')
     await writer.whenIdle()
