@@ -16,15 +16,18 @@ export function heapAfterGc(): number {
 
 /**
  * Heap bytes kept per value, for `count` values made by `make` (all kept until measured).
- * The first values made also pay what is made once, not per value — compiled code and its
- * feedback, a cache filled on first use — which on a busy machine, or a first run with cold
- * code, came to ~0.5 KB per value over 500 values. So the first half is made before the first
- * reading and only the second half is counted (a count of 1 counts that one value).
+ * The first values made also pay what is made once, not per value — compiled and optimised code
+ * and its feedback, a cache filled on first use — which came to 0.2–0.5 KB per value over 500
+ * values, varying from run to run with when the optimising compiler finished. So the first half
+ * is made before the first reading and only the second half is counted: give a count in the
+ * tens of thousands (10,000 warm values read the same to within a byte, quiet or loaded; a count
+ * of 1 counts that one value).
  *
  * The least of `rounds` measurements, each of fresh values (the last round's are let go first):
  * what else the thread allocates between the two readings and keeps (the test runner's messages,
  * a compilation finishing) only ever adds to a reading, so the least is the closest to the
- * values' own size. One reading once came out 1.55× the usual one on a busy machine.
+ * values' own size. Use one round when `make` leaves something behind outside the value (an
+ * inbox subscribes to its session): a later round would count the earlier rounds' leftovers.
  */
 export function bytesPerValue(count: number, make: (i: number) => unknown, rounds = 3): number {
   let least = Infinity
