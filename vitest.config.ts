@@ -16,6 +16,7 @@ const SHARED = LIBRARIES.map((name) => `packages/${name}/**/*.test.ts`)
 const ISOLATED = [
   'packages/core/src/intern.test.ts',
   'packages/core/src/inbox/inbox-idle.test.ts',
+  'packages/core/src/session/surface-lazy.test.ts',
   'packages/core/src/session/sealer-retention.test.ts',
   'packages/core/src/session/sealer-lifetime.test.ts',
   'packages/host/test/review-stream-seal.test.ts',
