@@ -1,5 +1,8 @@
 import { BosunError, maskSecretValues } from '@bosun/core'
-import type { Style } from './output.js'
+import type { OutputStream } from './io.js'
+import { terminalColumns, type Style } from './output.js'
+import { safeStyled } from './terminal-safe.js'
+import { terminalRows } from './wrap.js'
 
 /** Codes of errors the CLI itself raises (the rest come from `@bosun/core`'s `ErrorCodes`). */
 export const CliErrorCodes = {
@@ -53,6 +56,16 @@ export function describeError(error: unknown, style: Style, debug: boolean): str
   // A registered secret (an `…Env` variable's value, an adapter's key) is masked by value: a
   // module's message or a cause's stack may quote one that has no key's shape.
   return maskSecretValues(lines.join('\n'))
+}
+
+/**
+ * Writes a described error ({@link describeError}) to `stream`, its session text made safe for a
+ * terminal. On a terminal each line is word-wrapped short of the last column, its later rows
+ * indented, as `bosun log` wraps its lines — a config error's long message would otherwise be cut
+ * mid-word by the terminal. Off a terminal (a pipe, a CI log) the lines are written whole.
+ */
+export function writeError(stream: OutputStream, text: string): void {
+  stream.write(`${terminalRows([safeStyled(text)], terminalColumns(stream)).join('\n')}\n`)
 }
 
 /**

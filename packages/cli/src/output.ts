@@ -60,6 +60,11 @@ export function createStyle(enabled: boolean): Style {
   }
 }
 
+/** The width of the terminal `stream` is (read each time: a window can be resized), or `undefined` off a terminal. */
+export function terminalColumns(stream: OutputStream): number | undefined {
+  return stream.isTTY === true && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined
+}
+
 export function createPrinter(stream: OutputStream, env: Io['env'], colorFlag = true): Printer {
   const isTTY = stream.isTTY === true
   // The last line of defence on a terminal; off one, output is written as given (a pipe gets
@@ -70,7 +75,7 @@ export function createPrinter(stream: OutputStream, env: Io['env'], colorFlag = 
     style: createStyle(colorEnabled(stream, env, colorFlag)),
     isTTY,
     get columns() {
-      return isTTY && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : undefined
+      return terminalColumns(stream)
     },
     write: (text) => void stream.write(shown(text)),
     line: (text = '') => void stream.write(`${shown(text)}\n`),

@@ -7,7 +7,6 @@ import { addInitCommand } from './init/command-line.js'
 import { limitCount, nonNegativeInteger, optionPairs } from './option-values.js'
 import { createStyle, colorEnabled } from './output.js'
 import { cliVersion } from './packages.js'
-import { safeStyled } from './terminal-safe.js'
 import { refuseUnknownWords } from './unknown-words.js'
 
 /**
@@ -32,10 +31,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     }
     // Loaded here, not at the top: `--help` and usage errors should not pay for loading the core.
     const { BosunError } = await import('@bosun/core')
-    const { CliErrorCodes, describeError } = await import('./errors.js')
+    const { CliErrorCodes, describeError, writeError } = await import('./errors.js')
     const noColor = argv.includes('--no-color')
     // An error's message can carry session text (a provider's reply, a plugin's words): shown, never sent raw.
-    io.stderr.write(`${safeStyled(describeError(error, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug')))}\n`)
+    writeError(io.stderr, describeError(error, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug')))
     return BosunError.is(error, CliErrorCodes.USAGE) ? ExitCode.usage : ExitCode.error
   }
 }

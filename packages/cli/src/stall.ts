@@ -2,7 +2,6 @@ import type { ConfigStage } from '@bosun/core/config'
 import { ExitCode } from './exit-codes.js'
 import type { Io } from './io.js'
 import { colorEnabled, createStyle } from './output.js'
-import { safeStyled } from './terminal-safe.js'
 
 /**
  * What `bosun` is waiting for, so that it can say so when that wait can never end. Node ends a
@@ -71,13 +70,13 @@ export function configStages(file: string | undefined, entries: readonly unknown
  */
 export async function reportStall(io: Pick<Io, 'stderr' | 'env'>, argv: readonly string[]): Promise<number> {
   // Loaded here: errors.js loads the core, which `bosun --help` should not pay for at startup.
-  const { describeError, cliError, CliErrorCodes } = await import('./errors.js')
+  const { describeError, cliError, CliErrorCodes, writeError } = await import('./errors.js')
   const wait = waits.at(-1)
   const message =
     wait === undefined
       ? 'bosun stopped with nothing left to do while it was still waiting: some awaited code can never finish (nothing is left running that could finish it).'
       : (wait.message ?? `bosun stopped while ${wait.doing}: that wait can never end (nothing is left running that could end it).`)
   const style = createStyle(colorEnabled(io.stderr, io.env, !argv.includes('--no-color')))
-  io.stderr.write(`${safeStyled(describeError(cliError(CliErrorCodes.STALLED, message), style, false))}\n`)
+  writeError(io.stderr, describeError(cliError(CliErrorCodes.STALLED, message), style, false))
   return ExitCode.stalled
 }

@@ -30,3 +30,31 @@ describe.concurrent('bosun run on a narrow terminal', () => {
     expect(piped.stderr).toContain(`error SERVER: ${MESSAGE}\n`)
   })
 })
+
+// The same for an error before any turn (the config's, printed by the command line itself): it
+// was written as one line however narrow the terminal.
+describe.concurrent('a config error on a narrow terminal', () => {
+  it('word-wraps each line of the error, indented under it; a pipe gets the lines whole', async ({ dir, expect }) => {
+    const plugin = '@example/a-plugin-that-nobody-has-installed-here'
+    await writeProject(dir, { plugins: [plugin] })
+    const [result, piped] = await Promise.all([
+      runInPty(['run', 'hi'], [{ wait_exit: true }], { cwd: dir, cols: COLUMNS }),
+      bosun(['run', 'hi'], { cwd: dir, env: { COLUMNS: String(COLUMNS) } }),
+    ])
+    expect(result.exit_code, explain(result)).toBe(1)
+    const rows = result.screen.split('\n')
+    expect(rows.filter((row) => row.length >= COLUMNS), explain(result)).toEqual([])
+    // The error's first line, then its list item: `  - $.plugins[0] …`, its later rows indented two past it.
+    expect(rows.some((row) => row.startsWith('error CONFIG_INVALID: ')), explain(result)).toBe(true)
+    const item = rows.findIndex((row) => row.startsWith('  - $.plugins[0]'))
+    expect(item, explain(result)).toBeGreaterThan(-1)
+    const end = rows.findIndex((row, index) => index > item && !/^ {4}\S/.test(row))
+    const continued = rows.slice(item + 1, end === -1 ? undefined : end)
+    expect(continued.length, explain(result)).toBeGreaterThan(2)
+    const pipedItem = piped.stderr.split('\n').find((line) => line.startsWith('  - $.plugins[0]'))!
+    expect(pipedItem.length).toBeGreaterThan(COLUMNS * 3)
+    // Every character, in order (a word wider than the terminal, the package's name, is cut where it must be).
+    expect([rows[item]!, ...continued].join('').replace(/\s+/g, '')).toBe(pipedItem.replace(/\s+/g, ''))
+    expect(piped.code).toBe(1)
+  })
+})
