@@ -9,9 +9,11 @@ import { rateLimitNote } from './rate-limit-note.js'
  * failure with no way out); rate-limit's says which limit is used up and when to send again
  * (rate-limit-note.ts); content-filter's which rule the message broke, never a match that looks
  * like a credential (content-filter-note.ts). `--json` keeps the metadata as the plugin wrote it.
+ * `bosun log` says the same, with `past` and `now` the time the turn ended (rate-limit's wait is
+ * then told from that time, not from now).
  */
-export function blockedNote(by: string, metadata: JsonValue, now = Date.now()): string {
-  const said = by === 'rate-limit' ? rateLimitNote(metadata, now) : by === 'content-filter' ? contentFilterNote(metadata) : undefined
+export function blockedNote(by: string, metadata: JsonValue, now = Date.now(), past = false): string {
+  const said = by === 'rate-limit' ? rateLimitNote(metadata, now, past) : by === 'content-filter' ? contentFilterNote(metadata) : undefined
   if (said !== undefined) return said
   const maxSteps = by === 'step-limit' ? stepLimitReached(metadata) : undefined
   if (maxSteps === undefined) return JSON.stringify(metadata)

@@ -15,6 +15,11 @@ describe('blockedNote for rate-limit: what was limited and when to send again', 
     expect(blockedNote('rate-limit', { ...metadata, ...change }, NOW)).toContain(said)
   })
 
+  it('told in the past for a log read later (bosun log): the time from the block, not a wait from now', () => {
+    expect(blockedNote('rate-limit', metadata, NOW, true)).toBe('the rate limit of 20 turns a minute for this session was used up, so the message did not run; it could be sent again at 09:28:12 (42s later).')
+    expect(blockedNote('rate-limit', { ...metadata, onLimit: 'requeue' }, NOW, true)).toBe('the rate limit of 20 turns a minute for this session was used up; the message was to go back in the queue at 09:28:12 (42s later).')
+  })
+
   it('metadata that is not rate-limit\'s (another plugin of that name, a newer shape) is shown as JSON, as before', () => {
     expect(blockedNote('rate-limit', { limit: 'many' }, NOW)).toBe('{"limit":"many"}')
     expect(blockedNote('my-guard', metadata, NOW)).toBe(JSON.stringify(metadata))

@@ -15,16 +15,26 @@ interface RateLimited {
  * What the rate-limit plugin's rejection means, in a sentence the user can act on: which limit,
  * for whom, and when to send again — or, with `onLimit: 'requeue'`, when the message goes back in
  * the queue. Its metadata as JSON (`{"limit":1,"windowMs":60000,"retryAfterMs":59125,…}`) said
- * none of that readably. `now` is when the note is printed: the turn has just ended, so the wait
- * counts from there. Undefined when `metadata` is not rate-limit's.
+ * none of that readably. `now` is when the turn ended: printed as it ends (`bosun run`, the
+ * chat), the wait counts from there. With `past` (`bosun log`, reading it later) the sentence is
+ * told as what happened then: the time it could be sent again and how long after the block that
+ * was, not a wait from now. Undefined when `metadata` is not rate-limit's.
  */
-export function rateLimitNote(metadata: JsonValue, now: number): string | undefined {
+export function rateLimitNote(metadata: JsonValue, now: number, past = false): string | undefined {
   const limited = rateLimited(metadata)
   if (limited === undefined) return undefined
   const { limit, windowMs, retryAfterMs, counts, key, onLimit } = limited
   const what = `${limit} ${counts === 'turns' ? 'turn' : 'step'}${limit === 1 ? '' : 's'}${counts === 'steps' ? ' (model calls)' : ''}`
   const whom = key === 'session' ? 'this session' : key
-  const when = `${clock(now + retryAfterMs, retryAfterMs)} (in ${waitText(retryAfterMs)})`
+  const at = clock(now + retryAfterMs, retryAfterMs)
+  if (past) {
+    const when = `${at} (${waitText(retryAfterMs)} later)`
+    const spent = `the rate limit of ${what} ${per(windowMs)} for ${whom} was used up`
+    return onLimit === 'requeue'
+      ? `${spent}; the message was to go back in the queue at ${when}.`
+      : `${spent}, so the message did not run; it could be sent again at ${when}.`
+  }
+  const when = `${at} (in ${waitText(retryAfterMs)})`
   const spent = `the rate limit of ${what} ${per(windowMs)} for ${whom} is used up`
   return onLimit === 'requeue'
     ? `${spent}; the message goes back in the queue at ${when}.`

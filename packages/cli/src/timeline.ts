@@ -1,5 +1,6 @@
 import { formatEvent, messageText, type BosunEventMap, type InboxSplice, type SessionEvent, type SessionHeader, type UserMessage } from '@bosun/core'
 import { oneLine } from './output.js'
+import { blockedNote } from './blocked-note.js'
 import { formatDuration, formatTime } from './session-info.js'
 import type { Style } from './output.js'
 import { SubagentLines } from './subagent-lines.js'
@@ -193,7 +194,7 @@ export class TimelineView {
       case 'completed':
         return [this.#at(1, `${s.green('✓ completed')}${tail}`)]
       case 'blocked':
-        return [this.#at(1, `${s.yellow(`⊘ blocked by ${reason.by}`)} ${JSON.stringify(reason.metadata)}${tail}`)]
+        return [this.#at(1, `${s.yellow(`⊘ blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata, event.time, true)}${tail}`)]
       case 'error':
         return [this.#at(1, `${s.red(`✗ error ${reason.error.code}`)}: ${oneLine(reason.error.message, 200)}${tail}`)]
       case 'aborted':

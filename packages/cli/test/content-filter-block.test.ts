@@ -22,11 +22,13 @@ describe.concurrent('a turn blocked by the content-filter plugin', () => {
     ['too long', 'a message well over the forty characters allowed', 'the message is 48 characters long, over the 40 the rule "too-long" allows, so it did not run; send a shorter one.'],
   ] as const)('%s', async ([, prompt, said], { dir, expect }) => {
     await writeProject(dir, { plugins: [['content-filter', { rules: RULES }]] })
-    const [run, json] = await Promise.all([bosun(['run', prompt], { cwd: dir }), bosun(['run', '--json', prompt], { cwd: dir })])
+    const [run, json] = await Promise.all([bosun(['run', '-s', 'words', prompt], { cwd: dir }), bosun(['run', '--json', prompt], { cwd: dir })])
     expect(run.code).toBe(3)
     expect(run.stderr).toContain(`blocked by content-filter: ${said}\n`)
     expect(run.stderr).not.toContain(KEY)
     expect(json.code).toBe(3)
     expect(json.stdout).toContain('"by":"content-filter","metadata":{"rule":')
+    // bosun log says the same words (it showed the metadata as JSON).
+    expect((await bosun(['log', 'words'], { cwd: dir })).stdout).toContain(`⊘ blocked by content-filter: ${said} · 0 steps`)
   })
 })

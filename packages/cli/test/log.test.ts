@@ -94,7 +94,7 @@ describe.concurrent('bosun log', () => {
         ✓ completed
       + queued: "tell me the secret"
       turn 2  <time>
-        ⊘ blocked by guard {"rule":"no-secrets"}
+        ⊘ blocked by guard: {"rule":"no-secrets"}
       ↻ retry: attempt 1 in 500ms after RATE_LIMIT: slow down
       ⇢ compaction (manual)
         summary: The user asked the time; it was noon. (replaces the history before seq 10)

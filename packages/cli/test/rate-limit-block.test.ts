@@ -28,6 +28,11 @@ describe.concurrent('a turn blocked by the rate-limit plugin', () => {
     const end = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as SessionEvent).find((event) => event.type === 'turn/end') as SessionEvent<'turn/end'>
     expect(end.data.reason).toMatchObject({ kind: 'blocked', by: 'rate-limit', metadata: { limit: 1, windowMs: 3_600_000, counts: 'turns', key: 'session', onLimit: 'reject' } })
 
+    // bosun log says it too, told from when the turn ended (it showed the metadata as JSON).
+    const log = await bosun(['log', 'once'], { cwd: dir })
+    expect(log.stdout).toMatch(/⊘ blocked by rate-limit: the rate limit of 1 turn an hour for this session was used up, so the message did not run; it could be sent again at \d\d:\d\d:\d\d \((?:\d\dm \d\ds|1h 00m) later\)\./)
+    expect(log.stdout).not.toContain('retryAfterMs')
+
     expect((await bosun(['--config', 'requeue.json', 'run', '-s', 'again', 'first'], { cwd: dir })).code).toBe(0)
     const requeued = await bosun(['--config', 'requeue.json', 'run', '-s', 'again', 'second'], { cwd: dir })
     expect(requeued.code).toBe(3)
