@@ -134,12 +134,30 @@ function describe(error: ErrorObject): { path: string; message: string } {
   return { path: base, message: error.message ?? 'is invalid' }
 }
 
-/** Validates a parsed JSON body; a bad one is `invalid-request` naming the JSON path. */
+/**
+ * Validates a parsed JSON body; a bad one is `invalid-request` naming the JSON path. Ajv reports a
+ * missing field before an unknown one, so a body that names a field wrongly (`{"text": "hi"}` for
+ * `content`) would only be told that `content` is required: the unknown fields of the body are
+ * named too, with the fields it may have.
+ */
 export function validateBody<T>(name: SchemaName, body: unknown): T {
   const validate = validators[name]
   if (!validate(body)) {
-    const first = describe(validate.errors![0]!)
-    throw new HostError('invalid-request', `Invalid request body at ${first.path}: ${first.message}.`, { path: first.path })
+    const error = validate.errors![0]!
+    const first = describe(error)
+    const unknown = error.keyword === 'required' && error.instancePath === '' ? unknownFields(schemas[name], body) : ''
+    throw new HostError('invalid-request', `Invalid request body at ${first.path}: ${first.message}${unknown}.`, { path: first.path })
   }
   return body as T
+}
+
+/** ` (the body's "text" is not one of its fields: clientMessageId, content, delivery)`, or '' when it has no unknown field. */
+function unknownFields(schema: (typeof schemas)[SchemaName], body: unknown): string {
+  if (!('additionalProperties' in schema) || schema.additionalProperties !== false) return ''
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return ''
+  const fields = Object.keys(schema.properties)
+  const extra = Object.keys(body).filter((key) => !fields.includes(key))
+  if (extra.length === 0) return ''
+  const named = extra.slice(0, 3).map((key) => JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)).join(', ')
+  return ` (the body's ${named}${extra.length > 3 ? ` and ${extra.length - 3} more` : ''} ${extra.length === 1 ? 'is not one of its fields' : 'are not among its fields'}: ${fields.join(', ')})`
 }
