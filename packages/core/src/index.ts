@@ -82,9 +82,10 @@ export type { Deadlines } from './adapter-kit/index.js'
 export { requestParallelToolCalls, requestParamError, requestToolChoice } from './adapter-kit/index.js'
 export type { RequestToolChoice } from './adapter-kit/index.js'
 // What an HTTP 413 says to do, for an adapter that builds its own error (the ai-sdk bridge); and
-// whether the request's maxTokens alone caused it (then INVALID_REQUEST, not a context window).
-export { maxTokensOverLimit, maxTokensOverLimitHint, tooLargeHint } from './adapter-kit/index.js'
-export type { MaxTokensOverLimit, ResponseErrorOptions } from './adapter-kit/index.js'
+// whether the request's maxTokens alone caused it (then INVALID_REQUEST, not a context window):
+// maxTokensRefusal gives the code and the hint, the rule every adapter applies.
+export { maxTokensOverLimit, maxTokensOverLimitHint, maxTokensRefusal, tooLargeHint } from './adapter-kit/index.js'
+export type { MaxTokensOverLimit, ResponseErrorOptions, SentMaxTokens } from './adapter-kit/index.js'
 // For text that may quote a key the caller does not know (an SDK's error): masks what looks like one.
 export { maskCredentials } from './config/credentials.js'
 // Masking by value: the secrets this process uses (the `…Env` variables a config names, the keys

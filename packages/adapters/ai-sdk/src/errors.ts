@@ -1,4 +1,4 @@
-import { CONTEXT_WINDOW_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
+import { CONTEXT_WINDOW_MESSAGE, maxTokensRefusal, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
 import { withoutCredentials } from './mask.js'
 
@@ -55,14 +55,14 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
     const body = stringField(error, 'responseBody') ?? ''
     // The kit's rule, as the native adapters apply it: a 413 is a context window, a rate limit or a
     // byte limit by its words, a 400 a context window when they say so; a 413 that maxTokens alone causes, INVALID_REQUEST.
-    const overBudget = maxTokensOverLimit(status, `${message} ${body}`, maxTokens, MAX_TOKENS_FIELD)
-    const code = overBudget !== undefined ? 'INVALID_REQUEST' : ModelError.codeForStatus(status, `${message} ${body}`)
+    const overBudget = maxTokensRefusal(status, `${message} ${body}`, { maxTokens, maxTokensField: MAX_TOKENS_FIELD })
+    const code = overBudget?.code ?? ModelError.codeForStatus(status, `${message} ${body}`)
     // An exhausted quota (OpenAI's 429 insufficient_quota) is not cured by waiting, whatever the SDK says.
     const quota = status === 429 && /insufficient_quota/.test(`${body} ${nestedKind(error)}`)
     const wait = quota ? undefined : waitFrom(error, code)
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
-    const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : status === 413 ? tooLargeHint(code, `${message} ${body}`) : ''
+    const hint = overBudget?.hint ?? (status === 413 ? tooLargeHint(code, `${message} ${body}`) : '')
     return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId, `${message} ${body}`)}`, {
       status,
       cause: error,
@@ -116,9 +116,9 @@ function partError(error: unknown, provider: string, maxTokens?: number): ModelE
   const kind = `${stringField(error, 'type') ?? ''} ${stringField(error, 'code') ?? ''} ${nestedKind(error)}`.trim()
   const message = errorMessage(error)
   // Anthropic's request_too_large is a 413 in a stream: maxTokens alone over the limit is the same INVALID_REQUEST.
-  const overBudget = /request[_ ]too[_ ]large/i.test(kind) ? maxTokensOverLimit(413, message, maxTokens, MAX_TOKENS_FIELD) : undefined
-  const code = overBudget !== undefined ? 'INVALID_REQUEST' : codeForKind(kind, message)
-  const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : ''
+  const overBudget = /request[_ ]too[_ ]large/i.test(kind) ? maxTokensRefusal(413, message, { maxTokens, maxTokensField: MAX_TOKENS_FIELD }) : undefined
+  const code = overBudget?.code ?? codeForKind(kind, message)
+  const hint = overBudget?.hint ?? ''
   return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}${hint}`, { cause: error })
 }
 

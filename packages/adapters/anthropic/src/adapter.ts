@@ -2,12 +2,12 @@ import {
   BosunError, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
   registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
-import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest } from '@bosun/core'
+import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest, SentMaxTokens } from '@bosun/core'
 import { DEFAULT_API_KEY_ENV, resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
 import { toAnthropicRequest } from './request.js'
 import { sseEvents } from './sse.js'
 import { MessageStreamDecoder, streamError, type AnthropicEvent } from './stream.js'
-import { responseError, sentMaxTokens, type SentMaxTokens } from './too-large.js'
+import { responseError, sentMaxTokens } from './too-large.js'
 
 /** The `anthropic-version` header every request carries. */
 export const ANTHROPIC_VERSION = '2023-06-01'

@@ -1,6 +1,6 @@
-import { excerpt, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, ModelError } from '@bosun/core'
+import { excerpt, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
 import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
-import { TOO_LARGE_HINT, tooLargeCode, type SentMaxTokens } from './too-large.js'
+import { TOO_LARGE_HINT, tooLargeCode } from './too-large.js'
 
 /** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
 export interface AnthropicEvent {
@@ -289,9 +289,9 @@ export function streamError(value: unknown, where = 'in the stream', sent?: Sent
   const detail = typeof error.message === 'string' ? `: ${excerpt(error.message, MAX_PROVIDER_MESSAGE)}` : ''
   const [base, status] = STREAM_ERRORS[type] ?? ['SERVER', 500]
   // A request_too_large is typed by its words as a 413 response is; other refusals count tokens or not.
-  const overBudget = type === 'request_too_large' ? maxTokensOverLimit(413, detail, sent?.maxTokens, sent?.maxTokensField) : undefined
-  const code = overBudget !== undefined ? 'INVALID_REQUEST' : type === 'request_too_large' ? tooLargeCode(detail) : base === 'INVALID_REQUEST' ? ModelError.codeForStatus(400, detail) : base
-  const hint = overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : ''
+  const overBudget = type === 'request_too_large' ? maxTokensRefusal(413, detail, sent) : undefined
+  const code = overBudget?.code ?? (type === 'request_too_large' ? tooLargeCode(detail) : base === 'INVALID_REQUEST' ? ModelError.codeForStatus(400, detail) : base)
+  const hint = overBudget?.hint ?? (type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : '')
   // The HTTP status was 200: the equivalent status is kept in the message only.
   return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status})${hint}.`)
 }

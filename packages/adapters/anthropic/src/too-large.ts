@@ -1,5 +1,5 @@
 import { errorFromResponse, maskSecret, MAX_ERROR_BODY_BYTES, ModelError, modelErrorFromResponse, providerMessage, readBodyText } from '@bosun/core'
-import type { ModelErrorCode } from '@bosun/core'
+import type { ModelErrorCode, SentMaxTokens } from '@bosun/core'
 
 /**
  * What a refusal of the request's size says to do. Anthropic's `request_too_large` (HTTP 413) is a
@@ -16,16 +16,10 @@ export const TOO_LARGE_HINT = ' (the request has more bytes than Anthropic accep
 export const tooLargeCode = (text: string): ModelErrorCode => ModelError.codeForStatus(413, text)
 
 /**
- * The request's `max_tokens` as sent: a 413 over a per-minute token limit that it alone reaches is
- * `INVALID_REQUEST` saying to lower maxTokens (the kit's `maxTokensOverLimit`), not a context window.
+ * The request's `max_tokens` as sent, named in a refusal with the thinking budget it holds, if any
+ * (reasoningEffort: it may be what to lower). A 413 over a per-minute token limit that it alone
+ * reaches is `INVALID_REQUEST` saying to lower maxTokens (the kit's `maxTokensRefusal`), not a context window.
  */
-export interface SentMaxTokens {
-  maxTokens: number
-  /** `max_tokens`, with the thinking budget it holds, if any (reasoningEffort: it may be what to lower). */
-  maxTokensField: string
-}
-
-/** What {@link SentMaxTokens} says of a request body with this `max_tokens` (and thinking, if any). */
 export const sentMaxTokens = (body: { max_tokens: number; thinking?: { budget_tokens: number } }): SentMaxTokens => ({
   maxTokens: body.max_tokens,
   maxTokensField: body.thinking === undefined ? 'max_tokens' : `max_tokens, a thinking budget of ${body.thinking.budget_tokens} (reasoningEffort) included`,

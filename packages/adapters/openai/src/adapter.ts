@@ -2,11 +2,11 @@ import {
   BosunError, ErrorCodes, errorFromResponse, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
   registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
-import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest } from '@bosun/core'
+import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest, SentMaxTokens } from '@bosun/core'
 import { classify, inSentence, withPathHint, withStreamOptionsHint } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
-import { buildBody, sentMaxTokens, type RequestSettings, type SentMaxTokens } from './request.js'
+import { buildBody, sentMaxTokens, type RequestSettings } from './request.js'
 import { ChunkMapper, chunksFromJson, chunksFromSse } from './stream.js'
 import { validateOptions } from './validate.js'
 
@@ -78,7 +78,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`)
     const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
     if (!response.ok) {
-      const options = { secret: apiKey, authHint, ...(sent === undefined ? {} : { maxTokens: sent.maxTokens, maxTokensField: sent.field }) }
+      const options = { secret: apiKey, authHint, ...sent }
       throw withStreamOptionsHint(withPathHint(await errorFromResponse(label, response, options), endpoint), settings.streamOptions)
     }
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)

@@ -1,6 +1,5 @@
-import { BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, ModelError } from '@bosun/core'
+import { BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
-import type { SentMaxTokens } from './request.js'
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -26,8 +25,8 @@ export function streamError(label: string, error: unknown, secret?: string, sent
   const kind = [fields.type, fields.code].filter((v) => typeof v === 'string').join(' ')
   let code: ModelErrorCode = 'SERVER'
   const options: ModelErrorOptions = status === undefined ? {} : { status }
-  const overBudget = status === undefined ? undefined : maxTokensOverLimit(status, `${kind} ${message}`, sent?.maxTokens, sent?.field)
-  if (overBudget !== undefined) code = 'INVALID_REQUEST'
+  const overBudget = status === undefined ? undefined : maxTokensRefusal(status, `${kind} ${message}`, sent)
+  if (overBudget !== undefined) code = overBudget.code
   else if (CONTEXT_WINDOW_MESSAGE.test(`${kind} ${message}`)) code = 'CONTEXT_WINDOW_EXCEEDED'
   else if (status !== undefined) code = ModelError.codeForStatus(status, `${kind} ${message}`)
   else if (/insufficient_quota/i.test(kind)) {
@@ -36,7 +35,7 @@ export function streamError(label: string, error: unknown, secret?: string, sent
   } else if (/rate.?limit|too.?many.?requests/i.test(kind)) code = 'RATE_LIMIT'
   else if (/auth|api.?key|permission/i.test(kind)) code = 'AUTH'
   else if (/invalid|bad.?request|not.?found/i.test(kind)) code = 'INVALID_REQUEST'
-  const hint = overBudget === undefined ? '' : maxTokensOverLimitHint(overBudget)
+  const hint = overBudget?.hint ?? ''
   return new ModelError(code, `${label} reported an error in the stream: ${message || kind || 'no message'}${hint}`, options)
 }
 

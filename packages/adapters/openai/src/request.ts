@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { requestParallelToolCalls, requestToolChoice } from '@bosun/core'
-import type { AssistantBlock, ContentBlock, ModelMessage, ModelRequest, ToolCallBlock } from '@bosun/core'
+import type { AssistantBlock, ContentBlock, ModelMessage, ModelRequest, SentMaxTokens, ToolCallBlock } from '@bosun/core'
 import type { MaxTokensField } from './options.js'
 
 /** What the request mapping needs to know about the adapter. */
@@ -92,12 +92,6 @@ export function buildBody(request: ModelRequest, settings: RequestSettings): Rec
   return { ...body, ...params, ...toolParams(request) }
 }
 
-/** The maximum output tokens a request body carries, and the field that carries them. */
-export interface SentMaxTokens {
-  maxTokens: number
-  field: MaxTokensField
-}
-
 /**
  * The maximum output tokens `body` ({@link buildBody}'s) sends — in `field` (the adapter's
  * `maxTokensField`), else in the other field a `prepareCall` hook may have set through
@@ -106,7 +100,7 @@ export interface SentMaxTokens {
 export function sentMaxTokens(body: Record<string, unknown>, field: MaxTokensField): SentMaxTokens | undefined {
   for (const name of [field, field === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens'] as const) {
     const value = body[name]
-    if (typeof value === 'number' && Number.isFinite(value)) return { maxTokens: value, field: name }
+    if (typeof value === 'number' && Number.isFinite(value)) return { maxTokens: value, maxTokensField: name }
   }
   return undefined
 }

@@ -2,7 +2,7 @@ import { excerpt, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelFinishReason, ModelUsage } from '@bosun/core'
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser'
 import { inSentence, malformed, streamError } from './errors.js'
-import type { SentMaxTokens } from './request.js'
+import type { SentMaxTokens } from '@bosun/core'
 
 /** An SSE line longer than this (no line break in 16 MiB) is a broken stream, not a big chunk. */
 const MAX_BUFFER = 16 * 1024 * 1024

@@ -2,9 +2,9 @@ import { ModelError, type ModelErrorCode } from '../model.js'
 import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
-import { maxTokensOverLimit, maxTokensOverLimitHint, overRateLimitHint } from './refusal.js'
+import { maxTokensRefusal, overRateLimitHint } from './refusal.js'
 
-export { CONTEXT_WINDOW_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint } from './refusal.js'
+export { CONTEXT_WINDOW_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, maxTokensRefusal, type SentMaxTokens } from './refusal.js'
 export type { MaxTokensOverLimit } from './refusal.js'
 
 /**
@@ -29,14 +29,14 @@ export const MAX_PROVIDER_MESSAGE = 1_000
 export function modelErrorFromResponse(provider: string, status: number, headers: Headers, text: string, { secret, authHint, maxTokens, maxTokensField }: ResponseErrorOptions = {}): ModelError {
   const body = maskSecret(text, secret)
   const detail = providerMessage(body)
-  const overBudget = maxTokensOverLimit(status, `${detail} ${body}`, maxTokens, maxTokensField)
+  const overBudget = maxTokensRefusal(status, `${detail} ${body}`, { maxTokens, maxTokensField })
   // One rule for every adapter: a 4xx (a 413 too) is typed by its words as well as its status.
-  const code = overBudget !== undefined ? 'INVALID_REQUEST' : ModelError.codeForStatus(status, `${detail} ${body}`)
+  const code = overBudget?.code ?? ModelError.codeForStatus(status, `${detail} ${body}`)
   // The rate-limit reset headers say when a limit is replenished: read for a rate limit only (a
   // 429, or a 413 that is one), never to delay a retry of a transient 5xx.
   const wait = retryAfterMs(headers, Date.now(), { resetHeaders: code === 'RATE_LIMIT' })
   const quota = status === 429 && QUOTA.test(body)
-  const said = quota ? QUOTA_HINT : overBudget !== undefined ? maxTokensOverLimitHint(overBudget) : code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status, `${detail} ${body}`)
+  const said = quota ? QUOTA_HINT : (overBudget?.hint ?? (code === 'AUTH' && authHint !== undefined ? authHint : hint(code, status, `${detail} ${body}`)))
   return new ModelError(code, `${provider} answered HTTP ${status}${detail ? `: ${detail}` : ''}${said}`, {
     status,
     ...(quota ? { retryable: false } : {}),

@@ -1,8 +1,8 @@
 // Helpers for HTTP adapter packages: typed errors from responses, Retry-After parsing, deadlines,
 // key redaction, a fetch that keeps credentials at their origin, capped body reads. Exported from
 // `@bosun/core` so that every adapter — a third party's too — gets the same guarantees.
-export { CONTEXT_WINDOW_MESSAGE, errorFromResponse, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, modelErrorFromResponse, providerMessage, tooLargeHint } from './http-error.js'
-export type { MaxTokensOverLimit, ResponseErrorOptions } from './http-error.js'
+export { CONTEXT_WINDOW_MESSAGE, errorFromResponse, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, maxTokensRefusal, modelErrorFromResponse, providerMessage, tooLargeHint } from './http-error.js'
+export type { MaxTokensOverLimit, ResponseErrorOptions, SentMaxTokens } from './http-error.js'
 export { parseDuration, retryAfterMs } from './retry-after.js'
 export { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema, isContentChunk, withContentDeadline, withIdleTimeout } from './deadline.js'
 export type { Deadlines } from './deadline.js'

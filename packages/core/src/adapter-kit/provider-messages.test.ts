@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { adapterOptionProblems } from './options.js'
 import { ModelError } from '../model.js'
-import { CONTEXT_WINDOW_MESSAGE, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, modelErrorFromResponse } from './http-error.js'
+import { CONTEXT_WINDOW_MESSAGE, MAX_PROVIDER_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, maxTokensRefusal, modelErrorFromResponse } from './http-error.js'
 
 // Found in review (U3): three gaps between what providers send and what the adapter kit made of it.
 
@@ -125,6 +125,17 @@ describe("a 413 over the per-minute limit that the request's maxTokens alone rea
     expect(maxTokensOverLimit(429, groq, 16000)).toBeUndefined()
     expect(maxTokensOverLimit(413, groq.replace('18657', '12000'), 16000)).toBeUndefined()
     expect(maxTokensOverLimit(413, 'body size Limit 100, Requested 200', 16000)).toBeUndefined()
+  })
+
+  it('maxTokensRefusal: the code and the hint every adapter gives such a refusal, or undefined', () => {
+    expect(maxTokensRefusal(413, groq, { maxTokens: 12000, maxTokensField: 'max_tokens' })).toEqual({
+      code: 'INVALID_REQUEST',
+      hint: maxTokensOverLimitHint({ maxTokens: 12000, field: 'max_tokens', requested: 18657, limit: 12000 }),
+    })
+    expect(maxTokensRefusal(413, groq, { maxTokens: 12000 })!.hint).toContain('maxTokens (12000) is alone at or over the limit of 12000')
+    expect(maxTokensRefusal(413, groq, { maxTokens: 11999 })).toBeUndefined()
+    expect(maxTokensRefusal(413, groq, undefined)).toBeUndefined()
+    expect(maxTokensRefusal(429, groq, { maxTokens: 16000 })).toBeUndefined()
   })
 
   it('modelErrorFromResponse given maxTokens: INVALID_REQUEST, no wait, naming maxTokens, its field, its value and the limit', () => {

@@ -73,6 +73,25 @@ export function maxTokensOverLimit(status: number, text: string, maxTokens: numb
   return { maxTokens, ...(field === undefined ? {} : { field }), ...over }
 }
 
+/** The maximum output tokens a request carried, as sent, and the field that carried them. */
+export interface SentMaxTokens {
+  maxTokens: number
+  /** `max_tokens`, `max_completion_tokens`… (with what else it holds, such as a thinking budget), named in a refusal's message. */
+  maxTokensField?: string
+}
+
+/**
+ * A refusal that the request's maximum output tokens alone cause ({@link maxTokensOverLimit}), typed
+ * as every adapter types it: `INVALID_REQUEST`, and {@link maxTokensOverLimitHint} to append to its
+ * message. For an HTTP response and for an error in a stream alike (give the status it stands for:
+ * Anthropic's in-stream `request_too_large` is a 413). Undefined when it is not one, or when no
+ * maximum was sent.
+ */
+export function maxTokensRefusal(status: number, text: string, sent: Partial<SentMaxTokens> | undefined): { code: 'INVALID_REQUEST'; hint: string } | undefined {
+  const over = maxTokensOverLimit(status, text, sent?.maxTokens, sent?.maxTokensField)
+  return over === undefined ? undefined : { code: 'INVALID_REQUEST', hint: maxTokensOverLimitHint(over) }
+}
+
 /** What a refusal of {@link maxTokensOverLimit} says to do, to append to its message. */
 export function maxTokensOverLimitHint({ maxTokens, field, requested, limit }: MaxTokensOverLimit): string {
   const sent = field === undefined ? `${maxTokens}` : `${maxTokens}, sent as ${field}`
