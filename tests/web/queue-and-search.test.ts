@@ -34,7 +34,7 @@ if (hasChromium) {
         const search = sessions(page).getByRole('searchbox', { name: 'Search sessions' })
         await search.fill('nothing-like-this')
         const status = sessions(page).getByRole('status')
-        await until(async () => (await status.count()) === 1 && (await status.textContent()) === 'No session id contains "nothing-like-this".', 'the no-match line')
+        await until(async () => (await status.count()) === 1 && (await status.textContent()) === 'No session id or first prompt contains "nothing-like-this".', 'the no-match line')
         expect(await list.getByRole('button').count()).toBe(0)
         await search.fill('')
         await until(async () => (await list.getByRole('button').count()) === IDS.length && (await status.count()) === 0, 'the list back, the line gone')

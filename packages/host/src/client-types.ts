@@ -32,6 +32,11 @@ export interface SessionListItem {
   /** Last activity: the `time` of the log's last event (epoch ms), null while the log is empty. */
   lastEventAt: number | null
   queue: { 'next-turn': number; 'next-step': number } | null
+  /**
+   * A preview of the first prompt (the first message a user sent, else the first queued; at most
+   * 200 code points, a longer one cut with `…`), null while there is none. Absent from hosts older than it.
+   */
+  firstPrompt?: string | null
   /** A subagent's child: the session that spawned it. */
   parentSessionId?: string
   /** A fork: the session it was forked from. */

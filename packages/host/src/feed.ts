@@ -16,6 +16,12 @@ export interface SessionSummaryFrame {
   /** Last activity: the `time` of the log's last event (epoch ms), null while the log is empty. */
   lastEventAt: number | null
   queue: { 'next-turn': number; 'next-step': number } | null
+  /**
+   * A preview of the session's first prompt, for a list to name it by: the first message a user
+   * sent, else the first one queued (the stores' `firstPrompt`: at most 200 code points, a longer
+   * text cut with `…`); null while there is none.
+   */
+  firstPrompt: string | null
   /** A fork: the session it was forked from (its header's `parent`). */
   parent?: string
 }

@@ -1,4 +1,4 @@
-import { findLiveAgent, type SessionEvent, type SessionHeader, type SessionSummary as StoreListItem, type Store } from '@bosun/core'
+import { findLiveAgent, LogSummaryFold, summarizeLog, type Session, type SessionEvent, type SessionHeader, type SessionSummary as StoreListItem, type Store } from '@bosun/core'
 import type { SessionSummaryFrame } from './feed.js'
 import { foldInbox } from './log.js'
 import type { SessionManager } from './sessions.js'
@@ -37,6 +37,21 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
 }
 
 /**
+ * A live session's first prompt: the store's summary fold run over its log — kept per session and
+ * run on only over the events appended since, so a session's frames never read its log again. Not
+ * the list entry's: a live session's store lags its log (write-behind), and its first prompt can
+ * still change (a first queued message canceled; a subagent child, whose messages are not a
+ * user's, may never have a final one).
+ */
+const liveFolds = new WeakMap<Session, LogSummaryFold>()
+function livePrompt(session: Session): string | null {
+  let fold = liveFolds.get(session)
+  if (fold === undefined) liveFolds.set(session, (fold = new LogSummaryFold(session.header)))
+  for (let seq = fold.length; seq < session.length; seq++) fold.add(session.eventAt(seq)!)
+  return fold.summary().firstPrompt
+}
+
+/**
  * A stored session's row from its store list entry alone, when the entry has every field the row
  * needs (a store's current summary and header: SQLite, PostgreSQL, JSONL, memory); `undefined`
  * otherwise (a summary written by an earlier build without the per-queue counts, a store that
@@ -44,8 +59,8 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
  * the store's summary is the fold of the whole log (the store contract checks it).
  */
 function fromListed(id: string, listed: Partial<StoreListItem>): (SessionSummary & { delegation?: Delegation }) | undefined {
-  const { createdAt, parent, length, lastActivity, queued, delegation } = listed
-  if (createdAt === undefined || length === undefined || lastActivity === undefined || queued === undefined || delegation === undefined) return undefined
+  const { createdAt, parent, length, lastActivity, queued, delegation, firstPrompt } = listed
+  if (createdAt === undefined || length === undefined || lastActivity === undefined || queued === undefined || delegation === undefined || firstPrompt === undefined) return undefined
   return {
     id, createdAt, ...(parent === undefined ? {} : { parent }),
     ...(delegation === null ? {} : { parentSessionId: delegation.parentSessionId, delegation }),
@@ -53,6 +68,7 @@ function fromListed(id: string, listed: Partial<StoreListItem>): (SessionSummary
     // An empty log's summary gives its creation time; the row says there is no event yet.
     lastEventAt: length === 0 ? null : lastActivity,
     queue: { 'next-turn': queued['next-turn'], 'next-step': queued['next-step'] },
+    firstPrompt,
   }
 }
 
@@ -76,6 +92,7 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
       id, ...fromHeader(agent.session.header, listed), loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
       lastEventAt: lastEventAt(agent.session.events),
       queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
+      firstPrompt: livePrompt(agent.session),
     }
   }
   // One session asked for alone (a host stream's frame): its own summary and header where the store
@@ -92,6 +109,7 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
     lastSeq: stored ? stored.events.length - 1 : -1,
     lastEventAt: stored ? lastEventAt(stored.events) : null,
     queue: inbox ? { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length } : null,
+    firstPrompt: stored ? summarizeLog(stored.header, stored.events).firstPrompt : (listed.firstPrompt ?? null),
   }
 }
 

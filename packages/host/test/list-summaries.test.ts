@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createAgent, createUserMessage, LOG_FORMAT_VERSION, memoryStore, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { createAgent, createUserMessage, LOG_FORMAT_VERSION, memoryStore, summarizeLog, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { postgresStore } from '@bosun/plugin-store-postgres'
@@ -69,6 +69,7 @@ async function fullReadRow(store: Store, id: string) {
     ...(header.delegation ? { parentSessionId: header.delegation.parentSessionId } : {}),
     loaded: false, status: 'idle', lastSeq: events.length - 1, lastEventAt: events.at(-1)?.time ?? null,
     queue: { 'next-turn': inbox['next-turn'].length, 'next-step': inbox['next-step'].length },
+    firstPrompt: summarizeLog(header, events).firstPrompt,
   }
 }
 

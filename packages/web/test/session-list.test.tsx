@@ -137,6 +137,28 @@ describe('the session list, live from the host stream', () => {
   })
 })
 
+describe('a session named by its first prompt', () => {
+  it('shows the first prompt under the id, and a search finds a session by words of it', async () => {
+    const host = hostOver(memoryStore())
+    const admin = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => host.fetch(new Request(input as string, init)) })
+    await admin.createSession('moons')
+    await admin.createSession('quiet')
+    openList(pageClient(() => host).client)
+    await until(() => row('moons') && row('quiet'), 'both listed')
+    await admin.send('moons', { content: 'How many moons has Mars?' })
+    const named = await until(() => (row('moons') && within(row('moons')!).queryByText('How many moons has Mars?')) ?? null, 'the first prompt drawn once sent')
+    expect(named.getAttribute('title')).toBe('How many moons has Mars?')
+    // The id stays first: a row's name starts with it; a session with no prompt shows its id alone.
+    expect(row('moons')!.textContent).toMatch(/^moonsHow many moons has Mars\?/)
+    expect(row('quiet')!.textContent).toMatch(/^quiet(idle|running)/)
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Search sessions' }), { target: { value: 'MARS' } })
+    expect(row('moons')).not.toBeNull()
+    expect(row('quiet')).toBeNull()
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Search sessions' }), { target: { value: 'venus' } })
+    expect(screen.getByRole('status').textContent).toBe('No session id or first prompt contains "venus".')
+  })
+})
+
 describe('the open session in the list', () => {
   it('shows the time of the last event its own stream delivered', async () => {
     const host = hostOver(memoryStore(), () => [{ text: 'v'.repeat(60), chunkSize: 1, delayMs: 5 }])

@@ -55,7 +55,7 @@ function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1)
 }
 
-/** The sessions of the host, live from the host stream: status, queued count, last activity; search; new session. */
+/** The sessions of the host, live from the host stream: id and first prompt, status, queued count, last activity; search by either; new session. */
 export function SessionList() {
   const sessions = useApp((state) => state.sessions)
   const selected = useApp((state) => state.selected)
@@ -68,9 +68,9 @@ export function SessionList() {
   const [query, setQuery] = useState('')
   const shown = useMemo(() => {
     const needle = query.trim().toLowerCase()
-    return tree(needle === '' ? sessions : sessions.filter((item) => item.id.toLowerCase().includes(needle)))
+    return tree(needle === '' ? sessions : sessions.filter((item) => item.id.toLowerCase().includes(needle) || (item.firstPrompt ?? '').toLowerCase().includes(needle)))
   }, [sessions, query])
-  const noMatch = shown.length === 0 && query.trim() !== '' ? `No session id contains "${query.trim()}".` : null
+  const noMatch = shown.length === 0 && query.trim() !== '' ? `No session id or first prompt contains "${query.trim()}".` : null
 
   const row = (node: Node, depth: number) => {
     const { item } = node
@@ -85,7 +85,17 @@ export function SessionList() {
           className={`flex w-full flex-col gap-0.5 rounded px-2 py-1.5 text-left text-sm hover:bg-slate-200 ${item.id === selected ? 'bg-slate-200' : ''}`}
           style={{ paddingLeft: `${0.5 + depth}rem` }}
         >
-          <span className="truncate font-medium">{item.id}</span>
+          {/* The id first (a row's name starts with it), the first prompt — what a person knows the session by — under it. */}
+          {item.firstPrompt ? (
+            <>
+              <span className="truncate font-mono text-xs text-slate-600">{item.id}</span>
+              <span className="truncate font-medium" title={item.firstPrompt}>
+                {item.firstPrompt}
+              </span>
+            </>
+          ) : (
+            <span className="truncate font-medium">{item.id}</span>
+          )}
           <span className="flex items-center gap-2 text-xs text-slate-700">
             <StatusBadge status={item.status} />
             {queues.map((words) => (
@@ -110,7 +120,7 @@ export function SessionList() {
       </button>
       <label className="flex flex-col gap-1 text-xs text-slate-700">
         Search sessions
-        <input type="search" value={query} onChange={(event) => setQuery(event.target.value)} className="rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900" placeholder="id…" />
+        <input type="search" value={query} onChange={(event) => setQuery(event.target.value)} className="rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900" placeholder="id or first prompt…" />
       </label>
       <ListNotLive />
       {/* A search that matches nothing says so (announced, as the list's other notice is) instead of an empty list. */}
