@@ -38,13 +38,16 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
 
 /**
  * A live session's first prompt: the store's summary fold run over its log — kept per session and
- * run on only over the events appended since, so a session's frames never read its log again. Not
- * the list entry's: a live session's store lags its log (write-behind), and its first prompt can
- * still change (a first queued message canceled; a subagent child, whose messages are not a
- * user's, may never have a final one).
+ * run on only over the events appended since, so a session's frames never read its log again. The
+ * list entry's only when it is of the same log: a live session's store lags its log
+ * (write-behind), and its first prompt can still change (a first queued message canceled; a
+ * subagent child, whose messages are not a user's, may never have a final one).
  */
 const liveFolds = new WeakMap<Session, LogSummaryFold>()
-function livePrompt(session: Session): string | null {
+function livePrompt(session: Session, listed: Partial<StoreListItem>): string | null {
+  // The list entry's when it is of exactly this log (an idle session whose batches are written):
+  // the same fold's answer, and a sealed log's pages are not read for it.
+  if (listed.length === session.length && listed.firstPrompt !== undefined) return listed.firstPrompt
   let fold = liveFolds.get(session)
   if (fold === undefined) liveFolds.set(session, (fold = new LogSummaryFold(session.header)))
   for (let seq = fold.length; seq < session.length; seq++) fold.add(session.eventAt(seq)!)
@@ -92,7 +95,7 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
       id, ...fromHeader(agent.session.header, listed), loaded: true, status: agent.status, lastSeq: agent.session.length - 1,
       lastEventAt: lastEventAt(agent.session.events),
       queue: { 'next-turn': agent.inbox.nextTurn.length, 'next-step': agent.inbox.nextStep.length },
-      firstPrompt: livePrompt(agent.session),
+      firstPrompt: livePrompt(agent.session, listed),
     }
   }
   // One session asked for alone (a host stream's frame): its own summary and header where the store
