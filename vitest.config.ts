@@ -27,6 +27,7 @@ const ISOLATED = [
   'packages/host/test/log-prefix.test.ts',
   'packages/host/test/ai-sdk-sealed.test.ts',
   'packages/host/test/log-prefix-sealed.test.ts',
+  'packages/host/test/list-first-prompt-sealed.test.ts',
   'packages/plugins/store-jsonl/src/options-once.test.ts',
   'packages/plugins/store-sqlite/src/options-once.test.ts',
 ]

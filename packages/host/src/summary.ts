@@ -37,20 +37,20 @@ function lastEventAt(events: readonly SessionEvent[]): number | null {
 }
 
 /**
- * A live session's first prompt: the store's summary fold run over its log — kept per session and
- * run on only over the events appended since, so a session's frames never read its log again. The
- * list entry's only when it is of the same log: a live session's store lags its log
- * (write-behind), and its first prompt can still change (a first queued message canceled; a
- * subagent child, whose messages are not a user's, may never have a final one).
+ * A live session's first prompt: the store's summary fold run over its log from the start until
+ * the prompt is final (the first message a user sent was delivered: a turn's first events), then
+ * never again — or, while it is not, on over the events appended since. So a session's frames never
+ * read its log twice, and a sealed log has only its first page decoded for it. The list entry's
+ * when that entry is of exactly this log (an idle session whose batches are written): the same
+ * answer, read from no page. Not otherwise: a live session's store lags its log (write-behind),
+ * and its first prompt may still change (a first queued message canceled).
  */
 const liveFolds = new WeakMap<Session, LogSummaryFold>()
 function livePrompt(session: Session, listed: Partial<StoreListItem>): string | null {
-  // The list entry's when it is of exactly this log (an idle session whose batches are written):
-  // the same fold's answer, and a sealed log's pages are not read for it.
   if (listed.length === session.length && listed.firstPrompt !== undefined) return listed.firstPrompt
   let fold = liveFolds.get(session)
   if (fold === undefined) liveFolds.set(session, (fold = new LogSummaryFold(session.header)))
-  for (let seq = fold.length; seq < session.length; seq++) fold.add(session.eventAt(seq)!)
+  for (let seq = fold.length; !fold.firstPromptFinal && seq < session.length; seq++) fold.add(session.eventAt(seq)!)
   return fold.summary().firstPrompt
 }
 

@@ -11,7 +11,7 @@ const state = perTest()
 
 async function serve(dir: string, plugins = [] as Parameters<typeof makeHost>[3]) {
   const { host, store } = makeHost(dir, () => [], {}, plugins)
-  const server = await listen(host, { hostname: '127.0.0.1', port: 0 })
+  const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
   state.closing.push(store, host, server)
   return { host, client: createClient({ baseUrl: server.url }), server }
 }

@@ -291,3 +291,21 @@ describe('LogSummaryFold state', () => {
     expect(resumed.summary().pending).toBe(summarizeLog(header(), session.events).pending)
   })
 })
+
+describe('LogSummaryFold.firstPromptFinal', () => {
+  it('is true once a user\'s message was delivered, not while the first prompt is only queued or not a user\'s', () => {
+    const session = new Session(header(), [])
+    const fold = new LogSummaryFold(header())
+    const add = () => fold.add(session.events.at(-1)!)
+    new Inbox(session).splice('next-turn', 0, 0, [createUserMessage('queued', { id: 'q' })])
+    add()
+    expect([fold.firstPromptFinal, fold.summary().firstPrompt]).toEqual([false, 'queued'])
+    session.append('user/message', createUserMessage('from a parent', { id: 'p', source: { kind: 'parent' } }))
+    add()
+    expect(fold.firstPromptFinal).toBe(false)
+    session.append('user/message', createUserMessage('typed', { id: 'u' }))
+    add()
+    expect([fold.firstPromptFinal, fold.summary().firstPrompt]).toEqual([true, 'typed'])
+  })
+})
+

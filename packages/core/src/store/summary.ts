@@ -112,6 +112,14 @@ export class LogSummaryFold {
     return this.#length
   }
 
+  /**
+   * A user's message was delivered: the summary's `firstPrompt` is final, no later event changes
+   * it — a reader that wants only that may stop folding (it reads a log's first events, not all).
+   */
+  get firstPromptFinal(): boolean {
+    return this.#firstPrompt !== undefined
+  }
+
   add(event: SessionEvent): void {
     const seq = this.#length++
     this.#lastActivity = event.time
