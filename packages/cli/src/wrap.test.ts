@@ -50,4 +50,20 @@ describe('terminalRows: lines for a terminal, or whole for a pipe', () => {
     expect(terminalRows(['error X: one two three', 'b\nc'], 13)).toEqual(['error X: one', '  two three', 'b', 'c'])
     expect(terminalRows(['error X: one two three', 'b\nc'], undefined)).toEqual(['error X: one two three', 'b\nc'])
   })
+
+  it('wraps a megabyte-long error line whole (review R3: every row measured and copied the rest, minutes for 1 MB)', () => {
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${i % 10_000}`)
+    const line = `${style.red(style.bold('error'))} ${style.bold('X')}: ${words.join(' ')}`
+    const rows = terminalRows([line], 80)
+    expect(rows.length).toBeGreaterThan(15_000)
+    expect(rows.every((row) => displayWidth(row) <= 79)).toBe(true)
+    expect(visible(rows).map((row) => row.trim()).join(' ')).toBe(`error X: ${words.join(' ')}`)
+  })
+
+  it('keeps a style open across rows, and a trailing character wider than a row makes no empty row', () => {
+    const rows = wrapRows(style.cyan('aaa bbb ccc ddd'), 7)
+    expect(visible(rows)).toEqual(['aaa bbb', 'ccc ddd'])
+    expect(rows.every((row) => row.startsWith('\u001b[36m'))).toBe(true)
+    expect(wrapRows('ab漢', 2)).toEqual(['ab', '漢'])
+  })
 })

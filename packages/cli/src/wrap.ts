@@ -13,18 +13,12 @@ const SGR = /^\u001b\[([0-9;]*)m$/
  * `text` word-wrapped into rows of at most `max` visible columns (one row, itself, when it fits).
  * Columns are counted as the terminal shows them: escape sequences take none, wide characters two.
  * A style open where a row is cut is closed at its end and opened again at the next row's start,
- * so each row draws the same alone (the live area redraws its unfinished row on its own).
+ * so each row draws the same alone (the live area redraws its unfinished row on its own). Linear
+ * in the text's length: each row's scan starts where the last one was cut (a plugin's error
+ * message of a megabyte took minutes when every row measured and copied the whole rest).
  */
 export function wrapRows(text: string, max: number): string[] {
-  const rows: string[] = []
-  let rest = text
-  while (displayWidth(rest) > max) {
-    const [head, tail] = wrapAt(rest, max)
-    rows.push(head)
-    rest = tail
-  }
-  rows.push(rest)
-  return rows
+  return rowsFrom(text, 0, max, [])
 }
 
 /**
@@ -33,11 +27,37 @@ export function wrapRows(text: string, max: number): string[] {
  * log`) still reads as one item.
  */
 export function wrapHanging(text: string, max: number): string[] {
-  if (displayWidth(text) <= max) return [text]
+  const first = cutAt(text, 0, max, [])
+  if (first === undefined) return [text]
   const lead = /^ */.exec(stripVTControlCharacters(text))![0].length
   const indent = ' '.repeat(Math.min(lead + 2, Math.floor(max / 2)))
-  const [head, tail] = wrapAt(text, max)
-  return [head, ...wrapRows(tail, max - indent.length).map((row) => indent + row)]
+  return [rowOf(text, 0, first, []), ...rowsFrom(text, first.tailStart, max - indent.length, first.styles).map((row) => indent + row)]
+}
+
+/** The rows of `text` from `start`, where the styles `open` are in force (opened again at the first row's start). */
+function rowsFrom(text: string, start: number, max: number, open: string[]): string[] {
+  const rows: string[] = []
+  for (;;) {
+    const cut = cutAt(text, start, max, open)
+    if (cut === undefined) {
+      rows.push(`${open.join('')}${text.slice(start)}`)
+      return rows
+    }
+    rows.push(rowOf(text, start, cut, open))
+    start = cut.tailStart
+    open = cut.styles
+  }
+}
+
+/** Where a row is cut: its text ends at `headEnd`, the next starts at `tailStart` with `styles` in force. */
+interface Cut {
+  headEnd: number
+  tailStart: number
+  styles: string[]
+}
+
+function rowOf(text: string, start: number, cut: Cut, open: string[]): string {
+  return `${open.join('')}${text.slice(start, cut.headEnd)}${cut.styles.length === 0 ? '' : '\u001b[0m'}`
 }
 
 /**
@@ -50,13 +70,17 @@ export function terminalRows(lines: readonly string[], columns: number | undefin
   return lines.flatMap((line) => line.split('\n').flatMap((part) => wrapHanging(part, columns - 1)))
 }
 
-/** Splits `text` before `max` visible columns, at the last space if there is one. */
-function wrapAt(text: string, max: number): [string, string] {
+/**
+ * Where the row of `text` that starts at `start` (the styles `open` in force) is cut before `max`
+ * visible columns — at its last space if it has one — or undefined when the rest fits. Reads at
+ * most the row's own characters (and the escape sequences among them).
+ */
+function cutAt(text: string, start: number, max: number, open: string[]): Cut | undefined {
   let width = 0
-  let index = 0
+  let index = start
   let lastSpace = -1
-  /** The SGR sequences in force at `index`, and at `lastSpace`: what the tail must open again. */
-  let styles: string[] = []
+  /** The SGR sequences in force at `index`, and at `lastSpace`: what the next row must open again. */
+  let styles = open
   let stylesAtSpace: string[] = []
   while (index < text.length) {
     ESCAPE.lastIndex = index
@@ -74,17 +98,14 @@ function wrapAt(text: string, max: number): [string, string] {
       stylesAtSpace = styles
     }
     // At least one visible character a row, even one wider than `max`, so wrapping always ends.
-    if (width + w > max && width > 0) break
+    if (width + w > max && width > 0) {
+      if (lastSpace > start || (lastSpace === start && open.length > 0)) return { headEnd: lastSpace, tailStart: lastSpace + 1, styles: stylesAtSpace }
+      return { headEnd: index, tailStart: index, styles }
+    }
     width += w
     index += char.length
   }
-  if (lastSpace > 0) return split(text, lastSpace, lastSpace + 1, stylesAtSpace)
-  return split(text, index, index, styles)
-}
-
-function split(text: string, headEnd: number, tailStart: number, styles: string[]): [string, string] {
-  if (styles.length === 0) return [text.slice(0, headEnd), text.slice(tailStart)]
-  return [`${text.slice(0, headEnd)}\u001b[0m`, `${styles.join('')}${text.slice(tailStart)}`]
+  return undefined
 }
 
 /** The SGR code that turns off what `code` turns on (bold 1 → 22, a colour 31 → 39, …). */
