@@ -52,13 +52,17 @@ const dockTexts = (): string[] => within(dock()!).queryAllByRole('listitem').map
 describe('the page against a real host', () => {
   it('Enter sends; the turn streams into the timeline and ends completed', async () => {
     const { composer } = await openPage()
+    // As main.tsx does: the list follows the host stream (the header's first prompt comes from it).
+    store!.getState().followSessions()
     type(composer, 'hello there')
     const turn = await until(() => screen.queryByRole('article', { name: 'Turn 1' }), 'turn 1')
     await until(() => within(turn).queryByText('echo: hello there'), 'the echoed answer')
     await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent === 'completed', 'completed')
     expect(within(screen.getByRole('article', { name: 'Turn 1' })).getByText('hello there')).toBeTruthy()
-    const header = screen.getByRole('heading', { level: 1 }).parentElement!
+    const header = screen.getByRole('heading', { level: 1 }).closest('header')!
     await until(() => header.querySelector('time')?.getAttribute('datetime') === new Date(store!.getState().view.events.at(-1)!.time).toISOString(), 'last activity in the header')
+    // The first prompt beside the id, from the session list's row.
+    await until(() => within(header).queryByTitle('hello there'), 'the first prompt in the header')
   })
 
   it('queues follow-ups while running: edit, keyboard reorder, remove; Stop keeps the queue paused and Resume runs it', async () => {

@@ -1,10 +1,11 @@
+import { useMemo } from 'react'
 import { isQueuePaused } from '../state/select.js'
 import { MESSAGE_BOX_ID } from './Composer.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
 
-/** The session's id and status, and Stop / Stop and clear queue / the paused queue's Resume. */
+/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume. */
 export function SessionHeader() {
   const id = useApp((state) => state.selected)
   const status = useApp((state) => state.view.status)
@@ -13,6 +14,9 @@ export function SessionHeader() {
   const resume = useApp((state) => state.resume)
   const inspect = useApp((state) => state.inspect)
   const lastTime = useApp((state) => state.view.events.at(-1)?.time)
+  // From the session list (the host stream's rows): looked up when the list or the session changes, not per event.
+  const sessions = useApp((state) => state.sessions)
+  const firstPrompt = useMemo(() => sessions.find((item) => item.id === id)?.firstPrompt ?? null, [sessions, id])
   const running = status === 'running'
   // Stop is disabled once the turn has stopped, which takes the focus off it — onto nothing, so the
   // next Tab would start again at the top of the page: it goes to the Message box first.
@@ -27,16 +31,24 @@ export function SessionHeader() {
   }
   return (
     <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-slate-300 bg-white px-4 py-2">
-      <div className="flex min-w-0 flex-1 basis-64 items-center gap-3">
-        <h1 className="min-w-0 truncate text-base font-semibold" title={id ?? undefined}>
-          {id}
-        </h1>
-        <StatusBadge status={status} />
-        {lastTime === undefined ? null : (
-          <span className="shrink-0 text-xs text-slate-600">
-            last activity <LastActivity at={lastTime} />
-          </span>
-        )}
+      <div className="flex min-w-0 flex-1 basis-64 flex-col gap-0.5">
+        <div className="flex min-w-0 items-center gap-3">
+          <h1 className="min-w-0 truncate text-base font-semibold" title={id ?? undefined}>
+            {id}
+          </h1>
+          <StatusBadge status={status} />
+          {lastTime === undefined ? null : (
+            <span className="shrink-0 text-xs text-slate-600">
+              last activity <LastActivity at={lastTime} />
+            </span>
+          )}
+        </div>
+        {/* What a person knows the session by, under its id: its first prompt, as the list shows it. */}
+        {firstPrompt ? (
+          <p className="min-w-0 truncate text-sm text-slate-700" title={firstPrompt}>
+            {firstPrompt}
+          </p>
+        ) : null}
       </div>
       <div className="ml-auto flex flex-wrap items-center gap-2 whitespace-nowrap">
         {paused ? (
