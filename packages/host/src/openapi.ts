@@ -19,7 +19,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'post', path: '/v1/login', summary: 'Browsers: exchange the token for an HttpOnly cookie', body: 'login', status: 200 },
   { method: 'post', path: '/v1/logout', summary: 'End the cookie login', body: 'empty', status: 200 },
   { method: 'post', path: '/v1/tickets', summary: 'A single-use ?ticket= for one EventSource stream path, valid 60 s', body: 'ticket', status: 200 },
-  { method: 'get', path: '/v1/sessions', summary: 'Every stored session with status, queue counts and last activity (lastEventAt), without resuming any', status: 200 },
+  { method: 'get', path: '/v1/sessions', summary: 'Every stored session with status, queue counts, last activity (lastEventAt) and first prompt (firstPrompt), without resuming any', status: 200 },
   { method: 'get', path: '/v1/stream', summary: 'SSE: sessions added, their status, queue counts and last activity', status: 200, sse: true },
   { method: 'post', path: '/v1/sessions', summary: 'Create a session (optional client-chosen id)', body: 'createSession', status: 201 },
   { method: 'get', path: '/v1/sessions/{id}', summary: 'Snapshot: status, lastSeq, inbox', status: 200 },
