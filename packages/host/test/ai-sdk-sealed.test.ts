@@ -1,5 +1,3 @@
-import zlib from 'node:zlib'
-import { syncBuiltinESMExports } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgent, sealIdleSessions, type Plugin } from '@bosun/core'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
@@ -8,12 +6,14 @@ import { createHost, listen, type RunningServer } from '../src/index.js'
 import { SLICE_EVENTS } from '../src/log-prefix.js'
 import { foldStats } from '../src/stream.js'
 import { perTest, stepGate, waitFor } from './helpers.js'
+import { countPageDecodes, restorePageDecodes } from './page-decodes.js'
 
 // The AI SDK chat POST to a session whose log the core's idle seal has paged (sealed log pages):
 // the turn stream's inbox fold must not read the sealed log from seq 0 — every page decoded on the
 // host's event loop, in one go — and must send the same bytes as before the seal.
 
 const state = perTest()
+afterEach(restorePageDecodes)
 
 async function serve(responses: () => ScriptedResponse[], plugins: Plugin[] = []): Promise<RunningServer> {
   // Closed last (the list closes in reverse): a store left open keeps its journal file open.
@@ -44,26 +44,6 @@ async function bodyOf(response: Response): Promise<string> {
   return body
 }
 
-/**
- * Counts the sealed pages inflated (each decode of a page is one `inflateRawSync`): what a read of
- * the sealed log costs, seen from outside the host's code. The core imports the function by name,
- * so the builtin's ESM export is synced with the spy.
- */
-const realInflate = zlib.inflateRawSync
-let inflates = 0
-function countInflates(): void {
-  inflates = 0
-  zlib.inflateRawSync = ((...args: Parameters<typeof realInflate>) => {
-    inflates++
-    return realInflate(...args)
-  }) as typeof realInflate
-  syncBuiltinESMExports()
-}
-afterEach(() => {
-  zlib.inflateRawSync = realInflate
-  syncBuiltinESMExports()
-})
-
 describe('host: the AI SDK chat stream of a sealed session', () => {
   it('a chat POST folds nothing of the sealed log and decodes no page; a repeated id folds by seq, a slice at a time; same bytes', async () => {
     // One long answer in one-character chunks: a log of a few slices, sealed into many pages.
@@ -77,12 +57,12 @@ describe('host: the AI SDK chat stream of a sealed session', () => {
     expect(await turnText(server, 'u2', 'two')).toBe(second)
 
     expect(await sealIdleSessions()).toBeGreaterThan(0)
-    countInflates()
+    const pages = countPageDecodes()
     const before = { ...foldStats }
     // A new message: the stream folds on from the queues taken just before the admission.
     const third = await turnText(server, 'u3', 'three')
     expect(third).toContain('"type":"start","messageId":"bosun-turn-3"')
-    expect({ inflates, folded: foldStats.folded - before.folded }).toEqual({ inflates: 0, folded: 0 })
+    expect({ inflates: pages.count, folded: foldStats.folded - before.folded }).toEqual({ inflates: 0, folded: 0 })
 
     // …and after one: the admission is far back, so the fold runs from seq 0 to it, read by seq
     // and a slice per macrotask (the log before it is the first turn's 3,000+ events).
@@ -92,7 +72,7 @@ describe('host: the AI SDK chat stream of a sealed session', () => {
     const folded = foldStats.folded - again.folded
     expect(folded).toBeGreaterThan(3 * SLICE_EVENTS)
     expect(foldStats.yields - again.yields).toBe(Math.ceil(folded / SLICE_EVENTS) - 1)
-    expect(inflates).toBeGreaterThan(0)
+    expect(pages.count).toBeGreaterThan(0)
   })
 
   it('a chat stream whose turn waits behind a long one reads on through it; a repeated id after a seal sends the same bytes', async () => {

@@ -3,8 +3,6 @@
 // loop, in one go (118 pages, ~50 ms, for a first answer of 30,000 chunks). The prompt is final
 // once a user's message was delivered (a turn's first events): the fold stops there, so only the
 // first page is read, whatever the log's length.
-import zlib from 'node:zlib'
-import { syncBuiltinESMExports } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgent, sealIdleSessions } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
@@ -12,14 +10,10 @@ import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createClient, type HostStreamFrame } from '../src/client.js'
 import { createHost, listen } from '../src/index.js'
 import { perTest, waitFor } from './helpers.js'
+import { countPageDecodes, restorePageDecodes } from './page-decodes.js'
 
 const state = perTest()
-const realInflate = zlib.inflateRawSync
-let inflates = 0
-afterEach(() => {
-  zlib.inflateRawSync = realInflate
-  syncBuiltinESMExports()
-})
+afterEach(restorePageDecodes)
 
 describe('a sealed live session\'s frame in the host stream', () => {
   it('reads only the log\'s first page for its first prompt, and the list none', async () => {
@@ -36,16 +30,11 @@ describe('a sealed live session\'s frame in the host stream', () => {
     const sealedAt = (await client.getSession('long')).lastSeq
     expect(await sealIdleSessions()).toBeGreaterThan(0)
 
-    inflates = 0
-    zlib.inflateRawSync = ((...args: Parameters<typeof realInflate>) => {
-      inflates++
-      return realInflate(...args)
-    }) as typeof realInflate
-    syncBuiltinESMExports()
+    const pages = countPageDecodes()
     // The list: the store's entry is of exactly this log once its batches are written, and gives it.
     await waitFor(async () => (await store.list()).find((s) => s.id === 'long')?.length === sealedAt + 1, 60_000)
     expect((await client.listSessions()).find((s) => s.id === 'long')).toMatchObject({ loaded: true, firstPrompt: 'the first prompt' })
-    expect(inflates).toBe(0)
+    expect(pages.count).toBe(0)
 
     const controller = new AbortController()
     const frames: HostStreamFrame[] = []
@@ -58,6 +47,6 @@ describe('a sealed live session\'s frame in the host stream', () => {
     expect(statuses.length).toBeGreaterThan(0)
     expect(statuses.every((s) => s.firstPrompt === 'the first prompt')).toBe(true)
     // Page 0 at most (none when the shared page cache still holds it); from seq 0 to the end it was 12.
-    expect(inflates).toBeLessThanOrEqual(1)
+    expect(pages.count).toBeLessThanOrEqual(1)
   })
 })
