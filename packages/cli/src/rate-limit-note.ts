@@ -27,18 +27,15 @@ export function rateLimitNote(metadata: JsonValue, now: number, past = false): s
   const what = `${limit} ${counts === 'turns' ? 'turn' : 'step'}${limit === 1 ? '' : 's'}${counts === 'steps' ? ' (model calls)' : ''}`
   const whom = key === 'session' ? 'this session' : key
   const at = clock(now + retryAfterMs, retryAfterMs)
-  if (past) {
-    const when = `${at} (${waitText(retryAfterMs)} later)`
-    const spent = `the rate limit of ${what} ${per(windowMs)} for ${whom} was used up`
-    return onLimit === 'requeue'
-      ? `${spent}; the message was to go back in the queue at ${when}.`
-      : `${spent}, so the message did not run; it could be sent again at ${when}.`
-  }
-  const when = `${at} (in ${waitText(retryAfterMs)})`
-  const spent = `the rate limit of ${what} ${per(windowMs)} for ${whom} is used up`
+  const wait = waitText(retryAfterMs)
+  // The same sentence, told as it happens or (`past`) as what happened then.
+  const [when, is, back, send] = past
+    ? [`${at} (${wait} later)`, 'was', 'was to go back', 'it could be sent again']
+    : [`${at} (in ${wait})`, 'is', 'goes back', 'send it again']
+  const spent = `the rate limit of ${what} ${per(windowMs)} for ${whom} ${is} used up`
   return onLimit === 'requeue'
-    ? `${spent}; the message goes back in the queue at ${when}.`
-    : `${spent}, so the message did not run; send it again at ${when}.`
+    ? `${spent}; the message ${back} in the queue at ${when}.`
+    : `${spent}, so the message did not run; ${send} at ${when}.`
 }
 
 function rateLimited(metadata: JsonValue): RateLimited | undefined {
