@@ -38,10 +38,31 @@ export async function peekSession(ctx: PluginContext, id: string): Promise<{ hea
 export const hasNoOwnEvents = (session: { header: SessionHeader; events: readonly SessionEvent[] }) =>
   session.events.length <= (session.header.seedLength ?? 0)
 
+/** The longest error message a settlement quotes: a provider's body can be long, the code and its gist are what the model needs. */
+const MAX_ERROR_TEXT = 300
+
+/**
+ * How a child's turn ended, for its parent's model: the kind, and for an error its code and
+ * message (already redacted in the log: `serializeError`), for a blocked turn the plugin — what
+ * the model needs to choose between trying again and doing the work another way. Only the kind
+ * when that is all that is known (a record written by `subagent/settled`).
+ */
+export function endedHow(reason: TurnEndReason | TurnEndReason['kind']): string {
+  if (typeof reason === 'string') return reason
+  if (reason.kind === 'error' && reason.error) {
+    const message = [...reason.error.message]
+    const text = message.length > MAX_ERROR_TEXT ? `${message.slice(0, MAX_ERROR_TEXT).join('')}…` : reason.error.message
+    return `error: ${reason.error.code}: ${text}`
+  }
+  if (reason.kind === 'blocked') return `blocked by ${reason.by}`
+  return reason.kind
+}
+
 /** The text of a settle message: who settled and how, then the answer. */
-export function settleText(childId: string, profile: string | undefined, epoch: number, reason: TurnEndReason['kind'], answer: string): string {
+export function settleText(childId: string, profile: string | undefined, epoch: number, reason: TurnEndReason | TurnEndReason['kind'], answer: string): string {
   const who = profile ? `${profile} agent ${childId}` : `agent ${childId}`
-  const how = reason === 'completed' ? 'finished' : `stopped (${reason})`
+  const kind = typeof reason === 'string' ? reason : reason.kind
+  const how = kind === 'completed' ? 'finished' : `stopped (${endedHow(reason)})`
   return `[subagent] The ${who} ${how}, settlement ${epoch}.\n${answer}`
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createUserMessage, findLiveAgent, whenAgentClosed, type Agent, type PluginContext, type ToolContext, type ToolResultObject } from '@bosun/core'
 import { closeChild, openChildAgent, type Child } from './child-agent.js'
-import { admitTask, delegationOf, hasNoOwnEvents, parentSource, peekSession, type ChildSpec } from './child-session.js'
+import { admitTask, delegationOf, endedHow, hasNoOwnEvents, parentSource, peekSession, type ChildSpec } from './child-session.js'
 import { SubagentError, SubagentErrorCodes } from './errors.js'
 import type { Settlement } from './fold.js'
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LIVE_CHILDREN, type Options } from './options.js'
@@ -321,7 +321,7 @@ export class Delegator {
         return { content: `Agent ${child.id} ${how}.${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
       }
       if (reason !== 'completed') {
-        return { content: `Agent ${child.id} did not complete (end reason: ${reason}).${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
+        return { content: `Agent ${child.id} did not complete (end reason: ${endedHow(settlement?.reason ?? reason)}).${answer ? ` Partial answer:\n${answer}` : ''}`, isError: true }
       }
       return { content: answer || `Agent ${child.id} finished without an answer.` }
     } finally {

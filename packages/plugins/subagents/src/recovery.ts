@@ -1,4 +1,4 @@
-import type { PluginContext } from '@bosun/core'
+import type { PluginContext, TurnEndReason } from '@bosun/core'
 import { closeChild, type Child } from './child-agent.js'
 import { admitTask, delegationOf, hasNoOwnEvents, peekSession, settleText, type ChildSpec } from './child-session.js'
 import { foldChild } from './fold.js'
@@ -76,12 +76,13 @@ function unadoptable(scope: RecoveryScope, childId: string, spawned: SpawnRecord
 /** A foreground answer whose tool result a crash cut: delivered as the message `settle:<childId>:1`, parked. */
 async function redeliver(scope: RecoveryScope, childId: string, spawned: SpawnRecord): Promise<void> {
   const data = scope.record.settled.get(childId)!.get(1)!
-  let { reason, answer } = data
+  let reason: TurnEndReason | TurnEndReason['kind'] | undefined = data.reason
+  let answer = data.answer
   if (reason === undefined || answer === undefined) {
     // A log written before `subagent/settled` held the answer: fold it from the child's own log.
     const stored = await peekSession(scope.ctx, childId)
     const first = stored && foldChild(stored.events, stored.header.seedLength ?? 0, scope.resume).settlements[0]
-    reason = first?.reason.kind ?? 'interrupted'
+    reason = first?.reason ?? 'interrupted'
     answer = first?.answer ?? ''
   }
   scope.delivery.post(childId, 1, settleText(childId, spawned.agent, 1, reason, answer), true)

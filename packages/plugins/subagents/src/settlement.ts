@@ -48,7 +48,7 @@ export class SettlementDelivery {
   deliver(child: Child, settlement: Settlement, park: boolean): void {
     if (this.#record.settled.get(child.id)?.has(settlement.epoch)) return
     const { epoch, reason, answer } = settlement
-    const messageId = this.post(child.id, epoch, settleText(child.id, child.profile, epoch, reason.kind, answer), park)
+    const messageId = this.post(child.id, epoch, settleText(child.id, child.profile, epoch, reason, answer), park)
     if (messageId === undefined) return
     this.#ctx.session.append('subagent/settled', { childId: child.id, epoch, messageId, reason: reason.kind, answer })
     child.quiet = false
