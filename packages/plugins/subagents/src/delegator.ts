@@ -155,6 +155,8 @@ export class Delegator {
     // Not opened here, it may still run in this process: the host opened it for a user.
     const agent = child && !child.closing ? child.agent : findLiveAgent(this.#ctx.store, childId)
     if (!agent) return `Agent ${childId} is not running: nothing to interrupt.`
+    // An abort stops only a running turn: told "interrupted", the model would wait for a settlement that never comes.
+    if (agent.status !== 'running') return `Agent ${childId} is not running a turn (it is ${agent.status}): nothing to interrupt, and no settlement comes of this.`
     agent.abort('interrupted by parent')
     return `Interrupted ${childId}: its turn stops; queued input stays queued.`
   }

@@ -26,6 +26,27 @@ describe('interrupt_agent and list_agents', () => {
     await root.close()
   })
 
+  it('interrupt_agent on an idle child says there was nothing to interrupt: no settlement will come of it', async () => {
+    const root = await parent({
+      script: {
+        go: [
+          { toolCalls: [{ name: 'spawn_agent', args: { task: 'quick', mode: 'background' } }] },
+          { text: 'waiting' },
+          // Seen once the child settled, so it is idle: an abort would stop nothing.
+          (request): ScriptedResponse => ({ toolCalls: [{ name: 'interrupt_agent', args: { childId: startedId(request) } }] }),
+          { text: 'ok' },
+        ],
+        quick: [{ text: 'quick answer' }],
+      },
+    })
+    root.followup('go')
+    await until(() => toolResults(root.session.events).length === 2 && root.status === 'idle', 'the interrupt')
+    const [childId] = childIds(root.session.events)
+    const interrupted = toolResults(root.session.events)[1]!
+    expect(textOf(interrupted.content)).toBe(`Agent ${childId} is not running a turn (it is idle): nothing to interrupt, and no settlement comes of this.`)
+    await root.close()
+  })
+
   it('list_agents with no children says so', async () => {
     const root = await parent({ script: { go: [{ toolCalls: [{ name: 'list_agents', args: {} }] }, { text: 'none' }] } })
     root.followup('go')
