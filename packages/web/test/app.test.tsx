@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
+import { definePlugin, type PluginEntry } from '@bosun/core'
 import { App } from '../app/components/App.js'
 import { StoreProvider } from '../app/components/store-context.js'
 import { SessionList } from '../app/components/SessionList.js'
@@ -27,8 +28,8 @@ afterEach(async () => {
 /** A long answer streamed one character every 10 ms: the turn runs while the test works the queue. */
 const slow = (characters: number): ScriptedResponse => ({ text: 'a'.repeat(characters), chunkSize: 1, delayMs: 10 })
 
-async function openPage(responses: () => ScriptedResponse[] = () => []): Promise<{ composer: HTMLTextAreaElement; id: string }> {
-  harness = startHost(responses)
+async function openPage(responses: () => ScriptedResponse[] = () => [], plugins: readonly PluginEntry[] = []): Promise<{ composer: HTMLTextAreaElement; id: string }> {
+  harness = startHost(responses, plugins)
   store = createAppStore({ client: harness.client })
   render(
     <StoreProvider store={store}>
@@ -104,6 +105,37 @@ describe('the page against a real host', () => {
     expect(dock()).toBeNull()
     expect(screen.queryByText('Queue paused')).toBeNull()
   }, 90_000)
+
+  it("a turn a plugin's hook failed parks the queue: the header says Queue paused, and Resume runs what waits", async () => {
+    // A pre-step check whose service is down: it fails turn 1 once a follow-up is queued behind it.
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const flaky = definePlugin({
+      name: 'flaky-check',
+      setup({ hooks }) {
+        hooks.preStep.tapPromise('flaky-check', async (decision, { turn }) => {
+          if (turn !== 1) return decision
+          await released
+          throw new Error('auth service down')
+        })
+      },
+    })
+    const { composer } = await openPage(() => [], [flaky])
+    type(composer, 'one')
+    await until(() => store!.getState().view.status === 'running', 'turn 1 running')
+    type(composer, 'two')
+    await until(() => dock() !== null && dockTexts().join() === 'two', 'two queued')
+    release()
+    const turn = screen.getByRole('article', { name: 'Turn 1' })
+    await until(() => within(turn).getByTestId('turn-reason').textContent === 'error: PLUGIN_HOOK_FAILED', 'turn 1 failed')
+    // The core parks the queue after such an end (no turn runs until a wake): the page says so.
+    await until(() => screen.queryByText('Queue paused'), 'queue paused')
+    expect(dockTexts()).toEqual(['two'])
+    fireEvent.click(screen.getByRole('button', { name: 'Resume' }))
+    const second = await until(() => screen.queryByRole('article', { name: 'Turn 2' }), 'turn 2')
+    await until(() => within(second).queryByText('echo: two'), 'the parked follow-up answered')
+    await until(() => screen.queryByText('Queue paused') === null, 'the paused notice gone')
+  })
 
   it('Ctrl+Enter steers and Promote turns a queued follow-up into steering: drawn pending at the tail, then in the step they entered', async () => {
     const { composer } = await openPage(() => [slow(400)])

@@ -4,18 +4,19 @@
  * directly (no socket, same routes, same streams).
  */
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
-import { createAgent, memoryStore } from '@bosun/core'
+import { createAgent, memoryStore, type PluginEntry } from '@bosun/core'
 import { createHost, type Host } from '@bosun/host'
 import { createClient, type HostClient } from '@bosun/host/client'
 import contentFilter from '@bosun/plugin-content-filter'
 
 export interface Harness { host: Host; client: HostClient; close(): Promise<void> }
 
-export function startHost(responses: () => ScriptedResponse[] = () => []): Harness {
+/** `plugins`: more plugins for every session's agent, after the content filter (e.g. one whose hook fails). */
+export function startHost(responses: () => ScriptedResponse[] = () => [], plugins: readonly PluginEntry[] = []): Harness {
   const host = createHost({
     store: memoryStore(),
     agentFactory: ({ sessionId, store }) =>
-      createAgent({ model: scripted({ responses: responses() }), store, sessionId, plugins: [[contentFilter, { rules: [{ id: 'secret', keywords: ['forbidden'], action: 'reject' }] }]] }),
+      createAgent({ model: scripted({ responses: responses() }), store, sessionId, plugins: [[contentFilter, { rules: [{ id: 'secret', keywords: ['forbidden'], action: 'reject' }] }], ...plugins] }),
     limits: { keepAliveMs: 200 },
   })
   const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => host.fetch(new Request(input as string, init)) })

@@ -3,16 +3,24 @@ import type { SessionView, StepView, TurnView } from './view.js'
 import type { TurnEndReason, Usage } from './wire.js'
 
 /**
- * The queue is paused when a Stop kept it: the session is idle, follow-ups wait, and the last turn
- * was aborted (otherwise the driver would already have opened the next turn).
+ * The queue is paused when the agent parked it: the session is idle, input waits, and the last
+ * turn ended in a way after which the driver does not open the next turn (core's rule, in
+ * `store/repair.ts`): a Stop (`aborted`), or an `error` that a hook, the system prompt or the store
+ * threw (no `model: true`: a plugin's pre-step check failed, say) — such input waits for a wake,
+ * which Resume sends. After any other end the driver would already have opened the next turn.
  */
 export function isQueuePaused(view: SessionView): boolean {
   if (view.status !== 'idle' || view.queues['next-turn'].length + view.queues['next-step'].length === 0) return false
   for (let index = view.items.length - 1; index >= 0; index -= 1) {
     const item = view.items.get(index)!
-    if (item.kind === 'turn') return item.reason?.kind === 'aborted'
+    if (item.kind === 'turn') return parksQueue(item.reason)
   }
   return false
+}
+
+/** Whether the driver stops after a turn that ended so, leaving pending input parked until a wake. */
+function parksQueue(reason: TurnEndReason | null): boolean {
+  return reason?.kind === 'aborted' || (reason?.kind === 'error' && reason.model !== true)
 }
 
 export function reasonLabel(reason: TurnEndReason | null): string {
