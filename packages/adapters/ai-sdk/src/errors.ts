@@ -51,6 +51,9 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
   }
   const message = errorMessage(error)
   const status = numberField(error, 'statusCode') ?? numberField(error, 'status')
+  // A 2xx on an error is an answer that had begun and could not be read to its end
+  // (`@ai-sdk/provider-utils`' "Failed to process successful response"): what failed is its cause.
+  if (status !== undefined && status >= 200 && status <= 299) return unreadAnswer(error, signal, provider, status, maxTokens)
   if (status !== undefined && status >= 100 && status <= 599) {
     const body = stringField(error, 'responseBody') ?? ''
     // The kit's rule, as the native adapters apply it: a 413 is a context window, a rate limit or a
@@ -76,6 +79,31 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
     return new ModelError(code, `${provider}: ${message || name}`, { cause: error, ...(retryable === undefined ? {} : { retryable }) })
   }
   return partError(error, provider)
+}
+
+/**
+ * An answer whose status was 2xx and whose reading failed. An AI SDK error as its cause (a chunk
+ * that does not parse: `MALFORMED_RESPONSE`) is typed as that error; anything else is what the
+ * body's reader threw — undici's "terminated" when the connection dropped mid-stream — so
+ * `TRANSPORT`, retryable, as the native adapters type a cut connection. Typed by the status, it was
+ * an `INVALID_REQUEST` "answered HTTP 200" that no retry sent again.
+ */
+function unreadAnswer(error: unknown, signal: AbortSignal, provider: string, status: number, maxTokens?: number): ModelError {
+  const cause = (error as { cause?: unknown } | null)?.cause
+  if (errorName(cause).startsWith('AI_')) return typedError(cause, signal, provider, undefined, maxTokens)
+  if (cause === undefined) return new ModelError('MALFORMED_RESPONSE', `${provider}: its HTTP ${status} answer could not be processed: ${errorMessage(error) || 'no reason given'}`, { cause: error })
+  return new ModelError('TRANSPORT', `${provider}: the connection failed while the answer streamed: ${causeChain(cause)}`, { cause: error, retryable: true })
+}
+
+/** The messages of an error and of its causes: `terminated (other side closed)`. */
+function causeChain(error: unknown): string {
+  const messages: string[] = []
+  for (let at = error, depth = 0; typeof at === 'object' && at !== null && depth < 4; at = (at as { cause?: unknown }).cause, depth++) {
+    const message = errorMessage(at)
+    if (message !== '' && !messages.includes(message)) messages.push(message)
+  }
+  if (messages.length === 0) return errorMessage(error) || 'no reason given'
+  return messages.length === 1 ? messages[0]! : `${messages[0]} (${messages.slice(1).join(': ')})`
 }
 
 /**

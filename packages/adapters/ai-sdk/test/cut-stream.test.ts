@@ -10,7 +10,7 @@ import type { LanguageModelV2, LanguageModelV2FinishReason, LanguageModelV2Strea
 import type { ModelAdapter, ModelChunk } from '@bosun/core'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { warmUpFetch } from '../../openai/src/testing/hostile.js'
-import { chunk, fixture, sse, startServer, type TestServer } from '../../openai/src/testing/server.js'
+import { chunk, fixture, reset, sse, startServer, type TestServer } from '../../openai/src/testing/server.js'
 import { openai } from '../../openai/src/adapter.js'
 import { aiSdk } from '../src/index.js'
 
@@ -140,7 +140,8 @@ describe('a stream cut before its finish reason, through an AI SDK provider', ()
 // complete answer for the openai adapter; through the bridge it was TRANSPORT — re-sent, and paid,
 // on every retry — with @ai-sdk/openai ({ unified: 'other', raw: undefined }), and
 // MALFORMED_RESPONSE with @ai-sdk/openai-compatible (an error part "Response stream ended without a
-// finish reason."). A stream cut before its finish_reason stays TRANSPORT (retryable) in all three.
+// finish reason."). A stream cut before its finish_reason stays TRANSPORT (retryable) in all three,
+// and so does a connection reset mid-answer.
 describe('a stream without a finish_reason, through the real AI SDK providers and the openai adapter', () => {
   const adapters: Array<[string, () => ModelAdapter]> = [
     ['@ai-sdk/openai', () => aiSdk({ model: createOpenAI({ baseURL: server.url, apiKey: 'test-key' }).chat('gpt-4.1-nano') })],
@@ -168,6 +169,20 @@ describe('a stream without a finish_reason, through the real AI SDK providers an
       expect(text(chunks)).not.toBe('')
       expect(chunks.some((c) => c.type === 'finish')).toBe(false)
       expect(error).toMatchObject({ code: 'TRANSPORT', retryable: true })
+    })
+
+    // The connection reset mid-answer: `@ai-sdk/provider-utils` 4 reports the failed read as an
+    // APICallError "Failed to process successful response" with status 200 and undici's
+    // "terminated" as its cause, which the bridge typed by the status (INVALID_REQUEST, not retried).
+    it(`${name}: the connection reset mid-answer — TRANSPORT, retryable, not an "HTTP 200" invalid request`, async () => {
+      server.reply(reset(beforeFinish.slice(0, Math.floor(beforeFinish.length / 2))))
+      const { chunks, error } = await run(make())
+      expect(text(chunks)).not.toBe('')
+      expect(chunks.some((c) => c.type === 'finish')).toBe(false)
+      expect(error).toMatchObject({ code: 'TRANSPORT', retryable: true })
+      expect((error as { status?: number }).status).toBeUndefined()
+      expect(error!.message).not.toMatch(/HTTP 200|Failed to process successful response/)
+      expect(error!.message).toMatch(/terminated|other side closed/)
     })
   }
 })

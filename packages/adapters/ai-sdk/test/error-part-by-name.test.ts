@@ -45,6 +45,15 @@ describe('an error part holding an AI SDK error is typed by its name, as the err
     expect([error.code, error.status, error.retryAfterMs, error.retryable]).toEqual(['RATE_LIMIT', 429, 3000, true])
   })
 
+  // @ai-sdk/provider-utils wraps what failed while a 2xx answer was read in an APICallError of that
+  // status ("Failed to process successful response"): typed by its cause, not as an HTTP 200.
+  it('an APICallError of status 200 whose cause is a parse error: MALFORMED_RESPONSE, as that error', async () => {
+    const parse = named('AI_JSONParseError', 'JSON parsing failed: Text: {"choices":.')
+    const { error } = await failure(Object.assign(apiCallError({ message: 'Failed to process successful response', statusCode: 200 }), { cause: parse }))
+    expect([error.code, error.retryable, error.status]).toEqual(['MALFORMED_RESPONSE', false, undefined])
+    expect(error.message).toBe('openai.chat: JSON parsing failed: Text: {"choices":.')
+  })
+
   it("a provider's own error object is typed by its type, as before", async () => {
     const { error } = await failure({ type: 'overloaded_error', message: 'Overloaded' })
     expect([error.code, error.retryable, error.message]).toEqual(['SERVER', true, 'openai.chat failed: Overloaded'])
