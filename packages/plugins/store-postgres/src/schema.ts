@@ -100,7 +100,8 @@ export const statements = (s: string) => ({
    * batch sees the new epoch), `length` moves from `$4` only if it is `$4` and the epoch is `$3`,
    * the events go in only if it moved (the primary key refuses a seq stored twice), and the
    * mailbox messages the batch splices are marked delivered. The final SELECT sees the
-   * statement's snapshot: `stored` is the length before this batch. (The NOTIFY follows the
+   * statement's snapshot: `stored` is the length before this batch, `epoch` and `holder` the lease
+   * row's whoever holds it (a refusal names the takeover's epoch). (The NOTIFY follows the
    * commit: notifier.ts says why.) Parameters: session, owner, epoch, first seq, types, times,
    * data, extras, delivered message ids and their seqs, the status the batch leaves (null: unchanged),
    * the summary after the batch.
@@ -123,7 +124,7 @@ export const statements = (s: string) => ({
       WHERE EXISTS (SELECT 1 FROM bump) AND m.session_id = $1 AND m.message_id = d.message_id AND m.delivered_seq IS NULL
       RETURNING 1
     )
-    SELECT (SELECT epoch::text FROM lease) AS epoch,
+    SELECT (SELECT epoch::text FROM "${s}".session_leases WHERE session_id = $1) AS epoch,
       (SELECT owner FROM "${s}".session_leases WHERE session_id = $1) AS holder,
       (SELECT length FROM "${s}".sessions WHERE id = $1) AS stored,
       (SELECT count(*) FROM ins)::int AS inserted,
