@@ -10,6 +10,10 @@ process.once('beforeExit', () => void reportStall({ stderr: process.stderr, env:
 const code = await run(argv)
 // Let buffered output (a pipe on some platforms) drain before exiting.
 await new Promise<void>((resolve) => process.stdout.write('', () => resolve()))
+// After a SIGHUP (stop-signals.ts: the session is closed by now), the process ends as one killed by it:
+// process.exit would restore the terminal's modes on the way out, and Node aborts with an assertion
+// when the terminal is gone (tcsetattr fails with EIO). The signal's default action is that exit.
+if (code === 129 && process.listenerCount('SIGHUP') === 0) process.kill(process.pid, 'SIGHUP')
 process.exit(code)
 
 /**

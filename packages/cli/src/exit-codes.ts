@@ -20,6 +20,8 @@ export const ExitCode = {
   aborted: 130,
   /** SIGTERM ended `bosun run` or `bosun chat`, a running turn aborted and closed in the log first: 128 + SIGTERM. */
   terminated: 143,
+  /** SIGHUP (the terminal closed) ended `bosun run` or `bosun chat` as SIGTERM does: 128 + SIGHUP. */
+  hangup: 129,
 } as const
 
 /** The exit code of a turn that ended with `reason`. */

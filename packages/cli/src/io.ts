@@ -18,17 +18,27 @@ export interface Io {
 }
 
 /**
+ * A write error that means the reader is gone, not a fault: EPIPE, a pipe's reader went away
+ * (`bosun log | head`); EIO, a terminal that hung up (its window closed, an SSH connection dropped).
+ */
+const READER_GONE = new Set(['EPIPE', 'EIO'])
+
+/**
  * The process's own streams, working directory, environment and SIGINT. A reader that goes away
- * (`bosun log | head`) makes stdout fail with EPIPE: that is taken as a Ctrl+C — a running turn
- * is aborted and closed properly — never as a crash with a stack trace.
+ * (`bosun log | head`, a closed terminal) makes stdout fail with EPIPE or EIO: that is taken as a
+ * Ctrl+C — a running turn is aborted and closed properly — never as a crash with a stack trace.
+ * stderr failing so is ignored: there is no one left to read the lines written there.
  */
 export function processIo(): Io {
   const listeners = new Set<() => void>()
   let pipeClosed = false
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error
+    if (!READER_GONE.has(error.code ?? '')) throw error
     pipeClosed = true
     for (const listener of listeners) listener()
+  })
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (!READER_GONE.has(error.code ?? '')) throw error
   })
   return {
     stdout: process.stdout,

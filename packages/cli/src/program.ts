@@ -67,7 +67,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
       ['bosun sessions list', 'the sessions in .bosun/sessions'],
       ['bosun log <id>', 'a session\'s timeline'],
       ['bosun config check', 'check the config and show the agent it composes'],
-    ], 'Docs: docs/cli.md. Exit codes: 0 completed, 1 error, 2 usage, 3 blocked, 4 stalled, 130 aborted (143 by SIGTERM).'))
+    ], 'Docs: docs/cli.md. Exit codes: 0 completed, 1 error, 2 usage, 3 blocked, 4 stalled, 130 aborted (143 by SIGTERM, 129 by SIGHUP: the terminal closed).'))
 
   // Command modules load on use, so that `--help` does not pay for the config loader and the stores.
   type Action = (ctx: CommandContext, ...args: any[]) => Promise<number>
@@ -109,7 +109,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
       ['bosun run --session 20260312-142205-k3f9 "and then?"', 'continue a session'],
       ['bosun run --json "hi" | jq -c \'select(.type=="turn/end")\'', 'events for scripts'],
       ['echo "summarise this" | bosun run', 'the prompt from stdin'],
-    ], 'Exit code: 0 completed (also max-tokens, with a warning), 1 error, 2 usage (no prompt, an unknown option), 3 blocked by a plugin, 4 stalled (a wait that can never end), 130 aborted (Ctrl+C), 143 aborted by SIGTERM.'))
+    ], 'Exit code: 0 completed (also max-tokens, with a warning), 1 error, 2 usage (no prompt, an unknown option), 3 blocked by a plugin, 4 stalled (a wait that can never end), 130 aborted (Ctrl+C), 143 aborted by SIGTERM, 129 by SIGHUP (the terminal closed).'))
     .action(run(async () => async (ctx, prompt: string | undefined, options) => (await commands.run())(ctx, await promptFrom(ctx, prompt), options)))
 
   program
@@ -242,7 +242,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
 
   program
     .command('serve')
-    .description('serve the config\'s sessions over HTTP + SSE (docs/host.md) until Ctrl+C or SIGTERM')
+    .description('serve the config\'s sessions over HTTP + SSE (docs/host.md) until Ctrl+C, SIGTERM or SIGHUP')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
     .option('--host <address>', 'address to bind; anything but loopback needs BOSUN_HOST_TOKEN', '127.0.0.1')
     .option('--grace-ms <ms>', 'on shutdown, how long running turns may finish before they are aborted', '5000')

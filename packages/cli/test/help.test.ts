@@ -10,7 +10,7 @@ describe.concurrent('bosun --help and errors', () => {
     expect(result.code).toBe(0)
     for (const command of ['init', 'run', 'chat', 'resume', 'sessions', 'log', 'config', 'plugins']) expect(result.stdout).toMatch(new RegExp(`\\n  ${command} `))
     expect(result.stdout).toContain('Examples:\n  $ bosun run "hello"')
-    expect(result.stdout).toContain('Exit codes: 0 completed, 1 error, 2 usage, 3 blocked, 4 stalled, 130 aborted (143 by SIGTERM).')
+    expect(result.stdout).toContain('Exit codes: 0 completed, 1 error, 2 usage, 3 blocked, 4 stalled, 130 aborted (143 by SIGTERM, 129 by SIGHUP: the terminal closed).')
   })
 
   it('bosun <command> --help shows its usage, examples and the global options', async ({ dir, expect }) => {

@@ -18,6 +18,8 @@ export type PtyStep =
   /** Sends the process a signal (`SIGTERM`), as `timeout` or `docker stop` would. */
   | { signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP' }
   | { wait_exit: true; timeout?: number }
+  /** Closes the terminal, as closing its window does (the program gets SIGHUP), and waits for the exit. The last step. */
+  | { hangup: true; timeout?: number }
 
 export interface PtyResult {
   ok: boolean

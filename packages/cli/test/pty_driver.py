@@ -14,6 +14,9 @@ Each step is one of:
   {"touch": "name"}             create the file "name" in cwd (a gate a test's tool waits for)
   {"signal": "SIGTERM"}         send the process a signal, as `timeout` or `docker stop` would
   {"wait_exit": true}           wait for the process to exit
+  {"hangup": true}              close the terminal, as closing its window does (the kernel sends the
+                                program SIGHUP; its reads and writes fail with EIO), and wait for the
+                                program to exit; the screen stays as it was, and no step may follow
 Optional per step: "timeout" (seconds, default 60: a guard against a hang on a busy machine).
 
 Prints one JSON object: {"ok", "error", "step", "exit_code", "screen", "raw", "snapshots"}.
@@ -183,9 +186,11 @@ def main():
     snapshots = {}
     result = {'ok': True, 'error': None, 'step': None}
 
+    hung_up = False
+
     def pump(wait):
         nonlocal exit_code
-        ready, _, _ = select.select([fd], [], [], wait)
+        ready, _, _ = select.select([] if hung_up else [fd], [], [], wait)
         if ready:
             try:
                 data = os.read(fd, 65536)
@@ -233,6 +238,15 @@ def main():
                     result.update(ok=False, error='timed out waiting for %r' % pattern.pattern)
                     break
                 pump(0.05)
+        elif step.get('hangup'):
+            while pump(0.05):
+                pass
+            os.close(fd)
+            hung_up = True
+            while exit_code is None and time.time() < deadline:
+                pump(0.05)
+            if exit_code is None:
+                result.update(ok=False, error='the process did not exit after the hangup')
         elif step.get('wait_exit'):
             while exit_code is None and time.time() < deadline:
                 pump(0.05)

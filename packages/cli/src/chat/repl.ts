@@ -13,6 +13,7 @@ import { liveLines } from './status-line.js'
 import { attachTranscript, type TurnProgress } from './transcript.js'
 import { recoveryNote } from '../recovery-note.js'
 import { reasonLabel } from '../session-info.js'
+import { onStopSignal, STOP_SIGNALS, type StopSignal } from '../stop-signals.js'
 
 export interface ReplOptions {
   /** The session's agent, and for a subagent child the parents it was opened through (closed on leaving). */
@@ -47,6 +48,11 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   // live area's redraws would show as escape codes there, so it gets the plain chat, as a pipe does.
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.TERM !== 'dumb'
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal, prompt: s.bold('› '), historySize: 200, completer: completeSlash })
+  // A terminal that hung up (its window closed) fails readline's last mode switch with EIO: the
+  // chat is leaving by then (SIGHUP, or the input's end), so that is no crash. Anything else is.
+  rl.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO') throw error
+  })
   let hint: string | undefined
   let armed = false
   let progress: TurnProgress = { waitingSince: undefined, usage: undefined }
@@ -93,7 +99,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
       agent.followup(text)
       // After SIGTERM (a line that waited for its child to open again): queued, not run — an abort
       // right after the waking send parks it, as what is queued stays queued for the next open.
-      if (terminated) agent.abort('terminated')
+      if (terminated) agent.abort(STOP_SIGNALS[terminated].reason)
     } catch (error) {
       screen.print(`${s.red('error')}: ${safeText(error instanceof Error ? error.message : String(error))}`)
     }
@@ -132,22 +138,23 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   // SIGTERM (timeout, docker stop, a cancelled CI job) leaves as `bosun run` does: the running turn
   // aborted (`terminated`) and closed in the log, what is queued left queued, exit 143 — instead
   // of Node's default, which killed the process with the turn left open. A second one stops waiting.
-  let terminated = false
+  // SIGHUP (the terminal window closed, an SSH connection dropped) leaves the same way, exit 129.
+  let terminated: StopSignal | undefined
   let stoppedWaiting = false
   let forceStop: () => void = () => {}
   const forced = new Promise<void>((resolve) => (forceStop = resolve))
-  const terminate = () => {
+  const terminate = (signal: StopSignal) => {
     if (terminated) {
       stoppedWaiting = true
       return forceStop()
     }
-    terminated = true
+    terminated = signal
     // The running turn, or a /compact's model call (maintenance: the status says idle); a no-op when idle.
-    stopWork('terminated', true)
+    stopWork(STOP_SIGNALS[signal].reason, true)
     closing = true
     rl.close()
   }
-  process.on('SIGTERM', terminate)
+  const stopListening = onStopSignal(terminate)
   let pendingCommand = Promise.resolve()
 
   rl.on('line', (line) => {
@@ -195,16 +202,16 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     await Promise.race([leaveSession(ctx, opened, true, options.store), forced])
   } finally {
     unsubscribe()
-    process.off('SIGTERM', terminate)
+    stopListening()
   }
   http?.stop()
   if (stoppedWaiting) {
     ctx.err.line(ctx.err.style.yellow('aborted: stopped waiting for the turn to end'))
-    return ExitCode.terminated
+    return STOP_SIGNALS[terminated ?? 'SIGTERM'].exitCode
   }
   // Through the screen: on a terminal it is word-wrapped, so the id to copy is not cut in two.
   screen.print(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
-  return terminated ? ExitCode.terminated : ExitCode.ok
+  return terminated ? STOP_SIGNALS[terminated].exitCode : ExitCode.ok
 }
 
 function banner(ctx: CommandContext, screen: Screen, options: ReplOptions): void {

@@ -13,6 +13,7 @@ import { during } from '../stall.js'
 import { safeText, safeValue } from '../terminal-safe.js'
 import { runPrinter } from './run-output.js'
 import { messageOf } from '../errors.js'
+import { onStopSignal, STOP_SIGNALS, type StopSignal } from '../stop-signals.js'
 
 export interface RunOptions {
   /** Continue this session (created with this id if the store does not have it). */
@@ -25,7 +26,7 @@ export interface RunOptions {
  * `bosun run "<prompt>"`: one turn. The answer streams to stdout as it arrives (into a pipe or a
  * file with a stream-wrapping plugin, a step at a time: run-output.ts); tool calls and results go
  * to stderr, one line each; a turn that does not complete prints its reason on stderr and sets the
- * exit code (completed 0, error 1, blocked 3, aborted 130, 143 by SIGTERM). Ctrl+C aborts the
+ * exit code (completed 0, error 1, blocked 3, aborted 130, 143 by SIGTERM, 129 by SIGHUP). Ctrl+C aborts the
  * turn; a second Ctrl+C stops waiting.
  */
 export async function runCommand(ctx: CommandContext, prompt: string, options: RunOptions): Promise<number> {
@@ -85,18 +86,19 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   // Only a second SIGTERM stops waiting: one after a Ctrl+C is a supervisor asking to stop (it
   // cannot know of the Ctrl+C), and the graceful stop under way is what it asks for — forcing it
   // would cut the session's close short. A Ctrl+C after either is a person's second signal.
-  let terminated = false
+  // SIGHUP (the terminal closed, an SSH connection dropped) is the same stop, as `aborted (hangup)`.
+  let terminated: StopSignal | undefined
   let stopLeaving: () => void = () => {}
   const leavingStopped = new Promise<void>((resolve) => (stopLeaving = resolve))
-  const terminate = (): void => {
-    const again = terminated
-    terminated = true
+  const terminate = (signal: StopSignal): void => {
+    const again = terminated !== undefined
+    terminated ??= signal
     interrupts++
     stopLeaving()
-    if (interrupts === 1) agent.abort('terminated')
+    if (interrupts === 1) agent.abort(STOP_SIGNALS[signal].reason)
     else if (again) forceStop()
   }
-  process.on('SIGTERM', terminate)
+  const stopListening = onStopSignal(terminate)
   try {
     try {
       agent.followup(message)
@@ -117,9 +119,9 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     if (!left) return stoppedWaiting(ctx, 'the session to close', terminated)
     await store.close()
   } finally {
-    process.off('SIGTERM', terminate)
+    stopListening()
   }
-  const abortedCode = terminated ? ExitCode.terminated : ExitCode.aborted
+  const abortedCode = terminated ? STOP_SIGNALS[terminated].exitCode : ExitCode.aborted
 
   const s = ctx.err.style
   if (reason === undefined) {
@@ -136,14 +138,14 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
   if (http !== undefined && reason.kind === 'error') debugRequests(ctx, http.take())
   ctx.err.line(s.dim(`session ${sessionId}`))
   // A SIGTERM that came as the turn ended, or after, still cut what it left running (background
-  // children aborted, not waited for): 143 too.
-  return terminated ? ExitCode.terminated : exitCodeFor(reason)
+  // children aborted, not waited for): 143 too (129 for SIGHUP).
+  return terminated ? STOP_SIGNALS[terminated].exitCode : exitCodeFor(reason)
 }
 
 /** A second signal stopped the wait for `what`. */
-function stoppedWaiting(ctx: CommandContext, what: string, terminated: boolean): number {
+function stoppedWaiting(ctx: CommandContext, what: string, terminated: StopSignal | undefined): number {
   ctx.err.line(ctx.err.style.yellow(`aborted: stopped waiting for ${what}`))
-  return terminated ? ExitCode.terminated : ExitCode.aborted
+  return terminated ? STOP_SIGNALS[terminated].exitCode : ExitCode.aborted
 }
 
 /**

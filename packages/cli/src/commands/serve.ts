@@ -8,6 +8,7 @@ import { describeStore, loadCliConfig, modelLabel, openAgent, openStore, type Cl
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
+import { onStopSignal, type StopSignal } from '../stop-signals.js'
 import { aiSdkModel } from './config.js'
 
 export interface ServeOptions {
@@ -99,7 +100,7 @@ function intOption(name: string, raw: string | undefined, fallback: number, max:
 
 /**
  * `bosun serve`: the host (HTTP + SSE, docs/host.md) over the config's store. Prints the URL,
- * serves until SIGINT or SIGTERM, then stops accepting, lets running turns finish for the grace
+ * serves until SIGINT, SIGTERM or (from a terminal) SIGHUP, then stops accepting, lets running turns finish for the grace
  * period (then aborts them) — starting no new one: queued messages wait for the next start —
  * closes every session (flushing it) and exits 0.
  */
@@ -159,20 +160,23 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
   if (host.cluster !== undefined) ctx.err.line(`cluster: one of the hosts on this store, as lease owner "${host.cluster.store.owner}" (docs/scale-out.md)`)
   ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
+  // SIGHUP too when a terminal can hang up on it (its window closed): the same graceful stop, not
+  // Node's default death with running turns left open (stop-signals.ts).
+  const stoppedBy = await new Promise<StopSignal | 'SIGINT'>((resolve) => {
+    const stop = (signal: StopSignal | 'SIGINT'): void => {
       unsubscribe()
-      process.off('SIGTERM', stop)
-      resolve()
+      stopListening()
+      resolve(signal)
     }
-    const unsubscribe = ctx.io.onInterrupt(stop)
-    process.once('SIGTERM', stop)
+    const unsubscribe = ctx.io.onInterrupt(() => stop('SIGINT'))
+    const stopListening = onStopSignal(stop)
   })
   ctx.err.line(`stopping: running turns get ${graceMs} ms (queued messages wait for the next start), then every session is closed`)
   await server.close({ graceMs })
   await store.close()
   ctx.err.line('stopped')
-  return ExitCode.ok
+  // A hangup ends the process as SIGHUP would have (bin.ts): the terminal to report to is gone.
+  return stoppedBy === 'SIGHUP' ? ExitCode.hangup : ExitCode.ok
 }
 
 /**
