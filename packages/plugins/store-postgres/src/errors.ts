@@ -66,7 +66,8 @@ export function staleWriter(database: string, session: string, why: string, deta
 export function sessionLocked(database: string, session: string, holder: { owner: string; expiresInMs: number } | 'this store'): BosunError {
   const who = holder === 'this store'
     ? 'another writer of this store has it open: close that writer first'
-    : `host "${holder.owner}" holds its lease for another ${Math.max(0, Math.ceil(holder.expiresInMs))} ms (longer if it keeps renewing it): send the request to that host, or retry after it stops`
+    // The holder may be a process that died (a killed \`bosun run\`): its lease outlives it by up to the TTL.
+    : `"${holder.owner}" (a host or another bosun process) holds its lease for another ${Math.max(0, Math.ceil(holder.expiresInMs))} ms and renews it while it runs: send the request to it or stop it; if it died (a crash, a kill), retry once that time has passed`
   return new BosunError(ErrorCodes.SESSION_LOCKED, `PostgreSQL store ${database}: session "${session}" is open for writing elsewhere: ${who}.`, {
     details: holder === 'this store' ? { database, session } : { database, session, owner: holder.owner, expiresInMs: Math.max(0, Math.ceil(holder.expiresInMs)) },
   })
