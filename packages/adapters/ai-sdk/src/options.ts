@@ -1,16 +1,26 @@
-import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider'
 import { DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema } from '@bosun/core'
 import type { JsonSchema, JsonValue } from '@bosun/core'
 
+/** The specification versions this adapter speaks: `'v2'` (AI SDK 5), `'v3'` (AI SDK 6), `'v4'` (AI SDK 7). */
+export type AiSdkSpecificationVersion = 'v2' | 'v3' | 'v4'
+
 /**
  * A language model of the Vercel AI SDK, as any `@ai-sdk/*` provider package returns it
- * (`openai('gpt-4.1')`, `anthropic('claude-sonnet-4-5')`…). Told apart at run time by its
- * `specificationVersion`: `'v2'` (AI SDK 5), `'v3'` (AI SDK 6) or `'v4'` (AI SDK 7).
+ * (`openai('gpt-4.1')`, `anthropic('claude-sonnet-4-5')`…): `LanguageModelV2`, `V3` or `V4`, told
+ * apart at run time by its `specificationVersion`. Described by what the bridge uses of it, not
+ * imported from `@ai-sdk/provider`: a provider built on any `@ai-sdk/provider` (3 for the providers
+ * that run on Node 20, 4 for those that need Node 22) fits, and the bridge's types need no
+ * `@ai-sdk` package installed — a peer range on one made npm refuse (`ERESOLVE`) an install beside
+ * a provider built on another.
  */
-export type AiSdkLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4
-
-/** The specification versions this adapter speaks. */
-export type AiSdkSpecificationVersion = AiSdkLanguageModel['specificationVersion']
+export interface AiSdkLanguageModel {
+  readonly specificationVersion: AiSdkSpecificationVersion
+  /** The provider id, e.g. `openai.chat`, `anthropic.messages`. */
+  readonly provider: string
+  readonly modelId: string
+  /** Called with the call options of the model's own version; its result's `stream` is read. */
+  doStream(options: never): PromiseLike<unknown>
+}
 
 export const specificationVersions: readonly AiSdkSpecificationVersion[] = ['v2', 'v3', 'v4']
 
