@@ -99,7 +99,7 @@ if (hasChromium) {
       }
     }, 120_000)
 
-    it('in a 420-pixel window the list sits above the session, Stop is on screen and a queued message shows its text', async () => {
+    it('in a 420-pixel window the list sits above the session, Stop is on screen, a queued message shows its text, and a long queue leaves the conversation in view', async () => {
       const page = await browser.context.newPage()
       try {
         await page.setViewportSize({ width: 420, height: 860 })
@@ -123,6 +123,17 @@ if (hasChromium) {
         expect(title!.x + title!.width).toBeLessThanOrEqual(420)
         const text = await dock(page).getByText('a follow-up that waits its turn').boundingBox()
         expect(text!.width).toBeGreaterThan(100)
+
+        // A long queue scrolls in what the conversation leaves it: the running answer stays in view
+        // (seven queued took all but ~80 px of it, 27 px in an 800-pixel window), the Message box whole.
+        for (let n = 2; n <= 7; n++) await send(page, `follow-up ${n}, waiting behind the others`)
+        await until(async () => (await dockTexts(page)).length === 7, 'seven queued')
+        await screenshot(page, 'narrow-long-queue')
+        const conversation = await page.getByRole('log', { name: 'Conversation' }).boundingBox()
+        expect(conversation!.height).toBeGreaterThanOrEqual(160)
+        const box = await composer(page).boundingBox()
+        expect(box!.y + box!.height).toBeLessThanOrEqual(860)
+        expect(await dock(page).getByRole('listitem').first().isVisible()).toBe(true)
 
         await page.getByRole('button', { name: 'Stop and clear queue' }).click()
         await until(async () => (await turn(page, 1).getByTestId('turn-reason').textContent()) === 'aborted', 'turn 1 aborted')

@@ -39,11 +39,13 @@ export function QueueDock() {
     move(id, event.key === 'ArrowUp' ? -1 : 1)
   }
   return (
-    <section aria-label="Queue" className="border-t border-slate-300 bg-slate-100 px-3 py-2">
+    // The dock gives way to the conversation (Timeline's min-height), its list scrolling in what is left: a long
+    // queue in a short window (a phone) otherwise squeezed the running answer out of view.
+    <section aria-label="Queue" className="flex min-h-0 flex-col border-t border-slate-300 bg-slate-100 px-3 py-2">
       <h2 className="mb-1 text-xs font-medium text-slate-700">
         Queued follow-ups ({queue.length}) — each runs as its own turn, top first. Drag or Alt+↑/↓ to reorder.
       </h2>
-      <ol className="flex max-h-56 flex-col gap-1 overflow-y-auto">
+      <ol className="flex max-h-56 min-h-0 flex-col gap-1 overflow-y-auto">
         {queue.map((message, index) => (
           <QueueItem
             key={message.id}

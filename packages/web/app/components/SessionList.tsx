@@ -114,7 +114,10 @@ export function SessionList() {
   }
 
   return (
-    <nav aria-label="Sessions" className="flex max-h-[35vh] w-full shrink-0 flex-col gap-2 border-b border-slate-300 bg-slate-100 p-3 md:max-h-none md:w-72 md:border-r md:border-b-0">
+    // Above the session in a narrow window: at most a third of it, and less in a short one, where it leaves the
+    // session's parts 30rem (header, a few lines of the conversation, the Message box) but keeps New session and
+    // the search and a row of its list (9rem), which scrolls.
+    <nav aria-label="Sessions" className="flex max-h-[min(35vh,max(9rem,100vh_-_30rem))] w-full shrink-0 flex-col gap-2 border-b border-slate-300 bg-slate-100 p-3 md:max-h-none md:w-72 md:border-r md:border-b-0">
       <button id={NEW_SESSION_ID} type="button" onClick={() => void createSession()} className="rounded bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
         New session
       </button>

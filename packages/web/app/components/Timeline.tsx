@@ -59,7 +59,8 @@ export function Timeline() {
       <div
         ref={scroller}
         // A word wider than its box (a URL, a path, base64) breaks instead of widening the conversation.
-        className="flex-1 overflow-y-auto [overflow-wrap:anywhere]"
+        // Never squeezed below a few lines: the queue dock gives way first (QueueDock.tsx).
+        className="min-h-[min(12rem,20vh)] flex-1 overflow-y-auto [overflow-wrap:anywhere]"
         role="log"
         aria-label="Conversation"
         tabIndex={0}
