@@ -4,10 +4,23 @@ import { HostError } from './errors.js'
 /** A message id chosen by the client; it becomes the message id in the log. */
 export const CLIENT_MESSAGE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 
+/**
+ * A content block as the core's `createUserMessage` takes it (`ContentBlock`): a text block with
+ * its `text`, or an image with its `mediaType` and base64 `data`. Checked here so that a wrong one
+ * is the client's `400` at its path, not the core's throw answered `500`. Other fields of a block
+ * pass, as the core lets them.
+ */
 const contentBlock = {
   type: 'object',
   required: ['type'],
-  properties: { type: { type: 'string', minLength: 1 } },
+  properties: { type: { enum: ['text', 'image'] } },
+  allOf: [
+    { if: { properties: { type: { const: 'text' } } }, then: { required: ['text'], properties: { text: { type: 'string' } } } },
+    {
+      if: { properties: { type: { const: 'image' } } },
+      then: { required: ['mediaType', 'data'], properties: { mediaType: { type: 'string' }, data: { type: 'string' } } },
+    },
+  ],
 }
 
 export const schemas = {
@@ -131,7 +144,48 @@ function describe(error: ErrorObject): { path: string; message: string } {
     const missing = (error.params as { missingProperty: string }).missingProperty
     return { path: `${error.instancePath}/${missing}`, message: `"${missing}" is required` }
   }
+  if (error.keyword === 'enum') {
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues
+    return { path: base, message: `must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}` }
+  }
   return { path: base, message: error.message ?? 'is invalid' }
+}
+
+/**
+ * The error to tell the client. Ajv lists an `anyOf`'s errors branch by branch, the first branch's
+ * first: for `content` that says "must be string" to a body that sent an array of blocks. The
+ * branch of the value's own type is the one it meant, so its error is told (`/content/0/type`);
+ * a value of no branch's type is told the types it may have.
+ */
+function firstProblem(errors: ErrorObject[], body: unknown): { path: string; message: string; error: ErrorObject } {
+  const first = errors[0]!
+  const anyOf = errors.find((error) => error.keyword === 'anyOf')
+  if (anyOf === undefined || !first.schemaPath.startsWith(`${anyOf.schemaPath}/`)) return { ...describe(first), error: first }
+  const ofBranches = errors.filter((error) => error.schemaPath.startsWith(`${anyOf.schemaPath}/`))
+  const wrongType = (error: ErrorObject) => error.keyword === 'type' && error.instancePath === anyOf.instancePath
+  const meant = ofBranches.find((error) => !wrongType(error))
+  if (meant !== undefined) return { ...describe(meant), error: meant }
+  const types = ofBranches.map((error) => (error.params as { type: string }).type)
+  const path = anyOf.instancePath === '' ? '/' : anyOf.instancePath
+  return { path, message: `must be ${types.map((type) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`).join(' or ')} (found ${kindOf(at(body, anyOf.instancePath))})`, error: anyOf }
+}
+
+/** The value at a JSON pointer Ajv reported (`/content`, `/messages/0/parts`). */
+function at(body: unknown, pointer: string): unknown {
+  let value = body
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~')
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  }
+  return value
+}
+
+/** `a number`, `null`, `an object`: what a JSON value is, for a message. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  const type = typeof value
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
 }
 
 /**
@@ -143,8 +197,8 @@ function describe(error: ErrorObject): { path: string; message: string } {
 export function validateBody<T>(name: SchemaName, body: unknown): T {
   const validate = validators[name]
   if (!validate(body)) {
-    const error = validate.errors![0]!
-    const first = describe(error)
+    const first = firstProblem(validate.errors!, body)
+    const error = first.error
     const unknown = error.keyword === 'required' && error.instancePath === '' ? unknownFields(schemas[name], body) : ''
     throw new HostError('invalid-request', `Invalid request body at ${first.path}: ${first.message}${unknown}.`, { path: first.path })
   }
