@@ -1,4 +1,5 @@
 import { ModelError, type ModelErrorCode } from '../model.js'
+import { htmlPageText } from './html-page.js'
 import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
@@ -78,7 +79,8 @@ export async function errorFromResponse(provider: string, response: Response, op
 
 /**
  * The `error.message` of a JSON error body (OpenAI and Anthropic shapes), cut at
- * {@link MAX_PROVIDER_MESSAGE} characters, else a trimmed excerpt of the body. Mask the key in
+ * {@link MAX_PROVIDER_MESSAGE} characters, else what an HTML page says (its title: `an HTML page:
+ * "502 Bad Gateway"`), else a trimmed excerpt of the body. Mask the key in
  * `body` first (as {@link modelErrorFromResponse} does).
  */
 export function providerMessage(body: string): string {
@@ -88,9 +90,9 @@ export function providerMessage(body: string): string {
     if (typeof parsed.error?.message === 'string') return excerpt(parsed.error.message, MAX_PROVIDER_MESSAGE)
     if (typeof parsed.message === 'string') return excerpt(parsed.message, MAX_PROVIDER_MESSAGE)
   } catch {
-    // not JSON: fall through to the excerpt
+    // not JSON: an HTML page by what it says, else the excerpt
   }
-  return excerpt(body, 300)
+  return htmlPageText(body) ?? excerpt(body, 300)
 }
 
 /**
