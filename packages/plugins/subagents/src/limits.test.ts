@@ -25,6 +25,21 @@ describe('limits', () => {
     await root.close()
   })
 
+  it("an agent at maxDepth is told in spawn_agent's description that a spawn there is refused; one above it is not", async () => {
+    const seen = new Map<string, string>()
+    const spawnDescription = (key: string) => (request: ModelRequest) => {
+      seen.set(key, request.tools.find((tool) => tool.name === 'spawn_agent')!.description)
+      return key === 'top' ? { toolCalls: [{ name: 'spawn_agent', args: { task: 'middle' } }] } : { text: 'done' }
+    }
+    const root = await parent({ options: { maxDepth: 1 }, script: { top: [spawnDescription('top'), { text: 'ok' }], middle: [spawnDescription('middle')] } })
+    root.followup('top')
+    await root.whenIdle()
+    expect(seen.get('top')).not.toContain('deepest')
+    // Without it, a model at the bottom of the tree spends a step on a spawn that is always refused.
+    expect(seen.get('middle')).toContain('You are at the deepest level allowed (depth 1, maxDepth 1): spawn_agent is refused here; do the work yourself.')
+    await root.close()
+  })
+
   it('spawns over maxLiveChildren are refused in call order; a settled child frees its place', async () => {
     const root = await parent({
       options: { maxLiveChildren: 2 },

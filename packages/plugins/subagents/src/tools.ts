@@ -1,15 +1,23 @@
 import type { Tool } from '@bosun/core'
 import type { Delegator, SpawnArgs } from './delegator.js'
-import type { Options } from './options.js'
+import { DEFAULT_MAX_DEPTH, type Options } from './options.js'
 
 /** Every tool this plugin adds: a child gets them whatever its profile's `tools` allowlist names. */
 export const SUBAGENT_TOOL_NAMES = ['spawn_agent', 'send_to_agent', 'interrupt_agent', 'list_agents', 'report'] as const
 
-/** The tools a parent uses: spawn_agent, send_to_agent, interrupt_agent, list_agents. */
+/**
+ * The tools a parent uses: spawn_agent, send_to_agent, interrupt_agent, list_agents. An agent at
+ * `maxDepth` keeps spawn_agent (SPEC §12: children always get the subagent tools), and its
+ * description says a spawn there is refused: a model told nothing spends a step finding out.
+ */
 export function parentTools(delegator: Delegator, options: Options): Tool[] {
   const profiles = Object.entries(options.agents ?? {})
   const profileLine = profiles.length
     ? ` Profiles for "agent": ${profiles.map(([name, p]) => (p.description ? `${name} (${p.description})` : name)).join('; ')}.`
+    : ''
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
+  const depthLine = delegator.depth >= maxDepth
+    ? ` You are at the deepest level allowed (depth ${delegator.depth}, maxDepth ${maxDepth}): spawn_agent is refused here; do the work yourself.`
     : ''
   const spawn: Tool<SpawnArgs> = {
     name: 'spawn_agent',
@@ -17,7 +25,7 @@ export function parentTools(delegator: Delegator, options: Options): Tool[] {
       'Delegate a task to a new child agent that works in its own session. mode "foreground" (default) waits and returns the ' +
       'child\'s answer as this tool\'s result; mode "background" returns the child id at once and the answer arrives later as a ' +
       'message (you can keep working, and continue the child with send_to_agent). context "fork" gives the child your ' +
-      'conversation so far; "fresh" (default) gives it only the task, so write the task self-contained.' + profileLine,
+      'conversation so far; "fresh" (default) gives it only the task, so write the task self-contained.' + profileLine + depthLine,
     parameters: {
       type: 'object',
       additionalProperties: false,
