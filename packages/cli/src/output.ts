@@ -112,6 +112,14 @@ export function truncate(text: string, width: number): string {
 }
 
 /** One line for display: newlines shown as `⏎`, cut to `max` columns. */
+/**
+ * How much of a turn's error message the chat's and `bosun log`'s line shows: the whole of what
+ * Bosun's errors say (a provider's message is at most 1,000 characters, then what to do about it),
+ * cut only where a plugin's or tool's error runs on. A message ends with what to do — the key's
+ * variable, the baseURL to check — so the 200 characters shown before cut exactly that off.
+ */
+export const ERROR_MESSAGE_MAX = 2_000
+
 export function oneLine(text: string, max: number): string {
   return truncate(text.replace(/\s*\r?\n\s*/g, ' ⏎ ').trim(), max)
 }

@@ -1,5 +1,5 @@
 import { formatEvent, messageText, type BosunEventMap, type InboxSplice, type SessionEvent, type SessionHeader, type UserMessage } from '@bosun/core'
-import { oneLine } from './output.js'
+import { ERROR_MESSAGE_MAX, oneLine } from './output.js'
 import { blockedNote } from './blocked-note.js'
 import { formatDuration, formatTime } from './session-info.js'
 import type { Style } from './output.js'
@@ -196,7 +196,7 @@ export class TimelineView {
       case 'blocked':
         return [this.#at(1, `${s.yellow(`⊘ blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata, event.time, true)}${tail}`)]
       case 'error':
-        return [this.#at(1, `${s.red(`✗ error ${reason.error.code}`)}: ${oneLine(reason.error.message, 200)}${tail}`)]
+        return [this.#at(1, `${s.red(`✗ error ${reason.error.code}`)}: ${oneLine(reason.error.message, ERROR_MESSAGE_MAX)}${tail}`)]
       case 'aborted':
         return [this.#at(1, `${s.yellow(`■ aborted${reason.reason ? ` (${reason.reason})` : ''}`)}${tail}`)]
       case 'max-tokens':

@@ -1,5 +1,5 @@
 import { messageText, type Agent, type BosunEventMap, type InboxTarget, type SessionEvent, type UserMessage } from '@bosun/core'
-import { oneLine, type Style } from '../output.js'
+import { ERROR_MESSAGE_MAX, oneLine, type Style } from '../output.js'
 import { formatDuration } from '../session-info.js'
 import { safeStream, safeText, safeValue } from '../terminal-safe.js'
 import { describeExchange, type HttpRecorder } from '../http-debug.js'
@@ -173,7 +173,7 @@ function turnEndLine(event: SessionEvent<'turn/end'>, steps: number, ms: number,
     case 'blocked':
       return style.yellow(`  ⊘ turn ${turn} blocked by ${reason.by}: ${blockedNote(reason.by, reason.metadata)}`)
     case 'error':
-      return style.red(`  ✗ turn ${turn} failed: ${reason.error.code}: ${oneLine(reason.error.message, 200)}`)
+      return style.red(`  ✗ turn ${turn} failed: ${reason.error.code}: ${oneLine(reason.error.message, ERROR_MESSAGE_MAX)}`)
     case 'aborted': {
       const kept = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
       const queue = kept === 0 ? '' : ` — ${kept} queued message${kept === 1 ? '' : 's'} kept (Enter runs ${kept === 1 ? 'it' : 'them'})`
