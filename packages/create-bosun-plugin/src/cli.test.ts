@@ -49,6 +49,18 @@ describe('create-bosun-plugin', () => {
     )
   })
 
+  // npm publishes a scoped package's first version as restricted unless told otherwise: on the
+  // npm registry, for an account without private packages, `npm publish` of @acme/bosun-plugin-x
+  // failed (E402) where `npm run release` (changesets, whose config says public) succeeded.
+  it('a scoped package publishes public with npm publish alone, as with npm run release', async () => {
+    expect((await cli('guard', '--scope', '@acme')).code).toBe(0)
+    const manifest = JSON.parse(await readFile(join(cwd, 'bosun-plugin-guard', 'package.json'), 'utf8'))
+    expect(manifest.name).toBe('@acme/bosun-plugin-guard')
+    expect(manifest.publishConfig).toEqual({ access: 'public' })
+    const changesets = JSON.parse(await readFile(join(cwd, 'bosun-plugin-guard', '.changeset', 'config.json'), 'utf8'))
+    expect(changesets.access).toBe('public')
+  })
+
   it('fills every placeholder: no {{…}} is left in any file', async () => {
     await cli('@acme/my-guard', '--dir', 'out')
     for (const file of ['package.json', 'README.md', 'src/index.ts', 'src/options.ts', 'src/index.test.ts', '.changeset/initial.md']) {

@@ -14,6 +14,7 @@
   },
   "engines": { "node": ">=20" },
   "files": ["dist", "schema.json"],
+  "publishConfig": { "access": "public" },
   "exports": {
     ".": {
       "types": "./dist/index.d.ts",
