@@ -1,4 +1,4 @@
-import { BosunError, forkSession, type Store } from '@bosun/core'
+import { BosunError, forkSeed, type Store } from '@bosun/core'
 import type { HostContext } from '../context.js'
 import { HostError, hostErrorOf, sessionNotFound } from '../errors.js'
 import { foldInbox, type InboxSnapshot } from '../log.js'
@@ -15,6 +15,9 @@ export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8',
 /** The host's description, the session list (and its stream), and whole-session routes. */
 export function sessionRoutes(host: HostContext): void {
   const { app, sessions, feed } = host
+  // The ids of forks being made: a second fork (or a create) of one of them is told it is taken,
+  // not the store's lock on the file the first is writing.
+  const forking = new Set<string>()
 
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
@@ -33,6 +36,7 @@ export function sessionRoutes(host: HostContext): void {
   app.post('/v1/sessions', async (c) => {
     const { id = crypto.randomUUID() } = await host.body<{ id?: string }>(c, 'createSession')
     checkSessionId(id)
+    if (forking.has(id)) throw sessionExists(id, ', or omit it for a new one')
     const live = await sessions.use(id, { create: true })
     return c.json({ id, status: live.agent.status, lastSeq: live.agent.session.length - 1 }, 201)
   })
@@ -79,18 +83,32 @@ export function sessionRoutes(host: HostContext): void {
     const childId = input.id ?? crypto.randomUUID()
     checkSessionId(childId)
     if (!(await sessions.exists(id))) throw sessionNotFound(id)
-    // Open here: the store would answer session-locked for it.
-    if (await sessions.peek(childId)) throw new HostError('session-exists', `Session "${childId}" already exists: choose another id.`, { id: childId })
-    // A turn that just ended may still be in the live session's write-behind: the fork reads the store.
-    const live = await sessions.peek(id)
-    if (live) await live.agent.session.flush()
+    // Taken at once, with no await between the check and the add: two forks checking together would both pass.
+    if (forking.has(childId)) throw sessionExists(childId)
+    forking.add(childId)
     let forked
     try {
-      forked = await forkSession(host.store, id, { id: childId, ...(input.afterTurn === undefined ? {} : { afterTurn: input.afterTurn }) })
-    } catch (error) {
-      if (error instanceof BosunError && error.code === 'INVALID_ARGUMENT') throw new HostError('invalid-request', error.message, { path: '/afterTurn' })
-      // A taken child id (409 session-exists), a locked or unreadable log: see hostErrorOf.
-      throw hostErrorOf(error, error instanceof BosunError && error.code === 'SESSION_EXISTS' ? childId : id) ?? error
+      // Open here: the store would answer session-locked for it.
+      if (await sessions.peek(childId)) throw sessionExists(childId)
+      // A turn that just ended may still be in the live session's write-behind: the fork reads the store.
+      const live = await sessions.peek(id)
+      if (live) await live.agent.session.flush()
+      let seeded
+      try {
+        seeded = await forkSeed(host.store, id, { id: childId, ...(input.afterTurn === undefined ? {} : { afterTurn: input.afterTurn }) })
+      } catch (error) {
+        if (error instanceof BosunError && error.code === 'INVALID_ARGUMENT') throw new HostError('invalid-request', error.message, { path: '/afterTurn' })
+        // The parent's log locked or unreadable: see hostErrorOf.
+        throw hostErrorOf(error, id) ?? error
+      }
+      try {
+        forked = await host.store.create(seeded.header, seeded.seed)
+      } catch (error) {
+        // The child's: its id taken (409 session-exists), or held by a writer elsewhere.
+        throw hostErrorOf(error, childId) ?? error
+      }
+    } finally {
+      forking.delete(childId)
     }
     await forked.writer.close()
     feed.added(childId)
@@ -139,4 +157,9 @@ async function wholeState(sessions: SessionManager, id: string): Promise<ColdSta
   if (!read) throw sessionNotFound(id)
   const seedLength = read.header.seedLength ?? 0
   return { lastSeq: read.events.length - 1, inboxVersion: inboxVersionOf(read.events, seedLength), inbox: foldInbox(read.events, seedLength) }
+}
+
+/** `409 session-exists` for an id a client asked to make. */
+function sessionExists(id: string, hint = ''): HostError {
+  return new HostError('session-exists', `Session "${id}" already exists: choose another id${hint}.`, { id })
 }
