@@ -130,4 +130,14 @@ describe.concurrent('bosun sessions', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/^error NO_PERSISTENT_STORE: The config .*mem\.json keeps sessions in memory/)
   })
+
+  // It said "saved · continue it with `bosun resume <id>`", which then answered NO_PERSISTENT_STORE.
+  it('a chat on a memory store says on leaving that the session is gone, not how to resume it', async ({ dir, expect }) => {
+    await writeFile(join(dir, 'mem.json'), '{ "store": "memory" }')
+    const result = await bosun(['chat', '--session', 'm1', '--config', 'mem.json'], { cwd: dir, input: 'hi\n' })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('session m1 ended and is gone: the config keeps sessions in memory ("store": "memory")')
+    expect(result.stdout).not.toContain('bosun resume')
+    expect(result.stdout).not.toContain('saved')
+  })
 })

@@ -28,6 +28,8 @@ export interface ReplOptions {
   resumed: boolean
   /** `--raw`: answers as the model wrote them; otherwise a terminal renders their Markdown. */
   raw?: boolean
+  /** The store keeps nothing past the process (`"store": "memory"`): leaving says the session is gone, not how to resume it. */
+  inMemory?: boolean
 }
 
 /**
@@ -210,7 +212,10 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
     return STOP_SIGNALS[terminated ?? 'SIGTERM'].exitCode
   }
   // Through the screen: on a terminal it is word-wrapped, so the id to copy is not cut in two.
-  screen.print(s.dim(`session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
+  // A memory store kept nothing to resume: `bosun resume` and `bosun log` would answer NO_PERSISTENT_STORE.
+  screen.print(s.dim(options.inMemory === true
+    ? `session ${sessionId} ended and is gone: the config keeps sessions in memory ("store": "memory"); name a store, e.g. "store": ["store-jsonl", { "dir": ".bosun/sessions" }], to keep them`
+    : `session ${sessionId} saved · continue it with \`bosun resume ${sessionId}\` · \`bosun log ${sessionId}\` shows it`))
   return terminated ? STOP_SIGNALS[terminated].exitCode : ExitCode.ok
 }
 

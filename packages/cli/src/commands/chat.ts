@@ -22,9 +22,10 @@ export async function startChat(ctx: CommandContext, sessionId: string, mustExis
     const resumed = mustExist || (await sessionExists(store, sessionId))
     // A subagent's child is opened through its parent (one stderr line says so): see open-session.ts.
     const opened = await openSessionAgent(cfg, store, sessionId, (line) => ctx.err.line(ctx.err.style.dim(line)))
-    if (storeKind(cfg).kind === 'memory') ctx.err.line(ctx.err.style.yellow('note: the config keeps sessions in memory; this chat is gone when you leave'))
+    const inMemory = storeKind(cfg).kind === 'memory'
+    if (inMemory) ctx.err.line(ctx.err.style.yellow('note: the config keeps sessions in memory; this chat is gone when you leave'))
     const model = opened.parents.length === 0 ? modelLabel(cfg) : `subagent${opened.profile === undefined ? '' : ` ${opened.profile}`}`
-    return await runRepl(ctx, { opened, store, sessionId, model, storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw })
+    return await runRepl(ctx, { opened, store, sessionId, model, storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw, inMemory })
   } finally {
     await store.close()
   }
