@@ -31,6 +31,28 @@ export function unanswered(error: unknown): boolean {
   return error instanceof Error && sqlState(error) === undefined && CLIENT_TIMEOUTS.has(error.message)
 }
 
+/** What to check, for the errors of a URL that does not reach a database: the first ones a new user meets. */
+const CONNECT_HINTS: Record<string, string> = {
+  ECONNREFUSED: 'nothing accepts connections there: check that PostgreSQL runs at that host and port, and the URL',
+  ENOTFOUND: 'the host name does not resolve: check the host in the URL',
+  EAI_AGAIN: 'the host name does not resolve: check the host in the URL and the DNS',
+  EHOSTUNREACH: 'the host cannot be reached: check the host in the URL and the network',
+  ENETUNREACH: 'the host cannot be reached: check the host in the URL and the network',
+  '28P01': 'check the user and password in the URL',
+  '28000': 'check the user and password in the URL',
+  '3D000': 'create the database, or name one that exists in the URL',
+}
+
+/** The hint for `error` and its SQLSTATE, or '' (a hint is added to the message in parentheses). */
+function hintFor(error: unknown, state: string | undefined): string {
+  if (state === '57014') return ' (statement_timeout: raise "statementTimeoutMs" or look for a lock held elsewhere)'
+  if (unanswered(error)) return ' (the database did not answer within "statementTimeoutMs" and 1 s more: check that it is up and reachable; the call can be made again)'
+  // A network error's code (ECONNREFUSED…) is Node's, not a SQLSTATE.
+  const code = state ?? (error as { code?: unknown } | null)?.code
+  const hint = typeof code === 'string' && Object.hasOwn(CONNECT_HINTS, code) ? CONNECT_HINTS[code] : undefined
+  return hint === undefined ? '' : ` (${hint})`
+}
+
 /**
  * Wraps a failure as a STORE error naming the database, keeping the original as `cause` (a
  * driver error names tables and constraints, never the URL). A BosunError passes through. A
@@ -43,10 +65,7 @@ export function storeError(database: string, doing: string, error: unknown, deta
     return staleWriter(database, String(details.session), `an event with one of these seqs is already stored (another writer appended)`, { cause: error, ...details })
   }
   const message = error instanceof Error ? error.message : String(error)
-  const hint = state === '57014'
-    ? ' (statement_timeout: raise "statementTimeoutMs" or look for a lock held elsewhere)'
-    : unanswered(error) ? ' (the database did not answer within "statementTimeoutMs" and 1 s more: check that it is up and reachable; the call can be made again)' : ''
-  return new BosunError(ErrorCodes.STORE, `PostgreSQL store ${database}: could not ${doing}: ${message}${hint}`, {
+  return new BosunError(ErrorCodes.STORE, `PostgreSQL store ${database}: could not ${doing}: ${message}${hintFor(error, state)}`, {
     cause: error,
     details: { database, ...(state === undefined ? {} : { sqlState: state }), ...details },
   })
