@@ -3,6 +3,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ScriptedResponse } from '@bosun/adapter-scripted'
 import { definePlugin, type PluginEntry } from '@bosun/core'
+import { PIECE_CHARACTERS } from '../app/components/AnswerText.js'
 import { App } from '../app/components/App.js'
 import { StoreProvider } from '../app/components/store-context.js'
 import { SessionList } from '../app/components/SessionList.js'
@@ -135,6 +136,29 @@ describe('the page against a real host', () => {
     const second = await until(() => screen.queryByRole('article', { name: 'Turn 2' }), 'turn 2')
     await until(() => within(second).queryByText('echo: two'), 'the parked follow-up answered')
     await until(() => screen.queryByText('Queue paused') === null, 'the paused notice gone')
+  })
+
+  it('a long answer streams into its last lines only: what was drawn before is not redrawn, and the paragraph holds the answer', async () => {
+    // Redrawing the whole answer for every chunk had the browser lay it all out each time (~10 s of a 290,000-character stream).
+    const answer = 'The bosun checks every line and block before the ship leaves harbour.\n'.repeat(120)
+    const { composer } = await openPage(() => [{ text: answer, chunkSize: 200, delayMs: 5 }])
+    type(composer, 'at length')
+    const turn = await until(() => screen.queryByRole('article', { name: 'Turn 1' }), 'turn 1')
+    const paragraph = await until(() => {
+      const found = within(turn).queryByTestId('assistant-text')
+      return found !== null && found.textContent!.length > PIECE_CHARACTERS + 200 ? found : null
+    }, 'more than a piece streamed')
+    // The node that holds the answer's first lines: never changed again while the rest streams in.
+    const first = paragraph.firstChild!
+    const drawn = first.textContent
+    const changed: MutationRecord[] = []
+    const observer = new MutationObserver((records) => changed.push(...records.filter((record) => first === record.target || first.contains(record.target))))
+    observer.observe(paragraph, { subtree: true, childList: true, characterData: true })
+    await until(() => within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent === 'completed', 'completed')
+    observer.disconnect()
+    expect(changed).toEqual([])
+    expect(first.isConnected && first.textContent).toBe(drawn)
+    expect(within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('assistant-text').textContent).toBe(answer)
   })
 
   it('Ctrl+Enter steers and Promote turns a queued follow-up into steering: drawn pending at the tail, then in the step they entered', async () => {

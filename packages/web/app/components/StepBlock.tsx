@@ -3,6 +3,7 @@ import { disclosureKey, useDisclosure } from '../state/disclosure.js'
 import { formatDuration, formatUsage, stepDuration } from '../state/select.js'
 import type { StepView } from '../state/view.js'
 import { messageText } from '../state/wire.js'
+import { AnswerText } from './AnswerText.js'
 import { ChildCard } from './ChildCard.js'
 import { Reasoning } from './Reasoning.js'
 import { RetryRow } from './RetryRow.js'
@@ -43,9 +44,7 @@ export const StepBlock = memo(function StepBlock({ turn, step }: { turn: number;
           ))}
           {step.parts.map((part, index) =>
             part.kind === 'text' ? (
-              <p key={index} className="text-sm whitespace-pre-wrap" data-testid="assistant-text">
-                {part.text}
-              </p>
+              <AnswerText key={index} text={part.text} />
             ) : part.kind === 'reasoning' ? (
               <Reasoning key={index} text={part.text} at={disclosureKey.reasoning(turn, step.step, index)} />
             ) : (
