@@ -142,13 +142,25 @@ export async function resolveEntry<T>(
     refused.add(error.path)
     problems.push(
       at.optionsPath === undefined
-        ? problem(at.path, `option "${error.path.replace(/^\$\.?/, '')}" ${error.message} — give options as [${JSON.stringify(label)}, { … }]`)
+        ? problem(at.path, unsetOptions(error.path, error.message, label))
         : problem(error.path, error.message),
     )
   }
   // Once per path: where the schema names a type, its line says it (`must be an integer (found NaN)`).
   problems.push(...nonJson.filter(({ path }) => !refused.has(path) && !under(path)))
   return { value: value as T, options: models?.options ?? options, problems }
+}
+
+/**
+ * A schema error of an entry named without options (a bare string): about one option, or — at the
+ * options' root — the options as a whole, which were not given (checked as `{}`, so "found an
+ * object" would name what the user did not write).
+ */
+function unsetOptions(path: string, message: string, label: string | undefined): string {
+  const key = path.replace(/^\$\.?/, '')
+  const how = `give options as [${JSON.stringify(label)}, { … }]`
+  if (key !== '') return `option "${key}" ${message} — ${how}`
+  return `takes options and none were given: they ${message.replace(/ \(found an object\)$/, '')} — ${how}`
 }
 
 /** A tools entry: a module whose default export is a tool or tools, or the tools themselves. */

@@ -309,6 +309,13 @@ describe('config errors — options', () => {
     `)
   })
 
+  it('a store named without the options its schema requires as a whole: says none were given', async () => {
+    expect(await bad('store-url-no-options')).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/store-url-no-options/bosun.config.yaml:
+        - $.store (store "./url-store.ts"): takes options and none were given: they must be an object with exactly one of "url" and "urlEnv" — give options as ["./url-store.ts", { … }]"
+    `)
+  })
+
   it('store-jsonl without dir and with a misspelt option', async () => {
     expect(await bad('store-options')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/store-options/bosun.config.yaml:
@@ -361,6 +368,15 @@ describe('config errors — credentials under ordinary keys', () => {
         - $.plugins[1][1].maxAttempts (plugin "./attempts.ts"): must be an integer (found "hot")
         - $.plugins[1][1].webhook (plugin "./attempts.ts"): must match pattern "^https?://" (found "ftp://hooks.example.com/in")
         - $.plugins[2][1].webhook (plugin "./attempts.ts"): holds a URL with a credential in a query parameter (such as ?api-key=…); it is refused (it would end up in version control and logs) and not shown. Remove the credential from the URL and put the key in an environment variable and name that variable with the adapter's "apiKeyEnv" option (or a plugin's own …Env option)."
+    `)
+  })
+
+  it('a URL with a credential under an option that has a …Env twin: points at the twin, not at an adapter\'s apiKeyEnv', async () => {
+    const message = await bad('store-url-credential')
+    expect(message).not.toContain('SECRETpw123')
+    expect(message).toMatchInlineSnapshot(`
+      "Invalid config <fixtures>/bad/store-url-credential/bosun.config.yaml:
+        - $.store[1].url (store "../store-url-no-options/url-store.ts"): holds a URL with a credential before the host (user:key@); it is refused (it would end up in version control and logs) and not shown. Put the whole URL in an environment variable and name that variable with "urlEnv" instead of "url": "urlEnv": "MY_URL"."
     `)
   })
 

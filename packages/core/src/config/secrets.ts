@@ -48,7 +48,8 @@ export function checkSecrets(options: unknown, path: string, env: Readonly<Recor
     const key = data ? undefined : keys.at(-1)
     const at = keys.reduce<string>((parent, child) => childPath(parent, child), path)
     const parent = keys.slice(0, -1).reduce<string>((above, child) => childPath(above, child), path)
-    const finding = inspectString(typeof key === 'string' ? key : undefined, value, at, parent, env)
+    const twin = typeof key === 'string' && keys.length === 1 && hasOption(schema, `${key}Env`) ? `${key}Env` : undefined
+    const finding = inspectString(typeof key === 'string' ? key : undefined, value, at, parent, env, twin)
     if (finding !== undefined) findings.push(finding)
   }
   return findings
@@ -61,6 +62,7 @@ function inspectString(
   at: string,
   parent: string,
   env: Readonly<Record<string, string | undefined>>,
+  envTwin?: string,
 ): SecretFinding | undefined {
   if (key !== undefined && SECRET_KEY.test(key)) {
     const what = isHeaders(parent)
@@ -72,12 +74,16 @@ function inspectString(
   const inUrl = credentialInUrl(value)
   if (inUrl !== undefined) {
     const where = inUrl === 'userinfo' ? 'before the host (user:key@)' : 'in a query parameter (such as ?api-key=…)'
+    // An option that takes the whole URL from a variable (a store's `urlEnv`) is the way out, not
+    // an adapter's `apiKeyEnv`, which an entry without one does not have.
+    const instead = envTwin === undefined
+      ? `Remove the credential from the URL and ${KEEP_CREDENTIALS_OUT}.`
+      : `Put the whole URL in an environment variable and name that variable with "${envTwin}" instead of "${key}": "${envTwin}": "MY_${screamingSnake(key!)}".`
     return {
       path: at,
       literal: true,
       message:
-        `holds a URL with a credential ${where}; it is refused (it would end up in version control and logs) and not shown. ` +
-        `Remove the credential from the URL and ${KEEP_CREDENTIALS_OUT}.`,
+        `holds a URL with a credential ${where}; it is refused (it would end up in version control and logs) and not shown. ${instead}`,
     }
   }
   if (isEnvOptionKey(key) && !env[value]) {
@@ -88,6 +94,12 @@ function inspectString(
     }
   }
   return undefined
+}
+
+/** Whether the options' schema names the top-level option `name`. */
+function hasOption(schema: object | undefined, name: string): boolean {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties
+  return typeof properties === 'object' && properties !== null && Object.hasOwn(properties, name)
 }
 
 /** True for the path of a `headers` object (its keys are header names, not option names). */
