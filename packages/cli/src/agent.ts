@@ -114,7 +114,7 @@ export function requirePersistentStore(cfg: CliConfig): void {
  * Plugin setups are tracked as waits, so that one that never settles is named (stall.ts).
  */
 export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string, signal?: AbortSignal): Promise<Agent> {
-  const onStage = configStages(cfg.file, cfg.loaded.config.plugins)
+  const onStage = configStages(cfg.file, configObject(cfg).plugins)
   return during({ doing: `building the agent ${configLabel(cfg)} describes (importing what it names, opening the session)` }, () =>
     createAgentFromConfig(cfg.loaded, { store, env: cfg.env, bundled: cfg.modules, onStage, ...(sessionId === undefined ? {} : { sessionId }), ...(signal === undefined ? {} : { signal }) }),
   )
@@ -157,11 +157,22 @@ export async function withStore<T>(cfg: CliConfig, use: (store: Store) => Promis
 
 /** A short label for the model: `scripted`, `openai gpt-4o-mini`. */
 export function modelLabel(cfg: CliConfig): string {
-  const model = cfg.loaded.config.model
+  const model = configObject(cfg).model
   const adapter = model?.adapter ?? 'scripted'
   const name = typeof adapter === 'string' ? adapter : ((adapter as { name?: string }).name ?? 'custom')
   const id = (model?.options as { model?: unknown } | undefined)?.model
   return typeof id === 'string' ? `${name} ${String(redact(id, 'model'))}` : name
+}
+
+/**
+ * The config's top-level object — or none (`{}`) when the file holds something else: `null` (a
+ * YAML file of comments only, JSON `null`), an array, a string. Building the agent reports that
+ * (`$: must be a config object …`); what reads the config before it must not fail first with a
+ * TypeError (`bosun run` said `error UNEXPECTED: Cannot read properties of null`).
+ */
+function configObject(cfg: CliConfig): Partial<LoadedConfig['config']> {
+  const config: unknown = cfg.loaded.config
+  return typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as LoadedConfig['config']) : {}
 }
 
 /** `the config /app/bosun.config.json`, or `the default config`, for messages. */

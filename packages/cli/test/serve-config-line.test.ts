@@ -27,7 +27,8 @@ describe('bosun serve says what it serves', () => {
 
   it('a config: its file and its adapter and model, never an option value', async ({ dir }) => {
     await writeProject(dir, {
-      model: { adapter: 'openai', options: { baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-4.1-nano', apiKeyEnv: 'SERVE_LINE_KEY', organization: SECRET } },
+      // A valid config (serve refuses one it cannot build): the secret-looking value in the baseURL's path.
+      model: { adapter: 'openai', options: { baseURL: `http://127.0.0.1:9/${SECRET}/v1`, model: 'gpt-4.1-nano', apiKeyEnv: 'SERVE_LINE_KEY' } },
       store: 'memory',
     })
     const stderr = await serveStderr(dir, { SERVE_LINE_KEY: SECRET })

@@ -134,6 +134,23 @@ describe('bosun serve', () => {
     }
   })
 
+  // It listened, said nothing was wrong, and answered every request 500 "internal-error", the
+  // reason (CONFIG_INVALID) only in its log, with a stack trace; `bosun run` refused at once.
+  it.for([
+    ['an adapter not found', { model: { adapter: 'opnai' } }, '$.model.adapter (adapter "opnai"): cannot be found'],
+    ["the key's variable unset", { model: { adapter: 'openai', options: { model: 'gpt-4.1' } } }, 'set OPENAI_API_KEY'],
+    ['a file holding null', null, '$: must be a config object'],
+  ] as const)('a config no session can be built from (%s): refused before listening, as bosun run refuses it, exit 1', async ([, config, problem], { dir }) => {
+    await writeProject(dir, config)
+    const result = await bosun(['serve', '--port', '0'], { cwd: dir, env: { OPENAI_API_KEY: undefined } })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toMatch(/^error CONFIG_INVALID: Invalid config .*bosun\.config\.json:\n  - /)
+    expect(result.stderr).toContain(problem)
+    const run = await bosun(['run', 'hi'], { cwd: dir, env: { OPENAI_API_KEY: undefined } })
+    expect(run).toMatchObject({ code: 1, stderr: result.stderr })
+  })
+
   it('refuses a non-loopback bind without a token', async ({ dir }) => {
     const result = await bosun(['serve', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env: { BOSUN_HOST_TOKEN: undefined } })
     expect(result.code).toBe(2)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import type { Store } from '@bosun/core'
+import { memoryStore, type Store } from '@bosun/core'
 import { createHost, isLoopback, listen, trustedProxyProblem } from '@bosun/host'
 import { isWebBuilt, webRoot } from '@bosun/web'
 import { describeStore, loadCliConfig, modelLabel, openAgent, openStore, type CliConfig } from '../agent.js'
@@ -130,6 +130,11 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     takeoverConcurrency,
   }
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
+  // Every session is built from the config: one that cannot be built (an adapter not found, its
+  // key's variable unset, a plugin's options wrong) is refused now, with every problem, as `bosun
+  // run` refuses it — the host listened, then answered each request 500 with the reason only in its
+  // log. Built as `bosun config check` builds it: on a throwaway memory store, closed at once.
+  await (await openAgent(cfg, memoryStore())).close()
   const store: Store = await openStore(cfg)
   const host = createHost({
     store,
