@@ -20,7 +20,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   const result = { code: ExitCode.ok as number }
   const program = createProgram(io, result, !argv.includes('--no-color'))
   try {
-    await program.parseAsync([...argv], { from: 'user' })
+    // `bosun help [command…]`, as git, npm and cargo take it: the command's --help (it was "unknown command 'help'").
+    const words = argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv
+    await program.parseAsync([...words], { from: 'user' })
     return result.code
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -25,6 +25,20 @@ describe.concurrent('bosun --help and errors', () => {
     })
   })
 
+  it('bosun help [command] is --help: the program\'s, or the command\'s (it was "unknown command \'help\'", exit 2)', async ({ dir, expect }) => {
+    const [help, helpRun, helpFork, flag, runFlag] = await Promise.all([
+      bosun(['help'], { cwd: dir }),
+      bosun(['help', 'run'], { cwd: dir }),
+      bosun(['help', 'sessions', 'fork'], { cwd: dir }),
+      bosun(['--help'], { cwd: dir }),
+      bosun(['run', '--help'], { cwd: dir }),
+    ])
+    expect(help).toMatchObject({ code: 0, stdout: flag.stdout, stderr: '' })
+    expect(helpRun).toMatchObject({ code: 0, stdout: runFlag.stdout, stderr: '' })
+    expect(helpFork.code).toBe(0)
+    expect(helpFork.stdout).toMatch(/^Usage: bosun sessions fork /)
+  })
+
   it('sessions fork --help gives the default the command has: the last turn that ended, a blocked one included', async ({ dir, expect }) => {
     await writeProject(dir, { plugins: ['./guard.mjs'] }, { 'guard.mjs': GUARD_PLUGIN })
     expect((await bosun(['run', '--session', 'a', 'hello'], { cwd: dir })).code).toBe(0)
