@@ -193,6 +193,16 @@ describe('the page against a real host', () => {
 })
 
 describe('ToolCard', () => {
+  it('cuts long arguments (a file written whole) as it cuts results, and shows all of them on request', () => {
+    const args = JSON.stringify({ path: 'notes.md', content: 'The bosun checks every line.\n'.repeat(100) })
+    render(<ToolCard card={{ index: 0, callId: 'c1', name: 'write_file', args, status: 'streaming', result: null }} />)
+    expect(screen.getByLabelText('Arguments').textContent).toBe(`${args.slice(0, RESULT_PREVIEW)}…`)
+    act(() => fireEvent.click(screen.getByRole('button', { name: `Show all arguments (${args.length} characters)` })))
+    expect(screen.getByLabelText('Arguments').textContent).toBe(args)
+    act(() => fireEvent.click(screen.getByRole('button', { name: 'Show less' })))
+    expect(screen.getByLabelText('Arguments').textContent).toHaveLength(RESULT_PREVIEW + 1)
+  })
+
   it('cuts a long result and shows all of it on request', () => {
     const result = 'r'.repeat(RESULT_PREVIEW * 2)
     render(<ToolCard card={{ index: 0, callId: 'c1', name: 'read', args: '{"path":"a.txt"}', status: 'done', result }} />)

@@ -2,7 +2,7 @@ import { memo } from 'react'
 import { useDisclosure } from '../state/disclosure.js'
 import type { ToolCard as Card } from '../state/view.js'
 
-/** Results longer than this are cut, with "Show all". */
+/** Arguments and results longer than this are cut, with "Show all". */
 export const RESULT_PREVIEW = 600
 
 const statusText: Record<Card['status'], string> = {
@@ -14,13 +14,12 @@ const statusText: Record<Card['status'], string> = {
 }
 
 /**
- * A tool call: its arguments (streaming in), its status and its result. `at` names the card in
- * its session (disclosure.ts), so "Show all" stays shown when the row is scrolled away and back.
+ * A tool call: its arguments (streaming in), its status and its result. `at` names the card's
+ * result in its session (disclosure.ts; its arguments are `args:<at>`), so "Show all" stays shown
+ * when the row is scrolled away and back.
  */
 export const ToolCard = memo(function ToolCard({ card, at }: { card: Card; at?: string }) {
-  const [all, setAll] = useDisclosure(at ?? `result:${card.callId ?? card.index}`, false)
-  const long = card.result !== null && card.result.length > RESULT_PREVIEW
-  const shown = card.result === null ? null : all || !long ? card.result : `${card.result.slice(0, RESULT_PREVIEW)}…`
+  const resultAt = at ?? `result:${card.callId ?? card.index}`
   return (
     <section aria-label={`Tool ${card.name}`} className="rounded border border-slate-300 bg-slate-50 text-sm">
       <div className="flex items-center gap-2 border-b border-slate-200 px-2 py-1">
@@ -29,21 +28,33 @@ export const ToolCard = memo(function ToolCard({ card, at }: { card: Card; at?: 
           {statusText[card.status]}
         </span>
       </div>
-      <pre className="overflow-x-auto px-2 py-1 font-mono text-xs whitespace-pre-wrap" aria-label="Arguments">
-        {card.args}
-      </pre>
-      {shown === null ? null : (
+      {/* Arguments are cut as results are: a file written whole (100 KB of JSON) was a wall of it, laid out again for every chunk streamed in. */}
+      <div className="px-2 py-1">
+        <Cut text={card.args} label="Arguments" showAll="Show all arguments" at={`args:${resultAt}`} />
+      </div>
+      {card.result === null ? null : (
         <div className="border-t border-slate-200 px-2 py-1">
-          <pre className={`font-mono text-xs whitespace-pre-wrap ${card.status === 'error' ? 'text-red-900' : ''}`} aria-label="Result">
-            {shown}
-          </pre>
-          {long ? (
-            <button type="button" onClick={() => setAll(!all)} className="mt-1 text-xs text-sky-800 underline">
-              {all ? 'Show less' : `Show all (${card.result!.length} characters)`}
-            </button>
-          ) : null}
+          <Cut text={card.result} label="Result" showAll="Show all" at={resultAt} className={card.status === 'error' ? 'text-red-900' : ''} />
         </div>
       )}
     </section>
   )
 })
+
+/** `text` in a <pre>, its first {@link RESULT_PREVIEW} characters only until "Show all" (kept under `at`). */
+function Cut({ text, label, showAll, at, className = '' }: { text: string; label: string; showAll: string; at: string; className?: string }) {
+  const [all, setAll] = useDisclosure(at, false)
+  const long = text.length > RESULT_PREVIEW
+  return (
+    <>
+      <pre className={`overflow-x-auto font-mono text-xs whitespace-pre-wrap ${className}`} aria-label={label}>
+        {all || !long ? text : `${text.slice(0, RESULT_PREVIEW)}…`}
+      </pre>
+      {long ? (
+        <button type="button" onClick={() => setAll(!all)} className="mt-1 text-xs text-sky-800 underline">
+          {all ? 'Show less' : `${showAll} (${text.length} characters)`}
+        </button>
+      ) : null}
+    </>
+  )
+}
