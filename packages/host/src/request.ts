@@ -137,6 +137,38 @@ export function checkInboxVersion(c: Context, live: LiveSession): void {
  * unflushed tail, or the session was recreated): replaying from it would silently skip or
  * duplicate seqs, so the client must start over (`409 replay-unavailable`).
  */
+/**
+ * A session stream's cursor: `Last-Event-ID` first — an EventSource reconnects to the same URL
+ * (`?from=tail` too) and sends the last seq it got, where it must resume (from the tail, what was
+ * logged meanwhile would be lost) — then `?from=tail`, then `?after` (-1, from seq 0, when absent).
+ * A `from` other than `tail` is refused: taken as no cursor, a typo would replay the whole history
+ * to a client that asked for live events only.
+ */
+function streamCursor(c: Context): number | 'tail' {
+  const lastEventId = c.req.header('last-event-id')
+  const from = c.req.query('from')
+  if (from !== undefined && from !== '' && from !== 'tail') {
+    throw new HostError('invalid-request', `"from" may only be "tail" (live events only; leave it out to replay from seq 0, or give ?after=<seq>), got ${JSON.stringify(from)}.`, { path: '?from' })
+  }
+  if (lastEventId !== undefined && lastEventId !== '') {
+    const cursor = Number(lastEventId)
+    if (!Number.isSafeInteger(cursor) || cursor < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
+    return cursor
+  }
+  if (from === 'tail') return 'tail'
+  return intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+}
+
+/** A session stream's query (the owner's and a cluster host's route): its cursor ({@link streamCursor}) and `?chunks`. */
+export function streamQuery(c: Context): { cursor: number | 'tail'; chunks: boolean } {
+  const cursor = streamCursor(c)
+  const chunks = c.req.query('chunks')
+  if (chunks !== undefined && chunks !== 'true' && chunks !== 'false') {
+    throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunks)}.`, { path: '?chunks' })
+  }
+  return { cursor, chunks: chunks !== 'false' }
+}
+
 export function checkCursor(id: string, after: number, lastSeq: number): void {
   if (after > lastSeq) {
     throw new HostError('replay-unavailable', `Cannot resume session "${id}" after seq ${after}: its log ends at seq ${lastSeq} (events the client saw were lost or the session was recreated). Reload it from seq 0 (drop Last-Event-ID / after).`, { id, after, lastSeq })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { JsonValue } from '@bosun/core'
 import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
-import { checkCursor, intQuery, waitDurableQuery } from '../request.js'
+import { checkCursor, streamQuery, waitDurableQuery } from '../request.js'
 import { SSE_HEADERS } from '../routes/sessions.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
@@ -96,24 +96,17 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
     const read = await store.read(id)
     if (!read) throw sessionNotFound(id)
     const lastSeq = read.events.length - 1
-    const lastEventId = c.req.header('last-event-id')
-    let after: number
-    // Last-Event-ID first, as on the owner (routes/streams.ts): an EventSource's reconnect to `?from=tail` resumes there.
-    if (lastEventId !== undefined && lastEventId !== '') {
-      after = Number(lastEventId)
-      if (!Number.isSafeInteger(after) || after < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
-    } else if (c.req.query('from') === 'tail') after = lastSeq
-    else after = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
+    // The same cursor as on the owner (request.ts): an EventSource's reconnect to `?from=tail` resumes at its Last-Event-ID.
+    const { cursor, chunks } = streamQuery(c)
+    const after = cursor === 'tail' ? lastSeq : cursor
     checkCursor(id, after, lastSeq)
-    const chunks = c.req.query('chunks')
-    if (chunks !== undefined && chunks !== 'true' && chunks !== 'false') throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunks)}.`, { path: '?chunks' })
     const { stream, end } = remoteStream(store, cluster.watcher, id, {
       events: read.events,
       seedLength: read.header.seedLength ?? 0,
       after,
       keepAliveMs: host.keepAliveMs,
       batch: host.streamBatch,
-      chunks: chunks !== 'false',
+      chunks,
       onEnd: () => cluster.streams.delete(end),
     })
     cluster.streams.add(end)

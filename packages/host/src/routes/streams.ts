@@ -3,8 +3,7 @@ import { inboxMark, openTurn, uiMessageStream } from '../ai-sdk.js'
 import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import { openColdStream } from '../cold-stream.js'
 import type { HostContext } from '../context.js'
-import { HostError } from '../errors.js'
-import { checkCursor, intQuery, sessionIdParam } from '../request.js'
+import { checkCursor, sessionIdParam, streamQuery } from '../request.js'
 import { checkSessionId } from '../sessions.js'
 import { sessionStream } from '../stream.js'
 import { SSE_HEADERS } from './sessions.js'
@@ -46,20 +45,8 @@ export function streamRoutes(host: HostContext): void {
 
   app.get('/v1/sessions/:id/stream', async (c) => {
     const id = sessionIdParam(c)
-    const lastEventId = c.req.header('last-event-id')
-    let cursor: number | 'tail'
-    // Last-Event-ID first: an EventSource reconnects to the same URL (`?from=tail` too) and sends
-    // the last seq it got, where it must resume — from the tail, what was logged meanwhile was lost.
-    if (lastEventId !== undefined && lastEventId !== '') {
-      cursor = Number(lastEventId)
-      if (!Number.isSafeInteger(cursor) || cursor < -1) throw new HostError('invalid-request', `Last-Event-ID must be a seq (an integer ≥ -1), got ${JSON.stringify(lastEventId)}.`, { path: 'Last-Event-ID' })
-    } else if (c.req.query('from') === 'tail') cursor = 'tail'
-    else cursor = intQuery(c, 'after', -1, -1, Number.MAX_SAFE_INTEGER)
-    const chunksParam = c.req.query('chunks')
-    if (chunksParam !== undefined && chunksParam !== 'true' && chunksParam !== 'false') {
-      throw new HostError('invalid-request', `"chunks" must be "true" or "false", got ${JSON.stringify(chunksParam)}.`, { path: '?chunks' })
-    }
-    const common = { keepAliveMs: host.keepAliveMs, batch: host.streamBatch, chunks: chunksParam !== 'false' }
+    const { cursor, chunks } = streamQuery(c)
+    const common = { keepAliveMs: host.keepAliveMs, batch: host.streamBatch, chunks }
     // A session no agent has open streams from its stored log, without being resumed (cold-stream.ts).
     const cold = await openColdStream(host.store, sessions, host.feed, id, cursor, common)
     if (cold !== undefined) return new Response(cold, { status: 200, headers: SSE_HEADERS })
