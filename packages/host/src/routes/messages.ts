@@ -124,8 +124,16 @@ export function messageRoutes(host: HostContext): void {
       checkInboxVersion(c, live)
       const queue = live.agent.inbox.nextTurn
       const byId = new Map(queue.map((m) => [m.id, m]))
-      const missing = order.find((m) => !byId.has(m))
-      if (missing !== undefined) throw notQueued(id, missing)
+      const missing = order.findIndex((m) => !byId.has(m))
+      if (missing !== -1) {
+        const messageId = order[missing]!
+        // Queued, but steering: not "not queued", which would send the client looking for a claim.
+        if (live.agent.inbox.find(messageId)?.target === 'next-step') {
+          const followups = queue.length === 0 ? 'none are queued' : `queued now: ${queue.map((m) => JSON.stringify(m.id)).join(', ')}`
+          throw new HostError('invalid-request', `Message "${messageId}" is queued as steering (next-step), which is not ordered: "order" lists the queued follow-ups (next-turn) only, each once — ${followups}.`, { path: `/order/${missing}`, queued: queue.map((m) => m.id) })
+        }
+        throw notQueued(id, messageId)
+      }
       if (order.length !== queue.length) {
         throw new HostError('invalid-request', `"order" must list every queued follow-up exactly once (${queue.length} queued, ${order.length} given): read GET /v1/sessions/${id} and retry.`, { path: '/order', queued: queue.map((m) => m.id) })
       }
