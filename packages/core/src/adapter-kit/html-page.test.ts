@@ -45,3 +45,26 @@ describe('an HTML error page is quoted by what it says', () => {
     expect(error.message).toMatch(/^The server at proxy:8080 answered HTTP 413: an HTML page: "413 Request Entity Too Large" \(the request has more bytes/)
   })
 })
+
+// A page is whatever a server at `baseURL` sent, read on the event loop: a body of unclosed
+// comments, tags or elements must be read in time linear in its size (review R1: a lazy match in
+// a repeated group doubled the time with each comment — 2 s at 27, minutes at 40 — and a tag
+// pattern tried from every `<` took 15 s at 160 KB). These would hang the test, not fail it.
+describe('a hostile or broken page is read in linear time', () => {
+  it('many comments before a page that is not HTML', () => {
+    expect(providerMessage(`${'<!-- x -->\n'.repeat(60)}<div>not a page</div>`)).not.toMatch(/^an HTML page/)
+  })
+
+  it('a megabyte of unclosed tags, comments and elements after an HTML start', () => {
+    const mb = 1 << 20
+    expect(providerMessage(`<html>${'<'.repeat(mb)}`)).toMatch(/^an HTML page/)
+    expect(providerMessage(`<html><body>${'<!--'.repeat(mb / 4)}`)).toBe('an HTML page with no text')
+    expect(providerMessage(`<html>${'<title'.repeat(mb / 6)}`)).toMatch(/^an HTML page/)
+    expect(providerMessage(`<html>${'<script>x</script>'.repeat(mb / 18)}<style>${'<h1'.repeat(mb / 3)}`)).toBe('an HTML page with no text')
+  })
+
+  it('text around letters whose lower case is longer keeps its place (İ)', () => {
+    expect(providerMessage('<html><body>İİİ<p>İstanbul</p><script>x</script>down</body></html>')).toBe('an HTML page: "İİİ İstanbul down"')
+    expect(providerMessage('<HTML><HEAD><TITLE>İ 503 Service Unavailable</TITLE></HEAD></HTML>')).toBe('an HTML page: "İ 503 Service Unavailable"')
+  })
+})
