@@ -134,7 +134,7 @@ const validators = Object.fromEntries(
   Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)]),
 ) as Record<SchemaName, ValidateFunction>
 
-function describe(error: ErrorObject): { path: string; message: string } {
+function describe(error: ErrorObject, body: unknown): { path: string; message: string } {
   const base = error.instancePath === '' ? '/' : error.instancePath
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params as { additionalProperty: string }).additionalProperty
@@ -143,6 +143,11 @@ function describe(error: ErrorObject): { path: string; message: string } {
   if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty
     return { path: `${error.instancePath}/${missing}`, message: `"${missing}" is required` }
+  }
+  if (error.keyword === 'pattern' && (error.params as { pattern: string }).pattern === CLIENT_MESSAGE_ID_PATTERN) {
+    // In words: a client that sent a space or a slash should not have to read the expression.
+    const found = String(at(body, error.instancePath))
+    return { path: base, message: `must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit (found ${JSON.stringify(found.length > 40 ? `${found.slice(0, 40)}…` : found)})` }
   }
   if (error.keyword === 'enum') {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues
@@ -160,11 +165,11 @@ function describe(error: ErrorObject): { path: string; message: string } {
 function firstProblem(errors: ErrorObject[], body: unknown): { path: string; message: string; error: ErrorObject } {
   const first = errors[0]!
   const anyOf = errors.find((error) => error.keyword === 'anyOf')
-  if (anyOf === undefined || !first.schemaPath.startsWith(`${anyOf.schemaPath}/`)) return { ...describe(first), error: first }
+  if (anyOf === undefined || !first.schemaPath.startsWith(`${anyOf.schemaPath}/`)) return { ...describe(first, body), error: first }
   const ofBranches = errors.filter((error) => error.schemaPath.startsWith(`${anyOf.schemaPath}/`))
   const wrongType = (error: ErrorObject) => error.keyword === 'type' && error.instancePath === anyOf.instancePath
   const meant = ofBranches.find((error) => !wrongType(error))
-  if (meant !== undefined) return { ...describe(meant), error: meant }
+  if (meant !== undefined) return { ...describe(meant, body), error: meant }
   const types = ofBranches.map((error) => (error.params as { type: string }).type)
   const path = anyOf.instancePath === '' ? '/' : anyOf.instancePath
   return { path, message: `must be ${types.map((type) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`).join(' or ')} (found ${kindOf(at(body, anyOf.instancePath))})`, error: anyOf }

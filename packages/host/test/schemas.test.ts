@@ -30,3 +30,11 @@ describe('a body missing a field it names wrongly', () => {
     expect(() => validateBody('aiSdkChat', { id: 'c', extra: 1 })).toThrow(/"messages" is required\.$/)
   })
 })
+
+describe('a clientMessageId of the wrong form', () => {
+  it('is told the form in words, not the regular expression', () => {
+    expect(() => validateBody('postMessage', { clientMessageId: 'my id', content: 'hi' })).toThrow(
+      'Invalid request body at /clientMessageId: must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit (found "my id").',
+    )
+  })
+})
