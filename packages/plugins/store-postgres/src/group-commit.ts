@@ -17,6 +17,8 @@ interface Batch {
 /** What the single-batch statement and the group statement say about one batch. */
 interface Outcome {
   written: boolean
+  /** The epoch of the lease row the statement locked as this owner's, null when it was not (taken over, even while the statement waited). */
+  held: string | null
   epoch: string | null
   holder: string | null
   stored: number | null
@@ -76,7 +78,7 @@ export class GroupCommit {
       rows.map((r) => r.type), rows.map((r) => r.time), rows.map((r) => r.data), rows.map((r) => r.extra),
       delivered.map((d) => d.id), delivered.map((d) => d.seq), statusLeft(rows), summary,
     ])).rows[0]
-    return { written: result?.inserted === rows.length, epoch: result?.epoch ?? null, holder: result?.holder ?? null, stored: result?.stored ?? null }
+    return { written: result?.inserted === rows.length, held: result?.held ?? null, epoch: result?.epoch ?? null, holder: result?.holder ?? null, stored: result?.stored ?? null }
   }
 
   async #group(batches: readonly Batch[]): Promise<Outcome[]> {
@@ -90,7 +92,7 @@ export class GroupCommit {
       batches.map((b) => statusLeft(b.rows)), batches.map((b) => b.summary),
     ])
     const bySession = new Map(rows.map((row) => [row.session, row]))
-    return batches.map((b) => bySession.get(b.lease.session) ?? { written: false, epoch: null, holder: null, stored: null })
+    return batches.map((b) => bySession.get(b.lease.session) ?? { written: false, held: null, epoch: null, holder: null, stored: null })
   }
 
   #settle(batch: Batch, outcome: Outcome | unknown): void {
@@ -110,8 +112,12 @@ export class GroupCommit {
         details: { database: db.name, session: lease.session },
       }))
     }
-    if (result.epoch !== lease.epoch || result.holder !== lease.owner) {
-      const by = result.holder === null ? 'its lease is gone' : `its lease was taken over (epoch ${String(result.epoch ?? '?')}, owner "${result.holder}")`
+    if (result.held !== lease.epoch || result.epoch !== lease.epoch || result.holder !== lease.owner) {
+      // The snapshot still shows this owner when the takeover committed while the statement waited for the lock.
+      const unseen = result.epoch === lease.epoch && result.holder === lease.owner
+      const by = result.holder === null
+        ? 'its lease is gone'
+        : unseen ? 'its lease was taken over while this batch waited for it' : `its lease was taken over (epoch ${String(result.epoch ?? '?')}, owner "${result.holder}")`
       const error = staleWriter(db.name, lease.session, by, { epoch: lease.epoch, seq: first })
       // Reported before the writer hears of it: a host drops the session before it answers the request whose flush this was.
       this.#fenced(lease, error)

@@ -101,7 +101,10 @@ export const statements = (s: string) => ({
    * the events go in only if it moved (the primary key refuses a seq stored twice), and the
    * mailbox messages the batch splices are marked delivered. The final SELECT sees the
    * statement's snapshot: `stored` is the length before this batch, `epoch` and `holder` the lease
-   * row's whoever holds it (a refusal names the takeover's epoch). (The NOTIFY follows the
+   * row's whoever holds it (a refusal names the takeover's epoch). `held` is the epoch of the row
+   * the lock got, null when it is no longer this owner's: a takeover that commits while the
+   * statement waits for the lock is seen there, not in the snapshot, which still shows this
+   * owner. (The NOTIFY follows the
    * commit: notifier.ts says why.) Parameters: session, owner, epoch, first seq, types, times,
    * data, extras, delivered message ids and their seqs, the status the batch leaves (null: unchanged),
    * the summary after the batch.
@@ -124,7 +127,8 @@ export const statements = (s: string) => ({
       WHERE EXISTS (SELECT 1 FROM bump) AND m.session_id = $1 AND m.message_id = d.message_id AND m.delivered_seq IS NULL
       RETURNING 1
     )
-    SELECT (SELECT epoch::text FROM "${s}".session_leases WHERE session_id = $1) AS epoch,
+    SELECT (SELECT epoch::text FROM lease) AS held,
+      (SELECT epoch::text FROM "${s}".session_leases WHERE session_id = $1) AS epoch,
       (SELECT owner FROM "${s}".session_leases WHERE session_id = $1) AS holder,
       (SELECT length FROM "${s}".sessions WHERE id = $1) AS stored,
       (SELECT count(*) FROM ins)::int AS inserted,
@@ -132,8 +136,9 @@ export const statements = (s: string) => ({
   /**
    * The batches of several sessions, one statement (group commit: one transaction, one WAL flush
    * for all of them), each checked as `append` checks one: a batch whose lease epoch or first seq
-   * does not hold is left out, the others are written. One row back per batch: `written`, and
-   * for a batch left out the lease and length as the statement's snapshot saw them. Parameters:
+   * does not hold is left out, the others are written. One row back per batch: `written`, `held`
+   * (as in `append`), and for a batch left out the lease and length as the statement's snapshot
+   * saw them. Parameters:
    * per batch (session, epoch, first seq, count, status left or null, summary after it); the owner; per event
    * (session, seq, type, time, data, extra); per delivered message (session, message id, seq).
    */
@@ -160,6 +165,7 @@ export const statements = (s: string) => ({
     )
     SELECT b.session_id AS session,
       EXISTS (SELECT 1 FROM bump WHERE bump.id = b.session_id) AS written,
+      (SELECT lease.epoch::text FROM lease WHERE lease.session_id = b.session_id) AS held,
       (SELECT l.epoch::text FROM "${s}".session_leases l WHERE l.session_id = b.session_id) AS epoch,
       (SELECT l.owner FROM "${s}".session_leases l WHERE l.session_id = b.session_id) AS holder,
       (SELECT t.length FROM "${s}".sessions t WHERE t.id = b.session_id) AS stored,

@@ -1,0 +1,73 @@
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import { BosunError } from '@bosun/core'
+import { postgresStore } from './store.js'
+import { available, event, header, until, usePostgres } from './testing/postgres.js'
+
+// A takeover that commits while a batch's statement waits for the lease row's lock: the statement's
+// snapshot (taken before the wait) still shows the old owner, only the lock sees the new row.
+// Found by review R1 after f18c9aa read the refusal's epoch from the snapshot: the batch was
+// refused as "another writer appended", and the store never reported the lease lost.
+describe.skipIf(!available)('postgres store — a takeover while a batch waits for the lease', () => {
+  const db = usePostgres()
+
+  /** Opens a transaction that takes the lease of `session` over (owner host-b, next epoch), not yet committed. */
+  async function takeoverHeld(schema: string, session: string): Promise<pg.Client> {
+    const admin = new pg.Client({ connectionString: db.url() })
+    await admin.connect()
+    await admin.query('BEGIN')
+    await admin.query(`UPDATE "${schema}".session_leases SET owner = 'host-b', epoch = epoch + 1 WHERE session_id = $1`, [session])
+    return admin
+  }
+  const waitingOnLock = async (schema: string) =>
+    (await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${schema}%session_leases%'`))[0]!.n
+
+  it('one batch: STALE_WRITER naming the takeover, and the lease reported lost at once', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema, owner: 'host-a', leaseTtlMs: 60_000 })
+    const lost: string[] = []
+    store.onLeaseLost((session) => lost.push(session))
+    const s = await store.create(header('s'))
+    s.writer.append(event(0))
+    await s.writer.flush()
+    const admin = await takeoverHeld(schema, 's')
+    s.writer.append(event(1))
+    const flushed = s.writer.flush().then(() => 'written', (error: unknown) => error)
+    await until(async () => (await waitingOnLock(schema)) > 0, 'the batch to wait for the lease row')
+    await admin.query('COMMIT')
+    const failure = await flushed
+    expect(BosunError.is(failure, 'STALE_WRITER')).toBe(true)
+    expect((failure as Error).message).toContain('its lease was taken over')
+    expect((failure as Error).message).not.toContain('another writer appended')
+    expect(lost).toEqual(['s'])
+    expect((await db.sql(`SELECT seq FROM "${schema}".session_events WHERE session_id = 's'`)).length).toBe(1)
+    await admin.end()
+    await s.writer.close().catch(() => {})
+    await store.close()
+  })
+
+  it('a group of batches: only the taken session is refused and reported lost', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema, owner: 'host-a', leaseTtlMs: 60_000 })
+    const lost: string[] = []
+    store.onLeaseLost((session) => lost.push(session))
+    const taken = await store.create(header('taken'))
+    const kept = await store.create(header('kept'))
+    const admin = await takeoverHeld(schema, 'taken')
+    taken.writer.append(event(0))
+    kept.writer.append(event(0))
+    // Both flushes in one tick: one round, one appendGroup statement.
+    const outcomes = Promise.all([taken.writer.flush(), kept.writer.flush()].map((p) => p.then(() => 'written', (error: unknown) => error)))
+    await until(async () => (await waitingOnLock(schema)) > 0, 'the round to wait for the lease row')
+    await admin.query('COMMIT')
+    const [first, second] = await outcomes
+    expect(BosunError.is(first, 'STALE_WRITER')).toBe(true)
+    expect((first as Error).message).toContain('its lease was taken over')
+    expect(second).toBe('written')
+    expect(lost).toEqual(['taken'])
+    await admin.end()
+    await taken.writer.close().catch(() => {})
+    await kept.writer.close()
+    await store.close()
+  })
+})
