@@ -111,7 +111,6 @@ export function truncate(text: string, width: number): string {
   return `${out}…`
 }
 
-/** One line for display: newlines shown as `⏎`, cut to `max` columns. */
 /**
  * How much of a turn's error message the chat's and `bosun log`'s line shows: the whole of what
  * Bosun's errors say (a provider's message is at most 1,000 characters, then what to do about it),
@@ -120,6 +119,7 @@ export function truncate(text: string, width: number): string {
  */
 export const ERROR_MESSAGE_MAX = 2_000
 
+/** One line for display: newlines shown as `⏎`, cut to `max` columns. */
 export function oneLine(text: string, max: number): string {
   return truncate(text.replace(/\s*\r?\n\s*/g, ' ⏎ ').trim(), max)
 }
