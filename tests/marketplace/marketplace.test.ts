@@ -68,6 +68,16 @@ beforeAll(async () => {
       },
     }),
     publishFixture(authors, 'secret-guard', env, { scope: '@private' }),
+    // An adapter whose schema requires an option (as openai's model, or the AI SDK bridge's model
+    // object, which no -o can give): add installs it and says what to set, it writes no config.
+    publishFixture(authors, 'words', env, {
+      edit: (manifest) => {
+        manifest.name = 'bosun-adapter-words'
+        manifest.keywords = ['bosun-adapter']
+        manifest.bosun.kind = 'adapter'
+        delete manifest.bosun.hooks
+      },
+    }),
     publishFixture(authors, 'setup-throws', env, {
       // A plugin whose setup fails, as one missing its own configuration would.
       editSource: (file, source) => (file === 'index.ts' ? source.replace('const fold =', "throw new Error('setup-throws cannot start: no SETUP_THROWS_URL')\n    const fold =") : source),
@@ -354,6 +364,20 @@ describe.sequential('bosun plugins against a real registry', { timeout: 0 }, () 
       const fresh = await bosun(older, ['plugins', 'add', 'word-guard', '-o', 'words=a'])
       expect(fresh.stderr).toMatch(/installed\s+bosun-plugin-word-guard 0\.9\.0: this installs 1\.0\.0 in its place\.\n/)
       expect(fresh.stderr).not.toContain('already')
+    })
+
+    it('an adapter whose options are required installs without them and says what to set; options given are checked and shown', async () => {
+      const app = await project('adapter-app', { 'package.json': '{ "name": "adapter-app", "private": true, "type": "module" }\n', 'bosun.config.ts': TS_CONFIG })
+      const bad = await bosun(app, ['plugins', 'add', 'bosun-adapter-words', '-o', 'ignoreCase=maybe', '--yes'])
+      expect(bad.stderr).toContain('error OPTION_INVALID: option "ignoreCase" expects a boolean')
+      expect(existsSync(join(app, 'node_modules'))).toBe(false)
+      const bare = await bosun(app, ['plugins', 'add', 'bosun-adapter-words', '--yes'])
+      expect(bare.code, bare.stderr).toBe(0)
+      expect(bare.stderr).toContain('Installed bosun-adapter-words@1.0.0. It is an adapter: it replaces the config\'s model; set "model": { "adapter": "words", "options": {…} } in your config. Its options (some are required): bosun plugins info bosun-adapter-words.')
+      const given = await bosun(app, ['plugins', 'add', 'bosun-adapter-words', '-o', 'words=a,b', '--yes'])
+      expect(given.code, given.stderr).toBe(0)
+      expect(given.stderr).toContain('set "model": { "adapter": "words", "options": {"words":["a","b"]} } in your config.')
+      expect(await readFile(join(app, 'bosun.config.ts'), 'utf8')).toBe(TS_CONFIG)
     })
 
     it('refuses a plugin made for another core before installing, naming both versions', async () => {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { candidatePackages, CORE_VERSION, coreSatisfies } from '@bosun/core/config'
+import type { JsonSchema } from '@bosun/core'
 import { loadCliConfig } from '../agent.js'
 import { bundledModules } from '../bundled.js'
 import type { CommandContext } from '../context.js'
@@ -44,10 +45,17 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
       `${manifest.name}@${manifest.version} supports @bosun/core ${manifest.coreRange}, but this bosun runs @bosun/core ${CORE_VERSION}. Nothing was installed. Pick a version made for it (bosun plugins info ${manifest.name}@<version>) or update Bosun.`,
     )
   }
-  // Every option is checked against the schema before anything is installed or written.
+  // Every option is checked against the schema before anything is installed or written. An
+  // adapter or a store is not written into the config (`add` says what to set), so options given
+  // for it are checked, but none given is no error: its required ones (an adapter's `model`, which
+  // for the AI SDK bridge is an object no -o can give) are set in the config by hand.
   const schema = await fetchOptionsSchema(client, version, manifest)
-  const pluginOptions = optionsFromPairs(options.option ?? [], schema, manifest.name)
-  await checkOptionsAsConfig(pluginOptions, schema, manifest.name, { dir: ctx.io.cwd, env: ctx.io.env, bundled: bundledModules() })
+  const written = manifest.kind !== 'adapter' && manifest.kind !== 'store'
+  const pairs = options.option ?? []
+  const pluginOptions = written || pairs.length > 0 ? optionsFromPairs(pairs, schema, manifest.name) : {}
+  if (written || pairs.length > 0) {
+    await checkOptionsAsConfig(pluginOptions, schema, manifest.name, { dir: ctx.io.cwd, env: ctx.io.env, bundled: bundledModules() })
+  }
 
   const manager = detectPackageManager(ctx.io.cwd)
   const s = ctx.err.style
@@ -89,9 +97,11 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
 
   const entryName = entryNameOf(manifest.name, manifest.kind)
   const entry = Object.keys(pluginOptions).length === 0 ? entryName : [entryName, pluginOptions]
-  if (manifest.kind !== 'plugin') {
-    const key = manifest.kind === 'adapter' ? `"model": { "adapter": ${JSON.stringify(entryName)}, "options": {…} }` : `"store": ${JSON.stringify(entry)}`
-    ctx.err.line(`Installed ${installSpec}. It is ${manifest.kind === 'adapter' ? 'an adapter' : 'a store'}: it replaces the config's ${manifest.kind === 'adapter' ? 'model' : 'store'}; set ${key} in your config.`)
+  if (!written) {
+    const given = Object.keys(pluginOptions).length > 0
+    const key = manifest.kind === 'adapter' ? `"model": { "adapter": ${JSON.stringify(entryName)}, "options": ${given ? JSON.stringify(pluginOptions) : '{…}'} }` : `"store": ${JSON.stringify(entry)}`
+    const required = schema !== undefined && !given && requiresOptions(schema) ? ` Its options (some are required): bosun plugins info ${manifest.name}.` : ''
+    ctx.err.line(`Installed ${installSpec}. It is ${manifest.kind === 'adapter' ? 'an adapter' : 'a store'}: it replaces the config's ${manifest.kind === 'adapter' ? 'model' : 'store'}; set ${key} in your config.${required}`)
     return ExitCode.ok
   }
 
@@ -124,6 +134,12 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
     )
     throw error
   }
+}
+
+/** Whether a schema asks for options at all: a top-level `required`, or branches that each require some. */
+function requiresOptions(schema: JsonSchema): boolean {
+  const { required, oneOf, anyOf } = schema as { required?: unknown; oneOf?: unknown; anyOf?: unknown }
+  return (Array.isArray(required) && required.length > 0) || Array.isArray(oneOf) || Array.isArray(anyOf)
 }
 
 /** How many entries of a config's `plugins` name `packageName` (by its short or full name). */
