@@ -38,6 +38,22 @@ export function rateLimitNote(metadata: JsonValue, now: number, past = false): s
     : `${spent}, so the message did not run; ${send} at ${when}.`
 }
 
+/**
+ * What a turn's error says of the wait its provider asked for (`retryAfterMs`, from Retry-After or
+ * the rate-limit reset headers), as a sentence to end the error's line with — or '' when it asked
+ * for none. The retry plugin does not wait longer than its `maxDelayMs`, so a long wait ends the
+ * turn with the error: without this the user saw "answered HTTP 429" and not when to try again.
+ * `now` and `past` as for {@link rateLimitNote}: printed as the turn ends, or read later in the log.
+ */
+export function providerWaitNote(error: { retryAfterMs?: number }, now: number, past = false): string {
+  const ms = error.retryAfterMs
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) return ''
+  const at = clock(now + ms, ms)
+  return past
+    ? ` — the provider asked for a wait of ${waitText(ms)}: it could be sent again at ${at}.`
+    : ` — the provider asks for a wait of ${waitText(ms)}: send it again at ${at}.`
+}
+
 function rateLimited(metadata: JsonValue): RateLimited | undefined {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined
   const { limit, windowMs, retryAfterMs, counts, key, onLimit } = metadata

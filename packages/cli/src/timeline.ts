@@ -1,6 +1,7 @@
 import { formatEvent, messageText, type BosunEventMap, type InboxSplice, type SessionEvent, type SessionHeader, type UserMessage } from '@bosun/core'
 import { ERROR_MESSAGE_MAX, oneLine } from './output.js'
 import { blockedNote } from './blocked-note.js'
+import { providerWaitNote } from './rate-limit-note.js'
 import { formatDuration, formatTime } from './session-info.js'
 import type { Style } from './output.js'
 import { SubagentLines } from './subagent-lines.js'
@@ -196,7 +197,7 @@ export class TimelineView {
       case 'blocked':
         return [this.#at(1, `${s.yellow(`⊘ blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata, event.time, true)}${tail}`)]
       case 'error':
-        return [this.#at(1, `${s.red(`✗ error ${reason.error.code}`)}: ${oneLine(reason.error.message, ERROR_MESSAGE_MAX)}${tail}`)]
+        return [this.#at(1, `${s.red(`✗ error ${reason.error.code}`)}: ${oneLine(reason.error.message, ERROR_MESSAGE_MAX)}${providerWaitNote(reason.error, event.time, true)}${tail}`)]
       case 'aborted':
         return [this.#at(1, `${s.yellow(`■ aborted${reason.reason ? ` (${reason.reason})` : ''}`)}${tail}`)]
       case 'max-tokens':

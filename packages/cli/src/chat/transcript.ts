@@ -6,6 +6,7 @@ import { describeExchange, type HttpRecorder } from '../http-debug.js'
 import { MarkdownLines } from './markdown.js'
 import { refusalNote } from '../refusal.js'
 import { blockedNote } from '../blocked-note.js'
+import { providerWaitNote } from '../rate-limit-note.js'
 import type { Screen } from './screen.js'
 import { messageOf } from '../errors.js'
 
@@ -173,7 +174,7 @@ function turnEndLine(event: SessionEvent<'turn/end'>, steps: number, ms: number,
     case 'blocked':
       return style.yellow(`  ⊘ turn ${turn} blocked by ${reason.by}: ${blockedNote(reason.by, reason.metadata)}`)
     case 'error':
-      return style.red(`  ✗ turn ${turn} failed: ${reason.error.code}: ${oneLine(reason.error.message, ERROR_MESSAGE_MAX)}`)
+      return style.red(`  ✗ turn ${turn} failed: ${reason.error.code}: ${oneLine(reason.error.message, ERROR_MESSAGE_MAX)}${providerWaitNote(reason.error, Date.now())}`)
     case 'aborted': {
       const kept = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
       const queue = kept === 0 ? '' : ` — ${kept} queued message${kept === 1 ? '' : 's'} kept (Enter runs ${kept === 1 ? 'it' : 'them'})`

@@ -1,6 +1,7 @@
 import { createUserMessage, type SessionEvent, type TurnEndReason } from '@bosun/core'
 import { loadCliConfig, openStore } from '../agent.js'
 import { blockedNote } from '../blocked-note.js'
+import { providerWaitNote } from '../rate-limit-note.js'
 import { terminalRows } from '../wrap.js'
 import type { CommandContext } from '../context.js'
 import { ExitCode, exitCodeFor } from '../exit-codes.js'
@@ -165,7 +166,7 @@ function reportEnd(ctx: CommandContext, reason: TurnEndReason): void {
       errorLine(ctx, `${s.yellow(`blocked by ${reason.by}`)}: ${blockedNote(reason.by, reason.metadata)}`)
       break
     case 'error':
-      errorLine(ctx, `${s.red(`error ${reason.error.code}`)}: ${reason.error.message}`)
+      errorLine(ctx, `${s.red(`error ${reason.error.code}`)}: ${reason.error.message}${providerWaitNote(reason.error, Date.now())}`)
       break
     case 'aborted':
       ctx.err.line(s.yellow(`aborted${reason.reason ? ` (${reason.reason})` : ''}`))
