@@ -28,7 +28,7 @@ describe('config errors — the file', () => {
   it('a TS config with a syntax error: the parser\'s reason and position', async () => {
     expect(await bad('ts-syntax-error')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/ts-syntax-error/bosun.config.ts:
-        - $: loading the file threw: ParseError: Unexpected token, expected "," <fixtures>/bad/ts-syntax-error/bosun.config.ts:3:2"
+        - $: the file is not valid TypeScript: <fixtures>/bad/ts-syntax-error/bosun.config.ts:3:3: Unexpected token, expected ",". Fix the TypeScript there (every bracket, brace and quote closed, a comma between properties)."
     `)
   })
 

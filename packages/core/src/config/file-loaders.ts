@@ -36,6 +36,9 @@ export const loadModule: Loader = async (filepath) => {
     // A package the config imports that is not installed (`@bosun/core/config` where only the CLI is): what to install, as for an entry.
     // A name imported from a Bosun package that does not export it (`defineConfig` from
     // `@bosun/core`): which entry point has it — the error itself names neither.
+    // Not kept as the cause: the parser's error quotes the file's text, which `--debug` prints.
+    const syntax = parseError(error)
+    if (syntax !== undefined) throw syntax
     const summary = summarizeError(error)
     const hint = missingPackageHint(error, basename(filepath)) || (await missingExportHint(filepath))
     throw new ConfigFileError(`loading the file threw: ${summary}${hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''}${hint}`, { cause: error })
@@ -46,6 +49,19 @@ export const loadModule: Loader = async (filepath) => {
     throw new ConfigFileError(`the file has no default export${names}. Write: export default defineConfig({ … }).`)
   }
   return { [BOX]: value } satisfies Boxed
+}
+
+/**
+ * A syntax error jiti's parser found (`ParseError: <reason>\n <file>:<line>:<column>`, the column
+ * counted from 0), in the JSON and YAML loaders' words ({@link syntaxError}); undefined for any
+ * other error.
+ */
+function parseError(error: unknown): ConfigFileError | undefined {
+  if (!(error instanceof Error)) return undefined
+  const found = /^ParseError: ([^\n]*?)\s*\n\s*(\S.*):(\d+):(\d+)\s*$/.exec(error.message)
+  if (found === null) return undefined
+  const [, reason, file, line, column] = found
+  return syntaxError(/\.[cm]?ts$/.test(file!) ? 'TypeScript' : 'JavaScript', file!, maskCredentials(reason!), { line: Number(line), column: Number(column) + 1 })
 }
 
 /**
@@ -88,13 +104,15 @@ export const loadYaml: Loader = async (filepath, content) => {
 const SYNTAX_HINTS = {
   JSON: 'keys and strings in double quotes, no comma after the last item, no comments',
   YAML: 'indent with spaces, keys of one level at the same column, every quote closed',
+  TypeScript: 'every bracket, brace and quote closed, a comma between properties',
+  JavaScript: 'every bracket, brace and quote closed, a comma between properties',
 } as const
 
 /**
  * One wording for a config file that does not parse, whatever its format:
  * `the file is not valid YAML: <file>:3:11: <reason>. Fix the YAML there (<hints>).` — the
- * position as `file:line:column` (1-based, as editors and terminals open it, and as a TS
- * config's parse error gives it), or the file alone when the parser gives none. The YAML
+ * position as `file:line:column` (1-based, as editors and terminals open it; a TS config's
+ * parser counts columns from 0), or the file alone when the parser gives none. The YAML
  * parser's depth limit is the config's (MAX_CONFIG_DEPTH): the advice is the same as for a JSON
  * or TS config too deep.
  */
