@@ -72,7 +72,7 @@ export type { ForkOptions } from './store/fork.js'
 export { createStore, defineStore } from './store/define-store.js'
 export type { StoreContext, StoreDefinition } from './store/define-store.js'
 export {
-  adapterOptionProblems, apiKeyEnvOptionSchema, baseURLOptionSchema, CONTEXT_WINDOW_MESSAGE, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema,
+  adapterOptionProblems, apiKeyEnvOptionSchema, badPortFailure, baseURLOptionSchema, CONTEXT_WINDOW_MESSAGE, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema,
   errorFromResponse, excerpt, fetchWithoutRedirects, headersOptionSchema, isContentChunk, maskSecret, MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES,
   MAX_PROVIDER_MESSAGE, MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText, redactSecret, retryAfterMs, shownBaseURL,
   withContentDeadline, withIdleTimeout,

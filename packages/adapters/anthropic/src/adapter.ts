@@ -1,5 +1,5 @@
 import {
-  BosunError, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
+  badPortFailure, BosunError, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
   registerSecret, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest, SentMaxTokens } from '@bosun/core'
@@ -176,9 +176,11 @@ function headers(connection: Connection): Headers {
 function typed(error: unknown, signal: AbortSignal | undefined, { apiKey, where }: Connection): ModelError {
   let result: ModelError
   const code = causeCode(error)
+  const badPort = badPortFailure(error, where)
   if (signal?.aborted) result = new ModelError('ABORTED', 'The request to Anthropic was aborted.', { cause: signal.reason })
   else if (error instanceof ModelError) result = error
   else if (BosunError.is(error)) result = new ModelError('MALFORMED_RESPONSE', error.message, { cause: error })
+  else if (badPort !== undefined) result = badPort
   else if (code === 'ECONNREFUSED') {
     const message = `Nothing answered at ${where}: the connection was refused (${describe(error)}). Check the adapter's baseURL: is the server running, and listening at that host and port?`
     result = new ModelError('TRANSPORT', message, { cause: error })

@@ -31,6 +31,16 @@ describe('a refused connection', () => {
   })
 })
 
+describe('a port fetch refuses (one browsers block as unsafe)', () => {
+  it('says the port is the problem and what to do, not retryable', async () => {
+    const baseURL = 'http://127.0.0.1:10080'
+    const { error } = await run(baseURL)
+    expect(error).toMatchObject({ code: 'TRANSPORT', retryable: false })
+    expect(error!.message).toContain(`Node's fetch refuses to connect to ${baseURL}: port 10080 is one of the ports browsers block as unsafe`)
+    expect(error!.message).not.toContain(SECRET)
+  })
+})
+
 describe('a 404 says what is wrong with the path', () => {
   it('a baseURL ending in /v1: the path has /v1 twice, set baseURL without it', async () => {
     server.reply(notFound)

@@ -1,4 +1,4 @@
-import { BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
+import { badPortFailure, BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -60,6 +60,8 @@ export function malformed(label: string, problem: string): ModelError {
 export function classify(error: unknown, signal: AbortSignal, label: string, where: string): ModelError {
   if (signal.aborted) return new ModelError('ABORTED', 'The request was aborted.', { cause: signal.reason })
   if (BosunError.is(error) && 'retryable' in error) return error as ModelError
+  const badPort = badPortFailure(error, where)
+  if (badPort !== undefined) return badPort
   const code = causeCode(error)
   if (code === 'ECONNREFUSED') {
     return new ModelError(

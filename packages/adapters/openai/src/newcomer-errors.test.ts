@@ -41,6 +41,18 @@ describe('a refused connection', () => {
   })
 })
 
+describe('a port fetch refuses (one browsers block as unsafe)', () => {
+  it('says the port is the problem and what to do, not retryable; nothing is sent', async () => {
+    // 6000 (X11) is on the fetch spec's list of blocked ports: undici refuses it before connecting,
+    // so nothing needs to listen there. Before, the message was only "fetch failed (bad port)".
+    const url = 'http://127.0.0.1:6000/v1'
+    const { error } = await run(openai({ baseURL: url, model: 'm' }))
+    expect([error?.code, error?.retryable]).toEqual(['TRANSPORT', false])
+    expect(error?.message).toContain(`Node's fetch refuses to connect to ${url}: port 6000 is one of the ports browsers block as unsafe`)
+    expect(error?.message).toContain("Serve the API on another port (8000, 8080, 11434…) or put a proxy in front of it, and change the adapter's baseURL.")
+  })
+})
+
 describe('a 404 says what is wrong with the path', () => {
   it('a baseURL without /v1: says the path has no /v1 and what to set', async () => {
     const { error } = await run(openai({ baseURL: root, model: 'm' }))
