@@ -67,4 +67,10 @@ describe('a hostile or broken page is read in linear time', () => {
     expect(providerMessage('<html><body>İİİ<p>İstanbul</p><script>x</script>down</body></html>')).toBe('an HTML page: "İİİ İstanbul down"')
     expect(providerMessage('<HTML><HEAD><TITLE>İ 503 Service Unavailable</TITLE></HEAD></HTML>')).toBe('an HTML page: "İ 503 Service Unavailable"')
   })
+
+  it('a head left open (HTML allows it, or cut by the 64 KB read) ends at <body> (review R2)', () => {
+    expect(providerMessage('<html><head><meta charset=utf-8><body><p>Service unavailable, try later</p></body></html>')).toBe('an HTML page: "Service unavailable, try later"')
+    expect(providerMessage(`<html><head><style>${'p{}'.repeat(30_000)}</style></head><body>Overloaded</body></html>`)).toBe('an HTML page with no text')
+    expect(providerMessage(`<html><head><meta charset=utf-8>${'<meta name=x>'.repeat(10)}<body>Overloaded</body>`)).toBe('an HTML page: "Overloaded"')
+  })
 })

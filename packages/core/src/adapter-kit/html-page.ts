@@ -86,7 +86,14 @@ function withoutElements(page: string, lower: string, names: readonly string[]):
     if (first === undefined) return out + page.slice(at)
     out += `${page.slice(at, first.start)} `
     const close = lower.indexOf(`</${first.name}`, first.end)
-    if (close === -1) return out
+    if (close === -1) {
+      // HTML lets a page leave `</head>` out (and the read may stop inside a long head): the body
+      // still starts at `<body`. A script or style left open runs to the end.
+      const body = first.name === 'head' ? openingTag(lower, 'body', first.end) : undefined
+      if (body === undefined) return out
+      at = body.start
+      continue
+    }
     const end = lower.indexOf('>', close)
     if (end === -1) return out
     at = end + 1

@@ -16,16 +16,24 @@ const MASK = '[redacted]'
  */
 export function maskSecret(text: string, secret: string | undefined): string {
   if (secret === undefined || secret === '') return text
-  let out = text.split(secret).join(MASK)
+  const out = text.split(secret).join(MASK)
   const min = Math.min(MIN_MASKED_KEY_PREFIX, secret.length)
   if (min === secret.length) return out // a key this short is only matched whole
   const head = secret.slice(0, min)
-  for (let at = out.indexOf(head); at !== -1; at = out.indexOf(head, at + MASK.length)) {
+  // The pieces joined once: rebuilding the string at each match made a body of many prefixes
+  // (`sk-proj-` repeated: 8 characters of an OpenAI project key are public) quadratic — 47 s for
+  // 256 KB on the event loop, for an error body a server chose.
+  const pieces: string[] = []
+  let from = 0
+  for (let at = out.indexOf(head); at !== -1; at = out.indexOf(head, from)) {
     let end = at + min
     while (end < out.length && end - at < secret.length && out[end] === secret[end - at]) end++
-    out = `${out.slice(0, at)}${MASK}${out.slice(end)}`
+    pieces.push(out.slice(from, at), MASK)
+    from = end
   }
-  return out
+  if (from === 0) return out
+  pieces.push(out.slice(from))
+  return pieces.join('')
 }
 
 /**
