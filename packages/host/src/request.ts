@@ -133,11 +133,6 @@ export function checkInboxVersion(c: Context, live: LiveSession): void {
 }
 
 /**
- * A resume cursor beyond the log names events this session no longer has (a crash lost its
- * unflushed tail, or the session was recreated): replaying from it would silently skip or
- * duplicate seqs, so the client must start over (`409 replay-unavailable`).
- */
-/**
  * A session stream's cursor: `Last-Event-ID` first — an EventSource reconnects to the same URL
  * (`?from=tail` too) and sends the last seq it got, where it must resume (from the tail, what was
  * logged meanwhile would be lost) — then `?from=tail`, then `?after` (-1, from seq 0, when absent).
@@ -169,6 +164,11 @@ export function streamQuery(c: Context): { cursor: number | 'tail'; chunks: bool
   return { cursor, chunks: chunks !== 'false' }
 }
 
+/**
+ * A resume cursor beyond the log names events this session no longer has (a crash lost its
+ * unflushed tail, or the session was recreated): replaying from it would silently skip or
+ * duplicate seqs, so the client must start over (`409 replay-unavailable`).
+ */
 export function checkCursor(id: string, after: number, lastSeq: number): void {
   if (after > lastSeq) {
     throw new HostError('replay-unavailable', `Cannot resume session "${id}" after seq ${after}: its log ends at seq ${lastSeq} (events the client saw were lost or the session was recreated). Reload it from seq 0 (drop Last-Event-ID / after).`, { id, after, lastSeq })
