@@ -52,9 +52,12 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
   const schema = await fetchOptionsSchema(client, version, manifest)
   const written = manifest.kind !== 'adapter' && manifest.kind !== 'store'
   const pairs = options.option ?? []
-  const pluginOptions = written || pairs.length > 0 ? optionsFromPairs(pairs, schema, manifest.name) : {}
+  // What is not written need not be whole: each option given is checked, not which are missing
+  // (`-o baseURL=…` for an adapter whose `model` goes in by hand, or is an object no -o can give).
+  const checked = written || schema === undefined ? schema : withoutRequired(schema)
+  const pluginOptions = written || pairs.length > 0 ? optionsFromPairs(pairs, checked, manifest.name) : {}
   if (written || pairs.length > 0) {
-    await checkOptionsAsConfig(pluginOptions, schema, manifest.name, { dir: ctx.io.cwd, env: ctx.io.env, bundled: bundledModules() })
+    await checkOptionsAsConfig(pluginOptions, checked, manifest.name, { dir: ctx.io.cwd, env: ctx.io.env, bundled: bundledModules() })
   }
 
   const manager = detectPackageManager(ctx.io.cwd)
@@ -134,6 +137,12 @@ export async function pluginsAddCommand(ctx: CommandContext, spec: string, optio
     )
     throw error
   }
+}
+
+/** The schema without what makes options required at its top (`required`, and the branches that each require some). */
+function withoutRequired(schema: JsonSchema): JsonSchema {
+  const { required: _required, oneOf: _oneOf, anyOf: _anyOf, ...rest } = schema as Record<string, unknown>
+  return rest as JsonSchema
 }
 
 /** Whether a schema asks for options at all: a top-level `required`, or branches that each require some. */
