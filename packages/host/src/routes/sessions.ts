@@ -107,10 +107,12 @@ export function sessionRoutes(host: HostContext): void {
         // The child's: its id taken (409 session-exists), or held by a writer elsewhere.
         throw hostErrorOf(error, childId) ?? error
       }
+      // Closed before the id leaves `forking`: a second fork of it meanwhile would meet the
+      // child's writer (its lock) instead of the id taken.
+      await forked.writer.close()
     } finally {
       forking.delete(childId)
     }
-    await forked.writer.close()
     feed.added(childId)
     return c.json({ id: childId, parent: id, seedLength: forked.header.seedLength ?? 0 }, 201)
   })
