@@ -107,6 +107,32 @@ describe('the page against a real host', () => {
     expect(screen.queryByText('Queue paused')).toBeNull()
   }, 90_000)
 
+  it('input queued with nothing to run it (an inject; a recovered settlement) says so, and Run now runs it', async () => {
+    // Found walking the web UI after a host crash: a subagent's settlement, parked in its parent by
+    // recovery (seed 003: resuming runs nothing), sat in the dock with no word and no way to run it.
+    const { id } = await openPage()
+    await harness!.client.send(id, { content: 'parked', delivery: 'inject' })
+    await until(() => store!.getState().view.queues['next-step'].length === 1, 'the injected message queued')
+    // Live, the host said idle before the splice: nothing says the input waits (an inject rides the next turn).
+    expect(screen.queryByText('Queued, not running')).toBeNull()
+    // Opened again (a reload, another tab): the host says idle after the splice — the input is parked.
+    store!.getState().dispose()
+    cleanup()
+    store = createAppStore({ client: harness!.client })
+    render(
+      <StoreProvider store={store}>
+        <App />
+      </StoreProvider>,
+    )
+    store.getState().select(id)
+    await until(() => screen.queryByText('Queued, not running'), 'the waiting notice')
+    expect(screen.queryByText('Queue paused')).toBeNull()
+    fireEvent.click(screen.getByRole('button', { name: 'Run now' }))
+    const turn = await until(() => screen.queryByRole('article', { name: 'Turn 1' }), 'turn 1')
+    await until(() => within(turn).queryByText('echo: parked'), 'the parked message answered')
+    await until(() => screen.queryByText('Queued, not running') === null, 'the notice gone')
+  }, 90_000)
+
   it("a turn a plugin's hook failed parks the queue: the header says Queue paused, and Resume runs what waits", async () => {
     // A pre-step check whose service is down: it fails turn 1 once a follow-up is queued behind it.
     let release!: () => void

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { StreamFrame } from '@bosun/host/client'
 import { emptySession, foldEvents, foldFrames } from '../app/state/fold.js'
+import { isQueuePaused, isQueueWaiting } from '../app/state/select.js'
 import { pendingSteering, type SessionView, type TurnView } from '../app/state/view.js'
 import { messageText, type WireEvent } from '../app/state/wire.js'
 import { realLog } from './real-log.js'
@@ -113,6 +114,7 @@ describe('convergence', () => {
   })
 
   it('a reconnect that replays an overlap, with derived frames in between, draws the same page', () => {
+    const drawn = (view: SessionView) => ({ ...view, statusSeq: null, paused: isQueuePaused(view), waiting: isQueueWaiting(view) })
     const whole = foldEvents(emptySession(), log)
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(), fc.nat({ max: 20 })), { maxLength: 8 }), (drops) => {
@@ -127,7 +129,8 @@ describe('convergence', () => {
           frames.push({ event: 'hello', data: { lastSeq: end - 1, status: foldEvents(emptySession(), log.slice(0, end)).status, inbox: { 'next-turn': [], 'next-step': [] } } })
         }
         for (const event of log.slice(cursor)) frames.push({ event: 'session.event', data: event })
-        expect(foldFrames(emptySession(), frames)).toEqual(whole)
+        // Where the status was last said moves with each hello (it says the status again); what is drawn from it does not.
+        expect(drawn(foldFrames(emptySession(), frames))).toEqual(drawn(whole))
       }),
       { numRuns: 60 },
     )

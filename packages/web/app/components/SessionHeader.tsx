@@ -1,15 +1,16 @@
 import { useMemo } from 'react'
-import { isQueuePaused } from '../state/select.js'
+import { isQueuePaused, isQueueWaiting } from '../state/select.js'
 import { MESSAGE_BOX_ID } from './Composer.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
 
-/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume. */
+/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume / Run now for input nothing started. */
 export function SessionHeader() {
   const id = useApp((state) => state.selected)
   const status = useApp((state) => state.view.status)
   const paused = useApp((state) => isQueuePaused(state.view))
+  const waiting = useApp((state) => isQueueWaiting(state.view))
   const stop = useApp((state) => state.stop)
   const resume = useApp((state) => state.resume)
   const inspect = useApp((state) => state.inspect)
@@ -56,6 +57,14 @@ export function SessionHeader() {
             Queue paused
             <button type="button" onClick={resumeFrom} className="rounded bg-amber-700 px-2 py-0.5 text-white hover:bg-amber-800">
               Resume
+            </button>
+          </span>
+        ) : null}
+        {waiting ? (
+          <span role="status" className="flex items-center gap-2 rounded border border-sky-300 bg-sky-50 px-2 py-1 text-sm text-sky-950" title="Queued input that nothing started: it runs with your next message, or now">
+            Queued, not running
+            <button type="button" onClick={resumeFrom} className="rounded bg-sky-700 px-2 py-0.5 text-white hover:bg-sky-800">
+              Run now
             </button>
           </span>
         ) : null}

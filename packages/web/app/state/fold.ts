@@ -34,8 +34,10 @@ export function foldEvents(view: SessionView, events: readonly WireEvent[]): Ses
 export { emptySession }
 
 function setStatus(draft: Draft, status: string, seq: number): void {
-  // An older frame never wins; the same status again changes nothing (not even where it was decided).
-  if (seq < draft.view.statusSeq || status === draft.view.status) return
+  // An older frame never wins. The same status again moves only where it was last known so: an
+  // idle said at or after the splice that queued input means that input is parked (select.ts).
+  if (seq < draft.view.statusSeq) return
+  if (status === draft.view.status && seq === draft.view.statusSeq) return
   draft.view.status = status
   draft.view.statusSeq = seq
 }
@@ -108,8 +110,11 @@ function foldEvent(draft: Draft, event: WireEvent): void {
       if (messages.length > 0) draft.view.inFlight = draft.view.inFlight.filter((entry) => entry.turn !== turn)
       return
     }
-    case 'agent/inbox/spliced':
-      return applySplice(draft, data as EventData['agent/inbox/spliced'])
+    case 'agent/inbox/spliced': {
+      const splice = data as EventData['agent/inbox/spliced']
+      if (splice.inserted.length > 0) draft.view.queuedSeq = event.seq
+      return applySplice(draft, splice)
+    }
     case 'compaction/start':
       return startCompaction(draft, event, data)
     case 'compaction/summary':

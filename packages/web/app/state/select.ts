@@ -18,6 +18,19 @@ export function isQueuePaused(view: SessionView): boolean {
   return false
 }
 
+/**
+ * Input waits with nothing to run it, other than a paused queue ({@link isQueuePaused}): the
+ * session is idle, input is queued, and the host said it was idle at or after the splice that
+ * queued the last of it — so no turn is about to start for it (a waking send turns the agent
+ * `running` in the same call that queues it). What a recovery parks (a subagent's settlement after
+ * its parent's host died; seed 003: resuming runs nothing by itself) or an `inject` leaves: it
+ * runs with the next message, or now with a wake.
+ */
+export function isQueueWaiting(view: SessionView): boolean {
+  if (view.status !== 'idle' || view.queues['next-turn'].length + view.queues['next-step'].length === 0) return false
+  return view.statusSeq >= view.queuedSeq && !isQueuePaused(view)
+}
+
 /** Whether the driver stops after a turn that ended so, leaving pending input parked until a wake. */
 function parksQueue(reason: TurnEndReason | null): boolean {
   return reason?.kind === 'aborted' || (reason?.kind === 'error' && reason.model !== true)

@@ -90,8 +90,10 @@ export interface SessionView {
   /** The last event seq folded; -1 before any. Frames at or below it are ignored (resume overlap). */
   lastSeq: number
   status: SessionStatus
-  /** The seq the status was last decided at (a derived frame older than the fold never wins). */
+  /** The seq the status was last said at (a derived frame older than the fold never wins). */
   statusSeq: number
+  /** The seq of the last splice that put input in a queue; -1 for none. */
+  queuedSeq: number
   openTurn: number | null
   queues: Record<Lane, WireMessage[]>
   inFlight: InFlight[]
@@ -112,6 +114,7 @@ export function emptySession(): SessionView {
     lastSeq: -1,
     status: 'idle',
     statusSeq: -1,
+    queuedSeq: -1,
     openTurn: null,
     queues: { 'next-turn': [], 'next-step': [] },
     inFlight: [],
