@@ -1,16 +1,17 @@
 import { useMemo } from 'react'
-import { isQueuePaused, isQueueWaiting } from '../state/select.js'
+import { isQueuePaused, isQueueWaiting, queueRunsOnResume } from '../state/select.js'
 import { MESSAGE_BOX_ID } from './Composer.js'
 import { LastActivity } from './LastActivity.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
 
-/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume / Run now for input nothing started. */
+/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume / Run now for input nothing started or a shutdown left. */
 export function SessionHeader() {
   const id = useApp((state) => state.selected)
   const status = useApp((state) => state.view.status)
   const paused = useApp((state) => isQueuePaused(state.view))
   const waiting = useApp((state) => isQueueWaiting(state.view))
+  const onResume = useApp((state) => queueRunsOnResume(state.view))
   const stop = useApp((state) => state.stop)
   const resume = useApp((state) => state.resume)
   const inspect = useApp((state) => state.inspect)
@@ -57,6 +58,14 @@ export function SessionHeader() {
             Queue paused
             <button type="button" onClick={resumeFrom} className="rounded bg-amber-700 px-2 py-0.5 text-white hover:bg-amber-800">
               Resume
+            </button>
+          </span>
+        ) : null}
+        {onResume ? (
+          <span role="status" className="flex items-center gap-2 rounded border border-sky-300 bg-sky-50 px-2 py-1 text-sm text-sky-950" title="The host shut down while the last turn ran (not a Stop): the queued input runs as soon as the session is opened again — by Run now, a new message or a change to the queue">
+            Queue runs when the session resumes
+            <button type="button" onClick={resumeFrom} className="rounded bg-sky-700 px-2 py-0.5 text-white hover:bg-sky-800">
+              Run now
             </button>
           </span>
         ) : null}

@@ -132,7 +132,7 @@ function foldEvent(draft: Draft, event: WireEvent): void {
 }
 
 function startTurn(draft: Draft, event: WireEvent, { turn }: EventData['turn/start']): void {
-  const view: TurnView = { kind: 'turn', key: `turn-${turn}`, turn, startSeq: event.seq, startTime: event.time, endTime: null, reason: null, seed: false, steps: [], rejected: null }
+  const view: TurnView = { kind: 'turn', key: `turn-${turn}`, turn, startSeq: event.seq, startTime: event.time, endTime: null, endSeq: null, reason: null, seed: false, steps: [], rejected: null }
   draft.indexTurn(turn, draft.addItem(view))
   draft.view.openTurn = turn
   setStatus(draft, 'running', event.seq)
@@ -142,6 +142,7 @@ function endTurn(draft: Draft, event: WireEvent, { turn, reason }: EventData['tu
   const target = draft.turn(turn)
   if (target !== null) {
     target.endTime = event.time
+    target.endSeq = event.seq
     target.reason = reason
     for (const step of target.steps) {
       if (step.parts.some((part) => part.kind === 'tool' && (part.card.status === 'streaming' || part.card.status === 'running'))) settleCards(draft.step(turn, step.step)!)

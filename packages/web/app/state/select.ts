@@ -3,37 +3,72 @@ import type { SessionView, StepView, TurnView } from './view.js'
 import type { TurnEndReason, Usage } from './wire.js'
 
 /**
+ * The abort reason of a host going away (`SHUTDOWN_ABORT_REASON` in `@bosun/core`, written by a
+ * host's `close()`): a value the page repeats, as it loads no core code.
+ */
+export const SHUTDOWN_ABORT_REASON = 'shutdown'
+
+/**
  * The queue is paused when the agent parked it: the session is idle, input waits, and the last
  * turn ended in a way after which the driver does not open the next turn (core's rule, in
  * `store/repair.ts`): a Stop (`aborted`), or an `error` that a hook, the system prompt or the store
  * threw (no `model: true`: a plugin's pre-step check failed, say) — such input waits for a wake,
- * which Resume sends. After any other end the driver would already have opened the next turn.
+ * which Resume sends. After any other end the driver would already have opened the next turn; after
+ * an abort by a host's shutdown the queue runs once the session resumes ({@link queueRunsOnResume}).
  */
 export function isQueuePaused(view: SessionView): boolean {
-  if (view.status !== 'idle' || view.queues['next-turn'].length + view.queues['next-step'].length === 0) return false
-  for (let index = view.items.length - 1; index >= 0; index -= 1) {
-    const item = view.items.get(index)!
-    if (item.kind === 'turn') return parksQueue(item.reason)
-  }
-  return false
+  if (!hasQueued(view)) return false
+  const turn = lastTurn(view)
+  return turn !== null && parksQueue(turn.reason)
 }
 
 /**
- * Input waits with nothing to run it, other than a paused queue ({@link isQueuePaused}): the
- * session is idle, input is queued, and the host said it was idle at or after the splice that
- * queued the last of it — so no turn is about to start for it (a waking send turns the agent
- * `running` in the same call that queues it). What a recovery parks (a subagent's settlement after
- * its parent's host died; seed 003: resuming runs nothing by itself) or an `inject` leaves: it
- * runs with the next message, or now with a wake.
+ * The last turn was aborted by its host going away (a deploy, `bosun serve` stopped while it ran):
+ * not a user's Stop, so core's recovery owes the input pending at that end its turns
+ * (`agent.recovery.waiting`) and the host that opens the session next runs it — on a message, a
+ * queue change or a wake; not on a stream, which reads a JSONL or PostgreSQL session without
+ * opening it. Only input queued before that end and none since: a splice after it came through a
+ * request that opened the session, which ran the queue if it was owed (what stays then is parked,
+ * {@link isQueueWaiting}).
+ */
+export function queueRunsOnResume(view: SessionView): boolean {
+  if (!hasQueued(view)) return false
+  const turn = lastTurn(view)
+  return turn !== null && isShutdown(turn.reason) && turn.endSeq !== null && view.queuedSeq < turn.endSeq
+}
+
+/**
+ * Input waits with nothing to run it, other than a paused queue ({@link isQueuePaused}) or one a
+ * shutdown left ({@link queueRunsOnResume}): the session is idle, input is queued, and the host
+ * said it was idle at or after the splice that queued the last of it — so no turn is about to
+ * start for it (a waking send turns the agent `running` in the same call that queues it). What a
+ * recovery parks (a subagent's settlement after its parent's host died; seed 003: resuming runs
+ * nothing by itself) or an `inject` leaves: it runs with the next message, or now with a wake.
  */
 export function isQueueWaiting(view: SessionView): boolean {
-  if (view.status !== 'idle' || view.queues['next-turn'].length + view.queues['next-step'].length === 0) return false
-  return view.statusSeq >= view.queuedSeq && !isQueuePaused(view)
+  if (!hasQueued(view)) return false
+  return view.statusSeq >= view.queuedSeq && !isQueuePaused(view) && !queueRunsOnResume(view)
+}
+
+function hasQueued(view: SessionView): boolean {
+  return view.status === 'idle' && view.queues['next-turn'].length + view.queues['next-step'].length > 0
+}
+
+function lastTurn(view: SessionView): TurnView | null {
+  for (let index = view.items.length - 1; index >= 0; index -= 1) {
+    const item = view.items.get(index)!
+    if (item.kind === 'turn') return item
+  }
+  return null
 }
 
 /** Whether the driver stops after a turn that ended so, leaving pending input parked until a wake. */
 function parksQueue(reason: TurnEndReason | null): boolean {
-  return reason?.kind === 'aborted' || (reason?.kind === 'error' && reason.model !== true)
+  return (reason?.kind === 'aborted' && !isShutdown(reason)) || (reason?.kind === 'error' && reason.model !== true)
+}
+
+function isShutdown(reason: TurnEndReason | null): boolean {
+  return reason?.kind === 'aborted' && reason.reason === SHUTDOWN_ABORT_REASON
 }
 
 export function reasonLabel(reason: TurnEndReason | null): string {
@@ -43,6 +78,8 @@ export function reasonLabel(reason: TurnEndReason | null): string {
       return `blocked by ${reason.by}`
     case 'error':
       return `error: ${reason.error.code}`
+    case 'aborted':
+      return isShutdown(reason) ? 'aborted: host shut down' : 'aborted'
     default:
       return reason.kind
   }

@@ -64,6 +64,8 @@ export interface TurnView {
   startSeq: number
   startTime: number
   endTime: number | null
+  /** The seq of its `turn/end`; null while it runs. */
+  endSeq: number | null
   reason: TurnEndReason | null
   /** Copied from the parent session when this one was forked. */
   seed: boolean
