@@ -31,6 +31,18 @@ export interface LiveSession {
   borrowed?: boolean
 }
 
+/** What `SessionManager.drop` (sessions.ts) let go of a live session. */
+export interface DroppedSession {
+  /** Messages accepted here and maybe never written, posted to the session's next owner (`handOver`). */
+  handedOver: number
+  /** The streams (and ACP followers) of the session here, ended. */
+  streams: number
+  /** A turn was under way here: it is canceled. */
+  running: boolean
+  /** The agent is another part of this process's (a subagent's child): only let go, its owner stops it. */
+  borrowed: boolean
+}
+
 /**
  * A session's host state built from its agent's log so far, and `index` to feed it each event
  * appended from now on: admitted message ids (idempotent receipts), finished steps (their chunks

@@ -2,14 +2,14 @@ import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, o
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
-import { liveSession, type LiveSession } from './live-session.js'
+import { liveSession, type DroppedSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeLive } from './session-close.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
 import { pageOf, readStored, readStoredFrom, storedExists, storedPage } from './stored-reads.js'
 import { unwrittenMessages, type UnwrittenMessage } from './unwritten.js'
 
-export type { LiveSession } from './live-session.js'
+export type { DroppedSession, LiveSession } from './live-session.js'
 
 /**
  * Builds (creating or resuming) the agent of one session on the host's store. `signal` aborts when
@@ -421,23 +421,27 @@ export class SessionManager {
   /**
    * Forgets a live session whose store lease another host took (a cluster store): its writes are
    * refused now, so its streams end and its agent is closed without waiting for its turn.
+   * `detached` is told what was let go once it is (the agent's close may take longer), or
+   * `undefined` when the session was not live here — what the cluster's log line says.
    */
-  async drop(id: string): Promise<void> {
+  async drop(id: string, detached: (dropped: DroppedSession | undefined) => void = () => {}): Promise<void> {
     const pending = this.#live.get(id)
-    if (pending === undefined) return
-    this.#live.delete(id)
-    const live = await pending.catch(() => undefined)
-    if (!live) return
+    const live = pending === undefined ? undefined : (this.#live.delete(id), await pending.catch(() => undefined))
+    if (!live) return detached(undefined)
     // What clients were told was accepted and may never have been written: read before the agent
     // is canceled, handed to whoever takes the session over (a cluster's mailbox, cluster.ts).
+    let handedOver = 0
     if (!live.borrowed && this.handOver !== undefined) {
       const unwritten = unwrittenMessages(live)
       if (unwritten.length > 0) this.handOver(id, unwritten)
+      handedOver = unwritten.length
     }
     if (live.idleTimer) clearTimeout(live.idleTimer)
     live.closed = true
     this.#detach(live)
-    for (const listener of [...live.listeners]) listener()
+    const followers = [...live.listeners]
+    for (const listener of followers) listener()
+    detached({ handedOver, streams: followers.length, running: live.agent.status === 'running', borrowed: live.borrowed === true })
     // A borrowed agent is its owner's to stop (its writes are refused the same way).
     if (live.borrowed) return
     live.agent.cancel()

@@ -4,6 +4,7 @@ import type { SessionManager } from '../sessions.js'
 import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { handOverMessages } from './hand-over.js'
 import { KeptAnswers } from './kept-answers.js'
+import { leaseLostLine } from './lease-lost.js'
 import { MailAnswerer } from './mail-answer.js'
 import { awaitOutcome, isGaveUp, notAdmitted, outcomeOf, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
@@ -105,10 +106,10 @@ export class Cluster {
     this.#stops.push(() => {
       sessions.handOver = undefined
     })
-    this.#stops.push(store.onLeaseLost((session) => {
+    this.#stops.push(store.onLeaseLost((session, error) => {
       // The next owner runs what this one could not save (its save would be refused anyway).
       this.#kept.forgetSession(session)
-      void sessions.drop(session)
+      void sessions.drop(session, (dropped) => logHost(leaseLostLine(session, error, dropped)))
     }))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
     // A session made elsewhere: this host's own are announced where it makes them (sessions.ts, the fork route).

@@ -118,7 +118,9 @@ export class GroupCommit {
       const by = result.holder === null
         ? 'its lease is gone'
         : unseen ? 'its lease was taken over while this batch waited for it' : `its lease was taken over (epoch ${String(result.epoch ?? '?')}, owner "${result.holder}")`
-      const error = staleWriter(db.name, lease.session, by, { epoch: lease.epoch, seq: first })
+      // Who holds it now, for the host's log line (when the row said).
+      const taker = result.holder === null || unseen ? {} : { heldBy: result.holder, ...(result.epoch == null ? {} : { heldEpoch: String(result.epoch) }) }
+      const error = staleWriter(db.name, lease.session, by, { epoch: lease.epoch, seq: first, ...taker })
       // Reported before the writer hears of it: a host drops the session before it answers the request whose flush this was.
       this.#fenced(lease, error)
       return batch.reject(error)

@@ -56,6 +56,7 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
     // The refused batch says the lease is lost at once (a host drops the session before it answers
     // the request that flushed), not at the next renewal, a third of the TTL later; said once.
     expect(lost).toEqual(['fenced'])
+    expect((refused as BosunError).details).toMatchObject({ epoch: '1', heldBy: 'host-b', heldEpoch: '2' })
     await a.renewLeases()
     expect(lost).toEqual(['fenced'])
 
@@ -66,6 +67,28 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
     await first.writer.close().catch(() => {})
     // The stale writer's close releases nothing: the lease is still b's.
     expect(await b.leaseHolder('fenced')).toMatchObject({ owner: 'host-b', epoch: '2' })
+    await second!.writer.close()
+    await Promise.all([a.close(), b.close()])
+  })
+
+  // The renewal's report named no one ("taken over by another owner"): the host that lost the
+  // session could not log which host runs it now.
+  it('a renewal that finds a lease taken over reports it once, naming the new holder and its epoch', async () => {
+    const { schema, a, b } = stores()
+    const lost: Array<{ session: string; error: Error }> = []
+    a.onLeaseLost((session, error) => lost.push({ session, error }))
+    const first = await a.create(header('renewal'))
+    await expire(schema, 'renewal')
+    const second = await b.open('renewal')
+    await a.renewLeases()
+    expect(lost.map((l) => l.session)).toEqual(['renewal'])
+    const error = lost[0]!.error
+    expect(BosunError.is(error, 'STALE_WRITER')).toBe(true)
+    expect(error.message).toContain('its lease was taken over (epoch 2, owner "host-b")')
+    expect((error as BosunError).details).toMatchObject({ session: 'renewal', epoch: '1', heldBy: 'host-b', heldEpoch: '2' })
+    await a.renewLeases()
+    expect(lost).toHaveLength(1)
+    await first.writer.close().catch(() => {})
     await second!.writer.close()
     await Promise.all([a.close(), b.close()])
   })

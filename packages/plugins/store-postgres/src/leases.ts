@@ -143,12 +143,26 @@ export class Leases {
     for (const lease of leases) {
       if (renewed.has(lease.session) || this.#held.get(lease.session) !== lease) continue
       this.#held.delete(lease.session)
+      const error = await this.#takenOver(lease)
       try {
-        this.#onLost(lease, staleWriter(this.#db.name, lease.session, 'its lease was taken over by another owner', { epoch: lease.epoch }))
+        this.#onLost(lease, error)
       } catch {
         // A listener's failure cannot stop the other reports.
       }
     }
+  }
+
+  /**
+   * The error a lease the renewal no longer finds is reported with, naming who holds the session
+   * now (one read, once per lost lease): the operator of the host that lost it learns which host
+   * runs the session. A failed read leaves the holder unnamed.
+   */
+  async #takenOver(lease: Lease): Promise<Error> {
+    const holder = await this.holder(lease.session).catch(() => undefined)
+    if (holder === undefined) return staleWriter(this.#db.name, lease.session, 'its lease was taken over by another owner', { epoch: lease.epoch })
+    return staleWriter(this.#db.name, lease.session, `its lease was taken over (epoch ${holder.epoch}, owner "${holder.owner}")`, {
+      epoch: lease.epoch, heldBy: holder.owner, heldEpoch: holder.epoch,
+    })
   }
 
   #schedule(): void {

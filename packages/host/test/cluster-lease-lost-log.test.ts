@@ -1,0 +1,70 @@
+// A host that loses a session's lease — its renewal finds it taken over, or a write of it is fenced
+// — drops the session. It did so without a word: the operator of that host saw a session stop with
+// nothing saying why, to whom or what became of it. It now logs one line: the session, who took it
+// at which epoch, what it stopped and handed over, who runs it now. Real PostgreSQL, hosts on 127.0.0.1.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { available, post, useCluster, useServers } from './cluster-helpers.js'
+import { SseReader, waitFor } from './helpers.js'
+
+describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a lost lease', () => {
+  const cluster = useCluster()
+  const serve = useServers()
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  /** Every line logged that mentions a lost lease (the host logs through console.error). */
+  const leaseLines = (): string[] => {
+    const lines: string[] = []
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      const line = args.map(String).join(' ')
+      if (line.includes('lost its lease')) lines.push(line)
+    })
+    return lines
+  }
+
+  /** Session `s` made on host A (served on onA), its first turn over, then its lease expired and taken by host B. */
+  const takenOver = async () => {
+    const hosts = cluster.hosts(2)
+    const [a, b] = hosts
+    const [onA, onB] = [await serve(a!), await serve(b!)]
+    expect((await post(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
+    expect((await post(onA, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'first', content: 'hi' })).status).toBe(202)
+    await waitFor(async () => (await a!.host.sessions.peek('s'))?.agent.status === 'idle', 30_000, 'the first turn over on A')
+    const stream = new SseReader(await fetch(`${onA}/v1/sessions/s/stream`))
+    await stream.until((frames) => frames.some((f) => f.event === 'hello'))
+    await cluster.sql(`UPDATE "${hosts.schema}".session_leases SET expires_at = clock_timestamp() - interval '1 millisecond' WHERE session_id = 's'`)
+    await waitFor(async () => (await b!.store.leaseHolder('s'))?.owner === 'host-b', 30_000, 'host B to take the session over')
+    return { a: a!, b: b!, onA, onB, stream }
+  }
+
+  it('a renewal that finds the lease taken over: one line naming the session, the new owner and epoch, and what happens next', { timeout: 90_000 }, async () => {
+    const lines = leaseLines()
+    const { a, stream } = await takenOver()
+    await a.store.renewLeases()
+    await waitFor(() => lines.length > 0, 30_000, 'the lost lease to be logged')
+    await waitFor(async () => (await a.host.sessions.peek('s')) === undefined, 30_000, 'host A to drop the session')
+    expect(lines).toHaveLength(1)
+    const line = lines[0]!
+    expect(line).toMatch(/^\[bosun host\] session "s" lost its lease here: "host-b" took it over \(epoch 2; this host held epoch 1\)\./)
+    expect(line).toContain('1 stream of it here ended')
+    expect(line).toContain('"host-b" runs it now.')
+    // No credential of the database: the throwaway cluster's password is in its URL.
+    const password = new URL(cluster.url()).password
+    if (password !== '') expect(line).not.toContain(password)
+    await stream.cancel()
+  })
+
+  it('a write fenced by the takeover: one line, naming the new owner and the accepted message handed to it', { timeout: 90_000 }, async () => {
+    const lines = leaseLines()
+    const { onA } = await takenOver()
+    // A plain send to A, which still has the session open: accepted in memory, its batch fenced.
+    const accepted = await post(onA, '/v1/sessions/s/messages', { clientMessageId: 'second', content: 'sent to the old owner' })
+    expect(accepted.status).toBe(202)
+    await waitFor(() => lines.length > 0, 30_000, 'the lost lease to be logged')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^\[bosun host\] session "s" lost its lease here: "host-b" took it over \(epoch 2; this host held epoch 1\)\./)
+    expect(lines[0]).toContain('1 message accepted here and not yet written is posted to its mailbox for the next owner')
+    expect(lines[0]).toContain('"host-b" runs it now.')
+  })
+})
