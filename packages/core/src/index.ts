@@ -74,8 +74,8 @@ export type { StoreContext, StoreDefinition } from './store/define-store.js'
 export {
   adapterOptionProblems, apiKeyEnvOptionSchema, badPortFailure, baseURLOptionSchema, CONTEXT_WINDOW_MESSAGE, DEFAULT_IDLE_TIMEOUT_MS, deadlineOptionsSchema,
   errorFromResponse, excerpt, fetchWithoutRedirects, headersOptionSchema, isContentChunk, maskSecret, MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES,
-  MAX_PROVIDER_MESSAGE, MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText, redactSecret, retryAfterMs, shownBaseURL,
-  withContentDeadline, withIdleTimeout,
+  labelInSentence, MAX_PROVIDER_MESSAGE, MIN_MASKED_KEY_PREFIX, modelErrorFromResponse, parseDuration, providerMessage, readBodyText, redactSecret, retryAfterMs,
+  serverLabel, shownBaseURL, withContentDeadline, withIdleTimeout,
 } from './adapter-kit/index.js'
 export type { Deadlines } from './adapter-kit/index.js'
 // One reading of request.params.toolChoice / parallelToolCalls for every adapter.

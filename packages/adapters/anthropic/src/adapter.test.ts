@@ -3,7 +3,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ModelChunk, ModelError } from '@bosun/core'
 import { DEADLINE_CLOCK, pending, pull } from '../../openai/src/testing/by-hand.js'
-import { ask, collect, model, SECRET, textOf, warmUpFetch } from './testing/helpers.js'
+import { ask, collect, model, SECRET, serverAt, textOf, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, fixture, frames, recut, status, stream, type FakeServer } from './testing/server.js'
 
 let server: FakeServer
@@ -267,7 +267,7 @@ describe('errors', () => {
     server.reply(status(429, errorBody('rate_limit_error', 'Slow down')))
     const first = (await run()).error!
     expect([first.code, first.status, first.retryable, first.retryAfterMs, first.message]).toEqual([
-      'RATE_LIMIT', 429, true, 3000, 'Anthropic answered HTTP 429: Number of requests has exceeded your rate limit',
+      'RATE_LIMIT', 429, true, 3000, `${serverAt(server.baseURL)} answered HTTP 429: Number of requests has exceeded your rate limit`,
     ])
     const second = (await run()).error!
     expect([second.code, second.retryable, second.retryAfterMs]).toEqual(['RATE_LIMIT', true, undefined])
@@ -290,7 +290,7 @@ describe('errors', () => {
 
   it('types a 529 (overloaded) as SERVER, retryable', async () => {
     server.reply(status(529, errorBody('overloaded_error', 'Overloaded')))
-    expect((await run()).error).toMatchObject({ code: 'SERVER', status: 529, retryable: true, message: 'Anthropic answered HTTP 529: Overloaded' })
+    expect((await run()).error).toMatchObject({ code: 'SERVER', status: 529, retryable: true, message: `${serverAt(server.baseURL)} answered HTTP 529: Overloaded` })
   })
 
   it('types in-stream error events after what was delivered: overloaded_error is SERVER retryable', async () => {
@@ -302,7 +302,7 @@ describe('errors', () => {
     server.reply(events([start(), streamError('api_error', 'Internal')]))
     const overloaded = await run()
     expect(textOf(overloaded.chunks)).toBe('Half an ans')
-    expect(overloaded.error).toMatchObject({ code: 'SERVER', retryable: true, message: 'Anthropic reported overloaded_error in the stream: Overloaded (as HTTP 529).' })
+    expect(overloaded.error).toMatchObject({ code: 'SERVER', retryable: true, message: `${serverAt(server.baseURL)} reported overloaded_error in the stream: Overloaded (as HTTP 529).` })
     expect((await run()).error).toMatchObject({ code: 'RATE_LIMIT', retryable: true })
     expect((await run()).error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false })
     expect((await run()).error).toMatchObject({ code: 'SERVER', retryable: true })
@@ -341,7 +341,7 @@ describe('errors', () => {
       await vi.advanceTimersByTimeAsync(100)
       const ended = await stalled
       expect(ended).toMatchObject({ error: { code: 'TIMEOUT', retryable: true } })
-      expect((ended as { error: Error }).error.message).toMatch(/^Anthropic sent no content \(text, reasoning or a tool call\) for 100 ms/)
+      expect((ended as { error: Error }).error.message).toMatch(`${serverAt(server.baseURL)} sent no content (text, reasoning or a tool call) for 100 ms`)
       expect(await server.requests[1]!.closed).toEqual({ ended: false })
     } finally {
       vi.useRealTimers()
@@ -365,13 +365,13 @@ describe('errors', () => {
       expect(error).toMatchObject({ code: 'MALFORMED_RESPONSE', retryable: false })
       messages.push(error!.message)
     }
-    expect(messages).toMatchInlineSnapshot(`
+    expect(messages.map((message) => message.replace(serverAt(server.baseURL), '<server>'))).toMatchInlineSnapshot(`
       [
-        "Anthropic sent an event whose data is not JSON: {"type":"content_block_start","index":0,",
-        "Anthropic sent a malformed stream event: a delta for content block 0, which was never started.",
-        "Anthropic sent a malformed stream event: text_delta text is not a string.",
-        "Anthropic sent an event without a "type": [1,2]",
-        "Anthropic answered with application/json instead of an event stream: {"id":"msg_1","content":[]}",
+        "<server> sent an event whose data is not JSON: {"type":"content_block_start","index":0,",
+        "<server> sent a malformed stream event: a delta for content block 0, which was never started.",
+        "<server> sent a malformed stream event: text_delta text is not a string.",
+        "<server> sent an event without a "type": [1,2]",
+        "<server> answered with application/json instead of an event stream: {"id":"msg_1","content":[]}",
       ]
     `)
   })
@@ -379,21 +379,21 @@ describe('errors', () => {
   it('types a stream that ends before its stop_reason as TRANSPORT, and an empty one as EMPTY_RESPONSE', async () => {
     server.reply(events(textStream('hello').slice(0, -2)))
     server.reply(stream([]))
-    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', retryable: true, message: 'Anthropic closed the stream before the message was complete (no stop_reason): the response may be incomplete.' })
+    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', retryable: true, message: `${serverAt(server.baseURL)} closed the stream before the message was complete (no stop_reason): the response may be incomplete.` })
     expect((await run()).error).toMatchObject({ code: 'EMPTY_RESPONSE', retryable: true })
   })
 
   it('never puts the key in an error, even when a proxy echoes it back', async () => {
     server.reply(status(400, errorBody('invalid_request_error', `bad header x-api-key: ${SECRET}`)))
     const { error } = await run()
-    expect(error!.message).toBe('Anthropic answered HTTP 400: bad header x-api-key: [redacted]')
+    expect(error!.message).toBe(`${serverAt(server.baseURL)} answered HTTP 400: bad header x-api-key: [redacted]`)
   })
 
   it('redacts a key read with surrounding whitespace (it is sent trimmed), and never keeps a cause that quotes it', async () => {
     process.env.BOSUN_TEST_ANTHROPIC_KEY_PADDED = `  ${SECRET}\n`
     server.reply(status(401, errorBody('authentication_error', `invalid x-api-key ${SECRET}`)))
     const padded = (await run({ apiKeyEnv: 'BOSUN_TEST_ANTHROPIC_KEY_PADDED' })).error!
-    expect(padded.message).toBe(`Anthropic answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable BOSUN_TEST_ANTHROPIC_KEY_PADDED, named by apiKeyEnv, holds a valid key for ${server.baseURL})`)
+    expect(padded.message).toBe(`${serverAt(server.baseURL)} answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable BOSUN_TEST_ANTHROPIC_KEY_PADDED, named by apiKeyEnv, holds a valid key for ${server.baseURL})`)
     expect(server.requests.at(-1)!.headers['x-api-key']).toBe(SECRET)
     // A key with a line break inside (Headers would refuse it, quoting it): refused when the
     // adapter is made, without it (key-not-sendable.test.ts).
@@ -411,7 +411,7 @@ describe('errors', () => {
 
   it('types a 200 JSON error body (a gateway answering for Anthropic) like the same error in a stream', async () => {
     server.reply(status(200, errorBody('overloaded_error', 'Overloaded')))
-    expect((await run()).error).toMatchObject({ code: 'SERVER', retryable: true, message: 'Anthropic reported overloaded_error in a 200 JSON body: Overloaded (as HTTP 529).' })
+    expect((await run()).error).toMatchObject({ code: 'SERVER', retryable: true, message: `${serverAt(server.baseURL)} reported overloaded_error in a 200 JSON body: Overloaded (as HTTP 529).` })
   })
 
   it('takes a last event the server did not close with a blank line, if it is complete', async () => {
@@ -423,7 +423,7 @@ describe('errors', () => {
     expect(whole.error).toBeUndefined()
     expect(textOf(whole.chunks)).toBe('hello')
     expect(whole.chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
-    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', message: 'Anthropic closed the stream before the message was complete (no stop_reason): the response may be incomplete.' })
+    expect((await run()).error).toMatchObject({ code: 'TRANSPORT', message: `${serverAt(server.baseURL)} closed the stream before the message was complete (no stop_reason): the response may be incomplete.` })
   })
 })
 
@@ -439,7 +439,7 @@ describe('abort and laziness', () => {
       }
     })().catch((e: unknown) => e)
     expect(textOf(chunks)).toBe('hello')
-    expect(error).toMatchObject({ code: 'ABORTED', retryable: false, message: 'The request to Anthropic was aborted.' })
+    expect(error).toMatchObject({ code: 'ABORTED', retryable: false, message: `The request to the server at ${new URL(server.baseURL).host} was aborted.` })
     expect(await server.requests[0]!.closed).toEqual({ ended: false })
   })
 

@@ -1,6 +1,6 @@
 import {
-  badPortFailure, BosunError, excerpt, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
-  registerSecret, shownBaseURL, withContentDeadline,
+  badPortFailure, BosunError, excerpt, fetchWithoutRedirects, labelInSentence, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
+  registerSecret, serverLabel, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { ModelAdapter, ModelCallOptions, ModelChunk, ModelErrorCode, ModelErrorOptions, ModelRequest, SentMaxTokens } from '@bosun/core'
 import { DEFAULT_API_KEY_ENV, resolveOptions, type AnthropicOptions, type ResolvedOptions } from './options.js'
@@ -25,6 +25,11 @@ interface Connection {
   readonly url: string
   /** The base URL as errors show it: no query (it may carry a token), no fragment, no trailing `/`. */
   readonly where: string
+  /**
+   * Who answered, as messages name it: `Anthropic` for api.anthropic.com, else `The server at
+   * <host>` — a proxy's or a gateway's 401 is theirs, not Anthropic's.
+   */
+  readonly label: string
   /** Undefined for a server other than api.anthropic.com when `apiKeyEnv` was not named: no key is sent. */
   readonly apiKey: string | undefined
   /** Whether `apiKeyEnv` was named (not the default): a 401 says so, as it names the variable. */
@@ -46,10 +51,11 @@ interface Connection {
  */
 export function anthropic(options: AnthropicOptions): AnthropicAdapter {
   const resolved = resolveOptions(options)
-  const apiKey = readApiKey(options.apiKeyEnv === undefined, resolved)
+  const label = serverLabel(resolved.baseURL, { [ANTHROPIC_HOST]: 'Anthropic' })
+  const apiKey = readApiKey(options.apiKeyEnv === undefined, resolved, label)
   // Masked by value wherever text leaves the process, not only in this adapter's errors.
   registerSecret(apiKey)
-  const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), apiKey, keyNamed: options.apiKeyEnv !== undefined }
+  const connection: Connection = { options: resolved, url: messagesURL(resolved.baseURL), where: shownBaseURL(resolved.baseURL), label, apiKey, keyNamed: options.apiKeyEnv !== undefined }
   return Object.freeze({
     name: 'anthropic' as const,
     model: resolved.model,
@@ -62,9 +68,11 @@ export function anthropic(options: AnthropicOptions): AnthropicAdapter {
  * never sent to another server (a proxy, another provider's Anthropic-compatible API) unless its
  * variable is named with `apiKeyEnv` — as the openai adapter keeps `OPENAI_API_KEY` for
  * api.openai.com. Trimmed: `fetch` trims header values, so the trimmed key is what is sent (and
- * what a server echoing it back would show, so what redaction must look for).
+ * what a server echoing it back would show, so what redaction must look for). `label`: the server
+ * the key is for, as messages name it.
  */
-function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions): string | undefined {
+function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions, label: string): string | undefined {
+  const whose = label === 'Anthropic' ? 'The Anthropic API key' : `The API key for ${labelInSentence(label)}`
   const root = new URL(baseURL)
   if (byDefault && root.hostname.toLowerCase() !== ANTHROPIC_HOST) return undefined
   // The key would cross the network in clear text before the server's redirect to https (which
@@ -80,7 +88,7 @@ function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions)
   if (apiKey === undefined || apiKey === '') {
     throw new ModelError(
       'AUTH',
-      `The Anthropic API key is missing: set the environment variable ${apiKeyEnv} (or name another one with the option apiKeyEnv).`,
+      `${whose} is missing: set the environment variable ${apiKeyEnv} (or name another one with the option apiKeyEnv).`,
       { retryable: false },
     )
   }
@@ -92,7 +100,7 @@ function readApiKey(byDefault: boolean, { apiKeyEnv, baseURL }: ResolvedOptions)
   } catch {
     throw new ModelError(
       'AUTH',
-      `The Anthropic API key in the environment variable ${apiKeyEnv} cannot be sent in an HTTP header: it has a line break or a character such as a typographic quote inside. Set ${apiKeyEnv} to the key alone, copied again.`,
+      `${whose} in the environment variable ${apiKeyEnv} cannot be sent in an HTTP header: it has a line break or a character such as a typographic quote inside. Set ${apiKeyEnv} to the key alone, copied again.`,
       { retryable: false },
     )
   }
@@ -110,7 +118,7 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
     if (signal?.aborted) throw signal.reason
     const body = toAnthropicRequest(request, connection.options)
     const sent = sentMaxTokens(body)
-    yield* withContentDeadline(decode(send(connection, JSON.stringify(body), sent, controller.signal), sent), connection.options, 'Anthropic')
+    yield* withContentDeadline(decode(send(connection, JSON.stringify(body), sent, controller.signal), sent, connection.label), connection.options, connection.label)
   } catch (error) {
     throw typed(error, signal, connection)
   } finally {
@@ -120,8 +128,8 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
 }
 
 /** The chunks of the stream's events, up to `message_stop`; `ping` and the like make none. */
-async function* decode(events: AsyncIterable<AnthropicEvent>, sent: SentMaxTokens): AsyncGenerator<ModelChunk> {
-  const decoder = new MessageStreamDecoder(sent)
+async function* decode(events: AsyncIterable<AnthropicEvent>, sent: SentMaxTokens, label: string): AsyncGenerator<ModelChunk> {
+  const decoder = new MessageStreamDecoder(label, sent)
   for await (const event of events) {
     yield* decoder.push(event)
     if (decoder.done) return
@@ -136,20 +144,20 @@ async function* decode(events: AsyncIterable<AnthropicEvent>, sent: SentMaxToken
  * typed by.
  */
 async function* send(connection: Connection, body: string, sent: SentMaxTokens, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
-  const secret = connection.apiKey
+  const { apiKey: secret, label } = connection
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw withPathHint(await responseError(response, { ...sent, ...(secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }) }), connection)
+  if (!response.ok) throw withPathHint(await responseError(label, response, { ...sent, ...(secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }) }), connection)
   const type = response.headers.get('content-type')
   if (type !== null && !isEventStream(type)) {
-    const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `Anthropic's HTTP ${response.status} ${type} body`)
+    const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `The HTTP ${response.status} ${type} body from ${labelInSentence(label)}`)
     // A gateway or proxy may answer 200 with Anthropic's error object as JSON: typed like the same
     // error in a stream (an overloaded_error stays a retryable SERVER error).
     const error = errorPayload(text)
-    if (error !== undefined) throw streamError(error, `in a ${response.status} JSON body`, sent)
-    throw new ModelError('MALFORMED_RESPONSE', `Anthropic answered with ${type} instead of an event stream: ${excerpt(text, 200, secret)}`)
+    if (error !== undefined) throw streamError(label, error, `in a ${response.status} JSON body`, sent)
+    throw new ModelError('MALFORMED_RESPONSE', `${label} answered with ${type} instead of an event stream: ${excerpt(text, 200, secret)}`)
   }
-  if (response.body === null) throw new ModelError('EMPTY_RESPONSE', 'Anthropic answered with an empty body.')
-  yield* sseEvents(response.body, secret)
+  if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered with an empty body.`)
+  yield* sseEvents(response.body, label, secret)
 }
 
 /**
@@ -173,11 +181,11 @@ function headers(connection: Connection): Headers {
  * connection or an unknown host names the base URL and says to check it. The key is cut out of
  * any message, in case a proxy echoed it back.
  */
-function typed(error: unknown, signal: AbortSignal | undefined, { apiKey, where }: Connection): ModelError {
+function typed(error: unknown, signal: AbortSignal | undefined, { apiKey, where, label }: Connection): ModelError {
   let result: ModelError
   const code = causeCode(error)
   const badPort = badPortFailure(error, where)
-  if (signal?.aborted) result = new ModelError('ABORTED', 'The request to Anthropic was aborted.', { cause: signal.reason })
+  if (signal?.aborted) result = new ModelError('ABORTED', `The request to ${labelInSentence(label)} was aborted.`, { cause: signal.reason })
   else if (error instanceof ModelError) result = error
   else if (BosunError.is(error)) result = new ModelError('MALFORMED_RESPONSE', error.message, { cause: error })
   else if (badPort !== undefined) result = badPort
@@ -187,7 +195,7 @@ function typed(error: unknown, signal: AbortSignal | undefined, { apiKey, where 
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     const message = `The host of ${where} could not be found (${describe(error)}). Check the adapter's baseURL for a typo, and the network connection.`
     result = new ModelError('TRANSPORT', message, { cause: error })
-  } else result = new ModelError('TRANSPORT', `The connection to Anthropic (${where}) failed: ${describe(error)}.`, { cause: error })
+  } else result = new ModelError('TRANSPORT', `The connection to ${labelInSentence(label)} (${where}) failed: ${describe(error)}.`, { cause: error })
   return redactSecret(result, apiKey)
 }
 

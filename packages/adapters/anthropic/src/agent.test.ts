@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAgent, memoryStore } from '@bosun/core'
 import type { Agent, ModelAdapter, ModelChunk, Tool } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
-import { KEY_ENV, model, SECRET } from './testing/helpers.js'
+import { KEY_ENV, model, SECRET, serverAt } from './testing/helpers.js'
 import { events, fakeServer, fixture, frames, status, stream, type FakeServer } from './testing/server.js'
 
 let server: FakeServer
@@ -180,12 +180,12 @@ describe('through createAgent', () => {
     agent.followup('two')
     await agent.whenIdle()
     expect(turnEnds(agent)).toEqual([
-      { kind: 'error', error: { code: 'SERVER', message: 'Anthropic answered HTTP 529: Overloaded', status: 529, retryable: true }, model: true },
+      { kind: 'error', error: { code: 'SERVER', message: `${serverAt(server.baseURL)} answered HTTP 529: Overloaded`, status: 529, retryable: true }, model: true },
       {
         kind: 'error',
         error: {
           code: 'AUTH',
-          message: `Anthropic answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable ${KEY_ENV}, named by apiKeyEnv, holds a valid key for ${server.baseURL})`,
+          message: `${serverAt(server.baseURL)} answered HTTP 401: invalid x-api-key [redacted] (check that the environment variable ${KEY_ENV}, named by apiKeyEnv, holds a valid key for ${server.baseURL})`,
           status: 401,
           retryable: false,
         },

@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { advanceWhilePending, byHand, DEADLINE_CLOCK, keepAlivesFor180ms, pending, pull } from '../../openai/src/testing/by-hand.js'
 import { allClosed } from '../../openai/src/testing/hostile.js'
-import { ask, collect, model, warmUpFetch } from './testing/helpers.js'
+import { ask, collect, model, serverAt, warmUpFetch } from './testing/helpers.js'
 import { fakeServer, frames, type FakeServer } from './testing/server.js'
 
 let server: FakeServer
@@ -53,7 +53,7 @@ describe('deadlines', () => {
     expect(ended).toHaveProperty('error') // and no chunk before it
     expect((ended as { error: unknown }).error).toMatchObject({ code: 'TIMEOUT', retryable: true })
     expect((ended as { error: Error }).error.message).toBe(
-      'Anthropic sent no content (text, reasoning or a tool call) for 200 ms; keep-alives do not count. The connection looks stalled (raise idleTimeoutMs for a model that thinks longer without streaming).',
+      `${serverAt(server.baseURL)} sent no content (text, reasoning or a tool call) for 200 ms; keep-alives do not count. The connection looks stalled (raise idleTimeoutMs for a model that thinks longer without streaming).`,
     )
     expect(await allClosed(server.requests)).toEqual(closedUnfinished())
   })
@@ -76,7 +76,7 @@ describe('deadlines', () => {
     const last = stream.next()
     expect(await pending(last), 'ended before timeoutMs').toBe(true)
     await vi.advanceTimersByTimeAsync(50)
-    expect(await last).toMatchObject({ error: { code: 'TIMEOUT', retryable: true, message: 'Anthropic did not complete the response within timeoutMs (200 ms).' } })
+    expect(await last).toMatchObject({ error: { code: 'TIMEOUT', retryable: true, message: `${serverAt(server.baseURL)} did not complete the response within timeoutMs (200 ms).` } })
     expect(await allClosed(server.requests)).toEqual(closedUnfinished())
   })
 })

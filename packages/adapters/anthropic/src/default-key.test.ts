@@ -5,7 +5,7 @@
 // is named. A real HTTP server on 127.0.0.1.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { anthropic } from './adapter.js'
-import { ask, collect, warmUpFetch } from './testing/helpers.js'
+import { ask, collect, serverAt, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, status, type FakeServer } from './testing/server.js'
 
 const ANTHROPIC_KEY = 'sk-ant-api03-DEFAULT-VARIABLE-KEY-0001'
@@ -44,7 +44,7 @@ describe('the default ANTHROPIC_API_KEY goes to api.anthropic.com only', () => {
     expect(server.requests[0]!.headers['x-api-key']).toBeUndefined()
     expect(error).toMatchObject({ code: 'AUTH', status: 401, retryable: false })
     expect(error!.message).toBe(
-      `Anthropic answered HTTP 401: invalid x-api-key (no key was sent: ANTHROPIC_API_KEY goes to api.anthropic.com only. Name the variable holding this server's key with the option apiKeyEnv — "apiKeyEnv": "ANTHROPIC_API_KEY" for a proxy that takes your Anthropic key — for ${server.baseURL})`,
+      `${serverAt(server.baseURL)} answered HTTP 401: invalid x-api-key (no key was sent: ANTHROPIC_API_KEY goes to api.anthropic.com only. Name the variable holding this server's key with the option apiKeyEnv — "apiKeyEnv": "ANTHROPIC_API_KEY" for a proxy that takes your Anthropic key — for ${server.baseURL})`,
     )
   })
 

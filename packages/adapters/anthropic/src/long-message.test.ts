@@ -6,12 +6,12 @@ import { streamError } from './stream.js'
 // megabytes went whole into turn/end, every llm/retry and the terminal.
 describe('an in-stream error message is cut', () => {
   it('a message of 200,000 characters', () => {
-    const error = streamError({ type: 'overloaded_error', message: 'm'.repeat(200_000) })
+    const error = streamError('Anthropic', { type: 'overloaded_error', message: 'm'.repeat(200_000) })
     expect(error.message.length).toBeLessThan(MAX_PROVIDER_MESSAGE + 100)
     expect(error.code).toBe('SERVER')
   })
 
   it('a prompt too long is CONTEXT_WINDOW_EXCEEDED', () => {
-    expect(streamError({ type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' }).code).toBe('CONTEXT_WINDOW_EXCEEDED')
+    expect(streamError('Anthropic', { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' }).code).toBe('CONTEXT_WINDOW_EXCEEDED')
   })
 })

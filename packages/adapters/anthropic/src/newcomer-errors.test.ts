@@ -2,7 +2,7 @@ import { BosunError } from '@bosun/core'
 import { validateConfig } from '@bosun/core/config'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import definition, { anthropic } from './index.js'
-import { ask, collect, KEY_ENV, model, SECRET } from './testing/helpers.js'
+import { ask, collect, KEY_ENV, model, SECRET, serverAt } from './testing/helpers.js'
 import { fakeServer, status, type FakeServer } from './testing/server.js'
 
 // The errors a newcomer meets pointing the adapter at a proxy or a local server: each says where,
@@ -83,7 +83,7 @@ describe('a 401 with a key sent names the variable it came from, never the key',
     server.reply(unauthorized)
     const { error } = await run(server.baseURL)
     expect(error).toMatchObject({ code: 'AUTH', status: 401 })
-    expect(error!.message).toBe(`Anthropic answered HTTP 401: invalid x-api-key (check that the environment variable ${KEY_ENV}, named by apiKeyEnv, holds a valid key for ${server.baseURL})`)
+    expect(error!.message).toBe(`${serverAt(server.baseURL)} answered HTTP 401: invalid x-api-key (check that the environment variable ${KEY_ENV}, named by apiKeyEnv, holds a valid key for ${server.baseURL})`)
     expect(error!.message).not.toContain(SECRET)
   })
 })

@@ -5,7 +5,7 @@
 // Review Y2: the rule is the kit's, shared by every adapter — one in rate-limit words is RATE_LIMIT.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { AnthropicOptions } from './options.js'
-import { ask, collect, model, warmUpFetch } from './testing/helpers.js'
+import { ask, collect, model, serverAt, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, status, type FakeServer } from './testing/server.js'
 import { GROQ_TPM, RATE_LIMIT_413 } from '../../openai/src/testing/too-large.js'
 
@@ -28,8 +28,8 @@ describe('413 request_too_large', () => {
     server.reply(status(413, body(BYTES)))
     const error = await run()
     expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 413, retryable: false })
-    expect(error!.message).toContain(`Anthropic answered HTTP 413: ${BYTES}`)
-    expect(error!.message).toMatch(/images or documents/)
+    expect(error!.message).toContain(`${serverAt(server.baseURL)} answered HTTP 413: ${BYTES}`)
+    expect(error!.message).toMatch(/images and documents/)
     expect(error!.message).toMatch(/compact\w* .*not help/)
   })
 
@@ -61,7 +61,7 @@ describe('413 request_too_large', () => {
     server.reply(inStream(BYTES), inStream(TOKENS), status(200, body(BYTES)))
     const bytes = await run()
     expect(bytes).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
-    expect(bytes!.message).toMatch(/images or documents/)
+    expect(bytes!.message).toMatch(/images and documents/)
     expect(await run()).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', retryable: false })
     expect(await run()).toMatchObject({ code: 'INVALID_REQUEST', retryable: false })
   })

@@ -1,6 +1,6 @@
 import { excerpt, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
 import type { ModelChunk, ModelErrorCode, ModelFinishReason, ModelUsage } from '@bosun/core'
-import { TOO_LARGE_HINT, tooLargeCode } from './too-large.js'
+import { tooLargeCode, tooLargeHintOf } from './too-large.js'
 
 /** One event of the Messages stream: the parsed `data:` payload (its `type` equals the SSE event name). */
 export interface AnthropicEvent {
@@ -60,8 +60,14 @@ export class MessageStreamDecoder {
   /** Some text of this message was sent: a refusal's explanation is kept a blank line apart from it. */
   #wroteText = false
 
-  /** `sent`: the request's max_tokens, which an in-stream `request_too_large` is typed by. */
-  constructor(private readonly sent?: SentMaxTokens) {}
+  /**
+   * `label`: the server as messages name it (`Anthropic`, `The server at <host>`); `sent`: the
+   * request's max_tokens, which an in-stream `request_too_large` is typed by.
+   */
+  constructor(
+    private readonly label: string,
+    private readonly sent?: SentMaxTokens,
+  ) {}
 
   /** `message_stop` arrived: the response is complete. */
   get done(): boolean {
@@ -70,6 +76,15 @@ export class MessageStreamDecoder {
 
   /** Folds one event in and returns the chunks it yields (often none). Throws a ModelError. */
   push(event: AnthropicEvent): ModelChunk[] {
+    try {
+      return this.#fold(event)
+    } catch (error) {
+      if (!(error instanceof MalformedEvent)) throw error
+      throw new ModelError('MALFORMED_RESPONSE', `${this.label} sent a malformed stream event: ${error.problem}.`)
+    }
+  }
+
+  #fold(event: AnthropicEvent): ModelChunk[] {
     switch (event.type) {
       case 'message_start': {
         this.#started = true
@@ -100,7 +115,7 @@ export class MessageStreamDecoder {
         this.#done = true
         return this.#finishChunks()
       case 'error':
-        throw streamError(event.error, 'in the stream', this.sent)
+        throw streamError(this.label, event.error, 'in the stream', this.sent)
       default:
         return [] // ping, and event types added after this adapter was written
     }
@@ -119,8 +134,8 @@ export class MessageStreamDecoder {
       this.#done = true
       return this.#finishChunks()
     }
-    if (!this.#started) throw new ModelError('EMPTY_RESPONSE', 'Anthropic closed the stream without sending a message.')
-    throw new ModelError('TRANSPORT', 'Anthropic closed the stream before the message was complete (no stop_reason): the response may be incomplete.')
+    if (!this.#started) throw new ModelError('EMPTY_RESPONSE', `${this.label} closed the stream without sending a message.`)
+    throw new ModelError('TRANSPORT', `${this.label} closed the stream before the message was complete (no stop_reason): the response may be incomplete.`)
   }
 
   #finishChunks(): ModelChunk[] {
@@ -280,9 +295,10 @@ function reasoning(text: string, signature: string): ModelChunk {
 
 /**
  * The typed error of an Anthropic `{type: 'error', error: {type, message}}` payload (in a stream, or
- * a 200 JSON body); `sent`, the request's max_tokens, types a `request_too_large` as a 413 response.
+ * a 200 JSON body) from the server `label` names; `sent`, the request's max_tokens, types a
+ * `request_too_large` as a 413 response.
  */
-export function streamError(value: unknown, where = 'in the stream', sent?: SentMaxTokens): ModelError {
+export function streamError(label: string, value: unknown, where = 'in the stream', sent?: SentMaxTokens): ModelError {
   const error = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
   const type = typeof error.type === 'string' ? error.type : 'unknown_error'
   // Cut: a message can be megabytes, and the error goes into the log and the terminal.
@@ -291,9 +307,9 @@ export function streamError(value: unknown, where = 'in the stream', sent?: Sent
   // A request_too_large is typed by its words as a 413 response is; other refusals count tokens or not.
   const overBudget = type === 'request_too_large' ? maxTokensRefusal(413, detail, sent) : undefined
   const code = overBudget?.code ?? (type === 'request_too_large' ? tooLargeCode(detail) : base === 'INVALID_REQUEST' ? ModelError.codeForStatus(400, detail) : base)
-  const hint = overBudget?.hint ?? (type === 'request_too_large' && code === 'INVALID_REQUEST' ? TOO_LARGE_HINT : '')
+  const hint = overBudget?.hint ?? (type === 'request_too_large' && code === 'INVALID_REQUEST' ? tooLargeHintOf(label) : '')
   // The HTTP status was 200: the equivalent status is kept in the message only.
-  return new ModelError(code, `Anthropic reported ${type} ${where}${detail} (as HTTP ${status})${hint}.`)
+  return new ModelError(code, `${label} reported ${type} ${where}${detail} (as HTTP ${status})${hint}.`)
 }
 
 function count(value: unknown): number | undefined {
@@ -316,5 +332,15 @@ function string(value: unknown, what: string): string {
 }
 
 function malformed(problem: string): never {
-  throw new ModelError('MALFORMED_RESPONSE', `Anthropic sent a malformed stream event: ${problem}.`)
+  throw new MalformedEvent(problem)
+}
+
+/**
+ * A payload of the wrong shape, thrown by the checks above and never out of the decoder: `push`
+ * makes it the `MALFORMED_RESPONSE` naming the server (which these module-level checks do not know).
+ */
+class MalformedEvent extends Error {
+  constructor(readonly problem: string) {
+    super(problem)
+  }
 }

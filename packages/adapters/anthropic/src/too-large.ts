@@ -1,4 +1,4 @@
-import { errorFromResponse, maskSecret, MAX_ERROR_BODY_BYTES, ModelError, modelErrorFromResponse, providerMessage, readBodyText } from '@bosun/core'
+import { errorFromResponse, labelInSentence, maskSecret, MAX_ERROR_BODY_BYTES, ModelError, modelErrorFromResponse, providerMessage, readBodyText, tooLargeHint } from '@bosun/core'
 import type { ModelErrorCode, SentMaxTokens } from '@bosun/core'
 
 /**
@@ -7,6 +7,12 @@ import type { ModelErrorCode, SentMaxTokens } from '@bosun/core'
  * the text and keeps the attachments, so it would not cure it (hence not CONTEXT_WINDOW_EXCEEDED).
  */
 export const TOO_LARGE_HINT = ' (the request has more bytes than Anthropic accepts, most often from large images or documents: send fewer or smaller ones; compacting the conversation would not help, as it keeps them)'
+
+/**
+ * The byte-limit hint for the server `label` names: Anthropic's own ({@link TOO_LARGE_HINT}), or for
+ * another server (a proxy, a gateway) the kit's, which says its limit — or a proxy's — may be raised.
+ */
+export const tooLargeHintOf = (label: string): string => (label === 'Anthropic' ? TOO_LARGE_HINT : tooLargeHint('INVALID_REQUEST'))
 
 /**
  * The code of a too-large refusal, by its words — the kit's rule (`ModelError.codeForStatus`), as
@@ -31,13 +37,13 @@ export const sentMaxTokens = (body: { max_tokens: number; thinking?: { budget_to
  * other — Anthropic's "exceeds the maximum allowed number of bytes", a proxy's "413 Request Entity
  * Too Large" page — is an `INVALID_REQUEST` saying so ({@link TOO_LARGE_HINT}); so is one over a
  * per-minute limit that the request's `max_tokens` alone reaches, saying to lower maxTokens. The key
- * is masked before anything is quoted.
+ * is masked before anything is quoted. `label`: the server as messages name it.
  */
-export async function responseError(response: Response, options: { secret?: string; authHint: string } & Partial<SentMaxTokens>): Promise<ModelError> {
-  if (response.status !== 413) return errorFromResponse('Anthropic', response, options)
-  const text = await readBodyText(response, MAX_ERROR_BODY_BYTES, 'The error body of HTTP 413 from Anthropic')
+export async function responseError(label: string, response: Response, options: { secret?: string; authHint: string } & Partial<SentMaxTokens>): Promise<ModelError> {
+  if (response.status !== 413) return errorFromResponse(label, response, options)
+  const text = await readBodyText(response, MAX_ERROR_BODY_BYTES, `The error body of HTTP 413 from ${labelInSentence(label)}`)
   const body = maskSecret(text, options.secret)
   const detail = providerMessage(body)
-  if (tooLargeCode(`${detail} ${body}`) !== 'INVALID_REQUEST') return modelErrorFromResponse('Anthropic', 413, response.headers, text, options)
-  return new ModelError('INVALID_REQUEST', `Anthropic answered HTTP 413${detail ? `: ${detail}` : ''}${TOO_LARGE_HINT}`, { status: 413 })
+  if (tooLargeCode(`${detail} ${body}`) !== 'INVALID_REQUEST') return modelErrorFromResponse(label, 413, response.headers, text, options)
+  return new ModelError('INVALID_REQUEST', `${label} answered HTTP 413${detail ? `: ${detail}` : ''}${tooLargeHintOf(label)}`, { status: 413 })
 }

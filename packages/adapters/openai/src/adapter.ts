@@ -1,9 +1,9 @@
 import {
-  BosunError, ErrorCodes, errorFromResponse, fetchWithoutRedirects, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
-  registerSecret, shownBaseURL, withContentDeadline,
+  BosunError, ErrorCodes, errorFromResponse, fetchWithoutRedirects, labelInSentence, MAX_JSON_BODY_BYTES, ModelError, readBodyText, redactSecret,
+  registerSecret, serverLabel, shownBaseURL, withContentDeadline,
 } from '@bosun/core'
 import type { Deadlines, ModelAdapter, ModelCallOptions, ModelChunk, ModelRequest, SentMaxTokens } from '@bosun/core'
-import { classify, inSentence, withPathHint, withStreamOptionsHint } from './errors.js'
+import { classify, withPathHint, withStreamOptionsHint } from './errors.js'
 import { DEFAULT_BASE_URL, DEFAULT_IDLE_TIMEOUT_MS } from './options.js'
 import type { OpenAIOptions } from './options.js'
 import { buildBody, sentMaxTokens, type RequestSettings } from './request.js'
@@ -25,7 +25,11 @@ export interface OpenAIAdapter extends ModelAdapter {
   readonly provider: string
 }
 
-const KNOWN_LABELS: Record<string, string> = { openai: 'OpenAI', deepseek: 'DeepSeek', openrouter: 'OpenRouter', xai: 'xAI' }
+/**
+ * The providers messages name, by the host of their API (a subdomain included); any other server —
+ * a proxy or gateway too, whatever its option `provider` tags reasoning with — is "The server at <host>".
+ */
+const KNOWN_HOSTS: Readonly<Record<string, string>> = { 'api.openai.com': 'OpenAI', 'deepseek.com': 'DeepSeek', 'openrouter.ai': 'OpenRouter', 'api.x.ai': 'xAI' }
 
 /**
  * Creates a Chat Completions adapter for OpenAI or any compatible server (DeepSeek, Ollama,
@@ -43,7 +47,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
   const endpoint = new URL(root)
   endpoint.pathname = `${root.pathname.replace(/\/+$/, '')}/chat/completions`
   const provider = checked.provider ?? providerFor(root)
-  const label = KNOWN_LABELS[provider] ?? `The server at ${root.host}`
+  const label = serverLabel(root, KNOWN_HOSTS)
   // The base URL as errors show it: no query (it may carry a token), no fragment.
   const where = shownBaseURL(root)
   // Kept in this closure only: never a property, never logged, never in an error — and
@@ -84,7 +88,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
     const mapper = new ChunkMapper(label, provider, apiKey, sent)
     if (/application\/json/i.test(response.headers.get('content-type') ?? '')) {
-      yield* chunksFromJson(await readBodyText(response, MAX_JSON_BODY_BYTES, `The JSON answer of ${inSentence(label)}`), mapper)
+      yield* chunksFromJson(await readBodyText(response, MAX_JSON_BODY_BYTES, `The JSON answer of ${labelInSentence(label)}`), mapper)
       return
     }
     yield* chunksFromSse(response.body, mapper)

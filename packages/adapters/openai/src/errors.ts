@@ -1,4 +1,4 @@
-import { badPortFailure, BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
+import { badPortFailure, BosunError, CONTEXT_WINDOW_MESSAGE, excerpt, labelInSentence, MAX_PROVIDER_MESSAGE, maxTokensRefusal, ModelError, type SentMaxTokens } from '@bosun/core'
 import type { ModelErrorCode, ModelErrorOptions } from '@bosun/core'
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -39,12 +39,6 @@ export function streamError(label: string, error: unknown, secret?: string, sent
   return new ModelError(code, `${label} reported an error in the stream: ${message || kind || 'no message'}${hint}`, options)
 }
 
-/**
- * `label` inside a sentence: a server that is not a known provider is labelled "The server at
- * <host>" to open a message, which reads "the server at <host>" after other words.
- */
-export const inSentence = (label: string): string => label.replace(/^The /, 'the ')
-
 /** A payload that is not what the protocol allows. */
 export function malformed(label: string, problem: string): ModelError {
   return new ModelError('MALFORMED_RESPONSE', `${label} sent a malformed stream: ${problem}.`)
@@ -77,7 +71,7 @@ export function classify(error: unknown, signal: AbortSignal, label: string, whe
       { cause: error },
     )
   }
-  return new ModelError('TRANSPORT', `The connection to ${inSentence(label)} (${where}) failed: ${describe(error)}`, { cause: error })
+  return new ModelError('TRANSPORT', `The connection to ${labelInSentence(label)} (${where}) failed: ${describe(error)}`, { cause: error })
 }
 
 /**

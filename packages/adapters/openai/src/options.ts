@@ -39,9 +39,10 @@ export interface OpenAIOptions {
   /** Send the limit as `max_tokens` (default) or as `max_completion_tokens` (OpenAI o-series and GPT-5). */
   maxTokensField?: MaxTokensField
   /**
-   * The name that tags this server's reasoning blocks (`reasoning-delta.provider`) and names it
-   * in error messages. Reasoning is passed back only to the provider that produced it. Default:
-   * from `baseURL`: `deepseek`, `openai`, `openrouter`, `xai`, else `openai-compatible:<host>`.
+   * The name that tags this server's reasoning blocks (`reasoning-delta.provider`). Reasoning is
+   * passed back only to the provider that produced it. Default: from `baseURL`: `deepseek`,
+   * `openai`, `openrouter`, `xai`, else `openai-compatible:<host>`. Error messages name the server
+   * by `baseURL` whatever this says: a gateway tagged `openai` is "The server at <host>".
    */
   provider?: string
   /**

@@ -261,9 +261,10 @@ describe('errors', () => {
     const first = await run(model())
     expect(assemble(first.chunks).text).toBe('Half')
     expect([first.error?.code, first.error?.retryable]).toEqual(['SERVER', true])
-    expect(first.error?.message).toBe('DeepSeek reported an error in the stream: The server had an error while processing your request.')
+    // Named by its URL, whatever the option provider tags its reasoning with (server-name.test.ts).
+    expect(first.error?.message).toBe(`The server at ${new URL(server.url).host} reported an error in the stream: The server had an error while processing your request.`)
     const second = (await run(model({ provider: 'openrouter' }))).error
-    expect([second?.code, second?.status, second?.message]).toEqual(['RATE_LIMIT', 429, 'OpenRouter reported an error in the stream: Rate limit exceeded'])
+    expect([second?.code, second?.status, second?.message]).toEqual(['RATE_LIMIT', 429, `The server at ${new URL(server.url).host} reported an error in the stream: Rate limit exceeded`])
     expect((await run(model())).error?.code).toBe('CONTEXT_WINDOW_EXCEEDED')
   })
 

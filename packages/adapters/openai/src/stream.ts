@@ -1,7 +1,7 @@
-import { excerpt, ModelError } from '@bosun/core'
+import { excerpt, labelInSentence, ModelError } from '@bosun/core'
 import type { ModelChunk, ModelFinishReason, ModelUsage } from '@bosun/core'
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser'
-import { inSentence, malformed, streamError } from './errors.js'
+import { malformed, streamError } from './errors.js'
 import type { SentMaxTokens } from '@bosun/core'
 
 /** An SSE line longer than this (no line break in 16 MiB) is a broken stream, not a big chunk. */
@@ -96,7 +96,7 @@ export class ChunkMapper {
   /** The closing chunks (usage, then finish). `complete`: the server sent `[DONE]`. */
   *end(complete: boolean): Generator<ModelChunk> {
     if (!complete && this.#finish === undefined) {
-      throw new ModelError('TRANSPORT', `The stream from ${inSentence(this.label)} ended before the response was complete (no finish reason, no [DONE]).`)
+      throw new ModelError('TRANSPORT', `The stream from ${labelInSentence(this.label)} ended before the response was complete (no finish reason, no [DONE]).`)
     }
     if (!this.#emitted && this.#finish === undefined) {
       throw new ModelError('EMPTY_RESPONSE', `${this.label} ended the stream without any content or finish reason.`)

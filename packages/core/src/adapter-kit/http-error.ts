@@ -3,6 +3,7 @@ import { htmlPageText } from './html-page.js'
 import { MAX_ERROR_BODY_BYTES, readBodyText } from './read-body.js'
 import { excerpt, maskSecret } from './redact.js'
 import { retryAfterMs } from './retry-after.js'
+import { labelInSentence } from './server-label.js'
 import { maxTokensRefusal, overRateLimitHint } from './refusal.js'
 
 export { CONTEXT_WINDOW_MESSAGE, maxTokensOverLimit, maxTokensOverLimitHint, maxTokensRefusal, type SentMaxTokens } from './refusal.js'
@@ -73,7 +74,7 @@ const QUOTA_HINT = ' (the account has no quota left: check its plan and billing;
  * {@link modelErrorFromResponse}.
  */
 export async function errorFromResponse(provider: string, response: Response, options: ResponseErrorOptions = {}): Promise<ModelError> {
-  const body = await readBodyText(response, MAX_ERROR_BODY_BYTES, `The error body of HTTP ${response.status} from ${provider}`)
+  const body = await readBodyText(response, MAX_ERROR_BODY_BYTES, `The error body of HTTP ${response.status} from ${labelInSentence(provider)}`)
   return modelErrorFromResponse(provider, response.status, response.headers, body, options)
 }
 

@@ -10,6 +10,7 @@ export { excerpt, maskSecret, MIN_MASKED_KEY_PREFIX, redactSecret } from './reda
 export { badPortFailure } from './bad-port.js'
 export { fetchWithoutRedirects } from './provider-fetch.js'
 export { shownBaseURL } from './base-url.js'
+export { labelInSentence, serverLabel } from './server-label.js'
 export { adapterOptionProblems, apiKeyEnvOptionSchema, baseURLOptionSchema, headersOptionSchema } from './options.js'
 export { MAX_ERROR_BODY_BYTES, MAX_JSON_BODY_BYTES, readBodyText } from './read-body.js'
 export { requestParallelToolCalls, requestParamError, requestToolChoice } from './tool-choice.js'

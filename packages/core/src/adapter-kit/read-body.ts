@@ -14,7 +14,7 @@ export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024
  * connection closes) and a `ModelError` `RESPONSE_TOO_LARGE` is thrown, not retryable: the same
  * request would get the same answer.
  *
- * `what` names the body for the message: `The error body of Anthropic's HTTP 500`.
+ * `what` names the body for the message: `The error body of HTTP 500 from Anthropic`.
  */
 export async function readBodyText(response: Response, maxBytes: number, what: string): Promise<string> {
   if (response.body === null) return ''

@@ -14,6 +14,9 @@ export function model(baseURL: string, options: Partial<AnthropicOptions> = {}) 
   return anthropic({ model: 'claude-test', baseURL, apiKeyEnv: KEY_ENV, ...options })
 }
 
+/** How messages name a server other than api.anthropic.com, such as the test server: by its host. */
+export const serverAt = (baseURL: string): string => `The server at ${new URL(baseURL).host}`
+
 /** A one-message request. */
 export function ask(text = 'hi', extra: Partial<ModelRequest> = {}): ModelRequest {
   return { system: '', messages: [{ role: 'user', id: 'u1', content: [{ type: 'text', text }] }], tools: [], params: {}, ...extra }
