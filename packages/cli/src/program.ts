@@ -136,7 +136,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
   const sessions = program.command('sessions').description('list, show and fork stored sessions')
   sessions
     .command('list', { isDefault: true })
-    .description('every session: id, created, turns, last activity, first prompt')
+    .description('every session: id, a fork\'s parent, created, turns, last activity, first prompt')
     .option('--json', 'one JSON object per session')
     .option('--tree', 'subagents\' children nested under their parents')
     .addHelpText('after', examples([['bosun sessions list', ''], ['bosun sessions list --tree', 'who delegated to whom'], ['bosun sessions list --json', 'for scripts']]))

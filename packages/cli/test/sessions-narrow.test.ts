@@ -32,6 +32,17 @@ describe.concurrent('bosun sessions list fits the terminal', () => {
     for (const [index, id] of ids.entries()) expect(rows[1 + index], explain(result)).toMatch(new RegExp(`^${id}\\s.*\\sSumm\\S*.*…$`))
   })
 
+  it('60 columns with a fork: its parent stays (ids whole), the other columns give way first', async ({ dir, expect }) => {
+    expect((await bosun(['run', '--session', '20261204-092735-wzgd', PROMPT], { cwd: dir })).code).toBe(0)
+    expect((await bosun(['sessions', 'fork', '20261204-092735-wzgd', '--id', '20261204-093012-kq7p'], { cwd: dir })).code).toBe(0)
+    const result = await runInPty(['sessions', 'list'], [{ wait_exit: true }], { cwd: dir, cols: 60 })
+    expect(result.ok, explain(result)).toBe(true)
+    const rows = result.screen.split('\n').filter((row) => row.trim() !== '')
+    expect(rows[0], explain(result)).toMatch(/^ID\s+FORKED FROM\s.*\sFIRST PROMPT$/)
+    expect(rows.filter((row) => row.length >= 60), explain(result)).toEqual([])
+    expect(rows[2], explain(result)).toMatch(/^20261204-093012-kq7p\s+20261204-092735-wzgd\s.*\sSumm\S*.*…$/)
+  })
+
   it('a wide terminal shows every column; a pipe shows every column, whatever COLUMNS says', async ({ dir, expect }) => {
     expect((await bosun(['run', '--session', '20261204-092735-wzgd', PROMPT], { cwd: dir })).code).toBe(0)
     const [wide, piped] = await Promise.all([

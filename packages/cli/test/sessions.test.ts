@@ -30,6 +30,22 @@ describe.concurrent('bosun sessions', () => {
     expect(result.stderr).toMatch(/^skipped broken: CORRUPT_LOG: Session log .*broken\.jsonl is damaged at line 2\b/)
   })
 
+  // A fork's parent was in `--json` only: the table gave a fork no sign of where it came from.
+  it('list shows a fork\'s parent in FORKED FROM (with --tree too); without a fork, no such column', async ({ dir, expect }) => {
+    await twoTurns(dir)
+    const before = await bosun(['sessions', 'list'], { cwd: dir })
+    expect(before.stdout).toMatch(/^ID +CREATED +TURNS/)
+    expect((await bosun(['sessions', 'fork', 's-1', '--at-turn', '1', '--id', 'child'], { cwd: dir })).code).toBe(0)
+    const [list, tree] = await Promise.all([bosun(['sessions', 'list'], { cwd: dir }), bosun(['sessions', 'list', '--tree'], { cwd: dir })])
+    for (const result of [list, tree]) {
+      expect(result.code).toBe(0)
+      const rows = result.stdout.trimEnd().split('\n')
+      expect(rows[0]).toMatch(/^ID +FORKED FROM +CREATED +TURNS +LAST ACTIVITY +FIRST PROMPT$/)
+      expect(rows.find((row) => row.startsWith('child '))).toMatch(/^child +s-1 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +1 +.* first prompt$/)
+      expect(rows.find((row) => row.startsWith('s-1 '))).toMatch(/^s-1 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +2 +/)
+    }
+  })
+
   it('show lists the turns, how each ended, and what is still queued', async ({ dir, expect }) => {
     await twoTurns(dir)
     const [result, asJson] = await Promise.all([bosun(['sessions', 'show', 's-1'], { cwd: dir }), bosun(['sessions', 'show', 's-1', '--json'], { cwd: dir })])

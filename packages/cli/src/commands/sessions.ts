@@ -11,8 +11,8 @@ import { table } from '../table.js'
 import { safeJson, safeText } from '../terminal-safe.js'
 
 /**
- * `bosun sessions list`: id, created, turns, last activity and first prompt of each session, oldest
- * first (from the store's summaries where it keeps them, else from each log: session-list.ts).
+ * `bosun sessions list`: id, the session a fork was forked from, created, turns, last activity and
+ * first prompt of each session, oldest first (from the store's summaries where it keeps them, else from each log: session-list.ts).
  * `--tree`: subagents' children nested under their parents (from the headers' `delegation`, read
  * without opening any session for writing).
  */
@@ -40,9 +40,13 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
     ctx.err.line('No sessions yet. Start one with `bosun run "hello"` or `bosun chat`.')
     return ExitCode.ok
   }
+  // A fork's `parent` (the session it was forked from, SPEC §2) in a column of its own, shown only
+  // when a listed session is a fork: a store without forks keeps the table it had.
+  const forks = infos.some((info) => info.parent !== undefined)
   const cells = rows.map(({ node: info, level, note }) => [
     // The id is checked by stores that follow assertSessionId; a custom store might not.
     options.tree ? treeId(info, level, note) : safeText(info.id),
+    ...(forks ? [info.parent === undefined ? '' : safeText(info.parent)] : []),
     formatTime(info.createdAt),
     String(info.turns),
     formatTime(info.lastActivity),
@@ -50,16 +54,21 @@ export async function sessionsListCommand(ctx: CommandContext, options: { json?:
   ])
   // A narrow terminal: the ids stay whole (to be copied) and the first prompt keeps room, so the
   // creation time goes first (a generated id begins with it), then the last activity's year and
-  // seconds, then the last activity and the turns. A pipe gets every column, always.
+  // seconds, then the last activity and the turns, and last a fork's parent. A pipe gets every column, always.
   const narrower = [
     { header: 'CREATED' },
     { header: 'LAST ACTIVITY', cells: rows.map(({ node }) => formatShortTime(node.lastActivity)) },
     { header: 'LAST ACTIVITY' },
     { header: 'TURNS' },
+    { header: FORKED_FROM },
   ]
-  for (const line of table(['ID', 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT'], cells, ctx.out.style, ctx.out.columns, 60, narrower)) ctx.out.line(line)
+  const headers = ['ID', ...(forks ? [FORKED_FROM] : []), 'CREATED', 'TURNS', 'LAST ACTIVITY', 'FIRST PROMPT']
+  for (const line of table(headers, cells, ctx.out.style, ctx.out.columns, 60, narrower)) ctx.out.line(line)
   return ExitCode.ok
 }
+
+/** The header of the column of a fork's parent in `sessions list`. */
+const FORKED_FROM = 'FORKED FROM'
 
 /** `  └ <id> (background)`: indented under its parent; a root that names a parent says why it is one. */
 function treeId(info: ListedSession, level: number, note: TreeRow<ListedSession>['note']): string {
