@@ -4,6 +4,7 @@ import { InboxFold } from './log.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { liveLog, noteFinishedStep, readFrames, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
+import { StatusFold } from './status-fold.js'
 import { subscribe, type Subscription } from './subscription.js'
 
 /**
@@ -50,6 +51,8 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   // Both made in `first`, a slice at a time: `read` runs only after it.
   const fold = new InboxFold(seedLength)
   const finishedSteps = new Set<string>()
+  // The status at the cursor, read back from it (the events since the last turn boundary).
+  const statuses = StatusFold.at((seq) => stored.events[seq], cursor, seedLength)
   let log: StreamLog = { events: stored.events, finishedSteps }
   /** The stored events once they grew ({@link readOn}): the store's array is not this stream's to grow, so it is copied once, at the first growth. */
   let grown: SessionEvent[] | undefined
@@ -119,7 +122,7 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   return sseStream({
     first: async () => `retry: 1000\n${frame('hello', await storedHello(stored.events, seedLength, cursor, fold, finishedSteps))}`,
     read: () => {
-      const next = readFrames(log, fold, cursor, options)
+      const next = readFrames(log, fold, cursor, options, statuses)
       cursor = next.cursor
       return next.out
     },

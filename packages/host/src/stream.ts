@@ -3,6 +3,7 @@ import { InboxFold } from './log.js'
 import { logPrefix, prefixReady, SLICE_EVENTS } from './log-prefix.js'
 import type { LiveSession } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
+import { StatusFold } from './status-fold.js'
 import { subscribe } from './subscription.js'
 
 export interface StreamOptions {
@@ -74,11 +75,19 @@ export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined
 const READ_BYTES = 64 * 1024
 
 /**
- * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` (each
- * splice is followed by the queues it leaves, each turn boundary by the status): '' once the log
- * is caught up. A batch can be all skipped chunks: it reads on until something is sent.
+ * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` and
+ * `statuses` (each splice is followed by the queues it leaves, each turn boundary — and a splice
+ * that queues input nothing will start, {@link StatusFold} — by the status): '' once the log is
+ * caught up. A batch can be all skipped chunks: it reads on until something is sent.
  */
-export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, options: Pick<StreamOptions, 'chunks' | 'batch'>): { out: string; cursor: number } {
+export function readFrames(
+  log: StreamLog,
+  fold: InboxFold,
+  cursor: number,
+  options: Pick<StreamOptions, 'chunks' | 'batch'>,
+  // A stream keeps its own across reads; a single read can have it read back from the cursor.
+  statuses: StatusFold = StatusFold.at((seq) => log.events[seq], cursor),
+): { out: string; cursor: number } {
   const last = log.events.length - 1
   while (cursor < last) {
     let out = ''
@@ -92,10 +101,8 @@ export function readFrames(log: StreamLog, fold: InboxFold, cursor: number, opti
       }
       // Every subscriber folds the same events, so the frames after an event are the same for all.
       const spliced = fold.apply(event)
-      const compute = (): string => {
-        const status = statusAfter(event)
-        return frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
-      }
+      const status = statuses.apply(event)
+      const compute = (): string => frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
       const frames = log.frames === undefined ? compute() : log.frames(seq, compute)
       out += frames
       // A read holds about READ_BYTES of frames at most (an event at least): what a stream has
@@ -179,8 +186,9 @@ function foldLive(session: Session, seedLength: number, cursor: number): Promise
  * last seq it sent) and reads the session's log by seq when the client pulls. The session's
  * writer only signals new events (never awaits a client), so a client that stops reading holds
  * back nothing but its own cursor; when it reads again it continues from the log, with no gap.
- * Derived frames (`session.inbox` after each splice, `session.status` at turn boundaries) are
- * folded from the same events, so a replay and a live stream send the same frames.
+ * Derived frames (`session.inbox` after each splice, `session.status` at turn boundaries and
+ * after input queued that nothing will start) are folded from the same events, so a replay and a
+ * live stream send the same frames.
  */
 export function sessionStream(live: LiveSession, options: StreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
@@ -193,6 +201,8 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   // inbox appends, then applies), and the stream would start one splice behind. The route builds
   // streams after an await, never inside an append.
   let fold = cursor === session.length - 1 ? InboxFold.continuing(live.agent.inbox, seedLength) : undefined
+  // The log up to the cursor does not change: its status is read back from it, once.
+  const statuses = StatusFold.at((seq) => session.eventAt(seq), cursor, seedLength)
   const log = liveLog(live)
   const subscription = subscribe(live, options.onEnd)
 
@@ -210,7 +220,7 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
     },
     read: () => {
       // `first` has run: the fold is made.
-      const next = readFrames(log, fold!, cursor, options)
+      const next = readFrames(log, fold!, cursor, options, statuses)
       cursor = next.cursor
       return next.out
     },

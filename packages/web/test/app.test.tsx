@@ -112,10 +112,10 @@ describe('the page against a real host', () => {
     // recovery (seed 003: resuming runs nothing), sat in the dock with no word and no way to run it.
     const { id } = await openPage()
     await harness!.client.send(id, { content: 'parked', delivery: 'inject' })
-    await until(() => store!.getState().view.queues['next-step'].length === 1, 'the injected message queued')
-    // Live, the host said idle before the splice: nothing says the input waits (an inject rides the next turn).
-    expect(screen.queryByText('Queued, not running')).toBeNull()
-    // Opened again (a reload, another tab): the host says idle after the splice — the input is parked.
+    // Live, in the page already open: the host says idle again after a splice nothing will start.
+    await until(() => screen.queryByText('Queued, not running'), 'the waiting notice, live')
+    expect(store!.getState().view.queues['next-step'].length).toBe(1)
+    // Opened again (a reload, another tab): the hello says idle after the splice — the same notice.
     store!.getState().dispose()
     cleanup()
     store = createAppStore({ client: harness!.client })

@@ -1,7 +1,8 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
-import { noteFinishedStep, statusAfter, storedHello, type StreamOptions } from '../stream.js'
+import { StatusFold } from '../status-fold.js'
+import { noteFinishedStep, storedHello, type StreamOptions } from '../stream.js'
 import { SessionWake } from './session-wake.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
 
@@ -25,6 +26,7 @@ export interface RemoteStreamOptions extends StreamOptions {
 export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: string, options: RemoteStreamOptions): { stream: ReadableStream<Uint8Array>; end: () => void } {
   const { events, seedLength } = options
   const fold = new InboxFold(seedLength)
+  const statuses = StatusFold.at((seq) => events[seq], options.after, seedLength)
   const finishedSteps = new Set<string>()
   let pending: SessionEvent[] = []
   let cursor = options.after
@@ -51,7 +53,7 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
       for (const event of pending) {
         cursor = event.seq
         const spliced = fold.apply(event)
-        const changed = statusAfter(event)
+        const changed = statuses.apply(event)
         if (!options.chunks && event.type === 'assistant/chunk') {
           const { turn, step } = event.data as { turn: number; step: number }
           if (finishedSteps.has(`${turn}:${step}`)) continue

@@ -1,0 +1,111 @@
+// The session stream says `idle` again after a splice that queues input into an idle session that
+// nothing will start (status-fold.ts): an inject, say — the web UI's "Queued, not running" learns it
+// live. A waking send does not (its turn/start follows), and a stream from any cursor sends what a
+// stream from seq 0 sends after it. Real JSONL files, real HTTP on 127.0.0.1.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { SessionEvent } from '@bosun/core'
+import { listen } from '../src/index.js'
+import { InboxFold } from '../src/log.js'
+import { StatusFold } from '../src/status-fold.js'
+import { readFrames } from '../src/stream.js'
+import { json, makeHost, perTest, SseReader, waitFor, type Frame } from './helpers.js'
+
+const work = perTest()
+
+async function start(): Promise<string> {
+  const { host, store } = makeHost(work.dir, () => [{ text: 'answer', chunkSize: 3, delayMs: 5 }])
+  const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+  // Closed in reverse: the server, the host, then the store (it keeps its journal file open).
+  work.closing.push(store, host, server)
+  return server.url
+}
+
+function post(url: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+}
+
+async function open(url: string, path: string): Promise<SseReader> {
+  const response = await fetch(`${url}${path}`)
+  expect(response.status).toBe(200)
+  return new SseReader(response)
+}
+
+const spliceOf = (id: string) => (frame: Frame) => frame.event === 'session.event' && frame.data.type === 'agent/inbox/spliced' && frame.data.data.inserted.some((m: { id: string }) => m.id === id)
+const turnEnded = (turn: number) => (frames: Frame[]) => frames.some((f) => f.event === 'session.event' && f.data.type === 'turn/end' && f.data.data.turn === turn)
+/** What a client folds: events and derived frames, in order (not the hello, nor keep-alives). */
+const derived = (frames: Frame[]) => frames.filter((f) => f.event === 'session.event' || f.event === 'session.status').map((f) => (f.event === 'session.status' ? `status ${f.data.status}@${f.data.seq}` : `${f.data.seq} ${f.data.type}`))
+
+describe('host: the status after input queued that nothing will start', () => {
+  it('an inject into an idle session is followed by session.status idle at its seq; a follow-up is not, and a replay sends the same frames', async () => {
+    const url = await start()
+    await post(url, '/v1/sessions', { id: 's' })
+    await post(url, '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'first' })
+    await waitFor(async () => (await json(fetch(`${url}/v1/sessions/s/messages/m1`))).turnEnd === 'completed', 15_000, 'turn 1')
+    const live = await open(url, '/v1/sessions/s/stream?from=tail')
+    await live.until((frames) => frames.length >= 1)
+
+    await post(url, '/v1/sessions/s/messages', { clientMessageId: 'parked', content: 'later', delivery: 'inject' })
+    const afterInject = await live.until((frames) => frames.some((f) => f.event === 'session.status'))
+    const splice = afterInject.find(spliceOf('parked'))!
+    // Right after the splice and its queues: idle, said at the splice's seq.
+    expect(afterInject.slice(afterInject.indexOf(splice) + 1).map((f) => f.event)).toEqual(['session.inbox', 'session.status'])
+    expect(afterInject.at(-1)!.data).toEqual({ status: 'idle', seq: splice.data.seq })
+
+    // A follow-up wakes the session: its turn says running, no idle in between; the inject rides it.
+    await post(url, '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'second' })
+    const frames = await live.until(turnEnded(2))
+    const followup = frames.find(spliceOf('m2'))!
+    const statuses = frames.filter((f) => f.event === 'session.status' && f.data.seq >= followup.data.seq).map((f) => f.data.status)
+    expect(statuses).toEqual(['running', 'idle'])
+    await live.cancel()
+
+    // Replayed from the first stream's cursor — the same frames.
+    const replay = await open(url, `/v1/sessions/s/stream?after=${Number(afterInject[0]!.data.lastSeq)}`)
+    const replayed = await replay.until(turnEnded(2))
+    await replay.cancel()
+    expect(derived(replayed)).toEqual(derived(frames))
+  })
+
+  it('a stream opened at any cursor sends the status frames a stream from seq 0 sends after it', async () => {
+    const url = await start()
+    await post(url, '/v1/sessions', { id: 'p' })
+    // A log with injects before any turn, between turns and during one, and follow-ups.
+    const sends: [string, string][] = [['i0', 'inject'], ['f1', 'followup'], ['i1', 'inject'], ['i2', 'inject'], ['f2', 'followup']]
+    for (const [id, delivery] of sends) {
+      await post(url, '/v1/sessions/p/messages', { clientMessageId: id, content: id, delivery })
+      if (delivery === 'followup') await waitFor(async () => (await json(fetch(`${url}/v1/sessions/p/messages/${id}`))).turnEnd !== undefined, 15_000, `${id}'s turn`)
+    }
+    const events = (await json<{ events: SessionEvent[] }>(fetch(`${url}/v1/sessions/p/events?limit=1000`))).events
+    const log = { events, finishedSteps: new Set<string>() }
+    const all = (from: number): string => {
+      const fold = new InboxFold(0)
+      for (const event of events.slice(0, from + 1)) fold.apply(event)
+      // As a stream keeps it: read back from where it starts, then carried across reads.
+      const statuses = StatusFold.at((seq) => events[seq], from)
+      let out = ''
+      for (let cursor = from; ; ) {
+        const next = readFrames(log, fold, cursor, { chunks: true, batch: 7 }, statuses)
+        if (next.out === '') return out
+        out += next.out
+        cursor = next.cursor
+      }
+    }
+    const whole = all(-1)
+    // After each inject that nothing started (i0 before any turn; i1 and i2 after turn 1, i2 with
+    // i1 still queued), and at each turn's start and end; never after a follow-up's splice.
+    const said = [...whole.matchAll(/event: session.status\ndata: (.*)\n/g)].map((match) => {
+      const { status, seq } = JSON.parse(match[1]!) as { status: string; seq: number }
+      return `${status} after ${events[seq]!.type === 'agent/inbox/spliced' ? (events[seq]!.data as { inserted: { id: string }[] }).inserted[0]!.id : events[seq]!.type}`
+    })
+    expect(said).toEqual(['idle after i0', 'running after turn/start', 'idle after turn/end', 'idle after i1', 'idle after i2', 'running after turn/start', 'idle after turn/end'])
+    fc.assert(
+      fc.property(fc.integer({ min: -1, max: events.length - 1 }), (cursor) => {
+        // What a stream from seq 0 sends after the cursor's event, read from a stream that starts there.
+        const next = whole.indexOf(`event: session.event\nid: ${cursor + 1}\n`)
+        expect(all(cursor)).toBe(next === -1 ? '' : whole.slice(next))
+      }),
+      { numRuns: 100 },
+    )
+  })
+})
