@@ -5,6 +5,7 @@ import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { handOverMessages } from './hand-over.js'
 import { KeptAnswers } from './kept-answers.js'
 import { leaseLostLine } from './lease-lost.js'
+import { PollOutage, storeFailure } from './poll-outage.js'
 import { MailAnswerer } from './mail-answer.js'
 import { awaitOutcome, isGaveUp, notAdmitted, outcomeOf, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
@@ -80,6 +81,8 @@ export class Cluster {
   readonly #takeovers: number
   /** Runs mailbox entries on this host's app and saves their answers (mail-answer.ts). */
   readonly #mail: MailAnswerer
+  /** The poll's failing streak, logged at its start and end (poll-outage.ts). */
+  readonly #outage: PollOutage
 
   constructor(
     readonly store: ClusterStore,
@@ -96,6 +99,7 @@ export class Cluster {
     this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
     this.#takeovers = Math.max(1, Math.floor(options.takeoverConcurrency ?? DEFAULT_TAKEOVER_CONCURRENCY))
     this.#mail = new MailAnswerer(store, fetch, token, this.relayRunMs)
+    this.#outage = new PollOutage(this.#pollMs)
     this.watcher = store.watch({ pollIntervalMs: this.#pollMs })
     this.#stops.push(this.watcher.onMailbox((session) => void this.drain(session)))
     // Messages accepted here and not written when the session is dropped go to its next owner.
@@ -277,7 +281,7 @@ export class Cluster {
       const text = streak === 1
         ? `[bosun host] carrying out the mail of session ${id} failed; trying again in ${pauseMs} ms, less often while it fails (logged again every ${DRAIN_LOG_EVERY} failed rounds):`
         : `[bosun host] carrying out the mail of session ${id} still fails: ${streak} failed rounds in a row, trying again every ${pauseMs} ms:`
-      logHost(text, error)
+      logHost(text, storeFailure(error))
     }
     return pauseMs
   }
@@ -373,7 +377,7 @@ export class Cluster {
     const worker = async (): Promise<void> => {
       while (next < expired.length && !this.#closed) {
         const { id } = expired[next++]!
-        if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => logHost(`[bosun host] taking over session ${id} failed:`, error))
+        if (!(await this.sessions.peek(id))) await this.#take(id).catch((error: unknown) => logHost(`[bosun host] taking over session ${id} failed:`, storeFailure(error)))
       }
     }
     await Promise.all(Array.from({ length: Math.min(this.#takeovers, expired.length) }, worker))
@@ -384,12 +388,17 @@ export class Cluster {
     this.#timer = setTimeout(() => {
       // Failing streaks of sessions that run no more rounds here (deleted, no more mail): not kept for ever.
       this.#backoff.forgetStale((id) => this.#draining.has(id))
-      Promise.all([
-        this.#failover().catch((error: unknown) => logHost('[bosun host] looking for sessions to take over failed:', error)),
-        this.#reconcile().catch((error: unknown) => logHost('[bosun host] reading which sessions run failed:', error)),
-        this.#forgetReleased(),
-      ])
-        .finally(() => this.#schedule(this.#pollMs))
+      // A failing poll is logged as an outage (poll-outage.ts): its start, now and then, its end.
+      let failure: { error: unknown } | undefined
+      const failed = (error: unknown): void => {
+        failure ??= { error }
+      }
+      Promise.all([this.#failover().catch(failed), this.#reconcile().catch(failed), this.#forgetReleased()])
+        .finally(() => {
+          const line = failure === undefined ? this.#outage.succeeded() : this.#outage.failed(failure.error)
+          if (line !== undefined && !this.#closed) logHost(line)
+          this.#schedule(this.#pollMs)
+        })
     }, delay)
     this.#timer.unref?.()
   }
