@@ -19,8 +19,10 @@ describe.skipIf(!available)('postgres store — a takeover while a batch waits f
     await admin.query(`UPDATE "${schema}".session_leases SET owner = 'host-b', epoch = epoch + 1 WHERE session_id = $1`, [session])
     return admin
   }
-  const waitingOnLock = async (schema: string) =>
-    (await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${schema}%session_leases%'`))[0]!.n
+  /** The statements waiting for a lock on the schema's lease rows (their text, as pg_stat_activity shows it). */
+  const waitingStatements = async (schema: string) =>
+    (await db.sql<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${schema}%session_leases%'`)).map((row) => row.query)
+  const waitingOnLock = async (schema: string) => (await waitingStatements(schema)).length
 
   it('one batch: STALE_WRITER naming the takeover, and the lease reported lost at once', async () => {
     const schema = db.schema()
@@ -59,6 +61,11 @@ describe.skipIf(!available)('postgres store — a takeover while a batch waits f
     // Both flushes in one tick: one round, one appendGroup statement.
     const outcomes = Promise.all([taken.writer.flush(), kept.writer.flush()].map((p) => p.then(() => 'written', (error: unknown) => error)))
     await until(async () => (await waitingOnLock(schema)) > 0, 'the round to wait for the lease row')
+    // The group statement (schema.ts `appendGroup`, one row of `b` per batch) waits, alone: the
+    // batches did not go through the single-batch statement (`append`), which this case is not about.
+    const waiting = await waitingStatements(schema)
+    expect(waiting).toHaveLength(1)
+    expect(waiting[0]).toMatch(/^WITH b AS \(\s+SELECT \* FROM unnest\(\$1::text\[\]/)
     await admin.query('COMMIT')
     const [first, second] = await outcomes
     expect(BosunError.is(first, 'STALE_WRITER')).toBe(true)
