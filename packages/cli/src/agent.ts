@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
-import { createAgentFromConfig, loadConfig, validateConfig, type BundledModules, type LoadedConfig, type ResolvedConfig } from '@bosun/core/config'
+import { createAgentFromConfig, loadConfig, validateConfig, type BundledModules, type LoadedConfig, type OnConfigStage, type ResolvedConfig } from '@bosun/core/config'
 import { bundledModules, withBundledFallbacks } from './bundled.js'
 import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
@@ -111,10 +111,15 @@ export function requirePersistentStore(cfg: CliConfig): void {
 /**
  * Builds the agent the config describes on `store`, resuming `sessionId` if the store has it (a
  * new session without it). The agent does not own the store: close the agent, then the store.
- * Plugin setups are tracked as waits, so that one that never settles is named (stall.ts).
+ * Plugin setups are tracked as waits, so that one that never settles is named (stall.ts);
+ * `watch` is told of each setup too (`bosun serve` names a slow one: slow-setup.ts).
  */
-export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string, signal?: AbortSignal): Promise<Agent> {
-  const onStage = configStages(cfg.file, configObject(cfg).plugins)
+export async function openAgent(cfg: CliConfig, store: Store, sessionId?: string, signal?: AbortSignal, watch?: OnConfigStage): Promise<Agent> {
+  const waits = configStages(cfg.file, configObject(cfg).plugins)
+  const onStage: OnConfigStage = watch === undefined ? waits : (stage) => {
+    const ended = [waits(stage), watch(stage)]
+    return () => ended.forEach((end) => end?.())
+  }
   return during({ doing: `building the agent ${configLabel(cfg)} describes (importing what it names, opening the session)` }, () =>
     createAgentFromConfig(cfg.loaded, { store, env: cfg.env, bundled: cfg.modules, onStage, ...(sessionId === undefined ? {} : { sessionId }), ...(signal === undefined ? {} : { signal }) }),
   )
@@ -162,6 +167,11 @@ export function modelLabel(cfg: CliConfig): string {
   const name = typeof adapter === 'string' ? adapter : ((adapter as { name?: string }).name ?? 'custom')
   const id = (model?.options as { model?: unknown } | undefined)?.model
   return typeof id === 'string' ? `${name} ${String(redact(id, 'model'))}` : name
+}
+
+/** The config's `plugins` as written (undefined when it has none), to name an entry as the user wrote it. */
+export function configPlugins(cfg: CliConfig): readonly unknown[] | undefined {
+  return configObject(cfg).plugins
 }
 
 /**

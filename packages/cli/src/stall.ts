@@ -53,15 +53,23 @@ export function configStages(file: string | undefined, entries: readonly unknown
         message: `The config file ${stage.file} never finished loading: its code awaits something that can never happen (nothing is left running that could finish it). Check its top-level awaits.`,
       })
     }
-    const entry = entries?.[stage.index]
-    const spec = Array.isArray(entry) ? entry[0] : entry
-    const written = typeof spec === 'string' && spec !== stage.plugin ? `, "${spec}"` : ''
-    const where = `plugins[${stage.index}]${written}${file === undefined ? '' : ` in ${file}`}`
+    const where = pluginWhere(stage, file, entries)
     return waitingFor({
       doing: `setting up plugin "${stage.plugin}"`,
       message: `Plugin "${stage.plugin}" (${where}) never finished its setup: setup returned a promise that can never settle (nothing is left running that could settle it). Fix the plugin's setup, or remove it from the config.`,
     })
   }
+}
+
+/**
+ * Where a plugin is in the config, as the user wrote it: `plugins[1], "./gated.mjs" in <file>` (the
+ * entry's spec when it is not the plugin's name).
+ */
+export function pluginWhere(stage: { plugin: string; index: number }, file: string | undefined, entries: readonly unknown[] | undefined): string {
+  const entry = entries?.[stage.index]
+  const spec = Array.isArray(entry) ? entry[0] : entry
+  const written = typeof spec === 'string' && spec !== stage.plugin ? `, "${spec}"` : ''
+  return `plugins[${stage.index}]${written}${file === undefined ? '' : ` in ${file}`}`
 }
 
 /**

@@ -26,10 +26,12 @@ describe.concurrent('a wait that can never end is named, with its own exit code'
     )
   })
 
-  it('a plugin setup that never settles, in run and in config check', async ({ dir, expect }) => {
+  // serve names a setup still running after BOSUN_SLOW_SETUP_MS (serve-slow-setup.test.ts): that
+  // timer must not keep alive a process with nothing else left to do, nor print before STALLED.
+  it('a plugin setup that never settles, in run, config check and serve', async ({ dir, expect }) => {
     await writeProject(dir, { plugins: ['./stuck.mjs'] }, { 'stuck.mjs': STUCK_PLUGIN })
-    const [run, check] = await Promise.all([bosun(['run', 'hi'], { cwd: dir }), bosun(['config', 'check'], { cwd: dir })])
-    for (const result of [run, check]) {
+    const [run, check, serve] = await Promise.all([bosun(['run', 'hi'], { cwd: dir }), bosun(['config', 'check'], { cwd: dir }), bosun(['serve', '--port', '0'], { cwd: dir })])
+    for (const result of [run, check, serve]) {
       expect(result.code).toBe(STALLED)
       expect(result.stderr).toBe(
         `error STALLED: Plugin "stuck" (plugins[0], "./stuck.mjs" in ${join(dir, 'bosun.config.json')}) never finished its setup: setup returned a promise that can never settle (nothing is left running that could settle it). Fix the plugin's setup, or remove it from the config.\n`,

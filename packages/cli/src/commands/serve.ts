@@ -4,10 +4,11 @@ import { dirname, relative, resolve } from 'node:path'
 import { memoryStore, type Store } from '@bosun/core'
 import { createHost, isLoopback, listen, trustedProxyProblem } from '@bosun/host'
 import { isWebBuilt, webRoot } from '@bosun/web'
-import { describeStore, loadCliConfig, modelLabel, openAgent, openStore, type CliConfig } from '../agent.js'
+import { configPlugins, describeStore, loadCliConfig, modelLabel, openAgent, openStore, type CliConfig } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
+import { slowSetupMs, slowSetupWatch } from '../slow-setup.js'
 import { onStopSignal, type StopSignal } from '../stop-signals.js'
 import { aiSdkModel } from './config.js'
 
@@ -129,12 +130,18 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     pollIntervalMs: Math.max(50, intOption('cluster-poll-ms', options.clusterPollMs, 1000, 600_000)),
     takeoverConcurrency,
   }
+  const slowSetupAfterMs = slowSetupMs(ctx.io.env)
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   // Every session is built from the config: one that cannot be built (an adapter not found, its
   // key's variable unset, a plugin's options wrong) is refused now, with every problem, as `bosun
   // run` refuses it — the host listened, then answered each request 500 with the reason only in its
   // log. Built as `bosun config check` builds it: on a throwaway memory store, closed at once.
-  await (await openAgent(cfg, memoryStore())).close()
+  // A setup still running after a few seconds is named on stderr — nothing is printed before the
+  // URL, so a hung third-party setup looked like a hung serve — and waited for: no timeout can
+  // tell a hung setup from a slow one.
+  const file = cfg.file === undefined ? undefined : relative(ctx.io.cwd, cfg.file) || cfg.file
+  const watch = slowSetupWatch({ afterMs: slowSetupAfterMs, file, entries: configPlugins(cfg), then: 'bosun serve listens', say: (line) => ctx.err.line(line) })
+  await (await openAgent(cfg, memoryStore(), undefined, undefined, watch)).close()
   const store: Store = await openStore(cfg)
   const host = createHost({
     store,
