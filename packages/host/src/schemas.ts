@@ -128,7 +128,12 @@ export type BodyOf<N extends SchemaName> = FromSchema<(typeof schemas)[N]>
 
 export type PostMessageBody = BodyOf<'postMessage'>
 
-const ajv = new Ajv({ allErrors: false, strict: true })
+// allErrors: every problem of a bad body is told at once (a client fixing one field at a time
+// made a round trip per field); the first is still the one a single-error validation found.
+const ajv = new Ajv({ allErrors: true, strict: true })
+
+/** How many problems a `400 invalid-request` lists (`details.problems`): a body of 10,000 unknown fields is not answered 10,000 lines. */
+export const MAX_BODY_PROBLEMS = 10
 // Compiled once, when the module loads.
 const validators = Object.fromEntries(
   Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)]),
@@ -156,23 +161,50 @@ function describe(error: ErrorObject, body: unknown): { path: string; message: s
   return { path: base, message: error.message ?? 'is invalid' }
 }
 
+interface Problem { path: string; message: string; error: ErrorObject }
+
+/** Whether `error` is one of the errors Ajv lists for a branch of `anyOf` (at that value). */
+const inBranch = (anyOf: ErrorObject, error: ErrorObject): boolean =>
+  error.schemaPath.startsWith(`${anyOf.schemaPath}/`) && (error.instancePath === anyOf.instancePath || error.instancePath.startsWith(`${anyOf.instancePath}/`))
+
 /**
- * The error to tell the client. Ajv lists an `anyOf`'s errors branch by branch, the first branch's
+ * The problem to tell of an `anyOf`. Ajv lists its errors branch by branch, the first branch's
  * first: for `content` that says "must be string" to a body that sent an array of blocks. The
  * branch of the value's own type is the one it meant, so its error is told (`/content/0/type`);
  * a value of no branch's type is told the types it may have.
  */
-function firstProblem(errors: ErrorObject[], body: unknown): { path: string; message: string; error: ErrorObject } {
-  const first = errors[0]!
-  const anyOf = errors.find((error) => error.keyword === 'anyOf')
-  if (anyOf === undefined || !first.schemaPath.startsWith(`${anyOf.schemaPath}/`)) return { ...describe(first, body), error: first }
-  const ofBranches = errors.filter((error) => error.schemaPath.startsWith(`${anyOf.schemaPath}/`))
+function anyOfProblem(anyOf: ErrorObject, errors: readonly ErrorObject[], body: unknown): Problem {
+  const ofBranches = errors.filter((error) => inBranch(anyOf, error))
   const wrongType = (error: ErrorObject) => error.keyword === 'type' && error.instancePath === anyOf.instancePath
   const meant = ofBranches.find((error) => !wrongType(error))
   if (meant !== undefined) return { ...describe(meant, body), error: meant }
   const types = ofBranches.map((error) => (error.params as { type: string }).type)
   const path = anyOf.instancePath === '' ? '/' : anyOf.instancePath
   return { path, message: `must be ${types.map((type) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`).join(' or ')} (found ${kindOf(at(body, anyOf.instancePath))})`, error: anyOf }
+}
+
+/**
+ * Every problem of a body, in Ajv's order, each once: an `anyOf`'s errors told as one problem
+ * (see {@link anyOfProblem}), the wrappers (`anyOf` itself, `if`) left out. The first is what a
+ * validation that stopped at the first error told.
+ */
+function problemsOf(errors: readonly ErrorObject[], body: unknown): Problem[] {
+  const anyOfs = errors.filter((error) => error.keyword === 'anyOf')
+  const problems: Problem[] = []
+  const told = new Set<string>()
+  const tell = (problem: Problem): void => {
+    const key = `${problem.path}\n${problem.message}`
+    if (told.has(key)) return
+    told.add(key)
+    problems.push(problem)
+  }
+  for (const error of errors) {
+    // The outermost anyOf this error is a branch error of (or is).
+    const anyOf = anyOfs.find((a) => a === error || inBranch(a, error))
+    if (anyOf !== undefined) tell(anyOfProblem(anyOf, errors, body))
+    else if (error.keyword !== 'if') tell({ ...describe(error, body), error })
+  }
+  return problems
 }
 
 /** The value at a JSON pointer Ajv reported (`/content`, `/messages/0/parts`). */
@@ -202,10 +234,19 @@ function kindOf(value: unknown): string {
 export function validateBody<T>(name: SchemaName, body: unknown): T {
   const validate = validators[name]
   if (!validate(body)) {
-    const first = firstProblem(validate.errors!, body)
-    const error = first.error
-    const unknown = error.keyword === 'required' && error.instancePath === '' ? unknownFields(schemas[name], body) : ''
-    throw new HostError('invalid-request', `Invalid request body at ${first.path}: ${first.message}${unknown}.`, { path: first.path })
+    const problems = problemsOf(validate.errors!, body)
+    const first = problems[0]!
+    const unknown = first.error.keyword === 'required' && first.error.instancePath === '' ? unknownFields(schemas[name], body) : ''
+    // The others, in the message too (a person reads it): those the first's note does not name already.
+    const named = (problem: Problem) => unknown !== '' && problem.error.keyword === 'additionalProperties' && problem.error.instancePath === ''
+    const others = problems.slice(1, MAX_BODY_PROBLEMS).filter((problem) => !named(problem))
+    const more = problems.length > MAX_BODY_PROBLEMS ? ` (and ${problems.length - MAX_BODY_PROBLEMS} more)` : ''
+    const also = others.length === 0 ? '' : ` Also ${others.map((p) => `at ${p.path}: ${p.message}`).join('; ')}${more}.`
+    throw new HostError('invalid-request', `Invalid request body at ${first.path}: ${first.message}${unknown}.${also}`, {
+      path: first.path,
+      problems: problems.slice(0, MAX_BODY_PROBLEMS).map(({ path, message }) => ({ path, message })),
+      ...(problems.length > MAX_BODY_PROBLEMS ? { moreProblems: problems.length - MAX_BODY_PROBLEMS } : {}),
+    })
   }
   return body as T
 }

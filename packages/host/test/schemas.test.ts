@@ -24,7 +24,7 @@ describe('a body missing a field it names wrongly', () => {
     expect(() => validateBody('postMessage', { clientMessageId: 'm1', text: 'hi' })).toThrow(
       'Invalid request body at /content: "content" is required (the body\'s "text" is not one of its fields: clientMessageId, content, delivery).',
     )
-    expect(() => validateBody('postMessage', { message: 'hi', id: 'm1' })).toThrow(/"clientMessageId" is required \(the body's "message", "id" are not among its fields: clientMessageId, content, delivery\)\.$/)
+    expect(() => validateBody('postMessage', { message: 'hi', id: 'm1' })).toThrow(/"clientMessageId" is required \(the body's "message", "id" are not among its fields: clientMessageId, content, delivery\)\. Also at \/content: "content" is required\.$/)
     // Nothing unknown: the message is as before; an open schema (the AI SDK's chat body) names none.
     expect(() => validateBody('postMessage', { clientMessageId: 'm1' })).toThrow(/"content" is required\.$/)
     expect(() => validateBody('aiSdkChat', { id: 'c', extra: 1 })).toThrow(/"messages" is required\.$/)
