@@ -140,16 +140,17 @@ export class Leases {
     } catch {
       return
     }
-    for (const lease of leases) {
-      if (renewed.has(lease.session) || this.#held.get(lease.session) !== lease) continue
-      this.#held.delete(lease.session)
-      const error = await this.#takenOver(lease)
+    const lost = leases.filter((lease) => !renewed.has(lease.session) && this.#held.get(lease.session) === lease)
+    for (const lease of lost) this.#held.delete(lease.session)
+    // Their holders read at once (a host paused past its TTL may lose hundreds together).
+    const errors = await Promise.all(lost.map((lease) => this.#takenOver(lease)))
+    lost.forEach((lease, i) => {
       try {
-        this.#onLost(lease, error)
+        this.#onLost(lease, errors[i]!)
       } catch {
         // A listener's failure cannot stop the other reports.
       }
-    }
+    })
   }
 
   /**
