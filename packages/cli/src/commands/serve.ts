@@ -167,14 +167,10 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     await store.close().catch(() => {})
     throw listenError(error, hostname, port)
   }
-  ctx.out.line(`bosun host listening on ${server.url}`)
-  ctx.err.line(servingLine(cfg, ctx.io.cwd))
-  ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
-  if (host.cluster !== undefined) ctx.err.line(`cluster: one of the hosts on this store, as lease owner "${host.cluster.store.owner}" (docs/scale-out.md)`)
-  ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
   // SIGHUP too when a terminal can hang up on it (its window closed): the same graceful stop, not
-  // Node's default death with running turns left open (stop-signals.ts).
-  const stoppedBy = await new Promise<StopSignal | 'SIGINT'>((resolve) => {
+  // Node's default death with running turns left open (stop-signals.ts). Listened to before the
+  // URL is printed: a script that stops the host as soon as it sees the URL gets the graceful stop.
+  const stopped = new Promise<StopSignal | 'SIGINT'>((resolve) => {
     const stop = (signal: StopSignal | 'SIGINT'): void => {
       unsubscribe()
       stopListening()
@@ -183,6 +179,12 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
     const unsubscribe = ctx.io.onInterrupt(() => stop('SIGINT'))
     const stopListening = onStopSignal(stop)
   })
+  ctx.out.line(`bosun host listening on ${server.url}`)
+  ctx.err.line(servingLine(cfg, ctx.io.cwd))
+  ctx.err.line(isWebBuilt() ? `web UI: ${server.url.replace(/\/+$/, '')}/` : 'web UI not built (pnpm build builds it): only the /v1 API is served')
+  if (host.cluster !== undefined) ctx.err.line(`cluster: one of the hosts on this store, as lease owner "${host.cluster.store.owner}" (docs/scale-out.md)`)
+  ctx.err.line(token === undefined ? 'no token: loopback only (Host/Origin fenced)' : `bearer token required: the one in ${where}`)
+  const stoppedBy = await stopped
   ctx.err.line(`stopping: running turns get ${graceMs} ms (queued messages wait for the next start), then every session is closed`)
   await server.close({ graceMs })
   await store.close()
