@@ -1,6 +1,7 @@
 import { CONTEXT_WINDOW_MESSAGE, maxTokensRefusal, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
 import { withoutCredentials } from './mask.js'
+import { answeringServer } from './server-name.js'
 
 
 /** The error an aborted request throws. */
@@ -66,7 +67,7 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
     const hint = overBudget?.hint ?? (status === 413 ? tooLargeHint(code, `${message} ${body}`) : '')
-    return new ModelError(code, `${provider} answered HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId, `${message} ${body}`)}`, {
+    return new ModelError(code, `${answered(provider, error)} HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId, `${message} ${body}`)}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -76,7 +77,10 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
   const code = codeForName(name, message)
   if (code !== undefined) {
     const retryable = booleanField(error, 'isRetryable')
-    return new ModelError(code, `${provider}: ${message || name}`, { cause: error, ...(retryable === undefined ? {} : { retryable }) })
+    // An APICallError without a status is a request that got no answer ("Cannot connect to API: …").
+    const server = name === 'AI_APICallError' ? answeringServer(error) : undefined
+    const said = server === undefined ? message || name : `the connection to ${server} failed: ${message || 'no reason given'}`
+    return new ModelError(code, `${provider}: ${said}`, { cause: error, ...(retryable === undefined ? {} : { retryable }) })
   }
   return partError(error, provider)
 }
@@ -91,8 +95,23 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
 function unreadAnswer(error: unknown, signal: AbortSignal, provider: string, status: number, maxTokens?: number): ModelError {
   const cause = (error as { cause?: unknown } | null)?.cause
   if (errorName(cause).startsWith('AI_')) return typedError(cause, signal, provider, undefined, maxTokens)
-  if (cause === undefined) return new ModelError('MALFORMED_RESPONSE', `${provider}: its HTTP ${status} answer could not be processed: ${errorMessage(error) || 'no reason given'}`, { cause: error })
-  return new ModelError('TRANSPORT', `${provider}: the connection failed while the answer streamed: ${causeChain(cause)}`, { cause: error, retryable: true })
+  const server = answeringServer(error)
+  if (cause === undefined) {
+    const answer = server === undefined ? `its HTTP ${status} answer` : `the HTTP ${status} answer of ${server}`
+    return new ModelError('MALFORMED_RESPONSE', `${provider}: ${answer} could not be processed: ${errorMessage(error) || 'no reason given'}`, { cause: error })
+  }
+  return new ModelError('TRANSPORT', `${provider}: the connection${server === undefined ? '' : ` to ${server}`} failed while the answer streamed: ${causeChain(cause)}`, { cause: error, retryable: true })
+}
+
+/**
+ * The start of an HTTP refusal's message: `openai.chat: the server at 127.0.0.1:4000 answered`,
+ * `anthropic.messages: Anthropic answered` — the provider's id says which model object, the
+ * request's URL which server (a gateway's refusal is not the provider's). `openai.chat answered`
+ * when the error carries no URL.
+ */
+function answered(provider: string, error: unknown): string {
+  const server = answeringServer(error)
+  return server === undefined ? `${provider} answered` : `${provider}: ${server} answered`
 }
 
 /** The messages of an error and of its causes: `terminated (other side closed)`. */

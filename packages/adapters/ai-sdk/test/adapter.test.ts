@@ -390,7 +390,7 @@ describe('errors', () => {
     expect(thrown).toBeInstanceOf(ModelError)
     expect(thrown).toMatchObject({
       code: 'RATE_LIMIT', status: 429, retryAfterMs: 2000, retryable: true,
-      message: 'openai.responses answered HTTP 429: Rate limit reached',
+      message: 'openai.responses: the server at api.example.com answered HTTP 429: Rate limit reached',
     })
     expect((thrown as ModelError).cause).toBe(error)
   })

@@ -67,7 +67,7 @@ describe('a provider error that echoes the key', () => {
       server.reply(status(401, errorBody(`Incorrect API key provided: ${key}. You can find your API key in your dashboard.`)))
       const error = await failure(key)
       expect(error).toMatchObject({ code: 'AUTH', status: 401, retryable: false })
-      expect(error.message).toBe('gateway.chat answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
+      expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
       expect(error.cause).toBeUndefined()
       expect(shown(error)).not.toContain(key.slice(0, 12))
     })
@@ -85,7 +85,7 @@ describe('a provider error that echoes the key', () => {
     const key = KEYS[0]!
     server.reply(status(403, JSON.stringify({ error: { message: 'Forbidden' }, request: { headers: { authorization: `Bearer ${key}` } } })))
     const error = await failure(key)
-    expect(error).toMatchObject({ code: 'AUTH', status: 403, message: 'gateway.chat answered HTTP 403: Forbidden' })
+    expect(error).toMatchObject({ code: 'AUTH', status: 403, message: 'gateway.chat: the server at api.example.com answered HTTP 403: Forbidden' })
     expect(error.cause).toBeUndefined()
     expect(shown(error)).not.toContain(key.slice(0, 12))
   })
@@ -93,7 +93,7 @@ describe('a provider error that echoes the key', () => {
   it('an error without anything like a key keeps its cause', async () => {
     server.reply(status(401, errorBody('Incorrect API key provided.')))
     const error = await failure(KEYS[0]!)
-    expect(error.message).toBe('gateway.chat answered HTTP 401: Incorrect API key provided.')
+    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided.')
     expect(error.cause).toMatchObject({ name: 'AI_APICallError', statusCode: 401 })
   })
 
@@ -104,7 +104,7 @@ describe('a provider error that echoes the key', () => {
     agent.followup('hi')
     await agent.whenIdle()
     expect(agent.session.events.find((event) => event.type === 'turn/end')?.data).toMatchObject({
-      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat answered HTTP 401: Incorrect API key provided: [redacted].' } },
+      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted].' } },
     })
     expect(JSON.stringify(agent.session.events)).not.toContain(key.slice(0, 12))
   })
@@ -123,7 +123,7 @@ describe('a word-like key from a variable named as a secret', () => {
     process.env.X1_GATEWAY_API_KEY = WORDLIKE
     server.reply(status(401, errorBody(`Incorrect API key provided: ${WORDLIKE}. You can find your API key in your dashboard.`)))
     const error = await failure(WORDLIKE)
-    expect(error.message).toBe('gateway.chat answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
+    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
     expect(error.cause).toBeUndefined()
     expect(shown(error)).not.toContain(WORDLIKE)
 
@@ -132,7 +132,7 @@ describe('a word-like key from a variable named as a secret', () => {
     agent.followup('hi')
     await agent.whenIdle()
     expect(agent.session.events.find((event) => event.type === 'turn/end')?.data).toMatchObject({
-      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat answered HTTP 401: Incorrect API key provided: [redacted].' } },
+      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted].' } },
     })
     expect(JSON.stringify(agent.session.events)).not.toContain(WORDLIKE)
   })
@@ -141,6 +141,6 @@ describe('a word-like key from a variable named as a secret', () => {
     process.env.X1_SHORT_TOKEN = 'model'
     server.reply(status(401, errorBody('The model needs a key.')))
     const error = await failure('model')
-    expect(error.message).toBe('gateway.chat answered HTTP 401: The model needs a key.')
+    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: The model needs a key.')
   })
 })

@@ -34,7 +34,7 @@ describe('a 404 from a server without the Responses API', () => {
     const error = await failure(provider('gpt-4.1-nano'))
     expect(server.requests[0]?.path).toBe('/v1/responses')
     expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 404 })
-    expect(error.message).toMatch(/^openai\.responses answered HTTP 404: Not Found\. .*Responses API.*for a Chat Completions server use openai\.chat\('gpt-4\.1-nano'\)$/)
+    expect(error.message).toMatch(/^openai\.responses: the server at 127\.0\.0\.1:\d+ answered HTTP 404: Not Found\. .*Responses API.*for a Chat Completions server use openai\.chat\('gpt-4\.1-nano'\)$/)
   })
 
   it('openai(…) whose model the server does not know (OpenAI\'s model_not_found): no such hint, the server has the Responses API', async () => {
