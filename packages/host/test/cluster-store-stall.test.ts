@@ -45,8 +45,8 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a database that stop
     // Admitted by B (its store answers): the mail A's watcher must find, its NOTIFY lost on A's cut LISTEN connection.
     const sent = await post(onB, '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'hi' })
     expect(((await sent.json()) as { status: string }).status).toBe('pending')
-    // A's poll for dead hosts' sessions was a call that never ended: it fails now, saying why.
-    const stalled = await waitFor(() => lines.find((line) => line.includes('looking for sessions to take over failed') && line.includes('did not answer')), 60_000, 'a stalled call of A to fail')
+    // A's poll (dead hosts' sessions, running sessions) was a call that never ended: it fails now, saying why (once: cluster-poll-outage.test.ts).
+    const stalled = await waitFor(() => lines.find((line) => line.includes("the cluster's poll cannot reach the store") && line.includes('did not answer')), 60_000, 'a stalled call of A to fail')
     expect(stalled).toContain('statementTimeoutMs')
 
     proxy.release()
