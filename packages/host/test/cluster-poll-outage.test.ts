@@ -106,16 +106,23 @@ describe('PollOutage', () => {
     let now = 1_000
     const outage = new PollOutage(200, () => now, 60_000)
     expect(outage.succeeded()).toBeUndefined()
-    expect(outage.failed(new Error('could not list the expired leases: connect ECONNREFUSED.'))).toMatch(/^\[bosun host\] the cluster's poll cannot reach the store: could not list the expired leases: connect ECONNREFUSED\. Check/)
+    const store = (message: string) => Object.assign(new Error(message), { code: 'STORE' })
+    const first = outage.failed(store('could not list the expired leases: connect ECONNREFUSED.'))
+    // A store's failure by its message alone: no stack.
+    expect(first).toHaveLength(1)
+    expect(first![0]).toMatch(/^\[bosun host\] the cluster's poll cannot reach the store: could not list the expired leases: connect ECONNREFUSED\. Check/)
     now += 59_999
-    expect(outage.failed(new Error('x'))).toBeUndefined()
+    expect(outage.failed(store('x'))).toBeUndefined()
     now += 1
-    expect(outage.failed(new Error('still refused'))).toBe("[bosun host] the cluster's poll still cannot reach the store, for 60 s (3 failed polls): still refused.")
+    expect(outage.failed(store('still refused'))).toEqual(["[bosun host] the cluster's poll still cannot reach the store, for 60 s (3 failed polls): still refused."])
     now += 1_000
-    expect(outage.failed(new Error('x'))).toBeUndefined()
+    expect(outage.failed(store('x'))).toBeUndefined()
     expect(outage.succeeded()).toBe("[bosun host] the cluster's poll reaches the store again, after 61 s and 4 failed polls.")
     expect(outage.succeeded()).toBeUndefined()
-    // A new streak is said again from its start.
-    expect(outage.failed(new Error('again'))).toContain('cannot reach the store: again.')
+    // A new streak is said again from its start; an error that is no store's (a bug) is printed whole.
+    const bug = new TypeError('again')
+    const again = outage.failed(bug)
+    expect(again![0]).toContain('cannot reach the store: again.')
+    expect(again![1]).toBe(bug)
   })
 })

@@ -395,8 +395,8 @@ export class Cluster {
       }
       Promise.all([this.#failover().catch(failed), this.#reconcile().catch(failed), this.#forgetReleased()])
         .finally(() => {
-          const line = failure === undefined ? this.#outage.succeeded() : this.#outage.failed(failure.error)
-          if (line !== undefined && !this.#closed) logHost(line)
+          const parts = failure === undefined ? [this.#outage.succeeded()].filter((line) => line !== undefined) : this.#outage.failed(failure.error)
+          if (parts !== undefined && parts.length > 0 && !this.#closed) logHost(...parts)
           this.#schedule(this.#pollMs)
         })
     }, delay)

@@ -35,20 +35,24 @@ export class PollOutage {
     readonly logEveryMs: number = POLL_OUTAGE_LOG_EVERY_MS,
   ) {}
 
-  /** A poll failed with `error`: the line to log, if this one is logged. */
-  failed(error: unknown): string | undefined {
+  /**
+   * A poll failed with `error`: the parts of the line to log (`logHost`), if this one is logged.
+   * An error that is no store's failure (a bug) is printed whole at the streak's start, stack and all.
+   */
+  failed(error: unknown): unknown[] | undefined {
     const now = this.now()
     this.#failures++
     if (this.#since === undefined) {
       this.#since = now
       this.#lastLog = now
-      return `[bosun host] the cluster's poll cannot reach the store: ${said(error)}. Check that the database is up and reachable from this host. `
+      const line = `[bosun host] the cluster's poll cannot reach the store: ${said(error)}. Check that the database is up and reachable from this host. `
         + `Until it is, this host takes over no dead host's session and may miss status changes of sessions other hosts run; `
         + `it keeps polling every ${this.pollMs} ms and says so once a poll works again (and every ${seconds(this.logEveryMs)} while they fail).`
+      return storeFailure(error) === error ? [line, error] : [line]
     }
     if (now - this.#lastLog < this.logEveryMs) return undefined
     this.#lastLog = now
-    return `[bosun host] the cluster's poll still cannot reach the store, for ${seconds(now - this.#since)} (${this.#failures} failed polls): ${said(error)}.`
+    return [`[bosun host] the cluster's poll still cannot reach the store, for ${seconds(now - this.#since)} (${this.#failures} failed polls): ${said(error)}.`]
   }
 
   /** A poll worked: the line to log when it ends a failing streak. */
