@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { available, post, useCluster, useServers } from './cluster-helpers.js'
 import { SseReader, waitFor } from './helpers.js'
+import { leaseLostLine } from '../src/cluster/lease-lost.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a lost lease', () => {
   const cluster = useCluster()
@@ -66,5 +67,24 @@ describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a lo
     expect(lines[0]).toMatch(/^\[bosun host\] session "s" lost its lease here: "host-b" took it over \(epoch 2; this host held epoch 1\)\./)
     expect(lines[0]).toContain('1 message accepted here and not yet written is posted to its mailbox for the next owner')
     expect(lines[0]).toContain('"host-b" runs it now.')
+  })
+})
+
+describe('leaseLostLine', () => {
+  const gone = Object.assign(new Error('PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone.'), { details: { epoch: '3' } })
+
+  it('without a holder: the store\'s words, and that the next host to open it runs it', () => {
+    expect(leaseLostLine('s', gone, { handedOver: 2, streams: 0, running: true, borrowed: false })).toBe(
+      '[bosun host] session "s" lost its lease here: the store refused it (PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone).'
+      + ' This host stopped its agent: its turn under way here is canceled, 0 streams of it here ended (a client reconnecting is served from the store by any host),'
+      + ' 2 messages accepted here and not yet written are posted to its mailbox for the next owner.'
+      + ' The next host to open it runs it (a request, its mail, or failover once the lease has run out).',
+    )
+  })
+
+  it('a session not open here, and a borrowed child', () => {
+    const taken = Object.assign(new Error('taken'), { details: { epoch: '1', heldBy: 'host-b', heldEpoch: '2' } })
+    expect(leaseLostLine('s', taken, undefined)).toBe('[bosun host] session "s" lost its lease here: "host-b" took it over (epoch 2; this host held epoch 1). It was not open here: nothing to stop. "host-b" runs it now.')
+    expect(leaseLostLine('c', taken, { handedOver: 0, streams: 1, running: false, borrowed: true })).toContain("This host let it go (a subagent's child: its parent here stops it); 1 stream of it here ended")
   })
 })
