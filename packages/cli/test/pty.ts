@@ -44,10 +44,14 @@ export const Keys = { enter: '\r', ctrlC: '\u0003', ctrlD: '\u0004' } as const
 export async function runInPty(
   args: string[],
   steps: PtyStep[],
-  options: { cwd: string; cols?: number; rows?: number; env?: Record<string, string | undefined>; timeoutSeconds?: number },
+  options: {
+    cwd: string; cols?: number; rows?: number; env?: Record<string, string | undefined>; timeoutSeconds?: number
+    /** The command the terminal runs instead of `bosun <args>` (a shell the test types into; `args` is then unused). */
+    argv?: string[]
+  },
 ): Promise<PtyResult> {
   const scenario = {
-    argv: [process.execPath, BIN, ...args],
+    argv: options.argv ?? [process.execPath, BIN, ...args],
     cwd: options.cwd,
     env: cleanEnv({ TERM: 'xterm-256color', ...options.env }),
     cols: options.cols ?? 100,
