@@ -14,10 +14,12 @@ const contentBlock = {
   type: 'object',
   required: ['type'],
   properties: { type: { enum: ['text', 'image'] } },
+  // `required` in each `if`: a block without a `type` is told that, not that it lacks a `text`
+  // (an `if` of properties alone holds of an object that has none of them).
   allOf: [
-    { if: { properties: { type: { const: 'text' } } }, then: { required: ['text'], properties: { text: { type: 'string' } } } },
+    { if: { required: ['type'], properties: { type: { const: 'text' } } }, then: { required: ['text'], properties: { text: { type: 'string' } } } },
     {
-      if: { properties: { type: { const: 'image' } } },
+      if: { required: ['type'], properties: { type: { const: 'image' } } },
       then: { required: ['mediaType', 'data'], properties: { mediaType: { type: 'string' }, data: { type: 'string' } } },
     },
   ],
@@ -128,16 +130,22 @@ export type BodyOf<N extends SchemaName> = FromSchema<(typeof schemas)[N]>
 
 export type PostMessageBody = BodyOf<'postMessage'>
 
-// allErrors: every problem of a bad body is told at once (a client fixing one field at a time
-// made a round trip per field); the first is still the one a single-error validation found.
-const ajv = new Ajv({ allErrors: true, strict: true })
+// Two validators per schema, compiled once when the module loads. The first stops at the first
+// error: every body is checked by it, at a cost that does not grow with what is wrong. The second
+// (allErrors) tells every problem of a bad body at once, so a client fixing one field at a time
+// does not make a round trip per field — but Ajv then lists ~6 errors per bad array item (5 µs
+// each: 3 s for a megabyte of `{}` blocks), so it runs only on bodies of at most
+// ALL_PROBLEMS_MAX_BYTES of JSON.
+const firstError = new Ajv({ allErrors: false, strict: true })
+const allErrors = new Ajv({ allErrors: true, strict: true })
 
 /** How many problems a `400 invalid-request` lists (`details.problems`): a body of 10,000 unknown fields is not answered 10,000 lines. */
 export const MAX_BODY_PROBLEMS = 10
-// Compiled once, when the module loads.
-const validators = Object.fromEntries(
-  Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)]),
-) as Record<SchemaName, ValidateFunction>
+/** The largest bad body (its JSON text, in UTF-16 units) told all its problems; a larger one is told its first only. */
+export const ALL_PROBLEMS_MAX_BYTES = 8 * 1024
+const compileAll = (ajv: Ajv) => Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, ajv.compile(schema)])) as Record<SchemaName, ValidateFunction>
+const validators = compileAll(firstError)
+const allProblemValidators = compileAll(allErrors)
 
 function describe(error: ErrorObject, body: unknown): { path: string; message: string } {
   const base = error.instancePath === '' ? '/' : error.instancePath
@@ -173,8 +181,7 @@ const inBranch = (anyOf: ErrorObject, error: ErrorObject): boolean =>
  * branch of the value's own type is the one it meant, so its error is told (`/content/0/type`);
  * a value of no branch's type is told the types it may have.
  */
-function anyOfProblem(anyOf: ErrorObject, errors: readonly ErrorObject[], body: unknown): Problem {
-  const ofBranches = errors.filter((error) => inBranch(anyOf, error))
+function anyOfProblem(anyOf: ErrorObject, ofBranches: readonly ErrorObject[], body: unknown): Problem {
   const wrongType = (error: ErrorObject) => error.keyword === 'type' && error.instancePath === anyOf.instancePath
   const meant = ofBranches.find((error) => !wrongType(error))
   if (meant !== undefined) return { ...describe(meant, body), error: meant }
@@ -185,25 +192,58 @@ function anyOfProblem(anyOf: ErrorObject, errors: readonly ErrorObject[], body: 
 
 /**
  * Every problem of a body, in Ajv's order, each once: an `anyOf`'s errors told as one problem
- * (see {@link anyOfProblem}), the wrappers (`anyOf` itself, `if`) left out. The first is what a
- * validation that stopped at the first error told.
+ * (see {@link anyOfProblem}) — an error of several nested `anyOf`s is told as the first of them in
+ * Ajv's order —, the wrappers (`anyOf` itself, `if`) left out. The first is what a validation that
+ * stopped at the first error told. Linear in the errors (times the body's nesting): each error
+ * looks up the `anyOf`s at its own path and its ancestors', not every `anyOf` of the body.
  */
 function problemsOf(errors: readonly ErrorObject[], body: unknown): Problem[] {
-  const anyOfs = errors.filter((error) => error.keyword === 'anyOf')
+  // The anyOf errors by their instancePath, with their place in Ajv's order.
+  const anyOfsAt = new Map<string, { anyOf: ErrorObject; index: number }[]>()
+  errors.forEach((error, index) => {
+    if (error.keyword !== 'anyOf') return
+    const list = anyOfsAt.get(error.instancePath)
+    if (list === undefined) anyOfsAt.set(error.instancePath, [{ anyOf: error, index }])
+    else list.push({ anyOf: error, index })
+  })
+  // Each anyOf's branch errors, and each error's first anyOf (itself, or one it is a branch error of).
+  const branchErrors = new Map<ErrorObject, ErrorObject[]>()
+  const firstAnyOf = errors.map((error) => {
+    let first: { anyOf: ErrorObject; index: number } | undefined
+    const tokens = error.instancePath.split('/')
+    for (let depth = 1; depth <= tokens.length; depth++) {
+      const path = depth === 1 ? '' : tokens.slice(0, depth).join('/')
+      for (const candidate of anyOfsAt.get(path) ?? []) {
+        const isSelf = candidate.anyOf === error
+        if (!isSelf && !inBranch(candidate.anyOf, error)) continue
+        if (!isSelf) {
+          const list = branchErrors.get(candidate.anyOf)
+          if (list === undefined) branchErrors.set(candidate.anyOf, [error])
+          else list.push(error)
+        }
+        if (first === undefined || candidate.index < first.index) first = candidate
+      }
+    }
+    return first?.anyOf
+  })
   const problems: Problem[] = []
   const told = new Set<string>()
+  const toldAnyOf = new Set<ErrorObject>()
   const tell = (problem: Problem): void => {
     const key = `${problem.path}\n${problem.message}`
     if (told.has(key)) return
     told.add(key)
     problems.push(problem)
   }
-  for (const error of errors) {
-    // The outermost anyOf this error is a branch error of (or is).
-    const anyOf = anyOfs.find((a) => a === error || inBranch(a, error))
-    if (anyOf !== undefined) tell(anyOfProblem(anyOf, errors, body))
-    else if (error.keyword !== 'if') tell({ ...describe(error, body), error })
-  }
+  errors.forEach((error, index) => {
+    const anyOf = firstAnyOf[index]
+    if (anyOf !== undefined) {
+      // One problem per anyOf: the same one each time it is reached.
+      if (toldAnyOf.has(anyOf)) return
+      toldAnyOf.add(anyOf)
+      tell(anyOfProblem(anyOf, branchErrors.get(anyOf) ?? [], body))
+    } else if (error.keyword !== 'if') tell({ ...describe(error, body), error })
+  })
   return problems
 }
 
@@ -234,8 +274,8 @@ function kindOf(value: unknown): string {
 export function validateBody<T>(name: SchemaName, body: unknown): T {
   const validate = validators[name]
   if (!validate(body)) {
-    const problems = problemsOf(validate.errors!, body)
-    const first = problems[0]!
+    const first = problemsOf(validate.errors!, body)[0]!
+    const problems = [first, ...allProblems(name, body).filter((problem) => problem.path !== first.path || problem.message !== first.message)]
     const unknown = first.error.keyword === 'required' && first.error.instancePath === '' ? unknownFields(schemas[name], body) : ''
     // The others, in the message too (a person reads it): those the first's note does not name already.
     const named = (problem: Problem) => unknown !== '' && problem.error.keyword === 'additionalProperties' && problem.error.instancePath === ''
@@ -249,6 +289,14 @@ export function validateBody<T>(name: SchemaName, body: unknown): T {
     })
   }
   return body as T
+}
+
+/** Every problem of a bad body no larger than {@link ALL_PROBLEMS_MAX_BYTES} of JSON; none of a larger one. */
+function allProblems(name: SchemaName, body: unknown): Problem[] {
+  // A parsed body is JSON: stringify cannot throw, and costs what parsing it did.
+  if (JSON.stringify(body).length > ALL_PROBLEMS_MAX_BYTES) return []
+  const validate = allProblemValidators[name]
+  return validate(body) ? [] : problemsOf(validate.errors!, body)
 }
 
 /** ` (the body's "text" is not one of its fields: clientMessageId, content, delivery)`, or '' when it has no unknown field. */
