@@ -19,6 +19,7 @@ import { SessionManager, type AgentFactory } from './sessions.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { clusterRoutes } from './cluster/routes.js'
 import { clusterStoreOf } from './cluster/store.js'
+import { staleWriterLine } from './session-dropped.js'
 import { listSummaries, sessionSummary } from './summary.js'
 import { TrustedProxies } from './trusted-proxy.js'
 import { webRootRoutes } from './web-root.js'
@@ -189,11 +190,19 @@ export function createHost(options: CreateHostOptions): Host {
   }
   app.onError((error, c) => {
     if (error instanceof HostError) return errorResponse(note(error))
-    const mapped = hostErrorOf(error, c.req.param('id'))
+    const id = c.req.param('id')
+    const mapped = hostErrorOf(error, id)
     // A stale writer refuses for good ("Reopen the session"): the session is let go, so that the
-    // retry the answer asks for opens it again from the store — the stored log is the truth.
-    // (A cluster store has dropped it already, as it reported the lease lost.)
-    if (BosunError.is(error, ErrorCodes.STALE_WRITER) && c.req.param('id') !== undefined) void sessions.drop(c.req.param('id')!)
+    // retry the answer asks for opens it again from the store — the stored log is the truth. The
+    // host's own line says so (which session, what it stopped, what to do), in place of the
+    // store's words alone. A cluster store has dropped it already, as it reported the lease lost,
+    // and logged that: this drop finds nothing, and says nothing.
+    if (BosunError.is(error, ErrorCodes.STALE_WRITER) && id !== undefined && mapped) {
+      void sessions.drop(id, (dropped) => {
+        if (dropped !== undefined) logHost(staleWriterLine(id, error, dropped))
+      })
+      return errorResponse(mapped)
+    }
     if (mapped) {
       if (mapped.code === 'internal-error') logFailure(error)
       return errorResponse(note(mapped))

@@ -35,6 +35,8 @@ export interface LiveSession {
 export interface DroppedSession {
   /** Messages accepted here and maybe never written, posted to the session's next owner (`handOver`). */
   handedOver: number
+  /** Messages accepted here and maybe never written, with no next owner to post them to (no cluster): lost. */
+  lost: number
   /** The streams (and ACP followers) of the session here, ended. */
   streams: number
   /** A turn was under way here: it is canceled. */

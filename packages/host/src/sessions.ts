@@ -430,18 +430,23 @@ export class SessionManager {
     if (!live) return detached(undefined)
     // What clients were told was accepted and may never have been written: read before the agent
     // is canceled, handed to whoever takes the session over (a cluster's mailbox, cluster.ts).
+    // Without a next owner (no cluster) they are lost: the drop's log line counts them.
     let handedOver = 0
-    if (!live.borrowed && this.handOver !== undefined) {
+    let lost = 0
+    if (!live.borrowed) {
       const unwritten = unwrittenMessages(live)
-      if (unwritten.length > 0) this.handOver(id, unwritten)
-      handedOver = unwritten.length
+      if (this.handOver === undefined) lost = unwritten.length
+      else {
+        if (unwritten.length > 0) this.handOver(id, unwritten)
+        handedOver = unwritten.length
+      }
     }
     if (live.idleTimer) clearTimeout(live.idleTimer)
     live.closed = true
     this.#detach(live)
     const followers = [...live.listeners]
     for (const listener of followers) listener()
-    detached({ handedOver, streams: followers.length, running: live.agent.status === 'running', borrowed: live.borrowed === true })
+    detached({ handedOver, lost, streams: followers.length, running: live.agent.status === 'running', borrowed: live.borrowed === true })
     // A borrowed agent is its owner's to stop (its writes are refused the same way).
     if (live.borrowed) return
     live.agent.cancel()

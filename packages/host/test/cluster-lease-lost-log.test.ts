@@ -74,7 +74,7 @@ describe('leaseLostLine', () => {
   const gone = Object.assign(new Error('PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone.'), { details: { epoch: '3' } })
 
   it('without a holder: the store\'s words, and that the next host to open it runs it', () => {
-    expect(leaseLostLine('s', gone, { handedOver: 2, streams: 0, running: true, borrowed: false })).toBe(
+    expect(leaseLostLine('s', gone, { handedOver: 2, lost: 0, streams: 0, running: true, borrowed: false })).toBe(
       '[bosun host] session "s" lost its lease here: the store refused it (PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone).'
       + ' This host stopped its agent: its turn under way here is canceled, 0 streams of it here ended (a client reconnecting is served from the store by any host),'
       + ' 2 messages accepted here and not yet written are posted to its mailbox for the next owner.'
@@ -85,6 +85,6 @@ describe('leaseLostLine', () => {
   it('a session not open here, and a borrowed child', () => {
     const taken = Object.assign(new Error('taken'), { details: { epoch: '1', heldBy: 'host-b', heldEpoch: '2' } })
     expect(leaseLostLine('s', taken, undefined)).toBe('[bosun host] session "s" lost its lease here: "host-b" took it over (epoch 2; this host held epoch 1). It was not open here: nothing to stop. "host-b" runs it now.')
-    expect(leaseLostLine('c', taken, { handedOver: 0, streams: 1, running: false, borrowed: true })).toContain("This host let it go (a subagent's child: its parent here stops it); 1 stream of it here ended")
+    expect(leaseLostLine('c', taken, { handedOver: 0, lost: 0, streams: 1, running: false, borrowed: true })).toContain("This host let it go (a subagent's child: its parent here stops it); 1 stream of it here ended")
   })
 })

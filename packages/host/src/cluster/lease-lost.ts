@@ -1,4 +1,5 @@
 import type { DroppedSession } from '../live-session.js'
+import { stoppedHere } from '../session-dropped.js'
 
 /** What a cluster store's lease-lost error says (`@bosun/plugin-store-postgres`'s STALE_WRITER `details`), where it says it. */
 interface LostDetails {
@@ -10,7 +11,6 @@ interface LostDetails {
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 
 /**
  * The one line a host logs when it loses a session's lease (another host took it over, or a
@@ -30,17 +30,5 @@ export function leaseLostLine(session: string, error: Error, dropped: DroppedSes
   const next = holder === undefined
     ? 'The next host to open it runs it (a request, its mail, or failover once the lease has run out).'
     : `"${holder}" runs it now.`
-  return `[bosun host] session "${session}" lost its lease here: ${why}. ${stopped(dropped)} ${next}`
-}
-
-/** What this host did with the session: nothing open, a borrowed child let go, or its agent stopped. */
-function stopped(dropped: DroppedSession | undefined): string {
-  if (dropped === undefined) return 'It was not open here: nothing to stop.'
-  const streams = `${plural(dropped.streams, 'stream', 'streams')} of it here ended (a client reconnecting is served from the store by any host)`
-  if (dropped.borrowed) return `This host let it go (a subagent's child: its parent here stops it); ${streams}.`
-  const turn = dropped.running ? 'its turn under way here is canceled' : 'no turn was under way here'
-  const handed = dropped.handedOver === 0
-    ? 'no accepted message was left unwritten'
-    : `${plural(dropped.handedOver, 'message', 'messages')} accepted here and not yet written ${dropped.handedOver === 1 ? 'is' : 'are'} posted to its mailbox for the next owner`
-  return `This host stopped its agent: ${turn}, ${streams}, ${handed}.`
+  return `[bosun host] session "${session}" lost its lease here: ${why}. ${stoppedHere(dropped, { cluster: true })} ${next}`
 }
