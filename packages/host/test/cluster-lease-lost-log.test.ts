@@ -71,11 +71,12 @@ describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a lo
 })
 
 describe('leaseLostLine', () => {
-  const gone = Object.assign(new Error('PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone.'), { details: { epoch: '3' } })
+  // The store's message as store-postgres words it (errors.ts, staleWriter): its last clause is advice to its API caller.
+  const gone = Object.assign(new Error('PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone. Nothing of it was stored; reopen the session to continue.'), { details: { epoch: '3' } })
 
-  it('without a holder: the store\'s words, and that the next host to open it runs it', () => {
+  it('without a holder: the store\'s words without its advice to reopen the session, and that the next host to open it runs it', () => {
     expect(leaseLostLine('s', gone, { handedOver: 2, lost: 0, streams: 0, running: true, borrowed: false })).toBe(
-      '[bosun host] session "s" lost its lease here: the store refused it (PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone).'
+      '[bosun host] session "s" lost its lease here: the store refused it (PostgreSQL store postgres://db:5432/bosun: session "s" refused this writer\'s batch: its lease is gone. Nothing of it was stored).'
       + ' This host stopped its agent: its turn under way here is canceled, 0 streams of it here ended (a client reconnecting is served from the store by any host),'
       + ' 2 messages accepted here and not yet written are posted to its mailbox for the next owner.'
       + ' The next host to open it runs it (a request, its mail, or failover once the lease has run out).',

@@ -1,5 +1,5 @@
 import type { DroppedSession } from '../live-session.js'
-import { stoppedHere } from '../session-dropped.js'
+import { stoppedHere, storeWords } from '../session-dropped.js'
 
 /** What a cluster store's lease-lost error says (`@bosun/plugin-store-postgres`'s STALE_WRITER `details`), where it says it. */
 interface LostDetails {
@@ -17,7 +17,11 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * write of it was fenced): which session, why — to whom and at which epoch when the store says —
  * and what happens next: what this host stopped and handed over, and who runs the session now.
  * Before, the session was dropped without a word, and an operator saw a session stop on one host
- * with nothing saying why. Names lease owners (as the store's own messages do), never a URL.
+ * with nothing saying why. Names lease owners (as the store's own messages do), never a URL. When
+ * the store cannot say who holds it (the renewal could not read the holder, the row was gone, or
+ * the takeover committed while the fenced batch waited), its words are quoted without their advice
+ * to an API caller ("reopen the session to continue"): the line's last sentence is the host's own
+ * next step.
  */
 export function leaseLostLine(session: string, error: Error, dropped: DroppedSession | undefined): string {
   const details = ((error as { details?: unknown }).details ?? {}) as LostDetails
@@ -25,7 +29,7 @@ export function leaseLostLine(session: string, error: Error, dropped: DroppedSes
   const heldEpoch = text(details.heldEpoch)
   const ours = text(details.epoch)
   const why = holder === undefined
-    ? `the store refused it (${error.message.replace(/\.+$/, '')})`
+    ? `the store refused it (${storeWords(error)})`
     : `"${holder}" took it over (epoch ${heldEpoch ?? 'unknown'}${ours === undefined ? '' : `; this host held epoch ${ours}`})`
   const next = holder === undefined
     ? 'The next host to open it runs it (a request, its mail, or failover once the lease has run out).'
