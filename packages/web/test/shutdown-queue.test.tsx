@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { createAgent, type Store } from '@bosun/core'
 import { createHost, type Host } from '@bosun/host'
-import { createClient } from '@bosun/host/client'
+import { createClient, type HostClient } from '@bosun/host/client'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { App } from '../app/components/App.js'
 import { StoreProvider } from '../app/components/store-context.js'
@@ -46,31 +46,39 @@ function serve(folder: string, responses: () => ScriptedResponse[]): Served {
   return { host, sessions }
 }
 
-describe('a turn a host shutdown aborted, with input queued behind it', () => {
-  it('says the queue runs when the session resumes (not "Queue paused"), and it does', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'bosun-web-shutdown-'))
-    // The first host's first turn streams slowly, so that it is still running when the host stops.
-    served = serve(dir, () => [{ text: 'a'.repeat(4000), chunkSize: 1, delayMs: 10 }])
-    // The page reaches whichever host serves now, as a browser reaches `bosun serve` after a restart.
-    const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => served!.host.fetch(new Request(input as string, init)) })
-    page = createAppStore({ client })
-    render(
-      <StoreProvider store={page}>
-        <App />
-      </StoreProvider>,
-    )
-    await client.createSession('s')
-    page.getState().select('s')
-    await client.send('s', { content: 'one' })
-    await until(() => page!.getState().view.status === 'running', 'turn 1 running')
+/** Session `s` open in the page, its turn 1 streaming slowly on the first host (still running when the host stops). */
+async function runningOnFirstHost(): Promise<HostClient> {
+  dir = await mkdtemp(join(tmpdir(), 'bosun-web-shutdown-'))
+  served = serve(dir, () => [{ text: 'a'.repeat(4000), chunkSize: 1, delayMs: 10 }])
+  // The page reaches whichever host serves now, as a browser reaches `bosun serve` after a restart.
+  const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => served!.host.fetch(new Request(input as string, init)) })
+  page = createAppStore({ client })
+  render(
+    <StoreProvider store={page}>
+      <App />
+    </StoreProvider>,
+  )
+  await client.createSession('s')
+  page.getState().select('s')
+  await client.send('s', { content: 'one' })
+  await until(() => page!.getState().view.status === 'running', 'turn 1 running')
+  return client
+}
+
+/** bosun serve stopped (SIGTERM, no grace: a running turn ends aborted, reason `shutdown`) and started again on the same folder. */
+async function restart(): Promise<void> {
+  await served!.host.close()
+  await served!.sessions.close()
+  served = serve(dir!, () => [])
+}
+
+describe('a turn a host shutdown aborted', () => {
+  it('with input queued behind it, says the queue runs when the session resumes (not "Queue paused"), and it does', async () => {
+    const client = await runningOnFirstHost()
     await client.send('s', { content: 'two' })
     await until(() => page!.getState().view.queues['next-turn'].length === 1, 'two queued')
 
-    // bosun serve stopped (SIGTERM, no grace): the running turn ends aborted, reason `shutdown`.
-    const stopped = served
-    await stopped.host.close()
-    await stopped.sessions.close()
-    served = serve(dir, () => [])
+    await restart()
 
     const notice = (): HTMLElement | null => screen.queryByText('Queue runs when the session resumes') ?? screen.queryByText('Queue paused') ?? screen.queryByText('Queued, not running')
     await until(notice, 'a word on the queue')
@@ -78,12 +86,26 @@ describe('a turn a host shutdown aborted, with input queued behind it', () => {
     expect(notice()!.firstChild!.textContent).toBe('Queue runs when the session resumes')
     expect(within(screen.getByRole('article', { name: 'Turn 1' })).getByTestId('turn-reason').textContent).toBe('aborted: host shut down')
     // The stream read the log without opening the session: nothing ran yet.
-    expect(page.getState().view.status).toBe('idle')
+    expect(page!.getState().view.status).toBe('idle')
 
     // What the notice says: resuming the session runs the queue (core's recovery owes it its turns).
     fireEvent.click(within(screen.getByText('Queue runs when the session resumes')).getByRole('button', { name: 'Run now' }))
     const second = await until(() => screen.queryByRole('article', { name: 'Turn 2' }), 'turn 2')
     await until(() => within(second).queryByText('echo: two'), 'the queued message answered')
     await until(() => screen.queryByText('Queue runs when the session resumes') === null, 'the notice gone')
+  }, 90_000)
+
+  it('input queued after that end is not owed a turn by it: an inject then says "Queued, not running"', async () => {
+    const client = await runningOnFirstHost()
+    // Stopped with nothing queued behind the turn.
+    await restart()
+    const turn = await until(() => screen.queryByRole('article', { name: 'Turn 1' }), 'turn 1')
+    await until(() => within(turn).getByTestId('turn-reason').textContent === 'aborted: host shut down', 'turn 1 aborted by the shutdown')
+
+    // The inject resumes the session on the new host, which owes it nothing (core: an inject waits for a wake).
+    await client.send('s', { content: 'later', delivery: 'inject' })
+    await until(() => screen.queryByText('Queued, not running'), 'the waiting notice')
+    expect(screen.queryByText('Queue runs when the session resumes')).toBeNull()
+    expect(screen.queryByText('Queue paused')).toBeNull()
   }, 90_000)
 })
