@@ -19,7 +19,7 @@ import { SessionManager, type AgentFactory } from './sessions.js'
 import { Cluster, type ClusterOptions } from './cluster/cluster.js'
 import { clusterRoutes } from './cluster/routes.js'
 import { clusterStoreOf } from './cluster/store.js'
-import { staleWriterLine } from './session-dropped.js'
+import { letStaleSessionGo } from './session-dropped.js'
 import { listSummaries, sessionSummary } from './summary.js'
 import { TrustedProxies } from './trusted-proxy.js'
 import { webRootRoutes } from './web-root.js'
@@ -198,9 +198,7 @@ export function createHost(options: CreateHostOptions): Host {
     // store's words alone. A cluster store has dropped it already, as it reported the lease lost,
     // and logged that: this drop finds nothing, and says nothing.
     if (BosunError.is(error, ErrorCodes.STALE_WRITER) && id !== undefined && mapped) {
-      void sessions.drop(id, (dropped) => {
-        if (dropped !== undefined) logHost(staleWriterLine(id, error, dropped))
-      })
+      letStaleSessionGo(sessions, id, error)
       return errorResponse(mapped)
     }
     if (mapped) {

@@ -1,4 +1,7 @@
+import { BosunError, ErrorCodes, type SessionEvent, type TurnEndReason } from '@bosun/core'
+import { logHost } from './host-log.js'
 import type { DroppedSession } from './live-session.js'
+import type { SessionManager } from './sessions.js'
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 
@@ -50,4 +53,29 @@ export function staleWriterLine(session: string, error: Error, dropped: DroppedS
   return `[bosun host] session "${session}" was let go here: another writer changed its stored log (${storeWords(error)}). ${stoppedHere(dropped)}`
     + ' The next request for it opens it again from the store. If nothing else should write it, find what did'
     + ' (another host or bosun process on the same store, a restore, a sync tool) and stop it: two writers of a session refuse each other\'s writes.'
+}
+
+/**
+ * Lets go a session whose write the store refused as stale, and logs its line once: the drop that
+ * finds it still open logs (a cluster store that reported the lease lost dropped it first, and
+ * logged that; a second refusal finds nothing). The next request opens it again from the store.
+ */
+export function letStaleSessionGo(sessions: SessionManager, id: string, error: Error): void {
+  void sessions.drop(id, (dropped) => {
+    if (dropped !== undefined) logHost(staleWriterLine(id, error, dropped))
+  })
+}
+
+/**
+ * The store's STALE_WRITER a turn ended with (a `turn/end` with an error reason), as an error: a
+ * turn's write refused with no request waiting on it — a plain send's turn flushes before its model
+ * request — which left the session open with a writer refused for good, every later send accepted
+ * and lost. Undefined for any other event.
+ */
+export function staleWriterOf(event: SessionEvent): BosunError | undefined {
+  if (event.type !== 'turn/end') return undefined
+  const reason = (event.data as { reason?: TurnEndReason }).reason
+  if (reason?.kind !== 'error' || reason.error.code !== ErrorCodes.STALE_WRITER) return undefined
+  const details = reason.error.details
+  return new BosunError(ErrorCodes.STALE_WRITER, reason.error.message, typeof details === 'object' && details !== null ? { details: details as Record<string, unknown> } : {})
 }

@@ -4,6 +4,7 @@ import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type DroppedSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeLive } from './session-close.js'
+import { letStaleSessionGo, staleWriterOf } from './session-dropped.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
 import { pageOf, readStored, readStoredFrom, storedExists, storedPage } from './stored-reads.js'
@@ -274,6 +275,9 @@ export class SessionManager {
       else if (event.type === 'subagent/settled') this.onChange((event.data as { childId: string }).childId, 'changed')
       // Only signals: the writer never waits for a client.
       for (const listener of live.listeners) listener()
+      // A turn whose write the store refused as stale: let go, the next request reopens it.
+      const stale = staleWriterOf(event)
+      if (stale) letStaleSessionGo(this, id, stale)
     })
     return live
   }

@@ -4,7 +4,7 @@
 // "Reopen the session." — advice for its API caller, not what the operator of a host can do. The
 // host now logs one line of its own: which session, that another writer changed its log, what it
 // stopped, and what a client and the operator do next. Real JSONL files.
-import { copyFile, readdir, rename } from 'node:fs/promises'
+import { copyFile, readdir, readFile, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, it, vi } from 'vitest'
 import { BosunError, ErrorCodes } from '@bosun/core'
@@ -48,6 +48,31 @@ it('a write refused because the session file was replaced: one line naming the s
   expect(dropped).toContain('The next request for it opens it again from the store.')
   // The store's advice to its caller is not the operator's next step, and one line says it all.
   expect(lines.filter((line) => /reopen/i.test(line))).toEqual([])
+  expect(lines.filter((line) => line.includes('"s"'))).toEqual([dropped])
+})
+
+it('a turn whose write is refused (a plain send, no request waiting on the write): the session is let go with the same line, and the next send is written', async () => {
+  const lines = hostLines()
+  const { host, store } = makeHost(t.dir)
+  t.closing.push({ close: () => store.close().catch(() => {}) }, { close: () => host.close().catch(() => {}) })
+  await req(host, 'POST', '/v1/sessions', { id: 's' })
+  expect((await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-1', content: 'one' })).status).toBe(202)
+  await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/s'))).status === 'idle', 15_000, 'the first turn ran')
+  const file = (await readdir(t.dir)).find((name) => name.startsWith('s') && name.endsWith('.jsonl'))!
+  await copyFile(join(t.dir, file), join(t.dir, `${file}.copy`))
+  await rename(join(t.dir, `${file}.copy`), join(t.dir, file))
+
+  // Accepted in memory; its turn's write before the model request is refused. Before, the session
+  // stayed open with its stale writer: every later send was accepted and lost, without a line.
+  expect((await req(host, 'POST', '/v1/sessions/s/messages', { clientMessageId: 'c-2', content: 'two' })).status).toBe(202)
+  const dropped = await waitFor(() => lines.find((line) => line.includes('another writer changed its stored log')), 15_000, () => `the drop's line, among: ${lines.join('\n')}`)
+  expect(dropped).toMatch(/^\[bosun host\] session "s" was let go here: another writer changed its stored log \(Session "s": /)
+  expect(dropped).toContain('1 message accepted here and not yet written is lost')
+  await waitFor(async () => (await host.sessions.peek('s')) === undefined, 15_000, 'the session let go')
+
+  // The next send opens it again from the file, and is written there.
+  expect((await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-3', content: 'three' })).status).toBe(202)
+  expect(await readFile(join(t.dir, file), 'utf8')).toContain('"c-3"')
   expect(lines.filter((line) => line.includes('"s"'))).toEqual([dropped])
 })
 
