@@ -72,6 +72,12 @@ export interface TurnLog {
   foldTo(after: number): InboxFold | Promise<InboxFold>
   /** The events after `seq` known now, in order, maybe only the first of them (none: caught up). */
   since(seq: number): readonly SessionEvent[] | Promise<readonly SessionEvent[]>
+  /**
+   * The seq of `turn`'s turn/start, at or before `before`. A stream that finds its message
+   * claimed by a turn begun before its cursor (a steer) replays that turn from there; a log
+   * without it streams the turn from the claim on.
+   */
+  turnStart?(turn: number, before: number): number | undefined | Promise<number | undefined>
   /** Waits for new events or `ms`; true when it timed out. */
   wait(ms: number): Promise<boolean>
   ended(): boolean
@@ -118,6 +124,14 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
     // A slice at a time: a stream from far back (a repeated message id) would otherwise decode
     // and translate the rest of a sealed log in one go.
     since: (seq) => session.events.slice(seq + 1, seq + 1 + SLICE_EVENTS),
+    // Back through the running turn's own events (a sealed log has no running turn).
+    turnStart: (turn, before) => {
+      for (let seq = before; seq >= 0; seq--) {
+        const event = session.events[seq]!
+        if (event.type === 'turn/start' && (event.data as { turn: number }).turn === turn) return seq
+      }
+      return undefined
+    },
     wait: (ms) => subscription.wait(ms),
     ended: () => subscription.ended || live.closed === true,
     end: () => subscription.end(),
@@ -131,11 +145,18 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
   let cursor = options.after
   let ourTurn = options.turn
   let currentTurn: number | undefined
+  /** The message was claimed by a turn that began before the cursor, not yet named by an event. */
+  let claimPending = false
+  /** That turn, once named, and the seq of the event that named it: the stream replays the turn up to it. */
+  let rewind: { turn: number; at: number } | undefined
+  /** Events up to this seq are read a second time, replayed: their splices are in the fold already. */
+  let replayThrough = -1
   let started = false
   let finished = false
   let part = 0
   let open: { kind: 'text' | 'reasoning'; id: string } | undefined
-  let steps = 0
+  /** The turn's step running (its number in the turn: a steer's stream starts at a later step). */
+  let step = 0
   /** How the turn's last ended step finished (`step/end`), for the `finish` part's reason. */
   let lastStep: string | undefined
 
@@ -165,6 +186,7 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
 
   const translate = (event: SessionEvent): string => {
     if (event.type === 'turn/start') currentTurn = (event.data as { turn: number }).turn
+    if (event.type === 'agent/inbox/spliced' && event.seq <= replayThrough) return ''
     if (event.type === 'agent/inbox/spliced') {
       const s = event.data as InboxSplice
       const removed = fold!.apply(event) ?? []
@@ -175,14 +197,40 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
           finished = true
           return sse({ type: 'start' }) + sse({ type: 'data-bosun-canceled', data: { messageId: options.messageId } }) + sse({ type: 'finish', finishReason: 'other' })
         }
-        if (s.outcome !== 'canceled' && currentTurn !== undefined) {
+        if (s.outcome !== 'canceled') {
+          // A claim. The stream may have started reading inside the turn that claims it (a steer
+          // admitted while the turn runs: its turn/start is before the cursor); then the next event
+          // naming a turn names it — a claim is followed by that turn's step/start, pre-step
+          // reject or turn/end.
+          if (currentTurn === undefined) {
+            claimPending = true
+            return ''
+          }
           ourTurn = currentTurn
           return start() + queueSnapshot()
         }
       }
       return started ? queueSnapshot() : ''
     }
+    let opening = ''
+    if (claimPending && typeof (event.data as { turn?: unknown }).turn === 'number') {
+      claimPending = false
+      ourTurn = currentTurn = (event.data as { turn: number }).turn
+      opening = start() + queueSnapshot()
+      // The turn from its start, as every other stream of it has it: `useChat` keeps one message
+      // per message id, and each open request writes it whole — a stream of the turn from the
+      // steer on would replace the answer before it. This event is read again after the replay.
+      if (log.turnStart !== undefined) {
+        rewind = { turn: ourTurn, at: event.seq }
+        return opening
+      }
+    }
     if (ourTurn === undefined) return ''
+    return opening + translateOurs(event)
+  }
+
+  /** An event once the stream knows its turn: its part, if it is of that turn. */
+  const translateOurs = (event: SessionEvent): string => {
     if (!started && event.type === 'turn/start' && currentTurn === ourTurn) return start()
     // A user/message carries no turn number (its data is the message): it belongs to the turn
     // running when it is logged. Every other event of a turn names its turn.
@@ -190,11 +238,11 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     if (turn !== ourTurn) return ''
     switch (event.type) {
       case 'step/start':
-        steps++
+        step = (event.data as { step: number }).step
         return sse({ type: 'start-step' })
       case 'user/message': {
         // Input that rides a later step of the turn: a steer (or an injected context).
-        if (steps <= 1) return ''
+        if (step <= 1) return ''
         const message = event.data as UserMessage
         return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: messageText(message), source: withinDepth(message.source, 2) } })
       }
@@ -260,6 +308,13 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
           if (finished) break
           cursor = event.seq
           out += translate(event)
+          if (rewind !== undefined) break
+        }
+        if (rewind !== undefined) {
+          const from = (await log.turnStart!(rewind.turn, rewind.at)) ?? rewind.at
+          replayThrough = rewind.at - 1
+          cursor = from - 1
+          rewind = undefined
         }
         if (out !== '' || finished || events.length === 0) break
         // Events of other turns, before ours: read on (not wait for a new event), the event loop given back first.
