@@ -25,7 +25,11 @@ const hostLines = (): string[] => {
   return lines
 }
 
-it('a write refused because the session file was replaced: one line naming the session, what stopped and what to do', async () => {
+/**
+ * A host whose session "s" ran a turn, then had its file replaced with a copy of itself (a restore,
+ * an editor's save): the writer's file has no name left, so its next write is refused.
+ */
+const replacedUnderWriter = async () => {
   const lines = hostLines()
   const { host, store } = makeHost(t.dir)
   // Their close reports the refused writer's unwritten events (stale-writer-reopen.test ignores it too).
@@ -33,11 +37,14 @@ it('a write refused because the session file was replaced: one line naming the s
   await req(host, 'POST', '/v1/sessions', { id: 's' })
   expect((await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-1', content: 'one' })).status).toBe(202)
   await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/s'))).status === 'idle', 15_000, 'the first turn ran')
-
-  // Replace the session file with a copy of itself: the writer's file has no name left.
   const file = (await readdir(t.dir)).find((name) => name.startsWith('s') && name.endsWith('.jsonl'))!
   await copyFile(join(t.dir, file), join(t.dir, `${file}.copy`))
   await rename(join(t.dir, `${file}.copy`), join(t.dir, file))
+  return { host, file, lines }
+}
+
+it('a write refused because the session file was replaced: one line naming the session, what stopped and what to do', async () => {
+  const { host, lines } = await replacedUnderWriter()
 
   expect((await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-2', content: 'two' })).status).toBe(409)
   const dropped = await waitFor(() => lines.find((line) => line.includes('another writer changed its stored log')), 15_000, () => `the drop's line, among: ${lines.join('\n')}`)
@@ -52,15 +59,7 @@ it('a write refused because the session file was replaced: one line naming the s
 })
 
 it('a turn whose write is refused (a plain send, no request waiting on the write): the session is let go with the same line, and the next send is written', async () => {
-  const lines = hostLines()
-  const { host, store } = makeHost(t.dir)
-  t.closing.push({ close: () => store.close().catch(() => {}) }, { close: () => host.close().catch(() => {}) })
-  await req(host, 'POST', '/v1/sessions', { id: 's' })
-  expect((await req(host, 'POST', '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'c-1', content: 'one' })).status).toBe(202)
-  await waitFor(async () => (await json(req(host, 'GET', '/v1/sessions/s'))).status === 'idle', 15_000, 'the first turn ran')
-  const file = (await readdir(t.dir)).find((name) => name.startsWith('s') && name.endsWith('.jsonl'))!
-  await copyFile(join(t.dir, file), join(t.dir, `${file}.copy`))
-  await rename(join(t.dir, `${file}.copy`), join(t.dir, file))
+  const { host, file, lines } = await replacedUnderWriter()
 
   // Accepted in memory; its turn's write before the model request is refused. Before, the session
   // stayed open with its stale writer: every later send was accepted and lost, without a line.
