@@ -35,7 +35,7 @@ export function withinDepth(value: unknown, at: number, text?: string): unknown 
 /** `POST /v1/ai-sdk/chat`'s body (checked by the `aiSdkChat` schema first). */
 export interface ChatInput {
   id: string
-  messages: { id: string; role: string; parts: { type: string; text?: string }[] }[]
+  messages: { id: string; role: string; parts: { type: string; text?: string; mediaType?: string; url?: string }[] }[]
   bosun?: { delivery?: 'followup' | 'steer' | 'inject' }
   /** What `useChat` asks for: `submit-message` (a new message) or `regenerate-message` (a new answer to the last one). */
   trigger?: string
@@ -45,7 +45,7 @@ export interface ChatInput {
  * The message a chat request admits: its last message, which must be the user's, with text; its
  * id is the clientMessageId. One check for the owner's route and a cluster's non-owner route.
  */
-export function chatMessage(input: ChatInput): { clientMessageId: string; content: string; delivery: 'followup' | 'steer' | 'inject' } {
+export function chatMessage(input: ChatInput): { clientMessageId: string; content: string | ChatContentBlock[]; delivery: 'followup' | 'steer' | 'inject' } {
   // A regenerate resends the last user message, already admitted: it would stream that old turn again.
   if (input.trigger === 'regenerate-message') {
     throw new HostError('invalid-request', 'Regenerating an answer is not supported: a Bosun session keeps every turn it ran. Send the message again with a new id (it runs as a new turn), or fork the session before that turn (POST /v1/sessions/:id/fork with afterTurn) and chat in the fork.', { path: '/trigger' })
@@ -54,7 +54,44 @@ export function chatMessage(input: ChatInput): { clientMessageId: string; conten
   const last = input.messages[index]!
   if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${index}/role` })
   if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${index}/id` })
-  const content = last.parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('')
-  if (content === '') throw new HostError('invalid-request', 'The last user message has no text part.', { path: `/messages/${index}/parts` })
+  const content = messageContent(last.parts, `/messages/${index}/parts`)
   return { clientMessageId: last.id, content, delivery: input.bosun?.delivery ?? 'followup' }
+}
+
+/** A content block of a user message, as `POST …/messages` takes it. */
+type ChatContentBlock = { type: 'text'; text: string } | { type: 'image'; mediaType: string; data: string }
+
+/**
+ * The content of the chat's user message: its text parts joined (a string), or, when it has
+ * files (`useChat`'s `sendMessage({ files })`), its text and images as blocks in the message's
+ * order. A file the model cannot be given is refused at its part — dropping it would run the
+ * turn as if nothing had been attached. Other part types carry nothing for the model.
+ */
+function messageContent(parts: ChatInput['messages'][number]['parts'], path: string): string | ChatContentBlock[] {
+  const blocks: ChatContentBlock[] = []
+  parts.forEach((part, i) => {
+    if (part.type === 'text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text })
+    else if (part.type === 'file') blocks.push(imageBlock(part as { mediaType?: unknown; url?: unknown }, `${path}/${i}`))
+  })
+  if (!blocks.some((b) => b.type === 'image')) {
+    const text = blocks.map((b) => (b as { text: string }).text).join('')
+    if (text === '') throw new HostError('invalid-request', 'The last user message has no text or image part.', { path })
+    return text
+  }
+  return blocks.filter((b) => b.type === 'image' || b.text !== '')
+}
+
+/** A file part as an image block: an image given inline, a `data:` URL (what useChat makes of a FileList). */
+function imageBlock(part: { mediaType?: unknown; url?: unknown }, path: string): ChatContentBlock {
+  const mediaType = typeof part.mediaType === 'string' ? part.mediaType : ''
+  if (!mediaType.startsWith('image/')) {
+    throw new HostError('invalid-request', `The file part's mediaType is ${JSON.stringify(mediaType)}: a Bosun session gives the model only images (image/*). Send the file's text as a text part, or leave the file out.`, { path })
+  }
+  const url = typeof part.url === 'string' ? part.url : ''
+  const data = /^data:([^,]*),(.*)$/s.exec(url)
+  if (data === null) {
+    throw new HostError('invalid-request', `The image's url is not a data: URL: the host fetches no URL. Send the image inline (useChat's sendMessage({ files }) with a FileList makes a data: URL), or leave it out.`, { path })
+  }
+  const base64 = data[1]!.split(';').includes('base64')
+  return { type: 'image', mediaType, data: base64 ? data[2]! : Buffer.from(decodeURIComponent(data[2]!)).toString('base64') }
 }
