@@ -4,7 +4,7 @@ import { InboxFold } from './log.js'
 import type { LiveSession, SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { liveLog, noteFinishedStep, readFrames, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
-import { StatusFold } from './status-fold.js'
+import { StatusIndex } from './status-fold.js'
 import { subscribe, type Subscription } from './subscription.js'
 
 /**
@@ -52,7 +52,8 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   const fold = new InboxFold(seedLength)
   const finishedSteps = new Set<string>()
   // The status at the cursor, read back from it (the events since the last turn boundary).
-  const statuses = StatusFold.at((seq) => stored.events[seq], cursor, seedLength)
+  // Noted by the hello's pass over the stored log, then by the reads, whichever log they read.
+  const statuses = new StatusIndex(seedLength)
   let log: StreamLog = { events: stored.events, finishedSteps }
   /** The stored events once they grew ({@link readOn}): the store's array is not this stream's to grow, so it is copied once, at the first growth. */
   let grown: SessionEvent[] | undefined
@@ -120,7 +121,7 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   }
 
   return sseStream({
-    first: async () => `retry: 1000\n${frame('hello', await storedHello(stored.events, seedLength, cursor, fold, finishedSteps))}`,
+    first: async () => `retry: 1000\n${frame('hello', await storedHello(stored.events, seedLength, cursor, fold, finishedSteps, statuses))}`,
     read: () => {
       const next = readFrames(log, fold, cursor, options, statuses)
       cursor = next.cursor

@@ -1,10 +1,11 @@
 import type { InboxSplice, SessionEvent } from '@bosun/core'
+import { SLICE_EVENTS } from './log-prefix.js'
 
 /** The `source.delivery` of the agent's waking sends (core's `followup()` and `steer()`); `inject` queues without a wake. */
 const WAKING_DELIVERIES = new Set(['followup', 'steer'])
 
 /**
- * The `session.status` frames of a session stream, folded from its log: `running` at `turn/start`,
+ * The `session.status` frames of a session stream, from its log: `running` at `turn/start`,
  * `idle` at `turn/end`, and `idle` said again after a splice that queues input into an idle
  * session that nothing is about to start — an `inject`, a plugin's splice without a wake (a
  * subagent's settlement a recovery parked), an edit of such input — so that a client that shows
@@ -12,44 +13,57 @@ const WAKING_DELIVERIES = new Set(['followup', 'steer'])
  * only from the next `hello`. Nothing is about to start when no waking send (a message whose
  * `source.delivery` is `followup` or `steer`) has queued input since the last `turn/end`: a waking
  * send into an idle session starts a turn (its `turn/start` says `running`), and input queued
- * after it rides that turn. A pure fold of the log, so a replay sends what the live stream sent.
+ * after it rides that turn.
+ *
+ * An index of the log, not a fold a stream carries: it keeps the seqs of the turn boundaries and
+ * of the waking sends, so the frame after any seq is a look-up (two binary searches) — a pure
+ * function of the log, whichever stream asks and from whichever cursor, so a replay sends what the
+ * live stream sent. Events are noted in seq order, each once: a live session's index is shared by
+ * its streams and made once ({@link statusReady}, a slice per macrotask, like the hello's
+ * fingerprint); a stored log's is noted in the pass its hello makes anyway (`storedHello`). A
+ * stream's open reads nothing back synchronously: a long running turn's chunks, or a session that
+ * only ever gets injects, once cost a read back to the last turn boundary on every open.
  */
-export class StatusFold {
-  #status: 'running' | 'idle' = 'idle'
-  /** A waking send queued input since the last turn boundary: a turn is about to start. */
-  #turnOwed = false
+export class StatusIndex {
+  /** Seqs of `turn/start` and `turn/end`, ascending; `#starts[i]`: whether `#boundaries[i]` is a start. */
+  readonly #boundaries: number[] = []
+  readonly #starts: boolean[] = []
+  /** Seqs of the splices of waking sends, ascending. */
+  readonly #wakes: number[] = []
+  #upTo = -1
 
-  private constructor(readonly seedLength: number) {}
+  constructor(readonly seedLength = 0) {}
 
-  /**
-   * The fold up to and including `cursor`, read backwards from it to the last turn boundary (a
-   * running turn's events, or the splices since an idle session's last `turn/end`), not from seq 0.
-   */
-  static at(eventAt: (seq: number) => SessionEvent | undefined, cursor: number, seedLength = 0): StatusFold {
-    const fold = new StatusFold(seedLength)
-    for (let seq = cursor; seq >= 0; seq--) {
-      const event = eventAt(seq)
-      if (event === undefined) break
-      if (event.type === 'turn/start') {
-        fold.#status = 'running'
-        break
-      }
-      if (event.type === 'turn/end') break
-      if (fold.#wakes(event)) fold.#turnOwed = true
-    }
-    return fold
+  /** The last seq noted. */
+  get upTo(): number {
+    return this.#upTo
   }
 
-  /** Applies one event: the status a `session.status` frame says after it, if one follows it. */
-  apply(event: SessionEvent): 'running' | 'idle' | undefined {
+  /** Notes one event, in seq order; one already noted is skipped. */
+  note(event: SessionEvent): void {
+    if (event.seq <= this.#upTo) return
+    this.#upTo = event.seq
+    statusStats.noted++
     if (event.type === 'turn/start' || event.type === 'turn/end') {
-      this.#status = event.type === 'turn/start' ? 'running' : 'idle'
-      this.#turnOwed = false
-      return this.#status
+      this.#boundaries.push(event.seq)
+      this.#starts.push(event.type === 'turn/start')
+    } else if (this.#isWakingSend(event)) {
+      this.#wakes.push(event.seq)
     }
-    if (this.#status !== 'idle' || !this.#queues(event)) return undefined
-    if (this.#wakes(event)) this.#turnOwed = true
-    return this.#turnOwed ? undefined : 'idle'
+  }
+
+  /** The status a `session.status` frame says after `event`, if one follows it (noting the event first). */
+  statusAfter(event: SessionEvent): 'running' | 'idle' | undefined {
+    this.note(event)
+    if (event.type === 'turn/start') return 'running'
+    if (event.type === 'turn/end') return 'idle'
+    if (!this.#queues(event)) return undefined
+    const boundary = lastBelow(this.#boundaries, event.seq)
+    if (boundary >= 0 && this.#starts[boundary]) return undefined
+    // A waking send since the last turn/end (or since the log began): its turn/start follows.
+    const since = boundary >= 0 ? this.#boundaries[boundary]! : -1
+    const wake = lastBelow(this.#wakes, event.seq + 1)
+    return wake >= 0 && this.#wakes[wake]! > since ? undefined : 'idle'
   }
 
   /** A splice of this session (not its fork's seed) that puts input in a queue. */
@@ -57,7 +71,51 @@ export class StatusFold {
     return event.type === 'agent/inbox/spliced' && event.seq >= this.seedLength && (event.data as InboxSplice).inserted.length > 0
   }
 
-  #wakes(event: SessionEvent): boolean {
+  #isWakingSend(event: SessionEvent): boolean {
     return this.#queues(event) && (event.data as InboxSplice).inserted.some((message) => WAKING_DELIVERIES.has(message.source.delivery as string))
   }
+}
+
+/** Index of the last element of ascending `seqs` below `seq`, -1 if none. */
+function lastBelow(seqs: readonly number[], seq: number): number {
+  let low = 0
+  let high = seqs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (seqs[middle]! < seq) low = middle + 1
+    else high = middle
+  }
+  return low - 1
+}
+
+/** @internal For tests: events the indexes noted, and the times {@link statusReady} gave the event loop back. */
+export const statusStats = { noted: 0, yields: 0 }
+
+/** A live session's log, read by seq (its `Session`: one index for its whole life, across seals). */
+export interface IndexedLog {
+  readonly length: number
+  eventAt(seq: number): SessionEvent | undefined
+}
+
+const indexes = new WeakMap<IndexedLog, StatusIndex>()
+
+/** The status index of a live session's log, shared by its streams; {@link statusReady} makes it cover a cursor. */
+export function statusIndexOf(log: IndexedLog, seedLength = 0): StatusIndex {
+  let index = indexes.get(log)
+  if (index === undefined) indexes.set(log, (index = new StatusIndex(seedLength)))
+  return index
+}
+
+/** Notes the log up to `seq` into its index, {@link SLICE_EVENTS} per macrotask: what is noted already is not read again. */
+export async function statusReady(log: IndexedLog, seq: number, seedLength = 0): Promise<StatusIndex> {
+  const index = statusIndexOf(log, seedLength)
+  const last = Math.min(seq, log.length - 1)
+  while (index.upTo < last) {
+    const stop = Math.min(last, index.upTo + SLICE_EVENTS)
+    for (let next = index.upTo + 1; next <= stop; next++) index.note(log.eventAt(next)!)
+    if (index.upTo >= last) break
+    statusStats.yields++
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  return index
 }

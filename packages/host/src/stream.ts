@@ -3,7 +3,7 @@ import { InboxFold } from './log.js'
 import { logPrefix, prefixReady, SLICE_EVENTS } from './log-prefix.js'
 import type { LiveSession } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
-import { StatusFold } from './status-fold.js'
+import { StatusIndex, statusReady } from './status-fold.js'
 import { subscribe } from './subscription.js'
 
 export interface StreamOptions {
@@ -75,18 +75,18 @@ export function statusAfter(event: SessionEvent): 'running' | 'idle' | undefined
 const READ_BYTES = 64 * 1024
 
 /**
- * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` and
- * `statuses` (each splice is followed by the queues it leaves, each turn boundary — and a splice
- * that queues input nothing will start, {@link StatusFold} — by the status): '' once the log is
- * caught up. A batch can be all skipped chunks: it reads on until something is sent.
+ * Reads the frames after `cursor`, a batch at a time, folding every event into `fold` and noting
+ * it in `statuses` (each splice is followed by the queues it leaves, each turn boundary — and a
+ * splice that queues input nothing will start, {@link StatusIndex} — by the status): '' once the
+ * log is caught up. A batch can be all skipped chunks: it reads on until something is sent.
  */
 export function readFrames(
   log: StreamLog,
   fold: InboxFold,
   cursor: number,
   options: Pick<StreamOptions, 'chunks' | 'batch'>,
-  // A stream keeps its own across reads; a single read can have it read back from the cursor.
-  statuses: StatusFold = StatusFold.at((seq) => log.events[seq], cursor),
+  // A stream's covers its cursor (made in its `first`); a single read (tests) notes the log up to it here.
+  statuses: StatusIndex = indexUpTo(log.events, cursor),
 ): { out: string; cursor: number } {
   const last = log.events.length - 1
   while (cursor < last) {
@@ -95,13 +95,14 @@ export function readFrames(
     const stop = Math.min(last, cursor + options.batch)
     for (let seq = cursor + 1; seq <= stop; seq++) {
       const event = log.events[seq]!
+      // Noted before a chunk is skipped: the index is noted in seq order.
+      const status = statuses.statusAfter(event)
       if (!options.chunks && event.type === 'assistant/chunk') {
         const { turn, step } = event.data as { turn: number; step: number }
         if (log.finishedSteps.has(`${turn}:${step}`)) continue
       }
       // Every subscriber folds the same events, so the frames after an event are the same for all.
       const spliced = fold.apply(event)
-      const status = statuses.apply(event)
       const compute = (): string => frame('session.event', event, seq) + (spliced ? frame('session.inbox', fold.snapshot()) : '') + (status ? frame('session.status', { status, seq }) : '')
       const frames = log.frames === undefined ? compute() : log.frames(seq, compute)
       out += frames
@@ -115,6 +116,13 @@ export function readFrames(
     if (out !== '') return { out, cursor }
   }
   return { out: '', cursor }
+}
+
+/** A status index of `events` noted up to `cursor` in one go: for a single read (tests), never a stream's open. */
+function indexUpTo(events: readonly SessionEvent[], cursor: number): StatusIndex {
+  const index = new StatusIndex()
+  for (let seq = 0; seq <= cursor; seq++) index.note(events[seq]!)
+  return index
 }
 
 /** @internal For tests: events a stream folded from a log before its first frame, and the times it gave the event loop back. */
@@ -156,11 +164,12 @@ export function noteFinishedStep(finishedSteps: Set<string>, event: SessionEvent
 /**
  * The hello of a log read from a store — a cold stream's, a cluster host's (where it ends, its
  * status, its inbox version and queues, the fingerprint up to `cursor`) — and the stream's state
- * for the replay: `fold` folded up to `cursor`, `finishedSteps` filled. One pass over the log, a
+ * for the replay: `fold` folded up to `cursor`, `finishedSteps` filled, every event noted in
+ * `statuses` (its status frames, status-fold.ts). One pass over the log, a
  * slice per macrotask ({@link eachSliced}), the fingerprint by `prefixReady`: in one go, a long log
  * held the host's event loop — every other session's stream and turn — for the whole pass.
  */
-export async function storedHello(events: readonly SessionEvent[], seedLength: number, cursor: number, fold: InboxFold, finishedSteps: Set<string>): Promise<unknown> {
+export async function storedHello(events: readonly SessionEvent[], seedLength: number, cursor: number, fold: InboxFold, finishedSteps: Set<string>, statuses: StatusIndex): Promise<unknown> {
   // Folded from seq 0 to the end: the queues now, beside the fold up to the cursor.
   const now = new InboxFold(seedLength)
   let status: 'running' | 'idle' = 'idle'
@@ -170,6 +179,7 @@ export async function storedHello(events: readonly SessionEvent[], seedLength: n
     if (seq <= cursor) fold.apply(event)
     if (now.apply(event)) inboxVersion = event.seq
     status = statusAfter(event) ?? status
+    statuses.note(event)
     noteFinishedStep(finishedSteps, event)
   })
   await prefixReady(events, cursor)
@@ -201,8 +211,8 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
   // inbox appends, then applies), and the stream would start one splice behind. The route builds
   // streams after an await, never inside an append.
   let fold = cursor === session.length - 1 ? InboxFold.continuing(live.agent.inbox, seedLength) : undefined
-  // The log up to the cursor does not change: its status is read back from it, once.
-  const statuses = StatusFold.at((seq) => session.eventAt(seq), cursor, seedLength)
+  // The session's status index, shared by its streams: made to cover the cursor in `first`.
+  let statuses: StatusIndex | undefined
   const log = liveLog(live)
   const subscription = subscribe(live, options.onEnd)
 
@@ -211,6 +221,7 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
     // fingerprint, which a reconnecting client checks); replay follows from the cursor.
     first: async () => {
       fold ??= await foldLive(session, seedLength, cursor)
+      statuses = await statusReady(session, cursor, seedLength)
       // The fingerprint first, a slice per macrotask: a long log must not hold other sessions up.
       // Keyed on the session, not on `session.events`: a seal replaces that (log-prefix.ts).
       await prefixReady(session, cursor)
@@ -219,8 +230,8 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
       return `retry: 1000\n${frame('hello', hello)}`
     },
     read: () => {
-      // `first` has run: the fold is made.
-      const next = readFrames(log, fold!, cursor, options, statuses)
+      // `first` has run: the fold is made, the index covers the cursor.
+      const next = readFrames(log, fold!, cursor, options, statuses!)
       cursor = next.cursor
       return next.out
     },

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '@bosun/core'
 import { listen } from '../src/index.js'
 import { InboxFold } from '../src/log.js'
-import { StatusFold } from '../src/status-fold.js'
+import { StatusIndex } from '../src/status-fold.js'
 import { readFrames } from '../src/stream.js'
 import { json, makeHost, perTest, SseReader, waitFor, type Frame } from './helpers.js'
 
@@ -81,8 +81,9 @@ describe('host: the status after input queued that nothing will start', () => {
     const all = (from: number): string => {
       const fold = new InboxFold(0)
       for (const event of events.slice(0, from + 1)) fold.apply(event)
-      // As a stream keeps it: read back from where it starts, then carried across reads.
-      const statuses = StatusFold.at((seq) => events[seq], from)
+      // As a stream keeps it: noted up to where it starts, then by its reads.
+      const statuses = new StatusIndex()
+      for (const event of events.slice(0, from + 1)) statuses.note(event)
       let out = ''
       for (let cursor = from; ; ) {
         const next = readFrames(log, fold, cursor, { chunks: true, batch: 7 }, statuses)

@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
-import { StatusFold } from '../status-fold.js'
+import { StatusIndex } from '../status-fold.js'
 import { noteFinishedStep, storedHello, type StreamOptions } from '../stream.js'
 import { SessionWake } from './session-wake.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
@@ -26,14 +26,15 @@ export interface RemoteStreamOptions extends StreamOptions {
 export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: string, options: RemoteStreamOptions): { stream: ReadableStream<Uint8Array>; end: () => void } {
   const { events, seedLength } = options
   const fold = new InboxFold(seedLength)
-  const statuses = StatusFold.at((seq) => events[seq], options.after, seedLength)
+  // Noted by the hello's pass over the log read, then by the reads.
+  const statuses = new StatusIndex(seedLength)
   const finishedSteps = new Set<string>()
   let pending: SessionEvent[] = []
   let cursor = options.after
 
   // The hello describes the session now (the end of what was read); the replay follows from the cursor.
   const hello = async (): Promise<string> => {
-    const data = await storedHello(events, seedLength, cursor, fold, finishedSteps)
+    const data = await storedHello(events, seedLength, cursor, fold, finishedSteps, statuses)
     pending = events.slice(cursor + 1)
     return `retry: 1000\n${frame('hello', data)}`
   }
@@ -53,7 +54,7 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
       for (const event of pending) {
         cursor = event.seq
         const spliced = fold.apply(event)
-        const changed = statuses.apply(event)
+        const changed = statuses.statusAfter(event)
         if (!options.chunks && event.type === 'assistant/chunk') {
           const { turn, step } = event.data as { turn: number; step: number }
           if (finishedSteps.has(`${turn}:${step}`)) continue
