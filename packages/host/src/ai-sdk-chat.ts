@@ -39,6 +39,8 @@ export interface ChatInput {
   bosun?: { delivery?: 'followup' | 'steer' | 'inject' }
   /** What `useChat` asks for: `submit-message` (a new message) or `regenerate-message` (a new answer to the last one). */
   trigger?: string
+  /** The message `useChat` resends in place (an edit: `sendMessage({ text, messageId })`). */
+  messageId?: string
 }
 
 /**
@@ -52,6 +54,11 @@ export function chatMessage(input: ChatInput): { clientMessageId: string; conten
   }
   const index = input.messages.length - 1
   const last = input.messages[index]!
+  // An edit (useChat's sendMessage with a messageId) resends an id the session has admitted: its
+  // old turn would stream again, under the edited text.
+  if (input.messageId !== undefined && input.messageId === last.id) {
+    throw new HostError('invalid-request', `Editing a sent message is not supported: a Bosun session keeps every turn it ran, and message ${JSON.stringify(last.id)} keeps its first text and answer. Send the edited text as a new message (a new id), or fork the session before that message's turn (POST /v1/sessions/:id/fork with afterTurn) and chat in the fork.`, { path: '/messageId' })
+  }
   if (last.role !== 'user') throw new HostError('invalid-request', 'The last message must be the user\'s: send the new user message last.', { path: `/messages/${index}/role` })
   if (!new RegExp(CLIENT_MESSAGE_ID_PATTERN).test(last.id)) throw new HostError('invalid-request', `The message id ${JSON.stringify(last.id)} must be 1-128 letters, digits, ".", "_", ":" or "-".`, { path: `/messages/${index}/id` })
   const content = messageContent(last.parts, `/messages/${index}/parts`)

@@ -89,4 +89,19 @@ describe('AI SDK chat: the finish part', () => {
     const log = await (await fetch(`${server.url}/v1/sessions/c-again/events?limit=1000`)).json() as { events: { type: string }[] }
     expect(log.events.filter((e) => e.type === 'turn/start')).toHaveLength(1)
   })
+
+  it("useChat's edit of a sent message (sendMessage with its messageId) is refused, saying what to do — it streamed the old answer under the new text", async () => {
+    await chat('c-edit', 'answer')
+    const transport = new DefaultChatTransport({ api: `${server.url}/v1/ai-sdk/chat` })
+    const edited = transport.sendMessages({ chatId: 'c-edit', messages: [{ id: 'c-edit-u1', role: 'user', parts: [{ type: 'text', text: 'long' }] }], trigger: 'submit-message', messageId: 'c-edit-u1', abortSignal: undefined })
+    await expect(edited).rejects.toThrow(/"code":"invalid-request".*new message.*fork the session.*"path":"\/messageId"/)
+    const log = await (await fetch(`${server.url}/v1/sessions/c-edit/events?limit=1000`)).json() as { events: { type: string }[] }
+    expect(log.events.filter((e) => e.type === 'turn/start')).toHaveLength(1)
+    // A new message (no messageId) still runs, as useChat's plain sendMessage sends it.
+    const transport2 = new DefaultChatTransport({ api: `${server.url}/v1/ai-sdk/chat` })
+    const next = await transport2.sendMessages({ chatId: 'c-edit', messages: [{ id: 'c-edit-u2', role: 'user', parts: [{ type: 'text', text: 'long' }] }], trigger: 'submit-message', messageId: undefined, abortSignal: undefined })
+    const chunks: UIMessageChunk[] = []
+    for await (const chunk of next) chunks.push(chunk)
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'length' })
+  })
 })
