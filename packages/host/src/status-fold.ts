@@ -10,10 +10,14 @@ const WAKING_DELIVERIES = new Set(['followup', 'steer'])
  * session that nothing is about to start — an `inject`, a plugin's splice without a wake (a
  * subagent's settlement a recovery parked), an edit of such input — so that a client that shows
  * input waiting with nothing to run it (the web UI's "Queued, not running") learns it live, not
- * only from the next `hello`. Nothing is about to start when no waking send (a message whose
- * `source.delivery` is `followup` or `steer`) has queued input since the last `turn/end`: a waking
- * send into an idle session starts a turn (its `turn/start` says `running`), and input queued
- * after it rides that turn.
+ * only from the next `hello`. Nothing is about to start when no waking send has queued input
+ * since the last `turn/end`: a waking send into an idle session starts a turn (its `turn/start`
+ * says `running`), and input queued after it rides that turn. A waking send is told as core's
+ * recovery tells it (`noteWaiting`, store/repair.ts): a splice that queues a message whose id was
+ * never queued before (after a fork's seed), with `source.delivery` `followup` or `steer`. A
+ * message queued again — an edit or a reorder (its id leaves and enters in one splice), a move to
+ * the other queue, a plugin putting back what a turn claimed (a rejected follow-up) — is no send
+ * and wakes nothing, whatever its source says.
  *
  * An index of the log, not a fold a stream carries: it keeps the seqs of the turn boundaries and
  * of the waking sends, so the frame after any seq is a look-up (two binary searches) — a pure
@@ -30,6 +34,8 @@ export class StatusIndex {
   readonly #starts: boolean[] = []
   /** Seqs of the splices of waking sends, ascending. */
   readonly #wakes: number[] = []
+  /** The ids every splice noted (after the seed) has queued: one queued again is not sent again. */
+  readonly #queued = new Set<string>()
   #upTo = -1
 
   constructor(readonly seedLength = 0) {}
@@ -71,8 +77,16 @@ export class StatusIndex {
     return event.type === 'agent/inbox/spliced' && event.seq >= this.seedLength && (event.data as InboxSplice).inserted.length > 0
   }
 
+  /** Whether `event` is a splice of a waking send; notes the ids it queues. */
   #isWakingSend(event: SessionEvent): boolean {
-    return this.#queues(event) && (event.data as InboxSplice).inserted.some((message) => WAKING_DELIVERIES.has(message.source.delivery as string))
+    if (!this.#queues(event)) return false
+    let wakes = false
+    for (const message of (event.data as InboxSplice).inserted) {
+      if (this.#queued.has(message.id)) continue
+      this.#queued.add(message.id)
+      if (WAKING_DELIVERIES.has(message.source.delivery as string)) wakes = true
+    }
+    return wakes
   }
 }
 

@@ -4,26 +4,29 @@
 // stream from seq 0 sends after it. Real JSONL files, real HTTP on 127.0.0.1.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent } from '@bosun/core'
+import { definePlugin, type SessionEvent, type UserMessage } from '@bosun/core'
 import { listen } from '../src/index.js'
 import { InboxFold } from '../src/log.js'
 import { StatusIndex } from '../src/status-fold.js'
 import { readFrames } from '../src/stream.js'
-import { json, makeHost, perTest, SseReader, waitFor, type Frame } from './helpers.js'
+import { json, makeHost, perTest, SseReader, stepGate, waitFor, type Frame } from './helpers.js'
 
 const work = perTest()
 
-async function start(): Promise<string> {
-  const { host, store } = makeHost(work.dir, () => [{ text: 'answer', chunkSize: 3, delayMs: 5 }])
+async function start(plugins: Parameters<typeof makeHost>[3] = []): Promise<string> {
+  const { host, store } = makeHost(work.dir, () => [{ text: 'answer', chunkSize: 3, delayMs: 5 }], {}, plugins)
   const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
   // Closed in reverse: the server, the host, then the store (it keeps its journal file open).
   work.closing.push(store, host, server)
   return server.url
 }
 
-function post(url: string, path: string, body: unknown): Promise<Response> {
-  return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+function post(url: string, path: string, body: unknown, method = 'POST'): Promise<Response> {
+  return fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 }
+
+/** The frames after the last one `before` held, once one of them is a session.status. */
+const nextStatus = (live: SseReader, before: number) => live.until((frames) => frames.slice(before).some((f) => f.event === 'session.status'))
 
 async function open(url: string, path: string): Promise<SseReader> {
   const response = await fetch(`${url}${path}`)
@@ -67,6 +70,63 @@ describe('host: the status after input queued that nothing will start', () => {
     expect(derived(replayed)).toEqual(derived(frames))
   })
 
+  it('a follow-up queued again without a wake — edited or reordered after a Stop — is followed by idle, as core\'s recovery parks it', async () => {
+    const gate = stepGate()
+    const url = await start([gate.plugin])
+    await post(url, '/v1/sessions', { id: 's' })
+    await post(url, '/v1/sessions/s/messages', { clientMessageId: 'm1', content: 'first' })
+    await waitFor(() => gate.waiting >= 1, 15_000, 'turn 1 held')
+    await post(url, '/v1/sessions/s/messages', { clientMessageId: 'm2', content: 'second' })
+    await post(url, '/v1/sessions/s/messages', { clientMessageId: 'm3', content: 'third' })
+    // A Stop that keeps the queue: m2 and m3 (follow-ups) are parked.
+    await post(url, '/v1/sessions/s/cancel', { keepInbox: true })
+    await waitFor(async () => (await json(fetch(`${url}/v1/sessions/s/messages/m1`))).turnEnd === 'aborted', 15_000, 'turn 1 aborted')
+    const live = await open(url, '/v1/sessions/s/stream?from=tail')
+    await live.until((frames) => frames.length >= 1)
+
+    expect((await post(url, '/v1/sessions/s/inbox/m2', { content: 'second, edited' }, 'PATCH')).status).toBe(200)
+    let frames = await nextStatus(live, 1)
+    const edit = frames.find(spliceOf('m2'))!
+    expect(frames.at(-1)!.data).toEqual({ status: 'idle', seq: edit.data.seq })
+
+    let before = frames.length
+    expect((await post(url, '/v1/sessions/s/inbox/order', { order: ['m3', 'm2'] }, 'PUT')).status).toBe(200)
+    frames = await nextStatus(live, before)
+    const reorder = frames.slice(before).find(spliceOf('m3'))!
+    expect(frames.at(-1)!.data).toEqual({ status: 'idle', seq: reorder.data.seq })
+    // Nothing ran them.
+    expect((await json<{ status: string }>(fetch(`${url}/v1/sessions/s`))).status).toBe('idle')
+    await live.cancel()
+  })
+
+  it('a rejected follow-up a plugin puts back after the turn it blocked is followed by idle', async () => {
+    let rejected: UserMessage[] = []
+    let putBack = (): void => {}
+    const blocker = definePlugin({
+      name: 'reject-once',
+      setup(ctx) {
+        putBack = () => void ctx.inbox.requeue('next-turn', 0, rejected)
+        ctx.hooks.preStep.tapPromise('reject-once', async (decision, { claimed }) => {
+          if (rejected.length > 0) return decision
+          rejected = [...claimed]
+          return { kind: 'reject', by: 'reject-once' }
+        })
+      },
+    })
+    const url = await start([blocker])
+    await post(url, '/v1/sessions', { id: 'b' })
+    await post(url, '/v1/sessions/b/messages', { clientMessageId: 'm1', content: 'first' })
+    await waitFor(async () => (await json(fetch(`${url}/v1/sessions/b/messages/m1`))).state === 'rejected' && (await json<{ status: string }>(fetch(`${url}/v1/sessions/b`))).status === 'idle', 15_000, 'turn 1 blocked')
+    const live = await open(url, '/v1/sessions/b/stream?from=tail')
+    await live.until((frames) => frames.length >= 1)
+    putBack()
+    const frames = await nextStatus(live, 1)
+    const requeue = frames.find(spliceOf('m1'))!
+    expect(frames.at(-1)!.data).toEqual({ status: 'idle', seq: requeue.data.seq })
+    expect((await json<{ status: string; inbox: { 'next-turn': unknown[] } }>(fetch(`${url}/v1/sessions/b`))).inbox['next-turn']).toHaveLength(1)
+    await live.cancel()
+  })
+
   it('a stream opened at any cursor sends the status frames a stream from seq 0 sends after it', async () => {
     const url = await start()
     await post(url, '/v1/sessions', { id: 'p' })
@@ -76,6 +136,9 @@ describe('host: the status after input queued that nothing will start', () => {
       await post(url, '/v1/sessions/p/messages', { clientMessageId: id, content: id, delivery })
       if (delivery === 'followup') await waitFor(async () => (await json(fetch(`${url}/v1/sessions/p/messages/${id}`))).turnEnd !== undefined, 15_000, `${id}'s turn`)
     }
+    // An inject after the last turn, then edited: queued again, idle said again.
+    await post(url, '/v1/sessions/p/messages', { clientMessageId: 'i3', content: 'i3', delivery: 'inject' })
+    expect((await post(url, '/v1/sessions/p/inbox/i3', { content: 'i3, edited' }, 'PATCH')).status).toBe(200)
     const events = (await json<{ events: SessionEvent[] }>(fetch(`${url}/v1/sessions/p/events?limit=1000`))).events
     const log = { events, finishedSteps: new Set<string>() }
     const all = (from: number): string => {
@@ -99,7 +162,7 @@ describe('host: the status after input queued that nothing will start', () => {
       const { status, seq } = JSON.parse(match[1]!) as { status: string; seq: number }
       return `${status} after ${events[seq]!.type === 'agent/inbox/spliced' ? (events[seq]!.data as { inserted: { id: string }[] }).inserted[0]!.id : events[seq]!.type}`
     })
-    expect(said).toEqual(['idle after i0', 'running after turn/start', 'idle after turn/end', 'idle after i1', 'idle after i2', 'running after turn/start', 'idle after turn/end'])
+    expect(said).toEqual(['idle after i0', 'running after turn/start', 'idle after turn/end', 'idle after i1', 'idle after i2', 'running after turn/start', 'idle after turn/end', 'idle after i3', 'idle after i3'])
     fc.assert(
       fc.property(fc.integer({ min: -1, max: events.length - 1 }), (cursor) => {
         // What a stream from seq 0 sends after the cursor's event, read from a stream that starts there.
