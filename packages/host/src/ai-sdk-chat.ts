@@ -77,6 +77,10 @@ type ChatContentBlock = { type: 'text'; text: string } | { type: 'image'; mediaT
 function messageContent(parts: ChatInput['messages'][number]['parts'], path: string): string | ChatContentBlock[] {
   const blocks: ChatContentBlock[] = []
   parts.forEach((part, i) => {
+    // The body's schema checks only that `parts` is an array: a part the route cannot read is the client's mistake.
+    if (typeof part !== 'object' || part === null || typeof part.type !== 'string') {
+      throw new HostError('invalid-request', `The part must be an object with a "type" (a UI message part such as { "type": "text", "text": "…" }); found ${part === null ? 'null' : typeof part === 'object' ? 'an object without a string "type"' : `a ${typeof part}`}.`, { path: `${path}/${i}` })
+    }
     if (part.type === 'text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text })
     else if (part.type === 'file') blocks.push(imageBlock(part as { mediaType?: unknown; url?: unknown }, `${path}/${i}`))
   })

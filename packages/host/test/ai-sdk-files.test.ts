@@ -67,4 +67,15 @@ describe('AI SDK chat: files attached to the message', () => {
     // Refused before the session is opened or created.
     expect(await json(fetch(`${url}/v1/sessions/c-refused`))).toMatchObject({ error: { code: 'session-not-found' } })
   })
+
+  it.each([
+    ['null', null],
+    ['a string', 'hi'],
+    ['an object without a type', { text: 'hi' }],
+  ])('a part that is %s is 400 invalid-request at it (null was a 500: the route read its type; the others were passed over)', async (_, part) => {
+    const { url } = await chatHost()
+    const answer = await fetch(`${url}/v1/ai-sdk/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c-part', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'look' }, part] }] }) })
+    expect(answer.status).toBe(400)
+    expect(await answer.json()).toMatchObject({ error: { code: 'invalid-request', details: { path: '/messages/0/parts/1' }, message: expect.stringMatching(/must be an object with a "type"/) } })
+  })
 })
