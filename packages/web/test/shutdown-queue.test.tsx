@@ -46,10 +46,10 @@ function serve(folder: string, responses: () => ScriptedResponse[]): Served {
   return { host, sessions }
 }
 
-/** Session `s` open in the page, its turn 1 streaming slowly on the first host (still running when the host stops). */
-async function runningOnFirstHost(): Promise<HostClient> {
+/** Session `s` open in the page, its turn 1 streaming slowly on the first host (`answer`: still running when the host stops, unless the stop's grace lets it end). */
+async function runningOnFirstHost(answer: ScriptedResponse = { text: 'a'.repeat(4000), chunkSize: 1, delayMs: 10 }): Promise<HostClient> {
   dir = await mkdtemp(join(tmpdir(), 'bosun-web-shutdown-'))
-  served = serve(dir, () => [{ text: 'a'.repeat(4000), chunkSize: 1, delayMs: 10 }])
+  served = serve(dir, () => [answer])
   // The page reaches whichever host serves now, as a browser reaches `bosun serve` after a restart.
   const client = createClient({ baseUrl: 'http://127.0.0.1', fetch: (input, init) => served!.host.fetch(new Request(input as string, init)) })
   page = createAppStore({ client })
@@ -65,9 +65,9 @@ async function runningOnFirstHost(): Promise<HostClient> {
   return client
 }
 
-/** bosun serve stopped (SIGTERM, no grace: a running turn ends aborted, reason `shutdown`) and started again on the same folder. */
-async function restart(): Promise<void> {
-  await served!.host.close()
+/** bosun serve stopped (SIGTERM; no grace: a running turn ends aborted, reason `shutdown`) and started again on the same folder. */
+async function restart(graceMs = 0): Promise<void> {
+  await served!.host.close({ graceMs })
   await served!.sessions.close()
   served = serve(dir!, () => [])
 }
@@ -107,5 +107,27 @@ describe('a turn a host shutdown aborted', () => {
     await until(() => screen.queryByText('Queued, not running'), 'the waiting notice')
     expect(screen.queryByText('Queue runs when the session resumes')).toBeNull()
     expect(screen.queryByText('Queue paused')).toBeNull()
+  }, 90_000)
+
+  it('a turn that ended completed in the stop\'s grace, input queued behind it: the queue runs when the session resumes (core owes it its turns), not "Queued, not running"', async () => {
+    // Short enough to end in the grace: the host starts no other turn then, and "two" stays queued.
+    const client = await runningOnFirstHost({ text: 'a'.repeat(40), chunkSize: 1, delayMs: 10 })
+    await client.send('s', { content: 'two' })
+    await until(() => page!.getState().view.queues['next-turn'].length === 1, 'two queued')
+
+    await restart(60_000)
+
+    const turn = await until(() => screen.queryByRole('article', { name: 'Turn 1' }), 'turn 1')
+    await until(() => within(turn).getByTestId('turn-reason').textContent === 'completed', 'turn 1 completed')
+    const notice = (): HTMLElement | null => screen.queryByText('Queue runs when the session resumes') ?? screen.queryByText('Queue paused') ?? screen.queryByText('Queued, not running')
+    await until(notice, 'a word on the queue')
+    expect(notice()!.firstChild!.textContent).toBe('Queue runs when the session resumes')
+    expect(page!.getState().view.status).toBe('idle')
+    expect(page!.getState().view.queues['next-turn']).toHaveLength(1)
+
+    // Resumed by a message that wakes nothing (an inject): the new host's recovery runs the queue.
+    await client.send('s', { content: 'three', delivery: 'inject' })
+    const second = await until(() => screen.queryByRole('article', { name: 'Turn 2' }), 'turn 2')
+    await until(() => within(second).queryByText('echo: two'), 'the queued message answered')
   }, 90_000)
 })

@@ -13,8 +13,8 @@ export const SHUTDOWN_ABORT_REASON = 'shutdown'
  * turn ended in a way after which the driver does not open the next turn (core's rule, in
  * `store/repair.ts`): a Stop (`aborted`), or an `error` that a hook, the system prompt or the store
  * threw (no `model: true`: a plugin's pre-step check failed, say) — such input waits for a wake,
- * which Resume sends. After any other end the driver would already have opened the next turn; after
- * an abort by a host's shutdown the queue runs once the session resumes ({@link queueRunsOnResume}).
+ * which Resume sends. After any other end the driver opens the next turn, or, if its host went
+ * away first, the queue runs once the session resumes ({@link queueRunsOnResume}).
  */
 export function isQueuePaused(view: SessionView): boolean {
   if (!hasQueued(view)) return false
@@ -23,23 +23,27 @@ export function isQueuePaused(view: SessionView): boolean {
 }
 
 /**
- * The last turn was aborted by its host going away (a deploy, `bosun serve` stopped while it ran):
- * not a user's Stop, so core's recovery owes the input pending at that end its turns
- * (`agent.recovery.waiting`) and the host that opens the session next runs it — on a message, a
- * queue change or a wake; not on a stream, which reads a JSONL or PostgreSQL session without
- * opening it. Only input queued before that end and none since: a splice after it came through a
- * request that opened the session, which ran the queue if it was owed (what stays then is parked,
- * {@link isQueueWaiting}).
+ * Input pending at the last turn's end is owed its turns, yet none started: the turn ended in a way
+ * the driver runs on from (`completed`, `blocked`, `max-tokens`, `interrupted`, a failed model
+ * call — every end {@link isQueuePaused} does not park at), or was aborted by its host going away
+ * (a deploy, `bosun serve` stopped while it ran: not a user's Stop), and the host went away before
+ * the next turn — a turn that ended in a stop's grace, where no other starts. Core's recovery owes
+ * that input its turns (`agent.recovery.waiting`, `store/repair.ts`) and the host that opens the
+ * session next runs it — on a message, a queue change or a wake; not on a stream, which reads a
+ * JSONL or PostgreSQL session without opening it. Only input queued before that end and none
+ * since: a splice after it came through a request that opened the session, which ran the queue if
+ * it was owed (what stays then is parked, {@link isQueueWaiting}). On a host that stays, the next
+ * turn starts right after the end.
  */
 export function queueRunsOnResume(view: SessionView): boolean {
   if (!hasQueued(view)) return false
   const turn = lastTurn(view)
-  return turn !== null && isShutdown(turn.reason) && turn.endSeq !== null && view.queuedSeq < turn.endSeq
+  return turn !== null && turn.endSeq !== null && !parksQueue(turn.reason) && view.queuedSeq < turn.endSeq
 }
 
 /**
  * Input waits with nothing to run it, other than a paused queue ({@link isQueuePaused}) or one a
- * shutdown left ({@link queueRunsOnResume}): the session is idle, input is queued, and the host
+ * host that went away owes its turns ({@link queueRunsOnResume}): the session is idle, input is queued, and the host
  * said it was idle at or after the splice that queued the last of it — so no turn is about to
  * start for it (a waking send turns the agent `running` in the same call that queues it). What a
  * recovery parks (a subagent's settlement after its parent's host died; seed 003: resuming runs
