@@ -2,6 +2,7 @@
 // — drops the session. It did so without a word: the operator of that host saw a session stop with
 // nothing saying why, to whom or what became of it. It now logs one line: the session, who took it
 // at which epoch, what it stopped and handed over, who runs it now. Real PostgreSQL, hosts on 127.0.0.1.
+import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { available, post, useCluster, useServers } from './cluster-helpers.js'
 import { SseReader, waitFor } from './helpers.js'
@@ -54,6 +55,49 @@ describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a lo
     const password = new URL(cluster.url()).password
     if (password !== '') expect(line).not.toContain(password)
     await stream.cancel()
+  })
+
+  // Review R5: the renewal read who holds the lost lease before reporting it, and the host ran the
+  // session's turn on beside its new owner while the read waited (a slow database, a busy pool).
+  it('a renewal drops the session at once; the line naming the new owner follows once the store has read it', { timeout: 90_000 }, async () => {
+    const lines = leaseLines()
+    const hosts = cluster.hosts(1, { store: () => ({ poolSize: 10 }) })
+    const a = hosts[0]!
+    const onA = await serve(a)
+    expect((await post(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
+    expect(await a.host.sessions.peek('s')).toBeDefined()
+    const leases = `"${hosts.schema}".session_leases`
+    const waiting = async (pattern: string) =>
+      (await cluster.sql(`SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`${pattern}%`])).length > 0
+    const holderRead = `SELECT %${leases} WHERE session_id = `
+    const [takeover, blocker] = [new pg.Client({ connectionString: cluster.url() }), new pg.Client({ connectionString: cluster.url() })]
+    try {
+      await Promise.all([takeover.connect(), blocker.connect()])
+      // Host B's takeover, not yet committed: A's renewal waits for the row...
+      await takeover.query('BEGIN')
+      await takeover.query(`UPDATE ${leases} SET owner = 'host-b', epoch = epoch + 1 WHERE session_id = 's'`)
+      const renewal = a.store.renewLeases()
+      await waitFor(() => waiting(`UPDATE ${leases}`), 30_000, 'the renewal to wait for the lease row')
+      // ...and a lock queued behind it, granted as it ends, holds the holder's read that follows.
+      await blocker.query('BEGIN')
+      const locked = blocker.query(`LOCK TABLE ${leases} IN ACCESS EXCLUSIVE MODE`)
+      await waitFor(() => waiting('LOCK TABLE'), 30_000, 'the table lock to queue')
+      await takeover.query('COMMIT')
+      await locked
+      await waitFor(() => waiting(holderRead), 30_000, 'the holder read to wait')
+      await waitFor(async () => (await a.host.sessions.peek('s')) === undefined, 30_000, 'host A to drop the session')
+      // Dropped while the read still waits (before, only once it failed: statement_timeout, 30 s).
+      expect(await waiting(holderRead)).toBe(true)
+      await renewal
+      expect(lines).toEqual([])
+      await blocker.query('ROLLBACK')
+      await waitFor(() => lines.length > 0, 30_000, 'the lost lease to be logged')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^\[bosun host\] session "s" lost its lease here: "host-b" took it over \(epoch 2; this host held epoch 1\)\./)
+    } finally {
+      // Their locks would hold the hosts' close.
+      await Promise.all([takeover.end(), blocker.end()])
+    }
   })
 
   it('a write fenced by the takeover: one line, naming the new owner and the accepted message handed to it', { timeout: 90_000 }, async () => {

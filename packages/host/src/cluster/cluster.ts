@@ -110,10 +110,15 @@ export class Cluster {
     this.#stops.push(() => {
       sessions.handOver = undefined
     })
-    this.#stops.push(store.onLeaseLost((session, error) => {
+    this.#stops.push(store.onLeaseLost((session, error, named) => {
       // The next owner runs what this one could not save (its save would be refused anyway).
       this.#kept.forgetSession(session)
-      void sessions.drop(session, (dropped) => logHost(leaseLostLine(session, error, dropped)))
+      // Dropped now (its turn must not run on beside the new owner's); the line names the new
+      // owner once the store has read it, a moment later.
+      void sessions.drop(session, (dropped) => {
+        if (named === undefined) logHost(leaseLostLine(session, error, dropped))
+        else void named.catch(() => error).then((told) => logHost(leaseLostLine(session, told, dropped)))
+      })
     }))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
     // A session made elsewhere: this host's own are announced where it makes them (sessions.ts, the fork route).

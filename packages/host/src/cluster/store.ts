@@ -53,7 +53,12 @@ export interface ClusterStore extends Store {
    */
   wakeCheck?(id: string): Promise<{ heldElsewhere: boolean; pendingMail: boolean } | undefined>
   expiredLeases(limit?: number): Promise<Array<{ id: string }>>
-  onLeaseLost(listener: (session: string, error: Error) => void): () => void
+  /**
+   * `listener` when a lease of this store is lost: the host drops the session at once. `named`
+   * (optional): the same report naming who holds the lease now, once the store has read it — the
+   * host's log line waits for it, the drop does not.
+   */
+  onLeaseLost(listener: (session: string, error: Error, named?: Promise<Error>) => void): () => void
   readonly mailbox: {
     post(session: string, message: { messageId: string; kind?: string; body: JsonValue }): Promise<{ created: boolean; entry: ClusterMailboxEntry }>
     get(session: string, messageId: string): Promise<ClusterMailboxEntry | undefined>

@@ -19,6 +19,8 @@ export const leaseStatements = (s: string) => ({
   holder: `SELECT owner, epoch::text AS epoch,
       CASE WHEN expires_at = '-infinity' THEN -1 ELSE (extract(epoch FROM (expires_at - clock_timestamp())) * 1000)::float8 END AS "expiresInMs"
     FROM "${s}".session_leases WHERE session_id = $1`,
+  /** Who holds each of the sessions' leases: `session_id`, owner, epoch (a session without a row is missing). Parameter: sessions. */
+  holders: `SELECT session_id, owner, epoch::text AS epoch FROM "${s}".session_leases WHERE session_id = ANY($1::text[])`,
   /**
    * What a host that does not have a session open needs on a mailbox wake-up, in one statement
    * and without reading a log: whether the session exists, whether another owner than `$2` holds a

@@ -72,17 +72,19 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
   })
 
   // The renewal's report named no one ("taken over by another owner"): the host that lost the
-  // session could not log which host runs it now.
-  it('a renewal that finds a lease taken over reports it once, naming the new holder and its epoch', async () => {
+  // session could not log which host runs it now. It is reported at once, and named once read
+  // (takeover-race.test: the report does not wait for the read).
+  it('a renewal that finds a lease taken over reports it once, then names the new holder and its epoch', async () => {
     const { schema, a, b } = stores()
-    const lost: Array<{ session: string; error: Error }> = []
-    a.onLeaseLost((session, error) => lost.push({ session, error }))
+    const lost: Array<{ session: string; error: Error; named: Promise<Error> | undefined }> = []
+    a.onLeaseLost((session, error, named) => lost.push({ session, error, named }))
     const first = await a.create(header('renewal'))
     await expire(schema, 'renewal')
     const second = await b.open('renewal')
     await a.renewLeases()
     expect(lost.map((l) => l.session)).toEqual(['renewal'])
-    const error = lost[0]!.error
+    expect(BosunError.is(lost[0]!.error, 'STALE_WRITER')).toBe(true)
+    const error = await lost[0]!.named!
     expect(BosunError.is(error, 'STALE_WRITER')).toBe(true)
     expect(error.message).toContain('its lease was taken over (epoch 2, owner "host-b")')
     expect((error as BosunError).details).toMatchObject({ session: 'renewal', epoch: '1', heldBy: 'host-b', heldEpoch: '2' })

@@ -18,6 +18,13 @@ export interface LeaseHolder {
 }
 
 /**
+ * How a lost lease is reported: `error` (STALE_WRITER) at once; `named`, for a lease the renewal
+ * found taken over, resolves later to the same report naming who holds the session now (read for
+ * a log line; `error` itself when the read fails; never rejects).
+ */
+export type LeaseLostListener = (lease: Lease, error: Error, named?: Promise<Error>) => void
+
+/**
  * The leases of one store (one owner): taken on `open`/`create`, renewed together every third of
  * the TTL in one statement, released on a writer's `close`. A lease the renewal no longer finds
  * (another owner took it after it expired) is reported once to `onLost` and forgotten: its
@@ -27,13 +34,13 @@ export class Leases {
   readonly #db: Database
   readonly #owner: string
   readonly #ttlMs: number
-  readonly #onLost: (lease: Lease, error: Error) => void
+  readonly #onLost: LeaseLostListener
   readonly #held = new Map<string, Lease>()
   #timer: ReturnType<typeof setTimeout> | undefined
   #renewing: Promise<void> | undefined
   #closed = false
 
-  constructor(db: Database, owner: string, ttlMs: number, onLost: (lease: Lease, error: Error) => void) {
+  constructor(db: Database, owner: string, ttlMs: number, onLost: LeaseLostListener) {
     this.#db = db
     this.#owner = owner
     this.#ttlMs = ttlMs
@@ -141,25 +148,39 @@ export class Leases {
       return
     }
     const lost = leases.filter((lease) => !renewed.has(lease.session) && this.#held.get(lease.session) === lease)
+    if (lost.length === 0) return
     for (const lease of lost) this.#held.delete(lease.session)
-    // Their holders read at once (a host paused past its TTL may lose hundreds together).
-    const errors = await Promise.all(lost.map((lease) => this.#takenOver(lease)))
-    lost.forEach((lease, i) => {
+    // Reported now: while a report waits, the host keeps running the session's turn (tool side
+    // effects included) beside its new owner. Who holds them now is only for the log line: read
+    // after, in one statement (a host paused past its TTL loses hundreds together, on a pool of a
+    // few connections), and neither the reports nor the next renewal wait for it.
+    const holders = this.#holders(lost.map((lease) => lease.session))
+    for (const lease of lost) {
+      const error = this.#takenOver(lease, undefined)
+      const named = holders.then((found) => (found.has(lease.session) ? this.#takenOver(lease, found.get(lease.session)) : error))
       try {
-        this.#onLost(lease, errors[i]!)
+        this.#onLost(lease, error, named)
       } catch {
         // A listener's failure cannot stop the other reports.
       }
-    })
+    }
+  }
+
+  /** Who holds each of `sessions`' leases now, by session; empty when the read fails (the holders stay unnamed). */
+  async #holders(sessions: string[]): Promise<Map<string, { owner: string; epoch: string }>> {
+    try {
+      const { rows } = await this.#db.query<{ session_id: string; owner: string; epoch: string }>(this.#db.leaseSql.holders, [sessions])
+      return new Map(rows.map((row) => [row.session_id, row]))
+    } catch {
+      return new Map()
+    }
   }
 
   /**
-   * The error a lease the renewal no longer finds is reported with, naming who holds the session
-   * now (one read, once per lost lease): the operator of the host that lost it learns which host
-   * runs the session. A failed read leaves the holder unnamed.
+   * The error a lease the renewal no longer finds is reported with; naming who holds the session
+   * now when `holder` is known, so the operator of the host that lost it learns which host runs it.
    */
-  async #takenOver(lease: Lease): Promise<Error> {
-    const holder = await this.holder(lease.session).catch(() => undefined)
+  #takenOver(lease: Lease, holder: { owner: string; epoch: string } | undefined): Error {
     if (holder === undefined) return staleWriter(this.#db.name, lease.session, 'its lease was taken over by another owner', { epoch: lease.epoch })
     return staleWriter(this.#db.name, lease.session, `its lease was taken over (epoch ${holder.epoch}, owner "${holder.owner}")`, {
       epoch: lease.epoch, heldBy: holder.owner, heldEpoch: holder.epoch,

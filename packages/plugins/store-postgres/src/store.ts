@@ -61,10 +61,13 @@ export interface PostgresStore extends Store {
   /** Renews this store's leases now (they are renewed every third of `leaseTtlMs` anyway). */
   renewLeases(): Promise<void>
   /**
-   * Calls `listener` when a lease of this store is found taken over (at a renewal): the session's
-   * writer can no longer write, and its agent should be closed. Returns the unsubscribe function.
+   * Calls `listener` when a lease of this store is found taken over (at a renewal, or by a fenced
+   * write): the session's writer can no longer write, and its agent should be closed at once.
+   * `named`, for a lease a renewal found taken over: the same report naming who holds the session
+   * now, once read (for a log line; `error` itself when the read fails; never rejects). Returns
+   * the unsubscribe function.
    */
-  onLeaseLost(listener: (session: string, error: Error) => void): () => void
+  onLeaseLost(listener: (session: string, error: Error, named?: Promise<Error>) => void): () => void
   /** Messages any host admits for a session's lease owner (see mailbox.ts). */
   readonly mailbox: Mailbox
   /** Starts a LISTEN connection with polling as the fallback, for stream and mailbox wake-ups (see watch.ts). */
@@ -86,9 +89,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const resolved = resolveOptions(options)
   const owner = resolved.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   const db: Database = openDatabase(resolved)
-  const lostListeners = new Set<(session: string, error: Error) => void>()
-  const leases = new Leases(db, owner, resolved.leaseTtlMs, (lease, error) => {
-    for (const listener of lostListeners) listener(lease.session, error)
+  const lostListeners = new Set<(session: string, error: Error, named?: Promise<Error>) => void>()
+  const leases = new Leases(db, owner, resolved.leaseTtlMs, (lease, error, named) => {
+    for (const listener of lostListeners) listener(lease.session, error, named)
   })
   const writers = new Map<string, PostgresWriter>()
   /** Sessions an `open` of this store is taking: a second one would take the lease again (a new epoch) and fence the first. */

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { BosunError } from '@bosun/core'
 import { postgresStore } from './store.js'
 import { available, event, header, until, usePostgres } from './testing/postgres.js'
@@ -75,6 +75,57 @@ describe.skipIf(!available)('postgres store — a takeover while a batch waits f
     await admin.end()
     await taken.writer.close().catch(() => {})
     await kept.writer.close()
+    await store.close()
+  })
+
+  // Review R5: the renewal read each lost lease's holder before reporting any, so the host that
+  // lost them ran their turns on (tool side effects included) beside the new owner as long as the
+  // reads took — and its next renewal waited for them too. The report is now made at once; the
+  // holders are read after, in one statement, for the log line only.
+  it('a renewal that finds leases taken over reports them before reading who holds them, and does not wait for the read', async () => {
+    const schema = db.schema()
+    const store = postgresStore({ url: db.url(), schema, owner: 'host-a', leaseTtlMs: 60_000 })
+    const lost: Array<{ session: string; error: Error; named: Promise<Error> | undefined }> = []
+    store.onLeaseLost((session, error, named) => lost.push({ session, error, named }))
+    const sessions = [await store.create(header('s1')), await store.create(header('s2'))]
+    // Both taken over in one transaction: the renewal's statement waits for their rows.
+    const admin = await takeoverHeld(schema, 's1')
+    await admin.query(`UPDATE "${schema}".session_leases SET owner = 'host-b', epoch = epoch + 1 WHERE session_id = 's2'`)
+    let renewed = false
+    const renewal = store.renewLeases().then(() => (renewed = true))
+    await until(async () => (await waitingOnLock(schema)) > 0, 'the renewal to wait for the lease rows')
+    // A lock that lets no one read the lease table, queued behind the renewal: granted as the
+    // renewal's statement ends, it holds the holders' read that follows.
+    const blocker = new pg.Client({ connectionString: db.url() })
+    await blocker.connect()
+    // Ended even when the case fails while they hold their locks (the store's close would wait on them).
+    onTestFinished(() => Promise.all([admin.end(), blocker.end()]).then(() => {}))
+    await blocker.query('BEGIN')
+    const locked = blocker.query(`LOCK TABLE "${schema}".session_leases IN ACCESS EXCLUSIVE MODE`)
+    await until(async () => (await waitingStatements(schema)).some((q) => q.startsWith('LOCK TABLE')), 'the table lock to queue')
+    await admin.query('COMMIT')
+    await locked
+    await until(async () => (await waitingStatements(schema)).some((q) => q.startsWith('SELECT')), 'the holders read to wait for the table lock')
+    // Reported while the read waits, the renewal over; both holders in one statement.
+    expect(lost.map((l) => l.session)).toEqual(['s1', 's2'])
+    expect(renewed).toBe(true)
+    await renewal
+    const reads = (await waitingStatements(schema)).filter((q) => q.startsWith('SELECT'))
+    expect(reads).toHaveLength(1)
+    expect(reads[0]).toContain('ANY($1')
+    for (const { error } of lost) {
+      expect(BosunError.is(error, 'STALE_WRITER')).toBe(true)
+      expect(error.message).toContain('its lease was taken over by another owner')
+    }
+    // Once read, the report names the new holder (for the host's log line).
+    await blocker.query('ROLLBACK')
+    const named = await Promise.all(lost.map((l) => l.named!))
+    expect(named.map((e) => (e as BosunError).details)).toMatchObject([
+      { session: 's1', epoch: '1', heldBy: 'host-b', heldEpoch: '2' },
+      { session: 's2', epoch: '1', heldBy: 'host-b', heldEpoch: '2' },
+    ])
+    expect(named[0]!.message).toContain('its lease was taken over (epoch 2, owner "host-b")')
+    for (const s of sessions) await s.writer.close().catch(() => {})
     await store.close()
   })
 })
