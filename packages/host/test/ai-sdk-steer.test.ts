@@ -6,44 +6,13 @@
 // claimed the steer); a stream of the turn from the steer's step on replaced the whole answer
 // in useChat's message with its part. Found walking useChat against a host. Real HTTP on
 // 127.0.0.1, JSONL files, ai 6's DefaultChatTransport and AbstractChat (what useChat wraps).
-import { describe, expect, it } from 'vitest'
-import { AbstractChat, DefaultChatTransport, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from 'ai'
+import { describe, it } from 'vitest'
+import { DefaultChatTransport, type UIMessage } from 'ai'
 import { listen } from '../src/index.js'
 import { makeHost, perTest, stepGate, waitFor } from './helpers.js'
+import { collect, expectSteeredTurn, expectWholeTurnIn, PlainChat, user } from './ai-sdk-chat-helpers.js'
 
 const t = perTest()
-
-const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
-
-/** Reads a chat stream into `chunks` until it ends; `done` says whether it has. */
-function collect(stream: ReadableStream<UIMessageChunk>): { chunks: UIMessageChunk[]; readonly done: boolean; ended: Promise<void> } {
-  const state = { chunks: [] as UIMessageChunk[], done: false, ended: Promise.resolve() }
-  state.ended = (async () => {
-    for await (const chunk of stream) state.chunks.push(chunk)
-    state.done = true
-  })()
-  return state
-}
-
-/** The chat state useChat keeps (a plain array here instead of React state). */
-class PlainState implements ChatState<UIMessage> {
-  messages: UIMessage[] = []
-  status: ChatStatus = 'ready'
-  error: Error | undefined = undefined
-  pushMessage = (message: UIMessage): void => { this.messages = [...this.messages, message] }
-  popMessage = (): void => { this.messages = this.messages.slice(0, -1) }
-  replaceMessage = (index: number, message: UIMessage): void => { this.messages = this.messages.map((m, i) => (i === index ? message : m)) }
-  snapshot = <T>(value: T): T => structuredClone(value)
-}
-class PlainChat extends AbstractChat<UIMessage> {
-  constructor(id: string, api: string) {
-    super({ id, transport: new DefaultChatTransport({ api }), state: new PlainState() })
-  }
-}
-
-const textOf = (chunks: UIMessageChunk[]): string => chunks.filter((c) => c.type === 'text-delta').map((c) => (c as { delta: string }).delta).join('')
-/** A stream's parts without the queue snapshots (transient: what the queues are as each stream reads them). */
-const lasting = (chunks: UIMessageChunk[]): UIMessageChunk[] => chunks.filter((c) => c.type !== 'data-bosun-queue')
 
 describe('AI SDK chat: a steer sent through the chat route while the turn runs', () => {
   it('streams that turn from its start, the same parts as the first stream, and ends', async () => {
@@ -63,11 +32,7 @@ describe('AI SDK chat: a steer sent through the chat route while the turn runs',
     await first.ended
     await waitFor(() => steer.done, 15_000, () => `the steer's stream to end (it has ${JSON.stringify(steer.chunks)})`)
 
-    expect(textOf(first.chunks)).toBe('first answerbrief answer')
-    expect(first.chunks.find((c) => c.type === 'data-bosun-steer')).toMatchObject({ id: 's1', data: { id: 's1', text: 'be brief' } })
-    expect(steer.chunks[0]).toEqual({ type: 'start', messageId: 'bosun-turn-1' })
-    expect(steer.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' })
-    expect(lasting(steer.chunks)).toEqual(lasting(first.chunks))
+    expectSteeredTurn(first, steer)
   })
 
   it("useChat's message is the whole turn after sending a steer while it streams", async () => {
@@ -75,7 +40,7 @@ describe('AI SDK chat: a steer sent through the chat route while the turn runs',
     const { host, store } = makeHost(t.dir, () => [{ text: 'first answer' }, { text: 'brief answer' }], {}, [gate.plugin])
     const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
     t.closing.push(store, host, server)
-    const chat = new PlainChat('c-usechat', `${server.url}/v1/ai-sdk/chat`)
+    const chat = new PlainChat('c-usechat', new DefaultChatTransport({ api: `${server.url}/v1/ai-sdk/chat` }))
 
     const first = chat.sendMessage({ text: 'hello' })
     await waitFor(() => gate.waiting > 0, 15_000, 'the first step held at pre-step')
@@ -86,9 +51,6 @@ describe('AI SDK chat: a steer sent through the chat route while the turn runs',
     gate.open()
     await Promise.all([first, steered])
 
-    const answers = chat.messages.filter((m) => m.role === 'assistant')
-    expect(answers.map((m) => m.id)).toEqual(['bosun-turn-1'])
-    expect(answers[0]!.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe('first answerbrief answer')
-    expect(chat.status).toBe('ready')
+    expectWholeTurnIn(chat)
   })
 })

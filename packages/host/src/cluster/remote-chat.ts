@@ -8,6 +8,7 @@ import { InboxFold } from '../log.js'
 import { LogTail, tailStore } from '../log-tail.js'
 import { checkSessionId } from '../sessions.js'
 import type { Cluster } from './cluster.js'
+import type { ClusterStore } from './store.js'
 import { answer, RELAYED_HEADER } from './relay.js'
 import { foldSliced } from '../stream.js'
 import { SessionWake } from './session-wake.js'
@@ -34,6 +35,7 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
         wake.reading()
         return store.readEvents(id, seq + 1, host.streamBatch)
       },
+      turnStart: (turn, before) => turnStartIn(store, id, turn, before, host.pageSize),
       wait: (ms) => wake.wait(ms),
       ended: () => wake.ended,
       end,
@@ -115,6 +117,25 @@ function wholeLog(read: { header: SessionHeader; events: readonly SessionEvent[]
   const { events } = read
   const seedLength = read.header.seedLength ?? 0
   return { length: events.length, openTurn: async () => openTurn(events), foldTo: (after) => foldSliced({ eventAt: (seq) => events[seq] }, new InboxFold(seedLength), 0, after) }
+}
+
+/**
+ * The seq of `turn`'s turn/start at or before `before`, read back from the events table a page at
+ * a time, only through the turn running at `before`: turns do not overlap, so the first
+ * turn/start back from there is that turn's — `turn`'s, or undefined (the stream then streams
+ * the turn from its claim on). A steer's stream asks it (`TurnLog.turnStart`) to replay the turn
+ * that claimed the steer from its start, as the owner's stream of it does.
+ */
+async function turnStartIn(store: ClusterStore, id: string, turn: number, before: number, page: number): Promise<number | undefined> {
+  for (let end = before + 1; end > 0; end -= page) {
+    const events = await store.readEvents(id, Math.max(0, end - page), Math.min(page, end))
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i]!
+      if (event.seq > before || event.type !== 'turn/start') continue
+      return (event.data as { turn: number }).turn === turn ? event.seq : undefined
+    }
+  }
+  return undefined
 }
 
 /** The chat's message, or undefined when the host's own route refuses it (it answers why). */
