@@ -1,6 +1,7 @@
 import { BosunError, createUserMessage } from '@bosun/core'
 import { HostError } from './errors.js'
 import { findAdmission } from './log.js'
+import { clientMessageIdReused, reuseDifference } from './message-reuse.js'
 import type { PostMessageBody } from './schemas.js'
 import type { LiveSession } from './sessions.js'
 
@@ -18,8 +19,13 @@ export interface AdmissionReceipt {
   durable: boolean
 }
 
-/** Admits a message (idempotent by clientMessageId: the id is in the log) and answers its receipt. */
-export async function admit(live: LiveSession, input: PostMessageBody, waitDurable: boolean): Promise<AdmissionReceipt> {
+/**
+ * Admits a message (idempotent by clientMessageId: the id is in the log) and answers its receipt.
+ * An id admitted with other content or delivery is refused (`client-message-id-reused`), unless
+ * `handOver`: a cluster's hand-over sends the message as last edited, and an owner whose log has
+ * it already admits nothing (cluster/hand-over.ts).
+ */
+export async function admit(live: LiveSession, input: PostMessageBody, waitDurable: boolean, options: { handOver?: boolean } = {}): Promise<AdmissionReceipt> {
   const { agent } = live
   const messageId = input.clientMessageId
   const delivery = input.delivery ?? 'followup'
@@ -43,6 +49,9 @@ export async function admit(live: LiveSession, input: PostMessageBody, waitDurab
   }
   const admittedAs = (admission.message.source as { delivery?: string }).delivery
   const originalDelivery = (admittedAs === 'followup' || admittedAs === 'steer' || admittedAs === 'inject') ? admittedAs : (admission.lane === 'next-turn' ? 'followup' : 'steer')
+  // Compared with the splice that admitted it, not its current (edited) content.
+  const differs = duplicate && options.handOver !== true ? reuseDifference({ content: admission.message.content, delivery: originalDelivery }, { content: input.content, delivery }) : undefined
+  if (differs !== undefined) throw clientMessageIdReused(messageId, differs)
   if (waitDurable) {
     await agent.session.flush()
     live.durableSeq = Math.max(live.durableSeq, seq)

@@ -10,6 +10,7 @@ export const HOST_ERROR_STATUS = {
   'steer-unavailable': 409,
   'replay-unavailable': 409,
   'version-mismatch': 412,
+  'client-message-id-reused': 422,
   'invalid-request': 400,
   'unsupported-media-type': 415,
   'payload-too-large': 413,

@@ -10,6 +10,7 @@ import { MailAnswerer } from './mail-answer.js'
 import { awaitOutcome, isGaveUp, notAdmitted, outcomeOf, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 import { logHost } from '../host-log.js'
+import { clientMessageIdReused, reuseDifference, type SentMessage } from '../message-reuse.js'
 
 /** Options of a host on a cluster store (`createHost({ cluster })`). */
 export interface ClusterOptions {
@@ -181,6 +182,13 @@ export class Cluster {
     if (posted.entry.kind !== kind) throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
     let { created } = posted
     let entry: ClusterMailboxEntry | undefined = posted.entry
+    // The id's entry keeps the message as it was sent: another message under it is refused, as the
+    // owner refuses one its log admitted (admission.ts). One not admitted is sent again (below).
+    if (kind === 'message' && !created && !notAdmitted(entry)) {
+      const first = entry.body as { body?: SentMessage; handOver?: true } | null
+      const differs = first?.handOver === true || first?.body === undefined ? undefined : reuseDifference(first.body, relayed.body as unknown as SentMessage)
+      if (differs !== undefined) throw clientMessageIdReused(messageId, differs)
+    }
     // A message sent again after an error answer: it was not admitted, and one host would run it
     // again (the web composer resends the same text under the same id), so it is posted again, not
     // answered that error for ever. A post that loses the race to reopen it waits for the other's run.

@@ -28,6 +28,7 @@ export async function handOverMessages(store: ClusterStore, id: string, messages
       method: 'POST',
       path: `/v1/sessions/${encodeURIComponent(id)}/messages?wait=durable`,
       body: { clientMessageId: message.id, content: message.content as unknown as JsonValue, delivery },
+      handOver: true,
     }
     try {
       await store.mailbox.post(id, { messageId: message.id, kind: 'message', body: relayed as unknown as JsonValue })

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@bosun/core'
 import { logHost } from '../host-log.js'
-import { failed, gaveUp, refusal, refused, RELAYED_HEADER, runWithin, type RelayedRequest, type RelayOutcome } from './relay.js'
+import { failed, gaveUp, HAND_OVER_HEADER, refusal, refused, RELAYED_HEADER, runWithin, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore } from './store.js'
 
 /**
@@ -96,6 +96,7 @@ export class MailAnswerer {
     const headers: Record<string, string> = { [RELAYED_HEADER]: '1' }
     if (relayed.body !== undefined) headers['content-type'] = 'application/json'
     if (relayed.ifMatch !== undefined) headers['if-match'] = relayed.ifMatch
+    if (relayed.handOver === true) headers[HAND_OVER_HEADER] = '1'
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
     const response = await this.fetch(new Request(`http://127.0.0.1${relayed.path}`, {
       method: relayed.method,

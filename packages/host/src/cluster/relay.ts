@@ -14,7 +14,16 @@ export interface RelayedRequest {
   path: string
   ifMatch?: string
   body?: JsonValue
+  /**
+   * A message a host that lost the session hands over (hand-over.ts), as last edited: the owner
+   * does not compare it with an admission of its id in its log (`client-message-id-reused`), nor
+   * does a sender's retry compare with it — the client sent the first version.
+   */
+  handOver?: true
 }
+
+/** Header of a relayed hand-over's run on the owner ({@link RelayedRequest.handOver}). */
+export const HAND_OVER_HEADER = 'x-bosun-hand-over'
 
 /** A route that changes a session: run by its lease owner, relayed through the mailbox from any other host. */
 export interface Relayable { method: string; pattern: RegExp; schema?: SchemaName; message?: true }

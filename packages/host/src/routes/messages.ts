@@ -1,5 +1,6 @@
 import { BosunError, createUserMessage } from '@bosun/core'
 import { admit } from '../admission.js'
+import { HAND_OVER_HEADER, RELAYED_HEADER } from '../cluster/relay.js'
 import type { HostContext } from '../context.js'
 import { HostError, sessionNotFound } from '../errors.js'
 import { messageState, type MessageStatus } from '../log.js'
@@ -33,7 +34,9 @@ export function messageRoutes(host: HostContext): void {
     const id = sessionIdParam(c)
     const wait = waitDurableQuery(c)
     const input = await host.body<PostMessageBody>(c, 'postMessage')
-    const receipt = await host.withSession(id, (live) => admit(live, input, wait))
+    // A cluster's hand-over (run from the mailbox) is the message as last edited: it is not compared with its first admission.
+    const handOver = c.req.header(RELAYED_HEADER) !== undefined && c.req.header(HAND_OVER_HEADER) !== undefined
+    const receipt = await host.withSession(id, (live) => admit(live, input, wait, { handOver }))
     return c.json(receipt, 202)
   })
 

@@ -1,0 +1,79 @@
+// On a cluster, as on one host (client-message-id-reused.test.ts): a send under a clientMessageId
+// the session admitted with other content or delivery is 422 client-message-id-reused — compared by
+// the host the send reaches with the id's mailbox entry (which keeps the message as sent), or by
+// the owner with its log — and a retry after an edit is a plain duplicate. A hand-over (the
+// message as last edited) of an id the owner's log has is answered a duplicate, not 422, and a
+// client's retry of the first version is its duplicate too. Real PostgreSQL, two hosts on 127.0.0.1.
+import { describe, expect, it } from 'vitest'
+import type { JsonValue } from '@bosun/core'
+import { stepGate, waitFor } from './helpers.js'
+import { available, useCluster, useServers } from './cluster-helpers.js'
+
+describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId reused for another message', () => {
+  const cluster = useCluster()
+  const serve = useServers()
+  const call = async (url: string, method: string, path: string, body: unknown): Promise<{ status: number; body: any }> => {
+    const response = await fetch(`${url}${path}`, body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    return { status: response.status, body: await response.json() }
+  }
+  const send = (url: string, body: object) => call(url, 'POST', '/v1/sessions/s/messages', body)
+  const refusedFor = (answer: { status: number; body: any }, differs: string[]) => {
+    expect(answer.status, JSON.stringify(answer.body)).toBe(422)
+    expect(answer.body.error).toMatchObject({ code: 'client-message-id-reused', details: { path: '/clientMessageId', differs } })
+  }
+
+  it('is refused by the host it reaches and by the owner; retries after an edit and hand-overs are duplicates', { timeout: 120_000 }, async () => {
+    const gate = stepGate()
+    const [a, b] = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
+    const [onA, onB] = [await serve(a!), await serve(b!)]
+    expect((await call(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
+    // A turn held at its step: what is sent next stays queued.
+    expect((await send(onA, { clientMessageId: 'c-1', content: 'first' })).status).toBe(202)
+    await waitFor(() => gate.waiting === 1, 30_000, 'the first turn held at its step')
+
+    // Sent through B (a mailbox entry), then edited: the retry of the send is its duplicate, on either host.
+    const first = await send(onB, { clientMessageId: 'c-2', content: 'hello' })
+    expect(first.body).toMatchObject({ duplicate: false, lane: 'next-turn' })
+    expect((await call(onB, 'PATCH', '/v1/sessions/s/inbox/c-2', { content: 'hello, edited' })).status).toBe(200)
+    for (const url of [onB, onA]) {
+      const retry = await send(url, { clientMessageId: 'c-2', content: 'hello' })
+      expect(retry.status, JSON.stringify(retry.body)).toBe(202)
+      expect(retry.body).toMatchObject({ messageId: 'c-2', duplicate: true, seq: first.body.seq })
+    }
+    // Another message under it: refused by B from the mailbox entry, by A from its log.
+    refusedFor(await send(onB, { clientMessageId: 'c-2', content: 'hello, edited' }), ['content'])
+    refusedFor(await send(onB, { clientMessageId: 'c-2', content: 'hello', delivery: 'steer' }), ['delivery'])
+    refusedFor(await send(onA, { clientMessageId: 'c-2', content: 'other', delivery: 'inject' }), ['content', 'delivery'])
+
+    // Admitted on the owner (no mailbox entry), then another message under its id through B: the
+    // owner refuses it; the first message sent again through B is its duplicate (the entry reopens).
+    const direct = await send(onA, { clientMessageId: 'c-3', content: 'three' })
+    expect(direct.body).toMatchObject({ duplicate: false })
+    refusedFor(await send(onB, { clientMessageId: 'c-3', content: 'not three' }), ['content'])
+    const again = await send(onB, { clientMessageId: 'c-3', content: 'three' })
+    expect(again.status, JSON.stringify(again.body)).toBe(202)
+    expect(again.body).toMatchObject({ duplicate: true, seq: direct.body.seq })
+
+    // A hand-over of c-4 as edited, which the owner's log has already (the write was committed after all).
+    const four = await send(onA, { clientMessageId: 'c-4', content: 'four' })
+    expect((await call(onA, 'PATCH', '/v1/sessions/s/inbox/c-4', { content: 'four, edited' })).status).toBe(200)
+    const handOver = { method: 'POST', path: '/v1/sessions/s/messages?wait=durable', body: { clientMessageId: 'c-4', content: 'four, edited', delivery: 'followup' }, handOver: true }
+    await b!.store.mailbox.post('s', { messageId: 'c-4', kind: 'message', body: handOver as unknown as JsonValue })
+    const done = await waitFor(async () => {
+      const entry = await b!.store.mailbox.get('s', 'c-4')
+      return entry?.doneAt === null ? undefined : entry
+    }, 30_000, 'the owner answered the hand-over')
+    expect(done.outcome).toMatchObject({ status: 202, body: { messageId: 'c-4', duplicate: true, seq: four.body.seq } })
+    // The client's retry of what it sent is its duplicate, though the entry holds the edit.
+    expect((await send(onB, { clientMessageId: 'c-4', content: 'four' })).body).toMatchObject({ duplicate: true, seq: four.body.seq })
+    expect((await call(onB, 'GET', '/v1/sessions/s/messages/c-4', undefined)).status).toBe(200)
+
+    // Nothing else was admitted: each id queued once, as last edited (a PATCH splices its id again: the log is not counted).
+    const { inbox } = (await call(onA, 'GET', '/v1/sessions/s', undefined)).body
+    expect(inbox['next-turn'].map((m: { id: string; content: unknown }) => [m.id, m.content])).toEqual([
+      ['c-2', [{ type: 'text', text: 'hello, edited' }]], ['c-3', [{ type: 'text', text: 'three' }]], ['c-4', [{ type: 'text', text: 'four, edited' }]],
+    ])
+    expect(inbox['next-step']).toEqual([])
+    gate.open()
+  })
+})
