@@ -1,7 +1,7 @@
 import { HostError } from './errors.js'
 import { MAX_BODY_DEPTH, nestsDeeperThan } from './request.js'
 import { SSE_HEADERS } from './routes/sessions.js'
-import { CLIENT_MESSAGE_ID_PATTERN } from './schemas.js'
+import { BASE64_PATTERN, CLIENT_MESSAGE_ID_PATTERN, IMAGE_MEDIA_TYPES } from './schemas.js'
 
 /** Headers of an AI SDK UI message stream (v1). */
 export const UI_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' }
@@ -96,13 +96,38 @@ function messageContent(parts: ChatInput['messages'][number]['parts'], path: str
 function imageBlock(part: { mediaType?: unknown; url?: unknown }, path: string): ChatContentBlock {
   const mediaType = typeof part.mediaType === 'string' ? part.mediaType : ''
   if (!mediaType.startsWith('image/')) {
-    throw new HostError('invalid-request', `The file part's mediaType is ${JSON.stringify(mediaType)}: a Bosun session gives the model only images (image/*). Send the file's text as a text part, or leave the file out.`, { path })
+    throw new HostError('invalid-request', `The file part's mediaType is ${JSON.stringify(mediaType)}: a Bosun session gives the model only images (${IMAGE_MEDIA_TYPES.join(', ')}). Send the file's text as a text part, or leave the file out.`, { path })
+  }
+  // The types every provider takes (schemas.ts): another stays in the history and fails every later turn.
+  if (!(IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
+    throw new HostError('invalid-request', `The image's mediaType is ${JSON.stringify(mediaType)}: a Bosun session takes ${IMAGE_MEDIA_TYPES.join(', ')} (what every provider takes). Convert the image to one of them, or leave it out.`, { path })
   }
   const url = typeof part.url === 'string' ? part.url : ''
   const data = /^data:([^,]*),(.*)$/s.exec(url)
   if (data === null) {
     throw new HostError('invalid-request', `The image's url is not a data: URL: the host fetches no URL. Send the image inline (useChat's sendMessage({ files }) with a FileList makes a data: URL), or leave it out.`, { path })
   }
-  const base64 = data[1]!.split(';').includes('base64')
-  return { type: 'image', mediaType, data: base64 ? data[2]! : Buffer.from(decodeURIComponent(data[2]!)).toString('base64') }
+  const base64 = data[1]!.split(';').includes('base64') ? data[2]! : percentDecodedBase64(data[2]!, path)
+  if (!BASE64.test(base64)) {
+    throw new HostError('invalid-request', `The image's data: URL does not hold its bytes in base64${base64 === '' ? ' (it is empty)' : ''}: send the image as useChat reads a FileList (data:<type>;base64,<bytes>), or leave it out.`, { path })
+  }
+  return { type: 'image', mediaType, data: base64 }
+}
+
+const BASE64 = new RegExp(BASE64_PATTERN)
+
+/**
+ * The bytes of a `data:` URL without `;base64` (percent-encoded: `%XX` a byte, anything else its
+ * UTF-8), in base64. Byte by byte, not `decodeURIComponent`, which refuses bytes that are not UTF-8
+ * (an image's are not).
+ */
+function percentDecodedBase64(encoded: string, path: string): string {
+  const pieces: Buffer[] = []
+  for (const [piece, hex] of encoded.matchAll(/%([0-9A-Fa-f]{2})|%|[^%]+/g)) {
+    if (hex !== undefined) pieces.push(Buffer.from([Number.parseInt(hex, 16)]))
+    else if (piece === '%') {
+      throw new HostError('invalid-request', 'The image\'s data: URL has a "%" not followed by two hexadecimal digits: percent-encode its bytes, or send them in base64 (data:<type>;base64,<bytes>).', { path })
+    } else pieces.push(Buffer.from(piece, 'utf8'))
+  }
+  return Buffer.concat(pieces).toString('base64')
 }

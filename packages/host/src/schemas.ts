@@ -5,6 +5,15 @@ import { HostError } from './errors.js'
 export const CLIENT_MESSAGE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 
 /**
+ * The image types a content block may have: those every provider adapter's API takes (Anthropic:
+ * jpeg, png, gif, webp; OpenAI: png, jpeg, webp, gif). An image a provider refuses stays in the
+ * session's history and fails every later turn, so it is refused at admission instead.
+ */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const
+/** An image's `data`: base64 (standard alphabet, padding optional), no line breaks. */
+export const BASE64_PATTERN = '^[A-Za-z0-9+/]+={0,2}$'
+
+/**
  * A content block as the core's `createUserMessage` takes it (`ContentBlock`): a text block with
  * its `text`, or an image with its `mediaType` and base64 `data`. Checked here so that a wrong one
  * is the client's `400` at its path, not the core's throw answered `500`. Other fields of a block
@@ -20,7 +29,7 @@ const contentBlock = {
     { if: { required: ['type'], properties: { type: { const: 'text' } } }, then: { required: ['text'], properties: { text: { type: 'string' } } } },
     {
       if: { required: ['type'], properties: { type: { const: 'image' } } },
-      then: { required: ['mediaType', 'data'], properties: { mediaType: { type: 'string' }, data: { type: 'string' } } },
+      then: { required: ['mediaType', 'data'], properties: { mediaType: { enum: IMAGE_MEDIA_TYPES }, data: { type: 'string', pattern: BASE64_PATTERN } } },
     },
   ],
 }
@@ -161,6 +170,9 @@ function describe(error: ErrorObject, body: unknown): { path: string; message: s
     // In words: a client that sent a space or a slash should not have to read the expression.
     const found = String(at(body, error.instancePath))
     return { path: base, message: `must be 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit (found ${JSON.stringify(found.length > 40 ? `${found.slice(0, 40)}…` : found)})` }
+  }
+  if (error.keyword === 'pattern' && (error.params as { pattern: string }).pattern === BASE64_PATTERN) {
+    return { path: base, message: 'must be the image\'s bytes in base64 (A-Z, a-z, 0-9, "+", "/", at most two "=" at the end), without line breaks or a "data:" prefix' }
   }
   if (error.keyword === 'enum') {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues

@@ -46,17 +46,24 @@ describe('AI SDK chat: files attached to the message', () => {
     ])
   })
 
-  it('an image alone (no text) is a message too; a data: URL without base64 is encoded', async () => {
+  it('an image alone (no text) is a message too; a data: URL without base64 is percent-decoded byte by byte', async () => {
     const { requests, send } = await chatHost()
-    await send('c-plain', [{ type: 'file', mediaType: 'image/svg+xml', url: 'data:image/svg+xml,%3Csvg%2F%3E' }])
+    // %FF is no UTF-8: decodeURIComponent would refuse it, an image's bytes are not text.
+    await send('c-plain', [{ type: 'file', mediaType: 'image/gif', url: 'data:image/gif,GIF89a%01%FF' }])
     expect(requests[0]!.messages.find((m) => m.role === 'user')!.content).toEqual([
-      { type: 'image', mediaType: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') },
+      { type: 'image', mediaType: 'image/gif', data: Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0x01, 0xff])]).toString('base64') },
     ])
   })
 
   it.each([
     ['a PDF', { type: 'file', mediaType: 'application/pdf', url: 'data:application/pdf;base64,JVBERi0=' }, /application\/pdf.*only images/],
     ['an image by its URL', { type: 'file', mediaType: 'image/png', url: 'https://example.com/dot.png' }, /not a data: URL.*fetches no URL/],
+    // A type no provider takes stays in the history and fails every later turn (it was admitted).
+    ['an SVG image', { type: 'file', mediaType: 'image/svg+xml', url: 'data:image/svg+xml;base64,PHN2Zy8+' }, /"image\/svg\+xml".*image\/png, image\/jpeg, image\/gif, image\/webp/],
+    ['an image whose base64 is not', { type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,!!!' }, /does not hold its bytes in base64/],
+    ['an image whose data: URL is empty', { type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,' }, /base64 \(it is empty\)/],
+    // decodeURIComponent threw a URIError: 500 internal-error with a stack in the host's log.
+    ['an image with a bad percent-escape', { type: 'file', mediaType: 'image/png', url: 'data:image/png,%' }, /"%" not followed by two hexadecimal digits/],
   ] as const)('%s is refused at its part, saying what to send, and nothing is admitted', async (_, file, message) => {
     const { send, url } = await chatHost()
     const refused = send('c-refused', [{ type: 'text', text: 'look' }, file as FileUIPart])

@@ -15,6 +15,11 @@ describe('host: content blocks of a message', () => {
     ['a text block without its text', [{ type: 'text' }], '/content/0/text', /"text" is required/],
     ['a text block whose text is not a string', [{ type: 'text', text: 7 }], '/content/0/text', /must be string/],
     ['an image block without its data', [{ type: 'image', mediaType: 'image/png' }], '/content/0/data', /"data" is required/],
+    // An image a provider refuses stays in the history and fails every later turn: refused at admission.
+    ['an SVG image', [{ type: 'image', mediaType: 'image/svg+xml', data: 'PHN2Zy8+' }], '/content/0/mediaType', /must be one of "image\/png", "image\/jpeg", "image\/gif", "image\/webp"/],
+    ['an image whose data is not base64', [{ type: 'image', mediaType: 'image/png', data: '!!!' }], '/content/0/data', /must be the image's bytes in base64/],
+    ['an image whose data is empty', [{ type: 'image', mediaType: 'image/png', data: '' }], '/content/0/data', /must be the image's bytes in base64/],
+    ['an image given as a data: URL', [{ type: 'image', mediaType: 'image/png', data: 'data:image/png;base64,iVBORw0KGgo=' }], '/content/0/data', /without line breaks or a "data:" prefix/],
     ['a second block that is not an object', [{ type: 'text', text: 'a' }, 'b'], '/content/1', /must be object/],
     ['an empty array', [], '/content', /must NOT have fewer than 1 items/],
     ['a number', 42, '/content', /must be a string or an array \(found a number\)/],
