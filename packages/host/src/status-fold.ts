@@ -16,8 +16,15 @@ const WAKING_DELIVERIES = new Set(['followup', 'steer'])
  * recovery tells it (`noteWaiting`, store/repair.ts): a splice that queues a message whose id was
  * never queued before (after a fork's seed), with `source.delivery` `followup` or `steer`. A
  * message queued again — an edit or a reorder (its id leaves and enters in one splice), a move to
- * the other queue, a plugin putting back what a turn claimed (a rejected follow-up) — is no send
- * and wakes nothing, whatever its source says.
+ * the other queue — is no send and wakes nothing, whatever its source says.
+ *
+ * One exception to core's count: a plugin putting back what a claim took (`inbox.requeue()`: a
+ * follow-up its pre-step rejected) may wake the agent right after — the rate-limit plugin does, and
+ * its `turn/start` follows — or not. The wake is not logged (the splice carries no source or
+ * reason; `agent.wake()` appends nothing), so the log does not tell the two apart, and core's
+ * recovery counts both as parked. A put-back is taken for a possible wake: no `idle` after it nor
+ * after input queued behind it until the next `turn/end` — never "Queued, not running" flashed
+ * before a turn that starts. One nothing wakes shows as waiting from the next `hello` on.
  *
  * An index of the log, not a fold a stream carries: it keeps the seqs of the turn boundaries and
  * of the waking sends, so the frame after any seq is a look-up (two binary searches) — a pure
@@ -26,16 +33,21 @@ const WAKING_DELIVERIES = new Set(['followup', 'steer'])
  * its streams and made once ({@link statusReady}, a slice per macrotask, like the hello's
  * fingerprint); a stored log's is noted in the pass its hello makes anyway (`storedHello`). A
  * stream's open reads nothing back synchronously: a long running turn's chunks, or a session that
- * only ever gets injects, once cost a read back to the last turn boundary on every open.
+ * only ever gets injects, once cost a read back to the last turn boundary on every open. To know
+ * what a claim took it replays the queues' ids (small: what is pending).
  */
 export class StatusIndex {
   /** Seqs of `turn/start` and `turn/end`, ascending; `#starts[i]`: whether `#boundaries[i]` is a start. */
   readonly #boundaries: number[] = []
   readonly #starts: boolean[] = []
-  /** Seqs of the splices of waking sends, ascending. */
+  /** Seqs of the splices of waking sends (and of put-backs, {@link StatusIndex}), ascending. */
   readonly #wakes: number[] = []
   /** The ids every splice noted (after the seed) has queued: one queued again is not sent again. */
   readonly #queued = new Set<string>()
+  /** The ids pending in each queue, replayed from the splices (after the seed). */
+  readonly #pending: Record<string, string[]> = { 'next-turn': [], 'next-step': [] }
+  /** Ids a claim took and no splice has put back since. */
+  readonly #claimed = new Set<string>()
   #upTo = -1
 
   constructor(readonly seedLength = 0) {}
@@ -77,11 +89,23 @@ export class StatusIndex {
     return event.type === 'agent/inbox/spliced' && event.seq >= this.seedLength && (event.data as InboxSplice).inserted.length > 0
   }
 
-  /** Whether `event` is a splice of a waking send; notes the ids it queues. */
+  /**
+   * Whether `event` is a splice of a waking send, or of a put-back its plugin may wake for; notes
+   * the ids it queues, and replays it on the queues: a claim is a pure deletion with no `outcome`
+   * (a cancel's says `canceled`, a move's first half `moved`).
+   */
   #isWakingSend(event: SessionEvent): boolean {
-    if (!this.#queues(event)) return false
+    if (event.type !== 'agent/inbox/spliced' || event.seq < this.seedLength) return false
+    const splice = event.data as InboxSplice
+    const queue = this.#pending[splice.target] ?? (this.#pending[splice.target] = [])
+    const removed = queue.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted.map((message) => message.id))
+    if (splice.inserted.length === 0) {
+      if (splice.outcome === undefined) for (const id of removed) this.#claimed.add(id)
+      return false
+    }
     let wakes = false
-    for (const message of (event.data as InboxSplice).inserted) {
+    for (const message of splice.inserted) {
+      if (this.#claimed.delete(message.id)) wakes = true
       if (this.#queued.has(message.id)) continue
       this.#queued.add(message.id)
       if (WAKING_DELIVERIES.has(message.source.delivery as string)) wakes = true

@@ -1,11 +1,16 @@
 // The status index (status-fold.ts) tells a waking send from input queued again as core's recovery
 // does (noteWaiting, core's store/repair.ts): for every splice that queues input into an idle log,
 // the stream says `idle` after it exactly when a crash right after that splice would leave the
-// input parked (`recovery.waiting` unset). Logs made by a real agent from random sends (follow-up,
-// steer, inject), edits, reorders, cancels and Stops, cut after each such splice and reopened.
+// input parked (`recovery.waiting` unset) — except after a plugin puts back what a turn it blocked
+// claimed: the log does not say whether the plugin wakes the agent then (the rate-limit plugin
+// does: its turn/start follows), so the index says nothing there and until that turn (core parks
+// it). And `idle` after a splice is never followed at once by a `turn/start` (a flash of "Queued,
+// not running").
+// Logs made by a real agent from random sends (follow-up, steer, inject), edits, reorders, cancels,
+// Stops, blocked turns and put-backs with and without a wake, cut after each such splice and reopened.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createAgent, LOG_FORMAT_VERSION, memoryStore, type Agent, type SessionEvent, type UserMessage } from '@bosun/core'
+import { createAgent, definePlugin, LOG_FORMAT_VERSION, memoryStore, type Agent, type SessionEvent, type UserMessage } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { StatusIndex } from '../src/status-fold.js'
 
@@ -13,17 +18,42 @@ type Op =
   | { kind: 'followup' | 'steer' | 'inject' }
   | { kind: 'edit' | 'cancel'; at: number }
   | { kind: 'reorder' | 'stop' | 'idle' }
+  /** `block`: the next turn's first step is rejected; `putBack`: its claim goes back, with a wake (as the rate-limit plugin's requeue) or `quietly`. */
+  | { kind: 'block' }
+  | { kind: 'putBack'; wake: boolean }
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.constantFrom<Op>({ kind: 'followup' }, { kind: 'steer' }, { kind: 'inject' }), weight: 3 },
   { arbitrary: fc.constantFrom<Op>({ kind: 'reorder' }, { kind: 'stop' }, { kind: 'idle' }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constantFrom<'edit' | 'cancel'>('edit', 'edit', 'cancel'), at: fc.nat(4) }), weight: 2 },
+  { arbitrary: fc.oneof(fc.constant<Op>({ kind: 'block' }), fc.record({ kind: fc.constant<'putBack'>('putBack'), wake: fc.boolean() })), weight: 2 },
 )
 
+/** A log and the seqs of its put-back splices. */
+interface Made {
+  events: readonly SessionEvent[]
+  putBacks: readonly number[]
+}
+
 /** Runs `ops` on a live agent; a tick (a macrotask) after each lets a started turn run a little. */
-async function logOf(ops: readonly Op[]): Promise<readonly SessionEvent[]> {
+async function logOf(ops: readonly Op[]): Promise<Made> {
   const store = memoryStore()
-  const agent: Agent = await createAgent({ model: scripted({ responses: Array.from({ length: 40 }, () => ({ text: 'okay', chunkSize: 1, delayMs: 1 })) }), store, sessionId: 's' })
+  let blockNext = false
+  let rejected: UserMessage[] = []
+  // As the rate-limit plugin with onLimit 'requeue': a turn's first step rejected, its claim put back later.
+  const blocker = definePlugin({
+    name: 'block-then-put-back',
+    setup(ctx) {
+      ctx.hooks.preStep.tapPromise('block-then-put-back', async (decision, { step, claimed }) => {
+        if (!blockNext || step !== 1 || decision.kind !== 'enter' || claimed.length === 0) return decision
+        blockNext = false
+        rejected = [...claimed]
+        return { kind: 'reject', by: 'block-then-put-back' }
+      })
+    },
+  })
+  const agent: Agent = await createAgent({ model: scripted({ responses: Array.from({ length: 40 }, () => ({ text: 'okay', chunkSize: 1, delayMs: 1 })) }), store, sessionId: 's', plugins: [blocker] })
+  const putBacks: number[] = []
   let n = 0
   for (const step of ops) {
     const pending = [...agent.inbox.nextStep, ...agent.inbox.nextTurn]
@@ -56,6 +86,23 @@ async function logOf(ops: readonly Op[]): Promise<readonly SessionEvent[]> {
       case 'idle':
         await agent.whenIdle()
         break
+      case 'block':
+        blockNext = true
+        break
+      case 'putBack': {
+        const back = rejected.filter((message) => agent.inbox.find(message.id) === undefined)
+        rejected = []
+        if (back.length === 0) break
+        const seq = agent.session.length
+        try {
+          agent.inbox.requeue('next-turn', 0, back)
+        } catch {
+          break // Not claimable now (it reached a step): nothing logged.
+        }
+        putBacks.push(seq)
+        if (step.wake) agent.wake()
+        break
+      }
     }
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
@@ -63,7 +110,7 @@ async function logOf(ops: readonly Op[]): Promise<readonly SessionEvent[]> {
   await agent.close()
   const stored = (await store.open('s'))!
   await stored.writer.close()
-  return stored.events
+  return { events: stored.events, putBacks }
 }
 
 /** Whether core's recovery owes a turn to the input pending in `events` cut after `seq` (a crash right after it). */
@@ -77,33 +124,55 @@ async function owedAfter(events: readonly SessionEvent[], seq: number): Promise<
 }
 
 describe('host: the status index against core\'s recovery', () => {
-  it('says idle after a splice into an idle log exactly when core would leave its input parked', async () => {
+  it('says idle after a splice into an idle log exactly when core would leave its input parked, and nothing after a put-back', async () => {
     /** Each splice compared: whether the index said idle after it. */
     const compared: boolean[] = []
+    let putBacksSeen = 0
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
-        const events = await logOf(ops)
+        const { events, putBacks } = await logOf(ops)
         const index = new StatusIndex()
         for (const event of events) {
           const said = index.statusAfter(event)
+          // Never idle after a splice right before a turn starts: what a plugin's wake after its put-back starts.
+          if (said === 'idle' && event.type === 'agent/inbox/spliced') expect({ seq: event.seq, next: events[event.seq + 1]?.type }).not.toEqual({ seq: event.seq, next: 'turn/start' })
           if (event.type !== 'agent/inbox/spliced' || (event.data as { inserted: unknown[] }).inserted.length === 0) continue
           // Running: a splice during a turn rides it or the driver's next (no frame, nothing to compare).
           if (said === undefined && runningAt(events, event.seq)) continue
+          // Since a put-back after the last turn/end: its plugin may have woken the agent; the index waits for the turn.
+          if (putBacks.some((seq) => seq <= event.seq && !endedBetween(events, seq, event.seq))) {
+            putBacksSeen++
+            expect({ seq: event.seq, said }).toEqual({ seq: event.seq, said: undefined })
+            continue
+          }
           compared.push(said === 'idle')
           expect({ seq: event.seq, parked: said === 'idle' }).toEqual({ seq: event.seq, parked: !(await owedAfter(events, event.seq)) })
         }
       }),
       {
         numRuns: 150,
-        // A follow-up queued behind a turn a Stop ended, then edited: queued again, parked.
-        examples: [[[{ kind: 'followup' }, { kind: 'followup' }, { kind: 'stop' }, { kind: 'edit', at: 0 }]]],
+        examples: [
+          // A follow-up queued behind a turn a Stop ended, then edited: queued again, parked.
+          [[{ kind: 'followup' }, { kind: 'followup' }, { kind: 'stop' }, { kind: 'edit', at: 0 }]],
+          // The rate-limit plugin's requeue: a blocked turn's follow-up put back, then a wake — its turn starts.
+          [[{ kind: 'block' }, { kind: 'followup' }, { kind: 'idle' }, { kind: 'putBack', wake: true }]],
+          // Put back without a wake, then an inject: nothing runs them.
+          [[{ kind: 'block' }, { kind: 'followup' }, { kind: 'idle' }, { kind: 'putBack', wake: false }, { kind: 'inject' }]],
+        ],
       },
     )
-    // Both answers came up, often.
+    // Both answers came up, often; and put-backs.
     expect(compared.filter(Boolean).length).toBeGreaterThan(10)
     expect(compared.filter((idle) => !idle).length).toBeGreaterThan(10)
+    expect(putBacksSeen).toBeGreaterThan(5)
   }, 120_000)
 })
+
+/** Whether a `turn/end` lies after `from` and at or before `to`. */
+function endedBetween(events: readonly SessionEvent[], from: number, to: number): boolean {
+  for (let i = from + 1; i <= to; i++) if (events[i]!.type === 'turn/end') return true
+  return false
+}
 
 /** Whether the log is inside a turn at `seq` (its last boundary before it is a turn/start). */
 function runningAt(events: readonly SessionEvent[], seq: number): boolean {

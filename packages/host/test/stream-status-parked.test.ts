@@ -99,13 +99,17 @@ describe('host: the status after input queued that nothing will start', () => {
     await live.cancel()
   })
 
-  it('a rejected follow-up a plugin puts back after the turn it blocked is followed by idle', async () => {
+  /** A plugin that rejects the first turn's step, as the rate-limit plugin with onLimit 'requeue' does, and puts its claim back on call. */
+  function blockOnce(): { plugin: ReturnType<typeof definePlugin>; putBack: (wake: boolean) => void } {
     let rejected: UserMessage[] = []
-    let putBack = (): void => {}
-    const blocker = definePlugin({
+    let putBack = (_wake: boolean): void => {}
+    const plugin = definePlugin({
       name: 'reject-once',
       setup(ctx) {
-        putBack = () => void ctx.inbox.requeue('next-turn', 0, rejected)
+        putBack = (wake) => {
+          ctx.inbox.requeue('next-turn', 0, rejected)
+          if (wake) ctx.agent.wake()
+        }
         ctx.hooks.preStep.tapPromise('reject-once', async (decision, { claimed }) => {
           if (rejected.length > 0) return decision
           rejected = [...claimed]
@@ -113,18 +117,52 @@ describe('host: the status after input queued that nothing will start', () => {
         })
       },
     })
-    const url = await start([blocker])
+    return { plugin, putBack: (wake) => putBack(wake) }
+  }
+
+  async function blocked(url: string): Promise<SseReader> {
     await post(url, '/v1/sessions', { id: 'b' })
     await post(url, '/v1/sessions/b/messages', { clientMessageId: 'm1', content: 'first' })
     await waitFor(async () => (await json(fetch(`${url}/v1/sessions/b/messages/m1`))).state === 'rejected' && (await json<{ status: string }>(fetch(`${url}/v1/sessions/b`))).status === 'idle', 15_000, 'turn 1 blocked')
     const live = await open(url, '/v1/sessions/b/stream?from=tail')
     await live.until((frames) => frames.length >= 1)
-    putBack()
-    const frames = await nextStatus(live, 1)
-    const requeue = frames.find(spliceOf('m1'))!
-    expect(frames.at(-1)!.data).toEqual({ status: 'idle', seq: requeue.data.seq })
-    expect((await json<{ status: string; inbox: { 'next-turn': unknown[] } }>(fetch(`${url}/v1/sessions/b`))).inbox['next-turn']).toHaveLength(1)
+    return live
+  }
+
+  /** The derived frames from the splice that put m1 back on. */
+  const fromPutBack = (frames: Frame[]) => derived(frames.slice(frames.findIndex(spliceOf('m1'))))
+
+  it('a rejected follow-up a plugin puts back and wakes the agent for (the rate-limit plugin\'s requeue) is not followed by idle before its turn starts', async () => {
+    const { plugin, putBack } = blockOnce()
+    const url = await start([plugin])
+    const live = await blocked(url)
+    putBack(true)
+    const frames = await live.until(turnEnded(2))
     await live.cancel()
+    const [splice, turnStart, running] = fromPutBack(frames)
+    expect([splice, turnStart, running]).toEqual([expect.stringMatching(/ agent\/inbox\/spliced$/), expect.stringMatching(/ turn\/start$/), `status running@${turnStart!.split(' ')[0]}`])
+  })
+
+  it('one put back without a wake is followed by nothing (the log does not say no wake follows): the next hello says idle after it, and a follow-up runs it', async () => {
+    const { plugin, putBack } = blockOnce()
+    const url = await start([plugin])
+    const live = await blocked(url)
+    putBack(false)
+    const spliced = await live.until((frames) => frames.some(spliceOf('m1')))
+    const seq = Number(spliced.find(spliceOf('m1'))!.data.seq)
+    // A stream opened now: its hello says idle at or after the put-back (the web UI's "Queued, not running").
+    const again = await open(url, '/v1/sessions/b/stream?from=tail')
+    const [hello] = await again.until((frames) => frames.length >= 1)
+    await again.cancel()
+    expect(hello!.event).toBe('hello')
+    expect({ status: hello!.data.status, atOrAfter: Number(hello!.data.lastSeq) >= seq }).toEqual({ status: 'idle', atOrAfter: true })
+    // Nothing said on the live stream between the put-back and the turn a follow-up starts.
+    await post(url, '/v1/sessions/b/messages', { clientMessageId: 'm2', content: 'second' })
+    const frames = await live.until(turnEnded(2))
+    await live.cancel()
+    // The first status after the put-back: the follow-up's turn running (m1 rides it, m2 the next).
+    expect(fromPutBack(frames).find((line) => line.startsWith('status'))).toMatch(/^status running@/)
+    expect((await json(fetch(`${url}/v1/sessions/b/messages/m1`))).turnEnd).toBe('completed')
   })
 
   it('a stream opened at any cursor sends the status frames a stream from seq 0 sends after it', async () => {
