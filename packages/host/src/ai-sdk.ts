@@ -1,7 +1,6 @@
-import { messageText, type InboxSplice, type SessionEvent, type UserMessage } from '@bosun/core'
-import { PART_DEPTH, withinDepth } from './ai-sdk-chat.js'
+import { messageText, type InboxSplice, type SessionEvent } from '@bosun/core'
+import { TurnChunks } from './ai-sdk-turn-chunks.js'
 import { InboxFold } from './log.js'
-import { nestsDeeperThan } from './request.js'
 import { sseStream } from './sse.js'
 import type { LiveSession } from './sessions.js'
 import { SLICE_EVENTS } from './log-prefix.js'
@@ -14,21 +13,6 @@ import { subscribe } from './subscription.js'
  * Steering, pre-step rejects and queue snapshots travel as `data-bosun-*` parts.
  */
 const sse = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`
-
-/** The AI SDK's finish reasons (`finish.finishReason`, what `useChat`'s `onFinish` is given). */
-type UiFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'
-
-/**
- * The `finishReason` of a turn's `finish` part: from how it ended, and for a completed turn from
- * how its last step ended (a model's `content-filter` stop completes the turn too).
- */
-function uiFinishReason(reason: string, lastStep: string | undefined): UiFinishReason {
-  if (reason === 'max-tokens') return 'length'
-  if (reason === 'error') return 'error'
-  if (reason !== 'completed') return 'other' // aborted, blocked by a pre-step plugin, interrupted by a crash
-  if (lastStep === 'content-filter' || lastStep === 'tool-calls') return lastStep
-  return lastStep === 'max-tokens' ? 'length' : 'stop'
-}
 
 export interface TurnStreamOptions {
   /** The message whose turn is streamed (found by its claim), or the turn itself when resuming. */
@@ -85,26 +69,6 @@ export interface TurnLog {
   end(): void
 }
 
-/** A tool result's content as text: a string as it is, blocks by their text. */
-function resultText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (Array.isArray(content)) return messageText({ content })
-  return JSON.stringify(content)
-}
-
-/**
- * A tool call's input as its part carries it: the parsed arguments, or their text when they are
- * not JSON or nest deeper than a part may ({@link PART_DEPTH}: the client sends the part back).
- */
-function toolInput(args: string): unknown {
-  if (nestsDeeperThan(args, PART_DEPTH - 1)) return args
-  try {
-    return JSON.parse(args)
-  } catch {
-    return args
-  }
-}
-
 /** The UI message stream of a live session's turn, read from its agent's log. */
 export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): ReadableStream<Uint8Array> {
   const session = live.agent.session
@@ -153,35 +117,16 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
   let replayThrough = -1
   let started = false
   let finished = false
-  let part = 0
-  let open: { kind: 'text' | 'reasoning'; id: string } | undefined
-  /** The turn's step running (its number in the turn: a steer's stream starts at a later step). */
-  let step = 0
-  /** How the turn's last ended step finished (`step/end`), for the `finish` part's reason. */
-  let lastStep: string | undefined
-
-  const closeOpen = (): string => {
-    if (!open) return ''
-    const out = sse({ type: `${open.kind}-end`, id: open.id })
-    open = undefined
-    return out
-  }
-  const delta = (kind: 'text' | 'reasoning', text: string): string => {
-    let out = ''
-    if (open?.kind !== kind) {
-      out += closeOpen()
-      open = { kind, id: `${kind}-${ourTurn}-${++part}` }
-      out += sse({ type: `${kind}-start`, id: open.id })
-    }
-    return out + sse({ type: `${kind}-delta`, id: open!.id, delta: text })
-  }
+  /** Our turn's chunks, made once the stream knows its turn. */
+  let chunks: TurnChunks | undefined
+  const ours = (): TurnChunks => (chunks ??= new TurnChunks(ourTurn!))
   const queueSnapshot = (): string => {
     const { queues } = fold!
     return sse({ type: 'data-bosun-queue', data: { 'next-turn': queues['next-turn'].map((m) => ({ id: m.id, text: messageText(m) })), 'next-step': queues['next-step'].map((m) => ({ id: m.id, text: messageText(m) })) }, transient: true })
   }
   const start = (): string => {
     started = true
-    return sse({ type: 'start', messageId: `bosun-turn-${ourTurn}` })
+    return sse(ours().start())
   }
 
   const translate = (event: SessionEvent): string => {
@@ -229,62 +174,12 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     return opening + translateOurs(event)
   }
 
-  /** An event once the stream knows its turn: its part, if it is of that turn. */
+  /** An event once the stream knows its turn: its parts, if it is of that turn. */
   const translateOurs = (event: SessionEvent): string => {
     if (!started && event.type === 'turn/start' && currentTurn === ourTurn) return start()
-    // A user/message carries no turn number (its data is the message): it belongs to the turn
-    // running when it is logged. Every other event of a turn names its turn.
-    const turn = event.type === 'user/message' ? currentTurn : (event.data as { turn?: number }).turn
-    if (turn !== ourTurn) return ''
-    switch (event.type) {
-      case 'step/start':
-        step = (event.data as { step: number }).step
-        return sse({ type: 'start-step' })
-      case 'user/message': {
-        // Input that rides a later step of the turn: a steer (or an injected context).
-        if (step <= 1) return ''
-        const message = event.data as UserMessage
-        return sse({ type: 'data-bosun-steer', id: message.id, data: { id: message.id, text: messageText(message), source: withinDepth(message.source, 2) } })
-      }
-      case 'assistant/chunk': {
-        const chunk = (event.data as { chunk: { type: string; text?: string } }).chunk
-        if (chunk.type === 'text-delta' && chunk.text) return delta('text', chunk.text)
-        if (chunk.type === 'reasoning-delta' && chunk.text) return delta('reasoning', chunk.text)
-        return ''
-      }
-      case 'assistant/message': {
-        let out = closeOpen()
-        const blocks = (event.data as { message: { content: { type: string; id?: string; name?: string; arguments?: string }[] } }).message.content
-        for (const block of blocks) {
-          if (block.type !== 'tool-call') continue
-          out += sse({ type: 'tool-input-available', toolCallId: block.id, toolName: block.name, input: toolInput(block.arguments ?? '') })
-        }
-        return out
-      }
-      case 'tool/result': {
-        const r = event.data as { callId: string; content: unknown; isError?: boolean }
-        return r.isError === true
-          ? sse({ type: 'tool-output-error', toolCallId: r.callId, errorText: resultText(r.content) })
-          : sse({ type: 'tool-output-available', toolCallId: r.callId, output: resultText(r.content) })
-      }
-      case 'step/end':
-        lastStep = (event.data as { finish: string }).finish
-        return closeOpen() + sse({ type: 'finish-step' })
-      case 'agent/pre-step/rejected': {
-        const r = event.data as { by: string; metadata: unknown }
-        return sse({ type: 'data-bosun-rejected', data: { turn: ourTurn, by: r.by, metadata: withinDepth(r.metadata, 2) } })
-      }
-      case 'turn/end': {
-        finished = true
-        const reason = (event.data as { reason: { kind: string; reason?: unknown; error?: { message?: string } } }).reason
-        let out = closeOpen() + sse({ type: 'data-bosun-turn-end', data: { turn: ourTurn, reason: withinDepth(reason, 2) } })
-        if (reason.kind === 'aborted') out += sse(typeof reason.reason === 'string' ? { type: 'abort', reason: reason.reason } : { type: 'abort' })
-        else if (reason.kind === 'error') out += sse({ type: 'error', errorText: reason.error?.message ?? 'The turn failed.' })
-        return out + sse({ type: 'finish', finishReason: uiFinishReason(reason.kind, lastStep) })
-      }
-      default:
-        return ''
-    }
+    const out = ours().translate(event, currentTurn)
+    if (event.type === 'turn/end' && out.length > 0) finished = true
+    return out.map(sse).join('')
   }
 
   if (ourTurn !== undefined) currentTurn = ourTurn

@@ -13,6 +13,7 @@ import { MAX_BODY_DEPTH, readBody } from './request.js'
 import { messageIdChecks, messageRoutes } from './routes/messages.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { streamRoutes } from './routes/streams.js'
+import { chatMessageRoutes } from './routes/ai-sdk-messages.js'
 import { schemas, validateBody } from './schemas.js'
 import { DEFAULT_MAX_CLIENT_STREAMS, DEFAULT_MAX_STREAMS, DEFAULT_STREAM_STALL_MS, installStreamLimit, StreamSlots } from './stream-limit.js'
 import { SessionManager, type AgentFactory } from './sessions.js'
@@ -254,6 +255,7 @@ export function createHost(options: CreateHostOptions): Host {
   sessionRoutes(context)
   messageRoutes(context)
   streamRoutes(context)
+  chatMessageRoutes(context)
   if (options.webRoot !== undefined) webRootRoutes(app, options.webRoot)
 
   const host: Host = {

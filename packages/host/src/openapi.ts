@@ -35,6 +35,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'post', path: '/v1/sessions/{id}/fork', summary: 'Fork the session after a turn', body: 'fork', status: 201 },
   { method: 'post', path: '/v1/ai-sdk/chat', summary: 'AI SDK useChat: admit the last user message, stream its turn (UI message stream v1)', body: 'aiSdkChat', status: 200, sse: true },
   { method: 'get', path: '/v1/ai-sdk/chat/{id}/stream', summary: 'AI SDK resume: the open turn as a UI message stream, or 204', status: 200, sse: true },
+  { method: 'get', path: '/v1/ai-sdk/chat/{id}/messages', summary: 'AI SDK reload: the chat as UIMessage[] (ended turns; the same parts the stream sent)', status: 200 },
   { method: 'post', path: '/v1/sessions/{id}/cancel', summary: 'Abort the running turn; clear the queues unless keepInbox', body: 'cancel', status: 200 },
   { method: 'post', path: '/v1/sessions/{id}/wake', summary: 'Run parked input', body: 'empty', status: 200 },
 ]

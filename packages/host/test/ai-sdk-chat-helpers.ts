@@ -26,10 +26,10 @@ export class PlainState implements ChatState<UIMessage> {
   snapshot = <T>(value: T): T => structuredClone(value)
 }
 
-/** A chat as useChat wraps one, on `transport`. */
+/** A chat as useChat wraps one, on `transport`, starting with `messages` (useChat's `messages` option). */
 export class PlainChat extends AbstractChat<UIMessage> {
-  constructor(id: string, transport: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]['transport']) {
-    super({ id, transport, state: new PlainState() })
+  constructor(id: string, transport: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]['transport'], messages: UIMessage[] = []) {
+    super({ id, transport, state: Object.assign(new PlainState(), { messages }) })
   }
 }
 
