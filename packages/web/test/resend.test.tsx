@@ -5,6 +5,7 @@ import { createClient, type HostClient } from '@bosun/host/client'
 import { App } from '../app/components/App.js'
 import { StoreProvider } from '../app/components/store-context.js'
 import { createAppStore, type AppStore } from '../app/state/store.js'
+import { unsentFor } from '../app/state/unsent.js'
 import { messageText } from '../app/state/wire.js'
 import { startHost, until, type Harness } from './host-harness.js'
 
@@ -141,4 +142,61 @@ it('an edit whose answer was lost (the host had applied it) saved again leaves o
   ])
   expect(store!.getState().notices.filter((notice) => notice.kind === 'error')).toHaveLength(1)
   await store!.getState().stop(false)
+})
+
+const errors = (): string[] => store!.getState().notices.filter((notice) => notice.kind === 'error').map((notice) => notice.text)
+
+it('a message queued whose answer was lost, steered after, goes under a new id: the host does not refuse it as the queued one sent again', async () => {
+  // The host answers an id sent again with another delivery 422 client-message-id-reused: the steer is a message of its own.
+  const { loseNextAnswer, client } = await pageLosingAnswer(postsMessage)
+  const composer = await messageBox()
+  loseNextAnswer()
+  await sendFailing(composer, 'deploy the fix to staging')
+  expect(await admitted(client)).toHaveLength(1)
+
+  fireEvent.keyDown(composer, { key: 'Enter', ctrlKey: true })
+  await until(async () => errors().length > 1 || (await admitted(client)).length > 1, 'the steer answered')
+  expect(errors()).toEqual([expect.stringMatching(/^Queueing failed: the host could not be reached/)])
+  expect(await admitted(client)).toHaveLength(2)
+  expect(notSentTwice()).toBe(false)
+  await until(() => unsentFor('s').all().length === 0, 'nothing left unsent')
+  expect(composer.value).toBe('')
+})
+
+/**
+ * The page opened with an unsent entry kept for 'deploy the fix to staging' under `unsent.clientMessageId`, an id
+ * the host admitted as `first` — what another version of the page, or a tab duplicated with its storage, leaves —
+ * the entry's text offered in the box and sent again with `key`; answers once a notice says how it went.
+ */
+async function sendUnderTakenId(unsent: { clientMessageId: string; delivery: 'followup' | 'steer' }, first: { content: string }, key: { key: 'Enter'; ctrlKey?: boolean }): Promise<{ client: HostClient; composer: HTMLTextAreaElement }> {
+  sessionStorage.setItem('bosun.unsent.s', JSON.stringify([{ text: 'deploy the fix to staging', ...unsent }]))
+  const { client } = await pageLosingAnswer(postsMessage, async (admin) => {
+    await admin.send('s', { ...first, clientMessageId: unsent.clientMessageId })
+  })
+  const composer = await messageBox()
+  await until(() => composer.value === 'deploy the fix to staging', 'the unsent text offered')
+  fireEvent.keyDown(composer, key)
+  await until(() => store!.getState().notices.length > 0, 'the send answered')
+  return { client, composer }
+}
+
+it('an unsent message whose id the host took with other words (422 client-message-id-reused) is forgotten, said plainly; its words come back as a new message', async () => {
+  const { client, composer } = await sendUnderTakenId({ clientMessageId: 'u-1', delivery: 'followup' }, { content: 'deploy the fix to production' }, { key: 'Enter' })
+  expect(store!.getState().notices.map((notice) => [notice.kind, notice.text])).toEqual([['info', expect.stringMatching(/^Not sent: the host had already taken a message under this one's id.*Your words are back in the Message box/)]])
+  await until(() => composer.value === 'deploy the fix to staging', 'the words back in the box')
+  expect(unsentFor('s').all()).toEqual([])
+  expect(await admitted(client)).toEqual(['u-1'])
+
+  // Sent again: a message of its own, under a new id.
+  fireEvent.keyDown(composer, { key: 'Enter' })
+  await until(async () => (await admitted(client)).length === 2, 'a second message')
+  expect(errors()).toEqual([])
+})
+
+it('an unsent steer whose id the host took as a follow-up (422 client-message-id-reused) is forgotten and said plainly, its text not offered again', async () => {
+  const { client, composer } = await sendUnderTakenId({ clientMessageId: 'u-2', delivery: 'steer' }, { content: 'deploy the fix to staging' }, { key: 'Enter', ctrlKey: true })
+  expect(store!.getState().notices.map((notice) => [notice.kind, notice.text])).toEqual([['info', expect.stringMatching(/^Not sent: the host had already taken a message under this one's id.*in the conversation or the queue.*only if you want it twice/)]])
+  expect(unsentFor('s').all()).toEqual([])
+  expect(composer.value).toBe('')
+  expect(await admitted(client)).toEqual(['u-2'])
 })

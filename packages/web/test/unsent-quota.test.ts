@@ -22,12 +22,12 @@ describe('unsent messages when the tab\'s storage is full', () => {
   it('a send kept while storage refuses writes is read back with the ones before it, and one taken is not offered again', () => {
     const storage = fillingStorage()
     const list = unsentFor('s', storage)
-    list.add({ text: 'first', clientMessageId: 'id-1' })
+    list.add({ text: 'first', clientMessageId: 'id-1', delivery: 'followup' })
     storage.full = true
-    list.add({ text: 'second', clientMessageId: 'id-2' })
-    expect(unsentFor('s', storage).all()).toEqual([{ text: 'first', clientMessageId: 'id-1' }, { text: 'second', clientMessageId: 'id-2' }])
+    list.add({ text: 'second', clientMessageId: 'id-2', delivery: 'followup' })
+    expect(unsentFor('s', storage).all()).toEqual([{ text: 'first', clientMessageId: 'id-1', delivery: 'followup' }, { text: 'second', clientMessageId: 'id-2', delivery: 'followup' }])
     list.remove('id-1')
-    expect(unsentFor('s', storage).all()).toEqual([{ text: 'second', clientMessageId: 'id-2' }])
+    expect(unsentFor('s', storage).all()).toEqual([{ text: 'second', clientMessageId: 'id-2', delivery: 'followup' }])
     // Room again: written through, and read from storage as before.
     storage.full = false
     list.remove('id-2')

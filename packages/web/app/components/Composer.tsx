@@ -25,10 +25,11 @@ export function Composer({ session }: { session: string }) {
   const send = useApp((state) => state.send)
   const running = useApp((state) => state.view.status === 'running')
   // A send with no answer may still have been taken (the connection cut after the host admitted it): it is
-  // kept with its clientMessageId in the tab's storage (unsent.ts) from the moment it goes until the host
-  // takes it, and its text comes back to the box — also after a reload. Sent again unchanged it reuses the
-  // id, so the host answers the first admission instead of making a second message. Changed text is a new
-  // message (the host keeps an id's first text); the unsent message it replaced is not offered again.
+  // kept with its clientMessageId and delivery in the tab's storage (unsent.ts) from the moment it goes until
+  // the host takes it, and its text comes back to the box — also after a reload. Sent again unchanged with the
+  // same key or button it reuses the id, so the host answers the first admission instead of making a second
+  // message. Changed text, or the other delivery (a queued message steered after), is a new message: the host
+  // refuses an id sent with other content or delivery. The unsent message it replaced is not offered again.
   const unsent = useMemo(() => unsentFor(session), [session])
   // What was typed here and not sent comes back first — after a reload too, or from another session (message-draft.ts,
   // the tab's sessionStorage beside the unsent sends). A draft that began as an unsent message the box offered keeps its id
@@ -84,14 +85,16 @@ export function Composer({ session }: { session: string }) {
     box.current?.focus()
     if (value === '') return setEmptyHint(delivery === 'steer' ? EMPTY_STEER : EMPTY_SEND)
     setText('')
-    // The offered text sent unchanged, or any unsent message typed again word for word, goes under its id.
-    const same = offered.current?.text === value ? offered.current : unsent.all().find((entry) => entry.text === value)
+    // The offered text sent unchanged, or any unsent message typed again word for word, goes under its id — sent the same way.
+    const isSame = (entry: Unsent | null): entry is Unsent => entry !== null && entry.text === value && entry.delivery === delivery
+    const same = isSame(offered.current) ? offered.current : (unsent.all().find(isSame) ?? null)
     const clientMessageId = same?.clientMessageId ?? globalThis.crypto.randomUUID()
     if (offered.current !== null && offered.current.clientMessageId !== clientMessageId) unsent.remove(offered.current.clientMessageId)
     offered.current = null
-    unsent.add({ text: value, clientMessageId })
+    unsent.add({ text: value, clientMessageId, delivery })
     inFlight.current.add(clientMessageId)
     // Not taken (the host unreachable, or refusing): the text comes back, unless something new was typed meanwhile.
+    // Taken — or its id found taken by a message sent before under it (the store said so) — it is forgotten.
     void send(value, delivery, clientMessageId).then((taken) => {
       inFlight.current.delete(clientMessageId)
       if (taken) unsent.remove(clientMessageId)

@@ -67,7 +67,9 @@ export interface AppActions {
   /**
    * Sends a message; answers whether the host took it (if not, a notice said why, and the page gives the text back to edit or send again).
    * `clientMessageId` (else a new one) is the host's idempotency key: a send again with the id of one whose answer was lost is
-   * answered `duplicate` — the host had taken it — and never makes a second message (a notice says so).
+   * answered `duplicate` — the host had taken it — and never makes a second message (a notice says so). An id the host
+   * admitted with other content or delivery (422 `client-message-id-reused`) is taken for good: that counts as taken too
+   * (the message sent first under it is in the conversation or the queue), and a notice says this one was not sent.
    */
   send(text: string, delivery: 'followup' | 'steer', clientMessageId?: string): Promise<boolean>
   /** Edits a queued message; answers whether the host took the edit (if not, a notice said why). */

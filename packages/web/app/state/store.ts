@@ -9,6 +9,7 @@ import type { AppActions, AppState, AppStore, ComposerCall } from './app-state.j
 import { createCoalescer, type Scheduler } from './coalesce.js'
 import { reconnecting, stoppedBecause, streamStopped } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
+import { idTaken, idTakenNotice } from './id-taken.js'
 import { editsLeft } from './queue-edits.js'
 import { INFO_NOTICE_MS, noticeBoard, topicOf, type Notice } from './notices.js'
 import { applyHostFrame } from './session-list.js'
@@ -204,7 +205,23 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
 
       async send(text, delivery, clientMessageId) {
         const id = current()
-        const receipt = await attempt(delivery === 'steer' ? 'Steering' : 'Queueing', id, () => client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) }))
+        const what = delivery === 'steer' ? 'Steering' : 'Queueing'
+        const receipt = await attempt(what, id, async () => {
+          try {
+            return await client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) })
+          } catch (error) {
+            // The id went before with other words or delivery, and the host took that message (its answer never
+            // reached the page): this one is not sent, and sending it under that id again never will be. Said
+            // plainly, not as a failure to retry — the caller forgets the id (id-taken.ts). Words that are in no
+            // message come back to the box, as a new message's.
+            const taken = idTaken(error)
+            if (taken === null) throw error
+            notify('info', what, id, idTakenNotice(taken))
+            if (taken.content) callComposer(id, text)
+            return 'id-taken' as const
+          }
+        })
+        if (receipt === 'id-taken') return true
         if (receipt?.duplicate === true) notify('info', 'not-sent-twice', id, 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
         else if (receipt?.rerouted === true) notify('info', 'kept-queued', id, 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
         return receipt !== undefined
