@@ -77,7 +77,7 @@ export default definePlugin<Options>({
     'rate-limit/requeued': { ignorable: true },
     'rate-limit/requeue-canceled': { ignorable: true },
   },
-  setup({ hooks, name, session, inbox, agent, onClose, now: clock }, options) {
+  setup({ hooks, name, session, inbox, agent, onClose, onReady, now: clock }, options) {
     const { per = 'session', onLimit = 'reject', windowMs = 60_000, sourceKey = 'userId' } = options
     const limits: Partial<Record<Counted, Limit>> = {}
     if (options.turnsPerMinute) limits.turns = limitOf(options.turnsPerMinute, windowMs, options.burst)
@@ -87,8 +87,19 @@ export default definePlugin<Options>({
     hooks.event.tap(name, (event) => ledger.observe(event))
     const requeue = new Requeue(inbox, session, () => agent.wake(), clock)
     onClose(() => requeue.dispose())
-    // What a previous process logged as requeued and did not put back (it stopped first).
-    if (onLimit === 'requeue') requeue.restore(outstandingRequeues(session.events, session.header.seedLength ?? 0))
+    if (onLimit === 'requeue') {
+      const logged = outstandingRequeues(session.events, session.header.seedLength ?? 0)
+      // What a previous process logged as requeued and did not put back (it stopped first).
+      requeue.restore(logged)
+      // What it put back and stopped before the woken turn started: the wake is owed, once the
+      // agent is whole (a turn started here would run before later plugins tapped their hooks).
+      const { unwoken } = logged
+      if (unwoken.length > 0) {
+        onReady(() => {
+          if (unwoken.some((id) => inbox.find(id) !== undefined)) agent.wake()
+        })
+      }
+    }
     // `cancel()` drops pending input: requeued messages waiting for their time are pending input.
     hooks.canceled.tap(name, () => {
       const ids = requeue.cancel()

@@ -77,13 +77,23 @@ describe('outstandingRequeues (what a previous process logged and did not carry 
         { turn: 1, dueAt: 200, messages: [a] },
         { turn: 1, dueAt: 100, messages: [c] },
       ],
+      unwoken: [b.id],
     })
   })
 
   it('a message put back (or sent again) and requeued again is outstanding only by its last requeue', () => {
     expect(outstandingRequeues([requeued(100, a), inserted(a), requeued(300, a)]).outstanding).toEqual([{ turn: 1, dueAt: 300, messages: [a] }])
-    expect(outstandingRequeues([requeued(100, a), inserted(a)])).toEqual({ putBack: [a.id], outstanding: [] })
-    expect(outstandingRequeues([inserted(a), event('turn/start', { turn: 1 })])).toEqual({ putBack: [], outstanding: [] })
+    expect(outstandingRequeues([requeued(100, a), inserted(a)])).toEqual({ putBack: [a.id], outstanding: [], unwoken: [a.id] })
+    expect(outstandingRequeues([inserted(a), event('turn/start', { turn: 1 })])).toEqual({ putBack: [], outstanding: [], unwoken: [] })
+  })
+
+  it('unwoken: what was put back after the last turn start and end — a turn after it, or one running at it, took the wake over', () => {
+    const turn = (type: 'turn/start' | 'turn/end') => event(type, { turn: 2 })
+    expect(outstandingRequeues([requeued(100, a, b), inserted(a), inserted(b)]).unwoken).toEqual([a.id, b.id])
+    expect(outstandingRequeues([requeued(100, a, b), inserted(a), turn('turn/start'), inserted(b)]).unwoken).toEqual([b.id])
+    expect(outstandingRequeues([requeued(100, a), inserted(a), turn('turn/start')]).unwoken).toEqual([])
+    expect(outstandingRequeues([requeued(100, a), turn('turn/start'), inserted(a), turn('turn/end')]).unwoken).toEqual([])
+    expect(outstandingRequeues([requeued(100, a), inserted(a), inserted(c)]).unwoken).toEqual([a.id]) // c was never requeued
   })
 
   it('reads from `from` on: a fork leaves the requeues of its seed (the parent’s history) alone', () => {
@@ -98,7 +108,7 @@ it('restored requeues go behind the messages the previous process put back that 
   const [one, two] = taken('one', 'two')
   inbox.requeue('next-turn', 0, [one!]) // put back by the previous process, not run yet
   inbox.splice('next-turn', Infinity, 0, [createUserMessage('later')])
-  requeue.restore({ putBack: [one!.id], outstanding: [{ turn: 2, dueAt: Date.now() + 10, messages: [two!] }] })
+  requeue.restore({ putBack: [one!.id], outstanding: [{ turn: 2, dueAt: Date.now() + 10, messages: [two!] }], unwoken: [] })
   vi.advanceTimersByTime(10)
   expect(queued()).toEqual(['one', 'two', 'later'])
 })

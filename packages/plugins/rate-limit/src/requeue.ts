@@ -19,7 +19,8 @@ interface Pending {
  * After the splice the agent is woken: an idle agent starts a turn for the requeued input, a
  * running driver picks it up after its current turn. Closing the agent cancels the timers; the
  * plugin logs each requeue (`rate-limit/requeued`), so the next process on the session schedules
- * again what was not put back yet ({@link outstandingRequeues}).
+ * again what was not put back yet, and wakes for what was put back just before the previous one
+ * stopped ({@link outstandingRequeues}).
  */
 export class Requeue {
   #pending: Pending[] = []
@@ -118,6 +119,12 @@ export interface LoggedRequeues {
   putBack: string[]
   /** The requeues not carried out yet, in log order, each with its messages still outstanding. */
   outstanding: RateLimitRequeued[]
+  /**
+   * Ids of requeued messages put back after the log's last `turn/start` and `turn/end`: the
+   * previous process stopped between the put-back and the turn its wake starts. The wake is still
+   * owed — core's recovery counts a message a turn took and a plugin put back as parked.
+   */
+  unwoken: string[]
 }
 
 /** The data of `rate-limit/requeue-canceled`: `agent.cancel()` dropped these pending requeues. */
@@ -130,16 +137,25 @@ export interface RateLimitRequeueCanceled {
  * is the parent's history, whose pending input a fork does not take over): the messages of each
  * `rate-limit/requeued` event that a later `agent/inbox/spliced` event inserted again, and the
  * requeues with messages no later splice inserted nor `rate-limit/requeue-canceled` dropped — the
- * process stopped before their timer. One pass, at setup.
+ * process stopped before their timer — and the messages put back with no turn after them (see
+ * {@link LoggedRequeues.unwoken}). One pass, at setup.
+ *
+ * A turn that started after a put-back took the put-back messages (or a user's Stop parked them
+ * as it opened); one that was running at the put-back ends after it, and core's recovery owes
+ * the queue its turns after that end as for any input pending there (or parks it after a Stop).
+ * Either way nothing is owed by this plugin.
  */
 export function outstandingRequeues(events: readonly SessionEvent[], from = 0): LoggedRequeues {
   const requeues: RateLimitRequeued[] = []
   /** Outstanding message ids → the index of their requeue in `requeues`. */
   const waiting = new Map<string, number>()
   const putBack: string[] = []
+  let unwoken: string[] = []
   for (let i = from; i < events.length; i++) {
     const event = events[i]!
-    if (event.type === 'rate-limit/requeued') {
+    if (event.type === 'turn/start' || event.type === 'turn/end') {
+      if (unwoken.length > 0) unwoken = []
+    } else if (event.type === 'rate-limit/requeued') {
       const data = event.data as unknown as RateLimitRequeued
       for (const message of data.messages) waiting.set(message.id, requeues.length)
       requeues.push(data)
@@ -147,7 +163,9 @@ export function outstandingRequeues(events: readonly SessionEvent[], from = 0): 
       for (const id of (event.data as unknown as RateLimitRequeueCanceled).ids) waiting.delete(id)
     } else if (event.type === 'agent/inbox/spliced' && waiting.size > 0) {
       for (const message of (event.data as { inserted: readonly UserMessage[] }).inserted) {
-        if (waiting.delete(message.id)) putBack.push(message.id)
+        if (!waiting.delete(message.id)) continue
+        putBack.push(message.id)
+        unwoken.push(message.id)
       }
     }
   }
@@ -157,5 +175,5 @@ export function outstandingRequeues(events: readonly SessionEvent[], from = 0): 
     left.get(index)?.push(message) ?? left.set(index, [message])
   }
   const outstanding = [...left].sort(([a], [b]) => a - b).map(([index, messages]) => ({ ...requeues[index]!, messages }))
-  return { putBack, outstanding }
+  return { putBack, outstanding, unwoken }
 }
