@@ -79,15 +79,20 @@ interface OpenTurn {
 export class ChatMessagesFold {
   readonly messages: UiMessage[] = []
   #turn: OpenTurn | undefined
-  /** The queues, for the messages a claim removes (a splice logs only how many). */
-  #inbox: InboxFold
-
-  constructor(seedLength: number) {
-    this.#inbox = new InboxFold(seedLength)
-  }
+  /**
+   * The queues, for the messages a claim removes (a splice logs only how many). A fork's seed is
+   * its parent's log as it was, folded too: a turn of the parent that a plugin blocked before its
+   * first step has its input only in its claim, and the fork shows it as the parent's chat does.
+   */
+  #inbox = new InboxFold()
 
   add(event: SessionEvent): void {
     const turn = this.#turn
+    // The seed ends here (a fork of a fork has one per fork): the fork's queues start empty.
+    if (event.type === 'session/end-seed') {
+      this.#inbox = new InboxFold()
+      return
+    }
     if (event.type === 'agent/inbox/spliced') {
       const removed = this.#inbox.apply(event) ?? []
       const splice = event.data as InboxSplice

@@ -2,8 +2,21 @@
 // state useChat keeps, for an AbstractChat in Node.
 import { expect } from 'vitest'
 import { AbstractChat, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from 'ai'
+import { definePlugin } from '@bosun/core'
 
 export const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
+
+/** Blocks (a pre-step reject, metadata { rule: 'no-secrets' }) any turn whose input mentions a secret: the turn logs no user/message. */
+export const guard = definePlugin({
+  name: 'guard',
+  setup({ hooks }) {
+    hooks.preStep.tap('guard', (decision) =>
+      decision.kind === 'enter' && decision.messages.some((m) => m.content.some((b) => b.type === 'text' && b.text.includes('secret')))
+        ? { kind: 'reject', metadata: { rule: 'no-secrets' } }
+        : decision,
+    )
+  },
+})
 
 /** Reads a chat stream into `chunks` until it ends; `done` says whether it has. */
 export function collect(stream: ReadableStream<UIMessageChunk>): { chunks: UIMessageChunk[]; readonly done: boolean; ended: Promise<void> } {

@@ -1,23 +1,12 @@
 // The Bosun-specific parts of the AI SDK chat stream (data-bosun-*): what useChat receives when a
 // steer enters the turn it follows, when the queue changes, and when a pre-step plugin rejects.
 import { describe, expect, it } from 'vitest'
-import { definePlugin } from '@bosun/core'
 import { makeHost, perTest, req, SseReader, stepGate } from './helpers.js'
+import { guard } from './ai-sdk-chat-helpers.js'
 
 const t = perTest()
 
 const chat = (id: string, messageId: string, text: string) => ({ id, messages: [{ id: messageId, role: 'user', parts: [{ type: 'text', text }] }] })
-
-const guard = definePlugin({
-  name: 'guard',
-  setup({ hooks }) {
-    hooks.preStep.tap('guard', (decision) =>
-      decision.kind === 'enter' && decision.messages.some((m) => m.content.some((b) => b.type === 'text' && b.text.includes('secret')))
-        ? { kind: 'reject', metadata: { rule: 'no-secrets' } }
-        : decision,
-    )
-  },
-})
 
 describe('AI SDK chat stream: Bosun parts', () => {
   it('a steer sent through the sessions route while the chat turn runs arrives as data-bosun-steer, with queue snapshots', async () => {

@@ -2,7 +2,6 @@ import { ChatMessagesFold } from '../ai-sdk-messages.js'
 import type { HostContext } from '../context.js'
 import { sessionNotFound } from '../errors.js'
 import { sessionIdParam } from '../request.js'
-import { readStored } from '../stored-reads.js'
 
 /**
  * `GET /v1/ai-sdk/chat/:id/messages`: the chat as `UIMessage[]`, for a page that reloads (the AI
@@ -14,9 +13,7 @@ import { readStored } from '../stored-reads.js'
 export function chatMessageRoutes(host: HostContext): void {
   host.app.get('/v1/ai-sdk/chat/:id/messages', async (c) => {
     const id = sessionIdParam(c)
-    const seedLength = await seedLengthOf(host, id)
-    if (seedLength === undefined) throw sessionNotFound(id)
-    const fold = new ChatMessagesFold(seedLength)
+    const fold = new ChatMessagesFold()
     // The log as long as it was at the first page: a turn that starts meanwhile is the next load's.
     let last: number | undefined
     for (let after = -1; last === undefined || after < last; ) {
@@ -31,12 +28,4 @@ export function chatMessageRoutes(host: HostContext): void {
     }
     return c.json(fold.result())
   })
-}
-
-/** Where a fork's own log starts (its seed is the parent's, queues and all): the header's, live or stored. */
-async function seedLengthOf(host: HostContext, id: string): Promise<number | undefined> {
-  const live = await host.sessions.readLive(id)
-  if (live !== undefined) return live.agent.session.header.seedLength ?? 0
-  const header = host.store.header !== undefined ? await host.store.header(id) : (await readStored(host.store, id))?.header
-  return header === undefined ? undefined : header.seedLength ?? 0
 }
