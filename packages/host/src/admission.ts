@@ -1,7 +1,7 @@
 import { BosunError, createUserMessage } from '@bosun/core'
 import { HostError } from './errors.js'
 import { findAdmission } from './log.js'
-import { clientMessageIdReused, reuseDifference } from './message-reuse.js'
+import { admittedMessage, clientMessageIdReused, reuseDifference } from './message-reuse.js'
 import type { PostMessageBody } from './schemas.js'
 import type { LiveSession } from './sessions.js'
 
@@ -47,10 +47,10 @@ export async function admit(live: LiveSession, input: PostMessageBody, waitDurab
     // Admitted by a path this host does not index (e.g. a seed): report it as a duplicate it cannot place.
     throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
   }
-  const admittedAs = (admission.message.source as { delivery?: string }).delivery
-  const originalDelivery = (admittedAs === 'followup' || admittedAs === 'steer' || admittedAs === 'inject') ? admittedAs : (admission.lane === 'next-turn' ? 'followup' : 'steer')
+  const admitted = admittedMessage(admission)
+  const originalDelivery = admitted.delivery
   // Compared with the splice that admitted it, not its current (edited) content.
-  const differs = duplicate && options.handOver !== true ? reuseDifference({ content: admission.message.content, delivery: originalDelivery }, { content: input.content, delivery }) : undefined
+  const differs = duplicate && options.handOver !== true ? reuseDifference(admitted, { content: input.content, delivery }) : undefined
   if (differs !== undefined) throw clientMessageIdReused(messageId, differs)
   if (waitDurable) {
     await agent.session.flush()

@@ -1,11 +1,22 @@
 import { isDeepStrictEqual } from 'node:util'
 import { HostError } from './errors.js'
+import type { findAdmission } from './log.js'
 
 /** A send as `POST …/messages` takes it: what a repeated `clientMessageId` is compared on. */
 export interface SentMessage {
   content: unknown
   /** Absent: a follow-up. */
   delivery?: unknown
+}
+
+/**
+ * What a splice admitted under an id, as it was sent: its content, and its delivery from the
+ * message's source (a message from before sources named one: by its lane).
+ */
+export function admittedMessage(admission: NonNullable<ReturnType<typeof findAdmission>>): { content: unknown; delivery: 'followup' | 'steer' | 'inject' } {
+  const as = (admission.message.source as { delivery?: string } | undefined)?.delivery
+  const delivery = as === 'followup' || as === 'steer' || as === 'inject' ? as : admission.lane === 'next-turn' ? 'followup' : 'steer'
+  return { content: admission.message.content, delivery }
 }
 
 /** Content as the log keeps it: a string is one text block (createUserMessage). */

@@ -4,6 +4,7 @@
 // the owner with its log — and a retry after an edit is a plain duplicate. A hand-over (the
 // message as last edited) of an id the owner's log has is answered a duplicate, not 422, and a
 // client's retry of the first version is its duplicate too. Real PostgreSQL, two hosts on 127.0.0.1.
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { JsonValue } from '@bosun/core'
 import { stepGate, waitFor } from './helpers.js'
@@ -74,6 +75,71 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
       ['c-2', [{ type: 'text', text: 'hello, edited' }]], ['c-3', [{ type: 'text', text: 'three' }]], ['c-4', [{ type: 'text', text: 'four, edited' }]],
     ])
     expect(inbox['next-step']).toEqual([])
+    gate.open()
+  })
+
+  // The owner's commit marks delivered every mailbox entry of an id its splice inserts: an entry
+  // posted (through B) while the owner's own admission of the id was still uncommitted is marked
+  // delivered by it, though its run admitted nothing (it was refused, or never ran: then it is not
+  // pending, no owner answers it, and B answered 202 pending, duplicate: false, after relayWaitMs).
+  // The log says what the id admitted: the entry's text is compared with nothing.
+  it('an entry marked delivered by the owner\'s own admission of its id is judged by the log', { timeout: 120_000 }, async () => {
+    const gate = stepGate()
+    const hosts = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
+    const [a, b] = hosts
+    const [onA, onB] = [await serve(a!), await serve(b!)]
+    expect((await call(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
+    expect((await send(onA, { clientMessageId: 'c-1', content: 'first' })).status).toBe(202)
+    await waitFor(() => gate.waiting === 1, 30_000, 'the first turn held at its step')
+    const events = `"${hosts.schema}".session_events`
+    const blocker = new pg.Client({ connectionString: cluster.url() })
+    await blocker.connect()
+    let direct: { status: number; body: any }
+    try {
+      // A's commits wait: c-3 is admitted on A, not yet committed, when B's send of another text under it is posted.
+      await blocker.query('BEGIN')
+      await blocker.query(`LOCK TABLE ${events} IN EXCLUSIVE MODE`)
+      direct = await send(onA, { clientMessageId: 'c-3', content: 'three' })
+      expect(direct.body).toMatchObject({ duplicate: false })
+      refusedFor(await send(onB, { clientMessageId: 'c-3', content: 'not three' }), ['content'])
+      await blocker.query('COMMIT')
+    } finally {
+      await blocker.end()
+    }
+    await waitFor(async () => (await b!.store.mailbox.get('s', 'c-3'))?.deliveredSeq === direct.body.seq || undefined, 30_000, 'the commit of c-3 to mark the entry delivered')
+    // The entry holds the refused text: the first message sent again is its duplicate, the refused one is refused.
+    const again = await send(onB, { clientMessageId: 'c-3', content: 'three' })
+    expect(again.status, JSON.stringify(again.body)).toBe(202)
+    expect(again.body).toMatchObject({ messageId: 'c-3', duplicate: true, seq: direct.body.seq })
+    refusedFor(await send(onB, { clientMessageId: 'c-3', content: 'not three' }), ['content'])
+
+    // The same, the entry marked delivered before A's drain read it: it never runs, and B's wait
+    // (relayWaitMs) ended in 202 pending, duplicate: false. A's reads of its mail see none until then.
+    const pending = a!.store.mailbox.pending.bind(a!.store.mailbox)
+    let hold = true
+    a!.store.mailbox.pending = (async (...args: Parameters<typeof pending>) => (hold ? [] : pending(...args))) as typeof pending
+    const locker = new pg.Client({ connectionString: cluster.url() })
+    await locker.connect()
+    let five: { status: number; body: any }
+    let refused: Promise<{ status: number; body: any }>
+    try {
+      await locker.query('BEGIN')
+      await locker.query(`LOCK TABLE ${events} IN EXCLUSIVE MODE`)
+      five = await send(onA, { clientMessageId: 'c-5', content: 'five' })
+      refused = send(onB, { clientMessageId: 'c-5', content: 'not five' })
+      await waitFor(async () => (await b!.store.mailbox.get('s', 'c-5')) ?? undefined, 30_000, 'B to post c-5')
+      await locker.query('COMMIT')
+    } finally {
+      await locker.end()
+    }
+    await waitFor(async () => (await b!.store.mailbox.get('s', 'c-5'))?.deliveredSeq === five.body.seq || undefined, 30_000, 'the commit of c-5 to mark the entry delivered')
+    hold = false
+    refusedFor(await refused, ['content'])
+    expect((await b!.store.mailbox.get('s', 'c-5'))?.doneAt).toBeNull()
+    expect((await send(onB, { clientMessageId: 'c-5', content: 'five' })).body).toMatchObject({ messageId: 'c-5', duplicate: true, seq: five.body.seq })
+
+    const { inbox } = (await call(onA, 'GET', '/v1/sessions/s', undefined)).body
+    expect(inbox['next-turn'].map((m: { id: string; content: unknown }) => [m.id, m.content])).toEqual([['c-3', [{ type: 'text', text: 'three' }]], ['c-5', [{ type: 'text', text: 'five' }]]])
     gate.open()
   })
 })

@@ -7,6 +7,7 @@ import { KeptAnswers } from './kept-answers.js'
 import { leaseLostLine } from './lease-lost.js'
 import { PollOutage, storeFailure } from './poll-outage.js'
 import { MailAnswerer } from './mail-answer.js'
+import { admittedElsewhere, type LogAdmission } from './admitted-elsewhere.js'
 import { awaitOutcome, isGaveUp, notAdmitted, outcomeOf, type RelayedRequest, type RelayOutcome } from './relay.js'
 import type { ClusterMailboxEntry, ClusterStore, ClusterWatcher } from './store.js'
 import { logHost } from '../host-log.js'
@@ -182,6 +183,10 @@ export class Cluster {
     if (posted.entry.kind !== kind) throw new HostError('invalid-request', `Message id "${messageId}" is already used in this session: choose another clientMessageId.`, { path: '/clientMessageId' })
     let { created } = posted
     let entry: ClusterMailboxEntry | undefined = posted.entry
+    // An entry the owner's own admission of the id marked delivered holds a message nothing
+    // admitted: the send is judged by the log (admitted-elsewhere.ts).
+    const elsewhere = kind === 'message' && !created ? await admittedElsewhere(this.store, id, entry) : undefined
+    if (elsewhere !== undefined) return { created, outcome: judged(id, messageId, elsewhere, relayed) }
     // The id's entry keeps the message as it was sent: another message under it is refused, as the
     // owner refuses one its log admitted (admission.ts). One not admitted is sent again (below).
     if (kind === 'message' && !created && !notAdmitted(entry)) {
@@ -200,7 +205,19 @@ export class Cluster {
     // The entry this post made (or reopened): its answer is this sender's own.
     const mine = created ? entry?.position : undefined
     // relayWaitMs 0: answer `pending` at once, without a read that might just catch the owner's answer.
-    if (outcomeOf(entry) === undefined && this.relayWaitMs > 0) entry = await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs)
+    // The wait ends early for an entry marked delivered by another admission of its id: no owner answers it.
+    // Read once per delivery: a wait polls the entry every 50 ms.
+    let judgedAt: { seq: number | null; found: Promise<LogAdmission | undefined> } | undefined
+    const stray = (read: ClusterMailboxEntry | undefined): Promise<LogAdmission | undefined> => {
+      if (read === undefined) return Promise.resolve(undefined)
+      if (judgedAt?.seq !== read.deliveredSeq) judgedAt = { seq: read.deliveredSeq, found: admittedElsewhere(this.store, id, read) }
+      return judgedAt.found
+    }
+    if (outcomeOf(entry) === undefined && this.relayWaitMs > 0) entry = await awaitOutcome(this.store, this.watcher, id, messageId, this.relayWaitMs, { settled: async (read) => (await stray(read)) !== undefined })
+    // An owner's 2xx answer stands (its run admitted the message or found it admitted): no read.
+    const answered = outcomeOf(entry)
+    const strayed = kind === 'message' && (answered === undefined || answered.status >= 400) ? await stray(entry) : undefined
+    if (strayed !== undefined) return { created: false, outcome: judged(id, messageId, strayed, relayed) }
     // Answered and reopened by another send before this sender read its answer: the run it reads
     // is the other's (its own answer, an error, is gone), so it is told the message was admitted
     // by another send, as the loser of a race to reopen is.
@@ -426,4 +443,17 @@ export class Cluster {
     // Posted before the store closes: those messages were accepted.
     await Promise.all([...this.#handingOver])
   }
+}
+
+/**
+ * The answer to a send under an id the log admitted through another send than the entry's run
+ * ({@link admittedElsewhere}): 422 for another message, else that admission's receipt as the log
+ * gives it (no owner answered the entry, so no queue position or agent status).
+ */
+function judged(session: string, messageId: string, admitted: LogAdmission, relayed: RelayedRequest): RelayOutcome {
+  const differs = reuseDifference(admitted, relayed.body as unknown as SentMessage)
+  if (differs !== undefined) throw clientMessageIdReused(messageId, differs)
+  const { lane, delivery, seq } = admitted
+  const lookup = `/v1/sessions/${encodeURIComponent(session)}/messages/${encodeURIComponent(messageId)}`
+  return { status: 202, body: { accepted: true, messageId, duplicate: true, lane, delivery, ...(delivery !== 'followup' && lane === 'next-turn' ? { rerouted: true } : {}), seq, durable: true, lookup } }
 }

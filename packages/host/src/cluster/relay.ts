@@ -163,11 +163,13 @@ export function outcomeOf(entry: ClusterMailboxEntry | undefined): RelayOutcome 
 }
 
 /**
- * Waits up to `ms` for the owner to close a mailbox entry (its outcome stored), re-reading the
- * entry when the session's log grows (a splice is a new event) and at least every `pollMs`
- * (completions of queue operations send no NOTIFY). Returns the last entry read.
+ * Waits up to `ms` for the owner to close a mailbox entry (its outcome stored), or for `settled`
+ * to say no answer will come, re-reading the entry when the session's log grows (a splice is a new
+ * event) and at least every `pollMs` (completions of queue operations send no NOTIFY). Returns the
+ * last entry read.
  */
-export async function awaitOutcome(store: ClusterStore, watcher: ClusterWatcher, session: string, messageId: string, ms: number, pollMs = 50): Promise<ClusterMailboxEntry | undefined> {
+export async function awaitOutcome(store: ClusterStore, watcher: ClusterWatcher, session: string, messageId: string, ms: number, options: { pollMs?: number; settled?: (entry: ClusterMailboxEntry | undefined) => Promise<boolean> } = {}): Promise<ClusterMailboxEntry | undefined> {
+  const { pollMs = 50, settled } = options
   const deadline = Date.now() + ms
   let wake: (() => void) | undefined
   const stop = watcher.onEvents(session, () => wake?.())
@@ -175,6 +177,8 @@ export async function awaitOutcome(store: ClusterStore, watcher: ClusterWatcher,
     for (;;) {
       const entry = await store.mailbox.get(session, messageId)
       if (outcomeOf(entry) !== undefined) return entry
+      // Only once delivered: the entry's own run may still answer it, which settled reads the log to rule out.
+      if (settled !== undefined && entry?.deliveredSeq != null && (await settled(entry))) return entry
       const left = deadline - Date.now()
       if (left <= 0) return entry
       await new Promise<void>((resolve) => {
