@@ -1,7 +1,8 @@
 import { HostError } from './errors.js'
 import { MAX_BODY_DEPTH, nestsDeeperThan } from './request.js'
 import { SSE_HEADERS } from './routes/sessions.js'
-import { BASE64_PATTERN, CLIENT_MESSAGE_ID_PATTERN, IMAGE_MEDIA_TYPES } from './schemas.js'
+import { BASE64_PATTERN, IMAGE_MEDIA_TYPES, imageDataProblem, type ImageMediaType } from './image-check.js'
+import { CLIENT_MESSAGE_ID_PATTERN } from './schemas.js'
 
 /** Headers of an AI SDK UI message stream (v1). */
 export const UI_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' }
@@ -111,6 +112,8 @@ function imageBlock(part: { mediaType?: unknown; url?: unknown }, path: string):
   if (!BASE64.test(base64)) {
     throw new HostError('invalid-request', `The image's data: URL does not hold its bytes in base64${base64 === '' ? ' (it is empty)' : ''}: send the image as useChat reads a FileList (data:<type>;base64,<bytes>), or leave it out.`, { path })
   }
+  const problem = imageDataProblem(mediaType as ImageMediaType, base64)
+  if (problem !== undefined) throw new HostError('invalid-request', `The image's data: URL ${problem}.`, { path })
   return { type: 'image', mediaType, data: base64 }
 }
 
@@ -119,15 +122,38 @@ const BASE64 = new RegExp(BASE64_PATTERN)
 /**
  * The bytes of a `data:` URL without `;base64` (percent-encoded: `%XX` a byte, anything else its
  * UTF-8), in base64. Byte by byte, not `decodeURIComponent`, which refuses bytes that are not UTF-8
- * (an image's are not).
+ * (an image's are not); into one buffer, the runs between escapes written whole.
  */
 function percentDecodedBase64(encoded: string, path: string): string {
-  const pieces: Buffer[] = []
-  for (const [piece, hex] of encoded.matchAll(/%([0-9A-Fa-f]{2})|%|[^%]+/g)) {
-    if (hex !== undefined) pieces.push(Buffer.from([Number.parseInt(hex, 16)]))
-    else if (piece === '%') {
+  // A UTF-16 unit is at most 3 bytes of UTF-8; an escape's 3 characters are 1 byte.
+  const bytes = Buffer.allocUnsafe(encoded.length * 3)
+  let length = 0
+  let from = 0
+  while (from < encoded.length) {
+    const escape = encoded.indexOf('%', from)
+    const end = escape === -1 ? encoded.length : escape
+    if (end > from) length += bytes.write(encoded.slice(from, end), length, 'utf8')
+    if (escape === -1) break
+    const byte = hexByte(encoded, escape + 1)
+    if (byte === undefined) {
       throw new HostError('invalid-request', 'The image\'s data: URL has a "%" not followed by two hexadecimal digits: percent-encode its bytes, or send them in base64 (data:<type>;base64,<bytes>).', { path })
-    } else pieces.push(Buffer.from(piece, 'utf8'))
+    }
+    bytes[length++] = byte
+    from = escape + 3
   }
-  return Buffer.concat(pieces).toString('base64')
+  return bytes.subarray(0, length).toString('base64')
+}
+
+/** The byte two hexadecimal digits at `at` stand for, or undefined. */
+function hexByte(text: string, at: number): number | undefined {
+  const high = hexDigit(text.charCodeAt(at))
+  const low = hexDigit(text.charCodeAt(at + 1))
+  return high === undefined || low === undefined ? undefined : high * 16 + low
+}
+
+function hexDigit(code: number): number | undefined {
+  if (code >= 48 && code <= 57) return code - 48
+  if (code >= 65 && code <= 70) return code - 55
+  if (code >= 97 && code <= 102) return code - 87
+  return undefined
 }

@@ -1,17 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { HostError } from './errors.js'
+import { BASE64_PATTERN, IMAGE_MEDIA_TYPES, imageDataProblem, type ImageMediaType } from './image-check.js'
 
 /** A message id chosen by the client; it becomes the message id in the log. */
 export const CLIENT_MESSAGE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
-
-/**
- * The image types a content block may have: those every provider adapter's API takes (Anthropic:
- * jpeg, png, gif, webp; OpenAI: png, jpeg, webp, gif). An image a provider refuses stays in the
- * session's history and fails every later turn, so it is refused at admission instead.
- */
-export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const
-/** An image's `data`: base64 (standard alphabet, padding optional), no line breaks. */
-export const BASE64_PATTERN = '^[A-Za-z0-9+/]+={0,2}$'
 
 /**
  * A content block as the core's `createUserMessage` takes it (`ContentBlock`): a text block with
@@ -300,7 +292,22 @@ export function validateBody<T>(name: SchemaName, body: unknown): T {
       ...(problems.length > MAX_BODY_PROBLEMS ? { moreProblems: problems.length - MAX_BODY_PROBLEMS } : {}),
     })
   }
+  // What a schema cannot say of an image: its bytes are whole and of the type it claims.
+  if (name === 'postMessage' || name === 'editMessage') checkImages((body as { content: unknown }).content)
   return body as T
+}
+
+/** The first image block of a valid `content` whose data a provider would refuse, as `invalid-request` at its `data`. */
+function checkImages(content: unknown): void {
+  if (!Array.isArray(content)) return
+  content.forEach((block: { type: string; mediaType?: ImageMediaType; data?: string }, i) => {
+    if (block.type !== 'image') return
+    const problem = imageDataProblem(block.mediaType!, block.data!)
+    if (problem !== undefined) {
+      const path = `/content/${i}/data`
+      throw new HostError('invalid-request', `Invalid request body at ${path}: the image ${problem}.`, { path, problems: [{ path, message: `the image ${problem}` }] })
+    }
+  })
 }
 
 /** Every problem of a bad body no larger than {@link ALL_PROBLEMS_MAX_BYTES} of JSON; none of a larger one. */

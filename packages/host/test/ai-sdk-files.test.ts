@@ -62,6 +62,8 @@ describe('AI SDK chat: files attached to the message', () => {
     ['an SVG image', { type: 'file', mediaType: 'image/svg+xml', url: 'data:image/svg+xml;base64,PHN2Zy8+' }, /"image\/svg\+xml".*image\/png, image\/jpeg, image\/gif, image\/webp/],
     ['an image whose base64 is not', { type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,!!!' }, /does not hold its bytes in base64/],
     ['an image whose data: URL is empty', { type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,' }, /base64 \(it is empty\)/],
+    ['a text file sent as an image', { type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,aGVsbG8=' }, /data: URL is not a PNG image/],
+    ['a WebP sent as image/gif', { type: 'file', mediaType: 'image/gif', url: `data:image/gif;base64,${Buffer.from('RIFF\0\0\0\0WEBPVP8 ').toString('base64')}` }, /holds a WebP image, not the GIF its mediaType says/],
     // decodeURIComponent threw a URIError: 500 internal-error with a stack in the host's log.
     ['an image with a bad percent-escape', { type: 'file', mediaType: 'image/png', url: 'data:image/png,%' }, /"%" not followed by two hexadecimal digits/],
   ] as const)('%s is refused at its part, saying what to send, and nothing is admitted', async (_, file, message) => {

@@ -19,6 +19,10 @@ describe('host: content blocks of a message', () => {
     ['an SVG image', [{ type: 'image', mediaType: 'image/svg+xml', data: 'PHN2Zy8+' }], '/content/0/mediaType', /must be one of "image\/png", "image\/jpeg", "image\/gif", "image\/webp"/],
     ['an image whose data is not base64', [{ type: 'image', mediaType: 'image/png', data: '!!!' }], '/content/0/data', /must be the image's bytes in base64/],
     ['an image whose data is empty', [{ type: 'image', mediaType: 'image/png', data: '' }], '/content/0/data', /must be the image's bytes in base64/],
+    // Base64 of the right alphabet, but not an image a provider takes (R7): refused too.
+    ['an image whose base64 is cut (one character past a group)', [{ type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgoA' + 'B' }], '/content/0/data', /the image is not whole base64: 13 characters/],
+    ['an image that is text ("hello")', [{ type: 'image', mediaType: 'image/png', data: 'aGVsbG8=' }], '/content/0/data', /the image is not a PNG image \(its bytes do not start with the PNG signature\)/],
+    ['a JPEG sent as image/png', [{ type: 'image', mediaType: 'image/png', data: '/9j/4AAQSkZJRg==' }], '/content/0/data', /holds a JPEG image, not the PNG its mediaType says: set mediaType to "image\/jpeg"/],
     ['an image given as a data: URL', [{ type: 'image', mediaType: 'image/png', data: 'data:image/png;base64,iVBORw0KGgo=' }], '/content/0/data', /without line breaks or a "data:" prefix/],
     ['a second block that is not an object', [{ type: 'text', text: 'a' }, 'b'], '/content/1', /must be object/],
     ['an empty array', [], '/content', /must NOT have fewer than 1 items/],
