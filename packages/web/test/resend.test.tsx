@@ -146,21 +146,65 @@ it('an edit whose answer was lost (the host had applied it) saved again leaves o
 
 const errors = (): string[] => store!.getState().notices.filter((notice) => notice.kind === 'error').map((notice) => notice.text)
 
-it('a message queued whose answer was lost, steered after, goes under a new id: the host does not refuse it as the queued one sent again', async () => {
-  // The host answers an id sent again with another delivery 422 client-message-id-reused: the steer is a message of its own.
+const notSent = (): string[] => store!.getState().notices.filter((notice) => notice.text.startsWith('Not sent:')).map((notice) => notice.text)
+
+it('a follow-up whose answer was lost (the host ran it), steered after, is not sent again: the page says it was already sent', async () => {
+  // Under a new id the host would take the steer as a message of its own — the same words twice. The page asks
+  // the host where the follow-up's id went (GET …/messages/:messageId) first: admitted, it sends nothing.
   const { loseNextAnswer, client } = await pageLosingAnswer(postsMessage)
   const composer = await messageBox()
   loseNextAnswer()
   await sendFailing(composer, 'deploy the fix to staging')
-  expect(await admitted(client)).toHaveLength(1)
+  const [followUp] = await admitted(client)
+  await until(async () => (await client.messageStatus('s', followUp!)).state === 'claimed', 'the follow-up taken by its turn')
 
   fireEvent.keyDown(composer, { key: 'Enter', ctrlKey: true })
-  await until(async () => errors().length > 1 || (await admitted(client)).length > 1, 'the steer answered')
+  await until(async () => notSent().length > 0 || (await admitted(client)).length > 1, 'the steer answered')
+  expect(notSent()).toEqual([expect.stringMatching(/^Not sent: this message was already sent as a follow-up .*a turn has taken it/)])
   expect(errors()).toEqual([expect.stringMatching(/^Queueing failed: the host could not be reached/)])
-  expect(await admitted(client)).toHaveLength(2)
-  expect(notSentTwice()).toBe(false)
+  expect(await admitted(client)).toHaveLength(1)
   await until(() => unsentFor('s').all().length === 0, 'nothing left unsent')
   expect(composer.value).toBe('')
+})
+
+it('a follow-up whose answer was lost, still queued, steered after, is not sent twice: the page points at Promote to steer in the queue', async () => {
+  const { loseNextAnswer, client } = await pageLosingAnswer(
+    postsMessage,
+    async (admin) => {
+      await admin.send('s', { content: 'first' })
+    },
+    () => [{ text: 'a'.repeat(4000), chunkSize: 1, delayMs: 10 }],
+  )
+  const composer = await messageBox()
+  await until(() => store!.getState().view.status === 'running', 'the first turn running')
+  loseNextAnswer()
+  await sendFailing(composer, 'deploy the fix to staging')
+  const [, followUp] = await admitted(client)
+
+  fireEvent.keyDown(composer, { key: 'Enter', ctrlKey: true })
+  await until(async () => notSent().length > 0 || (await admitted(client)).length > 2, 'the steer answered')
+  expect(notSent()).toEqual([expect.stringMatching(/^Not sent: this message was already sent as a follow-up .*in the queue.*Promote to steer/)])
+  expect(await admitted(client)).toHaveLength(2)
+  expect((await client.messageStatus('s', followUp!)).state).toBe('queued')
+  await until(() => unsentFor('s').all().length === 0, 'nothing left unsent')
+  expect(composer.value).toBe('')
+  await store!.getState().stop(false)
+})
+
+it('a follow-up the host never admitted, steered after, goes under a new id', async () => {
+  // The host has no message under the unsent follow-up's id (404 message-not-found): the steer is the only one.
+  sessionStorage.setItem('bosun.unsent.s', JSON.stringify([{ text: 'deploy the fix to staging', clientMessageId: 'never-1', delivery: 'followup' }]))
+  const { client } = await pageLosingAnswer(postsMessage)
+  const composer = await messageBox()
+  await until(() => composer.value === 'deploy the fix to staging', 'the unsent text offered')
+  fireEvent.keyDown(composer, { key: 'Enter', ctrlKey: true })
+  await until(async () => (await admitted(client)).length > 0, 'the steer admitted')
+  const ids = await admitted(client)
+  expect(ids).toHaveLength(1)
+  expect(ids[0]).not.toBe('never-1')
+  expect(errors()).toEqual([])
+  expect(notSent()).toEqual([])
+  await until(() => unsentFor('s').all().length === 0, 'nothing left unsent')
 })
 
 /**

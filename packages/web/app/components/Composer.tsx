@@ -28,8 +28,9 @@ export function Composer({ session }: { session: string }) {
   // kept with its clientMessageId and delivery in the tab's storage (unsent.ts) from the moment it goes until
   // the host takes it, and its text comes back to the box — also after a reload. Sent again unchanged with the
   // same key or button it reuses the id, so the host answers the first admission instead of making a second
-  // message. Changed text, or the other delivery (a queued message steered after), is a new message: the host
-  // refuses an id sent with other content or delivery. The unsent message it replaced is not offered again.
+  // message. Changed text is a new message: the host refuses an id sent with other content or delivery. The same
+  // text sent the other way (a follow-up steered after) goes under a new id only if the host never admitted the
+  // first try (sent-before.ts). The unsent message it replaced is not offered again.
   const unsent = useMemo(() => unsentFor(session), [session])
   // What was typed here and not sent comes back first — after a reload too, or from another session (message-draft.ts,
   // the tab's sessionStorage beside the unsent sends). A draft that began as an unsent message the box offered keeps its id
@@ -88,16 +89,21 @@ export function Composer({ session }: { session: string }) {
     // The offered text sent unchanged, or any unsent message typed again word for word, goes under its id — sent the same way.
     const isSame = (entry: Unsent | null): entry is Unsent => entry !== null && entry.text === value && entry.delivery === delivery
     const same = isSame(offered.current) ? offered.current : (unsent.all().find(isSame) ?? null)
+    // The same words sent the other way before, their answer lost: they go under a new id only once the host says it never
+    // admitted them (the store asks it first) — else they would run twice. Kept until then, so a retry asks again.
+    const isOtherWay = (entry: Unsent | null): entry is Unsent => entry !== null && entry.text === value && entry.delivery !== delivery
+    const otherWay = isOtherWay(offered.current) ? offered.current : (unsent.all().find(isOtherWay) ?? null)
     const clientMessageId = same?.clientMessageId ?? globalThis.crypto.randomUUID()
-    if (offered.current !== null && offered.current.clientMessageId !== clientMessageId) unsent.remove(offered.current.clientMessageId)
+    if (offered.current !== null && offered.current.clientMessageId !== clientMessageId && offered.current !== otherWay) unsent.remove(offered.current.clientMessageId)
     offered.current = null
     unsent.add({ text: value, clientMessageId, delivery })
     inFlight.current.add(clientMessageId)
     // Not taken (the host unreachable, or refusing): the text comes back, unless something new was typed meanwhile.
-    // Taken — or its id found taken by a message sent before under it (the store said so) — it is forgotten.
-    void send(value, delivery, clientMessageId).then((taken) => {
+    // Taken — or its id found taken by a message sent before under it, or the words found admitted the other way
+    // (the store said so) — it is forgotten, with the other way's entry.
+    void send(value, delivery, clientMessageId, otherWay === null ? undefined : { clientMessageId: otherWay.clientMessageId, delivery: otherWay.delivery }).then((taken) => {
       inFlight.current.delete(clientMessageId)
-      if (taken) unsent.remove(clientMessageId)
+      if (taken) unsent.remove(clientMessageId, ...(otherWay === null ? [] : [otherWay.clientMessageId]))
       offerNext()
     })
   }

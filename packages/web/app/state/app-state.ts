@@ -6,6 +6,7 @@ import type { StoreApi } from 'zustand/vanilla'
 import type { SessionListItem } from '@bosun/host/client'
 import type { ConnectionState } from './connection.js'
 import type { Notice } from './notices.js'
+import type { SentBefore } from './sent-before.js'
 import type { SessionView } from './view.js'
 
 /**
@@ -70,8 +71,10 @@ export interface AppActions {
    * answered `duplicate` — the host had taken it — and never makes a second message (a notice says so). An id the host
    * admitted with other content or delivery (422 `client-message-id-reused`) is taken for good: that counts as taken too
    * (the message sent first under it is in the conversation or the queue), and a notice says this one was not sent.
+   * `sentBefore`: an unsent try of the same words sent the other way — if the host admitted it and it is queued or
+   * taken by a turn, nothing is sent (that counts as taken) and a notice says where it is (sent-before.ts).
    */
-  send(text: string, delivery: 'followup' | 'steer', clientMessageId?: string): Promise<boolean>
+  send(text: string, delivery: 'followup' | 'steer', clientMessageId?: string, sentBefore?: SentBefore): Promise<boolean>
   /** Edits a queued message; answers whether the host took the edit (if not, a notice said why). */
   edit(messageId: string, text: string): Promise<boolean>
   remove(messageId: string): Promise<void>

@@ -11,6 +11,7 @@ import { reconnecting, stoppedBecause, streamStopped } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { idTaken, idTakenNotice } from './id-taken.js'
 import { editsLeft } from './queue-edits.js'
+import { admittedBefore, sentBeforeNotice } from './sent-before.js'
 import { INFO_NOTICE_MS, noticeBoard, topicOf, type Notice } from './notices.js'
 import { applyHostFrame } from './session-list.js'
 
@@ -203,10 +204,16 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
         callComposer(created.id, null, 'take')
       },
 
-      async send(text, delivery, clientMessageId) {
+      async send(text, delivery, clientMessageId, sentBefore) {
         const id = current()
         const what = delivery === 'steer' ? 'Steering' : 'Queueing'
         const receipt = await attempt(what, id, async () => {
+          // The same words sent before the other way, their answer lost: admitted, they would run twice (sent-before.ts).
+          const before = sentBefore === undefined ? null : await admittedBefore(client, id, sentBefore)
+          if (sentBefore !== undefined && before !== null) {
+            notify('info', what, id, sentBeforeNotice(sentBefore, before, delivery))
+            return 'sent-before' as const
+          }
           try {
             return await client.send(id, { content: text, delivery, ...(clientMessageId === undefined ? {} : { clientMessageId }) })
           } catch (error) {
@@ -221,7 +228,7 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
             return 'id-taken' as const
           }
         })
-        if (receipt === 'id-taken') return true
+        if (receipt === 'id-taken' || receipt === 'sent-before') return true
         if (receipt?.duplicate === true) notify('info', 'not-sent-twice', id, 'Not sent twice: the host had already taken this message when it was sent before (its answer never reached the page).')
         else if (receipt?.rerouted === true) notify('info', 'kept-queued', id, 'Kept queued: the turn ended before the steer could join it, so it will run as the next turn.')
         return receipt !== undefined
