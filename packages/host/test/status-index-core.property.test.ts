@@ -8,9 +8,14 @@
 // not running").
 // Logs made by a real agent from random sends (follow-up, steer, inject), edits, reorders, cancels,
 // Stops, blocked turns and put-backs with and without a wake, cut after each such splice and reopened.
+// And forks of such logs (core's forkSession, after a random turn or its last), run on in their own
+// agent: the seed is the parent's, queued input in it included (a follow-up claimed after the cut,
+// an inject left parked), and core's fork starts its queues empty at the seed (inbox/replay.ts,
+// store/repair.ts); the index, given the seed's length as the host gives it, must agree on the
+// fork's own splices.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createAgent, definePlugin, LOG_FORMAT_VERSION, memoryStore, type Agent, type SessionEvent, type UserMessage } from '@bosun/core'
+import { createAgent, definePlugin, forkSession, LOG_FORMAT_VERSION, memoryStore, type Agent, type SessionEvent, type SessionHeader, type Store, type UserMessage } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import { StatusIndex } from '../src/status-fold.js'
 
@@ -29,15 +34,23 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.oneof(fc.constant<Op>({ kind: 'block' }), fc.record({ kind: fc.constant<'putBack'>('putBack'), wake: fc.boolean() })), weight: 2 },
 )
 
-/** A log and the seqs of its put-back splices. */
+const fork: fc.Arbitrary<Fork> = fc.record({ afterTurn: fc.option(fc.nat(4)), ops: fc.array(op, { minLength: 1, maxLength: 8 }) })
+
+/** A log (its header: a fork's names its seed) and the seqs of its put-back splices. */
 interface Made {
+  header: SessionHeader
   events: readonly SessionEvent[]
   putBacks: readonly number[]
 }
 
-/** Runs `ops` on a live agent; a tick (a macrotask) after each lets a started turn run a little. */
-async function logOf(ops: readonly Op[]): Promise<Made> {
-  const store = memoryStore()
+/** A fork of the parent's log after turn `afterTurn` modulo its ended turns + 1 (its last ended turn if null), run on with `ops`. */
+interface Fork {
+  afterTurn: number | null
+  ops: Op[]
+}
+
+/** Runs `ops` on a live agent of session `id` in `store`; a tick (a macrotask) after each lets a started turn run a little. */
+async function logOf(ops: readonly Op[], store: Store = memoryStore(), id = 's'): Promise<Made> {
   let blockNext = false
   let rejected: UserMessage[] = []
   // As the rate-limit plugin with onLimit 'requeue': a turn's first step rejected, its claim put back later.
@@ -52,7 +65,7 @@ async function logOf(ops: readonly Op[]): Promise<Made> {
       })
     },
   })
-  const agent: Agent = await createAgent({ model: scripted({ responses: Array.from({ length: 40 }, () => ({ text: 'okay', chunkSize: 1, delayMs: 1 })) }), store, sessionId: 's', plugins: [blocker] })
+  const agent: Agent = await createAgent({ model: scripted({ responses: Array.from({ length: 40 }, () => ({ text: 'okay', chunkSize: 1, delayMs: 1 })) }), store, sessionId: id, plugins: [blocker] })
   const putBacks: number[] = []
   let n = 0
   for (const step of ops) {
@@ -108,15 +121,27 @@ async function logOf(ops: readonly Op[]): Promise<Made> {
   }
   await agent.whenIdle()
   await agent.close()
-  const stored = (await store.open('s'))!
+  const stored = (await store.open(id))!
   await stored.writer.close()
-  return { events: stored.events, putBacks }
+  return { header: stored.header, events: stored.events, putBacks }
+}
+
+/** The parent's log made by `ops`, and, with `fork`, its fork run on: the log compared. */
+async function madeOf(ops: readonly Op[], fork: Fork | null): Promise<Made> {
+  const store = memoryStore()
+  const parent = await logOf(ops, store)
+  if (fork === null) return parent
+  const ended = parent.events.filter((event) => event.type === 'turn/end').length
+  const afterTurn = fork.afterTurn === null ? undefined : fork.afterTurn % (ended + 1)
+  await (await forkSession(store, 's', { id: 'f', ...(afterTurn === undefined ? {} : { afterTurn }) })).writer.close()
+  return logOf(fork.ops, store, 'f')
 }
 
 /** Whether core's recovery owes a turn to the input pending in `events` cut after `seq` (a crash right after it). */
-async function owedAfter(events: readonly SessionEvent[], seq: number): Promise<boolean> {
+async function owedAfter(header: SessionHeader, events: readonly SessionEvent[], seq: number): Promise<boolean> {
   const store = memoryStore()
-  await (await store.create({ id: 'cut', version: LOG_FORMAT_VERSION, createdAt: 1 }, events.slice(0, seq + 1))).writer.close()
+  const seed = header.seedLength === undefined ? {} : { parent: header.parent, seedLength: header.seedLength }
+  await (await store.create({ id: 'cut', version: LOG_FORMAT_VERSION, createdAt: 1, ...seed }, events.slice(0, seq + 1))).writer.close()
   const agent = await createAgent({ model: scripted(), store, sessionId: 'cut' })
   const owed = agent.recovery.waiting !== undefined
   await agent.close()
@@ -128,15 +153,23 @@ describe('host: the status index against core\'s recovery', () => {
     /** Each splice compared: whether the index said idle after it. */
     const compared: boolean[] = []
     let putBacksSeen = 0
+    let forks = 0
+    /** Splices compared in forks, and in forks whose seed left input queued (the parent's pending at the cut). */
+    let comparedInForks = 0
+    let comparedAfterQueuedSeeds = 0
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
-        const { events, putBacks } = await logOf(ops)
-        const index = new StatusIndex()
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), fc.option(fork), async (ops, forked) => {
+        const { header, events, putBacks } = await madeOf(ops, forked)
+        const seedLength = header.seedLength ?? 0
+        if (seedLength > 0) forks++
+        // As the host makes a stream's index: the seed's length from the header.
+        const index = new StatusIndex(seedLength)
         for (const event of events) {
           const said = index.statusAfter(event)
           // Never idle after a splice right before a turn starts: what a plugin's wake after its put-back starts.
           if (said === 'idle' && event.type === 'agent/inbox/spliced') expect({ seq: event.seq, next: events[event.seq + 1]?.type }).not.toEqual({ seq: event.seq, next: 'turn/start' })
-          if (event.type !== 'agent/inbox/spliced' || (event.data as { inserted: unknown[] }).inserted.length === 0) continue
+          // The seed's splices are the parent's: its stream said what they queued; the fork's queues start empty after them.
+          if (event.type !== 'agent/inbox/spliced' || (event.data as { inserted: unknown[] }).inserted.length === 0 || event.seq < seedLength) continue
           // Running: a splice during a turn rides it or the driver's next (no frame, nothing to compare).
           if (said === undefined && runningAt(events, event.seq)) continue
           // Since a put-back after the last turn/end: its plugin may have woken the agent; the index waits for the turn.
@@ -146,18 +179,24 @@ describe('host: the status index against core\'s recovery', () => {
             continue
           }
           compared.push(said === 'idle')
-          expect({ seq: event.seq, parked: said === 'idle' }).toEqual({ seq: event.seq, parked: !(await owedAfter(events, event.seq)) })
+          if (seedLength > 0) comparedInForks++
+          if (seedLength > 0 && seedQueued(events, seedLength)) comparedAfterQueuedSeeds++
+          expect({ seq: event.seq, parked: said === 'idle' }).toEqual({ seq: event.seq, parked: !(await owedAfter(header, events, event.seq)) })
         }
       }),
       {
-        numRuns: 150,
+        numRuns: 300,
         examples: [
           // A follow-up queued behind a turn a Stop ended, then edited: queued again, parked.
-          [[{ kind: 'followup' }, { kind: 'followup' }, { kind: 'stop' }, { kind: 'edit', at: 0 }]],
+          [[{ kind: 'followup' }, { kind: 'followup' }, { kind: 'stop' }, { kind: 'edit', at: 0 }], null],
           // The rate-limit plugin's requeue: a blocked turn's follow-up put back, then a wake — its turn starts.
-          [[{ kind: 'block' }, { kind: 'followup' }, { kind: 'idle' }, { kind: 'putBack', wake: true }]],
+          [[{ kind: 'block' }, { kind: 'followup' }, { kind: 'idle' }, { kind: 'putBack', wake: true }], null],
           // Put back without a wake, then an inject: nothing runs them.
-          [[{ kind: 'block' }, { kind: 'followup' }, { kind: 'idle' }, { kind: 'putBack', wake: false }, { kind: 'inject' }]],
+          [[{ kind: 'block' }, { kind: 'followup' }, { kind: 'idle' }, { kind: 'putBack', wake: false }, { kind: 'inject' }], null],
+          // Forked after turn 1 with a follow-up queued during it (claimed by turn 2, after the cut), then an inject and a follow-up in the fork.
+          [[{ kind: 'followup' }, { kind: 'followup' }, { kind: 'idle' }], { afterTurn: 1, ops: [{ kind: 'inject' }, { kind: 'followup' }] }],
+          // Forked at its last turn with an inject parked in the parent: the fork's inject waits, its follow-up runs both of its own.
+          [[{ kind: 'followup' }, { kind: 'idle' }, { kind: 'inject' }], { afterTurn: null, ops: [{ kind: 'inject' }, { kind: 'idle' }, { kind: 'followup' }] }],
         ],
       },
     )
@@ -165,8 +204,22 @@ describe('host: the status index against core\'s recovery', () => {
     expect(compared.filter(Boolean).length).toBeGreaterThan(10)
     expect(compared.filter((idle) => !idle).length).toBeGreaterThan(10)
     expect(putBacksSeen).toBeGreaterThan(5)
-  }, 120_000)
+    expect(forks).toBeGreaterThan(30)
+    expect(comparedInForks).toBeGreaterThan(20)
+    expect(comparedAfterQueuedSeeds).toBeGreaterThan(5)
+  }, 240_000)
 })
+
+/** Whether a seed leaves input queued: its splices replayed, the parent's queues are not empty at its end. */
+function seedQueued(events: readonly SessionEvent[], seedLength: number): boolean {
+  const queues: Record<string, string[]> = { 'next-turn': [], 'next-step': [] }
+  for (const event of events.slice(0, seedLength)) {
+    if (event.type !== 'agent/inbox/spliced') continue
+    const splice = event.data as { target: string; start: number; removedCount?: number; inserted: { id: string }[] }
+    queues[splice.target]!.splice(splice.start, splice.removedCount ?? 0, ...splice.inserted.map((message) => message.id))
+  }
+  return queues['next-turn']!.length + queues['next-step']!.length > 0
+}
 
 /** Whether a `turn/end` lies after `from` and at or before `to`. */
 function endedBetween(events: readonly SessionEvent[], from: number, to: number): boolean {
