@@ -21,6 +21,8 @@ export type Delivery = 'followup' | 'steer' | 'inject'
 /** The admission receipt of `POST /v1/sessions/:id/messages` (the host's own type: one definition). */
 export type Receipt = AdmissionReceipt
 export type { MessageStatus }
+/** `GET …/messages/:messageId` on a cluster host while the message waits in that host's mailbox for the session's owner (docs/host.md). */
+export interface PendingMessageStatus { messageId: string; state: 'pending' }
 
 /** A session in `GET /v1/sessions`, `GET /v1/stream` and children (the host's `SessionSummary`). */
 export interface SessionListItem {
@@ -146,7 +148,8 @@ export interface HostClient {
   events(id: string, page?: { after?: number; limit?: number }): Promise<{ events: WireEvent[]; lastSeq: number; next: number | null }>
   /** Admits a message. `clientMessageId` defaults to a fresh UUID: pass your own to retry safely. */
   send(id: string, message: { content: string | unknown[]; clientMessageId?: string; delivery?: Delivery }, options?: { waitDurable?: boolean }): Promise<Receipt>
-  messageStatus(id: string, messageId: string): Promise<MessageStatus>
+  /** Where a message went; on a cluster host, `{ state: 'pending' }` while it waits in that host's mailbox for the session's owner. */
+  messageStatus(id: string, messageId: string): Promise<MessageStatus | PendingMessageStatus>
   editMessage(id: string, messageId: string, content: string | unknown[], options?: QueueOptions): Promise<{ edited: string; inbox: Queues }>
   removeMessage(id: string, messageId: string, options?: QueueOptions): Promise<{ removed: string; inbox: Queues }>
   /** Queued follow-up → steering the running turn (409 steer-unavailable when none runs: it stays queued). */

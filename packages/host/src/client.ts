@@ -12,7 +12,7 @@ import type { ChildSessionItem, ClientOptions, HostClient, HostStreamFrame, Host
 export { MAX_RETRY_AFTER_MS, retriesStatus, retryAfterMs } from './client-sse.js'
 
 export type {
-  ClientOptions, WireEvent, WireMessage, Queues, Delivery, Receipt, MessageStatus, SessionListItem,
+  ClientOptions, WireEvent, WireMessage, Queues, Delivery, Receipt, MessageStatus, PendingMessageStatus, SessionListItem,
   ChildSessionItem, SessionSnapshot, QueueOptions, StreamFrame, HostStreamFrame, HostStreamOptions, StreamOptions, RetryCause, RetryNotice, HostClient,
 } from './client-types.js'
 
