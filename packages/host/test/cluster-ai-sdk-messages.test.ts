@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import { available, useCluster, useServers } from './cluster-helpers.js'
+import { waitFor } from './helpers.js'
 import { PlainChat } from './ai-sdk-chat-helpers.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — loading an AI SDK chat back from a host that does not own it', () => {
@@ -27,9 +28,15 @@ describe.skipIf(!available)('host cluster on PostgreSQL — loading an AI SDK ch
     expect(await b!.store.leaseHolder('c-load')).toMatchObject({ owner: 'host-a' })
 
     const load = async (url: string, id = 'c-load') => fetch(`${url}/v1/ai-sdk/chat/${id}/messages`)
-    const fromB = await load(urlB)
-    expect(fromB.status).toBe(200)
-    const messages = await fromB.json()
+    // The chat ends when A's stream sends its finish, which can come before A's write-behind has
+    // committed the turn's last events; B reads committed events only (a busy CI machine caught
+    // it one turn short). So B is asked until its answer holds every message the chat has.
+    const messages = await waitFor(async () => {
+      const fromB = await load(urlB)
+      expect(fromB.status).toBe(200)
+      const answer = (await fromB.json()) as unknown[]
+      return answer.length === chat.messages.length ? answer : undefined
+    }, 30_000, 'B loads the whole chat once A committed it')
     expect(messages).toEqual(JSON.parse(JSON.stringify(chat.messages)))
     expect(messages).toEqual(await (await load(urlA)).json())
     // B read it without taking the session.
