@@ -78,11 +78,11 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
     gate.open()
   })
 
-  // The owner's commit marks delivered every mailbox entry of an id its splice inserts: an entry
-  // posted (through B) while the owner's own admission of the id was still uncommitted is marked
-  // delivered by it, though its run admitted nothing (it was refused, or never ran: then it is not
-  // pending, no owner answers it, and B answered 202 pending, duplicate: false, after relayWaitMs).
-  // The log says what the id admitted: the entry's text is compared with nothing.
+  // The owner's commit marks delivered the mailbox entries of an id its splice inserts that it has
+  // claimed: an entry posted (through B) while the owner's own admission of the id was still
+  // uncommitted, and run (so claimed) and refused before that commit, is marked delivered by it,
+  // though its run admitted nothing. The log says what the id admitted: the entry's text is
+  // compared with nothing.
   it('an entry marked delivered by the owner\'s own admission of its id is judged by the log', { timeout: 120_000 }, async () => {
     const gate = stepGate()
     const hosts = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
@@ -113,8 +113,9 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
     expect(again.body).toMatchObject({ messageId: 'c-3', duplicate: true, seq: direct.body.seq })
     refusedFor(await send(onB, { clientMessageId: 'c-3', content: 'not three' }), ['content'])
 
-    // The same, the entry marked delivered before A's drain read it: it never runs, and B's wait
-    // (relayWaitMs) ended in 202 pending, duplicate: false. A's reads of its mail see none until then.
+    // The same, the entry posted before A's commit and not read by A's drain until after it: the
+    // commit leaves it pending (A had not claimed it: cluster-mailbox-claim.test.ts), and A's run
+    // of it refuses it once A reads its mail. A's reads of its mail see none until then.
     const pending = a!.store.mailbox.pending.bind(a!.store.mailbox)
     let hold = true
     a!.store.mailbox.pending = (async (...args: Parameters<typeof pending>) => (hold ? [] : pending(...args))) as typeof pending
@@ -132,10 +133,11 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
     } finally {
       await locker.end()
     }
-    await waitFor(async () => (await b!.store.mailbox.get('s', 'c-5'))?.deliveredSeq === five.body.seq || undefined, 30_000, 'the commit of c-5 to mark the entry delivered')
+    await waitFor(async () => (await b!.store.readEvents('s', five.body.seq, 1)).length === 1, 30_000, 'A to commit c-5')
+    expect((await b!.store.mailbox.get('s', 'c-5'))?.deliveredSeq).toBeNull()
     hold = false
     refusedFor(await refused, ['content'])
-    expect((await b!.store.mailbox.get('s', 'c-5'))?.doneAt).toBeNull()
+    expect((await b!.store.mailbox.get('s', 'c-5'))?.doneAt).toEqual(expect.any(Number))
     expect((await send(onB, { clientMessageId: 'c-5', content: 'five' })).body).toMatchObject({ messageId: 'c-5', duplicate: true, seq: five.body.seq })
 
     const { inbox } = (await call(onA, 'GET', '/v1/sessions/s', undefined)).body

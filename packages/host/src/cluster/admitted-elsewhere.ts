@@ -13,12 +13,12 @@ export interface LogAdmission {
 
 /**
  * What the log admitted under a mailbox message's id when that admission was not the entry's own
- * run; undefined otherwise. The owner's commit marks delivered every entry whose id a splice
- * inserts (store-postgres): an entry posted while the owner's own admission of the id (a send to
- * the owner itself) was not yet committed is marked delivered by that commit — after its run
- * refused it, or before it ran, and then it never runs (a delivered entry is not pending) and no
- * owner answers it. Its body is then a message nothing admitted: a send under the id is compared
- * with the log, not with it. Told apart by the splice at `deliveredSeq` admitting another message
+ * run; undefined otherwise. The owner's commit marks delivered the entries of an id its splice
+ * inserts that it claimed (store.ts, `mailbox.claim`): an entry posted while the owner's own
+ * admission of the id (a send to the owner itself) was not yet committed, and run and refused
+ * before that commit, is marked delivered by it. (A store without `claim` marks every entry of the
+ * id: then also one that never ran, which no owner answers.) Its body is then a message nothing
+ * admitted: a send under the id is compared with the log, not with it. Told apart by the splice at `deliveredSeq` admitting another message
  * than the entry holds; one that admitted the same message is the entry's run, or as good as it.
  * A splice that edits or moves the id is not read as its admission (undefined); a put-back, a
  * pure insertion too, is (the message as last edited), which only an entry posted after the id

@@ -205,7 +205,8 @@ export class Cluster {
     // The entry this post made (or reopened): its answer is this sender's own.
     const mine = created ? entry?.position : undefined
     // relayWaitMs 0: answer `pending` at once, without a read that might just catch the owner's answer.
-    // The wait ends early for an entry marked delivered by another admission of its id: no owner answers it.
+    // The wait ends early for an entry marked delivered by another admission of its id: its owner's
+    // answer, if any, is a refusal the log overrules (or, with a store without `claim`, none comes).
     // Read once per delivery: a wait polls the entry every 50 ms.
     let judgedAt: { seq: number | null; found: Promise<LogAdmission | undefined> } | undefined
     const stray = (read: ClusterMailboxEntry | undefined): Promise<LogAdmission | undefined> => {

@@ -25,6 +25,10 @@ export class MailAnswerer {
       logHost(`[bosun host] refused mailbox entry ${JSON.stringify(entry.messageId)} of session ${id}: ${reason}.`)
       return () => this.#complete(id, entry, refused(id, entry.messageId, reason))
     }
+    // Claimed before it runs: its run's splice marks it delivered, and no other admission of its
+    // id does (store.ts, `claim`). Not claimed (no longer pending as read, or the lease is lost):
+    // this round ends, and the next one reads the mail again.
+    if (!(await this.#claim(id, entry))) return undefined
     let outcome: RelayOutcome | undefined
     try {
       outcome = await this.#runWithin(id, entry)
@@ -79,6 +83,18 @@ export class MailAnswerer {
     }
     const answered = outcome
     return () => this.#complete(id, entry, answered)
+  }
+
+  /** Claims the entry for this run where the store can ({@link ClusterStore}'s `mailbox.claim`): false when it is not this host's to run now. */
+  async #claim(id: string, entry: ClusterMailboxEntry): Promise<boolean> {
+    const claim = this.store.mailbox.claim?.bind(this.store.mailbox)
+    if (claim === undefined || entry.position === undefined) return true
+    try {
+      return await claim(id, entry.messageId, entry.position)
+    } catch (error) {
+      if ((error as { code?: string }).code === 'STALE_WRITER') return false
+      throw error
+    }
   }
 
   /** Runs a relayed request for at most `relayRunMs`: its answer, or undefined when it had not ended by then ({@link runWithin}). */

@@ -70,6 +70,14 @@ export interface ClusterStore extends Store {
      * it is not. Without it, a message's error answer stays with its id.
      */
     reopen?(session: string, messageId: string, message: { body: JsonValue; position: string }): Promise<boolean>
+    /**
+     * Optional: claims a pending entry for its run by this owner (fenced by the lease), so that a
+     * splice of its id marks delivered this entry only — not another entry of an id the owner
+     * admitted by itself, which then stays pending and is run and answered. False when it is no
+     * longer the pending entry read at `position`. Without it, every entry of a spliced id is
+     * marked delivered (such an entry is judged by the log: admitted-elsewhere.ts).
+     */
+    claim?(session: string, messageId: string, position: string): Promise<boolean>
   }
   watch(options?: { pollIntervalMs?: number }): ClusterWatcher
 }

@@ -40,6 +40,8 @@ describe.skipIf(!available)('postgres store — mailbox.reopen', () => {
     expect(await other.mailbox.reopen('s', 'm-1', { body: 1, position: done.position })).toBe(false)
 
     // Delivered: never reopened, even when done with an error first.
+    const [pendingOne] = (await owner.mailbox.pending('s')).filter((m) => m.messageId === 'm-1')
+    expect(await owner.mailbox.claim('s', 'm-1', pendingOne!.position)).toBe(true)
     const session = new Session(stored.header, stored.events, { writer: stored.writer })
     session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage('hi', { id: 'm-1' })] })
     await session.flush()

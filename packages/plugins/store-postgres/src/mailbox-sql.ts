@@ -27,6 +27,15 @@ export const mailboxStatements = (s: string) => {
     /** Sessions that have pending mail. Parameters: limit. */
     sessions: `SELECT DISTINCT session_id AS session FROM "${s}".session_mailbox WHERE delivered_seq IS NULL AND done_at IS NULL LIMIT $1`,
     /**
+     * Claims a pending entry for its run by the session's lease holder at its current epoch, only
+     * while it is the entry read at `position`: a splice of its id under that epoch marks it
+     * delivered (schema.ts, `append`). Parameters: session, message id, position, owner, epoch.
+     */
+    claim: `UPDATE "${s}".session_mailbox m SET claimed_epoch = $5::bigint
+      WHERE m.session_id = $1 AND m.message_id = $2 AND m.id = $3::bigint AND m.delivered_seq IS NULL AND m.done_at IS NULL
+        AND EXISTS (SELECT 1 FROM "${s}".session_leases l WHERE l.session_id = $1 AND l.owner = $4 AND l.epoch = $5::bigint FOR SHARE)
+      RETURNING 1`,
+    /**
      * Marks a message done (a cancel or queue edit carried out, or a message refused) with its
      * outcome — only by the session's lease holder at its current epoch. Parameters: session,
      * message id, outcome, owner, epoch.

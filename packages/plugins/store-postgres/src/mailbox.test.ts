@@ -27,13 +27,14 @@ describe.skipIf(!available)('postgres store — mailbox and wake-ups', () => {
     await Promise.all(hosts.map((h) => h.close()))
   })
 
-  it('the batch that splices a mailbox message into the inbox marks it delivered, in the same transaction', async () => {
+  it('the batch that splices a claimed mailbox message into the inbox marks it delivered, in the same transaction', async () => {
     const schema = pg.schema()
     const admit = postgresStore({ url: pg.url(), schema, owner: 'any-host' })
     const owner = postgresStore({ url: pg.url(), schema, owner: 'owner-host' })
     const stored = await owner.create(header('s'))
     await admit.mailbox.post('s', { messageId: 'c-7', body: { text: 'from another host' } })
     const [mail] = await owner.mailbox.pending('s')
+    expect(await owner.mailbox.claim('s', mail!.messageId, mail!.position)).toBe(true)
     const session = new Session(stored.header, stored.events, { writer: stored.writer })
     session.append('turn/start', { turn: 1 })
     const spliced = session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage((mail!.body as { text: string }).text, { id: mail!.messageId })] })

@@ -32,9 +32,10 @@ type Row = Omit<MailboxEntry, 'body' | 'outcome'> & { body: string; outcome: str
  * Messages any host admits for the host that holds a session's lease (SPEC §13): `post` is
  * idempotent by the client's message id; a new message is notified on the mailbox channel after
  * its commit (notifier.ts); the owner reads
- * `pending` and splices them into the inbox with the same message ids. A batch whose
- * `agent/inbox/spliced` event inserts a message with a mailbox id marks that entry delivered in
- * the same transaction (`deliveredSeq`), so a crash can neither lose nor repeat a delivery.
+ * `pending`, claims each (`claim`) and splices it into the inbox with the same message id. A batch
+ * whose `agent/inbox/spliced` event inserts a message with a mailbox id marks that entry
+ * delivered in the same transaction (`deliveredSeq`) if this owner claimed it under the batch's
+ * lease epoch, so a crash can neither lose nor repeat a delivery.
  * Messages that are not spliced (a cancel, a queue edit) are closed with `complete` by the owner.
  */
 export class Mailbox {
@@ -120,6 +121,30 @@ export class Mailbox {
   }
 
   /**
+   * Claims a pending entry for its run here, fenced like an append (only while this store holds
+   * the session's lease): a batch whose splice inserts the entry's message id marks it delivered
+   * only if it was claimed under the epoch the batch is written with. So another entry of an id
+   * this owner admitted by itself — posted before that admission committed, and never run — stays
+   * pending, and its run answers its sender. True once claimed; false when the entry is not the
+   * pending one read at `position` (delivered, done or reopened since); STALE_WRITER without the lease.
+   */
+  async claim(session: string, messageId: string, position: string): Promise<boolean> {
+    this.#ensureOpen()
+    checkId(session, 'session')
+    checkId(messageId, 'messageId')
+    if (typeof position !== 'string' || !/^[0-9]{1,19}$/.test(position)) throw invalidArgument('mailbox.claim(): "position" must be the entry\'s position as pending() or get() returned it.')
+    const lease = this.#leaseOf(session)
+    if (lease === undefined) throw this.#noLease(session, 'claim')
+    const claimed = await this.#query(this.#sql.claim, [session, messageId, position, lease.owner, lease.epoch], `claim message "${messageId}"`)
+    if (claimed.rowCount === 1) return true
+    const entry = await this.get(session, messageId)
+    if (entry === undefined || entry.position !== position || entry.deliveredSeq !== null || entry.doneAt !== null) return false
+    throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: session "${session}": message "${messageId}" was not claimed: this store's lease was taken over. Close the session's agent.`, {
+      details: { database: this.#db.name, session, epoch: lease.epoch },
+    })
+  }
+
+  /**
    * Marks a message done with `outcome`, fenced like an append: only while this store holds the
    * session's lease at the same epoch. False when it was done already; STALE_WRITER without the lease.
    */
@@ -128,11 +153,7 @@ export class Mailbox {
     checkId(session, 'session')
     checkId(messageId, 'messageId')
     const lease = this.#leaseOf(session)
-    if (lease === undefined) {
-      throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: mailbox.complete() needs the lease of session "${session}": open the session in this store first.`, {
-        details: { database: this.#db.name, session },
-      })
-    }
+    if (lease === undefined) throw this.#noLease(session, 'complete')
     const done = await this.#query(this.#sql.complete, [session, messageId, JSON.stringify(outcome), lease.owner, lease.epoch], `complete message "${messageId}"`)
     if (done.rowCount === 1) return true
     const entry = await this.get(session, messageId)
@@ -140,6 +161,12 @@ export class Mailbox {
     if (entry.doneAt !== null) return false
     throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: session "${session}": message "${messageId}" was not marked done: this store's lease was taken over. Close the session's agent.`, {
       details: { database: this.#db.name, session, epoch: lease.epoch },
+    })
+  }
+
+  #noLease(session: string, method: string): BosunError {
+    return new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: mailbox.${method}() needs the lease of session "${session}": open the session in this store first.`, {
+      details: { database: this.#db.name, session },
     })
   }
 

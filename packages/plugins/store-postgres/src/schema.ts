@@ -17,11 +17,13 @@
  * - `session_leases (session_id, owner, epoch, expires_at)`: who may write a session, until when
  *   (the database clock), and the fencing epoch, raised by every takeover.
  * - `session_mailbox`: messages admitted by any host for a session's owner to splice, keyed by
- *   the client's message id (idempotent), with where each was delivered.
+ *   the client's message id (idempotent), with where each was delivered. `claimed_epoch` (layout
+ *   4) is the lease epoch under which the owner began to run the entry (`mailbox.claim`): a splice
+ *   of the id marks delivered only an entry claimed under the epoch it is written with.
  */
 
 /** The layout version this build writes. */
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
 /** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert, a session's status change, a session made. */
 export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox`, status: `${schema}_status`, sessions: `${schema}_sessions` }) as const
@@ -77,6 +79,8 @@ export const migrations = (s: string): readonly string[] => [
    CREATE INDEX sessions_running ON "${s}".sessions (id) WHERE status = 'running';`,
   // Layout 3: each session's list summary (null for the sessions already there, until their next batch).
   `ALTER TABLE "${s}".sessions ADD COLUMN summary text;`,
+  // Layout 4: which lease epoch began to run each mailbox entry (entries already there are claimed when next run).
+  `ALTER TABLE "${s}".session_mailbox ADD COLUMN claimed_epoch bigint;`,
 ]
 
 /** Every statement the store runs against schema `s`. */
@@ -99,7 +103,8 @@ export const statements = (s: string) => ({
    * row is read `FOR SHARE` (a takeover's UPDATE of it waits for this statement, and every later
    * batch sees the new epoch), `length` moves from `$4` only if it is `$4` and the epoch is `$3`,
    * the events go in only if it moved (the primary key refuses a seq stored twice), and the
-   * mailbox messages the batch splices are marked delivered. The final SELECT sees the
+   * mailbox messages the batch splices are marked delivered — those this owner claimed under this
+   * epoch (`mailbox.claim`), not another entry of the same id posted meanwhile. The final SELECT sees the
    * statement's snapshot: `stored` is the length before this batch, `epoch` and `holder` the lease
    * row's whoever holds it (a refusal names the takeover's epoch). `held` is the epoch of the row
    * the lock got, null when it is no longer this owner's: a takeover that commits while the
@@ -125,6 +130,7 @@ export const statements = (s: string) => ({
       UPDATE "${s}".session_mailbox m SET delivered_seq = d.seq
       FROM unnest($9::text[], $10::int[]) AS d(message_id, seq)
       WHERE EXISTS (SELECT 1 FROM bump) AND m.session_id = $1 AND m.message_id = d.message_id AND m.delivered_seq IS NULL
+        AND m.claimed_epoch = $3::bigint
       RETURNING 1
     )
     SELECT (SELECT epoch::text FROM lease) AS held,
@@ -159,8 +165,9 @@ export const statements = (s: string) => ({
       RETURNING 1
     ), delivered AS (
       UPDATE "${s}".session_mailbox m SET delivered_seq = d.seq
-      FROM unnest($12::text[], $13::text[], $14::int[]) AS d(session_id, message_id, seq)
+      FROM unnest($12::text[], $13::text[], $14::int[]) AS d(session_id, message_id, seq) JOIN b ON b.session_id = d.session_id
       WHERE d.session_id IN (SELECT id FROM bump) AND m.session_id = d.session_id AND m.message_id = d.message_id AND m.delivered_seq IS NULL
+        AND m.claimed_epoch = b.epoch
       RETURNING 1
     )
     SELECT b.session_id AS session,
