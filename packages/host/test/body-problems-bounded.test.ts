@@ -2,18 +2,10 @@ import { Ajv, type ErrorObject } from 'ajv'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ALL_PROBLEMS_MAX_BYTES, MAX_BODY_PROBLEMS, schemas, validateBody } from '../src/schemas.js'
-import { json, makeHost, perTest, req } from './helpers.js'
+import { bodyRefusal as refusal, json, makeHost, perTest, req } from './helpers.js'
 
 const t = perTest()
 
-const refusal = (name: keyof typeof schemas, body: unknown): { message: string; details: any } => {
-  try {
-    validateBody(name, body)
-  } catch (error) {
-    return { message: (error as Error).message, details: (error as { details: unknown }).details }
-  }
-  throw new Error('the body was accepted')
-}
 
 /**
  * 175cb32 told every problem of a bad body by running Ajv with `allErrors` on every body and

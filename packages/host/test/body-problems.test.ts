@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_BODY_PROBLEMS, validateBody } from '../src/schemas.js'
-import { json, makeHost, perTest, req } from './helpers.js'
+import { MAX_BODY_PROBLEMS } from '../src/schemas.js'
+import { bodyRefusal as refusal, json, makeHost, perTest, req } from './helpers.js'
 
 const t = perTest()
 
-const refusal = (name: Parameters<typeof validateBody>[0], body: unknown): { message: string; details: any } => {
-  try {
-    validateBody(name, body)
-  } catch (error) {
-    return { message: (error as Error).message, details: (error as { details: unknown }).details }
-  }
-  throw new Error('the body was accepted')
-}
 
 /**
  * A bad body was told its first problem only (Ajv stopped at the first error): a client fixing

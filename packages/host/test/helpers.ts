@@ -6,6 +6,7 @@ import { createAgent, definePlugin, type Plugin, type Store, type Tool } from '@
 import { scripted, type ScriptedResponse } from '@bosun/adapter-scripted'
 import { jsonlStore } from '@bosun/plugin-store-jsonl'
 import { createHost, type CreateHostOptions, type Host } from '../src/index.js'
+import { validateBody } from '../src/schemas.js'
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'bosun-host-'))
@@ -160,4 +161,14 @@ export function holdTool() {
     },
   }
   return { tool, release: () => release() }
+}
+
+/** What `validateBody` refuses `body` with (its message and details); throws when the body is accepted. */
+export function bodyRefusal(name: Parameters<typeof validateBody>[0], body: unknown): { message: string; details: any } {
+  try {
+    validateBody(name, body)
+  } catch (error) {
+    return { message: (error as Error).message, details: (error as { details: unknown }).details }
+  }
+  throw new Error('the body was accepted')
 }
