@@ -126,6 +126,16 @@ export class ChatMessagesFold {
   result(): UiMessage[] {
     return this.#turn === undefined ? this.messages : [...this.messages, ...usersOf(this.#turn)]
   }
+
+  /** The messages completed since the last take (or since the start), forgotten here: a reader that sends them as it goes. */
+  take(): UiMessage[] {
+    return this.messages.splice(0)
+  }
+
+  /** What {@link result} adds to what was taken: the messages not taken yet, and a turn left open's user messages. */
+  rest(): UiMessage[] {
+    return this.#turn === undefined ? this.take() : [...this.take(), ...usersOf(this.#turn)]
+  }
 }
 
 /** A turn's input as user messages: what it claimed, but its steers. */

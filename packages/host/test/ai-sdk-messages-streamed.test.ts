@@ -1,0 +1,74 @@
+// GET /v1/ai-sdk/chat/:id/messages sends the chat as it reads it: the messages of each page of the
+// log go out before the next page is read, so a long chat (images, tool outputs) is never held
+// whole in the host's memory, and a client that stops reading stops the reads. Before, the route
+// folded the whole log into one array and answered it at the end. Real HTTP on 127.0.0.1, JSONL
+// files, a stored (not live) session whose reads past its first turn wait for the test.
+import { describe, expect, it } from 'vitest'
+import { DefaultChatTransport, type UIMessage } from 'ai'
+import type { Store } from '@bosun/core'
+import { listen } from '../src/index.js'
+import { PlainChat } from './ai-sdk-chat-helpers.js'
+import { makeHost, perTest, waitFor } from './helpers.js'
+
+const t = perTest()
+
+describe('AI SDK chat: loading the messages back, streamed', () => {
+  it('sends the messages of the pages read so far while a later page is still being read, and the whole chat at the end', { timeout: 60_000 }, async () => {
+    const answers = () => [{ text: 'one' }, { text: 'two' }, { text: 'three' }]
+    const first = makeHost(t.dir, answers, { limits: { keepAliveMs: 200, pageSize: 4 } })
+    const server = await listen(first.host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    const chat = new PlainChat('long', new DefaultChatTransport<UIMessage>({ api: `${server.url}/v1/ai-sdk/chat` }))
+    for (const text of ['a', 'b', 'c']) await chat.sendMessage({ text })
+    expect(chat.messages).toHaveLength(6)
+    const whole = JSON.parse(JSON.stringify(chat.messages)) as unknown
+    await server.close()
+    await first.host.close()
+    await first.store.close?.()
+
+    // Another host on the same files: the session is read from the store, a page at a time; the
+    // reads after the first turn's pages wait until the test lets them go.
+    const second = makeHost(t.dir, answers, { limits: { keepAliveMs: 200, pageSize: 4 } })
+    const store = second.store as Store & { readEvents: NonNullable<Store['readEvents']> }
+    const readEvents = store.readEvents.bind(store)
+    let release!: () => void
+    const released = new Promise<void>((resolve) => { release = resolve })
+    const logged = await readEvents('long', 0, 1000)
+    const firstTurnEnd = logged.find((e) => e.type === 'turn/end')!.seq
+    expect(logged.at(-1)!.seq).toBeGreaterThan(firstTurnEnd + 8)
+    let held = 0
+    store.readEvents = async (id, from, limit) => {
+      if (from > firstTurnEnd) {
+        held++
+        await released
+      }
+      return readEvents(id, from, limit)
+    }
+    const served = await listen(second.host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(second.store, second.host, served)
+    const response = await fetch(`${served.url}/v1/ai-sdk/chat/long/messages`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    // The first turn's messages arrive while the read past it waits.
+    await waitFor(async () => {
+      const { value } = await reader.read()
+      text += decoder.decode(value, { stream: true })
+      return text.includes('"bosun-turn-1"') || undefined
+    }, 30_000, 'the first turn\'s answer, sent before the rest of the log is read')
+    // Asked for more, the host reads on — and waits at the held read, the rest not sent.
+    const next = reader.read()
+    await waitFor(() => held > 0, 30_000, 'the host to read past the first turn')
+    expect(text).not.toContain('"bosun-turn-3"')
+    release()
+    const { value } = await next
+    text += decoder.decode(value, { stream: true })
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
+    expect(JSON.parse(text)).toEqual(whole)
+  })
+})
