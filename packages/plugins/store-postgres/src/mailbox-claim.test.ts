@@ -64,4 +64,26 @@ describe.skipIf(!available)('postgres store — mailbox claims', () => {
     await Promise.all([taken.writer.close(), made.writer.close()])
     await Promise.all([a.close(), b.close()])
   })
+
+  it('a reopened entry is unclaimed: the splice of the run given up on before the reopen does not mark it delivered', async () => {
+    const schema = pg.schema()
+    const owner = postgresStore({ url: pg.url(), schema, owner: 'owner-host' })
+    const other = postgresStore({ url: pg.url(), schema, owner: 'other-host' })
+    const stored = await owner.create(header('s'))
+    await other.mailbox.post('s', { messageId: 'm', body: { text: 'slow' } })
+    // The owner claims and runs it, gives up on the run (answered 503), and the sender posts it again.
+    const [entry] = await owner.mailbox.pending('s')
+    expect(await owner.mailbox.claim('s', 'm', entry!.position)).toBe(true)
+    expect(await owner.mailbox.complete('s', 'm', { status: 503 })).toBe(true)
+    expect(await other.mailbox.reopen('s', 'm', { body: { text: 'slow' }, position: entry!.position })).toBe(true)
+    // The given-up run admits it after all: its splice, under the same epoch, leaves the reopened entry pending, for its own run.
+    const session = new Session(stored.header, stored.events, { writer: stored.writer })
+    session.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [createUserMessage('slow', { id: 'm' })] })
+    await session.flush()
+    const [reopened] = await owner.mailbox.pending('s')
+    expect(reopened).toMatchObject({ messageId: 'm', deliveredSeq: null, doneAt: null })
+    expect(await owner.mailbox.claim('s', 'm', reopened!.position)).toBe(true)
+    await stored.writer.close()
+    await Promise.all([owner.close(), other.close()])
+  })
 })

@@ -12,12 +12,13 @@ export const mailboxStatements = (s: string) => {
       ON CONFLICT (session_id, message_id) DO NOTHING RETURNING id::text AS position`,
     /**
      * Posts a done, undelivered message again (its owner answered it without admitting it): pending
-     * once more, with the new body, after the mail posted before now (a new `id`) — only while it
+     * once more, with the new body, after the mail posted before now (a new `id`), unclaimed (a
+     * splice of the run that answered it does not mark the new post delivered) — only while it
      * is still the entry read at `position`, so one of two posts racing to reopen it wins.
      * Parameters: session, message id, body, admitted by, position.
      */
     reopen: `UPDATE "${s}".session_mailbox SET id = nextval(pg_get_serial_sequence('"${s}".session_mailbox', 'id')),
-        body = $3, admitted_by = $4, created_at = clock_timestamp(), done_at = NULL, outcome = NULL
+        body = $3, admitted_by = $4, created_at = clock_timestamp(), done_at = NULL, outcome = NULL, claimed_epoch = NULL
       WHERE session_id = $1 AND message_id = $2 AND id = $5::bigint AND done_at IS NOT NULL AND delivered_seq IS NULL
       RETURNING id::text AS position`,
     /** Parameters: session, message id. */
