@@ -62,6 +62,13 @@ export interface TurnLog {
    * without it streams the turn from the claim on.
    */
   turnStart?(turn: number, before: number): number | undefined | Promise<number | undefined>
+  /**
+   * Optional: resolves once the log is stored through `seq` (never rejects). The stream's `finish`
+   * waits for it, so a chat that has finished loads back whole — from this host or, on a cluster,
+   * from any other, which reads committed events only. Without it (a log read from the store),
+   * what was read is stored.
+   */
+  committed?(seq: number): Promise<void>
   /** Waits for new events or `ms`; true when it timed out. */
   wait(ms: number): Promise<boolean>
   ended(): boolean
@@ -95,6 +102,10 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
         if (event.type === 'turn/start' && (event.data as { turn: number }).turn === turn) return seq
       }
       return undefined
+    },
+    // A write that fails is the session's to report (the turn was not stored): the stream ends as it would have.
+    committed: async (seq) => {
+      if (session.durableLength <= seq) await session.flush().catch(() => {})
     },
     wait: (ms) => subscription.wait(ms),
     ended: () => subscription.ended || live.closed === true,
@@ -215,6 +226,9 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
         // Events of other turns, before ours: read on (not wait for a new event), the event loop given back first.
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
+      // The turn's end (or the message's cancel) goes out once it is stored: a page that reloads the
+      // chat when the stream finishes finds it, on any host.
+      if (finished && out !== '') await log.committed?.(cursor)
       return out === '' && finished ? done() : out
     },
     wait: (ms) => log.wait(ms),
