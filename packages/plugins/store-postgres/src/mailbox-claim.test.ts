@@ -45,7 +45,11 @@ describe.skipIf(!available)('postgres store — mailbox claims', () => {
     expect(await a.mailbox.claim('s2', 'm', before!.position)).toBe(true)
     await pg.sql(`UPDATE "${schema}".session_leases SET expires_at = '-infinity' WHERE session_id = 's2'`)
     const taken = (await b.open('s2'))!
+    const lost: string[] = []
+    a.onLeaseLost((session) => lost.push(session))
     await expect(a.mailbox.claim('s2', 'm', before!.position)).rejects.toSatisfy((e) => BosunError.is(e, 'STALE_WRITER'))
+    // Reported lost at once, as a fenced write is: the host drops the session now, not at the next renewal.
+    expect(lost).toEqual(['s2'])
     // s3's entry claimed by host B.
     const made = await b.create(header('s3'))
     await b.mailbox.post('s3', { messageId: 'm', body: { text: 's3' } })

@@ -46,13 +46,16 @@ export class Mailbox {
   readonly #sql: ReturnType<typeof mailboxStatements>
 
   readonly #posted: (session: string, messageId: string) => void
+  /** A lease found taken over: reported lost at once, as a fenced batch is (leases.ts, `lost`). */
+  readonly #lost: (lease: Lease, error: BosunError) => void
 
-  constructor(db: Database, owner: string, hooks: { ensureOpen: () => void; leaseOf: (session: string) => Lease | undefined; posted: (session: string, messageId: string) => void }) {
+  constructor(db: Database, owner: string, hooks: { ensureOpen: () => void; leaseOf: (session: string) => Lease | undefined; posted: (session: string, messageId: string) => void; lost?: (lease: Lease, error: BosunError) => void }) {
     this.#db = db
     this.#owner = owner
     this.#ensureOpen = hooks.ensureOpen
     this.#leaseOf = hooks.leaseOf
     this.#posted = hooks.posted
+    this.#lost = hooks.lost ?? (() => {})
     this.#sql = mailboxStatements(db.schema)
   }
 
@@ -139,9 +142,7 @@ export class Mailbox {
     if (claimed.rowCount === 1) return true
     const entry = await this.get(session, messageId)
     if (entry === undefined || entry.position !== position || entry.deliveredSeq !== null || entry.doneAt !== null) return false
-    throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: session "${session}": message "${messageId}" was not claimed: this store's lease was taken over. Close the session's agent.`, {
-      details: { database: this.#db.name, session, epoch: lease.epoch },
-    })
+    throw this.#takenOver(lease, `message "${messageId}" was not claimed`)
   }
 
   /**
@@ -159,9 +160,16 @@ export class Mailbox {
     const entry = await this.get(session, messageId)
     if (entry === undefined) throw invalidArgument(`mailbox.complete(): session "${session}" has no message "${messageId}" in its mailbox.`)
     if (entry.doneAt !== null) return false
-    throw new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: session "${session}": message "${messageId}" was not marked done: this store's lease was taken over. Close the session's agent.`, {
-      details: { database: this.#db.name, session, epoch: lease.epoch },
+    throw this.#takenOver(lease, `message "${messageId}" was not marked done`)
+  }
+
+  /** STALE_WRITER for a lease found taken over, reported lost first (the host drops the session now, not at the next renewal). */
+  #takenOver(lease: Lease, what: string): BosunError {
+    const error = new BosunError(ErrorCodes.STALE_WRITER, `PostgreSQL store ${this.#db.name}: session "${lease.session}": ${what}: this store's lease was taken over. Close the session's agent.`, {
+      details: { database: this.#db.name, session: lease.session, epoch: lease.epoch },
     })
+    this.#lost(lease, error)
+    return error
   }
 
   #noLease(session: string, method: string): BosunError {

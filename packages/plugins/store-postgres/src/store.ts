@@ -133,7 +133,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     name: 'postgres',
     database: db.name,
     owner,
-    mailbox: new Mailbox(db, owner, { ensureOpen, leaseOf: (session) => writers.get(session)?.lease, posted: (session, id) => notifier.posted(session, id) }),
+    mailbox: new Mailbox(db, owner, { ensureOpen, leaseOf: (session) => writers.get(session)?.lease, posted: (session, id) => notifier.posted(session, id), lost: (lease, error) => leases.lost(lease, error) }),
 
     async create(header, seed = []) {
       ensureOpen()
