@@ -8,7 +8,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { JsonValue } from '@bosun/core'
 import { stepGate, waitFor } from './helpers.js'
-import { available, useCluster, useServers } from './cluster-helpers.js'
+import { available, heldSession, holdMail, useCluster, useServers } from './cluster-helpers.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId reused for another message', () => {
   const cluster = useCluster()
@@ -25,12 +25,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
 
   it('is refused by the host it reaches and by the owner; retries after an edit and hand-overs are duplicates', { timeout: 120_000 }, async () => {
     const gate = stepGate()
-    const [a, b] = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
-    const [onA, onB] = [await serve(a!), await serve(b!)]
-    expect((await call(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
-    // A turn held at its step: what is sent next stays queued.
-    expect((await send(onA, { clientMessageId: 'c-1', content: 'first' })).status).toBe(202)
-    await waitFor(() => gate.waiting === 1, 30_000, 'the first turn held at its step')
+    const { a, b, onA, onB } = await heldSession(cluster, serve, gate)
 
     // Sent through B (a mailbox entry), then edited: the retry of the send is its duplicate, on either host.
     const first = await send(onB, { clientMessageId: 'c-2', content: 'hello' })
@@ -59,9 +54,9 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
     const four = await send(onA, { clientMessageId: 'c-4', content: 'four' })
     expect((await call(onA, 'PATCH', '/v1/sessions/s/inbox/c-4', { content: 'four, edited' })).status).toBe(200)
     const handOver = { method: 'POST', path: '/v1/sessions/s/messages?wait=durable', body: { clientMessageId: 'c-4', content: 'four, edited', delivery: 'followup' }, handOver: true }
-    await b!.store.mailbox.post('s', { messageId: 'c-4', kind: 'message', body: handOver as unknown as JsonValue })
+    await b.store.mailbox.post('s', { messageId: 'c-4', kind: 'message', body: handOver as unknown as JsonValue })
     const done = await waitFor(async () => {
-      const entry = await b!.store.mailbox.get('s', 'c-4')
+      const entry = await b.store.mailbox.get('s', 'c-4')
       return entry?.doneAt === null ? undefined : entry
     }, 30_000, 'the owner answered the hand-over')
     expect(done.outcome).toMatchObject({ status: 202, body: { messageId: 'c-4', duplicate: true, seq: four.body.seq } })
@@ -85,13 +80,8 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
   // compared with nothing.
   it('an entry marked delivered by the owner\'s own admission of its id is judged by the log', { timeout: 120_000 }, async () => {
     const gate = stepGate()
-    const hosts = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
-    const [a, b] = hosts
-    const [onA, onB] = [await serve(a!), await serve(b!)]
-    expect((await call(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
-    expect((await send(onA, { clientMessageId: 'c-1', content: 'first' })).status).toBe(202)
-    await waitFor(() => gate.waiting === 1, 30_000, 'the first turn held at its step')
-    const events = `"${hosts.schema}".session_events`
+    const { a, b, onA, onB, schema } = await heldSession(cluster, serve, gate)
+    const events = `"${schema}".session_events`
     const blocker = new pg.Client({ connectionString: cluster.url() })
     await blocker.connect()
     let direct: { status: number; body: any }
@@ -106,7 +96,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
     } finally {
       await blocker.end()
     }
-    await waitFor(async () => (await b!.store.mailbox.get('s', 'c-3'))?.deliveredSeq === direct.body.seq || undefined, 30_000, 'the commit of c-3 to mark the entry delivered')
+    await waitFor(async () => (await b.store.mailbox.get('s', 'c-3'))?.deliveredSeq === direct.body.seq || undefined, 30_000, 'the commit of c-3 to mark the entry delivered')
     // The entry holds the refused text: the first message sent again is its duplicate, the refused one is refused.
     const again = await send(onB, { clientMessageId: 'c-3', content: 'three' })
     expect(again.status, JSON.stringify(again.body)).toBe(202)
@@ -116,9 +106,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
     // The same, the entry posted before A's commit and not read by A's drain until after it: the
     // commit leaves it pending (A had not claimed it: cluster-mailbox-claim.test.ts), and A's run
     // of it refuses it once A reads its mail. A's reads of its mail see none until then.
-    const pending = a!.store.mailbox.pending.bind(a!.store.mailbox)
-    let hold = true
-    a!.store.mailbox.pending = (async (...args: Parameters<typeof pending>) => (hold ? [] : pending(...args))) as typeof pending
+    const release = holdMail(a)
     const locker = new pg.Client({ connectionString: cluster.url() })
     await locker.connect()
     let five: { status: number; body: any }
@@ -128,16 +116,16 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a clientMessageId re
       await locker.query(`LOCK TABLE ${events} IN EXCLUSIVE MODE`)
       five = await send(onA, { clientMessageId: 'c-5', content: 'five' })
       refused = send(onB, { clientMessageId: 'c-5', content: 'not five' })
-      await waitFor(async () => (await b!.store.mailbox.get('s', 'c-5')) ?? undefined, 30_000, 'B to post c-5')
+      await waitFor(async () => (await b.store.mailbox.get('s', 'c-5')) ?? undefined, 30_000, 'B to post c-5')
       await locker.query('COMMIT')
     } finally {
       await locker.end()
     }
-    await waitFor(async () => (await b!.store.readEvents('s', five.body.seq, 1)).length === 1, 30_000, 'A to commit c-5')
-    expect((await b!.store.mailbox.get('s', 'c-5'))?.deliveredSeq).toBeNull()
-    hold = false
+    await waitFor(async () => (await b.store.readEvents('s', five.body.seq, 1)).length === 1, 30_000, 'A to commit c-5')
+    expect((await b.store.mailbox.get('s', 'c-5'))?.deliveredSeq).toBeNull()
+    release()
     refusedFor(await refused, ['content'])
-    expect((await b!.store.mailbox.get('s', 'c-5'))?.doneAt).toEqual(expect.any(Number))
+    expect((await b.store.mailbox.get('s', 'c-5'))?.doneAt).toEqual(expect.any(Number))
     expect((await send(onB, { clientMessageId: 'c-5', content: 'five' })).body).toMatchObject({ messageId: 'c-5', duplicate: true, seq: five.body.seq })
 
     const { inbox } = (await call(onA, 'GET', '/v1/sessions/s', undefined)).body

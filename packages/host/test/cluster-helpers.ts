@@ -7,6 +7,7 @@ import { postgresStore, type PostgresStore, type PostgresStoreOptions } from '@b
 import { postgresAvailable, startPostgres, type PostgresServer } from '@bosun/testkit'
 import { createHost, listen, type CreateHostOptions, type Host, type RunningServer } from '../src/index.js'
 import { isListen, pgProxy } from './pg-proxy.js'
+import { waitFor } from './helpers.js'
 
 /** True when this machine can run the cluster tests (a PostgreSQL is found; on CI a missing one fails). */
 export const available = postgresAvailable()
@@ -71,13 +72,13 @@ export function useCluster() {
   }
 }
 
+/** POSTs `body` as JSON to `url` + `path`. */
+export const post = (url: string, path: string, body: unknown): Promise<Response> => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
 /**
  * Serves a test's hosts on 127.0.0.1 (no token); each server is closed after the test, before its
  * hosts are (call it after {@link useCluster}: later afterEach hooks run first). Returns the URL.
  */
-/** POSTs `body` as JSON to `url` + `path`. */
-export const post = (url: string, path: string, body: unknown): Promise<Response> => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-
 export function useServers(): (h: ClusterHost) => Promise<string> {
   const servers: RunningServer[] = []
   afterEach(async () => {
@@ -150,4 +151,27 @@ export function refusingPlugin(refusing = true) {
 export async function createSession(url: string, id: string): Promise<void> {
   const response = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id }) })
   expect(response.status, `POST /v1/sessions ${id}`).toBe(201)
+}
+
+/**
+ * Two hosts on a new schema, served, with session `s` made on host A and its first turn (message
+ * `c-1`) held at its step by `gate`: what is sent next stays queued. Mail is relayed with a 30 s
+ * wait and polled every 200 ms.
+ */
+export async function heldSession(cluster: ReturnType<typeof useCluster>, serve: (h: ClusterHost) => Promise<string>, gate: { plugin: Plugin; readonly waiting: number }) {
+  const hosts = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
+  const [a, b] = [hosts[0]!, hosts[1]!]
+  const [onA, onB] = [await serve(a), await serve(b)]
+  expect((await post(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
+  expect((await post(onA, '/v1/sessions/s/messages', { clientMessageId: 'c-1', content: 'first' })).status).toBe(202)
+  await waitFor(() => gate.waiting === 1, 30_000, 'the first turn held at its step')
+  return { a, b, onA, onB, schema: hosts.schema }
+}
+
+/** Host `h` reads no mail until the returned function is called: what is posted meanwhile waits for its commits. */
+export function holdMail(h: ClusterHost): () => void {
+  const pending = h.store.mailbox.pending.bind(h.store.mailbox)
+  let hold = true
+  h.store.mailbox.pending = (async (...args: Parameters<typeof pending>) => (hold ? [] : pending(...args))) as typeof pending
+  return () => { hold = false }
 }

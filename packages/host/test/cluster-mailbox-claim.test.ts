@@ -8,7 +8,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { JsonValue } from '@bosun/core'
 import { stepGate, waitFor } from './helpers.js'
-import { available, useCluster, useServers, type ClusterHost } from './cluster-helpers.js'
+import { available, heldSession, holdMail, useCluster, useServers, type ClusterHost } from './cluster-helpers.js'
 
 describe.skipIf(!available)('host cluster on PostgreSQL — mailbox entries of an id the owner admitted by itself', () => {
   const cluster = useCluster()
@@ -18,25 +18,11 @@ describe.skipIf(!available)('host cluster on PostgreSQL — mailbox entries of a
     return { status: response.status, body: await response.json() }
   }
   const send = (url: string, body: object) => call(url, 'POST', '/v1/sessions/s/messages', body)
-  /** Host A reads no mail while `held()`: what is posted meanwhile waits for A's commits. */
-  const holdMail = (a: ClusterHost) => {
-    const pending = a.store.mailbox.pending.bind(a.store.mailbox)
-    let hold = true
-    a.store.mailbox.pending = (async (...args: Parameters<typeof pending>) => (hold ? [] : pending(...args))) as typeof pending
-    return () => { hold = false }
-  }
   /** Waits until A's commits of the session reach `seq` (B reads committed events only). */
   const committed = (b: ClusterHost, seq: number) => waitFor(async () => (await b.store.readEvents('s', seq, 1)).length === 1, 30_000, `A to commit seq ${seq}`)
   const start = async () => {
     const gate = stepGate()
-    const hosts = cluster.hosts(2, { plugins: () => [gate.plugin], host: { cluster: { relayWaitMs: 30_000, pollIntervalMs: 200 } } })
-    const [a, b] = hosts
-    const [onA, onB] = [await serve(a!), await serve(b!)]
-    expect((await call(onA, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
-    // A turn held at its step: what is sent next stays queued.
-    expect((await send(onA, { clientMessageId: 'c-1', content: 'first' })).status).toBe(202)
-    await waitFor(() => gate.waiting === 1, 30_000, 'the first turn held at its step')
-    return { gate, a: a!, b: b!, onA, onB, schema: hosts.schema }
+    return { gate, ...(await heldSession(cluster, serve, gate)) }
   }
 
   it('a hand-over posted before the owner\'s edit of its id committed is run and answered', { timeout: 120_000 }, async () => {
