@@ -59,7 +59,9 @@ describe.skipIf(!ownCluster)('host cluster on PostgreSQL — the poll during an 
   it('logs one line when the polls start failing and one when they work again, no stack traces', { timeout: 300_000 }, async () => {
     const ctl = pgCtl(server)!
     expect(ctl, 'a cluster the test can stop').toBeDefined()
-    const store = postgresStore({ url: server.url, schema: 'outage', owner: 'host-a', poolSize: 4, leaseTtlMs: 600_000, statementTimeoutMs: 2_000 })
+    // A statement timeout well above a loaded machine's slowest poll: one timing out before the stop
+    // would log a failure and a recovery of its own, and the one-line checks below count lines.
+    const store = postgresStore({ url: server.url, schema: 'outage', owner: 'host-a', poolSize: 4, leaseTtlMs: 600_000, statementTimeoutMs: 15_000 })
     const host = createHost({
       store,
       agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId }),

@@ -109,8 +109,8 @@ describe('limits.openTimeoutMs', () => {
 
     expect((await send(server.url, 'hung', 1)).status).toBe(503)
     // The build was given up at the timeout: the hung setup was told, and the host's log names it.
-    await vi.waitFor(() => expect(seen[0]?.aborted).toBe(true))
-    await vi.waitFor(() => expect(log.mock.calls.flat().join('\n')).toContain('aborted during the setup of plugin "hangs-once"'))
+    await vi.waitFor(() => expect(seen[0]?.aborted).toBe(true), { timeout: 30_000 })
+    await vi.waitFor(() => expect(log.mock.calls.flat().join('\n')).toContain('aborted during the setup of plugin "hangs-once"'), { timeout: 30_000 })
     // The next request builds the agent afresh (the plugin behaves now), not held behind the hung open.
     let n = 2
     await vi.waitFor(async () => expect((await send(server.url, 'hung', n++)).status).toBe(202), { timeout: 30_000, interval: 50 })

@@ -26,7 +26,7 @@ async function stuckAgent() {
   hold.held = true
   agent.followup('stuck')
   const turnsStarted = () => agent.session.events.filter((event) => event.type === 'turn/start').length
-  await vi.waitFor(() => expect(turnsStarted()).toBe(2))
+  await vi.waitFor(() => expect(turnsStarted()).toBe(2), { timeout: 30_000 })
   expect(agent.session.last?.type).not.toBe('turn/end')
   expect(agent.status).toBe('running')
   return { agent: new WeakRef(agent), session: new WeakRef(agent.session) }

@@ -34,7 +34,7 @@ describe('the idle sweep', () => {
     const { agent: busy } = await ranTurns(2, { plugins: [holdWhen(hold)] })
     hold.held = true
     busy.followup('held')
-    await vi.waitFor(() => expect(busy.session.events.some((event) => event.type === 'turn/start')).toBe(true))
+    await vi.waitFor(() => expect(busy.session.events.some((event) => event.type === 'turn/start')).toBe(true), { timeout: 30_000 })
     const before = json(idle.session.events)
     const lastBefore = idle.session.last
     const busyBefore = busy.session.length

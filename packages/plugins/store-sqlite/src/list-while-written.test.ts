@@ -53,7 +53,8 @@ describe('sqlite store — list() while another process writes', () => {
     const child = spawn(process.execPath, [CHILD, file, 's', eventsFile, '3', '5'], { stdio: ['ignore', 'pipe', 'inherit'] })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-    const exited = once(child, 'exit')
+    // 'close', not 'exit': the child's last line may still be in the pipe when 'exit' comes.
+    const exited = once(child, 'close')
     const lister = sqliteStore({ file })
     try {
       while (child.exitCode === null && child.signalCode === null) {
