@@ -3,7 +3,7 @@
 // whole in the host's memory, and a client that stops reading stops the reads. Before, the route
 // folded the whole log into one array and answered it at the end. Real HTTP on 127.0.0.1, JSONL
 // files, a stored (not live) session whose reads past its first turn wait for the test.
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import type { Store } from '@bosun/core'
 import { listen } from '../src/index.js'
@@ -70,5 +70,57 @@ describe('AI SDK chat: loading the messages back, streamed', () => {
       text += decoder.decode(value, { stream: true })
     }
     expect(JSON.parse(text)).toEqual(whole)
+  })
+
+  it('a client that goes away mid-chat ends the reads quietly: no failure logged', { timeout: 60_000 }, async () => {
+    const answers = () => [{ text: 'one' }, { text: 'two' }, { text: 'three' }]
+    const first = makeHost(t.dir, answers, { limits: { keepAliveMs: 200, pageSize: 4 } })
+    const server = await listen(first.host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    const chat = new PlainChat('gone', new DefaultChatTransport<UIMessage>({ api: `${server.url}/v1/ai-sdk/chat` }))
+    for (const text of ['a', 'b', 'c']) await chat.sendMessage({ text })
+    await server.close()
+    await first.host.close()
+    await first.store.close?.()
+
+    const second = makeHost(t.dir, answers, { limits: { keepAliveMs: 200, pageSize: 4 } })
+    const store = second.store as Store & { readEvents: NonNullable<Store['readEvents']> }
+    const readEvents = store.readEvents.bind(store)
+    const firstTurnEnd = (await readEvents('gone', 0, 1000)).find((e) => e.type === 'turn/end')!.seq
+    let release!: () => void
+    const released = new Promise<void>((resolve) => { release = resolve })
+    let held = 0
+    let readAfterRelease = false
+    store.readEvents = async (id, from, limit) => {
+      if (from > firstTurnEnd) {
+        held++
+        await released
+        const events = await readEvents(id, from, limit)
+        readAfterRelease = true
+        return events
+      }
+      return readEvents(id, from, limit)
+    }
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    t.closing.push({ close: async () => logged.mockRestore() })
+    t.closing.push(second.store, second.host)
+    // The host's own fetch: the test cancels the response body itself, as the server does when its client goes away.
+    const response = await second.host.fetch(new Request('http://127.0.0.1/v1/ai-sdk/chat/gone/messages'))
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    await waitFor(async () => {
+      const { value } = await reader.read()
+      text += decoder.decode(value, { stream: true })
+      return text.includes('"bosun-turn-1"') || undefined
+    }, 30_000, 'the first turn\'s answer')
+    // Asked for more, the host reads on and waits at the held read; the client goes away meanwhile.
+    void reader.read().catch(() => {})
+    await waitFor(() => held > 0, 30_000, 'the host to read past the first turn')
+    await reader.cancel()
+    release()
+    await waitFor(() => readAfterRelease, 30_000, 'the held read to end')
+    // The page read is folded and its messages would go out next: a few turns of the event loop.
+    for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve))
+    expect(logged.mock.calls.flat().join('\n')).not.toContain('loading the chat messages')
   })
 })

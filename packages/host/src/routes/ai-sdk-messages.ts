@@ -37,10 +37,13 @@ export function chatMessageRoutes(host: HostContext): void {
       for (const message of messages) out += (sent++ === 0 ? '' : ',') + JSON.stringify(message)
       return end ? out + ']' : out
     }
+    /** The client went away: nothing more is read or sent. */
+    let canceled = false
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
           for (;;) {
+            if (canceled) return
             page ??= await host.sessions.page(id, after, host.pageSize)
             const events = page === undefined ? [] : page.events.filter((e) => e.seq <= last)
             page = undefined
@@ -61,9 +64,13 @@ export function chatMessageRoutes(host: HostContext): void {
             }
           }
         } catch (error) {
+          if (canceled) return
           logHost(`[bosun host] loading the chat messages of session ${id} failed after ${sent} messages; the response ends unfinished:`, error)
           controller.error(error)
         }
+      },
+      cancel: () => {
+        canceled = true
       },
     }, { highWaterMark: 0 })
     return new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } })
