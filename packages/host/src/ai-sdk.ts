@@ -200,9 +200,21 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     doneSent = true
     return 'data: [DONE]\n\n'
   }
+  /**
+   * The turn's last parts, held until the store has them (`log.committed`): sent by the read after
+   * that, and meanwhile the stream waits on the commit with its keep-alives going on (a slow store
+   * is not a silent stream a proxy would cut).
+   */
+  let held: HeldEnd | undefined
   // Keep-alive comments while a step produces nothing: the UI stream's SSE parser skips them.
   return sseStream({
     read: async () => {
+      if (held !== undefined) {
+        if (!held.stored) return ''
+        const out = held.out
+        held = undefined
+        return out
+      }
       if (doneSent) return null
       if (finished) return done()
       fold ??= await log.foldTo(options.after)
@@ -228,13 +240,36 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
       }
       // The turn's end (or the message's cancel) goes out once it is stored: a page that reloads the
       // chat when the stream finishes finds it, on any host.
-      if (finished && out !== '') await log.committed?.(cursor)
+      if (finished && out !== '' && log.committed !== undefined) {
+        const holding: HeldEnd = { out, stored: false, storing: Promise.resolve() }
+        holding.storing = log.committed(cursor).then(() => {
+          holding.stored = true
+        })
+        held = holding
+        return ''
+      }
       return out === '' && finished ? done() : out
     },
-    wait: (ms) => log.wait(ms),
+    wait: (ms) => (held !== undefined && !held.stored ? storedWithin(held.storing, ms) : log.wait(ms)),
     ended: () => log.ended(),
     end: () => log.end(),
   }, options.keepAliveMs)
+}
+
+/** A turn's last parts waiting for the store (`TurnLog.committed`). */
+interface HeldEnd {
+  out: string
+  stored: boolean
+  storing: Promise<void>
+}
+
+/** Waits for `storing` or `ms`; true when it timed out (a keep-alive is due). */
+function storedWithin(storing: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), ms)
+  })
+  return Promise.race([storing.then(() => false), timeout]).finally(() => clearTimeout(timer))
 }
 
 /** The turn a resume should stream: the open one (its `turn/start` seq), if any. */

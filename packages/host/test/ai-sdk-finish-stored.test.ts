@@ -11,11 +11,17 @@ import { makeHost, perTest } from './helpers.js'
 
 const t = perTest()
 
-/** Wraps every writer `store` hands out: `stored()` is the highest seq a resolved flush covers. */
-function watchFlushes(store: Store): { stored: () => number; turnEnd: () => number | undefined } {
+/**
+ * Wraps every writer `store` hands out: `stored()` is the highest seq a resolved flush covers.
+ * With `hold`, a flush asked for after the turn's end was appended waits for `release()` (a stalled store).
+ */
+function watchFlushes(store: Store, options: { hold?: boolean } = {}): { stored: () => number; turnEnd: () => number | undefined; holding: () => boolean; release: () => void } {
   let stored = -1
   let appended = -1
   let turnEnd: number | undefined
+  let holding = false
+  let release!: () => void
+  const released = new Promise<void>((resolve) => { release = resolve })
   const wrap = (writer: SessionWriter): void => {
     const append = writer.append.bind(writer)
     const flush = writer.flush.bind(writer)
@@ -26,6 +32,10 @@ function watchFlushes(store: Store): { stored: () => number; turnEnd: () => numb
     }
     writer.flush = async () => {
       const upTo = appended
+      if (options.hold === true && turnEnd !== undefined) {
+        holding = true
+        await released
+      }
       await flush()
       stored = Math.max(stored, upTo)
     }
@@ -38,7 +48,7 @@ function watchFlushes(store: Store): { stored: () => number; turnEnd: () => numb
       return made
     }
   }
-  return { stored: () => stored, turnEnd: () => turnEnd }
+  return { stored: () => stored, turnEnd: () => turnEnd, holding: () => holding, release }
 }
 
 describe('AI SDK chat: the finish follows the store', () => {
@@ -67,5 +77,37 @@ describe('AI SDK chat: the finish follows the store', () => {
     expect(text).toContain('stored answer'.slice(0, 4))
     expect(flushes.turnEnd()).toBeGreaterThan(0)
     expect(storedAtFinish).toBeGreaterThanOrEqual(flushes.turnEnd()!)
+  })
+
+  it('a store slow to take the turn\'s end holds the finish, not the stream: keep-alives go on meanwhile', async () => {
+    const { host, store } = makeHost(t.dir, () => [{ text: 'slow store' }], { limits: { keepAliveMs: 100 } })
+    const flushes = watchFlushes(store, { hold: true })
+    const server = await listen(host, { hostname: '127.0.0.1', port: 0, hasToken: false })
+    t.closing.push(store, host, server)
+    const response = await fetch(`${server.url}/v1/ai-sdk/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'c2', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }),
+    })
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    let heldAt: number | undefined
+    let keptAlive = false
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+      if (heldAt === undefined && flushes.holding()) heldAt = text.length
+      // A keep-alive while the store holds the turn's end: then the store is let go.
+      if (!keptAlive && heldAt !== undefined && text.indexOf(': keep-alive', heldAt) >= 0) {
+        keptAlive = true
+        expect(text).not.toContain('"type":"finish"')
+        flushes.release()
+      }
+    }
+    expect(keptAlive).toBe(true)
+    expect(text).toContain('"type":"finish"')
+    expect(text.indexOf('"type":"finish"')).toBeGreaterThan(text.lastIndexOf(': keep-alive'))
   })
 })
