@@ -250,7 +250,8 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
       }
       return out === '' && finished ? done() : out
     },
-    wait: (ms) => (held !== undefined && !held.stored ? storedWithin(held.storing, ms) : log.wait(ms)),
+    // Held parts already stored are sent by the next read at once.
+    wait: (ms) => (held === undefined ? log.wait(ms) : held.stored ? Promise.resolve(false) : storedWithin(held.storing, ms)),
     ended: () => log.ended(),
     end: () => log.end(),
   }, options.keepAliveMs)
