@@ -132,7 +132,7 @@ export class MailAnswerer {
   /** Stores an entry's answer; false when this host lost the session meanwhile (the next owner answers it). */
   async #complete(id: string, entry: ClusterMailboxEntry, outcome: RelayOutcome): Promise<boolean> {
     try {
-      await this.store.mailbox.complete(id, entry.messageId, outcome as unknown as JsonValue)
+      await this.store.mailbox.complete(id, entry.messageId, outcome as unknown as JsonValue, entry.position)
       return true
     } catch (error) {
       if ((error as { code?: string }).code === 'STALE_WRITER') return false

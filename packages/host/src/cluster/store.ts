@@ -63,7 +63,8 @@ export interface ClusterStore extends Store {
     post(session: string, message: { messageId: string; kind?: string; body: JsonValue }): Promise<{ created: boolean; entry: ClusterMailboxEntry }>
     get(session: string, messageId: string): Promise<ClusterMailboxEntry | undefined>
     pending(session: string, limit?: number): Promise<ClusterMailboxEntry[]>
-    complete(session: string, messageId: string, outcome?: JsonValue): Promise<boolean>
+    /** Marks an entry done with its answer; `position` (optional for a store): only while it is the entry read there, not a post that reopened it since. */
+    complete(session: string, messageId: string, outcome?: JsonValue, position?: string): Promise<boolean>
     /**
      * Optional: posts again an entry closed without being delivered (pending once more, with this
      * body, after the mail before now), only while it is the entry read at `position`; false when

@@ -56,4 +56,28 @@ describe.skipIf(!available)('postgres store — mailbox.reopen', () => {
     await stored.writer.close()
     await Promise.all([owner.close(), other.close()])
   })
+
+  it('a late complete() of the entry as read before a reopen leaves the reopened post pending, and is no lost lease', async () => {
+    const schema = pg.schema()
+    const owner = postgresStore({ url: pg.url(), schema, owner: 'owner-host' })
+    const other = postgresStore({ url: pg.url(), schema, owner: 'other-host' })
+    const stored = await owner.create(header('s'))
+    const lost: string[] = []
+    owner.onLeaseLost((session) => lost.push(session))
+    await other.mailbox.post('s', { messageId: 'm', body: { text: 'first' } })
+    const [read] = await owner.mailbox.pending('s')
+    // Answered (given up on: 503), then posted again by its sender.
+    expect(await owner.mailbox.complete('s', 'm', { status: 503 }, read!.position)).toBe(true)
+    expect(await other.mailbox.reopen('s', 'm', { body: { text: 'again' }, position: read!.position })).toBe(true)
+    // A late answer for the entry as first read: not the reopened post's.
+    expect(await owner.mailbox.complete('s', 'm', { status: 202 }, read!.position)).toBe(false)
+    const [reopened] = await owner.mailbox.pending('s')
+    expect(reopened).toMatchObject({ messageId: 'm', doneAt: null, outcome: null, body: { text: 'again' } })
+    expect(lost).toEqual([])
+    // The reopened post's own answer closes it.
+    expect(await owner.mailbox.complete('s', 'm', { status: 202 }, reopened!.position)).toBe(true)
+    await expect(owner.mailbox.complete('s', 'm', null, 'x')).rejects.toSatisfy((e) => BosunError.is(e, 'INVALID_ARGUMENT'))
+    await stored.writer.close()
+    await Promise.all([owner.close(), other.close()])
+  })
 })

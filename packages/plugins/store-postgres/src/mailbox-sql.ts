@@ -21,6 +21,8 @@ export const mailboxStatements = (s: string) => {
         body = $3, admitted_by = $4, created_at = clock_timestamp(), done_at = NULL, outcome = NULL, claimed_epoch = NULL
       WHERE session_id = $1 AND message_id = $2 AND id = $5::bigint AND done_at IS NOT NULL AND delivered_seq IS NULL
       RETURNING id::text AS position`,
+    /** Whether `owner` holds the session's lease at `epoch`. Parameters: session, owner, epoch. */
+    held: `SELECT 1 FROM "${s}".session_leases WHERE session_id = $1 AND owner = $2 AND epoch = $3::bigint`,
     /** Parameters: session, message id. */
     get: `SELECT ${columns} FROM "${s}".session_mailbox WHERE session_id = $1 AND message_id = $2`,
     /** Messages neither delivered nor done, in admission order. Parameters: session, limit. */
@@ -38,11 +40,12 @@ export const mailboxStatements = (s: string) => {
       RETURNING 1`,
     /**
      * Marks a message done (a cancel or queue edit carried out, or a message refused) with its
-     * outcome — only by the session's lease holder at its current epoch. Parameters: session,
-     * message id, outcome, owner, epoch.
+     * outcome — only by the session's lease holder at its current epoch, and (with a position)
+     * only while it is the entry read there, not a post that reopened it since. Parameters:
+     * session, message id, outcome, owner, epoch, position or null.
      */
     complete: `UPDATE "${s}".session_mailbox m SET done_at = clock_timestamp(), outcome = $3
-      WHERE m.session_id = $1 AND m.message_id = $2 AND m.done_at IS NULL
+      WHERE m.session_id = $1 AND m.message_id = $2 AND m.done_at IS NULL AND ($6::bigint IS NULL OR m.id = $6::bigint)
         AND EXISTS (SELECT 1 FROM "${s}".session_leases l WHERE l.session_id = $1 AND l.owner = $4 AND l.epoch = $5::bigint FOR SHARE)
       RETURNING 1`,
   }

@@ -140,27 +140,35 @@ export class Mailbox {
     if (lease === undefined) throw this.#noLease(session, 'claim')
     const claimed = await this.#query(this.#sql.claim, [session, messageId, position, lease.owner, lease.epoch], `claim message "${messageId}"`)
     if (claimed.rowCount === 1) return true
-    const entry = await this.get(session, messageId)
-    if (entry === undefined || entry.position !== position || entry.deliveredSeq !== null || entry.doneAt !== null) return false
+    // Not the pending entry read at `position` any more, or the lease is gone: the lease row says which.
+    if (await this.#holds(lease)) return false
     throw this.#takenOver(lease, `message "${messageId}" was not claimed`)
   }
 
   /**
    * Marks a message done with `outcome`, fenced like an append: only while this store holds the
-   * session's lease at the same epoch. False when it was done already; STALE_WRITER without the lease.
+   * session's lease at the same epoch — and, given the `position` it was read at, only while it is
+   * that entry (a post that reopened it since is left pending, for its own run). False when it was
+   * done already (or reopened since); STALE_WRITER without the lease.
    */
-  async complete(session: string, messageId: string, outcome: JsonValue = null): Promise<boolean> {
+  async complete(session: string, messageId: string, outcome: JsonValue = null, position?: string): Promise<boolean> {
     this.#ensureOpen()
     checkId(session, 'session')
     checkId(messageId, 'messageId')
+    if (position !== undefined && (typeof position !== 'string' || !/^[0-9]{1,19}$/.test(position))) throw invalidArgument('mailbox.complete(): "position" must be the entry\'s position as pending() or get() returned it.')
     const lease = this.#leaseOf(session)
     if (lease === undefined) throw this.#noLease(session, 'complete')
-    const done = await this.#query(this.#sql.complete, [session, messageId, JSON.stringify(outcome), lease.owner, lease.epoch], `complete message "${messageId}"`)
+    const done = await this.#query(this.#sql.complete, [session, messageId, JSON.stringify(outcome), lease.owner, lease.epoch, position ?? null], `complete message "${messageId}"`)
     if (done.rowCount === 1) return true
-    const entry = await this.get(session, messageId)
-    if (entry === undefined) throw invalidArgument(`mailbox.complete(): session "${session}" has no message "${messageId}" in its mailbox.`)
-    if (entry.doneAt !== null) return false
+    if (await this.get(session, messageId) === undefined) throw invalidArgument(`mailbox.complete(): session "${session}" has no message "${messageId}" in its mailbox.`)
+    // Done already or reopened since, or the lease is gone: the lease row says which.
+    if (await this.#holds(lease)) return false
     throw this.#takenOver(lease, `message "${messageId}" was not marked done`)
+  }
+
+  /** Whether this store still holds `lease` (its owner at its epoch), read from the lease row. */
+  async #holds(lease: Lease): Promise<boolean> {
+    return (await this.#query(this.#sql.held, [lease.session, lease.owner, lease.epoch], `read the lease of session "${lease.session}"`)).rowCount === 1
   }
 
   /** STALE_WRITER for a lease found taken over, reported lost first (the host drops the session now, not at the next renewal). */
