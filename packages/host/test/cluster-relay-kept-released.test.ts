@@ -33,12 +33,12 @@ describe.skipIf(!available)('host cluster on PostgreSQL — an answer kept after
     const complete = mailbox.complete.bind(mailbox)
     let failed!: () => void
     const saveFailed = new Promise<void>((resolve) => (failed = resolve))
-    mailbox.complete = async (session, messageId, outcome) => {
+    mailbox.complete = async (session, messageId, outcome, position) => {
       if (failing) {
         failed()
         throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' })
       }
-      return complete(session, messageId, outcome)
+      return complete(session, messageId, outcome, position)
     }
 
     await mailbox.post('s', { messageId: '_request:cancel', kind: 'request', body: cancel })
