@@ -1,7 +1,8 @@
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createClient, HostClientError, type StreamFrame } from '../src/client.js'
 import { listen, type Host, type RunningServer } from '../src/index.js'
-import { makeHost, tempDir } from './helpers.js'
+import { makeHost, stepGate, tempDir } from './helpers.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -23,27 +24,33 @@ afterEach(async () => {
   await cleanup()
 })
 
-/** A fetch whose first stream response breaks after a few reads, as a dropped connection would. */
-function flakyFetch(): { fetch: typeof fetch; streams: string[] } {
+/**
+ * A fetch whose first stream response breaks once it has passed on an event frame, as a dropped
+ * connection would; `reconnected` is called when the second stream is asked for.
+ */
+function flakyFetch(reconnected: () => void = () => {}): { fetch: typeof fetch; streams: string[] } {
   const streams: string[] = []
+  const decoder = new TextDecoder()
   const wrapped: typeof fetch = async (input, init) => {
     const response = await fetch(input, init)
     const url = String(input)
     if (!url.includes('/stream')) return response
     streams.push(url)
+    if (streams.length === 2) reconnected()
     if (streams.length > 1 || !response.body) return response
     const reader = response.body.getReader()
-    let reads = 0
+    let eventsPassed = false
     const broken = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        if (++reads > 6) {
+        if (eventsPassed) {
           await reader.cancel()
           controller.error(new Error('connection reset'))
           return
         }
         const { done, value } = await reader.read()
-        if (done) controller.close()
-        else controller.enqueue(value)
+        if (done) return controller.close()
+        if (decoder.decode(value).includes('event: session.event')) eventsPassed = true
+        controller.enqueue(value)
       },
     })
     return new Response(broken, { status: response.status, headers: response.headers })
@@ -53,8 +60,23 @@ function flakyFetch(): { fetch: typeof fetch; streams: string[] } {
 
 describe('@bosun/host/client', () => {
   it('drives a session and resumes its stream by the last seq after a dropped connection', async () => {
-    const flaky = flakyFetch()
-    const client = createClient({ baseUrl: server.url, token, fetch: flaky.fetch })
+    // The turn is held at its step until the stream has reconnected: its end cannot reach the
+    // first stream before the drop, however slowly the durable send came back.
+    const gate = stepGate()
+    const gated = makeHost(join(dir, 'gated'), () => [{ text: 'q'.repeat(80), chunkSize: 1, delayMs: 10 }], { auth: { token } }, [gate.plugin])
+    const gatedServer = await listen(gated.host, { hostname: '127.0.0.1', port: 0, hasToken: true })
+    try {
+      await resumesAfterDrop(gatedServer.url, () => gate.open())
+    } finally {
+      await gatedServer.close()
+      await gated.host.close()
+      await gated.store.close()
+    }
+  })
+
+  async function resumesAfterDrop(url: string, reconnected: () => void): Promise<void> {
+    const flaky = flakyFetch(reconnected)
+    const client = createClient({ baseUrl: url, token, fetch: flaky.fetch })
     expect((await client.host()).auth).toBe('bearer')
     await client.createSession('c')
     const receipt = await client.send('c', { content: 'go', clientMessageId: 'k1' }, { waitDurable: true })
@@ -72,7 +94,7 @@ describe('@bosun/host/client', () => {
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i))
     expect(await client.messageStatus('c', 'k1')).toMatchObject({ state: 'claimed', turnEnd: 'completed' })
     expect((await client.listSessions()).map((s) => s.id)).toEqual(['c'])
-  })
+  }
 
   it('starts over with a reset frame when a restarted host no longer holds the last event it streamed', async () => {
     // Host A streams a turn; then "restarts" as host B whose log for the same id holds another,

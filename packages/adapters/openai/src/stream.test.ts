@@ -1,8 +1,9 @@
 import { BosunError } from '@bosun/core'
 import type { ModelChunk } from '@bosun/core'
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { openai } from './adapter.js'
+import { DEADLINE_CLOCK, pending, pull } from './testing/by-hand.js'
 import { assemble, deltaText, request, run } from './testing/helpers.js'
 import { chunk, fixture, raw, reset, sse, sseBytes, stall, startServer, status, type TestServer } from './testing/server.js'
 
@@ -284,11 +285,30 @@ describe('errors', () => {
   })
 
   it('a stream that stalls: TIMEOUT after idleTimeoutMs, and the connection is closed', async () => {
-    server.reply(stall([chunk({ content: 'start' })]))
-    const { chunks, error } = await run(model({ idleTimeoutMs: 100 }))
-    expect(assemble(chunks).text).toBe('start')
-    expect([error?.code, error?.retryable]).toEqual(['TIMEOUT', true])
-    await server.requests[0]!.closed
+    // The deadline's clock is faked and moved by the test (as the Anthropic adapter's test does):
+    // on the real clock a busy machine let the 100 ms pass before 'start' arrived, and no text was
+    // seen. One exchange on the real clock first: fetch's own timers are made then, not on the fake one.
+    server.reply(sse([chunk({ content: 'warm' }, 'stop')]))
+    expect((await run(model())).error).toBeUndefined()
+    vi.useFakeTimers(DEADLINE_CLOCK)
+    try {
+      server.reply(stall([chunk({ content: 'start' })]))
+      const pulled = pull(model({ idleTimeoutMs: 100 }), request())
+      const chunks: ModelChunk[] = []
+      while (assemble(chunks).text !== 'start') {
+        const next = await pulled.next()
+        if (!('chunk' in next)) throw new Error(`the stream ended before its text: ${JSON.stringify(next)}`)
+        chunks.push(next.chunk)
+      }
+      const stalled = pulled.next()
+      expect(await pending(stalled), 'ended before idleTimeoutMs').toBe(true)
+      await vi.advanceTimersByTimeAsync(100)
+      const ended = await stalled
+      expect(ended).toMatchObject({ error: { code: 'TIMEOUT', retryable: true } })
+      await server.requests[1]!.closed
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('keep-alive comments and role-only deltas between chunks make no chunks', async () => {

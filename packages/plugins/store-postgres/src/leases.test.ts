@@ -117,8 +117,9 @@ describe.skipIf(!available)('postgres store — leases and fencing', () => {
 
   it('renewal keeps a lease alive past its TTL (every third of it, on the database clock); release expires it at once', async () => {
     const schema = pg.schema()
-    const a = postgresStore({ url: pg.url(), schema, owner: 'host-a', leaseTtlMs: 1_500 })
-    const b = postgresStore({ url: pg.url(), schema, owner: 'host-b', leaseTtlMs: 1_500 })
+    // Renewed every 1.5 s: only an event loop or a database stalled for 4.5 s would let it lapse.
+    const a = postgresStore({ url: pg.url(), schema, owner: 'host-a', leaseTtlMs: 4_500 })
+    const b = postgresStore({ url: pg.url(), schema, owner: 'host-b', leaseTtlMs: 4_500 })
     const created = await a.create(header('renewed'))
     const { first } = (await pg.sql<{ first: Date }>(`SELECT expires_at AS first FROM "${schema}".session_leases WHERE session_id = 'renewed'`))[0]!
     // Past the first expiry on the database clock, the lease is still a's: it was renewed.
