@@ -252,7 +252,10 @@ export function uiTurnStream(log: TurnLog, options: Omit<TurnStreamOptions, 'onE
     },
     // Held parts already stored are sent by the next read at once.
     wait: (ms) => (held === undefined ? log.wait(ms) : held.stored ? Promise.resolve(false) : storedWithin(held.storing, ms)),
-    ended: () => log.ended(),
+    // Once the turn's end is read, the stream ends by itself: its parts (held for the store) and
+    // [DONE] go out even if the log ends meanwhile (the session closed, the lease lost) — the turn
+    // did end, and its client would otherwise never get `finish`.
+    ended: () => !finished && log.ended(),
     end: () => log.end(),
   }, options.keepAliveMs)
 }

@@ -77,6 +77,7 @@ describe('AI SDK chat: the finish follows the store', () => {
     expect(text).toContain('stored answer'.slice(0, 4))
     expect(flushes.turnEnd()).toBeGreaterThan(0)
     expect(storedAtFinish).toBeGreaterThanOrEqual(flushes.turnEnd()!)
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true)
   })
 
   it('a store slow to take the turn\'s end holds the finish, not the stream: keep-alives go on meanwhile', async () => {
@@ -109,5 +110,6 @@ describe('AI SDK chat: the finish follows the store', () => {
     expect(keptAlive).toBe(true)
     expect(text).toContain('"type":"finish"')
     expect(text.indexOf('"type":"finish"')).toBeGreaterThan(text.lastIndexOf(': keep-alive'))
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true)
   })
 })

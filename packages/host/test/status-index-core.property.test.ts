@@ -207,8 +207,9 @@ describe('host: the status index against core\'s recovery', () => {
     expect(putBacksSeen).toBeGreaterThanOrEqual(3)
     expect(forks).toBeGreaterThan(30)
     expect(comparedInForks).toBeGreaterThan(20)
-    // Random runs make 11–32 of these (1 run in ~1,000 would fall to 5); the two fork examples make 2 on their own.
-    expect(comparedAfterQueuedSeeds).toBeGreaterThanOrEqual(2)
+    // Random runs make 11–32 of these (1 run in ~1,000 would fall to 5); the two fork examples make
+    // 2 on their own, so 3 asks at least one of a random run.
+    expect(comparedAfterQueuedSeeds).toBeGreaterThanOrEqual(3)
   }, 240_000)
 })
 
