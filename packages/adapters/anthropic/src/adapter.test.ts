@@ -2,7 +2,7 @@
 // random byte positions), constructed streams, typed errors, abort, laziness and headers.
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ModelChunk, ModelError } from '@bosun/core'
-import { DEADLINE_CLOCK, pending, pull } from '../../openai/src/testing/by-hand.js'
+import { DEADLINE_CLOCK, pending, pull, pullUntil } from '../../openai/src/testing/by-hand.js'
 import { ask, collect, model, SECRET, serverAt, textOf, warmUpFetch } from './testing/helpers.js'
 import { events, fakeServer, fixture, frames, recut, status, stream, type FakeServer } from './testing/server.js'
 
@@ -330,12 +330,7 @@ describe('errors', () => {
     try {
       server.reply(stream(frames(textStream('hello')).slice(0, 3), { then: 'stall' }))
       const pulled = pull(model(server.baseURL, { idleTimeoutMs: 100 }), ask())
-      const chunks: ModelChunk[] = []
-      while (textOf(chunks) !== 'hello') {
-        const next = await pulled.next()
-        if (!('chunk' in next)) throw new Error(`the stream ended before its text: ${JSON.stringify(next)}`)
-        chunks.push(next.chunk)
-      }
+      await pullUntil(pulled, (chunks) => textOf([...chunks]) === 'hello')
       const stalled = pulled.next()
       expect(await pending(stalled), 'ended before idleTimeoutMs').toBe(true)
       await vi.advanceTimersByTimeAsync(100)

@@ -3,7 +3,7 @@ import type { ModelChunk } from '@bosun/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { openai } from './adapter.js'
-import { DEADLINE_CLOCK, pending, pull } from './testing/by-hand.js'
+import { DEADLINE_CLOCK, pending, pull, pullUntil } from './testing/by-hand.js'
 import { assemble, deltaText, request, run } from './testing/helpers.js'
 import { chunk, fixture, raw, reset, sse, sseBytes, stall, startServer, status, type TestServer } from './testing/server.js'
 
@@ -294,12 +294,7 @@ describe('errors', () => {
     try {
       server.reply(stall([chunk({ content: 'start' })]))
       const pulled = pull(model({ idleTimeoutMs: 100 }), request())
-      const chunks: ModelChunk[] = []
-      while (assemble(chunks).text !== 'start') {
-        const next = await pulled.next()
-        if (!('chunk' in next)) throw new Error(`the stream ended before its text: ${JSON.stringify(next)}`)
-        chunks.push(next.chunk)
-      }
+      await pullUntil(pulled, (chunks) => assemble([...chunks]).text === 'start')
       const stalled = pulled.next()
       expect(await pending(stalled), 'ended before idleTimeoutMs').toBe(true)
       await vi.advanceTimersByTimeAsync(100)

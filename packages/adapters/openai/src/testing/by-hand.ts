@@ -61,6 +61,17 @@ export function pull(adapter: ModelAdapter, request: ModelRequest): { next(): Pr
   }
 }
 
+/** Pulls chunks until `enough(chunks)`; throws if the stream ends (or fails) first. */
+export async function pullUntil(pulled: { next(): Promise<Pulled> }, enough: (chunks: readonly ModelChunk[]) => boolean): Promise<ModelChunk[]> {
+  const chunks: ModelChunk[] = []
+  while (!enough(chunks)) {
+    const next = await pulled.next()
+    if (!('chunk' in next)) throw new Error(`the stream ended before the chunks looked for: ${JSON.stringify(next)}`)
+    chunks.push(next.chunk)
+  }
+  return chunks
+}
+
 /** True if `promise` is still unsettled after one turn of the (real) event loop. */
 export async function pending(promise: Promise<unknown>): Promise<boolean> {
   const marker = Symbol('pending')
