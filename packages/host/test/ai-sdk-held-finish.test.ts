@@ -27,7 +27,8 @@ describe('AI SDK turn stream: the held finish', () => {
         asked++
         return new Promise<void>((resolve) => { store = resolve })
       },
-      wait: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 20)),
+      // No new events ever come: every wait is a keep-alive's (the stream is pulled, so no spin).
+      wait: async () => true,
       ended: () => ended,
       end: () => {},
     }
