@@ -81,6 +81,40 @@ describe('postgres store — options', () => {
     expect(resolveOptions({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: ' postgres://h/db ' }).url).toBe('postgres://h/db')
   })
 
+  // A password with a character a URL gives a meaning to, not percent-encoded: the URL does not
+  // parse, or parses into another host — part of the password, which every connection error showed.
+  const unencoded = [
+    { what: 'a "#"', url: 'postgres://bosun:p@Qx7k#W0rdZ@127.0.0.1:5432/app', shown: ['Qx7k', 'W0rdZ'], says: 'holds a "#", which ends a URL' },
+    { what: 'a "/"', url: 'postgres://bosun:Qx7k/W0rdZ@127.0.0.1:5432/app', shown: ['Qx7k', 'W0rdZ'], says: 'is not a valid URL' },
+    { what: 'a "?" after digits', url: 'postgres://bosun:8531?W0rdZ@127.0.0.1:5432/app', shown: ['8531', 'W0rdZ'], says: 'has an "@" after its host' },
+    { what: 'a "/" after digits', url: 'postgres://bosun:8531/W0rdZ@127.0.0.1:5432/app', shown: ['8531', 'W0rdZ'], says: 'has an "@" after its host' },
+  ]
+  for (const { what, url, shown, says } of unencoded) {
+    it(`a password with ${what} not percent-encoded is refused before any connection, saying to encode it, not shown`, () => {
+      const messages = [
+        (() => { try { resolveOptions({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: url }) } catch (e) { return `${(e as Error).message}` } })(),
+        (() => { try { resolveOptions({ url }) } catch (e) { return `${(e as Error).message}` } })(),
+      ]
+      expect(messages[0]).toContain(`  - $.urlEnv: the URL in BOSUN_PG_URL ${says}`)
+      expect(messages[1]).toContain(`  - $.url: the URL ${says}`)
+      for (const message of messages) {
+        expect(message).toContain('percent-encode the password (encodeURIComponent')
+        for (const part of shown) expect(message).not.toContain(part)
+      }
+    })
+  }
+
+  it('URLs node-postgres reads as written pass: encoded passwords, no host, a query value with an "@"', () => {
+    for (const url of [
+      `postgres://bosun:${encodeURIComponent('p@ss#w/rd?')}@127.0.0.1:5432/app`,
+      'postgres://bosun:p@ss@127.0.0.1:5432/app', // the last "@" ends the user part
+      'postgres://bosun:pass word%zz@127.0.0.1/app', // a space and a stray "%" are encoded first
+      'postgres://bosun:pw@/app',
+      'postgresql://bosun@[::1]:5432/app?sslmode=require&user=bosun@server',
+      'postgres:///app',
+    ]) expect(resolveOptions({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: url }).url, url).toBe(url)
+  })
+
   it('the schema takes exactly one of url and urlEnv, known keys, and sane numbers', async () => {
     const refused = async (options: unknown) => {
       const error = await createStore(definition, options).catch((e: unknown) => e)

@@ -1,5 +1,6 @@
 import { assertOptions, ErrorCodes, optionsError } from '@bosun/core'
 import type { JsonSchema } from '@bosun/core'
+import { urlShapeProblem } from './url-shape.js'
 
 /** Options of the PostgreSQL store; the same shape is accepted from a config file. */
 export interface PostgresStoreOptions {
@@ -101,14 +102,24 @@ export function resolveOptions(options: PostgresStoreOptions, env: NodeJS.Proces
   const checked = assertOptions<PostgresStoreOptions>(postgresStoreOptionsSchema, options, WHAT)
   const { url, urlEnv, schema = DEFAULTS.schema, poolSize = DEFAULTS.poolSize, statementTimeoutMs = DEFAULTS.statementTimeoutMs } = checked
   const { leaseTtlMs = DEFAULTS.leaseTtlMs, batchWindowMs = DEFAULTS.batchWindowMs, owner } = checked
-  return { url: url ?? urlFromEnv(urlEnv!, env), schema, poolSize, statementTimeoutMs, leaseTtlMs, batchWindowMs, owner }
+  return { url: url === undefined ? urlFromEnv(urlEnv!, env) : checkedUrl(url), schema, poolSize, statementTimeoutMs, leaseTtlMs, batchWindowMs, owner }
 }
 
-/** The URL in the variable `name` (the schema has checked that it is a variable's name). */
+const problem = (key: 'url' | 'urlEnv', message: string) => optionsError(WHAT, [{ keys: [key], message }], ErrorCodes.INVALID_ARGUMENT)
+
+/** A URL given from code, whose start the schema checked: the rest of its shape ({@link urlShapeProblem}). */
+function checkedUrl(url: string): string {
+  const shape = urlShapeProblem(url)
+  if (shape !== undefined) throw problem('url', `the URL ${shape} (it is not shown, as it may hold a password)`)
+  return url
+}
+
+/** The URL in the variable `name` (the schema has checked that it is a variable's name), its shape checked. */
 function urlFromEnv(name: string, env: NodeJS.ProcessEnv): string {
   const url = env[name]?.trim()
-  const problem = (message: string) => optionsError(WHAT, [{ keys: ['urlEnv'], message }], ErrorCodes.INVALID_ARGUMENT)
-  if (!url) throw problem(`the environment variable ${name} named by "urlEnv" is not set: set it to the database URL (export ${name}=postgres://…)`)
-  if (!/^postgres(ql)?:\/\//.test(url)) throw problem(`the URL in ${name} must start with postgres:// or postgresql:// (it is not shown, as it may hold a password)`)
+  if (!url) throw problem('urlEnv', `the environment variable ${name} named by "urlEnv" is not set: set it to the database URL (export ${name}=postgres://…)`)
+  if (!/^postgres(ql)?:\/\//.test(url)) throw problem('urlEnv', `the URL in ${name} must start with postgres:// or postgresql:// (it is not shown, as it may hold a password)`)
+  const shape = urlShapeProblem(url)
+  if (shape !== undefined) throw problem('urlEnv', `the URL in ${name} ${shape} (it is not shown, as it may hold a password)`)
   return url
 }
