@@ -1,7 +1,7 @@
 import { admit, type AdmissionReceipt } from '../admission.js'
 import { inboxMark, openTurn, uiMessageStream } from '../ai-sdk.js'
 import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
-import { openColdStream } from '../cold-stream.js'
+import { needsRecovery, openColdStream } from '../cold-stream.js'
 import type { HostContext } from '../context.js'
 import { checkCursor, sessionIdParam, streamQuery } from '../request.js'
 import { checkSessionId } from '../sessions.js'
@@ -36,6 +36,10 @@ export function streamRoutes(host: HostContext): void {
   app.get('/v1/ai-sdk/chat/:id/stream', async (c) => {
     const id = sessionIdParam(c)
     if (!(await sessions.exists(id))) return new Response(null, { status: 204 })
+    // useChat asks this on every page load: a session no agent has open is not resumed for it
+    // (resuming one a shutdown left owing its queue would run that queue), unless a crash left its
+    // last turn open — then recovery closes that turn and the turn it wakes is the one to stream.
+    if (!(await resumesForChat(host, id))) return new Response(null, { status: 204 })
     const live = await sessions.use(id)
     const turn = openTurn(live.agent.session.events)
     if (!turn) return new Response(null, { status: 204 })
@@ -57,4 +61,16 @@ export function streamRoutes(host: HostContext): void {
     const stream = sessionStream(live, { ...common, after, onEnd: release })
     return new Response(stream, { status: 200, headers: SSE_HEADERS })
   })
+}
+
+/**
+ * Whether the AI SDK resume route opens session `id`: it is live here, its store cannot read it
+ * without opening it, or a crash left its stored log's last turn open. Otherwise it has no open
+ * turn to stream, and the route answers 204 from the stored log.
+ */
+async function resumesForChat(host: HostContext, id: string): Promise<boolean> {
+  if (host.store.read === undefined || (await host.sessions.peek(id)) !== undefined) return true
+  const stored = await host.sessions.read(id)
+  if (stored === undefined) return false // gone meanwhile: nothing to resume, as for an unknown id
+  return stored.live !== undefined || needsRecovery(stored.events, stored.header.seedLength ?? 0)
 }
