@@ -65,6 +65,7 @@ export function openDatabase(options: ResolvedOptions): Database {
           { details: { database: name, schema: options.schema, version, supported: SCHEMA_VERSION } },
         )
       }
+      if (version === 0) await refuseForeignTables(client, name, options.schema)
       const steps2 = migrations(options.schema)
       for (let from = version; from < SCHEMA_VERSION; from++) await client.query(steps2[from]!)
       if (version < SCHEMA_VERSION) await client.query(steps.setVersion)
@@ -96,6 +97,29 @@ export function openDatabase(options: ResolvedOptions): Database {
     },
     end: () => pool.end(),
   }
+}
+
+/** The tables layout 1 creates: a schema without a layout version that holds one of them is not Bosun's. */
+const OWN_TABLES = ['sessions', 'session_events', 'session_leases', 'session_mailbox']
+
+/**
+ * Refuses a schema that has no layout version yet but already holds a table of Bosun's names —
+ * another application's schema (the `schema` option names one it uses), or one whose
+ * `bosun_schema` row was removed. Creating the tables there failed with PostgreSQL's bare
+ * `relation "sessions" already exists`, which says neither whose table it is nor what to do.
+ */
+async function refuseForeignTables(client: pg.PoolClient, database: string, schema: string): Promise<void> {
+  const found = await client.query<{ name: string }>(
+    'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[]) ORDER BY table_name',
+    [schema, OWN_TABLES],
+  )
+  if (found.rows.length === 0) return
+  const tables = found.rows.map((row) => `"${row.name}"`).join(', ')
+  throw new BosunError(
+    ErrorCodes.STORE,
+    `PostgreSQL store ${database}: schema "${schema}" already holds ${tables} but no layout version of this store (its "bosun_schema" table is empty), so those tables are not this store's to use. Name a schema of the store's own with the "schema" option (it is created when missing), or, if they are left over from an earlier store whose version row was removed, drop them.`,
+    { details: { database, schema, tables: found.rows.map((row) => row.name) } },
+  )
 }
 
 /**

@@ -31,7 +31,7 @@ export function unanswered(error: unknown): boolean {
   return error instanceof Error && sqlState(error) === undefined && CLIENT_TIMEOUTS.has(error.message)
 }
 
-/** What to check, for the errors of a URL that does not reach a database: the first ones a new user meets. */
+/** What to check, for the errors of a URL that does not reach a database or a user that may not use it: the first ones a new user meets. */
 const CONNECT_HINTS: Record<string, string> = {
   ECONNREFUSED: 'nothing accepts connections there: check that PostgreSQL runs at that host and port, and the URL',
   ENOTFOUND: 'the host name does not resolve: check the host in the URL',
@@ -41,6 +41,8 @@ const CONNECT_HINTS: Record<string, string> = {
   '28P01': 'check the user and password in the URL',
   '28000': 'check the user and password in the URL',
   '3D000': 'create the database, or name one that exists in the URL',
+  // The store creates its schema and tables on first use (and migrates them): the user needs that right.
+  '42501': 'the user in the URL lacks a privilege: the store creates its schema and tables on first use, so grant it CREATE on the database, or create the schema for it (CREATE SCHEMA … AUTHORIZATION …) — docs/scale-out.md, Deployment',
 }
 
 /** The hint for `error` and its SQLSTATE, or '' (a hint is added to the message in parentheses). */
