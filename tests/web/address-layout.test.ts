@@ -64,6 +64,12 @@ if (hasChromium) {
         expect(await composer(page).count()).toBe(0)
         expect(await page.getByRole('button', { name: 'Stop', exact: true }).count()).toBe(0)
         await screenshot(page, 'missing-session')
+        // An id no session can have (the host answers 400 at /id): said in its place too, with no notice to reload beside it.
+        await page.goto(`${server.url}/#/s/..%2F..%2Fetc`)
+        await page.reload()
+        await until(async () => /^"\.\.\/\.\.\/etc" is not a session id/.test((await alert.textContent().catch(() => '')) ?? ''), 'the id said to be none')
+        expect(await composer(page).count()).toBe(0)
+        expect(await page.getByText('Reload the page').count()).toBe(0)
         expect(errors).toEqual([])
       } finally {
         await page.close()

@@ -48,4 +48,13 @@ describe('the session in the page\'s address', () => {
     expect(store.getState().unavailable).toMatch(/^Session "no-such-session" is not on this host/)
     expect(store.getState().notices).toEqual([])
   })
+
+  it('an id no session can have (a path in it, "..") is unavailable too: said in its place, no notice, nothing to reload', async () => {
+    harness = startHost()
+    store = createAppStore({ client: harness.client })
+    store.getState().select('../../etc')
+    await until(() => store!.getState().unavailable, 'the id said unavailable')
+    expect(store.getState().unavailable).toBe('"../../etc" is not a session id (a session id is 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit): pick a session from the list or start a new session.')
+    expect(store.getState().notices).toEqual([])
+  })
 })

@@ -69,11 +69,19 @@ export function nextAttemptIn(nextAttemptAt: number | undefined, now: number): s
   return seconds > 0 ? `next attempt in ${seconds} s` : 'trying again now'
 }
 
-/** Why the session stream ended for good, said for the page (what the host's own message says is for API callers). */
-export function streamStopped(id: string, error: unknown): string {
-  if (error instanceof HostClientError && error.status === 404) return `Session "${id}" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.`
-  return stoppedBecause('The session stream', error, 'try again')
+/**
+ * Why session `id` cannot be shown, when the host says it has no such session (404) or that no
+ * session can have that id (400 at `/id`: an address someone typed or a link mangled, `../etc`);
+ * said in the session's place. Null for any other refusal.
+ */
+export function sessionUnavailable(id: string, error: unknown): string | null {
+  if (!(error instanceof HostClientError)) return null
+  if (error.status === 404) return `Session "${id}" is not on this host (deleted, or the host uses another store): pick one from the list or start a new session.`
+  const path = (error.details as { path?: unknown } | undefined)?.path
+  if (error.status === 400 && path === '/id') return `"${id}" is not a session id (a session id is 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit): pick a session from the list or start a new session.`
+  return null
 }
+
 
 /** Why a stream ended for good, for a 403 (the page is not on the host's own address) or anything else. */
 export function stoppedBecause(what: string, error: unknown, reloadTo: string): string {

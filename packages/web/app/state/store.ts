@@ -7,7 +7,7 @@ import { createStore } from 'zustand/vanilla'
 import { HostClientError, type HostClient, type RetryNotice, type StreamFrame } from '@bosun/host/client'
 import type { AppActions, AppState, AppStore, ComposerCall } from './app-state.js'
 import { createCoalescer, type Scheduler } from './coalesce.js'
-import { reconnecting, stoppedBecause, streamStopped } from './connection.js'
+import { reconnecting, sessionUnavailable, stoppedBecause } from './connection.js'
 import { emptySession, foldFrames } from './fold.js'
 import { idTaken, idTakenNotice } from './id-taken.js'
 import { editsLeft } from './queue-edits.js'
@@ -181,9 +181,10 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
             if (error instanceof HostClientError && error.code === 'replay-unavailable') return reload()
             // Refused for good (401, 403, 404): no retry comes, so the banner must not say one does.
             set({ connection: { state: 'stopped', retries: 0 } })
-            // No such session: said in its place (streamStopped), not in a notice beside an idle-looking session.
-            if (error instanceof HostClientError && error.status === 404) set({ unavailable: streamStopped(id, error) })
-            else if (!refused(error)) notify('error', 'session-stream', id, streamStopped(id, error))
+            // No such session, or an id no session can have: said in its place, not in a notice beside an idle-looking session.
+            const unavailable = sessionUnavailable(id, error)
+            if (unavailable !== null) set({ unavailable })
+            else if (!refused(error)) notify('error', 'session-stream', id, stoppedBecause('The session stream', error, 'try again'))
           }
         })()
       },
