@@ -1,5 +1,6 @@
 import { CONTEXT_WINDOW_MESSAGE, maxTokensRefusal, ModelError, retryAfterMs, tooLargeHint } from '@bosun/core'
 import type { ModelErrorCode } from '@bosun/core'
+import { QUOTA_HINT, whatToDo } from './hints.js'
 import { withoutCredentials } from './mask.js'
 import { answeringServer } from './server-name.js'
 
@@ -67,7 +68,10 @@ function typedError(error: unknown, signal: AbortSignal, provider: string, model
     // The SDK retries no 413, but a 413 that is a rate limit (Groq's tokens per minute) passes with time.
     const retryable = quota ? false : status === 413 ? undefined : booleanField(error, 'isRetryable')
     const hint = overBudget?.hint ?? (status === 413 ? tooLargeHint(code, `${message} ${body}`) : '')
-    return new ModelError(code, `${answered(provider, error)} HTTP ${status}${message ? `: ${message}` : ''}${hint}${responsesHint(provider, status, modelId, `${message} ${body}`)}`, {
+    const responses = responsesHint(provider, status, modelId, `${message} ${body}`)
+    // What to do, as the native adapters say it — unless a more precise hint above already does.
+    const toDo = quota ? QUOTA_HINT : hint === '' && responses === '' ? whatToDo(code, provider, status, modelId) : ''
+    return new ModelError(code, `${answered(provider, error)} HTTP ${status}${message ? `: ${message}` : ''}${hint}${responses}${toDo}`, {
       status,
       cause: error,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
@@ -165,7 +169,7 @@ function partError(error: unknown, provider: string, maxTokens?: number): ModelE
   // Anthropic's request_too_large is a 413 in a stream: maxTokens alone over the limit is the same INVALID_REQUEST.
   const overBudget = /request[_ ]too[_ ]large/i.test(kind) ? maxTokensRefusal(413, message, { maxTokens, maxTokensField: MAX_TOKENS_FIELD }) : undefined
   const code = overBudget?.code ?? codeForKind(kind, message)
-  const hint = overBudget?.hint ?? ''
+  const hint = overBudget?.hint ?? whatToDo(code, provider)
   return new ModelError(code, `${provider} failed: ${message || kind || 'unknown error'}${hint}`, { cause: error })
 }
 

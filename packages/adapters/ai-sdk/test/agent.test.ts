@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { createAgent } from '@bosun/core'
 import type { Tool } from '@bosun/core'
+import { authHint } from '../src/hints.js'
 import { aiSdk } from '../src/index.js'
 import { finishV2, finishV3, mockV2, mockV3 } from './mock-model.js'
 
@@ -141,7 +142,7 @@ describe('through an agent', () => {
     agent.followup('hi')
     await agent.whenIdle()
     expect(agent.session.events.find((e) => e.type === 'turn/end')?.data).toMatchObject({
-      reason: { kind: 'error', error: { code: 'AUTH', status: 401, message: 'mock.chat answered HTTP 401: Invalid API key' } },
+      reason: { kind: 'error', error: { code: 'AUTH', status: 401, message: `mock.chat answered HTTP 401: Invalid API key${authHint('mock.chat')}` } },
     })
   })
 })

@@ -9,8 +9,12 @@ import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provide
 import { createAgent, serializeError } from '@bosun/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startServer, status, type TestServer } from '../../openai/src/testing/server.js'
+import { authHint } from '../src/hints.js'
 import { aiSdk } from '../src/index.js'
 import { apiCallError } from './mock-model.js'
+
+/** What a refusal of the key says to do through the bridge (the gateway's provider id names no known package). */
+const KEY_HINT = authHint('gateway.chat')
 
 /** A key with a provider's prefix, and one without (a self-hosted gateway's random token). */
 const KEYS = ['sk-proj-Tq3xV9mLp2Wz7Rk4Nd8Hs1Jb', 'Zq8Xv2Lm9Pw4Rt7Yk1Nb6Hc3']
@@ -67,7 +71,7 @@ describe('a provider error that echoes the key', () => {
       server.reply(status(401, errorBody(`Incorrect API key provided: ${key}. You can find your API key in your dashboard.`)))
       const error = await failure(key)
       expect(error).toMatchObject({ code: 'AUTH', status: 401, retryable: false })
-      expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
+      expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.' + KEY_HINT)
       expect(error.cause).toBeUndefined()
       expect(shown(error)).not.toContain(key.slice(0, 12))
     })
@@ -77,7 +81,7 @@ describe('a provider error that echoes the key', () => {
     const key = KEYS[1]!
     server.reply(status(200, `data: ${JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `token Bearer ${key} was revoked` } })}\n\n`, { 'content-type': 'text/event-stream' }))
     const error = await failure(key)
-    expect(error).toMatchObject({ code: 'AUTH', message: 'gateway.chat failed: token Bearer [redacted] was revoked' })
+    expect(error).toMatchObject({ code: 'AUTH', message: `gateway.chat failed: token Bearer [redacted] was revoked${KEY_HINT}` })
     expect(shown(error)).not.toContain(key.slice(0, 12))
   })
 
@@ -85,7 +89,7 @@ describe('a provider error that echoes the key', () => {
     const key = KEYS[0]!
     server.reply(status(403, JSON.stringify({ error: { message: 'Forbidden' }, request: { headers: { authorization: `Bearer ${key}` } } })))
     const error = await failure(key)
-    expect(error).toMatchObject({ code: 'AUTH', status: 403, message: 'gateway.chat: the server at api.example.com answered HTTP 403: Forbidden' })
+    expect(error).toMatchObject({ code: 'AUTH', status: 403, message: 'gateway.chat: the server at api.example.com answered HTTP 403: Forbidden' + KEY_HINT })
     expect(error.cause).toBeUndefined()
     expect(shown(error)).not.toContain(key.slice(0, 12))
   })
@@ -93,7 +97,7 @@ describe('a provider error that echoes the key', () => {
   it('an error without anything like a key keeps its cause', async () => {
     server.reply(status(401, errorBody('Incorrect API key provided.')))
     const error = await failure(KEYS[0]!)
-    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided.')
+    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided.' + KEY_HINT)
     expect(error.cause).toMatchObject({ name: 'AI_APICallError', statusCode: 401 })
   })
 
@@ -104,7 +108,7 @@ describe('a provider error that echoes the key', () => {
     agent.followup('hi')
     await agent.whenIdle()
     expect(agent.session.events.find((event) => event.type === 'turn/end')?.data).toMatchObject({
-      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted].' } },
+      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted].' + KEY_HINT } },
     })
     expect(JSON.stringify(agent.session.events)).not.toContain(key.slice(0, 12))
   })
@@ -123,7 +127,7 @@ describe('a word-like key from a variable named as a secret', () => {
     process.env.X1_GATEWAY_API_KEY = WORDLIKE
     server.reply(status(401, errorBody(`Incorrect API key provided: ${WORDLIKE}. You can find your API key in your dashboard.`)))
     const error = await failure(WORDLIKE)
-    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.')
+    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted]. You can find your API key in your dashboard.' + KEY_HINT)
     expect(error.cause).toBeUndefined()
     expect(shown(error)).not.toContain(WORDLIKE)
 
@@ -132,7 +136,7 @@ describe('a word-like key from a variable named as a secret', () => {
     agent.followup('hi')
     await agent.whenIdle()
     expect(agent.session.events.find((event) => event.type === 'turn/end')?.data).toMatchObject({
-      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted].' } },
+      reason: { kind: 'error', error: { code: 'AUTH', message: 'gateway.chat: the server at api.example.com answered HTTP 401: Incorrect API key provided: [redacted].' + KEY_HINT } },
     })
     expect(JSON.stringify(agent.session.events)).not.toContain(WORDLIKE)
   })
@@ -141,6 +145,6 @@ describe('a word-like key from a variable named as a secret', () => {
     process.env.X1_SHORT_TOKEN = 'model'
     server.reply(status(401, errorBody('The model needs a key.')))
     const error = await failure('model')
-    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: The model needs a key.')
+    expect(error.message).toBe('gateway.chat: the server at api.example.com answered HTTP 401: The model needs a key.' + KEY_HINT)
   })
 })

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { warmUpFetch } from '../../openai/src/testing/hostile.js'
 import { chunk, reset, startServer, status, type TestServer } from '../../openai/src/testing/server.js'
+import { authHint } from '../src/hints.js'
 import { aiSdk } from '../src/index.js'
 import { apiCallError, mockV2 } from './mock-model.js'
 
@@ -81,10 +82,10 @@ describe('an AI SDK provider pointed at a gateway: errors name the server that a
   it("a provider's own API is named as the provider (by the URL's host, not the provider's id)", async () => {
     const refusal = apiCallError({ message: 'invalid x-api-key', statusCode: 401 })
     const model = mockV2({ provider: 'anthropic.messages', responses: [{ throws: Object.assign(refusal, { url: 'https://api.anthropic.com/v1/messages' }) }] })
-    expect((await failure(model)).message).toBe('anthropic.messages: Anthropic answered HTTP 401: invalid x-api-key')
+    expect((await failure(model)).message).toBe(`anthropic.messages: Anthropic answered HTTP 401: invalid x-api-key${authHint('anthropic.messages')}`)
     const proxied = apiCallError({ message: 'invalid x-api-key', statusCode: 401 })
     const viaGateway = mockV2({ provider: 'anthropic.messages', responses: [{ throws: Object.assign(proxied, { url: `http://gateway.internal:4000/anthropic/v1/messages?key=${PATH_SECRET}` }) }] })
-    expect(said(await failure(viaGateway))).toBe('anthropic.messages: the server at gateway.internal:4000 answered HTTP 401: invalid x-api-key')
+    expect(said(await failure(viaGateway))).toBe(`anthropic.messages: the server at gateway.internal:4000 answered HTTP 401: invalid x-api-key${authHint('anthropic.messages')}`)
   })
 })
 
