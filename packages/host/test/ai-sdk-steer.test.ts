@@ -6,7 +6,7 @@
 // claimed the steer); a stream of the turn from the steer's step on replaced the whole answer
 // in useChat's message with its part. Found walking useChat against a host. Real HTTP on
 // 127.0.0.1, JSONL files, ai 6's DefaultChatTransport and AbstractChat (what useChat wraps).
-import { describe, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import { listen } from '../src/index.js'
 import { makeHost, perTest, stepGate, waitFor } from './helpers.js'
@@ -52,5 +52,12 @@ describe('AI SDK chat: a steer sent through the chat route while the turn runs',
     await Promise.all([first, steered])
 
     expectWholeTurnIn(chat)
+    // useChat keeps the steer's own user message where sendMessage put it, after the answer it
+    // joined; the filter docs/host.md gives (a user message a data-bosun-steer part names) leaves
+    // what a reload (GET …/messages) shows: the prompt, then the answer with the steer inside.
+    expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
+    const steers = new Set(chat.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === 'data-bosun-steer' ? [(p as { id?: string }).id] : []))))
+    const shown = chat.messages.filter((m) => m.role !== 'user' || !steers.has(m.id))
+    expect(shown.map((m) => m.role)).toEqual(['user', 'assistant'])
   })
 })
