@@ -118,7 +118,7 @@ async function* streamMessage(connection: Connection, request: ModelRequest, sig
     if (signal?.aborted) throw signal.reason
     const body = toAnthropicRequest(request, connection.options)
     const sent = sentMaxTokens(body)
-    yield* withContentDeadline(decode(send(connection, JSON.stringify(body), sent, controller.signal), sent, connection.label), connection.options, connection.label)
+    yield* withContentDeadline(decode(send(connection, JSON.stringify(body), sent, body.model, controller.signal), sent, connection.label), connection.options, connection.label)
   } catch (error) {
     throw typed(error, signal, connection)
   } finally {
@@ -143,10 +143,10 @@ async function* decode(events: AsyncIterable<AnthropicEvent>, sent: SentMaxToken
  * excerpt of what the server sent before it is cut. `sent`: the body's max_tokens, which a 413 is
  * typed by.
  */
-async function* send(connection: Connection, body: string, sent: SentMaxTokens, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
+async function* send(connection: Connection, body: string, sent: SentMaxTokens, model: string, signal: AbortSignal): AsyncGenerator<AnthropicEvent> {
   const { apiKey: secret, label } = connection
   const response = await fetchWithoutRedirects(connection.url, { method: 'POST', headers: headers(connection), body, signal })
-  if (!response.ok) throw withPathHint(await responseError(label, response, { ...sent, ...(secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }) }), connection)
+  if (!response.ok) throw withPathHint(await responseError(label, response, { ...sent, ...(secret === undefined ? { authHint: noKeyHint(connection) } : { secret, authHint: keyHint(connection) }) }), connection, model)
   const type = response.headers.get('content-type')
   if (type !== null && !isEventStream(type)) {
     const text = await readBodyText(response, MAX_JSON_BODY_BYTES, `The HTTP ${response.status} ${type} body from ${labelInSentence(label)}`)
@@ -200,15 +200,21 @@ function typed(error: unknown, signal: AbortSignal | undefined, { apiKey, where,
 }
 
 /**
- * A 404, with what to change: the adapter adds `/v1/messages` itself, so a baseURL ending in `/v1`
- * asks for `…/v1/v1/messages`. Otherwise the path was the documented one: check the base URL and
- * the model.
+ * A 404, with what to change: the model, when Anthropic's words name the one sent (`model: <name>`,
+ * a `not_found_error`) — the path was found; else the adapter adds `/v1/messages` itself, so a
+ * baseURL ending in `/v1` asks for `…/v1/v1/messages`. Otherwise the path was the documented one:
+ * check the base URL and the model.
  */
-function withPathHint(error: ModelError, { url, where }: Connection): ModelError {
+function withPathHint(error: ModelError, { url, where }: Connection, model: string): ModelError {
   if (error.status !== 404) return error
   const path = new URL(url)
   const endpoint = `${path.origin}${path.pathname}`
-  const hint = /\/v1\/v1\/messages$/.test(path.pathname)
+  // The name as a word of its own after the status, not inside a path or a longer name.
+  const said = error.message.slice(error.message.indexOf('HTTP 404'))
+  const modelUnknown = model !== '' && said.split(/[\s"'`()[\]{},;]+/).some((word) => word.replace(/[.:]+$/, '').toLowerCase() === model.toLowerCase())
+  const hint = modelUnknown
+    ? ` (the server does not know the model ${JSON.stringify(model)}: check the model name — POST ${endpoint} answered, so baseURL is right)`
+    : /\/v1\/v1\/messages$/.test(path.pathname)
     ? ` (POST ${endpoint} has /v1 twice: the adapter adds /v1/messages itself, so set baseURL to ${where.replace(/\/v1$/, '')})`
     : ` (POST ${endpoint} was not found: check baseURL (${where}) — without /v1 — and the model name)`
   const options: ModelErrorOptions = { status: 404, retryable: error.retryable }

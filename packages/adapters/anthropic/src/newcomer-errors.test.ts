@@ -57,6 +57,16 @@ describe('a 404 says what is wrong with the path', () => {
     expect(error!.message).toContain(`POST ${server.baseURL}/v1/messages was not found: check baseURL (${server.baseURL}) — without /v1 — and the model name`)
     expect(error!.message).not.toContain('twice')
   })
+
+  // U3 walk: a misspelt model was told "POST … was not found: check baseURL — without /v1 — and the
+  // model name", though Anthropic's words name the model and the path was found.
+  it("Anthropic's not_found_error naming the model: check the model name, the path was right", async () => {
+    server.reply(status(404, '{"type":"error","error":{"type":"not_found_error","message":"model: claude-test"}}'))
+    const { error } = await run(server.baseURL)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 404 })
+    expect(error!.message).toContain(`model: claude-test (the server does not know the model "claude-test": check the model name — POST ${server.baseURL}/v1/messages answered, so baseURL is right)`)
+    expect(error!.message).not.toMatch(/was not found|twice/)
+  })
 })
 
 describe('a baseURL without a scheme', () => {

@@ -75,7 +75,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
    * body is read up to a cap; the key is masked in any excerpt of what the server sent. `sent`:
    * the maximum output tokens the body carries, which a 413 is typed by.
    */
-  async function* exchange(body: string, sent: SentMaxTokens | undefined, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  async function* exchange(body: string, sent: SentMaxTokens | undefined, model: string | undefined, signal: AbortSignal): AsyncGenerator<ModelChunk> {
     const headers = new Headers(extraHeaders)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'text/event-stream')
@@ -83,7 +83,7 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     const response = await fetchWithoutRedirects(endpoint, { method: 'POST', headers, body, signal })
     if (!response.ok) {
       const options = { secret: apiKey, authHint, ...sent }
-      throw withStreamOptionsHint(withPathHint(await errorFromResponse(label, response, options), endpoint), settings.streamOptions)
+      throw withStreamOptionsHint(withPathHint(await errorFromResponse(label, response, options), endpoint, model), settings.streamOptions)
     }
     if (response.body === null) throw new ModelError('EMPTY_RESPONSE', `${label} answered HTTP ${response.status} without a body.`)
     const mapper = new ChunkMapper(label, provider, apiKey, sent)
@@ -102,7 +102,8 @@ export function openai(options: OpenAIOptions): OpenAIAdapter {
     try {
       if (signal.aborted) throw signal.reason
       const body = buildBody(request, settings)
-      yield* withContentDeadline(exchange(JSON.stringify(body), sentMaxTokens(body, settings.maxTokensField), controller.signal), deadlines, label)
+      const model = typeof body.model === 'string' ? body.model : undefined // the request's own, if it names one
+      yield* withContentDeadline(exchange(JSON.stringify(body), sentMaxTokens(body, settings.maxTokensField), model, controller.signal), deadlines, label)
     } catch (error) {
       throw redactSecret(classify(error, signal, label, where), apiKey)
     } finally {

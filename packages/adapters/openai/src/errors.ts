@@ -75,16 +75,20 @@ export function classify(error: unknown, signal: AbortSignal, label: string, whe
 }
 
 /**
- * A 404 of `endpoint`, with what to change: the path has `/v1` twice (`…/v1/v1/chat/completions`),
- * or no version segment at all (a baseURL of `http://host` for a server that serves
- * `/v1/chat/completions`). `error` as it is otherwise.
+ * A 404 of `endpoint`, with what to change: the model, when the server's words say it does not
+ * know the one sent (`model`) — the path was found, whatever it looks like (DeepSeek's API has no
+ * `/v1`); else the path has `/v1` twice (`…/v1/v1/chat/completions`), or no version segment at
+ * all (a baseURL of `http://host` for a server that serves `/v1/chat/completions`). `error` as it
+ * is otherwise.
  */
-export function withPathHint(error: ModelError, endpoint: URL): ModelError {
+export function withPathHint(error: ModelError, endpoint: URL, model?: string): ModelError {
   if (error.status !== 404) return error
   const root = endpoint.pathname.replace(/\/chat\/completions$/, '').replace(/\/+$/, '')
   const base = `${endpoint.origin}${root}`
   let hint: string
-  if (/\/v1\/v1(\/|$)/.test(root)) {
+  if (namesUnknownModel(error.message, model)) {
+    hint = ` (the server does not know the model ${JSON.stringify(model ?? '')}: check the model name — POST ${endpoint.origin}${endpoint.pathname} answered, so baseURL is right)`
+  } else if (/\/v1\/v1(\/|$)/.test(root)) {
     const fixed = `${endpoint.origin}${root.replace(/\/v1\/v1(?=\/|$)/, '/v1')}`
     hint = ` (POST ${endpoint.origin}${endpoint.pathname} has /v1 twice: set baseURL to ${fixed} — the adapter adds /chat/completions, not /v1)`
   } else if (!/\/v\d[^/]*(\/|$)/.test(root)) {
@@ -95,6 +99,17 @@ export function withPathHint(error: ModelError, endpoint: URL): ModelError {
   const options: ModelErrorOptions = { status: 404, retryable: error.retryable }
   if (error.retryAfterMs !== undefined) options.retryAfterMs = error.retryAfterMs
   return new ModelError(error.code as ModelErrorCode, `${error.message.replace(/\.$/, '')}${hint}.`, options)
+}
+
+/**
+ * Whether a 404's words — after `HTTP 404` in `message` — say the server does not know `model`:
+ * OpenAI's `model_not_found` code, or the name as a word of its own (OpenAI's "The model `x` does
+ * not exist", Ollama's 'model "x" not found'), not inside a path (`/v1/chat/…`) or a longer name.
+ */
+function namesUnknownModel(message: string, model: string | undefined): boolean {
+  const said = message.slice(message.indexOf('HTTP 404') + 'HTTP 404'.length)
+  if (model === undefined || model === '') return false
+  return /model_not_found/i.test(said) || said.split(/[\s"'`()[\]{},;]+/).some((word) => word.replace(/[.:]+$/, '').toLowerCase() === model.toLowerCase())
 }
 
 /**

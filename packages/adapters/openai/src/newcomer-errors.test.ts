@@ -2,7 +2,7 @@ import { BosunError, createAdapter } from '@bosun/core'
 import { validateConfig } from '@bosun/core/config'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import definition, { openai } from './index.js'
-import { run } from './testing/helpers.js'
+import { request, run } from './testing/helpers.js'
 import { sse, startServer, status, type Reply, type TestServer } from './testing/server.js'
 
 // The errors a newcomer meets pointing the adapter at a local server: each says where, what was
@@ -68,12 +68,46 @@ describe('a 404 says what is wrong with the path', () => {
     expect(error?.message).toContain(`POST ${root}/v1/v1/chat/completions has /v1 twice: set baseURL to ${root}/v1`)
   })
 
-  it('the right path answering 404 (an unknown model): the path was right, check baseURL and the model', async () => {
-    server.reply(status(404, '{"error":{"message":"The model `nope` does not exist"}}'))
+  it('the right path answering 404 without naming the model: check baseURL and the model', async () => {
+    server.reply(status(404, '{"detail":"Not Found"}'))
     const { error } = await run(openai({ baseURL: server.url, model: 'nope' }))
-    expect(error?.message).toContain('The model `nope` does not exist')
     expect(error?.message).toContain(`POST ${server.url}/chat/completions was not found: check baseURL (${server.url}) and the model name`)
     expect(error?.message).not.toMatch(/no \/v1|twice/)
+  })
+})
+
+// U3 walk: a misspelt model on a server whose API root has no /v1 (DeepSeek's documented
+// https://api.deepseek.com) was told "has no /v1 … set baseURL to …/v1" — advice that breaks the
+// working baseURL — because the 404's words, which name the model, were not read.
+describe('a 404 whose words say the server does not know the model: check the model name, the path was right', () => {
+  const unknownModel = (name: string) => status(404, JSON.stringify({ error: { message: `The model \`${name}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' } }))
+
+  it('OpenAI\'s model_not_found at a root without /v1: no /v1 advice', async () => {
+    server.reply(unknownModel('deepseek-chatt'))
+    const { error } = await run(openai({ baseURL: root, model: 'deepseek-chatt' }))
+    expect([error?.code, error?.status]).toEqual(['INVALID_REQUEST', 404])
+    expect(server.requests.map((r) => r.path)).toEqual(['/chat/completions'])
+    expect(error?.message).toContain('The model `deepseek-chatt` does not exist')
+    expect(error?.message).toContain(`(the server does not know the model "deepseek-chatt": check the model name — POST ${root}/chat/completions answered, so baseURL is right)`)
+    expect(error?.message).not.toMatch(/no \/v1|twice|was not found/)
+  })
+
+  it('at /v1: the same words, not "was not found: check baseURL"', async () => {
+    server.reply(unknownModel('gpt-4.1-nanoo'))
+    const { error } = await run(openai({ baseURL: server.url, model: 'gpt-4.1-nanoo' }))
+    expect(error?.message).toContain(`(the server does not know the model "gpt-4.1-nanoo": check the model name — POST ${server.url}/chat/completions answered, so baseURL is right)`)
+  })
+
+  it("Ollama's words (a model not pulled) name it without OpenAI's code; a request's own model wins over the configured one", async () => {
+    server.reply(status(404, JSON.stringify({ error: { message: 'model "llama3.3" not found, try pulling it first', type: 'api_error', param: null, code: null } })))
+    const { error } = await run(openai({ baseURL: server.url, model: 'llama3.2' }), request({ model: 'llama3.3' }))
+    expect(error?.message).toContain('model "llama3.3" not found, try pulling it first (the server does not know the model "llama3.3": check the model name')
+  })
+
+  it('a name that is only part of a word of the 404 (model "chat" in "/v1/chat/completions") is not taken for the model', async () => {
+    server.reply(status(404, '{"detail":"No route for POST /v1/chat/completions"}'))
+    const { error } = await run(openai({ baseURL: server.url, model: 'chat' }))
+    expect(error?.message).toContain('was not found: check baseURL')
   })
 
   it('the fixed baseURL works', async () => {
