@@ -485,8 +485,13 @@ export class SessionManager {
       ...lives.map(async (live) => {
         if (live.idleTimer) clearTimeout(live.idleTimer)
         live.idleTimer = undefined
-        this.#detach(live)
-        await closeLive(live, graceMs, this.#unclosed, shutdown)
+        // Followed through the grace and the close: its streams are told of what a turn finishing
+        // in the grace (or aborted at its end) logs, and a chat stream sends that turn's end.
+        try {
+          await closeLive(live, graceMs, this.#unclosed, shutdown)
+        } finally {
+          this.#detach(live)
+        }
       }),
       ...retries.map(async ([live, failure]) => closeAgain(live, failure, this.#unclosed)),
     ]
