@@ -101,6 +101,26 @@ describe.skipIf(!ownCluster)('host cluster on PostgreSQL — the poll during an 
     // The host serves from the database again.
     await waitFor(async () => (await req(host, 'GET', '/v1/sessions/s')).status === 200, 60_000, 'the session read again')
   })
+
+  // A wrong password is no outage: the line said "check that the database is up and reachable", sending
+  // the operator to a database that was up all along.
+  it('a host whose settings the database refuses (a wrong password) says so, not "check that the database is up"', { timeout: 120_000 }, async () => {
+    const url = new URL(server.url)
+    url.password = 'not-the-password-xyz'
+    const store = postgresStore({ url: url.href, schema: 'refused', owner: 'host-r', poolSize: 2, statementTimeoutMs: 15_000 })
+    const lines: string[] = []
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      lines.push(args.map(String).join(' '))
+    })
+    const host = createHost({ store, agentFactory: ({ sessionId, store }) => createAgent({ model: scripted({ responses: [] }), store, sessionId }), cluster: { pollIntervalMs: 200 } })
+    open.push({ host, store })
+    await waitFor(() => lines.some((l) => l.includes("cluster's poll")), 60_000, 'the poll\'s failure to be logged')
+    const said = lines.filter((l) => l.includes("cluster's poll"))
+    expect(said[0]).toMatch(/^\[bosun host\] the cluster's poll is refused by the store: PostgreSQL store postgres:\/\/127\.0\.0\.1:\d+\/postgres: could not [^\n]+password authentication failed[^\n]+\(check the user and password in the URL\)\. The database answered: this is this host's settings, not an outage/)
+    expect(said[0]).toContain('Fix what it says and restart this host')
+    expect(said[0]).not.toContain('Check that the database is up')
+    expect(lines.join('\n')).not.toContain('not-the-password-xyz')
+  })
 })
 
 describe('PollOutage', () => {
@@ -126,5 +146,21 @@ describe('PollOutage', () => {
     const again = outage.failed(bug)
     expect(again![0]).toContain('cannot reach the store: again.')
     expect(again![1]).toBe(bug)
+  })
+
+  it('a store that refuses this host\'s settings is said to be no outage, at the start and while it lasts', () => {
+    let now = 1_000
+    const outage = new PollOutage(200, () => now, 60_000)
+    const refused = (details: Record<string, unknown>, code = 'STORE') => Object.assign(new Error('refused.'), { code, details })
+    for (const error of [refused({ sqlState: '28P01' }), refused({ sqlState: '3D000' }), refused({ sqlState: '42501' }), refused({ tables: ['sessions'] }), refused({}, 'UNSUPPORTED_LOG_VERSION')]) {
+      const first = outage.failed(error)
+      expect(first).toHaveLength(1)
+      expect(first![0]).toMatch(/^\[bosun host\] the cluster's poll is refused by the store: refused\. The database answered: this is this host's settings, not an outage/)
+      now += 60_000
+      expect(outage.failed(error)).toEqual([`[bosun host] the cluster's poll is still refused by the store, for 60 s (2 failed polls): refused.`])
+      outage.succeeded()
+    }
+    // A connection refused or a timeout is an outage, as before.
+    expect(outage.failed(refused({ sqlState: '57014' }))![0]).toContain('cannot reach the store: refused. Check that the database is up')
   })
 })

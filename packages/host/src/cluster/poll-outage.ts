@@ -6,15 +6,34 @@ const said = (error: unknown): string => (error instanceof Error ? error.message
 
 /**
  * A store's failure as a log line prints it: a `STORE` error (the database unreachable, a statement
- * refused) by its message, which says what failed, where and what to check — its stack says
+ * refused) or an `UNSUPPORTED_LOG_VERSION` (a schema newer than this build) by its message, which says what failed, where and what to check — its stack says
  * nothing an operator can act on, and an outage fails every session's round at once; any other
  * error whole (stack, causes), as a bug needs it.
  */
 export function storeFailure(error: unknown): unknown {
-  return error instanceof Error && (error as { code?: unknown }).code === 'STORE' ? said(error) : error
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined
+  // UNSUPPORTED_LOG_VERSION: the store's schema is newer than this build; its message says to upgrade.
+  return code === 'STORE' || code === 'UNSUPPORTED_LOG_VERSION' ? said(error) : error
 }
 
 const seconds = (ms: number): string => `${Math.max(0, Math.round(ms / 1000))} s`
+
+/**
+ * The SQLSTATEs of a database that answered and refused this host's settings: a wrong user or
+ * password, no such database, a missing privilege. Waiting does not mend them, unlike an outage.
+ */
+const REFUSED_SETTINGS = new Set(['28000', '28P01', '3D000', '42501'])
+
+/**
+ * Whether `error` is the store refusing this host's settings rather than an outage: one of
+ * {@link REFUSED_SETTINGS}, a schema that is not the store's (`details.tables`: another
+ * application's tables there), or a layout newer than this build (`UNSUPPORTED_LOG_VERSION`).
+ */
+export function refusedSettings(error: unknown): boolean {
+  const { code, details } = (error ?? {}) as { code?: unknown; details?: { sqlState?: unknown; tables?: unknown } }
+  if (code === 'UNSUPPORTED_LOG_VERSION') return true
+  return code === 'STORE' && (REFUSED_SETTINGS.has(String(details?.sqlState)) || Array.isArray(details?.tables))
+}
 
 /**
  * What a cluster host logs of its poll (expired leases, running sessions) while the store fails:
@@ -45,14 +64,21 @@ export class PollOutage {
     if (this.#since === undefined) {
       this.#since = now
       this.#lastLog = now
-      const line = `[bosun host] the cluster's poll cannot reach the store: ${said(error)}. Check that the database is up and reachable from this host. `
-        + `Until it is, this host takes over no dead host's session and may miss status changes of sessions other hosts run; `
-        + `it keeps polling every ${this.pollMs} ms and says so once a poll works again (and every ${seconds(this.logEveryMs)} while they fail).`
+      // A refusal of this host's settings is no outage: "check that the database is up" sent the
+      // operator of a wrong password to look at a database that was up all along.
+      const line = refusedSettings(error)
+        ? `[bosun host] the cluster's poll is refused by the store: ${said(error)}. The database answered: this is this host's settings, not an outage, and waiting will not mend it. `
+          + `Fix what it says and restart this host; until then this host serves no session (every request that needs the store fails), takes over no dead host's session, `
+          + `and keeps polling every ${this.pollMs} ms (saying so every ${seconds(this.logEveryMs)}).`
+        : `[bosun host] the cluster's poll cannot reach the store: ${said(error)}. Check that the database is up and reachable from this host. `
+          + `Until it is, this host takes over no dead host's session and may miss status changes of sessions other hosts run; `
+          + `it keeps polling every ${this.pollMs} ms and says so once a poll works again (and every ${seconds(this.logEveryMs)} while they fail).`
       return storeFailure(error) === error ? [line, error] : [line]
     }
     if (now - this.#lastLog < this.logEveryMs) return undefined
     this.#lastLog = now
-    return [`[bosun host] the cluster's poll still cannot reach the store, for ${seconds(now - this.#since)} (${this.#failures} failed polls): ${said(error)}.`]
+    const still = refusedSettings(error) ? 'is still refused by the store' : 'still cannot reach the store'
+    return [`[bosun host] the cluster's poll ${still}, for ${seconds(now - this.#since)} (${this.#failures} failed polls): ${said(error)}.`]
   }
 
   /** A poll worked: the line to log when it ends a failing streak. */
