@@ -3,15 +3,17 @@ import { ScaffoldError } from './errors.js'
 import { pluginNames } from './names.js'
 import { outputPath, render } from './render.js'
 
-function codeOf(fn: () => unknown): string | undefined {
+function refusal(fn: () => unknown): ScaffoldError | undefined {
   try {
     fn()
   } catch (error) {
-    if (error instanceof ScaffoldError) return error.code
+    if (error instanceof ScaffoldError) return error
     throw error
   }
   return undefined
 }
+const codeOf = (fn: () => unknown): string | undefined => refusal(fn)?.code
+const messageOf = (fn: () => unknown): string => refusal(fn)?.message ?? ''
 
 describe('pluginNames', () => {
   it('names an unscoped plugin bosun-plugin-<name>, configured by its short name', () => {
@@ -53,7 +55,19 @@ describe('pluginNames', () => {
   })
 
   it('explains what a valid name looks like', () => {
-    expect(() => pluginNames('My_Guard')).toThrowErrorMatchingInlineSnapshot(`[ScaffoldError: "My_Guard" is not a valid plugin name: use lower-case letters, digits and single hyphens, e.g. "my-guard". It becomes the package name (bosun-plugin-<name>) and the namespace of the plugin's events.]`)
+    expect(() => pluginNames('--')).toThrowErrorMatchingInlineSnapshot(`[ScaffoldError: "--" is not a valid plugin name: use lower-case letters, digits and single hyphens, e.g. "my-guard". It becomes the package name (bosun-plugin-<name>) and the namespace of the plugin's events.]`)
+  })
+
+  // U3 walk: `create-bosun-plugin Secret-Guard` answered with the rule and "e.g. my-guard", leaving
+  // the author to work out the name they meant; the command line of bosun plugins gives it.
+  it('names the valid form of what was typed, when there is one (the scope kept)', () => {
+    expect(() => pluginNames('My_Guard')).toThrowErrorMatchingInlineSnapshot(`[ScaffoldError: "My_Guard" is not a valid plugin name: use lower-case letters, digits and single hyphens: "my-guard" would do. It becomes the package name (bosun-plugin-<name>) and the namespace of the plugin's events.]`)
+    const suggested = (typed: string) => /: "([^"]+)" would do\./.exec(messageOf(() => pluginNames(typed)))?.[1]
+    const typedAndMeant: [typed: string, meant: string | undefined][] = [
+      ['Secret-Guard', 'secret-guard'], ['piiGuard', 'pii-guard'], ['my guard ', 'my-guard'], ['my--guard', 'my-guard'],
+      ['@acme/Word_Ban', '@acme/word-ban'], ['bosun-plugin-My-Guard', 'my-guard'], ['__', undefined],
+    ]
+    for (const [typed, meant] of typedAndMeant) expect(suggested(typed), typed).toBe(meant)
   })
 })
 

@@ -21,6 +21,15 @@ const PREFIX = 'bosun-plugin-'
 const MAX_PACKAGE_NAME = 214
 
 /**
+ * The valid name closest to what was typed — `My_Guard`, `piiGuard`, `my guard`, `my--guard` →
+ * `my-guard` — so that the refusal can say which name to give; undefined when nothing is left.
+ */
+function nameLike(typed: string): string | undefined {
+  const like = typed.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+  return NAME.test(like) ? like : undefined
+}
+
+/**
  * Derives every name of a plugin from what the user typed: `my-guard`, `bosun-plugin-my-guard`,
  * `@acme/my-guard` or `@acme/bosun-plugin-my-guard`, with an optional `scope` (`acme` or `@acme`).
  * The short name is restricted to lower-case letters, digits and single hyphens, because it is
@@ -53,9 +62,11 @@ export function pluginNames(input: string, scope?: string): PluginNames {
   const finalScope = nameScope ?? optionScope
   if (name.startsWith(PREFIX)) name = name.slice(PREFIX.length)
   if (!NAME.test(name)) {
+    const like = nameLike(name)
+    const example = like === undefined ? ', e.g. "my-guard"' : `: "${nameScope === undefined ? '' : `${nameScope}/`}${like}" would do`
     throw new ScaffoldError(
       ScaffoldErrorCodes.INVALID_PLUGIN_NAME,
-      `"${input}" is not a valid plugin name: use lower-case letters, digits and single hyphens, e.g. "my-guard". ` +
+      `"${input}" is not a valid plugin name: use lower-case letters, digits and single hyphens${example}. ` +
         `It becomes the package name (${PREFIX}<name>) and the namespace of the plugin's events.`,
       { name: input },
     )
