@@ -102,6 +102,49 @@ describe('a name that resolves nowhere', () => {
   })
 })
 
+describe('a package installed without the file its package.json names as entry', () => {
+  /** Installs `packageName` with `manifest` as its package.json and no other file (a package published without its dist/). */
+  async function installBare(packageName: string, manifest: Record<string, unknown> | string): Promise<string> {
+    const folder = join(dir, 'node_modules', packageName)
+    await mkdir(folder, { recursive: true })
+    await writeFile(join(folder, 'package.json'), typeof manifest === 'string' ? manifest : JSON.stringify({ name: packageName, version: '1.0.0', type: 'module', ...manifest }))
+    return folder
+  }
+
+  it('is named, with its entry and what to do — not "did you mean" the same name, by short or full name', async () => {
+    const folder = await installBare('bosun-plugin-guard', { exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } } })
+    for (const name of ['guard', 'bosun-plugin-guard']) {
+      const [message] = await problems(plugin(name))
+      expect(message).toBe(
+        `cannot be loaded: bosun-plugin-guard is installed at ${folder}, but its package.json names its entry "./dist/index.js", and there is no such file — ` +
+          'the package was published or linked without its built files. If it is yours, build it (its "build" script) and make sure "files" in its ' +
+          'package.json includes the output, then publish or link it again; otherwise reinstall a version that has them (npm install bosun-plugin-guard).',
+      )
+      expect(message).not.toContain('Did you mean')
+    }
+  })
+
+  it('reads the entry from "exports" as a string, from "main", or index.js by default; a scoped one too', async () => {
+    await installBare('bosun-plugin-a', { exports: './lib/a.js' })
+    await installBare('bosun-plugin-b', { main: 'out/b.js' })
+    await installBare('@acme/bosun-plugin-c', {})
+    expect((await problems(plugin('a')))[0]).toContain('names its entry "./lib/a.js", and there is no such file')
+    expect((await problems(plugin('b')))[0]).toContain('names its entry "out/b.js", and there is no such file')
+    expect((await problems(plugin('@acme/c')))[0]).toContain('@acme/bosun-plugin-c is installed at')
+    expect((await problems(plugin('@acme/c')))[0]).toContain('names its entry "index.js", and there is no such file')
+  })
+
+  it('an "exports" with nothing an ES import can use says so', async () => {
+    await installBare('bosun-plugin-cjs', { exports: { '.': { require: './dist/index.cjs' } } })
+    expect((await problems(plugin('cjs')))[0]).toContain('but the "exports" of its package.json give an ES import nothing to load (no "import", "node" or "default" target for ".")')
+  })
+
+  it('a package.json that is not JSON: reinstall', async () => {
+    const folder = await installBare('bosun-plugin-torn', '{"name": "bosun-plugin-to')
+    expect((await problems(plugin('torn')))[0]).toBe(`cannot be loaded: bosun-plugin-torn is installed at ${folder}, but its package.json cannot be read as JSON. Reinstall it (npm install bosun-plugin-torn).`)
+  })
+})
+
 describe('bundled packages', () => {
   // Third-party names: under vitest, Bosun's own packages resolve from anywhere.
   const bundledExtra: BundledModules = {

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { installedWithoutEntry } from './installed-entry.js'
 import { suggest } from './problems.js'
 import type { EntryKind } from './types.js'
 
@@ -47,6 +48,7 @@ export function configNameOf(packageName: string, kind: EntryKind): string | und
 
 /**
  * Says why a name resolved nowhere and what to do, without ever suggesting to install a typo:
+ * - installed, but its entry file is missing: say so ({@link installedWithoutEntry});
  * - one of Bosun's own packages: install it (the command is given);
  * - close to a known name (first-party, bundled or installed): "did you mean";
  * - a third-party package name written in full: install it (the user typed that name);
@@ -54,6 +56,8 @@ export function configNameOf(packageName: string, kind: EntryKind): string | und
  */
 export function notFoundMessage({ name, kind, tried, dir, bundled }: NotFound): string {
   const where = `(resolving from ${dir})`
+  const broken = installedWithoutEntry(tried, dir)
+  if (broken !== undefined) return broken
   const attempt = `cannot be found: tried ${tried.join(', then ')} ${where}.`
   if (kind === 'tool') return `${attempt} Install the tool package (npm install ${name}) or correct the name.`
   const own = tried.find((candidate) => FIRST_PARTY.has(candidate))
