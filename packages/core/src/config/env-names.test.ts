@@ -7,7 +7,7 @@ import { createAgent } from '../create-agent.js'
 import { BosunError } from '../errors.js'
 import { definePlugin } from '../plugin.js'
 import { assertOptions, type JsonSchema } from '../schema.js'
-import { ENV_NAME_REFUSED, envNameProblems, envOptionsIn, envVariablesNamed, isEnvName } from './env-names.js'
+import { ENV_NAME_REFUSED, envNameProblems, envNameRefusal, envOptionsIn, envVariablesNamed, isEnvName } from './env-names.js'
 import { validateConfig } from './validate.js'
 
 /** Pasted keys; all but the first pass for a variable's name by their characters alone. */
@@ -85,6 +85,23 @@ describe('…Env options name a variable, never hold the key', () => {
       expect((error as Error).message.split('\n').slice(1)).toEqual([`  - $.plugins[0][1].tokenEnv (plugin "reader"): ${ENV_NAME_REFUSED}`])
       expect(JSON.stringify({ message: (error as Error).message, details: (error as BosunError).details })).not.toContain(pasted)
     }
+  })
+
+  it('a name written as a shell refers to it ($MY_KEY, ${MY_KEY}) is told to drop the "$", from code and from a config', async () => {
+    const told = 'must name an environment variable without "$": write "MY_KEY", not '
+    expect(envNameRefusal('$MY_KEY')).toBe(`${told}"$MY_KEY" (Bosun reads the variable itself; nothing expands "$" in a config)`)
+    expect(envNameRefusal('${MY_KEY}')).toBe(`${told}"\${MY_KEY}" (Bosun reads the variable itself; nothing expands "$" in a config)`)
+    // A key behind a "$" is still a key: the general words, the value never shown.
+    for (const pasted of PASTED) {
+      expect(envNameRefusal(`$${pasted}`)).toBe(ENV_NAME_REFUSED)
+      expect(envNameRefusal(`\${${pasted}}`)).toBe(ENV_NAME_REFUSED)
+    }
+    for (const other of ['$', '${}', '$$MY_KEY', '${MY_KEY', '$MY KEY']) expect(envNameRefusal(other), other).toBe(ENV_NAME_REFUSED)
+    const fromCode = await createAgent({ model: scripted({ responses: [] }), plugins: [[reader, { tokenEnv: '$MY_KEY' }]] }).catch((e: unknown) => e as BosunError)
+    expect((fromCode as Error).message.split('\n').slice(1)).toEqual([`  - $.tokenEnv: ${envNameRefusal('$MY_KEY')}`])
+    const config = { model: { adapter: 'scripted' }, plugins: [[reader, { tokenEnv: '${MY_KEY}' }]] }
+    const fromConfig = await validateConfig({ config: config as never, file: '/project/bosun.config.ts', dir: '/project' }, { env: {} }).catch((e: unknown) => e as BosunError)
+    expect((fromConfig as Error).message.split('\n').slice(1)).toEqual([`  - $.plugins[0][1].tokenEnv (plugin "reader"): ${envNameRefusal('${MY_KEY}')}`])
   })
 
   it('finds them at any depth of plain objects and arrays, not inside objects a constructor made', () => {

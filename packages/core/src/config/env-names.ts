@@ -17,6 +17,20 @@ export const ENV_NAME_REFUSED =
   'must name an environment variable (letters, digits and "_", like "MY_API_KEY"), not hold the key itself — ' +
   'put the key in a variable and name it here (the value given is not shown)'
 
+/**
+ * Why an `…Env` value is refused: {@link ENV_NAME_REFUSED}, or — for a variable's name written the
+ * way a shell or a `.env` file refers to it (`$MY_KEY`, `${MY_KEY}`) — to drop the `$`. Only then
+ * is the name quoted: it passed the same test as any other variable's name, so it holds no key.
+ */
+export function envNameRefusal(value: string): string {
+  const name = /^\$(?:\{([^{}]*)\}|(.*))$/s.exec(value)
+  const inner = name?.[1] ?? name?.[2]
+  if (inner !== undefined && isEnvName(inner)) {
+    return `must name an environment variable without "$": write ${JSON.stringify(inner)}, not ${JSON.stringify(value)} (Bosun reads the variable itself; nothing expands "$" in a config)`
+  }
+  return ENV_NAME_REFUSED
+}
+
 /** True for an option key whose value names an environment variable. */
 export function isEnvOptionKey(key: string | number | undefined): key is string {
   return typeof key === 'string' && ENV_KEY.test(key)
@@ -31,7 +45,7 @@ export function isEnvName(value: string): boolean {
   return ENV_NAME.test(value) && !looksLikeCredential(value)
 }
 
-/** An `…Env` option whose value is not a variable's name: its keys in the options, and {@link ENV_NAME_REFUSED}. */
+/** An `…Env` option whose value is not a variable's name: its keys in the options, and {@link envNameRefusal}. */
 export interface EnvNameProblem {
   keys: (string | number)[]
   message: string
@@ -45,7 +59,7 @@ export interface EnvNameProblem {
 export function envNameProblems(options: unknown, schema?: object): EnvNameProblem[] {
   return plainStrings(options, schema)
     .filter(({ keys, value, data }) => !data && isEnvOptionKey(keys.at(-1)) && !isEnvName(value))
-    .map(({ keys }) => ({ keys, message: ENV_NAME_REFUSED }))
+    .map(({ keys, value }) => ({ keys, message: envNameRefusal(value) }))
 }
 
 /**

@@ -1,5 +1,5 @@
 import { credentialInUrl, KEEP_CREDENTIALS_OUT } from './credentials.js'
-import { ENV_NAME_REFUSED, isEnvName, isEnvOptionKey } from './env-names.js'
+import { envNameRefusal, isEnvName, isEnvOptionKey } from './env-names.js'
 import { plainStrings } from './plain-strings.js'
 import { childPath } from './problems.js'
 
@@ -70,7 +70,7 @@ function inspectString(
       : `Put it in an environment variable and name it: "${key}Env": "MY_${screamingSnake(key)}".`
     return { path: at, literal: true, message: `a literal secret in a config file is refused (it would end up in version control and logs). ${what}` }
   }
-  if (isEnvOptionKey(key) && !isEnvName(value)) return { path: at, literal: true, message: ENV_NAME_REFUSED }
+  if (isEnvOptionKey(key) && !isEnvName(value)) return { path: at, literal: true, message: envNameRefusal(value) }
   const inUrl = credentialInUrl(value)
   if (inUrl !== undefined) {
     const where = inUrl === 'userinfo' ? 'before the host (user:key@)' : 'in a query parameter (such as ?api-key=…)'
