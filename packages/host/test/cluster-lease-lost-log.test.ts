@@ -112,6 +112,23 @@ describe.skipIf(!available)('host cluster on PostgreSQL — the log line of a lo
     expect(lines[0]).toContain('1 message accepted here and not yet written is posted to its mailbox for the next owner')
     expect(lines[0]).toContain('"host-b" runs it now.')
   })
+
+  // Two hosts under one lease owner name (a config shared by the hosts that sets "owner"): each took
+  // the other's sessions over at every request, cutting their turns, and the line named the "new
+  // owner" as the host itself. It now says that two hosts share the name, and what to do.
+  it('a session taken by the other host of the same name: the line says the owner is shared and what to do', { timeout: 90_000 }, async () => {
+    const lines = leaseLines()
+    const hosts = cluster.hosts(2, { store: () => ({ owner: 'shared-name' }), responses: () => [{ text: 'a long answer '.repeat(50), chunkSize: 5, delayMs: 20 }] })
+    const [onA, onB] = [await serve(hosts[0]!), await serve(hosts[1]!)]
+    expect((await post(onA, '/v1/sessions', { id: 's' })).status).toBe(201)
+    expect((await post(onA, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'first', content: 'hi' })).status).toBe(202)
+    // B sees the lease under its own name, so it opens the session itself: A's lease is taken.
+    expect((await post(onB, '/v1/sessions/s/messages?wait=durable', { clientMessageId: 'second', content: 'again' })).status).toBe(202)
+    await waitFor(() => lines.length > 0, 30_000, 'the lost lease to be logged')
+    expect(lines[0]).toMatch(/^\[bosun host\] session "s" lost its lease here: "shared-name" took it over \(epoch 2; this host held epoch 1\)\./)
+    expect(lines[0]).toContain('But "shared-name" is this host\'s own lease owner name: another host (or bosun process) runs on this store under the same "owner"')
+    expect(lines[0]).toContain('leave "owner" out of a config the hosts share')
+  })
 })
 
 describe('leaseLostLine', () => {
@@ -131,5 +148,7 @@ describe('leaseLostLine', () => {
     const taken = Object.assign(new Error('taken'), { details: { epoch: '1', heldBy: 'host-b', heldEpoch: '2' } })
     expect(leaseLostLine('s', taken, undefined)).toBe('[bosun host] session "s" lost its lease here: "host-b" took it over (epoch 2; this host held epoch 1). It was not open here: nothing to stop. "host-b" runs it now.')
     expect(leaseLostLine('c', taken, { handedOver: 0, lost: 0, streams: 1, running: false, borrowed: true })).toContain("This host let it go (a subagent's child: its parent here stops it); 1 stream of it here ended")
+    // Taken by another store of a different name: no word of a shared name.
+    expect(leaseLostLine('s', taken, undefined, 'host-a')).not.toContain('own lease owner name')
   })
 })

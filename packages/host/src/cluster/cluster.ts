@@ -118,8 +118,8 @@ export class Cluster {
       // Dropped now (its turn must not run on beside the new owner's); the line names the new
       // owner once the store has read it, a moment later.
       void sessions.drop(session, (dropped) => {
-        if (named === undefined) logHost(leaseLostLine(session, error, dropped))
-        else void named.catch(() => error).then((told) => logHost(leaseLostLine(session, told, dropped)))
+        if (named === undefined) logHost(leaseLostLine(session, error, dropped, store.owner))
+        else void named.catch(() => error).then((told) => logHost(leaseLostLine(session, told, dropped, store.owner)))
       })
     }))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))

@@ -23,7 +23,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * to an API caller ("reopen the session to continue"): the line's last sentence is the host's own
  * next step.
  */
-export function leaseLostLine(session: string, error: Error, dropped: DroppedSession | undefined): string {
+export function leaseLostLine(session: string, error: Error, dropped: DroppedSession | undefined, owner?: string): string {
   const details = ((error as { details?: unknown }).details ?? {}) as LostDetails
   const holder = text(details.heldBy)
   const heldEpoch = text(details.heldEpoch)
@@ -34,5 +34,18 @@ export function leaseLostLine(session: string, error: Error, dropped: DroppedSes
   const next = holder === undefined
     ? 'The next host to open it runs it (a request, its mail, or failover once the lease has run out).'
     : `"${holder}" runs it now.`
-  return `[bosun host] session "${session}" lost its lease here: ${why}. ${stoppedHere(dropped, { cluster: true })} ${next}`
+  const line = `[bosun host] session "${session}" lost its lease here: ${why}. ${stoppedHere(dropped, { cluster: true })} ${next}`
+  return holder !== undefined && holder === owner ? `${line} ${sharedOwner(holder)}` : line
+}
+
+/**
+ * Said when the lease went to this host's own owner name: another host or bosun process on the
+ * store runs under the same `owner` (a config shared by every host that sets it). A store takes
+ * over any lease its owner name holds, and no host sees the other's as held elsewhere, so each
+ * took the other's sessions at every request, cutting their turns — with a line that named the
+ * "new owner" as this host itself.
+ */
+function sharedOwner(owner: string): string {
+  return `But "${owner}" is this host's own lease owner name: another host (or bosun process) runs on this store under the same "owner", and each takes over the other's sessions at every request, cutting their turns. `
+    + 'Give each its own: leave "owner" out of a config the hosts share (the default, <hostname>:<pid>:<random>, is unique), or set it per host.'
 }
