@@ -46,7 +46,7 @@ export async function loadCliConfig(io: Io, configFile: string | undefined): Pro
   )
   const { loaded, bundled } = await withBundledFallbacks(raw)
   const named = typeof raw.config === 'object' && raw.config !== null && raw.config.store !== undefined
-  return {
+  const cfg: CliConfig = {
     raw,
     loaded,
     file: raw.file,
@@ -56,6 +56,16 @@ export async function loadCliConfig(io: Io, configFile: string | undefined): Pro
     modules: bundledModules(),
     env: io.env,
   }
+  loadedConfigs.set(io, cfg)
+  return cfg
+}
+
+/** The config each command line loaded, by its `io`: a store error is printed with where its folder came from (store-hint.ts). */
+const loadedConfigs = new WeakMap<Io, CliConfig>()
+
+/** The config the command line run with `io` loaded last, if it got that far. */
+export function loadedConfigOf(io: Io): CliConfig | undefined {
+  return loadedConfigs.get(io)
 }
 
 /** What the config's store is, from the config alone. */

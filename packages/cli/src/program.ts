@@ -35,10 +35,18 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     const { BosunError } = await import('@bosun/core')
     const { CliErrorCodes, describeError, writeError } = await import('./errors.js')
     const noColor = argv.includes('--no-color')
+    const shown = BosunError.is(error, 'STORE') ? await storeHinted(error, io) : error
     // An error's message can carry session text (a provider's reply, a plugin's words): shown, never sent raw.
-    writeError(io.stderr, describeError(error, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug')))
+    writeError(io.stderr, describeError(shown, createStyle(colorEnabled(io.stderr, io.env, !noColor)), argv.includes('--debug')))
     return BosunError.is(error, CliErrorCodes.USAGE) ? ExitCode.usage : ExitCode.error
   }
+}
+
+/** A store error with what to change where its folder came from (the config's store, or the default), once a config was loaded. */
+async function storeHinted(error: unknown, io: Io): Promise<unknown> {
+  const [{ loadedConfigOf }, { withStoreHint }] = await Promise.all([import('./agent.js'), import('./store-hint.js')])
+  const cfg = loadedConfigOf(io)
+  return cfg === undefined ? error : withStoreHint(error, cfg)
 }
 
 /** The commander program: every command, its options, help texts with examples. */

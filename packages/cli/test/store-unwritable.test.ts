@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process'
+import { chmod, mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { beforeAll, describe } from 'vitest'
+import { BIN, bosun, cleanEnv, requireBuild, it, writeProject } from './helpers.js'
+
+beforeAll(requireBuild)
+
+// A sessions folder bosun cannot use was reported with the file system's words only ("Could not take
+// the write lock of session "a1" (…/a1.jsonl.lock): EACCES: permission denied, …"): where, what, but
+// not which setting put the folder there nor what to change. The CLI knows both, and now says them.
+describe.concurrent('a sessions folder bosun cannot write', () => {
+  it('names the config\'s "dir" and what to change, for every command that touches the store', async ({ dir, expect }) => {
+    await writeProject(dir, { store: ['store-jsonl', { dir: 'notes.txt/sessions' }] }, { 'notes.txt': 'not a folder\n' })
+    const config = join(dir, 'bosun.config.json')
+    const hint = `Sessions go to ${join(dir, 'notes.txt/sessions')} (the store's "dir" in ${config}); a part of that path is a file, not a folder: move the file away, or set "dir" to a folder bosun can write (relative to the config file's folder).`
+    for (const args of [['run', 'hi'], ['sessions', 'list'], ['log', 'x'], ['run', '-s', 'x', 'hi']]) {
+      const result = await bosun(args, { cwd: dir })
+      expect(result.code, args.join(' ')).toBe(1)
+      expect(result.stderr, args.join(' ')).toMatch(/^error STORE: .*ENOTDIR/)
+      expect(result.stderr.trimEnd().endsWith(hint), `${args.join(' ')}: ${result.stderr}`).toBe(true)
+      expect(result.stderr).not.toMatch(/\n\s+at /)
+    }
+  })
+
+  it('says the folder is the default one, and how to name another, when no config names a store', async ({ dir, expect }) => {
+    await writeFile(join(dir, 'package.json'), '{"name":"app"}\n')
+    await writeFile(join(dir, '.bosun'), 'a file where the default folder goes\n')
+    const result = await bosun(['run', 'hi'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trimEnd()).toMatch(/^error STORE: .*ENOTDIR.*\. Sessions go to \S+\/\.bosun\/sessions \(the default folder: no config was found\); a part of that path is a file, not a folder: move the file away, or name a folder bosun can write in a config \(bosun init writes one\): "store": \["store-jsonl", \{ "dir": "…" \}\]\.$/)
+  })
+
+  it('says permission denied is the folder\'s, as a user without write access gets it', async ({ dir, expect }) => {
+    // Root writes anywhere: as root, the command runs as "nobody" (uid 65534), as an ordinary user would.
+    const asRoot = process.getuid?.() === 0
+    await writeProject(dir, { store: ['store-jsonl', { dir: 'locked' }] })
+    await mkdir(join(dir, 'locked'))
+    await chmod(join(dir, 'locked'), 0o555)
+    await chmod(dir, 0o755)
+    const result = spawnSync(process.execPath, [BIN, 'run', 'hi'], {
+      cwd: dir, env: cleanEnv({ HOME: dir }), encoding: 'utf8', timeout: 60_000, ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    })
+    expect(result.status).toBe(1)
+    expect(result.stderr.trimEnd()).toMatch(/^error STORE: .*EACCES: permission denied.*\. Sessions go to \S+\/locked \(the store's "dir" in \S+\/bosun\.config\.json\); bosun may not write there \(permission denied\): let the user running bosun create and write files in that folder, or set "dir" to a folder bosun can write \(relative to the config file's folder\)\.$/)
+  })
+})
