@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { createStore, memoryStore, type Agent, type Store } from '@bosun/core'
 import { createAgentFromConfig, loadConfig, validateConfig, type BundledModules, type LoadedConfig, type OnConfigStage, type ResolvedConfig } from '@bosun/core/config'
 import { bundledModules, withBundledFallbacks } from './bundled.js'
+import { explainConfigPath } from './config-path.js'
 import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
 import type { Io } from './io.js'
@@ -43,7 +44,9 @@ export type StoreKind = { kind: 'memory' } | { kind: 'jsonl'; dir: string } | { 
 export async function loadCliConfig(io: Io, configFile: string | undefined): Promise<CliConfig> {
   const raw = await during({ doing: 'loading the config' }, () =>
     loadConfig({ cwd: io.cwd, ...(configFile === undefined ? {} : { file: configFile }), validate: false, env: io.env, onStage: configStages(undefined, undefined) }),
-  )
+  ).catch(async (error: unknown) => {
+    throw configFile === undefined ? error : await explainConfigPath(error, io.cwd, configFile)
+  })
   const { loaded, bundled } = await withBundledFallbacks(raw)
   const named = typeof raw.config === 'object' && raw.config !== null && raw.config.store !== undefined
   const cfg: CliConfig = {
