@@ -23,15 +23,16 @@ export function allowSetCookie(): () => void {
   }
 }
 
-/** A fetch over `serve` (the host's `fetch`) that keeps the cookie it sets; `cookie()` reads it. */
-export function cookieFetch(serve: (request: Request) => Promise<Response>): { fetch: typeof fetch; cookie(): string | undefined } {
+/** A fetch over `serve` (the host's `fetch`) that keeps the cookie it sets (unless `keeps: false`); `cookie()` reads it. */
+export function cookieFetch(serve: (request: Request) => Promise<Response>, { keeps = true }: { keeps?: boolean } = {}): { fetch: typeof fetch; cookie(): string | undefined } {
   let cookie: string | undefined
   const wrapped: typeof fetch = async (input, init) => {
     const request = new Request(input as string, init)
     if (cookie !== undefined) request.headers.set('cookie', cookie) // after construction: set by the "network layer"
     const response = await serve(request)
     const set = response.headers.get('set-cookie')
-    if (set !== null) {
+    // keeps: false — a browser that drops the cookie (a Secure one set over plain HTTP, cookies blocked).
+    if (set !== null && keeps) {
       const pair = set.split(';')[0]!
       cookie = /Max-Age=0/i.test(set) ? undefined : pair
     }

@@ -100,6 +100,19 @@ describe('the login form', () => {
     await expect(page.listSessions()).rejects.toMatchObject({ status: 401 })
   })
 
+  it('says so when the host took the token but the browser did not keep the cookie (a Secure one over plain HTTP), rather than ask again', async () => {
+    host = createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), auth: { token }, limits: { keepAliveMs: 200 } })
+    const served = host
+    const browser = cookieFetch((request) => served.fetch(request), { keeps: false })
+    openPage(createClient({ baseUrl: 'http://127.0.0.1', fetch: browser.fetch }))
+    const form = await until(() => screen.queryByRole('form', { name: 'Log in to this Bosun host' }), 'the login form')
+    await submit(token)
+    const alert = await until(() => within(form).queryByRole('alert'), 'what went wrong')
+    expect(alert.textContent).toMatch(/^The host took the token, but this browser did not keep its login cookie/)
+    expect(alert.textContent).toContain(window.location.protocol === 'http:' ? 'HTTPS proxy' : 'allow cookies')
+    expect(store!.getState().auth).not.toBe('ok')
+  })
+
   it('asks again after the host restarted (logins live in its memory)', async () => {
     const makeHost = (): Host => createHost({ store: memoryStore(), agentFactory: ({ sessionId, store }) => createAgent({ model: scripted(), store, sessionId }), auth: { token }, limits: { keepAliveMs: 200 } })
     const first = makeHost()

@@ -8,6 +8,7 @@ import { HostClientError, type HostClient, type RetryNotice, type StreamFrame } 
 import type { AppActions, AppState, AppStore, ComposerCall } from './app-state.js'
 import { createCoalescer, type Scheduler } from './coalesce.js'
 import { reconnecting, sessionUnavailable, stoppedBecause } from './connection.js'
+import { cookieNotKept } from './login-cookie.js'
 import { emptySession, foldFrames } from './fold.js'
 import { idTaken, idTakenNotice } from './id-taken.js'
 import { editsLeft } from './queue-edits.js'
@@ -126,6 +127,9 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
           if (error instanceof HostClientError) return error.code === 'not-authorized' ? 'Wrong token: use the one the host was started with (BOSUN_HOST_TOKEN or --token-file).' : error.message
           return `The host could not be reached: ${error instanceof Error ? error.message : String(error)}`
         }
+        // The login only counts if the browser kept its cookie: a request on it must not be refused (login-cookie.ts).
+        const kept = await client.listSessions().then(() => true, (error: unknown) => !(error instanceof HostClientError && error.status === 401))
+        if (!kept) return cookieNotKept(globalThis.location?.protocol)
         set({ auth: 'ok', loggedIn: true })
         get().followSessions()
         const selected = get().selected
