@@ -129,7 +129,7 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
         }
         // The login only counts if the browser kept its cookie: a request on it must not be refused (login-cookie.ts).
         const kept = await client.listSessions().then(() => true, (error: unknown) => !(error instanceof HostClientError && error.status === 401))
-        if (!kept) return cookieNotKept(globalThis.location?.protocol)
+        if (!kept) return cookieNotKept((globalThis as { location?: { protocol: string } }).location?.protocol)
         set({ auth: 'ok', loggedIn: true })
         get().followSessions()
         const selected = get().selected
