@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { chmod, mkdir, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe } from 'vitest'
 import { BIN, bosun, cleanEnv, requireBuild, it, writeProject } from './helpers.js'
@@ -29,6 +29,16 @@ describe.concurrent('a sessions folder bosun cannot write', () => {
     const result = await bosun(['run', 'hi'], { cwd: dir })
     expect(result.code).toBe(1)
     expect(result.stderr.trimEnd()).toMatch(/^error STORE: .*ENOTDIR.*\. Sessions go to \S+\/\.bosun\/sessions \(the default folder: no config was found\); a part of that path is a file, not a folder: move the file away, or name a folder bosun can write in a config \(bosun init writes one\): "store": \["store-jsonl", \{ "dir": "…" \}\]\.$/)
+  })
+
+  it('bosun serve refuses it before listening, as it refuses a config no session could be built from', async ({ dir, expect }) => {
+    // It listened, then answered every request 500 internal-error, the reason in its log only.
+    await writeProject(dir, { store: ['store-jsonl', { dir: 'notes.txt/sessions' }] }, { 'notes.txt': 'not a folder\n' })
+    const result = await bosun(['serve', '--port', '0'], { cwd: dir })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toBe(`error STORE: Cannot keep sessions in ${join(dir, 'notes.txt/sessions')}: ENOTDIR: not a directory, stat '${join(dir, 'notes.txt/sessions')}'. Sessions go to ${join(dir, 'notes.txt/sessions')} (the store's "dir" in ${join(dir, 'bosun.config.json')}); a part of that path is a file, not a folder: move the file away, or set "dir" to a folder bosun can write (relative to the config file's folder).\n`)
+    expect((await readdir(dir)).sort()).toEqual(['bosun.config.json', 'notes.txt'])
   })
 
   it('says permission denied is the folder\'s, as a user without write access gets it', async ({ dir, expect }) => {

@@ -4,11 +4,12 @@ import { dirname, relative, resolve } from 'node:path'
 import { memoryStore, type Store } from '@bosun/core'
 import { createHost, isLoopback, listen, trustedProxyProblem } from '@bosun/host'
 import { isWebBuilt, webRoot } from '@bosun/web'
-import { configPlugins, describeStore, loadCliConfig, modelLabel, openAgent, openStore, type CliConfig } from '../agent.js'
+import { configPlugins, describeStore, loadCliConfig, modelLabel, openAgent, openStore, storeKind, type CliConfig } from '../agent.js'
 import type { CommandContext } from '../context.js'
 import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
 import { slowSetupMs, slowSetupWatch } from '../slow-setup.js'
+import { requireWritableFolder } from '../sessions-folder.js'
 import { onStopSignal, type StopSignal } from '../stop-signals.js'
 import { aiSdkModel } from './config.js'
 
@@ -142,6 +143,9 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const file = cfg.file === undefined ? undefined : relative(ctx.io.cwd, cfg.file) || cfg.file
   const watch = slowSetupWatch({ afterMs: slowSetupAfterMs, file, entries: configPlugins(cfg), then: 'bosun serve listens', say: (line) => ctx.err.line(line) })
   await (await openAgent(cfg, memoryStore(), undefined, undefined, watch)).close()
+  // The sessions folder too: the JSONL store first touches it when a session is listed or opened.
+  const kept = storeKind(cfg)
+  if (kept.kind === 'jsonl') await requireWritableFolder(kept.dir)
   const store: Store = await openStore(cfg)
   const host = createHost({
     store,
