@@ -35,7 +35,7 @@ describe('config errors — the file', () => {
   it('a TS config that throws while it runs: the underlying error', async () => {
     expect(await bad('ts-runtime-error')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/ts-runtime-error/bosun.config.ts:
-        - $: loading the file threw: TypeError: Cannot read properties of undefined (reading 'name')"
+        - $: loading the file threw: TypeError: Cannot read properties of undefined (reading 'name') (thrown at <fixtures>/bad/ts-runtime-error/bosun.config.ts:3)"
     `)
   })
 
@@ -217,7 +217,7 @@ describe('config errors — resolution', () => {
   it('a plugin module that throws on import: the underlying error', async () => {
     expect(await bad('plugin-throws')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/plugin-throws/bosun.config.yaml:
-        - $.plugins[0] (plugin "./exploding.ts"): ./exploding.ts failed to load: the exploding plugin refuses to load (it needs a license file)"
+        - $.plugins[0] (plugin "./exploding.ts"): ./exploding.ts failed to load: the exploding plugin refuses to load (it needs a license file) (thrown at <fixtures>/bad/plugin-throws/exploding.ts:1)"
     `)
   })
 
@@ -225,7 +225,7 @@ describe('config errors — resolution', () => {
     expect(await bad('two-broken-plugins')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/two-broken-plugins/bosun.config.yaml:
         - $.plugins[0] (plugin "nope"): cannot be found: tried @bosun/plugin-nope, then bosun-plugin-nope (resolving from <fixtures>/bad/two-broken-plugins). It is not one of Bosun's plugins, and no installed package provides it. Check the spelling; a third-party plugin is installed by its full package name (bosun-plugin-<name> or @scope/bosun-plugin-<name>), then named here. Known plugins: compaction, content-filter, rate-limit, retry, step-limit, subagents.
-        - $.plugins[1] (plugin "./exploding.ts"): ./exploding.ts failed to load: TypeError: cannot read the rules file"
+        - $.plugins[1] (plugin "./exploding.ts"): ./exploding.ts failed to load: TypeError: cannot read the rules file (thrown at <fixtures>/bad/two-broken-plugins/exploding.ts:1)"
     `)
   })
 
@@ -393,7 +393,7 @@ describe('config errors — credentials under ordinary keys', () => {
   it('a module\'s error that quotes a key is quoted with the key masked, and not kept as the cause', async () => {
     expect(await bad('module-error-key')).toMatchInlineSnapshot(`
       "Invalid config <fixtures>/bad/module-error-key/bosun.config.yaml:
-        - $.plugins[0] (plugin "./leaky.ts"): ./leaky.ts failed to load: the key [redacted] was refused by [redacted]"
+        - $.plugins[0] (plugin "./leaky.ts"): ./leaky.ts failed to load: the key [redacted] was refused by [redacted] (thrown at <fixtures>/bad/module-error-key/leaky.ts:3)"
     `)
     const error = await loadConfig({ cwd: fixture('bad/module-error-key') }).catch((caught: unknown) => caught)
     expect((error as BosunError).cause).toBeUndefined()
@@ -409,7 +409,7 @@ describe('config errors — the error', () => {
     expect(file).toBe(fixture('bad/two-broken-plugins/bosun.config.yaml'))
     expect(problems).toMatchObject([
       { path: '$.plugins[0]', plugin: 'nope', kind: 'plugin' },
-      { path: '$.plugins[1]', plugin: './exploding.ts', kind: 'plugin', message: './exploding.ts failed to load: TypeError: cannot read the rules file' },
+      { path: '$.plugins[1]', plugin: './exploding.ts', kind: 'plugin', message: `./exploding.ts failed to load: TypeError: cannot read the rules file (thrown at ${fixture('bad/two-broken-plugins/exploding.ts')}:1)` },
     ])
     expect((error as BosunError).cause).toBeInstanceOf(TypeError)
   })

@@ -1,10 +1,11 @@
-import { basename } from 'node:path'
+import { basename, dirname } from 'node:path'
 import { defaultLoaders, type Loader } from 'cosmiconfig'
 import { maskCredentials } from './credentials.js'
 import { FLATTEN_ADVICE } from './depth.js'
 import { missingExportHint } from './export-hint.js'
 import { importModule } from './import-module.js'
 import { defaultExport, missingPackageHint, summarizeError } from './resolve.js'
+import { thrownAt } from './thrown-at.js'
 
 /** A config file that cannot be read as a config; `message` is the problem, ready to show. */
 export class ConfigFileError extends Error {
@@ -39,7 +40,9 @@ export const loadModule: Loader = async (filepath) => {
     // Not kept as the cause: the parser's error quotes the file's text, which `--debug` prints.
     const syntax = parseError(error)
     if (syntax !== undefined) throw syntax
-    const summary = summarizeError(error)
+    // Code of the file (or a file of the project it imports) that threw as it ran: where (thrownAt).
+    const at = thrownAt(error, dirname(filepath))
+    const summary = `${summarizeError(error)}${at === undefined ? '' : ` (thrown at ${at})`}`
     const hint = missingPackageHint(error, basename(filepath)) || (await missingExportHint(filepath))
     throw new ConfigFileError(`loading the file threw: ${summary}${hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''}${hint}`, { cause: error })
   }

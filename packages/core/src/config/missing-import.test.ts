@@ -2,33 +2,10 @@
 // (walkthrough of docs/plugins.md with the bosun CLI in an empty folder): a local ./guard.mjs that
 // imports '@bosun/core' failed with only "Cannot find module '@bosun/core'", though the CLI ships
 // its own core — which serves the names a config gives, not the imports of its modules.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from './load.js'
+import { describe, expect, it } from 'vitest'
+import { configProblems, configProjects } from '../testing/config-projects.js'
 
-const dirs: string[] = []
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-async function project(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'bosun-missing-import-'))
-  dirs.push(dir)
-  await writeFile(join(dir, 'package.json'), '{ "name": "p", "private": true }\n')
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(join(dir, name, '..'), { recursive: true })
-    await writeFile(join(dir, name), text)
-  }
-  return dir
-}
-
-async function problems(dir: string): Promise<string[]> {
-  const error = await loadConfig({ cwd: dir }).then(() => undefined, (caught: unknown) => caught as { code: string; details: { problems: { message: string }[] } })
-  expect(error?.code).toBe('CONFIG_INVALID')
-  return error!.details.problems.map((problem) => problem.message)
-}
+const project = configProjects('bosun-missing-import-')
 
 const CONFIG = JSON.stringify({ plugins: ['./guard.mjs'], tools: ['./tools/clock.ts'] })
 
@@ -39,7 +16,7 @@ describe('a config module that imports a package that is not installed', () => {
       'guard.mjs': "import { definePlugin } from '@bosun-missing/core'\nexport default definePlugin({ name: 'guard', setup() {} })\n",
       'tools/clock.ts': "import { now } from 'bosun-missing-clock/sub/path.js'\nexport default { name: 'clock', description: 'now', parameters: { type: 'object' }, execute: () => now() }\n",
     })
-    const [plugin, tool] = await problems(dir)
+    const [plugin, tool] = await configProblems(dir)
     expect(plugin).toMatch(/^\.\/guard\.mjs failed to load: .*'@bosun-missing\/core'.*\. \.\/guard\.mjs imports @bosun-missing\/core, which is not installed where it can be found: install it in the project \(npm install @bosun-missing\/core\)\.$/)
     expect(tool).toMatch(/^\.\/tools\/clock\.ts failed to load: .*'bosun-missing-clock\/sub\/path\.js'.*\. \.\/tools\/clock\.ts imports bosun-missing-clock, which is not installed where it can be found: install it in the project \(npm install bosun-missing-clock\)\.$/)
     // A guard against a hang, not a measure: the file's first config load (the TypeScript loader
@@ -61,7 +38,7 @@ describe('a config module that imports a package that is not installed', () => {
       'node_modules/bosun-plugin-broken/package.json': JSON.stringify({ name: 'bosun-plugin-broken', version: '1.0.0', type: 'module', exports: './index.js' }),
       'node_modules/bosun-plugin-broken/index.js': "import 'missing-e'\nexport default { name: 'broken', setup() {} }\n",
     })
-    const [guard, broken, clock] = await problems(dir)
+    const [guard, broken, clock] = await configProblems(dir)
     expect(guard).toContain('./guard.mjs failed to load: ')
     expect(guard).toMatch(/ dep-a imports missing-b, which is not installed beside it: reinstall dep-a \(npm install dep-a\), which brings its dependencies\.$/)
     expect(guard).not.toContain('npm install missing-b')
@@ -74,7 +51,7 @@ describe('a config module that imports a package that is not installed', () => {
       'bosun.config.json': JSON.stringify({ plugins: ['./guard.mjs'] }),
       'guard.mjs': "export { default } from './missing-helper.mjs'\n",
     })
-    const [plugin] = await problems(dir)
+    const [plugin] = await configProblems(dir)
     expect(plugin).toMatch(/^\.\/guard\.mjs failed to load: /)
     expect(plugin).not.toContain('npm install')
   })
@@ -85,7 +62,7 @@ describe('the config file itself importing a package that is not installed', () 
   // pnpm or Yarn layout): the file's load failed with Node's "Cannot find module" alone.
   it.each(['bosun.config.mjs', 'bosun.config.ts'])('%s: names the package and says to install it', async (name) => {
     const dir = await project({ [name]: "import { defineConfig } from '@bosun-missing/core/config'\nexport default defineConfig({})\n" })
-    const [message] = await problems(dir)
+    const [message] = await configProblems(dir)
     expect(message).toMatch(/^loading the file threw: Cannot find (module|package) '@bosun-missing\/core/)
     expect(message).toContain(`. ${name} imports @bosun-missing/core, which is not installed where it can be found: install it in the project (npm install @bosun-missing/core).`)
   })

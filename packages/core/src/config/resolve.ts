@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { BosunError } from '../errors.js'
 import { coreMismatch } from './core-range.js'
@@ -8,6 +8,7 @@ import { missingExportHint } from './export-hint.js'
 import { importLocalFile, importModule } from './import-module.js'
 import { esmResolve } from './node-resolve.js'
 import { notFoundMessage } from './not-found.js'
+import { thrownAt } from './thrown-at.js'
 import type { BundledModules, EntryKind } from './types.js'
 
 /** Imports modules named by a config, resolving from the config file's folder. */
@@ -122,7 +123,9 @@ async function load(specifier: string, resolved: string, importer: (file: string
   try {
     namespace = await importer(file)
   } catch (error) {
-    const summary = summarizeError(error)
+    // A file of the project's that threw as it ran: where (an installed package's code is not the user's to fix).
+    const at = local ? thrownAt(error, dirname(file)) : undefined
+    const summary = `${summarizeError(error)}${at === undefined ? '' : ` (thrown at ${at})`}`
     const hint = missingPackageHint(error, specifier) || (local ? await missingExportHint(file) : '')
     const stop = hint !== '' && !/[.!?]$/.test(summary) ? '.' : ''
     return { ok: false, message: `${specifier} failed to load: ${summary}${stop}${hint}`, cause: error }
