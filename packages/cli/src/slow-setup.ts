@@ -51,6 +51,6 @@ export function slowSetupWatch({ afterMs, file, entries, then, say }: SlowSetupW
 }
 
 /** `50 ms`, `5 s`. */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }

@@ -10,6 +10,7 @@ import { CliErrorCodes, cliError } from '../errors.js'
 import { ExitCode } from '../exit-codes.js'
 import { slowSetupMs, slowSetupWatch } from '../slow-setup.js'
 import { requireWritableFolder } from '../sessions-folder.js'
+import { requireReadyStore } from '../store-ready.js'
 import { onStopSignal, type StopSignal } from '../stop-signals.js'
 import { aiSdkModel } from './config.js'
 
@@ -147,6 +148,13 @@ export async function serveCommand(ctx: CommandContext, options: ServeOptions): 
   const kept = storeKind(cfg)
   if (kept.kind === 'jsonl') await requireWritableFolder(kept.dir)
   const store: Store = await openStore(cfg)
+  // A store that connects (PostgreSQL) connects now, with its schema's checks: it connects on its
+  // first operation, so a wrong password or a database that does not exist let the host listen,
+  // then answer every request 500 internal-error with a stack trace in its log.
+  await requireReadyStore(store, { afterMs: slowSetupAfterMs, then: 'bosun serve listens', say: (line) => ctx.err.line(line) }).catch(async (error: unknown) => {
+    await store.close().catch(() => {})
+    throw error
+  })
   const host = createHost({
     store,
     // The host aborts an open that outlasts limits.openTimeoutMs: the session's lock is released then.

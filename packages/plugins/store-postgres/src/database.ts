@@ -18,6 +18,8 @@ export interface Database {
   query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>
   /** Runs `fn` in one transaction on one connection (BEGIN … COMMIT, ROLLBACK on a throw). */
   transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>
+  /** Connects and prepares the schema now, as the first statement would (once; a failure is tried again next time). */
+  ready(): Promise<void>
   /** Settings for a connection outside the pool (a LISTEN connection). */
   readonly clientConfig: pg.ClientConfig
   /** How long the client waits for the database to answer ({@link answerTimeoutMs}); 0: no limit. */
@@ -95,6 +97,7 @@ export function openDatabase(options: ResolvedOptions): Database {
       await whenReady()
       return inTransaction(pool, fn)
     },
+    ready: whenReady,
     end: () => pool.end(),
   }
 }

@@ -20,6 +20,15 @@ export interface PostgresStore extends Store {
   readonly database: string
   /** This store's name in lease rows. */
   readonly owner: string
+  /**
+   * Connects and prepares the schema now — creates or migrates it, or refuses it (a layout newer
+   * than this build, another application's tables) — as the store's first operation otherwise
+   * would, and rejects with the error that operation would get: STORE saying what to check for a
+   * wrong password, a database that does not exist, nothing listening at the URL. The URL's
+   * password is never in it. A failed call is tried again by the next one. What a server calls
+   * before it listens: the store connects lazily, so a store it cannot use would fail every request.
+   */
+  ready(): Promise<void>
   /** Reads a session without taking its lease (a consistent snapshot); `undefined` if there is none. */
   read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[] } | undefined>
   /**
@@ -134,6 +143,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     database: db.name,
     owner,
     mailbox: new Mailbox(db, owner, { ensureOpen, leaseOf: (session) => writers.get(session)?.lease, posted: (session, id) => notifier.posted(session, id), lost: (lease, error) => leases.lost(lease, error) }),
+
+    async ready() {
+      ensureOpen()
+      await db.ready()
+    },
 
     async create(header, seed = []) {
       ensureOpen()
