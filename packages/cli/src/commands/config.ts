@@ -1,5 +1,5 @@
 import { relative } from 'node:path'
-import { memoryStore, type AgentHooks, type Plugin } from '@bosun/core'
+import { createStore, memoryStore, type AgentHooks, type Plugin } from '@bosun/core'
 import { candidatePackages, type EntryKind, type ResolvedConfig } from '@bosun/core/config'
 import { DEFAULT_SESSIONS_DIR, checkConfig, loadCliConfig, openAgent, type CliConfig } from '../agent.js'
 import { bundledFor } from '../bundled.js'
@@ -18,6 +18,13 @@ import { describeOptions, redact } from '../redact.js'
 export async function configCheckCommand(ctx: CommandContext): Promise<number> {
   const cfg = await loadCliConfig(ctx.io, ctx.configFile)
   const resolved = await checkConfig(cfg)
+  // The store is made, and closed at once — not used: nothing connects, nothing is written — so
+  // that what its options are checked for only when it is made is reported here too, as serve and
+  // run report it: a URL a store-postgres "urlEnv" names that is malformed (a password with an
+  // unencoded "#"), never shown. The config's schema check cannot see a variable's value.
+  if (cfg.defaultStoreDir === undefined && resolved.store !== 'memory' && 'definition' in resolved.store) {
+    await (await createStore(resolved.store.definition, resolved.store.options, { baseDir: cfg.dir })).close()
+  }
   // Build the agent for real (on a throwaway memory store): setups run, so the taps are the true ones.
   const agent = await openAgent(cfg, memoryStore())
   const taps = tapsByName(agent.hooks)
