@@ -1,6 +1,10 @@
 import { BosunError, maskSecretValues } from '@bosun/core'
+import { storeUnavailable } from './store-unavailable.js'
 
-/** The stable error codes of the host (SPEC §10) and their HTTP statuses. */
+/**
+ * The stable error codes of the host (SPEC §10) and their HTTP statuses; `store-unavailable` is
+ * the host's own, for a case SPEC leaves open (a request its store failed).
+ */
 export const HOST_ERROR_STATUS = {
   'session-not-found': 404,
   'message-not-found': 404,
@@ -22,6 +26,7 @@ export const HOST_ERROR_STATUS = {
   'internal-error': 500,
   'session-unavailable': 503,
   'too-many-streams': 503,
+  'store-unavailable': 503,
 } as const
 
 export type HostErrorCode = keyof typeof HOST_ERROR_STATUS
@@ -90,6 +95,9 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
       taken.serverNote = `session-locked: ${error.message}`
       return taken
     }
+    case 'STORE':
+      // The store failed (its disk, its folder, its database): 503, retried, not a host bug.
+      return storeUnavailable(error, id)
     default:
       if (!UNREADABLE.has(error.code)) return undefined
       return new HostError('internal-error', `The stored session${id === undefined ? '' : ` "${id}"`} cannot be read (${error.code}): the host's log names the file; \`bosun log\` shows what is damaged.`, { ...at, cause: error.code })

@@ -180,12 +180,19 @@ export function createHost(options: CreateHostOptions): Host {
   let closing = false
 
   const app = new Hono()
-  const noted = new Set<string>()
-  /** An answer's server-side note, logged once per text (a client retrying a locked session says it once). */
+  /** When each note was last logged. */
+  const noted = new Map<string, number>()
+  /**
+   * An answer's server-side note, logged once per text (a client retrying a locked session, every
+   * request of a store outage, says it once) — again after {@link NOTE_AGAIN_MS}, so that an
+   * outage that comes back later is seen again.
+   */
   const note = (error: HostError): HostError => {
-    if (error.serverNote === undefined || noted.has(error.serverNote)) return error
+    if (error.serverNote === undefined) return error
+    const last = noted.get(error.serverNote)
+    if (last !== undefined && Date.now() - last < NOTE_AGAIN_MS) return error
     if (noted.size >= 256) noted.clear()
-    noted.add(error.serverNote)
+    noted.set(error.serverNote, Date.now())
     logHost(`[bosun host] ${error.serverNote}`)
     return error
   }
@@ -287,6 +294,9 @@ export { schemas }
  * A failed request in the host's log, the error printed whole (stack, causes) as `console.error`
  * would, with every registered secret masked: a module's error may quote a key.
  */
+/** How long a note's text stays said (host.ts, note): 10 minutes. */
+const NOTE_AGAIN_MS = 10 * 60_000
+
 function logFailure(error: unknown): void {
   logHost(`[bosun host] request failed:`, error)
 }

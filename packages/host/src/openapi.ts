@@ -94,6 +94,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
       responses: {
         [String(route.status)]: { description: 'OK', content: { [route.sse ? 'text/event-stream' : 'application/json']: {} } },
         ...(route.empty ? { [String(route.empty.status)]: { description: route.empty.description } } : {}),
+        // Any route: its store failed (store-unavailable), or a limit or an open timed out; retried after retry-after.
+        '503': { description: 'Unavailable for now (store-unavailable, session-unavailable, too-many-streams): retry after retry-after', headers: { 'retry-after': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/error' } } } },
         default: { description: 'An error', content: { 'application/json': { schema: { $ref: '#/components/schemas/error' } } } },
       },
     }

@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { afterEach, beforeEach } from 'vitest'
+import { afterEach, beforeEach, vi } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAgent, definePlugin, type Plugin, type Store, type Tool } from '@bosun/core'
@@ -59,6 +59,19 @@ export function stepGate(): { plugin: Plugin; open(): void; readonly waiting: nu
     },
   })
   return { plugin, open, get waiting() { return waiting } }
+}
+
+/**
+ * Every line the host logs from now on (it logs through console.error, which this silences), an
+ * error printed with its stack as the console would: a test can see that none is. Undone by
+ * `vi.restoreAllMocks()`.
+ */
+export function loggedLines(): string[] {
+  const lines: string[] = []
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+    lines.push(args.map((arg) => (arg instanceof Error ? arg.stack : String(arg))).join(' '))
+  })
+  return lines
 }
 
 const BASE = 'http://127.0.0.1'

@@ -24,7 +24,7 @@ describe('the OpenAPI document\'s parameters and answers', () => {
     for (const [path, method] of [['/v1/sessions/{id}/inbox/{messageId}', 'patch'], ['/v1/sessions/{id}/inbox/{messageId}', 'delete'], ['/v1/sessions/{id}/inbox/{messageId}/promote', 'post'], ['/v1/sessions/{id}/inbox/order', 'put']] as const) {
       expect(param(path, method, 'If-Match')).toMatchObject({ in: 'header' })
     }
-    expect(Object.keys(op('/v1/ai-sdk/chat/{id}/stream', 'get').responses).sort()).toEqual(['200', '204', 'default'])
+    expect(Object.keys(op('/v1/ai-sdk/chat/{id}/stream', 'get').responses).sort()).toEqual(['200', '204', '503', 'default'])
     // The resume route's 204, as the document says.
     expect((await req(host, 'POST', '/v1/sessions', { id: 's' })).status).toBe(201)
     expect((await req(host, 'GET', '/v1/ai-sdk/chat/s/stream')).status).toBe(204)
