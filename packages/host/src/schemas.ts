@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { HostError } from './errors.js'
+import { blankMessage, hasVisibleContent } from './visible-content.js'
 import { BASE64_PATTERN, IMAGE_MEDIA_TYPES, imageDataProblem, type ImageMediaType } from './image-check.js'
 
 /** A message id chosen by the client; it becomes the message id in the log. */
@@ -26,6 +27,9 @@ const contentBlock = {
   ],
 }
 
+/** What the routes check of `content` beyond its schema (visible-content.ts), told in the OpenAPI document. */
+const BLANK_CONTENT = 'Something to read: a string with a character other than whitespace, or blocks with such a text or an image (else 400 invalid-request at /content).'
+
 export const schemas = {
   createSession: {
     type: 'object',
@@ -39,6 +43,7 @@ export const schemas = {
     properties: {
       clientMessageId: { type: 'string', pattern: CLIENT_MESSAGE_ID_PATTERN },
       content: {
+        description: BLANK_CONTENT,
         anyOf: [
           { type: 'string', minLength: 1 },
           { type: 'array', minItems: 1, items: contentBlock },
@@ -58,6 +63,7 @@ export const schemas = {
     required: ['content'],
     properties: {
       content: {
+        description: BLANK_CONTENT,
         anyOf: [
           { type: 'string', minLength: 1 },
           { type: 'array', minItems: 1, items: contentBlock },
@@ -292,8 +298,12 @@ export function validateBody<T>(name: SchemaName, body: unknown): T {
       ...(problems.length > MAX_BODY_PROBLEMS ? { moreProblems: problems.length - MAX_BODY_PROBLEMS } : {}),
     })
   }
-  // What a schema cannot say of an image: its bytes are whole and of the type it claims.
-  if (name === 'postMessage' || name === 'editMessage') checkImages((body as { content: unknown }).content)
+  if (name === 'postMessage' || name === 'editMessage') {
+    const { content } = body as { content: string | { type: string; text?: string }[] }
+    // What a schema cannot say: some text is more than whitespace, and an image's bytes are whole and of the type it claims.
+    if (!hasVisibleContent(content)) throw blankMessage('/content')
+    checkImages(content)
+  }
   return body as T
 }
 
