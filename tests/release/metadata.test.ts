@@ -55,8 +55,14 @@ describe('the published packages', () => {
     for (const [entry, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
       if (typeof target === 'string') continue // ./package.json, ./schema.json
       const conditions = target as Record<string, string>
-      // bosun-source first (the workspace resolves sources through it), then types, then import.
-      expect(Object.keys(conditions), entry).toEqual(['bosun-source', 'types', 'import'])
+      // bosun-source first (the workspace resolves sources through it), then types, then import;
+      // for what a plugin imports (the core, the test kit), default, the same file, last: require()
+      // of an ES module (Node 20.19+) from a CommonJS plugin. Not for the packages a config names:
+      // require.resolve would then also find them on NODE_PATH, where config resolution (jiti's
+      // rules, node-resolve.ts) finds only what can be required.
+      const requirable = ['@bosun/core', '@bosun/testkit'].includes(manifest.name as string)
+      expect(Object.keys(conditions), entry).toEqual(['bosun-source', 'types', 'import', ...(requirable ? ['default'] : [])])
+      if (requirable) expect(conditions.default, entry).toBe(conditions.import)
       expect(existsSync(join(dir, conditions['bosun-source']!)), `${entry} bosun-source`).toBe(true)
       expect(conditions.types, entry).toMatch(/^\.\/dist\/.+\.d\.ts$/)
       expect(conditions.import, entry).toBe(conditions.types!.replace(/\.d\.ts$/, '.js'))
