@@ -1,7 +1,5 @@
 import { constants as fsConstants, fstatSync, writeSync } from 'node:fs'
 import * as nodeFs from 'node:fs/promises'
-import { dirname } from 'node:path'
-import { BosunError, ErrorCodes } from '@bosun/core'
 
 /**
  * The part of a `node:fs/promises` `FileHandle` the JSONL store uses. Every method may reject
@@ -73,7 +71,13 @@ export interface StoreFileSystem {
    */
   openDirectory?(path: string): Promise<StoreFileHandle>
   readdir(path: string): Promise<string[]>
-  mkdir(path: string, options: { recursive: true }): Promise<string | undefined>
+  /**
+   * mkdir(2) of one folder, as `node:fs/promises` `mkdir` with `{ recursive: false }`: rejects with
+   * EEXIST when the path exists, ENOENT when its parent does not. The store creates its folder's
+   * missing parents itself, one call each (store-folder.ts): an implementation must not create
+   * parents (Node's recursive mkdir never returns on some paths, such as /proc/nope/s).
+   */
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<unknown>
   /** Removes a file whose creation failed half-way. */
   unlink(path: string): Promise<void>
   /**
@@ -146,23 +150,6 @@ export async function syncDirectory(fs: StoreFileSystem, path: string): Promise<
     await handle.sync()
   } finally {
     await handle.close()
-  }
-}
-
-/** mkdir -p of a store's folder, made durable: every directory created is fsynced, and so is the parent of the first. */
-export async function ensureDirectory(fs: StoreFileSystem, dir: string): Promise<void> {
-  try {
-    const first = await fs.mkdir(dir, { recursive: true })
-    if (first === undefined) return
-    const top = dirname(first)
-    for (let current = dir; ; current = dirname(current)) {
-      await syncDirectory(fs, current)
-      if (current === top || dirname(current) === current) break
-    }
-  } catch (error) {
-    throw new BosunError(ErrorCodes.STORE, `Could not create the session directory ${dir}: ${(error as Error).message}`, {
-      cause: error, details: { dir },
-    })
   }
 }
 

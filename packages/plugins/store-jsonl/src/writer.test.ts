@@ -105,6 +105,8 @@ describe('durable creation', () => {
     await store.create(header('s'), [event(0)])
     const file = sessionFile(dir, 's')
     expect(fs.calls.filter((c) => c.op !== 'close' && c.op !== 'mkdir' && c.op !== 'readdir')).toEqual([
+      // The folder, which exists, checked to be a folder (store-folder.ts).
+      { op: 'open', path: dir },
       { op: 'open', path: file }, { op: 'stat', path: file }, { op: 'write', path: file }, { op: 'sync', path: file },
       // A stale record of a valid length deleted (review-valid-length-recreate.test.ts): ENOENT here.
       { op: 'unlink', path: join(dir, '.bosun-valid-s') },
