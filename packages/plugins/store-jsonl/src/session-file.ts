@@ -5,6 +5,7 @@ import { checkOpenedFile, refusedOpen } from './file-safety.js'
 import { errnoCode, type StoreFileHandle, type StoreFileSystem } from './file-system.js'
 import { parseHeader, parseLog, type ParsedLog } from './reader.js'
 import { ioError } from './file-writes.js'
+import { readError } from './read-error.js'
 import { crc32, type JournalRecord } from './journal-format.js'
 import { replayAll } from './recovery.js'
 import { headerCrcOf } from './replay.js'
@@ -27,19 +28,21 @@ export interface OpenedSessionFile {
  * file-safety.ts), or undefined when there is no such session.
  */
 export async function openSessionFile(fs: StoreFileSystem, file: string, id: string, flags: 'r' | 'r+'): Promise<OpenedSessionFile | undefined> {
+  // Opened to read it, or to write it (open(): a writer).
+  const failed = flags === 'r' ? readError : ioError
   let handle: StoreFileHandle
   try {
     handle = await fs.open(file, flags)
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined
-    throw refusedOpen(error, file, id) ?? ioError('open', file, id, error)
+    throw refusedOpen(error, file, id) ?? failed('open', file, id, error)
   }
   try {
     const checked = await checkOpenedFile(handle, file, id)
     if (checked !== 'gone') return { file, handle, ...checked }
   } catch (error) {
     await handle.close().catch(() => {})
-    throw BosunError.is(error) ? error : ioError('fstat', file, id, error)
+    throw BosunError.is(error) ? error : failed('fstat', file, id, error)
   }
   await handle.close().catch(() => {})
   return undefined
@@ -63,7 +66,7 @@ export async function readSummary(
   } catch (error) {
     // Not there any more, or a link or a socket named like a session: not listed.
     if (errnoCode(error) === 'ENOENT' || refusedOpen(error, file, id)) return undefined
-    throw ioError('open', file, id, error)
+    throw readError('open', file, id, error)
   }
   try {
     let header: SessionHeader
@@ -89,7 +92,7 @@ export async function readSummary(
       return entry
     }
   } catch (error) {
-    throw BosunError.is(error) ? error : ioError('read', file, id, error)
+    throw BosunError.is(error) ? error : readError('read', file, id, error)
   } finally {
     await handle.close().catch(() => {})
   }
@@ -146,7 +149,7 @@ export async function sessionSummary(
     step = 'read (summarising the log)'
     return { ...entryOf(header), ...(await foldOf(fs, file, id, handle, crc32(line), line.length, dead)).summary() }
   } catch (error) {
-    throw BosunError.is(error) ? error : ioError(step, file, id, error)
+    throw BosunError.is(error) ? error : readError(step, file, id, error)
   } finally {
     await handle.close().catch(() => {})
   }

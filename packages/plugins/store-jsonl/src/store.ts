@@ -11,6 +11,7 @@ import { acquireSessionLock, type SessionLock } from './lock.js'
 import { JsonlWriter } from './writer.js'
 import { ioError, writeFully } from './file-writes.js'
 import { ensureDirectory } from './store-folder.js'
+import { readError } from './read-error.js'
 import { StoreJournal } from './journal.js'
 import { crc32, isJournalName, type JournalRecord } from './journal-format.js'
 import { deadRecordsBySession, deadRecordsOf, recordsForOpen, replayAll, replayIntoFile, sweepDeadJournals } from './recovery.js'
@@ -121,17 +122,22 @@ class JsonlStore implements Store {
     if (opened === undefined) return undefined
     const { file, handle, identity } = opened
     let lock: SessionLock | undefined
-    let step = 'read'
+    let step = 'lock'
     try {
       // Before reading: a torn tail is cut only when no live writer can be appending to it.
       lock = await this.#lock(file, id)
       if (identity !== undefined) lock.identify(identity)
+      step = 'read'
       // The list summary beside the log, read while the log is (it never rejects): see below.
       const kept = this.#fs.rename ? readSummaryText(this.#fs, file) : undefined
+      const read = await handle.readFile()
       // What another process (a dead one, or one that looks alive) acknowledged through its
       // journal but may not have made durable here: under the session's lock, all of it.
+      step = 'read of the store journals'
+      const records = await recordsForOpen(this.#fs, this.#dir, id, this.#journal?.path)
       step = 'replay of the store journal'
-      const replayed = await replayIntoFile(handle, await handle.readFile(), await recordsForOpen(this.#fs, this.#dir, id, this.#journal?.path))
+      const replayed = await replayIntoFile(handle, read, records)
+      step = 'read'
       const headerCrc = headerCrcOf(replayed) ?? 0
       // A rejected batch a rollback could not remove lies past the recorded length: cut with the torn tail.
       const valid = await readValidLength(this.#fs, file, id)
@@ -156,7 +162,10 @@ class JsonlStore implements Store {
     } catch (error) {
       await handle.close().catch(() => {})
       await lock?.release()
-      throw BosunError.is(error) ? error : ioError(stepOf(error, step), file, id, error)
+      if (BosunError.is(error)) throw error
+      // Reading (the file, the journals, the valid-length record) or repairing (a replay, a cut).
+      const failed = stepOf(error, step)
+      throw failed.startsWith('read') ? readError(failed, file, id, error) : ioError(failed, file, id, error)
     }
   }
 
@@ -178,7 +187,7 @@ class JsonlStore implements Store {
       const log = parseLog(withinValidLength(replayed, valid, headerCrcOf(replayed)), file, id)
       return { header: log.header, events: log.events }
     } catch (error) {
-      throw BosunError.is(error) ? error : ioError(stepOf(error, 'read'), file, id, error)
+      throw BosunError.is(error) ? error : readError(stepOf(error, 'read'), file, id, error)
     } finally {
       await handle.close().catch(() => {})
     }
@@ -201,7 +210,7 @@ class JsonlStore implements Store {
     try {
       line = await readFirstLine(handle)
     } catch (error) {
-      throw ioError('read', file, id, error)
+      throw readError('read', file, id, error)
     } finally {
       await handle.close().catch(() => {})
     }
@@ -255,7 +264,7 @@ class JsonlStore implements Store {
         if (end !== undefined) events = await readEventRange(handle, file, { start: line.length, end }, fromSeq, limit)
       }
     } catch (error) {
-      throw BosunError.is(error) ? error : ioError(stepOf(error, 'read'), file, id, error)
+      throw BosunError.is(error) ? error : readError(stepOf(error, 'read'), file, id, error)
     } finally {
       await handle.close().catch(() => {})
     }
