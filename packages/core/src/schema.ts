@@ -4,6 +4,7 @@ import { KEEP_CREDENTIALS_OUT, looksLikeCredential } from './config/credentials.
 import { envNameProblems } from './config/env-names.js'
 import { FUNCTION_EXPECTED, FUNCTION_KEYWORD, functionKeyword, nonJsonMessage, nonJsonValues } from './config/non-json.js'
 import { childPath, describeValue, suggest } from './config/problems.js'
+import { requiredValues } from './config/required-values.js'
 import { mayQuoteValueAt } from './config/secrets.js'
 import { BosunError, ErrorCodes } from './errors.js'
 import { GENERATED_VALIDATORS } from './generated-validators.js'
@@ -321,8 +322,11 @@ function problemMessage(error: ErrorObject, schema: JsonSchema, root: unknown): 
   const secret = schemaAt(schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')))?.['writeOnly'] === true
   const found = describeFound(valueAt(root, error.instancePath), pointerKeys(error.instancePath), secret)
   switch (error.keyword) {
-    case 'required':
-      return 'is required'
+    case 'required': {
+      // With the values the property may take when its schema lists them: what to write, from a config and from code alike.
+      const values = requiredValues(schema, error)
+      return values === undefined ? 'is required' : `is required: ${values}`
+    }
     case BOUNDS_KEYWORD: {
       // `must be at most maxDelayMs (500) (found 600)`: the other option's value shown by the same rules as a found one.
       const params = error.params as BoundParams

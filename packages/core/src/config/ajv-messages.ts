@@ -1,6 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { ajv, generatedValidator, problemPath, schemaProblems, type JsonSchema } from '../schema.js'
-import { requiredValues } from './required-values.js'
 
 /** One schema error, with its path under `base` (the entry's options path, or the config root). */
 export interface SchemaError {
@@ -27,14 +26,5 @@ export function schemaErrors(schema: JsonSchema, value: unknown, base: string): 
   }
   if (validate(value)) return []
   const errors = validate.errors ?? []
-  return schemaProblems(errors, schema, value).map(({ pointer, keys, message }) => ({ path: problemPath(base, keys), pointer, message: withValues(message, pointer, keys, errors, schema) }))
-}
-
-/** "is required" with the values the missing property may take, when its schema lists them ({@link requiredValues}). */
-function withValues(message: string, pointer: string, keys: readonly (string | number)[], errors: readonly ErrorObject[], schema: JsonSchema): string {
-  if (message !== 'is required') return message
-  const missing = keys.at(-1)
-  const error = errors.find((each) => each.keyword === 'required' && each.instancePath === pointer && (each.params as { missingProperty?: unknown }).missingProperty === missing)
-  const values = error === undefined ? undefined : requiredValues(schema, error)
-  return values === undefined ? message : `${message}: ${values}`
+  return schemaProblems(errors, schema, value).map(({ pointer, keys, message }) => ({ path: problemPath(base, keys), pointer, message }))
 }

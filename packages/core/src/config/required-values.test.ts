@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { configProjects } from '../testing/config-projects.js'
+import { assertOptions } from '../schema.js'
 import { loadConfig } from './load.js'
 
 const project = configProjects('bosun-required-values-')
@@ -56,4 +57,21 @@ describe('a missing required option says the values its schema lists', () => {
       { path: '$.plugins[0][1].nested.side', message: 'is required: one of "left", "right"' },
     ])
   }, 60_000)
+})
+
+describe('options given from code get the same words', () => {
+  it("assertOptions (every adapter's and plugin's check from code): the listed values, or plain \"is required\"", () => {
+    const schema = {
+      type: 'object',
+      properties: { action: { enum: ['reject', 'redact'] }, mode: { const: 'strict' }, name: { type: 'string' } },
+      required: ['action', 'mode', 'name'],
+    }
+    let message = ''
+    try {
+      assertOptions(schema, {}, 'guard()')
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message.split('\n').slice(1)).toEqual(['  - $.action: is required: one of "reject", "redact"', '  - $.mode: is required: must be "strict"', '  - $.name: is required'])
+  })
 })
