@@ -44,11 +44,13 @@ export function describe(command: string, args: readonly string[], options: RunO
 /**
  * The environment for a child that must see only the rehearsal's settings: the test runner's
  * `npm_*`, `pnpm_*` and vitest variables are dropped (a `pnpm test` run would otherwise hand its
- * own registry, cache and user config down), then `extra` is added.
+ * own registry, cache and user config down), and `NODE_PATH`, which pnpm's bin shims (vitest's
+ * own) point at the workspace's packages — a newcomer's `bosun` would not find those — then
+ * `extra` is added.
  */
 export function cleanEnv(extra: Record<string, string>): Record<string, string> {
   const kept = Object.entries(process.env).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined && !/^(npm_|pnpm_|vitest|NODE_OPTIONS$|FORCE_COLOR$|NO_COLOR$)/i.test(entry[0]),
+    (entry): entry is [string, string] => entry[1] !== undefined && !/^(npm_|pnpm_|vitest|NODE_OPTIONS$|NODE_PATH$|FORCE_COLOR$|NO_COLOR$)/i.test(entry[0]),
   )
   return { ...Object.fromEntries(kept), ...extra }
 }
