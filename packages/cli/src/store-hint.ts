@@ -25,6 +25,11 @@ const FIXES: Record<string, string> = {
 export function withStoreHint(error: unknown, cfg: CliConfig): unknown {
   if (!BosunError.is(error, ErrorCodes.STORE)) return error
   const code = errnoOf(error)
+  // A session file this user may not read (`bosun log` of a file another user wrote): the store says
+  // what to do about reading it; advice on where bosun may write would mislead. (A path through a
+  // file, a full disk… keep the hint: where the folder came from is the CLI's to say.)
+  const reading = (error.details as { operation?: unknown } | undefined)?.operation === 'read'
+  if (reading && (code === 'EACCES' || code === 'EPERM')) return error
   const fix = code === undefined ? undefined : FIXES[code]
   if (fix === undefined) return error
   const hint = `${whereSessionsGo(cfg)} ${fix} ${whatToChange(cfg)}`

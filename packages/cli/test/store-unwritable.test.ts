@@ -54,4 +54,24 @@ describe.concurrent('a sessions folder bosun cannot write', () => {
     expect(result.status).toBe(1)
     expect(result.stderr.trimEnd()).toMatch(/^error STORE: .*EACCES: permission denied.*\. Sessions go to \S+\/locked \(the store's "dir" in \S+\/bosun\.config\.json\); bosun may not write there \(permission denied\): let the user running bosun create and write files in that folder, or set "dir" to a folder bosun can write \(relative to the config file's folder\)\.$/)
   })
+
+  it("a session file this user may not read is the store's to explain: no advice about writing", async ({ dir, expect }) => {
+    // `bosun log` of a session another user wrote: the store says read, and what to do; the CLI's
+    // "bosun may not write there" (for a folder it cannot write) would send the user the wrong way.
+    const asRoot = process.getuid?.() === 0
+    await writeProject(dir, { store: ['store-jsonl', { dir: 'sessions' }] })
+    expect((await bosun(['run', 'hi'], { cwd: dir })).code).toBe(0)
+    const [file] = (await readdir(join(dir, 'sessions'))).filter((name) => name.endsWith('.jsonl'))
+    const id = file!.slice(0, -'.jsonl'.length)
+    await chmod(dir, 0o755)
+    await chmod(join(dir, 'sessions'), 0o755)
+    if (!asRoot) await chmod(join(dir, 'sessions', file!), 0o000)
+    const result = spawnSync(process.execPath, [BIN, 'log', id], {
+      cwd: dir, env: cleanEnv({ HOME: dir }), encoding: 'utf8', timeout: 60_000, ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/^error STORE: Could not read session ".+" from .*EACCES: permission denied/)
+    expect(result.stderr).toContain('read it as the user who wrote it, or give this user read access to the file.')
+    expect(result.stderr).not.toContain('may not write there')
+  })
 })

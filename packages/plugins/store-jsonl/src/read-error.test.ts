@@ -43,7 +43,7 @@ it.each([
       `Could not read session "s" from ${file}: open failed: EACCES: permission denied, open '${file}'. ` +
       'The user running this process may not read it (the store creates session files readable by their owner only): ' +
       'read it as the user who wrote it, or give this user read access to the file.',
-    details: { sessionId: 's', file, step: 'open', errno: 'EACCES' },
+    details: { sessionId: 's', file, step: 'open', operation: 'read', errno: 'EACCES' },
   })
 })
 
@@ -58,7 +58,7 @@ it('a read that fails part-way says read, keeps the system error, and says what 
       `Could not read session "s" from ${file}: read failed: EIO: injected failure, readFile '${file}'. ` +
         'The disk reported an error: check it (the system log says more), then try again.',
     )
-    expect(error.details).toEqual({ sessionId: 's', file, step: 'read', errno: 'EIO' })
+    expect(error.details).toEqual({ sessionId: 's', file, step: 'read', operation: 'read', errno: 'EIO' })
     expect(error.cause).toMatchObject({ code: 'EIO' })
   }
   await store.close()

@@ -6,13 +6,14 @@ import { errnoCode } from './file-system.js'
  * `summary()`, `list()`, and the reading part of `open()`): like a failed write's (file-writes.ts),
  * it names the file and the step and keeps the system error as `cause`, but says read — `bosun log`
  * of a session another user wrote said "Could not write" — and what to do about it.
+ * `details.operation` is `'read'`: an application's advice about writing (the CLI's) is not for it.
  */
 export function readError(step: string, file: string, id: string, cause: unknown): BosunError {
   const code = errnoCode(cause)
   return new BosunError(
     ErrorCodes.STORE,
     `Could not read session "${id}" from ${file}: ${step} failed: ${(cause as Error)?.message ?? String(cause)}. ${whatToDo(code)}`,
-    { cause, details: { sessionId: id, file, step, ...(code ? { errno: code } : {}) } },
+    { cause, details: { sessionId: id, file, step, operation: 'read', ...(code ? { errno: code } : {}) } },
   )
 }
 
