@@ -45,14 +45,18 @@ export function childPath(path: string, key: string | number): string {
   return looksLikeCredential(key) ? `${path}[<credential>]` : `${path}[${JSON.stringify(key)}]`
 }
 
-/** The closest name within edit distance 2, or one that starts with the other (`plugin` → `plugins`). */
+/**
+ * The closest name within edit distance 2, or one that holds the other (`plugin` → `plugins`,
+ * `perMinute` → `turnsPerMinute`). Of names that hold it, the one it covers most wins, before any
+ * typo: `perMinute` holds `per` too, but is most of `turnsPerMinute`.
+ */
 export function suggest(name: string, known: readonly string[]): string | undefined {
   let best: { candidate: string; distance: number } | undefined
   const lower = name.toLowerCase()
   for (const candidate of known) {
     const other = candidate.toLowerCase()
-    const prefix = lower.length >= 3 && other.length >= 3 && (other.startsWith(lower) || lower.startsWith(other))
-    const distance = prefix ? 0.5 : levenshtein(lower, other)
+    const holds = lower.length >= 3 && other.length >= 3 && (other.includes(lower) || lower.includes(other))
+    const distance = holds ? 0.5 - 0.25 * (Math.min(lower.length, other.length) / Math.max(lower.length, other.length)) : levenshtein(lower, other)
     if (distance <= 2 && (best === undefined || distance < best.distance)) best = { candidate, distance }
   }
   return best?.candidate
