@@ -21,8 +21,8 @@ export function installedWithoutEntry(candidates: readonly string[], dir: string
     const entry = entryOf(manifest)
     if (entry === undefined) {
       return (
-        `cannot be loaded: ${pkg} is installed at ${folder}, but the "exports" of its package.json give an ES import nothing to load ` +
-        `(no "import", "node" or "default" target for "."). Bosun loads plugins and adapters with import(): publish the package with one ` +
+        `cannot be loaded: ${pkg} is installed at ${folder}, but the "exports" of its package.json name no file for "." ` +
+        `(no "import", "require", "node" or "default" target). Publish the package with one ` +
         `(e.g. "exports": {".": {"import": "./dist/index.js"}}), or reinstall a version that has it (npm install ${pkg}).`
       )
     }
@@ -57,16 +57,25 @@ function entryOf(manifest: unknown): string | undefined {
   return conditional(dot)
 }
 
-/** A conditional export's target for an ES import under Node: `import`, `node`, `default`, nested. */
+/**
+ * A conditional export's target as config resolution looks for one (node-resolve.ts: the
+ * conditions `node` + `import`, then `node` + `require`, then `default`), nested.
+ */
 function conditional(target: unknown): string | undefined {
+  return targetFor(target, IMPORT) ?? targetFor(target, REQUIRE)
+}
+
+const IMPORT = new Set(['node', 'import', 'default'])
+const REQUIRE = new Set(['node', 'require', 'default'])
+
+function targetFor(target: unknown, conditions: ReadonlySet<string>): string | undefined {
   if (typeof target === 'string') return target
-  if (Array.isArray(target)) return target.map(conditional).find((found) => found !== undefined)
+  if (Array.isArray(target)) return target.map((each) => targetFor(each, conditions)).find((found) => found !== undefined)
   if (typeof target !== 'object' || target === null) return undefined
   for (const [condition, value] of Object.entries(target)) {
-    if (condition === 'import' || condition === 'node' || condition === 'default') {
-      const found = conditional(value)
-      if (found !== undefined) return found
-    }
+    if (!conditions.has(condition)) continue
+    const found = targetFor(value, conditions)
+    if (found !== undefined) return found
   }
   return undefined
 }

@@ -134,9 +134,13 @@ describe('a package installed without the file its package.json names as entry',
     expect((await problems(plugin('@acme/c')))[0]).toContain('names its entry "index.js", and there is no such file')
   })
 
-  it('an "exports" with nothing an ES import can use says so', async () => {
+  it('a "require" target counts, as resolution tries it; an "exports" naming no file for "." says so', async () => {
+    // R12: a CommonJS-only package missing its file was told to publish an ES entry, though it
+    // loads once the file is there (resolution tries node + require after node + import).
     await installBare('bosun-plugin-cjs', { exports: { '.': { require: './dist/index.cjs' } } })
-    expect((await problems(plugin('cjs')))[0]).toContain('but the "exports" of its package.json give an ES import nothing to load (no "import", "node" or "default" target for ".")')
+    expect((await problems(plugin('cjs')))[0]).toContain('names its entry "./dist/index.cjs", and there is no such file')
+    await installBare('bosun-plugin-browser', { exports: { '.': { browser: './dist/browser.js' } } })
+    expect((await problems(plugin('browser')))[0]).toContain('but the "exports" of its package.json name no file for "." (no "import", "require", "node" or "default" target)')
   })
 
   it('a package.json that is not JSON: reinstall', async () => {
