@@ -1,9 +1,10 @@
 // A plugin written as CommonJS — `require('@bosun/core')`, `module.exports = definePlugin(…)`, in
 // a package whose package.json says `"type": "commonjs"` (what `npm init` writes) — failed to load
 // with `No "exports" main defined in …/@bosun/core/package.json` (U3): the core's exports answered
-// an ES import only (a package with no `type` went through jiti, whose resolver took `import`). Node 20.19 and later load an ES module from require(), so
-// every export now has a `default` target (the same file as `import`): one module instance,
-// whichever way a plugin reaches it.
+// an ES import only (a package with no `type` goes through jiti, whose resolver takes `import`).
+// Node 20.19+ and 22.12+ load an ES module from require(), so the core's exports now have a
+// `default` target, the same file as `import`: the module the plugin requires is the one the
+// loader imported.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -24,7 +25,9 @@ function check(dir: string): Promise<string> {
     import { loadConfig, validateConfig } from ${JSON.stringify(join(CORE, 'dist/config/index.js'))}
     try {
       const resolved = await validateConfig(await loadConfig({ cwd: process.cwd(), validate: false }))
-      console.log(JSON.stringify(resolved.plugins.map((entry) => Array.isArray(entry) ? [entry[0].name, entry[1]] : [entry.name])))
+      const core = await import(${JSON.stringify(join(CORE, 'dist/index.js'))})
+      const same = globalThis.requiredCore === undefined ? [] : [globalThis.requiredCore === core]
+      console.log(JSON.stringify([...resolved.plugins.map((entry) => Array.isArray(entry) ? [entry[0].name, entry[1]] : [entry.name]), ...same]))
     } catch (error) {
       console.log(error.code + ' ' + error.message)
     }
@@ -72,6 +75,11 @@ describe('a CommonJS plugin', () => {
   it("require('@bosun/core') gets the core's own module: its definePlugin and schema check work", async () => {
     const dir = await project(legacyPlugin('string'))
     expect(await check(dir)).toBe(JSON.stringify([['legacy', { word: 'stop' }]]))
+  })
+
+  it('what it requires is the module the loader imported, not a second copy', async () => {
+    const dir = await project(`globalThis.requiredCore = require('@bosun/core')\n${legacyPlugin('string')}`)
+    expect(await check(dir)).toBe(JSON.stringify([['legacy', { word: 'stop' }], true]))
   })
 
   it('its options are checked by the core it required (a wrong type is the usual config error)', async () => {
