@@ -95,13 +95,22 @@ export class Leases {
   /**
    * A write found the lease taken over (a fenced batch): reported to `onLost` as the renewal would
    * report it, once, now — not a third of the TTL later, while the session's owner kept taking
-   * requests it could never write.
+   * requests it could never write. When the write could not see who took it (the takeover
+   * committed while the batch waited for the lease row: its statement read the row as it was),
+   * `named` reads the holder afterwards, as a renewal's report does — two hosts under one owner
+   * name lose sessions to each other exactly so, and the host's line says so only once it is named.
    */
   lost(lease: Lease, error: Error): void {
     if (this.#held.get(lease.session) !== lease) return
     this.#held.delete(lease.session)
+    const told = (error as { details?: { heldBy?: unknown } }).details?.heldBy !== undefined
+    const named = told ? undefined : this.#holders([lease.session]).then((found) => {
+      const holder = found.get(lease.session)
+      // Still this lease's epoch: nothing took it over that a read can name.
+      return holder === undefined || holder.epoch === lease.epoch ? error : this.#takenOver(lease, holder)
+    })
     try {
-      this.#onLost(lease, error)
+      this.#onLost(lease, error, named)
     } catch {
       // A listener's failure is not the writer's.
     }

@@ -28,7 +28,11 @@ describe.skipIf(!available)('postgres store — a takeover while a batch waits f
     const schema = db.schema()
     const store = postgresStore({ url: db.url(), schema, owner: 'host-a', leaseTtlMs: 60_000 })
     const lost: string[] = []
-    store.onLeaseLost((session) => lost.push(session))
+    const named: Array<Promise<Error> | undefined> = []
+    store.onLeaseLost((session, _error, holder) => {
+      lost.push(session)
+      named.push(holder)
+    })
     const s = await store.create(header('s'))
     s.writer.append(event(0))
     await s.writer.flush()
@@ -42,6 +46,10 @@ describe.skipIf(!available)('postgres store — a takeover while a batch waits f
     expect((failure as Error).message).toContain('its lease was taken over')
     expect((failure as Error).message).not.toContain('another writer appended')
     expect(lost).toEqual(['s'])
+    // The batch's statement read the row as it was before the takeover: who took it is read after,
+    // for the host's log line (R12: two hosts under one owner name lost sessions to each other so,
+    // and the line that says they share the name needs the holder).
+    expect(((await named[0]) as { details?: unknown }).details).toMatchObject({ heldBy: 'host-b', heldEpoch: '2' })
     expect((await db.sql(`SELECT seq FROM "${schema}".session_events WHERE session_id = 's'`)).length).toBe(1)
     await admin.end()
     await s.writer.close().catch(() => {})
