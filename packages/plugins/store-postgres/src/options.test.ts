@@ -112,6 +112,7 @@ describe('postgres store — options', () => {
       'postgres://bosun:pw@/app',
       'postgresql://bosun@[::1]:5432/app?sslmode=require&user=bosun@server',
       'postgres:///app',
+      'postgres://bosun:pw@127.0.0.1:5432/my@db', // a database name with an "@" (R12), after a user part
     ]) expect(resolveOptions({ urlEnv: 'BOSUN_PG_URL' }, { BOSUN_PG_URL: url }).url, url).toBe(url)
   })
 

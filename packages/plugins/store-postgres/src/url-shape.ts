@@ -18,9 +18,11 @@ export function urlShapeProblem(url: string): string | undefined {
   if (parsed === undefined) return `is not a valid URL: if the password (or the user name) holds one of # / ? @ % or a space, ${ENCODE}`
   // A PostgreSQL URL has no fragment: everything after the "#" is dropped, the database and port with it.
   if (url.includes('#')) return `holds a "#", which ends a URL: the rest of it (host, port, database) is cut off, and part of the password is read as the host; ${ENCODE}`
-  // An "@" after the host part: a "/" or "?" in the password ended that part early. (A query value may hold one: `?user=a@b`.)
+  // An "@" after the host part where none was read before it: a "/" or "?" in the password ended
+  // that part early. (A query value may hold one, `?user=a@b`; and a database name may, after a
+  // user part that was read, `postgres://u:p@host/my@db`.)
   const keys = parsed.search.slice(1).split('&').map((pair) => pair.split('=')[0] ?? '')
-  if (parsed.pathname.includes('@') || keys.some((key) => key.includes('@'))) {
+  if (parsed.username === '' && (parsed.pathname.includes('@') || keys.some((key) => key.includes('@')))) {
     return `has an "@" after its host: a "/" or "?" in the password ends the host part early, and part of the password is read as the host; ${ENCODE}`
   }
   return undefined
