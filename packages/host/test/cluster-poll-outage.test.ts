@@ -116,8 +116,8 @@ describe.skipIf(!ownCluster)('host cluster on PostgreSQL — the poll during an 
     open.push({ host, store })
     await waitFor(() => lines.some((l) => l.includes("cluster's poll")), 60_000, 'the poll\'s failure to be logged')
     const said = lines.filter((l) => l.includes("cluster's poll"))
-    expect(said[0]).toMatch(/^\[bosun host\] the cluster's poll is refused by the store: PostgreSQL store postgres:\/\/127\.0\.0\.1:\d+\/postgres: could not [^\n]+password authentication failed[^\n]+\(check the user and password in the URL\)\. The database answered: this is this host's settings, not an outage/)
-    expect(said[0]).toContain('Fix what it says and restart this host')
+    expect(said[0]).toMatch(/^\[bosun host\] the cluster's poll is refused by the store: PostgreSQL store postgres:\/\/127\.0\.0\.1:\d+\/postgres: could not [^\n]+password authentication failed[^\n]+\(check the user and password in the URL\)\. The database answered: this is this host's settings or the database's, not an outage/)
+    expect(said[0]).toContain('Fix what it says: a setting of this host (the URL\'s user, password or database, the schema) needs a restart of this host; a grant or a database made on the server is picked up by the next poll.')
     expect(said[0]).not.toContain('Check that the database is up')
     expect(lines.join('\n')).not.toContain('not-the-password-xyz')
   })
@@ -155,7 +155,7 @@ describe('PollOutage', () => {
     for (const error of [refused({ sqlState: '28P01' }), refused({ sqlState: '3D000' }), refused({ sqlState: '42501' }), refused({ tables: ['sessions'] }), refused({}, 'UNSUPPORTED_LOG_VERSION')]) {
       const first = outage.failed(error)
       expect(first).toHaveLength(1)
-      expect(first![0]).toMatch(/^\[bosun host\] the cluster's poll is refused by the store: refused\. The database answered: this is this host's settings, not an outage/)
+      expect(first![0]).toMatch(/^\[bosun host\] the cluster's poll is refused by the store: refused\. The database answered: this is this host's settings or the database's, not an outage/)
       now += 60_000
       expect(outage.failed(error)).toEqual([`[bosun host] the cluster's poll is still refused by the store, for 60 s (2 failed polls): refused.`])
       outage.succeeded()

@@ -67,8 +67,8 @@ export class PollOutage {
       // A refusal of this host's settings is no outage: "check that the database is up" sent the
       // operator of a wrong password to look at a database that was up all along.
       const line = refusedSettings(error)
-        ? `[bosun host] the cluster's poll is refused by the store: ${said(error)}. The database answered: this is this host's settings, not an outage, and waiting will not mend it. `
-          + `Fix what it says and restart this host; until then this host serves no session (every request that needs the store fails), takes over no dead host's session, `
+        ? `[bosun host] the cluster's poll is refused by the store: ${said(error)}. The database answered: this is this host's settings or the database's, not an outage, and waiting alone will not mend it. `
+          + `Fix what it says: a setting of this host (the URL's user, password or database, the schema) needs a restart of this host; a grant or a database made on the server is picked up by the next poll. Until then this host serves no session (every request that needs the store fails), takes over no dead host's session, `
           + `and keeps polling every ${this.pollMs} ms (saying so every ${seconds(this.logEveryMs)}).`
         : `[bosun host] the cluster's poll cannot reach the store: ${said(error)}. Check that the database is up and reachable from this host. `
           + `Until it is, this host takes over no dead host's session and may miss status changes of sessions other hosts run; `
