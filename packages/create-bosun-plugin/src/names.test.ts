@@ -66,6 +66,7 @@ describe('pluginNames', () => {
     const typedAndMeant: [typed: string, meant: string | undefined][] = [
       ['Secret-Guard', 'secret-guard'], ['piiGuard', 'pii-guard'], ['my guard ', 'my-guard'], ['my--guard', 'my-guard'],
       ['@acme/Word_Ban', '@acme/word-ban'], ['bosun-plugin-My-Guard', 'my-guard'], ['__', undefined],
+      ['Ünïcode', 'unicode'], ['café-guard', 'cafe-guard'], // R12: accents came off as cuts ("n-code")
     ]
     for (const [typed, meant] of typedAndMeant) expect(suggested(typed), typed).toBe(meant)
   })

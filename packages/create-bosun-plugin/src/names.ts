@@ -22,10 +22,11 @@ const MAX_PACKAGE_NAME = 214
 
 /**
  * The valid name closest to what was typed — `My_Guard`, `piiGuard`, `my guard`, `my--guard` →
- * `my-guard` — so that the refusal can say which name to give; undefined when nothing is left.
+ * `my-guard`, `Ünïcode` → `unicode` — so that the refusal can say which name to give; undefined when nothing is left.
  */
 function nameLike(typed: string): string | undefined {
-  const like = typed.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+  // Accents first come off their letters (`Ünïcode` → `Unicode`): a letter is not an "other character" to cut at.
+  const like = typed.normalize('NFKD').replace(/\p{M}/gu, '').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
   return NAME.test(like) ? like : undefined
 }
 
