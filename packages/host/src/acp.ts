@@ -128,10 +128,15 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
       }
     })
     .onRequest('session/prompt', async ({ params, client }) => {
+      // A prompt with no words (no text block, or only blank ones) would enter the history as a
+      // blank user message, which providers may refuse on every later turn; the HTTP routes refuse
+      // it too (400 at /content).
+      const text = textOf(params.prompt as { type: string; text?: string }[])
+      if (text.trim() === '') throw acp.RequestError.invalidParams({ prompt: 'no text' }, 'the prompt has no text: send at least one text block with some words (Bosun reads text blocks only)')
       const live = await sessions.use(params.sessionId)
       const release = sessions.hold(live)
       try {
-        const message = createUserMessage(textOf(params.prompt as { type: string; text?: string }[]) || ' ', { id: randomUUID(), source: { kind: 'user', via: 'acp', delivery: 'followup' } })
+        const message = createUserMessage(text, { id: randomUUID(), source: { kind: 'user', via: 'acp', delivery: 'followup' } })
         const session = live.agent.session
         let cursor = session.length - 1
         let ourTurn: number | undefined

@@ -56,4 +56,20 @@ describe('bosun acp', () => {
     // A guard against a hang, not a measure: two bosun processes took 12.1 s of the default 20 s
     // in the suite beside stress-ng --cpu 2 (load ~17).
   }, 120_000)
+
+  it('a prompt with no words is refused (invalid params), and nothing enters the session', async () => {
+    // It became a one-space user message (V4): a blank message providers may refuse on every later turn.
+    await writeFile(join(dir, 'bosun.config.json'), JSON.stringify({ model: { adapter: 'scripted', options: { responses: [{ text: 'ok' }] } } }))
+    await withAgent(async (ctx) => {
+      const { sessionId } = await ctx.request('session/new', { cwd: dir, mcpServers: [] })
+      for (const prompt of [[], [{ type: 'text', text: '   ' }], [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }]]) {
+        const refused = await ctx.request('session/prompt', { sessionId, prompt: prompt as acp.ContentBlock[] }).then(() => undefined, (error: unknown) => error as { code?: number; message?: string })
+        expect(refused?.code, JSON.stringify(prompt)).toBe(-32602)
+        expect(refused?.message).toContain('the prompt has no text: send at least one text block with some words')
+      }
+      expect(await ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })).toMatchObject({ stopReason: 'end_turn' })
+      const log = (await readFile(join(dir, '.bosun', 'sessions', `${sessionId}.jsonl`), 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line) as { type: string })
+      expect(log.filter((e) => e.type === 'user/message')).toHaveLength(1)
+    })
+  }, 120_000)
 })
