@@ -37,6 +37,15 @@ describe.skipIf(!available).concurrent('bosun serve over a PostgreSQL store it c
     })
   }
 
+  it('bosun acp refuses it the same way before it answers (its stdout, the protocol, stays empty)', async ({ dir, expect }) => {
+    await project(dir)
+    const url = new URL(pg.url())
+    url.password = SECRET
+    const result = await bosun(['acp'], { cwd: dir, env: { BOSUN_PG_URL: url.href } })
+    expect([result.code, result.stdout]).toEqual([1, ''])
+    expect(result.stderr).toBe(`error STORE: PostgreSQL store ${named(url)}: could not prepare schema "bosun": password authentication failed for user "${url.username}" (check the user and password in the URL)\n`)
+  })
+
   it('refuses a schema of a layout newer than this build', async ({ dir, expect }) => {
     const schema = pg.schema()
     await pg.sql(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".bosun_schema (version integer NOT NULL); INSERT INTO "${schema}".bosun_schema VALUES (999)`)
