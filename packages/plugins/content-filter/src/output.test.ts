@@ -5,6 +5,13 @@ import contentFilter, { type Rule } from './index.js'
 import { ContentFilteredError, filterOutput, outputRules } from './output.js'
 import { compileRules } from './rules.js'
 
+/**
+ * The events as JSON without their times and ids: a timestamp (…1796467011234) or a UUID may hold
+ * the digits a test looks for, which the filter has nothing to do with (a full run failed so).
+ */
+const textOf = (events: readonly unknown[]): string =>
+  JSON.stringify(events, (key, value: unknown) => (key === 'time' || key === 'id' || key === 'messageId' || key === 'callId' ? undefined : value))
+
 /** Runs `text`, cut into chunks of the given sizes, through the output filter of `rules`. */
 async function run(rules: Rule[], chunks: string[], outputWindow?: number) {
   const output = outputRules(compileRules({ rules }, 'content-filter'), outputWindow)!
@@ -37,7 +44,7 @@ describe('output redact', () => {
     expect(turn.reply).toBe('Your PIN is ####, and #### is the other.')
     const streamed = turn.events.filter((e) => e.type === 'assistant/chunk').map((e) => (e.data as { chunk: ModelChunk }).chunk)
     expect(streamed.map((c) => (c.type === 'text-delta' ? c.text : '')).join('')).toBe('Your PIN is ####, and #### is the other.')
-    expect(JSON.stringify(kit.events)).not.toContain('1234')
+    expect(textOf(kit.events)).not.toContain('1234')
     expect(turn.timeline).toMatchInlineSnapshot(`
       "splice next-turn @0 +["what is my pin?"]
       turn/start 1
@@ -138,7 +145,7 @@ describe('output reject', () => {
     })
     const turn = await kit.send('read me my card')
     expect(turn.end).toMatchObject({ kind: 'error', error: { code: 'CONTENT_FILTERED', details: { rule: 'card', excerpt: '[19 characters held back: not quoted]' } } })
-    expect(JSON.stringify(turn.events)).not.toContain('1111')
+    expect(textOf(turn.events)).not.toContain('1111')
   })
 
   it('a maxLength reject passes the allowed prefix on, then stops', async () => {
