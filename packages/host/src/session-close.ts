@@ -49,3 +49,18 @@ export async function closeAgain(live: LiveSession, failure: unknown, unclosed: 
     throw error
   })
 }
+
+/**
+ * Closes a session the host runs as the host closes, following it through the grace and the close:
+ * `detach` lets go of its log only after, so its streams are told of what a turn finishing in the
+ * grace (or aborted at its end) logs, and a chat stream sends that turn's end.
+ */
+export async function closeFollowed(live: LiveSession, graceMs: number, unclosed: Map<LiveSession, unknown>, shutdown: boolean, detach: (live: LiveSession) => void): Promise<void> {
+  if (live.idleTimer) clearTimeout(live.idleTimer)
+  live.idleTimer = undefined
+  try {
+    await closeLive(live, graceMs, unclosed, shutdown)
+  } finally {
+    detach(live)
+  }
+}

@@ -3,7 +3,7 @@ import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './ch
 import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type DroppedSession, type LiveSession } from './live-session.js'
-import { closeAgain, closeLive } from './session-close.js'
+import { closeAgain, closeFollowed } from './session-close.js'
 import { letStaleSessionGo, staleWriterOf } from './session-dropped.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
@@ -482,17 +482,7 @@ export class SessionManager {
     const retries = [...this.#unclosed]
     this.#unclosed.clear()
     const closes = [
-      ...lives.map(async (live) => {
-        if (live.idleTimer) clearTimeout(live.idleTimer)
-        live.idleTimer = undefined
-        // Followed through the grace and the close: its streams are told of what a turn finishing
-        // in the grace (or aborted at its end) logs, and a chat stream sends that turn's end.
-        try {
-          await closeLive(live, graceMs, this.#unclosed, shutdown)
-        } finally {
-          this.#detach(live)
-        }
-      }),
+      ...lives.map((live) => closeFollowed(live, graceMs, this.#unclosed, shutdown, (closed) => this.#detach(closed))),
       ...retries.map(async ([live, failure]) => closeAgain(live, failure, this.#unclosed)),
     ]
     const failures = (await Promise.allSettled(closes)).flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
