@@ -79,6 +79,12 @@ export const ErrorCodes = {
   /** The session is open for writing elsewhere (another process, or another agent or store of this one). */
   SESSION_LOCKED: 'SESSION_LOCKED',
   /**
+   * `removeSession` was asked to remove a subagent's child whose parent session is still stored:
+   * the parent's recovery would make the child again, believing a crash left it unmade. Remove the
+   * parent, which removes its children with it. `details`: `{ sessionId, parentSessionId }`.
+   */
+  CHILD_SESSION: 'CHILD_SESSION',
+  /**
    * A store refused a file it would have had to open: a symbolic link where the store does not
    * follow links (a JSONL session or lock file), a special file (FIFO, device, socket, directory)
    * where a regular file belongs, or a session file with more than one name (hard links). The

@@ -183,6 +183,52 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       expect(top.delegation).toBeNull()
     }))
 
+    it('remove(id), where the store offers it, deletes a session for good; an open one is refused (SESSION_LOCKED), a fork stays', withStore(async (s) => {
+      const { store } = s
+      if (!store.remove) return
+      /** Opens a session only to count its events, and releases it. */
+      const length = async (from: Store, id: string) => {
+        const opened = await from.open(id)
+        await opened?.writer.close()
+        return opened?.events.length
+      }
+      await write(store, 'gone', 3)
+      await write(store, 'kept', 2)
+      const fork = await forkSession(store, 'gone', { id: 'gone-fork' })
+      await fork.writer.close()
+      expect(await store.remove('gone')).toBe(true)
+      expect(await store.open('gone')).toBeUndefined()
+      if (store.has) expect(await store.has('gone')).toBe(false)
+      if (store.header) expect(await store.header('gone')).toBeUndefined()
+      if (store.summary) expect(await store.summary('gone')).toBeUndefined()
+      if (store.readEvents) expect(await store.readEvents('gone', 0)).toEqual([])
+      if (store.read) expect(await store.read('gone')).toBeUndefined()
+      expect((await store.list()).map((entry) => entry.id).sort()).toEqual(['gone-fork', 'kept'])
+      expect(await store.remove('gone')).toBe(false)
+      // The others are whole; the fork is a copy of what the removed session had.
+      expect(await length(store, 'kept')).toBe(2)
+      expect(await length(store, 'gone-fork')).toBe(fork.events.length)
+      // The id is free again: a new session of that id starts empty.
+      const again = await store.create(header('gone'))
+      expect(again.events).toEqual([])
+      await again.writer.close()
+      // A session open for writing is refused, and loses nothing; once closed it can go.
+      const open = await store.open('kept')
+      await expect(store.remove('kept')).rejects.toSatisfy((e: unknown) => BosunError.is(e, 'SESSION_LOCKED'))
+      await open!.writer.close()
+      expect(await length(store, 'kept')).toBe(2)
+      await expect(store.remove('../x')).rejects.toSatisfy((e: unknown) => BosunError.is(e, 'INVALID_SESSION_ID'))
+      // As a restarted process finds it: the removed log is not back, the new session of its id is empty.
+      const restarted = await later(s)
+      expect((await restarted.list()).map((entry) => entry.id).sort()).toEqual(['gone', 'gone-fork', 'kept'])
+      expect(await length(restarted, 'gone')).toBe(0)
+      expect(await length(restarted, 'gone-fork')).toBe(fork.events.length)
+      if (restarted !== store) await restarted.close()
+      expect(await store.remove('kept')).toBe(true)
+      await store.close()
+      await expect(store.remove('gone')).rejects.toSatisfy((e: unknown) => BosunError.is(e, 'STORE'))
+    }))
+
     it('lists sessions with their creation time and parent', withStore(async (s) => {
       await (await s.store.create(header('a'))).writer.close()
       await (await s.store.create(header('b', { parent: 'a', seedLength: 0 }))).writer.close()

@@ -21,6 +21,8 @@ interface Entry {
    * writer that takes it over brings the same events), so the fold stays of its prefix.
    */
   summary?: LogSummaryFold
+  /** Writers handed out for this entry and not closed yet: `remove` refuses while there is one. */
+  openWriters: number
 }
 
 /** What the writers of one memory store share with it. */
@@ -53,6 +55,7 @@ class MemoryWriter implements LogKeepingWriter {
     this.#entry = entry
     this.#state = state
     this.#handed = handed
+    entry.openWriters++
   }
 
   append(event: SessionEvent): void {
@@ -129,6 +132,7 @@ class MemoryWriter implements LogKeepingWriter {
   }
 
   close(): Promise<void> {
+    if (!this.#closed) this.#entry.openWriters--
     this.#closed = true
     return Promise.resolve()
   }
@@ -159,7 +163,7 @@ export function memoryStore(): Store {
       if (sessions.has(header.id)) {
         throw new BosunError(ErrorCodes.SESSION_EXISTS, `Session "${header.id}" already exists in the memory store.`)
       }
-      const entry: Entry = { header, events: new EventLog([...seed]), owner: undefined }
+      const entry: Entry = { header, events: new EventLog([...seed]), owner: undefined, openWriters: 0 }
       sessions.set(header.id, entry)
       const events = [...seed]
       return { header, events, writer: new MemoryWriter(entry, state, events) } satisfies StoredSession
@@ -201,6 +205,17 @@ export function memoryStore(): Store {
     async list() {
       ensureOpen()
       return [...sessions.values()].map((entry): SessionSummary => ({ ...summaryOf(entry), delegation: entry.header.delegation ?? null }))
+    },
+    async remove(id) {
+      ensureOpen()
+      assertSessionId(id)
+      const entry = sessions.get(id)
+      if (entry === undefined) return false
+      if (entry.openWriters > 0) {
+        throw new BosunError(ErrorCodes.SESSION_LOCKED, `Session "${id}" is open for writing in this process (an agent or a writer of the memory store has it): close it, then remove it.`, { details: { sessionId: id } })
+      }
+      sessions.delete(id)
+      return true
     },
     async close() {
       state.closed = true

@@ -145,6 +145,17 @@ export interface Store {
    */
   readEvents?(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
   list(): Promise<SessionSummary[]>
+  /**
+   * Optional: deletes one stored session — its log, its summary and whatever else the store keeps
+   * for it — durably before it resolves (a crash after that does not bring it back). Resolves
+   * `true`, or `false` when no session has this id. Refuses INVALID_SESSION_ID for an id that
+   * `assertSessionId` refuses, and SESSION_LOCKED while the session is open for writing: a writer
+   * of it that is not closed, in this store object or — where the store locks sessions across
+   * processes (JSONL lock files, PostgreSQL leases) — in another live one. It removes that session
+   * only: forks are copies and stay; a subagent's children are sessions of their own —
+   * `removeSession(store, id)` removes a session with its children.
+   */
+  remove?(id: string): Promise<boolean>
   /** Flushes and releases everything. */
   close(): Promise<void>
 }
