@@ -7,6 +7,7 @@ import { redact } from './redact.js'
 import { CliErrorCodes, cliError } from './errors.js'
 import type { Io } from './io.js'
 import { checkSessionId } from './session-id.js'
+import { sessionNotFound } from './session-not-found.js'
 import { configStages, during } from './stall.js'
 // The JSONL store, the scripted adapter and the session reader load where they are used: `bosun
 // config check` on a config without a JSONL store, for one, needs none of them.
@@ -143,12 +144,11 @@ export async function sessionExists(store: Store, id: string): Promise<boolean> 
   return (await store.list()).some((summary) => summary.id === id)
 }
 
-/** Fails with SESSION_NOT_FOUND (naming where it looked) unless the store has the session. */
+/** Fails with SESSION_NOT_FOUND (naming where it looked, and a stored id near the one given) unless the store has the session. */
 export async function requireSession(cfg: CliConfig, store: Store, id: string, cwd?: string): Promise<void> {
-  if (await sessionExists(store, checkSessionId(id))) return
-  throw cliError(CliErrorCodes.SESSION_NOT_FOUND, `No session "${id}" in ${describeStore(cfg, cwd)}. \`bosun sessions list\` shows the sessions there.`, {
-    sessionId: id,
-  })
+  const ids = (await store.list()).map((summary) => summary.id)
+  if (ids.includes(checkSessionId(id))) return
+  throw sessionNotFound(id, describeStore(cfg, cwd), ids)
 }
 
 /** Where sessions are kept, for messages: `.bosun/sessions (JSONL)`. */
@@ -219,11 +219,10 @@ export async function openReader(cfg: CliConfig): Promise<SessionReader> {
   return storeReader(await openStore(cfg))
 }
 
-/** Reads one session, or fails with SESSION_NOT_FOUND naming where it looked. */
+/** Reads one session, or fails with SESSION_NOT_FOUND naming where it looked (and a stored id near the one given). */
 export async function readSession(cfg: CliConfig, reader: SessionReader, id: string, cwd?: string): Promise<SessionLog> {
   const log = await reader.read(checkSessionId(id))
   if (log !== undefined) return log
-  throw cliError(CliErrorCodes.SESSION_NOT_FOUND, `No session "${id}" in ${describeStore(cfg, cwd)}. \`bosun sessions list\` shows the sessions there.`, {
-    sessionId: id,
-  })
+  // Listed only now: the ids near the one typed, for a "did you mean".
+  throw sessionNotFound(id, describeStore(cfg, cwd), (await reader.list()).map((summary) => summary.id))
 }

@@ -8,10 +8,12 @@ import { terminalRows } from './wrap.js'
 export const CliErrorCodes = {
   /** The command line is wrong: unknown command or option, missing argument. */
   USAGE: 'USAGE',
-  /** `resume`, `log`, `sessions show|fork` named a session the store does not have. */
+  /** `resume`, `log`, `sessions show|fork|rm` named a session the store does not have. */
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   /** The config keeps sessions in memory, so there is nothing to list, show or resume. */
   NO_PERSISTENT_STORE: 'NO_PERSISTENT_STORE',
+  /** `bosun sessions rm` was answered no (anything but "y"): nothing was removed. */
+  NOT_CONFIRMED: 'NOT_CONFIRMED',
   /** `bosun chat` needs input: there is none (stdin closed). */
   NO_INPUT: 'NO_INPUT',
   /** What bosun was waiting for (a config file's code, a plugin's setup, a turn) can never finish. */

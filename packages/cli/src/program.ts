@@ -95,6 +95,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     list: async () => (await import('./commands/sessions.js')).sessionsListCommand,
     show: async () => (await import('./commands/sessions.js')).sessionsShowCommand,
     fork: async () => (await import('./commands/sessions.js')).sessionsForkCommand,
+    remove: async () => (await import('./commands/sessions-remove.js')).sessionsRemoveCommand,
     log: async () => (await import('./commands/log.js')).logCommand,
     config: async () => (await import('./commands/config.js')).configCheckCommand,
     plugins: async () => (await import('./commands/plugins.js')).pluginsCommand,
@@ -141,7 +142,7 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .addHelpText('after', examples([['bosun resume 20260312-142205-k3f9', 'continue where you left off']]))
     .action(run(commands.resume))
 
-  const sessions = program.command('sessions').description('list, show and fork stored sessions')
+  const sessions = program.command('sessions').description('list, show, fork and remove stored sessions')
   sessions
     .command('list', { isDefault: true })
     .description('every session: id, a fork\'s parent, created, turns, last activity, first prompt')
@@ -167,6 +168,18 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
       ['bosun sessions fork 20260312-142205-k3f9 --at-turn 2', 'try another answer to turn 3'],
     ]))
     .action(run(commands.fork))
+  sessions
+    .command('rm')
+    .alias('remove')
+    .description('remove sessions for good, each with its subagent children (it lists them and asks first)')
+    .argument('<id...>', 'the sessions to remove')
+    .option('-y, --yes', 'do not ask (needed when stdin is not a terminal)')
+    .option('--json', 'print the removed ids as {"removed": [ids]}')
+    .addHelpText('after', examples([
+      ['bosun sessions rm 20260312-142205-k3f9', 'lists it and its subagent children, asks, removes'],
+      ['bosun sessions rm old-1 old-2 --yes --json', 'for scripts: no question, the removed ids on stdout'],
+    ], 'A subagent\'s child whose parent is still stored is refused (CHILD_SESSION): remove the parent. Forks are copies: they stay.'))
+    .action(run(commands.remove))
   sessions
     .command('resume')
     .description('the same as `bosun resume <id>`')

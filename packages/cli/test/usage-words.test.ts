@@ -17,7 +17,7 @@ describe.concurrent('usage errors say one thing, about what was typed', () => {
     expect(config.code).toBe(2)
     expect(config.stderr).toBe("error USAGE: unknown command 'foo' for 'bosun config' (its commands: check).\n")
     expect(typo.stderr).toMatch(/^error USAGE: unknown command 'chek' for 'bosun config' \(its commands: check\)\.\n\(Did you mean check\?\)\n$/)
-    expect(sessions.stderr).toBe("error USAGE: unknown command 'foo' for 'bosun sessions' (its commands: list, show, fork, resume).\n")
+    expect(sessions.stderr).toBe("error USAGE: unknown command 'foo' for 'bosun sessions' (its commands: list, show, fork, rm, resume).\n")
     expect(plugins.code).toBe(2)
     expect(plugins.stderr).toMatch(/^error USAGE: unknown command 'serch' for 'bosun plugins' \(its commands: list, search, info, add, remove\)\.\n\(Did you mean search\?\)\n$/)
   })
