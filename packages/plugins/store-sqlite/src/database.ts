@@ -7,6 +7,7 @@ import { packRows, type EventRow, type StoredRow } from './codec.js'
 import { storeError } from './errors.js'
 import { checkDatabaseFiles } from './file-safety.js'
 import { writeMissingSummaries, type SummaryHooks } from './migrate-summaries.js'
+import { prepareRemoval } from './removal.js'
 import {
   BUSY_TIMEOUT_MS, CREATE_SUMMARIES, CREATE_TABLES, MAX_EVENTS_PER_ROW, MAX_EVENTS_PER_SESSION, MIGRATE_1_TO_2, NEW_DATABASE_PAGE_SIZE, migrate2To3, PACKED_TYPE, SCHEMA_VERSION, SQL,
 } from './schema.js'
@@ -28,6 +29,11 @@ export interface ConnectionStats {
  */
 export interface CommitMember {
   readonly session: string
+  /**
+   * The session's key (`sessions.key`) when the writer opened or created it: a batch goes to that
+   * session only — not to another one made with the same id after a removal (removal.ts).
+   */
+  readonly key: number
   /** Every row queued now, in order; empty when there is nothing to write. */
   pendingRows(): readonly EventRow[]
   /**
@@ -67,8 +73,8 @@ export interface Connection {
   readonly file: string
   readonly db: Database.Database
   readonly stats: ConnectionStats
-  /** Inserts a session, its seed and its summary in one transaction; SESSION_EXISTS if the id is taken. */
-  createSession(header: SessionHeader, seed: readonly EventRow[], summary?: StoredSummary): void
+  /** Inserts a session, its seed and its summary in one transaction; SESSION_EXISTS if the id is taken. Returns its key. */
+  createSession(header: SessionHeader, seed: readonly EventRow[], summary?: StoredSummary): number
   /**
    * Queues `member` for the next commit round (group commit). One macrotask later (`setImmediate`,
    * so that concurrent flushes of other sessions join), ONE `BEGIN IMMEDIATE` transaction writes
@@ -82,7 +88,7 @@ export interface Connection {
    * Reads a session's header and rows in one read transaction (a consistent snapshot): a migrated
    * database's layout 1 rows first, then the rest, ordered by seq; a row may hold several events.
    */
-  loadSession(id: string): { header: string; rows: StoredRow[] } | undefined
+  loadSession(id: string): { header: string; key: number; rows: StoredRow[] } | undefined
   /**
    * The rows holding seqs `from` … `to - 1` of a session, ordered (the first may start before
    * `from`: a packed row), in one read transaction; `undefined` for no such session. A rowid
@@ -91,6 +97,11 @@ export interface Connection {
   readRange(id: string, from: number, to: number): StoredRow[] | undefined
   /** One session's list row (no header) in one read transaction; `undefined` for no such session. */
   readSummary(id: string, tailFrom?: TailFrom): (Omit<ListRow, 'id' | 'header'> & { tail?: StoredRow[] }) | undefined
+  /**
+   * Deletes the session and everything of it in one committed transaction (removal.ts); false
+   * when no session has the id. The caller refuses first while a writer of it is open.
+   */
+  removeSession(id: string): boolean
   /** Whether the session has a row (its key), reading none of its events. */
   hasSession(id: string): boolean
   /** The session's stored header (JSON), reading none of its events. */
@@ -235,24 +246,25 @@ function connect(db: Database.Database, file: string): Connection {
       }
     : undefined
   const stats: ConnectionStats = { commits: 0, rollbacks: 0, events: 0 }
-  /** Session keys never change once given: looked up once per session and connection. */
-  const keys = new Map<string, number>()
-
-  const keyOf = (id: string): number => {
-    let key = keys.get(id)
-    if (key === undefined) {
-      key = sessionKey.get(id)
-      if (key === undefined) {
-        throw new BosunError(ErrorCodes.STORE, `SQLite store ${file}: session "${id}" is not in the database (was it deleted while open?).`, {
-          details: { file, session: id },
-        })
-      }
-      keys.set(id, key)
+  const removal = prepareRemoval(db, migrated)
+  /**
+   * One past the last stored event of the session. With no row at its key, the key is checked:
+   * the session may have been removed (by another store: this one's writers refuse it) since the
+   * writer opened it — rows written at its key would belong to no session, and the writer would go
+   * on as if nothing had happened (while a new session of the id, if any, has another key).
+   */
+  const next = (ref: SessionRef): number => {
+    const found = nextSeq.get(ref.key, ref.key, ref.key)
+    if (found !== undefined) return found
+    if (sessionKey.get(ref.id) !== ref.key) {
+      throw new BosunError(
+        ErrorCodes.STALE_WRITER,
+        `SQLite store ${file}: session "${ref.id}" was removed (by another store or process on this file) after this writer opened it; nothing more is written to it. Create or open the session again to go on.`,
+        { details: { file, session: ref.id, removed: true } },
+      )
     }
-    return key
+    return legacy?.nextSeq.get(ref.id) ?? 0
   }
-  /** One past the last stored event of the session. */
-  const next = (ref: SessionRef): number => nextSeq.get(ref.key, ref.key, ref.key) ?? legacy?.nextSeq.get(ref.id) ?? 0
   const insertRows = (ref: SessionRef, rows: readonly EventRow[]) => {
     if (rows.length === 0) return
     const last = rows[rows.length - 1]!.seq
@@ -288,8 +300,8 @@ function connect(db: Database.Database, file: string): Connection {
     writeSummary(header.id, summary)
     return key
   })
-  const append = db.transaction((session: string, batch: readonly EventRow[], summary: StoredSummary | undefined) => {
-    const ref = { id: session, key: keyOf(session) }
+  const append = db.transaction((session: string, key: number, batch: readonly EventRow[], summary: StoredSummary | undefined) => {
+    const ref = { id: session, key }
     const stored = next(ref)
     const first = batch[0]!.seq
     if (first !== stored) {
@@ -304,11 +316,11 @@ function connect(db: Database.Database, file: string): Connection {
   })
   // Called inside `group`, `append` runs as a nested better-sqlite3 transaction, i.e. inside a
   // SAVEPOINT: on error it rolls back to that savepoint (only this batch's rows) and rethrows.
-  const group = db.transaction((batches: ReadonlyArray<{ session: string; rows: readonly EventRow[]; summary: StoredSummary | undefined }>): Outcome[] => {
+  const group = db.transaction((batches: ReadonlyArray<{ session: string; key: number; rows: readonly EventRow[]; summary: StoredSummary | undefined }>): Outcome[] => {
     const outcomes: Outcome[] = []
-    for (const { session, rows, summary } of batches) {
+    for (const { session, key, rows, summary } of batches) {
       try {
-        append(session, rows, summary)
+        append(session, key, rows, summary)
         outcomes.push({ ok: true })
       } catch (error) {
         // Some errors (SQLITE_FULL, IOERR, NOMEM, BUSY…) make SQLite roll back the whole
@@ -327,7 +339,7 @@ function connect(db: Database.Database, file: string): Connection {
     round = undefined
     const members = [...queue]
     queue.clear()
-    const batches = members.map((member) => ({ member, session: member.session, rows: member.pendingRows() }))
+    const batches = members.map((member) => ({ member, session: member.session, key: member.key, rows: member.pendingRows() }))
     const writing = batches
       .filter((batch) => batch.rows.length > 0)
       .map((batch) => ({ ...batch, summary: batch.member.summaryAfter?.(batch.rows.length) }))
@@ -360,9 +372,8 @@ function connect(db: Database.Database, file: string): Connection {
   const load = db.transaction((id: string) => {
     const found = selectSession.get(id)
     if (found === undefined) return undefined
-    keys.set(id, found.key)
     const rows = selectEvents.all(found.key, found.key, found.key)
-    return { header: found.header, rows: legacy ? [...legacy.selectEvents.all(id), ...rows] : rows }
+    return { header: found.header, key: found.key, rows: legacy ? [...legacy.selectEvents.all(id), ...rows] : rows }
   })
   /** The rows holding seqs `from` … `to - 1` of the session `ref` (inside a transaction). */
   const rowsOf = (ref: SessionRef, from: number, to: number): StoredRow[] => {
@@ -378,7 +389,8 @@ function connect(db: Database.Database, file: string): Connection {
   /** The rows after `row`'s summary, when `tailFrom` asks for them. */
   const tailOf = (id: string, row: Pick<ListRow, 'summary' | 'summaryLength' | 'length'>, tailFrom: TailFrom | undefined): { tail?: StoredRow[] } => {
     const from = tailFrom?.(row.summary, row.summaryLength, row.length)
-    return from === undefined ? {} : { tail: rowsOf({ id, key: keyOf(id) }, from, row.length) }
+    // The key as this transaction reads it: the session may have been removed and made again since any other read.
+    return from === undefined ? {} : { tail: rowsOf({ id, key: sessionKey.get(id)! }, from, row.length) }
   }
   const summaryRow = db.transaction((id: string, tailFrom: TailFrom | undefined) => {
     const found = selectSummary.get(id)
@@ -400,8 +412,7 @@ function connect(db: Database.Database, file: string): Connection {
     stats,
     createSession(header, seed, summary) {
       // IMMEDIATE: take the write lock first, so a concurrent writer waits (busy_timeout) instead of failing.
-      // Kept once committed: a create rolled back gave no key.
-      keys.set(header.id, create.immediate(header, seed, summary))
+      return create.immediate(header, seed, summary)
     },
     requestCommit(member) {
       if (!db.open) throw new BosunError(ErrorCodes.STORE, `SQLite store ${file} is closed.`, { details: { file, session: member.session } })
@@ -411,6 +422,7 @@ function connect(db: Database.Database, file: string): Connection {
     loadSession: (id) => load.deferred(id),
     readRange: (id, from, to) => range.deferred(id, from, to),
     readSummary: (id, tailFrom) => summaryRow.deferred(id, tailFrom),
+    removeSession: (id) => removal(id) !== undefined,
     hasSession: (id) => sessionKey.get(id) !== undefined,
     readHeader: (id) => selectSession.get(id)?.header,
     listSessions: (tailFrom) => list.deferred(tailFrom),

@@ -169,6 +169,12 @@ export const SQL = {
     (SELECT e.key - (s.key << 32) + e.count FROM events e WHERE e.key >= (s.key << 32) AND e.key < ((s.key + 1) << 32) ORDER BY e.key DESC LIMIT 1) AS length,
     m.length AS summaryLength, m.summary AS summary
     FROM sessions s LEFT JOIN session_summaries m ON m.id = s.id ORDER BY s.created_at, s.id`,
+  /** Removing a session (`Connection.removeSession`): its event rows (parameters: the session key twice), list summary and row (parameter: session id). */
+  remove: {
+    events: `DELETE FROM events WHERE ${RANGE}`,
+    summary: 'DELETE FROM session_summaries WHERE id = ?',
+    session: 'DELETE FROM sessions WHERE id = ?',
+  },
   /** A migrated database's layout 1 rows. */
   legacy: {
     selectEvents: 'SELECT seq, time, type, data, extra, 1 AS count, NULL AS times FROM events_v1 WHERE session_id = ? ORDER BY seq',
@@ -176,5 +182,7 @@ export const SQL = {
     selectRange: 'SELECT seq, time, type, data, extra, 1 AS count, NULL AS times FROM events_v1 WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
     nextSeq: 'SELECT MAX(seq) + 1 AS next FROM events_v1 WHERE session_id = ?',
     listLengths: 'SELECT session_id AS id, MAX(seq) + 1 AS length FROM events_v1 GROUP BY session_id',
+    /** Parameter: session id. */
+    deleteEvents: 'DELETE FROM events_v1 WHERE session_id = ?',
   },
 } as const

@@ -18,6 +18,11 @@ export interface SqliteStore extends Store {
   summary(id: string): Promise<(SessionSummary & { length: number }) | undefined>
   /** The events from `fromSeq` on, at most `limit` (default 1000): a range of keys, as long as what it returns. */
   readEvents(id: string, fromSeq: number, limit?: number): Promise<SessionEvent[]>
+  /**
+   * Deletes the session — its events, its summary and its row — in one committed transaction;
+   * `false` when there is none. SESSION_LOCKED while a writer of it from this store is not closed.
+   */
+  remove(id: string): Promise<boolean>
 }
 
 /** @internal What tests may inspect: the open connection (if any) and its counters. */
@@ -61,8 +66,8 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     return connection
   }
   /** The writer of a session whose log is `events`; it keeps the list summary (`session_summaries`: summary-row.ts). */
-  const writerFor = (c: Connection, header: SessionHeader, events: readonly SessionEvent[]): SqliteWriter => {
-    const writer = new SqliteWriter(c, header.id, LogSummaryFold.of(header, events), batchWindowMs, (w) => writers.delete(w))
+  const writerFor = (c: Connection, header: SessionHeader, key: number, events: readonly SessionEvent[]): SqliteWriter => {
+    const writer = new SqliteWriter(c, { id: header.id, key }, LogSummaryFold.of(header, events), batchWindowMs, (w) => writers.delete(w))
     writers.add(writer)
     return writer
   }
@@ -85,12 +90,13 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       const c = open()
       const stored: SessionHeader = Object.freeze({ ...header })
       const summary = LogSummaryFold.of(stored, seed)
+      let key: number
       try {
-        c.createSession(stored, rows, storedSummary(summary))
+        key = c.createSession(stored, rows, storedSummary(summary))
       } catch (error) {
         throw storeError(file, `create session "${header.id}"`, error, {})
       }
-      return { header: stored, events: [...seed], writer: writerFor(c, stored, seed) }
+      return { header: stored, events: [...seed], writer: writerFor(c, stored, key, seed) }
     },
 
     async open(id: string): Promise<StoredSession | undefined> {
@@ -106,7 +112,7 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       const header = decodeHeader(loaded.header, file, id)
       const events: SessionEvent[] = []
       for (const row of loaded.rows) decodeRow(row, events, file, id)
-      return { header, events, writer: writerFor(c, header, events) }
+      return { header, events, writer: writerFor(c, header, loaded.key, events) }
     },
 
     async has(id: string): Promise<boolean> {
@@ -179,6 +185,25 @@ export function sqliteStore(options: SqliteStoreOptions): SqliteStore {
         }))
       } catch (error) {
         throw storeError(file, 'list the sessions', error)
+      }
+    },
+
+    async remove(id: string): Promise<boolean> {
+      assertSessionId(id)
+      const c = open()
+      // A writer of this store would go on appending to a session that is gone. Writers of other
+      // stores (processes) on the file are not known here: their next batch is refused (database.ts).
+      if ([...writers].some((writer) => writer.session === id)) {
+        throw new BosunError(
+          ErrorCodes.SESSION_LOCKED,
+          `SQLite store ${file}: session "${id}" is open for writing in this store (an agent or a writer has it): close it, then remove the session.`,
+          { details: { file, session: id } },
+        )
+      }
+      try {
+        return c.removeSession(id)
+      } catch (error) {
+        throw storeError(file, `remove session "${id}"`, error, {})
       }
     },
 

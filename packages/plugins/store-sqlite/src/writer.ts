@@ -19,6 +19,7 @@ import { storedSummary, SUMMARY_LAG_MAX, turnOpenAfter } from './summary-row.js'
 export class SqliteWriter implements SessionWriter, CommitMember {
   readonly #connection: Connection
   readonly #session: string
+  readonly #key: number
   readonly #windowMs: number
   readonly #release: (writer: SqliteWriter) => void
   #queue: EventRow[] = []
@@ -43,9 +44,10 @@ export class SqliteWriter implements SessionWriter, CommitMember {
   #closed = false
   #closing: Promise<void> | undefined
 
-  constructor(connection: Connection, session: string, summary: LogSummaryFold, windowMs: number, release: (writer: SqliteWriter) => void) {
+  constructor(connection: Connection, session: { id: string; key: number }, summary: LogSummaryFold, windowMs: number, release: (writer: SqliteWriter) => void) {
     this.#connection = connection
-    this.#session = session
+    this.#session = session.id
+    this.#key = session.key
     this.#summary = summary
     this.#next = summary.length
     this.#windowMs = windowMs
@@ -55,6 +57,11 @@ export class SqliteWriter implements SessionWriter, CommitMember {
   /** The session this writer appends to. */
   get session(): string {
     return this.#session
+  }
+
+  /** @internal CommitMember: the key of the session this writer opened (its batches go there only). */
+  get key(): number {
+    return this.#key
   }
 
   /** Events appended but not yet committed. */
