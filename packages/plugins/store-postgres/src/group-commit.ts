@@ -1,4 +1,4 @@
-import { BosunError, ErrorCodes } from '@bosun/core'
+import type { BosunError } from '@bosun/core'
 import type { EventRow } from './codec.js'
 import type { Database } from './database.js'
 import { sqlState, staleWriter, storeError } from './errors.js'
@@ -108,9 +108,12 @@ export class GroupCommit {
       return batch.resolve()
     }
     if (result.stored === null) {
-      return batch.reject(new BosunError(ErrorCodes.STORE, `PostgreSQL store ${db.name}: session "${lease.session}" is not in the database (was it deleted while open?).`, {
-        details: { database: db.name, session: lease.session },
-      }))
+      // Removed (store.remove, once this writer's lease had expired; or deleted by hand): final,
+      // as a takeover is — a retry would be refused for ever — and reported as a lost lease, so
+      // that a host drops the session instead of running its turn on into nowhere.
+      const error = staleWriter(db.name, lease.session, 'the session is no longer stored (it was removed)', { epoch: lease.epoch, seq: first, removed: true })
+      this.#fenced(lease, error)
+      return batch.reject(error)
     }
     if (result.held !== lease.epoch || result.epoch !== lease.epoch || result.holder !== lease.owner) {
       // The snapshot still shows this owner when the takeover committed while the statement waited for the lock.

@@ -1,4 +1,4 @@
-import { storeError, sessionLocked, staleWriter } from './errors.js'
+import { sqlState, storeError, sessionLocked, staleWriter } from './errors.js'
 import type { Database } from './database.js'
 
 /** A lease this store holds: it may write `session` while `epoch` is the session's epoch. */
@@ -66,6 +66,9 @@ export class Leases {
     try {
       epoch = (await this.#db.query<{ epoch: string }>(sql.acquire, [session, this.#owner, this.#ttlMs])).rows[0]?.epoch
     } catch (error) {
+      // The session was removed while this statement waited for its lease row (removal.ts): the
+      // new lease row's foreign key finds no session. As for a session that was never there.
+      if (sqlState(error) === '23503') return undefined
       throw storeError(this.#db.name, `take the lease of session "${session}"`, error, { session })
     }
     if (epoch !== undefined) return this.hold({ session, owner: this.#owner, epoch })

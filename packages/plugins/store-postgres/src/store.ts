@@ -10,6 +10,7 @@ import { GroupCommit } from './group-commit.js'
 import { Mailbox } from './mailbox.js'
 import { Notifier } from './notifier.js'
 import { resolveOptions, type PostgresStoreOptions } from './options.js'
+import { removalStatements, removeSession } from './removal.js'
 import { Watcher, type WatchOptions } from './watch.js'
 import { PostgresWriter } from './writer.js'
 
@@ -43,7 +44,13 @@ export interface PostgresStore extends Store {
    * `undefined` for no such session.
    */
   summary(id: string): Promise<(SessionSummary & { length: number }) | undefined>
-  /** Who holds a session's lease (owner, epoch, ms left on the database clock), or `undefined` if none ever did. */
+  /**
+   * Deletes the session — its events, summary, lease and mailbox — in one transaction, and
+   * notifies the watchers of every store on the schema (`onRemoved`); `false` when there is none.
+   * SESSION_LOCKED while a writer of this store has it or a live lease holds it (naming the
+   * holder); an expired lease does not block.
+   */
+  remove(id: string): Promise<boolean>
   /**
    * The sessions mid-turn: a committed `turn/start` whose `turn/end` is not committed yet,
    * whichever host runs them (one query on a partial index, no log read). A dead host's session
@@ -56,6 +63,7 @@ export interface PostgresStore extends Store {
    * new session, or one a database of layout 1 held); `undefined` when there is no such session.
    */
   sessionStatus(id: string): Promise<'running' | 'idle' | null | undefined>
+  /** Who holds a session's lease (owner, epoch, ms left on the database clock), or `undefined` if none ever did. */
   leaseHolder(id: string): Promise<LeaseHolder | undefined>
   /**
    * What a host that does not have the session open checks on a mailbox wake-up, in one query
@@ -106,6 +114,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   /** Sessions an `open` of this store is taking: a second one would take the lease again (a new epoch) and fence the first. */
   const opening = new Set<string>()
   const watchers = new Set<Watcher>()
+  const removal = removalStatements(db.schema)
   let closed = false
 
   const ensureOpen = () => {
@@ -306,6 +315,14 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       } catch (error) {
         throw storeError(db.name, `read the status of session "${id}"`, error, { session: id })
       }
+    },
+
+    async remove(id) {
+      ensureOpen()
+      assertSessionId(id)
+      // This store's writer (or an open under way) holds the lease: refused as `open` refuses a second writer.
+      if (writers.has(id) || opening.has(id)) throw sessionLocked(db.name, id, 'this store')
+      return removeSession(db, removal, id)
     },
 
     leaseHolder: (id) => (ensureOpen(), assertSessionId(id), leases.holder(id)),

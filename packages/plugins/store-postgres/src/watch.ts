@@ -1,5 +1,6 @@
 import pg from 'pg'
 import type { Database } from './database.js'
+import { removedSession } from './removal.js'
 
 /** Options of {@link Watcher}. */
 export interface WatchOptions {
@@ -16,12 +17,14 @@ type EventsListener = (length: number) => void
 type MailboxListener = (session: string, messageId: string | undefined) => void
 type StatusListener = (session: string, status: string) => void
 type CreatedListener = (session: string, owner: string) => void
+type RemovedListener = (session: string) => void
 
 /**
  * Wake-ups for a host: "session X has N events now" (to push a stream forward from the events
- * table), "session X has new mail" (for its lease owner), "session X changed status" and "session
- * X was made". One dedicated connection LISTENs on the schema's channels; NOTIFY is sent at the
- * commit of an append, a mailbox post, a status change or a create. A
+ * table), "session X has new mail" (for its lease owner), "session X changed status", "session
+ * X was made" and "session X was removed". One dedicated connection LISTENs on the schema's
+ * channels; NOTIFY is sent at the commit of an append, a mailbox post, a status change, a create
+ * or a removal. A
  * notification sent while that connection is down is lost, so the watcher also polls — at once
  * after every (re)connection, and every `pollIntervalMs` — the lengths of the watched sessions and
  * the sessions with pending mail. Wake-ups are at-least-once hints: a listener reads what is new
@@ -36,6 +39,7 @@ export class Watcher {
   readonly #mail = new Set<MailboxListener>()
   readonly #status = new Set<StatusListener>()
   readonly #created = new Set<CreatedListener>()
+  readonly #removed = new Set<RemovedListener>()
   readonly #listen = new Set<() => void>()
   #client: pg.Client | undefined
   /** Ends the LISTEN connection as lost (and reconnects), while it is the current one. */
@@ -118,6 +122,18 @@ export class Watcher {
   onCreated(listener: CreatedListener): () => void {
     this.#created.add(listener)
     return () => this.#created.delete(listener)
+  }
+
+  /**
+   * Calls `listener(session)` when a session was removed (`store.remove`), by any store on the
+   * schema — this one's too — once the removal committed (the NOTIFY is sent inside its
+   * transaction). NOTIFY only: a removal sent while the LISTEN connection is down is lost — list
+   * the sessions again on {@link onListen}. A session removed and made again is notified in that
+   * order (removal, then creation), as the commits were.
+   */
+  onRemoved(listener: RemovedListener): () => void {
+    this.#removed.add(listener)
+    return () => this.#removed.delete(listener)
   }
 
   /**
@@ -215,6 +231,8 @@ export class Watcher {
 
   #notified(channel: string, payload: string): void {
     this.stats.notifications++
+    const removed = channel === this.#db.channels.sessions ? removedSession(payload) : undefined
+    if (removed !== undefined) return this.#each(this.#removed, (listener) => listener(removed))
     const space = payload.indexOf(' ')
     if (space < 0) return
     const session = payload.slice(0, space)
