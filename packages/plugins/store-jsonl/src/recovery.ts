@@ -5,6 +5,7 @@ import { decodeRecords, isJournalName, type JournalRecord } from './journal-form
 import { lockHolderAlive } from './lock.js'
 import { replayRecords, type Replayed } from './replay.js'
 import { writeFully } from './file-writes.js'
+import { removedHeaderCrcs } from './removal-record.js'
 
 /**
  * Crash recovery from the journals of dead processes (journal.ts). A journal whose lock has no
@@ -18,7 +19,9 @@ import { writeFully } from './file-writes.js'
  *   session locked by a live process was opened, and so replayed, by that process; the journal is
  *   kept until a later sweep, so that no record is deleted that an opener might still need.
  *
- * Replaying is idempotent (replay.ts): records already in the file change nothing.
+ * Replaying is idempotent (replay.ts): records already in the file change nothing. Records of a
+ * removed session are never replayed, not even into a session created again under its id with the
+ * same header line (removal-record.ts).
  */
 
 /** The paths of every journal in `dir`, in name order. */
@@ -51,7 +54,7 @@ export async function deadJournals(fs: StoreFileSystem, dir: string): Promise<st
  */
 export async function recordsForOpen(fs: StoreFileSystem, dir: string, id: string, except: string | undefined): Promise<JournalRecord[][]> {
   const paths = (await journalsIn(fs, dir)).filter((path) => path !== except)
-  return recordsOf(fs, paths, id)
+  return recordsOf(fs, dir, paths, id)
 }
 
 /** The intact records of a journal; none if it is gone or is not a regular file (never followed if a link). */
@@ -74,7 +77,7 @@ export async function readJournal(fs: StoreFileSystem, path: string): Promise<Jo
 
 /** The records of session `id`, journal by journal (each in its journal's order), from every dead journal in `dir`. */
 export async function deadRecordsOf(fs: StoreFileSystem, dir: string, id: string): Promise<JournalRecord[][]> {
-  return recordsOf(fs, await deadJournals(fs, dir), id)
+  return recordsOf(fs, dir, await deadJournals(fs, dir), id)
 }
 
 /** The records of every session in the dead journals of `dir`, by session, as {@link deadRecordsOf} gives them for one (for `list()`). */
@@ -82,6 +85,13 @@ export async function deadRecordsBySession(fs: StoreFileSystem, dir: string): Pr
   const bySession = new Map<string, JournalRecord[][]>()
   for (const path of await deadJournals(fs, dir)) {
     for (const [id, records] of bySessionId(await readJournal(fs, path))) bySession.set(id, [...(bySession.get(id) ?? []), records])
+  }
+  for (const [id, journals] of bySession) {
+    const removed = await removedHeaderCrcs(fs, dir, id)
+    if (removed.size === 0) continue
+    const kept = journals.map((records) => records.filter((record) => !removed.has(record.headerCrc))).filter((records) => records.length > 0)
+    if (kept.length > 0) bySession.set(id, kept)
+    else bySession.delete(id)
   }
   return bySession
 }
@@ -97,10 +107,12 @@ function bySessionId(records: readonly JournalRecord[]): Map<string, JournalReco
   return bySession
 }
 
-async function recordsOf(fs: StoreFileSystem, paths: readonly string[], id: string): Promise<JournalRecord[][]> {
+async function recordsOf(fs: StoreFileSystem, dir: string, paths: readonly string[], id: string): Promise<JournalRecord[][]> {
   const result: JournalRecord[][] = []
+  if (paths.length === 0) return result
+  const removed = await removedHeaderCrcs(fs, dir, id)
   for (const path of paths) {
-    const records = (await readJournal(fs, path)).filter((record) => record.id === id)
+    const records = (await readJournal(fs, path)).filter((record) => record.id === id && !removed.has(record.headerCrc))
     if (records.length > 0) result.push(records)
   }
   return result
@@ -116,7 +128,11 @@ export function replayAll(file: Buffer, journals: readonly (readonly JournalReco
   return result
 }
 
-/** Replays one session's records into its file under its lock: `done`, or `busy` if the session could not be taken. */
+/**
+ * Replays one session's records into its file under its lock: `done`, or `busy` if the session
+ * could not be taken. It drops the records of a removed session itself, under that lock: a record
+ * of removal read before it could be written meanwhile.
+ */
 export type ReplaySession = (id: string, records: JournalRecord[]) => Promise<'done' | 'busy'>
 
 /**

@@ -19,6 +19,8 @@ import { headerCrcOf } from './replay.js'
 import { readValidLength, removeValidLength, unlinkValidLength, withinValidLength } from './valid-length.js'
 import { stepOf } from './steps.js'
 import { readSummaryText, summaryIsCurrent, unlinkSummaryFile } from './summary-file.js'
+import { deleteSessionFiles, lockedForRemoval, syncRemoval } from './remove.js'
+import { removedHeaderCrcs, sweepRemovalRecords, withoutRemoved } from './removal-record.js'
 import { checkHeader, isSessionId, openSessionFile, readFirstLine, readFirstLineBytes, readSummary, sessionSummary, type OpenedSessionFile } from './session-file.js'
 import { readEventRange, wholeLinesEndAt } from './range.js'
 
@@ -109,7 +111,8 @@ class JsonlStore implements Store {
       throw BosunError.is(error) ? error : ioError(stepOf(error, step), file, header.id, error)
     }
     const headerCrc = crc32(bytes.subarray(0, bytes.indexOf(0x0a) + 1))
-    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length, headerCrc, summary: LogSummaryFold.of(header, seed) })
+    const journaled = await this.#mayJournal(header.id, headerCrc, handle, lock)
+    const writer = await this.#track(handle, lock, { id: header.id, file, size: bytes.length, length: seed.length, headerCrc, summary: LogSummaryFold.of(header, seed) }, journaled)
     return { header, events: [...seed], writer }
   }
 
@@ -155,9 +158,11 @@ class JsonlStore implements Store {
       // A sidecar already of this very log is not written again when the writer closes without
       // appending (reopening an idle session must not rewrite it each time).
       const current = await summaryIsCurrent(await kept, bytes.subarray(0, log.intactLength), { headerCrc, fold: summary })
+      step = 'read of the removal record'
+      const journaled = this.#journal !== undefined && !(await removedHeaderCrcs(this.#fs, this.#dir, id)).has(headerCrc)
       const writer = await this.#track(handle, lock, {
         id, file, size: log.intactLength, length: log.events.length, headerCrc, summary, ...(current ? { summarisedAt: log.intactLength } : {}),
-      })
+      }, journaled)
       return { header: log.header, events: log.events, writer }
     } catch (error) {
       await handle.close().catch(() => {})
@@ -300,6 +305,45 @@ class JsonlStore implements Store {
     return summaries
   }
 
+  /**
+   * Deletes session `id` for good, under its lock (remove.ts): SESSION_LOCKED while a writer of it
+   * is open — in this store, another store of this process or another live process (a dead one's
+   * stale lock is taken over, as `open()` does). Its file, its list summary and its record of a
+   * valid length are unlinked, then its lock file, then the folder is fsynced. The store journals'
+   * records of it are never replayed again (removal-record.ts), though their bytes stay in a
+   * journal until its next checkpoint or its store's close.
+   */
+  async remove(id: string): Promise<boolean> {
+    this.#assertOpen()
+    assertSessionId(id)
+    await this.#sweep()
+    if (!(await this.has(id))) return false
+    const file = this.#file(id)
+    let lock: SessionLock
+    try {
+      lock = await this.#lock(file, id)
+    } catch (error) {
+      throw BosunError.is(error, ErrorCodes.SESSION_LOCKED) ? lockedForRemoval(error, id) : error
+    }
+    try {
+      // Under the lock: removed (or replaced) by another process since has() looked.
+      const opened = await this.#openExisting(id, 'r+')
+      if (opened === undefined) return false
+      try {
+        if (opened.identity !== undefined) lock.identify(opened.identity)
+        await deleteSessionFiles(this.#fs, this.#dir, file, id, opened.handle, this.#journal?.path)
+      } finally {
+        await opened.handle.close().catch(() => {})
+      }
+    } catch (error) {
+      throw BosunError.is(error, ErrorCodes.SESSION_LOCKED) ? lockedForRemoval(error, id) : error
+    } finally {
+      await lock.release()
+    }
+    await syncRemoval(this.#fs, this.#dir, file, id)
+    return true
+  }
+
   /** Flushes and closes every open writer; rejects with the first failure after closing them all. */
   async close(): Promise<void> {
     if (this.#closed) return
@@ -310,8 +354,27 @@ class JsonlStore implements Store {
     if (failure) throw failure.reason
   }
 
+  /**
+   * Whether the writer of a session just created may write through the journal: not when a
+   * removed session of its id had the same header line (removal-record.ts), whose records would
+   * be taken for its own and dropped. On failure the file is deleted and the lock released.
+   */
+  async #mayJournal(id: string, headerCrc: number, handle: StoreFileHandle, lock: SessionLock): Promise<boolean> {
+    if (this.#journal === undefined) return false
+    try {
+      return !(await removedHeaderCrcs(this.#fs, this.#dir, id)).has(headerCrc)
+    } catch (error) {
+      await handle.close().catch(() => {})
+      await this.#fs.unlink(this.#file(id)).catch(() => {})
+      await syncDirectory(this.#fs, this.#dir).catch(() => {})
+      await lock.release()
+      throw readError('read of the removal record', this.#file(id), id, error)
+    }
+  }
+
   async #track(
     handle: StoreFileHandle, lock: SessionLock, at: { id: string; file: string; size: number; length: number; headerCrc: number; summary: LogSummaryFold; summarisedAt?: number },
+    journaled = true,
   ): Promise<JsonlWriter> {
     if (this.#closed) {
       await handle.close().catch(() => {})
@@ -319,7 +382,7 @@ class JsonlStore implements Store {
       this.#assertOpen()
     }
     const writer = new JsonlWriter({
-      ...at, handle, fs: this.#fs, batchWindowMs: this.#windowMs, ...(this.#journal ? { journal: this.#journal } : {}),
+      ...at, handle, fs: this.#fs, batchWindowMs: this.#windowMs, ...(this.#journal && journaled ? { journal: this.#journal } : {}),
       onClose: (closed) => {
         this.#writers.delete(closed)
         return lock.release()
@@ -336,9 +399,14 @@ class JsonlStore implements Store {
     return openSessionFile(this.#fs, this.#file(id), id, flags)
   }
 
-  /** Replays and deletes the journals of dead processes, once (recovery.ts); a failure leaves them for the next store. */
+  /**
+   * Replays and deletes the journals of dead processes, once (recovery.ts), then the records of
+   * removals no journal left needs (removal-record.ts); a failure leaves them for the next store.
+   */
   #sweep(): Promise<void> {
-    this.#swept ??= sweepDeadJournals(this.#fs, this.#dir, (id, records) => this.#replaySession(id, records)).catch(() => {})
+    this.#swept ??= sweepDeadJournals(this.#fs, this.#dir, (id, records) => this.#replaySession(id, records))
+      .catch(() => {})
+      .then(() => sweepRemovalRecords(this.#fs, this.#dir))
     return this.#swept
   }
 
@@ -356,7 +424,8 @@ class JsonlStore implements Store {
       const opened = await this.#openExisting(id, 'r+')
       if (opened === undefined) return 'done'
       try {
-        await replayIntoFile(opened.handle, await opened.handle.readFile(), [records])
+        const kept = await withoutRemoved(this.#fs, this.#dir, id, records)
+        if (kept.length > 0) await replayIntoFile(opened.handle, await opened.handle.readFile(), [kept])
       } finally {
         await opened.handle.close().catch(() => {})
       }

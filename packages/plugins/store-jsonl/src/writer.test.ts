@@ -113,6 +113,8 @@ describe('durable creation', () => {
       // And a list summary left by a session of that id deleted by hand (summary-file.ts).
       { op: 'unlink', path: join(dir, 's.summary.json') },
       { op: 'open', path: dir }, { op: 'sync', path: dir },
+      // Whether a removed session of this id had this header, whose journal records would be taken for this one's (removal-record.ts): ENOENT here.
+      { op: 'open', path: join(dir, '.bosun-removed-s') },
     ])
     expect(await readSession(dir, 's')).toBe(fileText(header('s'), [event(0)]))
     await store.close()

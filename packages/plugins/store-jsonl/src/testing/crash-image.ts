@@ -4,16 +4,17 @@ import { copyFile, readdir, readFile, truncate, writeFile } from 'node:fs/promis
 import { join } from 'node:path'
 import { isJournalName } from '../journal-format.js'
 import { isValidLengthName } from '../valid-length.js'
+import { isRemovalName } from '../removal-record.js'
 
 /** The store journal files of `dir` (there is one per store that has written a batch). */
 export async function journalFiles(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter(isJournalName).map((name) => join(dir, name))
 }
 
-/** Copies every session file, journal and record of a valid length of `from` into `to`, as they are now. */
+/** Copies every session file, journal, record of a valid length and record of a removal of `from` into `to`, as they are now. */
 export async function copyStoreFiles(from: string, to: string): Promise<void> {
   for (const name of await readdir(from)) {
-    if (name.endsWith('.jsonl') || isJournalName(name) || isValidLengthName(name)) await copyFile(join(from, name), join(to, name))
+    if (name.endsWith('.jsonl') || isJournalName(name) || isValidLengthName(name) || isRemovalName(name)) await copyFile(join(from, name), join(to, name))
   }
 }
 
