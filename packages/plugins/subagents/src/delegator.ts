@@ -238,7 +238,9 @@ export class Delegator {
   #reserve(): void {
     const max = this.#options.maxLiveChildren ?? DEFAULT_MAX_LIVE_CHILDREN
     if (this.#live.size >= max) {
-      throw new SubagentError(SubagentErrorCodes.TOO_MANY_LIVE, `${this.#live.size} child agents are already live (maxLiveChildren ${max}). Wait for one to settle, or do this yourself.`)
+      const live = this.#live.size === 1 ? '1 child agent is already live' : `${this.#live.size} child agents are already live`
+      const wait = this.#live.size === 1 ? 'Wait for it to settle' : 'Wait for one to settle'
+      throw new SubagentError(SubagentErrorCodes.TOO_MANY_LIVE, `${live} (maxLiveChildren ${max}). ${wait}, or do this yourself.`)
     }
   }
 

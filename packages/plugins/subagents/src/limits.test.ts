@@ -54,7 +54,7 @@ describe('limits', () => {
     await until(() => ofType(root.session.events, 'subagent/settled').length === 2 && root.status === 'idle', 'both children to settle')
     const results = toolResults(root.session.events).slice(0, 3)
     expect(results.map((r) => Boolean(r.isError))).toEqual([false, false, true])
-    expect(textOf(results[2]!.content)).toContain('SUBAGENT_TOO_MANY_LIVE')
+    expect(textOf(results[2]!.content)).toContain('SUBAGENT_TOO_MANY_LIVE: 2 child agents are already live (maxLiveChildren 2). Wait for one to settle, or do this yourself.')
     expect(childIds(root.session.events)).toHaveLength(2)
     await root.close()
   })
@@ -81,7 +81,8 @@ describe('limits', () => {
     expect(second!.isError).toBeFalsy()
     expect(textOf(second!.content)).toContain('Started background agent')
     expect(sent!.isError).toBe(true)
-    expect(textOf(sent!.content)).toContain('SUBAGENT_TOO_MANY_LIVE')
+    // One live child: the count and its verb agree ("1 child agents are already live" before).
+    expect(textOf(sent!.content)).toContain('SUBAGENT_TOO_MANY_LIVE: 1 child agent is already live (maxLiveChildren 1). Wait for it to settle, or do this yourself.')
     await root.close()
   })
 
