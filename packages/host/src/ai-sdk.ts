@@ -2,7 +2,7 @@ import { messageText, type InboxSplice, type SessionEvent } from '@bosun/core'
 import { TurnChunks } from './ai-sdk-turn-chunks.js'
 import { InboxFold } from './log.js'
 import { sseStream } from './sse.js'
-import type { LiveSession } from './sessions.js'
+import { liveEnded, type LiveSession } from './live-session.js'
 import { SLICE_EVENTS } from './log-prefix.js'
 import { foldSliced } from './stream.js'
 import { subscribe } from './subscription.js'
@@ -108,7 +108,7 @@ export function uiMessageStream(live: LiveSession, options: TurnStreamOptions): 
       if (session.durableLength <= seq) await session.flush().catch(() => {})
     },
     wait: (ms) => subscription.wait(ms),
-    ended: () => subscription.ended || live.closed === true,
+    ended: () => subscription.ended || liveEnded(live),
     end: () => subscription.end(),
   }, options)
 }

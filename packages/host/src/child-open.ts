@@ -1,5 +1,6 @@
 import { findLiveAgent, liveAgents, openThroughParent, type Agent, type SessionHeader, type Store } from '@bosun/core'
 import { HostError } from './errors.js'
+import { beingRemoved } from './session-remove.js'
 
 /**
  * A subagent's child is its parent's to build: the parent's plugin knows the child's profile (its
@@ -112,6 +113,8 @@ async function awaitParentOpen(store: Store, id: string, parent: Agent, deadline
 
 /** A parent that cannot be opened leaves the child to the host's own config (false), unless another process holds it: then the child is refused too. */
 function heldElsewhere(error: unknown, id: string, parentId: string): false {
+  // The parent is being removed (session-remove.ts), and its children with it: not opened on its own meanwhile.
+  if (error instanceof HostError && (error.details as { removing?: unknown } | undefined)?.removing === true) throw beingRemoved(id)
   // Not the host shutting down (no details): the parent's own open was refused (or its parent's, up the chain).
   if (!(error instanceof HostError) || error.code !== 'session-locked' || (error.details as { id?: unknown } | undefined)?.id !== parentId) return false
   throw new HostError('session-locked', `Session "${id}" is a subagent child whose parent "${parentId}" is open in another process (or host): send to it there, where its parent opens it.`, { id, parentSessionId: parentId })

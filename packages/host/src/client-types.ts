@@ -59,6 +59,8 @@ export type StreamFrame =
   | { event: 'session.event'; data: WireEvent }
   | { event: 'session.inbox'; data: Queues }
   | { event: 'session.status'; data: { status: string; seq: number } }
+  /** The session was removed: the last frame, the stream ends after it (a reconnect would be answered 404). */
+  | { event: 'session.removed'; data: { id: string } }
   /**
    * Made by the client, not sent by the host: on a reconnect the host's log is not the one this
    * stream delivered up to its cursor (a host killed before it saved events it had already
@@ -75,6 +77,8 @@ export type HostStreamFrame =
   | { event: 'session.added'; data: { id: string } }
   /** A session's summary after its status or queues changed (the latest state wins). */
   | { event: 'session.status'; data: SessionListItem }
+  /** A session was removed (on this host, or another of its cluster): drop it from the list. */
+  | { event: 'session.removed'; data: { id: string } }
 
 /**
  * Why a stream is about to be tried again: the host refused the last attempt (a 5xx, 408 or 429:
@@ -158,7 +162,13 @@ export interface HostClient {
   cancel(id: string, options?: { keepInbox?: boolean }): Promise<{ canceled: true; keepInbox: boolean; inbox: Queues }>
   wake(id: string): Promise<{ status: string; inbox: Queues }>
   fork(id: string, options?: { id?: string; afterTurn?: number }): Promise<{ id: string; parent: string; seedLength: number }>
-  /** The session's frames, resumed by the last seq after a dropped connection; ends when `signal` aborts. */
+  /**
+   * Removes the session with its subagent children, stopping them first: the removed ids, the
+   * session first. 404 session-not-found, 409 child-session (remove its parent), 409 session-locked
+   * (open in another process or host), 501 not-supported (the host's store cannot remove).
+   */
+  removeSession(id: string): Promise<{ removed: string[] }>
+  /** The session's frames, resumed by the last seq after a dropped connection; ends when `signal` aborts, or after a `session.removed` frame. */
   stream(id: string, options?: StreamOptions): AsyncIterable<StreamFrame>
   /** The host's session-list frames; reconnects after a drop and starts again with a `hello`; ends when `signal` aborts. */
   hostStream(options?: HostStreamOptions): AsyncIterable<HostStreamFrame>

@@ -195,6 +195,8 @@ export function createClient(options: ClientOptions): HostClient {
           }
           backoff.reset()
           yield { event: message.event, data } as StreamFrame
+          // The session is gone: nothing to reconnect to (the host would answer 404).
+          if (message.event === 'session.removed') return
         }
       } catch (error) {
         if (aborted()) return
@@ -286,6 +288,7 @@ export function createClient(options: ClientOptions): HostClient {
     cancel: (id, cancelOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/cancel`, cancelOptions),
     wake: (id) => call('POST', `/v1/sessions/${enc(id)}/wake`, {}),
     fork: (id, forkOptions = {}) => call('POST', `/v1/sessions/${enc(id)}/fork`, forkOptions),
+    removeSession: (id) => call('DELETE', `/v1/sessions/${enc(id)}`),
     stream,
     hostStream,
     login: (token) => call('POST', '/v1/login', { token }),

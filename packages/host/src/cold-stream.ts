@@ -1,9 +1,10 @@
 import type { SessionEvent, SessionHeader, Store } from '@bosun/core'
 import type { HostFeed } from './feed.js'
 import { InboxFold } from './log.js'
-import type { LiveSession, SessionManager } from './sessions.js'
+import { liveEnded, type LiveSession } from './live-session.js'
+import type { SessionManager } from './sessions.js'
 import { sseFrame as frame, sseStream } from './sse.js'
-import { liveLog, noteFinishedStep, readFrames, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
+import { liveLog, noteFinishedStep, readFrames, removedFrame, settle, storedHello, type StreamLog, type StreamOptions } from './stream.js'
 import { StatusIndex } from './status-fold.js'
 import { subscribe, type Subscription } from './subscription.js'
 
@@ -63,9 +64,12 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
   let wake: (() => void) | undefined
   /** The feed said the session changed since the stored log was last read: it may have gone live and been retired again. */
   let changedSince = false
+  /** The session was removed while cold here (on this host, or another of a cluster): the stream ends with `session.removed`. */
+  let removed = false
   // A message to the session resumes it and logs a splice: the feed says "changed" at once.
-  const unwatch = feed.watch((changed) => {
+  const unwatch = feed.watch((changed, gone) => {
     if (changed === id) changedSince = true
+    if (changed === id && gone === true && live === undefined) removed = true
     if (changed === null || changed === id) wake?.()
   })
 
@@ -106,7 +110,7 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
     const deadline = Date.now() + ms
     for (;;) {
       await goLive()
-      if (live !== undefined || ended || feed.closed) return false
+      if (live !== undefined || ended || removed || feed.closed) return false
       if (await readOn()) return false
       const left = deadline - Date.now()
       if (left <= 0) return true
@@ -128,7 +132,7 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
       return next.out
     },
     wait: (ms) => (subscription === undefined ? waitCold(ms) : subscription.wait(ms)),
-    ended: () => ended || feed.closed || live?.closed === true || subscription?.ended === true,
+    ended: () => ended || removed || feed.closed || (live !== undefined && liveEnded(live)) || subscription?.ended === true,
     end: () => {
       if (ended) return
       ended = true
@@ -137,6 +141,7 @@ export function coldSessionStream(sessions: SessionManager, feed: HostFeed, opti
       subscription?.end()
     },
     settle,
+    final: () => removedFrame(id, removed || live?.removal === 'removed'),
   }, options.keepAliveMs)
 }
 

@@ -3,7 +3,8 @@ import { storeUnavailable } from './store-unavailable.js'
 
 /**
  * The stable error codes of the host (SPEC §10) and their HTTP statuses; `store-unavailable` is
- * the host's own, for a case SPEC leaves open (a request its store failed).
+ * the host's own, for a case SPEC leaves open (a request its store failed), and so are
+ * `child-session` and `not-supported`, for the removal of a session SPEC's `session.removed` implies.
  */
 export const HOST_ERROR_STATUS = {
   'session-not-found': 404,
@@ -11,6 +12,7 @@ export const HOST_ERROR_STATUS = {
   'queue-item-not-found': 404,
   'session-exists': 409,
   'session-locked': 409,
+  'child-session': 409,
   'steer-unavailable': 409,
   'replay-unavailable': 409,
   'version-mismatch': 412,
@@ -24,6 +26,7 @@ export const HOST_ERROR_STATUS = {
   'too-many-client-streams': 429,
   'not-found': 404,
   'internal-error': 500,
+  'not-supported': 501,
   'session-unavailable': 503,
   'too-many-streams': 503,
   'store-unavailable': 503,
@@ -94,6 +97,11 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
       const taken = new HostError('session-locked', `${id === undefined ? 'The session' : `Session "${id}"`} was changed by another writer while this request ran (another host of the cluster took it over, or its stored log was replaced or appended to), and what this request changed was not written: retry the request, which opens the session again from the store.`, at)
       taken.serverNote = `session-locked: ${error.message}`
       return taken
+    }
+    case 'CHILD_SESSION': {
+      // removeSession refused a subagent's child: removed with its parent only (session-remove.ts).
+      const { parentSessionId } = error.details as { parentSessionId?: string }
+      return new HostError('child-session', error.message, { ...at, ...(parentSessionId === undefined ? {} : { parentSessionId }) })
     }
     case 'STORE':
       // The store failed (its disk, its folder, its database): 503, retried, not a host bug.

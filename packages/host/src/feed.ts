@@ -29,6 +29,8 @@ export interface SessionSummaryFrame {
 interface Subscriber {
   added: Set<string>
   changed: Set<string>
+  /** Removed since the last read: sent before what was added (a session removed and made again is told in that order). */
+  removed: Set<string>
   /** The whole list is to be sent again (a `hello`): see {@link HostFeed.relist}. */
   relist: boolean
   /**
@@ -46,7 +48,7 @@ export interface HostHello { sessions: ReadonlyArray<{ id: string }> }
 
 export class HostFeed {
   readonly #subscribers = new Set<Subscriber>()
-  readonly #watchers = new Set<(id: string | null) => void>()
+  readonly #watchers = new Set<(id: string | null, removed?: true) => void>()
   #closed = false
   /** A cluster host whose LISTEN connection has not been up yet: see {@link listened}. */
   #beforeListen: boolean
@@ -65,6 +67,12 @@ export class HostFeed {
   #generation = 0
   /** Sessions told to every stream so far ({@link added}: made here, or by a NOTIFY). */
   #announced = 0
+  /**
+   * Sessions told removed and not made again since: a cluster host hears its own removals again
+   * from the store's NOTIFY (and a removal's route and NOTIFY may both tell one elsewhere) —
+   * told once. The oldest forgotten past {@link REMOVED_KEPT}.
+   */
+  readonly #removedTold = new Set<string>()
 
   constructor(
     readonly summary: (id: string) => Promise<SessionSummaryFrame | undefined>,
@@ -75,6 +83,7 @@ export class HostFeed {
   }
 
   added(id: string): void {
+    this.#removedTold.delete(id)
     this.#announced++
     this.#told?.set(id, -this.#announced)
     for (const s of this.#subscribers) {
@@ -84,7 +93,29 @@ export class HostFeed {
     for (const watcher of this.#watchers) watcher(id)
   }
 
+  /**
+   * Session `id` was removed (here, or on another host of a cluster): `session.removed` to every
+   * stream, its pending `session.added` and `session.status` dropped (latest state wins); the
+   * watchers are told with `removed: true`.
+   */
+  removed(id: string): void {
+    if (this.#removedTold.has(id)) return
+    this.#removedTold.add(id)
+    if (this.#removedTold.size > REMOVED_KEPT) this.#removedTold.delete(this.#removedTold.values().next().value!)
+    this.#told?.delete(id)
+    for (const s of this.#subscribers) {
+      s.added.delete(id)
+      s.changed.delete(id)
+      s.removed.add(id)
+      s.wake?.()
+    }
+    for (const watcher of this.#watchers) watcher(id, true)
+  }
+
   changed(id: string): void {
+    // Removed (and not made again): nothing of it is sent any more — a late signal (a cluster's
+    // status NOTIFY) would send a row of a session that is gone.
+    if (this.#removedTold.has(id)) return
     for (const s of this.#subscribers) {
       s.changed.add(id)
       s.wake?.()
@@ -98,6 +129,8 @@ export class HostFeed {
    * client replaces its list with a `hello` wherever it comes, as after a reconnect.
    */
   relist(): void {
+    // The new hello tells what is gone: a removal heard after it is told again.
+    this.#removedTold.clear()
     for (const s of this.#subscribers) {
       s.relist = true
       s.wake?.()
@@ -167,17 +200,18 @@ export class HostFeed {
   }
 
   /**
-   * Calls `listener` with the id of each session added or changed, and with null when the host
-   * closes (a cold session's stream waits on it to go live); returns the unwatch.
+   * Calls `listener` with the id of each session added or changed — and removed, with `removed:
+   * true` —, and with null when the host closes (a cold session's stream waits on it to go live);
+   * returns the unwatch.
    */
-  watch(listener: (id: string | null) => void): () => void {
+  watch(listener: (id: string | null, removed?: true) => void): () => void {
     this.#watchers.add(listener)
     return () => this.#watchers.delete(listener)
   }
 
   stream(hello: () => Promise<HostHello>, keepAliveMs: number): ReadableStream<Uint8Array> {
     // Decided when the stream opens: a hello read while the LISTEN connection comes up may miss a create.
-    const sub: Subscriber = { added: new Set(), changed: new Set(), relist: false, catchUp: false, ...(this.#beforeListen ? { early: { hello: 0 } } : {}) }
+    const sub: Subscriber = { added: new Set(), changed: new Set(), removed: new Set(), relist: false, catchUp: false, ...(this.#beforeListen ? { early: { hello: 0 } } : {}) }
     this.#subscribers.add(sub)
     if (sub.early !== undefined) this.#early.add(sub)
     const end = (): void => {
@@ -203,11 +237,14 @@ export class HostFeed {
           this.#caughtUp(sub)
         }
         // Sent after a new hello too (it may hold them already): a session.added is never dropped.
-        if (sub.added.size === 0 && sub.changed.size === 0) return out
+        if (sub.added.size === 0 && sub.changed.size === 0 && sub.removed.size === 0) return out
+        const removed = [...sub.removed]
         const added = [...sub.added]
         const changed = [...new Set([...added, ...sub.changed])]
+        sub.removed.clear()
         sub.added.clear()
         sub.changed.clear()
+        for (const id of removed) out += sseFrame('session.removed', { id })
         for (const id of added) out += sseFrame('session.added', { id })
         for (const id of changed) {
           const summary = await this.summary(id)
@@ -217,7 +254,7 @@ export class HostFeed {
       },
       wait: async (ms) => {
         // Changed while the read was awaiting (its wake had no waiter): read again at once, not at the keep-alive.
-        if (sub.added.size > 0 || sub.changed.size > 0 || sub.relist || sub.catchUp || this.#closed) return false
+        if (sub.added.size > 0 || sub.changed.size > 0 || sub.removed.size > 0 || sub.relist || sub.catchUp || this.#closed) return false
         let timer: ReturnType<typeof setTimeout> | undefined
         const timedOut = await new Promise<boolean>((resolve) => {
           sub.wake = () => resolve(false)
@@ -232,3 +269,6 @@ export class HostFeed {
     }, keepAliveMs)
   }
 }
+
+/** How many removed sessions the feed remembers having told ({@link HostFeed.removed}). */
+const REMOVED_KEPT = 1024

@@ -29,6 +29,17 @@ export interface LiveSession {
    * through it but never closes it; it only lets go (see `SessionManager`).
    */
   borrowed?: boolean
+  /**
+   * A removal of the session (session-remove.ts): `pending` while it runs — its streams wait, even
+   * once its agent is closed —, `removed` once the store deleted it (its streams end with a
+   * `session.removed` frame).
+   */
+  removal?: 'pending' | 'removed'
+}
+
+/** Whether a live session's streams end now: it closed, and no removal is deciding how (they wait for it). */
+export function liveEnded(live: LiveSession): boolean {
+  return live.closed === true && live.removal !== 'pending'
 }
 
 /** What `SessionManager.drop` (sessions.ts) let go of a live session. */

@@ -49,6 +49,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'get', path: '/v1/stream', summary: 'SSE: sessions added, their status, queue counts and last activity', query: ['ticket'], status: 200, sse: true },
   { method: 'post', path: '/v1/sessions', summary: 'Create a session (optional client-chosen id)', body: 'createSession', status: 201 },
   { method: 'get', path: '/v1/sessions/{id}', summary: 'Snapshot: status, lastSeq, inbox', status: 200 },
+  { method: 'delete', path: '/v1/sessions/{id}', summary: 'Remove the session with its subagent children (stopped first): { removed: [ids] }, the session first', status: 200 },
   { method: 'get', path: '/v1/sessions/{id}/children', summary: "A subagent parent's child sessions with their status, without resuming any", status: 200 },
   { method: 'get', path: '/v1/sessions/{id}/events', summary: 'A page of the log (never resumes)', query: ['after', 'limit'], status: 200 },
   { method: 'get', path: '/v1/sessions/{id}/stream', summary: 'SSE: hello, replay after the cursor, then live', query: ['after', 'from', 'chunks', 'ticket'], headers: ['Last-Event-ID'], status: 200, sse: true },

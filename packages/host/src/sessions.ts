@@ -1,9 +1,11 @@
-import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, liveAgents, openThroughParent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { assertSessionId, BosunError, borrowOrOpen, findLiveAgent, whenAgentClosed, type Agent, type SessionEvent, type SessionHeader, type Store } from '@bosun/core'
+import { ChildAnnouncer, hasWorkingChildren } from './child-announce.js'
 import { DEFAULT_SPAWN_WAIT_MS, openChildThroughParent, ParentWaits } from './child-open.js'
 import { HostError, lockedElsewhere } from './errors.js'
 import { DEFAULT_OPEN_TIMEOUT_MS } from './limits.js'
 import { liveSession, type DroppedSession, type LiveSession } from './live-session.js'
 import { closeAgain, closeFollowed } from './session-close.js'
+import { beingRemoved, refuseForeignRoot, Removals, stopAndRemove } from './session-remove.js'
 import { letStaleSessionGo, staleWriterOf } from './session-dropped.js'
 import { OpenDeadline, withinOpenTimeout } from './open-timeout.js'
 import { logHost } from './host-log.js'
@@ -73,8 +75,10 @@ export class SessionManager {
    * they may never settle.
    */
   readonly #stalled = new Map<string, Promise<void>>()
-  /** The subagent children the host stream follows (see {@link #announceChild}), until each closes. */
-  readonly #announced = new Set<string>()
+  /** The subagent children the host stream follows (child-announce.ts). */
+  readonly #children: ChildAnnouncer
+  /** The removals under way (session-remove.ts): a request for one of their sessions waits for it. */
+  readonly #removals = new Removals()
   #closing = false
   #closed: Promise<void> | undefined
   /** Sessions whose close failed (a store that could not flush), with that failure: the next `close()` tries them again. */
@@ -92,7 +96,9 @@ export class SessionManager {
     readonly openTimeoutMs: number = DEFAULT_OPEN_TIMEOUT_MS,
     /** The plugins each agent is built with, when the host knows them: named by an open's timeout as what to check. */
     readonly plugins: readonly string[] = [],
-  ) {}
+  ) {
+    this.#children = new ChildAnnouncer(store, (id, kind) => this.onChange(id, kind), () => this.#closing)
+  }
 
   liveIds(): string[] {
     return [...this.#live.keys()]
@@ -167,6 +173,9 @@ export class SessionManager {
   async #use(id: string, options: { create?: boolean | 'if-missing' }, chain: ReadonlySet<string>): Promise<LiveSession> {
     checkSessionId(id)
     if (this.#closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
+    // A removal under way: waited for (a parent opened for its child is refused at once — the
+    // removal may be waiting for that child's open); once it removed the session, only a create makes it anew.
+    if (this.#removals.has(id) && (chain.size > 0 || ((await this.#removals.removed(id)) && options.create !== true))) throw beingRemoved(id)
     const existing = this.#live.get(id)
     if (existing && options.create === true) throw sessionExists(id)
     if (existing) {
@@ -270,7 +279,7 @@ export class SessionManager {
     taps.unsubscribe = agent.session.subscribe((event) => {
       index(event)
       if (event.type === 'agent/inbox/spliced' || event.type === 'turn/start' || event.type === 'turn/end') this.onChange(id, 'changed')
-      if (event.type === 'subagent/spawned') this.#announceChild(id, (event.data as { childId: string }).childId)
+      if (event.type === 'subagent/spawned') this.#children.announce(id, (event.data as { childId: string }).childId)
       // A child settled (one the host stream no longer follows, reopened by its parent, too).
       else if (event.type === 'subagent/settled') this.onChange((event.data as { childId: string }).childId, 'changed')
       // Only signals: the writer never waits for a client.
@@ -280,34 +289,6 @@ export class SessionManager {
       if (stale) letStaleSessionGo(this, id, stale)
     })
     return live
-  }
-
-  /**
-   * A subagent child a session this host follows has spawned: the host stream announces it
-   * (`session.added`) once its parent has made it, and sends its status as it changes while it
-   * runs in this process (its own spawns too), until it closes. The host does not borrow it for
-   * that — a child no client uses keeps nothing open — it only listens to its log.
-   */
-  #announceChild(parentId: string, childId: string): void {
-    if (this.#closing || this.#announced.has(childId)) return
-    this.#announced.add(childId)
-    // The parent hands over the child it is spawning (it waits for the spawn), as for a request.
-    void openThroughParent(this.store, childId, parentId).then((child) => {
-      if (child === undefined || this.#closing) {
-        this.#announced.delete(childId)
-        return
-      }
-      this.onChange(childId, 'added')
-      const unsubscribe = child.session.subscribe((event) => {
-        if (event.type === 'agent/inbox/spliced' || event.type === 'turn/start' || event.type === 'turn/end') this.onChange(childId, 'changed')
-        else if (event.type === 'subagent/spawned') this.#announceChild(childId, (event.data as { childId: string }).childId)
-      })
-      void whenAgentClosed(child).then(() => {
-        unsubscribe()
-        this.#announced.delete(childId)
-        if (!this.#closing) this.onChange(childId, 'changed')
-      })
-    }, () => this.#announced.delete(childId))
   }
 
   /** Taps the agent's status, and watches for its close, once per agent: later attachments reuse them. */
@@ -359,7 +340,7 @@ export class SessionManager {
     live.idleTimer = undefined
     // A stream released after the session (or the host) closed must not arm a retire: the agent
     // is closed already, and a second close would run its hooks again.
-    if (live.closed === true || this.#closing) return live
+    if (live.closed === true || live.removal !== undefined || this.#closing) return live
     live.idleTimer = setTimeout(() => this.#maybeRetire(live), this.idleMs)
     live.idleTimer.unref?.()
     return live
@@ -379,7 +360,7 @@ export class SessionManager {
 
   #maybeRetire(live: LiveSession): void {
     if (live.closed === true || this.#closing) return
-    if (live.users > 0 || live.agent.status !== 'idle' || this.#hasWorkingChildren(live.id)) {
+    if (live.users > 0 || live.agent.status !== 'idle' || hasWorkingChildren(this.store, live.id, (agent) => this.#followed(agent))) {
       this.#touch(live)
       return
     }
@@ -398,28 +379,46 @@ export class SessionManager {
     this.#retiring.set(live.id, closing)
   }
 
-  /**
-   * Whether a subagent child of the session (or a child of one) still works in this process, or
-   * is still used through this host (a stream on it, a request within idleMs — a child opened
-   * cold through its parent is borrowed from it): closing an idle parent closes its children, so
-   * it is kept open until they are idle and let go too.
-   */
-  #hasWorkingChildren(id: string): boolean {
-    const agents = liveAgents(this.store)
-    const seen = new Set<string>()
-    const working = (parentId: string): boolean => agents.some((agent) => {
-      const { header } = agent.session
-      if (header.delegation?.parentSessionId !== parentId || seen.has(header.id)) return false
-      seen.add(header.id)
-      return agent.status !== 'idle' || this.#followed(agent) || working(header.id)
-    })
-    return working(id)
-  }
-
   /** Whether this host still follows the agent as a live session (not retired, dropped or closed). */
   #followed(agent: Agent): boolean {
     const live = this.#taps.get(agent)?.live
     return live !== undefined && live.closed !== true
+  }
+
+  /**
+   * Removes session `id` with its subagent `descendants` (stored: `removalPlan`) through
+   * `removeStored` (core's `removeSession`), resolving the ids removed: requests for them wait
+   * meanwhile (and are answered 404 once they are gone), and those live here are stopped and
+   * closed first (session-remove.ts, `stopAndRemove`).
+   */
+  async remove(id: string, descendants: readonly string[], removeStored: () => Promise<string[]>): Promise<string[]> {
+    if (this.#closing) throw new HostError('session-locked', 'The host is shutting down: retry against the restarted host.')
+    return this.#removals.run([id, ...descendants], async () => {
+      refuseForeignRoot(this.store, id, await this.peek(id))
+      const lives: LiveSession[] = []
+      for (const each of [id, ...descendants]) {
+        const live = await this.#takeForRemoval(each)
+        if (live !== undefined) lives.push(live)
+      }
+      return stopAndRemove(lives, removeStored, (live) => this.#detach(live))
+    })
+  }
+
+  /** Takes a session out of the live ones for its removal, once the opens under way settled and a retiring close finished; its streams wait for the removal. */
+  async #takeForRemoval(id: string): Promise<LiveSession | undefined> {
+    let taken: LiveSession | undefined
+    for (let pending = this.#live.get(id); pending !== undefined; pending = this.#live.get(id)) {
+      const live = await pending.catch(() => undefined)
+      if (this.#live.get(id) !== pending) continue
+      this.#live.delete(id)
+      if (live === undefined || live.closed === true) break
+      if (live.idleTimer) clearTimeout(live.idleTimer)
+      live.idleTimer = undefined
+      live.removal = 'pending'
+      taken = live
+    }
+    await this.#retiring.get(id)
+    return taken
   }
 
   /**

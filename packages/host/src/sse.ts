@@ -23,6 +23,8 @@ export interface SseSource {
   end(): void
   /** After a signal, before reading: e.g. let a burst of appends land for one write. */
   settle?: () => Promise<void>
+  /** The frames sent last, once the source has ended (a removed session's `session.removed`); '' for none. */
+  final?: () => string
 }
 
 /** A pull-driven SSE body over `source` (nothing is buffered ahead of the client). */
@@ -38,6 +40,8 @@ export function sseStream(source: SseSource, keepAliveMs: number): ReadableStrea
       for (;;) {
         const out = source.ended() ? null : await source.read()
         if (out === null) {
+          const last = source.final?.() ?? ''
+          if (last !== '') controller.enqueue(encoder.encode(last))
           source.end()
           controller.close()
           return

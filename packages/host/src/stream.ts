@@ -1,7 +1,7 @@
 import type { Session, SessionEvent } from '@bosun/core'
 import { InboxFold } from './log.js'
 import { logPrefix, prefixReady, SLICE_EVENTS } from './log-prefix.js'
-import type { LiveSession } from './sessions.js'
+import { liveEnded, type LiveSession } from './live-session.js'
 import { sseFrame as frame, sseStream } from './sse.js'
 import { StatusIndex, statusReady } from './status-fold.js'
 import { subscribe } from './subscription.js'
@@ -236,10 +236,19 @@ export function sessionStream(live: LiveSession, options: StreamOptions): Readab
       return next.out
     },
     wait: (ms) => subscription.wait(ms),
-    ended: () => subscription.ended || live.closed === true,
+    ended: () => subscription.ended || liveEnded(live),
     end: () => subscription.end(),
     settle,
+    final: () => removedFrame(live.id, live.removal === 'removed'),
   }, options.keepAliveMs)
+}
+
+/**
+ * A removed session's stream ends with `event: session.removed`, `data: {"id"}` (no id: nothing
+ * to resume — a reconnect is answered 404), then closes; '' for a stream that ends otherwise.
+ */
+export function removedFrame(id: string, removed: boolean): string {
+  return removed ? frame('session.removed', { id }) : ''
 }
 
 /**

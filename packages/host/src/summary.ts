@@ -116,8 +116,8 @@ export async function sessionSummary(sessions: SessionManager, store: Store, id:
   }
 }
 
-/** Tells `listener` the id of each session added or changed (status, queues, a turn, its agent closing), null when the host closes; returns the unwatch (`HostFeed.watch`). */
-export type WatchChanges = (listener: (id: string | null) => void) => () => void
+/** Tells `listener` the id of each session added, changed (status, queues, a turn, its agent closing) or removed (`removed: true`), null when the host closes; returns the unwatch (`HostFeed.watch`). */
+export type WatchChanges = (listener: (id: string | null, removed?: true) => void) => () => void
 
 /**
  * Every session of the store, summarised, with `delegation`. A row is built from the list entry
@@ -129,12 +129,17 @@ export type WatchChanges = (listener: (id: string | null) => void) => () => void
  */
 async function currentRows(sessions: SessionManager, store: Store, watch: WatchChanges, keep: (id: string) => boolean = () => true): Promise<Array<SessionSummary & { delegation?: Delegation }>> {
   const changed = new Set<string>()
-  const unwatch = watch((id) => {
-    if (id !== null) changed.add(id)
+  // Removed meanwhile: its row, read before, is left out (its `session.removed` may have gone out before this list).
+  const removed = new Set<string>()
+  const unwatch = watch((id, gone) => {
+    if (id === null) return
+    if (gone) return void removed.add(id)
+    changed.add(id)
+    removed.delete(id)
   })
   try {
     const rows = await Promise.all((await store.list()).filter((s) => keep(s.id)).map((s) => sessionSummary(sessions, store, s.id, s)))
-    return await Promise.all(rows.map((row) => (changed.has(row.id) ? sessionSummary(sessions, store, row.id) : row)))
+    return await Promise.all(rows.filter((row) => !removed.has(row.id)).map((row) => (changed.has(row.id) ? sessionSummary(sessions, store, row.id) : row)))
   } finally {
     unwatch()
   }

@@ -44,6 +44,8 @@ export interface ClusterFeed {
   changed(id: string): void
   /** A session another host (or process) made: `session.added`. */
   added(id: string): void
+  /** A session was removed (on any host): `session.removed` — told once, also for this host's own removals (feed.ts). */
+  removed(id: string): void
   /** The LISTEN connection is up for the first time: tell the streams opened before it of the sessions made meanwhile. */
   listened(): void
   /** What only a NOTIFY tells may have been missed (the LISTEN connection was down): send each stream the whole list again. */
@@ -94,7 +96,7 @@ export class Cluster {
     readonly token: string | undefined,
     options: ClusterOptions = {},
     /** Tells the host stream of sessions other hosts made or run. */
-    readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, listened: () => {}, relist: () => {} },
+    readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, removed: () => {}, listened: () => {}, relist: () => {} },
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
     this.relayRunMs = options.relayRunMs ?? DEFAULT_RELAY_RUN_MS
@@ -128,6 +130,15 @@ export class Cluster {
       if (owner !== store.owner && !this.#closed) feed.added(session)
     })
     if (created) this.#stops.push(created)
+    // A session removed on any host: told to the streams here, and nothing kept for it any more (a
+    // session live here cannot be: the store removes no session whose lease a live host holds).
+    const removed = this.watcher.onRemoved?.((session) => {
+      if (this.#closed) return
+      this.#kept.forgetSession(session)
+      this.#running.delete(session)
+      feed.removed(session)
+    })
+    if (removed) this.#stops.push(removed)
     // The first connect follows the streams' hellos (a catch-up, no second hello); a reconnect may
     // have lost any NOTIFY, so each stream is sent the whole list again.
     let connected = false

@@ -26,7 +26,14 @@ export function remoteChatRoutes(host: HostContext, cluster: Cluster): void {
 
   /** A turn's UI message stream read from the events table, woken by the store, ended when the host closes. */
   const turnStream = (id: string, log: StoredLog, options: Pick<TurnStreamOptions, 'messageId' | 'turn' | 'after'>): Response => {
-    const wake = new SessionWake(cluster.watcher, id, () => cluster.streams.delete(end))
+    // Its session removed (on any host): the turn's stream ends, as when the host closes.
+    const unwatch = host.feed.watch((changed, removed) => {
+      if (changed === id && removed === true) end()
+    })
+    const wake = new SessionWake(cluster.watcher, id, () => {
+      unwatch()
+      cluster.streams.delete(end)
+    })
     const end = (): void => wake.end()
     cluster.streams.add(end)
     const stream = uiTurnStream({

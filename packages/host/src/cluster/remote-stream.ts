@@ -2,7 +2,8 @@ import type { SessionEvent } from '@bosun/core'
 import { InboxFold } from '../log.js'
 import { sseFrame as frame, sseStream } from '../sse.js'
 import { StatusIndex } from '../status-fold.js'
-import { noteFinishedStep, storedHello, type StreamOptions } from '../stream.js'
+import { noteFinishedStep, removedFrame, storedHello, type StreamOptions } from '../stream.js'
+import type { WatchChanges } from '../summary.js'
 import { SessionWake } from './session-wake.js'
 import type { ClusterStore, ClusterWatcher } from './store.js'
 
@@ -10,6 +11,8 @@ import type { ClusterStore, ClusterWatcher } from './store.js'
 export interface RemoteStreamOptions extends StreamOptions {
   events: readonly SessionEvent[]
   seedLength: number
+  /** The host stream's watch: the session's removal (on any host) ends the stream with `session.removed`. */
+  watch?: WatchChanges
 }
 
 /**
@@ -39,7 +42,16 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
     return `retry: 1000\n${frame('hello', data)}`
   }
 
-  const wake = new SessionWake(watcher, id, options.onEnd)
+  let removed = false
+  const unwatch = options.watch?.((changed, gone) => {
+    if (changed !== id || gone !== true) return
+    removed = true
+    wake.end()
+  })
+  const wake = new SessionWake(watcher, id, () => {
+    unwatch?.()
+    options.onEnd()
+  })
   const end = (): void => wake.end()
 
   const read = async (): Promise<string> => {
@@ -73,6 +85,7 @@ export function remoteStream(store: ClusterStore, watcher: ClusterWatcher, id: s
     wait: (ms) => wake.wait(ms),
     ended: () => wake.ended,
     end,
+    final: () => removedFrame(id, removed),
   }, options.keepAliveMs)
   return { stream, end }
 }

@@ -107,6 +107,7 @@ export function clusterRoutes(host: HostContext, cluster: Cluster): void {
       keepAliveMs: host.keepAliveMs,
       batch: host.streamBatch,
       chunks,
+      watch: (listener) => host.feed.watch(listener),
       onEnd: () => cluster.streams.delete(end),
     })
     cluster.streams.add(end)

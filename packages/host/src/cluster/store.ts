@@ -23,6 +23,11 @@ export interface ClusterWatcher {
    * owner is `owner`, on any host — only a create that committed. Lossy like `onStatus`: see `onListen`.
    */
   onCreated?(listener: (session: string, owner: string) => void): () => void
+  /**
+   * Optional: a session was removed, on any host (this one's too), once the removing transaction
+   * committed. Lossy like `onCreated`: see `onListen`.
+   */
+  onRemoved?(listener: (session: string) => void): () => void
   /** Optional: the LISTEN connection is up (first, and after each reconnection): what was notified while it was down is lost. */
   onListen?(listener: () => void): () => void
   close(): Promise<void>

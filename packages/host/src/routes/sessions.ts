@@ -1,4 +1,4 @@
-import { BosunError, forkSeed, type Store } from '@bosun/core'
+import { BosunError, forkSeed, removeSession, type Store } from '@bosun/core'
 import type { HostContext } from '../context.js'
 import { HostError, hostErrorOf, sessionNotFound } from '../errors.js'
 import { foldInbox, type InboxSnapshot } from '../log.js'
@@ -6,6 +6,7 @@ import { LogTail, tailStore } from '../log-tail.js'
 import { openApiDocument } from '../openapi.js'
 import { checkCursor, inboxOf, inboxVersionOf, intQuery, sessionIdParam } from '../request.js'
 import { checkSessionId, type SessionManager } from '../sessions.js'
+import { removalPlan, removalRefused, removedInPart, removeUnsupported } from '../session-remove.js'
 import { childSummaries } from '../summary.js'
 
 export const PROTOCOL = 'bosun-host/1'
@@ -22,7 +23,7 @@ export function sessionRoutes(host: HostContext): void {
   app.get('/v1/host', (c) => c.json({
     protocol: PROTOCOL,
     version: host.version,
-    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-promote', 'inbox-order', 'cancel', 'wake', 'fork', 'children', 'host-stream', 'login', 'tickets', 'ai-sdk'],
+    capabilities: ['openapi', 'sessions', 'events', 'stream', 'messages', 'message-status', 'inbox-edit', 'inbox-remove', 'inbox-promote', 'inbox-order', 'cancel', 'wake', 'fork', 'children', 'host-stream', 'login', 'tickets', 'ai-sdk', ...(host.store.remove === undefined ? [] : ['remove'])],
     auth: host.token === undefined ? 'none' : 'bearer',
   }))
 
@@ -115,6 +116,24 @@ export function sessionRoutes(host: HostContext): void {
     }
     feed.added(childId)
     return c.json({ id: childId, parent: id, seedLength: forked.header.seedLength ?? 0 }, 201)
+  })
+
+  // Removes the session with its subagent children (session-remove.ts; docs/host.md "Removing a session").
+  app.delete('/v1/sessions/:id', async (c) => {
+    const id = sessionIdParam(c)
+    if (host.store.remove === undefined) throw removeUnsupported(host.store)
+    const plan = await removalPlan(host.store, id)
+    if (plan === undefined) throw sessionNotFound(id)
+    let removed: string[]
+    try {
+      removed = await sessions.remove(id, plan.descendants, () => removeSession(host.store, id))
+    } catch (error) {
+      for (const gone of removedInPart(error)) feed.removed(gone)
+      throw removalRefused(error, id)
+    }
+    if (removed.length === 0) throw sessionNotFound(id)
+    for (const gone of removed) feed.removed(gone)
+    return c.json({ removed })
   })
 
   app.post('/v1/sessions/:id/cancel', async (c) => {

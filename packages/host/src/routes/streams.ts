@@ -3,6 +3,7 @@ import { inboxMark, openTurn, uiMessageStream } from '../ai-sdk.js'
 import { chatMessage, UI_HEADERS, type ChatInput } from '../ai-sdk-chat.js'
 import { needsRecovery, openColdStream } from '../cold-stream.js'
 import type { HostContext } from '../context.js'
+import { HostError } from '../errors.js'
 import { checkCursor, sessionIdParam, streamQuery } from '../request.js'
 import { checkSessionId } from '../sessions.js'
 import { sessionStream } from '../stream.js'
@@ -40,7 +41,12 @@ export function streamRoutes(host: HostContext): void {
     // (resuming one a shutdown left owing its queue would run that queue), unless a crash left its
     // last turn open — then recovery closes that turn and the turn it wakes is the one to stream.
     if (!(await resumesForChat(host, id))) return new Response(null, { status: 204 })
-    const live = await sessions.use(id)
+    // Removed meanwhile (DELETE /v1/sessions/:id): no such session, as for an unknown id.
+    const live = await sessions.use(id).catch((error: unknown) => {
+      if (error instanceof HostError && error.code === 'session-not-found') return undefined
+      throw error
+    })
+    if (live === undefined) return new Response(null, { status: 204 })
     const turn = openTurn(live.agent.session.events)
     if (!turn) return new Response(null, { status: 204 })
     const release = sessions.hold(live)
