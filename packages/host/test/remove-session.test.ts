@@ -4,7 +4,7 @@
 // opens it again. Real HTTP on 127.0.0.1, the memory store (wrapped where a test holds its
 // remove, or reads a session without opening it), the scripted model.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgent, findLiveAgent, memoryStore, type Plugin, type Store } from '@bosun/core'
+import { BosunError, createAgent, ErrorCodes, findLiveAgent, memoryStore, type Plugin, type Store } from '@bosun/core'
 import { scripted } from '@bosun/adapter-scripted'
 import subagents from '@bosun/plugin-subagents'
 import { createClient } from '../src/client.js'
@@ -233,6 +233,39 @@ describe('DELETE of a subagent parent and its children', () => {
     gate.open()
     expect(await store.list()).toEqual([])
     expect((await call(url, 'GET', `/v1/sessions/${child}`)).status).toBe(404)
+  })
+})
+
+describe('a removal refused halfway', () => {
+  it('a child locked elsewhere after its parent went: 409 session-locked saying what was removed, session.removed for that; the orphan is removed alone after', async () => {
+    const inner = memoryStore()
+    let locked: string | undefined
+    const store: Store = {
+      ...inner,
+      name: 'locking-memory',
+      async remove(id) {
+        if (id === locked) throw new BosunError(ErrorCodes.SESSION_LOCKED, `Session "${id}" is open for writing in process 4242.`, { details: { sessionId: id } })
+        return inner.remove!(id)
+      },
+    }
+    const { url } = await start(store, () => [subagents])
+    await call(url, 'POST', '/v1/sessions', { id: 'root' })
+    await call(url, 'POST', '/v1/sessions/root/messages', { clientMessageId: 'm', content: 'spawn' })
+    locked = await waitFor(async () => (await store.list()).find((s) => s.delegation?.parentSessionId === 'root')?.id, 15_000, 'the child')
+    const feed = await stream(url, '/v1/stream')
+    await feed.until((frames) => frames.some((f) => f.event === 'hello'))
+    const refused = await call(url, 'DELETE', '/v1/sessions/root')
+    expect(refused.status).toBe(409)
+    expect(refused.body.error.code).toBe('session-locked')
+    expect(refused.body.error.message).toContain(`Session "${locked}" (a subagent descendant of "root")`)
+    expect(refused.body.error.message).toContain('Removed before it: "root"')
+    expect(refused.body.error.message).not.toContain('4242')
+    await feed.until((frames) => removedFrames(frames).includes('root'))
+    expect((await call(url, 'GET', '/v1/sessions/root')).status).toBe(404)
+    const child = locked
+    locked = undefined
+    expect(await call(url, 'DELETE', `/v1/sessions/${child}`)).toEqual({ status: 200, body: { removed: [child] } })
+    expect(await store.list()).toEqual([])
   })
 })
 
