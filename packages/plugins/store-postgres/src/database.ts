@@ -76,7 +76,7 @@ export function openDatabase(options: ResolvedOptions): Database {
   const whenReady = () => {
     ready ??= prepare().catch((error: unknown) => {
       ready = undefined // the next operation tries again (the database may have been down)
-      throw storeError(name, `prepare schema "${options.schema}"`, error)
+      throw storeError({ name, answerMs }, `prepare schema "${options.schema}"`, error)
     })
     return ready
   }

@@ -1,4 +1,5 @@
 import { BosunError, ErrorCodes } from '@bosun/core'
+import { UNANSWERED_ERRNO, unansweredText, unansweredWait } from './unanswered.js'
 
 /**
  * How messages name the database: `postgres://host:port/database`, never the user, the password
@@ -19,18 +20,6 @@ export function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
 }
 
-/**
- * What node-postgres (8.23) throws when the client gives up on the database (database.ts's
- * `query_timeout` and `connectionTimeoutMillis`): an unanswered statement, a connection that did
- * not open, no pooled connection free in time.
- */
-const CLIENT_TIMEOUTS = new Set(['Query read timeout', 'timeout expired', 'Connection terminated due to connection timeout', 'timeout exceeded when trying to connect'])
-
-/** Whether `error` is the client giving up on a database that did not answer ({@link CLIENT_TIMEOUTS}). */
-export function unanswered(error: unknown): boolean {
-  return error instanceof Error && sqlState(error) === undefined && CLIENT_TIMEOUTS.has(error.message)
-}
-
 /** What to check, for the errors of a URL that does not reach a database or a user that may not use it: the first ones a new user meets. */
 const CONNECT_HINTS: Record<string, string> = {
   ECONNREFUSED: 'nothing accepts connections there: check that PostgreSQL runs at that host and port, and the URL',
@@ -48,20 +37,37 @@ const CONNECT_HINTS: Record<string, string> = {
 /** The hint for `error` and its SQLSTATE, or '' (a hint is added to the message in parentheses). */
 function hintFor(error: unknown, state: string | undefined): string {
   if (state === '57014') return ' (statement_timeout: raise "statementTimeoutMs" or look for a lock held elsewhere)'
-  if (unanswered(error)) return ' (the database did not answer within "statementTimeoutMs" and 1 s more: check that it is up and reachable; the call can be made again)'
   // A network error's code (ECONNREFUSED…) is Node's, not a SQLSTATE.
   const code = state ?? (error as { code?: unknown } | null)?.code
   const hint = typeof code === 'string' && Object.hasOwn(CONNECT_HINTS, code) ? CONNECT_HINTS[code] : undefined
   return hint === undefined ? '' : ` (${hint})`
 }
 
+/** The database as a STORE error names it, and how long its client waits for an answer (database.ts). */
+export interface DatabaseLabel {
+  /** `postgres://host:port/db`, without credentials. */
+  readonly name: string
+  /** The client's bound on an answer, a connection, a free pooled connection, in ms (0: none). */
+  readonly answerMs: number
+}
+
 /**
  * Wraps a failure as a STORE error naming the database, keeping the original as `cause` (a
  * driver error names tables and constraints, never the URL). A BosunError passes through. A
- * unique violation while appending means another writer took the seq: STALE_WRITER.
+ * unique violation while appending means another writer took the seq: STALE_WRITER. The client
+ * giving up on a database that does not answer says what waited, how long, and what to check, and
+ * carries `details.errno` ETIMEDOUT ({@link UNANSWERED_ERRNO}).
  */
-export function storeError(database: string, doing: string, error: unknown, details: Record<string, unknown> = {}): BosunError {
+export function storeError(db: DatabaseLabel, doing: string, error: unknown, details: Record<string, unknown> = {}): BosunError {
   if (BosunError.is(error)) return error
+  const database = db.name
+  const waited = unansweredWait(error)
+  if (waited !== undefined) {
+    return new BosunError(ErrorCodes.STORE, `PostgreSQL store ${database}: could not ${doing}: ${unansweredText(waited, db.answerMs)}`, {
+      cause: error,
+      details: { database, errno: UNANSWERED_ERRNO, waited, ...(db.answerMs > 0 ? { timeoutMs: db.answerMs } : {}), ...details },
+    })
+  }
   const state = sqlState(error)
   if (state === '23505' && details.session !== undefined && details.seq !== undefined) {
     return staleWriter(database, String(details.session), `an event with one of these seqs is already stored (another writer appended)`, { cause: error, ...details })

@@ -101,7 +101,7 @@ export class GroupCommit {
     const db = this.#db
     const result = outcome as Partial<Outcome> | null
     if (typeof result !== 'object' || result === null || typeof result.written !== 'boolean') {
-      return batch.reject(storeError(db.name, `write ${rows.length} events of session "${lease.session}"`, outcome, { session: lease.session, seq: first }))
+      return batch.reject(storeError(db, `write ${rows.length} events of session "${lease.session}"`, outcome, { session: lease.session, seq: first }))
     }
     if (result.written) {
       this.#committed(lease.session, first + rows.length, statusLeft(rows))

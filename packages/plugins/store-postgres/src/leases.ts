@@ -69,7 +69,7 @@ export class Leases {
       // The session was removed while this statement waited for its lease row (removal.ts): the
       // new lease row's foreign key finds no session. As for a session that was never there.
       if (sqlState(error) === '23503') return undefined
-      throw storeError(this.#db.name, `take the lease of session "${session}"`, error, { session })
+      throw storeError(this.#db, `take the lease of session "${session}"`, error, { session })
     }
     if (epoch !== undefined) return this.hold({ session, owner: this.#owner, epoch })
     const holder = await this.holder(session)
@@ -91,7 +91,7 @@ export class Leases {
     try {
       return (await this.#db.query<LeaseHolder>(this.#db.leaseSql.holder, [session])).rows[0]
     } catch (error) {
-      throw storeError(this.#db.name, `read the lease of session "${session}"`, error, { session })
+      throw storeError(this.#db, `read the lease of session "${session}"`, error, { session })
     }
   }
 
@@ -125,7 +125,7 @@ export class Leases {
     try {
       await this.#db.query(this.#db.leaseSql.release, [lease.session, lease.owner, lease.epoch])
     } catch (error) {
-      throw storeError(this.#db.name, `release the lease of session "${lease.session}"`, error, { session: lease.session })
+      throw storeError(this.#db, `release the lease of session "${lease.session}"`, error, { session: lease.session })
     }
   }
 

@@ -1,5 +1,6 @@
 import { BosunError, ErrorCodes, invalidArgument, freezeParsedJson } from '@bosun/core'
 import type { JsonValue } from '@bosun/core'
+import type { QueryResultRow } from 'pg'
 import type { Database } from './database.js'
 import { storeError } from './errors.js'
 import type { Lease } from './leases.js'
@@ -77,7 +78,7 @@ export class Mailbox {
       const entry = await this.get(session, messageId)
       return { created, entry: entry! }
     } catch (error) {
-      throw storeError(this.#db.name, `post message "${messageId}" to the mailbox of session "${session}"`, error, { session })
+      throw storeError(this.#db, `post message "${messageId}" to the mailbox of session "${session}"`, error, { session })
     }
   }
 
@@ -120,7 +121,7 @@ export class Mailbox {
   /** Sessions with pending mail (at most `limit`, default 100): a cold one is opened by the first host that takes its lease. */
   async sessions(limit = 100): Promise<string[]> {
     this.#ensureOpen()
-    return (await this.#db.query<{ session: string }>(this.#sql.sessions, [limit])).rows.map((row) => row.session)
+    return (await this.#query<{ session: string }>(this.#sql.sessions, [limit], 'list the sessions with pending mail')).rows.map((row) => row.session)
   }
 
   /**
@@ -186,11 +187,11 @@ export class Mailbox {
     })
   }
 
-  async #query(text: string, values: unknown[], doing: string) {
+  async #query<Result extends QueryResultRow = Row>(text: string, values: unknown[], doing: string) {
     try {
-      return await this.#db.query<Row>(text, values)
+      return await this.#db.query<Result>(text, values)
     } catch (error) {
-      throw storeError(this.#db.name, doing, error)
+      throw storeError(this.#db, doing, error)
     }
   }
 }

@@ -62,6 +62,6 @@ export async function removeSession(db: Database, removal: ReturnType<typeof rem
     })
   } catch (error) {
     // SESSION_LOCKED passes through as it is.
-    throw storeError(db.name, `remove session "${id}"`, error, { session: id })
+    throw storeError(db, `remove session "${id}"`, error, { session: id })
   }
 }

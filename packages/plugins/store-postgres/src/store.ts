@@ -188,7 +188,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           return (await client.query<{ epoch: string }>(db.leaseSql.acquire, [header.id, owner, resolved.leaseTtlMs])).rows[0]!.epoch
         })
       } catch (error) {
-        throw storeError(db.name, `create session "${header.id}"`, error)
+        throw storeError(db, `create session "${header.id}"`, error)
       }
       const lease = leases.hold({ session: header.id, owner, epoch })
       return { header: stored, events: [...seed], writer: writerFor(stored, seed, lease) }
@@ -223,7 +223,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         found = (await db.query<{ header: string; length: number }>(db.sql.selectSession, [id])).rows[0]
       } catch (error) {
-        throw storeError(db.name, `read session "${id}"`, error, { session: id })
+        throw storeError(db, `read session "${id}"`, error, { session: id })
       }
       return found === undefined ? undefined : decodeHeader(found.header, db.name, id)
     },
@@ -235,7 +235,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         found = (await db.query<{ header: string; length: number }>(db.sql.selectSession, [id])).rows[0]
       } catch (error) {
-        throw storeError(db.name, `read session "${id}"`, error, { session: id })
+        throw storeError(db, `read session "${id}"`, error, { session: id })
       }
       if (found === undefined) return undefined
       const header = decodeHeader(found.header, db.name, id)
@@ -244,10 +244,10 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         // Up to the length read with the header: a batch committed meanwhile is left out, whole.
         events = await loadEvents(id, 0, found.length, found.length + 1)
       } catch (error) {
-        throw storeError(db.name, `read session "${id}"`, error, { session: id })
+        throw storeError(db, `read session "${id}"`, error, { session: id })
       }
       if (events.length !== found.length) {
-        throw storeError(db.name, `read session "${id}"`, new Error(`the session has ${found.length} events but ${events.length} are stored: the event with seq ${events.length} is missing`), { session: id })
+        throw storeError(db, `read session "${id}"`, new Error(`the session has ${found.length} events but ${events.length} are stored: the event with seq ${events.length} is missing`), { session: id })
       }
       return { header, events }
     },
@@ -260,7 +260,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         row = (await db.query<Row>(db.sql.selectSummary, [id])).rows[0]
       } catch (error) {
-        throw storeError(db.name, `read the summary of session "${id}"`, error, { session: id })
+        throw storeError(db, `read the summary of session "${id}"`, error, { session: id })
       }
       if (row === undefined) return undefined
       const { createdAt, parent, length, summary } = row
@@ -276,7 +276,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         return await loadEvents(id, fromSeq, 2 ** 31 - 1, limit)
       } catch (error) {
-        throw storeError(db.name, `read the events of session "${id}"`, error, { session: id })
+        throw storeError(db, `read the events of session "${id}"`, error, { session: id })
       }
     },
 
@@ -294,7 +294,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
           ...listedDelegation(header),
         }))
       } catch (error) {
-        throw storeError(db.name, 'list the sessions', error)
+        throw storeError(db, 'list the sessions', error)
       }
     },
 
@@ -303,7 +303,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         return (await db.query<{ id: string }>(db.sql.runningSessions)).rows.map((row) => row.id)
       } catch (error) {
-        throw storeError(db.name, 'list the running sessions', error)
+        throw storeError(db, 'list the running sessions', error)
       }
     },
 
@@ -313,7 +313,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         return (await db.query<{ status: 'running' | 'idle' | null }>(db.sql.sessionStatus, [id])).rows[0]?.status
       } catch (error) {
-        throw storeError(db.name, `read the status of session "${id}"`, error, { session: id })
+        throw storeError(db, `read the status of session "${id}"`, error, { session: id })
       }
     },
 
@@ -333,7 +333,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         row = (await db.query<{ stored: boolean; heldElsewhere: boolean; pendingMail: boolean }>(db.leaseSql.wake, [id, owner])).rows[0]
       } catch (error) {
-        throw storeError(db.name, `read the lease and mail of session "${id}"`, error, { session: id })
+        throw storeError(db, `read the lease and mail of session "${id}"`, error, { session: id })
       }
       return row?.stored ? { heldElsewhere: row.heldElsewhere, pendingMail: row.pendingMail } : undefined
     },
@@ -342,7 +342,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       try {
         return (await db.query<{ id: string; owner: string; epoch: string }>(db.leaseSql.expired, [limit])).rows
       } catch (error) {
-        throw storeError(db.name, 'list the expired leases', error)
+        throw storeError(db, 'list the expired leases', error)
       }
     },
     renewLeases: () => leases.renew(),

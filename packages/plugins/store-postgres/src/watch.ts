@@ -1,5 +1,6 @@
 import pg from 'pg'
 import type { Database } from './database.js'
+import { storeError } from './errors.js'
 import { removedSession } from './removal.js'
 
 /** Options of {@link Watcher}. */
@@ -151,13 +152,17 @@ export class Watcher {
   async poll(): Promise<void> {
     this.stats.polls++
     const ids = [...this.#sessions.keys()]
-    if (ids.length > 0) {
-      const { rows } = await this.#db.query<{ id: string; length: number }>(`SELECT id, length FROM "${this.#db.schema}".sessions WHERE id = ANY($1::text[])`, [ids])
-      for (const row of rows) this.#seen(row.id, row.length)
-    }
-    if (this.#mail.size > 0) {
-      const { rows } = await this.#db.query<{ session: string }>(`SELECT DISTINCT session_id AS session FROM "${this.#db.schema}".session_mailbox WHERE delivered_seq IS NULL AND done_at IS NULL LIMIT 1000`)
-      for (const row of rows) this.#mailFor(row.session, undefined)
+    try {
+      if (ids.length > 0) {
+        const { rows } = await this.#db.query<{ id: string; length: number }>(`SELECT id, length FROM "${this.#db.schema}".sessions WHERE id = ANY($1::text[])`, [ids])
+        for (const row of rows) this.#seen(row.id, row.length)
+      }
+      if (this.#mail.size > 0) {
+        const { rows } = await this.#db.query<{ session: string }>(`SELECT DISTINCT session_id AS session FROM "${this.#db.schema}".session_mailbox WHERE delivered_seq IS NULL AND done_at IS NULL LIMIT 1000`)
+        for (const row of rows) this.#mailFor(row.session, undefined)
+      }
+    } catch (error) {
+      throw storeError(this.#db, 'poll the watched sessions and the pending mail', error)
     }
   }
 
