@@ -2,10 +2,11 @@ import { useMemo } from 'react'
 import { isQueuePaused, isQueueWaiting, queueRunsOnResume } from '../state/select.js'
 import { MESSAGE_BOX_ID } from './Composer.js'
 import { LastActivity } from './LastActivity.js'
+import { RemoveSession } from './RemoveSession.js'
 import { StatusBadge } from './StatusBadge.js'
 import { useApp } from './store-context.js'
 
-/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume / Run now for input nothing started or a shutdown left. */
+/** The session's id, first prompt and status, and Stop / Stop and clear queue / the paused queue's Resume / Run now for input nothing started or a shutdown left / Remove…. */
 export function SessionHeader() {
   const id = useApp((state) => state.selected)
   const status = useApp((state) => state.view.status)
@@ -86,6 +87,7 @@ export function SessionHeader() {
         <button type="button" onClick={() => inspect(-1)} className="rounded border border-slate-400 px-3 py-1 text-sm hover:bg-slate-100">
           Inspector
         </button>
+        {id === null ? null : <RemoveSession id={id} />}
       </div>
     </header>
   )

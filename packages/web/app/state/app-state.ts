@@ -32,7 +32,8 @@ export interface AppState {
   selected: string | null
   /**
    * Why the selected session cannot be shown, once the host said it has no such session (its
-   * stream answered 404: a mistyped or stale address, a deleted session): the page says so in
+   * stream answered 404: a mistyped or stale address, a deleted session), or once it was removed
+   * (a `session.removed` frame, or this page's Remove): the page says so in
    * place of the conversation, and offers no controls that could only fail. Null otherwise.
    */
   unavailable: string | null
@@ -85,6 +86,12 @@ export interface AppActions {
   interruptChild(childId: string): Promise<void>
   resume(): Promise<void>
   fork(afterTurn: number): Promise<void>
+  /**
+   * Removes session `id` and its subagent children from the host's store (`DELETE /v1/sessions/:id`);
+   * answers whether the host did (if not — a child whose parent is stored, a session another host
+   * holds — a notice said why). Removed sessions leave the list; the open one, if among them, says so.
+   */
+  removeSession(id: string): Promise<boolean>
   dismiss(id: number): void
   /** Keeps the information notices on the page while `held` (the pointer or the focus on one); released, each gets its time again. */
   holdNotices(held: boolean): void

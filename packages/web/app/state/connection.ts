@@ -83,6 +83,11 @@ export function sessionUnavailable(id: string, error: unknown): string | null {
 }
 
 
+/** What the page says in place of session `id` once it was removed (here, in another tab, by another client). */
+export function sessionRemoved(id: string): string {
+  return `Session "${id}" was removed: its conversation is gone from the host's store. Pick a session from the list or start a new session.`
+}
+
 /** Why a stream ended for good, for a 403 (the page is not on the host's own address) or anything else. */
 export function stoppedBecause(what: string, error: unknown, reloadTo: string): string {
   if (error instanceof HostClientError && error.status === 403) return `The host refused this page (${error.code}): ${error.message} Open the web UI at the address the host prints, then reload.`

@@ -7,14 +7,14 @@ import { createStore } from 'zustand/vanilla'
 import { HostClientError, type HostClient, type RetryNotice, type StreamFrame } from '@bosun/host/client'
 import type { AppActions, AppState, AppStore, ComposerCall } from './app-state.js'
 import { createCoalescer, type Scheduler } from './coalesce.js'
-import { reconnecting, sessionUnavailable, stoppedBecause } from './connection.js'
+import { reconnecting, sessionRemoved, sessionUnavailable, stoppedBecause } from './connection.js'
 import { cookieNotKept } from './login-cookie.js'
 import { emptySession, foldFrames } from './fold.js'
 import { idTaken, idTakenNotice } from './id-taken.js'
 import { editsLeft } from './queue-edits.js'
 import { admittedBefore, sentBeforeNotice } from './sent-before.js'
 import { INFO_NOTICE_MS, noticeBoard, topicOf, type Notice } from './notices.js'
-import { applyHostFrame } from './session-list.js'
+import { applyHostFrame, withoutSessions } from './session-list.js'
 
 export type { Notice }
 export type { AppActions, AppState, AppStore, ComposerCall }
@@ -64,6 +64,20 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
       const texts = [...(waiting?.session === session && waiting.text !== null ? [waiting.text] : []), ...(text === null ? [] : [text])]
       set({ composerCall: { id: callId, session, text: texts.length === 0 ? null : texts.join('\n\n'), focus: waiting?.session === session && waiting.focus === 'take' ? 'take' : focus } })
     }
+    /**
+     * Sessions removed from the store (this page's Remove, or a `session.removed` frame): gone from
+     * the list, and an open one says so in its place — its stream stops for good, since
+     * reconnecting could only be refused (404).
+     */
+    const dropRemoved = (ids: readonly string[]): void => {
+      set((state) => ({ sessions: withoutSessions(state.sessions, ids) }))
+      const open = get().selected
+      if (open === null || !ids.includes(open)) return
+      follow?.abort()
+      follow = null
+      edits.clear()
+      set({ unavailable: sessionRemoved(open), connection: { state: 'stopped', retries: 0 }, inspecting: null })
+    }
     const current = (): string => {
       const id = get().selected
       if (id === null) throw new Error('no session selected')
@@ -107,7 +121,8 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
             for await (const frame of client.hostStream({ signal: controller.signal, retry: STREAM_RETRY, onRetry })) {
               if (controller.signal.aborted) return
               if (get().listConnection.state !== 'live') set({ listConnection: { state: 'live', retries: 0 } })
-              set((state) => ({ sessions: applyHostFrame(state.sessions, frame), ...(frame.event === 'hello' ? { auth: 'ok' as const } : {}) }))
+              if (frame.event === 'session.removed') dropRemoved([frame.data.id])
+              else set((state) => ({ sessions: applyHostFrame(state.sessions, frame), ...(frame.event === 'hello' ? { auth: 'ok' as const } : {}) }))
               // In on a host with a token means in on a login cookie (a reload keeps it): offer Log out.
               if (frame.event === 'hello' && !get().loggedIn) void client.host().then((info) => set({ loggedIn: info.auth === 'bearer' }), () => undefined)
             }
@@ -177,6 +192,8 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
               // The client checked, on a reconnect, that the host's log up to the page's cursor is
               // the one the page drew (its fingerprint), and found another: draw it again from seq 0.
               if (frame.event === 'reset') return reload()
+              // Its last frame: the session was removed (here, in another tab, by another client); the stream has ended.
+              if (frame.event === 'session.removed') return dropRemoved([id])
               frames.push(frame)
             }
           } catch (error) {
@@ -277,6 +294,22 @@ export function createAppStore({ client, scheduler, onSelect, infoNoticeMs = INF
       async resume() {
         const id = current()
         await attempt('Resuming', id, () => client.wake(id))
+      },
+
+      async removeSession(id) {
+        const answer = await attempt('Removing the session', id, async () => {
+          try {
+            return await client.removeSession(id)
+          } catch (error) {
+            // Removed meanwhile (another tab, another client): what was asked for is done.
+            if (error instanceof HostClientError && error.code === 'session-not-found') return { removed: [id] }
+            throw error
+          }
+        })
+        if (answer === undefined) return false
+        // At once, not only when the host stream's frames come (they may come first, or — the stream down — later).
+        dropRemoved(answer.removed)
+        return true
       },
 
       async fork(afterTurn) {
