@@ -153,13 +153,15 @@ export async function sweepRemovalRecords(fs: StoreFileSystem, dir: string): Pro
   } catch {
     return
   }
-  const journals = new Set(names.filter(isJournalName))
   const ids = new Set(names.map(idOfRemovalName).filter((id): id is string => id !== undefined))
   for (const id of ids) {
     const file = join(dir, id + FILE_SUFFIX)
     try {
       const lock = await acquireSessionLock(file, id)
       try {
+        // The journals as they are now, under the lock: a remove() that finished since the listing
+        // above may have written a record naming a journal made after it.
+        const journals = new Set((await fs.readdir(dir)).filter(isJournalName))
         const record = await readRemovalRecord(fs, file)
         // A record being written exists only while a remove() holds this lock: one found here was left by a crash.
         await fs.unlink(removalPath(file, WRITING_PREFIX)).catch(() => {})
