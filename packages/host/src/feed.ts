@@ -49,6 +49,7 @@ export interface HostHello { sessions: ReadonlyArray<{ id: string }> }
 export class HostFeed {
   readonly #subscribers = new Set<Subscriber>()
   readonly #watchers = new Set<(id: string | null, removed?: true) => void>()
+  readonly #madeHere = new Set<(id: string) => void>()
   #closed = false
   /** A cluster host whose LISTEN connection has not been up yet: see {@link listened}. */
   #beforeListen: boolean
@@ -70,7 +71,8 @@ export class HostFeed {
   /**
    * Sessions told removed and not made again since: a cluster host hears its own removals again
    * from the store's NOTIFY (and a removal's route and NOTIFY may both tell one elsewhere) —
-   * told once. The oldest forgotten past {@link REMOVED_KEPT}.
+   * told once. The oldest forgotten past {@link REMOVED_KEPT}. (A NOTIFY of a removal that
+   * came before the id was made here again is not told at all: cluster/session-notices.ts.)
    */
   readonly #removedTold = new Set<string>()
 
@@ -82,7 +84,14 @@ export class HostFeed {
     this.#beforeListen = options.cluster === true
   }
 
+  /** A session made here (created, forked, a subagent's child): `session.added`. */
   added(id: string): void {
+    for (const listener of this.#madeHere) listener(id)
+    this.madeElsewhere(id)
+  }
+
+  /** A session another host (or process) made, from the store's NOTIFY: `session.added`. */
+  madeElsewhere(id: string): void {
     this.#removedTold.delete(id)
     this.#announced++
     this.#told?.set(id, -this.#announced)
@@ -207,6 +216,15 @@ export class HostFeed {
   watch(listener: (id: string | null, removed?: true) => void): () => void {
     this.#watchers.add(listener)
     return () => this.#watchers.delete(listener)
+  }
+
+  /**
+   * Calls `listener` with the id of each session made here ({@link added}) — a cluster host's own
+   * creates, whose NOTIFY comes back later (cluster/session-notices.ts); returns the unwatch.
+   */
+  onMadeHere(listener: (id: string) => void): () => void {
+    this.#madeHere.add(listener)
+    return () => this.#madeHere.delete(listener)
   }
 
   stream(hello: () => Promise<HostHello>, keepAliveMs: number): ReadableStream<Uint8Array> {

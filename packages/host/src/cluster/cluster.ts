@@ -5,6 +5,7 @@ import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { handOverMessages } from './hand-over.js'
 import { KeptAnswers } from './kept-answers.js'
 import { leaseLostLine } from './lease-lost.js'
+import { SessionNotices } from './session-notices.js'
 import { PollOutage, storeFailure } from './poll-outage.js'
 import { MailAnswerer } from './mail-answer.js'
 import { admittedElsewhere, type LogAdmission } from './admitted-elsewhere.js'
@@ -43,9 +44,11 @@ export interface ClusterFeed {
   /** A session another host runs changed status. */
   changed(id: string): void
   /** A session another host (or process) made: `session.added`. */
-  added(id: string): void
+  madeElsewhere(id: string): void
   /** A session was removed (on any host): `session.removed` — told once, also for this host's own removals (feed.ts). */
   removed(id: string): void
+  /** Calls `listener` for each session made here (told by the routes: their NOTIFY comes back later); returns the unwatch. */
+  onMadeHere(listener: (id: string) => void): () => void
   /** The LISTEN connection is up for the first time: tell the streams opened before it of the sessions made meanwhile. */
   listened(): void
   /** What only a NOTIFY tells may have been missed (the LISTEN connection was down): send each stream the whole list again. */
@@ -96,7 +99,7 @@ export class Cluster {
     readonly token: string | undefined,
     options: ClusterOptions = {},
     /** Tells the host stream of sessions other hosts made or run. */
-    readonly feed: ClusterFeed = { changed: () => {}, added: () => {}, removed: () => {}, listened: () => {}, relist: () => {} },
+    readonly feed: ClusterFeed = { changed: () => {}, madeElsewhere: () => {}, removed: () => {}, onMadeHere: () => () => {}, listened: () => {}, relist: () => {} },
   ) {
     this.relayWaitMs = options.relayWaitMs ?? DEFAULT_RELAY_WAIT_MS
     this.relayRunMs = options.relayRunMs ?? DEFAULT_RELAY_RUN_MS
@@ -125,19 +128,26 @@ export class Cluster {
       })
     }))
     this.#stops.push(this.watcher.onStatus((session, status) => this.#learn(session, status === 'running')))
-    // A session made elsewhere: this host's own are announced where it makes them (sessions.ts, the fork route).
-    const created = this.watcher.onCreated?.((session, owner) => {
-      if (owner !== store.owner && !this.#closed) feed.added(session)
+    // Sessions made elsewhere, and removed on any host, told in the order their NOTIFYs came —
+    // unless this host made the id again since (session-notices.ts). This host's own creates are
+    // announced where it makes them (sessions.ts, the fork route); a removed session has nothing
+    // kept for it any more (a session live here cannot be: the store removes no session whose
+    // lease a live host holds).
+    const notices = new SessionNotices((id) => stored(store, id), {
+      created: (session) => {
+        if (!this.#closed) feed.madeElsewhere(session)
+      },
+      removed: (session) => {
+        if (this.#closed) return
+        this.#kept.forgetSession(session)
+        this.#running.delete(session)
+        feed.removed(session)
+      },
     })
+    this.#stops.push(feed.onMadeHere((session) => notices.madeHere(session)))
+    const created = this.watcher.onCreated?.((session, owner) => notices.created(session, owner === store.owner))
     if (created) this.#stops.push(created)
-    // A session removed on any host: told to the streams here, and nothing kept for it any more (a
-    // session live here cannot be: the store removes no session whose lease a live host holds).
-    const removed = this.watcher.onRemoved?.((session) => {
-      if (this.#closed) return
-      this.#kept.forgetSession(session)
-      this.#running.delete(session)
-      feed.removed(session)
-    })
+    const removed = this.watcher.onRemoved?.((session) => notices.removed(session))
     if (removed) this.#stops.push(removed)
     // The first connect follows the streams' hellos (a catch-up, no second hello); a reconnect may
     // have lost any NOTIFY, so each stream is sent the whole list again.
@@ -455,6 +465,12 @@ export class Cluster {
     // Posted before the store closes: those messages were accepted.
     await Promise.all([...this.#handingOver])
   }
+}
+
+/** Whether the store has the session now (a store without `has` or `header` reads it). */
+async function stored(store: ClusterStore, id: string): Promise<boolean> {
+  if (store.has !== undefined) return store.has(id)
+  return (await (store.header === undefined ? store.read(id) : store.header(id))) !== undefined
 }
 
 /**
