@@ -1,4 +1,4 @@
-import type { JsonValue } from '@bosun/core'
+import { BosunError, type JsonValue } from '@bosun/core'
 import { logHost } from '../host-log.js'
 import type { RelayedRequest } from './relay.js'
 import type { ClusterStore } from './store.js'
@@ -20,9 +20,15 @@ import type { UnwrittenMessage } from '../unwritten.js'
  * handed over: unwritten.ts), sent to the lane it was last in.
  * A post that fails (the database is unreachable) is logged, naming each message: those messages
  * are lost, as a host's crash loses what it had not written (docs/host.md, "Accepted messages").
+ *
+ * A session that was removed (the lease was lost because the session is gone: the fenced batch's
+ * STALE_WRITER says `details.removed`) has no next owner: the store refuses mail for a session it
+ * does not hold (`SESSION_NOT_FOUND`, race-free against the removal), so its messages go with it —
+ * posted, they stayed pending for ever and a session made later under the id ran them. One line
+ * says so, and nothing more is posted. Their senders' lookups answer 404 `session-not-found`.
  */
 export async function handOverMessages(store: ClusterStore, id: string, messages: readonly UnwrittenMessage[]): Promise<void> {
-  for (const { message, lane } of messages) {
+  for (const [index, { message, lane }] of messages.entries()) {
     const delivery = deliveryOf(message, lane)
     const relayed: RelayedRequest = {
       method: 'POST',
@@ -33,9 +39,18 @@ export async function handOverMessages(store: ClusterStore, id: string, messages
     try {
       await store.mailbox.post(id, { messageId: message.id, kind: 'message', body: relayed as unknown as JsonValue })
     } catch (error) {
+      // The code of @bosun/plugin-store-postgres's refusal (the store this host has no import of).
+      if (BosunError.is(error, 'SESSION_NOT_FOUND')) return logHost(removedLine(id, messages.slice(index)))
       logHost(`[bosun host] message ${JSON.stringify(message.id)} of session ${id}, accepted here before another host took the session over and not written, could not be handed to its new owner: it is lost (its sender's lookup answers message-not-found; send it again):`, error)
     }
   }
+}
+
+/** What the log says of messages a removed session takes with it. */
+function removedLine(id: string, messages: readonly UnwrittenMessage[]): string {
+  const ids = messages.map(({ message }) => JSON.stringify(message.id)).join(', ')
+  const count = messages.length === 1 ? `message ${ids}` : `messages ${ids}`
+  return `[bosun host] session ${id} was removed while this host had it open: ${count}, accepted here and not written, went with it (not handed over; its sender's lookup answers session-not-found).`
 }
 
 /** How the message is sent again: as it was sent, unless a promote moved a follow-up to `next-step` (then a steer). */

@@ -101,6 +101,25 @@ export function sessionLocked(database: string, session: string, holder: { owner
 }
 
 /**
+ * The code of {@link noSessionForMail}: the same word the CLI uses for an id no session has. Not in
+ * core's `ErrorCodes` (no other store has a mailbox), so it is this store's own.
+ */
+export const SESSION_NOT_FOUND = 'SESSION_NOT_FOUND'
+
+/**
+ * A mailbox post for a session the database does not hold (never made, or removed — maybe while
+ * the post waited for it): refused, so that no mail outlives its session and reaches a later one
+ * made under the same id. Names no body (mail holds conversations).
+ */
+export function noSessionForMail(database: string, session: string, messageId: string, cause: unknown): BosunError {
+  return new BosunError(
+    SESSION_NOT_FOUND,
+    `PostgreSQL store ${database}: message "${messageId}" was not posted: no session "${session}" is stored (it was never created, or it was removed). Create the session first; mail for a removed one has no one to read it.`,
+    { cause, details: { database, session, messageId } },
+  )
+}
+
+/**
  * A stored session that cannot be read back as it was written. Names the session, the seq and the
  * column, never what is stored there (a log holds conversations); no cause for the same reason.
  */

@@ -8,6 +8,8 @@ export type { PostgresStore } from './store.js'
 export { postgresStoreOptionsSchema } from './options.js'
 export type { PostgresStoreOptions } from './options.js'
 export { SCHEMA_VERSION } from './schema.js'
+// The code of a mailbox post for a session that is not stored (never made, or removed).
+export { SESSION_NOT_FOUND } from './errors.js'
 export type { Lease, LeaseHolder } from './leases.js'
 // Made by the store (store.mailbox, store.watch(), the writers of open/create): types only.
 export type { Mailbox, MailboxEntry } from './mailbox.js'

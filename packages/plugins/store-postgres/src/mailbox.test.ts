@@ -8,6 +8,7 @@ describe.skipIf(!available)('postgres store — mailbox and wake-ups', () => {
 
   it('posting is idempotent by client message id: the first post wins, a repeat changes nothing', async () => {
     const store = postgresStore({ url: pg.url(), schema: pg.schema(), owner: 'host-a' })
+    await (await store.create(header('s'))).writer.close()
     const first = await store.mailbox.post('s', { messageId: 'c-1', body: { text: 'hello' } })
     const again = await store.mailbox.post('s', { messageId: 'c-1', body: { text: 'changed' } })
     expect(first).toMatchObject({ created: true, entry: { messageId: 'c-1', session: 's', kind: 'message', body: { text: 'hello' }, admittedBy: 'host-a', deliveredSeq: null } })
@@ -21,6 +22,7 @@ describe.skipIf(!available)('postgres store — mailbox and wake-ups', () => {
   it('concurrent posts of one message id from many hosts store it once', async () => {
     const schema = pg.schema()
     const hosts = [1, 2, 3, 4].map((n) => postgresStore({ url: pg.url(), schema, owner: `h${n}`, poolSize: 2 }))
+    await (await hosts[0]!.create(header('s'))).writer.close()
     const results = await Promise.all(hosts.flatMap((h) => [0, 1, 2].map(() => h.mailbox.post('s', { messageId: 'same', body: 1 }))))
     expect(results.filter((r) => r.created)).toHaveLength(1)
     expect(new Set(results.map((r) => r.entry.position)).size).toBe(1)

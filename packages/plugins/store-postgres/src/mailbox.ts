@@ -2,7 +2,7 @@ import { BosunError, ErrorCodes, invalidArgument, freezeParsedJson } from '@bosu
 import type { JsonValue } from '@bosun/core'
 import type { QueryResultRow } from 'pg'
 import type { Database } from './database.js'
-import { storeError } from './errors.js'
+import { noSessionForMail, sqlState, storeError } from './errors.js'
 import type { Lease } from './leases.js'
 import { mailboxStatements } from './mailbox-sql.js'
 
@@ -62,7 +62,9 @@ export class Mailbox {
 
   /**
    * Admits a message for `session`; `created` is false when this message id was posted before
-   * (the stored entry, with the first post's body, is returned either way).
+   * (the stored entry, with the first post's body, is returned either way). SESSION_NOT_FOUND when
+   * no such session is stored — never made, or removed, also while this post waited for the
+   * removal: the mailbox's foreign key (schema.ts, layout 5) decides, so no mail outlives its session.
    */
   async post(session: string, message: { messageId: string; kind?: string; body: JsonValue }): Promise<{ created: boolean; entry: MailboxEntry }> {
     this.#ensureOpen()
@@ -78,6 +80,7 @@ export class Mailbox {
       const entry = await this.get(session, messageId)
       return { created, entry: entry! }
     } catch (error) {
+      if (sqlState(error) === '23503') throw noSessionForMail(this.#db.name, session, messageId, error)
       throw storeError(this.#db, `post message "${messageId}" to the mailbox of session "${session}"`, error, { session })
     }
   }

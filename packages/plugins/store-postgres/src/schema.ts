@@ -19,11 +19,12 @@
  * - `session_mailbox`: messages admitted by any host for a session's owner to splice, keyed by
  *   the client's message id (idempotent), with where each was delivered. `claimed_epoch` (layout
  *   4) is the lease epoch under which the owner began to run the entry (`mailbox.claim`): a splice
- *   of the id marks delivered only an entry claimed under the epoch it is written with.
+ *   of the id marks delivered only an entry claimed under the epoch it is written with. Its
+ *   `session_id` references `sessions` (layout 5, ON DELETE CASCADE): mail only for a stored session.
  */
 
 /** The layout version this build writes. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** The LISTEN/NOTIFY channels of a schema: an append, a mailbox insert, a session's status change, a session made. */
 export const channels = (schema: string) => ({ events: `${schema}_events`, mailbox: `${schema}_mailbox`, status: `${schema}_status`, sessions: `${schema}_sessions` }) as const
@@ -81,6 +82,17 @@ export const migrations = (s: string): readonly string[] => [
   `ALTER TABLE "${s}".sessions ADD COLUMN summary text;`,
   // Layout 4: which lease epoch began to run each mailbox entry (entries already there are claimed when next run).
   `ALTER TABLE "${s}".session_mailbox ADD COLUMN claimed_epoch bigint;`,
+  // Layout 5: mail only for a stored session, and gone with it. The mailbox took posts for any id,
+  // so a post that committed after its session's removal (a relay, a lost owner's hand-over) was
+  // left pending for ever, and a session made later under the id ran it. The foreign key's check
+  // takes the session's row FOR KEY SHARE: a post racing a removal (which locks that row FOR
+  // UPDATE, removal.ts) waits for it and is refused, or commits first and is deleted with it. Mail
+  // of no stored session — what earlier builds left — is deleted first, with both tables locked so
+  // an earlier build's host still running cannot add more before the key is checked.
+  `LOCK TABLE "${s}".sessions, "${s}".session_mailbox IN SHARE ROW EXCLUSIVE MODE;
+   DELETE FROM "${s}".session_mailbox m WHERE NOT EXISTS (SELECT 1 FROM "${s}".sessions t WHERE t.id = m.session_id);
+   ALTER TABLE "${s}".session_mailbox ADD CONSTRAINT session_mailbox_session_fkey
+     FOREIGN KEY (session_id) REFERENCES "${s}".sessions (id) ON DELETE CASCADE;`,
 ]
 
 /** Every statement the store runs against schema `s`. */
