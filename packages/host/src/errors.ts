@@ -98,6 +98,13 @@ export function hostErrorOf(error: unknown, id?: string): HostError | undefined 
       taken.serverNote = `session-locked: ${error.message}`
       return taken
     }
+    case 'SESSION_NOT_FOUND': {
+      // A cluster store refused mail for a session removed while the request ran (a relay that
+      // saw its owner's lease just before the removal): it is gone, as a request after it finds.
+      // (The relay runs before the route, so the id may come from the store's details only.)
+      const session = id ?? (error.details as { session?: unknown }).session
+      return typeof session === 'string' ? sessionNotFound(session) : undefined
+    }
     case 'CHILD_SESSION': {
       // removeSession refused a subagent's child: removed with its parent only (session-remove.ts).
       const { parentSessionId } = error.details as { parentSessionId?: string }
