@@ -260,7 +260,9 @@ export function createProgram(io: Io, result: { code: number }, color = true): C
     .command('remove')
     .description('remove a plugin from the config and uninstall it with the project\'s package manager')
     .argument('<name>', 'the plugin as the config names it, or its package')
-    .addHelpText('after', examples([['bosun plugins remove word-guard', '']]))
+    // Scripts pass --yes to add and remove alike: remove asks nothing (nothing new is installed).
+    .option('-y, --yes', 'accepted as for add; remove asks nothing')
+    .addHelpText('after', examples([['bosun plugins remove word-guard', ''], ['bosun plugins remove word-guard --yes', 'the same; --yes is accepted for scripts that pass it to add too']]))
     .action(run(commands.pluginsRemove))
 
   program
