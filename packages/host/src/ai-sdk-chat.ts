@@ -3,7 +3,7 @@ import { MAX_BODY_DEPTH, nestsDeeperThan } from './request.js'
 import { SSE_HEADERS } from './routes/sessions.js'
 import { BASE64_PATTERN, IMAGE_MEDIA_TYPES, imageDataProblem, type ImageMediaType } from './image-check.js'
 import { CLIENT_MESSAGE_ID_PATTERN } from './schemas.js'
-import { hasVisibleContent } from './visible-content.js'
+import { hasVisibleContent, withoutBlankText } from './visible-content.js'
 
 /** Headers of an AI SDK UI message stream (v1). */
 export const UI_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' }
@@ -91,7 +91,8 @@ function messageContent(parts: ChatInput['messages'][number]['parts'], path: str
     if (!hasVisibleContent(text)) throw new HostError('invalid-request', 'The last user message has no text but whitespace and no image part: send the words to say (a text part), or an image (a file part); an empty message is not sent to the model.', { path })
     return text
   }
-  return blocks.filter((b) => b.type === 'image' || b.text !== '')
+  // Text parts of whitespace only beside an image (a caption left blank) are left out, as POST …/messages leaves them out.
+  return withoutBlankText(blocks)
 }
 
 /** A file part as an image block: an image given inline, a `data:` URL (what useChat makes of a FileList). */

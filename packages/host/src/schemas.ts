@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { HostError } from './errors.js'
-import { blankMessage, hasVisibleContent } from './visible-content.js'
+import { blankMessage, hasVisibleContent, withoutBlankText } from './visible-content.js'
 import { BASE64_PATTERN, IMAGE_MEDIA_TYPES, imageDataProblem, type ImageMediaType } from './image-check.js'
 
 /** A message id chosen by the client; it becomes the message id in the log. */
@@ -28,7 +28,7 @@ const contentBlock = {
 }
 
 /** What the routes check of `content` beyond its schema (visible-content.ts), told in the OpenAPI document. */
-const BLANK_CONTENT = 'Something to read: a string with a character other than whitespace, or blocks with such a text or an image (else 400 invalid-request at /content).'
+const BLANK_CONTENT = 'Something to read: a string with a character other than whitespace, or blocks with such a text or an image (else 400 invalid-request at /content). A text block of whitespace only beside other blocks is left out (joined to the text block before it, if any).'
 
 export const schemas = {
   createSession: {
@@ -303,6 +303,9 @@ export function validateBody<T>(name: SchemaName, body: unknown): T {
     // What a schema cannot say: some text is more than whitespace, and an image's bytes are whole and of the type it claims.
     if (!hasVisibleContent(content)) throw blankMessage('/content')
     checkImages(content)
+    // Checked as sent (an image's path is its index there), kept without blank text blocks.
+    const kept = withoutBlankText(content)
+    if (kept !== content) return { ...(body as object), content: kept } as T
   }
   return body as T
 }
