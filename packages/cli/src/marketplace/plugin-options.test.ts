@@ -29,7 +29,10 @@ describe('optionsFromPairs: --option key=value converted by the schema, then val
     [['turnsPerMinute=1', 'enabled=yes'], 'option "enabled" expects a boolean (true or false), got "yes".'],
     [['turnsPerMinute=1', 'limits=1,x'], 'option "limits[]" expects an integer, got "x".'],
     [['turnsPerMinute=1', 'rules=nope'], 'option "rules" expects an object (as JSON), got "nope".'],
-    [['turnsPerMinute=1', 'colour=red'], 'p has no option "colour"; its options are: turnsPerMinute, ratio, enabled, words, limits, onLimit, rules.'],
+    [['turnsPerMinute=1', 'colour=red'], 'Invalid options for p:\n  - $.colour: unknown key "colour"; the known keys are turnsPerMinute, ratio, enabled, words, limits, onLimit, rules.\nNothing was installed or written.'],
+    // A typo of an option's name gets the config loader's "did you mean" (the same words a config file gets).
+    [['turnsPerMinit=20'], '  - $.turnsPerMinit: unknown key "turnsPerMinit" — did you mean "turnsPerMinute"?\n'],
+    [['turnsPerMinute=1', 'onlimit=requeue'], 'Invalid options for p:\n  - $.onlimit: unknown key "onlimit" — did you mean "onLimit"?\nNothing was installed or written. See the options with: bosun plugins info p'],
     [['turnsPerMinute'], '--option "turnsPerMinute": expected key=value, the option\'s name, "=" and its value'],
     [['turnsPerMinute=1', 'turnsPerMinute=2'], '--option "turnsPerMinute=2": option "turnsPerMinute" is given twice (turnsPerMinute=1, then turnsPerMinute=2): give each option once'],
   ])('%j is refused: %s', (pairs, message) => {
