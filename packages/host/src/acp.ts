@@ -5,6 +5,7 @@ import type { InboxSplice, SessionEvent, Store, UserMessage } from '@bosun/core'
 import { createUserMessage, messageText } from '@bosun/core'
 import { DEFAULT_IDLE_MS } from './limits.js'
 import { InboxFold } from './log.js'
+import { PROMPT_CAPABILITIES, promptContent } from './acp-prompt.js'
 import { SessionManager, type AgentFactory, type LiveSession } from './sessions.js'
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
@@ -23,6 +24,14 @@ export interface AcpAgentOptions {
 type Update = acp.SessionNotification['update']
 
 const textOf = (blocks: readonly { type: string }[]): string => messageText({ content: blocks })
+
+/** A user message replayed, a chunk per block in its order: its texts, and its images as image chunks. */
+function userChunks(message: UserMessage): Update[] {
+  return message.content.flatMap((block): Update[] => {
+    if (block.type === 'image') return [{ sessionUpdate: 'user_message_chunk', content: { type: 'image', mimeType: block.mediaType, data: block.data } }]
+    return block.text === '' ? [] : [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: block.text } }]
+  })
+}
 
 /** A tool's content as one ACP text content item. */
 function toolContent(content: unknown): { type: 'content'; content: { type: 'text'; text: string } }[] {
@@ -76,7 +85,7 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
       case 'user/message': {
         if (!replay) return []
         const message = event.data as UserMessage
-        return [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: textOf(message.content as { type: string; text?: string }[]) } }]
+        return userChunks(message)
       }
       case 'assistant/chunk': {
         if (replay) return []
@@ -110,7 +119,7 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
   const app = acp.agent({ name: 'bosun' })
     .onRequest('initialize', () => ({
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: true },
+      agentCapabilities: { loadSession: true, promptCapabilities: PROMPT_CAPABILITIES },
       agentInfo: { name: 'bosun', version: VERSION },
     }))
     .onRequest('session/new', async () => {
@@ -128,15 +137,12 @@ export function runAcpAgent(options: AcpAgentOptions): { closed: Promise<void>; 
       }
     })
     .onRequest('session/prompt', async ({ params, client }) => {
-      // A prompt with no words (no text block, or only blank ones) would enter the history as a
-      // blank user message, which providers may refuse on every later turn; the HTTP routes refuse
-      // it too (400 at /content).
-      const text = textOf(params.prompt as { type: string; text?: string }[])
-      if (text.trim() === '') throw acp.RequestError.invalidParams({ prompt: 'no text' }, 'the prompt has no text: send at least one text block with some words (Bosun reads text blocks only)')
+      // Refused before the session opens when it has nothing to read or a block Bosun does not take.
+      const content = promptContent(params.prompt)
       const live = await sessions.use(params.sessionId)
       const release = sessions.hold(live)
       try {
-        const message = createUserMessage(text, { id: randomUUID(), source: { kind: 'user', via: 'acp', delivery: 'followup' } })
+        const message = createUserMessage(content, { id: randomUUID(), source: { kind: 'user', via: 'acp', delivery: 'followup' } })
         const session = live.agent.session
         let cursor = session.length - 1
         let ourTurn: number | undefined

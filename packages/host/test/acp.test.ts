@@ -62,7 +62,8 @@ describe('bosun acp', () => {
     await writeFile(join(dir, 'bosun.config.json'), JSON.stringify({ model: { adapter: 'scripted', options: { responses: [{ text: 'ok' }] } } }))
     await withAgent(async (ctx) => {
       const { sessionId } = await ctx.request('session/new', { cwd: dir, mcpServers: [] })
-      for (const prompt of [[], [{ type: 'text', text: '   ' }], [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }]]) {
+      // An image alone is a prompt (acp-prompt-blocks.test); blank text beside nothing else is not.
+      for (const prompt of [[], [{ type: 'text', text: '   ' }], [{ type: 'text', text: '' }, { type: 'text', text: '\n' }]]) {
         const refused = await ctx.request('session/prompt', { sessionId, prompt: prompt as acp.ContentBlock[] }).then(() => undefined, (error: unknown) => error as { code?: number; message?: string })
         expect(refused?.code, JSON.stringify(prompt)).toBe(-32602)
         expect(refused?.message).toContain('the prompt has no text: send at least one text block with some words')
