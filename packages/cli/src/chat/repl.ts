@@ -30,6 +30,8 @@ export interface ReplOptions {
   raw?: boolean
   /** The store keeps nothing past the process (`"store": "memory"`): leaving says the session is gone, not how to resume it. */
   inMemory?: boolean
+  /** The config names the retry plugin: a turn failed on a 429 or 5xx is then not followed by the hint to add it. */
+  retryPlugin?: boolean
 }
 
 /**
@@ -73,7 +75,7 @@ export async function runRepl(ctx: CommandContext, options: ReplOptions): Promis
   let closing = false
   let leaving = false
   const follow = (next: Agent) => {
-    progress = attachTranscript(next, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, markdown: terminal && options.raw !== true, ...(http ? { http } : {}) })
+    progress = attachTranscript(next, screen, s, { exactAnswer: io.stdout.isTTY !== true, spinner: terminal, markdown: terminal && options.raw !== true, retryPlugin: options.retryPlugin === true, ...(http ? { http } : {}) })
     if (opened.parents.length === 0) return
     void whenAgentClosed(next).then(() => {
       if (leaving || next !== agent) return

@@ -7,6 +7,7 @@ import { MarkdownLines } from './markdown.js'
 import { refusalNote } from '../refusal.js'
 import { blockedNote } from '../blocked-note.js'
 import { providerWaitNote } from '../rate-limit-note.js'
+import { retryHint } from '../retry-hint.js'
 import type { Screen } from './screen.js'
 import { messageOf } from '../errors.js'
 
@@ -31,7 +32,7 @@ export function attachTranscript(
   agent: Agent,
   screen: Screen,
   style: Style,
-  options: { exactAnswer: boolean; http?: HttpRecorder; spinner?: boolean; markdown?: boolean },
+  options: { exactAnswer: boolean; http?: HttpRecorder; spinner?: boolean; markdown?: boolean; retryPlugin?: boolean },
 ): TurnProgress {
   const progress: TurnProgress = { waitingSince: undefined, usage: undefined }
   // On a terminal only: a timer redraws the spinner's elapsed time until the first chunk comes.
@@ -153,13 +154,17 @@ export function attachTranscript(
       case 'compaction/summary':
         screen.print(style.dim('  ⇢ the history was compacted'))
         break
-      case 'turn/end':
+      case 'turn/end': {
         stopWaiting()
+        const { reason } = (event as SessionEvent<'turn/end'>).data
         screen.print(turnEndLine(safeValue(event as SessionEvent<'turn/end'>), steps, event.time - turnStart, agent, style))
-        if (options.http !== undefined && (event as SessionEvent<'turn/end'>).data.reason.kind === 'error') {
+        const hint = reason.kind === 'error' ? retryHint(reason.error, options.retryPlugin === true) : undefined
+        if (hint !== undefined) screen.print(style.dim(`    ${hint}`))
+        if (options.http !== undefined && reason.kind === 'error') {
           for (const exchange of options.http.take()) screen.print(style.dim(safeText(`  debug: ${describeExchange(exchange)}`)))
         }
         break
+      }
     }
   }))
   return progress

@@ -1,7 +1,8 @@
-import { describeStore, loadCliConfig, modelLabel, openStore, requireSession, sessionExists, storeKind } from '../agent.js'
+import { configPlugins, describeStore, loadCliConfig, modelLabel, openStore, requireSession, sessionExists, storeKind } from '../agent.js'
 import { runRepl } from '../chat/repl.js'
 import type { CommandContext } from '../context.js'
 import { openSessionAgent } from '../open-session.js'
+import { namesRetryPlugin } from '../retry-hint.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 
 /** `bosun chat [--session <id>]`: an interactive chat on a new session (or on `--session`, created if missing). */
@@ -25,7 +26,7 @@ export async function startChat(ctx: CommandContext, sessionId: string, mustExis
     const inMemory = storeKind(cfg).kind === 'memory'
     if (inMemory) ctx.err.line(ctx.err.style.yellow('note: the config keeps sessions in memory; this chat is gone when you leave'))
     const model = opened.parents.length === 0 ? modelLabel(cfg) : `subagent${opened.profile === undefined ? '' : ` ${opened.profile}`}`
-    return await runRepl(ctx, { opened, store, sessionId, model, storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw, inMemory })
+    return await runRepl(ctx, { opened, store, sessionId, model, storeLabel: describeStore(cfg, ctx.io.cwd), resumed, raw, inMemory, retryPlugin: namesRetryPlugin(configPlugins(cfg)) })
   } finally {
     await store.close()
   }

@@ -1,5 +1,5 @@
 import { createUserMessage, type SessionEvent, type TurnEndReason } from '@bosun/core'
-import { loadCliConfig, openStore } from '../agent.js'
+import { configPlugins, loadCliConfig, openStore } from '../agent.js'
 import { blockedNote } from '../blocked-note.js'
 import { providerWaitNote } from '../rate-limit-note.js'
 import { terminalRows } from '../wrap.js'
@@ -9,6 +9,7 @@ import { describeExchange, recordHttp, type HttpExchange } from '../http-debug.j
 import { leaveSession } from '../leave-session.js'
 import { openSessionAgent, type OpenedSession } from '../open-session.js'
 import { recoveryNote } from '../recovery-note.js'
+import { namesRetryPlugin, retryHint } from '../retry-hint.js'
 import { checkSessionId, newSessionId } from '../session-id.js'
 import { during } from '../stall.js'
 import { safeText, safeValue } from '../terminal-safe.js'
@@ -136,6 +137,8 @@ export async function runCommand(ctx: CommandContext, prompt: string, options: R
     return ExitCode.error
   }
   reportEnd(ctx, safeValue(reason))
+  const hint = reason.kind === 'error' ? retryHint(reason.error, namesRetryPlugin(configPlugins(cfg))) : undefined
+  if (hint !== undefined) errorLine(ctx, s.dim(hint))
   if (http !== undefined && reason.kind === 'error') debugRequests(ctx, http.take())
   ctx.err.line(s.dim(`session ${sessionId}`))
   // A SIGTERM that came as the turn ended, or after, still cut what it left running (background
