@@ -1,7 +1,7 @@
 import type {
   LanguageModelV3FilePart, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt,
   LanguageModelV3ReasoningPart, LanguageModelV3ToolCallPart, LanguageModelV3ToolResultOutput,
-  LanguageModelV3ToolResultPart,
+  LanguageModelV3TextPart, LanguageModelV3ToolResultPart,
 } from '@ai-sdk/provider'
 import type { ContentBlock, ImageBlock, ModelMessage, ModelRequest, ReasoningBlock, ToolSpec } from '@bosun/core'
 import type { AiSdkSpecificationVersion } from './options.js'
@@ -32,18 +32,29 @@ export function acceptsReasoning(modelProvider: string, reasoningProvider: strin
   return reasoningProvider !== undefined && providerKeys(modelProvider).includes(reasoningProvider)
 }
 
+/**
+ * A text block that is empty or whitespace only carries nothing, and some providers refuse it
+ * (Anthropic: "text content blocks must contain non-whitespace text", on every later turn of a
+ * session that holds one — a model's "\n\n" before a tool call, a blank caption beside an image).
+ */
+const isBlank = (text: string): boolean => text.trim() === ''
+
 /** Builds the AI SDK prompt of a request: system first, then the history in order. */
 export function toPrompt(request: ModelRequest, spec: AiSdkSpecificationVersion, modelProvider: string): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Message[] = []
   if (request.system !== '') prompt.push({ role: 'system', content: request.system })
   for (const message of request.messages) {
     switch (message.role) {
-      case 'user':
-        prompt.push({
-          role: 'user',
-          content: message.content.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : imagePart(block, spec))),
-        })
+      case 'user': {
+        const content: Array<LanguageModelV3TextPart | LanguageModelV3FilePart> = []
+        for (const block of message.content) {
+          if (block.type !== 'text') content.push(imagePart(block, spec))
+          else if (!isBlank(block.text)) content.push({ type: 'text', text: block.text })
+        }
+        // A user message of blank text only carries nothing; providers refuse an empty one.
+        if (content.length > 0) prompt.push({ role: 'user', content })
         break
+      }
       case 'assistant': {
         const content = assistantParts(message.content, modelProvider)
         // An assistant message left empty (only foreign reasoning, say) is left out: providers reject it.
@@ -81,7 +92,7 @@ function assistantParts(blocks: Extract<ModelMessage, { role: 'assistant' }>['co
   for (const block of blocks) {
     switch (block.type) {
       case 'text':
-        if (block.text !== '') parts.push({ type: 'text', text: block.text })
+        if (!isBlank(block.text)) parts.push({ type: 'text', text: block.text })
         break
       case 'reasoning': {
         const part = reasoningPart(block, modelProvider)

@@ -208,6 +208,22 @@ describe('request → AI SDK call options', () => {
     })
   })
 
+  it('leaves out text blocks of whitespace only (Anthropic refuses them), and a user message left empty', async () => {
+    const model = mockV4({ responses: [[finishV3('stop') as LanguageModelV4StreamPart]] })
+    const history: ModelMessage[] = [
+      createUserMessage([{ type: 'text', text: ' \n' }, { type: 'image', mediaType: 'image/jpeg', data: 'CCCC' }], { id: 'u1' }),
+      { role: 'assistant', content: [{ type: 'text', text: '\n\n' }, { type: 'text', text: 'seen' }] },
+      createUserMessage([{ type: 'text', text: '   ' }], { id: 'u2' }),
+      user('next'),
+    ]
+    await chunksOf(aiSdk({ model }), request(history))
+    expect(model.calls[0]!.prompt).toEqual([
+      { role: 'user', content: [{ type: 'file', mediaType: 'image/jpeg', data: { type: 'data', data: 'CCCC' } }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'seen' }] },
+      { role: 'user', content: [{ type: 'text', text: 'next' }] },
+    ])
+  })
+
   it('omits an empty system prompt and tools', async () => {
     const model = mockV2({ responses: [[finishV2('stop')]] })
     await chunksOf(aiSdk({ model }))

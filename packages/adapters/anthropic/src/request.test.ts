@@ -175,6 +175,28 @@ describe('messages', () => {
     ])
   })
 
+  it('leaves out text blocks of whitespace only, which Anthropic refuses ("text content blocks must contain non-whitespace text")', () => {
+    const image = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' }
+    const body = toAnthropicRequest(
+      request([
+        // A caption left blank beside an image (stored before the host dropped such blocks).
+        { role: 'user', id: 'u', content: [{ type: 'text', text: ' \n\t' }, image] },
+        // A model's "\n\n" before its tool call.
+        { role: 'assistant', content: [{ type: 'text', text: '\n\n' }, { type: 'tool-call', id: 'toolu_1', name: 't', arguments: '{}' }] },
+        { role: 'tool', callId: 'toolu_1', name: 't', content: [{ type: 'text', text: '   ' }] },
+        { role: 'user', id: 'blank', content: [{ type: 'text', text: '  ' }] },
+        user('next'),
+      ]),
+      options,
+    )
+    const texts = body.messages.flatMap((message) => message.content).flatMap((part) => [
+      ...(part.type === 'text' ? [part.text] : []),
+      ...(part.type === 'tool_result' ? (part.content ?? []).flatMap((inner) => (inner.type === 'text' ? [inner.text] : [])) : []),
+    ])
+    expect(texts).toEqual(['next'])
+    expect(body.messages.map((message) => message.content.map((part) => part.type))).toEqual([['image'], ['tool_use'], ['tool_result', 'text']])
+  })
+
   it('sends images as base64 image blocks, in user messages and tool results', () => {
     const image = { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' }
     const body = toAnthropicRequest(

@@ -115,7 +115,7 @@ function assistantParts(blocks: readonly AssistantBlock[]): AnthropicPart[] {
       if (block.provider !== 'anthropic' || !block.signature) continue
       parts.push(block.text === '' ? { type: 'redacted_thinking', data: block.signature } : { type: 'thinking', thinking: block.text, signature: block.signature })
     } else if (block.type === 'text') {
-      if (block.text !== '') parts.push({ type: 'text', text: block.text })
+      if (!isBlank(block.text)) parts.push({ type: 'text', text: block.text })
     } else {
       parts.push({ type: 'tool_use', id: toolUseId(block.id), name: block.name, input: toolInput(block.arguments) })
     }
@@ -131,12 +131,20 @@ function toolResult(message: Extract<ModelMessage, { role: 'tool' }>): ToolResul
   return part
 }
 
-/** Text and images; empty text blocks are left out (Anthropic refuses them). */
+/**
+ * Anthropic refuses a text block that is empty or whitespace only ("text content blocks must
+ * contain non-whitespace text"), in every message of the history — so one such block stored in a
+ * session (a model's "\n\n" before a tool call, a blank caption beside an image) would fail every
+ * later turn. Such blocks carry nothing, and are left out.
+ */
+const isBlank = (text: string): boolean => text.trim() === ''
+
+/** Text and images; blank text blocks are left out (Anthropic refuses them). */
 function contentParts(blocks: readonly ContentBlock[]): (TextPart | ImagePart)[] {
   const parts: (TextPart | ImagePart)[] = []
   for (const block of blocks) {
     if (block.type === 'text') {
-      if (block.text !== '') parts.push({ type: 'text', text: block.text })
+      if (!isBlank(block.text)) parts.push({ type: 'text', text: block.text })
     } else {
       parts.push({ type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } })
     }
