@@ -6,7 +6,8 @@
 // watcher poll within the test (a wake-up is a mailbox post's NOTIFY).
 import { describe, expect, it } from 'vitest'
 import type { Watcher } from '@bosun/plugin-store-postgres'
-import { available, onRelayed, useCluster, useServers } from './cluster-helpers.js'
+import { available, createSession, onRelayed, useCluster, useServers } from './cluster-helpers.js'
+import { waitFor } from './helpers.js'
 
 const cancel = { method: 'POST', path: '/v1/sessions/s/cancel', body: {} }
 
@@ -17,8 +18,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — an answer kept after
   it('is dropped with the lease: the next open runs the request', { timeout: 60_000 }, async () => {
     const [a] = cluster.hosts(1, { host: { limits: { keepAliveMs: 200, idleMs: 50 }, cluster: { relayWaitMs: 0, pollIntervalMs: 600_000 } } })
     const onA = await serve(a!)
-    const created = await fetch(`${onA}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 's' }) })
-    expect(created.status).toBe(201)
+    await createSession(onA, 's')
     await (a!.host.cluster!.watcher as unknown as Watcher).whenListening()
     // Saves of answers fail, as when the database connection drops under them, until the cancel
     // runs a second time: a kept answer tried again (by a round of the open it ran under, or —
@@ -44,17 +44,18 @@ describe.skipIf(!available)('host cluster on PostgreSQL — an answer kept after
     await mailbox.post('s', { messageId: '_request:cancel', kind: 'request', body: cancel })
     await saveFailed
     expect(runs).toBe(1)
-    // Idle, the session is retired and its lease released.
-    for (;;) {
+    // Idle, the session is retired and its lease released. Waited for by the shared waitFor (a
+    // read every 10 ms): a read after each setImmediate kept a core and the pool busy, and under load
+    // made an idle retire under a round of the mail likelier (cluster-mail-idle-retire.test).
+    await waitFor(async () => {
       const holder = await a!.store.leaseHolder('s')
-      if (holder === undefined || holder.expiresInMs <= 0) break
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+      return holder === undefined || holder.expiresInMs <= 0
+    }, 30_000, "session s's lease to be released by its idle retire")
     // New mail wakes the host: it opens the session again and carries out both entries, the
     // cancel run afresh (with the kept answer saved instead, no save would succeed: a time-out).
     await mailbox.post('s', { messageId: '_request:wake', kind: 'request', body: { method: 'POST', path: '/v1/sessions/s/wake', body: {} } })
     for (const id of ['_request:cancel', '_request:wake']) {
-      while ((await mailbox.get('s', id))?.doneAt == null) await new Promise((resolve) => setImmediate(resolve))
+      await waitFor(async () => (await mailbox.get('s', id))?.doneAt != null, 30_000, `${id} to be answered after the wake-up`)
     }
     expect(runs).toBe(2)
     expect(((await mailbox.get('s', '_request:cancel'))?.outcome as { status: number }).status).toBe(200)

@@ -1,5 +1,6 @@
 import type { JsonValue } from '@bosun/core'
 import { HostError } from '../errors.js'
+import type { LiveSession } from '../live-session.js'
 import type { SessionManager } from '../sessions.js'
 import { DRAIN_LOG_EVERY, DrainBackoff } from './drain-backoff.js'
 import { handOverMessages } from './hand-over.js'
@@ -345,17 +346,25 @@ export class Cluster {
 
   async #drainOnce(id: string): Promise<void> {
     // A cold session (or a dead owner's): the first host to take its lease carries out its mail.
-    let opened: object | undefined = await this.sessions.peek(id)
+    let opened: LiveSession | undefined = await this.sessions.peek(id)
     if (opened === undefined && (await this.#worthTaking(id)) && (await this.#take(id))) opened = await this.sessions.peek(id)
     // Answers kept under another open of the session (released or lost since) are the next owner's
     // to run, and those whose entry is no longer pending will never be saved: neither stays kept.
     this.#kept.forgetSession(id, opened)
     if (opened === undefined) return
-    await this.#kept.prune(id, (messageId) => this.store.mailbox.get(id, messageId))
-    for (;;) {
-      const pending = await this.store.mailbox.pending(id, 50)
-      if (pending.length === 0 || this.#closed) return
-      for (const entry of pending) if (!(await this.#carryOut(id, entry, opened))) return
+    // In use for the round (held right after the peek, with no wait between): an idle retire that
+    // closed it meanwhile released its lease under the round, whose claims were then refused and
+    // which ended with the mail pending until the watcher's next poll.
+    const release = this.sessions.hold(opened)
+    try {
+      await this.#kept.prune(id, (messageId) => this.store.mailbox.get(id, messageId))
+      for (;;) {
+        const pending = await this.store.mailbox.pending(id, 50)
+        if (pending.length === 0 || this.#closed) return
+        for (const entry of pending) if (!(await this.#carryOut(id, entry, opened))) return
+      }
+    } finally {
+      release()
     }
   }
 
