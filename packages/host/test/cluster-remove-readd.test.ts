@@ -107,8 +107,8 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a session removed an
     await waitFor(() => a!.gate.heard.filter((n) => n.endsWith(':s')).length === 2, 30_000, "A's NOTIFYs of the removal and the create")
     expect(a!.gate.heard.filter((n) => n.endsWith(':s'))).toEqual(['removed:s', 'created:s'])
     // B heard both in commit order.
-    await feedB.until((frames) => frames.filter((f) => f.data.id === 's' && f.event !== 'session.status').length === 2, 30_000)
-    expect(feedB.frames.filter((f) => f.data.id === 's' && f.event !== 'session.status').map((f) => f.event)).toEqual(['session.removed', 'session.added'])
+    await feedB.until((frames) => frames.filter((f) => f.data?.id === 's' && f.event !== 'session.status').length === 2, 30_000)
+    expect(feedB.frames.filter((f) => f.data?.id === 's' && f.event !== 'session.status').map((f) => f.event)).toEqual(['session.removed', 'session.added'])
 
     a!.gate.release()
     // B removes its marker: A hears that after what it held, so anything A tells of those is read first.
@@ -140,7 +140,7 @@ describe.skipIf(!available)('host cluster on PostgreSQL — a session removed an
     expect(removedIds(feedB.frames)).toEqual(['marker'])
     expect(listed(feedB.frames)).toEqual(['s'])
     await feedA.until((frames) => removedIds(frames).includes('marker') && listed(frames).includes('s'), 30_000)
-    expect(feedA.frames.filter((f) => f.data.id === 's' && f.event !== 'session.status').map((f) => f.event)).toEqual(['session.removed', 'session.added'])
+    expect(feedA.frames.filter((f) => f.data?.id === 's' && f.event !== 'session.status').map((f) => f.event)).toEqual(['session.removed', 'session.added'])
     expect(listed(feedA.frames)).toEqual(['s'])
     expect((await fetch(`${b!.url}/v1/sessions/s`)).status).toBe(200)
   })
