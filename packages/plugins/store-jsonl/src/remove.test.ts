@@ -122,7 +122,8 @@ it('refuses a session another store of this process has open for writing', async
 })
 
 it('refuses a session whose lock a live process holds, naming it; the session stays whole', async () => {
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+  // A live process until the test kills it (not one that ends after a while: on a slow machine its lock would turn stale mid-test).
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' })
   try {
     const store = jsonlStore({ dir })
     await written(store, 's', 2)
